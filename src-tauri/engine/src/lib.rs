@@ -1,0 +1,22 @@
+//! The smsdesk engine: everything the product does, with no GUI dependency.
+//!
+//! The desktop shell (`src-tauri`) and the headless `smsdesk serve` both drive this crate; so do the
+//! tests, which therefore never need a window or webkit.
+
+pub mod api;
+pub mod bindings;
+pub mod cli;
+pub mod clock;
+pub mod config;
+pub mod domain;
+pub mod engine;
+pub mod http;
+pub mod instance;
+pub mod logging;
+pub mod paths;
+pub mod store;
+
+pub use engine::{Engine, EngineOptions};
+
+/// The product's version, as built.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,38 @@
+use std::path::PathBuf;
+
+/// What can go wrong in the store. Callers at the edges turn these into `{code, message}`.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum StoreError {
+    #[error("cannot open the database {path}: {source}")]
+    Open {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("the database is at schema version {found}, newer than this smsdesk knows ({known}); use a newer smsdesk")]
+    SchemaTooNew { found: u32, known: u32 },
+    #[error("migration {version} ({name}) in the database differs from the one built into smsdesk: migrations are append-only and must never be edited")]
+    MigrationEdited { version: u32, name: String },
+    #[error("migration {version} ({name}) failed: {source}")]
+    Migration {
+        version: u32,
+        name: String,
+        #[source]
+        source: rusqlite::Error,
+    },
+    #[error("pragma {name} is {actual} but must be {expected}")]
+    Pragma {
+        name: &'static str,
+        expected: String,
+        actual: String,
+    },
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    #[error("the transaction could not be committed: {0}")]
+    Commit(String),
+    #[error("the store is shut down")]
+    Closed,
+    #[error("the write operation was aborted (it panicked); nothing of it was applied")]
+    Aborted,
+}

@@ -1,0 +1,129 @@
+//! Numbered, append-only migrations embedded in the binary.
+//!
+//! Each applied migration is recorded with a checksum of its SQL; a database whose record differs
+//! from the embedded text was made by an edited migration and is refused, and a database newer than
+//! this build is refused too, rather than guessed at.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use super::StoreError;
+use crate::clock::now_ms;
+
+/// One schema step.
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    pub version: u32,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+/// Every migration, in order. Append only: never edit or reorder a released entry.
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "initial",
+    sql: include_str!("migrations/0001_initial.sql"),
+}];
+
+/// The schema version this build creates.
+pub fn latest_version() -> u32 {
+    MIGRATIONS.last().map_or(0, |m| m.version)
+}
+
+/// FNV-1a, 64 bits: enough to notice an edited migration; not a security measure.
+pub fn checksum(sql: &str) -> String {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in sql.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    format!("{h:016x}")
+}
+
+/// What `migrate` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MigrationReport {
+    pub from_version: u32,
+    pub to_version: u32,
+    pub applied: Vec<u32>,
+}
+
+/// Brings the database to the latest schema, one transaction per migration.
+pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
+    conn.execute_batch(
+        "CREATE TABLE IF NOT EXISTS schema_migration (
+             version    INTEGER PRIMARY KEY,
+             name       TEXT    NOT NULL,
+             checksum   TEXT    NOT NULL,
+             applied_at INTEGER NOT NULL
+         );",
+    )?;
+    let from_version = current_version(conn)?;
+    if from_version > latest_version() {
+        return Err(StoreError::SchemaTooNew {
+            found: from_version,
+            known: latest_version(),
+        });
+    }
+    check_applied_unchanged(conn)?;
+
+    let mut applied = Vec::new();
+    for m in MIGRATIONS.iter().filter(|m| m.version > from_version) {
+        let fail = |source| StoreError::Migration {
+            version: m.version,
+            name: m.name.into(),
+            source,
+        };
+        let tx = conn
+            .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
+            .map_err(fail)?;
+        tx.execute_batch(m.sql).map_err(fail)?;
+        tx.execute(
+            "INSERT INTO schema_migration (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
+            params![m.version, m.name, checksum(m.sql), now_ms()],
+        )
+        .map_err(fail)?;
+        tx.pragma_update(None, "user_version", m.version)
+            .map_err(fail)?;
+        tx.commit().map_err(fail)?;
+        tracing::info!(version = m.version, name = m.name, "applied migration");
+        applied.push(m.version);
+    }
+    Ok(MigrationReport {
+        from_version,
+        to_version: current_version(conn)?,
+        applied,
+    })
+}
+
+/// The highest applied migration (0 on an empty database).
+pub fn current_version(conn: &Connection) -> Result<u32, StoreError> {
+    let v: Option<u32> = conn
+        .query_row("SELECT max(version) FROM schema_migration", [], |r| {
+            r.get(0)
+        })
+        .optional()?
+        .flatten();
+    Ok(v.unwrap_or(0))
+}
+
+fn check_applied_unchanged(conn: &Connection) -> Result<(), StoreError> {
+    let mut stmt =
+        conn.prepare("SELECT version, name, checksum FROM schema_migration ORDER BY version")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((
+            r.get::<_, u32>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, String>(2)?,
+        ))
+    })?;
+    for row in rows {
+        let (version, name, sum) = row?;
+        let Some(m) = MIGRATIONS.iter().find(|m| m.version == version) else {
+            continue;
+        };
+        if m.name != name || checksum(m.sql) != sum {
+            return Err(StoreError::MigrationEdited { version, name });
+        }
+    }
+    Ok(())
+}

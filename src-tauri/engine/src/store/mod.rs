@@ -1,0 +1,106 @@
+//! The SQLite store: one database file, one writer thread, read connections on blocking threads.
+
+mod error;
+pub mod migrations;
+pub mod pragmas;
+mod reader;
+pub mod tables;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::Mutex;
+use std::thread::JoinHandle;
+
+use rusqlite::Connection;
+use tokio::sync::broadcast;
+
+pub use error::StoreError;
+pub use migrations::MigrationReport;
+pub use reader::Reader;
+pub use writer::{Change, Entity, WriteTx, Writer};
+
+/// Every table the schema must have; checked by tests and by `smsdesk serve` at start.
+pub const TABLES: &[&str] = &[
+    "message",
+    "queue",
+    "attempt",
+    "receipt",
+    "logical_event",
+    "receipt_outcome",
+    "projection",
+    "exception",
+    "exception_evidence",
+    "audit",
+    "schema_migration",
+];
+
+/// The open store. Clone the writer and reader handles freely; shut down once.
+pub struct Store {
+    path: PathBuf,
+    writer: Writer,
+    reader: Reader,
+    events: broadcast::Sender<Change>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    migration: MigrationReport,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, applies the pragmas, runs the pending
+    /// migrations and starts the writer. Blocking: call it from a blocking context.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        pragmas::apply(&conn, pragmas::Role::Writer)?;
+        let migration = migrations::migrate(&mut conn)?;
+        let (events, _) = broadcast::channel(4_096);
+        let (writer, thread) = Writer::start(conn, events.clone());
+        Ok(Store {
+            path: path.to_owned(),
+            writer,
+            reader: Reader::new(path),
+            events,
+            thread: Mutex::new(Some(thread)),
+            migration,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// What opening the store did to the schema.
+    pub fn migration(&self) -> &MigrationReport {
+        &self.migration
+    }
+
+    /// Committed changes, in commit order.
+    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.events.subscribe()
+    }
+
+    /// Lets the writer finish every operation queued so far, then stops it and waits for it.
+    /// Blocking: call it from a blocking context. Later writes fail with [`StoreError::Closed`].
+    /// (A store dropped without this stops its writer once the last writer handle is gone.)
+    pub fn shutdown(&self) {
+        let handle = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(handle) = handle {
+            self.writer.request_shutdown();
+            if handle.join().is_err() {
+                tracing::error!("the database writer thread panicked");
+            }
+        }
+    }
+}

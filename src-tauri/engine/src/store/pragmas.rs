@@ -1,0 +1,81 @@
+//! Connection settings, set in this one place and read back (SQLite ignores a misspelt pragma
+//! silently, so `verify` checks that each one took).
+
+use rusqlite::Connection;
+
+use super::StoreError;
+
+/// How long a connection waits for a lock before giving up with SQLITE_BUSY.
+pub const BUSY_TIMEOUT_MS: u32 = 5_000;
+
+/// Which side of the store a connection serves.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    /// The single writer: owns journal mode and durability.
+    Writer,
+    /// A read connection.
+    Reader,
+}
+
+/// The settings in force on a connection, as SQLite reports them.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pragmas {
+    pub journal_mode: String,
+    /// 0 OFF, 1 NORMAL, 2 FULL, 3 EXTRA.
+    pub synchronous: i64,
+    pub foreign_keys: bool,
+    pub busy_timeout_ms: i64,
+}
+
+/// Applies the project's settings to a fresh connection.
+///
+/// WAL lets readers work while the writer commits. synchronous=FULL makes every commit survive a
+/// power cut: what we acknowledge must not be lost, and the writer's group commit keeps the cost low.
+pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
+    conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    if role == Role::Writer {
+        conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
+    }
+    conn.pragma_update(None, "synchronous", "FULL")?;
+    conn.pragma_update(None, "temp_store", "MEMORY")?;
+    verify(conn)
+}
+
+/// Reads the settings back from SQLite.
+pub fn read(conn: &Connection) -> Result<Pragmas, StoreError> {
+    Ok(Pragmas {
+        journal_mode: conn.pragma_query_value(None, "journal_mode", |r| r.get::<_, String>(0))?,
+        synchronous: conn.pragma_query_value(None, "synchronous", |r| r.get(0))?,
+        foreign_keys: conn.pragma_query_value(None, "foreign_keys", |r| r.get::<_, i64>(0))? == 1,
+        busy_timeout_ms: conn.pragma_query_value(None, "busy_timeout", |r| r.get(0))?,
+    })
+}
+
+fn verify(conn: &Connection) -> Result<(), StoreError> {
+    let p = read(conn)?;
+    let checks: [(&'static str, String, String); 4] = [
+        (
+            "journal_mode",
+            "wal".into(),
+            p.journal_mode.to_ascii_lowercase(),
+        ),
+        ("synchronous", "2".into(), p.synchronous.to_string()),
+        ("foreign_keys", "true".into(), p.foreign_keys.to_string()),
+        (
+            "busy_timeout",
+            BUSY_TIMEOUT_MS.to_string(),
+            p.busy_timeout_ms.to_string(),
+        ),
+    ];
+    for (name, expected, actual) in checks {
+        if expected != actual {
+            return Err(StoreError::Pragma {
+                name,
+                expected,
+                actual,
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,88 @@
+//! Read connections, separate from the writer, used on blocking threads so that no SQLite call
+//! runs on an async runtime worker.
+
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{Connection, OpenFlags};
+
+use super::pragmas::{self, Role};
+use super::StoreError;
+
+/// Idle read connections kept for reuse; more are opened on demand and closed after use.
+const KEEP_IDLE: usize = 8;
+
+/// A cloneable handle to the read side of the store.
+#[derive(Clone)]
+pub struct Reader {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    path: PathBuf,
+    idle: Mutex<Vec<Connection>>,
+}
+
+impl Reader {
+    pub(crate) fn new(path: &Path) -> Reader {
+        Reader {
+            inner: Arc::new(Inner {
+                path: path.to_owned(),
+                idle: Mutex::new(Vec::new()),
+            }),
+        }
+    }
+
+    /// Runs `f` on a read connection on a blocking thread.
+    pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let reader = self.clone();
+        tokio::task::spawn_blocking(move || reader.read_blocking(f))
+            .await
+            .map_err(|_| StoreError::Aborted)?
+    }
+
+    /// Runs `f` on a read connection on the calling thread. Must not be called from an async task.
+    pub fn read_blocking<T, E, F>(&self, f: F) -> Result<T, E>
+    where
+        F: FnOnce(&Connection) -> Result<T, E>,
+        E: From<StoreError>,
+    {
+        let conn = self.take()?;
+        let result = f(&conn);
+        self.give_back(conn);
+        result
+    }
+
+    fn take(&self) -> Result<Connection, StoreError> {
+        if let Some(conn) = self
+            .inner
+            .idle
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .pop()
+        {
+            return Ok(conn);
+        }
+        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+        let conn = Connection::open_with_flags(&self.inner.path, flags).map_err(|source| {
+            StoreError::Open {
+                path: self.inner.path.clone(),
+                source,
+            }
+        })?;
+        pragmas::apply(&conn, Role::Reader)?;
+        Ok(conn)
+    }
+
+    fn give_back(&self, conn: Connection) {
+        let mut idle = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner());
+        if idle.len() < KEEP_IDLE {
+            idle.push(conn);
+        }
+    }
+}

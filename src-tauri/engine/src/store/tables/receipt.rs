@@ -1,0 +1,98 @@
+use rusqlite::params;
+
+use crate::domain::{ReceiptKind, ReceiptSource};
+use crate::store::writer::{Entity, WriteTx};
+use crate::store::StoreError;
+
+/// A receipt exactly as received, with what the parser read from it.
+#[derive(Debug, Clone, Default)]
+pub struct NewReceipt {
+    pub received_at: i64,
+    pub source: Option<ReceiptSource>,
+    pub connection: String,
+    pub session_id: Option<String>,
+    pub sequence_number: Option<u32>,
+    pub provider: Option<String>,
+    pub raw: Vec<u8>,
+    pub raw_text: Option<String>,
+    pub headers_json: Option<String>,
+    pub tlvs_json: Option<String>,
+    pub esm_class: Option<u8>,
+    pub data_coding: Option<u8>,
+    pub kind: Option<ReceiptKind>,
+    pub parser_version: u32,
+    pub parse_error: Option<String>,
+    pub message_id_raw: Option<String>,
+    pub text_id: Option<String>,
+    pub event_id: Option<String>,
+    pub stat: Option<String>,
+    pub stat_raw: Option<String>,
+    pub err: Option<String>,
+    pub sub: Option<String>,
+    pub dlvrd: Option<String>,
+    pub submit_date: Option<String>,
+    pub done_date: Option<String>,
+    pub submit_ts: Option<String>,
+    pub done_ts: Option<String>,
+    pub message_state: Option<u8>,
+    pub network_error_code: Option<String>,
+}
+
+/// The receipt table's only write handle: it appends.
+pub struct ReceiptLog<'t, 'c> {
+    tx: &'t mut WriteTx<'c>,
+}
+
+impl<'t, 'c> ReceiptLog<'t, 'c> {
+    pub(crate) fn new(tx: &'t mut WriteTx<'c>) -> Self {
+        ReceiptLog { tx }
+    }
+
+    /// Appends one receipt and returns its local sequence number.
+    pub fn append(self, r: &NewReceipt) -> Result<i64, StoreError> {
+        let source = r.source.unwrap_or(ReceiptSource::SmppDeliverSm);
+        let kind = r.kind.unwrap_or(ReceiptKind::Unparseable);
+        self.tx.conn().execute(
+            "INSERT INTO receipt (received_at, source, connection, session_id, sequence_number, provider,
+                 raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
+                 parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
+                 submit_date, done_date, submit_ts, done_ts, message_state, network_error_code)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+            params![
+                r.received_at,
+                source,
+                r.connection,
+                r.session_id,
+                r.sequence_number,
+                r.provider,
+                r.raw,
+                r.raw_text,
+                r.headers_json,
+                r.tlvs_json,
+                r.esm_class,
+                r.data_coding,
+                kind,
+                r.parser_version,
+                r.parse_error,
+                r.message_id_raw,
+                r.text_id,
+                r.event_id,
+                r.stat,
+                r.stat_raw,
+                r.err,
+                r.sub,
+                r.dlvrd,
+                r.submit_date,
+                r.done_date,
+                r.submit_ts,
+                r.done_ts,
+                r.message_state,
+                r.network_error_code,
+            ],
+        )?;
+        let id = self.tx.conn().last_insert_rowid();
+        self.tx.changed(Entity::Receipt, id);
+        Ok(id)
+    }
+}

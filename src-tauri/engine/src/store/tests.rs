@@ -1,0 +1,580 @@
+//! Store tests at the level the behaviour lives: a real database file in a temporary directory.
+
+use std::sync::mpsc as std_mpsc;
+use std::time::Duration;
+
+use rusqlite::{params, Connection};
+
+use super::pragmas::{self, Role, BUSY_TIMEOUT_MS};
+use super::tables::{NewAudit, NewReceipt};
+use super::*;
+use crate::domain::*;
+
+fn temp_store() -> (tempfile::TempDir, Store) {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    (dir, store)
+}
+
+fn sample_receipt() -> NewReceipt {
+    NewReceipt {
+        received_at: 1,
+        source: Some(ReceiptSource::SmppDeliverSm),
+        connection: "sandbox".into(),
+        raw: b"id:1 sub:001 dlvrd:001 submit date:2511291200 done date:2511291201 stat:DELIVRD err:000 text:".to_vec(),
+        kind: Some(ReceiptKind::Receipt),
+        parser_version: 1,
+        message_id_raw: Some("1".into()),
+        stat: Some("DELIVRD".into()),
+        ..NewReceipt::default()
+    }
+}
+
+#[test]
+fn pragmas_are_in_force_on_writer_and_reader_connections() {
+    let (_dir, store) = temp_store();
+    let expected = |p: &pragmas::Pragmas| {
+        assert_eq!(
+            p.journal_mode.to_ascii_lowercase(),
+            "wal",
+            "the store must run in WAL mode"
+        );
+        assert_eq!(
+            p.synchronous, 2,
+            "synchronous must be FULL so acknowledged writes survive a power cut"
+        );
+        assert!(p.foreign_keys, "foreign keys must be enforced");
+        assert_eq!(p.busy_timeout_ms, i64::from(BUSY_TIMEOUT_MS));
+    };
+    let on_writer = store
+        .writer()
+        .write_blocking(|tx| pragmas::read(tx.conn()))
+        .unwrap();
+    expected(&on_writer);
+    let on_reader = store.reader().read_blocking(pragmas::read).unwrap();
+    expected(&on_reader);
+}
+
+#[test]
+fn a_misapplied_pragma_is_noticed() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = Connection::open(dir.path().join("x.db")).unwrap();
+    pragmas::apply(&conn, Role::Writer).unwrap();
+    conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
+    let p = pragmas::read(&conn).unwrap();
+    assert_eq!(
+        p.synchronous, 1,
+        "read-back must report what SQLite really has"
+    );
+}
+
+#[test]
+fn migrations_are_numbered_from_one_without_gaps() {
+    for (i, m) in migrations::MIGRATIONS.iter().enumerate() {
+        assert_eq!(
+            m.version as usize,
+            i + 1,
+            "migration {} is out of sequence",
+            m.name
+        );
+        assert!(!m.sql.trim().is_empty());
+    }
+}
+
+#[test]
+fn migrations_build_every_table_on_an_empty_database() {
+    let (_dir, store) = temp_store();
+    assert_eq!(store.migration().from_version, 0);
+    assert_eq!(store.migration().to_version, migrations::latest_version());
+    assert_eq!(
+        store.migration().applied.len(),
+        migrations::MIGRATIONS.len()
+    );
+    let tables: Vec<String> = store
+        .reader()
+        .read_blocking(|c| {
+            let mut s =
+                c.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+            let names = s
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<Vec<String>, _>>()?;
+            Ok::<_, StoreError>(names)
+        })
+        .unwrap();
+    for t in TABLES {
+        assert!(
+            tables.iter().any(|n| n == t),
+            "table {t} missing after migrating an empty database"
+        );
+    }
+    let user_version: u32 = store
+        .reader()
+        .read_blocking(|c| {
+            Ok::<_, StoreError>(c.pragma_query_value(None, "user_version", |r| r.get(0))?)
+        })
+        .unwrap();
+    assert_eq!(user_version, migrations::latest_version());
+}
+
+#[test]
+fn reopening_does_not_rerun_migrations() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    let first = Store::open(&path).unwrap();
+    let applied_at = |s: &Store| -> Vec<(u32, i64)> {
+        s.reader()
+            .read_blocking(|c| {
+                let mut st =
+                    c.prepare("SELECT version, applied_at FROM schema_migration ORDER BY version")?;
+                let v = st
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, StoreError>(v)
+            })
+            .unwrap()
+    };
+    let before = applied_at(&first);
+    first.shutdown();
+    drop(first);
+    std::thread::sleep(Duration::from_millis(5));
+    let second = Store::open(&path).unwrap();
+    assert!(
+        second.migration().applied.is_empty(),
+        "a migrated database must not be migrated again"
+    );
+    assert_eq!(applied_at(&second), before);
+}
+
+#[test]
+fn an_edited_migration_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    Store::open(&path).unwrap().shutdown();
+    let conn = Connection::open(&path).unwrap();
+    conn.execute(
+        "UPDATE schema_migration SET checksum = 'edited' WHERE version = 1",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    match Store::open(&path) {
+        Err(StoreError::MigrationEdited { version: 1, .. }) => {}
+        other => panic!("an edited migration must be refused, got {:?}", other.err()),
+    }
+}
+
+#[test]
+fn a_newer_database_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    Store::open(&path).unwrap().shutdown();
+    let conn = Connection::open(&path).unwrap();
+    conn.execute(
+        "INSERT INTO schema_migration VALUES (999, 'future', 'x', 0)",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    match Store::open(&path) {
+        Err(StoreError::SchemaTooNew { found: 999, .. }) => {}
+        other => panic!(
+            "a database from a newer smsdesk must be refused, got {:?}",
+            other.err()
+        ),
+    }
+}
+
+#[test]
+fn receipts_refuse_update_and_delete_in_sql() {
+    let (_dir, store) = temp_store();
+    let id = store
+        .writer()
+        .write_blocking(|tx| tx.receipts().append(&sample_receipt()))
+        .unwrap();
+    let update = store.writer().write_blocking(move |tx| {
+        tx.conn()
+            .execute("UPDATE receipt SET stat = 'UNDELIV' WHERE id = ?1", [id])
+            .map_err(StoreError::from)
+    });
+    let msg = update
+        .expect_err("UPDATE on receipt must be refused")
+        .to_string();
+    assert!(msg.contains("append-only"), "{msg}");
+    let delete = store.writer().write_blocking(move |tx| {
+        tx.conn()
+            .execute("DELETE FROM receipt WHERE id = ?1", [id])
+            .map_err(StoreError::from)
+    });
+    assert!(delete.is_err(), "DELETE on receipt must be refused");
+    // Even a direct connection outside the writer cannot do it.
+    let conn = Connection::open(store.path()).unwrap();
+    assert!(conn.execute("DELETE FROM receipt", []).is_err());
+    assert!(conn.execute("UPDATE receipt SET raw = x'00'", []).is_err());
+    let (stat, raw): (String, Vec<u8>) = store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT stat, raw FROM receipt WHERE id = ?1",
+                [id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(stat, "DELIVRD", "the evidence must be unchanged");
+    assert_eq!(raw, sample_receipt().raw);
+}
+
+#[test]
+fn audit_refuses_update_and_delete_in_sql() {
+    let (_dir, store) = temp_store();
+    store
+        .writer()
+        .write_blocking(|tx| {
+            tx.audit().append(&NewAudit {
+                actor: "system".into(),
+                action: "test".into(),
+                ..Default::default()
+            })
+        })
+        .unwrap();
+    let conn = Connection::open(store.path()).unwrap();
+    assert!(
+        conn.execute("UPDATE audit SET actor = 'x'", []).is_err(),
+        "audit UPDATE must be refused"
+    );
+    assert!(
+        conn.execute("DELETE FROM audit", []).is_err(),
+        "audit DELETE must be refused"
+    );
+}
+
+#[test]
+fn every_enum_text_form_passes_the_schema_checks() {
+    let (_dir, store) = temp_store();
+    store
+        .writer()
+        .write_blocking(|tx| {
+            let c = tx.conn();
+            for (i, k) in MessageKind::ALL.iter().enumerate() {
+                c.execute(
+                    "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
+                         segments, kind, priority, registered_delivery, connection)
+                     VALUES (?1, 0, 'cli', '+33600000000', '+33600000000', 'hi', 'gsm7', 1, ?2, ?3, 1, 'sandbox')",
+                    params![i as i64 + 1, k, k.priority()],
+                )?;
+            }
+            for (i, ch) in IntakeChannel::ALL.iter().enumerate() {
+                c.execute(
+                    "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
+                         segments, kind, priority, registered_delivery, connection)
+                     VALUES (?1, 0, ?2, '+33600000000', '+33600000000', 'hi', 'gsm7', 1, 'bulk', 2, 1, 'sandbox')",
+                    params![i as i64 + 100, ch],
+                )?;
+            }
+            for (i, s) in QueueStatus::ALL.iter().enumerate() {
+                let owner = (*s == QueueStatus::Sending).then_some("test");
+                c.execute("DELETE FROM queue", [])?;
+                c.execute(
+                    "INSERT INTO queue (message_id, status, priority, next_attempt_at, lease_owner, updated_at)
+                     VALUES (1, ?1, 0, ?2, ?3, 0)",
+                    params![s, i as i64, owner],
+                )?;
+            }
+            for s in DeliveryState::ALL {
+                c.execute("DELETE FROM projection", [])?;
+                c.execute(
+                    "INSERT INTO projection (message_id, state, rule, rules_version, updated_at) VALUES (1, ?1, 'r', 1, 0)",
+                    [s],
+                )?;
+            }
+            for (n, o) in AttemptOutcome::ALL.iter().enumerate() {
+                c.execute(
+                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, outcome) VALUES (1, ?1, 's', 0, ?2)",
+                    params![n as i64 + 1, o],
+                )?;
+            }
+            for k in ExceptionKind::ALL {
+                c.execute(
+                    "INSERT INTO exception (kind, status, summary, created_at) VALUES (?1, 'open', 's', 0)",
+                    [k],
+                )?;
+            }
+            for k in ReceiptKind::ALL {
+                for s in ReceiptSource::ALL {
+                    let mut r = sample_receipt();
+                    r.kind = Some(*k);
+                    r.source = Some(*s);
+                    tx.receipts().append(&r)?;
+                }
+            }
+            let receipt_id = tx.receipts().append(&sample_receipt())?;
+            let c = tx.conn();
+            for st in ExceptionStatus::ALL {
+                let closed = (*st != ExceptionStatus::Open).then_some(1_i64);
+                c.execute(
+                    "INSERT INTO exception (kind, status, summary, created_at, resolution_note, resolved_at)
+                     VALUES ('unparseable', ?1, 's', 0, ?2, ?3)",
+                    params![st, closed.map(|_| "checked by hand"), closed],
+                )?;
+            }
+            for (i, corr) in Correlation::ALL.iter().enumerate() {
+                let message = (*corr == Correlation::Matched).then_some(1_i64);
+                c.execute(
+                    "INSERT INTO logical_event (connection, dedup_key, key_source, receipt_kind, first_receipt_id,
+                         created_at, correlation, message_id)
+                     VALUES ('s', ?1, 'fingerprint', 'receipt', ?2, 0, ?3, ?4)",
+                    params![format!("k{i}"), receipt_id, corr, message],
+                )?;
+            }
+            // And a form the schema does not know is refused.
+            assert!(c
+                .execute(
+                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, outcome) VALUES (1, 99, 's', 0, 'sent')",
+                    [],
+                )
+                .is_err());
+            Ok::<_, StoreError>(())
+        })
+        .expect("every Rust enum form must be accepted by the schema");
+}
+
+/// Counts rows of the `audit` table with a given action.
+fn count_actions(store: &Store, action: &'static str) -> i64 {
+    store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT count(*) FROM audit WHERE action = ?1",
+                [action],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap()
+}
+
+fn audit_row(action: &str) -> NewAudit {
+    NewAudit {
+        actor: "system".into(),
+        action: action.into(),
+        ..Default::default()
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+enum TestError {
+    #[error("refused on purpose")]
+    Refused,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failing_operation_does_not_take_its_batch_down_nor_half_apply() {
+    let (_dir, store) = temp_store();
+    let writer = store.writer().clone();
+
+    // Hold the writer inside a first batch until every other operation is queued, so that they
+    // all land in the next batch together.
+    let (release, gate) = std_mpsc::channel::<()>();
+    let blocker = {
+        let w = writer.clone();
+        tokio::spawn(async move {
+            w.write(move |tx| {
+                gate.recv().unwrap();
+                Ok::<_, StoreError>(tx.batch())
+            })
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+
+    let mut good = Vec::new();
+    for _ in 0..3 {
+        let w = writer.clone();
+        good.push(tokio::spawn(async move {
+            w.write(|tx| {
+                tx.audit().append(&audit_row("good"))?;
+                Ok::<_, TestError>(tx.batch())
+            })
+            .await
+        }));
+    }
+    let failing = {
+        let w = writer.clone();
+        tokio::spawn(async move {
+            w.write(|tx| {
+                // Write first, then fail: the write must not survive.
+                tx.audit().append(&audit_row("half"))?;
+                Err::<u64, _>(TestError::Refused)
+            })
+            .await
+        })
+    };
+    let panicking = {
+        let w = writer.clone();
+        tokio::spawn(async move {
+            w.write(|tx| {
+                tx.audit().append(&audit_row("panicked")).unwrap();
+                if tx.batch() > 0 {
+                    panic!("an operation that panics mid-way");
+                }
+                Ok::<u64, StoreError>(0)
+            })
+            .await
+        })
+    };
+    let last = {
+        let w = writer.clone();
+        tokio::spawn(async move {
+            w.write(|tx| {
+                tx.audit().append(&audit_row("good"))?;
+                Ok::<_, StoreError>(tx.batch())
+            })
+            .await
+        })
+    };
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    release.send(()).unwrap();
+
+    let first_batch = blocker.await.unwrap().unwrap();
+    let mut batches = Vec::new();
+    for g in good {
+        batches.push(
+            g.await
+                .unwrap()
+                .expect("a good operation must be answered with its result"),
+        );
+    }
+    batches.push(last.await.unwrap().unwrap());
+    assert!(
+        batches.iter().all(|b| *b == first_batch + 1),
+        "the queued operations must share one batch: {batches:?}"
+    );
+
+    assert!(
+        matches!(failing.await.unwrap(), Err(TestError::Refused)),
+        "the failing caller gets its own error"
+    );
+    assert!(
+        matches!(panicking.await.unwrap(), Err(StoreError::Aborted)),
+        "a panicked operation reports Aborted"
+    );
+    assert_eq!(
+        count_actions(&store, "good"),
+        4,
+        "every good operation in the batch must be committed"
+    );
+    assert_eq!(
+        count_actions(&store, "half"),
+        0,
+        "a failed operation must not half-apply"
+    );
+    assert_eq!(
+        count_actions(&store, "panicked"),
+        0,
+        "a panicked operation must not half-apply"
+    );
+
+    // And the writer still works afterwards.
+    writer
+        .write(|tx| tx.audit().append(&audit_row("after")))
+        .await
+        .unwrap();
+    assert_eq!(count_actions(&store, "after"), 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn callers_are_answered_only_after_commit_and_changes_follow_commit() {
+    let (_dir, store) = temp_store();
+    let mut changes = store.subscribe();
+    let path = store.path().to_owned();
+    let id = store
+        .writer()
+        .write(|tx| tx.receipts().append(&sample_receipt()))
+        .await
+        .unwrap();
+    // A separate connection sees the row as soon as the caller has its answer.
+    let seen: i64 = tokio::task::spawn_blocking(move || {
+        let c = Connection::open(path).unwrap();
+        c.query_row("SELECT count(*) FROM receipt WHERE id = ?1", [id], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    })
+    .await
+    .unwrap();
+    assert_eq!(seen, 1, "an answered write must already be committed");
+    let change = changes.recv().await.unwrap();
+    assert_eq!(
+        change,
+        Change {
+            entity: Entity::Receipt,
+            id
+        }
+    );
+
+    // A failed operation announces nothing.
+    let _ = store
+        .writer()
+        .write(|tx| {
+            tx.receipts().append(&sample_receipt())?;
+            Err::<(), _>(StoreError::Aborted)
+        })
+        .await;
+    let next = store
+        .writer()
+        .write(|tx| tx.audit().append(&audit_row("x")))
+        .await
+        .unwrap();
+    assert_eq!(
+        changes.recv().await.unwrap(),
+        Change {
+            entity: Entity::Audit,
+            id: next
+        }
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn many_concurrent_writers_are_grouped_into_few_commits() {
+    let (_dir, store) = temp_store();
+    let mut tasks = Vec::new();
+    for _ in 0..2_000 {
+        let w = store.writer().clone();
+        tasks.push(tokio::spawn(async move {
+            w.write(|tx| {
+                tx.audit().append(&audit_row("bulk"))?;
+                Ok::<_, StoreError>(tx.batch())
+            })
+            .await
+        }));
+    }
+    let mut batches = std::collections::BTreeSet::new();
+    for t in tasks {
+        batches.insert(t.await.unwrap().unwrap());
+    }
+    assert_eq!(count_actions(&store, "bulk"), 2_000);
+    assert!(
+        batches.len() < 2_000,
+        "concurrent writes must share transactions ({} batches)",
+        batches.len()
+    );
+}
+
+#[test]
+fn writes_after_shutdown_are_refused_and_queued_ones_complete() {
+    let (_dir, store) = temp_store();
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit_row("before")))
+        .unwrap();
+    store.shutdown();
+    let after = store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit_row("late")));
+    assert!(
+        matches!(after, Err(StoreError::Closed)),
+        "a write after shutdown must be refused, got {after:?}"
+    );
+    assert_eq!(count_actions(&store, "before"), 1);
+}
