@@ -1,0 +1,181 @@
+use std::path::Path;
+
+use super::*;
+
+fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
+    pairs
+        .iter()
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
+}
+
+#[test]
+fn the_template_documents_every_setting_and_parses_to_the_defaults() {
+    let t = template();
+    for s in SECTIONS {
+        assert!(
+            t.contains(&format!("[{}]", s.name)),
+            "section {} must be in the template",
+            s.name
+        );
+        for k in s.keys {
+            assert!(
+                !k.doc.trim().is_empty(),
+                "{}.{} must be documented",
+                s.name,
+                k.name
+            );
+            assert!(
+                t.contains(&format!("# {} = ", k.name)),
+                "{}.{} must be in the template",
+                s.name,
+                k.name
+            );
+            assert!(
+                t.contains(&env_var(s.name, k.name)),
+                "the template must name the environment variable"
+            );
+        }
+    }
+    // Uncommenting every line must give a valid file equal to the defaults.
+    let uncommented: String = t
+        .lines()
+        .map(|l| match l.strip_prefix("# ") {
+            Some(rest) if rest.contains(" = ") && !rest.starts_with('(') => rest,
+            _ => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let parsed = from_sources(Path::new("t.toml"), &uncommented, []).unwrap();
+    assert_eq!(parsed, Config::default());
+}
+
+#[test]
+fn first_load_creates_the_documented_file_and_later_loads_keep_edits() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("sub").join(FILE_NAME);
+    let c = load(&file, []).unwrap();
+    assert_eq!(c, Config::default());
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), template());
+    std::fs::write(&file, "[http]\nport = 9000\n").unwrap();
+    assert_eq!(load(&file, []).unwrap().http.port, 9000);
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        "[http]\nport = 9000\n",
+        "an existing file is never rewritten"
+    );
+}
+
+#[test]
+fn a_bad_value_names_the_file_the_key_and_the_reason() {
+    let err = from_sources(Path::new("/x/smsdesk.toml"), "[http]\nport = 70000\n", []).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.contains("/x/smsdesk.toml")
+            && msg.contains("http.port")
+            && msg.contains("out of range"),
+        "{msg}"
+    );
+
+    let msg = from_sources(Path::new("f.toml"), "[http]\nbind = \"localhost:80\"\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("http.bind") && msg.contains("not an IP address"),
+        "{msg}"
+    );
+
+    let msg = from_sources(Path::new("f.toml"), "[log]\nkeep_files = 0\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("log.keep_files") && msg.contains("at least 1"),
+        "{msg}"
+    );
+
+    let msg = from_sources(Path::new("f.toml"), "[log]\nlevel = \"loud\"\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("log.level"), "{msg}");
+
+    let msg = from_sources(Path::new("f.toml"), "[http]\nport = \"80\"\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("expected an integer"), "{msg}");
+}
+
+#[test]
+fn unknown_sections_and_keys_are_refused() {
+    let msg = from_sources(Path::new("f.toml"), "[htpp]\nport = 1\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("htpp") && msg.contains("unknown section") && msg.contains("http"),
+        "{msg}"
+    );
+    let msg = from_sources(Path::new("f.toml"), "[http]\nprot = 1\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("http.prot") && msg.contains("port"), "{msg}");
+    let msg = from_sources(Path::new("f.toml"), "http = 3\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("must be a section"), "{msg}");
+}
+
+#[test]
+fn syntax_errors_name_the_file() {
+    let msg = from_sources(Path::new("/etc/s.toml"), "[http\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("/etc/s.toml") && msg.contains("not valid TOML"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn environment_overrides_win_over_the_file() {
+    let c = from_sources(
+        Path::new("f.toml"),
+        "[http]\nport = 9000\n",
+        env(&[
+            ("SMSDESK_HTTP_PORT", "9100"),
+            ("SMSDESK_LOG_LEVEL", "debug"),
+            ("SMSDESK_HTTP_BIND", "0.0.0.0"),
+        ]),
+    )
+    .unwrap();
+    assert_eq!(c.http.port, 9100);
+    assert_eq!(c.log.level, LogFilter("debug".into()));
+    assert_eq!(c.http.bind.to_string(), "0.0.0.0");
+}
+
+#[test]
+fn bad_or_misspelt_environment_overrides_are_refused_and_foreign_ones_ignored() {
+    let msg = from_sources(
+        Path::new("f.toml"),
+        "",
+        env(&[("SMSDESK_HTTP_PORT", "abc")]),
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        msg.contains("SMSDESK_HTTP_PORT") && msg.contains("http.port"),
+        "{msg}"
+    );
+    let msg = from_sources(Path::new("f.toml"), "", env(&[("SMSDESK_HTTP_PROT", "1")]))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        msg.contains("SMSDESK_HTTP_PROT") && msg.contains("SMSDESK_HTTP_PORT"),
+        "{msg}"
+    );
+    let c = from_sources(
+        Path::new("f.toml"),
+        "",
+        env(&[("SMSDESK_DATA_DIR", "/x"), ("PATH", "/bin")]),
+    )
+    .unwrap();
+    assert_eq!(c, Config::default());
+}

@@ -1,0 +1,154 @@
+//! How one setting's value is read from the config file and from an environment variable, and
+//! written back into the documented template.
+
+use std::net::IpAddr;
+
+/// A type a setting can have.
+pub trait SettingValue: Sized {
+    /// What the documentation calls the type ("integer", "text", ...).
+    const KIND: &'static str;
+    fn from_toml(value: &toml::Value) -> Result<Self, String>;
+    fn from_env(text: &str) -> Result<Self, String>;
+    fn to_toml(&self) -> String;
+}
+
+fn wrong_type(expected: &str, value: &toml::Value) -> String {
+    format!("expected {expected}, found {} `{value}`", value.type_str())
+}
+
+macro_rules! integer_setting {
+    ($($t:ty),*) => {$(
+        impl SettingValue for $t {
+            const KIND: &'static str = "integer";
+            fn from_toml(value: &toml::Value) -> Result<Self, String> {
+                let n = value.as_integer().ok_or_else(|| wrong_type("an integer", value))?;
+                <$t>::try_from(n).map_err(|_| format!("{n} is out of range ({}..={})", <$t>::MIN, <$t>::MAX))
+            }
+            fn from_env(text: &str) -> Result<Self, String> {
+                text.trim().parse::<$t>().map_err(|e| format!("`{text}` is not a valid integer here: {e}"))
+            }
+            fn to_toml(&self) -> String {
+                self.to_string()
+            }
+        }
+    )*};
+}
+integer_setting!(u16, u32, u64);
+
+impl SettingValue for bool {
+    const KIND: &'static str = "true or false";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        value
+            .as_bool()
+            .ok_or_else(|| wrong_type("true or false", value))
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "1" | "true" | "yes" | "on" => Ok(true),
+            "0" | "false" | "no" | "off" => Ok(false),
+            _ => Err(format!("`{text}` is not true or false")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        self.to_string()
+    }
+}
+
+impl SettingValue for String {
+    const KIND: &'static str = "text";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        value
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| wrong_type("text in quotes", value))
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        Ok(text.to_owned())
+    }
+    fn to_toml(&self) -> String {
+        toml::Value::String(self.clone()).to_string()
+    }
+}
+
+impl SettingValue for IpAddr {
+    const KIND: &'static str = "IP address";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("an IP address in quotes", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        text.trim()
+            .parse()
+            .map_err(|_| format!("`{text}` is not an IP address (for example 127.0.0.1)"))
+    }
+    fn to_toml(&self) -> String {
+        format!("\"{self}\"")
+    }
+}
+
+/// A log filter: a level (error, warn, info, debug, trace) or a tracing directive list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LogFilter(pub String);
+
+impl SettingValue for LogFilter {
+    const KIND: &'static str = "log filter";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("a log level in quotes", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        // EnvFilter takes a bare word as a target name, so "loud" would silently log nothing:
+        // require every directive to end in a level.
+        const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
+        let bad = |d: &str| {
+            format!(
+                "`{d}` is not a log level; use error, warn, info, debug or trace (or target=level)"
+            )
+        };
+        for directive in text.split(',').map(str::trim) {
+            let level = directive.rsplit_once('=').map_or(directive, |(_, l)| l);
+            if !LEVELS.contains(&level.to_ascii_lowercase().as_str()) {
+                return Err(bad(directive));
+            }
+        }
+        tracing_subscriber::EnvFilter::try_new(text)
+            .map(|_| LogFilter(text.to_owned()))
+            .map_err(|e| bad(&e.to_string()))
+    }
+    fn to_toml(&self) -> String {
+        format!("\"{}\"", self.0)
+    }
+}
+
+/// A count that must be at least one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AtLeastOne(pub u32);
+
+impl SettingValue for AtLeastOne {
+    const KIND: &'static str = "integer ≥ 1";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::check(u32::from_toml(value)?)
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        Self::check(u32::from_env(text)?)
+    }
+    fn to_toml(&self) -> String {
+        self.0.to_string()
+    }
+}
+
+impl AtLeastOne {
+    fn check(n: u32) -> Result<Self, String> {
+        if n == 0 {
+            Err("must be at least 1".into())
+        } else {
+            Ok(AtLeastOne(n))
+        }
+    }
+}
