@@ -1,0 +1,28 @@
+//! Writes the TypeScript bindings generated from the Rust types into ui/src/bindings/.
+//! Run through `cargo xtask bindings`.
+
+use std::path::PathBuf;
+
+fn main() -> std::io::Result<()> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(smsdesk_engine::bindings::DIR);
+    std::fs::create_dir_all(&dir)?;
+    let files = smsdesk_engine::bindings::files();
+    for entry in std::fs::read_dir(&dir)? {
+        let entry = entry?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if name.ends_with(".ts") && !files.iter().any(|(n, _)| *n == name) {
+            std::fs::remove_file(entry.path())?;
+        }
+    }
+    for (name, text) in &files {
+        std::fs::write(dir.join(name), text)?;
+    }
+    println!(
+        "wrote {} files to {}",
+        files.len(),
+        smsdesk_engine::bindings::DIR
+    );
+    Ok(())
+}

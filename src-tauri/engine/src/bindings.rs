@@ -1,0 +1,72 @@
+//! The TypeScript bindings the UI imports, generated from the Rust types. `cargo xtask bindings`
+//! writes them to `ui/src/bindings/`; the test below fails when the committed files drift.
+
+use ts_rs::TS;
+
+use crate::api::{ApiError, AppInfo, Health, RunMode};
+use crate::domain::{
+    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel,
+    MessageKind, QueueStatus, ReceiptKind, ReceiptSource,
+};
+
+/// Where the generated files live, relative to the repository root.
+pub const DIR: &str = "ui/src/bindings";
+
+fn file<T: TS + 'static>() -> (String, String) {
+    let text = T::export_to_string().unwrap_or_else(|e| panic!("cannot render {}: {e}", T::name()));
+    (format!("{}.ts", T::name()), text)
+}
+
+/// Every generated file: (file name, contents), sorted by name.
+pub fn files() -> Vec<(String, String)> {
+    let mut all = vec![
+        file::<AppInfo>(),
+        file::<RunMode>(),
+        file::<Health>(),
+        file::<ApiError>(),
+        file::<MessageKind>(),
+        file::<QueueStatus>(),
+        file::<DeliveryState>(),
+        file::<ExceptionKind>(),
+        file::<ExceptionStatus>(),
+        file::<AttemptOutcome>(),
+        file::<ReceiptSource>(),
+        file::<ReceiptKind>(),
+        file::<IntakeChannel>(),
+        file::<Correlation>(),
+    ];
+    all.sort();
+    all
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    #[test]
+    fn committed_typescript_bindings_match_the_rust_types() {
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("../..")
+            .join(super::DIR);
+        let mut problems = Vec::new();
+        let expected = super::files();
+        for (name, text) in &expected {
+            match std::fs::read_to_string(dir.join(name)) {
+                Ok(found) if &found == text => {}
+                Ok(_) => problems.push(format!("{name} differs")),
+                Err(_) => problems.push(format!("{name} is missing")),
+            }
+        }
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if !expected.iter().any(|(n, _)| *n == name) {
+                problems.push(format!("{name} is not generated from any Rust type"));
+            }
+        }
+        assert!(
+            problems.is_empty(),
+            "ui/src/bindings has drifted from the Rust types ({}); run `cargo xtask bindings` and commit",
+            problems.join("; ")
+        );
+    }
+}

@@ -1,0 +1,169 @@
+//! The command line: `smsdesk` (the window, handled by the desktop shell) and the headless
+//! subcommands, which run here without any GUI library.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::api::RunMode;
+use crate::engine::{Engine, EngineOptions, Prepared};
+use crate::http::UiAssets;
+use crate::logging::{self, LogGuard};
+use crate::paths;
+
+/// Exit code for a refused configuration or a failed start.
+pub const EXIT_CONFIG: u8 = 2;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "smsdesk",
+    version,
+    about = "Send SMS notifications over SMPP and see, with evidence, what became of each one.",
+    long_about = "Send SMS notifications over SMPP and see, with evidence, what became of each one.\n\n\
+                  Without a subcommand, smsdesk opens its desktop window."
+)]
+pub struct Cli {
+    /// Where smsdesk keeps its database, config file and logs
+    /// [default: the platform's application data folder, e.g. ~/.local/share/smsdesk]
+    #[arg(long, global = true, env = paths::DATA_DIR_ENV, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run the engine headless (no window) until Ctrl+C or SIGTERM; the UI is served to browsers
+    Serve(ServeArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct ServeArgs {
+    /// Port of the HTTP server (API and browser UI); 0 picks a free port. Overrides [http] port
+    #[arg(long, value_name = "PORT")]
+    pub http_port: Option<u16>,
+}
+
+impl Cli {
+    /// The data directory: the flag, else SMSDESK_DATA_DIR, else the platform default.
+    pub fn data_dir(&self) -> Result<PathBuf, String> {
+        self.data_dir
+            .clone()
+            .or_else(paths::default_data_dir)
+            .ok_or_else(|| {
+                "cannot find a home folder for the data directory; pass --data-dir".into()
+            })
+    }
+}
+
+/// Loads the config and starts logging: the steps every mode shares. On error, prints it and
+/// returns the exit code to use.
+pub fn prepare(cli: &Cli) -> Result<(Prepared, LogGuard), ExitCode> {
+    let fail = |msg: String| {
+        eprintln!("smsdesk: {msg}");
+        ExitCode::from(EXIT_CONFIG)
+    };
+    let root = cli.data_dir().map_err(fail)?;
+    let prepared = Prepared::load(root, std::env::vars()).map_err(|e| fail(e.to_string()))?;
+    let guard = logging::init(&prepared.dir.logs(), &prepared.config.log).map_err(fail)?;
+    Ok((prepared, guard))
+}
+
+/// Runs a headless subcommand.
+pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCode {
+    match command {
+        Command::Serve(args) => serve(&cli, args, ui),
+    }
+}
+
+fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode {
+    let (prepared, _log) = match prepare(cli) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .thread_name("smsdesk")
+        .build();
+    let runtime = match runtime {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("smsdesk: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    runtime.block_on(async move {
+        let options = EngineOptions { mode: RunMode::Serve, http_port: args.http_port, ui };
+        let engine = match Engine::start(prepared, options).await {
+            Ok(e) => e,
+            Err(e) => {
+                tracing::error!("{e}");
+                eprintln!("smsdesk: {e}");
+                return ExitCode::from(EXIT_CONFIG);
+            }
+        };
+        let info = engine.info();
+        eprintln!(
+            "smsdesk {} serve: running headless (no window).\n  Open {} in a browser.\n  Data: {}\n  Stop with Ctrl+C.",
+            info.version,
+            info.http_url.as_deref().unwrap_or("(no HTTP server)"),
+            info.data_dir,
+        );
+        let signal = wait_for_stop_signal().await;
+        tracing::info!(signal, "stopping");
+        engine.shutdown().await;
+        ExitCode::SUCCESS
+    })
+}
+
+/// Waits for SIGINT or SIGTERM (Ctrl+C on other platforms) and names it.
+pub async fn wait_for_stop_signal() -> &'static str {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
+        let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
+        tokio::select! {
+            _ = term.recv() => "SIGTERM",
+            _ = int.recv() => "SIGINT",
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        "Ctrl+C"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn help_lists_the_subcommands() {
+        let help = Cli::command().render_long_help().to_string();
+        assert!(help.contains("serve"), "{help}");
+        assert!(help.contains("--data-dir"), "{help}");
+    }
+
+    #[test]
+    fn serve_takes_a_port_and_a_data_dir() {
+        let cli = Cli::try_parse_from(["smsdesk", "serve", "--http-port", "0", "--data-dir", "/d"])
+            .unwrap();
+        assert_eq!(cli.data_dir.as_deref(), Some(std::path::Path::new("/d")));
+        match cli.command {
+            Some(Command::Serve(a)) => assert_eq!(a.http_port, Some(0)),
+            other => panic!("expected serve, got {other:?}"),
+        }
+    }
+}

@@ -1,0 +1,174 @@
+//! The running engine: configuration, the instance lock, the store and the HTTP server, started
+//! and stopped as one. The desktop shell and `smsdesk serve` both run exactly this.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use crate::api::{AppInfo, RunMode};
+use crate::clock::now_ms;
+use crate::config::{self, Config, ConfigError};
+use crate::http::{self, HttpServer, UiAssets};
+use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
+use crate::paths::DataDir;
+use crate::store::{Store, StoreError};
+
+/// Why the engine would not start. Each message says what to do about it.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    #[error(transparent)]
+    Config(#[from] ConfigError),
+    #[error(transparent)]
+    Instance(#[from] InstanceError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    #[error(
+        "cannot listen on {addr}: {source} (set another port with --http-port or [http] port)"
+    )]
+    Listen {
+        addr: SocketAddr,
+        #[source]
+        source: std::io::Error,
+    },
+}
+
+/// A data directory with its configuration loaded: the step before logging and starting.
+#[derive(Debug, Clone)]
+pub struct Prepared {
+    pub dir: DataDir,
+    pub config: Config,
+}
+
+impl Prepared {
+    /// Loads (creating on first run) the data directory's config file, with environment overrides.
+    pub fn load(
+        root: PathBuf,
+        env: impl IntoIterator<Item = (String, String)>,
+    ) -> Result<Prepared, ConfigError> {
+        let dir = DataDir::new(root);
+        let config = config::load(&dir.config_file(), env)?;
+        Ok(Prepared { dir, config })
+    }
+}
+
+/// How to start the engine, beyond its config.
+pub struct EngineOptions {
+    pub mode: RunMode,
+    /// `--http-port`, which wins over the config.
+    pub http_port: Option<u16>,
+    /// The UI to serve at `/` to browsers.
+    pub ui: Option<Arc<dyn UiAssets>>,
+}
+
+/// The running engine.
+pub struct Engine {
+    store: Arc<Store>,
+    info: Arc<AppInfo>,
+    http: Option<HttpServer>,
+    lock: Option<InstanceLock>,
+}
+
+impl Engine {
+    /// Starts everything, or nothing: a failure part-way stops what had started.
+    pub async fn start(prepared: Prepared, options: EngineOptions) -> Result<Engine, EngineError> {
+        let Prepared { dir, config } = prepared;
+        let lock = InstanceLock::acquire(&dir)?;
+        let db_path = dir.database(&config.store.database);
+        let store = {
+            let path = db_path.clone();
+            tokio::task::spawn_blocking(move || Store::open(&path))
+                .await
+                .map_err(|_| StoreError::Aborted)??
+        };
+        let report = store.migration().clone();
+        if report.applied.is_empty() {
+            tracing::info!(schema = report.to_version, db = %db_path.display(), "database opened");
+        } else {
+            tracing::info!(from = report.from_version, to = report.to_version, db = %db_path.display(), "database migrated");
+        }
+        let store = Arc::new(store);
+
+        let addr = SocketAddr::new(
+            config.http.bind,
+            options.http_port.unwrap_or(config.http.port),
+        );
+        if !addr.ip().is_loopback() {
+            tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network can reach it");
+        }
+        let mut info = AppInfo {
+            product: "smsdesk".into(),
+            version: crate::VERSION.into(),
+            mode: options.mode,
+            data_dir: dir.root().display().to_string(),
+            database_path: db_path.display().to_string(),
+            config_path: dir.config_file().display().to_string(),
+            schema_version: report.to_version,
+            http_url: None,
+            started_at_ms: now_ms(),
+        };
+        // The router needs the final URL, which needs the bound port: bind first, then serve.
+        let listener = match tokio::net::TcpListener::bind(addr).await {
+            Ok(l) => l,
+            // The window works without its usual port; a headless server's address is its point.
+            Err(e) if options.mode == RunMode::Window && addr.port() != 0 => {
+                tracing::warn!(%addr, error = %e, "HTTP port in use; listening on a free port instead");
+                match tokio::net::TcpListener::bind(SocketAddr::new(addr.ip(), 0)).await {
+                    Ok(l) => l,
+                    Err(source) => {
+                        Self::close_store(&store).await;
+                        return Err(EngineError::Listen { addr, source });
+                    }
+                }
+            }
+            Err(source) => {
+                Self::close_store(&store).await;
+                return Err(EngineError::Listen { addr, source });
+            }
+        };
+        let bound = listener
+            .local_addr()
+            .map_err(|source| EngineError::Listen { addr, source })?;
+        info.http_url = Some(format!("http://{bound}"));
+        let info = Arc::new(info);
+        let server = HttpServer::start(listener, http::router(info.clone(), options.ui));
+        tracing::info!(url = %server.url(), "HTTP server listening");
+
+        lock.publish(&InstanceInfo {
+            pid: std::process::id(),
+            mode: info.mode,
+            version: info.version.clone(),
+            http_url: info.http_url.clone(),
+            started_at_ms: info.started_at_ms,
+        })?;
+        Ok(Engine {
+            store,
+            info,
+            http: Some(server),
+            lock: Some(lock),
+        })
+    }
+
+    pub fn info(&self) -> &AppInfo {
+        &self.info
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    /// Stops in order: no new requests, finish those in flight, let the writer commit what it
+    /// holds, then release the data directory.
+    pub async fn shutdown(mut self) {
+        if let Some(http) = self.http.take() {
+            http.stop().await;
+        }
+        Self::close_store(&self.store).await;
+        self.lock.take();
+        tracing::info!("engine stopped");
+    }
+
+    async fn close_store(store: &Arc<Store>) {
+        let store = store.clone();
+        let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
+    }
+}
