@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { createI18n, dictionaries, LOCALES, pickLocale, placeholdersOf, type MessageKey } from "./i18n";
+
+const referenceKeys = Object.keys(dictionaries.en).sort() as MessageKey[];
+
+describe("dictionaries", () => {
+  it("offer English, French and Russian", () => {
+    expect(LOCALES.sort()).toEqual(["en", "fr", "ru"]);
+  });
+
+  for (const locale of LOCALES) {
+    describe(locale, () => {
+      const dictionary = dictionaries[locale];
+
+      it("has exactly the English keys", () => {
+        expect(Object.keys(dictionary).sort(), `${locale} must define every key and no other`).toEqual(referenceKeys);
+      });
+
+      it("has a non-empty message for every key", () => {
+        const empty = referenceKeys.filter((key) => dictionary[key].trim() === "");
+        expect(empty, `${locale} messages must not be empty`).toEqual([]);
+      });
+
+      it("uses the same placeholders as English for every key", () => {
+        const mismatched = referenceKeys.filter(
+          (key) => placeholdersOf(dictionary[key]).join(",") !== placeholdersOf(dictionaries.en[key]).join(","),
+        );
+        expect(mismatched, `${locale} messages must keep English's {placeholders}`).toEqual([]);
+      });
+    });
+  }
+});
+
+describe("placeholdersOf", () => {
+  it("finds every name between braces", () => {
+    expect(placeholdersOf("Open {url} for {name}")).toEqual(["name", "url"]);
+    expect(placeholdersOf("no placeholders")).toEqual([]);
+  });
+});
+
+describe("pickLocale", () => {
+  it("takes the first preferred language that has a dictionary", () => {
+    expect(pickLocale(["de-DE", "fr-CA", "ru"])).toEqual({ locale: "fr", formatTag: "fr-CA" });
+    expect(pickLocale(["ru-RU"])).toEqual({ locale: "ru", formatTag: "ru-RU" });
+    expect(pickLocale(["FR"])).toEqual({ locale: "fr", formatTag: "fr" });
+  });
+
+  it("falls back to English", () => {
+    expect(pickLocale(["de-DE", "ja"]).locale).toBe("en");
+    expect(pickLocale([]).locale).toBe("en");
+    expect(pickLocale([""]).locale).toBe("en");
+  });
+});
+
+describe("t", () => {
+  it("translates and fills placeholders", () => {
+    const { t } = createI18n(["fr-FR"]);
+    expect(t("about.title")).toBe(dictionaries.fr["about.title"]);
+    expect(t("about.httpUrl.open", { url: "http://127.0.0.1:8080" })).toBe(
+      "Ouvrir http://127.0.0.1:8080 dans un navigateur",
+    );
+  });
+});
+
+describe("formatting follows the locale", () => {
+  it("formats numbers", () => {
+    expect(createI18n(["en-US"]).formatNumber(12345)).toBe("12,345");
+    expect(createI18n(["fr-FR"]).formatNumber(12345)).toBe("12\u202f345");
+    expect(createI18n(["ru-RU"]).formatNumber(12345)).toBe("12\u00a0345");
+  });
+
+  it("formats dates", () => {
+    const at = Date.UTC(2024, 2, 15, 12, 0, 0);
+    expect(createI18n(["en-US"]).formatDateTime(at)).toContain("March");
+    expect(createI18n(["fr-FR"]).formatDateTime(at)).toContain("mars");
+    expect(createI18n(["ru-RU"]).formatDateTime(at)).toContain("марта");
+  });
+});

@@ -1,0 +1,88 @@
+import { en, type Dictionary, type MessageKey } from "./en";
+import { fr } from "./fr";
+import { ru } from "./ru";
+
+export type { Dictionary, MessageKey };
+
+export const dictionaries = { en, fr, ru } as const satisfies Record<string, Dictionary>;
+export type Locale = keyof typeof dictionaries;
+export const LOCALES = Object.keys(dictionaries) as Locale[];
+export const DEFAULT_LOCALE: Locale = "en";
+
+/** The names between braces in an English message, e.g. `"Open {url}"` → `"url"`. */
+type Placeholders<S extends string> = S extends `${string}{${infer Name}}${infer Rest}`
+  ? Name | Placeholders<Rest>
+  : never;
+
+/** A key whose message has placeholders must be given a value for each of them. */
+export type TranslateArgs<K extends MessageKey> = [Placeholders<(typeof en)[K]>] extends [never]
+  ? []
+  : [params: Record<Placeholders<(typeof en)[K]>, string | number>];
+
+export type Translate = <K extends MessageKey>(key: K, ...args: TranslateArgs<K>) => string;
+
+export interface I18n {
+  readonly locale: Locale;
+  /** The BCP 47 tag used for Intl formatting (may carry the user's region, e.g. `fr-CA`). */
+  readonly formatTag: string;
+  readonly t: Translate;
+  formatNumber(value: number): string;
+  formatDateTime(epochMs: number): string;
+}
+
+function languageOf(tag: string): string {
+  return tag.trim().toLowerCase().split(/[-_]/)[0] ?? "";
+}
+
+function isLocale(value: string): value is Locale {
+  return Object.hasOwn(dictionaries, value);
+}
+
+/** The first of the user's preferred languages that we have, else English. */
+export function pickLocale(preferred: readonly string[]): { locale: Locale; formatTag: string } {
+  for (const tag of preferred) {
+    const language = languageOf(tag);
+    if (isLocale(language)) return { locale: language, formatTag: canonicalTag(tag) ?? language };
+  }
+  return { locale: DEFAULT_LOCALE, formatTag: DEFAULT_LOCALE };
+}
+
+function canonicalTag(tag: string): string | undefined {
+  try {
+    return Intl.getCanonicalLocales(tag.replace("_", "-"))[0];
+  } catch {
+    return undefined;
+  }
+}
+
+export function placeholdersOf(message: string): string[] {
+  return [...message.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "").sort();
+}
+
+export function createI18n(preferred: readonly string[]): I18n {
+  const { locale, formatTag } = pickLocale(preferred);
+  const dictionary: Dictionary = dictionaries[locale];
+  const numberFormat = new Intl.NumberFormat(formatTag);
+  const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
+
+  const formatNumber = (value: number): string => numberFormat.format(value);
+
+  const t: Translate = (key, ...args) => {
+    const message = dictionary[key];
+    const params: Record<string, string | number> | undefined = args[0];
+    if (params === undefined) return message;
+    return message.replace(/\{(\w+)\}/g, (whole, name: string) => {
+      const value = params[name];
+      if (value === undefined) return whole;
+      return typeof value === "number" ? formatNumber(value) : value;
+    });
+  };
+
+  return {
+    locale,
+    formatTag,
+    t,
+    formatNumber,
+    formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
+  };
+}

@@ -1,0 +1,32 @@
+import { StrictMode } from "react";
+import { createRoot } from "react-dom/client";
+import { App } from "./App";
+import { selectBackend } from "./backend";
+import { I18nProvider } from "./i18n/context";
+import { createI18n } from "./i18n/i18n";
+import "./styles.css";
+import iconUrl from "../../icons/icon.svg";
+
+const i18n = createI18n(navigator.languages.length > 0 ? navigator.languages : [navigator.language]);
+document.documentElement.lang = i18n.locale;
+document.title = i18n.t("app.name");
+
+// The favicon is the app icon itself, resolved by the bundler in development and in the build alike.
+const favicon = document.createElement("link");
+favicon.rel = "icon";
+favicon.type = "image/svg+xml";
+favicon.href = iconUrl;
+document.head.append(favicon);
+
+const backend = selectBackend(window);
+
+const root = document.getElementById("root");
+if (root === null) throw new Error("index.html has no #root element");
+
+createRoot(root).render(
+  <StrictMode>
+    <I18nProvider value={i18n}>
+      <App backend={backend} />
+    </I18nProvider>
+  </StrictMode>,
+);

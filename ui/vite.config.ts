@@ -1,0 +1,34 @@
+import { fileURLToPath } from "node:url";
+import react from "@vitejs/plugin-react";
+import { defineConfig } from "vitest/config";
+
+const iconsDir = fileURLToPath(new URL("../icons", import.meta.url));
+
+export default defineConfig({
+  // Relative asset URLs: the same build is loaded from Tauri's custom protocol
+  // and from the engine's HTTP server.
+  base: "./",
+  plugins: [react()],
+  build: {
+    outDir: "dist",
+    emptyOutDir: true,
+    target: "es2022",
+    // Every asset is a file of its own, so a strict Content-Security-Policy
+    // (img-src 'self', no data: URLs) holds in the window and in the browser.
+    assetsInlineLimit: 0,
+  },
+  server: {
+    port: 5173,
+    strictPort: true,
+    // The app icon is drawn once, in ../icons, and used from there.
+    fs: { allow: [".", iconsDir] },
+  },
+  preview: {
+    port: 4173,
+    strictPort: true,
+  },
+  test: {
+    environment: "node",
+    include: ["src/**/*.test.ts"],
+  },
+});
