@@ -1,0 +1,64 @@
+//! Project automation, run as `cargo xtask <command>` from anywhere in the repository.
+//!
+//! - `start`: install what is missing (system packages, npm packages, Rust crates), build the UI and
+//!   the app, and run it: the desktop window where a display exists, `smsdesk serve` otherwise.
+//! - `test`: every check the project has, in the order that fails fastest.
+//! - `setup`: only the installation part, for both running and testing.
+//! - `bindings`: regenerate the UI's TypeScript types from the Rust types.
+//! - `icons`: regenerate every icon size from icons/icon.svg.
+//!
+//! Plain std on purpose: this has to build in seconds on a machine that has nothing else yet.
+
+mod setup;
+mod steps;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+const USAGE: &str = "usage: cargo xtask <start|test|setup|bindings|icons> [args]
+
+  start [-- ARGS]   set up what is missing, build (release) and run smsdesk
+                    (window if a display exists, else `serve`); ARGS go to smsdesk
+  test              run the whole test suite (formatting, lints, Rust tests, UI type check and
+                    tests, end-to-end tests in a browser and in the desktop window)
+  setup             install system packages, npm packages and Rust crates, nothing else
+  bindings          regenerate ui/src/bindings from the Rust types
+  icons             regenerate icons/ from icons/icon.svg";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let root = repo_root();
+    let result = match args.first().map(String::as_str) {
+        Some("start") => steps::start(&root, passthrough(&args[1..])),
+        Some("test") => steps::test(&root),
+        Some("setup") => setup::all(&root, setup::Purpose::Test),
+        Some("bindings") => steps::bindings(&root),
+        Some("icons") => steps::icons(&root),
+        _ => {
+            eprintln!("{USAGE}");
+            return ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("xtask: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn passthrough(args: &[String]) -> Vec<String> {
+    match args.first().map(String::as_str) {
+        Some("--") => args[1..].to_vec(),
+        _ => args.to_vec(),
+    }
+}
+
+/// The repository root: this crate lives in src-tauri/xtask.
+fn repo_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .expect("the repository root exists")
+}

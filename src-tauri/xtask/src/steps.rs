@@ -1,0 +1,219 @@
+//! The commands behind `cargo xtask start|test|bindings|icons`.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use crate::setup::{self, Purpose};
+
+/// A command to run, printed before it runs.
+pub struct Cmd {
+    program: OsString,
+    args: Vec<OsString>,
+    dir: Option<PathBuf>,
+    env: Vec<(OsString, OsString)>,
+}
+
+impl Cmd {
+    pub fn new(program: impl Into<OsString>) -> Cmd {
+        Cmd {
+            program: program.into(),
+            args: Vec::new(),
+            dir: None,
+            env: Vec::new(),
+        }
+    }
+    pub fn arg(mut self, a: impl Into<OsString>) -> Cmd {
+        self.args.push(a.into());
+        self
+    }
+    pub fn args<I: IntoIterator<Item = S>, S: Into<OsString>>(mut self, args: I) -> Cmd {
+        self.args.extend(args.into_iter().map(Into::into));
+        self
+    }
+    pub fn dir(mut self, d: impl Into<PathBuf>) -> Cmd {
+        self.dir = Some(d.into());
+        self
+    }
+    pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Cmd {
+        self.env.push((k.into(), v.into()));
+        self
+    }
+    fn describe(&self) -> String {
+        let mut s = self.program.to_string_lossy().into_owned();
+        for a in &self.args {
+            s.push(' ');
+            s.push_str(&a.to_string_lossy());
+        }
+        if let Some(d) = &self.dir {
+            s.push_str(&format!("   (in {})", d.display()));
+        }
+        s
+    }
+    fn command(&self) -> Command {
+        let mut c = Command::new(&self.program);
+        c.args(&self.args);
+        if let Some(d) = &self.dir {
+            c.current_dir(d);
+        }
+        for (k, v) in &self.env {
+            c.env(k, v);
+        }
+        c
+    }
+}
+
+/// Runs a command to completion; a non-zero exit is an error naming the command.
+pub fn run(cmd: Cmd) -> Result<(), String> {
+    eprintln!("xtask: $ {}", cmd.describe());
+    let status = cmd
+        .command()
+        .status()
+        .map_err(|e| format!("cannot run `{}`: {e}", cmd.describe()))?;
+    if status.success() {
+        Ok(())
+    } else {
+        Err(format!("`{}` failed ({status})", cmd.describe()))
+    }
+}
+
+/// Where cargo puts what it builds: CARGO_TARGET_DIR when set, else target/ in the repository.
+pub fn target_dir(root: &Path) -> PathBuf {
+    std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| root.join("target"))
+}
+
+fn npm(root: &Path, dir: &str, script: &str) -> Cmd {
+    Cmd::new("npm")
+        .args(["run", "--silent", script])
+        .dir(root.join(dir))
+}
+
+pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
+    setup::all(root, Purpose::Run)?;
+    run(npm(root, "ui", "build"))?;
+    run(Cmd::new("cargo")
+        .args(["build", "--release", "--locked", "-p", "smsdesk"])
+        .dir(root))?;
+    let bin = target_dir(root).join("release").join("smsdesk");
+    let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
+        .iter()
+        .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
+    let mut cmd = Cmd::new(&bin);
+    if has_display {
+        eprintln!("xtask: starting the smsdesk window");
+    } else {
+        eprintln!(
+            "xtask: no display found (DISPLAY and WAYLAND_DISPLAY are unset), so smsdesk starts headless \
+             with `smsdesk serve`: open the address it prints in a browser. Stop it with Ctrl+C."
+        );
+        cmd = cmd.arg("serve");
+    }
+    run(cmd.args(args))
+}
+
+type Step<'a> = Box<dyn Fn() -> Result<(), String> + 'a>;
+
+pub fn test(root: &Path) -> Result<(), String> {
+    let target = target_dir(root);
+    let bin = target.join("debug").join("smsdesk");
+    let steps: Vec<(&str, Step)> = vec![
+        (
+            "install what is missing",
+            Box::new(|| setup::all(root, Purpose::Test)),
+        ),
+        (
+            "ui: type check",
+            Box::new(|| run(npm(root, "ui", "typecheck"))),
+        ),
+        ("ui: unit tests", Box::new(|| run(npm(root, "ui", "test")))),
+        ("ui: build", Box::new(|| run(npm(root, "ui", "build")))),
+        (
+            "rust: formatting",
+            Box::new(|| {
+                run(Cmd::new("cargo")
+                    .args(["fmt", "--all", "--check"])
+                    .dir(root))
+            }),
+        ),
+        (
+            "rust: lints",
+            Box::new(|| {
+                run(Cmd::new("cargo")
+                    .args([
+                        "clippy",
+                        "--workspace",
+                        "--all-targets",
+                        "--locked",
+                        "--",
+                        "-D",
+                        "warnings",
+                    ])
+                    .dir(root))
+            }),
+        ),
+        (
+            "rust: unit, integration and end-to-end tests (incl. the desktop window under Xvfb)",
+            Box::new(|| {
+                run(Cmd::new("cargo")
+                    .args(["test", "--workspace", "--locked"])
+                    .dir(root))
+            }),
+        ),
+        (
+            "browser: the UI served by `smsdesk serve`, in headless Chromium",
+            Box::new(|| {
+                run(Cmd::new("npm")
+                    .args(["test"])
+                    .dir(root.join("tests/browser"))
+                    .env("SMSDESK_BIN", &bin))
+            }),
+        ),
+    ];
+    let started = Instant::now();
+    let total = steps.len();
+    let mut passed = 0;
+    for (name, step) in &steps {
+        eprintln!("\nxtask: ── {name}");
+        let t = Instant::now();
+        if let Err(e) = step() {
+            eprintln!("\nxtask: FAILED at step \"{name}\": {e}");
+            println!(
+                "test steps: {passed} passed, 1 failed, {} skipped",
+                total - passed - 1
+            );
+            return Err("the test suite failed".into());
+        }
+        eprintln!("xtask: ok: {name} ({:.0?})", t.elapsed());
+        passed += 1;
+    }
+    eprintln!("\nxtask: every check passed in {:.0?}", started.elapsed());
+    println!("test steps: {passed} passed, 0 failed");
+    Ok(())
+}
+
+pub fn bindings(root: &Path) -> Result<(), String> {
+    run(Cmd::new("cargo")
+        .args([
+            "run",
+            "--quiet",
+            "-p",
+            "smsdesk-engine",
+            "--example",
+            "write_bindings",
+        ])
+        .dir(root))
+}
+
+pub fn icons(root: &Path) -> Result<(), String> {
+    setup::all(root, Purpose::Run)?;
+    run(Cmd::new("npx")
+        .args(["tauri", "icon", "../icons/icon.svg", "-o", "../icons"])
+        .dir(root.join("ui")))?;
+    for platform in ["android", "ios"] {
+        let _ = std::fs::remove_dir_all(root.join("icons").join(platform));
+    }
+    Ok(())
+}

@@ -1,0 +1,268 @@
+//! End-to-end: the built `smsdesk` binary, headless, over real HTTP and a real SQLite file.
+
+mod support;
+
+use std::process::Command;
+use std::time::Duration;
+
+use rusqlite::{Connection, OpenFlags};
+use support::{start, Running, BIN};
+
+const TABLES: &[&str] = &[
+    "message",
+    "queue",
+    "attempt",
+    "receipt",
+    "logical_event",
+    "receipt_outcome",
+    "projection",
+    "exception",
+    "exception_evidence",
+    "audit",
+    "schema_migration",
+];
+
+fn serve(dir: &std::path::Path) -> Running {
+    start(dir, &["serve", "--http-port", "0"], &[])
+}
+
+fn stop(mut r: Running, signal: &str) {
+    r.signal(signal);
+    let status = r.wait(Duration::from_secs(20));
+    assert!(
+        status.success(),
+        "smsdesk must exit 0 after {signal}, got {status}:\n{}",
+        r.stderr()
+    );
+    assert!(
+        !r.data_dir.join("instance.json").exists(),
+        "instance.json must be removed on a clean stop"
+    );
+}
+
+fn migrations(db: &std::path::Path) -> Vec<(i64, i64)> {
+    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let mut s = c
+        .prepare("SELECT version, applied_at FROM schema_migration ORDER BY version")
+        .unwrap();
+    s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .unwrap()
+        .collect::<Result<_, _>>()
+        .unwrap()
+}
+
+#[test]
+fn serve_creates_every_table_keeps_data_across_restarts_and_does_not_rerun_migrations() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let db = dir.join("smsdesk.db");
+
+    let first = serve(&dir);
+    let health = first.get("/api/v1/health");
+    assert_eq!(health.status, 200, "{}", health.body);
+    assert_eq!(health.json()["status"], "ok");
+    assert!(
+        dir.join("smsdesk.toml").exists(),
+        "the documented config file is created on first run"
+    );
+    assert!(
+        std::fs::read_dir(dir.join("logs"))
+            .unwrap()
+            .next()
+            .is_some(),
+        "a log file is written in the data dir"
+    );
+    stop(first, "TERM");
+
+    let conn = Connection::open(&db).unwrap();
+    for t in TABLES {
+        let n: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [t],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(n, 1, "table {t} must exist after the first start");
+    }
+    conn.execute(
+        "INSERT INTO audit (at, actor, action, note) VALUES (1, 'test', 'marker', 'kept?')",
+        [],
+    )
+    .unwrap();
+    drop(conn);
+    let applied_before = migrations(&db);
+    assert!(!applied_before.is_empty());
+
+    let second = serve(&dir);
+    assert_eq!(second.get("/api/v1/health").status, 200);
+    stop(second, "INT");
+
+    let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let note: String = conn
+        .query_row("SELECT note FROM audit WHERE action = 'marker'", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
+    assert_eq!(
+        note, "kept?",
+        "data written before a restart must still be there after it"
+    );
+    assert_eq!(
+        migrations(&db),
+        applied_before,
+        "a restart must not re-run migrations"
+    );
+}
+
+#[test]
+fn serve_answers_the_api_and_serves_the_ui() {
+    let tmp = tempfile::tempdir().unwrap();
+    let r = serve(&tmp.path().join("data"));
+
+    let info = r.get("/api/v1/info").json();
+    assert_eq!(info["mode"], "serve");
+    assert_eq!(info["httpUrl"].as_str(), Some(r.url.as_str()));
+    assert!(info["schemaVersion"].as_u64().unwrap() >= 1);
+
+    let page = r.get("/");
+    assert_eq!(page.status, 200);
+    assert!(page
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/html"));
+    assert!(
+        page.body.contains("<div id=\"root\">"),
+        "the built UI's entry page is served: {}",
+        page.body
+    );
+    let csp = page
+        .header("content-security-policy")
+        .expect("the UI is served with a CSP");
+    assert!(csp.contains("default-src 'self'"), "{csp}");
+
+    let missing = r.get("/api/v1/no-such-route");
+    assert_eq!(missing.status, 404);
+    assert_eq!(
+        missing.json()["code"],
+        "not_found",
+        "API errors are {{code, message}}"
+    );
+    stop(r, "TERM");
+}
+
+#[test]
+fn a_second_instance_on_the_same_data_directory_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let first = serve(&dir);
+    let out = Command::new(BIN)
+        .args(["serve", "--http-port", "0", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "the second instance must refuse to start"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("already running") && err.contains(&first.url),
+        "{err}"
+    );
+    assert_eq!(
+        first.get("/api/v1/health").status,
+        200,
+        "the first instance is unaffected"
+    );
+    stop(first, "TERM");
+}
+
+#[test]
+fn a_bad_config_value_is_refused_at_start_with_file_key_and_reason() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("smsdesk.toml");
+    std::fs::write(&file, "[http]\nport = \"eighty\"\n").unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(&file.display().to_string())
+            && err.contains("http.port")
+            && err.contains("expected an integer"),
+        "{err}"
+    );
+    assert!(
+        !dir.join("smsdesk.db").exists(),
+        "nothing is created when the config is refused"
+    );
+
+    std::fs::write(&file, "").unwrap();
+    let out = Command::new(BIN)
+        .args(["serve", "--data-dir"])
+        .arg(&dir)
+        .env("SMSDESK_HTTP_PORT", "eighty")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("SMSDESK_HTTP_PORT") && err.contains("http.port"),
+        "{err}"
+    );
+}
+
+#[test]
+fn the_environment_points_an_instance_elsewhere() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("via-env");
+    let r = start(
+        &tmp.path().join("flag"),
+        &["serve"],
+        &[
+            ("SMSDESK_DATA_DIR", "ignored-because-flag-wins"),
+            ("SMSDESK_HTTP_PORT", "0"),
+        ],
+    );
+    // --data-dir (set by the helper) wins over SMSDESK_DATA_DIR; SMSDESK_HTTP_PORT=0 picked a free port.
+    assert!(!r.url.ends_with(":8470"), "{}", r.url);
+    stop(r, "TERM");
+
+    let mut child = Command::new(BIN)
+        .args(["serve", "--http-port", "0"])
+        .env("SMSDESK_DATA_DIR", &dir)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = std::time::Instant::now();
+    while !dir.join("instance.json").exists() {
+        assert!(
+            started.elapsed() < Duration::from_secs(60),
+            "SMSDESK_DATA_DIR must choose the data directory"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+#[test]
+fn help_lists_the_subcommands() {
+    let out = Command::new(BIN).arg("--help").output().unwrap();
+    assert!(out.status.success());
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        help.contains("serve") && help.contains("--data-dir"),
+        "{help}"
+    );
+}

@@ -1,0 +1,203 @@
+//! Helpers for the end-to-end tests: run the real `smsdesk` binary and talk to it over real TCP.
+
+#![allow(dead_code)]
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+pub const BIN: &str = env!("CARGO_BIN_EXE_smsdesk");
+
+/// A running smsdesk process with its own data directory and captured standard error.
+pub struct Running {
+    pub child: Child,
+    pub data_dir: PathBuf,
+    pub stderr_path: PathBuf,
+    pub url: String,
+}
+
+/// Starts `smsdesk <args> --data-dir <data_dir>` and waits until it has published its address.
+pub fn start(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Running {
+    let child = spawn(data_dir, args, env);
+    let stderr_path = stderr_file(data_dir);
+    let mut running = Running {
+        child,
+        data_dir: data_dir.to_owned(),
+        stderr_path,
+        url: String::new(),
+    };
+    running.url = wait_for_instance(&mut running, Duration::from_secs(60));
+    running
+}
+
+/// Spawns without waiting.
+pub fn spawn(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
+    let log = std::fs::File::create(stderr_file(data_dir)).expect("stderr capture file");
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .env("RUST_LOG", "info");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.stdin(Stdio::null()).stdout(Stdio::null()).stderr(log);
+    cmd.spawn().expect("the smsdesk binary starts")
+}
+
+/// The captured standard error lives beside (not inside) the data directory.
+pub fn stderr_file(data_dir: &Path) -> PathBuf {
+    let mut name = data_dir.file_name().unwrap().to_os_string();
+    name.push(".stderr.log");
+    data_dir.with_file_name(name)
+}
+
+fn wait_for_instance(r: &mut Running, limit: Duration) -> String {
+    let started = Instant::now();
+    let file = r.data_dir.join("instance.json");
+    loop {
+        if let Some(status) = r.child.try_wait().unwrap() {
+            panic!("smsdesk exited early ({status}):\n{}", r.stderr());
+        }
+        if let Ok(text) = std::fs::read_to_string(&file) {
+            let v: serde_json::Value = serde_json::from_str(&text).expect("instance.json is JSON");
+            assert_eq!(
+                v["pid"].as_u64(),
+                Some(u64::from(r.child.id())),
+                "instance.json names this process"
+            );
+            return v["httpUrl"]
+                .as_str()
+                .expect("instance.json has httpUrl")
+                .to_owned();
+        }
+        assert!(
+            started.elapsed() < limit,
+            "smsdesk did not publish instance.json in time:\n{}",
+            r.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+impl Running {
+    pub fn stderr(&self) -> String {
+        std::fs::read_to_string(&self.stderr_path).unwrap_or_default()
+    }
+
+    pub fn signal(&self, name: &str) {
+        let ok = Command::new("kill")
+            .arg(format!("-{name}"))
+            .arg(self.child.id().to_string())
+            .status()
+            .unwrap();
+        assert!(ok.success(), "kill -{name} failed");
+    }
+
+    /// Waits for the process to exit by itself.
+    pub fn wait(&mut self, limit: Duration) -> ExitStatus {
+        let started = Instant::now();
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            if started.elapsed() > limit {
+                let _ = self.child.kill();
+                panic!("smsdesk did not exit within {limit:?}:\n{}", self.stderr());
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Response {
+        get(&self.url, path)
+    }
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// An HTTP response, read whole.
+#[derive(Debug)]
+pub struct Response {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Response {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(k, _)| k.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|e| panic!("not JSON ({e}): {}", self.body))
+    }
+}
+
+/// A plain HTTP/1.1 GET over a fresh TCP connection.
+pub fn get(base: &str, path: &str) -> Response {
+    let authority = base.strip_prefix("http://").expect("http URL");
+    let mut stream = TcpStream::connect(authority).expect("connect to smsdesk");
+    stream
+        .set_read_timeout(Some(Duration::from_secs(10)))
+        .unwrap();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+    )
+    .unwrap();
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw).unwrap();
+    let text = String::from_utf8_lossy(&raw).into_owned();
+    let (head, body) = text
+        .split_once("\r\n\r\n")
+        .expect("a complete HTTP response");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .unwrap()
+        .split(' ')
+        .nth(1)
+        .unwrap()
+        .parse()
+        .unwrap();
+    let headers = lines
+        .filter_map(|l| l.split_once(':'))
+        .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
+        .collect::<Vec<_>>();
+    let chunked = headers
+        .iter()
+        .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
+    let body = if chunked {
+        dechunk(body)
+    } else {
+        body.to_owned()
+    };
+    Response {
+        status,
+        headers,
+        body,
+    }
+}
+
+fn dechunk(mut s: &str) -> String {
+    let mut out = String::new();
+    while let Some((size, rest)) = s.split_once("\r\n") {
+        let n = usize::from_str_radix(size.trim(), 16).unwrap_or(0);
+        if n == 0 {
+            break;
+        }
+        out.push_str(&rest[..n]);
+        s = &rest[n + 2..];
+    }
+    out
+}
