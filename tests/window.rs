@@ -18,21 +18,12 @@ struct VirtualDisplay {
 impl VirtualDisplay {
     fn start() -> VirtualDisplay {
         for n in 90..190 {
-            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists()
-                || Path::new(&format!("/tmp/.X{n}-lock")).exists()
-            {
+            if Path::new(&format!("/tmp/.X11-unix/X{n}")).exists() || Path::new(&format!("/tmp/.X{n}-lock")).exists() {
                 continue;
             }
             let display = format!(":{n}");
             let child = Command::new("Xvfb")
-                .args([
-                    display.as_str(),
-                    "-screen",
-                    "0",
-                    "1280x800x24",
-                    "-nolisten",
-                    "tcp",
-                ])
+                .args([display.as_str(), "-screen", "0", "1280x800x24", "-nolisten", "tcp"])
                 .stdout(Stdio::null())
                 .stderr(Stdio::null())
                 .spawn()
@@ -92,10 +83,7 @@ fn distinct_colours(png: &Path) -> u64 {
         .arg(png)
         .output()
         .unwrap();
-    String::from_utf8_lossy(&out.stdout)
-        .trim()
-        .parse()
-        .unwrap_or(0)
+    String::from_utf8_lossy(&out.stdout).trim().parse().unwrap_or(0)
 }
 
 #[test]

@@ -36,10 +36,7 @@ pub fn start(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Running {
 pub fn spawn(data_dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Child {
     let log = std::fs::File::create(stderr_file(data_dir)).expect("stderr capture file");
     let mut cmd = Command::new(BIN);
-    cmd.args(args)
-        .arg("--data-dir")
-        .arg(data_dir)
-        .env("RUST_LOG", "info");
+    cmd.args(args).arg("--data-dir").arg(data_dir).env("RUST_LOG", "info");
     for (k, v) in env {
         cmd.env(k, v);
     }
@@ -68,10 +65,7 @@ fn wait_for_instance(r: &mut Running, limit: Duration) -> String {
                 Some(u64::from(r.child.id())),
                 "instance.json names this process"
             );
-            return v["httpUrl"]
-                .as_str()
-                .expect("instance.json has httpUrl")
-                .to_owned();
+            return v["httpUrl"].as_str().expect("instance.json has httpUrl").to_owned();
         }
         assert!(
             started.elapsed() < limit,
@@ -147,9 +141,7 @@ impl Response {
 pub fn get(base: &str, path: &str) -> Response {
     let authority = base.strip_prefix("http://").expect("http URL");
     let mut stream = TcpStream::connect(authority).expect("connect to smsdesk");
-    stream
-        .set_read_timeout(Some(Duration::from_secs(10)))
-        .unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
     write!(
         stream,
         "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
@@ -158,18 +150,9 @@ pub fn get(base: &str, path: &str) -> Response {
     let mut raw = Vec::new();
     stream.read_to_end(&mut raw).unwrap();
     let text = String::from_utf8_lossy(&raw).into_owned();
-    let (head, body) = text
-        .split_once("\r\n\r\n")
-        .expect("a complete HTTP response");
+    let (head, body) = text.split_once("\r\n\r\n").expect("a complete HTTP response");
     let mut lines = head.lines();
-    let status = lines
-        .next()
-        .unwrap()
-        .split(' ')
-        .nth(1)
-        .unwrap()
-        .parse()
-        .unwrap();
+    let status = lines.next().unwrap().split(' ').nth(1).unwrap().parse().unwrap();
     let headers = lines
         .filter_map(|l| l.split_once(':'))
         .map(|(k, v)| (k.trim().to_owned(), v.trim().to_owned()))
@@ -177,16 +160,8 @@ pub fn get(base: &str, path: &str) -> Response {
     let chunked = headers
         .iter()
         .any(|(k, v)| k.eq_ignore_ascii_case("transfer-encoding") && v.contains("chunked"));
-    let body = if chunked {
-        dechunk(body)
-    } else {
-        body.to_owned()
-    };
-    Response {
-        status,
-        headers,
-        body,
-    }
+    let body = if chunked { dechunk(body) } else { body.to_owned() };
+    Response { status, headers, body }
 }
 
 fn dechunk(mut s: &str) -> String {

@@ -19,10 +19,6 @@ fn main() -> std::io::Result<()> {
     for (name, text) in &files {
         std::fs::write(dir.join(name), text)?;
     }
-    println!(
-        "wrote {} files to {}",
-        files.len(),
-        smsdesk_engine::bindings::DIR
-    );
+    println!("wrote {} files to {}", files.len(), smsdesk_engine::bindings::DIR);
     Ok(())
 }

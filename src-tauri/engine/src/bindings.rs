@@ -5,8 +5,8 @@ use ts_rs::TS;
 
 use crate::api::{ApiError, AppInfo, Health, RunMode};
 use crate::domain::{
-    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel,
-    MessageKind, QueueStatus, ReceiptKind, ReceiptSource,
+    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
+    QueueStatus, ReceiptKind, ReceiptSource,
 };
 
 /// Where the generated files live, relative to the repository root.
@@ -45,9 +45,7 @@ mod tests {
 
     #[test]
     fn committed_typescript_bindings_match_the_rust_types() {
-        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("../..")
-            .join(super::DIR);
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..").join(super::DIR);
         let mut problems = Vec::new();
         let expected = super::files();
         for (name, text) in &expected {

@@ -271,11 +271,7 @@ mod tests {
     {
         for v in all {
             let text = v.to_string();
-            assert_eq!(
-                text.parse::<T>().unwrap(),
-                *v,
-                "text form must parse back to {v:?}"
-            );
+            assert_eq!(text.parse::<T>().unwrap(), *v, "text form must parse back to {v:?}");
             let json = serde_json::to_string(&text).unwrap();
             assert!(json.contains(&text));
         }
@@ -311,10 +307,7 @@ mod tests {
     fn unknown_text_is_refused_with_the_allowed_forms() {
         let err = "sent".parse::<QueueStatus>().unwrap_err();
         assert_eq!(err.what, "queue status");
-        assert!(
-            err.to_string().contains("queued, sending, accepted"),
-            "{err}"
-        );
+        assert!(err.to_string().contains("queued, sending, accepted"), "{err}");
     }
 
     #[test]

@@ -67,11 +67,7 @@ fn error(status: StatusCode, code: &str, message: String) -> Response {
 
 async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
     let Some(ui) = s.ui.as_ref() else {
-        return error(
-            StatusCode::NOT_FOUND,
-            "no_ui",
-            "this build carries no UI".into(),
-        );
+        return error(StatusCode::NOT_FOUND, "no_ui", "this build carries no UI".into());
     };
     let path = match uri.path() {
         "/" => "/index.html",
@@ -80,39 +76,20 @@ async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
     // Client-side routes fall back to the app's entry page; files with an extension do not.
     let (path, bytes) = match ui.get(path) {
         Some(b) => (path, b),
-        None if !path.rsplit('/').next().unwrap_or("").contains('.') => match ui.get("/index.html")
-        {
+        None if !path.rsplit('/').next().unwrap_or("").contains('.') => match ui.get("/index.html") {
             Some(b) => ("/index.html", b),
-            None => {
-                return error(
-                    StatusCode::NOT_FOUND,
-                    "not_found",
-                    format!("no file {path}"),
-                )
-            }
+            None => return error(StatusCode::NOT_FOUND, "not_found", format!("no file {path}")),
         },
-        None => {
-            return error(
-                StatusCode::NOT_FOUND,
-                "not_found",
-                format!("no file {path}"),
-            )
-        }
+        None => return error(StatusCode::NOT_FOUND, "not_found", format!("no file {path}")),
     };
     let mut response = bytes.into_owned().into_response();
     let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static(content_type(path)),
-    );
+    headers.insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type(path)));
     headers.insert(
         header::CONTENT_SECURITY_POLICY,
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
     );
-    headers.insert(
-        header::X_CONTENT_TYPE_OPTIONS,
-        HeaderValue::from_static("nosniff"),
-    );
+    headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
     response
 }
 
@@ -141,9 +118,7 @@ pub struct HttpServer {
 impl HttpServer {
     /// Serves `app` on `listener` until stopped.
     pub fn start(listener: TcpListener, app: Router) -> HttpServer {
-        let addr = listener
-            .local_addr()
-            .expect("a bound listener has an address");
+        let addr = listener.local_addr().expect("a bound listener has an address");
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
             axum::serve(listener, app)

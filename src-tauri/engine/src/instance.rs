@@ -125,10 +125,7 @@ mod tests {
             "{err}"
         );
         drop(first);
-        assert!(
-            !dir.instance_file().exists(),
-            "instance.json must go with the instance"
-        );
+        assert!(!dir.instance_file().exists(), "instance.json must go with the instance");
         InstanceLock::acquire(&dir).expect("the lock must be free once the first instance is gone");
     }
 }

@@ -23,8 +23,7 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
             .or_else(|_| EnvFilter::try_new(&settings.level.0))
             .unwrap_or_else(|_| EnvFilter::new("info"))
     };
-    std::fs::create_dir_all(logs_dir)
-        .map_err(|e| format!("cannot create {}: {e}", logs_dir.display()))?;
+    std::fs::create_dir_all(logs_dir).map_err(|e| format!("cannot create {}: {e}", logs_dir.display()))?;
     let appender = tracing_appender::rolling::Builder::new()
         .rotation(tracing_appender::rolling::Rotation::DAILY)
         .filename_prefix("smsdesk")
@@ -42,10 +41,7 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
         .with_ansi(false)
         .with_filter(filter());
     // A second init in one process (tests) keeps the first subscriber.
-    let _ = tracing_subscriber::registry()
-        .with(stderr)
-        .with(file)
-        .try_init();
+    let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
     Ok(LogGuard { _file: guard })
 }
 

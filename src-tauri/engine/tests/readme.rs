@@ -4,8 +4,7 @@ use smsdesk_engine::config::{env_var, SECTIONS};
 
 #[test]
 fn the_readme_documents_every_setting_and_its_environment_variable() {
-    let readme =
-        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../README.md")).unwrap();
     let mut missing = Vec::new();
     for section in SECTIONS {
         for key in section.keys {

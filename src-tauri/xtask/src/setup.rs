@@ -29,13 +29,7 @@ const BUILD_PACKAGES: &[&str] = &[
 ];
 
 /// What the end-to-end tests add: a virtual display, screenshots, a browser, readable fonts.
-const TEST_PACKAGES: &[&str] = &[
-    "xvfb",
-    "xauth",
-    "imagemagick",
-    "chromium",
-    "fonts-dejavu-core",
-];
+const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "imagemagick", "chromium", "fonts-dejavu-core"];
 
 /// The oldest Node.js the UI's build tools support.
 const NODE_MAJOR: u32 = 20;
@@ -55,11 +49,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
 }
 
 fn system_packages(packages: &[&str]) -> Result<(), String> {
-    if Command::new("dpkg-query")
-        .arg("--version")
-        .output()
-        .is_err()
-    {
+    if Command::new("dpkg-query").arg("--version").output().is_err() {
         eprintln!(
             "xtask: this is not a Debian-based system, so system packages are not installed automatically.\n\
              xtask: make sure the equivalents of these are installed: {}",
@@ -84,9 +74,7 @@ fn system_packages(packages: &[&str]) -> Result<(), String> {
         } else {
             Cmd::new("sudo").arg("apt-get")
         };
-        c = c
-            .args(args.iter().copied())
-            .env("DEBIAN_FRONTEND", "noninteractive");
+        c = c.args(args.iter().copied()).env("DEBIAN_FRONTEND", "noninteractive");
         run(c)
     };
     apt(&["update"])?;
@@ -99,10 +87,7 @@ fn installed(package: &str) -> bool {
     Command::new("dpkg-query")
         .args(["-W", "-f=${Status}", package])
         .output()
-        .map(|o| {
-            o.status.success()
-                && String::from_utf8_lossy(&o.stdout).contains("install ok installed")
-        })
+        .map(|o| o.status.success() && String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
         .unwrap_or(false)
 }
 
@@ -137,7 +122,5 @@ fn npm_install(dir: &Path) -> Result<(), String> {
             return Ok(());
         }
     }
-    run(Cmd::new("npm")
-        .args(["ci", "--no-audit", "--no-fund"])
-        .dir(dir))
+    run(Cmd::new("npm").args(["ci", "--no-audit", "--no-fund"]).dir(dir))
 }

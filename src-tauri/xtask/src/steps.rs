@@ -86,9 +86,7 @@ pub fn target_dir(root: &Path) -> PathBuf {
 }
 
 fn npm(root: &Path, dir: &str, script: &str) -> Cmd {
-    Cmd::new("npm")
-        .args(["run", "--silent", script])
-        .dir(root.join(dir))
+    Cmd::new("npm").args(["run", "--silent", script]).dir(root.join(dir))
 }
 
 pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
@@ -120,23 +118,13 @@ pub fn test(root: &Path) -> Result<(), String> {
     let target = target_dir(root);
     let bin = target.join("debug").join("smsdesk");
     let steps: Vec<(&str, Step)> = vec![
-        (
-            "install what is missing",
-            Box::new(|| setup::all(root, Purpose::Test)),
-        ),
-        (
-            "ui: type check",
-            Box::new(|| run(npm(root, "ui", "typecheck"))),
-        ),
+        ("install what is missing", Box::new(|| setup::all(root, Purpose::Test))),
+        ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")))),
         ("ui: unit tests", Box::new(|| run(npm(root, "ui", "test")))),
         ("ui: build", Box::new(|| run(npm(root, "ui", "build")))),
         (
             "rust: formatting",
-            Box::new(|| {
-                run(Cmd::new("cargo")
-                    .args(["fmt", "--all", "--check"])
-                    .dir(root))
-            }),
+            Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root))),
         ),
         (
             "rust: lints",
@@ -156,11 +144,7 @@ pub fn test(root: &Path) -> Result<(), String> {
         ),
         (
             "rust: unit, integration and end-to-end tests (incl. the desktop window under Xvfb)",
-            Box::new(|| {
-                run(Cmd::new("cargo")
-                    .args(["test", "--workspace", "--locked"])
-                    .dir(root))
-            }),
+            Box::new(|| run(Cmd::new("cargo").args(["test", "--workspace", "--locked"]).dir(root))),
         ),
         (
             "browser: the UI served by `smsdesk serve`, in headless Chromium",
@@ -180,10 +164,7 @@ pub fn test(root: &Path) -> Result<(), String> {
         let t = Instant::now();
         if let Err(e) = step() {
             eprintln!("\nxtask: FAILED at step \"{name}\": {e}");
-            println!(
-                "test steps: {passed} passed, 1 failed, {} skipped",
-                total - passed - 1
-            );
+            println!("test steps: {passed} passed, 1 failed, {} skipped", total - passed - 1);
             return Err("the test suite failed".into());
         }
         eprintln!("xtask: ok: {name} ({:.0?})", t.elapsed());
@@ -196,14 +177,7 @@ pub fn test(root: &Path) -> Result<(), String> {
 
 pub fn bindings(root: &Path) -> Result<(), String> {
     run(Cmd::new("cargo")
-        .args([
-            "run",
-            "--quiet",
-            "-p",
-            "smsdesk-engine",
-            "--example",
-            "write_bindings",
-        ])
+        .args(["run", "--quiet", "-p", "smsdesk-engine", "--example", "write_bindings"])
         .dir(root))
 }
 

@@ -3,10 +3,7 @@ use std::path::Path;
 use super::*;
 
 fn env(pairs: &[(&str, &str)]) -> Vec<(String, String)> {
-    pairs
-        .iter()
-        .map(|(k, v)| (k.to_string(), v.to_string()))
-        .collect()
+    pairs.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect()
 }
 
 #[test]
@@ -19,12 +16,7 @@ fn the_template_documents_every_setting_and_parses_to_the_defaults() {
             s.name
         );
         for k in s.keys {
-            assert!(
-                !k.doc.trim().is_empty(),
-                "{}.{} must be documented",
-                s.name,
-                k.name
-            );
+            assert!(!k.doc.trim().is_empty(), "{}.{} must be documented", s.name, k.name);
             assert!(
                 t.contains(&format!("# {} = ", k.name)),
                 "{}.{} must be in the template",
@@ -71,27 +63,19 @@ fn a_bad_value_names_the_file_the_key_and_the_reason() {
     let err = from_sources(Path::new("/x/smsdesk.toml"), "[http]\nport = 70000\n", []).unwrap_err();
     let msg = err.to_string();
     assert!(
-        msg.contains("/x/smsdesk.toml")
-            && msg.contains("http.port")
-            && msg.contains("out of range"),
+        msg.contains("/x/smsdesk.toml") && msg.contains("http.port") && msg.contains("out of range"),
         "{msg}"
     );
 
     let msg = from_sources(Path::new("f.toml"), "[http]\nbind = \"localhost:80\"\n", [])
         .unwrap_err()
         .to_string();
-    assert!(
-        msg.contains("http.bind") && msg.contains("not an IP address"),
-        "{msg}"
-    );
+    assert!(msg.contains("http.bind") && msg.contains("not an IP address"), "{msg}");
 
     let msg = from_sources(Path::new("f.toml"), "[log]\nkeep_files = 0\n", [])
         .unwrap_err()
         .to_string();
-    assert!(
-        msg.contains("log.keep_files") && msg.contains("at least 1"),
-        "{msg}"
-    );
+    assert!(msg.contains("log.keep_files") && msg.contains("at least 1"), "{msg}");
 
     let msg = from_sources(Path::new("f.toml"), "[log]\nlevel = \"loud\"\n", [])
         .unwrap_err()
@@ -128,10 +112,7 @@ fn syntax_errors_name_the_file() {
     let msg = from_sources(Path::new("/etc/s.toml"), "[http\n", [])
         .unwrap_err()
         .to_string();
-    assert!(
-        msg.contains("/etc/s.toml") && msg.contains("not valid TOML"),
-        "{msg}"
-    );
+    assert!(msg.contains("/etc/s.toml") && msg.contains("not valid TOML"), "{msg}");
 }
 
 #[test]
@@ -153,17 +134,10 @@ fn environment_overrides_win_over_the_file() {
 
 #[test]
 fn bad_or_misspelt_environment_overrides_are_refused_and_foreign_ones_ignored() {
-    let msg = from_sources(
-        Path::new("f.toml"),
-        "",
-        env(&[("SMSDESK_HTTP_PORT", "abc")]),
-    )
-    .unwrap_err()
-    .to_string();
-    assert!(
-        msg.contains("SMSDESK_HTTP_PORT") && msg.contains("http.port"),
-        "{msg}"
-    );
+    let msg = from_sources(Path::new("f.toml"), "", env(&[("SMSDESK_HTTP_PORT", "abc")]))
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("SMSDESK_HTTP_PORT") && msg.contains("http.port"), "{msg}");
     let msg = from_sources(Path::new("f.toml"), "", env(&[("SMSDESK_HTTP_PROT", "1")]))
         .unwrap_err()
         .to_string();
