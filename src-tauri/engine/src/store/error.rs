@@ -31,6 +31,8 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("the transaction could not be committed: {0}")]
     Commit(String),
+    #[error("stored data cannot be read back: {0}")]
+    Corrupt(String),
     #[error("the store is shut down")]
     Closed,
     #[error("the write operation was aborted (it panicked); nothing of it was applied")]

@@ -82,8 +82,7 @@ pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
             params![m.version, m.name, checksum(m.sql), now_ms()],
         )
         .map_err(fail)?;
-        tx.pragma_update(None, "user_version", m.version)
-            .map_err(fail)?;
+        tx.pragma_update(None, "user_version", m.version).map_err(fail)?;
         tx.commit().map_err(fail)?;
         tracing::info!(version = m.version, name = m.name, "applied migration");
         applied.push(m.version);
@@ -98,23 +97,16 @@ pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
 /// The highest applied migration (0 on an empty database).
 pub fn current_version(conn: &Connection) -> Result<u32, StoreError> {
     let v: Option<u32> = conn
-        .query_row("SELECT max(version) FROM schema_migration", [], |r| {
-            r.get(0)
-        })
+        .query_row("SELECT max(version) FROM schema_migration", [], |r| r.get(0))
         .optional()?
         .flatten();
     Ok(v.unwrap_or(0))
 }
 
 fn check_applied_unchanged(conn: &Connection) -> Result<(), StoreError> {
-    let mut stmt =
-        conn.prepare("SELECT version, name, checksum FROM schema_migration ORDER BY version")?;
+    let mut stmt = conn.prepare("SELECT version, name, checksum FROM schema_migration ORDER BY version")?;
     let rows = stmt.query_map([], |r| {
-        Ok((
-            r.get::<_, u32>(0)?,
-            r.get::<_, String>(1)?,
-            r.get::<_, String>(2)?,
-        ))
+        Ok((r.get::<_, u32>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?))
     })?;
     for row in rows {
         let (version, name, sum) = row?;

@@ -1,5 +1,6 @@
 //! The SQLite store: one database file, one writer thread, read connections on blocking threads.
 
+mod checkpoint;
 mod error;
 pub mod migrations;
 pub mod pragmas;
@@ -31,6 +32,8 @@ pub const TABLES: &[&str] = &[
     "logical_event",
     "receipt_outcome",
     "projection",
+    "projection_input",
+    "inbound_message",
     "exception",
     "exception_evidence",
     "audit",
@@ -44,6 +47,7 @@ pub struct Store {
     reader: Reader,
     events: broadcast::Sender<Change>,
     thread: Mutex<Option<JoinHandle<()>>>,
+    checkpointer: Mutex<Option<checkpoint::Checkpointer>>,
     migration: MigrationReport,
 }
 
@@ -57,6 +61,9 @@ impl Store {
         })?;
         pragmas::apply(&conn, pragmas::Role::Writer)?;
         let migration = migrations::migrate(&mut conn)?;
+        // The checkpoint thread copies the WAL into the database; the writer only appends.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let checkpointer = checkpoint::Checkpointer::start(path)?;
         let (events, _) = broadcast::channel(4_096);
         let (writer, thread) = Writer::start(conn, events.clone());
         Ok(Store {
@@ -65,6 +72,7 @@ impl Store {
             reader: Reader::new(path),
             events,
             thread: Mutex::new(Some(thread)),
+            checkpointer: Mutex::new(Some(checkpointer)),
             migration,
         })
     }
@@ -101,6 +109,9 @@ impl Store {
             if handle.join().is_err() {
                 tracing::error!("the database writer thread panicked");
             }
+        }
+        if let Some(c) = self.checkpointer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            c.stop();
         }
     }
 }

@@ -8,6 +8,9 @@ use super::StoreError;
 /// How long a connection waits for a lock before giving up with SQLITE_BUSY.
 pub const BUSY_TIMEOUT_MS: u32 = 5_000;
 
+/// How much of the database file connections may map into memory.
+pub const MMAP_BYTES: i64 = 1 << 30;
+
 /// Which side of the store a connection serves.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Role {
@@ -33,12 +36,19 @@ pub struct Pragmas {
 /// power cut: what we acknowledge must not be lost, and the writer's group commit keeps the cost low.
 pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
     conn.busy_timeout(std::time::Duration::from_millis(BUSY_TIMEOUT_MS.into()))?;
+    // Every hot statement stays prepared (rusqlite keeps 16 by default, fewer than one receipt uses).
+    conn.set_prepared_statement_cache_capacity(256);
     conn.pragma_update(None, "foreign_keys", true)?;
     if role == Role::Writer {
         conn.pragma_update_and_check(None, "journal_mode", "WAL", |_| Ok(()))?;
     }
     conn.pragma_update(None, "synchronous", "FULL")?;
     conn.pragma_update(None, "temp_store", "MEMORY")?;
+    // A page cache large enough for the hot indexes of a million-message database, and reads
+    // through a memory map instead of a system call per page.
+    let cache_kib: i64 = if role == Role::Writer { 65_536 } else { 16_384 };
+    conn.pragma_update(None, "cache_size", -cache_kib)?;
+    conn.pragma_update(None, "mmap_size", MMAP_BYTES)?;
     verify(conn)
 }
 
@@ -55,11 +65,7 @@ pub fn read(conn: &Connection) -> Result<Pragmas, StoreError> {
 fn verify(conn: &Connection) -> Result<(), StoreError> {
     let p = read(conn)?;
     let checks: [(&'static str, String, String); 4] = [
-        (
-            "journal_mode",
-            "wal".into(),
-            p.journal_mode.to_ascii_lowercase(),
-        ),
+        ("journal_mode", "wal".into(), p.journal_mode.to_ascii_lowercase()),
         ("synchronous", "2".into(), p.synchronous.to_string()),
         ("foreign_keys", "true".into(), p.foreign_keys.to_string()),
         (
@@ -70,11 +76,7 @@ fn verify(conn: &Connection) -> Result<(), StoreError> {
     ];
     for (name, expected, actual) in checks {
         if expected != actual {
-            return Err(StoreError::Pragma {
-                name,
-                expected,
-                actual,
-            });
+            return Err(StoreError::Pragma { name, expected, actual });
         }
     }
     Ok(())

@@ -59,21 +59,13 @@ impl Reader {
     }
 
     fn take(&self) -> Result<Connection, StoreError> {
-        if let Some(conn) = self
-            .inner
-            .idle
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .pop()
-        {
+        if let Some(conn) = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner()).pop() {
             return Ok(conn);
         }
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(&self.inner.path, flags).map_err(|source| {
-            StoreError::Open {
-                path: self.inner.path.clone(),
-                source,
-            }
+        let conn = Connection::open_with_flags(&self.inner.path, flags).map_err(|source| StoreError::Open {
+            path: self.inner.path.clone(),
+            source,
         })?;
         pragmas::apply(&conn, Role::Reader)?;
         Ok(conn)

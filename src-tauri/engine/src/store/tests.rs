@@ -46,10 +46,7 @@ fn pragmas_are_in_force_on_writer_and_reader_connections() {
         assert!(p.foreign_keys, "foreign keys must be enforced");
         assert_eq!(p.busy_timeout_ms, i64::from(BUSY_TIMEOUT_MS));
     };
-    let on_writer = store
-        .writer()
-        .write_blocking(|tx| pragmas::read(tx.conn()))
-        .unwrap();
+    let on_writer = store.writer().write_blocking(|tx| pragmas::read(tx.conn())).unwrap();
     expected(&on_writer);
     let on_reader = store.reader().read_blocking(pragmas::read).unwrap();
     expected(&on_reader);
@@ -62,21 +59,13 @@ fn a_misapplied_pragma_is_noticed() {
     pragmas::apply(&conn, Role::Writer).unwrap();
     conn.pragma_update(None, "synchronous", "NORMAL").unwrap();
     let p = pragmas::read(&conn).unwrap();
-    assert_eq!(
-        p.synchronous, 1,
-        "read-back must report what SQLite really has"
-    );
+    assert_eq!(p.synchronous, 1, "read-back must report what SQLite really has");
 }
 
 #[test]
 fn migrations_are_numbered_from_one_without_gaps() {
     for (i, m) in migrations::MIGRATIONS.iter().enumerate() {
-        assert_eq!(
-            m.version as usize,
-            i + 1,
-            "migration {} is out of sequence",
-            m.name
-        );
+        assert_eq!(m.version as usize, i + 1, "migration {} is out of sequence", m.name);
         assert!(!m.sql.trim().is_empty());
     }
 }
@@ -86,18 +75,12 @@ fn migrations_build_every_table_on_an_empty_database() {
     let (_dir, store) = temp_store();
     assert_eq!(store.migration().from_version, 0);
     assert_eq!(store.migration().to_version, migrations::latest_version());
-    assert_eq!(
-        store.migration().applied.len(),
-        migrations::MIGRATIONS.len()
-    );
+    assert_eq!(store.migration().applied.len(), migrations::MIGRATIONS.len());
     let tables: Vec<String> = store
         .reader()
         .read_blocking(|c| {
-            let mut s =
-                c.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
-            let names = s
-                .query_map([], |r| r.get(0))?
-                .collect::<Result<Vec<String>, _>>()?;
+            let mut s = c.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")?;
+            let names = s.query_map([], |r| r.get(0))?.collect::<Result<Vec<String>, _>>()?;
             Ok::<_, StoreError>(names)
         })
         .unwrap();
@@ -109,9 +92,7 @@ fn migrations_build_every_table_on_an_empty_database() {
     }
     let user_version: u32 = store
         .reader()
-        .read_blocking(|c| {
-            Ok::<_, StoreError>(c.pragma_query_value(None, "user_version", |r| r.get(0))?)
-        })
+        .read_blocking(|c| Ok::<_, StoreError>(c.pragma_query_value(None, "user_version", |r| r.get(0))?))
         .unwrap();
     assert_eq!(user_version, migrations::latest_version());
 }
@@ -124,8 +105,7 @@ fn reopening_does_not_rerun_migrations() {
     let applied_at = |s: &Store| -> Vec<(u32, i64)> {
         s.reader()
             .read_blocking(|c| {
-                let mut st =
-                    c.prepare("SELECT version, applied_at FROM schema_migration ORDER BY version")?;
+                let mut st = c.prepare("SELECT version, applied_at FROM schema_migration ORDER BY version")?;
                 let v = st
                     .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
                     .collect::<Result<Vec<_>, _>>()?;
@@ -151,11 +131,8 @@ fn an_edited_migration_is_refused() {
     let path = dir.path().join("smsdesk.db");
     Store::open(&path).unwrap().shutdown();
     let conn = Connection::open(&path).unwrap();
-    conn.execute(
-        "UPDATE schema_migration SET checksum = 'edited' WHERE version = 1",
-        [],
-    )
-    .unwrap();
+    conn.execute("UPDATE schema_migration SET checksum = 'edited' WHERE version = 1", [])
+        .unwrap();
     drop(conn);
     match Store::open(&path) {
         Err(StoreError::MigrationEdited { version: 1, .. }) => {}
@@ -169,18 +146,12 @@ fn a_newer_database_is_refused() {
     let path = dir.path().join("smsdesk.db");
     Store::open(&path).unwrap().shutdown();
     let conn = Connection::open(&path).unwrap();
-    conn.execute(
-        "INSERT INTO schema_migration VALUES (999, 'future', 'x', 0)",
-        [],
-    )
-    .unwrap();
+    conn.execute("INSERT INTO schema_migration VALUES (999, 'future', 'x', 0)", [])
+        .unwrap();
     drop(conn);
     match Store::open(&path) {
         Err(StoreError::SchemaTooNew { found: 999, .. }) => {}
-        other => panic!(
-            "a database from a newer smsdesk must be refused, got {:?}",
-            other.err()
-        ),
+        other => panic!("a database from a newer smsdesk must be refused, got {:?}", other.err()),
     }
 }
 
@@ -196,9 +167,7 @@ fn receipts_refuse_update_and_delete_in_sql() {
             .execute("UPDATE receipt SET stat = 'UNDELIV' WHERE id = ?1", [id])
             .map_err(StoreError::from)
     });
-    let msg = update
-        .expect_err("UPDATE on receipt must be refused")
-        .to_string();
+    let msg = update.expect_err("UPDATE on receipt must be refused").to_string();
     assert!(msg.contains("append-only"), "{msg}");
     let delete = store.writer().write_blocking(move |tx| {
         tx.conn()
@@ -213,11 +182,9 @@ fn receipts_refuse_update_and_delete_in_sql() {
     let (stat, raw): (String, Vec<u8>) = store
         .reader()
         .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT stat, raw FROM receipt WHERE id = ?1",
-                [id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?)
+            Ok::<_, StoreError>(c.query_row("SELECT stat, raw FROM receipt WHERE id = ?1", [id], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?)
         })
         .unwrap();
     assert_eq!(stat, "DELIVRD", "the evidence must be unchanged");
@@ -283,7 +250,8 @@ fn every_enum_text_form_passes_the_schema_checks() {
             for s in DeliveryState::ALL {
                 c.execute("DELETE FROM projection", [])?;
                 c.execute(
-                    "INSERT INTO projection (message_id, state, rule, rules_version, updated_at) VALUES (1, ?1, 'r', 1, 0)",
+                    "INSERT INTO projection (message_id, state, rule, fold_json, rules_version, updated_at)
+                     VALUES (1, ?1, 'r', '{}', 1, 0)",
                     [s],
                 )?;
             }
@@ -343,11 +311,7 @@ fn count_actions(store: &Store, action: &'static str) -> i64 {
     store
         .reader()
         .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT count(*) FROM audit WHERE action = ?1",
-                [action],
-                |r| r.get(0),
-            )?)
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE action = ?1", [action], |r| r.get(0))?)
         })
         .unwrap()
 }
@@ -476,10 +440,7 @@ async fn a_failing_operation_does_not_take_its_batch_down_nor_half_apply() {
     );
 
     // And the writer still works afterwards.
-    writer
-        .write(|tx| tx.audit().append(&audit_row("after")))
-        .await
-        .unwrap();
+    writer.write(|tx| tx.audit().append(&audit_row("after"))).await.unwrap();
     assert_eq!(count_actions(&store, "after"), 1);
 }
 
@@ -496,10 +457,8 @@ async fn callers_are_answered_only_after_commit_and_changes_follow_commit() {
     // A separate connection sees the row as soon as the caller has its answer.
     let seen: i64 = tokio::task::spawn_blocking(move || {
         let c = Connection::open(path).unwrap();
-        c.query_row("SELECT count(*) FROM receipt WHERE id = ?1", [id], |r| {
-            r.get(0)
-        })
-        .unwrap()
+        c.query_row("SELECT count(*) FROM receipt WHERE id = ?1", [id], |r| r.get(0))
+            .unwrap()
     })
     .await
     .unwrap();

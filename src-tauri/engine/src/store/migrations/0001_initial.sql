@@ -100,6 +100,15 @@ CREATE TABLE receipt (
     session_id         TEXT,
     sequence_number    INTEGER,
     provider           TEXT,
+    -- source_addr / destination_addr of the deliver_sm (for a receipt, usually the handset and our
+    -- sender id); only ever used to raise a mismatch flag, never to attribute a receipt.
+    source_addr        TEXT,
+    destination_addr   TEXT,
+    -- The whole PDU as received, when the transport gives it; `raw` is the short_message or body.
+    pdu                BLOB,
+    -- A request carrying several reports is stored once per report: part is its index (from 0).
+    part               INTEGER NOT NULL DEFAULT 0,
+    parts              INTEGER NOT NULL DEFAULT 1,
     raw                BLOB    NOT NULL,
     raw_text           TEXT,
     headers_json       TEXT,
@@ -125,7 +134,6 @@ CREATE TABLE receipt (
     message_state      INTEGER,
     network_error_code TEXT
 );
-CREATE INDEX receipt_message_id ON receipt (connection, message_id_raw);
 
 CREATE TRIGGER receipt_refuses_update BEFORE UPDATE ON receipt
 BEGIN
@@ -155,6 +163,8 @@ CREATE TABLE logical_event (
     correlation       TEXT    NOT NULL CHECK (correlation IN ('pending', 'matched', 'none', 'ambiguous')),
     message_id        INTEGER REFERENCES message (id),
     correlated_at     INTEGER,
+    -- 'system' when the provider id matched, 'operator' when a person attached it.
+    correlated_by     TEXT    CHECK (correlated_by IN ('system', 'operator')),
     UNIQUE (connection, dedup_key),
     CHECK ((correlation = 'matched') = (message_id IS NOT NULL))
 );
@@ -174,24 +184,50 @@ CREATE TABLE receipt_outcome (
 CREATE INDEX receipt_outcome_event ON receipt_outcome (logical_event_id);
 
 -- The computed state per message: a pure function of its evidence, the operator's resolutions and
--- the rules version, so `smsdesk rebuild` can recompute it from the logs.
+-- the rules version, so `smsdesk rebuild` can recompute it from the logs. `fold_json` is the whole
+-- fold state; the other columns repeat parts of it for queries.
 CREATE TABLE projection (
-    message_id          INTEGER PRIMARY KEY REFERENCES message (id),
-    state               TEXT    NOT NULL CHECK (state IN
-                            ('pending', 'scheduled', 'enroute', 'accepted', 'delivered', 'expired', 'deleted',
-                             'undeliverable', 'rejected', 'unknown', 'skipped')),
-    rule                TEXT    NOT NULL,
-    supporting_json     TEXT    NOT NULL DEFAULT '[]',
-    flag_repeat         INTEGER NOT NULL DEFAULT 0 CHECK (flag_repeat IN (0, 1)),
-    flag_late           INTEGER NOT NULL DEFAULT 0 CHECK (flag_late IN (0, 1)),
-    flag_conflict       INTEGER NOT NULL DEFAULT 0 CHECK (flag_conflict IN (0, 1)),
-    flag_no_receipt     INTEGER NOT NULL DEFAULT 0 CHECK (flag_no_receipt IN (0, 1)),
-    flag_mismatch       INTEGER NOT NULL DEFAULT 0 CHECK (flag_mismatch IN (0, 1)),
-    flag_id_disagree    INTEGER NOT NULL DEFAULT 0 CHECK (flag_id_disagree IN (0, 1)),
-    rules_version       INTEGER NOT NULL,
-    updated_at          INTEGER NOT NULL
+    message_id       INTEGER PRIMARY KEY REFERENCES message (id),
+    state            TEXT    NOT NULL CHECK (state IN
+                         ('pending', 'scheduled', 'enroute', 'accepted', 'delivered', 'expired', 'deleted',
+                          'undeliverable', 'rejected', 'unknown', 'skipped')),
+    rule             TEXT    NOT NULL,
+    supporting_json  TEXT    NOT NULL DEFAULT '[]',
+    flag_late        INTEGER NOT NULL DEFAULT 0 CHECK (flag_late IN (0, 1)),
+    flag_conflict    INTEGER NOT NULL DEFAULT 0 CHECK (flag_conflict IN (0, 1)),
+    flag_no_receipt  INTEGER NOT NULL DEFAULT 0 CHECK (flag_no_receipt IN (0, 1)),
+    flag_mismatch    INTEGER NOT NULL DEFAULT 0 CHECK (flag_mismatch IN (0, 1)),
+    flag_id_disagree INTEGER NOT NULL DEFAULT 0 CHECK (flag_id_disagree IN (0, 1)),
+    fold_json        TEXT    NOT NULL,
+    rules_version    INTEGER NOT NULL,
+    updated_at       INTEGER NOT NULL
 );
 CREATE INDEX projection_state ON projection (state, message_id);
+
+-- What entered each message's projection, in the order it was applied: logical events, the
+-- operator's decisions and passed deadlines. Rebuilding folds these rows in `seq` order.
+CREATE TABLE projection_input (
+    seq              INTEGER PRIMARY KEY AUTOINCREMENT,
+    message_id       INTEGER NOT NULL REFERENCES message (id),
+    kind             TEXT    NOT NULL CHECK (kind IN ('event', 'decision', 'deadline')),
+    logical_event_id INTEGER REFERENCES logical_event (id),
+    exception_id     INTEGER REFERENCES exception (id),
+    applied_at       INTEGER NOT NULL,
+    CHECK ((kind = 'event') = (logical_event_id IS NOT NULL))
+);
+CREATE INDEX projection_input_message ON projection_input (message_id, seq);
+
+-- Incoming (mobile-originated) messages: a deliver_sm that is not a report. The receipt row keeps
+-- the evidence; this row says what it was.
+CREATE TABLE inbound_message (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    receipt_id       INTEGER NOT NULL UNIQUE REFERENCES receipt (id),
+    connection       TEXT    NOT NULL,
+    source_addr      TEXT,
+    destination_addr TEXT,
+    body             TEXT,
+    received_at      INTEGER NOT NULL
+);
 
 -- Work for a person. At most one open exception of a kind per message.
 CREATE TABLE exception (
@@ -205,6 +241,8 @@ CREATE TABLE exception (
     summary          TEXT    NOT NULL,
     details_json     TEXT,
     created_at       INTEGER NOT NULL,
+    -- What was decided: 'state:<delivery state>', 'attached:<message id>', 'dismissed',
+    -- 'resend', 'mark_failed', or 'auto:<reason>' when the system closed it on new evidence.
     resolution       TEXT,
     resolution_note  TEXT,
     resolved_by      TEXT,

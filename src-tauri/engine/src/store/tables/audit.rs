@@ -27,10 +27,13 @@ impl<'t, 'c> AuditLog<'t, 'c> {
     /// Appends one entry, stamped with the batch's time, and returns its id.
     pub fn append(self, a: &NewAudit) -> Result<i64, StoreError> {
         let at = self.tx.now_ms();
-        self.tx.conn().execute(
-            "INSERT INTO audit (at, actor, action, subject_type, subject_id, note, details_json)
+        self.tx
+            .conn()
+            .prepare_cached(
+                "INSERT INTO audit (at, actor, action, subject_type, subject_id, note, details_json)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            params![
+            )?
+            .execute(params![
                 at,
                 a.actor,
                 a.action,
@@ -38,8 +41,7 @@ impl<'t, 'c> AuditLog<'t, 'c> {
                 a.subject_id,
                 a.note,
                 a.details_json
-            ],
-        )?;
+            ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Audit, id);
         Ok(id)

@@ -13,6 +13,11 @@ pub struct NewReceipt {
     pub session_id: Option<String>,
     pub sequence_number: Option<u32>,
     pub provider: Option<String>,
+    pub source_addr: Option<String>,
+    pub destination_addr: Option<String>,
+    pub pdu: Option<Vec<u8>>,
+    pub part: u32,
+    pub parts: u32,
     pub raw: Vec<u8>,
     pub raw_text: Option<String>,
     pub headers_json: Option<String>,
@@ -52,14 +57,18 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
     pub fn append(self, r: &NewReceipt) -> Result<i64, StoreError> {
         let source = r.source.unwrap_or(ReceiptSource::SmppDeliverSm);
         let kind = r.kind.unwrap_or(ReceiptKind::Unparseable);
-        self.tx.conn().execute(
-            "INSERT INTO receipt (received_at, source, connection, session_id, sequence_number, provider,
+        self.tx
+            .conn()
+            .prepare_cached(
+                "INSERT INTO receipt (received_at, source, connection, session_id, sequence_number, provider,
                  raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
                  parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
-                 submit_date, done_date, submit_ts, done_ts, message_state, network_error_code)
+                 submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
+                 source_addr, destination_addr, pdu, part, parts)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
-            params![
+                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
+            )?
+            .execute(params![
                 r.received_at,
                 source,
                 r.connection,
@@ -89,8 +98,12 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.done_ts,
                 r.message_state,
                 r.network_error_code,
-            ],
-        )?;
+                r.source_addr,
+                r.destination_addr,
+                r.pdu,
+                r.part,
+                r.parts.max(1),
+            ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);
         Ok(id)
