@@ -11,7 +11,7 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use settings::*;
-pub use value::{AtLeastOne, LogFilter, SettingValue};
+pub use value::{AtLeastOne, IdBase, LogFilter, SettingValue, UtcOffset};
 
 /// The config file's name inside the data directory.
 pub const FILE_NAME: &str = "smsdesk.toml";
@@ -36,17 +36,9 @@ pub enum ConfigError {
     #[error("{file} is not valid TOML: {message}")]
     Syntax { file: PathBuf, message: String },
     #[error("{file}: `{key}`: {reason}")]
-    InFile {
-        file: PathBuf,
-        key: String,
-        reason: String,
-    },
+    InFile { file: PathBuf, key: String, reason: String },
     #[error("environment variable {var} (setting `{key}`): {reason}")]
-    InEnv {
-        var: String,
-        key: String,
-        reason: String,
-    },
+    InEnv { var: String, key: String, reason: String },
 }
 
 /// One documented setting.
@@ -76,10 +68,7 @@ pub fn env_var(section: &str, key: &str) -> String {
 
 /// Loads the config from `file`, creating it with every setting documented if it does not exist,
 /// then applies the environment overrides from `env`.
-pub fn load(
-    file: &Path,
-    env: impl IntoIterator<Item = (String, String)>,
-) -> Result<Config, ConfigError> {
+pub fn load(file: &Path, env: impl IntoIterator<Item = (String, String)>) -> Result<Config, ConfigError> {
     if !file.exists() {
         write_template(file)?;
     }
@@ -96,12 +85,10 @@ pub fn from_sources(
     text: &str,
     env: impl IntoIterator<Item = (String, String)>,
 ) -> Result<Config, ConfigError> {
-    let table: toml::Table = text
-        .parse()
-        .map_err(|e: toml::de::Error| ConfigError::Syntax {
-            file: file.into(),
-            message: e.to_string(),
-        })?;
+    let table: toml::Table = text.parse().map_err(|e: toml::de::Error| ConfigError::Syntax {
+        file: file.into(),
+        message: e.to_string(),
+    })?;
     let mut config = Config::default();
     let in_file = |key: String, reason: String| ConfigError::InFile {
         file: file.into(),
@@ -128,10 +115,7 @@ pub fn from_sources(
                 let known: Vec<_> = section.keys.iter().map(|k| k.name).collect();
                 return Err(in_file(
                     full,
-                    format!(
-                        "unknown setting; [{section_name}] has: {}",
-                        known.join(", ")
-                    ),
+                    format!("unknown setting; [{section_name}] has: {}", known.join(", ")),
                 ));
             }
             config
@@ -159,22 +143,15 @@ pub fn from_sources(
 
 /// Maps `SMSDESK_HTTP_PORT` to (http, port). Variables that name a known section but no key in it
 /// are refused (a typo); variables outside every section (such as SMSDESK_DATA_DIR) are not ours.
-fn match_env_var(
-    var: &str,
-) -> Result<Option<(&'static SectionSpec, &'static KeySpec)>, ConfigError> {
+fn match_env_var(var: &str) -> Result<Option<(&'static SectionSpec, &'static KeySpec)>, ConfigError> {
     let Some(rest) = var.strip_prefix(ENV_PREFIX) else {
         return Ok(None);
     };
     for section in SECTIONS {
-        let Some(key_part) = rest.strip_prefix(&format!("{}_", section.name.to_ascii_uppercase()))
-        else {
+        let Some(key_part) = rest.strip_prefix(&format!("{}_", section.name.to_ascii_uppercase())) else {
             continue;
         };
-        return match section
-            .keys
-            .iter()
-            .find(|k| k.name.eq_ignore_ascii_case(key_part))
-        {
+        return match section.keys.iter().find(|k| k.name.eq_ignore_ascii_case(key_part)) {
             Some(key) => Ok(Some((section, key))),
             None => Err(ConfigError::InEnv {
                 var: var.into(),
@@ -196,11 +173,7 @@ fn match_env_var(
 }
 
 fn section_names() -> String {
-    SECTIONS
-        .iter()
-        .map(|s| s.name)
-        .collect::<Vec<_>>()
-        .join(", ")
+    SECTIONS.iter().map(|s| s.name).collect::<Vec<_>>().join(", ")
 }
 
 /// The documented config file written on first run: every setting, commented out at its default,
@@ -233,9 +206,7 @@ pub fn template() -> String {
                 key.kind,
                 env_var(section.name, key.name)
             ));
-            let default = defaults
-                .value_as_toml(section.name, key.name)
-                .unwrap_or_default();
+            let default = defaults.value_as_toml(section.name, key.name).unwrap_or_default();
             out.push_str(&format!("# {} = {}\n", key.name, default));
         }
     }
@@ -252,11 +223,7 @@ fn write_template(file: &Path) -> Result<(), ConfigError> {
         std::fs::create_dir_all(dir).map_err(create)?;
     }
     // create_new: never overwrite a file another process wrote in the meantime.
-    match std::fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(file)
-    {
+    match std::fs::OpenOptions::new().write(true).create_new(true).open(file) {
         Ok(mut f) => f
             .write_all(template().as_bytes())
             .and_then(|()| f.sync_all())

@@ -3,7 +3,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use super::value::{AtLeastOne, LogFilter, SettingValue};
+use super::value::{AtLeastOne, IdBase, LogFilter, SettingValue, UtcOffset};
 use super::{KeySpec, SectionSpec};
 
 macro_rules! settings {
@@ -110,5 +110,27 @@ settings! {
     store: StoreSettings {
         /// Database file. A relative path is taken inside the data directory.
         database: String = "smsdesk.db".into(),
+    }
+
+    /// Delivery receipts: how they are matched to messages and how their state is computed.
+    /// (These apply to every connection until connections get settings of their own.)
+    receipts: ReceiptSettings {
+        /// How the SMSC writes the message id in its submit_sm_resp: "text" (compared as written),
+        /// "hex" or "decimal" (compared as numbers). Some SMSCs answer in hex and report in decimal.
+        response_id: IdBase = IdBase::Text,
+        /// How the SMSC writes the message id in its receipts: "text", "hex" or "decimal".
+        receipt_id: IdBase = IdBase::Text,
+        /// Compare text ids without regard to letter case.
+        id_ignore_case: bool = false,
+        /// Compare text ids without their leading zeros ("00ab12" matches "ab12").
+        id_ignore_leading_zeros: bool = false,
+        /// Treat ACCEPTED (ACCEPTD) as a final state. By default it is intermediate, as Kannel,
+        /// Jasmin and Vonage use it.
+        accepted_is_final: bool = false,
+        /// Hours after the SMSC accepted a message by which a final receipt should have arrived;
+        /// past it, the message is flagged "no receipt by deadline" and an exception is opened.
+        deadline_hours: AtLeastOne = AtLeastOne(48),
+        /// The time zone of the dates inside receipts (they carry none), as a UTC offset.
+        timezone: UtcOffset = UtcOffset { minutes: 0 },
     }
 }

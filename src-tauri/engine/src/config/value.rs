@@ -38,9 +38,7 @@ integer_setting!(u16, u32, u64);
 impl SettingValue for bool {
     const KIND: &'static str = "true or false";
     fn from_toml(value: &toml::Value) -> Result<Self, String> {
-        value
-            .as_bool()
-            .ok_or_else(|| wrong_type("true or false", value))
+        value.as_bool().ok_or_else(|| wrong_type("true or false", value))
     }
     fn from_env(text: &str) -> Result<Self, String> {
         match text.trim().to_ascii_lowercase().as_str() {
@@ -106,11 +104,8 @@ impl SettingValue for LogFilter {
         // EnvFilter takes a bare word as a target name, so "loud" would silently log nothing:
         // require every directive to end in a level.
         const LEVELS: [&str; 6] = ["off", "error", "warn", "info", "debug", "trace"];
-        let bad = |d: &str| {
-            format!(
-                "`{d}` is not a log level; use error, warn, info, debug or trace (or target=level)"
-            )
-        };
+        let bad =
+            |d: &str| format!("`{d}` is not a log level; use error, warn, info, debug or trace (or target=level)");
         for directive in text.split(',').map(str::trim) {
             let level = directive.rsplit_once('=').map_or(directive, |(_, l)| l);
             if !LEVELS.contains(&level.to_ascii_lowercase().as_str()) {
@@ -150,5 +145,88 @@ impl AtLeastOne {
         } else {
             Ok(AtLeastOne(n))
         }
+    }
+}
+
+/// How a connection writes provider message ids: as opaque text, or as a number in hex or decimal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum IdBase {
+    Text,
+    Hex,
+    Decimal,
+}
+
+impl IdBase {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            IdBase::Text => "text",
+            IdBase::Hex => "hex",
+            IdBase::Decimal => "decimal",
+        }
+    }
+}
+
+impl SettingValue for IdBase {
+    const KIND: &'static str = "text, hex or decimal";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("\"text\", \"hex\" or \"decimal\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "text" => Ok(IdBase::Text),
+            "hex" => Ok(IdBase::Hex),
+            "decimal" => Ok(IdBase::Decimal),
+            _ => Err(format!("`{text}` is not one of text, hex, decimal")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        format!("\"{}\"", self.as_str())
+    }
+}
+
+/// A fixed offset from UTC, written like "+03:00", "-05:30" or "Z".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct UtcOffset {
+    /// Minutes east of UTC.
+    pub minutes: i32,
+}
+
+impl SettingValue for UtcOffset {
+    const KIND: &'static str = "UTC offset such as \"+03:00\"";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("an offset in quotes such as \"+03:00\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        let t = text.trim();
+        if t.eq_ignore_ascii_case("z") || t.eq_ignore_ascii_case("utc") {
+            return Ok(UtcOffset { minutes: 0 });
+        }
+        let bad = || format!("`{text}` is not a UTC offset; write it like +03:00, -05:30 or Z");
+        let (sign, rest) = match t.as_bytes().first() {
+            Some(b'+') => (1, &t[1..]),
+            Some(b'-') => (-1, &t[1..]),
+            _ => return Err(bad()),
+        };
+        let (h, m) = rest.split_once(':').ok_or_else(bad)?;
+        let (h, m): (i32, i32) = (h.parse().map_err(|_| bad())?, m.parse().map_err(|_| bad())?);
+        if h > 14 || m > 59 || h.to_string().len() > 2 {
+            return Err(bad());
+        }
+        Ok(UtcOffset {
+            minutes: sign * (h * 60 + m),
+        })
+    }
+    fn to_toml(&self) -> String {
+        let sign = if self.minutes < 0 { '-' } else { '+' };
+        let m = self.minutes.abs();
+        format!("\"{sign}{:02}:{:02}\"", m / 60, m % 60)
     }
 }

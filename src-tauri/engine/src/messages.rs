@@ -1,0 +1,141 @@
+//! Messages and their submit attempts, as the store keeps them. Intake (API, CSV, compose) and the
+//! dispatcher build on these.
+
+use rusqlite::params;
+
+use crate::domain::{AttemptOutcome, IntakeChannel, MessageKind, QueueStatus};
+use crate::receipts::correlate;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::{Entity, StoreError, WriteTx};
+
+/// A message as handed to us, ready to be written.
+#[derive(Debug, Clone)]
+pub struct NewMessage {
+    pub channel: IntakeChannel,
+    pub destination_raw: String,
+    /// E.164, normalised by intake.
+    pub destination: String,
+    pub body: String,
+    pub encoding: String,
+    pub segments: u32,
+    pub kind: MessageKind,
+    pub connection: String,
+    /// SMPP registered_delivery requested for it.
+    pub registered_delivery: u8,
+    pub client_ref: Option<String>,
+    pub ordering_key: Option<String>,
+    pub valid_until: Option<i64>,
+    pub scheduled_at: Option<i64>,
+}
+
+/// Writes a message and puts it in the queue; returns its id.
+pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
+                 priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+        )?
+        .execute(params![
+            now,
+            m.channel,
+            m.destination_raw,
+            m.destination,
+            m.body,
+            m.encoding,
+            m.segments,
+            m.kind,
+            m.kind.priority(),
+            m.ordering_key,
+            m.valid_until,
+            m.scheduled_at,
+            m.registered_delivery,
+            m.connection,
+            m.client_ref,
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at) VALUES (?1, 'queued', ?2, ?3, ?4)",
+        )?
+        .execute(params![id, m.kind.priority(), m.scheduled_at.unwrap_or(now), now])?;
+    tx.changed(Entity::Message, id);
+    Ok(id)
+}
+
+/// A submit try about to go on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttemptRef {
+    pub id: i64,
+    pub attempt_no: u32,
+}
+
+/// Records a submit try before its PDU is written (outcome pending).
+pub fn begin_attempt(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    segment_no: u32,
+    session_id: Option<&str>,
+) -> Result<AttemptRef, StoreError> {
+    let now = tx.now_ms();
+    let (connection, attempt_no): (String, u32) = tx
+        .conn()
+        .prepare_cached(
+            "SELECT m.connection, coalesce((SELECT max(attempt_no) FROM attempt a WHERE a.message_id = m.id
+                 AND a.segment_no = ?2), 0) + 1
+             FROM message m WHERE m.id = ?1",
+        )?
+        .query_row(params![message_id, segment_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, created_at, outcome)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            message_id,
+            attempt_no,
+            segment_no,
+            connection,
+            session_id,
+            now,
+            AttemptOutcome::Pending
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.changed(Entity::Attempt, id);
+    Ok(AttemptRef { id, attempt_no })
+}
+
+/// Records an accepted submit_sm_resp: the provider's id exactly as returned and its matching key,
+/// the message as accepted, and any receipt that arrived first and was waiting for this id.
+/// Returns how many waiting receipts were matched.
+pub fn record_accepted(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    sequence_number: u32,
+    provider_message_id: &str,
+    policy: &ReceiptPolicy,
+) -> Result<usize, StoreError> {
+    let now = tx.now_ms();
+    let key = policy.response_key(provider_message_id);
+    let (message_id, connection): (i64, String) = tx
+        .conn()
+        .prepare_cached(
+            "UPDATE attempt SET outcome = 'accepted', command_status = 0, sequence_number = ?2, responded_at = ?3,
+                 sent_at = coalesce(sent_at, ?3), provider_message_id = ?4, provider_id_norm = ?5
+             WHERE id = ?1 RETURNING message_id, connection",
+        )?
+        .query_row(
+            params![attempt_id, sequence_number, now, provider_message_id, key],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
+                 updated_at = ?3 WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, QueueStatus::Accepted, now])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    tx.changed(Entity::Queue, message_id);
+    correlate::on_provider_id(tx, &connection, provider_message_id, message_id, policy)
+}

@@ -1,0 +1,64 @@
+//! Late correlation: receipts do arrive before the submit_sm_resp that names their message. Such a
+//! receipt waits, uncorrelated, until a submit response brings its id; then it is matched, its
+//! exception closes by itself, and it is applied.
+
+use rusqlite::params;
+
+use super::exceptions;
+use super::ingest::{candidates, event_facts};
+use super::policy::ReceiptPolicy;
+use super::project;
+use super::rules::{Input, RuleSettings};
+use crate::store::{Entity, StoreError, WriteTx};
+
+/// Called when a submit on `connection` was accepted with `provider_id` for `message_id`. Returns
+/// how many waiting logical events were matched and applied.
+pub fn on_provider_id(
+    tx: &mut WriteTx<'_>,
+    connection: &str,
+    provider_id: &str,
+    message_id: i64,
+    policy: &ReceiptPolicy,
+) -> Result<usize, StoreError> {
+    let key = policy.response_key(provider_id);
+    let waiting: Vec<i64> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT id FROM logical_event
+             WHERE connection = ?1 AND receipted_id_norm = ?2 AND correlation IN ('pending', 'none') ORDER BY id",
+        )?
+        .query_map(params![connection, key], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    if waiting.is_empty() {
+        return Ok(0);
+    }
+    // Only an unambiguous id is matched; otherwise the events keep waiting for a person.
+    if candidates(tx.conn(), connection, &key)? != [message_id] {
+        return Ok(0);
+    }
+    let settings = RuleSettings {
+        accepted_is_final: policy.accepted_is_final,
+    };
+    let now = tx.now_ms();
+    for &event in &waiting {
+        tx.conn()
+            .prepare_cached(
+                "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3,
+                     correlated_by = 'system' WHERE id = ?1",
+            )?
+            .execute(params![event, message_id, now])?;
+        tx.changed(Entity::LogicalEvent, event);
+        if let Some(ex) = exceptions::open_for_event(tx.conn(), event)? {
+            exceptions::close_automatically(
+                tx,
+                ex,
+                "auto:correlated",
+                &format!("The submit response for message {message_id} brought this id after the receipt arrived."),
+            )?;
+        }
+        if let Some(facts) = event_facts(tx.conn(), event, message_id, policy)? {
+            project::apply(tx, message_id, &Input::Event(facts), settings)?;
+        }
+    }
+    Ok(waiting.len())
+}

@@ -1,0 +1,641 @@
+//! Receipt ingestion: evidence first, then effects.
+//!
+//! 1. The report is parsed (outside the writer) and appended to the receipt log as received.
+//! 2. In a nested savepoint of the same transaction, its effects are applied: de-duplication into a
+//!    logical event, correlation by the provider's message id, the projection, exceptions.
+//! 3. The caller (who then answers deliver_sm_resp or HTTP 2xx) hears back only after the commit.
+//!
+//! If step 2 fails, the receipt is still committed without a `receipt_outcome` row, and
+//! [`process_pending`] applies it later (at start-up, for one): evidence is never lost because an
+//! effect failed.
+
+use std::sync::Arc;
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::Serialize;
+
+use super::dedup;
+use super::exceptions::{self, NewException};
+use super::mismatch;
+use super::parse::{self, HttpReport, Parsed, SmppPdu, SmppReport, Tlv};
+use super::policy::{ids_agree, ReceiptPolicy};
+use super::project;
+use super::rules::{state_from_stat, EventFacts, Input, RuleSettings};
+use crate::domain::{DeliveryState, ExceptionKind, ReceiptKind, ReceiptSource};
+use crate::store::tables::NewReceipt;
+use crate::store::{Entity, StoreError, WriteTx, Writer};
+
+/// A deliver_sm or data_sm as it came off the wire.
+#[derive(Debug, Clone, Default)]
+pub struct SmppReceived {
+    pub connection: String,
+    pub session_id: Option<String>,
+    pub sequence_number: Option<u32>,
+    pub data_sm: bool,
+    pub esm_class: Option<u8>,
+    pub data_coding: Option<u8>,
+    pub source_addr: Option<String>,
+    pub destination_addr: Option<String>,
+    pub short_message: Vec<u8>,
+    pub tlvs: Vec<Tlv>,
+    /// The whole PDU, when the session has it.
+    pub pdu: Option<Vec<u8>>,
+    pub received_at: i64,
+}
+
+/// An HTTP delivery-report callback as it came in.
+#[derive(Debug, Clone, Default)]
+pub struct HttpReceived {
+    /// The provider preset or mapping that reads it (vonage, twilio, kannel, ...).
+    pub provider: String,
+    /// The connection whose messages its ids refer to.
+    pub connection: String,
+    pub method: String,
+    pub content_type: Option<String>,
+    pub query: String,
+    pub headers: Vec<(String, String)>,
+    pub body: Vec<u8>,
+    pub received_at: i64,
+}
+
+/// What became of one report.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum Outcome {
+    /// Applied to a message's projection.
+    Applied { message_id: i64, state: DeliveryState },
+    /// The same logical event again: recorded, linked, and nothing else.
+    Repeat { logical_event_id: i64 },
+    /// No message carries its id (yet): an exception, nothing applied.
+    Uncorrelated { exception_id: i64 },
+    /// Several messages carry its id: an exception, nothing applied.
+    Ambiguous { exception_id: i64 },
+    /// Nothing usable in it: kept with its parse error, and an exception.
+    Unparseable { exception_id: i64 },
+    /// Not a report: an incoming message.
+    Inbound { inbound_id: i64 },
+    /// An SME acknowledgement: kept as evidence; it says nothing about delivery.
+    Acknowledgement,
+    /// The evidence is committed but applying it failed; it will be applied again later.
+    Deferred,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Ingested {
+    pub receipt_id: i64,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// Ingests reports for the engine. Cheap to clone.
+#[derive(Clone)]
+pub struct Ingestor {
+    writer: Writer,
+    policy: Arc<ReceiptPolicy>,
+}
+
+impl Ingestor {
+    pub fn new(writer: Writer, policy: ReceiptPolicy) -> Ingestor {
+        Ingestor {
+            writer,
+            policy: Arc::new(policy),
+        }
+    }
+
+    pub fn policy(&self) -> &ReceiptPolicy {
+        &self.policy
+    }
+
+    /// Stores and applies one SMPP report; returns once it is committed.
+    pub async fn smpp(&self, r: SmppReceived) -> Result<Ingested, StoreError> {
+        let row = smpp_row(&r);
+        let policy = self.policy.clone();
+        self.writer.write(move |tx| record(tx, row, &policy)).await
+    }
+
+    /// Like [`Ingestor::smpp`], for synchronous callers.
+    pub fn smpp_blocking(&self, r: SmppReceived) -> Result<Ingested, StoreError> {
+        let row = smpp_row(&r);
+        let policy = self.policy.clone();
+        self.writer.write_blocking(move |tx| record(tx, row, &policy))
+    }
+
+    /// Stores and applies an HTTP callback (one receipt row per report it carries); returns once
+    /// every part is committed.
+    pub async fn http(&self, r: HttpReceived) -> Result<Vec<Ingested>, StoreError> {
+        let rows = http_rows(&r);
+        let policy = self.policy.clone();
+        self.writer
+            .write(move |tx| rows.into_iter().map(|row| record(tx, row, &policy)).collect())
+            .await
+    }
+
+    pub fn http_blocking(&self, r: HttpReceived) -> Result<Vec<Ingested>, StoreError> {
+        let rows = http_rows(&r);
+        let policy = self.policy.clone();
+        self.writer
+            .write_blocking(move |tx| rows.into_iter().map(|row| record(tx, row, &policy)).collect())
+    }
+}
+
+fn opt(s: &str) -> Option<String> {
+    (!s.is_empty()).then(|| s.to_owned())
+}
+
+fn parsed_fields(mut row: NewReceipt, p: &Parsed) -> NewReceipt {
+    row.kind = Some(p.kind);
+    row.parser_version = parse::PARSER_VERSION;
+    row.parse_error = p.parse_error.clone();
+    row.message_id_raw = p.message_id.clone();
+    row.text_id = p.text_id.clone();
+    row.event_id = p.event_id.clone();
+    row.stat = p.stat.map(|s| s.as_str().to_owned());
+    row.stat_raw = p.stat_raw.clone();
+    row.err = p.err.clone();
+    row.sub = p.sub.clone();
+    row.dlvrd = p.dlvrd.clone();
+    row.submit_date = p.submit_date.clone();
+    row.done_date = p.done_date.clone();
+    row.submit_ts = p.submit_ts.clone();
+    row.done_ts = p.done_ts.clone();
+    row.message_state = p.message_state;
+    row.network_error_code = p.network_error_code.clone();
+    row
+}
+
+fn tlvs_json(tlvs: &[Tlv]) -> Option<String> {
+    if tlvs.is_empty() {
+        return None;
+    }
+    let list: Vec<_> = tlvs
+        .iter()
+        .map(|t| serde_json::json!({ "tag": format!("0x{:04x}", t.tag), "hex": hex(&t.value) }))
+        .collect();
+    Some(serde_json::Value::Array(list).to_string())
+}
+
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+fn smpp_row(r: &SmppReceived) -> NewReceipt {
+    let report = SmppReport {
+        pdu: if r.data_sm { SmppPdu::DataSm } else { SmppPdu::DeliverSm },
+        esm_class: r.esm_class,
+        data_coding: r.data_coding,
+        short_message: &r.short_message,
+        tlvs: &r.tlvs,
+    };
+    let parsed = parse::parse_smpp(&report);
+    let row = NewReceipt {
+        received_at: r.received_at,
+        source: Some(if r.data_sm {
+            ReceiptSource::SmppDataSm
+        } else {
+            ReceiptSource::SmppDeliverSm
+        }),
+        connection: r.connection.clone(),
+        session_id: r.session_id.clone(),
+        sequence_number: r.sequence_number,
+        source_addr: r.source_addr.clone(),
+        destination_addr: r.destination_addr.clone(),
+        pdu: r.pdu.clone(),
+        part: 0,
+        parts: 1,
+        raw: r.short_message.clone(),
+        raw_text: Some(parsed.raw.clone()),
+        tlvs_json: tlvs_json(&r.tlvs),
+        esm_class: r.esm_class,
+        data_coding: r.data_coding,
+        ..NewReceipt::default()
+    };
+    parsed_fields(row, &parsed)
+}
+
+fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
+    let report = HttpReport {
+        provider: &r.provider,
+        method: &r.method,
+        content_type: r.content_type.as_deref(),
+        query: &r.query,
+        body: &r.body,
+    };
+    let parsed = parse::parse_http(&report);
+    let parts = parsed.len() as u32;
+    let headers = serde_json::json!({
+        "method": r.method,
+        "content_type": r.content_type,
+        "query": r.query,
+        "headers": r.headers,
+    })
+    .to_string();
+    parsed
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let row = NewReceipt {
+                received_at: r.received_at,
+                source: Some(ReceiptSource::Http),
+                connection: r.connection.clone(),
+                provider: opt(&r.provider),
+                part: i as u32,
+                parts,
+                raw: r.body.clone(),
+                raw_text: Some(String::from_utf8_lossy(&r.body).into_owned()),
+                headers_json: Some(headers.clone()),
+                ..NewReceipt::default()
+            };
+            parsed_fields(row, p)
+        })
+        .collect()
+}
+
+/// Appends the evidence, then applies it in a nested savepoint.
+fn record(tx: &mut WriteTx<'_>, row: NewReceipt, policy: &ReceiptPolicy) -> Result<Ingested, StoreError> {
+    let receipt_id = tx.receipts().append(&row)?;
+    let view = ReceiptView::from_row(receipt_id, &row);
+    let outcome = match tx.nested(|tx| process(tx, &view, policy)) {
+        Ok(o) => o,
+        Err(e) => {
+            tracing::error!(receipt_id, error = %e, "receipt stored; applying it failed and will be retried");
+            Outcome::Deferred
+        }
+    };
+    Ok(Ingested { receipt_id, outcome })
+}
+
+/// The stored facts of a receipt that processing needs.
+#[derive(Debug, Clone)]
+pub struct ReceiptView {
+    pub id: i64,
+    pub connection: String,
+    pub kind: ReceiptKind,
+    pub parse_error: Option<String>,
+    pub message_id_raw: Option<String>,
+    pub text_id: Option<String>,
+    pub event_id: Option<String>,
+    pub stat: Option<String>,
+    pub err: Option<String>,
+    pub done_date: Option<String>,
+    pub message_state: Option<u8>,
+    pub source_addr: Option<String>,
+    pub destination_addr: Option<String>,
+    pub raw_text: Option<String>,
+    pub done_ts: Option<String>,
+    pub received_at: i64,
+}
+
+impl ReceiptView {
+    fn from_row(id: i64, r: &NewReceipt) -> ReceiptView {
+        ReceiptView {
+            id,
+            connection: r.connection.clone(),
+            kind: r.kind.unwrap_or(ReceiptKind::Unparseable),
+            parse_error: r.parse_error.clone(),
+            message_id_raw: r.message_id_raw.clone(),
+            text_id: r.text_id.clone(),
+            event_id: r.event_id.clone(),
+            stat: r.stat.clone(),
+            err: r.err.clone(),
+            done_date: r.done_date.clone(),
+            message_state: r.message_state,
+            source_addr: r.source_addr.clone(),
+            destination_addr: r.destination_addr.clone(),
+            raw_text: r.raw_text.clone(),
+            done_ts: r.done_ts.clone(),
+            received_at: r.received_at,
+        }
+    }
+
+    fn receipt_facts(&self) -> mismatch::ReceiptFacts {
+        mismatch::ReceiptFacts {
+            connection: self.connection.clone(),
+            handset: self.source_addr.clone(),
+            text: self.raw_text.as_deref().and_then(exceptions::receipt_text_field),
+            done_ts: self.done_ts.clone(),
+        }
+    }
+
+    const COLUMNS: &'static str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
+         done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at";
+
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
+        Ok(ReceiptView {
+            id: r.get(0)?,
+            connection: r.get(1)?,
+            kind: r.get(2)?,
+            parse_error: r.get(3)?,
+            message_id_raw: r.get(4)?,
+            text_id: r.get(5)?,
+            event_id: r.get(6)?,
+            stat: r.get(7)?,
+            err: r.get(8)?,
+            done_date: r.get(9)?,
+            message_state: r.get(10)?,
+            source_addr: r.get(11)?,
+            destination_addr: r.get(12)?,
+            raw_text: r.get(13)?,
+            done_ts: r.get(14)?,
+            received_at: r.get(15)?,
+        })
+    }
+}
+
+fn write_outcome(
+    tx: &mut WriteTx<'_>,
+    receipt: i64,
+    event: Option<i64>,
+    repeat: bool,
+    flags: Option<String>,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, flags_json, processed_at)
+             VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![receipt, event, repeat, flags, now])?;
+    Ok(())
+}
+
+fn settings(policy: &ReceiptPolicy) -> RuleSettings {
+    RuleSettings {
+        accepted_is_final: policy.accepted_is_final,
+    }
+}
+
+/// Applies one stored receipt: de-duplicate, correlate, project, raise exceptions.
+fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
+    match r.kind {
+        ReceiptKind::Mo => {
+            let body = r.raw_text.clone();
+            tx.conn()
+                .prepare_cached(
+                    "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )?
+                .execute(params![r.id, r.connection, r.source_addr, r.destination_addr, body, r.received_at])?;
+            let inbound_id = tx.conn().last_insert_rowid();
+            write_outcome(tx, r.id, None, false, None)?;
+            return Ok(Outcome::Inbound { inbound_id });
+        }
+        ReceiptKind::Acknowledgement => {
+            write_outcome(tx, r.id, None, false, None)?;
+            return Ok(Outcome::Acknowledgement);
+        }
+        ReceiptKind::Unparseable => return unparseable(tx, r, r.parse_error.as_deref().unwrap_or("nothing usable")),
+        ReceiptKind::Receipt | ReceiptKind::Intermediate => {}
+    }
+    let Some(state) = r.stat.as_deref().and_then(state_from_stat) else {
+        return unparseable(tx, r, "the report carries no delivery status");
+    };
+    let id_key = r
+        .message_id_raw
+        .as_deref()
+        .filter(|s| !s.is_empty())
+        .map(|m| policy.receipt_key(m));
+    let key = dedup::key(
+        r.event_id.as_deref(),
+        id_key.as_deref(),
+        r.stat.as_deref(),
+        r.err.as_deref(),
+        r.done_date.as_deref(),
+        r.message_state,
+        r.kind,
+    );
+    let candidates = match &id_key {
+        Some(k) => candidates(tx.conn(), &r.connection, k)?,
+        None => Vec::new(),
+    };
+    let (correlation, message_id) = match candidates.as_slice() {
+        [one] => ("matched", Some(*one)),
+        [] => ("none", None),
+        _ => ("ambiguous", None),
+    };
+    let now = tx.now_ms();
+    let inserted = tx
+        .conn()
+        .prepare_cached(
+            "INSERT INTO logical_event (connection, dedup_key, key_source, receipted_id_norm, stat, err, done_date,
+                 message_state, receipt_kind, first_receipt_id, created_at, correlation, message_id, correlated_at,
+                 correlated_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+             ON CONFLICT (connection, dedup_key) DO NOTHING",
+        )?
+        .execute(params![
+            r.connection,
+            key.key,
+            key.source.as_str(),
+            key.receipted_id,
+            key.stat,
+            key.err,
+            key.done_date,
+            key.message_state,
+            key.kind,
+            r.id,
+            now,
+            correlation,
+            message_id,
+            message_id.map(|_| now),
+            message_id.map(|_| "system"),
+        ])?;
+    if inserted == 0 {
+        // The same logical event again: link it, flag it, and do nothing else.
+        let event: i64 = tx
+            .conn()
+            .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
+            .query_row(params![r.connection, key.key], |row| row.get(0))?;
+        write_outcome(tx, r.id, Some(event), true, None)?;
+        return Ok(Outcome::Repeat {
+            logical_event_id: event,
+        });
+    }
+    let event = tx.conn().last_insert_rowid();
+    tx.changed(Entity::LogicalEvent, event);
+
+    match message_id {
+        Some(m) => {
+            let message = exceptions::message_facts(tx.conn(), m)?;
+            let facts = facts(
+                event,
+                state,
+                &r.receipt_facts(),
+                r.message_id_raw.as_deref(),
+                r.text_id.as_deref(),
+                message.as_ref(),
+                policy,
+            );
+            let flags = flags_json(&facts);
+            project::apply(tx, m, &Input::Event(facts), settings(policy))?;
+            write_outcome(tx, r.id, Some(event), false, flags)?;
+            Ok(Outcome::Applied { message_id: m, state })
+        }
+        None if candidates.is_empty() => {
+            let summary = match &r.message_id_raw {
+                Some(id) => format!(
+                    "No message sent on {} has the provider id {id:?}; kept until one does, or until you attach it.",
+                    r.connection
+                ),
+                None => "The receipt carries no message id, so no message can be matched to it.".to_owned(),
+            };
+            let ex = exceptions::open(
+                tx,
+                &NewException {
+                    kind: ExceptionKind::Uncorrelated,
+                    message_id: None,
+                    logical_event_id: Some(event),
+                    summary,
+                },
+            )?;
+            exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
+            write_outcome(tx, r.id, Some(event), false, None)?;
+            Ok(Outcome::Uncorrelated { exception_id: ex })
+        }
+        None => {
+            let summary = format!(
+                "{} messages sent on {} have the provider id {:?}; none was chosen.",
+                candidates.len(),
+                r.connection,
+                r.message_id_raw.as_deref().unwrap_or_default()
+            );
+            let ex = exceptions::open(
+                tx,
+                &NewException {
+                    kind: ExceptionKind::Ambiguous,
+                    message_id: None,
+                    logical_event_id: Some(event),
+                    summary,
+                },
+            )?;
+            exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
+            let key = id_key.unwrap_or_default();
+            let attempts: Vec<i64> = tx
+                .conn()
+                .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
+                .query_map(params![r.connection, key], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            for a in attempts {
+                exceptions::link_attempt(tx.conn(), ex, a, "candidate")?;
+            }
+            write_outcome(tx, r.id, Some(event), false, None)?;
+            Ok(Outcome::Ambiguous { exception_id: ex })
+        }
+    }
+}
+
+fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView, why: &str) -> Result<Outcome, StoreError> {
+    let summary = format!(
+        "A report on {} could not be read: {why}. It is kept as received.",
+        r.connection
+    );
+    let ex = exceptions::open(
+        tx,
+        &NewException {
+            kind: ExceptionKind::Unparseable,
+            message_id: None,
+            logical_event_id: None,
+            summary,
+        },
+    )?;
+    exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
+    write_outcome(tx, r.id, None, false, None)?;
+    Ok(Outcome::Unparseable { exception_id: ex })
+}
+
+fn flags_json(f: &EventFacts) -> Option<String> {
+    (f.mismatch || f.id_disagree)
+        .then(|| serde_json::json!({ "mismatch": f.mismatch, "id_disagree": f.id_disagree }).to_string())
+}
+
+/// The messages whose accepted submits carry this provider id key on this connection.
+pub(crate) fn candidates(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT DISTINCT message_id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 LIMIT 3",
+        )?
+        .query_map(params![connection, key], |row| row.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// What a logical event says about a message. Ingestion computes it from the receipt in hand,
+/// `rebuild` from the stored one ([`event_facts`]); both go through here, so they agree.
+fn facts(
+    event: i64,
+    state: DeliveryState,
+    receipt: &mismatch::ReceiptFacts,
+    id: Option<&str>,
+    text_id: Option<&str>,
+    message: Option<&mismatch::MessageFacts>,
+    policy: &ReceiptPolicy,
+) -> EventFacts {
+    let id_disagree = matches!((id, text_id), (Some(a), Some(b)) if !ids_agree(a, b));
+    let mismatch = message.is_some_and(|m| !mismatch::check(receipt, m, policy.timezone_minutes).is_empty());
+    EventFacts {
+        event,
+        state,
+        mismatch,
+        id_disagree,
+    }
+}
+
+/// What a logical event says about a message, computed from the stored evidence. None when the
+/// event carries no delivery status.
+pub fn event_facts(
+    conn: &Connection,
+    event: i64,
+    message_id: i64,
+    policy: &ReceiptPolicy,
+) -> Result<Option<EventFacts>, StoreError> {
+    let row: Option<(Option<String>, Option<String>, Option<String>)> = conn
+        .prepare_cached(
+            "SELECT e.stat, r.message_id_raw, r.text_id FROM logical_event e
+             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        )?
+        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    let Some((stat, id, text_id)) = row else {
+        return Ok(None);
+    };
+    let Some(state) = stat.as_deref().and_then(state_from_stat) else {
+        return Ok(None);
+    };
+    let receipt = exceptions::receipt_facts(conn, event)?;
+    let message = exceptions::message_facts(conn, message_id)?;
+    Ok(Some(facts(
+        event,
+        state,
+        &receipt,
+        id.as_deref(),
+        text_id.as_deref(),
+        message.as_ref(),
+        policy,
+    )))
+}
+
+/// Applies stored receipts that have no outcome yet (after a crash, or a failed effect), in
+/// receive order, starting after receipt `after` and taking at most `limit`. Returns how many were
+/// looked at and the last receipt id seen, the cursor for the next call; a receipt that fails
+/// again is logged and left for the next start rather than retried in a loop.
+pub fn process_pending(
+    tx: &mut WriteTx<'_>,
+    policy: &ReceiptPolicy,
+    after: i64,
+    limit: u32,
+) -> Result<(usize, i64), StoreError> {
+    let pending: Vec<ReceiptView> = tx
+        .conn()
+        .prepare_cached(&format!(
+            "SELECT {} FROM receipt r
+             WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
+             ORDER BY id LIMIT ?2",
+            ReceiptView::COLUMNS
+        ))?
+        .query_map(params![after, limit], ReceiptView::read)?
+        .collect::<Result<_, _>>()?;
+    for r in &pending {
+        if let Err(e) = tx.nested(|tx| process(tx, r, policy)) {
+            tracing::error!(receipt_id = r.id, error = %e, "applying a stored receipt failed again");
+        }
+    }
+    Ok((pending.len(), pending.last().map_or(after, |r| r.id)))
+}

@@ -1,0 +1,234 @@
+//! The computed state: a pure fold over what entered a message's projection, in the order it
+//! was applied. No I/O here; the store feeds it and keeps its result.
+//!
+//! The rules (version [`RULES_VERSION`]):
+//! - A **final** state (DELIVERED, EXPIRED, DELETED, UNDELIVERABLE, REJECTED, UNKNOWN, SKIPPED,
+//!   and ACCEPTED where the connection says so) is materialised by the first final receipt and
+//!   never replaced by a later one. The same final again supports it; an incompatible final is kept
+//!   as evidence, raises the conflict flag, and is left to a person.
+//! - An **intermediate** state (SCHEDULED < ACCEPTED < ENROUTE) is shown until a final arrives;
+//!   among intermediates the most advanced wins, so their arrival order does not matter. An
+//!   intermediate after a final is kept and flagged late.
+//! - A **deadline** passed without a final flags "no receipt by deadline"; a final clears it.
+//! - An operator's **decision** on an exception sets the state (or, for a dismissal, clears the
+//!   flag it was about); receipts after it that contradict it raise a new conflict.
+
+use serde::{Deserialize, Serialize};
+
+use crate::domain::{DeliveryState, ExceptionKind};
+
+/// Bump when a rule changes: stored projections carry the version that computed them.
+pub const RULES_VERSION: u32 = 1;
+
+/// Why the state is what it is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Rule {
+    /// Nothing has been reported yet.
+    NoReport,
+    /// The most advanced intermediate state reported; not final.
+    Intermediate,
+    /// The first final state reported; final states never change on later receipts.
+    FirstFinal,
+    /// Decided by an operator on an exception.
+    OperatorDecision,
+}
+
+impl Rule {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Rule::NoReport => "no_report",
+            Rule::Intermediate => "intermediate",
+            Rule::FirstFinal => "first_final",
+            Rule::OperatorDecision => "operator_decision",
+        }
+    }
+
+    /// The rule in plain words, for the timeline.
+    pub const fn explain(self) -> &'static str {
+        match self {
+            Rule::NoReport => "No receipt has been applied to this message yet.",
+            Rule::Intermediate => "The most advanced intermediate state the network reported; not final.",
+            Rule::FirstFinal => "The first final state the network reported; later receipts never replace it.",
+            Rule::OperatorDecision => "Decided by an operator when resolving an exception.",
+        }
+    }
+}
+
+/// What one logical event says about its message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct EventFacts {
+    /// The logical event's id.
+    pub event: i64,
+    pub state: DeliveryState,
+    /// Destination or text differ from the message's (never used to attribute, only flagged).
+    pub mismatch: bool,
+    /// The receipt's text id and its receipted_message_id TLV name different messages.
+    pub id_disagree: bool,
+}
+
+/// One thing that enters a message's projection.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Input {
+    Event(EventFacts),
+    /// The deadline for a final receipt passed (the no-receipt exception's id).
+    Deadline {
+        exception: i64,
+    },
+    /// An operator resolved an exception: with a state, or (None) by dismissing it.
+    Decision {
+        exception: i64,
+        kind: ExceptionKind,
+        state: Option<DeliveryState>,
+    },
+}
+
+/// The connection settings the rules depend on.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RuleSettings {
+    pub accepted_is_final: bool,
+}
+
+/// The computed state of one message, and everything the fold needs to go on from here.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Projection {
+    pub state: DeliveryState,
+    pub rule: Rule,
+    /// The logical events that support the state (sorted).
+    pub supporting: Vec<i64>,
+    /// Finals that contradict the state (sorted), kept for a person to look at.
+    pub conflicting: Vec<i64>,
+    /// The exception whose resolution decided the state, if one did.
+    pub decided_by: Option<i64>,
+    pub late: bool,
+    pub conflict: bool,
+    pub no_receipt: bool,
+    pub mismatch: bool,
+    pub id_disagree: bool,
+}
+
+impl Default for Projection {
+    fn default() -> Self {
+        Projection {
+            state: DeliveryState::Pending,
+            rule: Rule::NoReport,
+            supporting: Vec::new(),
+            conflicting: Vec::new(),
+            decided_by: None,
+            late: false,
+            conflict: false,
+            no_receipt: false,
+            mismatch: false,
+            id_disagree: false,
+        }
+    }
+}
+
+/// The normalised receipt status token's state.
+pub fn state_from_stat(stat: &str) -> Option<DeliveryState> {
+    Some(match stat {
+        "DELIVRD" => DeliveryState::Delivered,
+        "EXPIRED" => DeliveryState::Expired,
+        "DELETED" => DeliveryState::Deleted,
+        "UNDELIV" => DeliveryState::Undeliverable,
+        "ACCEPTD" => DeliveryState::Accepted,
+        "UNKNOWN" => DeliveryState::Unknown,
+        "REJECTD" => DeliveryState::Rejected,
+        "ENROUTE" => DeliveryState::Enroute,
+        "SCHEDLD" => DeliveryState::Scheduled,
+        "SKIPPED" => DeliveryState::Skipped,
+        _ => return None,
+    })
+}
+
+impl RuleSettings {
+    pub fn is_final(self, s: DeliveryState) -> bool {
+        s.is_final() || (self.accepted_is_final && s == DeliveryState::Accepted)
+    }
+}
+
+/// How far along an intermediate state is; only compared among non-final states.
+fn progress(s: DeliveryState) -> u8 {
+    match s {
+        DeliveryState::Pending => 0,
+        DeliveryState::Scheduled => 1,
+        DeliveryState::Accepted => 2,
+        DeliveryState::Enroute => 3,
+        _ => 4,
+    }
+}
+
+fn insert_sorted(v: &mut Vec<i64>, x: i64) {
+    if let Err(at) = v.binary_search(&x) {
+        v.insert(at, x);
+    }
+}
+
+/// Applies one input. The whole projection is `inputs.fold(Projection::default(), apply)`.
+pub fn apply(p: &mut Projection, input: &Input, settings: RuleSettings) {
+    match input {
+        Input::Event(e) => {
+            p.mismatch |= e.mismatch;
+            p.id_disagree |= e.id_disagree;
+            let is_final_now = p.decided_by.is_some() || settings.is_final(p.state);
+            if settings.is_final(e.state) {
+                if is_final_now {
+                    if e.state == p.state {
+                        insert_sorted(&mut p.supporting, e.event);
+                    } else {
+                        insert_sorted(&mut p.conflicting, e.event);
+                        p.conflict = true;
+                    }
+                } else {
+                    p.state = e.state;
+                    p.rule = Rule::FirstFinal;
+                    p.supporting = vec![e.event];
+                    p.no_receipt = false;
+                }
+            } else if is_final_now {
+                p.late = true;
+            } else if progress(e.state) > progress(p.state) {
+                p.state = e.state;
+                p.rule = Rule::Intermediate;
+                p.supporting = vec![e.event];
+            } else if e.state == p.state {
+                insert_sorted(&mut p.supporting, e.event);
+            }
+        }
+        Input::Deadline { .. } => {
+            if !settings.is_final(p.state) && p.decided_by.is_none() {
+                p.no_receipt = true;
+            }
+        }
+        Input::Decision { exception, kind, state } => {
+            match state {
+                Some(s) => {
+                    p.state = *s;
+                    p.rule = Rule::OperatorDecision;
+                    p.decided_by = Some(*exception);
+                    p.conflict = false;
+                    p.no_receipt = false;
+                }
+                // Dismissing a conflict keeps the first final and closes the question; a dismissed
+                // "no receipt" stays flagged, since it is still the case.
+                None => {
+                    if *kind == ExceptionKind::ConflictingFinal {
+                        p.conflict = false;
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Folds inputs from nothing.
+pub fn fold<'a>(inputs: impl IntoIterator<Item = &'a Input>, settings: RuleSettings) -> Projection {
+    let mut p = Projection::default();
+    for i in inputs {
+        apply(&mut p, i, settings);
+    }
+    p
+}
+
+#[cfg(test)]
+mod tests;

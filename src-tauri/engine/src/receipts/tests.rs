@@ -1,0 +1,962 @@
+//! Receipt handling against a real database file, through the same functions the SMPP session
+//! and the HTTP callbacks use. The first tests follow the production checklist of the design's
+//! source article; each asserts the computed state and the counters.
+
+use std::collections::BTreeMap;
+
+use proptest::prelude::*;
+
+use super::exceptions::{self, Action, Filter, Resolution, ResolveError};
+use super::ingest::{HttpReceived, Ingested, Ingestor, Outcome, SmppReceived};
+use super::parse::Tlv;
+use super::policy::ReceiptPolicy;
+use super::report::{self, Counters, MessageReport};
+use super::{deadline, rebuild};
+use crate::config::IdBase;
+use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
+use crate::messages::{self, NewMessage};
+use crate::store::{Store, StoreError};
+
+const CONN: &str = "sandbox";
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: Store,
+    ingest: Ingestor,
+    policy: ReceiptPolicy,
+}
+
+fn world() -> World {
+    world_with(ReceiptPolicy::default())
+}
+
+fn world_with(policy: ReceiptPolicy) -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    let ingest = Ingestor::new(store.writer().clone(), policy.clone());
+    World {
+        _dir: dir,
+        store,
+        ingest,
+        policy,
+    }
+}
+
+fn appendix_b(id: &str, stat: &str, done: &str) -> String {
+    format!("id:{id} sub:001 dlvrd:001 submit date:9911291200 done date:{done} stat:{stat} err:000 text:Your order has ship")
+}
+
+impl World {
+    fn message(&self, destination: &str, body: &str) -> i64 {
+        let m = NewMessage {
+            channel: IntakeChannel::Cli,
+            destination_raw: destination.into(),
+            destination: destination.into(),
+            body: body.into(),
+            encoding: "gsm7".into(),
+            segments: 1,
+            kind: MessageKind::Transactional,
+            connection: CONN.into(),
+            registered_delivery: 1,
+            client_ref: None,
+            ordering_key: None,
+            valid_until: None,
+            scheduled_at: None,
+        };
+        self.store
+            .writer()
+            .write_blocking(move |tx| messages::insert(tx, &m))
+            .unwrap()
+    }
+
+    /// A message the SMSC accepted with `provider_id`.
+    fn accepted(&self, provider_id: &str) -> i64 {
+        let m = self.message("+33612345678", "Your order has shipped and will arrive tomorrow");
+        self.accept(m, provider_id);
+        m
+    }
+
+    fn accept(&self, message: i64, provider_id: &str) -> usize {
+        let id = provider_id.to_owned();
+        let policy = self.policy.clone();
+        self.store
+            .writer()
+            .write_blocking(move |tx| {
+                let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
+                messages::record_accepted(tx, a.id, 7, &id, &policy)
+            })
+            .unwrap()
+    }
+
+    fn smpp(&self, esm: u8, text: &str, tlvs: Vec<Tlv>) -> Ingested {
+        self.ingest
+            .smpp_blocking(SmppReceived {
+                connection: CONN.into(),
+                session_id: Some("s1".into()),
+                sequence_number: Some(1),
+                esm_class: Some(esm),
+                source_addr: Some("33612345678".into()),
+                destination_addr: Some("SHOP".into()),
+                short_message: text.as_bytes().to_vec(),
+                tlvs,
+                received_at: 1,
+                ..SmppReceived::default()
+            })
+            .unwrap()
+    }
+
+    fn http(&self, provider: &str, content_type: &str, body: &str) -> Vec<Ingested> {
+        self.ingest
+            .http_blocking(HttpReceived {
+                provider: provider.into(),
+                connection: CONN.into(),
+                method: "POST".into(),
+                content_type: Some(content_type.into()),
+                body: body.as_bytes().to_vec(),
+                received_at: 1,
+                ..HttpReceived::default()
+            })
+            .unwrap()
+    }
+
+    fn dlr(&self, id: &str, stat: &str) -> Ingested {
+        self.smpp(0x04, &appendix_b(id, stat, "9911291201"), vec![])
+    }
+
+    fn counters(&self) -> Counters {
+        self.store.reader().read_blocking(report::counters).unwrap()
+    }
+
+    fn report(&self, m: i64) -> MessageReport {
+        self.store
+            .reader()
+            .read_blocking(move |c| report::message_report(c, m))
+            .unwrap()
+            .unwrap()
+    }
+
+    fn open_exceptions(&self, kind: ExceptionKind) -> Vec<exceptions::ExceptionRow> {
+        let f = Filter {
+            status: Some(ExceptionStatus::Open),
+            kind: Some(kind),
+            ..Filter::default()
+        };
+        self.store
+            .reader()
+            .read_blocking(move |c| exceptions::list(c, &f))
+            .unwrap()
+    }
+
+    fn resolve(&self, r: Resolution) -> Result<(), ResolveError> {
+        let policy = self.policy.clone();
+        self.store
+            .writer()
+            .write_blocking(move |tx| exceptions::resolve(tx, &r, &policy))
+    }
+
+    fn rebuild_differences(&self) -> Vec<i64> {
+        rebuild::run(&self.store, &self.policy, false, |_, _| {})
+            .unwrap()
+            .differing
+    }
+}
+
+fn open_counts(pairs: &[(ExceptionKind, i64)]) -> BTreeMap<ExceptionKind, i64> {
+    pairs.iter().copied().collect()
+}
+
+// ---- The production checklist ----
+
+#[test]
+fn the_same_callback_twice_changes_neither_the_state_nor_the_counters() {
+    let w = world();
+    let m = w.accepted("A1");
+    let first = w.dlr("A1", "DELIVRD");
+    assert_eq!(
+        first.outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    let before = w.counters();
+    let report_before = w.report(m);
+
+    let again = w.dlr("A1", "DELIVRD");
+    let Outcome::Repeat { logical_event_id } = again.outcome else {
+        panic!("a repeat must be recognised: {again:?}")
+    };
+    assert_ne!(
+        again.receipt_id, first.receipt_id,
+        "the repeat itself is kept as evidence"
+    );
+
+    let after = w.counters();
+    assert_eq!(after.receipts, before.receipts + 1, "every receipt is stored");
+    assert_eq!(after.repeats, before.repeats + 1, "and flagged as a repeat");
+    assert_eq!(
+        (
+            after.logical_events,
+            after.applied,
+            &after.states,
+            &after.open_exceptions
+        ),
+        (
+            before.logical_events,
+            before.applied,
+            &before.states,
+            &before.open_exceptions
+        ),
+        "a repeat must change no state and no counter"
+    );
+    assert_eq!(
+        w.report(m),
+        report_before,
+        "a repeated receipt must not change the computed state"
+    );
+    let linked: i64 = w
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT logical_event_id FROM receipt_outcome WHERE receipt_id = ?1",
+                [again.receipt_id],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(linked, logical_event_id, "the repeat is linked to its logical event");
+}
+
+#[test]
+fn an_intermediate_after_a_final_neither_degrades_nor_overwrites_it() {
+    let w = world();
+    let m = w.accepted("B1");
+    w.dlr("B1", "DELIVRD");
+    let late = w.smpp(0x20, &appendix_b("B1", "ENROUTE", "9911291200"), vec![]);
+    assert!(matches!(late.outcome, Outcome::Applied { .. }), "{late:?}");
+    let r = w.report(m);
+    assert_eq!(r.reported_state, DeliveryState::Delivered, "the final must stand");
+    assert!(
+        r.flags.contains(&"late"),
+        "the late intermediate must be flagged: {:?}",
+        r.flags
+    );
+    let c = w.counters();
+    assert_eq!(
+        (c.receipts, c.logical_events, c.applied),
+        (2, 2, 2),
+        "the intermediate is kept and applied as evidence"
+    );
+}
+
+#[test]
+fn two_incompatible_finals_keep_the_first_and_open_one_conflict_linking_both() {
+    let w = world();
+    let m = w.accepted("C1");
+    let first = w.dlr("C1", "DELIVRD");
+    let second = w.dlr("C1", "UNDELIV");
+    let r = w.report(m);
+    assert_eq!(
+        r.reported_state,
+        DeliveryState::Delivered,
+        "the first materialised final is kept"
+    );
+    assert!(r.flags.contains(&"conflict"));
+    let open = w.open_exceptions(ExceptionKind::ConflictingFinal);
+    assert_eq!(open.len(), 1);
+    let conflict = open[0].id;
+    let (_, evidence) = w
+        .store
+        .reader()
+        .read_blocking(move |c| exceptions::get(c, conflict))
+        .unwrap()
+        .unwrap();
+    let receipts: Vec<_> = evidence.iter().filter_map(|e| e.receipt_id).collect();
+    assert_eq!(
+        receipts,
+        vec![first.receipt_id, second.receipt_id],
+        "the conflict links both receipts"
+    );
+
+    // A third incompatible final joins the same exception rather than opening another.
+    let third = w.dlr("C1", "EXPIRED");
+    assert_eq!(w.open_exceptions(ExceptionKind::ConflictingFinal).len(), 1);
+    let (_, evidence) = w
+        .store
+        .reader()
+        .read_blocking(move |c| exceptions::get(c, conflict))
+        .unwrap()
+        .unwrap();
+    assert!(evidence.iter().any(|e| e.receipt_id == Some(third.receipt_id)));
+    assert_eq!(
+        w.counters().open_exceptions,
+        open_counts(&[(ExceptionKind::ConflictingFinal, 1)])
+    );
+}
+
+#[test]
+fn without_an_event_id_the_fingerprint_tells_repeats_from_new_events() {
+    let w = world();
+    let m = w.accepted("D1");
+    w.smpp(0x04, &appendix_b("D1", "ENROUTE", "9911291201"), vec![]);
+    // Same facts in another PDU (after a reconnect, say): a repeat.
+    let again = w.smpp(0x04, &appendix_b("D1", "ENROUTE", "9911291201"), vec![]);
+    assert!(matches!(again.outcome, Outcome::Repeat { .. }), "{again:?}");
+    // A later done date is a new logical event.
+    let later = w.smpp(0x04, &appendix_b("D1", "DELIVRD", "9911291203"), vec![]);
+    assert!(matches!(later.outcome, Outcome::Applied { .. }));
+    let c = w.counters();
+    assert_eq!((c.receipts, c.logical_events, c.repeats), (3, 2, 1));
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+    let key: String = w
+        .store
+        .reader()
+        .read_blocking(|c| {
+            Ok::<_, StoreError>(
+                c.query_row("SELECT dedup_key FROM logical_event ORDER BY id LIMIT 1", [], |r| {
+                    r.get(0)
+                })?,
+            )
+        })
+        .unwrap();
+    assert_eq!(
+        key, "fp1|t:D1|ENROUTE|000|9911291201||intermediate",
+        "the fingerprint's components are documented"
+    );
+}
+
+#[test]
+fn an_unknown_external_id_is_kept_uncorrelated_and_nothing_is_applied() {
+    let w = world();
+    let m = w.accepted("E1");
+    let r = w.dlr("NO-SUCH-ID", "DELIVRD");
+    assert!(matches!(r.outcome, Outcome::Uncorrelated { .. }), "{r:?}");
+    assert_eq!(
+        w.report(m).reported_state,
+        DeliveryState::Pending,
+        "nothing may be applied to another message"
+    );
+    let c = w.counters();
+    assert_eq!((c.receipts, c.logical_events, c.applied), (1, 1, 0));
+    assert_eq!(c.open_exceptions, open_counts(&[(ExceptionKind::Uncorrelated, 1)]));
+}
+
+#[test]
+fn an_unrecognised_date_or_payload_is_kept_with_its_parse_error() {
+    let w = world();
+    let m = w.accepted("F1");
+    // An unreadable date: still a receipt, the date kept as written, no normalised time.
+    let odd_date = w.smpp(0x04, &appendix_b("F1", "DELIVRD", "yesterday"), vec![]);
+    assert!(matches!(odd_date.outcome, Outcome::Applied { .. }), "{odd_date:?}");
+    let (done_date, done_ts): (Option<String>, Option<String>) = w
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT done_date, done_ts FROM receipt WHERE id = ?1",
+                [odd_date.receipt_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+        .unwrap();
+    assert_eq!((done_date.as_deref(), done_ts), (Some("yesterday"), None));
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+
+    // An unreadable payload: kept byte for byte, with its parse error, and an exception.
+    let garbage = w.smpp(0x04, "\u{1}\u{2}garbage %%% ###", vec![]);
+    assert!(matches!(garbage.outcome, Outcome::Unparseable { .. }), "{garbage:?}");
+    let (raw, error): (Vec<u8>, Option<String>) = w
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT raw, parse_error FROM receipt WHERE id = ?1",
+                [garbage.receipt_id],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(raw, b"\x01\x02garbage %%% ###".to_vec(), "the payload is kept exactly");
+    assert!(error.is_some_and(|e| !e.is_empty()), "the parse error is kept");
+    let c = w.counters();
+    assert_eq!(c.receipts, 2);
+    assert_eq!(c.open_exceptions, open_counts(&[(ExceptionKind::Unparseable, 1)]));
+}
+
+#[test]
+fn an_uncorrelated_receipt_sharing_destination_and_text_is_still_not_attributed() {
+    let w = world();
+    // The same destination and text as the receipt below, but another provider id.
+    let m = w.accepted("G1");
+    let r = w.dlr("G2", "DELIVRD");
+    assert!(
+        matches!(r.outcome, Outcome::Uncorrelated { .. }),
+        "destination and text must never attribute: {r:?}"
+    );
+    assert_eq!(w.report(m).reported_state, DeliveryState::Pending);
+    assert_eq!(w.counters().applied, 0);
+}
+
+#[test]
+fn reports_tell_acceptance_network_state_and_operator_decisions_apart() {
+    let w = world();
+    let m = w.accepted("H1");
+    let r = w.report(m);
+    assert_eq!(
+        (r.acceptance, r.reported_state, r.rule.as_str()),
+        (QueueStatus::Accepted, DeliveryState::Pending, "no_report"),
+        "acceptance by the SMSC is not delivery"
+    );
+
+    w.dlr("H1", "DELIVRD");
+    w.dlr("H1", "UNDELIV");
+    let r = w.report(m);
+    assert_eq!(
+        (r.reported_state, r.rule.as_str(), r.operator_decision),
+        (DeliveryState::Delivered, "first_final", None)
+    );
+
+    let conflict = w.open_exceptions(ExceptionKind::ConflictingFinal)[0].id;
+    w.resolve(Resolution {
+        exception_id: conflict,
+        action: Action::ChooseState(DeliveryState::Undeliverable),
+        note: "Provider support confirmed the handset was off.".into(),
+        actor: "ann".into(),
+    })
+    .unwrap();
+    let r = w.report(m);
+    assert_eq!(
+        (r.acceptance, r.reported_state, r.rule.as_str(), r.operator_decision),
+        (
+            QueueStatus::Accepted,
+            DeliveryState::Undeliverable,
+            "operator_decision",
+            Some(conflict)
+        )
+    );
+    assert!(!r.flags.contains(&"conflict"));
+}
+
+// ---- Correlation ----
+
+#[test]
+fn a_receipt_before_the_submit_response_is_applied_when_the_id_arrives() {
+    let w = world();
+    let m = w.message("+33612345678", "Your order has shipped");
+    let early = w.dlr("I1", "DELIVRD");
+    assert!(matches!(early.outcome, Outcome::Uncorrelated { .. }));
+    assert_eq!(
+        w.accept(m, "I1"),
+        1,
+        "the waiting receipt is matched when the response brings its id"
+    );
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+    let c = w.counters();
+    assert!(
+        c.open_exceptions.is_empty(),
+        "the uncorrelated exception closes by itself: {:?}",
+        c.open_exceptions
+    );
+    let closed = w
+        .store
+        .reader()
+        .read_blocking(|c| {
+            exceptions::list(
+                c,
+                &Filter {
+                    status: Some(ExceptionStatus::Resolved),
+                    ..Filter::default()
+                },
+            )
+        })
+        .unwrap();
+    assert_eq!(closed[0].resolved_by.as_deref(), Some("system"));
+    assert_eq!(closed[0].resolution.as_deref(), Some("auto:correlated"));
+}
+
+#[test]
+fn several_candidates_make_an_ambiguous_exception_and_nothing_is_applied() {
+    let w = world();
+    let a = w.accepted("J1");
+    let b = w.accepted("J1");
+    let r = w.dlr("J1", "DELIVRD");
+    assert!(matches!(r.outcome, Outcome::Ambiguous { .. }), "{r:?}");
+    assert_eq!(w.report(a).reported_state, DeliveryState::Pending);
+    assert_eq!(w.report(b).reported_state, DeliveryState::Pending);
+    let ex = w.open_exceptions(ExceptionKind::Ambiguous);
+    let (_, evidence) = w
+        .store
+        .reader()
+        .read_blocking(move |c| exceptions::get(c, ex[0].id))
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        evidence.iter().filter(|e| e.attempt_id.is_some()).count(),
+        2,
+        "both candidate submits are linked"
+    );
+}
+
+#[test]
+fn the_tlv_id_wins_over_the_text_id_and_a_disagreement_is_flagged() {
+    let w = world();
+    let m = w.accepted("K1");
+    let tlv = Tlv {
+        tag: 0x001E,
+        value: b"K1\0".to_vec(),
+    };
+    let r = w.smpp(0x04, &appendix_b("ZZZ999", "DELIVRD", "9911291201"), vec![tlv]);
+    assert_eq!(
+        r.outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    assert!(w.report(m).flags.contains(&"id_disagree"));
+}
+
+#[test]
+fn hex_responses_match_decimal_receipts_only_where_the_connection_says_so() {
+    let policy = ReceiptPolicy {
+        response_id: IdBase::Hex,
+        receipt_id: IdBase::Decimal,
+        ..ReceiptPolicy::default()
+    };
+    let w = world_with(policy);
+    let m = w.accepted("38601fa");
+    let r = w.dlr("0059113978", "DELIVRD");
+    assert_eq!(
+        r.outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    let raw: String = w
+        .store
+        .reader()
+        .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT message_id_raw FROM receipt", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(raw, "0059113978", "the raw id is kept as received");
+
+    let exact = world();
+    exact.accepted("38601fa");
+    assert!(matches!(
+        exact.dlr("0059113978", "DELIVRD").outcome,
+        Outcome::Uncorrelated { .. }
+    ));
+}
+
+#[test]
+fn a_mismatching_destination_is_flagged_but_does_not_block_an_id_match() {
+    let w = world();
+    let m = w.message("+4915112345678", "Hallo");
+    w.accept(m, "L1");
+    let r = w.dlr("L1", "DELIVRD");
+    assert_eq!(
+        r.outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    assert!(w.report(m).flags.contains(&"mismatch"));
+}
+
+// ---- HTTP provider callbacks: the same path ----
+
+#[test]
+fn an_http_callback_is_stored_as_received_and_applied_like_an_smpp_receipt() {
+    let w = world();
+    let m = w.accepted("0A0000001234567B");
+    let body = r#"{"msisdn":"33612345678","to":"SHOP","network-code":"20801","messageId":"0A0000001234567B",
+        "price":"0.0333","status":"delivered","scts":"2611291201","err-code":"0","message-timestamp":"2026-11-29 12:01:00"}"#;
+    let out = w.http("vonage", "application/json", body);
+    assert_eq!(out.len(), 1);
+    assert_eq!(
+        out[0].outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    let stored: (Vec<u8>, String, Option<String>) = w
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row("SELECT raw, source, provider FROM receipt", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?)
+        })
+        .unwrap();
+    assert_eq!(stored.0, body.as_bytes(), "the request body is kept byte for byte");
+    assert_eq!((stored.1.as_str(), stored.2.as_deref()), ("http", Some("vonage")));
+    // The provider posts it again (it did not see our 2xx): a repeat, nothing else.
+    let again = w.http("vonage", "application/json", body);
+    assert!(matches!(again[0].outcome, Outcome::Repeat { .. }), "{again:?}");
+    let c = w.counters();
+    assert_eq!((c.receipts, c.logical_events, c.repeats, c.applied), (2, 1, 1, 1));
+}
+
+#[test]
+fn a_provider_event_id_is_the_deduplication_key() {
+    let w = world();
+    let m = w.accepted("SM1");
+    let event = |id: &str, status: &str| {
+        format!(
+            r#"[{{"specversion":"1.0","type":"com.twilio.messaging.message.{status}","id":"{id}","source":"/2010-04-01/Accounts/AC1/Messages/SM1.json",
+            "data":{{"messageSid":"SM1","messageStatus":"{}","timestamp":"2026-11-29T12:01:00.000Z"}}}}]"#,
+            status.to_uppercase()
+        )
+    };
+    let first = w.http("twilio-eventstreams", "application/json", &event("EZ1", "delivered"));
+    assert_eq!(
+        first[0].outcome,
+        Outcome::Applied {
+            message_id: m,
+            state: DeliveryState::Delivered
+        }
+    );
+    let key: String = w
+        .store
+        .reader()
+        .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT dedup_key FROM logical_event", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(key, "ev:EZ1");
+    let again = w.http("twilio-eventstreams", "application/json", &event("EZ1", "delivered"));
+    assert!(matches!(again[0].outcome, Outcome::Repeat { .. }));
+    assert_eq!(w.counters().logical_events, 1);
+}
+
+#[test]
+fn a_callback_carrying_several_reports_stores_and_applies_each() {
+    let w = world();
+    let a = w.accepted("MSG-A");
+    let b = w.accepted("MSG-B");
+    let body = r#"{"results":[
+        {"messageId":"MSG-A","to":"33612345678","sentAt":"2026-11-29T12:00:00.000+0000","doneAt":"2026-11-29T12:01:00.000+0000",
+         "status":{"groupName":"DELIVERED","name":"DELIVERED_TO_HANDSET"},"error":{"id":0,"name":"NO_ERROR"}},
+        {"messageId":"MSG-B","to":"33612345678","sentAt":"2026-11-29T12:00:00.000+0000","doneAt":"2026-11-29T12:02:00.000+0000",
+         "status":{"groupName":"UNDELIVERABLE","name":"UNDELIVERABLE_NOT_DELIVERED"},"error":{"id":1,"name":"EC_UNKNOWN_SUBSCRIBER"}}
+    ]}"#;
+    let out = w.http("infobip", "application/json", body);
+    assert_eq!(out.len(), 2);
+    assert_eq!(
+        out[0].outcome,
+        Outcome::Applied {
+            message_id: a,
+            state: DeliveryState::Delivered
+        }
+    );
+    assert_eq!(
+        out[1].outcome,
+        Outcome::Applied {
+            message_id: b,
+            state: DeliveryState::Undeliverable
+        }
+    );
+    assert_eq!(w.counters().receipts, 2);
+}
+
+#[test]
+fn an_unknown_provider_is_kept_as_unparseable_evidence() {
+    let w = world();
+    let out = w.http("nobody-knows", "application/json", r#"{"id":"X1","status":"DELIVRD"}"#);
+    assert!(matches!(out[0].outcome, Outcome::Unparseable { .. }), "{out:?}");
+    assert_eq!(
+        w.counters().open_exceptions,
+        open_counts(&[(ExceptionKind::Unparseable, 1)])
+    );
+}
+
+// ---- Other report kinds ----
+
+#[test]
+fn a_deliver_sm_that_is_not_a_report_is_stored_as_an_incoming_message() {
+    let w = world();
+    let r = w.smpp(0x00, "STOP", vec![]);
+    assert!(matches!(r.outcome, Outcome::Inbound { .. }), "{r:?}");
+    let c = w.counters();
+    assert_eq!((c.receipts, c.inbound, c.logical_events), (1, 1, 0));
+}
+
+// ---- Deadlines ----
+
+#[test]
+fn no_final_by_the_deadline_flags_the_message_and_a_late_final_clears_it() {
+    let w = world();
+    let m = w.accepted("M1");
+    w.dlr("M1", "ENROUTE");
+    let policy = w.policy.clone();
+    let far = crate::clock::now_ms() + policy.deadline_ms + 1;
+    let sweep = |now: i64| {
+        let policy = policy.clone();
+        w.store
+            .writer()
+            .write_blocking(move |tx| deadline::sweep(tx, now, &policy, 100))
+            .unwrap()
+    };
+    assert_eq!(sweep(crate::clock::now_ms()), 0, "nothing is due before the deadline");
+    assert_eq!(sweep(far), 1);
+    assert_eq!(sweep(far), 0, "a message is flagged once");
+    let r = w.report(m);
+    assert_eq!(
+        r.reported_state,
+        DeliveryState::Enroute,
+        "no receipt is shown as neither delivered nor failed"
+    );
+    assert!(r.flags.contains(&"no_receipt"));
+    assert_eq!(
+        w.counters().open_exceptions,
+        open_counts(&[(ExceptionKind::NoReceipt, 1)])
+    );
+
+    w.dlr("M1", "DELIVRD");
+    let r = w.report(m);
+    assert_eq!(r.reported_state, DeliveryState::Delivered);
+    assert!(!r.flags.contains(&"no_receipt"));
+    assert!(
+        w.counters().open_exceptions.is_empty(),
+        "the late final closes the no-receipt exception"
+    );
+}
+
+// ---- The exception queue ----
+
+#[test]
+fn attaching_an_uncorrelated_receipt_requires_a_note_and_a_look_at_every_mismatch() {
+    let w = world();
+    let m = w.message("+4915112345678", "Hallo Welt");
+    w.accept(m, "N-OTHER");
+    w.dlr("N1", "DELIVRD");
+    let ex = w.open_exceptions(ExceptionKind::Uncorrelated)[0].id;
+    let attach = |seen: bool, note: &str| Resolution {
+        exception_id: ex,
+        action: Action::Attach {
+            message_id: m,
+            mismatches_seen: seen,
+        },
+        note: note.into(),
+        actor: "ann".into(),
+    };
+    assert!(matches!(w.resolve(attach(true, "  ")), Err(ResolveError::NoteRequired)));
+    let refused = w.resolve(attach(false, "the provider confirmed the id was mistyped"));
+    let Err(ResolveError::MismatchesNotSeen { mismatches, .. }) = refused else {
+        panic!("{refused:?}")
+    };
+    let fields: Vec<_> = mismatches.iter().map(|m| m.field).collect();
+    assert_eq!(fields, vec!["destination", "text"]);
+    assert_eq!(
+        w.report(m).reported_state,
+        DeliveryState::Pending,
+        "a refused decision writes nothing"
+    );
+
+    w.resolve(attach(true, "the provider confirmed the id was mistyped"))
+        .unwrap();
+    let r = w.report(m);
+    assert_eq!(r.reported_state, DeliveryState::Delivered);
+    assert!(r.flags.contains(&"mismatch"));
+    let (row, _) = w
+        .store
+        .reader()
+        .read_blocking(move |c| exceptions::get(c, ex))
+        .unwrap()
+        .unwrap();
+    assert_eq!(row.status, ExceptionStatus::Resolved);
+    assert_eq!(row.resolution.as_deref(), Some(format!("attached:{m}").as_str()));
+    let audited: i64 = w
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT count(*) FROM audit WHERE action = 'exception.resolve' AND subject_id = ?1 AND actor = 'ann'",
+                [ex],
+                |r| r.get(0),
+            )?)
+        })
+        .unwrap();
+    assert_eq!(audited, 1, "the decision is audited");
+    assert!(matches!(
+        w.resolve(attach(true, "again")),
+        Err(ResolveError::NotOpen { .. })
+    ));
+}
+
+#[test]
+fn resolving_never_changes_evidence_and_refuses_actions_that_do_not_fit() {
+    let w = world();
+    w.dlr("NOPE", "DELIVRD");
+    let ex = w.open_exceptions(ExceptionKind::Uncorrelated)[0].id;
+    let choose = Resolution {
+        exception_id: ex,
+        action: Action::ChooseState(DeliveryState::Delivered),
+        note: "n".into(),
+        actor: "ann".into(),
+    };
+    assert!(matches!(w.resolve(choose), Err(ResolveError::NotAllowed { .. })));
+    let before: Vec<u8> = w
+        .store
+        .reader()
+        .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT raw FROM receipt", [], |r| r.get(0))?))
+        .unwrap();
+    w.resolve(Resolution {
+        exception_id: ex,
+        action: Action::Dismiss,
+        note: "test traffic".into(),
+        actor: "ann".into(),
+    })
+    .unwrap();
+    let after: Vec<u8> = w
+        .store
+        .reader()
+        .read_blocking(|c| Ok::<_, StoreError>(c.query_row("SELECT raw FROM receipt", [], |r| r.get(0))?))
+        .unwrap();
+    assert_eq!(before, after);
+    assert!(w.counters().open_exceptions.is_empty());
+}
+
+// ---- Rebuild and recovery ----
+
+#[test]
+fn a_rebuild_reproduces_every_stored_projection_and_notices_a_tampered_one() {
+    let w = world();
+    let a = w.accepted("P1");
+    let b = w.accepted("P2");
+    let c = w.message("+33612345678", "x");
+    w.dlr("P1", "ENROUTE");
+    w.dlr("P1", "DELIVRD");
+    w.dlr("P1", "DELIVRD");
+    w.dlr("P2", "DELIVRD");
+    w.dlr("P2", "EXPIRED");
+    w.dlr("P3", "DELIVRD");
+    w.accept(c, "P3");
+    let conflict = w.open_exceptions(ExceptionKind::ConflictingFinal)[0].id;
+    w.resolve(Resolution {
+        exception_id: conflict,
+        action: Action::Dismiss,
+        note: "keep first".into(),
+        actor: "bo".into(),
+    })
+    .unwrap();
+    assert_eq!(
+        w.rebuild_differences(),
+        Vec::<i64>::new(),
+        "a rebuild must reproduce the stored projections exactly"
+    );
+
+    w.store
+        .writer()
+        .write_blocking(move |tx| {
+            tx.conn().execute(
+                "UPDATE projection SET fold_json = replace(fold_json, 'delivered', 'expired') WHERE message_id = ?1",
+                [a],
+            )?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    assert_eq!(w.rebuild_differences(), vec![a]);
+    let mut seen = Vec::new();
+    let fixed = rebuild::run(&w.store, &w.policy, true, |done, total| seen.push((done, total))).unwrap();
+    assert_eq!(
+        (fixed.messages, fixed.differing),
+        (3, vec![a]),
+        "rebuild replaces what differs"
+    );
+    assert_eq!(seen.last(), Some(&(3, 3)), "progress reaches the total");
+    assert_eq!(w.rebuild_differences(), Vec::<i64>::new());
+    assert_eq!(w.report(a).reported_state, DeliveryState::Delivered);
+    assert_eq!(
+        w.report(b).reported_state,
+        DeliveryState::Delivered,
+        "the dismissed conflict keeps the first final"
+    );
+}
+
+#[test]
+fn a_receipt_stored_but_never_applied_is_applied_by_the_recovery_pass() {
+    let w = world();
+    let m = w.accepted("Q1");
+    let r = w.dlr("Q1", "DELIVRD");
+    // Simulate a crash between the evidence and its effects: remove every effect of the receipt.
+    w.store
+        .writer()
+        .write_blocking(move |tx| {
+            let c = tx.conn();
+            c.execute("DELETE FROM receipt_outcome", [])?;
+            c.execute("DELETE FROM projection_input", [])?;
+            c.execute("DELETE FROM logical_event", [])?;
+            c.execute("DELETE FROM projection", [])?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let policy = w.policy.clone();
+    let n = w
+        .store
+        .writer()
+        .write_blocking(move |tx| super::ingest::process_pending(tx, &policy, 0, 100))
+        .unwrap();
+    assert_eq!(n, (1, r.receipt_id));
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+}
+
+// ---- Properties over the store ----
+
+fn compatible_stats() -> impl Strategy<Value = Vec<&'static str>> {
+    (
+        prop::sample::select(vec!["DELIVRD", "UNDELIV", "EXPIRED", "REJECTD"]),
+        prop::collection::vec(prop::sample::select(vec!["ENROUTE", "ACCEPTD"]), 0..4),
+        0..3usize,
+    )
+        .prop_map(|(fin, mut inter, finals)| {
+            inter.extend(std::iter::repeat_n(fin, finals));
+            inter
+        })
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 24, ..ProptestConfig::default() })]
+
+    #[test]
+    fn any_order_and_any_repeats_give_the_same_state_and_a_rebuild_agrees(
+        stats in compatible_stats(),
+        order_seed in any::<u64>(),
+        repeats in prop::collection::vec(any::<prop::sample::Index>(), 0..5),
+    ) {
+        // Distinct logical events: each gets its own done date.
+        let events: Vec<(String, &str)> =
+            stats.iter().enumerate().map(|(i, s)| (format!("99112912{:02}", i), *s)).collect();
+        let run = |order: &[usize], repeat: &[usize]| {
+            let w = world();
+            let m = w.accepted("R1");
+            for &i in order {
+                let (done, stat) = &events[i];
+                let esm = if matches!(*stat, "ENROUTE" | "ACCEPTD") { 0x20 } else { 0x04 };
+                w.smpp(esm, &appendix_b("R1", stat, done), vec![]);
+            }
+            for &i in repeat {
+                let (done, stat) = &events[i];
+                let esm = if matches!(*stat, "ENROUTE" | "ACCEPTD") { 0x20 } else { 0x04 };
+                w.smpp(esm, &appendix_b("R1", stat, done), vec![]);
+            }
+            let r = w.report(m);
+            let c = w.counters();
+            assert_eq!(w.rebuild_differences(), Vec::<i64>::new(), "a rebuild must equal the incremental result");
+            (r.reported_state, r.rule, c.logical_events, c.applied, c.open_exceptions)
+        };
+        let n = events.len();
+        let identity: Vec<usize> = (0..n).collect();
+        let mut shuffled = identity.clone();
+        let mut seed = order_seed;
+        for i in (1..n).rev() {
+            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            shuffled.swap(i, (seed >> 33) as usize % (i + 1));
+        }
+        let repeat: Vec<usize> = if n == 0 { vec![] } else { repeats.iter().map(|r| r.index(n)).collect() };
+        let reference = run(&identity, &[]);
+        prop_assert_eq!(run(&shuffled, &[]), reference.clone(), "arrival order must not change the computed state");
+        prop_assert_eq!(run(&shuffled, &repeat), reference, "repeats must change nothing");
+    }
+}
