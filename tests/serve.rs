@@ -16,6 +16,8 @@ const TABLES: &[&str] = &[
     "logical_event",
     "receipt_outcome",
     "projection",
+    "projection_input",
+    "inbound_message",
     "exception",
     "exception_evidence",
     "audit",
@@ -66,10 +68,7 @@ fn serve_creates_every_table_keeps_data_across_restarts_and_does_not_rerun_migra
         "the documented config file is created on first run"
     );
     assert!(
-        std::fs::read_dir(dir.join("logs"))
-            .unwrap()
-            .next()
-            .is_some(),
+        std::fs::read_dir(dir.join("logs")).unwrap().next().is_some(),
         "a log file is written in the data dir"
     );
     stop(first, "TERM");
@@ -100,19 +99,13 @@ fn serve_creates_every_table_keeps_data_across_restarts_and_does_not_rerun_migra
 
     let conn = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let note: String = conn
-        .query_row("SELECT note FROM audit WHERE action = 'marker'", [], |r| {
-            r.get(0)
-        })
+        .query_row("SELECT note FROM audit WHERE action = 'marker'", [], |r| r.get(0))
         .unwrap();
     assert_eq!(
         note, "kept?",
         "data written before a restart must still be there after it"
     );
-    assert_eq!(
-        migrations(&db),
-        applied_before,
-        "a restart must not re-run migrations"
-    );
+    assert_eq!(migrations(&db), applied_before, "a restart must not re-run migrations");
 }
 
 #[test]
@@ -127,10 +120,7 @@ fn serve_answers_the_api_and_serves_the_ui() {
 
     let page = r.get("/");
     assert_eq!(page.status, 200);
-    assert!(page
-        .header("content-type")
-        .unwrap()
-        .starts_with("text/html"));
+    assert!(page.header("content-type").unwrap().starts_with("text/html"));
     assert!(
         page.body.contains("<div id=\"root\">"),
         "the built UI's entry page is served: {}",
@@ -143,11 +133,7 @@ fn serve_answers_the_api_and_serves_the_ui() {
 
     let missing = r.get("/api/v1/no-such-route");
     assert_eq!(missing.status, 404);
-    assert_eq!(
-        missing.json()["code"],
-        "not_found",
-        "API errors are {{code, message}}"
-    );
+    assert_eq!(missing.json()["code"], "not_found", "API errors are {{code, message}}");
     stop(r, "TERM");
 }
 
@@ -161,16 +147,9 @@ fn a_second_instance_on_the_same_data_directory_is_refused() {
         .arg(&dir)
         .output()
         .unwrap();
-    assert_eq!(
-        out.status.code(),
-        Some(2),
-        "the second instance must refuse to start"
-    );
+    assert_eq!(out.status.code(), Some(2), "the second instance must refuse to start");
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("already running") && err.contains(&first.url),
-        "{err}"
-    );
+    assert!(err.contains("already running") && err.contains(&first.url), "{err}");
     assert_eq!(
         first.get("/api/v1/health").status,
         200,
@@ -194,9 +173,7 @@ fn a_bad_config_value_is_refused_at_start_with_file_key_and_reason() {
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(
-        err.contains(&file.display().to_string())
-            && err.contains("http.port")
-            && err.contains("expected an integer"),
+        err.contains(&file.display().to_string()) && err.contains("http.port") && err.contains("expected an integer"),
         "{err}"
     );
     assert!(
@@ -213,10 +190,7 @@ fn a_bad_config_value_is_refused_at_start_with_file_key_and_reason() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("SMSDESK_HTTP_PORT") && err.contains("http.port"),
-        "{err}"
-    );
+    assert!(err.contains("SMSDESK_HTTP_PORT") && err.contains("http.port"), "{err}");
 }
 
 #[test]
@@ -261,8 +235,5 @@ fn help_lists_the_subcommands() {
     let out = Command::new(BIN).arg("--help").output().unwrap();
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        help.contains("serve") && help.contains("--data-dir"),
-        "{help}"
-    );
+    assert!(help.contains("serve") && help.contains("--data-dir"), "{help}");
 }

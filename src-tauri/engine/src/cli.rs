@@ -38,6 +38,19 @@ pub struct Cli {
 pub enum Command {
     /// Run the engine headless (no window) until Ctrl+C or SIGTERM; the UI is served to browsers
     Serve(ServeArgs),
+    /// Show how receipts are read: JSON lines in (one report each), what the parser extracted out.
+    /// Touches no data directory.
+    ParseReceipts,
+    /// Recompute every message's state from the stored receipts and decisions, and compare it with
+    /// the stored one. Stop smsdesk first.
+    Rebuild(RebuildArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct RebuildArgs {
+    /// Only compare; change nothing. Exits 1 when a stored state differs from the recomputed one
+    #[arg(long)]
+    pub check: bool,
 }
 
 #[derive(Debug, Args)]
@@ -53,9 +66,7 @@ impl Cli {
         self.data_dir
             .clone()
             .or_else(paths::default_data_dir)
-            .ok_or_else(|| {
-                "cannot find a home folder for the data directory; pass --data-dir".into()
-            })
+            .ok_or_else(|| "cannot find a home folder for the data directory; pass --data-dir".into())
     }
 }
 
@@ -76,6 +87,76 @@ pub fn prepare(cli: &Cli) -> Result<(Prepared, LogGuard), ExitCode> {
 pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCode {
     match command {
         Command::Serve(args) => serve(&cli, args, ui),
+        Command::ParseReceipts => parse_receipts(),
+        Command::Rebuild(args) => rebuild(&cli, args),
+    }
+}
+
+fn parse_receipts() -> ExitCode {
+    logging::init_stderr_only();
+    let stdin = std::io::stdin().lock();
+    let stdout = std::io::BufWriter::new(std::io::stdout().lock());
+    match crate::receipts::parse::jsonl::run(stdin, stdout) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("smsdesk parse-receipts: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
+    use crate::receipts::{policy::ReceiptPolicy, rebuild};
+    let (prepared, _log) = match prepare(cli) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let fail = |msg: String| {
+        eprintln!("smsdesk rebuild: {msg}");
+        ExitCode::from(EXIT_CONFIG)
+    };
+    // A running instance would keep applying receipts underneath us.
+    let _lock = match crate::instance::InstanceLock::acquire(&prepared.dir) {
+        Ok(l) => l,
+        Err(e) => return fail(e.to_string()),
+    };
+    let store = match crate::store::Store::open(&prepared.dir.database(&prepared.config.store.database)) {
+        Ok(s) => s,
+        Err(e) => return fail(e.to_string()),
+    };
+    let policy = ReceiptPolicy::from(&prepared.config.receipts);
+    let mut bar: Option<crate::progress::Progress> = None;
+    let report = rebuild::run(&store, &policy, !args.check, |done, total| {
+        bar.get_or_insert_with(|| {
+            crate::progress::Progress::new(if args.check { "checking" } else { "rebuilding" }, total as u64)
+        })
+        .set(done as u64)
+    });
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => return fail(e.to_string()),
+    };
+    for m in &report.differing {
+        tracing::warn!(message = m, "stored state differs from the recomputed one");
+    }
+    if let Some(bar) = bar.as_mut() {
+        bar.finish();
+    }
+    store.shutdown();
+    let done = report.messages;
+    match (report.differing.len(), args.check) {
+        (0, _) => {
+            println!("{done} projections recomputed from the logs: every one equals the stored state.");
+            ExitCode::SUCCESS
+        }
+        (n, true) => {
+            println!("{done} projections recomputed: {n} differ from the stored state (see the log for which).");
+            ExitCode::FAILURE
+        }
+        (n, false) => {
+            println!("{done} projections recomputed: {n} differed and were replaced (see the log for which).");
+            ExitCode::SUCCESS
+        }
     }
 }
 
@@ -96,7 +177,11 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
         }
     };
     runtime.block_on(async move {
-        let options = EngineOptions { mode: RunMode::Serve, http_port: args.http_port, ui };
+        let options = EngineOptions {
+            mode: RunMode::Serve,
+            http_port: args.http_port,
+            ui,
+        };
         let engine = match Engine::start(prepared, options).await {
             Ok(e) => e,
             Err(e) => {
@@ -158,8 +243,7 @@ mod tests {
 
     #[test]
     fn serve_takes_a_port_and_a_data_dir() {
-        let cli = Cli::try_parse_from(["smsdesk", "serve", "--http-port", "0", "--data-dir", "/d"])
-            .unwrap();
+        let cli = Cli::try_parse_from(["smsdesk", "serve", "--http-port", "0", "--data-dir", "/d"]).unwrap();
         assert_eq!(cli.data_dir.as_deref(), Some(std::path::Path::new("/d")));
         match cli.command {
             Some(Command::Serve(a)) => assert_eq!(a.http_port, Some(0)),

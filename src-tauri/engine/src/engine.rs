@@ -11,7 +11,10 @@ use crate::config::{self, Config, ConfigError};
 use crate::http::{self, HttpServer, UiAssets};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
-use crate::store::{Store, StoreError};
+use crate::receipts::deadline;
+use crate::receipts::ingest::{self, Ingestor};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::{Store, StoreError, Writer};
 
 /// Why the engine would not start. Each message says what to do about it.
 #[derive(Debug, thiserror::Error)]
@@ -22,9 +25,7 @@ pub enum EngineError {
     Instance(#[from] InstanceError),
     #[error(transparent)]
     Store(#[from] StoreError),
-    #[error(
-        "cannot listen on {addr}: {source} (set another port with --http-port or [http] port)"
-    )]
+    #[error("cannot listen on {addr}: {source} (set another port with --http-port or [http] port)")]
     Listen {
         addr: SocketAddr,
         #[source]
@@ -41,10 +42,7 @@ pub struct Prepared {
 
 impl Prepared {
     /// Loads (creating on first run) the data directory's config file, with environment overrides.
-    pub fn load(
-        root: PathBuf,
-        env: impl IntoIterator<Item = (String, String)>,
-    ) -> Result<Prepared, ConfigError> {
+    pub fn load(root: PathBuf, env: impl IntoIterator<Item = (String, String)>) -> Result<Prepared, ConfigError> {
         let dir = DataDir::new(root);
         let config = config::load(&dir.config_file(), env)?;
         Ok(Prepared { dir, config })
@@ -64,9 +62,16 @@ pub struct EngineOptions {
 pub struct Engine {
     store: Arc<Store>,
     info: Arc<AppInfo>,
+    ingestor: Ingestor,
     http: Option<HttpServer>,
+    background: Vec<tokio::task::JoinHandle<()>>,
     lock: Option<InstanceLock>,
 }
+
+/// How often overdue receipt deadlines are looked for.
+const DEADLINE_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
+/// How many receipts one recovery or sweep transaction takes.
+const CHUNK: u32 = 1_000;
 
 impl Engine {
     /// Starts everything, or nothing: a failure part-way stops what had started.
@@ -87,11 +92,15 @@ impl Engine {
             tracing::info!(from = report.from_version, to = report.to_version, db = %db_path.display(), "database migrated");
         }
         let store = Arc::new(store);
+        let policy = ReceiptPolicy::from(&config.receipts);
+        if let Err(e) = apply_pending_receipts(store.writer(), &policy).await {
+            Self::close_store(&store).await;
+            return Err(e.into());
+        }
+        let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
+        let background = vec![tokio::spawn(sweep_deadlines(store.writer().clone(), policy))];
 
-        let addr = SocketAddr::new(
-            config.http.bind,
-            options.http_port.unwrap_or(config.http.port),
-        );
+        let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
         if !addr.ip().is_loopback() {
             tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network can reach it");
         }
@@ -143,7 +152,9 @@ impl Engine {
         Ok(Engine {
             store,
             info,
+            ingestor,
             http: Some(server),
+            background,
             lock: Some(lock),
         })
     }
@@ -156,11 +167,19 @@ impl Engine {
         &self.store
     }
 
+    /// Where SMPP sessions and HTTP callbacks hand their reports.
+    pub fn ingestor(&self) -> &Ingestor {
+        &self.ingestor
+    }
+
     /// Stops in order: no new requests, finish those in flight, let the writer commit what it
     /// holds, then release the data directory.
     pub async fn shutdown(mut self) {
         if let Some(http) = self.http.take() {
             http.stop().await;
+        }
+        for task in self.background.drain(..) {
+            task.abort();
         }
         Self::close_store(&self.store).await;
         self.lock.take();
@@ -170,5 +189,44 @@ impl Engine {
     async fn close_store(store: &Arc<Store>) {
         let store = store.clone();
         let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
+    }
+}
+
+/// Applies receipts that were stored but never applied (a crash between the two, or a failed
+/// effect), before anything new arrives.
+async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    let mut after = 0;
+    let mut total = 0;
+    loop {
+        let p = policy.clone();
+        let (n, last) = writer
+            .write(move |tx| ingest::process_pending(tx, &p, after, CHUNK))
+            .await?;
+        total += n;
+        after = last;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if total > 0 {
+        tracing::warn!(
+            receipts = total,
+            "applied receipts that were stored but not applied before the last stop"
+        );
+    }
+    Ok(())
+}
+
+/// Flags accepted messages whose final receipt is overdue, once a minute.
+async fn sweep_deadlines(writer: Writer, policy: ReceiptPolicy) {
+    let mut every = tokio::time::interval(DEADLINE_SWEEP_EVERY);
+    loop {
+        every.tick().await;
+        let p = policy.clone();
+        match writer.write(move |tx| deadline::sweep(tx, now_ms(), &p, CHUNK)).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(messages = n, "no final receipt by the deadline"),
+            Err(e) => tracing::error!(error = %e, "deadline sweep failed"),
+        }
     }
 }

@@ -13,7 +13,10 @@ pub mod engine;
 pub mod http;
 pub mod instance;
 pub mod logging;
+pub mod messages;
 pub mod paths;
+pub mod progress;
+pub mod receipts;
 pub mod store;
 
 pub use engine::{Engine, EngineOptions};

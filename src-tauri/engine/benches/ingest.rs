@@ -1,0 +1,142 @@
+//! Full receipt ingestion: parse, persist, de-duplicate, correlate, project, commit, for
+//! N receipts against N accepted messages, through the same `Ingestor` the SMPP session uses, into
+//! a real database file with synchronous=FULL. Prints receipts/s and peak memory.
+//!
+//!   cargo bench -p smsdesk-engine --bench ingest [-- N [IN_FLIGHT]]     (default 1000000 64)
+
+use std::time::Instant;
+
+use rusqlite::params;
+use smsdesk_engine::clock::now_ms;
+use smsdesk_engine::receipts::ingest::{Ingestor, Outcome, SmppReceived};
+use smsdesk_engine::receipts::policy::ReceiptPolicy;
+use smsdesk_engine::store::{Store, StoreError};
+
+fn peak_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("VmHWM:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// Writes `n` messages, each with an accepted submit carrying provider id `P<i>`.
+fn seed(store: &Store, n: usize) {
+    const CHUNK: usize = 20_000;
+    let now = now_ms();
+    for start in (0..n).step_by(CHUNK) {
+        let end = (start + CHUNK).min(n);
+        store
+            .writer()
+            .write_blocking(move |tx| {
+                let c = tx.conn_for_bench();
+                let mut msg = c.prepare_cached(
+                    "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                         kind, priority, registered_delivery, connection)
+                     VALUES (?1, ?2, 'api', ?3, ?3, 'Your order has shipped', 'gsm7', 1, 'transactional', 1, 1, 'bench')",
+                )?;
+                let mut queue = c.prepare_cached(
+                    "INSERT INTO queue (message_id, status, priority, next_attempt_at, attempts, updated_at)
+                     VALUES (?1, 'accepted', 1, ?2, 1, ?2)",
+                )?;
+                let mut attempt = c.prepare_cached(
+                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, responded_at, command_status,
+                         provider_message_id, provider_id_norm, outcome)
+                     VALUES (?1, 1, 'bench', ?2, ?2, 0, ?3, ?4, 'accepted')",
+                )?;
+                for i in start..end {
+                    let id = i as i64 + 1;
+                    let dest = format!("+3361{:07}", i % 10_000_000);
+                    msg.execute(params![id, now, dest])?;
+                    queue.execute(params![id, now])?;
+                    let pid = format!("P{i}");
+                    attempt.execute(params![id, now, pid, format!("t:{pid}")])?;
+                }
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+    }
+}
+
+fn receipt(i: usize) -> SmppReceived {
+    // Mostly delivered, some failures and intermediates, as real traffic looks.
+    let stat = match i % 20 {
+        0 => "UNDELIV",
+        1 => "EXPIRED",
+        2 => "ENROUTE",
+        _ => "DELIVRD",
+    };
+    let text = format!(
+        "id:P{i} sub:001 dlvrd:001 submit date:9911291200 done date:9911291201 stat:{stat} err:000 text:Your order has ship"
+    );
+    SmppReceived {
+        connection: "bench".into(),
+        session_id: Some("bench-1".into()),
+        sequence_number: Some(i as u32),
+        esm_class: Some(if stat == "ENROUTE" { 0x20 } else { 0x04 }),
+        source_addr: Some(format!("3361{:07}", i % 10_000_000)),
+        destination_addr: Some("SHOP".into()),
+        short_message: text.into_bytes(),
+        received_at: now_ms(),
+        ..SmppReceived::default()
+    }
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let in_flight: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(64);
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("bench.db")).unwrap();
+
+    let t = Instant::now();
+    seed(&store, n);
+    eprintln!("seeded {n} accepted messages in {:.1} s", t.elapsed().as_secs_f64());
+
+    let ingestor = Ingestor::new(store.writer().clone(), ReceiptPolicy::default());
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let t = Instant::now();
+    let applied = runtime.block_on(async move {
+        // Receipts come back roughly in the order the messages went out: task k takes every
+        // in_flight-th one, so together they walk the messages in order.
+        let mut tasks = Vec::new();
+        for k in 0..in_flight {
+            let ingestor = ingestor.clone();
+            tasks.push(tokio::spawn(async move {
+                let mut applied = 0usize;
+                for i in (k..n).step_by(in_flight) {
+                    let r = ingestor.smpp(receipt(i)).await.expect("ingest");
+                    applied += usize::from(matches!(r.outcome, Outcome::Applied { .. }));
+                }
+                applied
+            }));
+        }
+        let mut applied = 0;
+        for t in tasks {
+            applied += t.await.unwrap();
+        }
+        applied
+    });
+    let secs = t.elapsed().as_secs_f64();
+    let batches = store
+        .writer()
+        .write_blocking(|tx| Ok::<_, StoreError>(tx.batch()))
+        .unwrap();
+    assert_eq!(applied, n, "every receipt must be correlated and applied");
+    let db_mib = std::fs::metadata(dir.path().join("bench.db"))
+        .map(|m| m.len() as f64 / 1048576.0)
+        .unwrap_or(0.0);
+    println!("ingest: {n} receipts against {n} messages, {in_flight} in flight, synchronous=FULL, {batches} transactions in all");
+    println!(
+        "ingest: {:.1} s, {:.0} receipts/s, peak RSS {:.0} MiB, database {db_mib:.0} MiB",
+        secs,
+        n as f64 / secs,
+        peak_rss_mib()
+    );
+    store.shutdown();
+}
