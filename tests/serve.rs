@@ -237,3 +237,65 @@ fn help_lists_the_subcommands() {
     let help = String::from_utf8_lossy(&out.stdout);
     assert!(help.contains("serve") && help.contains("--data-dir"), "{help}");
 }
+
+#[test]
+fn parse_receipts_reads_json_lines_and_scores_the_corpus() {
+    use std::io::Write;
+    let mut child = Command::new(BIN)
+        .arg("parse-receipts")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let line = r#"{"id":"a","transport":"smpp","esm_class":4,"text":"id:77 sub:001 dlvrd:001 submit date:2611291200 done date:2611291201 stat:DELIVRD err:000 text:hi","tlvs":{}}"#;
+    writeln!(child.stdin.take().unwrap(), "{line}\nnot json").unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    let lines: Vec<serde_json::Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(lines.len(), 2, "one answer per input line, even a malformed one");
+    assert_eq!(
+        (lines[0]["message_id"].as_str(), lines[0]["stat"].as_str()),
+        (Some("77"), Some("DELIVRD"))
+    );
+    assert_eq!(lines[1]["kind"], "unparseable");
+
+    // The whole corpus, scored by its check script through the binary.
+    let fixtures = concat!(env!("CARGO_MANIFEST_DIR"), "/engine/tests/fixtures/receipts");
+    let out = Command::new("python3")
+        .arg(format!("{fixtures}/check.py"))
+        .arg(format!("{fixtures}/corpus.jsonl"))
+        .args(["--", BIN, "parse-receipts"])
+        .output()
+        .expect("python3 runs the corpus check");
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{report}");
+    assert!(report.trim_end().ends_with(", 0 failed"), "{report}");
+}
+
+#[test]
+fn rebuild_checks_a_data_directory_and_refuses_while_an_instance_runs() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let r = serve(&dir);
+    let refused = Command::new(BIN)
+        .args(["rebuild", "--check", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert_eq!(
+        refused.status.code(),
+        Some(2),
+        "rebuild must not run beside a running instance"
+    );
+    stop(r, "TERM");
+    let out = Command::new(BIN)
+        .args(["rebuild", "--check", "--data-dir"])
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(String::from_utf8_lossy(&out.stdout).contains("every one equals the stored state"));
+}

@@ -28,8 +28,16 @@ const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
 ];
 
-/// What the end-to-end tests add: a virtual display, screenshots, a browser, readable fonts.
-const TEST_PACKAGES: &[&str] = &["xvfb", "xauth", "imagemagick", "chromium", "fonts-dejavu-core"];
+/// What the end-to-end tests add: a virtual display, screenshots, a browser, readable fonts, and
+/// Python for the receipt corpus's check script.
+const TEST_PACKAGES: &[&str] = &[
+    "xvfb",
+    "xauth",
+    "imagemagick",
+    "chromium",
+    "fonts-dejavu-core",
+    "python3",
+];
 
 /// The oldest Node.js the UI's build tools support.
 const NODE_MAJOR: u32 = 20;
