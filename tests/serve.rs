@@ -6,23 +6,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
+use smsdesk_engine::store::TABLES;
 use support::{start, Running, BIN};
-
-const TABLES: &[&str] = &[
-    "message",
-    "queue",
-    "attempt",
-    "receipt",
-    "logical_event",
-    "receipt_outcome",
-    "projection",
-    "projection_input",
-    "inbound_message",
-    "exception",
-    "exception_evidence",
-    "audit",
-    "schema_migration",
-];
 
 fn serve(dir: &std::path::Path) -> Running {
     start(dir, &["serve", "--http-port", "0"], &[])

@@ -8,7 +8,7 @@ use super::exceptions;
 use super::ingest::{candidates, event_facts};
 use super::policy::ReceiptPolicy;
 use super::project;
-use super::rules::{Input, RuleSettings};
+use super::rules::Input;
 use crate::store::{Entity, StoreError, WriteTx};
 
 /// Called when a submit on `connection` was accepted with `provider_id` for `message_id`. Returns
@@ -36,18 +36,7 @@ pub fn on_provider_id(
     if candidates(tx.conn(), connection, &key)? != [message_id] {
         return Ok(0);
     }
-    let settings = RuleSettings {
-        accepted_is_final: policy.accepted_is_final,
-    };
-    let now = tx.now_ms();
     for &event in &waiting {
-        tx.conn()
-            .prepare_cached(
-                "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3,
-                     correlated_by = 'system' WHERE id = ?1",
-            )?
-            .execute(params![event, message_id, now])?;
-        tx.changed(Entity::LogicalEvent, event);
         if let Some(ex) = exceptions::open_for_event(tx.conn(), event)? {
             exceptions::close_automatically(
                 tx,
@@ -56,9 +45,30 @@ pub fn on_provider_id(
                 &format!("The submit response for message {message_id} brought this id after the receipt arrived."),
             )?;
         }
-        if let Some(facts) = event_facts(tx.conn(), event, message_id, policy)? {
-            project::apply(tx, message_id, &Input::Event(facts), settings)?;
-        }
+        match_and_apply(tx, event, message_id, "system", policy)?;
     }
     Ok(waiting.len())
+}
+
+/// Records that a logical event belongs to a message (`by` the system or an operator) and applies
+/// it to the message's projection.
+pub(crate) fn match_and_apply(
+    tx: &mut WriteTx<'_>,
+    event: i64,
+    message_id: i64,
+    by: &'static str,
+    policy: &ReceiptPolicy,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3, correlated_by = ?4
+             WHERE id = ?1",
+        )?
+        .execute(params![event, message_id, now, by])?;
+    tx.changed(Entity::LogicalEvent, event);
+    if let Some(facts) = event_facts(tx.conn(), event, message_id, policy)? {
+        project::apply(tx, message_id, &Input::Event(facts), policy.rules())?;
+    }
+    Ok(())
 }

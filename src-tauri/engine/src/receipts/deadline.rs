@@ -7,7 +7,7 @@ use rusqlite::params;
 use super::exceptions::{self, NewException};
 use super::policy::ReceiptPolicy;
 use super::project;
-use super::rules::{Input, RuleSettings};
+use super::rules::Input;
 use crate::domain::ExceptionKind;
 use crate::store::{StoreError, WriteTx};
 
@@ -34,9 +34,7 @@ pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy, limit: u32)
         ))?
         .query_map(params![now - policy.deadline_ms, limit], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    let settings = RuleSettings {
-        accepted_is_final: policy.accepted_is_final,
-    };
+    let settings = policy.rules();
     let hours = policy.deadline_ms / 3_600_000;
     for (message_id, _) in &due {
         let summary = format!("No final receipt within {hours} h of acceptance: delivery is not known.");

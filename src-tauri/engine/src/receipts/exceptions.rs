@@ -7,7 +7,7 @@ use serde::Serialize;
 use super::mismatch::{self, Mismatch};
 use super::policy::ReceiptPolicy;
 use super::project;
-use super::rules::{Input, RuleSettings};
+use super::rules::Input;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus};
 use crate::store::tables::NewAudit;
 use crate::store::{Entity, StoreError, WriteTx};
@@ -300,9 +300,7 @@ pub(crate) fn message_facts(conn: &Connection, message_id: i64) -> Result<Option
 /// Records an operator's decision: the exception is closed with the note, the decision is audited,
 /// and the message's projection folds it in. Nothing is written when the decision is refused.
 pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> Result<(), ResolveError> {
-    let settings = RuleSettings {
-        accepted_is_final: policy.accepted_is_final,
-    };
+    let settings = policy.rules();
     if r.note.trim().is_empty() {
         return Err(ResolveError::NoteRequired);
     }
@@ -343,7 +341,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
                     mismatches,
                 });
             }
-            attach_event(tx, event, *message_id, policy)?;
+            super::correlate::match_and_apply(tx, event, *message_id, "operator", policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
         (Action::Dismiss, kind) => {
@@ -378,24 +376,5 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
                 .to_string(),
         ),
     })?;
-    Ok(())
-}
-
-/// Matches a logical event to a message by an operator's decision and applies it.
-fn attach_event(tx: &mut WriteTx<'_>, event: i64, message_id: i64, policy: &ReceiptPolicy) -> Result<(), StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3,
-                 correlated_by = 'operator' WHERE id = ?1",
-        )?
-        .execute(params![event, message_id, now])?;
-    tx.changed(Entity::LogicalEvent, event);
-    if let Some(facts) = super::ingest::event_facts(tx.conn(), event, message_id, policy)? {
-        let settings = RuleSettings {
-            accepted_is_final: policy.accepted_is_final,
-        };
-        project::apply(tx, message_id, &Input::Event(facts), settings)?;
-    }
     Ok(())
 }

@@ -20,7 +20,7 @@ use super::mismatch;
 use super::parse::{self, HttpReport, Parsed, SmppPdu, SmppReport, Tlv};
 use super::policy::{ids_agree, ReceiptPolicy};
 use super::project;
-use super::rules::{state_from_stat, EventFacts, Input, RuleSettings};
+use super::rules::{state_from_stat, EventFacts, Input};
 use crate::domain::{DeliveryState, ExceptionKind, ReceiptKind, ReceiptSource};
 use crate::store::tables::NewReceipt;
 use crate::store::{Entity, StoreError, WriteTx, Writer};
@@ -358,12 +358,6 @@ fn write_outcome(
     Ok(())
 }
 
-fn settings(policy: &ReceiptPolicy) -> RuleSettings {
-    RuleSettings {
-        accepted_is_final: policy.accepted_is_final,
-    }
-}
-
 /// Applies one stored receipt: de-duplicate, correlate, project, raise exceptions.
 fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
     match r.kind {
@@ -466,7 +460,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
                 policy,
             );
             let flags = flags_json(&facts);
-            project::apply(tx, m, &Input::Event(facts), settings(policy))?;
+            project::apply(tx, m, &Input::Event(facts), policy.rules())?;
             write_outcome(tx, r.id, Some(event), false, flags)?;
             Ok(Outcome::Applied { message_id: m, state })
         }

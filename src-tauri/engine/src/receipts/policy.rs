@@ -44,6 +44,13 @@ impl From<&ReceiptSettings> for ReceiptPolicy {
 }
 
 impl ReceiptPolicy {
+    /// The settings the state rules depend on.
+    pub fn rules(&self) -> crate::receipts::rules::RuleSettings {
+        crate::receipts::rules::RuleSettings {
+            accepted_is_final: self.accepted_is_final,
+        }
+    }
+
     /// The key of an id as a submit_sm_resp gave it.
     pub fn response_key(&self, raw: &str) -> String {
         self.key(raw, self.response_id)

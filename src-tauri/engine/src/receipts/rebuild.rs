@@ -7,7 +7,7 @@ use rusqlite::{params, Connection};
 use super::ingest::event_facts;
 use super::policy::ReceiptPolicy;
 use super::project;
-use super::rules::{fold, Input, RuleSettings};
+use super::rules::{fold, Input};
 use crate::domain::{DeliveryState, ExceptionKind};
 use crate::store::{Store, StoreError, WriteTx};
 
@@ -82,9 +82,7 @@ pub fn rebuild_batch(
     policy: &ReceiptPolicy,
     write: bool,
 ) -> Result<Vec<i64>, StoreError> {
-    let settings = RuleSettings {
-        accepted_is_final: policy.accepted_is_final,
-    };
+    let settings = policy.rules();
     let mut differing = Vec::new();
     for &m in messages {
         let recomputed = fold(&inputs(tx.conn(), m, policy)?, settings);

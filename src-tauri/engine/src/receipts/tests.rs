@@ -123,6 +123,19 @@ impl World {
         self.smpp(0x04, &appendix_b(id, stat, "9911291201"), vec![])
     }
 
+    /// One row of a query, for looking at what was stored.
+    fn row<T: Send + 'static>(
+        &self,
+        sql: &'static str,
+        param: i64,
+        f: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T> + Send + 'static,
+    ) -> T {
+        self.store
+            .reader()
+            .read_blocking(move |c| Ok::<_, StoreError>(c.query_row(sql, [param], f)?))
+            .unwrap()
+    }
+
     fn counters(&self) -> Counters {
         self.store.reader().read_blocking(report::counters).unwrap()
     }
@@ -214,17 +227,11 @@ fn the_same_callback_twice_changes_neither_the_state_nor_the_counters() {
         report_before,
         "a repeated receipt must not change the computed state"
     );
-    let linked: i64 = w
-        .store
-        .reader()
-        .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT logical_event_id FROM receipt_outcome WHERE receipt_id = ?1",
-                [again.receipt_id],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    let linked: i64 = w.row(
+        "SELECT logical_event_id FROM receipt_outcome WHERE receipt_id = ?1",
+        again.receipt_id,
+        |r| r.get(0),
+    );
     assert_eq!(linked, logical_event_id, "the repeat is linked to its logical event");
 }
 
@@ -349,34 +356,22 @@ fn an_unrecognised_date_or_payload_is_kept_with_its_parse_error() {
     // An unreadable date: still a receipt, the date kept as written, no normalised time.
     let odd_date = w.smpp(0x04, &appendix_b("F1", "DELIVRD", "yesterday"), vec![]);
     assert!(matches!(odd_date.outcome, Outcome::Applied { .. }), "{odd_date:?}");
-    let (done_date, done_ts): (Option<String>, Option<String>) = w
-        .store
-        .reader()
-        .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT done_date, done_ts FROM receipt WHERE id = ?1",
-                [odd_date.receipt_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?)
-        })
-        .unwrap();
+    let (done_date, done_ts): (Option<String>, Option<String>) = w.row(
+        "SELECT done_date, done_ts FROM receipt WHERE id = ?1",
+        odd_date.receipt_id,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!((done_date.as_deref(), done_ts), (Some("yesterday"), None));
     assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
 
     // An unreadable payload: kept byte for byte, with its parse error, and an exception.
     let garbage = w.smpp(0x04, "\u{1}\u{2}garbage %%% ###", vec![]);
     assert!(matches!(garbage.outcome, Outcome::Unparseable { .. }), "{garbage:?}");
-    let (raw, error): (Vec<u8>, Option<String>) = w
-        .store
-        .reader()
-        .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT raw, parse_error FROM receipt WHERE id = ?1",
-                [garbage.receipt_id],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )?)
-        })
-        .unwrap();
+    let (raw, error): (Vec<u8>, Option<String>) = w.row(
+        "SELECT raw, parse_error FROM receipt WHERE id = ?1",
+        garbage.receipt_id,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
     assert_eq!(raw, b"\x01\x02garbage %%% ###".to_vec(), "the payload is kept exactly");
     assert!(error.is_some_and(|e| !e.is_empty()), "the parse error is kept");
     let c = w.counters();
@@ -767,17 +762,11 @@ fn attaching_an_uncorrelated_receipt_requires_a_note_and_a_look_at_every_mismatc
         .unwrap();
     assert_eq!(row.status, ExceptionStatus::Resolved);
     assert_eq!(row.resolution.as_deref(), Some(format!("attached:{m}").as_str()));
-    let audited: i64 = w
-        .store
-        .reader()
-        .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row(
-                "SELECT count(*) FROM audit WHERE action = 'exception.resolve' AND subject_id = ?1 AND actor = 'ann'",
-                [ex],
-                |r| r.get(0),
-            )?)
-        })
-        .unwrap();
+    let audited: i64 = w.row(
+        "SELECT count(*) FROM audit WHERE action = 'exception.resolve' AND subject_id = ?1 AND actor = 'ann'",
+        ex,
+        |r| r.get(0),
+    );
     assert_eq!(audited, 1, "the decision is audited");
     assert!(matches!(
         w.resolve(attach(true, "again")),
