@@ -98,7 +98,6 @@ impl Engine {
             return Err(e.into());
         }
         let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
-        let background = vec![tokio::spawn(sweep_deadlines(store.writer().clone(), policy))];
 
         let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
         if !addr.ip().is_loopback() {
@@ -116,39 +115,31 @@ impl Engine {
             started_at_ms: now_ms(),
         };
         // The router needs the final URL, which needs the bound port: bind first, then serve.
-        let listener = match tokio::net::TcpListener::bind(addr).await {
+        let listener = match bind(addr, options.mode).await {
             Ok(l) => l,
-            // The window works without its usual port; a headless server's address is its point.
-            Err(e) if options.mode == RunMode::Window && addr.port() != 0 => {
-                tracing::warn!(%addr, error = %e, "HTTP port in use; listening on a free port instead");
-                match tokio::net::TcpListener::bind(SocketAddr::new(addr.ip(), 0)).await {
-                    Ok(l) => l,
-                    Err(source) => {
-                        Self::close_store(&store).await;
-                        return Err(EngineError::Listen { addr, source });
-                    }
-                }
-            }
-            Err(source) => {
+            Err(e) => {
                 Self::close_store(&store).await;
-                return Err(EngineError::Listen { addr, source });
+                return Err(e);
             }
         };
-        let bound = listener
-            .local_addr()
-            .map_err(|source| EngineError::Listen { addr, source })?;
-        info.http_url = Some(format!("http://{bound}"));
+        info.http_url = listener.local_addr().ok().map(|a| format!("http://{a}"));
         let info = Arc::new(info);
         let server = HttpServer::start(listener, http::router(info.clone(), options.ui));
         tracing::info!(url = %server.url(), "HTTP server listening");
 
-        lock.publish(&InstanceInfo {
+        let published = lock.publish(&InstanceInfo {
             pid: std::process::id(),
             mode: info.mode,
             version: info.version.clone(),
             http_url: info.http_url.clone(),
             started_at_ms: info.started_at_ms,
-        })?;
+        });
+        if let Err(e) = published {
+            server.stop().await;
+            Self::close_store(&store).await;
+            return Err(e.into());
+        }
+        let background = vec![tokio::spawn(sweep_deadlines(store.writer().clone(), policy))];
         Ok(Engine {
             store,
             info,
@@ -228,5 +219,20 @@ async fn sweep_deadlines(writer: Writer, policy: ReceiptPolicy) {
             Ok(n) => tracing::info!(messages = n, "no final receipt by the deadline"),
             Err(e) => tracing::error!(error = %e, "deadline sweep failed"),
         }
+    }
+}
+
+/// Binds the HTTP listener. The window works without its usual port, so it falls back to a free
+/// one; a headless server's address is its point, so `serve` fails instead.
+async fn bind(addr: SocketAddr, mode: RunMode) -> Result<tokio::net::TcpListener, EngineError> {
+    match tokio::net::TcpListener::bind(addr).await {
+        Ok(l) => Ok(l),
+        Err(e) if mode == RunMode::Window && addr.port() != 0 => {
+            tracing::warn!(%addr, error = %e, "HTTP port in use; listening on a free port instead");
+            tokio::net::TcpListener::bind(SocketAddr::new(addr.ip(), 0))
+                .await
+                .map_err(|source| EngineError::Listen { addr, source })
+        }
+        Err(source) => Err(EngineError::Listen { addr, source }),
     }
 }
