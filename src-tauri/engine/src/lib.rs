@@ -17,6 +17,8 @@ pub mod messages;
 pub mod paths;
 pub mod progress;
 pub mod receipts;
+pub mod smpp;
+pub mod sms;
 pub mod store;
 
 pub use engine::{Engine, EngineOptions};

@@ -1,0 +1,3 @@
+//! SMPP: what the protocol's values mean to smsdesk.
+
+pub mod status;

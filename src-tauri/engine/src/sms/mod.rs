@@ -1,0 +1,3 @@
+//! What an SMS is on the wire, independent of the protocol that carries it.
+
+pub mod encoding;
