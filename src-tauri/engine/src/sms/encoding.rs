@@ -204,7 +204,11 @@ mod tests {
     #[test]
     fn accented_latin_in_the_alphabet_stays_gsm_and_others_switch_to_ucs2() {
         assert_eq!(plan("Café à Noel? Ça va: ÄÖÜ ß ñ").encoding, Encoding::Gsm7);
-        assert_eq!(plan("Noël").encoding, Encoding::Ucs2, "ë is not in the GSM default alphabet");
+        assert_eq!(
+            plan("Noël").encoding,
+            Encoding::Ucs2,
+            "ë is not in the GSM default alphabet"
+        );
         let p = plan("Привет");
         assert_eq!((p.encoding, p.units, p.segments), (Encoding::Ucs2, 6, 1));
         assert_eq!(
