@@ -8,6 +8,7 @@ pub mod bindings;
 pub mod cli;
 pub mod clock;
 pub mod config;
+pub mod dispatch;
 pub mod domain;
 pub mod engine;
 pub mod http;

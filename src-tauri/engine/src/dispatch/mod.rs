@@ -1,0 +1,3 @@
+//! Sending: what the dispatcher decides about each message.
+
+pub mod retry;
