@@ -53,7 +53,7 @@ fn pragmas_are_in_force_on_writer_and_reader_connections() {
 }
 
 #[test]
-fn a_misapplied_pragma_is_noticed() {
+fn read_back_reports_what_sqlite_really_has() {
     let dir = tempfile::tempdir().unwrap();
     let conn = Connection::open(dir.path().join("x.db")).unwrap();
     pragmas::apply(&conn, Role::Writer).unwrap();
