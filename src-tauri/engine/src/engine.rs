@@ -139,7 +139,7 @@ impl Engine {
             Self::close_store(&store).await;
             return Err(e.into());
         }
-        let background = vec![tokio::spawn(sweep_deadlines(store.writer().clone(), policy))];
+        let background = vec![tokio::spawn(sweep_deadlines(store.clone(), policy))];
         Ok(Engine {
             store,
             info,
@@ -208,13 +208,28 @@ async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Resu
     Ok(())
 }
 
-/// Flags accepted messages whose final receipt is overdue, once a minute.
-async fn sweep_deadlines(writer: Writer, policy: ReceiptPolicy) {
+/// Flags accepted messages whose final receipt is overdue, once a minute. The search runs on a
+/// read connection; only the flagging goes through the writer.
+async fn sweep_deadlines(store: Arc<Store>, policy: ReceiptPolicy) {
     let mut every = tokio::time::interval(DEADLINE_SWEEP_EVERY);
     loop {
         every.tick().await;
+        let now = now_ms();
         let p = policy.clone();
-        match writer.write(move |tx| deadline::sweep(tx, now_ms(), &p, CHUNK)).await {
+        let due = match store
+            .reader()
+            .read(move |c| deadline::due(c, now, &p, None, CHUNK))
+            .await
+        {
+            Ok(d) if d.is_empty() => continue,
+            Ok(d) => d,
+            Err(e) => {
+                tracing::error!(error = %e, "deadline search failed");
+                continue;
+            }
+        };
+        let p = policy.clone();
+        match store.writer().write(move |tx| deadline::flag(tx, &due, now, &p)).await {
             Ok(0) => {}
             Ok(n) => tracing::info!(messages = n, "no final receipt by the deadline"),
             Err(e) => tracing::error!(error = %e, "deadline sweep failed"),

@@ -2,7 +2,7 @@
 //! flagged "no receipt by deadline" and gets an exception. It is shown as neither delivered nor
 //! failed: nobody knows yet.
 
-use rusqlite::params;
+use rusqlite::{params, Connection};
 
 use super::exceptions::{self, NewException};
 use super::policy::ReceiptPolicy;
@@ -11,43 +11,64 @@ use super::rules::Input;
 use crate::domain::ExceptionKind;
 use crate::store::{StoreError, WriteTx};
 
-/// Flags every accepted message whose deadline passed before `now` without a final state.
-/// Returns how many were flagged. Each message is flagged once.
-pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy, limit: u32) -> Result<usize, StoreError> {
+/// Accepted messages whose deadline passed before `now` without a final state and that are not
+/// flagged yet; `only` narrows the search to one message. A read: run it on a read connection, so
+/// the scan never holds up the writer.
+pub fn due(
+    conn: &Connection,
+    now: i64,
+    policy: &ReceiptPolicy,
+    only: Option<i64>,
+    limit: u32,
+) -> Result<Vec<i64>, StoreError> {
     let finals = if policy.accepted_is_final {
         "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped','accepted')"
     } else {
         "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped')"
     };
-    let due: Vec<(i64, i64)> = tx
-        .conn()
+    Ok(conn
         .prepare_cached(&format!(
-            "SELECT q.message_id, max(a.responded_at) AS accepted_at
+            "SELECT q.message_id
              FROM queue q JOIN attempt a ON a.message_id = q.message_id AND a.outcome = 'accepted'
-             WHERE q.status = 'accepted'
+             WHERE q.status = 'accepted' AND (?2 IS NULL OR q.message_id = ?2)
                AND NOT EXISTS (SELECT 1 FROM projection p WHERE p.message_id = q.message_id
                                AND (p.state IN {finals} OR p.flag_no_receipt = 1 OR p.rule = 'operator_decision'))
                AND NOT EXISTS (SELECT 1 FROM exception e WHERE e.message_id = q.message_id AND e.kind = 'no_receipt')
              GROUP BY q.message_id
-             HAVING accepted_at <= ?1
-             LIMIT ?2"
+             HAVING max(a.responded_at) <= ?1
+             LIMIT ?3"
         ))?
-        .query_map(params![now - policy.deadline_ms, limit], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    let settings = policy.rules();
+        .query_map(params![now - policy.deadline_ms, only, limit], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Flags the given messages "no receipt by deadline" (each re-checked inside the transaction, so a
+/// receipt that arrived since [`due`] ran wins) and opens their exceptions. Returns how many.
+pub fn flag(tx: &mut WriteTx<'_>, candidates: &[i64], now: i64, policy: &ReceiptPolicy) -> Result<usize, StoreError> {
     let hours = policy.deadline_ms / 3_600_000;
-    for (message_id, _) in &due {
+    let mut flagged = 0;
+    for &message_id in candidates {
+        if due(tx.conn(), now, policy, Some(message_id), 1)?.is_empty() {
+            continue;
+        }
         let summary = format!("No final receipt within {hours} h of acceptance: delivery is not known.");
         let ex = exceptions::open(
             tx,
             &NewException {
                 kind: ExceptionKind::NoReceipt,
-                message_id: Some(*message_id),
+                message_id: Some(message_id),
                 logical_event_id: None,
                 summary,
             },
         )?;
-        project::apply(tx, *message_id, &Input::Deadline { exception: ex }, settings)?;
+        project::apply(tx, message_id, &Input::Deadline { exception: ex }, policy.rules())?;
+        flagged += 1;
     }
-    Ok(due.len())
+    Ok(flagged)
+}
+
+/// [`due`] and [`flag`] in one transaction (for tests and small databases).
+pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy, limit: u32) -> Result<usize, StoreError> {
+    let candidates = due(tx.conn(), now, policy, None, limit)?;
+    flag(tx, &candidates, now, policy)
 }

@@ -718,6 +718,30 @@ fn no_final_by_the_deadline_flags_the_message_and_a_late_final_clears_it() {
     );
 }
 
+#[test]
+fn a_final_that_arrives_between_the_search_and_the_flagging_wins() {
+    let w = world();
+    let m = w.accepted("M2");
+    let policy = w.policy.clone();
+    let far = crate::clock::now_ms() + policy.deadline_ms + 1;
+    let p = policy.clone();
+    let due = w
+        .store
+        .reader()
+        .read_blocking(move |c| deadline::due(c, far, &p, None, 100))
+        .unwrap();
+    assert_eq!(due, vec![m]);
+    w.dlr("M2", "DELIVRD");
+    let flagged = w
+        .store
+        .writer()
+        .write_blocking(move |tx| deadline::flag(tx, &due, far, &policy))
+        .unwrap();
+    assert_eq!(flagged, 0, "the deadline is re-checked inside the transaction");
+    assert!(w.counters().open_exceptions.is_empty());
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+}
+
 // ---- The exception queue ----
 
 #[test]
