@@ -284,3 +284,47 @@ fn rebuild_checks_a_data_directory_and_refuses_while_an_instance_runs() {
     assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
     assert!(String::from_utf8_lossy(&out.stdout).contains("every one equals the stored state"));
 }
+
+#[test]
+fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
+    use futures::{SinkExt, StreamExt};
+    use rusmpp::tokio_codec::CommandCodec;
+    use rusmpp::{Command as SmppCommand, CommandId, CommandStatus, Pdu};
+    use std::io::{BufRead, BufReader};
+
+    let mut child = Command::new(BIN)
+        .args(["sandbox-smsc", "--port", "0"])
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = String::new();
+    BufReader::new(child.stderr.take().unwrap())
+        .read_line(&mut first)
+        .unwrap();
+    assert!(first.contains("no real SMS is sent"), "{first}");
+    let addr = first
+        .split_whitespace()
+        .find(|w| w.starts_with("127.0.0.1:"))
+        .expect("the address is printed")
+        .to_owned();
+
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let stream = tokio::net::TcpStream::connect(&addr).await.unwrap();
+        let mut framed = tokio_util::codec::Framed::new(stream, CommandCodec::new());
+        framed
+            .send(SmppCommand::new(CommandStatus::EsmeRok, 1, Pdu::EnquireLink))
+            .await
+            .unwrap();
+        let answer = framed.next().await.unwrap().unwrap();
+        assert_eq!((answer.id(), answer.sequence_number()), (CommandId::EnquireLinkResp, 1));
+    });
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+}

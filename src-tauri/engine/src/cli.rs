@@ -44,6 +44,18 @@ pub enum Command {
     /// Recompute every message's state from the stored receipts and decisions, and compare it with
     /// the stored one. Stop smsdesk first.
     Rebuild(RebuildArgs),
+    /// Run the sandbox SMSC alone: an SMPP server on 127.0.0.1 that sends no real SMS
+    SandboxSmsc(SandboxArgs),
+}
+
+#[derive(Debug, Args)]
+pub struct SandboxArgs {
+    /// TCP port on 127.0.0.1; 0 picks a free one
+    #[arg(long, default_value_t = 2775)]
+    pub port: u16,
+    /// Milliseconds between acceptance and the receipt
+    #[arg(long, default_value_t = 500)]
+    pub receipt_delay_ms: u64,
 }
 
 #[derive(Debug, Args)]
@@ -89,6 +101,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Serve(args) => serve(&cli, args, ui),
         Command::ParseReceipts => parse_receipts(),
         Command::Rebuild(args) => rebuild(&cli, args),
+        Command::SandboxSmsc(args) => sandbox_smsc(args),
     }
 }
 
@@ -101,6 +114,29 @@ fn parse_receipts() -> ExitCode {
         Err(e) => {
             eprintln!("smsdesk parse-receipts: {e}");
             ExitCode::FAILURE
+        }
+    }
+}
+
+fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
+    logging::init_stderr_only();
+    let config = crate::sandbox::SandboxConfig {
+        port: args.port,
+        receipt_delay: std::time::Duration::from_millis(args.receipt_delay_ms),
+        ..Default::default()
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("smsdesk sandbox-smsc: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(crate::sandbox::run_standalone(config)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("smsdesk sandbox-smsc: cannot listen on 127.0.0.1:{}: {e}", args.port);
+            ExitCode::from(EXIT_CONFIG)
         }
     }
 }

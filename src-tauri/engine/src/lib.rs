@@ -18,6 +18,7 @@ pub mod messages;
 pub mod paths;
 pub mod progress;
 pub mod receipts;
+pub mod sandbox;
 pub mod smpp;
 pub mod sms;
 pub mod store;

@@ -1,0 +1,199 @@
+//! The sandbox SMSC: an SMPP server on loopback that behaves like a real provider, and like the
+//! bad days of real providers, so that smsdesk does something real on first run and its tests can
+//! drive every scenario over TCP. No SMS ever leaves it.
+//!
+//! The scenario of a message is chosen by the last two digits of its destination (see
+//! [`Scenario::for_destination`]); anything else is delivered. The sandbox counts submits and
+//! acceptances per destination and content, so a test can prove that nothing was accepted twice.
+
+mod receipt;
+mod scenario;
+mod session;
+#[cfg(test)]
+mod tests;
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use rusmpp::Command;
+use tokio::net::TcpListener;
+use tokio::sync::{mpsc, watch};
+use tokio::task::JoinHandle;
+
+pub use scenario::Scenario;
+
+/// How the sandbox behaves.
+#[derive(Debug, Clone)]
+pub struct SandboxConfig {
+    /// Loopback port; 0 picks a free one.
+    pub port: u16,
+    /// How long after acceptance a receipt is sent.
+    pub receipt_delay: Duration,
+    /// The system_id the sandbox answers binds with.
+    pub system_id: String,
+}
+
+impl Default for SandboxConfig {
+    fn default() -> Self {
+        SandboxConfig {
+            port: 0,
+            receipt_delay: Duration::from_millis(50),
+            system_id: "sandbox".into(),
+        }
+    }
+}
+
+/// What the sandbox saw for one destination and content.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Counts {
+    /// submit_sm PDUs received.
+    pub submits: u32,
+    /// submit_sm_resp sent with ESME_ROK.
+    pub accepted: u32,
+}
+
+/// State shared by the listener and every session.
+pub(crate) struct Shared {
+    config: SandboxConfig,
+    counts: Mutex<HashMap<(String, Vec<u8>), Counts>>,
+    next_id: AtomicU64,
+    refuse_binds: AtomicBool,
+    /// Receivers of bound sessions that take deliver_sm, by session number.
+    receivers: Mutex<HashMap<u64, mpsc::UnboundedSender<Command>>>,
+    /// deliver_sm waiting for a bound session (sent when one binds).
+    pending: Mutex<Vec<Command>>,
+    /// Tells sessions to drop their connections.
+    drop_all: watch::Sender<u64>,
+}
+
+impl Shared {
+    fn count(&self, destination: &str, content: &[u8], accepted: bool) {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        let c = counts.entry((destination.to_owned(), content.to_owned())).or_default();
+        if accepted {
+            c.accepted += 1;
+        } else {
+            c.submits += 1;
+        }
+    }
+
+    fn message_id(&self) -> u64 {
+        self.next_id.fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// Hands a deliver_sm to a bound session, or keeps it until one binds.
+    fn deliver(&self, command: Command) {
+        let receivers = self.receivers.lock().unwrap_or_else(|p| p.into_inner());
+        let mut command = Some(command);
+        for tx in receivers.values() {
+            match tx.send(command.take().expect("still held")) {
+                Ok(()) => return,
+                Err(mpsc::error::SendError(back)) => command = Some(back),
+            }
+        }
+        drop(receivers);
+        if let Some(c) = command {
+            self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(c);
+        }
+    }
+
+    fn schedule(self: &Arc<Self>, delay: Duration, command: Command) {
+        let shared = self.clone();
+        tokio::spawn(async move {
+            tokio::time::sleep(delay).await;
+            shared.deliver(command);
+        });
+    }
+}
+
+/// A running sandbox SMSC.
+pub struct Sandbox {
+    addr: SocketAddr,
+    shared: Arc<Shared>,
+    task: JoinHandle<()>,
+}
+
+impl Sandbox {
+    /// Listens on 127.0.0.1 and serves until stopped.
+    pub async fn start(config: SandboxConfig) -> std::io::Result<Sandbox> {
+        let listener = TcpListener::bind(("127.0.0.1", config.port)).await?;
+        let addr = listener.local_addr()?;
+        let (drop_all, _) = watch::channel(0);
+        let shared = Arc::new(Shared {
+            config,
+            counts: Mutex::default(),
+            next_id: AtomicU64::new(0x1000_0000),
+            refuse_binds: AtomicBool::new(false),
+            receivers: Mutex::default(),
+            pending: Mutex::default(),
+            drop_all,
+        });
+        let task = {
+            let shared = shared.clone();
+            tokio::spawn(async move {
+                let mut session_no = 0u64;
+                while let Ok((stream, peer)) = listener.accept().await {
+                    session_no += 1;
+                    tracing::debug!(%peer, session_no, "sandbox: connection");
+                    tokio::spawn(session::run(stream, shared.clone(), session_no));
+                }
+            })
+        };
+        Ok(Sandbox { addr, shared, task })
+    }
+
+    pub fn addr(&self) -> SocketAddr {
+        self.addr
+    }
+
+    /// What the sandbox saw for a destination and content.
+    pub fn counts(&self, destination: &str, content: &[u8]) -> Counts {
+        let counts = self.shared.counts.lock().unwrap_or_else(|p| p.into_inner());
+        counts
+            .get(&(destination.to_owned(), content.to_owned()))
+            .copied()
+            .unwrap_or_default()
+    }
+
+    /// Every (destination, content) the sandbox accepted more than once.
+    pub fn accepted_twice(&self) -> Vec<(String, Vec<u8>, u32)> {
+        let counts = self.shared.counts.lock().unwrap_or_else(|p| p.into_inner());
+        counts
+            .iter()
+            .filter(|(_, c)| c.accepted > 1)
+            .map(|((d, t), c)| (d.clone(), t.clone(), c.accepted))
+            .collect()
+    }
+
+    /// While true, binds are refused (as a provider in maintenance does).
+    pub fn refuse_binds(&self, refuse: bool) {
+        self.shared.refuse_binds.store(refuse, Ordering::Relaxed);
+    }
+
+    /// Drops every open connection (as a network failure does).
+    pub fn drop_connections(&self) {
+        self.shared.drop_all.send_modify(|n| *n += 1);
+    }
+
+    pub fn stop(self) {
+        self.task.abort();
+        self.drop_connections();
+    }
+}
+
+/// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until Ctrl+C.
+pub async fn run_standalone(config: SandboxConfig) -> std::io::Result<()> {
+    let sandbox = Sandbox::start(config).await?;
+    eprintln!(
+        "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
+         Scenarios by the last two digits of the destination: {}.\nStop with Ctrl+C.",
+        sandbox.addr(),
+        Scenario::legend()
+    );
+    crate::cli::wait_for_stop_signal().await;
+    sandbox.stop();
+    Ok(())
+}

@@ -1,0 +1,225 @@
+//! One client connection to the sandbox: binds, keepalives, submits, and the receipts that follow.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use futures::{SinkExt, StreamExt};
+use rusmpp::pdus::{BindReceiverResp, BindTransceiverResp, BindTransmitterResp, SubmitSm, SubmitSmResp};
+use rusmpp::tokio_codec::CommandCodec;
+use rusmpp::{Command, CommandId, CommandStatus, Pdu};
+use tokio::net::TcpStream;
+use tokio::sync::mpsc;
+use tokio_util::codec::Framed;
+
+use super::receipt::{self, Receipt};
+use super::{Scenario, Shared};
+use crate::clock::now_ms;
+
+enum After {
+    Continue,
+    Close,
+}
+
+pub(crate) async fn run(stream: TcpStream, shared: Arc<Shared>, session_no: u64) {
+    let (mut sink, mut source) = Framed::new(stream, CommandCodec::new()).split();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Command>();
+    let mut dropped = shared.drop_all.subscribe();
+    let mut deliver_seq = 1u32;
+    loop {
+        tokio::select! {
+            incoming = source.next() => {
+                let Some(Ok(command)) = incoming else { break };
+                match handle(&shared, &out, session_no, command).await {
+                    Ok(After::Continue) => {}
+                    Ok(After::Close) => {
+                        // Answers already queued go out before the connection does.
+                        while let Ok(c) = outgoing.try_recv() {
+                            if sink.send(c).await.is_err() {
+                                break;
+                            }
+                        }
+                        break;
+                    }
+                    Err(()) => break,
+                }
+            }
+            Some(mut command) = outgoing.recv() => {
+                // deliver_sm built elsewhere carry a placeholder sequence number; number them here.
+                if command.id() == CommandId::DeliverSm {
+                    command = Command::new(command.status(), deliver_seq, command.pdu().cloned().unwrap_or(Pdu::EnquireLink));
+                    deliver_seq += 1;
+                }
+                if sink.send(command).await.is_err() {
+                    break;
+                }
+            }
+            _ = dropped.changed() => break,
+        }
+    }
+    shared
+        .receivers
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&session_no);
+    tracing::debug!(session_no, "sandbox: connection closed");
+}
+
+fn respond(
+    out: &mpsc::UnboundedSender<Command>,
+    status: CommandStatus,
+    seq: u32,
+    pdu: impl Into<Pdu>,
+) -> Result<(), ()> {
+    out.send(Command::new(status, seq, pdu)).map_err(|_| ())
+}
+
+async fn handle(
+    shared: &Arc<Shared>,
+    out: &mpsc::UnboundedSender<Command>,
+    session_no: u64,
+    command: Command,
+) -> Result<After, ()> {
+    let seq = command.sequence_number();
+    match command.pdu() {
+        Some(Pdu::BindTransceiver(_) | Pdu::BindReceiver(_) | Pdu::BindTransmitter(_)) => {
+            let system_id = || receipt::cstr(&shared.config.system_id);
+            let refused = shared.refuse_binds.load(Ordering::Relaxed);
+            let status = if refused {
+                CommandStatus::EsmeRbindfail
+            } else {
+                CommandStatus::EsmeRok
+            };
+            let pdu = match command.id() {
+                CommandId::BindReceiver => Pdu::BindReceiverResp(BindReceiverResp::new(system_id(), None)),
+                CommandId::BindTransmitter => Pdu::BindTransmitterResp(BindTransmitterResp::new(system_id(), None)),
+                _ => Pdu::BindTransceiverResp(BindTransceiverResp::new(system_id(), None)),
+            };
+            respond(out, status, seq, pdu)?;
+            if refused {
+                return Ok(After::Close);
+            }
+            if command.id() != CommandId::BindTransmitter {
+                shared
+                    .receivers
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .insert(session_no, out.clone());
+                let pending: Vec<Command> =
+                    std::mem::take(&mut *shared.pending.lock().unwrap_or_else(|p| p.into_inner()));
+                for c in pending {
+                    out.send(c).map_err(|_| ())?;
+                }
+            }
+            Ok(After::Continue)
+        }
+        Some(Pdu::EnquireLink) => {
+            respond(out, CommandStatus::EsmeRok, seq, Pdu::EnquireLinkResp).map(|()| After::Continue)
+        }
+        Some(Pdu::Unbind) => {
+            respond(out, CommandStatus::EsmeRok, seq, Pdu::UnbindResp)?;
+            Ok(After::Close)
+        }
+        Some(Pdu::SubmitSm(submit)) => submit_sm(shared, out, seq, submit).await,
+        Some(Pdu::DeliverSmResp(_)) => Ok(After::Continue),
+        _ => respond(out, CommandStatus::EsmeRinvcmdid, seq, Pdu::GenericNack).map(|()| After::Continue),
+    }
+}
+
+async fn submit_sm(
+    shared: &Arc<Shared>,
+    out: &mpsc::UnboundedSender<Command>,
+    seq: u32,
+    submit: &SubmitSm,
+) -> Result<After, ()> {
+    let destination = submit.destination_addr.to_string();
+    let sender = submit.source_addr.to_string();
+    let content = submit.short_message().as_ref().to_vec();
+    let scenario = Scenario::for_destination(&destination);
+    let first_try = shared
+        .counts
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&(destination.clone(), content.clone()))
+        .is_none();
+    shared.count(&destination, &content, false);
+
+    let refuse = |status| respond(out, status, seq, SubmitSmResp::builder().build()).map(|()| After::Continue);
+    match scenario {
+        Scenario::InvalidDestination => return refuse(CommandStatus::EsmeRinvdstadr),
+        Scenario::ThrottledOnce if first_try => return refuse(CommandStatus::EsmeRthrottled),
+        Scenario::QueueFullOnce if first_try => return refuse(CommandStatus::EsmeRmsgqful),
+        Scenario::SystemErrorOnce if first_try => return refuse(CommandStatus::EsmeRsyserr),
+        Scenario::NoResponse => return Ok(After::Continue),
+        Scenario::DropBeforeResponse => return Ok(After::Close),
+        _ => {}
+    }
+
+    let n = shared.message_id();
+    let (response_id, receipt_id) = match scenario {
+        Scenario::HexResponseDecimalReceipt => (format!("{n:x}"), format!("{n:012}")),
+        _ => (format!("{n:x}"), format!("{n:x}")),
+    };
+    let submitted = now_ms();
+    let delay = shared.config.receipt_delay;
+    let make = |stat: &str, err: &str, id: &str, done: i64| {
+        receipt::deliver_sm(
+            &Receipt {
+                id,
+                stat,
+                err,
+                handset: &destination,
+                sender: &sender,
+                text: &content,
+                submitted_at: submitted,
+                done_at: done,
+            },
+            0,
+        )
+    };
+    let resp = SubmitSmResp::builder().message_id(receipt::cstr(&response_id)).build();
+
+    if scenario == Scenario::ReceiptBeforeResponse {
+        // Queued on this session ahead of the response, so it reaches the client first.
+        shared.deliver(make("DELIVRD", "000", &receipt_id, submitted));
+    }
+    respond(out, CommandStatus::EsmeRok, seq, resp)?;
+    shared.count(&destination, &content, true);
+
+    let later = |k: u32| delay * k;
+    match scenario {
+        Scenario::Undeliverable => shared.schedule(later(1), make("UNDELIV", "001", &receipt_id, submitted + 1)),
+        Scenario::Expired => shared.schedule(later(1), make("EXPIRED", "000", &receipt_id, submitted + 1)),
+        Scenario::Rejected => shared.schedule(later(1), make("REJECTD", "000", &receipt_id, submitted + 1)),
+        Scenario::EnrouteThenDelivered => {
+            shared.schedule(later(1), make("ENROUTE", "000", &receipt_id, submitted));
+            shared.schedule(later(3), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+        }
+        Scenario::DuplicateReceipts => {
+            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(3), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+        }
+        Scenario::OutOfOrder => {
+            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(3), make("ENROUTE", "000", &receipt_id, submitted));
+        }
+        Scenario::IncompatibleFinals => {
+            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(3), make("UNDELIV", "001", &receipt_id, submitted + 120_000));
+        }
+        Scenario::UnknownIdReceipt => {
+            shared.schedule(later(1), make("DELIVRD", "000", "DEADBEEF0000", submitted + 60_000));
+        }
+        Scenario::GarbageReceipt => {
+            let garbage =
+                receipt::raw_deliver_sm(&destination, &sender, 0x04, b"\x01\x02 garbage %%%".to_vec(), vec![], 0);
+            shared.schedule(later(1), garbage);
+        }
+        Scenario::ReceiptBeforeResponse => {}
+        Scenario::DropAfterResponse => {
+            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            return Ok(After::Close);
+        }
+        _ => shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000)),
+    }
+    Ok(After::Continue)
+}
