@@ -6,8 +6,9 @@
 
 use std::time::Instant;
 
-use rusqlite::params;
 use smsdesk_engine::clock::now_ms;
+use smsdesk_engine::domain::{IntakeChannel, MessageKind};
+use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::receipts::ingest::{Ingestor, Outcome, SmppReceived};
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::store::{Store, StoreError};
@@ -22,37 +23,35 @@ fn peak_rss_mib() -> f64 {
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
 
-/// Writes `n` messages, each with an accepted submit carrying provider id `P<i>`.
+/// Writes `n` messages through the same functions intake and the dispatcher use, each with an
+/// accepted submit carrying provider id `P<i>`.
 fn seed(store: &Store, n: usize) {
-    const CHUNK: usize = 20_000;
-    let now = now_ms();
+    const CHUNK: usize = 10_000;
     for start in (0..n).step_by(CHUNK) {
         let end = (start + CHUNK).min(n);
         store
             .writer()
             .write_blocking(move |tx| {
-                let c = tx.conn_for_bench();
-                let mut msg = c.prepare_cached(
-                    "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
-                         kind, priority, registered_delivery, connection)
-                     VALUES (?1, ?2, 'api', ?3, ?3, 'Your order has shipped', 'gsm7', 1, 'transactional', 1, 1, 'bench')",
-                )?;
-                let mut queue = c.prepare_cached(
-                    "INSERT INTO queue (message_id, status, priority, next_attempt_at, attempts, updated_at)
-                     VALUES (?1, 'accepted', 1, ?2, 1, ?2)",
-                )?;
-                let mut attempt = c.prepare_cached(
-                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, responded_at, command_status,
-                         provider_message_id, provider_id_norm, outcome)
-                     VALUES (?1, 1, 'bench', ?2, ?2, 0, ?3, ?4, 'accepted')",
-                )?;
+                let policy = ReceiptPolicy::default();
                 for i in start..end {
-                    let id = i as i64 + 1;
-                    let dest = format!("+3361{:07}", i % 10_000_000);
-                    msg.execute(params![id, now, dest])?;
-                    queue.execute(params![id, now])?;
-                    let pid = format!("P{i}");
-                    attempt.execute(params![id, now, pid, format!("t:{pid}")])?;
+                    let m = NewMessage {
+                        channel: IntakeChannel::Api,
+                        destination_raw: format!("+3361{:07}", i % 10_000_000),
+                        destination: format!("+3361{:07}", i % 10_000_000),
+                        body: "Your order has shipped".into(),
+                        encoding: "gsm7".into(),
+                        segments: 1,
+                        kind: MessageKind::Transactional,
+                        connection: "bench".into(),
+                        registered_delivery: 1,
+                        client_ref: None,
+                        ordering_key: None,
+                        valid_until: None,
+                        scheduled_at: None,
+                    };
+                    let id = messages::insert(tx, &m)?;
+                    let attempt = messages::begin_attempt(tx, id, 1, Some("bench-1"))?;
+                    messages::record_accepted(tx, attempt.id, i as u32, &format!("P{i}"), &policy)?;
                 }
                 Ok::<_, StoreError>(())
             })

@@ -54,12 +54,6 @@ impl<'c> WriteTx<'c> {
         self.conn
     }
 
-    /// The raw connection, for benchmarks that seed data faster than the domain functions would.
-    #[doc(hidden)]
-    pub fn conn_for_bench(&self) -> &Connection {
-        self.conn
-    }
-
     /// The number of the batch (transaction) this operation runs in.
     pub fn batch(&self) -> u64 {
         self.batch
