@@ -61,6 +61,7 @@ pub(crate) struct Shared {
     counts: Mutex<HashMap<(String, Vec<u8>), Counts>>,
     next_id: AtomicU64,
     refuse_binds: AtomicBool,
+    binds: AtomicU64,
     /// Receivers of bound sessions that take deliver_sm, by session number.
     receivers: Mutex<HashMap<u64, mpsc::UnboundedSender<Command>>>,
     /// deliver_sm waiting for a bound session (sent when one binds).
@@ -127,6 +128,7 @@ impl Sandbox {
             counts: Mutex::default(),
             next_id: AtomicU64::new(0x1000_0000),
             refuse_binds: AtomicBool::new(false),
+            binds: AtomicU64::new(0),
             receivers: Mutex::default(),
             pending: Mutex::default(),
             drop_all,
@@ -166,6 +168,11 @@ impl Sandbox {
             .filter(|(_, c)| c.accepted > 1)
             .map(|((d, t), c)| (d.clone(), t.clone(), c.accepted))
             .collect()
+    }
+
+    /// Bind requests received so far (refused ones included).
+    pub fn binds(&self) -> u64 {
+        self.shared.binds.load(Ordering::Relaxed)
     }
 
     /// While true, binds are refused (as a provider in maintenance does).

@@ -6,6 +6,8 @@ use rusmpp::types::{COctetString, OctetString};
 use rusmpp::values::{EsmClass, MessageState};
 use rusmpp::{Command, CommandStatus};
 
+use crate::smpp::cstr;
+
 /// One receipt to send.
 pub(crate) struct Receipt<'a> {
     pub id: &'a str,
@@ -47,13 +49,6 @@ fn state(stat: &str) -> MessageState {
         "ENROUTE" => MessageState::Enroute,
         _ => MessageState::Unknown,
     }
-}
-
-/// A C-octet string of at most MAX - 1 characters (longer text is cut; an empty one becomes "").
-pub(crate) fn cstr<const MIN: usize, const MAX: usize>(s: &str) -> COctetString<MIN, MAX> {
-    let mut bytes: Vec<u8> = s.bytes().filter(|b| *b != 0).take(MAX - 1).collect();
-    bytes.push(0);
-    COctetString::from_vec(bytes).unwrap_or_default()
 }
 
 fn address(s: &str) -> COctetString<1, 21> {

@@ -14,6 +14,7 @@ use tokio_util::codec::Framed;
 use super::receipt::{self, Receipt};
 use super::{Scenario, Shared};
 use crate::clock::now_ms;
+use crate::smpp::cstr;
 
 enum After {
     Continue,
@@ -82,7 +83,8 @@ async fn handle(
     let seq = command.sequence_number();
     match command.pdu() {
         Some(Pdu::BindTransceiver(_) | Pdu::BindReceiver(_) | Pdu::BindTransmitter(_)) => {
-            let system_id = || receipt::cstr(&shared.config.system_id);
+            let system_id = || cstr(&shared.config.system_id);
+            shared.binds.fetch_add(1, Ordering::Relaxed);
             let refused = shared.refuse_binds.load(Ordering::Relaxed);
             let status = if refused {
                 CommandStatus::EsmeRbindfail
@@ -176,7 +178,7 @@ async fn submit_sm(
             0,
         )
     };
-    let resp = SubmitSmResp::builder().message_id(receipt::cstr(&response_id)).build();
+    let resp = SubmitSmResp::builder().message_id(cstr(&response_id)).build();
 
     if scenario == Scenario::ReceiptBeforeResponse {
         // Queued on this session ahead of the response, so it reaches the client first.

@@ -12,9 +12,9 @@ use rusmpp::{Command, CommandId, CommandStatus, Pdu};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
-use super::receipt::cstr;
 use super::{Sandbox, SandboxConfig};
 use crate::receipts::parse::{parse_smpp, SmppPdu, SmppReport};
+use crate::smpp::cstr;
 
 struct Client {
     framed: Framed<TcpStream, CommandCodec>,

@@ -1,0 +1,606 @@
+//! The SMPP client session: an owner task behind a cloneable handle. It binds as a transceiver,
+//! keeps the link alive with enquire_link, reconnects with exponential backoff and jitter, stops
+//! (and says so) when a bind is refused instead of hammering the provider, and hands every
+//! deliver_sm/data_sm to an inbound handler, answering deliver_sm_resp only once the handler says
+//! the report is committed.
+//!
+//! Sending is in two steps so the dispatcher can commit its attempt row before the PDU is written:
+//! [`SessionHandle::reserve`] waits for a bound link, a free window slot and the rate limit, and
+//! names the session and sequence number; [`Permit::submit`] writes the PDU and waits for the
+//! answer. A timeout or a lost link after the write is reported as such: the outcome is unknown,
+//! and nothing here ever resends.
+
+use std::collections::HashMap;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use rusmpp::encode::Encode;
+use rusmpp::pdus::{BindTransceiver, SubmitSm};
+use rusmpp::tlvs::Tlv as SmppTlv;
+use rusmpp::tokio_codec::CommandCodec;
+use rusmpp::values::InterfaceVersion;
+use rusmpp::{Command, CommandId, CommandStatus, Pdu};
+use serde::Serialize;
+use tokio::net::TcpStream;
+use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
+use tokio::time::Instant;
+use tokio_util::codec::Framed;
+
+use crate::clock::now_ms;
+use crate::receipts::ingest::SmppReceived;
+use crate::receipts::parse::Tlv;
+use crate::smpp::cstr;
+use crate::smpp::status;
+
+/// How to reach and use one SMPP account.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The connection's name (as messages and receipts record it).
+    pub connection: String,
+    pub host: String,
+    pub port: u16,
+    pub system_id: String,
+    pub password: String,
+    pub system_type: String,
+    /// 0x34 for SMPP 3.4, 0x50 for 5.0.
+    pub interface_version: u8,
+    pub enquire_link_every: Duration,
+    pub response_timeout: Duration,
+    /// Requests awaiting their answer at most.
+    pub window: usize,
+    /// Submits per second at most.
+    pub tps: f64,
+    pub reconnect_min: Duration,
+    pub reconnect_max: Duration,
+}
+
+impl SessionConfig {
+    pub fn new(connection: &str, host: &str, port: u16) -> SessionConfig {
+        SessionConfig {
+            connection: connection.into(),
+            host: host.into(),
+            port,
+            system_id: "smsdesk".into(),
+            password: "smsdesk".into(),
+            system_type: String::new(),
+            interface_version: 0x34,
+            enquire_link_every: Duration::from_secs(30),
+            response_timeout: Duration::from_secs(10),
+            window: 10,
+            tps: 10.0,
+            reconnect_min: Duration::from_secs(1),
+            reconnect_max: Duration::from_secs(60),
+        }
+    }
+}
+
+/// The state of the link, for the dashboard and the dispatcher.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum LinkState {
+    Connecting {
+        attempt: u32,
+    },
+    Bound {
+        session_id: String,
+        since_ms: i64,
+    },
+    /// Lost or not reachable; trying again after `retry_in_ms`.
+    Down {
+        error: String,
+        since_ms: i64,
+        retry_in_ms: u64,
+    },
+    /// The provider refused the bind (wrong password or system_id): stopped until reconfigured.
+    BindRefused {
+        status: u32,
+        name: String,
+        since_ms: i64,
+    },
+    Stopped,
+}
+
+/// Where inbound reports go. `deliver` returns true once the report is durably stored; only then
+/// is it acknowledged to the SMSC (false answers ESME_RX_T_APPN so the SMSC sends it again).
+pub trait InboundHandler: Send + Sync + 'static {
+    fn deliver(&self, report: SmppReceived) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+}
+
+impl InboundHandler for crate::receipts::ingest::Ingestor {
+    fn deliver(&self, report: SmppReceived) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+        Box::pin(async move {
+            match self.smpp(report).await {
+                Ok(_) => true,
+                Err(e) => {
+                    tracing::error!(error = %e, "an inbound report could not be stored; not acknowledged");
+                    false
+                }
+            }
+        })
+    }
+}
+
+/// Why a submit did not get an answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SubmitFailure {
+    /// Nothing was written: safe to try again later.
+    #[error("not sent: {0}")]
+    NotSent(String),
+    /// Written, but no answer came in time: it may or may not have been accepted.
+    #[error("no answer within the response timeout; the outcome is unknown")]
+    Timeout,
+    /// Written, then the link went down before the answer: the outcome is unknown.
+    #[error("the link was lost before the answer; the outcome is unknown")]
+    LinkLost,
+}
+
+/// The SMSC's answer to a submit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SubmitAnswer {
+    pub command_status: u32,
+    /// The provider's message id exactly as returned (accepted submits only).
+    pub message_id: Option<String>,
+}
+
+type Pending = Arc<Mutex<HashMap<u32, oneshot::Sender<Command>>>>;
+
+/// A bound link, as the senders see it.
+#[derive(Clone)]
+struct Link {
+    session_id: String,
+    out: mpsc::UnboundedSender<Command>,
+    pending: Pending,
+    seq: Arc<AtomicU32>,
+}
+
+impl Link {
+    fn next_seq(&self) -> u32 {
+        self.seq.fetch_add(1, Ordering::Relaxed)
+    }
+}
+
+struct Inner {
+    config: SessionConfig,
+    state: watch::Sender<LinkState>,
+    link: watch::Sender<Option<Link>>,
+    window: Arc<Semaphore>,
+    next_slot: tokio::sync::Mutex<Instant>,
+}
+
+/// A cloneable handle to the session task.
+#[derive(Clone)]
+pub struct SessionHandle {
+    inner: Arc<Inner>,
+}
+
+/// The right to send one submit: a window slot, a rate token, and its sequence number.
+pub struct Permit {
+    link: Link,
+    sequence_number: u32,
+    response_timeout: Duration,
+    _slot: OwnedSemaphorePermit,
+}
+
+impl Permit {
+    pub fn session_id(&self) -> &str {
+        &self.link.session_id
+    }
+
+    pub fn sequence_number(&self) -> u32 {
+        self.sequence_number
+    }
+
+    /// Writes the submit and waits for its answer.
+    pub async fn submit(self, pdu: SubmitSm) -> Result<SubmitAnswer, SubmitFailure> {
+        let (tx, rx) = oneshot::channel();
+        self.link
+            .pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .insert(self.sequence_number, tx);
+        let command = Command::new(CommandStatus::EsmeRok, self.sequence_number, pdu);
+        if self.link.out.send(command).is_err() {
+            self.link
+                .pending
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .remove(&self.sequence_number);
+            return Err(SubmitFailure::NotSent("the link closed before the write".into()));
+        }
+        match tokio::time::timeout(self.response_timeout, rx).await {
+            Ok(Ok(answer)) => Ok(SubmitAnswer {
+                command_status: u32::from(answer.status()),
+                message_id: match answer.pdu() {
+                    Some(Pdu::SubmitSmResp(r)) if answer.status() == CommandStatus::EsmeRok => {
+                        Some(r.message_id().to_string())
+                    }
+                    _ => None,
+                },
+            }),
+            Ok(Err(_)) => Err(SubmitFailure::LinkLost),
+            Err(_) => {
+                self.link
+                    .pending
+                    .lock()
+                    .unwrap_or_else(|p| p.into_inner())
+                    .remove(&self.sequence_number);
+                Err(SubmitFailure::Timeout)
+            }
+        }
+    }
+}
+
+impl SessionHandle {
+    pub fn state(&self) -> watch::Receiver<LinkState> {
+        self.inner.state.subscribe()
+    }
+
+    /// Waits for a bound link, a free window slot and the rate limit. Spends nothing while the
+    /// link is down.
+    pub async fn reserve(&self) -> Result<Permit, SubmitFailure> {
+        let slot = self
+            .inner
+            .window
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| SubmitFailure::NotSent("stopped".into()))?;
+        {
+            // Token bucket of one: submits are spaced at least 1/tps apart.
+            let mut next = self.inner.next_slot.lock().await;
+            let now = Instant::now();
+            if *next > now {
+                tokio::time::sleep_until(*next).await;
+            }
+            let gap = Duration::from_secs_f64(1.0 / self.inner.config.tps.max(0.001));
+            *next = (*next).max(now) + gap;
+        }
+        let mut links = self.inner.link.subscribe();
+        let link = loop {
+            if let Some(link) = links.borrow_and_update().clone() {
+                break link;
+            }
+            if matches!(
+                *self.inner.state.borrow(),
+                LinkState::Stopped | LinkState::BindRefused { .. }
+            ) {
+                return Err(SubmitFailure::NotSent("the session is stopped".into()));
+            }
+            links
+                .changed()
+                .await
+                .map_err(|_| SubmitFailure::NotSent("stopped".into()))?;
+        };
+        let sequence_number = link.next_seq();
+        Ok(Permit {
+            link,
+            sequence_number,
+            response_timeout: self.inner.config.response_timeout,
+            _slot: slot,
+        })
+    }
+}
+
+/// The running session.
+pub struct Session {
+    handle: SessionHandle,
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Session {
+    pub fn start(config: SessionConfig, inbound: Arc<dyn InboundHandler>) -> Session {
+        let (state, _) = watch::channel(LinkState::Connecting { attempt: 1 });
+        let (link, _) = watch::channel(None);
+        let window = Arc::new(Semaphore::new(config.window.max(1)));
+        let inner = Arc::new(Inner {
+            config,
+            state,
+            link,
+            window,
+            next_slot: tokio::sync::Mutex::new(Instant::now()),
+        });
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(run(inner.clone(), inbound, stopped));
+        Session {
+            handle: SessionHandle { inner },
+            stop,
+            task,
+        }
+    }
+
+    pub fn handle(&self) -> SessionHandle {
+        self.handle.clone()
+    }
+
+    /// Unbinds (when bound) and stops.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+    }
+}
+
+enum LinkEnd {
+    Stop,
+    Lost(String),
+}
+
+async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: watch::Receiver<bool>) {
+    let mut attempt: u32 = 0;
+    let mut session_no: u64 = 0;
+    loop {
+        attempt += 1;
+        inner.state.send_replace(LinkState::Connecting { attempt });
+        let error = match connect_and_bind(&inner.config).await {
+            Ok(framed) => {
+                attempt = 0;
+                session_no += 1;
+                let session_id = format!("{}#{}@{}", inner.config.connection, session_no, now_ms());
+                match run_link(&inner, &inbound, framed, session_id, &mut stopped).await {
+                    LinkEnd::Stop => break,
+                    LinkEnd::Lost(e) => e,
+                }
+            }
+            Err(Bind::Refused(status)) => {
+                let info = status::describe(status);
+                tracing::error!(
+                    status = info.name,
+                    "the SMSC refused the bind; not retrying until reconfigured"
+                );
+                inner.state.send_replace(LinkState::BindRefused {
+                    status,
+                    name: info.name.into(),
+                    since_ms: now_ms(),
+                });
+                until_stopped(&mut stopped).await;
+                break;
+            }
+            Err(Bind::Failed(e)) => e,
+        };
+        // Exponential backoff with full jitter between min and the capped bound.
+        let bound = inner
+            .config
+            .reconnect_min
+            .saturating_mul(1 << attempt.min(16))
+            .min(inner.config.reconnect_max);
+        let wait = inner.config.reconnect_min.max(bound.mul_f64(jitter()));
+        tracing::warn!(error = %error, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
+        inner.state.send_replace(LinkState::Down {
+            error,
+            since_ms: now_ms(),
+            retry_in_ms: wait.as_millis() as u64,
+        });
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = until_stopped(&mut stopped) => break,
+        }
+    }
+    inner.link.send_replace(None);
+    inner.state.send_replace(LinkState::Stopped);
+}
+
+/// Resolves once a stop is asked for (or the session is dropped).
+async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
+    while !*stopped.borrow_and_update() {
+        if stopped.changed().await.is_err() {
+            return;
+        }
+    }
+}
+
+/// A number in [0, 1) from the clock's low bits: jitter only needs to differ between clients.
+fn jitter() -> f64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    f64::from(nanos % 1_000_000) / 1_000_000.0
+}
+
+enum Bind {
+    Refused(u32),
+    Failed(String),
+}
+
+async fn connect_and_bind(config: &SessionConfig) -> Result<Framed<TcpStream, CommandCodec>, Bind> {
+    let addr = format!("{}:{}", config.host, config.port);
+    let stream = tokio::time::timeout(config.response_timeout, TcpStream::connect(&addr))
+        .await
+        .map_err(|_| Bind::Failed(format!("connecting to {addr} timed out")))?
+        .map_err(|e| Bind::Failed(format!("cannot connect to {addr}: {e}")))?;
+    let _ = stream.set_nodelay(true);
+    let mut framed = Framed::new(stream, CommandCodec::new());
+    let bind = BindTransceiver::builder()
+        .system_id(cstr(&config.system_id))
+        .password(cstr(&config.password))
+        .system_type(cstr(&config.system_type))
+        .interface_version(if config.interface_version == 0x50 {
+            InterfaceVersion::Smpp5_0
+        } else {
+            InterfaceVersion::Smpp3_4
+        })
+        .build();
+    framed
+        .send(Command::new(CommandStatus::EsmeRok, 1, bind))
+        .await
+        .map_err(|e| Bind::Failed(format!("cannot send the bind: {e}")))?;
+    let answer = tokio::time::timeout(config.response_timeout, framed.next())
+        .await
+        .map_err(|_| Bind::Failed("no answer to the bind".into()))?;
+    match answer {
+        Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp && c.status() == CommandStatus::EsmeRok => Ok(framed),
+        Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp => Err(Bind::Refused(u32::from(c.status()))),
+        Some(Ok(c)) => Err(Bind::Failed(format!("unexpected answer to the bind: {:?}", c.id()))),
+        Some(Err(e)) => Err(Bind::Failed(format!("unreadable answer to the bind: {e}"))),
+        None => Err(Bind::Failed("the SMSC closed the connection during the bind".into())),
+    }
+}
+
+async fn run_link(
+    inner: &Arc<Inner>,
+    inbound: &Arc<dyn InboundHandler>,
+    framed: Framed<TcpStream, CommandCodec>,
+    session_id: String,
+    stopped: &mut watch::Receiver<bool>,
+) -> LinkEnd {
+    let (mut sink, mut source) = framed.split();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Command>();
+    let pending: Pending = Arc::default();
+    let link = Link {
+        session_id: session_id.clone(),
+        out: out.clone(),
+        pending: pending.clone(),
+        seq: Arc::new(AtomicU32::new(2)),
+    };
+    inner.link.send_replace(Some(link.clone()));
+    inner.state.send_replace(LinkState::Bound {
+        session_id: session_id.clone(),
+        since_ms: now_ms(),
+    });
+    tracing::info!(session_id, "SMPP link bound");
+
+    let mut keepalive = tokio::time::interval(inner.config.enquire_link_every);
+    keepalive.tick().await;
+    let mut awaiting_keepalive: Option<(u32, Instant)> = None;
+    let end = loop {
+        tokio::select! {
+            incoming = source.next() => match incoming {
+                Some(Ok(command)) => {
+                    if let Some(end) = on_incoming(inner, inbound, &link, &pending, command, &mut awaiting_keepalive, &session_id) {
+                        break end;
+                    }
+                }
+                Some(Err(e)) => break LinkEnd::Lost(format!("unreadable PDU: {e}")),
+                None => break LinkEnd::Lost("the SMSC closed the connection".into()),
+            },
+            Some(command) = outgoing.recv() => {
+                if let Err(e) = sink.send(command).await {
+                    break LinkEnd::Lost(format!("write failed: {e}"));
+                }
+            }
+            _ = keepalive.tick() => {
+                if let Some((_, sent)) = awaiting_keepalive {
+                    if sent.elapsed() >= inner.config.response_timeout {
+                        break LinkEnd::Lost("no answer to enquire_link".into());
+                    }
+                    continue;
+                }
+                let seq = link.next_seq();
+                awaiting_keepalive = Some((seq, Instant::now()));
+                let _ = out.send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLink));
+            }
+            _ = until_stopped(stopped) => {
+                let seq = link.next_seq();
+                let _ = sink.send(Command::new(CommandStatus::EsmeRok, seq, Pdu::Unbind)).await;
+                let _ = tokio::time::timeout(Duration::from_secs(2), source.next()).await;
+                break LinkEnd::Stop;
+            }
+        }
+    };
+    // Senders waiting for answers learn the link is gone (their outcome is unknown).
+    inner.link.send_replace(None);
+    pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    end
+}
+
+fn on_incoming(
+    inner: &Arc<Inner>,
+    inbound: &Arc<dyn InboundHandler>,
+    link: &Link,
+    pending: &Pending,
+    command: Command,
+    awaiting_keepalive: &mut Option<(u32, Instant)>,
+    session_id: &str,
+) -> Option<LinkEnd> {
+    let seq = command.sequence_number();
+    match command.id() {
+        CommandId::EnquireLinkResp => {
+            if awaiting_keepalive.is_some_and(|(s, _)| s == seq) {
+                *awaiting_keepalive = None;
+            }
+        }
+        CommandId::EnquireLink => {
+            let _ = link
+                .out
+                .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLinkResp));
+        }
+        CommandId::Unbind => {
+            let _ = link
+                .out
+                .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::UnbindResp));
+            return Some(LinkEnd::Lost("the SMSC unbound".into()));
+        }
+        CommandId::DeliverSm | CommandId::DataSm => {
+            let report = received(&inner.config.connection, session_id, &command);
+            let (inbound, out, is_data) = (inbound.clone(), link.out.clone(), command.id() == CommandId::DataSm);
+            tokio::spawn(async move {
+                let stored = inbound.deliver(report).await;
+                let status = if stored {
+                    CommandStatus::EsmeRok
+                } else {
+                    CommandStatus::EsmeRxTAppn
+                };
+                let pdu = if is_data {
+                    Pdu::DataSmResp(Default::default())
+                } else {
+                    Pdu::DeliverSmResp(Default::default())
+                };
+                let _ = out.send(Command::new(status, seq, pdu));
+            });
+        }
+        _ => match pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq) {
+            Some(waiter) => {
+                let _ = waiter.send(command);
+            }
+            None => tracing::warn!(seq, id = ?command.id(), "an answer nobody waits for (late after a timeout?)"),
+        },
+    }
+    None
+}
+
+fn raw_tlv(tlv: &SmppTlv) -> Tlv {
+    let value = tlv.value().map(|v| {
+        let mut buf = vec![0u8; rusmpp::encode::Length::length(v)];
+        v.encode(&mut buf);
+        buf
+    });
+    Tlv {
+        tag: u16::from(tlv.tag()),
+        value: value.unwrap_or_default(),
+    }
+}
+
+/// The report as the receipt log keeps it.
+fn received(connection: &str, session_id: &str, command: &Command) -> SmppReceived {
+    let mut r = SmppReceived {
+        connection: connection.into(),
+        session_id: Some(session_id.into()),
+        sequence_number: Some(command.sequence_number()),
+        received_at: now_ms(),
+        ..SmppReceived::default()
+    };
+    match command.pdu() {
+        Some(Pdu::DeliverSm(d)) => {
+            r.esm_class = Some(d.esm_class.into());
+            r.data_coding = Some(d.data_coding.into());
+            r.source_addr = Some(d.source_addr.to_string());
+            r.destination_addr = Some(d.destination_addr.to_string());
+            r.short_message = d.short_message().as_ref().to_vec();
+            r.tlvs = d.tlvs().iter().map(raw_tlv).collect();
+        }
+        Some(Pdu::DataSm(d)) => {
+            r.data_sm = true;
+            r.esm_class = Some(d.esm_class.into());
+            r.data_coding = Some(d.data_coding.into());
+            r.source_addr = Some(d.source_addr.to_string());
+            r.destination_addr = Some(d.destination_addr.to_string());
+            r.tlvs = d.tlvs().iter().map(raw_tlv).collect();
+        }
+        _ => {}
+    }
+    r
+}

@@ -1,0 +1,250 @@
+//! The SMPP session against the sandbox SMSC over real TCP.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusmpp::pdus::SubmitSm;
+use rusmpp::types::OctetString;
+use rusmpp::values::{EsmClass, RegisteredDelivery};
+
+use super::cstr;
+use super::session::{LinkState, Session, SessionConfig, SubmitFailure};
+use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
+use crate::messages::{self, NewMessage};
+use crate::receipts::ingest::Ingestor;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::receipts::report;
+use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::store::{Store, StoreError};
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: Arc<Store>,
+    sandbox: Sandbox,
+    session: Session,
+}
+
+fn config(sandbox: &Sandbox) -> SessionConfig {
+    SessionConfig {
+        response_timeout: Duration::from_millis(300),
+        reconnect_min: Duration::from_millis(20),
+        reconnect_max: Duration::from_millis(200),
+        tps: 1_000.0,
+        ..SessionConfig::new("sandbox", "127.0.0.1", sandbox.addr().port())
+    }
+}
+
+async fn world_with(adjust: impl FnOnce(&mut SessionConfig)) -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
+    let sandbox = Sandbox::start(SandboxConfig {
+        receipt_delay: Duration::from_millis(20),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let ingestor = Ingestor::new(store.writer().clone(), ReceiptPolicy::default());
+    let mut cfg = config(&sandbox);
+    adjust(&mut cfg);
+    let session = Session::start(cfg, Arc::new(ingestor));
+    World {
+        _dir: dir,
+        store,
+        sandbox,
+        session,
+    }
+}
+
+async fn until(state: &mut tokio::sync::watch::Receiver<LinkState>, pred: impl Fn(&LinkState) -> bool) -> LinkState {
+    tokio::time::timeout(Duration::from_secs(5), state.wait_for(|s| pred(s)))
+        .await
+        .expect("state reached in time")
+        .unwrap()
+        .clone()
+}
+
+fn submit_sm(destination: &str, text: &str) -> SubmitSm {
+    SubmitSm::builder()
+        .source_addr(cstr("SHOP"))
+        .destination_addr(cstr(destination))
+        .esm_class(EsmClass::from(0))
+        .registered_delivery(RegisteredDelivery::from(1))
+        .short_message(OctetString::from_vec(text.as_bytes().to_vec()).unwrap())
+        .build()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledged() {
+    let w = world_with(|_| {}).await;
+    let m = NewMessage {
+        channel: IntakeChannel::Cli,
+        destination_raw: "+33612345600".into(),
+        destination: "+33612345600".into(),
+        body: "Your order shipped".into(),
+        encoding: "gsm7".into(),
+        segments: 1,
+        kind: MessageKind::Transactional,
+        connection: "sandbox".into(),
+        registered_delivery: 1,
+        client_ref: None,
+        ordering_key: None,
+        valid_until: None,
+        scheduled_at: None,
+    };
+    let id = w
+        .store
+        .writer()
+        .write(move |tx| messages::insert(tx, &m))
+        .await
+        .unwrap();
+
+    // The attempt row names the session and sequence number before the PDU is written.
+    let permit = w.session.handle().reserve().await.unwrap();
+    let (session_id, seq) = (permit.session_id().to_owned(), permit.sequence_number());
+    let attempt = w
+        .store
+        .writer()
+        .write(move |tx| messages::begin_attempt(tx, id, 1, Some(&session_id)))
+        .await
+        .unwrap();
+    let answer = permit
+        .submit(submit_sm("+33612345600", "Your order shipped"))
+        .await
+        .unwrap();
+    assert_eq!(answer.command_status, 0);
+    let provider_id = answer.message_id.expect("an accepted submit carries the provider's id");
+    w.store
+        .writer()
+        .write(move |tx| messages::record_accepted(tx, attempt.id, seq, &provider_id, &ReceiptPolicy::default()))
+        .await
+        .unwrap();
+
+    let store = w.store.clone();
+    let state = tokio::time::timeout(Duration::from_secs(5), async move {
+        loop {
+            let r = store
+                .reader()
+                .read(move |c| report::message_report(c, id))
+                .await
+                .unwrap()
+                .unwrap();
+            if r.reported_state != DeliveryState::Pending {
+                return r.reported_state;
+            }
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    })
+    .await
+    .expect("the receipt arrives over SMPP and is applied");
+    assert_eq!(state, DeliveryState::Delivered);
+    let (session, seq_no): (Option<String>, Option<i64>) = w
+        .store
+        .reader()
+        .read(|c| {
+            Ok::<_, StoreError>(c.query_row("SELECT session_id, sequence_number FROM receipt", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?)
+        })
+        .await
+        .unwrap();
+    assert!(
+        session.is_some_and(|s| s.starts_with("sandbox#1@")) && seq_no.is_some(),
+        "the receipt records its session"
+    );
+    assert_eq!(w.sandbox.counts("+33612345600", b"Your order shipped").accepted, 1);
+    w.session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_refused_bind_stops_instead_of_hammering() {
+    let dir = tempfile::tempdir().unwrap();
+    let sandbox = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    sandbox.refuse_binds(true);
+    let store = Store::open(&dir.path().join("x.db")).unwrap();
+    let session = Session::start(
+        config(&sandbox),
+        Arc::new(Ingestor::new(store.writer().clone(), ReceiptPolicy::default())),
+    );
+    let mut state = session.handle().state();
+    let refused = until(&mut state, |s| matches!(s, LinkState::BindRefused { .. })).await;
+    assert!(
+        matches!(refused, LinkState::BindRefused { status: 0x0D, .. }),
+        "{refused:?}"
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(sandbox.binds(), 1, "a refused bind is not retried");
+    assert!(
+        matches!(session.handle().reserve().await, Err(SubmitFailure::NotSent(_))),
+        "nothing is spent"
+    );
+    session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_dropped_link_reconnects() {
+    let w = world_with(|_| {}).await;
+    let mut state = w.session.handle().state();
+    let first = until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    w.sandbox.drop_connections();
+    until(&mut state, |s| {
+        matches!(s, LinkState::Down { .. } | LinkState::Connecting { .. })
+    })
+    .await;
+    let again = until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    assert_ne!(first, again, "a new session after the drop");
+    w.session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_answer_or_a_lost_link_after_the_write_is_an_unknown_outcome() {
+    let w = world_with(|_| {}).await;
+    let h = w.session.handle();
+    let silent = h.reserve().await.unwrap().submit(submit_sm("+33612345615", "a")).await;
+    assert_eq!(silent, Err(SubmitFailure::Timeout));
+    let dropped = h.reserve().await.unwrap().submit(submit_sm("+33612345616", "b")).await;
+    assert_eq!(dropped, Err(SubmitFailure::LinkLost));
+    w.session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_window_bounds_requests_in_flight() {
+    let w = world_with(|c| {
+        c.window = 2;
+        c.response_timeout = Duration::from_millis(400);
+    })
+    .await;
+    let h = w.session.handle();
+    let mut waiting = Vec::new();
+    for i in 0..2 {
+        let p = h.reserve().await.unwrap();
+        waiting.push(tokio::spawn(p.submit(submit_sm("+33612345615", &format!("w{i}")))));
+    }
+    let third = tokio::time::timeout(Duration::from_millis(150), h.reserve()).await;
+    assert!(third.is_err(), "a third request waits while two are unanswered");
+    for t in waiting {
+        assert_eq!(t.await.unwrap(), Err(SubmitFailure::Timeout));
+    }
+    assert!(
+        tokio::time::timeout(Duration::from_millis(500), h.reserve())
+            .await
+            .is_ok(),
+        "slots free up after the timeouts"
+    );
+    w.session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn keepalives_hold_the_link_and_stop_unbinds() {
+    let w = world_with(|c| c.enquire_link_every = Duration::from_millis(30)).await;
+    let mut state = w.session.handle().state();
+    let bound = until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        *state.borrow(),
+        bound,
+        "enquire_link answered: the same session stays bound"
+    );
+    let handle = w.session.handle();
+    w.session.stop().await;
+    assert_eq!(*handle.state().borrow(), LinkState::Stopped);
+}
