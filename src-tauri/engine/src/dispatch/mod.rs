@@ -1,3 +1,7 @@
 //! Sending: what the dispatcher decides about each message.
 
+pub mod queue;
 pub mod retry;
+
+#[cfg(test)]
+mod tests;

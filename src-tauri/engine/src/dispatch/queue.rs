@@ -1,0 +1,332 @@
+//! The durable queue's transitions, as writer operations: claim under a lease (priorities,
+//! per-ordering-key FIFO, scheduled sends), expire what outlived its validity, record what a
+//! submit came to, and recover after a crash without ever submitting anything twice.
+
+use rusqlite::{params, OptionalExtension};
+
+use super::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
+use crate::domain::{AttemptOutcome, ExceptionKind, MessageKind, QueueStatus};
+use crate::messages;
+use crate::receipts::exceptions::{self, NewException};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::smpp::status::{self, ErrorClass};
+use crate::store::tables::NewAudit;
+use crate::store::{Entity, StoreError, WriteTx};
+
+/// A message claimed for sending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    pub message_id: i64,
+    pub destination: String,
+    pub body: String,
+    pub kind: MessageKind,
+    pub registered_delivery: u8,
+    pub valid_until: Option<i64>,
+    pub created_at: i64,
+    /// Attempts made before this one.
+    pub attempts: u32,
+}
+
+/// Marks queued messages whose validity ended as expired (never sent late). Returns how many.
+pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
+    let ids: Vec<i64> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT q.message_id FROM queue q JOIN message m ON m.id = q.message_id
+             WHERE q.status = 'queued' AND m.valid_until IS NOT NULL AND m.valid_until <= ?1",
+        )?
+        .query_map([now], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for &id in &ids {
+        set_status(
+            tx,
+            id,
+            QueueStatus::Expired,
+            Some("its validity ended before it could be sent"),
+            None,
+        )?;
+    }
+    Ok(ids.len())
+}
+
+/// Claims up to `limit` messages that are due, under a lease held by `owner` until
+/// `now + lease_ms`: OTPs first, then transactional, then bulk; within a priority, the earliest
+/// due; and never a message whose ordering key has an earlier message still queued, sending, or
+/// waiting for a decision, so messages about one order never overtake each other (also across
+/// retries).
+pub fn claim(
+    tx: &mut WriteTx<'_>,
+    owner: &str,
+    now: i64,
+    lease_ms: i64,
+    limit: u32,
+) -> Result<Vec<Claimed>, StoreError> {
+    expire(tx, now)?;
+    let claimed: Vec<Claimed> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, m.valid_until, m.created_at, q.attempts
+             FROM queue q JOIN message m ON m.id = q.message_id
+             WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
+               AND (m.ordering_key IS NULL OR NOT EXISTS (
+                   SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
+                   WHERE e.ordering_key = m.ordering_key AND e.id < m.id
+                     AND eq.status IN ('queued', 'sending', 'outcome_unknown')))
+             ORDER BY q.priority, q.next_attempt_at, q.message_id
+             LIMIT ?2",
+        )?
+        .query_map(params![now, limit], |r| {
+            Ok(Claimed {
+                message_id: r.get(0)?,
+                destination: r.get(1)?,
+                body: r.get(2)?,
+                kind: r.get(3)?,
+                registered_delivery: r.get(4)?,
+                valid_until: r.get(5)?,
+                created_at: r.get(6)?,
+                attempts: r.get(7)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    for c in &claimed {
+        tx.conn()
+            .prepare_cached(
+                "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
+                 WHERE message_id = ?1",
+            )?
+            .execute(params![c.message_id, owner, now + lease_ms, tx.now_ms()])?;
+        tx.changed(Entity::Queue, c.message_id);
+    }
+    Ok(claimed)
+}
+
+fn set_status(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    status: QueueStatus,
+    error: Option<&str>,
+    next_attempt_at: Option<i64>,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
+                 next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
+                 updated_at = ?5
+             WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, status, error, next_attempt_at, tx.now_ms()])?;
+    tx.changed(Entity::Queue, message_id);
+    Ok(())
+}
+
+fn finish_attempt(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    outcome: AttemptOutcome,
+    command_status: Option<u32>,
+    error: Option<&str>,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5 WHERE id = ?1",
+        )?
+        .execute(params![attempt_id, outcome, command_status, error, tx.now_ms()])?;
+    tx.conn()
+        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
+        .execute([attempt_id_message(tx, attempt_id)?])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    Ok(())
+}
+
+fn attempt_id_message(tx: &WriteTx<'_>, attempt_id: i64) -> Result<i64, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT message_id FROM attempt WHERE id = ?1")?
+        .query_row([attempt_id], |r| r.get(0))?)
+}
+
+/// What a submit came to, as the dispatcher saw it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubmitResult {
+    /// The SMSC answered with this command_status (0 = accepted, with the provider's id).
+    Answered {
+        command_status: u32,
+        message_id: Option<String>,
+        sequence_number: u32,
+    },
+    /// Nothing was written (the link closed first).
+    NotSent,
+    /// Written, but no answer came in time.
+    Timeout,
+    /// Written, then the link was lost before the answer.
+    LinkLost,
+}
+
+/// What the queue did with the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    Accepted,
+    RetryAt {
+        at: i64,
+        slow_down: bool,
+    },
+    Failed(GiveUp),
+    /// The outcome is unknown: an exception waits for a person (never resent blindly).
+    OutcomeUnknown {
+        exception_id: i64,
+    },
+}
+
+/// Records the result of one submit and moves the message on: accepted; queued again for a retry
+/// (backoff with jitter from `random`); failed with the status's name and meaning; or, when the
+/// outcome is unknown, held with an exception for the operator.
+pub fn record(
+    tx: &mut WriteTx<'_>,
+    claimed: &Claimed,
+    attempt_id: i64,
+    result: &SubmitResult,
+    now: i64,
+    receipts: &ReceiptPolicy,
+    random: impl FnOnce() -> f64,
+) -> Result<Next, StoreError> {
+    let m = claimed.message_id;
+    let (class, status_code, error) = match result {
+        SubmitResult::Answered {
+            command_status: 0,
+            message_id,
+            sequence_number,
+        } => {
+            let provider_id = message_id.clone().unwrap_or_default();
+            messages::record_accepted(tx, attempt_id, *sequence_number, &provider_id, receipts)?;
+            return Ok(Next::Accepted);
+        }
+        SubmitResult::Answered { command_status, .. } => {
+            let info = status::describe(*command_status);
+            (
+                info.class,
+                Some(*command_status),
+                format!("{} (0x{:08X}): {}", info.name, command_status, info.meaning),
+            )
+        }
+        SubmitResult::NotSent => (
+            ErrorClass::Temporary,
+            None,
+            "not sent: the link closed before the write".to_owned(),
+        ),
+        SubmitResult::Timeout | SubmitResult::LinkLost => {
+            let (outcome, why) = if *result == SubmitResult::Timeout {
+                (AttemptOutcome::Timeout, "no answer within the response timeout")
+            } else {
+                (
+                    AttemptOutcome::LinkLost,
+                    "the link was lost after the submit was written",
+                )
+            };
+            finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
+            let exception_id = unknown_outcome(tx, m, attempt_id, why)?;
+            return Ok(Next::OutcomeUnknown { exception_id });
+        }
+    };
+    let outcome = match class {
+        ErrorClass::Throttled => AttemptOutcome::Throttled,
+        ErrorClass::Permanent => AttemptOutcome::Permanent,
+        _ => AttemptOutcome::Temporary,
+    };
+    finish_attempt(tx, attempt_id, outcome, status_code, Some(&error))?;
+    let failed = Failed {
+        class,
+        attempts: claimed.attempts + 1,
+        created_at: claimed.created_at,
+        valid_until: claimed.valid_until,
+        now,
+    };
+    match retry::decide(&RetryPolicy::default_for(claimed.kind), &failed, random) {
+        Decision::Retry { at, slow_down } => {
+            set_status(tx, m, QueueStatus::Queued, Some(&error), Some(at))?;
+            Ok(Next::RetryAt { at, slow_down })
+        }
+        Decision::GiveUp { reason } => {
+            let (status, why) = match reason {
+                GiveUp::ValidityEnded => (
+                    QueueStatus::Expired,
+                    format!("{error}; its validity ends before a retry"),
+                ),
+                GiveUp::Permanent => (QueueStatus::Failed, error),
+                GiveUp::AttemptsExhausted => (QueueStatus::Failed, format!("{error}; no attempts left")),
+                GiveUp::TooOld => (QueueStatus::Failed, format!("{error}; too old to retry")),
+            };
+            set_status(tx, m, status, Some(&why), None)?;
+            Ok(Next::Failed(reason))
+        }
+    }
+}
+
+fn unknown_outcome(tx: &mut WriteTx<'_>, message_id: i64, attempt_id: i64, why: &str) -> Result<i64, StoreError> {
+    set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(why), None)?;
+    let summary =
+        format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.");
+    let ex = match exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+        Some(ex) => ex,
+        None => exceptions::open(
+            tx,
+            &NewException {
+                kind: ExceptionKind::OutcomeUnknown,
+                message_id: Some(message_id),
+                logical_event_id: None,
+                summary,
+            },
+        )?,
+    };
+    exceptions::link_attempt(tx.conn(), ex, attempt_id, "unanswered")?;
+    Ok(ex)
+}
+
+/// After a crash: every message left "sending" belonged to the dead process. One whose attempt row
+/// was committed may have gone out, so it becomes an outcome-unknown exception; one without never
+/// reached the wire and returns to the queue. Nothing is submitted again by itself.
+pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
+    let sending: Vec<(i64, Option<i64>)> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT q.message_id,
+                    (SELECT max(a.id) FROM attempt a WHERE a.message_id = q.message_id AND a.outcome = 'pending')
+             FROM queue q WHERE q.status = 'sending'",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let (mut requeued, mut unknown) = (0, 0);
+    for (message_id, pending) in sending {
+        match pending {
+            Some(attempt) => {
+                let why = "smsdesk stopped before the answer was recorded";
+                finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why))?;
+                unknown_outcome(tx, message_id, attempt, why)?;
+                unknown += 1;
+            }
+            None => {
+                set_status(tx, message_id, QueueStatus::Queued, None, None)?;
+                requeued += 1;
+            }
+        }
+    }
+    if requeued + unknown > 0 {
+        tx.audit().append(&NewAudit {
+            actor: "system".into(),
+            action: "queue.recovered".into(),
+            note: Some(format!(
+                "{requeued} message(s) back in the queue, {unknown} with an unknown outcome"
+            )),
+            ..NewAudit::default()
+        })?;
+    }
+    Ok((requeued, unknown))
+}
+
+/// The message's current queue status.
+pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
+        .query_row([message_id], |r| r.get(0))
+        .optional()?)
+}

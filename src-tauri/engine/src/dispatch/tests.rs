@@ -1,0 +1,270 @@
+//! The queue's transitions against a real database file.
+
+use super::queue::{self, Claimed, Next, SubmitResult};
+use super::retry::GiveUp;
+use crate::domain::{AttemptOutcome, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
+use crate::messages::{self, NewMessage};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::{Store, StoreError};
+
+/// The tests' "now": the real clock, read once, since messages are stamped with it when written.
+fn now() -> i64 {
+    static NOW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
+    *NOW.get_or_init(crate::clock::now_ms)
+}
+
+struct Q {
+    _dir: tempfile::TempDir,
+    store: Store,
+}
+
+fn q() -> Q {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("q.db")).unwrap();
+    Q { _dir: dir, store }
+}
+
+fn msg(kind: MessageKind) -> NewMessage {
+    NewMessage {
+        channel: IntakeChannel::Api,
+        destination_raw: "+33612345600".into(),
+        destination: "+33612345600".into(),
+        body: "hello".into(),
+        encoding: "gsm7".into(),
+        segments: 1,
+        kind,
+        connection: "sandbox".into(),
+        registered_delivery: 1,
+        client_ref: None,
+        ordering_key: None,
+        valid_until: None,
+        scheduled_at: Some(now() - 1_000),
+    }
+}
+
+impl Q {
+    fn add(&self, m: NewMessage) -> i64 {
+        self.store
+            .writer()
+            .write_blocking(move |tx| messages::insert(tx, &m))
+            .unwrap()
+    }
+
+    fn claim(&self, now: i64, limit: u32) -> Vec<Claimed> {
+        self.store
+            .writer()
+            .write_blocking(move |tx| queue::claim(tx, "test", now, 60_000, limit))
+            .unwrap()
+    }
+
+    fn ids(&self, now: i64, limit: u32) -> Vec<i64> {
+        self.claim(now, limit).into_iter().map(|c| c.message_id).collect()
+    }
+
+    /// Claims `m` (it must be due), records an attempt, and applies `result`.
+    fn send(&self, c: &Claimed, result: SubmitResult, now: i64) -> Next {
+        let c = c.clone();
+        self.store
+            .writer()
+            .write_blocking(move |tx| {
+                let a = messages::begin_attempt(tx, c.message_id, 1, Some("s1"))?;
+                queue::record(tx, &c, a.id, &result, now, &ReceiptPolicy::default(), || 0.5)
+            })
+            .unwrap()
+    }
+
+    fn row<T: Send + 'static>(
+        &self,
+        sql: &'static str,
+        id: i64,
+        f: fn(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> T {
+        self.store
+            .reader()
+            .read_blocking(move |c| Ok::<_, StoreError>(c.query_row(sql, [id], f)?))
+            .unwrap()
+    }
+
+    fn status(&self, id: i64) -> (QueueStatus, Option<String>) {
+        self.row("SELECT status, last_error FROM queue WHERE message_id = ?1", id, |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+    }
+}
+
+fn answered(status: u32) -> SubmitResult {
+    SubmitResult::Answered {
+        command_status: status,
+        message_id: (status == 0).then(|| "abc123".to_owned()),
+        sequence_number: 7,
+    }
+}
+
+#[test]
+fn otp_goes_first_then_transactional_then_bulk() {
+    let q = q();
+    let bulk = q.add(msg(MessageKind::Bulk));
+    let tx = q.add(msg(MessageKind::Transactional));
+    let otp = q.add(msg(MessageKind::Otp));
+    assert_eq!(q.ids(now(), 10), vec![otp, tx, bulk]);
+    assert!(
+        q.ids(now(), 10).is_empty(),
+        "a claimed message is not claimed again while leased"
+    );
+}
+
+#[test]
+fn a_scheduled_message_waits_for_its_time() {
+    let q = q();
+    let later = q.add(NewMessage {
+        scheduled_at: Some(now() + 60_000),
+        ..msg(MessageKind::Bulk)
+    });
+    assert!(q.ids(now(), 10).is_empty());
+    assert_eq!(q.ids(now() + 60_000, 10), vec![later]);
+}
+
+#[test]
+fn messages_sharing_an_ordering_key_never_overtake_each_other_even_across_retries() {
+    let q = q();
+    let key = |k: MessageKind| NewMessage {
+        ordering_key: Some("order-42".into()),
+        ..msg(k)
+    };
+    let first = q.add(key(MessageKind::Bulk));
+    let second = q.add(key(MessageKind::Otp));
+    let other = q.add(msg(MessageKind::Bulk));
+    let claimed = q.claim(now(), 10);
+    assert_eq!(
+        claimed.iter().map(|c| c.message_id).collect::<Vec<_>>(),
+        vec![first, other],
+        "the OTP waits for its key's earlier message"
+    );
+
+    // The first one fails temporarily and waits for a retry: the second still waits.
+    let next = q.send(&claimed[0], answered(0x14), now());
+    assert!(matches!(next, Next::RetryAt { .. }), "{next:?}");
+    assert!(
+        q.ids(now() + 1, 10).is_empty(),
+        "a retry keeps its place in the key's order"
+    );
+
+    let Next::RetryAt { at, .. } = next else { unreachable!() };
+    let again = q.claim(at, 10);
+    assert_eq!(again.iter().map(|c| c.message_id).collect::<Vec<_>>(), vec![first]);
+    assert_eq!(q.send(&again[0], answered(0), at), Next::Accepted);
+    assert_eq!(q.ids(at, 10), vec![second], "once accepted, the next in the key goes");
+}
+
+#[test]
+fn a_message_past_its_validity_is_never_sent() {
+    let q = q();
+    let otp = q.add(NewMessage {
+        valid_until: Some(now() - 1),
+        ..msg(MessageKind::Otp)
+    });
+    assert!(q.ids(now(), 10).is_empty());
+    assert_eq!(q.status(otp).0, QueueStatus::Expired);
+}
+
+#[test]
+fn results_move_the_message_on_with_the_status_named() {
+    let q = q();
+    let ok = q.add(msg(MessageKind::Transactional));
+    let bad = q.add(msg(MessageKind::Transactional));
+    let slow = q.add(msg(MessageKind::Transactional));
+    let claimed = q.claim(now(), 10);
+
+    assert_eq!(q.send(&claimed[0], answered(0), now()), Next::Accepted);
+    assert_eq!(q.status(ok).0, QueueStatus::Accepted);
+    let (outcome, provider): (AttemptOutcome, Option<String>) = q.row(
+        "SELECT outcome, provider_message_id FROM attempt WHERE message_id = ?1",
+        ok,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(
+        (outcome, provider.as_deref()),
+        (AttemptOutcome::Accepted, Some("abc123"))
+    );
+
+    assert_eq!(
+        q.send(&claimed[1], answered(0x0B), now()),
+        Next::Failed(GiveUp::Permanent)
+    );
+    let (status, error) = q.status(bad);
+    assert_eq!(status, QueueStatus::Failed);
+    assert!(
+        error.unwrap().contains("ESME_RINVDSTADR"),
+        "the failure names the status"
+    );
+
+    let next = q.send(&claimed[2], answered(0x58), now());
+    assert!(
+        matches!(next, Next::RetryAt { at, slow_down: true } if at > now()),
+        "{next:?}"
+    );
+    assert_eq!(q.status(slow).0, QueueStatus::Queued);
+}
+
+#[test]
+fn an_otp_gets_two_tries_at_most() {
+    let q = q();
+    let otp = q.add(msg(MessageKind::Otp));
+    let c = q.claim(now(), 1);
+    let Next::RetryAt { at, .. } = q.send(&c[0], answered(0x08), now()) else {
+        panic!("first failure retries")
+    };
+    let c = q.claim(at, 1);
+    assert_eq!(
+        q.send(&c[0], answered(0x08), at),
+        Next::Failed(GiveUp::AttemptsExhausted)
+    );
+    assert_eq!(q.status(otp).0, QueueStatus::Failed);
+}
+
+#[test]
+fn no_answer_after_the_write_is_never_resent_blindly() {
+    let q = q();
+    let m = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 1);
+    let Next::OutcomeUnknown { exception_id } = q.send(&c[0], SubmitResult::Timeout, now()) else {
+        panic!()
+    };
+    assert_eq!(q.status(m).0, QueueStatus::OutcomeUnknown);
+    assert!(
+        q.ids(now() + 86_400_000, 10).is_empty(),
+        "an unknown outcome is never claimed again by itself"
+    );
+    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| r.get(0));
+    assert_eq!(kind, ExceptionKind::OutcomeUnknown);
+    let linked: i64 = q.row(
+        "SELECT count(*) FROM exception_evidence WHERE exception_id = ?1 AND attempt_id IS NOT NULL",
+        exception_id,
+        |r| r.get(0),
+    );
+    assert_eq!(linked, 1, "the exception links the unanswered attempt");
+}
+
+#[test]
+fn recovery_requeues_what_never_reached_the_wire_and_holds_what_might_have() {
+    let q = q();
+    let untouched = q.add(msg(MessageKind::Bulk));
+    let written = q.add(msg(MessageKind::Bulk));
+    let claimed = q.claim(now(), 10);
+    assert_eq!(claimed.len(), 2);
+    // The second had its attempt committed (its PDU may have gone out) when the process died.
+    q.store
+        .writer()
+        .write_blocking(move |tx| messages::begin_attempt(tx, written, 1, Some("s1")))
+        .unwrap();
+
+    let (requeued, unknown) = q.store.writer().write_blocking(queue::recover).unwrap();
+    assert_eq!((requeued, unknown), (1, 1));
+    assert_eq!(q.status(untouched).0, QueueStatus::Queued);
+    assert_eq!(
+        q.status(written).0,
+        QueueStatus::OutcomeUnknown,
+        "nothing that may have gone out is sent again"
+    );
+    assert_eq!(q.ids(now(), 10), vec![untouched]);
+}
