@@ -2,6 +2,9 @@
 
 pub mod queue;
 pub mod retry;
+pub mod worker;
 
+#[cfg(test)]
+mod sandbox_tests;
 #[cfg(test)]
 mod tests;

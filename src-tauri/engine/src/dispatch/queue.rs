@@ -160,6 +160,8 @@ pub enum SubmitResult {
     Timeout,
     /// Written, then the link was lost before the answer.
     LinkLost,
+    /// A part of a long message failed after earlier parts were accepted.
+    Partial { failure: Box<SubmitResult>, why: String },
 }
 
 /// What the queue did with the message.
@@ -180,6 +182,7 @@ pub enum Next {
 /// Records the result of one submit and moves the message on: accepted; queued again for a retry
 /// (backoff with jitter from `random`); failed with the status's name and meaning; or, when the
 /// outcome is unknown, held with an exception for the operator.
+#[allow(clippy::too_many_arguments)]
 pub fn record(
     tx: &mut WriteTx<'_>,
     claimed: &Claimed,
@@ -187,6 +190,7 @@ pub fn record(
     result: &SubmitResult,
     now: i64,
     receipts: &ReceiptPolicy,
+    retry_policy: &RetryPolicy,
     random: impl FnOnce() -> f64,
 ) -> Result<Next, StoreError> {
     let m = claimed.message_id;
@@ -213,6 +217,20 @@ pub fn record(
             None,
             "not sent: the link closed before the write".to_owned(),
         ),
+        SubmitResult::Partial { failure, why } => {
+            let (outcome, status) = match failure.as_ref() {
+                SubmitResult::Answered { command_status, .. } => match status::describe(*command_status).class {
+                    ErrorClass::Permanent => (AttemptOutcome::Permanent, Some(*command_status)),
+                    ErrorClass::Throttled => (AttemptOutcome::Throttled, Some(*command_status)),
+                    _ => (AttemptOutcome::Temporary, Some(*command_status)),
+                },
+                SubmitResult::Timeout => (AttemptOutcome::Timeout, None),
+                _ => (AttemptOutcome::LinkLost, None),
+            };
+            finish_attempt(tx, attempt_id, outcome, status, Some(why))?;
+            let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
+            return Ok(Next::OutcomeUnknown { exception_id });
+        }
         SubmitResult::Timeout | SubmitResult::LinkLost => {
             let (outcome, why) = if *result == SubmitResult::Timeout {
                 (AttemptOutcome::Timeout, "no answer within the response timeout")
@@ -223,7 +241,7 @@ pub fn record(
                 )
             };
             finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
-            let exception_id = unknown_outcome(tx, m, attempt_id, why)?;
+            let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
             return Ok(Next::OutcomeUnknown { exception_id });
         }
     };
@@ -240,7 +258,7 @@ pub fn record(
         valid_until: claimed.valid_until,
         now,
     };
-    match retry::decide(&RetryPolicy::default_for(claimed.kind), &failed, random) {
+    match retry::decide(retry_policy, &failed, random) {
         Decision::Retry { at, slow_down } => {
             set_status(tx, m, QueueStatus::Queued, Some(&error), Some(at))?;
             Ok(Next::RetryAt { at, slow_down })
@@ -261,7 +279,18 @@ pub fn record(
     }
 }
 
-fn unknown_outcome(tx: &mut WriteTx<'_>, message_id: i64, attempt_id: i64, why: &str) -> Result<i64, StoreError> {
+/// Holds a message whose outcome is unknown (with no attempt to blame, e.g. a long message whose
+/// next part could not be sent) for an operator's decision.
+pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<i64, StoreError> {
+    unknown_outcome(tx, message_id, None, why)
+}
+
+fn unknown_outcome(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    attempt_id: Option<i64>,
+    why: &str,
+) -> Result<i64, StoreError> {
     set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(why), None)?;
     let summary =
         format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.");
@@ -277,7 +306,9 @@ fn unknown_outcome(tx: &mut WriteTx<'_>, message_id: i64, attempt_id: i64, why: 
             },
         )?,
     };
-    exceptions::link_attempt(tx.conn(), ex, attempt_id, "unanswered")?;
+    if let Some(attempt) = attempt_id {
+        exceptions::link_attempt(tx.conn(), ex, attempt, "unanswered")?;
+    }
     Ok(ex)
 }
 
@@ -300,7 +331,7 @@ pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
             Some(attempt) => {
                 let why = "smsdesk stopped before the answer was recorded";
                 finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why))?;
-                unknown_outcome(tx, message_id, attempt, why)?;
+                unknown_outcome(tx, message_id, Some(attempt), why)?;
                 unknown += 1;
             }
             None => {

@@ -1,7 +1,7 @@
 //! The queue's transitions against a real database file.
 
 use super::queue::{self, Claimed, Next, SubmitResult};
-use super::retry::GiveUp;
+use super::retry::{GiveUp, RetryPolicy};
 use crate::domain::{AttemptOutcome, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
 use crate::receipts::policy::ReceiptPolicy;
@@ -68,7 +68,8 @@ impl Q {
             .writer()
             .write_blocking(move |tx| {
                 let a = messages::begin_attempt(tx, c.message_id, 1, Some("s1"))?;
-                queue::record(tx, &c, a.id, &result, now, &ReceiptPolicy::default(), || 0.5)
+                let retry = RetryPolicy::default_for(c.kind);
+                queue::record(tx, &c, a.id, &result, now, &ReceiptPolicy::default(), &retry, || 0.5)
             })
             .unwrap()
     }

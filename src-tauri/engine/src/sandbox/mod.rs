@@ -34,6 +34,8 @@ pub struct SandboxConfig {
     pub receipt_delay: Duration,
     /// The system_id the sandbox answers binds with.
     pub system_id: String,
+    /// When set, a bind with another password is refused with ESME_RINVPASWD.
+    pub password: Option<String>,
 }
 
 impl Default for SandboxConfig {
@@ -42,6 +44,7 @@ impl Default for SandboxConfig {
             port: 0,
             receipt_delay: Duration::from_millis(50),
             system_id: "sandbox".into(),
+            password: None,
         }
     }
 }
@@ -175,7 +178,7 @@ impl Sandbox {
         self.shared.binds.load(Ordering::Relaxed)
     }
 
-    /// While true, binds are refused (as a provider in maintenance does).
+    /// While true, binds are refused with ESME_RBINDFAIL (as a provider in maintenance does).
     pub fn refuse_binds(&self, refuse: bool) {
         self.shared.refuse_binds.store(refuse, Ordering::Relaxed);
     }

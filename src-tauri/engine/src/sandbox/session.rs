@@ -85,12 +85,20 @@ async fn handle(
         Some(Pdu::BindTransceiver(_) | Pdu::BindReceiver(_) | Pdu::BindTransmitter(_)) => {
             let system_id = || cstr(&shared.config.system_id);
             shared.binds.fetch_add(1, Ordering::Relaxed);
-            let refused = shared.refuse_binds.load(Ordering::Relaxed);
-            let status = if refused {
+            let password = match command.pdu() {
+                Some(Pdu::BindTransceiver(b)) => b.password.to_string(),
+                Some(Pdu::BindReceiver(b)) => b.password.to_string(),
+                Some(Pdu::BindTransmitter(b)) => b.password.to_string(),
+                _ => String::new(),
+            };
+            let status = if shared.config.password.as_ref().is_some_and(|p| *p != password) {
+                CommandStatus::EsmeRinvpaswd
+            } else if shared.refuse_binds.load(Ordering::Relaxed) {
                 CommandStatus::EsmeRbindfail
             } else {
                 CommandStatus::EsmeRok
             };
+            let refused = status != CommandStatus::EsmeRok;
             let pdu = match command.id() {
                 CommandId::BindReceiver => Pdu::BindReceiverResp(BindReceiverResp::new(system_id(), None)),
                 CommandId::BindTransmitter => Pdu::BindTransmitterResp(BindTransmitterResp::new(system_id(), None)),

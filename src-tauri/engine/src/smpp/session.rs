@@ -95,7 +95,8 @@ pub enum LinkState {
         since_ms: i64,
         retry_in_ms: u64,
     },
-    /// The provider refused the bind (wrong password or system_id): stopped until reconfigured.
+    /// The provider refused the credentials (wrong password or system_id): stopped until
+    /// reconfigured, rather than hammering the provider.
     BindRefused {
         status: u32,
         name: String,
@@ -345,7 +346,9 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
                     LinkEnd::Lost(e) => e,
                 }
             }
-            Err(Bind::Refused(status)) => {
+            // Wrong credentials will not fix themselves: stop and say so. Other refusals
+            // (ESME_RBINDFAIL during maintenance, say) are retried with backoff.
+            Err(Bind::Refused(status)) if matches!(status, 0x0E | 0x0F) => {
                 let info = status::describe(status);
                 tracing::error!(
                     status = info.name,
@@ -358,6 +361,10 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
                 });
                 until_stopped(&mut stopped).await;
                 break;
+            }
+            Err(Bind::Refused(status)) => {
+                let info = status::describe(status);
+                format!("bind refused: {} ({})", info.name, info.meaning)
             }
             Err(Bind::Failed(e)) => e,
         };

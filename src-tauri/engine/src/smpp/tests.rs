@@ -156,28 +156,59 @@ async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledge
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_refused_bind_stops_instead_of_hammering() {
+async fn wrong_credentials_stop_the_session_instead_of_hammering() {
     let dir = tempfile::tempdir().unwrap();
-    let sandbox = Sandbox::start(SandboxConfig::default()).await.unwrap();
-    sandbox.refuse_binds(true);
+    let sandbox = Sandbox::start(SandboxConfig {
+        password: Some("right".into()),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
     let store = Store::open(&dir.path().join("x.db")).unwrap();
+    let cfg = SessionConfig {
+        password: "wrong".into(),
+        ..config(&sandbox)
+    };
     let session = Session::start(
-        config(&sandbox),
+        cfg,
         Arc::new(Ingestor::new(store.writer().clone(), ReceiptPolicy::default())),
     );
     let mut state = session.handle().state();
     let refused = until(&mut state, |s| matches!(s, LinkState::BindRefused { .. })).await;
     assert!(
-        matches!(refused, LinkState::BindRefused { status: 0x0D, .. }),
+        matches!(refused, LinkState::BindRefused { status: 0x0E, .. }),
         "{refused:?}"
     );
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert_eq!(sandbox.binds(), 1, "a refused bind is not retried");
+    assert_eq!(sandbox.binds(), 1, "a refused password is not retried");
     assert!(
         matches!(session.handle().reserve().await, Err(SubmitFailure::NotSent(_))),
         "nothing is spent"
     );
     session.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_bind_refused_for_maintenance_is_retried_with_backoff() {
+    let w = world_with(|_| {}).await;
+    let mut state = w.session.handle().state();
+    until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    w.sandbox.refuse_binds(true);
+    w.sandbox.drop_connections();
+    until(
+        &mut state,
+        |s| matches!(s, LinkState::Down { error, .. } if error.contains("ESME_RBINDFAIL")),
+    )
+    .await;
+    tokio::time::sleep(Duration::from_millis(200)).await;
+    let tries = w.sandbox.binds();
+    assert!(
+        (3..40).contains(&tries),
+        "retried, with backoff rather than in a tight loop: {tries} binds"
+    );
+    w.sandbox.refuse_binds(false);
+    until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    w.session.stop().await;
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

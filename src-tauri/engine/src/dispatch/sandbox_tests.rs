@@ -1,0 +1,247 @@
+//! The dispatcher end to end over real TCP: queue, SMPP session, sandbox SMSC, receipts back into
+//! the store. Each test checks the message's status, its attempts and exceptions, and, from the
+//! sandbox's own counters, that nothing was accepted twice.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use super::retry::RetryPolicy;
+use super::worker::{Dispatcher, DispatcherConfig};
+use crate::domain::{DeliveryState, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
+use crate::messages::{self, NewMessage};
+use crate::receipts::ingest::Ingestor;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::receipts::report;
+use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::smpp::session::{Session, SessionConfig};
+use crate::store::{Store, StoreError};
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: Arc<Store>,
+    sandbox: Sandbox,
+    session: Option<Session>,
+    dispatcher: Option<Dispatcher>,
+}
+
+fn fast_retries() -> [RetryPolicy; 3] {
+    let p = |max_attempts| RetryPolicy {
+        base_ms: 50,
+        cap_ms: 200,
+        max_attempts,
+        unlisted_max_attempts: 2,
+        max_age_ms: 3_600_000,
+    };
+    [p(2), p(5), p(5)]
+}
+
+async fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
+    let sandbox = Sandbox::start(SandboxConfig {
+        receipt_delay: Duration::from_millis(20),
+        ..Default::default()
+    })
+    .await
+    .unwrap();
+    let session = Session::start(
+        SessionConfig {
+            response_timeout: Duration::from_millis(300),
+            reconnect_min: Duration::from_millis(20),
+            reconnect_max: Duration::from_millis(100),
+            tps: 500.0,
+            ..SessionConfig::new("sandbox", "127.0.0.1", sandbox.addr().port())
+        },
+        Arc::new(Ingestor::new(store.writer().clone(), ReceiptPolicy::default())),
+    );
+    let dispatcher = Dispatcher::start(
+        store.clone(),
+        session.handle(),
+        ReceiptPolicy::default(),
+        DispatcherConfig {
+            idle_poll: Duration::from_millis(20),
+            retry: fast_retries(),
+            ..Default::default()
+        },
+    )
+    .await
+    .unwrap();
+    World {
+        _dir: dir,
+        store,
+        sandbox,
+        session: Some(session),
+        dispatcher: Some(dispatcher),
+    }
+}
+
+impl World {
+    async fn send(&self, destination: &str, body: &str) -> i64 {
+        let m = NewMessage {
+            channel: IntakeChannel::Api,
+            destination_raw: destination.into(),
+            destination: destination.into(),
+            body: body.into(),
+            encoding: "gsm7".into(),
+            segments: 1,
+            kind: MessageKind::Transactional,
+            connection: "sandbox".into(),
+            registered_delivery: 1,
+            client_ref: None,
+            ordering_key: None,
+            valid_until: None,
+            scheduled_at: None,
+        };
+        self.store
+            .writer()
+            .write(move |tx| messages::insert(tx, &m))
+            .await
+            .unwrap()
+    }
+
+    async fn report(&self, id: i64) -> report::MessageReport {
+        self.store
+            .reader()
+            .read(move |c| report::message_report(c, id))
+            .await
+            .unwrap()
+            .unwrap()
+    }
+
+    /// Waits until the message's report satisfies `done`.
+    async fn until(&self, id: i64, done: impl Fn(&report::MessageReport) -> bool) -> report::MessageReport {
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        loop {
+            let r = self.report(id).await;
+            if done(&r) {
+                return r;
+            }
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "message {id} never got there: {r:?}"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+
+    async fn attempts(&self, id: i64) -> i64 {
+        self.store
+            .reader()
+            .read(move |c| {
+                Ok::<_, StoreError>(
+                    c.query_row("SELECT count(*) FROM attempt WHERE message_id = ?1", [id], |r| r.get(0))?,
+                )
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn open_exceptions(&self, kind: ExceptionKind) -> i64 {
+        self.store
+            .reader()
+            .read(move |c| {
+                Ok::<_, StoreError>(c.query_row(
+                    "SELECT count(*) FROM exception WHERE kind = ?1 AND status = 'open'",
+                    [kind],
+                    |r| r.get(0),
+                )?)
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn stop(mut self) {
+        assert!(
+            self.sandbox.accepted_twice().is_empty(),
+            "nothing may be accepted twice: {:?}",
+            self.sandbox.accepted_twice()
+        );
+        self.dispatcher.take().unwrap().stop().await;
+        self.session.take().unwrap().stop().await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_goes_out_and_its_receipt_comes_back() {
+    let w = world().await;
+    let id = w.send("+33612345600", "Your parcel is on its way").await;
+    let r = w.until(id, |r| r.reported_state == DeliveryState::Delivered).await;
+    assert_eq!(r.acceptance, QueueStatus::Accepted);
+    assert_eq!(w.attempts(id).await, 1);
+    assert_eq!(
+        w.sandbox.counts("33612345600", b"Your parcel is on its way").accepted,
+        1
+    );
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_permanent_error_fails_at_once_and_a_throttle_retries() {
+    let w = world().await;
+    let invalid = w.send("+33612345613", "x").await;
+    let throttled = w.send("+33612345611", "y").await;
+    let r = w.until(invalid, |r| r.acceptance == QueueStatus::Failed).await;
+    assert_eq!(r.reported_state, DeliveryState::Pending);
+    assert_eq!(w.attempts(invalid).await, 1, "a permanent error is not retried");
+    w.until(throttled, |r| r.reported_state == DeliveryState::Delivered)
+        .await;
+    assert_eq!(w.attempts(throttled).await, 2, "throttled once, accepted on the retry");
+    assert_eq!(w.sandbox.counts("33612345611", b"y").submits, 2);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn no_answer_becomes_an_exception_and_is_never_resent() {
+    let w = world().await;
+    let id = w.send("+33612345615", "silence").await;
+    w.until(id, |r| r.acceptance == QueueStatus::OutcomeUnknown).await;
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    assert_eq!(
+        w.sandbox.counts("33612345615", b"silence").submits,
+        1,
+        "an unknown outcome is never resent blindly"
+    );
+    assert_eq!(w.open_exceptions(ExceptionKind::OutcomeUnknown).await, 1);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_dropped_after_acceptance_still_brings_the_receipt() {
+    let w = world().await;
+    let id = w.send("+33612345617", "cut after").await;
+    w.until(id, |r| r.reported_state == DeliveryState::Delivered).await;
+    assert_eq!(w.sandbox.counts("33612345617", b"cut after").accepted, 1);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_message_goes_out_in_concatenated_parts() {
+    let w = world().await;
+    let body = "Your appointment is confirmed. ".repeat(8);
+    let id = w.send("+33612345600", &body).await;
+    w.until(id, |r| r.reported_state == DeliveryState::Delivered).await;
+    assert_eq!(w.attempts(id).await, 2, "one attempt row per part");
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn nothing_is_spent_while_the_link_is_down_and_the_backlog_drains_after() {
+    let w = world().await;
+    w.sandbox.refuse_binds(true);
+    w.sandbox.drop_connections();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let mut ids = Vec::new();
+    for i in 0..5 {
+        ids.push(w.send("+33612345600", &format!("backlog {i}")).await);
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    for &id in &ids {
+        assert_eq!(w.attempts(id).await, 0, "no attempt is spent while the link is down");
+    }
+    w.sandbox.refuse_binds(false);
+    for &id in &ids {
+        w.until(id, |r| r.reported_state == DeliveryState::Delivered).await;
+        assert_eq!(w.attempts(id).await, 1);
+    }
+    w.stop().await;
+}

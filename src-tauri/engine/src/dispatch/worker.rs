@@ -1,0 +1,354 @@
+//! The dispatcher: takes messages from the durable queue and sends them over the SMPP session.
+//!
+//! Order of each send, so that nothing is lost or sent twice by our own doing:
+//! 1. a session permit (bound link, window slot, rate) — nothing is claimed while the link is down;
+//! 2. a leased claim of the next due message;
+//! 3. the attempt row committed with the session and sequence number;
+//! 4. the PDU written, the answer awaited;
+//! 5. the result committed (accepted, retry, failed, or an outcome-unknown exception).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use rusmpp::pdus::SubmitSm;
+use rusmpp::types::{EmptyOrFullCOctetString, OctetString};
+use rusmpp::values::{DataCoding, EsmClass, Npi, RegisteredDelivery, Ton};
+use tokio::sync::watch;
+
+use super::queue::{self, Claimed, SubmitResult};
+use super::retry::RetryPolicy;
+use crate::clock::now_ms;
+use crate::domain::MessageKind;
+use crate::messages;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::smpp::cstr;
+use crate::smpp::session::{Permit, SessionHandle, SubmitFailure};
+use crate::sms::encoding::{self, Encoding};
+use crate::store::{Store, StoreError};
+
+#[derive(Debug, Clone)]
+pub struct DispatcherConfig {
+    /// Who holds the leases (one dispatcher per process).
+    pub owner: String,
+    pub lease: Duration,
+    /// How long to wait before looking again when nothing is due.
+    pub idle_poll: Duration,
+    /// The sender id (alphanumeric) or number messages go out from.
+    pub source_addr: String,
+    /// Retry limits by message kind (otp, transactional, bulk).
+    pub retry: [RetryPolicy; 3],
+}
+
+impl DispatcherConfig {
+    fn retry_for(&self, kind: MessageKind) -> &RetryPolicy {
+        &self.retry[kind.priority() as usize]
+    }
+}
+
+impl Default for DispatcherConfig {
+    fn default() -> Self {
+        DispatcherConfig {
+            owner: format!("dispatcher-{}", std::process::id()),
+            lease: Duration::from_secs(120),
+            idle_poll: Duration::from_millis(200),
+            source_addr: "smsdesk".into(),
+            retry: [
+                RetryPolicy::default_for(MessageKind::Otp),
+                RetryPolicy::default_for(MessageKind::Transactional),
+                RetryPolicy::default_for(MessageKind::Bulk),
+            ],
+        }
+    }
+}
+
+pub struct Dispatcher {
+    stop: watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Dispatcher {
+    /// Recovers what a previous process left half-done, then starts sending.
+    pub async fn start(
+        store: Arc<Store>,
+        session: SessionHandle,
+        receipts: ReceiptPolicy,
+        config: DispatcherConfig,
+    ) -> Result<Dispatcher, StoreError> {
+        let (requeued, unknown) = store.writer().write(queue::recover).await?;
+        if requeued + unknown > 0 {
+            tracing::warn!(
+                requeued,
+                unknown,
+                "recovered messages left mid-send by the previous run"
+            );
+        }
+        let (stop, stopped) = watch::channel(false);
+        let task = tokio::spawn(run(store, session, Arc::new(receipts), Arc::new(config), stopped));
+        Ok(Dispatcher { stop, task })
+    }
+
+    /// Stops taking new messages; sends in flight finish (or time out) and are recorded.
+    pub async fn stop(self) {
+        let _ = self.stop.send(true);
+        let _ = tokio::time::timeout(Duration::from_secs(30), self.task).await;
+    }
+}
+
+async fn run(
+    store: Arc<Store>,
+    session: SessionHandle,
+    receipts: Arc<ReceiptPolicy>,
+    config: Arc<DispatcherConfig>,
+    mut stopped: watch::Receiver<bool>,
+) {
+    let mut in_flight = tokio::task::JoinSet::new();
+    loop {
+        if *stopped.borrow() {
+            break;
+        }
+        let permit = tokio::select! {
+            p = session.reserve() => p,
+            _ = stopped.changed() => break,
+        };
+        let Ok(permit) = permit else {
+            tokio::time::sleep(config.idle_poll).await;
+            continue;
+        };
+        let (owner, lease) = (config.owner.clone(), config.lease.as_millis() as i64);
+        let claimed = store
+            .writer()
+            .write(move |tx| queue::claim(tx, &owner, now_ms(), lease, 1))
+            .await;
+        match claimed {
+            Ok(mut c) if !c.is_empty() => {
+                let message = c.remove(0);
+                in_flight.spawn(send(
+                    store.clone(),
+                    session.clone(),
+                    permit,
+                    message,
+                    receipts.clone(),
+                    config.clone(),
+                ));
+            }
+            Ok(_) => {
+                drop(permit);
+                tokio::select! {
+                    _ = tokio::time::sleep(config.idle_poll) => {}
+                    _ = stopped.changed() => break,
+                }
+            }
+            Err(e) => {
+                tracing::error!(error = %e, "claiming from the queue failed");
+                tokio::time::sleep(config.idle_poll).await;
+            }
+        }
+        while in_flight.try_join_next().is_some() {}
+    }
+    while in_flight.join_next().await.is_some() {}
+}
+
+fn jitter() -> f64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    f64::from(nanos % 1_000_000) / 1_000_000.0
+}
+
+/// SMPP absolute time `YYMMDDhhmmss000+` (UTC) for a validity end.
+fn smpp_time(ms: i64) -> String {
+    let secs = ms.div_euclid(1000);
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(mo <= 2);
+    format!(
+        "{:02}{mo:02}{d:02}{:02}{:02}{:02}000+",
+        y % 100,
+        rem / 3_600,
+        rem % 3_600 / 60,
+        rem % 60
+    )
+}
+
+fn submit_pdu(
+    config: &DispatcherConfig,
+    m: &Claimed,
+    encoding: Encoding,
+    udh: Option<[u8; 6]>,
+    octets: &[u8],
+) -> SubmitSm {
+    let alphanumeric = config.source_addr.chars().any(|c| c.is_ascii_alphabetic());
+    let (src_ton, src_npi) = if alphanumeric {
+        (Ton::Alphanumeric, Npi::Unknown)
+    } else {
+        (Ton::International, Npi::Isdn)
+    };
+    let mut short_message = Vec::with_capacity(octets.len() + 6);
+    short_message.extend(udh.iter().flatten());
+    short_message.extend_from_slice(octets);
+    let validity = m.valid_until.map(smpp_time).unwrap_or_default();
+    SubmitSm::builder()
+        .source_addr_ton(src_ton)
+        .source_addr_npi(src_npi)
+        .source_addr(cstr(&config.source_addr))
+        .dest_addr_ton(Ton::International)
+        .dest_addr_npi(Npi::Isdn)
+        .destination_addr(cstr(m.destination.trim_start_matches('+')))
+        // Set explicitly: rusmpp's default esm_class is 0x08 (a delivery acknowledgement).
+        .esm_class(EsmClass::from(if udh.is_some() { 0x40 } else { 0x00 }))
+        .registered_delivery(RegisteredDelivery::from(m.registered_delivery))
+        .validity_period(
+            EmptyOrFullCOctetString::from_vec({
+                let mut v = validity.into_bytes();
+                v.push(0);
+                v
+            })
+            .unwrap_or_default(),
+        )
+        .data_coding(DataCoding::from(encoding.data_coding()))
+        .short_message(OctetString::from_vec(short_message).unwrap_or_default())
+        .build()
+}
+
+async fn send(
+    store: Arc<Store>,
+    session: SessionHandle,
+    first: Permit,
+    m: Claimed,
+    receipts: Arc<ReceiptPolicy>,
+    config: Arc<DispatcherConfig>,
+) {
+    let (encoding, parts) = encoding::split(&m.body);
+    let total = parts.len();
+    let reference = (m.message_id & 0xFF) as u8;
+    let mut permit = Some(first);
+    let mut accepted_parts = 0usize;
+    for (i, part) in parts.iter().enumerate() {
+        let permit = match permit.take() {
+            Some(p) => p,
+            None => match session.reserve().await {
+                Ok(p) => p,
+                Err(e) => {
+                    // Earlier parts went out: the message is neither sent nor safe to resend whole.
+                    finish_partial(&store, &m, None, accepted_parts, total, &e.to_string(), &receipts).await;
+                    return;
+                }
+            },
+        };
+        let (session_id, seq, id, segment) = (
+            permit.session_id().to_owned(),
+            permit.sequence_number(),
+            m.message_id,
+            i as u32 + 1,
+        );
+        let attempt = match store
+            .writer()
+            .write(move |tx| messages::begin_attempt(tx, id, segment, Some(&session_id)))
+            .await
+        {
+            Ok(a) => a,
+            Err(e) => {
+                tracing::error!(error = %e, message = id, "cannot record the attempt; the message stays leased until recovery");
+                return;
+            }
+        };
+        let udh = (total > 1).then(|| encoding::concat_udh(reference, i as u8 + 1, total as u8));
+        let answer = permit
+            .submit(submit_pdu(&config, &m, encoding, udh, &part.octets))
+            .await;
+        let result = match answer {
+            Ok(a) => SubmitResult::Answered {
+                command_status: a.command_status,
+                message_id: a.message_id,
+                sequence_number: seq,
+            },
+            Err(SubmitFailure::NotSent(_)) => SubmitResult::NotSent,
+            Err(SubmitFailure::Timeout) => SubmitResult::Timeout,
+            Err(SubmitFailure::LinkLost) => SubmitResult::LinkLost,
+        };
+        let accepted = matches!(result, SubmitResult::Answered { command_status: 0, .. });
+        if !accepted && accepted_parts > 0 {
+            finish_partial(
+                &store,
+                &m,
+                Some((attempt.id, result)),
+                accepted_parts,
+                total,
+                "a later part was not accepted",
+                &receipts,
+            )
+            .await;
+            return;
+        }
+        let (c, r, policy, retry) = (m.clone(), result, receipts.clone(), *config.retry_for(m.kind));
+        let recorded = store
+            .writer()
+            .write(move |tx| queue::record(tx, &c, attempt.id, &r, now_ms(), &policy, &retry, jitter))
+            .await;
+        match recorded {
+            Ok(_) if accepted => accepted_parts += 1,
+            Ok(next) => {
+                tracing::info!(message = id, ?next, "submit not accepted");
+                return;
+            }
+            Err(e) => {
+                tracing::error!(error = %e, message = id, "cannot record the submit's result");
+                return;
+            }
+        }
+    }
+}
+
+/// Some parts of a long message were accepted and one was not: resending the whole would send
+/// the accepted parts twice, so the message waits for a person.
+async fn finish_partial(
+    store: &Arc<Store>,
+    m: &Claimed,
+    failed: Option<(i64, SubmitResult)>,
+    accepted: usize,
+    total: usize,
+    why: &str,
+    receipts: &Arc<ReceiptPolicy>,
+) {
+    let (c, why, policy) = (
+        m.clone(),
+        format!("{accepted} of {total} parts accepted; {why}"),
+        receipts.clone(),
+    );
+    // A partly sent message never retries: the retry policy is not consulted.
+    let retry = RetryPolicy::default_for(m.kind);
+    let result = store
+        .writer()
+        .write(move |tx| match failed {
+            Some((attempt, failure)) => {
+                let partial = SubmitResult::Partial {
+                    failure: Box::new(failure),
+                    why,
+                };
+                queue::record(tx, &c, attempt, &partial, now_ms(), &policy, &retry, jitter).map(|_| ())
+            }
+            None => queue::hold(tx, c.message_id, &why).map(|_| ()),
+        })
+        .await;
+    if let Err(e) = result {
+        tracing::error!(error = %e, message = m.message_id, "cannot record a partly sent message");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn validity_is_written_as_smpp_absolute_time_in_utc() {
+        assert_eq!(super::smpp_time(0), "700101000000000+");
+        assert_eq!(super::smpp_time(1_795_979_115_800), "261129190515000+");
+    }
+}
