@@ -8,12 +8,15 @@ use std::sync::Arc;
 use crate::api::{AppInfo, RunMode};
 use crate::clock::now_ms;
 use crate::config::{self, Config, ConfigError};
+use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
 use crate::http::{self, HttpServer, UiAssets};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
 use crate::receipts::deadline;
 use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
+use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::smpp::session::{Session, SessionConfig, SessionHandle};
 use crate::store::{Store, StoreError, Writer};
 
 /// Why the engine would not start. Each message says what to do about it.
@@ -25,6 +28,8 @@ pub enum EngineError {
     Instance(#[from] InstanceError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("cannot start the sandbox SMSC: {0}")]
+    Sandbox(std::io::Error),
     #[error("cannot listen on {addr}: {source} (set another port with --http-port or [http] port)")]
     Listen {
         addr: SocketAddr,
@@ -63,9 +68,76 @@ pub struct Engine {
     store: Arc<Store>,
     info: Arc<AppInfo>,
     ingestor: Ingestor,
+    sending: Option<Sending>,
     http: Option<HttpServer>,
     background: Vec<tokio::task::JoinHandle<()>>,
     lock: Option<InstanceLock>,
+}
+
+/// The sending side: the SMPP session, its dispatcher, and the sandbox when it is the connection.
+struct Sending {
+    connection: String,
+    sandbox: Option<Sandbox>,
+    session: Session,
+    dispatcher: Dispatcher,
+}
+
+impl Sending {
+    async fn start(
+        config: &Config,
+        store: &Arc<Store>,
+        ingestor: &Ingestor,
+        policy: &ReceiptPolicy,
+    ) -> Result<Sending, EngineError> {
+        let smpp = &config.smpp;
+        let (sandbox, connection, host, port) = if smpp.sandbox {
+            let sandbox = Sandbox::start(SandboxConfig::default())
+                .await
+                .map_err(EngineError::Sandbox)?;
+            let port = sandbox.addr().port();
+            tracing::info!(port, "sandbox SMSC is the connection: no real SMS is sent");
+            (Some(sandbox), "sandbox".to_owned(), "127.0.0.1".to_owned(), port)
+        } else {
+            (None, "smpp".to_owned(), smpp.host.clone(), smpp.port)
+        };
+        let session = Session::start(
+            SessionConfig {
+                system_id: smpp.system_id.clone(),
+                password: smpp.password.clone(),
+                system_type: smpp.system_type.clone(),
+                window: smpp.window.0 as usize,
+                tps: f64::from(smpp.tps.0),
+                enquire_link_every: std::time::Duration::from_secs(smpp.enquire_link_seconds.0.into()),
+                response_timeout: std::time::Duration::from_secs(smpp.response_timeout_seconds.0.into()),
+                ..SessionConfig::new(&connection, &host, port)
+            },
+            Arc::new(ingestor.clone()),
+        );
+        let dispatcher = Dispatcher::start(
+            store.clone(),
+            session.handle(),
+            policy.clone(),
+            DispatcherConfig {
+                source_addr: smpp.source_addr.clone(),
+                ..DispatcherConfig::default()
+            },
+        )
+        .await?;
+        Ok(Sending {
+            connection,
+            sandbox,
+            session,
+            dispatcher,
+        })
+    }
+
+    async fn stop(self) {
+        self.dispatcher.stop().await;
+        self.session.stop().await;
+        if let Some(s) = self.sandbox {
+            s.stop();
+        }
+    }
 }
 
 /// How often overdue receipt deadlines are looked for.
@@ -98,6 +170,13 @@ impl Engine {
             return Err(e.into());
         }
         let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
+        let sending = match Sending::start(&config, &store, &ingestor, &policy).await {
+            Ok(s) => s,
+            Err(e) => {
+                Self::close_store(&store).await;
+                return Err(e);
+            }
+        };
 
         let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
         if !addr.ip().is_loopback() {
@@ -118,6 +197,7 @@ impl Engine {
         let listener = match bind(addr, options.mode).await {
             Ok(l) => l,
             Err(e) => {
+                sending.stop().await;
                 Self::close_store(&store).await;
                 return Err(e);
             }
@@ -136,6 +216,7 @@ impl Engine {
         });
         if let Err(e) = published {
             server.stop().await;
+            sending.stop().await;
             Self::close_store(&store).await;
             return Err(e.into());
         }
@@ -144,6 +225,7 @@ impl Engine {
             store,
             info,
             ingestor,
+            sending: Some(sending),
             http: Some(server),
             background,
             lock: Some(lock),
@@ -158,6 +240,16 @@ impl Engine {
         &self.store
     }
 
+    /// The name messages are sent under (and receipts recorded with): "sandbox" or "smpp".
+    pub fn connection(&self) -> &str {
+        self.sending.as_ref().map_or("", |s| s.connection.as_str())
+    }
+
+    /// The SMPP session, for its link state.
+    pub fn session(&self) -> Option<SessionHandle> {
+        self.sending.as_ref().map(|s| s.session.handle())
+    }
+
     /// Where SMPP sessions and HTTP callbacks hand their reports.
     pub fn ingestor(&self) -> &Ingestor {
         &self.ingestor
@@ -168,6 +260,9 @@ impl Engine {
     pub async fn shutdown(mut self) {
         if let Some(http) = self.http.take() {
             http.stop().await;
+        }
+        if let Some(sending) = self.sending.take() {
+            sending.stop().await;
         }
         for task in self.background.drain(..) {
             task.abort();

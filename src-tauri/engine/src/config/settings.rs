@@ -133,4 +133,31 @@ settings! {
         /// The time zone of the dates inside receipts (they carry none), as a UTC offset.
         timezone: UtcOffset = UtcOffset { minutes: 0 },
     }
+
+    /// The SMPP connection messages go out on and receipts come back from.
+    smpp: SmppSettings {
+        /// Use the embedded sandbox SMSC (on 127.0.0.1, a free port): no real SMS is sent. Set to
+        /// false, with host, port, system_id and password, to use your provider.
+        sandbox: bool = true,
+        /// The provider's SMPP host.
+        host: String = "127.0.0.1".into(),
+        /// The provider's SMPP port (2775 is usual).
+        port: u16 = 2775,
+        /// The account's system_id.
+        system_id: String = "smsdesk".into(),
+        /// The account's password.
+        password: String = String::new(),
+        /// system_type, if the provider asks for one.
+        system_type: String = String::new(),
+        /// The sender id (up to 11 letters) or number messages go out from.
+        source_addr: String = "smsdesk".into(),
+        /// Requests awaiting their answer at most (the SMPP window).
+        window: AtLeastOne = AtLeastOne(10),
+        /// Submits per second at most (the account's TPS).
+        tps: AtLeastOne = AtLeastOne(10),
+        /// Seconds between enquire_link keepalives.
+        enquire_link_seconds: AtLeastOne = AtLeastOne(30),
+        /// Seconds to wait for an answer before the outcome of a submit counts as unknown.
+        response_timeout_seconds: AtLeastOne = AtLeastOne(10),
+    }
 }
