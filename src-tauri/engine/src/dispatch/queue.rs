@@ -361,3 +361,139 @@ pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, 
         .query_row([message_id], |r| r.get(0))
         .optional()?)
 }
+
+/// Why an operator's action on a message was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("message {0} does not exist")]
+    NotFound(i64),
+    #[error("a message that is {0} cannot be {1}")]
+    NotAllowed(QueueStatus, &'static str),
+    #[error("the last try of this message was {0}: sending it again may deliver it twice; confirm to go on")]
+    ConfirmationRequired(QueueStatus),
+    #[error("its validity has ended; it is never sent late")]
+    ValidityEnded,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for ActionError {
+    fn from(e: rusqlite::Error) -> Self {
+        ActionError::Store(e.into())
+    }
+}
+
+fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note: &str) -> Result<(), StoreError> {
+    tx.audit().append(&NewAudit {
+        actor: actor.into(),
+        action: action.into(),
+        subject_type: Some("message".into()),
+        subject_id: Some(message_id),
+        note: (!note.trim().is_empty()).then(|| note.trim().to_owned()),
+        details_json: None,
+    })?;
+    Ok(())
+}
+
+/// Puts a message back in the queue to be sent now, with a fresh set of tries. Sending again a
+/// message whose last try was accepted, or whose outcome is unknown, may deliver it twice, so that
+/// takes `confirm_duplicate_risk`. An open outcome-unknown exception is closed as "resend".
+pub fn retry(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    confirm_duplicate_risk: bool,
+    actor: &str,
+    note: &str,
+) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    match current {
+        QueueStatus::Queued | QueueStatus::Sending => return Err(ActionError::NotAllowed(current, "retried")),
+        QueueStatus::Accepted | QueueStatus::OutcomeUnknown if !confirm_duplicate_risk => {
+            return Err(ActionError::ConfirmationRequired(current));
+        }
+        _ => {}
+    }
+    let valid_until: Option<i64> = tx
+        .conn()
+        .prepare_cached("SELECT valid_until FROM message WHERE id = ?1")?
+        .query_row([message_id], |r| r.get(0))?;
+    let now = tx.now_ms();
+    if valid_until.is_some_and(|v| v <= now) {
+        return Err(ActionError::ValidityEnded);
+    }
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
+                 lease_until = NULL, updated_at = ?2 WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, now])?;
+    tx.changed(Entity::Queue, message_id);
+    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+        close_exception(tx, ex, "resend", actor, note)?;
+    }
+    audit(
+        tx,
+        actor,
+        if confirm_duplicate_risk {
+            "message.retry_confirmed"
+        } else {
+            "message.retry"
+        },
+        message_id,
+        note,
+    )?;
+    Ok(())
+}
+
+/// Cancels a message that has not been sent: it leaves the queue for good.
+pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    if current != QueueStatus::Queued {
+        return Err(ActionError::NotAllowed(current, "cancelled"));
+    }
+    set_status(
+        tx,
+        message_id,
+        QueueStatus::Cancelled,
+        Some("cancelled by an operator"),
+        None,
+    )?;
+    audit(tx, actor, "message.cancel", message_id, note)?;
+    Ok(())
+}
+
+/// Settles a message whose outcome is unknown as failed (the operator decided not to resend).
+pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    if current != QueueStatus::OutcomeUnknown {
+        return Err(ActionError::NotAllowed(current, "marked failed"));
+    }
+    set_status(
+        tx,
+        message_id,
+        QueueStatus::Failed,
+        Some("marked failed by an operator (outcome unknown)"),
+        None,
+    )?;
+    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+        close_exception(tx, ex, "mark_failed", actor, note)?;
+    }
+    audit(tx, actor, "message.mark_failed", message_id, note)?;
+    Ok(())
+}
+
+fn close_exception(tx: &mut WriteTx<'_>, id: i64, resolution: &str, actor: &str, note: &str) -> Result<(), StoreError> {
+    let note = if note.trim().is_empty() {
+        format!("{resolution} by {actor}")
+    } else {
+        note.trim().to_owned()
+    };
+    tx.conn()
+        .prepare_cached(
+            "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3, resolved_by = ?4,
+                 resolved_at = ?5 WHERE id = ?1 AND status = 'open'",
+        )?
+        .execute(params![id, resolution, note, actor, tx.now_ms()])?;
+    tx.changed(Entity::Exception, id);
+    Ok(())
+}

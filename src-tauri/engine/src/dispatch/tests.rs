@@ -269,3 +269,138 @@ fn recovery_requeues_what_never_reached_the_wire_and_holds_what_might_have() {
     );
     assert_eq!(q.ids(now(), 10), vec![untouched]);
 }
+
+#[test]
+fn a_failed_message_can_be_retried_and_an_accepted_one_only_with_confirmation() {
+    let q = q();
+    let bad = q.add(msg(MessageKind::Transactional));
+    let good = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 10);
+    q.send(&c[0], answered(0x0B), now());
+    q.send(&c[1], answered(0), now());
+
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::retry(tx, bad, false, "ann", "fixed the number"))
+        .unwrap();
+    assert_eq!(q.status(bad).0, QueueStatus::Queued);
+    assert_eq!(q.ids(now() + 1_000, 10), vec![bad]);
+
+    let refused = q
+        .store
+        .writer()
+        .write_blocking(move |tx| queue::retry(tx, good, false, "ann", ""));
+    assert!(
+        matches!(
+            refused,
+            Err(queue::ActionError::ConfirmationRequired(QueueStatus::Accepted))
+        ),
+        "{refused:?}"
+    );
+    assert_eq!(
+        q.status(good).0,
+        QueueStatus::Accepted,
+        "a refused action changes nothing"
+    );
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::retry(tx, good, true, "ann", "customer asked again"))
+        .unwrap();
+    assert_eq!(q.status(good).0, QueueStatus::Queued);
+    let audited: i64 = q.row(
+        "SELECT count(*) FROM audit WHERE action = 'message.retry_confirmed' AND subject_id = ?1",
+        good,
+        |r| r.get(0),
+    );
+    assert_eq!(audited, 1, "the confirmed duplicate risk is audited");
+}
+
+#[test]
+fn only_a_queued_message_can_be_cancelled_and_it_is_never_sent() {
+    let q = q();
+    let m = q.add(msg(MessageKind::Bulk));
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::cancel(tx, m, "ann", "sent by mistake"))
+        .unwrap();
+    assert_eq!(q.status(m).0, QueueStatus::Cancelled);
+    assert!(q.ids(now(), 10).is_empty());
+    let again = q
+        .store
+        .writer()
+        .write_blocking(move |tx| queue::cancel(tx, m, "ann", ""));
+    assert!(matches!(
+        again,
+        Err(queue::ActionError::NotAllowed(QueueStatus::Cancelled, _))
+    ));
+}
+
+#[test]
+fn an_unknown_outcome_is_settled_by_resend_or_mark_failed_and_its_exception_closes() {
+    let q = q();
+    let a = q.add(msg(MessageKind::Transactional));
+    let b = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 10);
+    q.send(&c[0], SubmitResult::Timeout, now());
+    q.send(&c[1], SubmitResult::LinkLost, now());
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::retry(tx, a, true, "ann", "provider says it never arrived"))
+        .unwrap();
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::mark_failed(tx, b, "ann", "customer called; no need"))
+        .unwrap();
+    assert_eq!(q.status(a).0, QueueStatus::Queued);
+    assert_eq!(q.status(b).0, QueueStatus::Failed);
+    let open: i64 = q.row(
+        "SELECT count(*) FROM exception WHERE status = 'open' AND ?1 = ?1",
+        0,
+        |r| r.get(0),
+    );
+    assert_eq!(open, 0, "both outcome-unknown exceptions are closed");
+    let resolutions: String = q.row(
+        "SELECT group_concat(resolution, ',') FROM (SELECT resolution FROM exception WHERE ?1 = ?1 ORDER BY id)",
+        0,
+        |r| r.get(0),
+    );
+    assert_eq!(resolutions, "resend,mark_failed");
+}
+
+#[test]
+fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
+    use crate::receipts::exceptions::{self, Action, Resolution, ResolveError};
+    let q = q();
+    let m = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 1);
+    let Next::OutcomeUnknown { exception_id } = q.send(&c[0], SubmitResult::Timeout, now()) else {
+        panic!()
+    };
+    let resolve = |action: Action, note: &str| {
+        let r = Resolution {
+            exception_id,
+            action,
+            note: note.into(),
+            actor: "ann".into(),
+        };
+        q.store
+            .writer()
+            .write_blocking(move |tx| exceptions::resolve(tx, &r, &ReceiptPolicy::default()))
+    };
+    assert!(matches!(resolve(Action::Resend, " "), Err(ResolveError::NoteRequired)));
+    assert!(
+        matches!(resolve(Action::Dismiss, "ignore"), Err(ResolveError::NotAllowed { .. })),
+        "it needs a decision"
+    );
+    resolve(Action::Resend, "the provider has no trace of it").unwrap();
+    assert_eq!(q.status(m).0, QueueStatus::Queued);
+    let (status, note): (String, String) = q.row(
+        "SELECT status, resolution_note FROM exception WHERE id = ?1",
+        exception_id,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!(
+        (status.as_str(), note.as_str()),
+        ("resolved", "the provider has no trace of it")
+    );
+}

@@ -193,6 +193,10 @@ pub enum Action {
     Attach { message_id: i64, mismatches_seen: bool },
     /// Close it without changing any state.
     Dismiss,
+    /// Outcome unknown: send the message again (the operator accepts the risk of a duplicate).
+    Resend,
+    /// Outcome unknown: settle the message as failed.
+    MarkFailed,
 }
 
 #[derive(Debug, Clone)]
@@ -219,6 +223,8 @@ pub enum ResolveError {
     #[error("the receipt does not fit message {message_id} ({}); confirm after reviewing", fields(.mismatches))]
     MismatchesNotSeen { message_id: i64, mismatches: Vec<Mismatch> },
     #[error(transparent)]
+    Queue(#[from] crate::dispatch::queue::ActionError),
+    #[error(transparent)]
     Store(#[from] StoreError),
 }
 
@@ -238,6 +244,8 @@ impl Action {
             Action::ChooseState(_) => "choosing a state",
             Action::Attach { .. } => "attaching it to a message",
             Action::Dismiss => "dismissing it",
+            Action::Resend => "resending the message",
+            Action::MarkFailed => "marking the message failed",
         }
     }
 }
@@ -344,6 +352,17 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             super::correlate::match_and_apply(tx, event, *message_id, "operator", policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
+        (Action::Resend | Action::MarkFailed, ExceptionKind::OutcomeUnknown) => {
+            // The queue settles the message and closes this exception with the note, audited.
+            let message = e.message_id.ok_or_else(not_allowed)?;
+            match r.action {
+                Action::Resend => crate::dispatch::queue::retry(tx, message, true, &r.actor, &r.note)?,
+                _ => crate::dispatch::queue::mark_failed(tx, message, &r.actor, &r.note)?,
+            }
+            return Ok(());
+        }
+        // An unknown outcome needs a decision about the message itself.
+        (Action::Dismiss, ExceptionKind::OutcomeUnknown) => return Err(not_allowed()),
         (Action::Dismiss, kind) => {
             if let (Some(message), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) = (e.message_id, kind) {
                 let input = Input::Decision {
