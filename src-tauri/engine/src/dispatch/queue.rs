@@ -27,7 +27,8 @@ pub struct Claimed {
     pub attempts: u32,
 }
 
-/// Marks queued messages whose validity ended as expired (never sent late). Returns how many.
+/// Marks queued messages whose validity ended as expired. (Claims skip them anyway, so this only
+/// makes their status say so; the dispatcher runs it every few seconds.) Returns how many.
 pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
     let ids: Vec<i64> = tx
         .conn()
@@ -61,13 +62,13 @@ pub fn claim(
     lease_ms: i64,
     limit: u32,
 ) -> Result<Vec<Claimed>, StoreError> {
-    expire(tx, now)?;
     let claimed: Vec<Claimed> = tx
         .conn()
         .prepare_cached(
             "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, m.valid_until, m.created_at, q.attempts
              FROM queue q JOIN message m ON m.id = q.message_id
              WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
+               AND (m.valid_until IS NULL OR m.valid_until > ?1)
                AND (m.ordering_key IS NULL OR NOT EXISTS (
                    SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
                    WHERE e.ordering_key = m.ordering_key AND e.id < m.id

@@ -164,7 +164,17 @@ fn a_message_past_its_validity_is_never_sent() {
         valid_until: Some(now() - 1),
         ..msg(MessageKind::Otp)
     });
-    assert!(q.ids(now(), 10).is_empty());
+    assert!(
+        q.ids(now(), 10).is_empty(),
+        "a message past its validity is never claimed"
+    );
+    assert_eq!(
+        q.store
+            .writer()
+            .write_blocking(move |tx| queue::expire(tx, now()))
+            .unwrap(),
+        1
+    );
     assert_eq!(q.status(otp).0, QueueStatus::Expired);
 }
 

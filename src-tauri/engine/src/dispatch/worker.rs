@@ -37,6 +37,11 @@ pub struct DispatcherConfig {
     pub source_addr: String,
     /// Retry limits by message kind (otp, transactional, bulk).
     pub retry: [RetryPolicy; 3],
+    /// Messages claimed in one transaction; each still waits for its own session permit.
+    pub claim_batch: u32,
+    /// Messages claimed and not yet finished at most (keep it near the session's window, so
+    /// priorities still hold for what arrives meanwhile).
+    pub max_in_flight: usize,
 }
 
 impl DispatcherConfig {
@@ -52,6 +57,8 @@ impl Default for DispatcherConfig {
             lease: Duration::from_secs(120),
             idle_poll: Duration::from_millis(200),
             source_addr: "smsdesk".into(),
+            claim_batch: 32,
+            max_in_flight: 64,
             retry: [
                 RetryPolicy::default_for(MessageKind::Otp),
                 RetryPolicy::default_for(MessageKind::Transactional),
@@ -60,6 +67,9 @@ impl Default for DispatcherConfig {
         }
     }
 }
+
+/// How often queued messages past their validity are marked expired.
+const EXPIRE_EVERY: Duration = Duration::from_secs(5);
 
 pub struct Dispatcher {
     stop: watch::Sender<bool>,
@@ -102,9 +112,21 @@ async fn run(
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut in_flight = tokio::task::JoinSet::new();
+    let mut last_expiry = std::time::Instant::now() - EXPIRE_EVERY;
     loop {
+        if last_expiry.elapsed() >= EXPIRE_EVERY {
+            last_expiry = std::time::Instant::now();
+            match store.writer().write(|tx| queue::expire(tx, now_ms())).await {
+                Ok(0) => {}
+                Ok(n) => tracing::info!(messages = n, "expired before they could be sent"),
+                Err(e) => tracing::error!(error = %e, "expiring messages failed"),
+            }
+        }
         if *stopped.borrow() {
             break;
+        }
+        while in_flight.len() >= config.max_in_flight.max(1) {
+            in_flight.join_next().await;
         }
         let permit = tokio::select! {
             p = session.reserve() => p,
@@ -114,22 +136,36 @@ async fn run(
             tokio::time::sleep(config.idle_poll).await;
             continue;
         };
-        let (owner, lease) = (config.owner.clone(), config.lease.as_millis() as i64);
+        let (owner, lease, batch) = (
+            config.owner.clone(),
+            config.lease.as_millis() as i64,
+            config.claim_batch.max(1),
+        );
         let claimed = store
             .writer()
-            .write(move |tx| queue::claim(tx, &owner, now_ms(), lease, 1))
+            .write(move |tx| queue::claim(tx, &owner, now_ms(), lease, batch))
             .await;
         match claimed {
-            Ok(mut c) if !c.is_empty() => {
-                let message = c.remove(0);
-                in_flight.spawn(send(
-                    store.clone(),
-                    session.clone(),
-                    permit,
-                    message,
-                    receipts.clone(),
-                    config.clone(),
-                ));
+            Ok(claimed) if !claimed.is_empty() => {
+                // The first goes with the permit in hand; the others wait for theirs, so nothing is
+                // attempted while the link is down even if it drops now.
+                let mut permit = Some(permit);
+                for message in claimed {
+                    let (store, session, receipts, config) =
+                        (store.clone(), session.clone(), receipts.clone(), config.clone());
+                    let first = permit.take();
+                    in_flight.spawn(async move {
+                        let permit = match first {
+                            Some(p) => p,
+                            None => match session.reserve().await {
+                                Ok(p) => p,
+                                // Stopping: the lease is left for recovery; nothing was attempted.
+                                Err(_) => return,
+                            },
+                        };
+                        send(store, session, permit, message, receipts, config).await;
+                    });
+                }
             }
             Ok(_) => {
                 drop(permit);
