@@ -245,3 +245,85 @@ async fn nothing_is_spent_while_the_link_is_down_and_the_backlog_drains_after() 
     }
     w.stop().await;
 }
+
+/// One message per sandbox scenario, all in one stream: its final queue status, computed state,
+/// attempts, flags, and the exceptions the stream leaves open.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_sandbox_scenario_ends_where_it_should() {
+    use DeliveryState as D;
+    use QueueStatus as Q;
+    let cases: [(&str, Q, D, i64, Option<&str>); 19] = [
+        ("00", Q::Accepted, D::Delivered, 1, None),
+        ("01", Q::Accepted, D::Undeliverable, 1, None),
+        ("02", Q::Accepted, D::Expired, 1, None),
+        ("03", Q::Accepted, D::Rejected, 1, None),
+        ("04", Q::Accepted, D::Delivered, 1, None),
+        ("05", Q::Accepted, D::Delivered, 1, None),
+        ("06", Q::Accepted, D::Delivered, 1, Some("late")),
+        ("07", Q::Accepted, D::Delivered, 1, Some("conflict")),
+        ("08", Q::Accepted, D::Pending, 1, None),
+        ("09", Q::Accepted, D::Pending, 1, None),
+        ("10", Q::Accepted, D::Delivered, 1, None),
+        ("11", Q::Accepted, D::Delivered, 2, None),
+        ("12", Q::Accepted, D::Delivered, 2, None),
+        ("13", Q::Failed, D::Pending, 1, None),
+        ("14", Q::Accepted, D::Delivered, 2, None),
+        ("15", Q::OutcomeUnknown, D::Pending, 1, None),
+        ("16", Q::OutcomeUnknown, D::Pending, 1, None),
+        ("17", Q::Accepted, D::Delivered, 1, None),
+        // Hex in the response, decimal in the receipt: without the connection saying so, no match
+        // is guessed (the policy test in receipts shows the match when it does).
+        ("18", Q::Accepted, D::Pending, 1, None),
+    ];
+    let w = world().await;
+    // The scenarios that cut the connection go last, so that they cannot cut another's submit
+    // (which would be a legitimate extra attempt, and blur what each case shows).
+    let cuts = |c: &&(&str, Q, D, i64, Option<&str>)| matches!(c.0, "15" | "16" | "17");
+    let steady: Vec<_> = cases.iter().filter(|c| !cuts(c)).collect();
+    let cutting: Vec<_> = cases.iter().filter(cuts).collect();
+    for phase in [steady, cutting] {
+        let mut ids = Vec::new();
+        for (suffix, ..) in &phase {
+            ids.push(
+                w.send(&format!("+336123456{suffix}"), &format!("scenario {suffix}"))
+                    .await,
+            );
+        }
+        for ((suffix, status, state, attempts, flag), id) in phase.iter().zip(&ids) {
+            w.until(*id, |r| r.acceptance == *status && r.reported_state == *state)
+                .await;
+            assert_eq!(w.attempts(*id).await, *attempts, "scenario {suffix}: attempts");
+            if let Some(flag) = flag {
+                w.until(*id, |r| r.flags.contains(flag)).await;
+            }
+        }
+    }
+    let expected = [
+        (ExceptionKind::ConflictingFinal, 1),
+        (ExceptionKind::Uncorrelated, 2),
+        (ExceptionKind::Unparseable, 1),
+        (ExceptionKind::OutcomeUnknown, 2),
+    ];
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    for (kind, n) in expected {
+        while w.open_exceptions(kind).await != n {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "{kind}: {} open, expected {n}",
+                w.open_exceptions(kind).await
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+    }
+    for (suffix, ..) in &cases {
+        let counts = w
+            .sandbox
+            .counts(&format!("336123456{suffix}"), format!("scenario {suffix}").as_bytes());
+        assert!(
+            counts.accepted <= 1,
+            "scenario {suffix} accepted {} times",
+            counts.accepted
+        );
+    }
+    w.stop().await;
+}
