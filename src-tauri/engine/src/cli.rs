@@ -56,6 +56,12 @@ pub struct SandboxArgs {
     /// Milliseconds between acceptance and the receipt
     #[arg(long, default_value_t = 500)]
     pub receipt_delay_ms: u64,
+    /// Milliseconds the sandbox takes to answer each submit (a slow SMSC)
+    #[arg(long, default_value_t = 0)]
+    pub response_delay_ms: u64,
+    /// Keep the submit and acceptance counters in this JSON file (for tests on another process)
+    #[arg(long, value_name = "FILE")]
+    pub counts_file: Option<PathBuf>,
 }
 
 #[derive(Debug, Args)]
@@ -123,6 +129,7 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
     let config = crate::sandbox::SandboxConfig {
         port: args.port,
         receipt_delay: std::time::Duration::from_millis(args.receipt_delay_ms),
+        response_delay: std::time::Duration::from_millis(args.response_delay_ms),
         ..Default::default()
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
@@ -132,7 +139,7 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(crate::sandbox::run_standalone(config)) {
+    match runtime.block_on(crate::sandbox::run_standalone(config, args.counts_file)) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("smsdesk sandbox-smsc: cannot listen on 127.0.0.1:{}: {e}", args.port);

@@ -36,6 +36,8 @@ pub struct SandboxConfig {
     pub system_id: String,
     /// When set, a bind with another password is refused with ESME_RINVPASWD.
     pub password: Option<String>,
+    /// How long the sandbox takes to answer each submit (a slow SMSC).
+    pub response_delay: Duration,
 }
 
 impl Default for SandboxConfig {
@@ -45,6 +47,7 @@ impl Default for SandboxConfig {
             receipt_delay: Duration::from_millis(50),
             system_id: "sandbox".into(),
             password: None,
+            response_delay: Duration::ZERO,
         }
     }
 }
@@ -173,6 +176,18 @@ impl Sandbox {
             .collect()
     }
 
+    /// Totals over every destination and content: (submits, accepted, accepted more than once).
+    pub fn totals(&self) -> (u64, u64, u64) {
+        let counts = self.shared.counts.lock().unwrap_or_else(|p| p.into_inner());
+        counts.values().fold((0, 0, 0), |(s, a, d), c| {
+            (
+                s + u64::from(c.submits),
+                a + u64::from(c.accepted),
+                d + u64::from(c.accepted > 1),
+            )
+        })
+    }
+
     /// Bind requests received so far (refused ones included).
     pub fn binds(&self) -> u64 {
         self.shared.binds.load(Ordering::Relaxed)
@@ -195,7 +210,7 @@ impl Sandbox {
 }
 
 /// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until Ctrl+C.
-pub async fn run_standalone(config: SandboxConfig) -> std::io::Result<()> {
+pub async fn run_standalone(config: SandboxConfig, counts_file: Option<std::path::PathBuf>) -> std::io::Result<()> {
     let sandbox = Sandbox::start(config).await?;
     eprintln!(
         "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
@@ -203,7 +218,31 @@ pub async fn run_standalone(config: SandboxConfig) -> std::io::Result<()> {
         sandbox.addr(),
         Scenario::legend()
     );
-    crate::cli::wait_for_stop_signal().await;
+    // The counters, for a test on another process: rewritten twice a second and on exit.
+    let write_counts = |sandbox: &Sandbox| {
+        if let Some(path) = &counts_file {
+            let (submits, accepted, accepted_twice) = sandbox.totals();
+            let json =
+                serde_json::json!({ "submits": submits, "accepted": accepted, "accepted_twice": accepted_twice });
+            let tmp = path.with_extension("tmp");
+            if std::fs::write(&tmp, json.to_string())
+                .and_then(|()| std::fs::rename(&tmp, path))
+                .is_err()
+            {
+                tracing::warn!(path = %path.display(), "cannot write the counts file");
+            }
+        }
+    };
+    let mut every = tokio::time::interval(Duration::from_millis(500));
+    let stop = crate::cli::wait_for_stop_signal();
+    tokio::pin!(stop);
+    loop {
+        tokio::select! {
+            _ = every.tick() => write_counts(&sandbox),
+            _ = &mut stop => break,
+        }
+    }
+    write_counts(&sandbox);
     sandbox.stop();
     Ok(())
 }

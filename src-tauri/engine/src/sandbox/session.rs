@@ -188,6 +188,9 @@ async fn submit_sm(
     };
     let resp = SubmitSmResp::builder().message_id(cstr(&response_id)).build();
 
+    if !shared.config.response_delay.is_zero() {
+        tokio::time::sleep(shared.config.response_delay).await;
+    }
     if scenario == Scenario::ReceiptBeforeResponse {
         // Queued on this session ahead of the response, so it reaches the client first.
         shared.deliver(make("DELIVRD", "000", &receipt_id, submitted));
