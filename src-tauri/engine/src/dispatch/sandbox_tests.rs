@@ -327,3 +327,53 @@ async fn every_sandbox_scenario_ends_where_it_should() {
     }
     w.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_link_cut_mid_stream_loses_nothing_sends_nothing_twice_and_spends_nothing_while_down() {
+    let w = world().await;
+    let mut ids = Vec::new();
+    for i in 0..300 {
+        ids.push(w.send("+33612345600", &format!("stream {i}")).await);
+    }
+    // Once the stream is under way, the SMSC drops the link and refuses binds for a while.
+    w.until(ids[20], |r| r.acceptance == QueueStatus::Accepted).await;
+    w.sandbox.refuse_binds(true);
+    w.sandbox.drop_connections();
+    tokio::time::sleep(Duration::from_millis(150)).await;
+    let attempts_when_down: i64 = w
+        .store
+        .reader()
+        .read(|c| Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM attempt", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    let attempts_later: i64 = w
+        .store
+        .reader()
+        .read(|c| Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM attempt", [], |r| r.get(0))?))
+        .await
+        .unwrap();
+    assert_eq!(
+        attempts_later, attempts_when_down,
+        "no attempt is spent while the link is down"
+    );
+    w.sandbox.refuse_binds(false);
+    for &id in &ids {
+        let r = w
+            .until(id, |r| {
+                matches!(r.acceptance, QueueStatus::Accepted | QueueStatus::OutcomeUnknown)
+            })
+            .await;
+        let attempts = w.attempts(id).await;
+        assert!(
+            attempts <= 1 || r.acceptance == QueueStatus::Accepted,
+            "message {id}: {attempts} attempts"
+        );
+    }
+    let accepted = w.sandbox.totals().1;
+    assert!(
+        accepted >= 295,
+        "the backlog drained after the link came back: {accepted} accepted"
+    );
+    w.stop().await;
+}

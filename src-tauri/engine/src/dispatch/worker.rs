@@ -333,6 +333,9 @@ async fn send(
         match recorded {
             Ok(_) if accepted => accepted_parts += 1,
             Ok(next) => {
+                if matches!(next, queue::Next::RetryAt { slow_down: true, .. }) {
+                    session.slow_down();
+                }
                 tracing::info!(message = id, ?next, "submit not accepted");
                 return;
             }

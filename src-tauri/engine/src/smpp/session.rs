@@ -170,7 +170,13 @@ struct Inner {
     link: watch::Sender<Option<Link>>,
     window: Arc<Semaphore>,
     next_slot: tokio::sync::Mutex<Instant>,
+    /// Until when the rate is cut after the SMSC said ESME_RTHROTTLED.
+    slowed_until: Mutex<Option<Instant>>,
 }
+
+/// After ESME_RTHROTTLED, the rate is divided by this for [`SLOW_DOWN_FOR`].
+const SLOW_DOWN_FACTOR: f64 = 4.0;
+const SLOW_DOWN_FOR: Duration = Duration::from_secs(10);
 
 /// A cloneable handle to the session task.
 #[derive(Clone)]
@@ -240,6 +246,12 @@ impl SessionHandle {
         self.inner.state.subscribe()
     }
 
+    /// The SMSC asked us to slow down (ESME_RTHROTTLED): the rate is cut to a quarter for a while.
+    pub fn slow_down(&self) {
+        *self.inner.slowed_until.lock().unwrap_or_else(|p| p.into_inner()) = Some(Instant::now() + SLOW_DOWN_FOR);
+        tracing::info!("throttled by the SMSC: sending at a quarter of the rate for {SLOW_DOWN_FOR:?}");
+    }
+
     /// Waits for a bound link, a free window slot and the rate limit. Spends nothing while the
     /// link is down.
     pub async fn reserve(&self) -> Result<Permit, SubmitFailure> {
@@ -257,7 +269,14 @@ impl SessionHandle {
             if *next > now {
                 tokio::time::sleep_until(*next).await;
             }
-            let gap = Duration::from_secs_f64(1.0 / self.inner.config.tps.max(0.001));
+            let slowed = self
+                .inner
+                .slowed_until
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .is_some_and(|u| u > now);
+            let tps = self.inner.config.tps.max(0.001) / if slowed { SLOW_DOWN_FACTOR } else { 1.0 };
+            let gap = Duration::from_secs_f64(1.0 / tps);
             *next = (*next).max(now) + gap;
         }
         let mut links = self.inner.link.subscribe();
@@ -304,6 +323,7 @@ impl Session {
             link,
             window,
             next_slot: tokio::sync::Mutex::new(Instant::now()),
+            slowed_until: Mutex::new(None),
         });
         let (stop, stopped) = watch::channel(false);
         let task = tokio::spawn(run(inner.clone(), inbound, stopped));

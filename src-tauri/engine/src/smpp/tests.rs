@@ -279,3 +279,29 @@ async fn keepalives_hold_the_link_and_stop_unbinds() {
     w.session.stop().await;
     assert_eq!(*handle.state().borrow(), LinkState::Stopped);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_rate_limit_spaces_submits_and_a_throttle_slows_it_down() {
+    let w = world_with(|c| c.tps = 100.0).await;
+    let h = w.session.handle();
+    let timed = |h: super::session::SessionHandle| async move {
+        let started = std::time::Instant::now();
+        for _ in 0..9 {
+            drop(h.reserve().await.unwrap());
+        }
+        started.elapsed()
+    };
+    timed(h.clone()).await; // settle the bucket
+    let normal = timed(h.clone()).await;
+    assert!(
+        normal >= Duration::from_millis(80),
+        "100/s spaces 9 submits at least 80 ms apart in all: {normal:?}"
+    );
+    h.slow_down();
+    let slowed = timed(h.clone()).await;
+    assert!(
+        slowed >= Duration::from_millis(320),
+        "after a throttle, a quarter of the rate: {slowed:?}"
+    );
+    w.session.stop().await;
+}
