@@ -77,21 +77,13 @@ fn killed_three_times_mid_stream_nothing_is_lost_and_nothing_is_sent_twice() {
             .writer()
             .write_blocking(move |tx| {
                 for i in start..(start + 5_000).min(MESSAGES) {
-                    let m = NewMessage {
-                        channel: IntakeChannel::Api,
-                        destination_raw: format!("+336{:06}00", i),
-                        destination: format!("+336{:06}00", i),
-                        body: format!("Order {i} has shipped"),
-                        encoding: "gsm7".into(),
-                        segments: 1,
-                        kind: MessageKind::Transactional,
-                        connection: "smpp".into(),
-                        registered_delivery: 1,
-                        client_ref: None,
-                        ordering_key: None,
-                        valid_until: None,
-                        scheduled_at: None,
-                    };
+                    let m = NewMessage::text(
+                        IntakeChannel::Api,
+                        &format!("+336{:06}00", i),
+                        &format!("Order {i} has shipped"),
+                        MessageKind::Transactional,
+                        "smpp",
+                    );
                     messages::insert(tx, &m)?;
                 }
                 Ok::<_, StoreError>(())

@@ -77,21 +77,13 @@ fn main() {
             .writer()
             .write_blocking(move |tx| {
                 for i in start..end {
-                    let m = NewMessage {
-                        channel: IntakeChannel::Api,
-                        destination_raw: format!("+336{:08}", i * 100),
-                        destination: format!("+336{:08}", i * 100),
-                        body: format!("Order {i} has shipped"),
-                        encoding: "gsm7".into(),
-                        segments: 1,
-                        kind: MessageKind::Transactional,
-                        connection: "sandbox".into(),
-                        registered_delivery: 1,
-                        client_ref: None,
-                        ordering_key: None,
-                        valid_until: None,
-                        scheduled_at: None,
-                    };
+                    let m = NewMessage::text(
+                        IntakeChannel::Api,
+                        &format!("+336{:08}", i * 100),
+                        &format!("Order {i} has shipped"),
+                        MessageKind::Transactional,
+                        "sandbox",
+                    );
                     messages::insert(tx, &m)?;
                 }
                 Ok::<_, StoreError>(())

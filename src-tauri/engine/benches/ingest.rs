@@ -34,21 +34,13 @@ fn seed(store: &Store, n: usize) {
             .write_blocking(move |tx| {
                 let policy = ReceiptPolicy::default();
                 for i in start..end {
-                    let m = NewMessage {
-                        channel: IntakeChannel::Api,
-                        destination_raw: format!("+3361{:07}", i % 10_000_000),
-                        destination: format!("+3361{:07}", i % 10_000_000),
-                        body: "Your order has shipped".into(),
-                        encoding: "gsm7".into(),
-                        segments: 1,
-                        kind: MessageKind::Transactional,
-                        connection: "bench".into(),
-                        registered_delivery: 1,
-                        client_ref: None,
-                        ordering_key: None,
-                        valid_until: None,
-                        scheduled_at: None,
-                    };
+                    let m = NewMessage::text(
+                        IntakeChannel::Api,
+                        &format!("+3361{:07}", i % 10_000_000),
+                        "Your order has shipped",
+                        MessageKind::Transactional,
+                        "bench",
+                    );
                     let id = messages::insert(tx, &m)?;
                     let attempt = messages::begin_attempt(tx, id, 1, Some("bench-1"))?;
                     messages::record_accepted(tx, attempt.id, i as u32, &format!("P{i}"), &policy)?;

@@ -28,6 +28,35 @@ pub struct NewMessage {
     pub scheduled_at: Option<i64>,
 }
 
+impl NewMessage {
+    /// A message with the encoding and segment count its text needs, a final receipt requested,
+    /// sent as soon as possible.
+    pub fn text(
+        channel: IntakeChannel,
+        destination: &str,
+        body: &str,
+        kind: MessageKind,
+        connection: &str,
+    ) -> NewMessage {
+        let plan = crate::sms::encoding::plan(body);
+        NewMessage {
+            channel,
+            destination_raw: destination.into(),
+            destination: destination.into(),
+            body: body.into(),
+            encoding: plan.encoding.as_str().into(),
+            segments: plan.segments,
+            kind,
+            connection: connection.into(),
+            registered_delivery: 1,
+            client_ref: None,
+            ordering_key: None,
+            valid_until: None,
+            scheduled_at: None,
+        }
+    }
+}
+
 /// Writes a message and puts it in the queue; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     let now = tx.now_ms();

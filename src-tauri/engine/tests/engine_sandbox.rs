@@ -37,21 +37,13 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
     .expect("the session binds to the sandbox")
     .unwrap();
 
-    let m = NewMessage {
-        channel: IntakeChannel::Cli,
-        destination_raw: "+33612345600".into(),
-        destination: "+33612345600".into(),
-        body: "Welcome to smsdesk".into(),
-        encoding: "gsm7".into(),
-        segments: 1,
-        kind: MessageKind::Transactional,
-        connection: engine.connection().to_owned(),
-        registered_delivery: 1,
-        client_ref: None,
-        ordering_key: None,
-        valid_until: None,
-        scheduled_at: None,
-    };
+    let m = NewMessage::text(
+        IntakeChannel::Cli,
+        "+33612345600",
+        "Welcome to smsdesk",
+        MessageKind::Transactional,
+        engine.connection(),
+    );
     let id = engine
         .store()
         .writer()

@@ -77,21 +77,13 @@ async fn world() -> World {
 
 impl World {
     async fn send(&self, destination: &str, body: &str) -> i64 {
-        let m = NewMessage {
-            channel: IntakeChannel::Api,
-            destination_raw: destination.into(),
-            destination: destination.into(),
-            body: body.into(),
-            encoding: "gsm7".into(),
-            segments: 1,
-            kind: MessageKind::Transactional,
-            connection: "sandbox".into(),
-            registered_delivery: 1,
-            client_ref: None,
-            ordering_key: None,
-            valid_until: None,
-            scheduled_at: None,
-        };
+        let m = NewMessage::text(
+            IntakeChannel::Api,
+            destination,
+            body,
+            MessageKind::Transactional,
+            "sandbox",
+        );
         self.store
             .writer()
             .write(move |tx| messages::insert(tx, &m))

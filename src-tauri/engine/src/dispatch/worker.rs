@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use super::queue::{self, Claimed, SubmitResult};
 use super::retry::RetryPolicy;
-use crate::clock::now_ms;
+use crate::clock::{jitter, now_ms};
 use crate::domain::MessageKind;
 use crate::messages;
 use crate::receipts::policy::ReceiptPolicy;
@@ -184,35 +184,10 @@ async fn run(
     while in_flight.join_next().await.is_some() {}
 }
 
-fn jitter() -> f64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    f64::from(nanos % 1_000_000) / 1_000_000.0
-}
-
 /// SMPP absolute time `YYMMDDhhmmss000+` (UTC) for a validity end.
 fn smpp_time(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
-    format!(
-        "{:02}{mo:02}{d:02}{:02}{:02}{:02}000+",
-        y % 100,
-        rem / 3_600,
-        rem % 3_600 / 60,
-        rem % 60
-    )
+    let (y, mo, d, h, mi, sec) = crate::clock::civil(ms);
+    format!("{:02}{mo:02}{d:02}{h:02}{mi:02}{sec:02}000+", y % 100)
 }
 
 fn submit_pdu(

@@ -48,21 +48,7 @@ fn appendix_b(id: &str, stat: &str, done: &str) -> String {
 
 impl World {
     fn message(&self, destination: &str, body: &str) -> i64 {
-        let m = NewMessage {
-            channel: IntakeChannel::Cli,
-            destination_raw: destination.into(),
-            destination: destination.into(),
-            body: body.into(),
-            encoding: "gsm7".into(),
-            segments: 1,
-            kind: MessageKind::Transactional,
-            connection: CONN.into(),
-            registered_delivery: 1,
-            client_ref: None,
-            ordering_key: None,
-            valid_until: None,
-            scheduled_at: None,
-        };
+        let m = NewMessage::text(IntakeChannel::Cli, destination, body, MessageKind::Transactional, CONN);
         self.store
             .writer()
             .write_blocking(move |tx| messages::insert(tx, &m))

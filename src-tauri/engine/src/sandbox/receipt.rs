@@ -22,19 +22,7 @@ pub(crate) struct Receipt<'a> {
 }
 
 fn yymmddhhmm(ms: i64) -> String {
-    let secs = ms.div_euclid(1000);
-    let days = secs.div_euclid(86_400);
-    let (h, m) = (secs.rem_euclid(86_400) / 3_600, secs.rem_euclid(3_600) / 60);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1_460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let mo = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(mo <= 2);
+    let (y, mo, d, h, m, _) = crate::clock::civil(ms);
     format!("{:02}{mo:02}{d:02}{h:02}{m:02}", y % 100)
 }
 

@@ -30,7 +30,7 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
-use crate::clock::now_ms;
+use crate::clock::{jitter, now_ms};
 use crate::receipts::ingest::SmppReceived;
 use crate::receipts::parse::Tlv;
 use crate::smpp::cstr;
@@ -417,15 +417,6 @@ async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
             return;
         }
     }
-}
-
-/// A number in [0, 1) from the clock's low bits: jitter only needs to differ between clients.
-fn jitter() -> f64 {
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    f64::from(nanos % 1_000_000) / 1_000_000.0
 }
 
 enum Bind {

@@ -76,21 +76,13 @@ fn submit_sm(destination: &str, text: &str) -> SubmitSm {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledged() {
     let w = world_with(|_| {}).await;
-    let m = NewMessage {
-        channel: IntakeChannel::Cli,
-        destination_raw: "+33612345600".into(),
-        destination: "+33612345600".into(),
-        body: "Your order shipped".into(),
-        encoding: "gsm7".into(),
-        segments: 1,
-        kind: MessageKind::Transactional,
-        connection: "sandbox".into(),
-        registered_delivery: 1,
-        client_ref: None,
-        ordering_key: None,
-        valid_until: None,
-        scheduled_at: None,
-    };
+    let m = NewMessage::text(
+        IntakeChannel::Cli,
+        "+33612345600",
+        "Your order shipped",
+        MessageKind::Transactional,
+        "sandbox",
+    );
     let id = w
         .store
         .writer()
