@@ -234,8 +234,12 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
             }
         };
         let info = engine.info();
+        let connection = match engine.connection() {
+            "sandbox" => "the sandbox SMSC (Sandbox: no real SMS is sent; set [smpp] in the config for a provider)",
+            _ => "the SMPP provider in [smpp]",
+        };
         eprintln!(
-            "smsdesk {} serve: running headless (no window).\n  Open {} in a browser.\n  Data: {}\n  Stop with Ctrl+C.",
+            "smsdesk {} serve: running headless (no window).\n  Open {} in a browser.\n  Sending through {connection}.\n  Data: {}\n  Stop with Ctrl+C.",
             info.version,
             info.http_url.as_deref().unwrap_or("(no HTTP server)"),
             info.data_dir,
