@@ -7,8 +7,10 @@ use std::sync::Arc;
 
 use crate::api::{AppInfo, RunMode};
 use crate::clock::now_ms;
-use crate::config::{self, Config, ConfigError};
+use crate::config::{self, Config, ConfigError, OnUnknownOutcome, RetrySettings};
+use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
+use crate::domain::MessageKind;
 use crate::http::{self, HttpServer, UiAssets};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
@@ -17,6 +19,7 @@ use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::smpp::session::{Session, SessionConfig, SessionHandle};
+use crate::smpp::status::ClassOverrides;
 use crate::store::{Store, StoreError, Writer};
 
 /// Why the engine would not start. Each message says what to do about it.
@@ -105,6 +108,8 @@ impl Sending {
                 system_id: smpp.system_id.clone(),
                 password: smpp.password.clone(),
                 system_type: smpp.system_type.clone(),
+                address_range: smpp.address_range.clone(),
+                interface_version: smpp.interface_version.0,
                 window: smpp.window.0 as usize,
                 tps: f64::from(smpp.tps.0),
                 enquire_link_every: std::time::Duration::from_secs(smpp.enquire_link_seconds.0.into()),
@@ -119,6 +124,18 @@ impl Sending {
             policy.clone(),
             DispatcherConfig {
                 source_addr: smpp.source_addr.clone(),
+                max_in_flight: smpp.window.0 as usize * 2,
+                retry: retry_policies(&config.retry),
+                classes: ClassOverrides {
+                    throttled: config.retry.throttled_codes.0.clone(),
+                    temporary: config.retry.temporary_codes.0.clone(),
+                    permanent: config.retry.permanent_codes.0.clone(),
+                },
+                resend_unknown: [
+                    config.retry.otp_on_unknown_outcome == OnUnknownOutcome::Resend,
+                    config.retry.transactional_on_unknown_outcome == OnUnknownOutcome::Resend,
+                    config.retry.bulk_on_unknown_outcome == OnUnknownOutcome::Resend,
+                ],
                 ..DispatcherConfig::default()
             },
         )
@@ -138,6 +155,26 @@ impl Sending {
             s.stop();
         }
     }
+}
+
+/// The retry limits of each kind (otp, transactional, bulk): the documented backoff, with the
+/// configured attempts and ages.
+fn retry_policies(r: &RetrySettings) -> [RetryPolicy; 3] {
+    let with = |kind, attempts: u32, age_minutes: u32| RetryPolicy {
+        max_attempts: attempts,
+        unlisted_max_attempts: r.unlisted_max_attempts.0.min(attempts),
+        max_age_ms: u64::from(age_minutes) * 60_000,
+        ..RetryPolicy::default_for(kind)
+    };
+    [
+        with(MessageKind::Otp, r.otp_max_attempts.0, r.otp_max_age_minutes.0),
+        with(
+            MessageKind::Transactional,
+            r.transactional_max_attempts.0,
+            r.transactional_max_age_minutes.0,
+        ),
+        with(MessageKind::Bulk, r.bulk_max_attempts.0, r.bulk_max_age_minutes.0),
+    ]
 }
 
 /// How often overdue receipt deadlines are looked for.

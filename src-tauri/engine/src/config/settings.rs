@@ -3,7 +3,9 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
-use super::value::{AtLeastOne, IdBase, LogFilter, SettingValue, UtcOffset};
+use super::value::{
+    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, SettingValue, SmppVersion, StatusCodes, UtcOffset,
+};
 use super::{KeySpec, SectionSpec};
 
 macro_rules! settings {
@@ -149,6 +151,10 @@ settings! {
         password: String = String::new(),
         /// system_type, if the provider asks for one.
         system_type: String = String::new(),
+        /// The SMPP version to bind with: "3.4" or "5.0".
+        interface_version: SmppVersion = SmppVersion(0x34),
+        /// address_range for the bind, if the provider asks for one.
+        address_range: String = String::new(),
         /// The sender id (up to 11 letters) or number messages go out from.
         source_addr: String = "smsdesk".into(),
         /// Requests awaiting their answer at most (the SMPP window).
@@ -159,5 +165,38 @@ settings! {
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),
         /// Seconds to wait for an answer before the outcome of a submit counts as unknown.
         response_timeout_seconds: AtLeastOne = AtLeastOne(10),
+    }
+
+    /// What happens after a submit fails. Codes listed here take that class; any other code keeps
+    /// its documented default (bad addresses and bad parameters fail at once; unknown codes are
+    /// retried a few times only).
+    retry: RetrySettings {
+        /// Codes retried later, with the sending rate cut for a while.
+        throttled_codes: StatusCodes = StatusCodes(vec![0x58]),
+        /// Codes retried with exponential backoff and jitter.
+        temporary_codes: StatusCodes = StatusCodes(vec![0x08, 0x14, 0x64]),
+        /// Codes that fail the message at once, with the code's name and meaning.
+        permanent_codes: StatusCodes = StatusCodes(vec![0x0A, 0x0B, 0x66]),
+        /// Tries in all for a one-time code (never sent after its valid-until either).
+        otp_max_attempts: AtLeastOne = AtLeastOne(2),
+        /// Tries in all for a transactional message.
+        transactional_max_attempts: AtLeastOne = AtLeastOne(8),
+        /// Tries in all for a bulk message.
+        bulk_max_attempts: AtLeastOne = AtLeastOne(5),
+        /// Tries in all when the SMSC answers with a code no list and no default knows.
+        unlisted_max_attempts: AtLeastOne = AtLeastOne(3),
+        /// Minutes after creation past which a one-time code is not tried again.
+        otp_max_age_minutes: AtLeastOne = AtLeastOne(5),
+        /// Minutes after creation past which a transactional message is not tried again.
+        transactional_max_age_minutes: AtLeastOne = AtLeastOne(1_440),
+        /// Minutes after creation past which a bulk message is not tried again.
+        bulk_max_age_minutes: AtLeastOne = AtLeastOne(2_880),
+        /// When a submit was written and no answer came: "exception" (a person decides; the
+        /// default) or "resend" (accepting that the message may arrive twice). Per kind:
+        otp_on_unknown_outcome: OnUnknownOutcome = OnUnknownOutcome::Exception,
+        /// The same, for transactional messages.
+        transactional_on_unknown_outcome: OnUnknownOutcome = OnUnknownOutcome::Exception,
+        /// The same, for bulk messages.
+        bulk_on_unknown_outcome: OnUnknownOutcome = OnUnknownOutcome::Exception,
     }
 }

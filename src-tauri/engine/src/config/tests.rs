@@ -153,3 +153,29 @@ fn bad_or_misspelt_environment_overrides_are_refused_and_foreign_ones_ignored() 
     .unwrap();
     assert_eq!(c, Config::default());
 }
+
+#[test]
+fn retry_codes_versions_and_policies_are_read_and_checked() {
+    let c = from_sources(
+        Path::new("f.toml"),
+        "[retry]\npermanent_codes = \"0x45, 11\"\ntransactional_on_unknown_outcome = \"resend\"\n[smpp]\ninterface_version = \"5.0\"\n",
+        [],
+    )
+    .unwrap();
+    assert_eq!(c.retry.permanent_codes, StatusCodes(vec![0x45, 11]));
+    assert_eq!(c.retry.transactional_on_unknown_outcome, OnUnknownOutcome::Resend);
+    assert_eq!(
+        c.retry.otp_on_unknown_outcome,
+        OnUnknownOutcome::Exception,
+        "the default holds a person's decision"
+    );
+    assert_eq!(c.smpp.interface_version, SmppVersion(0x50));
+    let msg = from_sources(Path::new("f.toml"), "[retry]\ntemporary_codes = \"0x14, soon\"\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("retry.temporary_codes") && msg.contains("soon"), "{msg}");
+    let msg = from_sources(Path::new("f.toml"), "[smpp]\ninterface_version = \"4\"\n", [])
+        .unwrap_err()
+        .to_string();
+    assert!(msg.contains("3.4 or 5.0"), "{msg}");
+}

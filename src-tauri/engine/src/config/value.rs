@@ -230,3 +230,91 @@ impl SettingValue for UtcOffset {
         format!("\"{sign}{:02}:{:02}\"", m / 60, m % 60)
     }
 }
+
+/// A list of SMPP command_status values, written like "0x58, 0x14" (hex or decimal).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StatusCodes(pub Vec<u32>);
+
+impl SettingValue for StatusCodes {
+    const KIND: &'static str = "list of command_status codes such as \"0x14, 0x08\"";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("codes in quotes such as \"0x14, 0x08\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        let mut codes = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let code = match part.strip_prefix("0x").or_else(|| part.strip_prefix("0X")) {
+                Some(hex) => u32::from_str_radix(hex, 16),
+                None => part.parse(),
+            };
+            codes.push(code.map_err(|_| format!("`{part}` is not a command_status code (write 0x14 or 20)"))?);
+        }
+        Ok(StatusCodes(codes))
+    }
+    fn to_toml(&self) -> String {
+        let list: Vec<String> = self.0.iter().map(|c| format!("0x{c:02X}")).collect();
+        format!("\"{}\"", list.join(", "))
+    }
+}
+
+/// What to do when a submit was written and no answer came.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OnUnknownOutcome {
+    /// Hold the message in an exception for a person (never resend blindly).
+    Exception,
+    /// Send it again, accepting that it may arrive twice.
+    Resend,
+}
+
+impl SettingValue for OnUnknownOutcome {
+    const KIND: &'static str = "exception or resend";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("\"exception\" or \"resend\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "exception" => Ok(OnUnknownOutcome::Exception),
+            "resend" => Ok(OnUnknownOutcome::Resend),
+            _ => Err(format!("`{text}` is not exception or resend")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        match self {
+            OnUnknownOutcome::Exception => "\"exception\"".into(),
+            OnUnknownOutcome::Resend => "\"resend\"".into(),
+        }
+    }
+}
+
+/// The SMPP interface version a connection binds with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SmppVersion(pub u8);
+
+impl SettingValue for SmppVersion {
+    const KIND: &'static str = "3.4 or 5.0";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(value.as_str().ok_or_else(|| wrong_type("\"3.4\" or \"5.0\"", value))?)
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim() {
+            "3.4" => Ok(SmppVersion(0x34)),
+            "5.0" | "5" => Ok(SmppVersion(0x50)),
+            _ => Err(format!("`{text}` is not an SMPP version smsdesk speaks (3.4 or 5.0)")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        if self.0 == 0x50 {
+            "\"5.0\"".into()
+        } else {
+            "\"3.4\"".into()
+        }
+    }
+}

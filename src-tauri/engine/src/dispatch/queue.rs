@@ -165,6 +165,15 @@ pub enum SubmitResult {
     Partial { failure: Box<SubmitResult>, why: String },
 }
 
+/// How a connection treats a failed submit of one message kind.
+#[derive(Debug, Clone, Copy)]
+pub struct SendPolicy<'a> {
+    pub retry: &'a RetryPolicy,
+    pub classes: &'a status::ClassOverrides,
+    /// Resend after an unknown outcome instead of holding the message for a person.
+    pub resend_unknown: bool,
+}
+
 /// What the queue did with the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
@@ -191,7 +200,7 @@ pub fn record(
     result: &SubmitResult,
     now: i64,
     receipts: &ReceiptPolicy,
-    retry_policy: &RetryPolicy,
+    policy: SendPolicy<'_>,
     random: impl FnOnce() -> f64,
 ) -> Result<Next, StoreError> {
     let m = claimed.message_id;
@@ -208,7 +217,7 @@ pub fn record(
         SubmitResult::Answered { command_status, .. } => {
             let info = status::describe(*command_status);
             (
-                info.class,
+                status::classify(*command_status, policy.classes),
                 Some(*command_status),
                 format!("{} (0x{:08X}): {}", info.name, command_status, info.meaning),
             )
@@ -241,9 +250,26 @@ pub fn record(
                     "the link was lost after the submit was written",
                 )
             };
+            if !policy.resend_unknown {
+                finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
+                let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
+                return Ok(Next::OutcomeUnknown { exception_id });
+            }
+            // The connection's policy for this kind accepts a possible duplicate: retry it.
             finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
-            let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
-            return Ok(Next::OutcomeUnknown { exception_id });
+            let failed = Failed {
+                class: ErrorClass::Temporary,
+                attempts: claimed.attempts + 1,
+                created_at: claimed.created_at,
+                valid_until: claimed.valid_until,
+                now,
+            };
+            return settle(
+                tx,
+                m,
+                retry::decide(policy.retry, &failed, random),
+                &format!("{why}; resent by policy"),
+            );
         }
     };
     let outcome = match class {
@@ -259,9 +285,14 @@ pub fn record(
         valid_until: claimed.valid_until,
         now,
     };
-    match retry::decide(retry_policy, &failed, random) {
+    settle(tx, m, retry::decide(policy.retry, &failed, random), &error)
+}
+
+/// Queues the message again for a retry, or gives it up with the reason.
+fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Result<Next, StoreError> {
+    match decision {
         Decision::Retry { at, slow_down } => {
-            set_status(tx, m, QueueStatus::Queued, Some(&error), Some(at))?;
+            set_status(tx, m, QueueStatus::Queued, Some(error), Some(at))?;
             Ok(Next::RetryAt { at, slow_down })
         }
         Decision::GiveUp { reason } => {
@@ -270,7 +301,7 @@ pub fn record(
                     QueueStatus::Expired,
                     format!("{error}; its validity ends before a retry"),
                 ),
-                GiveUp::Permanent => (QueueStatus::Failed, error),
+                GiveUp::Permanent => (QueueStatus::Failed, error.to_owned()),
                 GiveUp::AttemptsExhausted => (QueueStatus::Failed, format!("{error}; no attempts left")),
                 GiveUp::TooOld => (QueueStatus::Failed, format!("{error}; too old to retry")),
             };

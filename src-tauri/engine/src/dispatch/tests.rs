@@ -69,7 +69,12 @@ impl Q {
             .write_blocking(move |tx| {
                 let a = messages::begin_attempt(tx, c.message_id, 1, Some("s1"))?;
                 let retry = RetryPolicy::default_for(c.kind);
-                queue::record(tx, &c, a.id, &result, now, &ReceiptPolicy::default(), &retry, || 0.5)
+                let send = queue::SendPolicy {
+                    retry: &retry,
+                    classes: &Default::default(),
+                    resend_unknown: false,
+                };
+                queue::record(tx, &c, a.id, &result, now, &ReceiptPolicy::default(), send, || 0.5)
             })
             .unwrap()
     }
@@ -413,4 +418,54 @@ fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
         (status.as_str(), note.as_str()),
         ("resolved", "the provider has no trace of it")
     );
+}
+
+#[test]
+fn configured_classes_and_the_resend_policy_change_what_a_result_does() {
+    use crate::smpp::status::ClassOverrides;
+    let q = q();
+    let a = q.add(msg(MessageKind::Transactional));
+    let b = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 10);
+    let record = |claimed: &Claimed, result: SubmitResult, classes: ClassOverrides, resend: bool| {
+        let claimed = claimed.clone();
+        q.store
+            .writer()
+            .write_blocking(move |tx| {
+                let attempt = messages::begin_attempt(tx, claimed.message_id, 1, Some("s1"))?;
+                let retry = RetryPolicy::default_for(claimed.kind);
+                let send = queue::SendPolicy {
+                    retry: &retry,
+                    classes: &classes,
+                    resend_unknown: resend,
+                };
+                queue::record(
+                    tx,
+                    &claimed,
+                    attempt.id,
+                    &result,
+                    now(),
+                    &ReceiptPolicy::default(),
+                    send,
+                    || 0.5,
+                )
+            })
+            .unwrap()
+    };
+    // ESME_RSUBMITFAIL is retried a few times by default; this connection says it is final.
+    let permanent = ClassOverrides {
+        permanent: vec![0x45],
+        ..Default::default()
+    };
+    assert_eq!(
+        record(&c[0], answered(0x45), permanent, false),
+        Next::Failed(GiveUp::Permanent)
+    );
+    assert_eq!(q.status(a).0, QueueStatus::Failed);
+    // A kind whose policy is "resend" retries after a timeout instead of raising an exception.
+    let next = record(&c[1], SubmitResult::Timeout, ClassOverrides::default(), true);
+    assert!(matches!(next, Next::RetryAt { .. }), "{next:?}");
+    assert_eq!(q.status(b).0, QueueStatus::Queued);
+    let exceptions: i64 = q.row("SELECT count(*) FROM exception WHERE ?1 = ?1", 0, |r| r.get(0));
+    assert_eq!(exceptions, 0);
 }

@@ -15,7 +15,7 @@ use rusmpp::types::{EmptyOrFullCOctetString, OctetString};
 use rusmpp::values::{DataCoding, EsmClass, Npi, RegisteredDelivery, Ton};
 use tokio::sync::watch;
 
-use super::queue::{self, Claimed, SubmitResult};
+use super::queue::{self, Claimed, SendPolicy, SubmitResult};
 use super::retry::RetryPolicy;
 use crate::clock::{jitter, now_ms};
 use crate::domain::MessageKind;
@@ -23,6 +23,7 @@ use crate::messages;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::smpp::cstr;
 use crate::smpp::session::{Permit, SessionHandle, SubmitFailure};
+use crate::smpp::status::ClassOverrides;
 use crate::sms::encoding::{self, Encoding};
 use crate::store::{Store, StoreError};
 
@@ -39,14 +40,24 @@ pub struct DispatcherConfig {
     pub retry: [RetryPolicy; 3],
     /// Messages claimed in one transaction; each still waits for its own session permit.
     pub claim_batch: u32,
+    /// Status codes classed otherwise than the documented defaults.
+    pub classes: ClassOverrides,
+    /// Per kind (otp, transactional, bulk): resend after an unknown outcome instead of holding
+    /// the message for a person.
+    pub resend_unknown: [bool; 3],
     /// Messages claimed and not yet finished at most (keep it near the session's window, so
     /// priorities still hold for what arrives meanwhile).
     pub max_in_flight: usize,
 }
 
 impl DispatcherConfig {
-    fn retry_for(&self, kind: MessageKind) -> &RetryPolicy {
-        &self.retry[kind.priority() as usize]
+    fn send_policy(&self, kind: MessageKind) -> SendPolicy<'_> {
+        let k = kind.priority() as usize;
+        SendPolicy {
+            retry: &self.retry[k],
+            classes: &self.classes,
+            resend_unknown: self.resend_unknown[k],
+        }
     }
 }
 
@@ -59,6 +70,8 @@ impl Default for DispatcherConfig {
             source_addr: "smsdesk".into(),
             claim_batch: 32,
             max_in_flight: 64,
+            classes: ClassOverrides::default(),
+            resend_unknown: [false; 3],
             retry: [
                 RetryPolicy::default_for(MessageKind::Otp),
                 RetryPolicy::default_for(MessageKind::Transactional),
@@ -300,10 +313,21 @@ async fn send(
             .await;
             return;
         }
-        let (c, r, policy, retry) = (m.clone(), result, receipts.clone(), *config.retry_for(m.kind));
+        let (c, r, policy, cfg) = (m.clone(), result, receipts.clone(), config.clone());
         let recorded = store
             .writer()
-            .write(move |tx| queue::record(tx, &c, attempt.id, &r, now_ms(), &policy, &retry, jitter))
+            .write(move |tx| {
+                queue::record(
+                    tx,
+                    &c,
+                    attempt.id,
+                    &r,
+                    now_ms(),
+                    &policy,
+                    cfg.send_policy(c.kind),
+                    jitter,
+                )
+            })
             .await;
         match recorded {
             Ok(_) if accepted => accepted_parts += 1,
@@ -338,8 +362,8 @@ async fn finish_partial(
         format!("{accepted} of {total} parts accepted; {why}"),
         receipts.clone(),
     );
-    // A partly sent message never retries: the retry policy is not consulted.
-    let retry = RetryPolicy::default_for(m.kind);
+    // A partly sent message is always held for a person, whatever the resend policy says.
+    let (retry, classes) = (RetryPolicy::default_for(m.kind), ClassOverrides::default());
     let result = store
         .writer()
         .write(move |tx| match failed {
@@ -348,7 +372,12 @@ async fn finish_partial(
                     failure: Box::new(failure),
                     why,
                 };
-                queue::record(tx, &c, attempt, &partial, now_ms(), &policy, &retry, jitter).map(|_| ())
+                let send = SendPolicy {
+                    retry: &retry,
+                    classes: &classes,
+                    resend_unknown: false,
+                };
+                queue::record(tx, &c, attempt, &partial, now_ms(), &policy, send, jitter).map(|_| ())
             }
             None => queue::hold(tx, c.message_id, &why).map(|_| ()),
         })

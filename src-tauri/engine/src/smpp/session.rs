@@ -46,6 +46,8 @@ pub struct SessionConfig {
     pub system_id: String,
     pub password: String,
     pub system_type: String,
+    /// The bind's address_range (empty for none).
+    pub address_range: String,
     /// 0x34 for SMPP 3.4, 0x50 for 5.0.
     pub interface_version: u8,
     pub enquire_link_every: Duration,
@@ -67,6 +69,7 @@ impl SessionConfig {
             system_id: "smsdesk".into(),
             password: "smsdesk".into(),
             system_type: String::new(),
+            address_range: String::new(),
             interface_version: 0x34,
             enquire_link_every: Duration::from_secs(30),
             response_timeout: Duration::from_secs(10),
@@ -436,6 +439,7 @@ async fn connect_and_bind(config: &SessionConfig) -> Result<Framed<TcpStream, Co
         .system_id(cstr(&config.system_id))
         .password(cstr(&config.password))
         .system_type(cstr(&config.system_type))
+        .address_range(cstr(&config.address_range))
         .interface_version(if config.interface_version == 0x50 {
             InterfaceVersion::Smpp5_0
         } else {

@@ -141,3 +141,53 @@ mod tests {
         assert_eq!(describe(0x0B).name, "ESME_RINVDSTADR");
     }
 }
+
+/// Codes a connection classes otherwise than the defaults.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ClassOverrides {
+    pub throttled: Vec<u32>,
+    pub temporary: Vec<u32>,
+    pub permanent: Vec<u32>,
+}
+
+/// The class of a status: as configured, else the documented default.
+pub fn classify(code: u32, overrides: &ClassOverrides) -> ErrorClass {
+    if code == 0 {
+        ErrorClass::Ok
+    } else if overrides.permanent.contains(&code) {
+        ErrorClass::Permanent
+    } else if overrides.throttled.contains(&code) {
+        ErrorClass::Throttled
+    } else if overrides.temporary.contains(&code) {
+        ErrorClass::Temporary
+    } else {
+        describe(code).class
+    }
+}
+
+#[cfg(test)]
+mod override_tests {
+    use super::*;
+
+    #[test]
+    fn configured_classes_win_over_the_defaults() {
+        let o = ClassOverrides {
+            permanent: vec![0x45],
+            temporary: vec![0x0B],
+            throttled: vec![0x400],
+        };
+        assert_eq!(
+            classify(0x45, &o),
+            ErrorClass::Permanent,
+            "a vendor's submit-failed configured permanent"
+        );
+        assert_eq!(classify(0x0B, &o), ErrorClass::Temporary);
+        assert_eq!(classify(0x400, &o), ErrorClass::Throttled);
+        assert_eq!(
+            classify(0x0A, &o),
+            ErrorClass::Permanent,
+            "unlisted here: the default holds"
+        );
+        assert_eq!(classify(0, &o), ErrorClass::Ok);
+    }
+}
