@@ -4,6 +4,8 @@
 //!
 //!   cargo bench -p smsdesk-engine --bench dispatch -- [N] [WINDOW]      (default 100000 64)
 
+mod support;
+
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::sync::Arc;
@@ -17,16 +19,6 @@ use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 use smsdesk_engine::smpp::session::{Session, SessionConfig};
 use smsdesk_engine::store::{Store, StoreError};
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
 
 fn count(store: &Store, sql: &'static str) -> i64 {
     store
@@ -152,6 +144,6 @@ fn main() {
         n as f64 / sent.as_secs_f64(),
         all.as_secs_f64(),
         n as f64 / all.as_secs_f64(),
-        peak_rss_mib()
+        support::peak_rss_mib()
     );
 }

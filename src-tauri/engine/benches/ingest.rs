@@ -4,6 +4,8 @@
 //!
 //!   cargo bench -p smsdesk-engine --bench ingest [-- N [IN_FLIGHT]]     (default 1000000 64)
 
+mod support;
+
 use std::time::Instant;
 
 use smsdesk_engine::clock::now_ms;
@@ -12,16 +14,6 @@ use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::receipts::ingest::{Ingestor, Outcome, SmppReceived};
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::store::{Store, StoreError};
-
-fn peak_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("VmHWM:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
-}
 
 /// Writes `n` messages through the same functions intake and the dispatcher use, each with an
 /// accepted submit carrying provider id `P<i>`.
@@ -127,7 +119,7 @@ fn main() {
         "ingest: {:.1} s, {:.0} receipts/s, peak RSS {:.0} MiB, database {db_mib:.0} MiB",
         secs,
         n as f64 / secs,
-        peak_rss_mib()
+        support::peak_rss_mib()
     );
     store.shutdown();
 }
