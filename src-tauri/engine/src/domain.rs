@@ -27,7 +27,7 @@ macro_rules! text_enum {
         }
     ) => {
         $(#[$meta])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS, utoipa::ToSchema)]
         pub enum $name {
             $( $(#[$vmeta])* #[serde(rename = $text)] $variant ),+
         }

@@ -26,6 +26,29 @@ pub struct NewMessage {
     pub ordering_key: Option<String>,
     pub valid_until: Option<i64>,
     pub scheduled_at: Option<i64>,
+    /// Urgency within its kind, 0 (first) to 9; one-time codes still go before transactional
+    /// messages, and those before bulk ones, whatever their priority.
+    pub priority: u8,
+    /// The API key that handed it in, if one did.
+    pub api_key_id: Option<i64>,
+    /// The client's Idempotency-Key, with its scope and the hash of the request it came with.
+    pub idempotency: Option<Idempotency>,
+}
+
+/// An idempotency key as recorded on the message it created.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Idempotency {
+    pub scope: String,
+    pub key: String,
+    pub request_hash: String,
+}
+
+/// The within-kind priority a message gets when none is asked for.
+pub const DEFAULT_PRIORITY: u8 = 5;
+
+/// The queue's ordering value: kind first, then the message's own priority.
+pub fn queue_priority(kind: MessageKind, priority: u8) -> i64 {
+    kind.priority() * 10 + i64::from(priority.min(9))
 }
 
 impl NewMessage {
@@ -53,6 +76,9 @@ impl NewMessage {
             ordering_key: None,
             valid_until: None,
             scheduled_at: None,
+            priority: DEFAULT_PRIORITY,
+            api_key_id: None,
+            idempotency: None,
         }
     }
 }
@@ -60,11 +86,13 @@ impl NewMessage {
 /// Writes a message and puts it in the queue; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     let now = tx.now_ms();
+    let priority = queue_priority(m.kind, m.priority);
     tx.conn()
         .prepare_cached(
             "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
-                 priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
+                 priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref,
+                 api_key_id, idempotency_scope, idempotency_key, request_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
         )?
         .execute(params![
             now,
@@ -75,20 +103,24 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
             m.encoding,
             m.segments,
             m.kind,
-            m.kind.priority(),
+            priority,
             m.ordering_key,
             m.valid_until,
             m.scheduled_at,
             m.registered_delivery,
             m.connection,
             m.client_ref,
+            m.api_key_id,
+            m.idempotency.as_ref().map(|i| &i.scope),
+            m.idempotency.as_ref().map(|i| &i.key),
+            m.idempotency.as_ref().map(|i| &i.request_hash),
         ])?;
     let id = tx.conn().last_insert_rowid();
     tx.conn()
         .prepare_cached(
             "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at) VALUES (?1, 'queued', ?2, ?3, ?4)",
         )?
-        .execute(params![id, m.kind.priority(), m.scheduled_at.unwrap_or(now), now])?;
+        .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now])?;
     tx.changed(Entity::Message, id);
     Ok(id)
 }

@@ -11,7 +11,10 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use settings::*;
-pub use value::{AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, SettingValue, SmppVersion, StatusCodes, UtcOffset};
+pub use value::{
+    AtLeastOne, CallbackProvider, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, Region, SettingValue,
+    SmppVersion, StatusCodes, UtcOffset,
+};
 
 /// The config file's name inside the data directory.
 pub const FILE_NAME: &str = "smsdesk.toml";

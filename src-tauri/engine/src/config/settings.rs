@@ -4,7 +4,8 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::value::{
-    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, SettingValue, SmppVersion, StatusCodes, UtcOffset,
+    AtLeastOne, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, Region, SettingValue, SmppVersion, StatusCodes,
+    UtcOffset,
 };
 use super::{KeySpec, SectionSpec};
 
@@ -96,6 +97,42 @@ settings! {
         /// TCP port. 0 lets the system pick a free one (the address in use is written to
         /// instance.json in the data directory and printed at start).
         port: u16 = 8470,
+        /// Must be true for `bind` to be anything but a loopback address: the API then answers
+        /// anyone on your network who holds an API key.
+        allow_network: bool = false,
+        /// Largest request body accepted, in KiB; larger ones get 413 and nothing is written.
+        max_body_kib: AtLeastOne = AtLeastOne(1_024),
+        /// Seconds a request may take before it is answered 408.
+        request_timeout_seconds: AtLeastOne = AtLeastOne(30),
+    }
+
+    /// Messages handed in by the API, CSV import, the compose form and the command line.
+    intake: IntakeSettings {
+        /// The country whose national numbers are accepted without a + prefix, as a two-letter
+        /// code ("FR", "RU", "GB"). Empty: every number must be international (+33..., 0033...).
+        default_region: Region = Region(None),
+        /// Messages one batch request may carry at most.
+        max_batch: AtLeastOne = AtLeastOne(1_000),
+    }
+
+    /// HTTP SMS providers that post delivery reports to POST /api/v1/callbacks/{provider}. One
+    /// entry per provider, each with the secret it must present (as ?token=..., an
+    /// X-Smsdesk-Token header, or a Basic-auth password), at least 16 characters long:
+    /// (for example: providers = { vonage = { secret = "long-random-text" } })
+    /// Optional per entry: preset (a built-in mapping; the entry's name by default) and
+    /// connection (whose message ids its reports carry; the SMPP connection's by default).
+    callbacks: CallbackSettings {
+        /// The providers allowed to post reports, with their secrets.
+        providers: CallbackProviders = CallbackProviders::default(),
+    }
+
+    /// Status webhooks: a POST to an API key's webhook URL when the state of a message it sent
+    /// changes, signed with the key's webhook secret, retried until answered 2xx.
+    webhooks: WebhookSettings {
+        /// Tries per notification before it is given up (each one recorded).
+        max_attempts: AtLeastOne = AtLeastOne(12),
+        /// Seconds to wait for the receiving server's answer.
+        timeout_seconds: AtLeastOne = AtLeastOne(10),
     }
 
     /// Logging: to the terminal (standard error) and to daily files in the data directory's logs

@@ -39,6 +39,9 @@ fn msg(kind: MessageKind) -> NewMessage {
         ordering_key: None,
         valid_until: None,
         scheduled_at: Some(now() - 1_000),
+        priority: crate::messages::DEFAULT_PRIORITY,
+        api_key_id: None,
+        idempotency: None,
     }
 }
 

@@ -18,11 +18,23 @@ pub struct Migration {
 }
 
 /// Every migration, in order. Append only: never edit or reorder a released entry.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "initial",
-    sql: include_str!("migrations/0001_initial.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "initial",
+        sql: include_str!("migrations/0001_initial.sql"),
+    },
+    Migration {
+        version: 2,
+        name: "api",
+        sql: include_str!("migrations/0002_api.sql"),
+    },
+    Migration {
+        version: 3,
+        name: "views",
+        sql: include_str!("migrations/0003_views.sql"),
+    },
+];
 
 /// The schema version this build creates.
 pub fn latest_version() -> u32 {
