@@ -1,0 +1,157 @@
+//! Phone numbers as people write them, to E.164.
+
+use phonenumber::country::Id;
+use phonenumber::metadata::DATABASE;
+use phonenumber::{Mode, ParseError};
+
+use super::{codes, quote, FieldError};
+
+/// National numbers this short are service short codes, which smsdesk does not send to.
+const SHORT_CODE_MAX_DIGITS: usize = 6;
+
+/// Characters a written phone number may hold besides digits: a leading +, and separators (dashes
+/// pasted from word processors included).
+fn is_separator(c: char) -> bool {
+    matches!(c, '-' | '.' | '(' | ')' | '/' | '\u{2010}'..='\u{2015}' | '\u{2212}') || c.is_whitespace()
+}
+
+/// The phone-number region for a two-letter code (any case), when the numbering data has one.
+/// Checked before parsing, because the parser assumes its region has data.
+pub fn known_region(code: &str) -> Option<Id> {
+    let upper = code.trim().to_ascii_uppercase();
+    let id: Id = upper.parse().ok()?;
+    DATABASE.by_id(id.as_ref()).map(|_| id)
+}
+
+fn error(code: &str, message: String) -> FieldError {
+    FieldError::new("destination", code, message)
+}
+
+/// Reads a phone number written in any common way ("+33 6 12 34 56 78", "0033612345678",
+/// "(06) 12-34-56-78" with region FR) and returns it in E.164 ("+33612345678").
+///
+/// A number with neither + nor 00 in front is read as national to `default_region`; without one
+/// it is refused as `needs_country`. A leading 00 is read as the international prefix whatever the
+/// region. Short codes and alphanumeric addresses are refused as `invalid_number`, as is any
+/// number the numbering plan of its country does not allow.
+pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<String, FieldError> {
+    let written = raw.trim();
+    if written.is_empty() {
+        return Err(error(
+            codes::REQUIRED,
+            "destination is required: give the phone number to send to".into(),
+        ));
+    }
+    if let Some(bad) = written
+        .chars()
+        .enumerate()
+        .find(|&(i, c)| !(c.is_ascii_digit() || is_separator(c) || (c == '+' && i == 0)))
+        .map(|(_, c)| c)
+    {
+        let why = if bad == '+' {
+            "a + may only come first".to_string()
+        } else {
+            format!("it contains {}", quote(&bad.to_string()))
+        };
+        return Err(error(
+            codes::INVALID_NUMBER,
+            format!(
+                "destination {} is not a phone number: {why}; write digits, with + or 00 and the country code in \
+                 front (short codes and sender names cannot be sent to)",
+                quote(raw)
+            ),
+        ));
+    }
+    let digits: String = written.chars().filter(char::is_ascii_digit).collect();
+    if digits.len() < 3 {
+        return Err(error(
+            codes::INVALID_NUMBER,
+            format!("destination {} has too few digits to be a phone number", quote(raw)),
+        ));
+    }
+    // E.164 allows 15 digits; a few more leave room for the 00 prefix and a national 0.
+    if digits.len() > 18 {
+        return Err(error(
+            codes::INVALID_NUMBER,
+            format!(
+                "destination {} has {} digits, more than any phone number has",
+                quote(raw),
+                digits.len()
+            ),
+        ));
+    }
+    let international = if written.starts_with('+') {
+        Some(format!("+{digits}"))
+    } else {
+        digits.strip_prefix("00").map(|rest| format!("+{rest}"))
+    };
+    let short_code = || {
+        error(
+            codes::INVALID_NUMBER,
+            format!(
+                "destination {} looks like a short code, which cannot be sent to: give a full phone number",
+                quote(raw)
+            ),
+        )
+    };
+    let national = international.is_none();
+    let parsed = match international {
+        Some(number) => phonenumber::parse(None, number),
+        None => {
+            let region = default_region.filter(|r| !r.trim().is_empty());
+            let Some(id) = region.and_then(known_region) else {
+                if digits.len() <= SHORT_CODE_MAX_DIGITS {
+                    return Err(short_code());
+                }
+                let setting = match region {
+                    Some(r) => format!(
+                        "`intake.default_region` ({}) is not a country code numbers are known for",
+                        quote(r)
+                    ),
+                    None => "no `intake.default_region` is set".to_string(),
+                };
+                return Err(error(
+                    codes::NEEDS_COUNTRY,
+                    format!(
+                        "destination {} has no country code and {setting}: write it internationally (+33 6 12 34 56 78 \
+                         or 0033 6 12 34 56 78), or set `intake.default_region` to the country of national numbers",
+                        quote(raw)
+                    ),
+                ));
+            };
+            phonenumber::parse(Some(id), &digits)
+        }
+    };
+    let invalid = |why: String| {
+        if national && digits.len() <= SHORT_CODE_MAX_DIGITS {
+            short_code()
+        } else {
+            error(
+                codes::INVALID_NUMBER,
+                format!("destination {} is not a valid phone number: {why}", quote(raw)),
+            )
+        }
+    };
+    let number = parsed.map_err(|e| {
+        invalid(match e {
+            ParseError::InvalidCountryCode => "its country code is not one in use".to_string(),
+            ParseError::TooShortAfterIdd | ParseError::TooShortNsn | ParseError::NoNumber => {
+                "it is too short".to_string()
+            }
+            ParseError::TooLong => "it is too long".to_string(),
+            other => other.to_string(),
+        })
+    })?;
+    if !number.is_valid() {
+        let country = number
+            .country()
+            .id()
+            .map(|id| format!(" ({})", id.as_ref()))
+            .unwrap_or_default();
+        return Err(invalid(format!(
+            "it has the wrong length, or is in a range not in use, for country code +{}{country}",
+            number.code().value()
+        )));
+    }
+    Ok(number.format().mode(Mode::E164).to_string())
+}

@@ -1,0 +1,210 @@
+//! Intake: a message as a client hands it in (HTTP API, CSV row, compose form, command line), checked
+//! and turned into a [`NewMessage`] ready for the queue.
+//!
+//! [`validate`] reports every field's problem at once, each as a [`FieldError`] naming the JSON field,
+//! a stable code for programs and a sentence for people. The destination becomes E.164
+//! ([`normalize_destination`]), the text gets the encoding and segment count it will be sent with,
+//! and times written in RFC 3339 become milliseconds since the epoch. [`request_hash`] fingerprints a
+//! request body so that an idempotency key reused with a different body can be told apart.
+//!
+//! Decisions worth knowing:
+//! - Text may not hold control characters other than line feed, carriage return, tab and form feed
+//!   (NUL included): SMS cannot carry them faithfully, and they are invisible to whoever checks the
+//!   message. They are refused as `invalid_character`, not stripped.
+//! - `scheduled_at` at or before now means "send now": the message is stored unscheduled.
+//! - `validity_seconds` counts from `scheduled_at` when the message is scheduled, otherwise from now.
+//! - A message may stay valid at most [`MAX_AHEAD_DAYS`] after its send time, and be scheduled at most
+//!   that far ahead (SMPP absolute times carry a two-digit year, so far-off times cannot be sent).
+//! - An empty `ordering_key` or `client_ref` counts as absent (a CSV cell left blank).
+
+mod destination;
+mod request_hash;
+mod validate;
+
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::domain::{MessageKind, QueueStatus};
+use crate::messages::NewMessage;
+
+pub use destination::{known_region, normalize_destination};
+pub use request_hash::request_hash;
+pub use validate::validate;
+
+/// Segments a message may take under the default rules.
+pub const MAX_SEGMENTS: u32 = 10;
+/// How far ahead a message may be scheduled, and how long after its send time it may stay valid.
+pub const MAX_AHEAD_DAYS: i64 = 365;
+/// Longest `ordering_key`, in characters.
+pub const MAX_ORDERING_KEY_CHARS: usize = 128;
+/// Longest `client_ref`, in characters.
+pub const MAX_CLIENT_REF_CHARS: usize = 256;
+
+/// The stable codes of [`FieldError`]: what programs branch on.
+pub mod codes {
+    /// The field is missing or empty.
+    pub const REQUIRED: &str = "required";
+    /// The destination is not a phone number we can send to.
+    pub const INVALID_NUMBER: &str = "invalid_number";
+    /// The destination is national and no default region says which country it is in.
+    pub const NEEDS_COUNTRY: &str = "needs_country";
+    /// The text holds a character SMS cannot carry.
+    pub const INVALID_CHARACTER: &str = "invalid_character";
+    /// Longer than allowed (text segments, key lengths).
+    pub const TOO_LONG: &str = "too_long";
+    /// A number or time outside its allowed range.
+    pub const OUT_OF_RANGE: &str = "out_of_range";
+    /// Not an RFC 3339 timestamp with an offset.
+    pub const INVALID_TIME: &str = "invalid_time";
+    /// A time that has already passed.
+    pub const IN_PAST: &str = "in_past";
+    /// Two fields that cannot go together.
+    pub const CONFLICT: &str = "conflict";
+}
+
+/// A message as a client hands it in.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case", deny_unknown_fields)]
+#[ts(optional_fields = nullable)]
+pub struct SubmitMessage {
+    /// The phone number to send to, in any common format; international (+33…, 0033…) unless
+    /// `intake.default_region` says which country national numbers are in.
+    pub destination: String,
+    /// The text; not empty, and at most the allowed number of SMS segments once encoded.
+    pub text: String,
+    /// What the message is for; transactional when absent.
+    #[serde(default)]
+    pub kind: Option<MessageKind>,
+    /// Urgency within its kind, 0 (first) to 9; 5 when absent.
+    #[serde(default)]
+    pub priority: Option<u8>,
+    /// When the message stops being worth sending, RFC 3339 with an offset
+    /// ("2026-12-01T10:00:00Z"). Not with `validity_seconds`.
+    #[serde(default)]
+    pub valid_until: Option<String>,
+    /// How long the message stays worth sending, from its send time. Not with `valid_until`.
+    #[serde(default)]
+    pub validity_seconds: Option<u32>,
+    /// When to send it, RFC 3339 with an offset; now when absent or past. At most 365 days ahead.
+    #[serde(default)]
+    pub scheduled_at: Option<String>,
+    /// Messages sharing it are sent in the order they were handed in. At most 128 characters.
+    #[serde(default)]
+    pub ordering_key: Option<String>,
+    /// The client's own reference, echoed back. At most 256 characters.
+    #[serde(default)]
+    pub client_ref: Option<String>,
+}
+
+/// One field's problem: which field, a stable code to branch on, and a sentence for people.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct FieldError {
+    /// The JSON field name, such as "destination".
+    pub field: String,
+    /// One of [`codes`], such as "invalid_number".
+    pub code: String,
+    /// What is wrong with the value, in plain English.
+    pub message: String,
+}
+
+impl FieldError {
+    pub fn new(field: &str, code: &str, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            code: code.into(),
+            message: message.into(),
+        }
+    }
+}
+
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.field, self.message)
+    }
+}
+
+/// What intake needs from the configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct IntakeRules {
+    /// ISO 3166 alpha-2 code ("FR") of the country national numbers are in.
+    pub default_region: Option<String>,
+    /// The connection messages are queued for.
+    pub connection: String,
+    /// Segments a message may take at most.
+    pub max_segments: u32,
+}
+
+impl IntakeRules {
+    /// Rules with the default segment limit.
+    pub fn new(connection: &str, default_region: Option<&str>) -> IntakeRules {
+        IntakeRules {
+            default_region: default_region.map(str::to_owned),
+            connection: connection.into(),
+            max_segments: MAX_SEGMENTS,
+        }
+    }
+}
+
+/// What the API answers once a message is committed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct SubmittedMessage {
+    #[ts(type = "number")]
+    pub id: i64,
+    /// Always `queued` at creation.
+    pub status: QueueStatus,
+    /// E.164.
+    pub destination: String,
+    /// The destination exactly as handed in.
+    pub destination_raw: String,
+    /// "gsm7" or "ucs2".
+    pub encoding: String,
+    pub segments: u32,
+    pub kind: MessageKind,
+    pub priority: u8,
+    #[ts(type = "number | null")]
+    pub valid_until_ms: Option<i64>,
+    #[ts(type = "number | null")]
+    pub scheduled_at_ms: Option<i64>,
+    pub ordering_key: Option<String>,
+    pub client_ref: Option<String>,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+}
+
+impl SubmittedMessage {
+    pub fn new(id: i64, m: &NewMessage, created_at_ms: i64) -> SubmittedMessage {
+        SubmittedMessage {
+            id,
+            status: QueueStatus::Queued,
+            destination: m.destination.clone(),
+            destination_raw: m.destination_raw.clone(),
+            encoding: m.encoding.clone(),
+            segments: m.segments,
+            kind: m.kind,
+            priority: m.priority,
+            valid_until_ms: m.valid_until,
+            scheduled_at_ms: m.scheduled_at,
+            ordering_key: m.ordering_key.clone(),
+            client_ref: m.client_ref.clone(),
+            created_at_ms,
+        }
+    }
+}
+
+/// A client's value for an error message: quoted, escaped, and cut short when long.
+fn quote(value: &str) -> String {
+    const KEEP: usize = 40;
+    if value.chars().count() <= KEEP {
+        format!("{value:?}")
+    } else {
+        let head: String = value.chars().take(KEEP).collect();
+        format!("{head:?}…")
+    }
+}

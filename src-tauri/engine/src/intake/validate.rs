@@ -1,0 +1,229 @@
+//! The field checks, gathered into one verdict per message.
+
+use crate::clock::{format_rfc3339, parse_rfc3339};
+use crate::domain::{IntakeChannel, MessageKind};
+use crate::messages::{NewMessage, DEFAULT_PRIORITY};
+use crate::sms::encoding::{plan, Encoding};
+
+use super::{
+    codes, normalize_destination, quote, FieldError, IntakeRules, SubmitMessage, MAX_AHEAD_DAYS, MAX_CLIENT_REF_CHARS,
+    MAX_ORDERING_KEY_CHARS,
+};
+
+const DAY_MS: i64 = 86_400_000;
+const TIME_EXAMPLE: &str = "write it like \"2026-12-01T10:00:00Z\" (UTC) or \"2026-12-01T12:00:00+02:00\"";
+
+/// Checks a submitted message and builds the message to queue, or says everything wrong with it,
+/// field by field, in the order of [`SubmitMessage`]'s fields.
+pub fn validate(
+    req: &SubmitMessage,
+    channel: IntakeChannel,
+    rules: &IntakeRules,
+    now_ms: i64,
+) -> Result<NewMessage, Vec<FieldError>> {
+    let mut errors = Vec::new();
+    let e = &mut errors;
+    let destination = keep(
+        e,
+        normalize_destination(&req.destination, rules.default_region.as_deref()),
+    );
+    let text_ok = keep(e, check_text(&req.text, rules.max_segments)).is_some();
+    let priority = keep(e, check_priority(req.priority));
+    let scheduled_at = keep(e, check_scheduled_at(req.scheduled_at.as_deref(), now_ms)).flatten();
+    let valid_until = check_validity(req, scheduled_at.unwrap_or(now_ms), now_ms, e);
+    let ordering_key = keep(e, check_key("ordering_key", &req.ordering_key, MAX_ORDERING_KEY_CHARS));
+    let client_ref = keep(e, check_key("client_ref", &req.client_ref, MAX_CLIENT_REF_CHARS));
+
+    match (destination, text_ok, priority, ordering_key, client_ref) {
+        (Some(destination), true, Some(priority), Some(ordering_key), Some(client_ref)) if errors.is_empty() => {
+            let kind = req.kind.unwrap_or(MessageKind::Transactional);
+            let mut m = NewMessage::text(channel, &destination, &req.text, kind, &rules.connection);
+            m.destination_raw = req.destination.clone();
+            m.priority = priority;
+            m.valid_until = valid_until;
+            m.scheduled_at = scheduled_at;
+            m.ordering_key = ordering_key;
+            m.client_ref = client_ref;
+            m.registered_delivery = 1;
+            Ok(m)
+        }
+        _ => Err(errors),
+    }
+}
+
+fn check_text(text: &str, max_segments: u32) -> Result<(), FieldError> {
+    let error = |code, message| Err(FieldError::new("text", code, message));
+    if text.is_empty() {
+        return error(codes::REQUIRED, "text is required: it is empty".to_string());
+    }
+    if text.trim().is_empty() {
+        return error(
+            codes::REQUIRED,
+            "text has only spaces or blank lines: there is nothing to send".to_string(),
+        );
+    }
+    if let Some((at, c)) = text
+        .chars()
+        .enumerate()
+        .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
+    {
+        return error(
+            codes::INVALID_CHARACTER,
+            format!(
+                "text holds the control character U+{:04X} at character {}, which SMS cannot carry; remove it",
+                u32::from(c),
+                at + 1
+            ),
+        );
+    }
+    let p = plan(text);
+    if p.segments > max_segments {
+        let why = match p.encoding {
+            Encoding::Gsm7 => format!("GSM 7-bit, {} characters a segment", p.encoding.part_capacity()),
+            Encoding::Ucs2 => {
+                let culprit = text.chars().find(|c| plan(&c.to_string()).encoding == Encoding::Ucs2);
+                let because = culprit.map(|c| format!(" because of {c:?}")).unwrap_or_default();
+                format!("UCS-2{because}, {} characters a segment", p.encoding.part_capacity())
+            }
+        };
+        return error(
+            codes::TOO_LONG,
+            format!(
+                "text would take {} SMS segments ({why}); at most {max_segments} are allowed",
+                p.segments
+            ),
+        );
+    }
+    Ok(())
+}
+
+fn check_priority(priority: Option<u8>) -> Result<u8, FieldError> {
+    match priority {
+        None => Ok(DEFAULT_PRIORITY),
+        Some(p) if p <= 9 => Ok(p),
+        Some(p) => Err(FieldError::new(
+            "priority",
+            codes::OUT_OF_RANGE,
+            format!("priority {p} is out of range: use 0 (sent first) to 9 (sent last) within the message's kind"),
+        )),
+    }
+}
+
+fn timestamp(field: &str, text: &str) -> Result<i64, FieldError> {
+    parse_rfc3339(text).map_err(|e| {
+        FieldError::new(
+            field,
+            codes::INVALID_TIME,
+            format!(
+                "{field} {} is not an RFC 3339 timestamp: {e}; {TIME_EXAMPLE}",
+                quote(text)
+            ),
+        )
+    })
+}
+
+/// The scheduled send time, or None when the message goes now.
+fn check_scheduled_at(text: Option<&str>, now_ms: i64) -> Result<Option<i64>, FieldError> {
+    let Some(text) = text else { return Ok(None) };
+    let at = timestamp("scheduled_at", text)?;
+    if at > now_ms + MAX_AHEAD_DAYS * DAY_MS {
+        return Err(FieldError::new(
+            "scheduled_at",
+            codes::OUT_OF_RANGE,
+            format!("scheduled_at {} is more than {MAX_AHEAD_DAYS} days ahead", quote(text)),
+        ));
+    }
+    Ok((at > now_ms).then_some(at))
+}
+
+/// The time the message stops being worth sending; problems go to `errors`.
+fn check_validity(req: &SubmitMessage, send_at: i64, now_ms: i64, errors: &mut Vec<FieldError>) -> Option<i64> {
+    let longest = MAX_AHEAD_DAYS * DAY_MS;
+    match (req.valid_until.as_deref(), req.validity_seconds) {
+        (None, None) => None,
+        (Some(_), Some(_)) => {
+            let both = "give valid_until or validity_seconds, not both";
+            errors.push(FieldError::new("valid_until", codes::CONFLICT, both));
+            errors.push(FieldError::new("validity_seconds", codes::CONFLICT, both));
+            None
+        }
+        (Some(text), None) => {
+            let outcome = timestamp("valid_until", text).and_then(|until| {
+                let error = |code, message| Err(FieldError::new("valid_until", code, message));
+                if until <= now_ms {
+                    error(
+                        codes::IN_PAST,
+                        format!(
+                            "valid_until {} has already passed (it is now {})",
+                            quote(text),
+                            format_rfc3339(now_ms)
+                        ),
+                    )
+                } else if until <= send_at {
+                    error(
+                        codes::CONFLICT,
+                        format!(
+                            "valid_until {} is not after scheduled_at ({}): the message would expire before it is sent",
+                            quote(text),
+                            format_rfc3339(send_at)
+                        ),
+                    )
+                } else if until - send_at > longest {
+                    error(
+                        codes::OUT_OF_RANGE,
+                        format!(
+                            "valid_until {} is more than {MAX_AHEAD_DAYS} days after the message's send time",
+                            quote(text)
+                        ),
+                    )
+                } else {
+                    Ok(until)
+                }
+            });
+            keep(errors, outcome)
+        }
+        (None, Some(seconds)) => {
+            let ms = i64::from(seconds) * 1_000;
+            if seconds == 0 || ms > longest {
+                errors.push(FieldError::new(
+                    "validity_seconds",
+                    codes::OUT_OF_RANGE,
+                    format!(
+                        "validity_seconds {seconds} is out of range: use 1 to {} ({MAX_AHEAD_DAYS} days)",
+                        longest / 1_000
+                    ),
+                ));
+                None
+            } else {
+                Some(send_at + ms)
+            }
+        }
+    }
+}
+
+/// The value when it is good; its error goes with the others when not.
+fn keep<T>(errors: &mut Vec<FieldError>, result: Result<T, FieldError>) -> Option<T> {
+    result.map_err(|e| errors.push(e)).ok()
+}
+
+/// An optional short key: empty counts as absent, longer than `max` characters is refused.
+fn check_key(field: &str, value: &Option<String>, max: usize) -> Result<Option<String>, FieldError> {
+    match value.as_deref() {
+        None | Some("") => Ok(None),
+        Some(v) => {
+            let chars = v.chars().count();
+            if chars > max {
+                Err(FieldError::new(
+                    field,
+                    codes::TOO_LONG,
+                    format!(
+                        "{field} {} is {chars} characters long; at most {max} are allowed",
+                        quote(v)
+                    ),
+                ))
+            } else {
+                Ok(Some(v.to_owned()))
+            }
+        }
+    }
+}
