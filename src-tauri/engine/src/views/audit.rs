@@ -1,0 +1,80 @@
+//! The audit trail, newest first, in cursor pages: every operator action and every automatic
+//! decision worth explaining.
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{cursor, json, page_limit, ViewError};
+
+const LIST: &str = "audit";
+
+/// A cursor and a page size, read from a query string (`?cursor=...&limit=100`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct PageRequest {
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size: 50 when not given, at most 500.
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct AuditEntry {
+    #[ts(type = "number")]
+    pub id: i64,
+    #[ts(type = "number")]
+    pub at_ms: i64,
+    /// An operator's name, or "system".
+    pub actor: String,
+    /// What was done (`exception.resolve`, `message.cancel`, ...).
+    pub action: String,
+    /// What it was done to (`message`, `exception`, ...), and its id.
+    pub subject_type: Option<String>,
+    #[ts(type = "number | null")]
+    pub subject_id: Option<i64>,
+    pub note: Option<String>,
+    #[ts(type = "unknown")]
+    pub details: Option<serde_json::Value>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct AuditPage {
+    pub items: Vec<AuditEntry>,
+    /// Pass back as `cursor` for the next page; `None` when there is nothing more.
+    pub next_cursor: Option<String>,
+}
+
+/// A page of the audit trail, newest first.
+pub fn audit_log(c: &Connection, cursor: Option<&str>, limit: Option<u32>) -> Result<AuditPage, ViewError> {
+    let before = cursor::decode(LIST, cursor)?.unwrap_or(i64::MAX);
+    let limit = page_limit(limit);
+    let mut items = c
+        .prepare_cached(
+            "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
+             WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
+        )?
+        .query_map(params![before, limit as i64 + 1], |r| {
+            Ok(AuditEntry {
+                id: r.get(0)?,
+                at_ms: r.get(1)?,
+                actor: r.get(2)?,
+                action: r.get(3)?,
+                subject_type: r.get(4)?,
+                subject_id: r.get(5)?,
+                note: r.get(6)?,
+                details: json(r.get(7)?),
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    let next_cursor = if items.len() > limit {
+        items.truncate(limit);
+        items.last().map(|e| cursor::encode(LIST, e.id))
+    } else {
+        None
+    };
+    Ok(AuditPage { items, next_cursor })
+}

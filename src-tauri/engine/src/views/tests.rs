@@ -1,0 +1,1532 @@
+//! The read models against a real database file, with rows written by the same functions intake,
+//! the dispatcher and receipt ingestion use.
+
+use std::collections::BTreeSet;
+
+use rusqlite::Connection;
+
+use super::cursor;
+use super::messages::{destination, list_with_budget, query_plans, Destination};
+use super::*;
+use crate::dispatch::queue::{self, Claimed, SubmitResult};
+use crate::dispatch::retry::RetryPolicy;
+use crate::domain::{
+    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
+    QueueStatus, ReceiptKind, ReceiptSource,
+};
+use crate::messages::{self, NewMessage};
+use crate::receipts::exceptions::{self as resolve, Action, Resolution};
+use crate::receipts::ingest::{Ingested, Ingestor, SmppReceived};
+use crate::receipts::parse::Tlv;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::{Store, StoreError, WriteTx};
+
+const CONN: &str = "sandbox";
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: Store,
+    ingest: Ingestor,
+    policy: ReceiptPolicy,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    let policy = ReceiptPolicy::default();
+    let ingest = Ingestor::new(store.writer().clone(), policy.clone());
+    World {
+        _dir: dir,
+        store,
+        ingest,
+        policy,
+    }
+}
+
+fn receipt_text(id: &str, stat: &str) -> String {
+    format!("id:{id} sub:001 dlvrd:001 submit date:2611291200 done date:2611291201 stat:{stat} err:000 text:hi")
+}
+
+fn new_message(destination: &str, body: &str, kind: MessageKind) -> NewMessage {
+    NewMessage::text(IntakeChannel::Api, destination, body, kind, CONN)
+}
+
+impl World {
+    fn write<T: Send + 'static>(
+        &self,
+        f: impl FnOnce(&mut WriteTx<'_>) -> Result<T, StoreError> + Send + 'static,
+    ) -> T {
+        self.store.writer().write_blocking(f).unwrap()
+    }
+
+    fn read<T>(&self, f: impl FnOnce(&Connection) -> Result<T, ViewError>) -> T {
+        self.store.reader().read_blocking(f).unwrap()
+    }
+
+    fn add(&self, m: NewMessage) -> i64 {
+        self.write(move |tx| messages::insert(tx, &m))
+    }
+
+    fn accept(&self, message: i64, provider_id: &str) -> i64 {
+        let id = provider_id.to_owned();
+        let policy = self.policy.clone();
+        self.write(move |tx| {
+            let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
+            messages::record_accepted(tx, a.id, 7, &id, &policy)?;
+            Ok(a.id)
+        })
+    }
+
+    /// Records one submit try of `message` that came to `result`, as the dispatcher does.
+    fn submit(&self, message: i64, result: SubmitResult) -> queue::Next {
+        let policy = self.policy.clone();
+        self.write(move |tx| {
+            let kind: MessageKind = tx
+                .conn()
+                .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| r.get(0))?;
+            let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
+            let claimed = Claimed {
+                message_id: message,
+                destination: String::new(),
+                body: String::new(),
+                kind,
+                registered_delivery: 1,
+                valid_until: None,
+                created_at: tx.now_ms(),
+                attempts: 0,
+            };
+            let retry = RetryPolicy::default_for(kind);
+            let send = queue::SendPolicy {
+                retry: &retry,
+                classes: &Default::default(),
+                resend_unknown: false,
+            };
+            queue::record(tx, &claimed, a.id, &result, tx.now_ms(), &policy, send, || 0.5)
+        })
+    }
+
+    fn refuse(&self, message: i64, command_status: u32) -> queue::Next {
+        self.submit(
+            message,
+            SubmitResult::Answered {
+                command_status,
+                message_id: None,
+                sequence_number: 9,
+            },
+        )
+    }
+
+    fn smpp(&self, text: &str, tlvs: Vec<Tlv>, pdu: Option<Vec<u8>>) -> Ingested {
+        self.ingest
+            .smpp_blocking(SmppReceived {
+                connection: CONN.into(),
+                session_id: Some("s1".into()),
+                sequence_number: Some(3),
+                esm_class: Some(4),
+                source_addr: Some("33612345678".into()),
+                destination_addr: Some("SHOP".into()),
+                short_message: text.as_bytes().to_vec(),
+                tlvs,
+                pdu,
+                received_at: crate::clock::now_ms(),
+                ..SmppReceived::default()
+            })
+            .unwrap()
+    }
+
+    fn dlr(&self, id: &str, stat: &str) -> Ingested {
+        self.smpp(&receipt_text(id, stat), vec![], None)
+    }
+
+    fn resolve(&self, r: Resolution) {
+        let policy = self.policy.clone();
+        self.store
+            .writer()
+            .write_blocking(move |tx| resolve::resolve(tx, &r, &policy))
+            .unwrap();
+    }
+
+    fn detail(&self, id: i64) -> MessageDetail {
+        self.read(|c| message_detail(c, id)).expect("the message exists")
+    }
+
+    fn page(&self, f: &MessageFilter) -> MessagePage {
+        self.read(|c| list_messages(c, f))
+    }
+
+    /// Every id a filter lists, following `next_cursor` to the end with pages of `limit`.
+    fn all_ids(&self, f: &MessageFilter, limit: u32) -> Vec<i64> {
+        let mut f = f.clone();
+        f.limit = Some(limit);
+        let mut ids = Vec::new();
+        for _ in 0..1_000 {
+            let page = self.page(&f);
+            assert!(page.items.len() <= limit as usize, "a page never exceeds its limit");
+            ids.extend(page.items.iter().map(|m| m.id));
+            match page.next_cursor {
+                Some(c) => f.cursor = Some(c),
+                None => return ids,
+            }
+        }
+        panic!("the cursor never ran out")
+    }
+
+    fn open_exception(&self, kind: ExceptionKind) -> i64 {
+        let f = ExceptionFilter {
+            status: Some(ExceptionStatus::Open),
+            kind: Some(kind),
+            ..ExceptionFilter::default()
+        };
+        let page = self.read(|c| list_exceptions(c, &f));
+        assert_eq!(page.items.len(), 1, "one open {kind} exception expected");
+        page.items[0].id
+    }
+}
+
+// ---- Detail ----
+
+#[test]
+fn the_detail_shows_attempts_and_receipts_exactly_as_stored() {
+    let w = world();
+    let mut m = new_message(
+        "+33612345678",
+        "Your order 4217 has shipped",
+        MessageKind::Transactional,
+    );
+    m.client_ref = Some("ORD-4217".into());
+    m.valid_until = Some(4_102_444_800_000);
+    m.ordering_key = Some("order-4217".into());
+    let id = w.add(m);
+    w.refuse(id, 0x58);
+    w.accept(id, "ABC");
+    let tlvs = vec![Tlv {
+        tag: 0x001e,
+        value: b"ABC\0".to_vec(),
+    }];
+    let first = w.smpp(&receipt_text("ABC", "DELIVRD"), tlvs, Some(vec![0, 0, 0, 0x10, 0xAB]));
+    let repeat = w.dlr("ABC", "DELIVRD");
+
+    let d = w.detail(id);
+    assert_eq!(d.message.id, id);
+    assert_eq!(d.message.body, "Your order 4217 has shipped");
+    assert_eq!(d.message.destination_raw, "+33612345678");
+    assert_eq!(d.message.client_ref.as_deref(), Some("ORD-4217"));
+    assert_eq!(d.message.valid_until_ms, Some(4_102_444_800_000));
+    assert_eq!(d.message.ordering_key.as_deref(), Some("order-4217"));
+    assert_eq!(d.message.priority, messages::DEFAULT_PRIORITY);
+    assert_eq!(d.message.connection, CONN);
+
+    assert_eq!(d.attempts.len(), 2, "both tries are shown");
+    let throttled = &d.attempts[0];
+    assert_eq!(
+        (throttled.attempt_no, throttled.outcome, throttled.command_status),
+        (1, AttemptOutcome::Throttled, Some(0x58))
+    );
+    assert_eq!(throttled.command_status_hex.as_deref(), Some("0x00000058"));
+    assert_eq!(throttled.command_status_name.as_deref(), Some("ESME_RTHROTTLED"));
+    assert_eq!(
+        throttled.command_status_meaning.as_deref(),
+        Some(crate::smpp::status::describe(0x58).meaning)
+    );
+    let accepted = &d.attempts[1];
+    assert_eq!(
+        (accepted.attempt_no, accepted.outcome, accepted.sequence_number),
+        (2, AttemptOutcome::Accepted, Some(7))
+    );
+    assert_eq!(
+        accepted.provider_message_id.as_deref(),
+        Some("ABC"),
+        "exactly as returned"
+    );
+    assert_eq!(accepted.command_status_name.as_deref(), Some("ESME_ROK"));
+    assert_eq!(accepted.session_id.as_deref(), Some("s1"));
+
+    assert_eq!(d.queue.status, QueueStatus::Accepted);
+    assert_eq!(d.queue.provider_message_ids, vec!["ABC".to_owned()]);
+    assert_eq!(d.queue.accepted_at_ms, accepted.responded_at_ms);
+
+    let ids: Vec<i64> = d.receipts.iter().map(|r| r.id).collect();
+    assert_eq!(
+        ids,
+        vec![first.receipt_id, repeat.receipt_id],
+        "every receipt, repeats included"
+    );
+    let r = &d.receipts[0];
+    let text = receipt_text("ABC", "DELIVRD");
+    assert_eq!(r.raw_text.as_deref(), Some(text.as_str()));
+    assert_eq!(r.raw_hex, hex::encode(text.as_bytes()), "the raw bytes, in hex");
+    assert_eq!(r.pdu_hex.as_deref(), Some("00000010ab"));
+    assert_eq!(
+        r.tlvs,
+        Some(serde_json::json!([{ "tag": "0x001e", "hex": "41424300" }])),
+        "TLVs come back as JSON"
+    );
+    assert_eq!(
+        (r.source, r.kind, r.esm_class, r.sequence_number),
+        (ReceiptSource::SmppDeliverSm, ReceiptKind::Receipt, Some(4), Some(3))
+    );
+    assert_eq!(r.stat.as_deref(), Some("DELIVRD"));
+    assert_eq!(r.stat_raw.as_deref(), Some("DELIVRD"));
+    assert_eq!(r.err.as_deref(), Some("000"));
+    assert_eq!(r.submit_date.as_deref(), Some("2611291200"));
+    assert_eq!(r.done_date.as_deref(), Some("2611291201"));
+    assert_eq!(r.reported_state, Some(DeliveryState::Delivered));
+    assert_eq!((r.correlation, r.message_id), (Some(Correlation::Matched), Some(id)));
+    assert!(!r.is_repeat && d.receipts[1].is_repeat, "the second is a repeat");
+    assert_eq!(
+        r.logical_event_id, d.receipts[1].logical_event_id,
+        "of the same logical event"
+    );
+
+    assert_eq!(d.state.state, DeliveryState::Delivered);
+    assert_eq!(d.state.rule, "first_final");
+    assert_eq!(d.state.reported_state, Some(DeliveryState::Delivered));
+    assert_eq!(d.state.supporting_event_ids, vec![r.logical_event_id.unwrap()]);
+    assert_eq!(
+        d.state.supporting_receipt_ids, ids,
+        "both receipts carried the supporting event"
+    );
+    assert_eq!(
+        d.state.flags,
+        StateFlags {
+            mismatch: true,
+            ..StateFlags::default()
+        },
+        "the receipt's text (\"hi\") does not fit the message's: shown, never used to match"
+    );
+    assert_eq!(r.flags, vec!["mismatch".to_owned()]);
+    assert_eq!(d.state.rules_version, Some(crate::receipts::rules::RULES_VERSION));
+    assert!(d.operator_decision.is_none());
+
+    let summary = w.page(&MessageFilter::default()).items.remove(0);
+    assert_eq!(summary, d.summary, "the detail carries the list's row for the message");
+    assert_eq!(summary.id, id);
+    assert_eq!(summary.flags, vec!["mismatch".to_owned(), "repeat".to_owned()]);
+    assert_eq!((summary.attempts, summary.state), (2, DeliveryState::Delivered));
+
+    assert!(
+        w.read(|c| message_detail(c, id + 1000)).is_none(),
+        "an unknown id is None"
+    );
+}
+
+#[test]
+fn acceptance_network_reports_and_operator_decisions_stay_apart_and_the_timeline_is_in_order() {
+    let w = world();
+    let id = w.add(new_message(
+        "+33612345678",
+        "Appointment tomorrow 10:00",
+        MessageKind::Transactional,
+    ));
+    let pending = w.detail(id);
+    assert_eq!(
+        (
+            pending.queue.status,
+            pending.state.state,
+            pending.state.rule.as_str(),
+            pending.state.reported_state
+        ),
+        (QueueStatus::Queued, DeliveryState::Pending, "no_report", None)
+    );
+
+    w.accept(id, "C1");
+    let accepted = w.detail(id);
+    assert_eq!(accepted.queue.status, QueueStatus::Accepted);
+    assert_eq!(
+        (accepted.state.state, accepted.state.reported_state),
+        (DeliveryState::Pending, None),
+        "acceptance by the SMSC is not delivery"
+    );
+
+    let delivered = w.dlr("C1", "DELIVRD");
+    let undelivered = w.dlr("C1", "UNDELIV");
+    let conflict = w.open_exception(ExceptionKind::ConflictingFinal);
+    let d = w.detail(id);
+    assert!(d.state.flags.conflict);
+    assert_eq!(d.state.conflicting_receipt_ids, vec![undelivered.receipt_id]);
+    assert_eq!(d.state.supporting_receipt_ids, vec![delivered.receipt_id]);
+
+    w.resolve(Resolution {
+        exception_id: conflict,
+        action: Action::ChooseState(DeliveryState::Undeliverable),
+        note: "Provider support confirmed the handset was off.".into(),
+        actor: "ann".into(),
+    });
+    let d = w.detail(id);
+    assert_eq!(d.queue.status, QueueStatus::Accepted, "our side is unchanged");
+    assert_eq!(
+        (d.state.state, d.state.rule.as_str()),
+        (DeliveryState::Undeliverable, "operator_decision")
+    );
+    assert_eq!(
+        d.state.reported_state,
+        Some(DeliveryState::Delivered),
+        "what the network reported stays visible beside the decision"
+    );
+    assert_eq!(d.state.decided_by_exception_id, Some(conflict));
+    let decision = d.operator_decision.as_ref().expect("the decision is shown");
+    assert_eq!(
+        (decision.exception_id, decision.state, decision.decided_by.as_deref()),
+        (conflict, Some(DeliveryState::Undeliverable), Some("ann"))
+    );
+    assert_eq!(
+        decision.note.as_deref(),
+        Some("Provider support confirmed the handset was off.")
+    );
+    assert_eq!(d.exceptions.len(), 1);
+    assert_eq!(d.exceptions[0].status, ExceptionStatus::Resolved);
+
+    let kinds: Vec<TimelineKind> = d.timeline.iter().map(|e| e.kind).collect();
+    assert_eq!(
+        kinds,
+        vec![
+            TimelineKind::Created,
+            TimelineKind::Attempt,
+            TimelineKind::AttemptResult,
+            TimelineKind::Receipt,
+            TimelineKind::Receipt,
+            TimelineKind::ExceptionOpened,
+            TimelineKind::ExceptionClosed,
+            TimelineKind::Audit,
+        ],
+        "{:#?}",
+        d.timeline
+    );
+    assert!(
+        d.timeline.windows(2).all(|p| p[0].at_ms <= p[1].at_ms),
+        "the timeline is in time order"
+    );
+    let refs: Vec<i64> = d.timeline.iter().map(|e| e.ref_id).collect();
+    let attempt = d.attempts[0].id;
+    let audit_id: i64 = w.read(|c| {
+        Ok(c.query_row(
+            "SELECT id FROM audit WHERE action = 'exception.resolve' AND subject_id = ?1",
+            [conflict],
+            |r| r.get(0),
+        )?)
+    });
+    assert_eq!(
+        refs,
+        vec![
+            id,
+            attempt,
+            attempt,
+            delivered.receipt_id,
+            undelivered.receipt_id,
+            conflict,
+            conflict,
+            audit_id
+        ],
+        "each entry names the row it comes from"
+    );
+    assert!(
+        d.timeline[2].summary.contains("accepted") && d.timeline[2].summary.contains("\"C1\""),
+        "{}",
+        d.timeline[2].summary
+    );
+    assert!(
+        d.timeline[3].summary.contains("reported delivered"),
+        "{}",
+        d.timeline[3].summary
+    );
+    assert!(d.timeline[6].summary.contains("ann"), "{}", d.timeline[6].summary);
+}
+
+// ---- The list ----
+
+/// What the oracle knows about a message, read with plain SQL.
+struct Fact {
+    id: i64,
+    created_at: i64,
+    kind: MessageKind,
+    channel: IntakeChannel,
+    destination: String,
+    words: Vec<String>,
+    status: QueueStatus,
+    state: DeliveryState,
+}
+
+fn fold_accents(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            'é' | 'è' | 'ê' => 'e',
+            'à' => 'a',
+            'ç' => 'c',
+            other => other,
+        })
+        .collect::<String>()
+        .to_lowercase()
+}
+
+fn words(text: &str) -> Vec<String> {
+    fold_accents(text)
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+fn facts(w: &World) -> Vec<Fact> {
+    w.read(|c| {
+        let mut s = c.prepare(
+            "SELECT m.id, m.created_at, m.kind, m.channel, m.destination, m.body, m.client_ref, q.status,
+                 coalesce(p.state, 'pending')
+             FROM message m JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
+             ORDER BY m.id DESC",
+        )?;
+        let rows = s.query_map([], |r| {
+            let body: String = r.get(5)?;
+            let client_ref: Option<String> = r.get(6)?;
+            Ok(Fact {
+                id: r.get(0)?,
+                created_at: r.get(1)?,
+                kind: r.get(2)?,
+                channel: r.get(3)?,
+                destination: r.get(4)?,
+                words: words(&format!("{body} {}", client_ref.unwrap_or_default())),
+                status: r.get(7)?,
+                state: r.get(8)?,
+            })
+        })?;
+        Ok(rows.collect::<Result<Vec<_>, _>>()?)
+    })
+}
+
+/// The ids a filter must list, worked out in Rust from the facts.
+fn expected(facts: &[Fact], f: &MessageFilter) -> Vec<i64> {
+    let dest = f.destination.as_deref().and_then(destination);
+    facts
+        .iter()
+        .filter(|m| f.status.is_none_or(|s| m.status == s))
+        .filter(|m| f.state.is_none_or(|s| m.state == s))
+        .filter(|m| f.kind.is_none_or(|k| m.kind == k))
+        .filter(|m| f.channel.is_none_or(|c| m.channel == c))
+        .filter(|m| f.from_ms.is_none_or(|t| m.created_at >= t))
+        .filter(|m| f.to_ms.is_none_or(|t| m.created_at < t))
+        .filter(|m| match &dest {
+            None => true,
+            Some(Destination::Exact(d)) => &m.destination == d,
+            Some(Destination::Prefix(p)) => m.destination.starts_with(p.as_str()),
+        })
+        .filter(|m| match &f.q {
+            None => true,
+            Some(q) => words(q).iter().all(|q| {
+                m.words.iter().any(|w| {
+                    if q.chars().count() == 1 {
+                        w == q
+                    } else {
+                        w.starts_with(q.as_str())
+                    }
+                })
+            }),
+        })
+        .map(|m| m.id)
+        .collect()
+}
+
+const BODIES: [&str; 6] = [
+    "Your order {n} has shipped",
+    "Your login code is {n}",
+    "Rendez-vous confirmé demain à 10h",
+    "Spring sale: 20% off everything",
+    "Reminder: appointment on day {n}",
+    "Parcel {n} is waiting at the locker",
+];
+
+/// Forty messages in three batches a few milliseconds apart, with every queue status, several
+/// states, kinds, channels, destinations, texts and client references. Returns the first creation
+/// time of the second and third batches.
+fn mixed(w: &World) -> (i64, i64) {
+    let kinds = [MessageKind::Otp, MessageKind::Transactional, MessageKind::Bulk];
+    let channels = [
+        IntakeChannel::Api,
+        IntakeChannel::Csv,
+        IntakeChannel::Compose,
+        IntakeChannel::Cli,
+    ];
+    let mut marks = Vec::new();
+    for i in 0..40_usize {
+        if i == 14 || i == 28 {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+            marks.push(crate::clock::now_ms());
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        let dest = if i % 5 == 0 {
+            format!("+4915100{:04}", i)
+        } else {
+            format!("+3361234{:04}", i % 7)
+        };
+        let body = BODIES[i % 6].replace("{n}", &(1000 + i).to_string());
+        let mut m = new_message(&dest, &body, kinds[i % 3]);
+        m.channel = channels[i % 4];
+        m.client_ref = (i % 2 == 0).then(|| format!("ORD-{i}"));
+        let id = w.add(m);
+        let pid = format!("P{i}");
+        match i % 8 {
+            0 => {}
+            1 => {
+                w.accept(id, &pid);
+                w.dlr(&pid, "DELIVRD");
+                if i % 16 == 1 {
+                    w.dlr(&pid, "DELIVRD");
+                }
+            }
+            2 => {
+                w.accept(id, &pid);
+                w.dlr(&pid, "UNDELIV");
+            }
+            3 => {
+                w.accept(id, &pid);
+            }
+            4 => {
+                w.refuse(id, 0x0B);
+            }
+            5 => w.write(move |tx| {
+                queue::cancel(tx, id, "ann", "duplicate order").map_err(|e| StoreError::Corrupt(e.to_string()))
+            }),
+            6 => {
+                w.submit(id, SubmitResult::Timeout);
+            }
+            _ => {
+                w.accept(id, &pid);
+                w.dlr(&pid, "ENROUTE");
+            }
+        }
+    }
+    (marks[0], marks[1])
+}
+
+#[test]
+fn every_filter_selects_exactly_the_matching_messages_across_pages() {
+    let w = world();
+    let (t1, t2) = mixed(&w);
+    let facts = facts(&w);
+    assert_eq!(facts.len(), 40);
+    let statuses: BTreeSet<QueueStatus> = facts.iter().map(|f| f.status).collect();
+    assert_eq!(
+        statuses.len(),
+        5,
+        "the fixture covers queued, accepted, failed, cancelled, outcome_unknown"
+    );
+
+    let mut filters = vec![MessageFilter::default()];
+    let one = |f: fn(&mut MessageFilter)| {
+        let mut x = MessageFilter::default();
+        f(&mut x);
+        x
+    };
+    for s in QueueStatus::ALL {
+        filters.push(MessageFilter {
+            status: Some(*s),
+            ..MessageFilter::default()
+        });
+    }
+    for s in [
+        DeliveryState::Pending,
+        DeliveryState::Delivered,
+        DeliveryState::Undeliverable,
+        DeliveryState::Enroute,
+        DeliveryState::Expired,
+    ] {
+        filters.push(MessageFilter {
+            state: Some(s),
+            ..MessageFilter::default()
+        });
+    }
+    for k in MessageKind::ALL {
+        filters.push(MessageFilter {
+            kind: Some(*k),
+            ..MessageFilter::default()
+        });
+    }
+    for c in IntakeChannel::ALL {
+        filters.push(MessageFilter {
+            channel: Some(*c),
+            ..MessageFilter::default()
+        });
+    }
+    for d in [
+        "+33612340003",
+        "0033 6 12 34 00 03",
+        "+49*",
+        "+336123400*",
+        "+336123400",
+        "33612340005",
+    ] {
+        filters.push(MessageFilter {
+            destination: Some(d.into()),
+            ..MessageFilter::default()
+        });
+    }
+    for q in [
+        "order",
+        "ORD",
+        "appoint",
+        "confirme",
+        "sale 20",
+        "code 1007",
+        "locker parcel",
+        "nothing-here",
+        "a",
+        "à 10h",
+    ] {
+        filters.push(MessageFilter {
+            q: Some(q.into()),
+            ..MessageFilter::default()
+        });
+    }
+    filters.push(MessageFilter {
+        from_ms: Some(t1),
+        to_ms: Some(t2),
+        ..MessageFilter::default()
+    });
+    filters.push(MessageFilter {
+        from_ms: Some(t2),
+        ..MessageFilter::default()
+    });
+    filters.push(one(|f| {
+        f.status = Some(QueueStatus::Accepted);
+        f.state = Some(DeliveryState::Pending);
+    }));
+    filters.push(one(|f| {
+        f.kind = Some(MessageKind::Bulk);
+        f.channel = Some(IntakeChannel::Api);
+    }));
+    filters.push(one(|f| {
+        f.q = Some("order".into());
+        f.status = Some(QueueStatus::Accepted);
+    }));
+    filters.push(one(|f| {
+        f.destination = Some("+33612340001".into());
+        f.state = Some(DeliveryState::Delivered);
+    }));
+    filters.push(one(|f| {
+        f.state = Some(DeliveryState::Delivered);
+        f.kind = Some(MessageKind::Otp);
+        f.destination = Some("+33*".into());
+    }));
+    filters.push(MessageFilter {
+        state: Some(DeliveryState::Undeliverable),
+        to_ms: Some(t2),
+        ..MessageFilter::default()
+    });
+
+    for f in &filters {
+        let want = expected(&facts, f);
+        for limit in [3, 500] {
+            assert_eq!(w.all_ids(f, limit), want, "filter {f:?} with pages of {limit}");
+        }
+    }
+    // The fixture must make the filters mean something.
+    assert_eq!(expected(&facts, &filters[0]).len(), 40);
+    let text = MessageFilter {
+        q: Some("confirme".into()),
+        ..MessageFilter::default()
+    };
+    assert!(!expected(&facts, &text).is_empty(), "accents are ignored");
+}
+
+#[test]
+fn a_list_row_carries_the_flags_and_facts_of_its_message() {
+    let w = world();
+    let unknown = w.add(new_message("+33612345678", "a", MessageKind::Otp));
+    w.submit(unknown, SubmitResult::Timeout);
+    let late = w.add(new_message("+33612345678", &"x".repeat(100), MessageKind::Bulk));
+    w.accept(late, "L1");
+    w.dlr("L1", "DELIVRD");
+    w.dlr("L1", "ENROUTE");
+
+    let page = w.page(&MessageFilter::default());
+    let row = |id| page.items.iter().find(|m| m.id == id).unwrap().clone();
+    let u = row(unknown);
+    assert_eq!(u.status, QueueStatus::OutcomeUnknown);
+    assert_eq!(u.flags, vec!["outcome_unknown".to_owned()]);
+    assert_eq!((u.state, u.rule.as_str()), (DeliveryState::Pending, "no_report"));
+    assert_eq!(u.attempts, 1);
+    let l = row(late);
+    assert_eq!(l.flags, vec!["late".to_owned(), "mismatch".to_owned()]);
+    assert_eq!(l.preview.chars().count(), 80, "the preview is the first 80 characters");
+    assert_eq!(l.body_chars, 100);
+    assert_eq!(
+        (l.kind, l.channel, l.segments),
+        (MessageKind::Bulk, IntakeChannel::Api, 1)
+    );
+}
+
+#[test]
+fn pages_cover_every_message_exactly_once_while_messages_keep_arriving() {
+    let w = world();
+    for i in 0..60 {
+        let kind = if i % 2 == 0 {
+            MessageKind::Bulk
+        } else {
+            MessageKind::Otp
+        };
+        w.add(new_message("+33612345678", &format!("batch one {i}"), kind));
+    }
+    for filter in [
+        MessageFilter::default(),
+        MessageFilter {
+            kind: Some(MessageKind::Bulk),
+            ..MessageFilter::default()
+        },
+    ] {
+        let before = w.all_ids(&filter, 500);
+        let mut f = MessageFilter {
+            limit: Some(7),
+            ..filter.clone()
+        };
+        let mut seen = Vec::new();
+        loop {
+            let page = w.page(&f);
+            seen.extend(page.items.iter().map(|m| m.id));
+            // Others keep writing between two requests.
+            for i in 0..3 {
+                w.add(new_message(
+                    "+33612345678",
+                    &format!("arrived meanwhile {i}"),
+                    MessageKind::Bulk,
+                ));
+            }
+            match page.next_cursor {
+                Some(c) => f.cursor = Some(c),
+                None => break,
+            }
+        }
+        assert_eq!(
+            seen, before,
+            "paging while messages arrive returns each existing message once, newest first ({filter:?})"
+        );
+    }
+}
+
+#[test]
+fn a_page_stops_at_its_scan_budget_and_its_cursor_goes_on_from_there() {
+    let w = world();
+    let mut otps = Vec::new();
+    for i in 1..=40 {
+        let kind = if [5, 25, 38].contains(&i) {
+            MessageKind::Otp
+        } else {
+            MessageKind::Bulk
+        };
+        let id = w.add(new_message("+33612345678", "hello", kind));
+        if kind == MessageKind::Otp {
+            otps.push(id);
+        }
+    }
+    otps.reverse();
+    let mut f = MessageFilter {
+        kind: Some(MessageKind::Otp),
+        ..MessageFilter::default()
+    };
+    let mut pages = Vec::new();
+    loop {
+        let page = w.read(|c| list_with_budget(c, &f, 10));
+        pages.push((page.items.iter().map(|m| m.id).collect::<Vec<_>>(), page.scan_limited));
+        match page.next_cursor {
+            Some(c) => f.cursor = Some(c),
+            None => break,
+        }
+    }
+    let found: Vec<i64> = pages.iter().flat_map(|(ids, _)| ids.clone()).collect();
+    assert_eq!(found, otps, "every match is found once, whatever the budget");
+    assert!(pages.len() >= 4, "ten candidates a page over forty messages: {pages:?}");
+    assert!(
+        pages.iter().any(|(ids, limited)| ids.is_empty() && *limited),
+        "a page may be empty yet say the scan goes on: {pages:?}"
+    );
+    assert!(pages.iter().all(|(ids, _)| ids.len() <= 1), "{pages:?}");
+
+    // Without residual filters a page is never cut short.
+    let page = w.read(|c| list_with_budget(c, &MessageFilter::default(), 10));
+    assert_eq!((page.items.len(), page.scan_limited), (40, false));
+}
+
+#[test]
+fn a_bad_cursor_or_filter_is_a_typed_error() {
+    let w = world();
+    w.add(new_message("+33612345678", "hello", MessageKind::Otp));
+    let bad = |f: MessageFilter| {
+        w.store
+            .reader()
+            .read_blocking(move |c| list_messages(c, &f))
+            .unwrap_err()
+    };
+
+    let e = bad(MessageFilter {
+        cursor: Some("not-a-cursor".into()),
+        ..MessageFilter::default()
+    });
+    assert!(matches!(e, ViewError::InvalidCursor { list: "messages" }), "{e:?}");
+    assert_eq!(e.code(), "invalid_cursor");
+    assert!(e.is_client_error());
+
+    let other_list = cursor::encode("exceptions", 10);
+    let e = bad(MessageFilter {
+        cursor: Some(other_list.clone()),
+        ..MessageFilter::default()
+    });
+    assert!(
+        matches!(e, ViewError::InvalidCursor { .. }),
+        "another list's cursor is refused"
+    );
+    let e = w
+        .store
+        .reader()
+        .read_blocking(|c| audit_log(c, Some(&other_list), None))
+        .unwrap_err();
+    assert!(matches!(e, ViewError::InvalidCursor { list: "audit" }));
+
+    let e = bad(MessageFilter {
+        from_ms: Some(10),
+        to_ms: Some(10),
+        ..MessageFilter::default()
+    });
+    assert!(matches!(e, ViewError::InvalidFilter(_)), "{e:?}");
+    let e = bad(MessageFilter {
+        q: Some("?! --".into()),
+        ..MessageFilter::default()
+    });
+    assert_eq!(e.code(), "invalid_filter");
+}
+
+#[test]
+fn text_search_finds_words_in_the_text_and_the_reference_without_reading_syntax() {
+    let w = world();
+    let mut a = new_message(
+        "+33612345678",
+        "Your order 4217 has shipped",
+        MessageKind::Transactional,
+    );
+    a.client_ref = Some("CRM-2024-77".into());
+    let a = w.add(a);
+    let b = w.add(new_message(
+        "+33612345678",
+        "Votre commande a été expédiée",
+        MessageKind::Transactional,
+    ));
+    let c = w.add(new_message(
+        "+33612345678",
+        "Code: 918273 (valid 5 min)",
+        MessageKind::Otp,
+    ));
+    let search = |q: &str| {
+        w.all_ids(
+            &MessageFilter {
+                q: Some(q.into()),
+                ..MessageFilter::default()
+            },
+            50,
+        )
+    };
+    assert_eq!(search("order"), vec![a]);
+    assert_eq!(
+        search("ORD"),
+        vec![a],
+        "case is ignored; a word may be the start of one"
+    );
+    assert_eq!(search("shipped order"), vec![a], "every word must occur, in any order");
+    assert_eq!(search("2024-77"), vec![a], "the client reference is searched");
+    assert_eq!(search("crm"), vec![a]);
+    assert_eq!(search("ete expediee"), vec![b], "accents are ignored");
+    assert_eq!(search("été"), vec![b]);
+    assert_eq!(search("9182"), vec![c]);
+    assert_eq!(search("5"), vec![c], "a single digit is a whole word");
+    assert_eq!(search("9"), Vec::<i64>::new(), "and never the start of a longer one");
+    assert_eq!(search("y"), Vec::<i64>::new());
+    assert_eq!(search("order commande"), Vec::<i64>::new());
+    for (syntax, found) in [
+        ("\"order", vec![a]),
+        ("order\"", vec![a]),
+        ("NOT order", vec![]),
+        ("order OR code", vec![]),
+        ("body:order", vec![]),
+        ("(order", vec![a]),
+        ("order*", vec![a]),
+    ] {
+        assert_eq!(
+            search(syntax),
+            found,
+            "{syntax:?} is read as words, never as query syntax"
+        );
+    }
+    let nothing_to_find = w.store.reader().read_blocking(|conn| {
+        list_messages(
+            conn,
+            &MessageFilter {
+                q: Some("* \"\"".into()),
+                ..MessageFilter::default()
+            },
+        )
+    });
+    assert!(matches!(nothing_to_find, Err(ViewError::InvalidFilter(_))));
+    // The index agrees with the message table it is built from.
+    w.write(|tx| {
+        tx.conn().execute(
+            "INSERT INTO message_fts (message_fts, rank) VALUES ('integrity-check', 1)",
+            [],
+        )?;
+        Ok(())
+    });
+}
+
+#[test]
+fn the_destination_filter_is_an_exact_number_or_a_prefix() {
+    assert_eq!(
+        destination("+33 6 12-34.56 (78)"),
+        Some(Destination::Exact("+33612345678".into()))
+    );
+    assert_eq!(
+        destination("0033612345678"),
+        Some(Destination::Exact("+33612345678".into()))
+    );
+    assert_eq!(
+        destination("33612345678"),
+        Some(Destination::Exact("+33612345678".into()))
+    );
+    assert_eq!(destination("+3361*"), Some(Destination::Prefix("+3361".into())));
+    assert_eq!(destination("  "), None);
+
+    let w = world();
+    let a = w.add(new_message("+33612345678", "a", MessageKind::Otp));
+    let b = w.add(new_message("+33612345679", "b", MessageKind::Otp));
+    let ids = |d: &str| {
+        w.all_ids(
+            &MessageFilter {
+                destination: Some(d.into()),
+                ..MessageFilter::default()
+            },
+            50,
+        )
+    };
+    assert_eq!(ids("+33 6 12 34 56 78"), vec![a]);
+    assert_eq!(ids("+3361234567*"), vec![b, a]);
+    assert_eq!(
+        ids("+3361234567"),
+        Vec::<i64>::new(),
+        "without * the number must be whole"
+    );
+}
+
+#[test]
+fn each_page_is_driven_by_an_index_and_never_sorted() {
+    let w = world();
+    mixed(&w);
+    let cases: Vec<(MessageFilter, &str)> = vec![
+        (MessageFilter::default(), "SEARCH m USING INTEGER PRIMARY KEY"),
+        (
+            MessageFilter {
+                status: Some(QueueStatus::Failed),
+                kind: Some(MessageKind::Otp),
+                ..MessageFilter::default()
+            },
+            "queue_status_message",
+        ),
+        (
+            MessageFilter {
+                state: Some(DeliveryState::Delivered),
+                ..MessageFilter::default()
+            },
+            "projection_state",
+        ),
+        (
+            MessageFilter {
+                destination: Some("+33612345678".into()),
+                status: Some(QueueStatus::Failed),
+                ..MessageFilter::default()
+            },
+            "message_destination",
+        ),
+        (
+            MessageFilter {
+                q: Some("order".into()),
+                state: Some(DeliveryState::Pending),
+                ..MessageFilter::default()
+            },
+            "VIRTUAL TABLE",
+        ),
+        (
+            MessageFilter {
+                destination: Some("+33*".into()),
+                from_ms: Some(1),
+                channel: Some(IntakeChannel::Csv),
+                ..MessageFilter::default()
+            },
+            "SEARCH m USING INTEGER PRIMARY KEY",
+        ),
+        (
+            MessageFilter {
+                from_ms: Some(1),
+                to_ms: Some(i64::MAX),
+                ..MessageFilter::default()
+            },
+            "SEARCH m USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)",
+        ),
+        (
+            MessageFilter {
+                status: Some(QueueStatus::Accepted),
+                from_ms: Some(1),
+                ..MessageFilter::default()
+            },
+            "queue_status_message (status=? AND message_id>? AND message_id<?)",
+        ),
+    ];
+    for (f, index) in cases {
+        let plans = w.read(|c| query_plans(c, &f));
+        let text = plans.join(" | ");
+        assert!(text.contains(index), "{f:?} must be driven by {index}: {text}");
+        assert!(!text.contains("TEMP B-TREE"), "{f:?} must not sort: {text}");
+        assert!(
+            !text.contains("SCAN q") && !text.contains("SCAN p"),
+            "{f:?} must look up, not scan, the joined tables: {text}"
+        );
+    }
+}
+
+#[test]
+fn a_date_range_stays_exact_after_the_clock_was_set_back() {
+    let w = world();
+    let (t1, t2) = mixed(&w);
+    let dates = |w: &World| {
+        let facts = facts(w);
+        for (from, to) in [
+            (Some(t1), Some(t2)),
+            (Some(t2), None),
+            (None, Some(t1)),
+            (Some(t1 - 1_000_000), None),
+        ] {
+            let f = MessageFilter {
+                from_ms: from,
+                to_ms: to,
+                ..MessageFilter::default()
+            };
+            assert_eq!(w.all_ids(&f, 4), expected(&facts, &f), "{f:?}");
+        }
+    };
+    let backwards = |w: &World| -> i64 {
+        w.read(|c| {
+            Ok(c.query_row(
+                "SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'clock' AND value = 'backwards'",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    };
+    assert_eq!(backwards(&w), 0, "creation times have followed ids so far");
+    dates(&w);
+
+    // A message stamped before the second batch (the clock was set back), written after all.
+    w.write(move |tx| {
+        tx.conn().execute(
+            "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
+                 priority, registered_delivery, connection)
+             VALUES (?1, 'api', '+33600000000', '+33600000000', 'late clock', 'gsm7', 1, 'otp', 5, 1, 'sandbox')",
+            [t2 - 1],
+        )?;
+        tx.conn().execute(
+            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
+             VALUES (last_insert_rowid(), 'queued', 5, 0, 0)",
+            [],
+        )?;
+        Ok(())
+    });
+    assert_eq!(backwards(&w), 1, "the step back is noticed");
+    dates(&w);
+    let between = MessageFilter {
+        from_ms: Some(t1),
+        to_ms: Some(t2),
+        ..MessageFilter::default()
+    };
+    assert_eq!(
+        w.page(&between).items[0].preview,
+        "late clock",
+        "a message stamped inside the range is listed even though its id is outside it"
+    );
+}
+
+#[test]
+fn an_export_writes_every_match_in_rows_that_follow_the_header_and_the_count_agrees() {
+    let w = world();
+    let (t1, _) = mixed(&w);
+    let facts = facts(&w);
+    let filters = [
+        MessageFilter::default(),
+        MessageFilter {
+            status: Some(QueueStatus::Accepted),
+            ..MessageFilter::default()
+        },
+        MessageFilter {
+            q: Some("order".into()),
+            from_ms: Some(t1),
+            ..MessageFilter::default()
+        },
+        MessageFilter {
+            state: Some(DeliveryState::Pending),
+            kind: Some(MessageKind::Otp),
+            ..MessageFilter::default()
+        },
+    ];
+    for filter in filters {
+        let want = expected(&facts, &filter);
+        assert_eq!(
+            w.read(|c| count_messages(c, &filter)),
+            want.len() as u64,
+            "count of {filter:?}"
+        );
+        let mut f = MessageFilter {
+            limit: Some(4),
+            ..filter.clone()
+        };
+        let mut rows = Vec::new();
+        loop {
+            let page = w.read(|c| export_page(c, &f));
+            rows.extend(page.rows);
+            match page.next_cursor {
+                Some(c) => f.cursor = Some(c),
+                None => break,
+            }
+        }
+        assert!(
+            rows.iter().all(|r| r.len() == EXPORT_COLUMNS.len()),
+            "every row fits the header"
+        );
+        let ids: Vec<i64> = rows.iter().map(|r| r[0].parse().unwrap()).collect();
+        assert_eq!(ids, want, "the export of {filter:?} holds every match once");
+    }
+
+    let col = |name: &str| EXPORT_COLUMNS.iter().position(|c| *c == name).unwrap();
+    let accepted = w.read(|c| {
+        export_page(
+            c,
+            &MessageFilter {
+                state: Some(DeliveryState::Delivered),
+                limit: Some(1),
+                ..MessageFilter::default()
+            },
+        )
+    });
+    let row = &accepted.rows[0];
+    let id: i64 = row[col("id")].parse().unwrap();
+    let d = w.detail(id);
+    assert_eq!(row[col("body")], d.message.body, "the full text, not the preview");
+    assert_eq!(row[col("provider_message_ids")], d.queue.provider_message_ids.join(" "));
+    assert_eq!(
+        row[col("accepted_at")],
+        crate::clock::format_rfc3339(d.queue.accepted_at_ms.unwrap())
+    );
+    assert_eq!(row[col("state")], "delivered");
+    assert_eq!(row[col("status")], "accepted");
+    assert_eq!(
+        row[col("created_at")],
+        crate::clock::format_rfc3339(d.message.created_at_ms)
+    );
+    let failed = w.read(|c| {
+        export_page(
+            c,
+            &MessageFilter {
+                status: Some(QueueStatus::Failed),
+                limit: Some(1),
+                ..MessageFilter::default()
+            },
+        )
+    });
+    assert!(
+        failed.rows[0][col("last_error")].contains("ESME_RINVDSTADR"),
+        "{:?}",
+        failed.rows[0]
+    );
+}
+
+// ---- Exceptions ----
+
+#[test]
+fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothing() {
+    let w = world();
+    let m = w.add(new_message("+33612345678", "hello", MessageKind::Transactional));
+    w.accept(m, "X1");
+    let first = w.dlr("X1", "DELIVRD");
+    let second = w.dlr("X1", "EXPIRED");
+    let stray = w.dlr("NO-SUCH-ID", "DELIVRD");
+    let unsure = w.add(new_message("+33612345670", "hi", MessageKind::Otp));
+    w.submit(unsure, SubmitResult::Timeout);
+
+    let conflict = w.open_exception(ExceptionKind::ConflictingFinal);
+    let uncorrelated = w.open_exception(ExceptionKind::Uncorrelated);
+    let unknown = w.open_exception(ExceptionKind::OutcomeUnknown);
+
+    let d = w.read(|c| exception_detail(c, conflict)).unwrap();
+    assert_eq!(d.exception.message_id, Some(m));
+    assert_eq!(d.exception.destination.as_deref(), Some("+33612345678"));
+    assert_eq!(d.message.as_ref().map(|s| s.id), Some(m));
+    let roles: Vec<(&str, Option<i64>)> = d
+        .evidence
+        .iter()
+        .map(|e| (e.role.as_str(), e.receipt.as_ref().map(|r| r.id)))
+        .collect();
+    assert_eq!(
+        roles,
+        vec![
+            ("materialised_final", Some(first.receipt_id)),
+            ("conflicting_final", Some(second.receipt_id))
+        ],
+        "both finals side by side"
+    );
+    assert_eq!(
+        d.evidence[1].receipt.as_ref().unwrap().reported_state,
+        Some(DeliveryState::Expired)
+    );
+
+    let d = w.read(|c| exception_detail(c, uncorrelated)).unwrap();
+    assert!(d.message.is_none(), "no message is guessed for an uncorrelated receipt");
+    let r = d.evidence[0].receipt.as_ref().unwrap();
+    assert_eq!(r.id, stray.receipt_id);
+    assert_eq!((r.correlation, r.message_id), (Some(Correlation::None), None));
+    assert_eq!(r.message_id_raw.as_deref(), Some("NO-SUCH-ID"));
+
+    let d = w.read(|c| exception_detail(c, unknown)).unwrap();
+    assert_eq!(d.message.as_ref().map(|s| s.status), Some(QueueStatus::OutcomeUnknown));
+    let a = d.evidence[0].attempt.as_ref().expect("the unanswered attempt");
+    assert_eq!(
+        (d.evidence[0].role.as_str(), a.outcome),
+        ("unanswered", AttemptOutcome::Timeout)
+    );
+    assert!(d.evidence[0].receipt.is_none());
+
+    assert!(w.read(|c| exception_detail(c, 9_999)).is_none());
+
+    // Pages, newest first, by status and kind.
+    let list = |f: ExceptionFilter| w.read(move |c| list_exceptions(c, &f));
+    let all = list(ExceptionFilter::default());
+    assert_eq!(
+        all.items.iter().map(|e| e.id).collect::<Vec<_>>(),
+        vec![unknown, uncorrelated, conflict]
+    );
+    let first_page = list(ExceptionFilter {
+        limit: Some(2),
+        ..ExceptionFilter::default()
+    });
+    assert_eq!(first_page.items.len(), 2);
+    let rest = list(ExceptionFilter {
+        limit: Some(2),
+        cursor: first_page.next_cursor.clone(),
+        ..ExceptionFilter::default()
+    });
+    assert_eq!(rest.items.iter().map(|e| e.id).collect::<Vec<_>>(), vec![conflict]);
+    assert!(rest.next_cursor.is_none());
+    w.resolve(Resolution {
+        exception_id: uncorrelated,
+        action: Action::Dismiss,
+        note: "test traffic from the provider".into(),
+        actor: "ann".into(),
+    });
+    let open = list(ExceptionFilter {
+        status: Some(ExceptionStatus::Open),
+        ..ExceptionFilter::default()
+    });
+    assert_eq!(
+        open.items.iter().map(|e| e.id).collect::<Vec<_>>(),
+        vec![unknown, conflict]
+    );
+    let dismissed = list(ExceptionFilter {
+        status: Some(ExceptionStatus::Dismissed),
+        kind: Some(ExceptionKind::Uncorrelated),
+        ..ExceptionFilter::default()
+    });
+    assert_eq!(
+        dismissed.items[0].resolution_note.as_deref(),
+        Some("test traffic from the provider")
+    );
+    let by_kind = list(ExceptionFilter {
+        kind: Some(ExceptionKind::OutcomeUnknown),
+        ..ExceptionFilter::default()
+    });
+    assert_eq!(by_kind.items.iter().map(|e| e.id).collect::<Vec<_>>(), vec![unknown]);
+    let bad = w
+        .store
+        .reader()
+        .read_blocking(|c| {
+            list_exceptions(
+                c,
+                &ExceptionFilter {
+                    cursor: Some(cursor::encode("messages", 3)),
+                    ..ExceptionFilter::default()
+                },
+            )
+        })
+        .unwrap_err();
+    assert!(matches!(bad, ViewError::InvalidCursor { list: "exceptions" }));
+}
+
+#[test]
+fn an_attached_receipt_and_its_exception_show_on_the_message() {
+    let w = world();
+    let m = w.add(new_message("+33612345678", "hello", MessageKind::Transactional));
+    w.accept(m, "REAL");
+    let stray = w.dlr("TYPO", "DELIVRD");
+    let ex = w.open_exception(ExceptionKind::Uncorrelated);
+    w.resolve(Resolution {
+        exception_id: ex,
+        action: Action::Attach {
+            message_id: m,
+            mismatches_seen: true,
+        },
+        note: "the provider confirmed the id was mistyped".into(),
+        actor: "ann".into(),
+    });
+    let d = w.detail(m);
+    assert_eq!(
+        d.receipts.iter().map(|r| r.id).collect::<Vec<_>>(),
+        vec![stray.receipt_id]
+    );
+    assert_eq!(d.receipts[0].correlated_by.as_deref(), Some("operator"));
+    assert_eq!(d.exceptions.iter().map(|e| e.id).collect::<Vec<_>>(), vec![ex]);
+    assert_eq!(d.state.state, DeliveryState::Delivered);
+    let e = w.read(|c| exception_detail(c, ex)).unwrap();
+    assert_eq!(
+        e.message.map(|s| s.id),
+        Some(m),
+        "once attached, the exception shows the message it was attached to"
+    );
+}
+
+// ---- Dashboard and audit ----
+
+type Counts = Vec<(String, i64)>;
+
+#[test]
+fn the_dashboard_counts_agree_with_the_tables_as_they_change() {
+    let w = world();
+    mixed(&w);
+    // Change some statuses and states after the fact.
+    let queued = w.add(new_message("+33612345678", "later", MessageKind::Otp));
+    w.accept(queued, "LATE1");
+    w.dlr("LATE1", "ENROUTE");
+    w.dlr("LATE1", "DELIVRD");
+
+    let now = crate::clock::now_ms();
+    let d = w.read(|c| dashboard_at(c, now, 120));
+    let (by_status, by_state, open, total): (Counts, Counts, Counts, i64) = w.read(|c| {
+        let group = |sql: &str| -> Result<Vec<(String, i64)>, ViewError> {
+            let mut s = c.prepare(sql)?;
+            let rows = s.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            Ok(rows.collect::<Result<_, _>>()?)
+        };
+        Ok((
+            group("SELECT status, count(*) FROM queue GROUP BY status")?,
+            group(
+                "SELECT coalesce(p.state, 'pending'), count(*) FROM message m
+                     LEFT JOIN projection p ON p.message_id = m.id GROUP BY 1",
+            )?,
+            group("SELECT kind, count(*) FROM exception WHERE status = 'open' GROUP BY kind")?,
+            c.query_row("SELECT count(*) FROM message", [], |r| r.get(0))?,
+        ))
+    });
+    let count_of = |pairs: &[(String, i64)], key: &str| pairs.iter().find(|(k, _)| k == key).map_or(0, |p| p.1);
+    for q in &d.queue {
+        assert_eq!(q.count, count_of(&by_status, q.status.as_str()), "queue {}", q.status);
+    }
+    assert_eq!(d.queue.len(), QueueStatus::ALL.len(), "every status is listed");
+    for s in &d.states {
+        assert_eq!(s.count, count_of(&by_state, s.state.as_str()), "state {}", s.state);
+    }
+    for e in &d.open_exceptions {
+        assert_eq!(e.count, count_of(&open, e.kind.as_str()), "open {}", e.kind);
+    }
+    assert_eq!(d.messages_total, total);
+    assert_eq!(d.created_last_24h, total);
+    assert_eq!(d.open_exceptions_total, open.iter().map(|p| p.1).sum::<i64>());
+    assert!(d.open_exceptions_total > 0 && count_of(&by_state, "delivered") > 0);
+
+    // "Today" starts at local midnight.
+    let offset = 120 * 60_000;
+    assert_eq!((d.today_start_ms + offset) % 86_400_000, 0);
+    assert!(d.today_start_ms <= now && now - d.today_start_ms < 86_400_000);
+    let tomorrow = w.read(|c| dashboard_at(c, d.today_start_ms + 86_400_000 + 1, 120));
+    assert_eq!(tomorrow.created_today, 0, "nothing was created tomorrow");
+}
+
+#[test]
+fn the_audit_log_pages_newest_first() {
+    let w = world();
+    let ids: Vec<i64> = (0..5)
+        .map(|i| w.add(new_message("+33612345678", &format!("m{i}"), MessageKind::Bulk)))
+        .collect();
+    for &id in &ids {
+        w.write(move |tx| {
+            queue::cancel(tx, id, "ann", "customer called").map_err(|e| StoreError::Corrupt(e.to_string()))
+        });
+    }
+    let first = w.read(|c| audit_log(c, None, Some(2)));
+    assert_eq!(first.items.len(), 2);
+    assert_eq!(first.items[0].subject_id, Some(ids[4]), "newest first");
+    assert_eq!(
+        (first.items[0].actor.as_str(), first.items[0].action.as_str()),
+        ("ann", "message.cancel")
+    );
+    assert_eq!(first.items[0].note.as_deref(), Some("customer called"));
+    let mut cursor = first.next_cursor.clone();
+    let mut subjects: Vec<i64> = first.items.iter().filter_map(|e| e.subject_id).collect();
+    while let Some(c) = cursor {
+        let page = w.read(|conn| audit_log(conn, Some(&c), Some(2)));
+        subjects.extend(page.items.iter().filter_map(|e| e.subject_id));
+        cursor = page.next_cursor;
+    }
+    let mut expected = ids.clone();
+    expected.reverse();
+    assert_eq!(subjects, expected, "every entry once, newest first");
+
+    let d = w.detail(ids[0]);
+    let last = d.timeline.last().unwrap();
+    assert_eq!(last.kind, TimelineKind::Audit);
+    assert_eq!(last.summary, "ann cancelled the message: \"customer called\".");
+}
+
+// ---- Shapes ----
+
+#[test]
+fn views_speak_snake_case_milliseconds_and_typescript_numbers() {
+    let w = world();
+    let id = w.add(new_message("+33612345678", "hello", MessageKind::Otp));
+    let json = serde_json::to_value(w.detail(id)).unwrap();
+    for path in [
+        "/message/created_at_ms",
+        "/message/valid_until_ms",
+        "/message/scheduled_at_ms",
+        "/queue/next_attempt_at_ms",
+        "/state/rules_version",
+        "/timeline/0/at_ms",
+    ] {
+        assert!(json.pointer(path).is_some(), "{path} is missing from {json}");
+    }
+    let f: MessageFilter =
+        serde_json::from_value(serde_json::json!({ "status": "outcome_unknown", "limit": 10 })).unwrap();
+    assert_eq!(
+        (f.status, f.limit, f.cursor),
+        (Some(QueueStatus::OutcomeUnknown), Some(10), None)
+    );
+
+    use ts_rs::TS;
+    for decl in [
+        MessageSummary::decl(),
+        MessageFilter::decl(),
+        MessagePage::decl(),
+        MessageDetail::decl(),
+        MessageRecord::decl(),
+        QueueView::decl(),
+        StateView::decl(),
+        OperatorDecision::decl(),
+        AttemptView::decl(),
+        ReceiptView::decl(),
+        TimelineEntry::decl(),
+        ExceptionSummary::decl(),
+        ExceptionDetail::decl(),
+        ExceptionPage::decl(),
+        EvidenceItem::decl(),
+        Dashboard::decl(),
+        AuditEntry::decl(),
+        AuditPage::decl(),
+    ] {
+        assert!(!decl.contains("bigint"), "TypeScript gets numbers, not bigint: {decl}");
+    }
+}
