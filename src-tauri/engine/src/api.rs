@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 /// How this instance was started.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum RunMode {
     /// The desktop window.
@@ -15,7 +15,7 @@ pub enum RunMode {
 }
 
 /// What the UI shows about the running instance.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct AppInfo {
     pub product: String,
@@ -32,7 +32,7 @@ pub struct AppInfo {
 }
 
 /// The answer of `GET /api/v1/health`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
     pub status: String,
@@ -42,10 +42,14 @@ pub struct Health {
 
 /// An error as the UI and API clients see it: a stable machine code to branch on, and a message
 /// for people.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct ApiError {
     pub code: String,
     pub message: String,
+    /// With code "invalid": every invalid field, each with its own code and message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    #[ts(as = "Option<Vec<crate::intake::FieldError>>", optional)]
+    pub errors: Vec<crate::intake::FieldError>,
 }
 
 impl ApiError {
@@ -53,6 +57,7 @@ impl ApiError {
         ApiError {
             code: code.into(),
             message: message.into(),
+            errors: Vec::new(),
         }
     }
 }

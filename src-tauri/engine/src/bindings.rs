@@ -4,10 +4,21 @@
 use ts_rs::TS;
 
 use crate::api::{ApiError, AppInfo, Health, RunMode};
+use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::domain::{
     AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
     QueueStatus, ReceiptKind, ReceiptSource,
 };
+use crate::http::ChangeEvent;
+use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
+use crate::service::{CallbackAnswer, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use crate::views::{
+    AttemptView, AuditEntry, AuditPage, Dashboard, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
+    ExceptionPage, ExceptionSummary, MessageDetail, MessageFilter, MessagePage, MessageRecord, MessageSummary,
+    OperatorDecision, PageRequest, QueueCount, QueueView, ReceiptView, StateCount, StateFlags, StateView,
+    TimelineEntry, TimelineKind,
+};
+use crate::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
 /// Where the generated files live, relative to the repository root.
 pub const DIR: &str = "ui/src/bindings";
@@ -34,6 +45,47 @@ pub fn files() -> Vec<(String, String)> {
         file::<ReceiptKind>(),
         file::<IntakeChannel>(),
         file::<Correlation>(),
+        file::<ApiKeyInfo>(),
+        file::<CreatedApiKey>(),
+        file::<NewApiKey>(),
+        file::<ChangeEvent>(),
+        file::<FieldError>(),
+        file::<SubmitMessage>(),
+        file::<SubmittedMessage>(),
+        file::<CallbackAnswer>(),
+        file::<MessageAction>(),
+        file::<ResolveRequest>(),
+        file::<SubmitBatch>(),
+        file::<SubmittedBatch>(),
+        file::<AttemptView>(),
+        file::<AuditEntry>(),
+        file::<AuditPage>(),
+        file::<Dashboard>(),
+        file::<EvidenceItem>(),
+        file::<ExceptionCount>(),
+        file::<ExceptionDetail>(),
+        file::<ExceptionFilter>(),
+        file::<ExceptionPage>(),
+        file::<ExceptionSummary>(),
+        file::<MessageDetail>(),
+        file::<MessageFilter>(),
+        file::<MessagePage>(),
+        file::<MessageRecord>(),
+        file::<MessageSummary>(),
+        file::<OperatorDecision>(),
+        file::<PageRequest>(),
+        file::<QueueCount>(),
+        file::<QueueView>(),
+        file::<ReceiptView>(),
+        file::<StateCount>(),
+        file::<StateFlags>(),
+        file::<StateView>(),
+        file::<TimelineEntry>(),
+        file::<TimelineKind>(),
+        file::<DeliveryAttemptView>(),
+        file::<DeliveryView>(),
+        file::<WebhookField>(),
+        file::<WebhookStatus>(),
     ];
     all.sort();
     all

@@ -13,14 +13,17 @@ use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
 use crate::domain::MessageKind;
 use crate::http::{self, HttpServer, UiAssets};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
+use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
 use crate::receipts::deadline;
 use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::{Sandbox, SandboxConfig};
+use crate::service::Service;
 use crate::smpp::session::{Session, SessionConfig, SessionHandle};
 use crate::smpp::status::ClassOverrides;
 use crate::store::{Store, StoreError, Writer};
+use crate::webhooks::{WebhookConfig, Webhooks};
 
 /// Why the engine would not start. Each message says what to do about it.
 #[derive(Debug, thiserror::Error)]
@@ -33,6 +36,14 @@ pub enum EngineError {
     Store(#[from] StoreError),
     #[error("cannot start the sandbox SMSC: {0}")]
     Sandbox(std::io::Error),
+    #[error("[http] bind is {addr}, beyond this computer: set [http] allow_network = true to let your network reach the API (every request still needs an API key)")]
+    NetworkNotAllowed { addr: SocketAddr },
+    #[error("cannot write the operator token {path}: {source}")]
+    OperatorToken {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
     #[error("cannot listen on {addr}: {source} (set another port with --http-port or [http] port)")]
     Listen {
         addr: SocketAddr,
@@ -73,7 +84,10 @@ pub struct Engine {
     ingestor: Ingestor,
     sending: Option<Sending>,
     http: Option<HttpServer>,
+    webhooks: Option<Webhooks>,
+    service: Service,
     background: Vec<tokio::task::JoinHandle<()>>,
+    token_file: PathBuf,
     lock: Option<InstanceLock>,
 }
 
@@ -99,9 +113,9 @@ impl Sending {
                 .map_err(EngineError::Sandbox)?;
             let port = sandbox.addr().port();
             tracing::info!(port, "sandbox SMSC is the connection: no real SMS is sent");
-            (Some(sandbox), "sandbox".to_owned(), "127.0.0.1".to_owned(), port)
+            (Some(sandbox), connection_name(config), "127.0.0.1".to_owned(), port)
         } else {
-            (None, "smpp".to_owned(), smpp.host.clone(), smpp.port)
+            (None, connection_name(config), smpp.host.clone(), smpp.port)
         };
         let session = Session::start(
             SessionConfig {
@@ -154,6 +168,21 @@ impl Sending {
         if let Some(s) = self.sandbox {
             s.stop();
         }
+    }
+}
+
+/// The name messages are sent under and receipts recorded with: "sandbox" while the embedded
+/// sandbox is the connection, else "smpp".
+pub fn connection_name(config: &Config) -> String {
+    if config.smpp.sandbox { "sandbox" } else { "smpp" }.to_owned()
+}
+
+/// The intake rules the configuration sets.
+pub fn intake_rules(config: &Config) -> IntakeRules {
+    IntakeRules {
+        default_region: config.intake.default_region.0.clone(),
+        connection: connection_name(config),
+        max_segments: intake::MAX_SEGMENTS,
     }
 }
 
@@ -217,7 +246,12 @@ impl Engine {
 
         let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
         if !addr.ip().is_loopback() {
-            tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network can reach it");
+            if !config.http.allow_network {
+                sending.stop().await;
+                Self::close_store(&store).await;
+                return Err(EngineError::NetworkNotAllowed { addr });
+            }
+            tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network with an API key can use it");
         }
         let mut info = AppInfo {
             product: "smsdesk".into(),
@@ -241,7 +275,39 @@ impl Engine {
         };
         info.http_url = listener.local_addr().ok().map(|a| format!("http://{a}"));
         let info = Arc::new(info);
-        let server = HttpServer::start(listener, http::router(info.clone(), options.ui));
+        let service = Service::new(
+            store.clone(),
+            ingestor.clone(),
+            intake_rules(&config),
+            config.intake.max_batch.0 as usize,
+        );
+        let token_file = dir.root().join(http::OPERATOR_TOKEN_FILE);
+        let operator_token = match write_operator_token(&token_file) {
+            Ok(t) => t,
+            Err(source) => {
+                sending.stop().await;
+                Self::close_store(&store).await;
+                return Err(EngineError::OperatorToken {
+                    path: token_file,
+                    source,
+                });
+            }
+        };
+        let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
+        let ctx = http::ApiContext {
+            info: info.clone(),
+            ui: options.ui,
+            service: service.clone(),
+            operator_token: Arc::new(operator_token),
+            callbacks: Arc::new(config.callbacks.providers.clone()),
+            connection: Arc::new(sending.connection.clone()),
+            limits: http::Limits {
+                max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
+                request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
+            },
+            stopping,
+        };
+        let server = HttpServer::start(listener, http::router(ctx), stopping_tx);
         tracing::info!(url = %server.url(), "HTTP server listening");
 
         let published = lock.publish(&InstanceInfo {
@@ -258,13 +324,17 @@ impl Engine {
             return Err(e.into());
         }
         let background = vec![tokio::spawn(sweep_deadlines(store.clone(), policy))];
+        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
         Ok(Engine {
             store,
             info,
             ingestor,
             sending: Some(sending),
             http: Some(server),
+            webhooks: Some(webhooks),
+            service,
             background,
+            token_file,
             lock: Some(lock),
         })
     }
@@ -287,6 +357,11 @@ impl Engine {
         self.sending.as_ref().map(|s| s.session.handle())
     }
 
+    /// The operations the window's commands call (the HTTP routes call the same).
+    pub fn service(&self) -> &Service {
+        &self.service
+    }
+
     /// Where SMPP sessions and HTTP callbacks hand their reports.
     pub fn ingestor(&self) -> &Ingestor {
         &self.ingestor
@@ -301,6 +376,10 @@ impl Engine {
         if let Some(sending) = self.sending.take() {
             sending.stop().await;
         }
+        if let Some(w) = self.webhooks.take() {
+            w.stop().await;
+        }
+        let _ = std::fs::remove_file(&self.token_file);
         for task in self.background.drain(..) {
             task.abort();
         }
@@ -313,6 +392,22 @@ impl Engine {
         let store = store.clone();
         let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
     }
+}
+
+/// Writes a fresh operator token, readable by this user only, for the command line to act as the
+/// operator on this running instance.
+fn write_operator_token(path: &std::path::Path) -> std::io::Result<String> {
+    use std::io::Write;
+    let token = crate::apikeys::random_secret("sdop_");
+    let _ = std::fs::remove_file(path);
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create_new(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut f = options.open(path)?;
+    f.write_all(token.as_bytes())?;
+    f.sync_all()?;
+    Ok(token)
 }
 
 /// Applies receipts that were stored but never applied (a crash between the two, or a failed

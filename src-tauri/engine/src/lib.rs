@@ -4,6 +4,7 @@
 //! tests, which therefore never need a window or webkit.
 
 pub mod api;
+pub mod apikeys;
 pub mod bindings;
 pub mod cli;
 pub mod clock;
@@ -12,16 +13,21 @@ pub mod dispatch;
 pub mod domain;
 pub mod engine;
 pub mod http;
+pub mod idempotency;
 pub mod instance;
+pub mod intake;
 pub mod logging;
 pub mod messages;
 pub mod paths;
 pub mod progress;
 pub mod receipts;
 pub mod sandbox;
+pub mod service;
 pub mod smpp;
 pub mod sms;
 pub mod store;
+pub mod views;
+pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
 

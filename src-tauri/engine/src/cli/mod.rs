@@ -13,6 +13,8 @@ use crate::http::UiAssets;
 use crate::logging::{self, LogGuard};
 use crate::paths;
 
+mod ops;
+
 /// Exit code for a refused configuration or a failed start.
 pub const EXIT_CONFIG: u8 = 2;
 
@@ -46,6 +48,15 @@ pub enum Command {
     Rebuild(RebuildArgs),
     /// Run the sandbox SMSC alone: an SMPP server on 127.0.0.1 that sends no real SMS
     SandboxSmsc(SandboxArgs),
+    /// Queue one message (through the running instance, or into the database when none runs)
+    Send(ops::SendArgs),
+    /// Show what became of a message: its status, the state receipts reported, and why
+    Status(ops::StatusArgs),
+    /// Write messages (filtered) as CSV, with a progress bar; reads the database directly
+    Export(ops::ExportArgs),
+    /// Create, list and revoke the API keys integrations use
+    #[command(subcommand)]
+    ApiKey(ops::ApiKeyCommand),
 }
 
 #[derive(Debug, Args)]
@@ -108,6 +119,10 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::ParseReceipts => parse_receipts(),
         Command::Rebuild(args) => rebuild(&cli, args),
         Command::SandboxSmsc(args) => sandbox_smsc(args),
+        Command::Send(args) => ops::send(&cli, args),
+        Command::Status(args) => ops::status(&cli, args),
+        Command::Export(args) => ops::export(&cli, args),
+        Command::ApiKey(args) => ops::api_key(&cli, args),
     }
 }
 

@@ -3,17 +3,32 @@
 use std::borrow::Cow;
 use std::net::SocketAddr;
 use std::sync::Arc;
+use std::time::Duration;
 
-use axum::extract::State;
+use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
-use tokio::sync::oneshot;
+use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
+use tower_http::timeout::TimeoutLayer;
 
 use crate::api::{ApiError, AppInfo, Health};
+use crate::config::CallbackProviders;
+use crate::service::Service;
+
+mod auth;
+mod callbacks;
+mod error;
+mod events;
+pub mod openapi;
+mod routes;
+
+pub use auth::OPERATOR_TOKEN_FILE;
+pub use error::Failure;
+pub use events::ChangeEvent;
 
 /// The built UI (index.html, scripts, styles), provided by whoever embedded it in the binary.
 pub trait UiAssets: Send + Sync + 'static {
@@ -25,32 +40,90 @@ pub trait UiAssets: Send + Sync + 'static {
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
+/// Limits on what one request may ask of the server.
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub max_body_bytes: usize,
+    pub request_timeout: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            max_body_bytes: 1024 * 1024,
+            request_timeout: Duration::from_secs(30),
+        }
+    }
+}
+
+/// Everything the routes need.
+#[derive(Clone)]
+pub struct ApiContext {
+    pub info: Arc<AppInfo>,
+    pub ui: Option<Arc<dyn UiAssets>>,
+    pub service: Service,
+    /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
+    pub operator_token: Arc<String>,
+    pub callbacks: Arc<CallbackProviders>,
+    /// The connection reports are matched against when a provider names none.
+    pub connection: Arc<String>,
+    pub limits: Limits,
+    /// Flips to true when the server stops, so endless streams end.
+    pub stopping: watch::Receiver<bool>,
+}
+
 #[derive(Clone)]
 struct AppState {
-    info: Arc<AppInfo>,
-    ui: Option<Arc<dyn UiAssets>>,
+    ctx: ApiContext,
 }
 
 /// The routes, without a listener (tests drive it directly as well).
-pub fn router(info: Arc<AppInfo>, ui: Option<Arc<dyn UiAssets>>) -> Router {
+pub fn router(ctx: ApiContext) -> Router {
+    let limits = ctx.limits;
+    let api = Router::new()
+        .route("/api/v1/info", get(app_info))
+        .route("/api/v1/openapi.json", get(openapi::document))
+        .route("/api/v1/messages", post(routes::submit).get(routes::list_messages))
+        .route("/api/v1/messages/batch", post(routes::submit_batch))
+        .route("/api/v1/messages/{id}", get(routes::message))
+        .route("/api/v1/messages/{id}/retry", post(routes::retry))
+        .route("/api/v1/messages/{id}/cancel", post(routes::cancel))
+        .route("/api/v1/exceptions", get(routes::list_exceptions))
+        .route("/api/v1/exceptions/{id}", get(routes::exception))
+        .route("/api/v1/exceptions/{id}/resolve", post(routes::resolve))
+        .route("/api/v1/dashboard", get(routes::dashboard))
+        .route("/api/v1/audit", get(routes::audit_log))
+        .route("/api/v1/keys", get(routes::list_keys).post(routes::create_key))
+        .route("/api/v1/keys/{id}/revoke", post(routes::revoke_key))
+        .route(
+            "/api/v1/callbacks/{provider}",
+            post(callbacks::receive).get(callbacks::receive),
+        )
+        .layer(TimeoutLayer::with_status_code(
+            StatusCode::REQUEST_TIMEOUT,
+            limits.request_timeout,
+        ));
     Router::new()
         .route("/api/v1/health", get(health))
-        .route("/api/v1/info", get(app_info))
+        // The event stream lasts as long as the client listens: no request timeout.
+        .route("/api/v1/events", get(events::stream))
+        .merge(api)
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .fallback(get(ui_file))
-        .with_state(AppState { info, ui })
+        .layer(DefaultBodyLimit::max(limits.max_body_bytes))
+        .with_state(AppState { ctx })
 }
 
 async fn health(State(s): State<AppState>) -> Json<Health> {
     Json(Health {
         status: "ok".into(),
-        version: s.info.version.clone(),
-        schema_version: s.info.schema_version,
+        version: s.ctx.info.version.clone(),
+        schema_version: s.ctx.info.schema_version,
     })
 }
 
-async fn app_info(State(s): State<AppState>) -> Json<AppInfo> {
-    Json((*s.info).clone())
+async fn app_info(_: auth::Authenticated, State(s): State<AppState>) -> Json<AppInfo> {
+    Json((*s.ctx.info).clone())
 }
 
 async fn api_not_found(uri: Uri) -> Response {
@@ -66,7 +139,7 @@ fn error(status: StatusCode, code: &str, message: String) -> Response {
 }
 
 async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
-    let Some(ui) = s.ui.as_ref() else {
+    let Some(ui) = s.ctx.ui.as_ref() else {
         return error(StatusCode::NOT_FOUND, "no_ui", "this build carries no UI".into());
     };
     let path = match uri.path() {
@@ -111,13 +184,15 @@ fn content_type(path: &str) -> &'static str {
 /// A running server; [`HttpServer::stop`] finishes the requests in flight, then returns.
 pub struct HttpServer {
     addr: SocketAddr,
+    stopping: Option<watch::Sender<bool>>,
     stop: Option<oneshot::Sender<()>>,
     task: Option<JoinHandle<std::io::Result<()>>>,
 }
 
 impl HttpServer {
-    /// Serves `app` on `listener` until stopped.
-    pub fn start(listener: TcpListener, app: Router) -> HttpServer {
+    /// Serves `app` on `listener` until stopped; `stopping` is the sender of the context's
+    /// `stopping` flag.
+    pub fn start(listener: TcpListener, app: Router, stopping: watch::Sender<bool>) -> HttpServer {
         let addr = listener.local_addr().expect("a bound listener has an address");
         let (stop, stopped) = oneshot::channel::<()>();
         let task = tokio::spawn(async move {
@@ -129,6 +204,7 @@ impl HttpServer {
         });
         HttpServer {
             addr,
+            stopping: Some(stopping),
             stop: Some(stop),
             task: Some(task),
         }
@@ -143,6 +219,9 @@ impl HttpServer {
     }
 
     pub async fn stop(mut self) {
+        if let Some(s) = self.stopping.take() {
+            let _ = s.send(true);
+        }
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }

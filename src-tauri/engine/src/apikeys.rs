@@ -1,0 +1,357 @@
+//! API keys: what integrations (a website, a CRM, a second operator's browser) present to the HTTP
+//! API, and the operator token the command line uses to talk to a running instance.
+//!
+//! A key is 32 random bytes, shown once when created (`sdk_` + 64 hex digits). Only its SHA-256 is
+//! stored: a copy of the database does not hold usable keys. Keys are random, not chosen by
+//! people, so a plain hash is enough (no slow password hashing is needed against guessing).
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use ts_rs::TS;
+
+use crate::store::tables::NewAudit;
+use crate::store::{StoreError, WriteTx};
+
+/// What every key starts with, so a key found in a log or a file is recognisable.
+pub const KEY_PREFIX: &str = "sdk_";
+/// How many characters of a key lists show.
+const SHOWN: usize = 12;
+
+/// Who is calling.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Caller {
+    /// An integration, by its API key.
+    Key { id: i64, name: String },
+    /// The operator: the desktop window, or the command line on this computer (operator token).
+    Operator,
+}
+
+impl Caller {
+    /// The idempotency scope of this caller: keys never see each other's records.
+    pub fn scope(&self) -> String {
+        match self {
+            Caller::Key { id, .. } => format!("key:{id}"),
+            Caller::Operator => "operator".into(),
+        }
+    }
+
+    /// The name recorded in the audit log.
+    pub fn actor(&self) -> String {
+        match self {
+            Caller::Key { name, .. } => format!("api key {name}"),
+            Caller::Operator => "operator".into(),
+        }
+    }
+
+    pub fn api_key_id(&self) -> Option<i64> {
+        match self {
+            Caller::Key { id, .. } => Some(*id),
+            Caller::Operator => None,
+        }
+    }
+}
+
+/// A key as lists show it (never the key itself).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ApiKeyInfo {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub name: String,
+    /// The key's first characters.
+    pub prefix: String,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+    pub created_by: String,
+    #[ts(type = "number | null")]
+    pub revoked_at_ms: Option<i64>,
+    pub webhook_url: Option<String>,
+}
+
+/// A new key: the only time the key (and its webhook secret) can be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct CreatedApiKey {
+    pub info: ApiKeyInfo,
+    /// Give this to the integration; it is not stored and cannot be shown again.
+    pub key: String,
+    /// Signs the status webhooks, when a webhook URL was given.
+    pub webhook_secret: Option<String>,
+}
+
+/// What a new key needs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewApiKey {
+    /// Who it is for ("website", "crm").
+    pub name: String,
+    /// Where to POST status changes of the messages sent with it (http or https).
+    #[serde(default)]
+    pub webhook_url: Option<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum KeyError {
+    #[error("a key needs a name (who it is for), at most 100 characters")]
+    BadName,
+    #[error("webhook URL `{0}` is not an http:// or https:// address")]
+    BadWebhook(String),
+    #[error("API key {0} does not exist")]
+    NotFound(i64),
+    #[error("API key {0} is already revoked")]
+    AlreadyRevoked(i64),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for KeyError {
+    fn from(e: rusqlite::Error) -> Self {
+        KeyError::Store(e.into())
+    }
+}
+
+/// A fresh random secret: `prefix` + 64 hex digits.
+pub fn random_secret(prefix: &str) -> String {
+    let mut bytes = [0u8; 32];
+    getrandom::fill(&mut bytes).expect("the operating system gives random bytes");
+    format!("{prefix}{}", hex::encode(bytes))
+}
+
+/// The stored form of a key.
+pub fn hash(key: &str) -> String {
+    hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
+    let name = new.name.trim();
+    if name.is_empty() || name.chars().count() > 100 {
+        return Err(KeyError::BadName);
+    }
+    let webhook = match new.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {
+        None => None,
+        Some(u) => {
+            let ok = reqwest::Url::parse(u)
+                .map(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some())
+                .unwrap_or(false);
+            if !ok {
+                return Err(KeyError::BadWebhook(u.to_owned()));
+            }
+            Some(u.to_owned())
+        }
+    };
+    Ok((name.to_owned(), webhook))
+}
+
+/// Creates a key (audited). The key in the answer is not stored anywhere.
+pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<CreatedApiKey, KeyError> {
+    let (name, webhook_url) = validate(new)?;
+    let key = random_secret(KEY_PREFIX);
+    let webhook_secret = webhook_url.as_ref().map(|_| random_secret("whsec_"));
+    let now = tx.now_ms();
+    let prefix: String = key.chars().take(SHOWN).collect();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            name,
+            prefix,
+            hash(&key),
+            now,
+            actor,
+            webhook_url,
+            webhook_secret
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.audit().append(&NewAudit {
+        actor: actor.into(),
+        action: "api_key.create".into(),
+        subject_type: Some("api_key".into()),
+        subject_id: Some(id),
+        note: Some(format!("key {prefix}… for {name}")),
+        details_json: webhook_url
+            .as_ref()
+            .map(|u| serde_json::json!({ "webhook_url": u }).to_string()),
+    })?;
+    Ok(CreatedApiKey {
+        info: ApiKeyInfo {
+            id,
+            name,
+            prefix,
+            created_at_ms: now,
+            created_by: actor.into(),
+            revoked_at_ms: None,
+            webhook_url,
+        },
+        key,
+        webhook_secret,
+    })
+}
+
+/// Revokes a key at once (audited): every later request with it is refused.
+pub fn revoke(tx: &mut WriteTx<'_>, id: i64, actor: &str) -> Result<(), KeyError> {
+    let now = tx.now_ms();
+    let revoked: Option<Option<i64>> = tx
+        .conn()
+        .prepare_cached("SELECT revoked_at FROM api_key WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?;
+    match revoked {
+        None => return Err(KeyError::NotFound(id)),
+        Some(Some(_)) => return Err(KeyError::AlreadyRevoked(id)),
+        Some(None) => {}
+    }
+    tx.conn()
+        .prepare_cached("UPDATE api_key SET revoked_at = ?2, revoked_by = ?3 WHERE id = ?1")?
+        .execute(params![id, now, actor])?;
+    tx.audit().append(&NewAudit {
+        actor: actor.into(),
+        action: "api_key.revoke".into(),
+        subject_type: Some("api_key".into()),
+        subject_id: Some(id),
+        note: None,
+        details_json: None,
+    })?;
+    Ok(())
+}
+
+/// Every key, newest first.
+pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
+    let mut s = conn.prepare_cached(
+        "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url FROM api_key ORDER BY id DESC",
+    )?;
+    let rows = s.query_map([], |r| {
+        Ok(ApiKeyInfo {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            prefix: r.get(2)?,
+            created_at_ms: r.get(3)?,
+            created_by: r.get(4)?,
+            revoked_at_ms: r.get(5)?,
+            webhook_url: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The caller a presented key stands for: `None` when it is unknown or revoked.
+pub fn verify(conn: &Connection, key: &str) -> Result<Option<Caller>, StoreError> {
+    if !key.starts_with(KEY_PREFIX) {
+        return Ok(None);
+    }
+    Ok(conn
+        .prepare_cached("SELECT id, name FROM api_key WHERE hash = ?1 AND revoked_at IS NULL")?
+        .query_row([hash(key)], |r| {
+            Ok(Caller::Key {
+                id: r.get(0)?,
+                name: r.get(1)?,
+            })
+        })
+        .optional()?)
+}
+
+/// Compares two secrets without leaking, through timing, how much of them matched.
+pub fn same_secret(a: &str, b: &str) -> bool {
+    let (a, b) = (Sha256::digest(a.as_bytes()), Sha256::digest(b.as_bytes()));
+    a.iter().zip(b.iter()).fold(0u8, |acc, (x, y)| acc | (x ^ y)) == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::Store;
+
+    fn store() -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("k.db")).unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn a_created_key_verifies_until_it_is_revoked_and_only_its_hash_is_stored() {
+        let (_d, store) = store();
+        let created = store
+            .writer()
+            .write_blocking(|tx| {
+                create(
+                    tx,
+                    &NewApiKey {
+                        name: "crm".into(),
+                        webhook_url: Some("https://crm.example/hook".into()),
+                    },
+                    "operator",
+                )
+            })
+            .unwrap();
+        assert!(created.key.starts_with(KEY_PREFIX) && created.key.len() == 4 + 64);
+        assert!(created.webhook_secret.as_deref().unwrap().starts_with("whsec_"));
+        let key = created.key.clone();
+        let who = store.reader().read_blocking(move |c| verify(c, &key)).unwrap();
+        assert_eq!(
+            who,
+            Some(Caller::Key {
+                id: created.info.id,
+                name: "crm".into()
+            })
+        );
+        let stored: Vec<String> = store
+            .reader()
+            .read_blocking(|c| {
+                c.prepare("SELECT name || prefix || hash || created_by FROM api_key")?
+                    .query_map([], |r| r.get(0))?
+                    .collect::<Result<Vec<String>, _>>()
+                    .map_err(StoreError::from)
+            })
+            .unwrap();
+        assert!(!stored[0].contains(&created.key), "the key itself is not stored");
+
+        let id = created.info.id;
+        store
+            .writer()
+            .write_blocking(move |tx| revoke(tx, id, "operator"))
+            .unwrap();
+        let key = created.key.clone();
+        assert_eq!(store.reader().read_blocking(move |c| verify(c, &key)).unwrap(), None);
+        let again = store.writer().write_blocking(move |tx| revoke(tx, id, "operator"));
+        assert!(matches!(again, Err(KeyError::AlreadyRevoked(_))));
+        let listed = store.reader().read_blocking(list).unwrap();
+        assert!(listed[0].revoked_at_ms.is_some());
+    }
+
+    #[test]
+    fn unknown_and_malformed_keys_are_refused() {
+        let (_d, store) = store();
+        for k in ["", "sdk_", "sdk_00", "Bearer x", &random_secret(KEY_PREFIX)] {
+            let k = k.to_owned();
+            assert_eq!(store.reader().read_blocking(move |c| verify(c, &k)).unwrap(), None);
+        }
+    }
+
+    #[test]
+    fn bad_names_and_webhooks_are_refused_and_nothing_is_written() {
+        let (_d, store) = store();
+        for (name, hook) in [
+            ("", None),
+            ("  ", None),
+            ("crm", Some("ftp://x")),
+            ("crm", Some("not a url")),
+        ] {
+            let new = NewApiKey {
+                name: name.into(),
+                webhook_url: hook.map(Into::into),
+            };
+            assert!(store
+                .writer()
+                .write_blocking(move |tx| create(tx, &new, "operator"))
+                .is_err());
+        }
+        assert!(store.reader().read_blocking(list).unwrap().is_empty());
+    }
+
+    #[test]
+    fn secrets_compare_equal_only_when_equal() {
+        assert!(same_secret("abc", "abc"));
+        assert!(!same_secret("abc", "abd"));
+        assert!(!same_secret("abc", "abcd"));
+    }
+}

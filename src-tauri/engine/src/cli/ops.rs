@@ -1,0 +1,560 @@
+//! Scripting subcommands: `send`, `status`, `export` and `api-key`.
+//!
+//! `send`, `status` and `api-key` talk to the running instance when there is one (over its HTTP
+//! API, as the operator, with the token it wrote in the data directory), and otherwise open the
+//! database themselves, holding the instance lock so no instance starts underneath. Either way
+//! they call the same engine functions as the API and the window. `export` only reads, so it
+//! reads the database file directly, even while an instance runs.
+
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use clap::{Args, Subcommand, ValueEnum};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+
+use super::{prepare, Cli, EXIT_CONFIG};
+use crate::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use crate::engine::{intake_rules, Prepared};
+use crate::http::OPERATOR_TOKEN_FILE;
+use crate::instance::{self, InstanceError, InstanceLock};
+use crate::intake::{SubmitMessage, SubmittedMessage};
+use crate::receipts::ingest::Ingestor;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::service::{Service, ServiceError};
+use crate::store::Store;
+use crate::views;
+
+/// Exit code when the request was refused (bad input, not found).
+const EXIT_REFUSED: u8 = 1;
+
+#[derive(Debug, Args)]
+pub struct SendArgs {
+    /// Destination number, international (+33612345678) or national with [intake] default_region
+    #[arg(long)]
+    pub to: String,
+    /// The message text
+    #[arg(long)]
+    pub text: String,
+    /// otp, transactional or bulk
+    #[arg(long, value_enum, default_value_t = KindArg::Transactional)]
+    pub kind: KindArg,
+    /// 0 (first) to 9 within its kind
+    #[arg(long)]
+    pub priority: Option<u8>,
+    /// Your own reference, kept with the message
+    #[arg(long)]
+    pub client_ref: Option<String>,
+    /// Messages sharing this key are sent in the order given
+    #[arg(long)]
+    pub ordering_key: Option<String>,
+    /// Seconds the message stays worth sending
+    #[arg(long)]
+    pub validity_seconds: Option<u32>,
+    /// Running the same command again with the same key queues nothing new
+    #[arg(long)]
+    pub idempotency_key: Option<String>,
+    /// Print the answer as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum KindArg {
+    Otp,
+    Transactional,
+    Bulk,
+}
+
+impl From<KindArg> for MessageKind {
+    fn from(k: KindArg) -> Self {
+        match k {
+            KindArg::Otp => MessageKind::Otp,
+            KindArg::Transactional => MessageKind::Transactional,
+            KindArg::Bulk => MessageKind::Bulk,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct StatusArgs {
+    /// The message id
+    pub id: i64,
+    /// Print the whole record (attempts, receipts, timeline) as JSON
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct ExportArgs {
+    /// Write CSV (the only format for now)
+    #[arg(long, required = true)]
+    pub csv: bool,
+    /// Write to this file instead of the standard output
+    #[arg(long, short, value_name = "FILE")]
+    pub output: Option<std::path::PathBuf>,
+    /// Only messages with this queue status (queued, sending, accepted, failed, ...)
+    #[arg(long)]
+    pub status: Option<String>,
+    /// Only messages with this reported state (delivered, undeliverable, ...)
+    #[arg(long)]
+    pub state: Option<String>,
+    /// Only messages of this kind
+    #[arg(long)]
+    pub kind: Option<String>,
+    /// Only messages whose text or reference contains this
+    #[arg(long)]
+    pub search: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum ApiKeyCommand {
+    /// Create a key; it is printed once and never again
+    Create {
+        /// Who it is for ("website", "crm")
+        #[arg(long)]
+        name: String,
+        /// Where to POST status changes of the messages sent with this key
+        #[arg(long)]
+        webhook_url: Option<String>,
+    },
+    /// List keys (never the keys themselves)
+    List,
+    /// Revoke a key at once
+    Revoke {
+        /// The key's id, from `api-key list`
+        id: i64,
+    },
+}
+
+/// Where a command's requests go.
+enum Target {
+    /// The running instance's API.
+    Remote { url: String, token: String },
+    /// The database, opened here (no instance runs).
+    Local {
+        service: Service,
+        _lock: InstanceLock,
+        store: Arc<Store>,
+    },
+}
+
+/// A refusal, ready to print.
+struct Refused(String, u8);
+
+impl From<ServiceError> for Refused {
+    fn from(e: ServiceError) -> Self {
+        match e {
+            ServiceError::Invalid(errors) => Refused(
+                errors
+                    .iter()
+                    .map(|e| format!("{}: {}", e.field, e.message))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                EXIT_REFUSED,
+            ),
+            ServiceError::Store(s) => Refused(s.to_string(), EXIT_CONFIG),
+            other => Refused(other.to_string(), EXIT_REFUSED),
+        }
+    }
+}
+
+impl Target {
+    fn open(prepared: &Prepared) -> Result<Target, Refused> {
+        match InstanceLock::acquire(&prepared.dir) {
+            Ok(lock) => {
+                let store = Store::open(&prepared.dir.database(&prepared.config.store.database))
+                    .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
+                let store = Arc::new(store);
+                let policy = ReceiptPolicy::from(&prepared.config.receipts);
+                let ingestor = Ingestor::new(store.writer().clone(), policy);
+                let service = Service::new(
+                    store.clone(),
+                    ingestor,
+                    intake_rules(&prepared.config),
+                    prepared.config.intake.max_batch.0 as usize,
+                );
+                Ok(Target::Local {
+                    service,
+                    _lock: lock,
+                    store,
+                })
+            }
+            Err(InstanceError::AlreadyRunning { .. }) => {
+                let info = instance::read_info(&prepared.dir);
+                let url = info.and_then(|i| i.http_url).ok_or_else(|| {
+                    Refused(
+                        "smsdesk is running on this data directory but has not published its address yet; try again"
+                            .into(),
+                        EXIT_CONFIG,
+                    )
+                })?;
+                let token = std::fs::read_to_string(prepared.dir.root().join(OPERATOR_TOKEN_FILE)).map_err(|e| {
+                    Refused(
+                        format!("cannot read the running instance's operator token: {e}"),
+                        EXIT_CONFIG,
+                    )
+                })?;
+                Ok(Target::Remote {
+                    url,
+                    token: token.trim().to_owned(),
+                })
+            }
+            Err(e) => Err(Refused(e.to_string(), EXIT_CONFIG)),
+        }
+    }
+
+    fn close(self) {
+        if let Target::Local { store, .. } = self {
+            store.shutdown();
+        }
+    }
+}
+
+async fn call<T: DeserializeOwned>(
+    target: &Target,
+    method: reqwest::Method,
+    path: &str,
+    body: Option<&impl Serialize>,
+    headers: &[(&str, String)],
+) -> Result<T, Refused> {
+    let Target::Remote { url, token } = target else {
+        unreachable!("only remote targets are called over HTTP")
+    };
+    let client = reqwest::Client::new();
+    let mut req = client.request(method, format!("{url}{path}")).bearer_auth(token);
+    for (k, v) in headers {
+        req = req.header(*k, v);
+    }
+    if let Some(b) = body {
+        req = req.json(b);
+    }
+    let resp = req
+        .send()
+        .await
+        .map_err(|e| Refused(format!("cannot reach the running instance at {url}: {e}"), EXIT_CONFIG))?;
+    let status = resp.status();
+    let text = resp
+        .text()
+        .await
+        .map_err(|e| Refused(format!("the running instance's answer was cut short: {e}"), EXIT_CONFIG))?;
+    if !status.is_success() {
+        let err: Result<crate::api::ApiError, _> = serde_json::from_str(&text);
+        return Err(match err {
+            Ok(e) if !e.errors.is_empty() => Refused(
+                e.errors
+                    .iter()
+                    .map(|f| format!("{}: {}", f.field, f.message))
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                EXIT_REFUSED,
+            ),
+            Ok(e) => Refused(e.message, EXIT_REFUSED),
+            Err(_) => Refused(format!("{status}: {text}"), EXIT_REFUSED),
+        });
+    }
+    let text = if text.is_empty() { "null".to_owned() } else { text };
+    serde_json::from_str(&text).map_err(|e| Refused(format!("unexpected answer from the instance: {e}"), EXIT_CONFIG))
+}
+
+/// Runs `f` on a runtime with the target open, and prints a refusal the common way.
+fn run<F, Fut>(cli: &Cli, what: &str, f: F) -> ExitCode
+where
+    F: FnOnce(Target) -> Fut,
+    Fut: std::future::Future<Output = (Target, Result<(), Refused>)>,
+{
+    let (prepared, _log) = match prepare(cli) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("smsdesk {what}: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    let target = match Target::open(&prepared) {
+        Ok(t) => t,
+        Err(Refused(msg, code)) => {
+            eprintln!("smsdesk {what}: {msg}");
+            return ExitCode::from(code);
+        }
+    };
+    let (target, result) = runtime.block_on(f(target));
+    target.close();
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(Refused(msg, code)) => {
+            eprintln!("smsdesk {what}: {msg}");
+            ExitCode::from(code)
+        }
+    }
+}
+
+pub fn send(cli: &Cli, args: SendArgs) -> ExitCode {
+    let req = SubmitMessage {
+        destination: args.to.clone(),
+        text: args.text.clone(),
+        kind: Some(args.kind.into()),
+        priority: args.priority,
+        validity_seconds: args.validity_seconds,
+        ordering_key: args.ordering_key.clone(),
+        client_ref: args.client_ref.clone(),
+        ..SubmitMessage::default()
+    };
+    run(cli, "send", |target| async move {
+        let result = async {
+            let (submitted, local): (SubmittedMessage, bool) = match &target {
+                Target::Remote { .. } => {
+                    let headers: Vec<(&str, String)> = args
+                        .idempotency_key
+                        .iter()
+                        .map(|k| ("Idempotency-Key", k.clone()))
+                        .collect();
+                    (
+                        call(&target, reqwest::Method::POST, "/api/v1/messages", Some(&req), &headers).await?,
+                        false,
+                    )
+                }
+                Target::Local { service, .. } => {
+                    let answer = service
+                        .submit(&Caller::Operator, IntakeChannel::Cli, req, args.idempotency_key.clone())
+                        .await?;
+                    (
+                        serde_json::from_str(&answer.body).map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?,
+                        true,
+                    )
+                }
+            };
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&submitted).expect("serialises"));
+            } else {
+                let parts = if submitted.segments == 1 { "part" } else { "parts" };
+                println!(
+                    "Message {} to {} queued ({} {parts}, {}).",
+                    submitted.id, submitted.destination, submitted.segments, submitted.encoding
+                );
+                if local {
+                    println!("smsdesk is not running: it will be sent when smsdesk starts.");
+                }
+            }
+            Ok(())
+        }
+        .await;
+        (target, result)
+    })
+}
+
+pub fn status(cli: &Cli, args: StatusArgs) -> ExitCode {
+    run(cli, "status", |target| async move {
+        let result = async {
+            let d: views::MessageDetail = match &target {
+                Target::Remote { .. } => {
+                    call(
+                        &target,
+                        reqwest::Method::GET,
+                        &format!("/api/v1/messages/{}", args.id),
+                        None::<&()>,
+                        &[],
+                    )
+                    .await?
+                }
+                Target::Local { service, .. } => service.message(args.id).await?,
+            };
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&d).expect("serialises"));
+            } else {
+                print!("{}", describe(&d));
+            }
+            Ok(())
+        }
+        .await;
+        (target, result)
+    })
+}
+
+/// A message's status in plain words.
+fn describe(d: &views::MessageDetail) -> String {
+    let s = &d.summary;
+    let mut out = format!("Message {} to {} ({}, {})\n", s.id, s.destination, s.kind, s.channel);
+    out.push_str(&format!("  Queue:    {}\n", queue_words(s.status)));
+    out.push_str(&format!("  Network:  {} (rule {})\n", state_words(s.state), s.rule));
+    if !s.flags.is_empty() {
+        out.push_str(&format!("  Flags:    {}\n", s.flags.join(", ")));
+    }
+    out.push_str(&format!(
+        "  Evidence: {} attempt(s), {} receipt(s)\n",
+        d.attempts.len(),
+        d.receipts.len()
+    ));
+    out
+}
+
+fn queue_words(s: QueueStatus) -> &'static str {
+    match s {
+        QueueStatus::Queued => "queued, waiting to be sent",
+        QueueStatus::Sending => "being sent",
+        QueueStatus::Accepted => "accepted by the SMSC (not yet proof of delivery)",
+        QueueStatus::Failed => "failed: the SMSC refused it",
+        QueueStatus::OutcomeUnknown => "outcome unknown: sent, but no answer came (not resent on its own)",
+        QueueStatus::Cancelled => "cancelled",
+        QueueStatus::Expired => "expired before it could be sent",
+    }
+}
+
+fn state_words(s: DeliveryState) -> String {
+    match s {
+        DeliveryState::Pending => "no report yet".into(),
+        other => format!("reported {other}"),
+    }
+}
+
+pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
+    run(cli, "api-key", |target| async move {
+        let result = async {
+            match cmd {
+                ApiKeyCommand::Create { name, webhook_url } => {
+                    let new = NewApiKey { name, webhook_url };
+                    let created: CreatedApiKey = match &target {
+                        Target::Remote { .. } => {
+                            call(&target, reqwest::Method::POST, "/api/v1/keys", Some(&new), &[]).await?
+                        }
+                        Target::Local { service, .. } => service.create_key(&Caller::Operator, new).await?,
+                    };
+                    println!("API key {} created for {}:", created.info.id, created.info.name);
+                    println!("  {}", created.key);
+                    if let Some(secret) = &created.webhook_secret {
+                        println!("Webhook signing secret:");
+                        println!("  {secret}");
+                    }
+                    println!("Copy it now: it is not stored and cannot be shown again.");
+                }
+                ApiKeyCommand::List => {
+                    let keys: Vec<ApiKeyInfo> = match &target {
+                        Target::Remote { .. } => {
+                            call(&target, reqwest::Method::GET, "/api/v1/keys", None::<&()>, &[]).await?
+                        }
+                        Target::Local { service, .. } => service.list_keys().await?,
+                    };
+                    if keys.is_empty() {
+                        println!("No API keys yet: create one with `smsdesk api-key create --name <who>`.");
+                    }
+                    for k in keys {
+                        let state = if k.revoked_at_ms.is_some() { "revoked" } else { "active" };
+                        let hook = k.webhook_url.map(|u| format!("  webhook {u}")).unwrap_or_default();
+                        println!("{:>4}  {}…  {:<8} {}{hook}", k.id, k.prefix, state, k.name);
+                    }
+                }
+                ApiKeyCommand::Revoke { id } => {
+                    match &target {
+                        Target::Remote { .. } => {
+                            call::<()>(
+                                &target,
+                                reqwest::Method::POST,
+                                &format!("/api/v1/keys/{id}/revoke"),
+                                None::<&()>,
+                                &[],
+                            )
+                            .await?
+                        }
+                        Target::Local { service, .. } => service.revoke_key(&Caller::Operator, id).await?,
+                    }
+                    println!("API key {id} revoked: requests with it are refused from now on.");
+                }
+            }
+            Ok(())
+        }
+        .await;
+        (target, result)
+    })
+}
+
+pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
+    let (prepared, _log) = match prepare(cli) {
+        Ok(p) => p,
+        Err(code) => return code,
+    };
+    let fail = |msg: String, code: u8| {
+        eprintln!("smsdesk export: {msg}");
+        ExitCode::from(code)
+    };
+    let filter = match export_filter(&args) {
+        Ok(f) => f,
+        Err(msg) => return fail(msg, EXIT_REFUSED),
+    };
+    let path = prepared.dir.database(&prepared.config.store.database);
+    if !path.exists() {
+        return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
+    }
+    let conn = match rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) {
+        Ok(c) => c,
+        Err(e) => return fail(format!("cannot open {}: {e}", path.display()), EXIT_CONFIG),
+    };
+    let _ = conn.busy_timeout(std::time::Duration::from_secs(5));
+    let out: Box<dyn Write> = match &args.output {
+        Some(p) => match std::fs::File::create(p) {
+            Ok(f) => Box::new(std::io::BufWriter::new(f)),
+            Err(e) => return fail(format!("cannot create {}: {e}", p.display()), EXIT_CONFIG),
+        },
+        None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
+    };
+    match write_csv(&conn, filter, out) {
+        Ok(n) => {
+            if let Some(p) = &args.output {
+                eprintln!("{n} messages written to {}.", p.display());
+            }
+            ExitCode::SUCCESS
+        }
+        Err(e) => fail(e, EXIT_CONFIG),
+    }
+}
+
+fn export_filter(args: &ExportArgs) -> Result<views::MessageFilter, String> {
+    fn parse<T: std::str::FromStr>(v: &Option<String>) -> Result<Option<T>, String>
+    where
+        T::Err: std::fmt::Display,
+    {
+        v.as_deref()
+            .map(|s| s.parse::<T>().map_err(|e| e.to_string()))
+            .transpose()
+    }
+    Ok(views::MessageFilter {
+        status: parse(&args.status)?,
+        state: parse(&args.state)?,
+        kind: parse(&args.kind)?,
+        q: args.search.clone(),
+        ..views::MessageFilter::default()
+    })
+}
+
+/// Writes every message the filter selects, page by page, with a progress bar on a terminal.
+fn write_csv(
+    conn: &rusqlite::Connection,
+    mut filter: views::MessageFilter,
+    out: Box<dyn Write>,
+) -> Result<u64, String> {
+    let total = views::count_messages(conn, &filter).map_err(|e| e.to_string())?;
+    let mut bar = crate::progress::Progress::new("exporting", total);
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(views::EXPORT_COLUMNS).map_err(|e| e.to_string())?;
+    filter.limit = Some(500);
+    let mut done = 0u64;
+    loop {
+        let page = views::export_page(conn, &filter).map_err(|e| e.to_string())?;
+        for row in &page.rows {
+            w.write_record(row).map_err(|e| format!("cannot write: {e}"))?;
+        }
+        done += page.rows.len() as u64;
+        bar.set(done.min(total));
+        match page.next_cursor {
+            Some(c) => filter.cursor = Some(c),
+            None => break,
+        }
+    }
+    w.flush().map_err(|e| format!("cannot write: {e}"))?;
+    bar.finish();
+    Ok(done)
+}

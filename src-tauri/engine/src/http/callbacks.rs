@@ -1,0 +1,185 @@
+//! `POST /api/v1/callbacks/{provider}`: delivery reports from HTTP SMS providers.
+//!
+//! The provider must be configured (`[callbacks] providers`) and present its secret as
+//! `?token=…`, an `X-Smsdesk-Token` header, or a Basic-auth password. The request is stored as
+//! evidence (with the secret blanked out) and applied before the provider hears 2xx; a repeat is
+//! stored too, de-duplicated, and answered the same way, so a provider that retries until it
+//! gets 2xx is satisfied and nothing is counted twice.
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::Json;
+
+use super::{AppState, Failure};
+use crate::apikeys::same_secret;
+use crate::clock::now_ms;
+use crate::receipts::ingest::HttpReceived;
+use crate::service::CallbackAnswer;
+
+/// Query parameter and header that carry the provider's secret.
+const TOKEN_PARAM: &str = "token";
+const TOKEN_HEADER: &str = "x-smsdesk-token";
+
+/// Receives one provider callback.
+#[utoipa::path(post, path = "/api/v1/callbacks/{provider}", tag = "callbacks",
+    params(("provider" = String, Path, description = "The provider's name in `[callbacks] providers`"),
+        ("token" = Option<String>, Query, description = "The provider's secret (or X-Smsdesk-Token, or Basic auth)")),
+    request_body(content = String, description = "The provider's report, JSON or form-encoded, exactly as it sends it"),
+    responses(
+        (status = 200, description = "Stored and applied", body = CallbackAnswer),
+        (status = 401, description = "Wrong or missing secret: nothing stored", body = crate::api::ApiError),
+        (status = 404, description = "No such provider configured", body = crate::api::ApiError),
+    ))]
+pub async fn receive(
+    State(s): State<AppState>,
+    Path(provider): Path<String>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<(StatusCode, Json<CallbackAnswer>), Failure> {
+    let Some(conf) = s.ctx.callbacks.0.get(&provider) else {
+        return Err(Failure::new(
+            StatusCode::NOT_FOUND,
+            "unknown_provider",
+            format!("no provider `{provider}` is configured in [callbacks] providers"),
+        ));
+    };
+    let query = uri.query().unwrap_or("");
+    let presented = token_from_query(query)
+        .or_else(|| header_text(&headers, TOKEN_HEADER))
+        .or_else(|| basic_password(&headers));
+    if !presented.is_some_and(|t| same_secret(&t, &conf.secret)) {
+        return Err(Failure::unauthorized("wrong or missing provider secret"));
+    }
+    let received = HttpReceived {
+        provider: conf.preset.clone().unwrap_or_else(|| provider.clone()),
+        connection: conf
+            .connection
+            .clone()
+            .unwrap_or_else(|| s.ctx.connection.as_str().to_owned()),
+        method: method.to_string(),
+        content_type: header_text(&headers, header::CONTENT_TYPE.as_str()),
+        query: redact_query(query),
+        headers: headers
+            .iter()
+            .filter(|(n, _)| *n != header::AUTHORIZATION && n.as_str() != TOKEN_HEADER)
+            .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .collect(),
+        body: body.to_vec(),
+        received_at: now_ms(),
+    };
+    let stored = s.ctx.service.callback(received).await?;
+    Ok((StatusCode::OK, Json(CallbackAnswer { received: stored.len() })))
+}
+
+fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(|v| v.trim().to_owned())
+}
+
+fn token_from_query(query: &str) -> Option<String> {
+    form_pairs(query).find(|(k, _)| k == TOKEN_PARAM).map(|(_, v)| v)
+}
+
+fn form_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
+    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (decode(k), decode(v))
+    })
+}
+
+fn decode(s: &str) -> String {
+    let bytes = s.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'+' => out.push(b' '),
+            b'%' if i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() => {
+                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).expect("two ASCII hex digits");
+                out.push(u8::from_str_radix(hex, 16).expect("two hex digits"));
+                i += 2;
+            }
+            b => out.push(b),
+        }
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+/// The query as received, with the secret's value blanked: evidence must not hold credentials.
+fn redact_query(query: &str) -> String {
+    query
+        .split('&')
+        .map(|pair| match pair.split_once('=') {
+            Some((k, _)) if decode(k) == TOKEN_PARAM => format!("{k}=REDACTED"),
+            _ => pair.to_owned(),
+        })
+        .collect::<Vec<_>>()
+        .join("&")
+}
+
+fn basic_password(headers: &HeaderMap) -> Option<String> {
+    let v = header_text(headers, header::AUTHORIZATION.as_str())?;
+    let (scheme, data) = v.split_once(' ')?;
+    if !scheme.eq_ignore_ascii_case("basic") {
+        return None;
+    }
+    let decoded = base64_decode(data.trim())?;
+    let text = String::from_utf8(decoded).ok()?;
+    text.split_once(':').map(|(_, p)| p.to_owned())
+}
+
+fn base64_decode(s: &str) -> Option<Vec<u8>> {
+    const ALPHABET: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = Vec::with_capacity(s.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0u32);
+    for c in s.bytes().filter(|c| *c != b'=') {
+        let v = ALPHABET.iter().position(|a| *a == c)? as u32;
+        acc = (acc << 6) | v;
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            out.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_token_is_found_in_the_query_and_blanked_from_the_evidence() {
+        let q = "messageId=0B00&status=delivered&token=s%2Bcret";
+        assert_eq!(token_from_query(q).as_deref(), Some("s+cret"));
+        assert_eq!(redact_query(q), "messageId=0B00&status=delivered&token=REDACTED");
+        assert_eq!(token_from_query("messageId=1"), None);
+    }
+
+    #[test]
+    fn a_basic_auth_password_is_read() {
+        let mut h = HeaderMap::new();
+        // "vonage:long-secret-value" in base64.
+        h.insert(
+            header::AUTHORIZATION,
+            "Basic dm9uYWdlOmxvbmctc2VjcmV0LXZhbHVl".parse().unwrap(),
+        );
+        assert_eq!(basic_password(&h).as_deref(), Some("long-secret-value"));
+        h.insert(header::AUTHORIZATION, "Basic !!!".parse().unwrap());
+        assert_eq!(basic_password(&h), None);
+    }
+
+    #[test]
+    fn percent_decoding_survives_truncated_escapes() {
+        assert_eq!(decode("a%2"), "a%2");
+        assert_eq!(decode("a%zz"), "a%zz");
+        assert_eq!(decode("%41+b"), "A b");
+    }
+}

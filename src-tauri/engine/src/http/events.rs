@@ -1,0 +1,96 @@
+//! `GET /api/v1/events`: a server-sent-events stream of committed changes, for a browser showing
+//! live views. Each event is sent only after the transaction that made the change committed, so
+//! a client that reloads on an event always finds what the event announced.
+//!
+//! Events: `change` with `{"entity": "message", "id": 12}`; `resync` when this client fell behind
+//! and missed events (it should reload what it shows). A comment is sent every 15 seconds to keep
+//! the connection open through proxies.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::State;
+use axum::response::sse::{Event, KeepAlive, Sse};
+use futures::Stream;
+use serde::Serialize;
+use tokio::sync::broadcast::error::RecvError;
+
+use super::auth::Authenticated;
+use super::AppState;
+use crate::store::{Change, Entity};
+
+/// One change as the stream carries it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
+pub struct ChangeEvent {
+    /// message, queue, attempt, receipt, logical_event, projection, exception or audit.
+    pub entity: String,
+    #[ts(type = "number")]
+    pub id: i64,
+}
+
+pub fn entity_name(e: Entity) -> &'static str {
+    match e {
+        Entity::Message => "message",
+        Entity::Queue => "queue",
+        Entity::Attempt => "attempt",
+        Entity::Receipt => "receipt",
+        Entity::LogicalEvent => "logical_event",
+        Entity::Projection => "projection",
+        Entity::Exception => "exception",
+        Entity::Audit => "audit",
+    }
+}
+
+impl From<Change> for ChangeEvent {
+    fn from(c: Change) -> Self {
+        ChangeEvent {
+            entity: entity_name(c.entity).into(),
+            id: c.id,
+        }
+    }
+}
+
+/// The stream of committed changes.
+#[utoipa::path(get, path = "/api/v1/events", tag = "overview",
+    responses((status = 200, description = "text/event-stream of `change` events (data: ChangeEvent) and `resync`",
+        content_type = "text/event-stream", body = ChangeEvent),
+        (status = 401, body = crate::api::ApiError)))]
+pub async fn stream(_: Authenticated, State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let mut changes = s.ctx.service.store().subscribe();
+    let mut stopping = s.ctx.stopping.clone();
+    let events = async_stream(move |tx| async move {
+        if *stopping.borrow() {
+            return;
+        }
+        loop {
+            let got = tokio::select! {
+                _ = stopping.changed() => break,
+                got = changes.recv() => got,
+            };
+            let event = match got {
+                Ok(c) => Event::default()
+                    .event("change")
+                    .json_data(ChangeEvent::from(c))
+                    .expect("a change serialises"),
+                Err(RecvError::Lagged(n)) => Event::default().event("resync").data(n.to_string()),
+                Err(RecvError::Closed) => break,
+            };
+            if tx.send(Ok(event)).await.is_err() {
+                break;
+            }
+        }
+    });
+    Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// A stream fed by a task through a small channel (the task ends when the client goes away).
+fn async_stream<T, F, Fut>(f: F) -> impl Stream<Item = T>
+where
+    T: Send + 'static,
+    F: FnOnce(tokio::sync::mpsc::Sender<T>) -> Fut,
+    Fut: std::future::Future<Output = ()> + Send + 'static,
+{
+    let (tx, mut rx) = tokio::sync::mpsc::channel(256);
+    tokio::spawn(f(tx));
+    futures::stream::poll_fn(move |cx| rx.poll_recv(cx))
+}

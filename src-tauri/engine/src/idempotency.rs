@@ -1,0 +1,159 @@
+//! Idempotency keys: a client that did not hear our answer (a timeout, a dropped connection) sends
+//! the same request again with the same `Idempotency-Key`, and gets the first answer back instead
+//! of a second message.
+//!
+//! - The first request with a key is processed, and its answer is stored in the same transaction
+//!   as the messages it created: either both are committed or neither is.
+//! - The same key (within the caller's scope) with the same body gets the stored answer again.
+//! - The same key with another body is refused: the client has a bug, and guessing which request
+//!   it meant would be wrong either way.
+//! - While the first request is still being processed, a second one with its key is refused with
+//!   409: it may try again in a moment and then receive the replay.
+//!
+//! Only successful answers are stored: a refused request (bad input) left nothing behind, so the
+//! client may correct it and send it again under the same key.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex};
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::store::{StoreError, WriteTx};
+
+/// Longest key accepted (Stripe allows 255 as well).
+pub const MAX_KEY_LEN: usize = 255;
+
+/// The hash a request body is compared by: SHA-256 of its JSON, re-serialised with sorted keys,
+/// so whitespace and key order do not make two equal requests differ.
+pub fn request_hash(route: &str, body: &serde_json::Value) -> String {
+    crate::intake::request_hash(&serde_json::json!({ "route": route, "body": body }))
+}
+
+/// What the store knows about a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded {
+    /// Never seen: process the request.
+    New,
+    /// Seen with the same request: answer this again.
+    Replay { status: u16, body: String },
+    /// Seen with a different request.
+    Mismatch,
+}
+
+/// Looks a key up (run inside the write transaction that will record it, so two requests can not
+/// both find it new).
+pub fn lookup(conn: &Connection, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
+    let found: Option<(String, u16, String)> = conn
+        .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
+        .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(match found {
+        None => Recorded::New,
+        Some((h, status, body)) if h == hash => Recorded::Replay { status, body },
+        Some(_) => Recorded::Mismatch,
+    })
+}
+
+/// Stores the answer given to a key's first request.
+pub fn record(
+    tx: &mut WriteTx<'_>,
+    scope: &str,
+    key: &str,
+    hash: &str,
+    route: &str,
+    status: u16,
+    body: &str,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![scope, key, hash, route, status, body, now])?;
+    Ok(())
+}
+
+/// Keys whose first request is being processed right now.
+#[derive(Debug, Default)]
+pub struct InFlight(Mutex<HashSet<(String, String)>>);
+
+/// Holds a key as in flight until dropped.
+#[derive(Debug)]
+pub struct InFlightGuard {
+    set: Arc<InFlight>,
+    entry: (String, String),
+}
+
+impl InFlight {
+    /// Marks `(scope, key)` as in flight; `None` when another request holds it.
+    pub fn enter(self: &Arc<Self>, scope: &str, key: &str) -> Option<InFlightGuard> {
+        let entry = (scope.to_owned(), key.to_owned());
+        let mut set = self.0.lock().unwrap_or_else(|p| p.into_inner());
+        if !set.insert(entry.clone()) {
+            return None;
+        }
+        Some(InFlightGuard {
+            set: self.clone(),
+            entry,
+        })
+    }
+}
+
+impl Drop for InFlightGuard {
+    fn drop(&mut self) {
+        let mut set = self.set.0.lock().unwrap_or_else(|p| p.into_inner());
+        set.remove(&self.entry);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn equal_bodies_hash_equal_whatever_their_key_order_and_routes_differ() {
+        let a: serde_json::Value = serde_json::from_str(r#"{"text":"hi","destination":"+33612345678"}"#).unwrap();
+        let b: serde_json::Value = serde_json::from_str(r#"{ "destination": "+33612345678", "text": "hi" }"#).unwrap();
+        let c: serde_json::Value = serde_json::from_str(r#"{"text":"hi!","destination":"+33612345678"}"#).unwrap();
+        assert_eq!(request_hash("messages", &a), request_hash("messages", &b));
+        assert_ne!(request_hash("messages", &a), request_hash("messages", &c));
+        assert_ne!(request_hash("messages", &a), request_hash("batch", &a));
+    }
+
+    #[test]
+    fn a_key_is_held_once_until_its_guard_drops() {
+        let f = Arc::new(InFlight::default());
+        let g = f.enter("key:1", "k").expect("first");
+        assert!(f.enter("key:1", "k").is_none(), "a concurrent duplicate is refused");
+        assert!(f.enter("key:2", "k").is_some(), "scopes are apart");
+        drop(g);
+        assert!(f.enter("key:1", "k").is_some(), "free again once the first is answered");
+    }
+
+    #[test]
+    fn lookup_tells_new_replay_and_mismatch_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::store::Store::open(&dir.path().join("i.db")).unwrap();
+        store
+            .writer()
+            .write_blocking(|tx| record(tx, "key:1", "k1", "h1", "messages", 201, "{\"id\":1}"))
+            .unwrap();
+        let r = |scope: &'static str, key: &'static str, hash: &'static str| {
+            store
+                .reader()
+                .read_blocking(move |c| lookup(c, scope, key, hash))
+                .unwrap()
+        };
+        assert_eq!(
+            r("key:1", "k1", "h1"),
+            Recorded::Replay {
+                status: 201,
+                body: "{\"id\":1}".into()
+            }
+        );
+        assert_eq!(r("key:1", "k1", "h2"), Recorded::Mismatch);
+        assert_eq!(r("key:2", "k1", "h1"), Recorded::New);
+        assert_eq!(r("key:1", "k2", "h1"), Recorded::New);
+    }
+}

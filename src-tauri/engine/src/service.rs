@@ -1,0 +1,404 @@
+//! What people and programs can ask of a running engine, in one place: the HTTP routes, the
+//! desktop window's commands and the command line all call these functions, so each behaves the
+//! same whichever door it came through.
+
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
+use crate::dispatch::queue::{self, ActionError};
+use crate::domain::{DeliveryState, IntakeChannel};
+use crate::idempotency::{self, InFlight, Recorded};
+use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage};
+use crate::messages::{self, Idempotency};
+use crate::receipts::exceptions::{self, Action, Resolution, ResolveError};
+use crate::receipts::ingest::{HttpReceived, Ingested, Ingestor};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::{Store, StoreError};
+use crate::views::{self, ViewError};
+
+/// Why a request was refused. The edges (HTTP, IPC, CLI) turn each into their own answer; the
+/// message is for people.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("the request has invalid fields")]
+    Invalid(Vec<FieldError>),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("a request with this Idempotency-Key is still being processed; try again in a moment")]
+    InFlight,
+    #[error("this Idempotency-Key was used with a different request; use a new key for a new request")]
+    KeyReused,
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    #[error(transparent)]
+    View(#[from] ViewError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// An answer that may be a replay of an earlier one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Answer {
+    /// The JSON body.
+    pub body: String,
+    /// True when this is the stored answer to an earlier request with the same key.
+    pub replayed: bool,
+}
+
+/// Several messages in one request: all are accepted, or none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitBatch {
+    pub messages: Vec<SubmitMessage>,
+}
+
+/// The answer to a batch: the messages in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SubmittedBatch {
+    pub messages: Vec<SubmittedMessage>,
+}
+
+/// A note with an action on a message.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MessageAction {
+    /// Why (kept in the audit log).
+    #[serde(default)]
+    pub note: String,
+    /// Retry only: the last try was accepted or its outcome is unknown, so the message may arrive
+    /// twice; set true to go on anyway.
+    #[serde(default)]
+    pub confirm_duplicate: bool,
+}
+
+/// The operator's decision on an exception.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(tag = "action", rename_all = "snake_case")]
+pub enum ResolveRequest {
+    /// Decide the message's state (a conflict, no receipt by the deadline).
+    ChooseState { state: DeliveryState, note: String },
+    /// Attach an uncorrelated receipt to a message; `mismatches_seen` after reviewing every
+    /// mismatch the preview showed.
+    Attach {
+        #[ts(type = "number")]
+        message_id: i64,
+        #[serde(default)]
+        mismatches_seen: bool,
+        note: String,
+    },
+    /// Send the message again (outcome unknown; it may arrive twice).
+    Resend { note: String },
+    /// Settle the message as failed (outcome unknown).
+    MarkFailed { note: String },
+    /// Close it without changing anything.
+    Dismiss { note: String },
+}
+
+impl ResolveRequest {
+    fn into_parts(self) -> (Action, String) {
+        match self {
+            ResolveRequest::ChooseState { state, note } => (Action::ChooseState(state), note),
+            ResolveRequest::Attach {
+                message_id,
+                mismatches_seen,
+                note,
+            } => (
+                Action::Attach {
+                    message_id,
+                    mismatches_seen,
+                },
+                note,
+            ),
+            ResolveRequest::Resend { note } => (Action::Resend, note),
+            ResolveRequest::MarkFailed { note } => (Action::MarkFailed, note),
+            ResolveRequest::Dismiss { note } => (Action::Dismiss, note),
+        }
+    }
+}
+
+/// What an HTTP provider's callback became.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct CallbackAnswer {
+    /// How many reports the request carried (each is stored).
+    pub received: usize,
+}
+
+/// The engine's operations, for every caller.
+#[derive(Clone)]
+pub struct Service {
+    store: Arc<Store>,
+    ingestor: Ingestor,
+    rules: Arc<IntakeRules>,
+    max_batch: usize,
+    in_flight: Arc<InFlight>,
+}
+
+impl Service {
+    pub fn new(store: Arc<Store>, ingestor: Ingestor, rules: IntakeRules, max_batch: usize) -> Service {
+        Service {
+            store,
+            ingestor,
+            rules: Arc::new(rules),
+            max_batch,
+            in_flight: Arc::default(),
+        }
+    }
+
+    pub fn store(&self) -> &Arc<Store> {
+        &self.store
+    }
+
+    pub fn policy(&self) -> &ReceiptPolicy {
+        self.ingestor.policy()
+    }
+
+    /// Hands in one message. With an idempotency key, a repeat of the same request gets the first
+    /// answer again. The answer comes only once the message is committed.
+    pub async fn submit(
+        &self,
+        caller: &Caller,
+        channel: IntakeChannel,
+        req: SubmitMessage,
+        key: Option<String>,
+    ) -> Result<Answer, ServiceError> {
+        let hash = request_hash("messages", &req)?;
+        let new =
+            intake::validate(&req, channel, &self.rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
+        self.create(caller, "messages", vec![new], hash, key, |mut done| {
+            serde_json::to_string(&done.remove(0))
+        })
+        .await
+    }
+
+    /// Hands in several messages at once: all or none. Field errors name the message's index
+    /// (`messages[3].destination`).
+    pub async fn submit_batch(
+        &self,
+        caller: &Caller,
+        channel: IntakeChannel,
+        req: SubmitBatch,
+        key: Option<String>,
+    ) -> Result<Answer, ServiceError> {
+        if req.messages.is_empty() {
+            return Err(ServiceError::Invalid(vec![FieldError {
+                field: "messages".into(),
+                code: "required".into(),
+                message: "a batch needs at least one message".into(),
+            }]));
+        }
+        if req.messages.len() > self.max_batch {
+            return Err(ServiceError::Invalid(vec![FieldError {
+                field: "messages".into(),
+                code: "too_many".into(),
+                message: format!(
+                    "a batch holds at most {} messages (intake.max_batch); this one has {}",
+                    self.max_batch,
+                    req.messages.len()
+                ),
+            }]));
+        }
+        let hash = request_hash("messages/batch", &req)?;
+        let now = crate::clock::now_ms();
+        let mut news = Vec::with_capacity(req.messages.len());
+        let mut errors = Vec::new();
+        for (i, m) in req.messages.iter().enumerate() {
+            match intake::validate(m, channel, &self.rules, now) {
+                Ok(n) => news.push(n),
+                Err(es) => errors.extend(es.into_iter().map(|e| FieldError {
+                    field: format!("messages[{i}].{}", e.field),
+                    ..e
+                })),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        self.create(caller, "messages/batch", news, hash, key, |done| {
+            serde_json::to_string(&SubmittedBatch { messages: done })
+        })
+        .await
+    }
+
+    async fn create(
+        &self,
+        caller: &Caller,
+        route: &'static str,
+        mut news: Vec<messages::NewMessage>,
+        hash: String,
+        key: Option<String>,
+        render: impl FnOnce(Vec<SubmittedMessage>) -> serde_json::Result<String> + Send + 'static,
+    ) -> Result<Answer, ServiceError> {
+        let scope = caller.scope();
+        if let Some(k) = &key {
+            if k.is_empty() || k.len() > idempotency::MAX_KEY_LEN || k.chars().any(char::is_control) {
+                return Err(ServiceError::BadRequest(format!(
+                    "Idempotency-Key must be 1 to {} printable characters",
+                    idempotency::MAX_KEY_LEN
+                )));
+            }
+        }
+        let _guard = match &key {
+            Some(k) => Some(self.in_flight.enter(&scope, k).ok_or(ServiceError::InFlight)?),
+            None => None,
+        };
+        for n in &mut news {
+            n.api_key_id = caller.api_key_id();
+            n.idempotency = None;
+        }
+        // A single message carries its key, so its row says which request made it.
+        if let (Some(k), [only]) = (&key, news.as_mut_slice()) {
+            only.idempotency = Some(Idempotency {
+                scope: scope.clone(),
+                key: k.clone(),
+                request_hash: hash.clone(),
+            });
+        }
+        self.store
+            .writer()
+            .write(move |tx| {
+                if let Some(k) = &key {
+                    match idempotency::lookup(tx.conn(), &scope, k, &hash)? {
+                        Recorded::New => {}
+                        Recorded::Replay { body, .. } => return Ok(Answer { body, replayed: true }),
+                        Recorded::Mismatch => return Err(ServiceError::KeyReused),
+                    }
+                }
+                let created_at = tx.now_ms();
+                let mut done = Vec::with_capacity(news.len());
+                for n in &news {
+                    let id = messages::insert(tx, n)?;
+                    done.push(SubmittedMessage::new(id, n, created_at));
+                }
+                let body = render(done).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
+                if let Some(k) = &key {
+                    idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;
+                }
+                Ok(Answer { body, replayed: false })
+            })
+            .await
+    }
+
+    pub async fn list_messages(&self, f: views::MessageFilter) -> Result<views::MessagePage, ServiceError> {
+        Ok(self.store.reader().read(move |c| views::list_messages(c, &f)).await?)
+    }
+
+    pub async fn message(&self, id: i64) -> Result<views::MessageDetail, ServiceError> {
+        self.store
+            .reader()
+            .read(move |c| views::message_detail(c, id))
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("message {id}")))
+    }
+
+    /// Sends a message again now (audited).
+    pub async fn retry(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| queue::retry(tx, id, a.confirm_duplicate, &actor, &a.note))
+            .await?)
+    }
+
+    /// Takes a message that has not been sent out of the queue (audited).
+    pub async fn cancel(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| queue::cancel(tx, id, &actor, &a.note))
+            .await?)
+    }
+
+    pub async fn list_exceptions(&self, f: views::ExceptionFilter) -> Result<views::ExceptionPage, ServiceError> {
+        Ok(self.store.reader().read(move |c| views::list_exceptions(c, &f)).await?)
+    }
+
+    pub async fn exception(&self, id: i64) -> Result<views::ExceptionDetail, ServiceError> {
+        self.store
+            .reader()
+            .read(move |c| views::exception_detail(c, id))
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("exception {id}")))
+    }
+
+    /// Applies an operator's decision to an exception (audited; the evidence is never changed).
+    pub async fn resolve(&self, caller: &Caller, id: i64, req: ResolveRequest) -> Result<(), ServiceError> {
+        let (action, note) = req.into_parts();
+        let resolution = Resolution {
+            exception_id: id,
+            action,
+            note,
+            actor: caller.actor(),
+        };
+        let policy = self.policy().clone();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| exceptions::resolve(tx, &resolution, &policy))
+            .await?)
+    }
+
+    pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
+        Ok(self.store.reader().read(views::dashboard).await?)
+    }
+
+    pub async fn audit_log(
+        &self,
+        cursor: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<views::AuditPage, ServiceError> {
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::audit_log(c, cursor.as_deref(), limit))
+            .await?)
+    }
+
+    pub async fn create_key(&self, caller: &Caller, new: NewApiKey) -> Result<CreatedApiKey, ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| apikeys::create(tx, &new, &actor))
+            .await?)
+    }
+
+    pub async fn list_keys(&self) -> Result<Vec<ApiKeyInfo>, ServiceError> {
+        Ok(self.store.reader().read(apikeys::list).await?)
+    }
+
+    pub async fn revoke_key(&self, caller: &Caller, id: i64) -> Result<(), ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| apikeys::revoke(tx, id, &actor))
+            .await?)
+    }
+
+    /// The caller an API key stands for, if it is valid.
+    pub async fn authenticate(&self, key: String) -> Result<Option<Caller>, ServiceError> {
+        Ok(self.store.reader().read(move |c| apikeys::verify(c, &key)).await?)
+    }
+
+    /// Stores an HTTP provider's delivery report (every report it carries), then applies it;
+    /// returns once committed, so the provider's 2xx means the evidence is on disk.
+    pub async fn callback(&self, r: HttpReceived) -> Result<Vec<Ingested>, ServiceError> {
+        Ok(self.ingestor.http(r).await?)
+    }
+}
+
+fn request_hash<T: Serialize>(route: &str, req: &T) -> Result<String, ServiceError> {
+    let value = serde_json::to_value(req).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+    Ok(idempotency::request_hash(route, &value))
+}

@@ -1,0 +1,579 @@
+//! The HTTP API over real HTTP: a real engine on a temp data directory (sandbox SMSC, real SQLite
+//! file), requests from a real client over TCP, and what was written checked on a separate
+//! connection to the database file.
+
+use std::time::Duration;
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use smsdesk_engine::api::RunMode;
+use smsdesk_engine::engine::Prepared;
+use smsdesk_engine::{Engine, EngineOptions};
+
+const PROVIDER_SECRET: &str = "callback-secret-0123456789";
+
+struct Running {
+    _dir: tempfile::TempDir,
+    engine: Option<Engine>,
+    url: String,
+    db: std::path::PathBuf,
+    operator: String,
+    http: reqwest::Client,
+}
+
+impl Running {
+    async fn start(extra_env: &[(&str, &str)]) -> Running {
+        let dir = tempfile::tempdir().unwrap();
+        let mut env = vec![
+            ("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned()),
+            (
+                "SMSDESK_CALLBACKS_PROVIDERS".to_owned(),
+                format!(r#"{{"vonage": {{"secret": "{PROVIDER_SECRET}"}}}}"#),
+            ),
+        ];
+        env.extend(extra_env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+        let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
+        let engine = Engine::start(
+            prepared,
+            EngineOptions {
+                mode: RunMode::Serve,
+                http_port: None,
+                ui: None,
+            },
+        )
+        .await
+        .unwrap();
+        let url = engine.info().http_url.clone().unwrap();
+        let db = std::path::PathBuf::from(&engine.info().database_path);
+        let operator = std::fs::read_to_string(dir.path().join("operator.token")).unwrap();
+        Running {
+            _dir: dir,
+            engine: Some(engine),
+            url,
+            db,
+            operator,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    fn engine(&self) -> &Engine {
+        self.engine.as_ref().unwrap()
+    }
+
+    async fn stop(mut self) {
+        self.engine.take().unwrap().shutdown().await;
+    }
+
+    /// A new API key, made by the operator.
+    async fn key(&self, name: &str) -> (i64, String) {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/keys", self.url))
+            .bearer_auth(&self.operator)
+            .json(&json!({ "name": name }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        let v: Value = r.json().await.unwrap();
+        (v["info"]["id"].as_i64().unwrap(), v["key"].as_str().unwrap().to_owned())
+    }
+
+    fn post(&self, path: &str, key: &str) -> reqwest::RequestBuilder {
+        self.http.post(format!("{}{path}", self.url)).bearer_auth(key)
+    }
+
+    fn get(&self, path: &str, key: &str) -> reqwest::RequestBuilder {
+        self.http.get(format!("{}{path}", self.url)).bearer_auth(key)
+    }
+
+    /// Counts rows on a connection of its own, as any other program reading the file would.
+    fn count(&self, table: &str) -> i64 {
+        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
+            .unwrap()
+    }
+}
+
+fn message() -> Value {
+    json!({ "destination": "+33612345678", "text": "Your code is 1234", "kind": "otp" })
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn requests_without_a_valid_key_are_refused_with_401_and_write_nothing() {
+    let t = Running::start(&[]).await;
+    let (id, key) = t.key("crm").await;
+
+    let none = t
+        .http
+        .post(format!("{}/api/v1/messages", t.url))
+        .json(&message())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(none.status(), StatusCode::UNAUTHORIZED);
+    assert!(none.headers().contains_key("www-authenticate"));
+    assert_eq!(none.json::<Value>().await.unwrap()["code"], "unauthorized");
+
+    let wrong = t
+        .post("/api/v1/messages", "sdk_0000")
+        .json(&message())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+
+    for path in [
+        "/api/v1/messages",
+        "/api/v1/info",
+        "/api/v1/openapi.json",
+        "/api/v1/exceptions",
+    ] {
+        let r = t.http.get(format!("{}{path}", t.url)).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
+    }
+    let health = t.http.get(format!("{}/api/v1/health", t.url)).send().await.unwrap();
+    assert_eq!(health.status(), StatusCode::OK, "health needs no key");
+
+    let ok = t.post("/api/v1/messages", &key).json(&message()).send().await.unwrap();
+    assert_eq!(ok.status(), StatusCode::CREATED);
+    assert_eq!(t.count("message"), 1);
+
+    let revoked = t
+        .post(&format!("/api/v1/keys/{id}/revoke"), &t.operator)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
+    let after = t.post("/api/v1/messages", &key).json(&message()).send().await.unwrap();
+    assert_eq!(
+        after.status(),
+        StatusCode::UNAUTHORIZED,
+        "a revoked key is refused at once"
+    );
+    assert_eq!(t.count("message"), 1, "nothing written by refused requests");
+
+    let forbidden = t
+        .post("/api/v1/keys", &t.key("other").await.1)
+        .json(&json!({"name": "x"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forbidden.status(), StatusCode::FORBIDDEN, "an API key cannot make keys");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_same_idempotency_key_replays_the_first_answer_and_another_body_is_refused() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("website").await;
+    let send = |body: Value, idem: &str| {
+        t.post("/api/v1/messages", &key)
+            .header("Idempotency-Key", idem)
+            .json(&body)
+            .send()
+    };
+
+    let first = send(message(), "order-1").await.unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    assert!(!first.headers().contains_key("idempotent-replayed"));
+    let first: Value = first.json().await.unwrap();
+
+    // The same request, fields in another order: the same answer, no second message.
+    let same = send(
+        json!({ "kind": "otp", "text": "Your code is 1234", "destination": "+33612345678" }),
+        "order-1",
+    )
+    .await
+    .unwrap();
+    assert_eq!(same.status(), StatusCode::CREATED);
+    assert_eq!(same.headers()["idempotent-replayed"], "true");
+    assert_eq!(same.json::<Value>().await.unwrap(), first);
+    assert_eq!(t.count("message"), 1);
+
+    let other = send(
+        json!({ "destination": "+33612345678", "text": "Another text" }),
+        "order-1",
+    )
+    .await
+    .unwrap();
+    assert_eq!(other.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(other.json::<Value>().await.unwrap()["code"], "idempotency_key_reused");
+    assert_eq!(t.count("message"), 1);
+
+    // Keys are scoped per API key: another key may use the same idempotency key.
+    let (_, key2) = t.key("crm").await;
+    let theirs = t
+        .post("/api/v1/messages", &key2)
+        .header("Idempotency-Key", "order-1")
+        .json(&message())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(theirs.status(), StatusCode::CREATED);
+    assert_eq!(t.count("message"), 2);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_concurrent_duplicate_gets_409_while_the_first_is_still_being_committed() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("website").await;
+    // Hold the writer so the first request waits for its commit.
+    let writer = t.engine().store().writer().clone();
+    let (held_tx, held_rx) = tokio::sync::oneshot::channel();
+    let hold = tokio::task::spawn_blocking(move || {
+        writer
+            .write_blocking(move |_tx| {
+                let _ = held_tx.send(());
+                std::thread::sleep(Duration::from_millis(1500));
+                Ok::<_, smsdesk_engine::store::StoreError>(())
+            })
+            .unwrap()
+    });
+    held_rx.await.unwrap();
+    let first = tokio::spawn(
+        t.post("/api/v1/messages", &key)
+            .header("Idempotency-Key", "k-42")
+            .json(&message())
+            .send(),
+    );
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let second = t
+        .post("/api/v1/messages", &key)
+        .header("Idempotency-Key", "k-42")
+        .json(&message())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(second.status(), StatusCode::CONFLICT);
+    assert_eq!(
+        second.json::<Value>().await.unwrap()["code"],
+        "idempotency_key_in_flight"
+    );
+    let first = first.await.unwrap().unwrap();
+    assert_eq!(first.status(), StatusCode::CREATED);
+    hold.await.unwrap();
+    let again = t
+        .post("/api/v1/messages", &key)
+        .header("Idempotency-Key", "k-42")
+        .json(&message())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        again.status(),
+        StatusCode::CREATED,
+        "once committed, a repeat is a replay"
+    );
+    assert_eq!(again.headers()["idempotent-replayed"], "true");
+    assert_eq!(t.count("message"), 1);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_fields_are_each_named_and_nothing_is_written() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("website").await;
+    let cases = [
+        (json!({ "destination": "hello", "text": "x" }), "destination"),
+        (json!({ "destination": "+33612345678", "text": "" }), "text"),
+        (json!({ "destination": "+33612345678" }), "text"),
+        (
+            json!({ "destination": "+33612345678", "text": "x", "kind": "spam" }),
+            "kind",
+        ),
+        (
+            json!({ "destination": "+33612345678", "text": "x", "priority": 12 }),
+            "priority",
+        ),
+        (
+            json!({ "destination": "+33612345678", "text": "x", "colour": "red" }),
+            "colour",
+        ),
+        (
+            json!({ "destination": "+33612345678", "text": "x", "valid_until": "tomorrow" }),
+            "valid_until",
+        ),
+    ];
+    for (body, field) in cases {
+        let r = t.post("/api/v1/messages", &key).json(&body).send().await.unwrap();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+        let v: Value = r.json().await.unwrap();
+        assert_eq!(v["code"], "invalid", "{v}");
+        let fields: Vec<&str> = v["errors"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|e| e["field"].as_str().unwrap())
+            .collect();
+        assert!(fields.contains(&field), "{body}: {v}");
+    }
+    let several = t
+        .post("/api/v1/messages", &key)
+        .json(&json!({ "destination": "12", "text": "", "ordering_key": "k".repeat(500) }))
+        .send()
+        .await
+        .unwrap();
+    let v: Value = several.json().await.unwrap();
+    assert!(
+        v["errors"].as_array().unwrap().len() >= 3,
+        "every invalid field at once: {v}"
+    );
+
+    let not_json = t.post("/api/v1/messages", &key).body("{nope").send().await.unwrap();
+    assert_eq!(not_json.status(), StatusCode::BAD_REQUEST);
+    assert_eq!(not_json.json::<Value>().await.unwrap()["code"], "bad_json");
+
+    // A batch is all or nothing, and names the message in error.
+    let batch = t
+        .post("/api/v1/messages/batch", &key)
+        .json(&json!({ "messages": [message(), { "destination": "0", "text": "x" }, message()] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(batch.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let v: Value = batch.json().await.unwrap();
+    assert_eq!(v["errors"][0]["field"], "messages[1].destination", "{v}");
+    assert_eq!(t.count("message"), 0, "nothing written by invalid requests");
+
+    let ok = t
+        .post("/api/v1/messages/batch", &key)
+        .json(&json!({ "messages": [message(), message()] }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), StatusCode::CREATED);
+    assert_eq!(
+        ok.json::<Value>().await.unwrap()["messages"].as_array().unwrap().len(),
+        2
+    );
+    assert_eq!(t.count("message"), 2);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_over_the_size_limit_gets_413_and_writes_nothing() {
+    let t = Running::start(&[("SMSDESK_HTTP_MAX_BODY_KIB", "1")]).await;
+    let (_, key) = t.key("website").await;
+    let big = json!({ "destination": "+33612345678", "text": "x".repeat(2_000) });
+    let r = t.post("/api/v1/messages", &key).json(&big).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::PAYLOAD_TOO_LARGE);
+    assert_eq!(r.json::<Value>().await.unwrap()["code"], "too_large");
+    assert_eq!(t.count("message"), 0);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_provider_callback_is_on_disk_before_its_2xx_and_a_repeat_gets_the_same_answer() {
+    let t = Running::start(&[]).await;
+    let url = format!("{}/api/v1/callbacks/vonage", t.url);
+    let body = "messageId=0A0000001&status=delivered&err-code=0&scts=2611291200&msisdn=33612345678";
+
+    let no_secret = t
+        .http
+        .post(&url)
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(no_secret.status(), StatusCode::UNAUTHORIZED);
+    let wrong = t
+        .http
+        .post(format!("{url}?token=not-the-secret"))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(wrong.status(), StatusCode::UNAUTHORIZED);
+    assert_eq!(t.count("receipt"), 0, "a refused callback stores nothing");
+
+    let unknown = t
+        .http
+        .post(format!("{}/api/v1/callbacks/nobody?token=x", t.url))
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+
+    let first = t
+        .http
+        .post(format!("{url}?token={PROVIDER_SECRET}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(first.status(), StatusCode::OK);
+    // Read at once, on another connection: the receipt was committed before the answer.
+    assert_eq!(t.count("receipt"), 1);
+    let c = rusqlite::Connection::open(&t.db).unwrap();
+    let (query, raw): (String, Vec<u8>) = c
+        .query_row("SELECT headers_json, raw FROM receipt", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .unwrap();
+    assert_eq!(raw, body.as_bytes(), "the body is kept exactly as received");
+    assert!(query.contains("token=REDACTED"), "{query}");
+    assert!(!query.contains(PROVIDER_SECRET), "the secret is not kept as evidence");
+    let first: Value = first.json().await.unwrap();
+
+    let repeat = t
+        .http
+        .post(format!("{url}?token={PROVIDER_SECRET}"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(body)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(repeat.status(), StatusCode::OK);
+    assert_eq!(repeat.json::<Value>().await.unwrap(), first);
+    assert_eq!(t.count("receipt"), 2, "the repeat is evidence too");
+    assert_eq!(t.count("logical_event"), 1, "but one logical event");
+    let stored_secret: i64 = c
+        .query_row(
+            "SELECT count(*) FROM receipt WHERE instr(coalesce(headers_json, ''), ?1) > 0 OR instr(coalesce(raw_text, ''), ?1) > 0",
+            [PROVIDER_SECRET],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(stored_secret, 0);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn server_sent_events_announce_a_message_only_once_it_is_committed() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("browser").await;
+    let events = t.get("/api/v1/events", &key).send().await.unwrap();
+    assert_eq!(events.status(), StatusCode::OK);
+    assert_eq!(events.headers()["content-type"], "text/event-stream");
+    let mut stream = events;
+
+    let created: Value = t
+        .post("/api/v1/messages", &key)
+        .json(&message())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_i64().unwrap();
+    let mut seen = String::new();
+    let found = tokio::time::timeout(Duration::from_secs(10), async {
+        while let Some(chunk) = stream.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+            let wanted = format!("data: {{\"entity\":\"message\",\"id\":{id}}}");
+            if seen.contains(&wanted) {
+                // At the moment the event is read, another connection sees the row.
+                let c = rusqlite::Connection::open(&t.db).unwrap();
+                let n: i64 = c
+                    .query_row("SELECT count(*) FROM message WHERE id = ?1", [id], |r| r.get(0))
+                    .unwrap();
+                return n;
+            }
+        }
+        0
+    })
+    .await
+    .expect("the change arrives");
+    assert_eq!(found, 1);
+    assert!(seen.contains("event: change"));
+    drop(stream);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_posted_over_http_reaches_the_sandbox_and_its_timeline_shows_it() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("crm").await;
+    let created: Value = t
+        .post("/api/v1/messages", &key)
+        .json(&json!({ "destination": "+33 6 12 34 56 00", "text": "Votre rendez-vous est confirmé", "client_ref": "rdv-7" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(created["destination"], "+33612345600");
+    assert_eq!(created["destination_raw"], "+33 6 12 34 56 00");
+    assert_eq!(created["segments"], 1);
+    let id = created["id"].as_i64().unwrap();
+
+    let detail = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let d: Value = t
+                .get(&format!("/api/v1/messages/{id}"), &key)
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            if d.to_string().contains("\"delivered\"") {
+                return d;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the sandbox reports it delivered");
+    let text = detail.to_string();
+    assert!(text.contains("rdv-7"), "{text}");
+    assert!(!detail["attempts"].as_array().unwrap().is_empty(), "{detail}");
+    assert!(!detail["receipts"].as_array().unwrap().is_empty(), "{detail}");
+
+    let page: Value = t
+        .get("/api/v1/messages?limit=10", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(page["items"][0]["id"], id);
+    let missing = t.get("/api/v1/messages/999999", &key).send().await.unwrap();
+    assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+
+    // A delivered message can be retried only with the duplicate warning acknowledged.
+    let retry = t
+        .post(&format!("/api/v1/messages/{id}/retry"), &key)
+        .json(&json!({ "note": "customer asks again" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(retry.status(), StatusCode::CONFLICT);
+    assert_eq!(retry.json::<Value>().await.unwrap()["code"], "confirmation_required");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_description_lists_every_route() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("tools").await;
+    let doc: Value = t
+        .get("/api/v1/openapi.json", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3."));
+    for path in [
+        "/api/v1/messages",
+        "/api/v1/messages/batch",
+        "/api/v1/messages/{id}",
+        "/api/v1/messages/{id}/retry",
+        "/api/v1/exceptions/{id}/resolve",
+        "/api/v1/callbacks/{provider}",
+        "/api/v1/events",
+    ] {
+        assert!(doc["paths"][path].is_object(), "{path} missing");
+    }
+    t.stop().await;
+}
