@@ -98,7 +98,9 @@ fn serve_answers_the_api_and_serves_the_ui() {
     let tmp = tempfile::tempdir().unwrap();
     let r = serve(&tmp.path().join("data"));
 
-    let info = r.get("/api/v1/info").json();
+    let anonymous = r.get("/api/v1/info");
+    assert_eq!(anonymous.status, 401, "the API needs a key: {}", anonymous.body);
+    let info = r.get_as_operator("/api/v1/info").json();
     assert_eq!(info["mode"], "serve");
     assert_eq!(info["httpUrl"].as_str(), Some(r.url.as_str()));
     assert!(info["schemaVersion"].as_u64().unwrap() >= 1);

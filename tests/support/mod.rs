@@ -106,6 +106,28 @@ impl Running {
     pub fn get(&self, path: &str) -> Response {
         get(&self.url, path)
     }
+
+    /// A GET as the operator, with the token the instance wrote in its data directory.
+    pub fn get_as_operator(&self, path: &str) -> Response {
+        let token = std::fs::read_to_string(self.data_dir.join("operator.token")).expect("operator.token");
+        get_with(&self.url, path, Some(token.trim()))
+    }
+}
+
+/// Runs `smsdesk <args> --data-dir <data_dir>` to completion: (exit code, stdout, stderr).
+pub fn run(data_dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(BIN)
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::null())
+        .output()
+        .expect("the smsdesk binary runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
 }
 
 impl Drop for Running {
@@ -137,12 +159,20 @@ impl Response {
 
 /// A plain HTTP/1.1 GET over a fresh TCP connection.
 pub fn get(base: &str, path: &str) -> Response {
+    get_with(base, path, None)
+}
+
+/// A GET with `Authorization: Bearer <key>` when a key is given.
+pub fn get_with(base: &str, path: &str, key: Option<&str>) -> Response {
     let authority = base.strip_prefix("http://").expect("http URL");
     let mut stream = TcpStream::connect(authority).expect("connect to smsdesk");
     stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    let auth = key
+        .map(|k| format!("Authorization: Bearer {k}\r\n"))
+        .unwrap_or_default();
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\nConnection: close\r\n\r\n"
+        "GET {path} HTTP/1.1\r\nHost: {authority}\r\n{auth}Connection: close\r\n\r\n"
     )
     .unwrap();
     let mut raw = Vec::new();
