@@ -1,7 +1,24 @@
+/// The window's IPC commands (src/commands.rs). Declaring them makes Tauri generate a permission
+/// per command (allow-app-info, allow-submit-message, ...); capabilities/default.json grants the
+/// window exactly these.
+const COMMANDS: &[&str] = &[
+    "app_info",
+    "submit_message",
+    "list_messages",
+    "message_detail",
+    "retry_message",
+    "cancel_message",
+    "list_exceptions",
+    "exception_detail",
+    "resolve_exception",
+    "dashboard",
+    "audit_log",
+    "list_keys",
+    "create_key",
+    "revoke_key",
+];
+
 fn main() {
-    // Declaring the app's commands makes Tauri generate a permission per command
-    // (allow-app-info, ...); capabilities/default.json grants the window only those it uses.
-    let attributes =
-        tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(&["app_info"]));
+    let attributes = tauri_build::Attributes::new().app_manifest(tauri_build::AppManifest::new().commands(COMMANDS));
     tauri_build::try_build(attributes).expect("tauri build step failed");
 }

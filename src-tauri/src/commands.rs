@@ -1,21 +1,179 @@
-//! IPC commands: one-line adapters over engine functions. Errors cross as `{code, message}`.
-
-use std::sync::atomic::{AtomicBool, Ordering};
+//! IPC commands: one-line adapters over the engine's [`Service`], the same functions the HTTP
+//! routes call. The window is the operator (`Caller::Operator`), and what it hands in was composed
+//! by a person (`IntakeChannel::Compose`). Errors cross as the HTTP API's `ApiError`, with the
+//! same codes.
+//!
+//! Every command here is listed in build.rs and granted in capabilities/default.json.
 
 use smsdesk_engine::api::{ApiError, AppInfo};
+use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use smsdesk_engine::domain::IntakeChannel;
+use smsdesk_engine::http::Failure;
+use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
+use smsdesk_engine::service::{MessageAction, ResolveRequest, ServiceError};
+use smsdesk_engine::views::{
+    AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail, MessageFilter, MessagePage,
+    PageRequest,
+};
 use tauri::State;
 
 use crate::window::EngineState;
 
-static UI_CONNECTED: AtomicBool = AtomicBool::new(false);
+type Reply<T> = Result<T, ApiError>;
+
+/// The same code and message the HTTP API would answer (the engine's own mapping, not a copy).
+fn refused(e: ServiceError) -> ApiError {
+    Failure::from(e).body
+}
 
 #[tauri::command]
-pub fn app_info(engine: State<'_, EngineState>) -> Result<AppInfo, ApiError> {
-    if !UI_CONNECTED.swap(true, Ordering::Relaxed) {
-        // The first call proves the window loaded the UI and reached the engine.
-        tracing::info!("window UI connected");
-    }
+pub fn app_info(engine: State<'_, EngineState>) -> Reply<AppInfo> {
+    engine.info()
+}
+
+#[tauri::command]
+pub async fn submit_message(
+    engine: State<'_, EngineState>,
+    message: SubmitMessage,
+    idempotency_key: Option<String>,
+) -> Reply<SubmittedMessage> {
+    let answer = (engine.service()?)
+        .submit(&Caller::Operator, IntakeChannel::Compose, message, idempotency_key)
+        .await
+        .map_err(refused)?;
+    // The service answers the JSON body the HTTP route sends as is (so a replay is byte for byte
+    // the first answer); here it is read back into its type.
+    serde_json::from_str(&answer.body).map_err(|e| ApiError::new("internal", format!("the engine's answer: {e}")))
+}
+
+#[tauri::command]
+pub async fn list_messages(engine: State<'_, EngineState>, filter: MessageFilter) -> Reply<MessagePage> {
+    engine.service()?.list_messages(filter).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn message_detail(engine: State<'_, EngineState>, id: i64) -> Reply<MessageDetail> {
+    engine.service()?.message(id).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn retry_message(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
     engine
-        .info()
-        .ok_or_else(|| ApiError::new("stopped", "the engine has stopped"))
+        .service()?
+        .retry(&Caller::Operator, id, action)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn cancel_message(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
+    engine
+        .service()?
+        .cancel(&Caller::Operator, id, action)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn list_exceptions(engine: State<'_, EngineState>, filter: ExceptionFilter) -> Reply<ExceptionPage> {
+    engine.service()?.list_exceptions(filter).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn exception_detail(engine: State<'_, EngineState>, id: i64) -> Reply<ExceptionDetail> {
+    engine.service()?.exception(id).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn resolve_exception(engine: State<'_, EngineState>, id: i64, request: ResolveRequest) -> Reply<()> {
+    engine
+        .service()?
+        .resolve(&Caller::Operator, id, request)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
+    engine.service()?.dashboard().await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn audit_log(engine: State<'_, EngineState>, page: PageRequest) -> Reply<AuditPage> {
+    engine
+        .service()?
+        .audit_log(page.cursor, page.limit)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn list_keys(engine: State<'_, EngineState>) -> Reply<Vec<ApiKeyInfo>> {
+    engine.service()?.list_keys().await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn create_key(engine: State<'_, EngineState>, key: NewApiKey) -> Reply<CreatedApiKey> {
+    engine
+        .service()?
+        .create_key(&Caller::Operator, key)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn revoke_key(engine: State<'_, EngineState>, id: i64) -> Reply<()> {
+    engine
+        .service()?
+        .revoke_key(&Caller::Operator, id)
+        .await
+        .map_err(refused)
+}
+
+#[cfg(test)]
+mod tests {
+    use smsdesk_engine::dispatch::queue::ActionError;
+    use smsdesk_engine::domain::QueueStatus;
+    use smsdesk_engine::intake::FieldError;
+
+    use super::*;
+
+    #[test]
+    fn a_refusal_crosses_with_the_code_the_http_api_uses() {
+        let e = refused(ServiceError::NotFound("message 7".into()));
+        assert_eq!(
+            (e.code.as_str(), e.message.as_str()),
+            ("not_found", "message 7 not found"),
+            "the window must see the same code as a browser would"
+        );
+        let e = refused(ServiceError::Action(ActionError::ConfirmationRequired(
+            QueueStatus::Accepted,
+        )));
+        assert_eq!(
+            e.code, "confirmation_required",
+            "a retry needing confirmation keeps its code"
+        );
+    }
+
+    #[test]
+    fn invalid_fields_cross_with_every_field_named() {
+        let fields = vec![
+            FieldError {
+                field: "destination".into(),
+                code: "invalid_number".into(),
+                message: "not a phone number".into(),
+            },
+            FieldError {
+                field: "text".into(),
+                code: "required".into(),
+                message: "a message needs a text".into(),
+            },
+        ];
+        let e = refused(ServiceError::Invalid(fields.clone()));
+        assert_eq!(e.code, "invalid");
+        assert_eq!(
+            e.errors, fields,
+            "each invalid field must reach the UI with its own code"
+        );
+    }
 }

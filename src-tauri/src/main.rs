@@ -6,6 +6,7 @@
 
 mod assets;
 mod commands;
+mod events;
 mod tray;
 mod window;
 

@@ -1,24 +1,44 @@
 //! The desktop window: the engine runs in-process, the window talks to it over IPC.
 
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
-use smsdesk_engine::api::{AppInfo, RunMode};
+use smsdesk_engine::api::{ApiError, AppInfo, RunMode};
 use smsdesk_engine::cli::{self, Cli, EXIT_CONFIG};
 use smsdesk_engine::http::UiAssets;
+use smsdesk_engine::service::Service;
 use smsdesk_engine::{Engine, EngineOptions};
 use tauri::{Context, Manager, RunEvent, Wry};
+
+use crate::commands;
 
 /// The engine, as the window's commands reach it. Emptied on exit.
 pub struct EngineState(Mutex<Option<Engine>>);
 
+static UI_CONNECTED: AtomicBool = AtomicBool::new(false);
+
 impl EngineState {
-    pub fn info(&self) -> Option<AppInfo> {
+    fn with<T>(&self, f: impl FnOnce(&Engine) -> T) -> Result<T, ApiError> {
+        if !UI_CONNECTED.swap(true, Ordering::Relaxed) {
+            // The first command proves the window loaded the UI and reached the engine.
+            tracing::info!("window UI connected");
+        }
         self.0
             .lock()
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
-            .map(|e| e.info().clone())
+            .map(f)
+            .ok_or_else(|| ApiError::new("stopping", "the engine has stopped"))
+    }
+
+    pub fn info(&self) -> Result<AppInfo, ApiError> {
+        self.with(|e| e.info().clone())
+    }
+
+    /// A handle on the engine's operations, taken out of the lock so a command can await it.
+    pub fn service(&self) -> Result<Service, ApiError> {
+        self.with(|e| e.service().clone())
     }
 }
 
@@ -43,15 +63,33 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         }
     };
     tracing::info!(url = ?engine.info().http_url, "engine started; opening the window");
+    // Subscribed before the window exists, so no change committed from now on is missed.
+    let changes = engine.store().subscribe();
 
     let app = tauri::Builder::default()
         .manage(EngineState(Mutex::new(Some(engine))))
-        .invoke_handler(tauri::generate_handler![crate::commands::app_info])
-        .setup(|app| {
+        .invoke_handler(tauri::generate_handler![
+            commands::app_info,
+            commands::submit_message,
+            commands::list_messages,
+            commands::message_detail,
+            commands::retry_message,
+            commands::cancel_message,
+            commands::list_exceptions,
+            commands::exception_detail,
+            commands::resolve_exception,
+            commands::dashboard,
+            commands::audit_log,
+            commands::list_keys,
+            commands::create_key,
+            commands::revoke_key,
+        ])
+        .setup(move |app| {
             if let Err(e) = crate::tray::create(app) {
                 // A desktop without a tray area still gets the window.
                 tracing::warn!(error = %e, "no tray icon");
             }
+            tauri::async_runtime::spawn(crate::events::forward(app.handle().clone(), changes));
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
                 let signal = cli::wait_for_stop_signal().await;

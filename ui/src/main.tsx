@@ -18,7 +18,7 @@ favicon.type = "image/svg+xml";
 favicon.href = iconUrl;
 document.head.append(favicon);
 
-const backend = selectBackend(window);
+const connection = selectBackend(window);
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");
@@ -26,7 +26,7 @@ if (root === null) throw new Error("index.html has no #root element");
 createRoot(root).render(
   <StrictMode>
     <I18nProvider value={i18n}>
-      <App backend={backend} />
+      <App connection={connection} />
     </I18nProvider>
   </StrictMode>,
 );

@@ -1,13 +1,57 @@
 import type { ApiError } from "../bindings/ApiError";
+import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
+import type { AuditPage } from "../bindings/AuditPage";
+import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { CreatedApiKey } from "../bindings/CreatedApiKey";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { ExceptionDetail } from "../bindings/ExceptionDetail";
+import type { ExceptionFilter } from "../bindings/ExceptionFilter";
+import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { FieldError } from "../bindings/FieldError";
+import type { MessageAction } from "../bindings/MessageAction";
+import type { MessageDetail } from "../bindings/MessageDetail";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import type { MessagePage } from "../bindings/MessagePage";
+import type { NewApiKey } from "../bindings/NewApiKey";
+import type { PageRequest } from "../bindings/PageRequest";
+import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 
 /**
- * Everything the UI asks of the engine. There are two implementations, one per
- * transport (Tauri IPC inside the desktop window, HTTP in a browser); screens
- * only ever see this interface.
+ * Everything the UI asks of the engine: the engine's service, operation for operation. There are
+ * two implementations, one per transport (Tauri IPC inside the desktop window, HTTP in a
+ * browser); screens only ever see this interface. Every method rejects with a BackendError.
  */
 export interface Backend {
-  appInfo(): Promise<AppInfo>;
+  info(): Promise<AppInfo>;
+
+  /** Hands in one message; answers once it is committed to the queue. A repeat with the same idempotency key gets the first answer. */
+  submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage>;
+  listMessages(filter: MessageFilter): Promise<MessagePage>;
+  message(id: number): Promise<MessageDetail>;
+  retry(id: number, action: MessageAction): Promise<void>;
+  cancel(id: number, action: MessageAction): Promise<void>;
+
+  listExceptions(filter: ExceptionFilter): Promise<ExceptionPage>;
+  exception(id: number): Promise<ExceptionDetail>;
+  resolve(id: number, request: ResolveRequest): Promise<void>;
+
+  dashboard(): Promise<Dashboard>;
+  auditLog(page: PageRequest): Promise<AuditPage>;
+
+  /** Key management is the operator's: over HTTP these reject with `forbidden`. */
+  listKeys(): Promise<ApiKeyInfo[]>;
+  createKey(key: NewApiKey): Promise<CreatedApiKey>;
+  revokeKey(id: number): Promise<void>;
+
+  /**
+   * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
+   * been missed (the subscription just became live, reconnected, or fell behind), upon which a
+   * view reloads what it shows. Returns the unsubscribe function.
+   */
+  subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void;
 }
 
 /** Codes produced on the UI side, when the engine could not answer with its own. */
@@ -18,6 +62,16 @@ export const CLIENT_ERROR_CODES = {
   badResponse: "bad_response",
 } as const;
 
+/** Codes of the engine's answers that the UI itself acts on. */
+export const ERROR_CODES = {
+  /** No key, or an unknown or revoked one (HTTP 401): the browser must sign in again. */
+  unauthorized: "unauthorized",
+  /** The key may not do this (HTTP 403): key management is the operator's. */
+  forbidden: "forbidden",
+  /** Fields were refused; `errors` names each. */
+  invalid: "invalid",
+} as const;
+
 /**
  * An error as the UI sees it. Screens branch on `code` (a stable identifier
  * chosen by the engine or listed in CLIENT_ERROR_CODES), never on `message`,
@@ -25,16 +79,48 @@ export const CLIENT_ERROR_CODES = {
  */
 export class BackendError extends Error implements ApiError {
   readonly code: string;
+  readonly errors: FieldError[];
 
-  constructor(code: string, message: string, options?: { cause?: unknown }) {
-    super(message, options);
+  constructor(code: string, message: string, options?: { cause?: unknown; errors?: FieldError[] | undefined }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BackendError";
     this.code = code;
+    this.errors = options?.errors ?? [];
+  }
+
+  static from(error: ApiError, cause?: unknown): BackendError {
+    return new BackendError(error.code, error.message, { cause, errors: error.errors });
   }
 }
 
 export function isApiError(value: unknown): value is ApiError {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Record<string, unknown>;
-  return typeof candidate["code"] === "string" && typeof candidate["message"] === "string";
+  if (typeof candidate["code"] !== "string" || typeof candidate["message"] !== "string") return false;
+  const errors = candidate["errors"];
+  return errors === undefined || (Array.isArray(errors) && errors.every(isFieldError));
+}
+
+function isFieldError(value: unknown): value is FieldError {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return (
+    typeof candidate["field"] === "string" &&
+    typeof candidate["code"] === "string" &&
+    typeof candidate["message"] === "string"
+  );
+}
+
+export function isChangeEvent(value: unknown): value is ChangeEvent {
+  if (typeof value !== "object" || value === null) return false;
+  const candidate = value as Record<string, unknown>;
+  return typeof candidate["entity"] === "string" && typeof candidate["id"] === "number";
+}
+
+/** Any rejection as a BackendError (a bug in the UI surfaces as bad_response rather than a crash). */
+export function asBackendError(error: unknown): BackendError {
+  if (error instanceof BackendError) return error;
+  if (isApiError(error)) return BackendError.from(error, error);
+  const message = typeof error === "string" ? error : error instanceof Error ? error.message : String(error);
+  return new BackendError(CLIENT_ERROR_CODES.badResponse, message, { cause: error });
 }

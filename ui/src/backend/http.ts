@@ -1,5 +1,24 @@
+import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
-import { BackendError, CLIENT_ERROR_CODES, isApiError, type Backend } from "./backend";
+import type { AuditPage } from "../bindings/AuditPage";
+import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { CreatedApiKey } from "../bindings/CreatedApiKey";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { ExceptionDetail } from "../bindings/ExceptionDetail";
+import type { ExceptionFilter } from "../bindings/ExceptionFilter";
+import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { MessageAction } from "../bindings/MessageAction";
+import type { MessageDetail } from "../bindings/MessageDetail";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import type { MessagePage } from "../bindings/MessagePage";
+import type { NewApiKey } from "../bindings/NewApiKey";
+import type { PageRequest } from "../bindings/PageRequest";
+import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend } from "./backend";
+import { openEventStream } from "./events";
+import { ApiKeySession, memoryKeyStore, type KeySignIn } from "./session";
 
 const API_PREFIX = "/api/v1";
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -7,49 +26,178 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 export interface HttpBackendOptions {
   /** Gives up on a request after this long and reports the engine as unreachable. */
   timeoutMs?: number;
+  /** The sign-in every request uses; a fresh, signed-out one when not given. */
+  session?: ApiKeySession;
+  /** Passed to the event stream (tests shorten its waits). */
+  events?: { initialDelayMs?: number; maxDelayMs?: number; idleTimeoutMs?: number };
 }
 
-/** Talks to the engine's HTTP API, for the UI served to a browser. */
-export class HttpBackend implements Backend {
+type Query = Readonly<Record<string, string | number | boolean | null | undefined>>;
+
+interface Call {
+  readonly method: "GET" | "POST";
+  readonly path: string;
+  readonly query?: Query;
+  readonly body?: unknown;
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Overrides the session's key (to check a key before signing in with it). */
+  readonly key?: string;
+}
+
+/**
+ * Talks to the engine's HTTP API, for the UI served to a browser. Every request carries the
+ * session's key as `Authorization: Bearer`; a 401 drops the key, which takes the UI back to the
+ * sign-in screen.
+ */
+export class HttpBackend implements Backend, KeySignIn {
+  readonly session: ApiKeySession;
   readonly #base: string;
   readonly #timeoutMs: number;
+  readonly #events: HttpBackendOptions["events"];
 
   /** `base` is the engine's origin, e.g. `http://127.0.0.1:8787`, without the API prefix. */
   constructor(base: string, options: HttpBackendOptions = {}) {
     this.#base = base.replace(/\/+$/, "");
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    this.session = options.session ?? new ApiKeySession(memoryKeyStore());
+    this.#events = options.events;
   }
 
-  appInfo(): Promise<AppInfo> {
-    return this.#get<AppInfo>("/info");
+  async signIn(key: string): Promise<AppInfo> {
+    const candidate = key.trim();
+    if (candidate === "") throw new BackendError(ERROR_CODES.unauthorized, "an API key is needed");
+    const info = await this.#call<AppInfo>({ method: "GET", path: "/info", key: candidate });
+    this.session.signIn(candidate);
+    return info;
   }
 
-  async #get<T>(path: string): Promise<T> {
-    const url = `${this.#base}${API_PREFIX}${path}`;
+  info(): Promise<AppInfo> {
+    return this.#call({ method: "GET", path: "/info" });
+  }
+
+  submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage> {
+    return this.#call({
+      method: "POST",
+      path: "/messages",
+      body: message,
+      headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
+    });
+  }
+
+  listMessages(filter: MessageFilter): Promise<MessagePage> {
+    return this.#call({ method: "GET", path: "/messages", query: filter });
+  }
+
+  message(id: number): Promise<MessageDetail> {
+    return this.#call({ method: "GET", path: `/messages/${segment(id)}` });
+  }
+
+  retry(id: number, action: MessageAction): Promise<void> {
+    return this.#call({ method: "POST", path: `/messages/${segment(id)}/retry`, body: action });
+  }
+
+  cancel(id: number, action: MessageAction): Promise<void> {
+    return this.#call({ method: "POST", path: `/messages/${segment(id)}/cancel`, body: action });
+  }
+
+  listExceptions(filter: ExceptionFilter): Promise<ExceptionPage> {
+    return this.#call({ method: "GET", path: "/exceptions", query: filter });
+  }
+
+  exception(id: number): Promise<ExceptionDetail> {
+    return this.#call({ method: "GET", path: `/exceptions/${segment(id)}` });
+  }
+
+  resolve(id: number, request: ResolveRequest): Promise<void> {
+    return this.#call({ method: "POST", path: `/exceptions/${segment(id)}/resolve`, body: request });
+  }
+
+  dashboard(): Promise<Dashboard> {
+    return this.#call({ method: "GET", path: "/dashboard" });
+  }
+
+  auditLog(page: PageRequest): Promise<AuditPage> {
+    return this.#call({ method: "GET", path: "/audit", query: page });
+  }
+
+  listKeys(): Promise<ApiKeyInfo[]> {
+    return this.#call({ method: "GET", path: "/keys" });
+  }
+
+  createKey(key: NewApiKey): Promise<CreatedApiKey> {
+    return this.#call({ method: "POST", path: "/keys", body: key });
+  }
+
+  revokeKey(id: number): Promise<void> {
+    return this.#call({ method: "POST", path: `/keys/${segment(id)}/revoke` });
+  }
+
+  subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void {
+    return openEventStream({
+      url: `${this.#base}${API_PREFIX}/events`,
+      credential: () => this.session.key,
+      onChange,
+      onResync,
+      onUnauthorized: (key, error) => this.session.refuse(key, error),
+      ...this.#events,
+    });
+  }
+
+  async #call<T>(call: Call): Promise<T> {
+    const url = `${this.#base}${API_PREFIX}${call.path}${queryString(call.query)}`;
+    const what = `${call.method} ${url}`;
+    const key = call.key ?? this.session.key;
+    // Without a key the engine would only answer 401: do not ask.
+    if (key === null) throw new BackendError(ERROR_CODES.unauthorized, "not signed in");
+
+    const headers: Record<string, string> = { Accept: "application/json", Authorization: `Bearer ${key}` };
+    if (call.body !== undefined) headers["Content-Type"] = "application/json";
     let response: Response;
     try {
       response = await fetch(url, {
-        method: "GET",
-        headers: { Accept: "application/json" },
+        method: call.method,
+        headers: { ...headers, ...call.headers },
+        body: call.body === undefined ? null : JSON.stringify(call.body),
+        cache: "no-store",
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
     } catch (error) {
-      throw new BackendError(CLIENT_ERROR_CODES.unreachable, describeNetworkFailure(url, error), { cause: error });
+      throw new BackendError(CLIENT_ERROR_CODES.unreachable, describeNetworkFailure(what, error), { cause: error });
     }
 
+    if (response.status === 204) return undefined as T;
     const body = await readJson(response);
     if (!response.ok) {
-      if (isApiError(body)) throw new BackendError(body.code, body.message);
-      throw new BackendError(
-        CLIENT_ERROR_CODES.badResponse,
-        `GET ${url} answered HTTP ${response.status} without an error body`,
-      );
+      const error = isApiError(body)
+        ? BackendError.from(body)
+        : new BackendError(
+            response.status === 401 ? ERROR_CODES.unauthorized : CLIENT_ERROR_CODES.badResponse,
+            `${what} answered HTTP ${response.status} without an error body`,
+          );
+      // A key being checked for sign-in is not the session's; the session keeps what it had.
+      if (response.status === 401 && call.key === undefined) this.session.refuse(key, error);
+      throw error;
     }
     if (body === undefined) {
-      throw new BackendError(CLIENT_ERROR_CODES.badResponse, `GET ${url} answered HTTP ${response.status} without JSON`);
+      throw new BackendError(CLIENT_ERROR_CODES.badResponse, `${what} answered HTTP ${response.status} without JSON`);
     }
     return body as T;
   }
+}
+
+function segment(id: number): string {
+  return encodeURIComponent(String(id));
+}
+
+/** Filters become query parameters; absent (null) fields are left out, as the engine expects. */
+function queryString(query: Query | undefined): string {
+  if (query === undefined) return "";
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) {
+    if (value !== null && value !== undefined) params.append(name, String(value));
+  }
+  const text = params.toString();
+  return text === "" ? "" : `?${text}`;
 }
 
 async function readJson(response: Response): Promise<unknown> {
@@ -60,8 +208,8 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-function describeNetworkFailure(url: string, error: unknown): string {
-  if (error instanceof DOMException && error.name === "TimeoutError") return `GET ${url} timed out`;
+function describeNetworkFailure(what: string, error: unknown): string {
+  if (error instanceof DOMException && error.name === "TimeoutError") return `${what} timed out`;
   const reason = error instanceof Error ? error.message : String(error);
-  return `GET ${url} failed: ${reason}`;
+  return `${what} failed: ${reason}`;
 }

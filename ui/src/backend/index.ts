@@ -1,4 +1,11 @@
-export { BackendError, CLIENT_ERROR_CODES, type Backend } from "./backend";
+export {
+  asBackendError,
+  BackendError,
+  CLIENT_ERROR_CODES,
+  ERROR_CODES,
+  type Backend,
+} from "./backend";
 export { HttpBackend } from "./http";
 export { TauriBackend } from "./tauri";
-export { isTauri, selectBackend } from "./select";
+export { isTauri, selectBackend, type Connection } from "./select";
+export { ApiKeySession, memoryKeyStore, type KeySignIn, type SessionState } from "./session";

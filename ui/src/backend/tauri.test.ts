@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AppInfo } from "../bindings/AppInfo";
-import { BackendError } from "./backend";
-import { TauriBackend, type InvokeFn } from "./tauri";
+import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import { BackendError, type Backend } from "./backend";
+import { TauriBackend, type InvokeFn, type ListenFn } from "./tauri";
 
 const info: AppInfo = {
   product: "smsdesk",
@@ -15,9 +17,51 @@ const info: AppInfo = {
   startedAtMs: 1_700_000_000_000,
 };
 
-function invoking(handler: (command: string) => unknown): InvokeFn {
-  return async <T>(command: string) => (await handler(command)) as T;
+const filter: MessageFilter = {
+  status: "failed",
+  state: null,
+  kind: null,
+  channel: null,
+  destination: null,
+  q: null,
+  from_ms: null,
+  to_ms: null,
+  cursor: null,
+  limit: 50,
+};
+
+function invoking(handler: (command: string, args?: Record<string, unknown>) => unknown): InvokeFn {
+  return async <T>(command: string, args?: Record<string, unknown>) => (await handler(command, args)) as T;
 }
+
+const noListen: ListenFn = () => Promise.resolve(() => {});
+
+/** Tauri's event bus as the window sees it: emit delivers to every current listener. */
+function fakeEvents() {
+  const handlers = new Map<string, Set<(event: { payload: unknown }) => void>>();
+  let release: () => void = () => {};
+  let held: Promise<void> | null = null;
+  const listen = (async <T>(event: string, handler: (event: { payload: T }) => void) => {
+    if (held) await held;
+    const set = handlers.get(event) ?? new Set();
+    handlers.set(event, set);
+    const h = handler as (event: { payload: unknown }) => void;
+    set.add(h);
+    return () => set.delete(h);
+  }) as ListenFn;
+  return {
+    listen,
+    emit: (event: string, payload: unknown) => handlers.get(event)?.forEach((h) => h({ payload })),
+    count: () => [...handlers.values()].reduce((n, s) => n + s.size, 0),
+    /** Makes registrations wait until `release()`, as a slow IPC would. */
+    hold: () => {
+      held = new Promise((resolve) => (release = resolve));
+    },
+    release: () => release(),
+  };
+}
+
+const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("TauriBackend", () => {
   it("calls the app_info command", async () => {
@@ -27,25 +71,113 @@ describe("TauriBackend", () => {
         calls.push(command);
         return info;
       }),
+      noListen,
     );
-    await expect(backend.appInfo()).resolves.toEqual(info);
+    await expect(backend.info()).resolves.toEqual(info);
     expect(calls).toEqual(["app_info"]);
   });
 
-  it("surfaces a command's ApiError as a BackendError with the same code", async () => {
+  it("calls one command per operation, with the Rust parameters as camelCase arguments", async () => {
+    const calls: [string, Record<string, unknown> | undefined][] = [];
     const backend = new TauriBackend(
-      invoking(() => Promise.reject({ code: "store_unavailable", message: "database is locked" })),
+      invoking((command, args) => {
+        calls.push([command, args]);
+        return null; // what a command returning () answers
+      }),
+      noListen,
     );
-    const error = await backend.appInfo().catch((e: unknown) => e);
+    const action = { note: "why", confirm_duplicate: false };
+    const operations: [(b: Backend) => Promise<unknown>, string, Record<string, unknown> | undefined][] = [
+      [(b) => b.submitMessage({ destination: "+1", text: "x" }, "k1"), "submit_message", {
+        message: { destination: "+1", text: "x" },
+        idempotencyKey: "k1",
+      }],
+      [(b) => b.submitMessage({ destination: "+1", text: "x" }), "submit_message", {
+        message: { destination: "+1", text: "x" },
+        idempotencyKey: null,
+      }],
+      [(b) => b.listMessages(filter), "list_messages", { filter }],
+      [(b) => b.message(7), "message_detail", { id: 7 }],
+      [(b) => b.retry(7, action), "retry_message", { id: 7, action }],
+      [(b) => b.cancel(7, action), "cancel_message", { id: 7, action }],
+      [(b) => b.listExceptions({ status: null, kind: null, cursor: null, limit: 10 }), "list_exceptions", {
+        filter: { status: null, kind: null, cursor: null, limit: 10 },
+      }],
+      [(b) => b.exception(3), "exception_detail", { id: 3 }],
+      [(b) => b.resolve(3, { action: "dismiss", note: "noise" }), "resolve_exception", {
+        id: 3,
+        request: { action: "dismiss", note: "noise" },
+      }],
+      [(b) => b.dashboard(), "dashboard", undefined],
+      [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
+      [(b) => b.listKeys(), "list_keys", undefined],
+      [(b) => b.createKey({ name: "crm", webhook_url: null }), "create_key", { key: { name: "crm", webhook_url: null } }],
+      [(b) => b.revokeKey(2), "revoke_key", { id: 2 }],
+    ];
+    for (const [operation, command, args] of operations) {
+      calls.length = 0;
+      await operation(backend);
+      expect(calls, command).toEqual([[command, args]]);
+    }
+  });
+
+  it("answers void for commands that return nothing", async () => {
+    const backend = new TauriBackend(invoking(() => null), noListen);
+    await expect(backend.retry(1, { note: "", confirm_duplicate: false })).resolves.toBeUndefined();
+    await expect(backend.revokeKey(1)).resolves.toBeUndefined();
+  });
+
+  it("surfaces a command's ApiError as a BackendError with the same code and fields", async () => {
+    const errors = [{ field: "destination", code: "invalid_number", message: "not a phone number" }];
+    const backend = new TauriBackend(
+      invoking(() => Promise.reject({ code: "invalid", message: "destination: not a phone number", errors })),
+      noListen,
+    );
+    const error = await backend.submitMessage({ destination: "x", text: "y" }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendError);
-    expect(error).toMatchObject({ code: "store_unavailable", message: "database is locked" });
+    expect(error).toMatchObject({ code: "invalid", message: "destination: not a phone number", errors });
   });
 
   it("reports a bare string rejection from Tauri itself as bad_response", async () => {
-    const backend = new TauriBackend(invoking(() => Promise.reject("command app_info not found")));
-    await expect(backend.appInfo()).rejects.toMatchObject({
+    const backend = new TauriBackend(invoking(() => Promise.reject("command app_info not found")), noListen);
+    await expect(backend.info()).rejects.toMatchObject({
       code: "bad_response",
       message: "command app_info not found",
+    });
+  });
+
+  describe("subscribe", () => {
+    it("passes the shell's change events on, resyncing once the listeners are live", async () => {
+      const bus = fakeEvents();
+      const seen: (ChangeEvent | "resync")[] = [];
+      const stop = new TauriBackend(invoking(() => null), bus.listen).subscribe(
+        (e) => seen.push(e),
+        () => seen.push("resync"),
+      );
+      await flush();
+      bus.emit("change", { entity: "message", id: 4 });
+      bus.emit("change", { entity: "message" }); // not a ChangeEvent: ignored
+      bus.emit("resync", 12);
+      expect(seen).toEqual(["resync", { entity: "message", id: 4 }, "resync"]);
+      stop();
+      expect(bus.count(), "unsubscribing must remove both listeners").toBe(0);
+      bus.emit("change", { entity: "message", id: 5 });
+      expect(seen).toHaveLength(3);
+    });
+
+    it("removes listeners that finish registering after unsubscribe", async () => {
+      const bus = fakeEvents();
+      bus.hold();
+      const seen: unknown[] = [];
+      const stop = new TauriBackend(invoking(() => null), bus.listen).subscribe(
+        (e) => seen.push(e),
+        () => seen.push("resync"),
+      );
+      stop();
+      bus.release();
+      await flush();
+      expect(bus.count()).toBe(0);
+      expect(seen, "nothing may reach a view that already unsubscribed").toEqual([]);
     });
   });
 });

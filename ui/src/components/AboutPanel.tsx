@@ -1,14 +1,16 @@
 import { useCallback, useId, useRef, type ReactNode } from "react";
-import { CLIENT_ERROR_CODES, type Backend, type BackendError } from "../backend";
+import type { Backend } from "../backend";
 import type { AppInfo } from "../bindings/AppInfo";
+import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
-import type { MessageKey } from "../i18n/i18n";
-import { useAppInfo } from "../useAppInfo";
+import { ErrorNotice } from "./ErrorNotice";
+
+const loadInfo = (backend: Backend): Promise<AppInfo> => backend.info();
 
 export function AboutPanel({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
-  const { state, retry } = useAppInfo(backend);
+  const { state, reload: retry } = useBackendData(backend, loadInfo);
   const headingRef = useRef<HTMLHeadingElement>(null);
 
   // The Retry button disappears while loading: keep keyboard focus in the panel instead of losing it to the page.
@@ -29,8 +31,10 @@ export function AboutPanel({ backend }: { backend: Backend }) {
           {t("state.loading")}
         </p>
       )}
-      {state.status === "error" && <ErrorNotice error={state.error} onRetry={retryFromButton} />}
-      {state.status === "ready" && <InfoList info={state.info} />}
+      {state.status === "error" && (
+        <ErrorNotice title={t("error.title")} error={state.error} onRetry={retryFromButton} testId="about-error" />
+      )}
+      {state.status === "ready" && <InfoList info={state.data} />}
     </section>
   );
 }
@@ -93,40 +97,6 @@ function Row({ label, children }: { label: string; children: ReactNode }) {
     <div className="info-row">
       <dt>{label}</dt>
       <dd>{children}</dd>
-    </div>
-  );
-}
-
-/** Codes the UI explains in its own words; any other code gets the generic sentence. */
-type ExplanationKey = Extract<MessageKey, "error.unreachable" | "error.badResponse" | "error.generic">;
-
-const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
-  [CLIENT_ERROR_CODES.unreachable]: "error.unreachable",
-  [CLIENT_ERROR_CODES.badResponse]: "error.badResponse",
-};
-
-function ErrorNotice({ error, onRetry }: { error: BackendError; onRetry: () => void }) {
-  const { t } = useI18n();
-  const explanation: ExplanationKey = EXPLAINED_CODES[error.code] ?? "error.generic";
-  return (
-    <div className="notice notice-error" role="alert" data-testid="about-error">
-      <h3>{t("error.title")}</h3>
-      <p>{t(explanation)}</p>
-      <dl className="error-facts">
-        <div>
-          <dt>{t("error.code")}</dt>
-          <dd>
-            <code data-testid="error-code">{error.code}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>{t("error.details")}</dt>
-          <dd data-testid="error-message">{error.message}</dd>
-        </div>
-      </dl>
-      <button type="button" className="button" onClick={onRetry} data-testid="retry">
-        {t("action.retry")}
-      </button>
     </div>
   );
 }

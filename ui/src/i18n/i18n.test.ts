@@ -75,4 +75,11 @@ describe("formatting follows the locale", () => {
     expect(createI18n(["fr-FR"]).formatDateTime(at)).toContain("mars");
     expect(createI18n(["ru-RU"]).formatDateTime(at)).toContain("марта");
   });
+
+  it("formats compact dates in the locale's order", () => {
+    const at = Date.UTC(2024, 2, 15, 12, 0, 0);
+    expect(createI18n(["en-US"]).formatDateTimeShort(at)).toMatch(/^3\/15\/24/);
+    expect(createI18n(["fr-FR"]).formatDateTimeShort(at)).toMatch(/^15\/03\/2024/);
+    expect(createI18n(["ru-RU"]).formatDateTimeShort(at)).toMatch(/^15\.03\.2024/);
+  });
 });

@@ -28,6 +28,8 @@ export interface I18n {
   readonly t: Translate;
   formatNumber(value: number): string;
   formatDateTime(epochMs: number): string;
+  /** Compact, for table cells. */
+  formatDateTimeShort(epochMs: number): string;
 }
 
 function languageOf(tag: string): string {
@@ -64,6 +66,7 @@ export function createI18n(preferred: readonly string[]): I18n {
   const dictionary: Dictionary = dictionaries[locale];
   const numberFormat = new Intl.NumberFormat(formatTag);
   const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
+  const shortDateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short", timeStyle: "medium" });
 
   const formatNumber = (value: number): string => numberFormat.format(value);
 
@@ -84,5 +87,6 @@ export function createI18n(preferred: readonly string[]): I18n {
     t,
     formatNumber,
     formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
+    formatDateTimeShort: (epochMs) => shortDateTimeFormat.format(new Date(epochMs)),
   };
 }

@@ -1,0 +1,77 @@
+import type { ReactNode } from "react";
+import { CLIENT_ERROR_CODES, ERROR_CODES, type BackendError } from "../backend";
+import { useI18n } from "../i18n/context";
+import type { MessageKey } from "../i18n/i18n";
+
+/** Codes the UI explains in its own words; any other code gets the generic sentence. */
+type ExplanationKey = Extract<
+  MessageKey,
+  | "error.unreachable"
+  | "error.badResponse"
+  | "error.unauthorized"
+  | "error.forbidden"
+  | "error.invalid"
+  | "error.generic"
+>;
+
+const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
+  [CLIENT_ERROR_CODES.unreachable]: "error.unreachable",
+  [CLIENT_ERROR_CODES.badResponse]: "error.badResponse",
+  [ERROR_CODES.unauthorized]: "error.unauthorized",
+  [ERROR_CODES.forbidden]: "error.forbidden",
+  [ERROR_CODES.invalid]: "error.invalid",
+};
+
+/**
+ * An error as a person reads it: what went wrong in their language, then the engine's code and
+ * its own words (which the operator may need to quote), and every refused field.
+ */
+export function ErrorNotice({
+  title,
+  error,
+  onRetry,
+  testId,
+  children,
+}: {
+  title: string;
+  error: BackendError;
+  onRetry?: () => void;
+  testId?: string;
+  children?: ReactNode;
+}) {
+  const { t } = useI18n();
+  const explanation: ExplanationKey = EXPLAINED_CODES[error.code] ?? "error.generic";
+  return (
+    <div className="notice notice-error" role="alert" data-testid={testId} data-code={error.code}>
+      <h3>{title}</h3>
+      <p>{t(explanation)}</p>
+      <dl className="error-facts">
+        <div>
+          <dt>{t("error.code")}</dt>
+          <dd>
+            <code data-testid="error-code">{error.code}</code>
+          </dd>
+        </div>
+        <div>
+          <dt>{t("error.details")}</dt>
+          <dd data-testid="error-message">{error.message}</dd>
+        </div>
+      </dl>
+      {error.errors.length > 0 && (
+        <ul className="field-errors" data-testid="field-errors">
+          {error.errors.map((e) => (
+            <li key={`${e.field}:${e.code}`} data-field={e.field}>
+              {t("error.field", { field: e.field, message: e.message })}
+            </li>
+          ))}
+        </ul>
+      )}
+      {children}
+      {onRetry && (
+        <button type="button" className="button" onClick={onRetry} data-testid="retry">
+          {t("action.retry")}
+        </button>
+      )}
+    </div>
+  );
+}

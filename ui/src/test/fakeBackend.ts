@@ -1,0 +1,49 @@
+import { BackendError, type Backend } from "../backend";
+import type { ChangeEvent } from "../bindings/ChangeEvent";
+
+/**
+ * A Backend whose every operation rejects until a test gives it an answer, and whose live
+ * updates the test drives with `emit` and `resync`.
+ */
+export class FakeBackend implements Backend {
+  readonly #listeners = new Set<{ onChange: (e: ChangeEvent) => void; onResync: () => void }>();
+  readonly calls: string[] = [];
+
+  get subscribers(): number {
+    return this.#listeners.size;
+  }
+
+  emit(event: ChangeEvent): void {
+    for (const l of [...this.#listeners]) l.onChange(event);
+  }
+
+  resync(): void {
+    for (const l of [...this.#listeners]) l.onResync();
+  }
+
+  subscribe(onChange: (e: ChangeEvent) => void, onResync: () => void): () => void {
+    const listener = { onChange, onResync };
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  #unset = (name: string) => (): Promise<never> => {
+    this.calls.push(name);
+    return Promise.reject(new BackendError("not_stubbed", `${name} has no answer in this test`));
+  };
+
+  info: Backend["info"] = this.#unset("info");
+  submitMessage: Backend["submitMessage"] = this.#unset("submitMessage");
+  listMessages: Backend["listMessages"] = this.#unset("listMessages");
+  message: Backend["message"] = this.#unset("message");
+  retry: Backend["retry"] = this.#unset("retry");
+  cancel: Backend["cancel"] = this.#unset("cancel");
+  listExceptions: Backend["listExceptions"] = this.#unset("listExceptions");
+  exception: Backend["exception"] = this.#unset("exception");
+  resolve: Backend["resolve"] = this.#unset("resolve");
+  dashboard: Backend["dashboard"] = this.#unset("dashboard");
+  auditLog: Backend["auditLog"] = this.#unset("auditLog");
+  listKeys: Backend["listKeys"] = this.#unset("listKeys");
+  createKey: Backend["createKey"] = this.#unset("createKey");
+  revokeKey: Backend["revokeKey"] = this.#unset("revokeKey");
+}
