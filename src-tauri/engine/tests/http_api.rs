@@ -577,3 +577,29 @@ async fn the_openapi_description_lists_every_route() {
     }
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_open_event_stream_ends_once_its_key_is_revoked() {
+    let t = Running::start(&[]).await;
+    let (id, key) = t.key("browser").await;
+    let mut events = t.get("/api/v1/events", &key).send().await.unwrap();
+    assert_eq!(events.status(), StatusCode::OK);
+    let revoked = t
+        .post(&format!("/api/v1/keys/{id}/revoke"), &t.operator)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(revoked.status(), StatusCode::NO_CONTENT);
+    let mut seen = String::new();
+    let ended = tokio::time::timeout(Duration::from_secs(15), async {
+        while let Some(chunk) = events.chunk().await.unwrap() {
+            seen.push_str(&String::from_utf8_lossy(&chunk));
+        }
+    })
+    .await;
+    assert!(ended.is_ok(), "the stream ends: {seen}");
+    assert!(seen.contains("event: revoked"), "{seen}");
+    let again = t.get("/api/v1/events", &key).send().await.unwrap();
+    assert_eq!(again.status(), StatusCode::UNAUTHORIZED);
+    t.stop().await;
+}

@@ -16,6 +16,13 @@ pub const OPERATOR_TOKEN_FILE: &str = "operator.token";
 /// A request whose caller was recognised.
 pub struct Authenticated(pub Caller);
 
+/// A recognised caller with the credential it presented, for long requests that must notice a
+/// revocation while they run (the event stream).
+pub struct Credential {
+    pub caller: Caller,
+    pub key: String,
+}
+
 /// A request from the operator (the command line on this computer); key management needs it.
 pub struct Operator(pub Caller);
 
@@ -33,16 +40,31 @@ fn presented(parts: &Parts) -> Option<String> {
 }
 
 async fn caller(parts: &Parts, state: &AppState) -> Result<Caller, Failure> {
+    credential(parts, state).await.map(|c| c.caller)
+}
+
+/// Whether a credential is still valid (not revoked since it was checked).
+pub async fn still_valid(state: &AppState, c: &Credential) -> bool {
+    match c.caller {
+        Caller::Operator => true,
+        Caller::Key { .. } => matches!(state.ctx.service.authenticate(c.key.clone()).await, Ok(Some(_))),
+    }
+}
+
+async fn credential(parts: &Parts, state: &AppState) -> Result<Credential, Failure> {
     let Some(key) = presented(parts) else {
         return Err(Failure::unauthorized(
             "this route needs an API key: send `Authorization: Bearer <key>` (create one with `smsdesk api-key create`)",
         ));
     };
     if same_secret(&key, &state.ctx.operator_token) {
-        return Ok(Caller::Operator);
+        return Ok(Credential {
+            caller: Caller::Operator,
+            key,
+        });
     }
-    match state.ctx.service.authenticate(key).await {
-        Ok(Some(c)) => Ok(c),
+    match state.ctx.service.authenticate(key.clone()).await {
+        Ok(Some(caller)) => Ok(Credential { caller, key }),
         Ok(None) => Err(Failure::unauthorized("unknown or revoked API key")),
         Err(e) => Err(e.into()),
     }
@@ -53,6 +75,14 @@ impl FromRequestParts<AppState> for Authenticated {
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
         caller(parts, state).await.map(Authenticated)
+    }
+}
+
+impl FromRequestParts<AppState> for Credential {
+    type Rejection = Failure;
+
+    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
+        credential(parts, state).await
     }
 }
 

@@ -3,7 +3,8 @@
 //! a client that reloads on an event always finds what the event announced.
 //!
 //! Events: `change` with `{"entity": "message", "id": 12}`; `resync` when this client fell behind
-//! and missed events (it should reload what it shows). A comment is sent every 15 seconds to keep
+//! and missed events (it should reload what it shows); `revoked` just before the stream ends
+//! because its API key was revoked (checked every few seconds). A comment is sent every 15 seconds to keep
 //! the connection open through proxies.
 
 use std::convert::Infallible;
@@ -15,9 +16,12 @@ use futures::Stream;
 use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::auth::Authenticated;
+use super::auth::{still_valid, Credential};
 use super::AppState;
 use crate::store::{Change, Entity};
+
+/// How often an open stream checks that its key was not revoked.
+const RECHECK_EVERY: Duration = Duration::from_secs(5);
 
 /// One change as the stream carries it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
@@ -52,12 +56,16 @@ impl From<Change> for ChangeEvent {
 
 /// The stream of committed changes.
 #[utoipa::path(get, path = "/api/v1/events", tag = "overview",
-    responses((status = 200, description = "text/event-stream of `change` events (data: ChangeEvent) and `resync`",
+    responses((status = 200, description = "text/event-stream of `change` events (data: ChangeEvent), `resync` and `revoked`",
         content_type = "text/event-stream", body = ChangeEvent),
         (status = 401, body = crate::api::ApiError)))]
-pub async fn stream(_: Authenticated, State(s): State<AppState>) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+pub async fn stream(
+    credential: Credential,
+    State(s): State<AppState>,
+) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let mut changes = s.ctx.service.store().subscribe();
     let mut stopping = s.ctx.stopping.clone();
+    let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + RECHECK_EVERY, RECHECK_EVERY);
     let events = async_stream(move |tx| async move {
         if *stopping.borrow() {
             return;
@@ -65,6 +73,14 @@ pub async fn stream(_: Authenticated, State(s): State<AppState>) -> Sse<impl Str
         loop {
             let got = tokio::select! {
                 _ = stopping.changed() => break,
+                _ = recheck.tick() => {
+                    if still_valid(&s, &credential).await {
+                        continue;
+                    }
+                    // A revoked key hears no more: the stream ends, and reconnecting gets 401.
+                    let _ = tx.send(Ok(Event::default().event("revoked").data("the API key was revoked"))).await;
+                    break;
+                }
                 got = changes.recv() => got,
             };
             let event = match got {
