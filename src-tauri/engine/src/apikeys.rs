@@ -91,7 +91,7 @@ pub struct NewApiKey {
 
 #[derive(Debug, thiserror::Error)]
 pub enum KeyError {
-    #[error("a key needs a name (who it is for), at most 100 characters")]
+    #[error("a key needs a name (who it is for): at most 100 characters, no control characters")]
     BadName,
     #[error("webhook URL `{0}` is not an http:// or https:// address")]
     BadWebhook(String),
@@ -123,7 +123,7 @@ pub fn hash(key: &str) -> String {
 
 fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
     let name = new.name.trim();
-    if name.is_empty() || name.chars().count() > 100 {
+    if name.is_empty() || name.chars().count() > 100 || name.chars().any(char::is_control) {
         return Err(KeyError::BadName);
     }
     let webhook = match new.webhook_url.as_deref().map(str::trim).filter(|u| !u.is_empty()) {

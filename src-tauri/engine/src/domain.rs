@@ -23,7 +23,7 @@ macro_rules! text_enum {
     (
         $(#[$meta:meta])*
         $name:ident, $what:literal {
-            $( $(#[$vmeta:meta])* $variant:ident = $text:literal ),+ $(,)?
+            $( $(#[$vmeta:meta])* $variant:ident = $text:tt ),+ $(,)?
         }
     ) => {
         $(#[$meta])*

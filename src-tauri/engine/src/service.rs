@@ -301,6 +301,7 @@ impl Service {
 
     /// Sends a message again now (audited).
     pub async fn retry(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
+        check_note(&a.note)?;
         let actor = caller.actor();
         Ok(self
             .store
@@ -311,6 +312,7 @@ impl Service {
 
     /// Takes a message that has not been sent out of the queue (audited).
     pub async fn cancel(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
+        check_note(&a.note)?;
         let actor = caller.actor();
         Ok(self
             .store
@@ -334,6 +336,7 @@ impl Service {
     /// Applies an operator's decision to an exception (audited; the evidence is never changed).
     pub async fn resolve(&self, caller: &Caller, id: i64, req: ResolveRequest) -> Result<(), ServiceError> {
         let (action, note) = req.into_parts();
+        check_note(&note)?;
         let resolution = Resolution {
             exception_id: id,
             action,
@@ -395,6 +398,22 @@ impl Service {
     /// returns once committed, so the provider's 2xx means the evidence is on disk.
     pub async fn callback(&self, r: HttpReceived) -> Result<Vec<Ingested>, ServiceError> {
         Ok(self.ingestor.http(r).await?)
+    }
+}
+
+/// A note is kept in the audit log as written: line breaks and tabs are fine, other control
+/// characters (a NUL would cut it short in the database) are refused.
+fn check_note(note: &str) -> Result<(), ServiceError> {
+    match note
+        .chars()
+        .position(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
+    {
+        None => Ok(()),
+        Some(at) => Err(ServiceError::Invalid(vec![FieldError {
+            field: "note".into(),
+            code: "invalid_character".into(),
+            message: format!("the note holds a control character at position {at}; write it in plain text"),
+        }])),
     }
 }
 

@@ -603,3 +603,46 @@ async fn an_open_event_stream_ends_once_its_key_is_revoked() {
     assert_eq!(again.status(), StatusCode::UNAUTHORIZED);
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn control_characters_in_names_notes_and_searches_are_refused_or_ignored_never_a_500() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("website").await;
+    let name = t
+        .post("/api/v1/keys", &t.operator)
+        .json(&json!({ "name": "\u{0}" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(name.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let created: Value = t
+        .post("/api/v1/messages", &key)
+        .json(&message())
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let id = created["id"].as_i64().unwrap();
+    for path in ["retry", "cancel"] {
+        let r = t
+            .post(&format!("/api/v1/messages/{id}/{path}"), &key)
+            .json(&json!({ "note": "\u{0} checked" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::UNPROCESSABLE_ENTITY, "{path}");
+        assert_eq!(r.json::<Value>().await.unwrap()["errors"][0]["field"], "note");
+    }
+    let resolve = t
+        .post("/api/v1/exceptions/1/resolve", &key)
+        .json(&json!({ "action": "dismiss", "note": "\u{0} checked" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(resolve.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    let search = t.get("/api/v1/messages?q=ab%00cd", &key).send().await.unwrap();
+    assert_eq!(search.status(), StatusCode::OK, "a NUL separates words like a space");
+    t.stop().await;
+}

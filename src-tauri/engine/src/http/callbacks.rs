@@ -22,10 +22,10 @@ const TOKEN_PARAM: &str = "token";
 const TOKEN_HEADER: &str = "x-smsdesk-token";
 
 /// Receives one provider callback.
-#[utoipa::path(post, path = "/api/v1/callbacks/{provider}", tag = "callbacks",
-    params(("provider" = String, Path, description = "The provider's name in `[callbacks] providers`"),
-        ("token" = Option<String>, Query, description = "The provider's secret (or X-Smsdesk-Token, or Basic auth)")),
-    request_body(content = String, description = "The provider's report, JSON or form-encoded, exactly as it sends it"),
+#[utoipa::path(method(get, post), path = "/api/v1/callbacks/{provider}", tag = "callbacks",
+    params(("provider" = String, Path, description = "The provider's name in `[callbacks] providers`")),
+    request_body(content = Option<String>, description = "The provider's report, JSON or form-encoded (or in the query string), exactly as it sends it"),
+    security(("provider_token" = []), ("provider_token_header" = [])),
     responses(
         (status = 200, description = "Stored and applied", body = CallbackAnswer),
         (status = 401, description = "Wrong or missing secret: nothing stored", body = crate::api::ApiError),

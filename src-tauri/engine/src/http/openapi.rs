@@ -2,7 +2,7 @@
 //! served at `/api/v1/openapi.json`.
 
 use axum::Json;
-use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use super::auth::Authenticated;
@@ -33,7 +33,7 @@ use super::{callbacks, events, routes};
         callbacks::receive,
         events::stream,
     ),
-    components(schemas(crate::api::ApiError, crate::api::Health, crate::api::AppInfo, crate::webhooks::WebhookPayload)),
+    components(schemas(crate::api::ApiError, crate::api::Health, crate::api::AppInfo, crate::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
 )]
@@ -48,6 +48,14 @@ impl Modify for BearerAuth {
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
         );
+        components.add_security_scheme(
+            "provider_token",
+            SecurityScheme::ApiKey(ApiKey::Query(ApiKeyValue::new("token"))),
+        );
+        components.add_security_scheme(
+            "provider_token_header",
+            SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Smsdesk-Token"))),
+        );
         openapi.info.version = crate::VERSION.into();
     }
 }
@@ -61,4 +69,37 @@ pub fn json() -> String {
 
 pub async fn document(_: Authenticated) -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn enums_are_described_by_the_text_forms_the_api_speaks() {
+        let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
+        let schemas = &doc["components"]["schemas"];
+        let values = |name: &str| -> Vec<String> {
+            schemas[name]["enum"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{name}: {}", schemas[name]))
+                .iter()
+                .map(|v| v.as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert!(values("QueueStatus").contains(&"outcome_unknown".to_owned()));
+        assert!(values("ExceptionKind").contains(&"conflicting_final".to_owned()));
+        assert!(values("DeliveryState").contains(&"delivered".to_owned()));
+    }
+
+    #[test]
+    fn query_parameters_are_in_the_query_and_callbacks_use_the_provider_token() {
+        let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
+        for p in doc["paths"]["/api/v1/audit"]["get"]["parameters"].as_array().unwrap() {
+            assert_eq!(p["in"], "query", "{p}");
+        }
+        let callback = &doc["paths"]["/api/v1/callbacks/{provider}"];
+        assert!(callback["get"].is_object() && callback["post"].is_object());
+        assert_eq!(callback["post"]["security"][0]["provider_token"], serde_json::json!([]));
+    }
 }

@@ -141,7 +141,7 @@ fn created(answer: Answer) -> Response {
 /// Hands in one message.
 #[utoipa::path(post, path = "/api/v1/messages", tag = "messages",
     request_body = SubmitMessage,
-    params(("Idempotency-Key" = Option<String>, Header, description = "Makes a repeat of this request return the first answer instead of a second message")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes a repeat of this request return the first answer instead of a second message")),
     responses(
         (status = 201, description = "Committed: it is in the queue", body = SubmittedMessage),
         (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
@@ -164,9 +164,10 @@ pub async fn submit(
 /// Hands in several messages: all are committed, or none (field errors name the message index).
 #[utoipa::path(post, path = "/api/v1/messages/batch", tag = "messages",
     request_body = SubmitBatch,
-    params(("Idempotency-Key" = Option<String>, Header, description = "As for a single message")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "As for a single message")),
     responses(
         (status = 201, description = "All committed", body = SubmittedBatch),
+        (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
         (status = 401, body = ApiError), (status = 409, body = ApiError), (status = 413, body = ApiError),
         (status = 422, description = "Invalid fields (nothing was written)", body = ApiError),
     ))]
@@ -216,8 +217,10 @@ pub async fn message(
 /// arrive twice: that needs `confirm_duplicate: true`.
 #[utoipa::path(post, path = "/api/v1/messages/{id}/retry", tag = "messages",
     params(("id" = i64, Path)), request_body = MessageAction,
-    responses((status = 204, description = "Queued again"), (status = 401, body = ApiError), (status = 404, body = ApiError),
-        (status = 409, description = "Not allowed now, or confirmation required", body = ApiError)))]
+    responses((status = 204, description = "Queued again"), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 404, body = ApiError),
+        (status = 409, description = "Not allowed now, or confirmation required", body = ApiError),
+        (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn retry(
     Authenticated(caller): Authenticated,
     State(s): State<AppState>,
@@ -231,8 +234,9 @@ pub async fn retry(
 /// Takes a message that has not been sent out of the queue.
 #[utoipa::path(post, path = "/api/v1/messages/{id}/cancel", tag = "messages",
     params(("id" = i64, Path)), request_body = MessageAction,
-    responses((status = 204, description = "Cancelled"), (status = 401, body = ApiError), (status = 404, body = ApiError),
-        (status = 409, body = ApiError)))]
+    responses((status = 204, description = "Cancelled"), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 404, body = ApiError), (status = 409, body = ApiError),
+        (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn cancel(
     Authenticated(caller): Authenticated,
     State(s): State<AppState>,
@@ -270,7 +274,8 @@ pub async fn exception(
 /// Resolves an exception with a decision and a note (audited; the evidence never changes).
 #[utoipa::path(post, path = "/api/v1/exceptions/{id}/resolve", tag = "exceptions",
     params(("id" = i64, Path)), request_body = ResolveRequest,
-    responses((status = 204, description = "Resolved"), (status = 401, body = ApiError), (status = 404, body = ApiError),
+    responses((status = 204, description = "Resolved"), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 404, body = ApiError),
         (status = 409, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn resolve(
     Authenticated(caller): Authenticated,
@@ -290,6 +295,7 @@ pub async fn dashboard(_: Authenticated, State(s): State<AppState>) -> Result<Js
 }
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Page {
     /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
@@ -317,8 +323,8 @@ pub async fn list_keys(_: Operator, State(s): State<AppState>) -> Result<Json<Ve
 
 /// Creates an API key (operator only). The key is in this answer and nowhere else.
 #[utoipa::path(post, path = "/api/v1/keys", tag = "keys", request_body = NewApiKey,
-    responses((status = 201, body = CreatedApiKey), (status = 401, body = ApiError), (status = 403, body = ApiError),
-        (status = 422, body = ApiError)))]
+    responses((status = 201, body = CreatedApiKey), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 403, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn create_key(
     Operator(caller): Operator,
     State(s): State<AppState>,

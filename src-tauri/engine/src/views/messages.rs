@@ -222,8 +222,9 @@ pub(crate) fn destination(raw: &str) -> Option<Destination> {
 /// match most of the index and cost a hundred times more. `None` when `q` has no letter or digit
 /// to search for.
 pub(crate) fn fts_query(q: &str) -> Option<String> {
+    // Control characters (a NUL would end FTS5's reading of the query) separate words like spaces.
     let words: Vec<String> = q
-        .split_whitespace()
+        .split(|c: char| c.is_whitespace() || c.is_control())
         .filter(|w| w.chars().any(char::is_alphanumeric))
         .map(|w| {
             let quoted = format!("\"{}\"", w.replace('"', "\"\""));
