@@ -1,9 +1,15 @@
-import { useState } from "react";
+import { useMemo } from "react";
 import type { Backend, Connection } from "./backend";
+import type { ChangeEvent } from "./bindings/ChangeEvent";
+import type { Dashboard } from "./bindings/Dashboard";
 import { AboutPanel } from "./components/AboutPanel";
+import { useBackendData } from "./hooks/useBackendData";
+import { formatRoute, SECTIONS, useHashRoute } from "./hooks/useHashRoute";
 import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
+import { shareSubscription } from "./live/sharedBackend";
 import { ApiKeys } from "./views/ApiKeys";
+import { Exceptions } from "./views/Exceptions";
 import { Messages } from "./views/Messages";
 import { SignIn } from "./views/SignIn";
 import logoUrl from "../../icons/icon.svg";
@@ -49,34 +55,62 @@ export function App({ connection }: { connection: Connection }) {
   );
 }
 
-const SECTIONS = ["messages", "keys", "about"] as const;
-type Section = (typeof SECTIONS)[number];
+const countsExceptions = (event: ChangeEvent): boolean => event.entity === "exception";
+const loadDashboard = (backend: Backend): Promise<Dashboard> => backend.dashboard();
 
-function Sections({ backend }: { backend: Backend }) {
-  const { t } = useI18n();
-  const [section, setSection] = useState<Section>("messages");
+/** The sections, one shown at a time, where the URL's fragment says (so Back and links work). */
+export function Sections({ backend: direct }: { backend: Backend }) {
+  const { t, formatNumber } = useI18n();
+  // Every view's live updates share one subscription (over HTTP, one event stream).
+  const backend = useMemo(() => shareSubscription(direct), [direct]);
+  const [route, navigate] = useHashRoute();
+  const { state: dashboard } = useBackendData(backend, loadDashboard, { live: countsExceptions, coalesceMs: 500 });
+  const openExceptions = dashboard.status === "ready" ? dashboard.data.open_exceptions_total : null;
+
   return (
     <>
       <nav className="app-nav" aria-label={t("nav.label")}>
         <ul>
           {SECTIONS.map((s) => (
             <li key={s}>
-              <button
-                type="button"
+              <a
+                href={formatRoute(s === "messages" || s === "exceptions" ? { section: s, id: null } : { section: s })}
                 className="nav-item"
-                aria-current={s === section ? "page" : undefined}
-                onClick={() => setSection(s)}
+                aria-current={s === route.section ? "page" : undefined}
                 data-testid={`nav-${s}`}
               >
                 {t(`nav.${s}`)}
-              </button>
+                {s === "exceptions" && openExceptions !== null && openExceptions > 0 && (
+                  <span className="nav-count" data-testid="nav-exceptions-count" data-count={openExceptions}>
+                    <span aria-hidden="true">{formatNumber(openExceptions)}</span>
+                    <span className="visually-hidden">{t("nav.openCount", { count: openExceptions })}</span>
+                  </span>
+                )}
+              </a>
             </li>
           ))}
         </ul>
       </nav>
-      {section === "messages" && <Messages backend={backend} />}
-      {section === "keys" && <ApiKeys backend={backend} />}
-      {section === "about" && <AboutPanel backend={backend} />}
+      {route.section === "messages" && (
+        <Messages
+          backend={backend}
+          openId={route.id}
+          onOpen={(id) => navigate({ section: "messages", id })}
+          onClose={() => navigate({ section: "messages", id: null })}
+          onOpenException={(id) => navigate({ section: "exceptions", id })}
+        />
+      )}
+      {route.section === "exceptions" && (
+        <Exceptions
+          backend={backend}
+          openId={route.id}
+          onOpen={(id) => navigate({ section: "exceptions", id })}
+          onClose={() => navigate({ section: "exceptions", id: null })}
+          onOpenMessage={(id) => navigate({ section: "messages", id })}
+        />
+      )}
+      {route.section === "keys" && <ApiKeys backend={backend} />}
+      {route.section === "about" && <AboutPanel backend={backend} />}
     </>
   );
 }

@@ -12,6 +12,15 @@ type ExplanationKey = Extract<
   | "error.forbidden"
   | "error.invalid"
   | "error.generic"
+  | "error.notFound"
+  | "error.notAllowed"
+  | "error.validityEnded"
+  | "error.noteRequired"
+  | "error.notOpen"
+  | "error.confirmationRequired"
+  | "error.mismatches"
+  | "error.stopping"
+  | "error.internal"
 >;
 
 const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
@@ -20,6 +29,16 @@ const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
   [ERROR_CODES.unauthorized]: "error.unauthorized",
   [ERROR_CODES.forbidden]: "error.forbidden",
   [ERROR_CODES.invalid]: "error.invalid",
+  // The engine's action and decision refusals (http/error.rs), explained for people.
+  not_found: "error.notFound",
+  not_allowed: "error.notAllowed",
+  validity_ended: "error.validityEnded",
+  note_required: "error.noteRequired",
+  not_open: "error.notOpen",
+  confirmation_required: "error.confirmationRequired",
+  mismatches_not_seen: "error.mismatches",
+  stopping: "error.stopping",
+  internal: "error.internal",
 };
 
 /**

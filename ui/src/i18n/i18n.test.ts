@@ -83,3 +83,23 @@ describe("formatting follows the locale", () => {
     expect(createI18n(["ru-RU"]).formatDateTimeShort(at)).toMatch(/^15\.03\.2024/);
   });
 });
+
+describe("ages and precise times follow the locale", () => {
+  const now = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+  it("says how long ago in the largest whole unit", () => {
+    const en = createI18n(["en-US"]);
+    expect(en.formatAge(now - 20_000, now)).toBe("now");
+    expect(en.formatAge(now - 5 * 60_000, now)).toBe("5 minutes ago");
+    expect(en.formatAge(now - 3 * 3_600_000 - 59_000, now)).toBe("3 hours ago");
+    expect(en.formatAge(now - 2 * 86_400_000, now)).toBe("2 days ago");
+    expect(en.formatAge(now + 60_000, now), "a clock ahead of ours is not the future").toBe("now");
+    expect(createI18n(["fr-FR"]).formatAge(now - 3 * 3_600_000, now)).toBe("il y a 3 heures");
+    expect(createI18n(["ru-RU"]).formatAge(now - 3 * 3_600_000, now)).toBe("3 часа назад");
+  });
+
+  it("shows evidence times to the millisecond", () => {
+    expect(createI18n(["en-US"]).formatDateTimePrecise(now + 7)).toMatch(/\.007/);
+    expect(createI18n(["fr-FR"]).formatDateTimePrecise(now + 7)).toMatch(/^29\/11\/2026/);
+  });
+});

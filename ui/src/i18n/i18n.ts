@@ -30,6 +30,10 @@ export interface I18n {
   formatDateTime(epochMs: number): string;
   /** Compact, for table cells. */
   formatDateTimeShort(epochMs: number): string;
+  /** To the millisecond, for evidence (receive times, answers). */
+  formatDateTimePrecise(epochMs: number): string;
+  /** How long ago, in words ("3 hours ago"), counted from `nowMs`. */
+  formatAge(epochMs: number, nowMs: number): string;
 }
 
 function languageOf(tag: string): string {
@@ -68,6 +72,17 @@ export function createI18n(preferred: readonly string[]): I18n {
   const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
   const shortDateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short", timeStyle: "medium" });
 
+  const preciseFormat = new Intl.DateTimeFormat(formatTag, {
+    year: "numeric",
+    month: "2-digit",
+    day: "2-digit",
+    hour: "2-digit",
+    minute: "2-digit",
+    second: "2-digit",
+    fractionalSecondDigits: 3,
+  });
+  const relativeFormat = new Intl.RelativeTimeFormat(formatTag, { numeric: "auto" });
+
   const formatNumber = (value: number): string => numberFormat.format(value);
 
   const t: Translate = (key, ...args) => {
@@ -88,5 +103,22 @@ export function createI18n(preferred: readonly string[]): I18n {
     formatNumber,
     formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
     formatDateTimeShort: (epochMs) => shortDateTimeFormat.format(new Date(epochMs)),
+    formatDateTimePrecise: (epochMs) => preciseFormat.format(new Date(epochMs)),
+    formatAge: (epochMs, nowMs) => formatAge(relativeFormat, epochMs, nowMs),
   };
+}
+
+const AGE_UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
+  ["day", 86_400_000],
+  ["hour", 3_600_000],
+  ["minute", 60_000],
+];
+
+/** The largest whole unit that fits; under a minute reads as "now" (clocks disagree by seconds). */
+function formatAge(format: Intl.RelativeTimeFormat, epochMs: number, nowMs: number): string {
+  const elapsed = Math.max(0, nowMs - epochMs);
+  for (const [unit, size] of AGE_UNITS) {
+    if (elapsed >= size) return format.format(-Math.floor(elapsed / size), unit);
+  }
+  return format.format(0, "second");
 }

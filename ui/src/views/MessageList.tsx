@@ -1,104 +1,188 @@
-import { useId } from "react";
+import { useCallback, useId, useState, type KeyboardEvent } from "react";
 import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageFilter } from "../bindings/MessageFilter";
-import type { MessagePage } from "../bindings/MessagePage";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
-import { useBackendData } from "../hooks/useBackendData";
+import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
+import { FLAGS } from "./labels";
+import { ANY_MESSAGE, isAny, MessageFilters, toMessageFilter, toMessageFilterKey, type MessageQuery } from "./MessageFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
 
-export const FIRST_PAGE: MessageFilter = {
-  status: null,
-  state: null,
-  kind: null,
-  channel: null,
-  destination: null,
-  q: null,
-  from_ms: null,
-  to_ms: null,
-  cursor: null,
-  limit: 50,
-};
+export const PAGE_SIZE = 50;
 
-const loadFirstPage = (backend: Backend): Promise<MessagePage> => backend.listMessages(FIRST_PAGE);
+/** The first page with no filter. */
+export const FIRST_PAGE: MessageFilter = toMessageFilter(ANY_MESSAGE, null, PAGE_SIZE);
 
 /** What a listed row shows changes with these: the message, its place in the queue, its computed state. */
 const SHOWN_ENTITIES = new Set(["message", "queue", "projection"]);
 const showsChange = (event: ChangeEvent): boolean => SHOWN_ENTITIES.has(event.entity);
 
-/** The newest messages, kept current by the engine's change events. */
-export function MessageList({ backend }: { backend: Backend }) {
+/** Opens a row from the keyboard as a click would (Enter, or Space as on a button). */
+export function openOnKey(open: () => void) {
+  return (event: KeyboardEvent<HTMLElement>): void => {
+    if (event.target !== event.currentTarget) return;
+    if (event.key === "Enter" || event.key === " ") {
+      event.preventDefault();
+      open();
+    }
+  };
+}
+
+/**
+ * The messages, newest first, filtered, page by page ("Load more"), kept current by the engine's
+ * change events. A row opens the message (click, Enter or Space).
+ */
+export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (id: number) => void }) {
   const { t } = useI18n();
   const headingId = useId();
-  const { state, reload } = useBackendData(backend, loadFirstPage, { live: showsChange });
+  const [query, setQuery] = useState<MessageQuery>(ANY_MESSAGE);
+  const fetchPage: FetchPage<MessageSummary> = useCallback(
+    (cursor, limit) => backend.listMessages(toMessageFilter(query, cursor, limit)),
+    [backend, query],
+  );
+  const { state, loadMore, stopSearching, retry } = usePagedList(backend, fetchPage, {
+    key: toMessageFilterKey(query),
+    live: showsChange,
+    pageSize: PAGE_SIZE,
+  });
 
   return (
     <section className="panel" aria-labelledby={headingId} aria-busy={state.status === "loading"}>
       <h2 id={headingId}>{t("messages.title")}</h2>
       <p className="panel-intro">{t("messages.intro")}</p>
-      {state.status === "loading" && (
+      <MessageFilters applied={query} onApply={setQuery} />
+      <Searching state={state} onStop={stopSearching} />
+      {state.status === "loading" && !state.searching && (
         <p className="status" role="status" data-testid="messages-loading">
           <span className="spinner" aria-hidden="true" />
           {t("messages.loading")}
         </p>
       )}
-      {state.status === "error" && (
-        <ErrorNotice title={t("messages.error")} error={state.error} onRetry={reload} testId="messages-error" />
+      {state.status === "error" && state.error !== null && (
+        <ErrorNotice title={t("messages.error")} error={state.error} onRetry={retry} testId="messages-error" />
       )}
-      {state.status === "ready" && <MessageTable page={state.data} labelledBy={headingId} />}
+      {state.status === "ready" && (
+        <MessageTable state={state} filtered={!isAny(query)} labelledBy={headingId} onOpen={onOpen} onMore={loadMore} />
+      )}
     </section>
   );
 }
 
-function MessageTable({ page, labelledBy }: { page: MessagePage; labelledBy: string }) {
+function Searching({ state, onStop }: { state: PagedState<MessageSummary>; onStop: () => void }) {
   const { t } = useI18n();
-  if (page.items.length === 0) {
-    return (
-      <p className="empty" data-testid="messages-empty">
-        {t("messages.empty")}
-      </p>
-    );
-  }
+  return (
+    <div aria-live="polite">
+      {state.searching && (
+        <p className="status" role="status" data-testid="messages-searching">
+          <span className="spinner" aria-hidden="true" />
+          {t("messages.searching")}
+          <button type="button" className="button button-secondary button-small" onClick={onStop} data-testid="messages-stop">
+            {t("messages.stop")}
+          </button>
+        </p>
+      )}
+    </div>
+  );
+}
+
+function MessageTable({
+  state,
+  filtered,
+  labelledBy,
+  onOpen,
+  onMore,
+}: {
+  state: PagedState<MessageSummary>;
+  filtered: boolean;
+  labelledBy: string;
+  onOpen: ((id: number) => void) | undefined;
+  onMore: () => void;
+}) {
+  const { t } = useI18n();
+  const { items, nextCursor } = state;
   return (
     <>
-      <div className="table-scroll">
-        <table className="table" aria-labelledby={labelledBy} data-testid="messages-table">
-          <thead>
-            <tr>
-              <th scope="col" className="num">
-                {t("messages.col.id")}
-              </th>
-              <th scope="col">{t("messages.col.destination")}</th>
-              <th scope="col">{t("messages.col.status")}</th>
-              <th scope="col">{t("messages.col.state")}</th>
-              <th scope="col">{t("messages.col.created")}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {page.items.map((m) => (
-              <MessageRow key={m.id} message={m} />
-            ))}
-          </tbody>
-        </table>
-      </div>
-      {page.next_cursor !== null && (
-        <p className="muted table-note">{t("messages.more", { count: page.items.length })}</p>
+      {state.error !== null && (
+        <ErrorNotice title={t("messages.errorMore")} error={state.error} testId="messages-more-error" />
       )}
+      {items.length === 0 ? (
+        <p className="empty" data-testid="messages-empty">
+          {filtered ? t("messages.noMatch") : t("messages.empty")}
+        </p>
+      ) : (
+        <div className="table-scroll">
+          <table className="table table-rows" aria-labelledby={labelledBy} data-testid="messages-table">
+            <thead>
+              <tr>
+                <th scope="col" className="num">
+                  {t("messages.col.id")}
+                </th>
+                <th scope="col">{t("messages.col.destination")}</th>
+                <th scope="col">{t("messages.col.text")}</th>
+                <th scope="col">{t("messages.col.status")}</th>
+                <th scope="col">{t("messages.col.state")}</th>
+                <th scope="col">{t("messages.col.flags")}</th>
+                <th scope="col">{t("messages.col.created")}</th>
+              </tr>
+            </thead>
+            <tbody>
+              {items.map((m) => (
+                <MessageRow key={m.id} message={m} onOpen={onOpen} />
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+      <div className="list-footer">
+        {items.length > 0 && (
+          <p className="muted table-note" data-testid="messages-count">
+            {t("messages.shown", { count: items.length })}
+          </p>
+        )}
+        {nextCursor !== null && !state.searching && (
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={onMore}
+            disabled={state.loadingMore}
+            data-testid="messages-more"
+          >
+            {state.loadingMore ? t("messages.loadingMore") : t("messages.loadMore")}
+          </button>
+        )}
+      </div>
     </>
   );
 }
 
-function MessageRow({ message: m }: { message: MessageSummary }) {
+function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: ((id: number) => void) | undefined }) {
   const { t, formatDateTimeShort } = useI18n();
+  const open = onOpen === undefined ? undefined : () => onOpen(m.id);
+  const flags = FLAGS.filter((f) => m.flags.includes(f));
   return (
-    <tr data-testid="message-row" data-id={m.id} data-status={m.status} data-state={m.state}>
+    <tr
+      className={open ? "row-link" : undefined}
+      tabIndex={open ? 0 : undefined}
+      onClick={open}
+      onKeyDown={open ? openOnKey(open) : undefined}
+      data-testid="message-row"
+      data-id={m.id}
+      data-status={m.status}
+      data-state={m.state}
+    >
       <td className="num">{m.id}</td>
       <td>
         <span className="phone" data-testid="message-destination">
           {m.destination}
+        </span>
+      </td>
+      <td className="preview" data-testid="message-preview">
+        <span className="preview-text">
+          {m.preview}
+          {m.body_chars > m.preview.length && "…"}
         </span>
       </td>
       <td data-testid="message-status">
@@ -107,7 +191,16 @@ function MessageRow({ message: m }: { message: MessageSummary }) {
       <td data-testid="message-state">
         <Badge tone={STATE_TONE[m.state]}>{t(`deliveryState.${m.state}`)}</Badge>
       </td>
-      <td>
+      <td data-testid="message-flags">
+        <span className="badges">
+          {flags.map((f) => (
+            <Badge key={f} tone="warning">
+              {t(`flag.${f}`)}
+            </Badge>
+          ))}
+        </span>
+      </td>
+      <td className="nowrap">
         <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTimeShort(m.created_at_ms)}</time>
       </td>
     </tr>

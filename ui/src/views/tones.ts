@@ -1,4 +1,5 @@
 import type { DeliveryState } from "../bindings/DeliveryState";
+import type { ExceptionStatus } from "../bindings/ExceptionStatus";
 import type { QueueStatus } from "../bindings/QueueStatus";
 
 /** How a status reads at a glance; the word is always shown too, colour is never the only cue. */
@@ -26,4 +27,10 @@ export const STATE_TONE: Readonly<Record<DeliveryState, Tone>> = {
   rejected: "danger",
   unknown: "warning",
   skipped: "warning",
+};
+
+export const EXCEPTION_STATUS_TONE: Readonly<Record<ExceptionStatus, Tone>> = {
+  open: "warning",
+  resolved: "success",
+  dismissed: "neutral",
 };

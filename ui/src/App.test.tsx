@@ -1,0 +1,90 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from "vitest";
+import { Sections } from "./App";
+import type { Dashboard } from "./bindings/Dashboard";
+import { byTestId, click, queryTestId, render, settle, type Rendered } from "./test/dom";
+import { FakeBackend } from "./test/fakeBackend";
+import { deliveredDetail, exceptionDetail, exceptionSummary, summary } from "./test/fixtures";
+
+function dashboard(open: number): Dashboard {
+  return {
+    at_ms: 0,
+    today_start_ms: 0,
+    utc_offset_minutes: 0,
+    messages_total: 0,
+    created_today: 0,
+    created_last_24h: 0,
+    queue: [],
+    states: [],
+    open_exceptions: [],
+    open_exceptions_total: open,
+  };
+}
+
+function app() {
+  const backend = new FakeBackend();
+  let open = 2;
+  backend.dashboard = () => Promise.resolve(dashboard(open));
+  backend.listMessages = () => Promise.resolve({ items: [deliveredDetail().summary, summary(6)], next_cursor: null, scan_limited: false });
+  backend.message = () => Promise.resolve(deliveredDetail());
+  backend.listExceptions = () => Promise.resolve({ items: [exceptionSummary(5)], next_cursor: null });
+  backend.exception = () => Promise.resolve(exceptionDetail());
+  return { backend, setOpen: (n: number) => (open = n) };
+}
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+  window.location.hash = "";
+});
+
+async function go(hash: string): Promise<void> {
+  await settle(() => {
+    window.location.hash = hash;
+    window.dispatchEvent(new HashChangeEvent("hashchange"));
+  });
+  await settle();
+}
+
+describe("navigation", () => {
+  it("offers Messages, Exceptions with its open count, API keys and About, Messages first", async () => {
+    const { backend, setOpen } = app();
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")];
+    expect(tabs.map((t) => t.dataset["testid"])).toEqual(["nav-messages", "nav-exceptions", "nav-keys", "nav-about"]);
+    expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "nav-messages").textContent).toBe("Messages");
+    expect(byTestId(root, "nav-exceptions-count").dataset["count"]).toBe("2");
+    expect(byTestId(root, "nav-exceptions-count").textContent).toContain("2 open");
+
+    setOpen(0);
+    await settle(() => backend.emit({ entity: "exception", id: 5 }), 700);
+    expect(queryTestId(root, "nav-exceptions-count"), "no count when nothing is open").toBeNull();
+    expect(backend.subscribers, "every view listens through one subscription").toBe(1);
+  });
+
+  it("follows the address: a message or an exception opens from its link, and the section link returns to its list", async () => {
+    const { backend } = app();
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await click(root.querySelector<HTMLElement>('[data-testid="message-row"][data-id="7"]')!);
+    await settle();
+    expect(window.location.hash).toBe("#/messages/7");
+    expect(byTestId(root, "message-detail").dataset["id"]).toBe("7");
+
+    await go("#/exceptions/5");
+    expect(byTestId(root, "nav-exceptions").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
+    await click(byTestId(root, "exception-open-message"));
+    await settle();
+    expect(window.location.hash, "the exception links to its message").toBe("#/messages/7");
+
+    await go("#/exceptions");
+    expect(queryTestId(root, "exception-detail")).toBeNull();
+    expect(root.querySelectorAll('[data-testid="exception-row"]')).toHaveLength(1);
+  });
+});

@@ -1,0 +1,25 @@
+import { describe, expect, it } from "vitest";
+import { formatRoute, HOME, parseRoute } from "./useHashRoute";
+
+describe("routes", () => {
+  it("read a section and an item from the fragment", () => {
+    expect(parseRoute("#/messages/12")).toEqual({ section: "messages", id: 12 });
+    expect(parseRoute("#/exceptions/5")).toEqual({ section: "exceptions", id: 5 });
+    expect(parseRoute("#/exceptions")).toEqual({ section: "exceptions", id: null });
+    expect(parseRoute("#/about")).toEqual({ section: "about" });
+    expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
+  });
+
+  it("fall back to the messages list for anything else", () => {
+    for (const hash of ["", "#", "#/", "#/nowhere", "#/messages/abc", "#/messages/-1", "#/messages/0"]) {
+      expect(parseRoute(hash).section).toBe("messages");
+    }
+    expect(parseRoute("#/messages/abc")).toEqual(HOME);
+  });
+
+  it("write back what they read", () => {
+    for (const hash of ["#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/keys", "#/about"]) {
+      expect(formatRoute(parseRoute(hash))).toBe(hash);
+    }
+  });
+});

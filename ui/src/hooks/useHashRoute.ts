@@ -1,0 +1,62 @@
+import { useCallback, useSyncExternalStore } from "react";
+
+/**
+ * Where the operator is, kept in the URL's fragment (`#/messages/12`) so that a message or an
+ * exception can be linked to, reloaded, and left with the Back button, in the window and in a
+ * browser alike (the fragment never reaches a server).
+ */
+export type Route =
+  | { readonly section: "messages"; readonly id: number | null }
+  | { readonly section: "exceptions"; readonly id: number | null }
+  | { readonly section: "keys" }
+  | { readonly section: "about" };
+
+export type Section = Route["section"];
+
+export const SECTIONS: readonly Section[] = ["messages", "exceptions", "keys", "about"];
+
+export const HOME: Route = { section: "messages", id: null };
+
+function idOf(part: string | undefined): number | null {
+  if (part === undefined || !/^[1-9][0-9]{0,15}$/.test(part)) return null;
+  return Number(part);
+}
+
+/** Reads a fragment; anything unknown is the home screen. */
+export function parseRoute(hash: string): Route {
+  const [section, id] = hash.replace(/^#\/?/, "").split("/");
+  switch (section) {
+    case "messages":
+    case "exceptions":
+      return { section, id: idOf(id) };
+    case "keys":
+    case "about":
+      return { section };
+    default:
+      return HOME;
+  }
+}
+
+export function formatRoute(route: Route): string {
+  if ((route.section === "messages" || route.section === "exceptions") && route.id !== null) {
+    return `#/${route.section}/${route.id}`;
+  }
+  return `#/${route.section}`;
+}
+
+function subscribe(onChange: () => void): () => void {
+  window.addEventListener("hashchange", onChange);
+  return () => window.removeEventListener("hashchange", onChange);
+}
+
+const currentHash = (): string => window.location.hash;
+
+/** The current route, and a way to go somewhere (a new history entry, so Back returns). */
+export function useHashRoute(): [Route, (route: Route) => void] {
+  const hash = useSyncExternalStore(subscribe, currentHash, () => "");
+  const navigate = useCallback((route: Route) => {
+    const next = formatRoute(route);
+    if (window.location.hash !== next) window.location.hash = next;
+  }, []);
+  return [parseRoute(hash), navigate];
+}

@@ -1,0 +1,359 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { BackendError } from "../backend";
+import type { ExceptionDetail } from "../bindings/ExceptionDetail";
+import type { ExceptionFilter } from "../bindings/ExceptionFilter";
+import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { ResolveRequest } from "../bindings/ResolveRequest";
+import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, receipt, T0 } from "../test/fixtures";
+import { Exceptions } from "./Exceptions";
+import { ExceptionView } from "./exceptions/ExceptionView";
+
+async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+}
+
+/** A backend holding one exception, which `resolve` settles the way the engine would. */
+function holding(detail: ExceptionDetail) {
+  const backend = new FakeBackend();
+  let current = detail;
+  const requests: ResolveRequest[] = [];
+  backend.exception = () => Promise.resolve(current);
+  backend.resolve = (_id, request) => {
+    requests.push(request);
+    return Promise.resolve();
+  };
+  const settleAs = (resolution: string, status: "resolved" | "dismissed" = "resolved") => {
+    const r = requests.at(-1);
+    current = {
+      ...current,
+      exception: {
+        ...current.exception,
+        status,
+        resolution,
+        resolution_note: r?.note ?? null,
+        resolved_by: "operator",
+        resolved_at_ms: T0 + 3_600_000,
+      },
+    };
+  };
+  return { backend, requests, settleAs };
+}
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+});
+
+async function open(detail: ExceptionDetail) {
+  const h = holding(detail);
+  view = await render(<ExceptionView backend={h.backend} id={detail.exception.id} onClose={() => {}} onOpenMessage={() => {}} />);
+  await settle();
+  return h;
+}
+
+const submitButton = (): HTMLButtonElement => byTestId<HTMLButtonElement>(view!.container, "resolve-submit");
+const blocked = (): string | null => queryTestId(view!.container, "resolve-blocked")?.textContent ?? null;
+
+describe("an exception", () => {
+  it("shows what it means, the message it concerns, and its evidence side by side", async () => {
+    await open(exceptionDetail());
+    const root = view!.container;
+    expect(root.querySelector("h2")?.textContent).toBe("Exception 5: Receipts disagree");
+    expect(byTestId(root, "exception-explained").textContent).toContain("Two final receipts say different things");
+    expect(byTestId(root, "exception-message").textContent).toContain("Message 7");
+    const items = [...root.querySelectorAll<HTMLElement>('[data-testid="evidence-item"]')];
+    expect(items.map((i) => i.dataset["role"])).toEqual(["materialised_final", "conflicting_final"]);
+    expect(byTestId(items[1]!, "receipt-text").textContent).toContain("stat:DELIVRD");
+    expect(byTestId(items[1]!, "receipt-stat").textContent).toBe("UNDELIV");
+    expect(byTestId(items[1]!, "receipt-hex").tagName).toBe("DETAILS");
+    expect(byTestId(items[0]!, "receipt-tlvs")).not.toBeNull();
+  });
+
+  it("does not guess a message for a receipt that matched none", async () => {
+    await open(
+      exceptionDetail({
+        exception: exceptionSummary(6, { kind: "uncorrelated", message_id: null, destination: null, logical_event_id: 4 }),
+        message: null,
+        evidence: [{ role: "receipt", receipt: receipt(15, { message_id: null, correlation: "none" }), attempt: null }],
+      }),
+    );
+    expect(byTestId(view!.container, "exception-no-message").textContent).toContain("none is guessed");
+  });
+});
+
+describe("resolving", () => {
+  it("needs a note: the button is disabled and says why until there is one", async () => {
+    const h = await open(exceptionDetail({ exception: exceptionSummary(5, { kind: "unparseable", message_id: null }), message: null }));
+    expect(submitButton().disabled).toBe(true);
+    expect(blocked()).toBe("Write a note to explain the decision.");
+    expect(submitButton().getAttribute("aria-describedby"), "the reason is tied to the button").toBe(
+      byTestId(view!.container, "resolve-blocked").id,
+    );
+    await type(byTestId<HTMLTextAreaElement>(view!.container, "resolve-note"), "   ");
+    expect(submitButton().disabled, "blanks are not a note").toBe(true);
+    await type(byTestId<HTMLTextAreaElement>(view!.container, "resolve-note"), "Garbage from the test SMSC");
+    expect(submitButton().disabled).toBe(false);
+    expect(blocked()).toBeNull();
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "dismiss", note: "Garbage from the test SMSC" }]);
+  });
+
+  it("choosing a state lists every final state, marks the ones the receipts reported, and sends the choice", async () => {
+    const h = await open(exceptionDetail());
+    const root = view!.container;
+    const states = [...byTestId(root, "resolve-states").querySelectorAll<HTMLInputElement>('input[type="radio"]')];
+    expect(states.map((s) => s.value)).toEqual(["delivered", "undeliverable", "expired", "rejected", "deleted", "unknown", "skipped"]);
+    const labels = states.map((s) => s.closest("label")?.textContent ?? "");
+    expect(labels[0]).toContain("reported by receipt 11");
+    expect(labels[1]).toContain("reported by receipt 13");
+    expect(labels[2]).not.toContain("reported by");
+
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Called the customer: nothing arrived");
+    expect(blocked()).toBe("Choose a state.");
+    await click(states[1]!);
+    expect(submitButton().disabled).toBe(false);
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "choose_state", state: "undeliverable", note: "Called the customer: nothing arrived" }]);
+  });
+
+  it("attaching first shows the engine's refusal listing every mismatch, then needs the tick before resending with mismatches_seen", async () => {
+    const h = await open(
+      exceptionDetail({
+        exception: exceptionSummary(6, { kind: "ambiguous", message_id: null, logical_event_id: 4 }),
+        message: null,
+        evidence: [
+          { role: "receipt", receipt: receipt(15, { message_id: null, correlation: "ambiguous", source_addr: "33799999999" }), attempt: null },
+          { role: "candidate", receipt: null, attempt: attempt(40, { message_id: 7 }) },
+          { role: "candidate", receipt: null, attempt: attempt(41, { message_id: 8 }) },
+        ],
+      }),
+    );
+    const root = view!.container;
+    expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "attaching is the first choice here").toBe(true);
+    expect(byTestId(root, "resolve-candidates").textContent).toContain("Message 7");
+    h.backend.message = () => Promise.resolve(deliveredDetail());
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      if (request.action === "attach" && !request.mismatches_seen) {
+        return Promise.reject(
+          new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (destination, text); confirm after reviewing", {
+            errors: [
+              { field: "destination", code: "mismatch", message: "receipt 33799999999, message +33612345607" },
+              { field: "text", code: "mismatch", message: "receipt “Your code”, message “Your order”" },
+            ],
+          }),
+        );
+      }
+      return Promise.resolve();
+    };
+
+    await type(byTestId<HTMLInputElement>(root, "resolve-target"), "7");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "The provider reused an id");
+    await click(submitButton());
+    await settle();
+    expect(h.requests[0]).toEqual({ action: "attach", message_id: 7, mismatches_seen: false, note: "The provider reused an id" });
+
+    const notice = byTestId(root, "attach-mismatches");
+    expect(notice.textContent).toContain("This receipt does not fit message 7");
+    expect(byTestId(notice, "mismatch-message").textContent).toContain("destination, text");
+    expect([...byTestId(notice, "mismatch-list").querySelectorAll("li")].map((li) => li.dataset["field"])).toEqual([
+      "destination",
+      "text",
+    ]);
+    const compare = byTestId(notice, "mismatch-compare");
+    expect(compare.querySelector('[data-field="destination"]')?.textContent, "the receipt's and the message's facts side by side").toContain(
+      "33799999999",
+    );
+    expect(compare.querySelector('[data-field="destination"]')?.textContent).toContain("+33612345607");
+    expect(submitButton().disabled, "the tick is required").toBe(true);
+    expect(blocked()).toBe("Tick “I have reviewed every mismatch” to attach anyway.");
+
+    await click(byTestId(root, "attach-reviewed"));
+    expect(submitButton().disabled).toBe(false);
+    expect(submitButton().textContent).toBe("Attach anyway");
+    await click(submitButton());
+    await settle();
+    expect(h.requests[1]).toEqual({ action: "attach", message_id: 7, mismatches_seen: true, note: "The provider reused an id" });
+  });
+
+  it("a different message number needs its own review", async () => {
+    const h = await open(
+      exceptionDetail({
+        exception: exceptionSummary(6, { kind: "uncorrelated", message_id: null, logical_event_id: 4 }),
+        message: null,
+        evidence: [{ role: "receipt", receipt: receipt(15, { message_id: null }), attempt: null }],
+      }),
+    );
+    h.backend.message = () => Promise.reject(new BackendError("not_found", "gone"));
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      return Promise.reject(new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (connection)"));
+    };
+    const root = view!.container;
+    await type(byTestId<HTMLInputElement>(root, "resolve-target"), "7");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "note");
+    await click(submitButton());
+    await settle();
+    await click(byTestId(root, "attach-reviewed"));
+    await type(byTestId<HTMLInputElement>(root, "resolve-target"), "8");
+    expect(queryTestId(root, "attach-mismatches")).toBeNull();
+    await click(submitButton());
+    await settle();
+    expect(h.requests[1]).toMatchObject({ message_id: 8, mismatches_seen: false });
+  });
+
+  it("an unknown outcome offers resend (with its warning) or mark failed, and never dismiss", async () => {
+    const h = await open(
+      exceptionDetail({
+        exception: exceptionSummary(9, { kind: "outcome_unknown" }),
+        evidence: [{ role: "unanswered", receipt: null, attempt: attempt(50, { outcome: "timeout", provider_message_id: null }) }],
+      }),
+    );
+    const root = view!.container;
+    const actions = [...byTestId(root, "resolve-form").querySelectorAll<HTMLInputElement>('input[name="action"]')].map((i) => i.value);
+    expect(actions).toEqual(["resend", "mark_failed"]);
+    expect(byTestId(root, "resolve-consequence").textContent).toContain("deliver it twice");
+    await click(byTestId(root, "resolve-action-mark_failed"));
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Customer got it by e-mail instead");
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "mark_failed", note: "Customer got it by e-mail instead" }]);
+  });
+
+  it("after resolving, shows what was decided: resolution, note, who and when", async () => {
+    const h = await open(exceptionDetail());
+    const root = view!.container;
+    await click(root.querySelector<HTMLInputElement>('[data-testid="resolve-state"][value="delivered"]')!);
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "The first receipt is right");
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      h.settleAs("state:delivered");
+      return Promise.resolve();
+    };
+    await click(submitButton());
+    await settle(300);
+    expect(queryTestId(root, "resolve-form"), "a closed exception has no form").toBeNull();
+    expect(byTestId(root, "resolve-done").textContent).toBe("Decision saved.");
+    const resolution = byTestId(root, "resolution");
+    expect(byTestId(resolution, "resolution-what").textContent).toBe(
+      "State set: Delivered, by the operator’s decision (not a network report)",
+    );
+    expect(byTestId(resolution, "resolution-note").textContent).toContain("The first receipt is right");
+    expect(byTestId(resolution, "resolution-by").textContent).toBe("operator");
+    expect(byTestId(resolution, "resolution-at").querySelector("time")?.getAttribute("datetime")).toBe(
+      new Date(T0 + 3_600_000).toISOString(),
+    );
+    expect(byTestId(root, "exception-status").textContent).toBe("Resolved");
+  });
+
+  it("shows plainly when someone else settled it first", async () => {
+    const h = await open(exceptionDetail({ exception: exceptionSummary(5, { kind: "unparseable", message_id: null }), message: null }));
+    h.backend.resolve = () => {
+      h.settleAs("dismissed", "dismissed");
+      return Promise.reject(new BackendError("not_open", "exception 5 is already dismissed"));
+    };
+    await type(byTestId<HTMLTextAreaElement>(view!.container, "resolve-note"), "x");
+    await click(submitButton());
+    await settle(300);
+    expect(byTestId(view!.container, "resolution"), "what was decided instead is shown").not.toBeNull();
+    expect(byTestId(view!.container, "resolve-stale").dataset["code"]).toBe("not_open");
+    expect(queryTestId(view!.container, "resolve-done"), "it must not say the decision was saved").toBeNull();
+  });
+});
+
+describe("the exception queue", () => {
+  function queue(pages: Record<string, ExceptionPage>) {
+    const backend = new FakeBackend();
+    const filters: ExceptionFilter[] = [];
+    backend.listExceptions = (filter) => {
+      filters.push(filter);
+      return Promise.resolve(pages[filter.cursor ?? ""] ?? { items: [], next_cursor: null });
+    };
+    return { backend, filters };
+  }
+
+  it("lists open items first, newest first, in plain words, with their age and message, and pages with Load more", async () => {
+    const now = Date.now();
+    const { backend, filters } = queue({
+      "": {
+        items: [
+          exceptionSummary(12, { kind: "outcome_unknown", created_at_ms: now - 3 * 3_600_000 }),
+          exceptionSummary(11, { kind: "uncorrelated", message_id: null, destination: null, created_at_ms: now - 2 * 86_400_000 }),
+        ],
+        next_cursor: "x1",
+      },
+      x1: { items: [exceptionSummary(10, { kind: "no_receipt" })], next_cursor: null },
+    });
+    view = await render(<Exceptions backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(filters[0]).toEqual({ status: "open", kind: null, cursor: null, limit: 50 });
+    const rows = [...root.querySelectorAll<HTMLElement>('[data-testid="exception-row"]')];
+    expect(rows.map((r) => byTestId(r, "exception-kind").textContent)).toEqual(["Outcome unknown", "Receipt for no known message"]);
+    expect(rows.map((r) => byTestId(r, "exception-age").textContent)).toEqual(["3 hours ago", "2 days ago"]);
+    expect(byTestId(rows[0]!, "exception-message").textContent).toContain("Message 7");
+    expect(queryTestId(rows[1]!, "exception-message")).toBeNull();
+
+    await click(byTestId(root, "exceptions-more"));
+    await settle();
+    expect(filters.at(-1)).toEqual({ status: "open", kind: null, cursor: "x1", limit: 50 });
+    expect(root.querySelectorAll('[data-testid="exception-row"]')).toHaveLength(3);
+    expect(queryTestId(root, "exceptions-more")).toBeNull();
+  });
+
+  it("filters by status and kind", async () => {
+    const { backend, filters } = queue({});
+    view = await render(<Exceptions backend={backend} />);
+    await settle();
+    await choose(byTestId<HTMLSelectElement>(view.container, "exception-filter-status"), "resolved");
+    await choose(byTestId<HTMLSelectElement>(view.container, "exception-filter-kind"), "conflicting_final");
+    await settle();
+    expect(filters.at(-1)).toEqual({ status: "resolved", kind: "conflicting_final", cursor: null, limit: 50 });
+    await choose(byTestId<HTMLSelectElement>(view.container, "exception-filter-status"), "");
+    await settle();
+    expect(filters.at(-1)).toEqual({ status: null, kind: "conflicting_final", cursor: null, limit: 50 });
+  });
+
+  it("opens an item with Enter, shows a closed one's decision in the list, and links to its message", async () => {
+    const { backend } = queue({
+      "": {
+        items: [
+          exceptionSummary(5, {
+            status: "resolved",
+            resolution: "attached:7",
+            resolution_note: "ok",
+            resolved_by: "alice",
+            resolved_at_ms: T0,
+          }),
+        ],
+        next_cursor: null,
+      },
+    });
+    backend.exception = () => Promise.resolve(exceptionDetail());
+    const opened: number[] = [];
+    view = await render(<Exceptions backend={backend} onOpenMessage={(id) => opened.push(id)} />);
+    await settle();
+    const root = view.container;
+    expect(byTestId(root, "exception-status").textContent).toContain("Receipt attached to message 7");
+    await click(byTestId(root, "exception-message"));
+    expect(opened, "the linked message opens, not the exception").toEqual([7]);
+    expect(queryTestId(root, "exception-detail")).toBeNull();
+
+    const row = root.querySelector<HTMLElement>('[data-testid="exception-row"]')!;
+    await act(async () => {
+      row.dispatchEvent(new KeyboardEvent("keydown", { key: " ", bubbles: true }));
+    });
+    await settle();
+    expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
+  });
+});

@@ -1,0 +1,406 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { BackendError } from "../backend";
+import type { MessageAction } from "../bindings/MessageAction";
+import type { MessageDetail as Detail } from "../bindings/MessageDetail";
+import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { attempt, deliveredDetail, exceptionSummary, receipt, summary, T0 } from "../test/fixtures";
+import { MessageDetail } from "./MessageDetail";
+import { Messages } from "./Messages";
+
+function serving(detail: Detail) {
+  const backend = new FakeBackend();
+  let current = detail;
+  let loads = 0;
+  backend.message = (id) => {
+    loads += 1;
+    return id === current.message.id ? Promise.resolve(current) : Promise.reject(new BackendError("not_found", `message ${id} does not exist`));
+  };
+  return {
+    backend,
+    loads: () => loads,
+    set: (next: Detail) => {
+      current = next;
+    },
+  };
+}
+
+async function show(detail: Detail, languages?: string[]) {
+  const s = serving(detail);
+  view = await render(
+    <MessageDetail backend={s.backend} id={detail.message.id} onClose={() => {}} onOpenException={() => {}} />,
+    languages,
+  );
+  await settle();
+  return s;
+}
+
+const text = (root: ParentNode, id: string): string => byTestId(root as HTMLElement, id).textContent ?? "";
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+  window.location.hash = "";
+});
+
+describe("message detail: what was sent", () => {
+  it("shows destination, kind, creation time, client reference, the full text, encoding and parts", async () => {
+    await show(deliveredDetail());
+    const root = view!.container;
+    expect(text(root, "detail-destination")).toContain("+33612345607");
+    expect(text(root, "detail-destination"), "the number as given is kept beside the normalised one").toContain("+33 6 12 34 56 07");
+    expect(text(root, "detail-kind")).toBe("Transactional");
+    expect(byTestId(root, "detail-created").querySelector("time")?.getAttribute("datetime")).toBe(new Date(T0).toISOString());
+    expect(text(root, "detail-client-ref")).toBe('"order-1042"');
+    expect(text(root, "message-body"), "the whole body, line breaks included").toBe("Your order 1042 has shipped.\nTrack it online.");
+    expect(text(root, "detail-encoding")).toBe("GSM 7-bit");
+    expect(text(root, "detail-parts")).toBe("1");
+  });
+});
+
+describe("message detail: three statements, never merged", () => {
+  it("says what our queue did, apart from what the network reported", async () => {
+    await show(deliveredDetail());
+    const root = view!.container;
+    const queue = byTestId(root, "statement-queue");
+    expect(text(queue, "statement-queue-says")).toBe("Accepted by the provider — not proof of delivery.");
+    expect(text(queue, "queue-provider-ids"), "the provider's id exactly as returned, trailing space included").toBe('"0A1b "');
+    const network = byTestId(root, "statement-network");
+    expect(text(network, "statement-network-state")).toBe("Reported delivered");
+    expect(text(network, "statement-network-rule")).toBe(
+      "The first final state the network reported; later receipts never replace it.",
+    );
+    expect(
+      [...byTestId(network, "network-basis").querySelectorAll("li")].map((li) => li.dataset["receiptId"]),
+      "the receipts behind the state are named",
+    ).toEqual(["11", "12"]);
+    expect(queryTestId(root, "statement-operator"), "no decision, no operator statement").toBeNull();
+  });
+
+  it("never says delivered without saying reported", async () => {
+    await show(deliveredDetail());
+    const all = view!.container.textContent ?? "";
+    const bare = [...all.matchAll(/delivered/gi)].filter((m) => !/reported\s$/i.test(all.slice(Math.max(0, m.index - 9), m.index)));
+    expect(bare.map((m) => all.slice(Math.max(0, m.index - 40), m.index + 20)), "every 'delivered' must read 'reported delivered'").toEqual([]);
+    expect(all).toContain("Reported delivered");
+  });
+
+  it("shows an operator's decision as a third statement, with the network's own report kept apart", async () => {
+    const base = deliveredDetail();
+    await show({
+      ...base,
+      summary: { ...base.summary, state: "undeliverable", rule: "operator_decision" },
+      state: { ...base.state, state: "undeliverable", rule: "operator_decision", reported_state: "delivered", decided_by_exception_id: 5 },
+      operator_decision: {
+        exception_id: 5,
+        exception_kind: "conflicting_final",
+        state: "undeliverable",
+        resolution: "state:undeliverable",
+        note: "Customer says nothing arrived",
+        decided_by: "alice",
+        decided_at_ms: T0 + 60_000,
+      },
+      exceptions: [exceptionSummary(5, { status: "resolved", resolution: "state:undeliverable", resolved_by: "alice", resolved_at_ms: T0 + 60_000 })],
+    });
+    const root = view!.container;
+    expect(text(root, "statement-network-state"), "the network's report, not the decision").toBe("Reported delivered");
+    expect(text(root, "statement-network-rule")).toContain("operator’s decision, below, takes precedence");
+    const operator = byTestId(root, "statement-operator");
+    expect(text(operator, "statement-operator-state")).toBe("Undeliverable (operator’s decision)");
+    expect(text(operator, "decision-by")).toBe("alice");
+    expect(text(operator, "decision-note")).toContain("Customer says nothing arrived");
+    expect(text(root, "statement-queue-says"), "the queue still says only what the queue did").toBe(
+      "Accepted by the provider — not proof of delivery.",
+    );
+  });
+
+  it("says why a failed message failed, in the SMSC's words", async () => {
+    const base = deliveredDetail();
+    await show({
+      ...base,
+      queue: { ...base.queue, status: "failed", accepted_at_ms: null, provider_message_ids: [], last_error: "ESME_RINVDSTADR" },
+      attempts: [
+        attempt(21, {
+          outcome: "permanent",
+          command_status: 11,
+          command_status_hex: "0x0000000B",
+          command_status_name: "ESME_RINVDSTADR",
+          command_status_meaning: "Invalid destination address",
+          provider_message_id: null,
+        }),
+      ],
+    });
+    expect(text(view!.container, "statement-queue-says")).toBe("Failed: ESME_RINVDSTADR — Invalid destination address");
+  });
+
+  it("says an unknown outcome is never resent on its own", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, queue: { ...base.queue, status: "outcome_unknown" } });
+    expect(text(view!.container, "statement-queue-says")).toContain("never resent on its own");
+  });
+});
+
+describe("message detail: flags", () => {
+  it("shows every flag as a badge with one line saying what it means", async () => {
+    const base = deliveredDetail();
+    await show({
+      ...base,
+      summary: { ...base.summary, flags: ["repeat", "late", "conflict", "no_receipt", "mismatch", "id_disagree", "outcome_unknown"] },
+    });
+    const flags = [...view!.container.querySelectorAll<HTMLElement>('[data-testid="flag"]')];
+    expect(flags.map((f) => f.dataset["flag"])).toEqual([
+      "outcome_unknown",
+      "conflict",
+      "no_receipt",
+      "mismatch",
+      "id_disagree",
+      "late",
+      "repeat",
+    ]);
+    expect(flags.map((f) => f.querySelector(".badge")?.textContent)).toEqual([
+      "Outcome unknown",
+      "Conflict",
+      "No receipt by deadline",
+      "Mismatch",
+      "Id disagreement",
+      "Late",
+      "Repeat",
+    ]);
+    for (const f of flags) {
+      expect((f.textContent ?? "").length, `${f.dataset["flag"]} needs its explanation`).toBeGreaterThan(30);
+    }
+  });
+
+  it("shows no flag section when there is none", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, summary: { ...base.summary, flags: [] } });
+    expect(queryTestId(view!.container, "flags")).toBeNull();
+  });
+});
+
+describe("message detail: timeline", () => {
+  it("merges tries, answers, receipts and webhook notifications in time order", async () => {
+    await show(deliveredDetail());
+    const items = [...view!.container.querySelectorAll<HTMLElement>('[data-testid="timeline-item"]')];
+    expect(items.map((i) => `${i.dataset["kind"]}:${i.dataset["ref"]}`)).toEqual([
+      "created:7",
+      "attempt:21",
+      "attempt_result:21",
+      "receipt:11",
+      "webhook:31",
+      "receipt:12",
+    ]);
+    const times = items.map((i) => Date.parse(i.querySelector("time")?.getAttribute("datetime") ?? ""));
+    expect([...times].sort((a, b) => a - b), "chronological").toEqual(times);
+  });
+
+  it("shows each try with its session, sequence number, status and the provider's id exactly as returned", async () => {
+    await show(deliveredDetail());
+    const root = view!.container;
+    const tried = root.querySelector<HTMLElement>('[data-kind="attempt"]')!;
+    expect(text(tried, "timeline-line")).toContain("Session s-1, sequence number 41.");
+    const answer = root.querySelector<HTMLElement>('[data-kind="attempt_result"]')!;
+    expect(text(answer, "timeline-line")).toContain("accepted by the provider — not proof of delivery");
+    expect(answer.querySelector(".exact")?.textContent).toBe('"0A1b "');
+    const evidence = byTestId(answer, "attempt-evidence");
+    expect(text(evidence, "attempt-command-status")).toContain("0x00000000");
+    expect(text(evidence, "attempt-command-status")).toContain("ESME_ROK");
+    expect(text(evidence, "attempt-session")).toBe("s-1");
+    expect(text(evidence, "attempt-sequence")).toBe("41");
+  });
+
+  it("shows each receipt exactly as received: text, hex on demand, TLVs, and whether it was a repeat", async () => {
+    await show(deliveredDetail());
+    const root = view!.container;
+    const [first, second] = [...root.querySelectorAll<HTMLElement>('[data-kind="receipt"]')];
+    const evidence = byTestId(first!, "receipt-evidence");
+    expect(text(evidence, "receipt-text")).toContain("stat:DELIVRD err:000");
+    const hex = byTestId<HTMLDetailsElement>(evidence, "receipt-hex");
+    expect(hex.tagName, "the bytes are behind a disclosure").toBe("DETAILS");
+    expect(hex.open).toBe(false);
+    expect(text(hex, "receipt-raw-hex")).toBe("69 64 3a 30 41 31");
+    expect(text(evidence, "receipt-stat")).toBe("DELIVRD");
+    expect(text(evidence, "receipt-err")).toBe("000");
+    expect(text(evidence, "receipt-done")).toContain("2611291201");
+    expect(byTestId(evidence, "receipt-tlvs").textContent).toContain("0x001e");
+    expect(byTestId(evidence, "receipt-tlvs").textContent, "a C-string TLV is also shown as text").toContain("0A1b");
+    expect(queryTestId(evidence, "receipt-repeat")).toBeNull();
+    expect(queryTestId(byTestId(second!, "receipt-evidence"), "receipt-repeat")?.textContent).toBe("Repeat");
+    expect(byTestId(first!, "timeline-evidence").tagName, "each entry's evidence is on demand").toBe("DETAILS");
+  });
+
+  it("marks an intermediate report that came after a final one as late", async () => {
+    const base = deliveredDetail();
+    const late = receipt(14, { kind: "intermediate", stat: "ENROUTE", stat_raw: "ENROUTE", reported_state: "enroute", received_at_ms: T0 + 7_000 });
+    await show({
+      ...base,
+      receipts: [...base.receipts, late],
+      state: { ...base.state, flags: { ...base.state.flags, late: true } },
+      timeline: [...base.timeline, { at_ms: T0 + 7_000, kind: "receipt", ref_id: 14, summary: "Intermediate report ENROUTE." }],
+    });
+    const item = view!.container.querySelector<HTMLElement>('[data-kind="receipt"][data-ref="14"]')!;
+    expect(queryTestId(item, "receipt-late")?.textContent).toBe("Late");
+    const first = view!.container.querySelector<HTMLElement>('[data-kind="receipt"][data-ref="11"]')!;
+    expect(queryTestId(first, "receipt-late")).toBeNull();
+  });
+});
+
+describe("message detail: actions", () => {
+  it("retry: when the engine asks for confirmation, warns that it may arrive twice, and resends with confirm_duplicate after a note", async () => {
+    const s = await show(deliveredDetail());
+    const calls: MessageAction[] = [];
+    s.backend.retry = (_id, action) => {
+      calls.push(action);
+      return action.confirm_duplicate
+        ? Promise.resolve()
+        : Promise.reject(new BackendError("confirmation_required", "the last try of this message was accepted: sending it again may deliver it twice; confirm to go on"));
+    };
+    const root = view!.container;
+    await click(byTestId(root, "retry-open"));
+    expect(queryTestId(root, "retry-duplicate-warning")).toBeNull();
+    await click(byTestId(root, "retry-submit"));
+    await settle();
+    expect(calls).toEqual([{ note: "", confirm_duplicate: false }]);
+
+    const warning = byTestId(root, "retry-duplicate-warning");
+    expect(warning.textContent).toContain("This message may arrive twice");
+    expect(warning.getAttribute("role")).toBe("alert");
+    const confirm = byTestId<HTMLButtonElement>(root, "retry-confirm");
+    expect(confirm.disabled, "confirming needs a note").toBe(true);
+    expect(text(root, "retry-blocked")).toBe("Write a note first: it is kept with the decision.");
+
+    await type(byTestId<HTMLTextAreaElement>(root, "retry-note"), "  Customer asked again  ");
+    expect(confirm.disabled).toBe(false);
+    await click(confirm);
+    await settle();
+    expect(calls[1]).toEqual({ note: "Customer asked again", confirm_duplicate: true });
+    expect(text(root, "action-done")).toBe("Put back in the queue: it will be sent again.");
+    expect(s.loads(), "the detail reloads after the action").toBeGreaterThanOrEqual(2);
+  });
+
+  it("retry: any other refusal is shown plainly, with its code", async () => {
+    const s = await show(deliveredDetail());
+    s.backend.retry = () => Promise.reject(new BackendError("validity_ended", "its validity has ended; it is never sent late"));
+    const root = view!.container;
+    await click(byTestId(root, "retry-open"));
+    await click(byTestId(root, "retry-submit"));
+    await settle();
+    const error = byTestId(root, "retry-error");
+    expect(error.dataset["code"]).toBe("validity_ended");
+    expect(error.textContent).toContain("Its validity has ended: a message is never sent late.");
+    expect(queryTestId(root, "retry-duplicate-warning")).toBeNull();
+  });
+
+  it("cancel is offered only while the message is queued, and needs a note", async () => {
+    await show(deliveredDetail());
+    expect(queryTestId(view!.container, "cancel-open"), "an accepted message cannot be cancelled").toBeNull();
+    await view!.unmount();
+
+    const base = deliveredDetail();
+    const s = await show({ ...base, queue: { ...base.queue, status: "queued", accepted_at_ms: null, provider_message_ids: [] } });
+    const calls: MessageAction[] = [];
+    s.backend.cancel = (_id, action) => {
+      calls.push(action);
+      return Promise.resolve();
+    };
+    const root = view!.container;
+    expect(queryTestId(root, "retry-open"), "a queued message is not retried").toBeNull();
+    await click(byTestId(root, "cancel-open"));
+    const submit = byTestId<HTMLButtonElement>(root, "cancel-submit");
+    expect(submit.disabled).toBe(true);
+    expect(text(root, "cancel-blocked")).toBe("Write a note first: it is kept with the decision.");
+    await type(byTestId<HTMLTextAreaElement>(root, "cancel-note"), "Sent by mistake");
+    await click(submit);
+    await settle();
+    expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false }]);
+  });
+
+  it("offers nothing while the message is being sent", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, queue: { ...base.queue, status: "sending" } });
+    expect(queryTestId(view!.container, "retry-open")).toBeNull();
+    expect(queryTestId(view!.container, "cancel-open")).toBeNull();
+  });
+});
+
+describe("message detail: live", () => {
+  it("reloads on changes to this message (debounced), and not on changes to others", async () => {
+    const s = await show(deliveredDetail());
+    expect(s.loads()).toBe(1);
+    await settle(() => {
+      s.backend.emit({ entity: "queue", id: 7 });
+      s.backend.emit({ entity: "projection", id: 7 });
+      s.backend.emit({ entity: "receipt", id: 99 });
+    }, 400);
+    expect(s.loads(), "a burst of changes costs one reload").toBe(2);
+    await settle(() => {
+      s.backend.emit({ entity: "queue", id: 8 });
+      s.backend.emit({ entity: "attempt", id: 500 });
+      s.backend.emit({ entity: "audit", id: 3 });
+    }, 400);
+    expect(s.loads(), "changes to other messages do not reload it").toBe(2);
+    await settle(() => s.backend.emit({ entity: "attempt", id: 21 }), 400);
+    expect(s.loads(), "an answer to one of its tries does").toBe(3);
+  });
+
+  it("says plainly when the message does not exist", async () => {
+    const s = serving(deliveredDetail());
+    view = await render(<MessageDetail backend={s.backend} id={99} onClose={() => {}} onOpenException={() => {}} />);
+    await settle();
+    expect(byTestId(view.container, "detail-error").dataset["code"]).toBe("not_found");
+  });
+});
+
+describe("opening a message from the list", () => {
+  function listing(detail: Detail) {
+    const s = serving(detail);
+    s.backend.listMessages = () => Promise.resolve({ items: [summary(8), detail.summary], next_cursor: null, scan_limited: false });
+    return s;
+  }
+
+  it("opens on click or Enter, and Escape returns to the list with the row focused", async () => {
+    const s = listing(deliveredDetail());
+    view = await render(<Messages backend={s.backend} />);
+    await settle();
+    const root = view.container;
+    const row = root.querySelector<HTMLElement>('[data-testid="message-row"][data-id="7"]')!;
+    expect(row.tabIndex, "rows are in the tab order").toBe(0);
+    await act(async () => {
+      row.dispatchEvent(new KeyboardEvent("keydown", { key: "Enter", bubbles: true }));
+    });
+    await settle();
+    expect(byTestId(root, "message-detail").dataset["id"]).toBe("7");
+    expect(document.activeElement?.tagName, "the detail's heading takes focus").toBe("H2");
+
+    await act(async () => {
+      document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    });
+    await settle();
+    expect(queryTestId(root, "message-detail")).toBeNull();
+    expect((document.activeElement as HTMLElement | null)?.dataset["id"], "focus returns to the row").toBe("7");
+
+    await click(root.querySelector<HTMLElement>('[data-testid="message-row"][data-id="7"]')!);
+    await settle();
+    expect(byTestId(root, "message-detail").dataset["id"]).toBe("7");
+    await click(byTestId(root, "detail-back"));
+    expect(queryTestId(root, "message-detail")).toBeNull();
+  });
+
+  it("Escape while typing a note does not close the detail", async () => {
+    const s = listing(deliveredDetail());
+    view = await render(<Messages backend={s.backend} />);
+    await settle();
+    const root = view.container;
+    await click(root.querySelector<HTMLElement>('[data-testid="message-row"][data-id="7"]')!);
+    await settle();
+    await click(byTestId(root, "retry-open"));
+    const note = byTestId<HTMLTextAreaElement>(root, "retry-note");
+    await act(async () => {
+      note.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true }));
+    });
+    expect(queryTestId(root, "message-detail")).not.toBeNull();
+  });
+});

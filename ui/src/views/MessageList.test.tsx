@@ -1,0 +1,171 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import type { MessagePage } from "../bindings/MessagePage";
+import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { summary } from "../test/fixtures";
+import { FIRST_PAGE, MessageList } from "./MessageList";
+
+async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+}
+
+/** A backend answering each page from `pages` by cursor ("" for the first), recording every filter asked. */
+function paging(pages: Record<string, MessagePage>) {
+  const backend = new FakeBackend();
+  const filters: MessageFilter[] = [];
+  const gates = new Map<string, () => void>();
+  const held = new Set<string>();
+  backend.listMessages = (filter) => {
+    filters.push(filter);
+    const key = filter.cursor ?? "";
+    const page = pages[key] ?? { items: [], next_cursor: null, scan_limited: false };
+    if (!held.has(key)) return Promise.resolve(page);
+    return new Promise((resolve) => gates.set(key, () => resolve(page)));
+  };
+  return {
+    backend,
+    filters,
+    /** Answers for this cursor wait until released. */
+    hold: (cursor: string) => held.add(cursor),
+    release: async (cursor: string) => {
+      held.delete(cursor);
+      await settle(() => gates.get(cursor)?.());
+    },
+  };
+}
+
+const ids = (root: HTMLElement): string[] =>
+  [...root.querySelectorAll<HTMLElement>('[data-testid="message-row"]')].map((r) => r.dataset["id"] ?? "");
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+});
+
+describe("message list filters", () => {
+  it("build the engine's filter from what is chosen and typed, and clear back to the first page", async () => {
+    const { backend, filters } = paging({});
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(filters.at(-1)).toEqual(FIRST_PAGE);
+
+    await choose(byTestId<HTMLSelectElement>(root, "filter-status"), "failed");
+    await settle();
+    expect(filters.at(-1), "a choice applies at once").toEqual({ ...FIRST_PAGE, status: "failed" });
+
+    await choose(byTestId<HTMLSelectElement>(root, "filter-state"), "delivered");
+    await choose(byTestId<HTMLSelectElement>(root, "filter-kind"), "otp");
+    await settle();
+    const asked = filters.length;
+    await type(byTestId<HTMLInputElement>(root, "filter-q"), "  ord 42 ");
+    await type(byTestId<HTMLInputElement>(root, "filter-destination"), " +3361* ");
+    await settle();
+    expect(filters.length, "typing alone does not search").toBe(asked);
+    await submit(byTestId<HTMLFormElement>(root, "message-filters"));
+    await settle();
+    expect(filters.at(-1)).toEqual({
+      status: "failed",
+      state: "delivered",
+      kind: "otp",
+      channel: null,
+      destination: "+3361*",
+      q: "ord 42",
+      from_ms: null,
+      to_ms: null,
+      cursor: null,
+      limit: 50,
+    });
+    expect(byTestId(root, "messages-empty").textContent).toBe("No message matches these filters.");
+
+    await click(byTestId(root, "filter-clear"));
+    await settle();
+    expect(filters.at(-1)).toEqual(FIRST_PAGE);
+    expect(byTestId<HTMLInputElement>(root, "filter-q").value).toBe("");
+    expect(byTestId(root, "messages-empty").textContent).toBe("No messages yet.");
+  });
+
+  it("label the reported state as reported", async () => {
+    const { backend } = paging({});
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const options = [...byTestId<HTMLSelectElement>(view.container, "filter-state").options].map((o) => o.textContent);
+    expect(options).toContain("Reported delivered");
+    expect(options.filter((o) => /delivered/i.test(o ?? "") && !/reported/i.test(o ?? ""))).toEqual([]);
+  });
+});
+
+describe("message list paging", () => {
+  it("follows the cursor across empty scan-limited pages, saying it is searching older messages", async () => {
+    const p = paging({
+      "": { items: [], next_cursor: "c1", scan_limited: true },
+      c1: { items: [], next_cursor: "c2", scan_limited: true },
+      c2: { items: [summary(5)], next_cursor: "c3", scan_limited: true },
+      c3: { items: [summary(4), summary(3)], next_cursor: null, scan_limited: false },
+    });
+    p.hold("c1");
+    view = await render(<MessageList backend={p.backend} />);
+    await settle();
+    const root = view.container;
+    expect(byTestId(root, "messages-searching").textContent).toContain("Searching older messages…");
+    expect(queryTestId(root, "messages-empty"), "an empty scan-limited page is not the end").toBeNull();
+    await p.release("c1");
+    await settle();
+    expect(p.filters.map((f) => f.cursor)).toEqual([null, "c1", "c2"]);
+    expect(ids(root)).toEqual(["5"]);
+    expect(queryTestId(root, "messages-searching")).toBeNull();
+
+    await click(byTestId(root, "messages-more"));
+    await settle();
+    expect(p.filters.at(-1)).toEqual({ ...FIRST_PAGE, cursor: "c3" });
+    expect(ids(root)).toEqual(["5", "4", "3"]);
+    expect(queryTestId(root, "messages-more"), "no more pages, no button").toBeNull();
+    expect(byTestId(root, "messages-count").textContent).toBe("Showing 3.");
+  });
+
+  it("can stop a long search and continue it later from where it stopped", async () => {
+    const p = paging({
+      "": { items: [], next_cursor: "c1", scan_limited: true },
+      c1: { items: [], next_cursor: "c2", scan_limited: true },
+      c2: { items: [summary(1)], next_cursor: null, scan_limited: false },
+    });
+    p.hold("c1");
+    view = await render(<MessageList backend={p.backend} />);
+    await settle();
+    const root = view.container;
+    await click(byTestId(root, "messages-stop"));
+    await p.release("c1");
+    await settle();
+    expect(p.filters.map((f) => f.cursor), "no page is asked after stopping").toEqual([null, "c1"]);
+    expect(byTestId(root, "messages-empty")).not.toBeNull();
+    await click(byTestId(root, "messages-more"));
+    await settle();
+    expect(p.filters.at(-1)?.cursor).toBe("c2");
+    expect(ids(root)).toEqual(["1"]);
+  });
+
+  it("keeps the rows loaded with Load more when a change reloads the list", async () => {
+    const pages: Record<string, MessagePage> = {
+      "": { items: [summary(9), summary(8)], next_cursor: "c1", scan_limited: false },
+      c1: { items: [summary(7)], next_cursor: null, scan_limited: false },
+    };
+    const p = paging(pages);
+    view = await render(<MessageList backend={p.backend} />);
+    await settle();
+    await click(byTestId(view.container, "messages-more"));
+    await settle();
+    expect(ids(view.container)).toEqual(["9", "8", "7"]);
+
+    pages[""] = { items: [summary(10), summary(9), summary(8), summary(7)], next_cursor: null, scan_limited: false };
+    await settle(() => p.backend.emit({ entity: "message", id: 10 }), 300);
+    expect(p.filters.at(-1), "one request for as many rows as are shown").toEqual({ ...FIRST_PAGE, limit: 50 });
+    expect(ids(view.container)).toEqual(["10", "9", "8", "7"]);
+  });
+});

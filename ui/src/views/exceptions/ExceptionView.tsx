@@ -1,0 +1,254 @@
+import { useCallback, useEffect, useId, useRef, useState } from "react";
+import type { Backend, BackendError } from "../../backend";
+import type { ChangeEvent } from "../../bindings/ChangeEvent";
+import type { EvidenceItem } from "../../bindings/EvidenceItem";
+import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
+import type { MessageSummary } from "../../bindings/MessageSummary";
+import { Badge } from "../../components/Badge";
+import { Disclosure } from "../../components/Disclosure";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { AttemptEvidence } from "../../components/evidence/AttemptEvidence";
+import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
+import { Fact, Facts } from "../../components/Facts";
+import { useBackendData } from "../../hooks/useBackendData";
+import { useEscape } from "../../hooks/useEscape";
+import { useI18n } from "../../i18n/context";
+import { FLAGS, isEvidenceRole } from "../labels";
+import { EXCEPTION_STATUS_TONE, QUEUE_TONE, STATE_TONE } from "../tones";
+import { Resolution } from "./Resolution";
+import { ResolveForm } from "./ResolveForm";
+
+/** Changes that can alter what exception `id` shows: itself, receipts, and the message it concerns. */
+export function concernsException(event: ChangeEvent, id: number, shown: ExceptionDetail | null): boolean {
+  switch (event.entity) {
+    case "exception":
+      return event.id === id;
+    case "receipt":
+    case "logical_event":
+      return true;
+    case "message":
+    case "queue":
+    case "projection":
+      return shown?.message?.id === event.id;
+    default:
+      return false;
+  }
+}
+
+/**
+ * One exception: what it means, the message it concerns (when there is one; none is guessed),
+ * its evidence side by side, and the decision: the form while it is open, what was decided
+ * once it is closed.
+ */
+export function ExceptionView({
+  backend,
+  id,
+  onClose,
+  onOpenMessage,
+}: {
+  backend: Backend;
+  id: number;
+  onClose: () => void;
+  onOpenMessage: (id: number) => void;
+}) {
+  const { t, formatDateTime, formatAge } = useI18n();
+  const headingId = useId();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const resolvedRef = useRef<HTMLDivElement>(null);
+  const shown = useRef<ExceptionDetail | null>(null);
+  const [resolvedHere, setResolvedHere] = useState(false);
+  const [stale, setStale] = useState<BackendError | null>(null);
+
+  const load = useCallback((b: Backend) => b.exception(id), [id]);
+  const live = useCallback((event: ChangeEvent) => concernsException(event, id, shown.current), [id]);
+  const { state, reload } = useBackendData(backend, load, { live, coalesceMs: 250 });
+  shown.current = state.status === "ready" ? state.data : null;
+
+  useEscape(onClose);
+  useEffect(() => headingRef.current?.focus(), [id]);
+  const closedNow = state.status === "ready" && state.data.exception.status !== "open" && resolvedHere;
+  useEffect(() => {
+    if (closedNow) resolvedRef.current?.focus();
+  }, [closedNow]);
+
+  const resolved = (): void => {
+    setResolvedHere(true);
+    reload();
+  };
+  const settledElsewhere = (error: BackendError): void => {
+    setStale(error);
+    reload();
+  };
+
+  return (
+    <section
+      className="panel detail"
+      aria-labelledby={headingId}
+      aria-busy={state.status === "loading"}
+      data-testid="exception-detail"
+      data-id={id}
+    >
+      <div className="detail-bar">
+        <button type="button" className="button button-secondary back-button" onClick={onClose} data-testid="detail-back">
+          <span aria-hidden="true">← </span>
+          {t("exceptions.back")}
+        </button>
+        <span className="hint">{t("detail.escape")}</span>
+      </div>
+      <h2 id={headingId} ref={headingRef} tabIndex={-1}>
+        {state.status === "ready"
+          ? t("exception.title", { id: String(id), kind: t(`exceptionKind.${state.data.exception.kind}`) })
+          : t("exception.titleShort", { id: String(id) })}
+      </h2>
+      {state.status === "loading" && (
+        <p className="status" role="status">
+          <span className="spinner" aria-hidden="true" />
+          {t("exception.loading")}
+        </p>
+      )}
+      {state.status === "error" && (
+        <ErrorNotice title={t("exception.error")} error={state.error} onRetry={reload} testId="exception-error" />
+      )}
+      {state.status === "ready" && (
+        <>
+          <div className="exception-head">
+            <p className="badges">
+              <Badge tone={EXCEPTION_STATUS_TONE[state.data.exception.status]}>
+                <span data-testid="exception-status">{t(`exceptionStatus.${state.data.exception.status}`)}</span>
+              </Badge>
+              <span className="muted">
+                {t("exception.opened", {
+                  at: formatDateTime(state.data.exception.created_at_ms),
+                  age: formatAge(state.data.exception.created_at_ms, Date.now()),
+                })}
+              </span>
+            </p>
+            <p className="statement-lead" data-testid="exception-explained">
+              {t(`exceptionKind.${state.data.exception.kind}.explained`)}
+            </p>
+            <Facts>
+              <Fact label={t("exception.summary")}>
+                <span lang="en" data-testid="exception-summary">
+                  {state.data.exception.summary}
+                </span>
+              </Fact>
+            </Facts>
+          </div>
+          <div ref={resolvedRef} tabIndex={-1} aria-live="polite">
+            {closedNow && (
+              <p className="notice notice-success" data-testid="resolve-done">
+                {t("resolve.done")}
+              </p>
+            )}
+            {stale !== null && <ErrorNotice title={t("resolve.failed")} error={stale} testId="resolve-stale" />}
+          </div>
+          <ConcernedMessage message={state.data.message} onOpenMessage={onOpenMessage} />
+          <Evidence items={state.data.evidence} />
+          {state.data.details !== null && state.data.details !== undefined && (
+            <Disclosure summary={t("exception.details")} testId="exception-details">
+              <pre className="raw">{JSON.stringify(state.data.details, null, 2)}</pre>
+            </Disclosure>
+          )}
+          {state.data.exception.status === "open" ? (
+            <ResolveForm
+              key={state.data.exception.id}
+              backend={backend}
+              detail={state.data}
+              onResolved={resolved}
+              onStale={settledElsewhere}
+            />
+          ) : (
+            <Resolution exception={state.data.exception} />
+          )}
+        </>
+      )}
+    </section>
+  );
+}
+
+function ConcernedMessage({
+  message: m,
+  onOpenMessage,
+}: {
+  message: MessageSummary | null;
+  onOpenMessage: (id: number) => void;
+}) {
+  const { t, formatDateTimeShort } = useI18n();
+  const headingId = useId();
+  return (
+    <section className="concerned" aria-labelledby={headingId} data-testid="exception-message">
+      <h3 id={headingId}>{t("exception.message")}</h3>
+      {m === null ? (
+        <p className="muted" data-testid="exception-no-message">
+          {t("exception.message.none")}
+        </p>
+      ) : (
+        <div className="message-card" data-id={m.id}>
+          <p>
+            <strong>{t("exceptions.messageRef", { id: String(m.id) })}</strong>{" "}
+            <span className="phone">{m.destination}</span>{" "}
+            <span className="muted">{formatDateTimeShort(m.created_at_ms)}</span>
+          </p>
+          <p className="message-body">{m.preview}</p>
+          <p className="badges">
+            <Badge tone={QUEUE_TONE[m.status]}>{t(`queueStatus.${m.status}`)}</Badge>
+            <Badge tone={STATE_TONE[m.state]}>
+              {m.rule === "operator_decision" ? t(`decidedState.${m.state}`) : t(`reportedState.${m.state}`)}
+            </Badge>
+            {FLAGS.filter((f) => m.flags.includes(f)).map((f) => (
+              <Badge key={f} tone="warning">
+                {t(`flag.${f}`)}
+              </Badge>
+            ))}
+          </p>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={() => onOpenMessage(m.id)}
+            data-testid="exception-open-message"
+          >
+            {t("exception.openMessage", { id: String(m.id) })}
+          </button>
+        </div>
+      )}
+    </section>
+  );
+}
+
+function Evidence({ items }: { items: EvidenceItem[] }) {
+  const { t } = useI18n();
+  const headingId = useId();
+  return (
+    <section aria-labelledby={headingId}>
+      <h3 id={headingId}>{t("exception.evidence")}</h3>
+      {items.length === 0 ? (
+        <p className="muted">{t("exception.evidence.none")}</p>
+      ) : (
+        <div className="evidence-grid" data-testid="exception-evidence">
+          {items.map((item, i) => (
+            <article
+              key={`${item.role}:${item.receipt?.id ?? ""}:${item.attempt?.id ?? ""}:${i}`}
+              className="evidence-card"
+              data-testid="evidence-item"
+              data-role={item.role}
+            >
+              <h4>
+                {isEvidenceRole(item.role) ? t(`evidenceRole.${item.role}`) : item.role}
+                {item.receipt !== null && <span className="muted"> · {t("receipt.ref", { id: String(item.receipt.id) })}</span>}
+                {item.attempt !== null && (
+                  <span className="muted">
+                    {" "}
+                    · {t("attempt.ref", { n: item.attempt.attempt_no, id: String(item.attempt.message_id) })}
+                  </span>
+                )}
+              </h4>
+              {isEvidenceRole(item.role) && <p className="hint">{t(`evidenceRole.${item.role}.explained`)}</p>}
+              {item.receipt !== null && <ReceiptEvidence receipt={item.receipt} />}
+              {item.attempt !== null && <AttemptEvidence attempt={item.attempt} />}
+            </article>
+          ))}
+        </div>
+      )}
+    </section>
+  );
+}

@@ -1,0 +1,383 @@
+import { useId, useState, type FormEvent } from "react";
+import { asBackendError, type Backend, type BackendError } from "../../backend";
+import type { DeliveryState } from "../../bindings/DeliveryState";
+import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
+import type { MessageDetail } from "../../bindings/MessageDetail";
+import type { ReceiptView } from "../../bindings/ReceiptView";
+import type { ResolveRequest } from "../../bindings/ResolveRequest";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { useI18n } from "../../i18n/context";
+import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
+
+/** The engine's refusal to attach a receipt before the operator has seen how it misfits the message. */
+export const MISMATCHES_NOT_SEEN = "mismatches_not_seen";
+/** Someone (or new evidence) settled the exception first. */
+export const NOT_OPEN = "not_open";
+
+interface Mismatch {
+  readonly messageId: number;
+  readonly error: BackendError;
+  readonly target: MessageDetail | null;
+}
+
+function parseId(value: string): number | null {
+  const v = value.trim().replace(/^#/, "");
+  return /^[1-9][0-9]{0,15}$/.test(v) ? Number(v) : null;
+}
+
+/**
+ * The operator's decision on an open exception, with the choices its kind allows, and always a
+ * note (the submit button stays disabled, saying why, until there is one). Attaching a receipt to
+ * a message it does not fit is refused by the engine until the operator has seen every mismatch
+ * and said so.
+ */
+export function ResolveForm({
+  backend,
+  detail,
+  onResolved,
+  onStale,
+}: {
+  backend: Backend;
+  detail: ExceptionDetail;
+  onResolved: () => void;
+  /** It was settled elsewhere first (someone else, or new evidence): show what was decided. */
+  onStale: (error: BackendError) => void;
+}) {
+  const { t } = useI18n();
+  const ids = { heading: useId(), note: useId(), noteHint: useId(), blocked: useId(), target: useId(), targetHint: useId() };
+  const e = detail.exception;
+  const allowed = ALLOWED_ACTIONS[e.kind];
+  const candidates = [
+    ...new Set(detail.evidence.flatMap((x) => (x.role === "candidate" && x.attempt !== null ? [x.attempt.message_id] : []))),
+  ];
+  const receipts = detail.evidence.flatMap((x) => (x.receipt === null ? [] : [x.receipt]));
+
+  const [action, setAction] = useState<ResolveAction>(allowed[0] ?? "dismiss");
+  const [state, setState] = useState<DeliveryState | null>(null);
+  const [target, setTarget] = useState(candidates.length === 1 ? String(candidates[0]) : "");
+  const [note, setNote] = useState("");
+  const [mismatch, setMismatch] = useState<Mismatch | null>(null);
+  const [reviewed, setReviewed] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<BackendError | null>(null);
+
+  const targetId = parseId(target);
+  const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
+
+  const blockedBy = ((): string | null => {
+    if (note.trim() === "") return t("resolve.blocked.note");
+    if (action === "choose_state" && state === null) return t("resolve.blocked.state");
+    if (action === "attach" && targetId === null) return t("resolve.blocked.target");
+    if (shownMismatch !== null && !reviewed) return t("resolve.blocked.reviewed");
+    return null;
+  })();
+
+  const request = (): ResolveRequest | null => {
+    const n = note.trim();
+    switch (action) {
+      case "choose_state":
+        return state === null ? null : { action, state, note: n };
+      case "attach":
+        return targetId === null
+          ? null
+          : { action, message_id: targetId, mismatches_seen: shownMismatch !== null && reviewed, note: n };
+      case "resend":
+      case "mark_failed":
+      case "dismiss":
+        return { action, note: n };
+    }
+  };
+
+  const submit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    const r = request();
+    if (busy || blockedBy !== null || r === null) return;
+    setBusy(true);
+    setError(null);
+    backend.resolve(e.id, r).then(
+      () => {
+        setBusy(false);
+        onResolved();
+      },
+      (x: unknown) => {
+        const err = asBackendError(x);
+        setBusy(false);
+        if (err.code === MISMATCHES_NOT_SEEN && r.action === "attach") {
+          const messageId = r.message_id;
+          setReviewed(false);
+          setMismatch({ messageId, error: err, target: null });
+          // The message's own facts, beside the receipt's, so that each mismatch can be checked.
+          backend.message(messageId).then(
+            (m) => setMismatch((cur) => (cur !== null && cur.messageId === messageId ? { ...cur, target: m } : cur)),
+            () => {},
+          );
+          return;
+        }
+        if (err.code === NOT_OPEN) onStale(err);
+        else setError(err);
+      },
+    );
+  };
+
+  return (
+    <section className="resolve" aria-labelledby={ids.heading} data-testid="resolve">
+      <h3 id={ids.heading}>{t("resolve.title")}</h3>
+      <form className="form resolve-form" onSubmit={submit} aria-busy={busy} noValidate data-testid="resolve-form">
+        <fieldset className="choices field-wide">
+          <legend>{t("resolve.action")}</legend>
+          {allowed.map((a) => (
+            <label key={a} className="choice">
+              <input
+                type="radio"
+                name="action"
+                value={a}
+                checked={action === a}
+                onChange={() => {
+                  setAction(a);
+                  setError(null);
+                }}
+                data-testid={`resolve-action-${a}`}
+              />
+              <span>
+                <span className="choice-label">{t(`resolve.action.${a}`)}</span>
+                <span className="hint">{t(`resolve.action.${a}.explained`)}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+
+        {action === "choose_state" && (
+          <fieldset className="choices field-wide" data-testid="resolve-states">
+            <legend>{t("resolve.state")}</legend>
+            <p className="hint">{e.kind === "no_receipt" ? t("resolve.state.noReceipt") : t("resolve.state.conflict")}</p>
+            {FINAL_STATES.map((s) => {
+              const reportedBy = receipts.filter((r) => r.reported_state === s).map((r) => r.id);
+              return (
+                <label key={s} className="choice">
+                  <input
+                    type="radio"
+                    name="state"
+                    value={s}
+                    checked={state === s}
+                    onChange={() => setState(s)}
+                    data-testid="resolve-state"
+                  />
+                  <span>
+                    <span className="choice-label">{t(`deliveryState.${s}`)}</span>
+                    {reportedBy.length > 0 && (
+                      <span className="hint">
+                        {t("resolve.state.reportedBy", {
+                          receipts: reportedBy.map((id) => t("receipt.ref", { id: String(id) })).join(", "),
+                        })}
+                      </span>
+                    )}
+                  </span>
+                </label>
+              );
+            })}
+          </fieldset>
+        )}
+
+        {action === "attach" && (
+          <div className="field field-wide">
+            <label htmlFor={ids.target}>{t("resolve.target")}</label>
+            <input
+              id={ids.target}
+              inputMode="numeric"
+              autoComplete="off"
+              value={target}
+              onChange={(x) => setTarget(x.target.value)}
+              aria-describedby={ids.targetHint}
+              aria-invalid={target.trim() !== "" && targetId === null}
+              data-testid="resolve-target"
+            />
+            <p className="hint" id={ids.targetHint}>
+              {t("resolve.target.hint")}
+            </p>
+            {candidates.length > 0 && (
+              <div className="row-actions" data-testid="resolve-candidates">
+                <span className="hint">{t("resolve.candidates")}</span>
+                {candidates.map((m) => (
+                  <button
+                    key={m}
+                    type="button"
+                    className="button button-secondary button-small"
+                    onClick={() => setTarget(String(m))}
+                  >
+                    {t("exceptions.messageRef", { id: String(m) })}
+                  </button>
+                ))}
+              </div>
+            )}
+          </div>
+        )}
+
+        {shownMismatch !== null && (
+          <MismatchNotice
+            mismatch={shownMismatch}
+            receipt={receipts[0] ?? null}
+            reviewed={reviewed}
+            onReviewed={setReviewed}
+          />
+        )}
+
+        {(action === "resend" || action === "dismiss" || action === "mark_failed") && (
+          <p
+            className={action === "resend" ? "notice notice-warning field-wide" : "hint field-wide"}
+            data-testid="resolve-consequence"
+          >
+            {t(`resolve.consequence.${action}`)}
+          </p>
+        )}
+
+        <div className="field field-wide">
+          <label htmlFor={ids.note}>{t("note.labelRequired")}</label>
+          <textarea
+            id={ids.note}
+            rows={3}
+            required
+            aria-required="true"
+            value={note}
+            onChange={(x) => setNote(x.target.value)}
+            aria-describedby={ids.noteHint}
+            data-testid="resolve-note"
+          />
+          <p className="hint" id={ids.noteHint}>
+            {t("resolve.note.hint")}
+          </p>
+        </div>
+
+        <div className="row-actions field-wide">
+          <button
+            type="submit"
+            className={action === "resend" || shownMismatch !== null ? "button button-danger" : "button"}
+            disabled={busy || blockedBy !== null}
+            aria-describedby={blockedBy === null ? undefined : ids.blocked}
+            data-testid="resolve-submit"
+          >
+            {busy ? t("resolve.busy") : shownMismatch !== null ? t("resolve.submit.attachAnyway") : t(`resolve.submit.${action}`)}
+          </button>
+          {blockedBy !== null && (
+            <span className="hint blocked" id={ids.blocked} data-testid="resolve-blocked">
+              {blockedBy}
+            </span>
+          )}
+        </div>
+        {error !== null && (
+          <div className="field-wide">
+            <ErrorNotice title={t("resolve.failed")} error={error} testId="resolve-error" />
+          </div>
+        )}
+      </form>
+    </section>
+  );
+}
+
+/** The receipt's `text:` field, as the engine compares it (the start of the message). */
+function textField(raw: string | null): string | null {
+  if (raw === null) return null;
+  const at = raw.toLowerCase().indexOf("text:");
+  return at < 0 ? null : raw.slice(at + 5).replace(/\0+$/, "");
+}
+
+/** As much of the body as the receipt quotes (receipts carry its first characters only). */
+function bodyStart(body: string, quoted: string | null): string {
+  const n = quoted === null ? 20 : [...quoted.trim()].length;
+  const chars = [...body];
+  return chars.length > n ? `${chars.slice(0, n).join("")}…` : body;
+}
+
+function MismatchNotice({
+  mismatch,
+  receipt,
+  reviewed,
+  onReviewed,
+}: {
+  mismatch: Mismatch;
+  receipt: ReceiptView | null;
+  reviewed: boolean;
+  onReviewed: (value: boolean) => void;
+}) {
+  const { t, formatDateTime } = useI18n();
+  const checkId = useId();
+  const m = mismatch.target?.message ?? null;
+  const named = new Set(mismatch.error.errors.map((x) => x.field));
+  const receiptText = textField(receipt?.raw_text ?? null);
+  const rows: { field: string; label: string; receipt: string | null; message: string | null }[] = [
+    {
+      field: "connection",
+      label: t("mismatch.connection"),
+      receipt: receipt?.connection ?? null,
+      message: m?.connection ?? null,
+    },
+    {
+      field: "destination",
+      label: t("mismatch.destination"),
+      receipt: receipt?.source_addr ?? null,
+      message: m?.destination ?? null,
+    },
+    {
+      field: "text",
+      label: t("mismatch.text"),
+      receipt: receiptText,
+      message: m === null ? null : bodyStart(m.body, receiptText),
+    },
+    {
+      field: "time",
+      label: t("mismatch.time"),
+      receipt: receipt?.done_ts ?? receipt?.done_date ?? null,
+      message: m === null ? null : formatDateTime(m.created_at_ms),
+    },
+  ];
+  return (
+    <div className="notice notice-warning field-wide" role="alert" data-testid="attach-mismatches">
+      <h3>{t("mismatch.title", { id: String(mismatch.messageId) })}</h3>
+      <p>{t("mismatch.intro")}</p>
+      <p>
+        <span className="muted">{t("mismatch.engineSays")}</span>{" "}
+        <span lang="en" data-testid="mismatch-message">
+          {mismatch.error.message}
+        </span>
+      </p>
+      {mismatch.error.errors.length > 0 && (
+        <ul className="field-errors" data-testid="mismatch-list">
+          {mismatch.error.errors.map((x) => (
+            <li key={`${x.field}:${x.code}`} data-field={x.field}>
+              {t("error.field", { field: x.field, message: x.message })}
+            </li>
+          ))}
+        </ul>
+      )}
+      <div className="table-scroll">
+        <table className="table table-compact" data-testid="mismatch-compare">
+          <thead>
+            <tr>
+              <th scope="col">{t("mismatch.fact")}</th>
+              <th scope="col">{t("mismatch.receiptSays")}</th>
+              <th scope="col">{t("mismatch.messageSays", { id: String(mismatch.messageId) })}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {rows.map((r) => (
+              <tr key={r.field} className={named.has(r.field) ? "mismatch-row" : undefined} data-field={r.field}>
+                <th scope="row">{r.label}</th>
+                <td className="wrap">{r.receipt ?? "—"}</td>
+                <td className="wrap">{r.message ?? (mismatch.target === null ? "…" : "—")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      <label className="choice" htmlFor={checkId}>
+        <input
+          id={checkId}
+          type="checkbox"
+          checked={reviewed}
+          onChange={(x) => onReviewed(x.target.checked)}
+          data-testid="attach-reviewed"
+        />
+        <span className="choice-label">{t("mismatch.reviewed")}</span>
+      </label>
+    </div>
+  );
+}

@@ -1,0 +1,292 @@
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { asBackendError, type Backend, type BackendError } from "../../backend";
+import type { QueueStatus } from "../../bindings/QueueStatus";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { useI18n } from "../../i18n/context";
+
+/** The engine's answer when a retry may deliver the message twice and needs saying so. */
+export const CONFIRMATION_REQUIRED = "confirmation_required";
+
+type Done = "retried" | "cancelled";
+
+/**
+ * What the operator can do with the message: send it again (any time it is not in the queue
+ * already) or cancel it (only while it waits in the queue). Each asks for a note, kept in the
+ * audit log; sending again a message the provider may already have is said plainly first.
+ */
+export function MessageActions({
+  backend,
+  messageId,
+  status,
+  onDone,
+}: {
+  backend: Backend;
+  messageId: number;
+  status: QueueStatus;
+  onDone: () => void;
+}) {
+  const { t } = useI18n();
+  const headingId = useId();
+  const [open, setOpen] = useState<"retry" | "cancel" | null>(null);
+  const [done, setDone] = useState<Done | null>(null);
+  const canRetry = status !== "queued" && status !== "sending";
+  const canCancel = status === "queued";
+
+  const finished = (what: Done): void => {
+    setOpen(null);
+    setDone(what);
+    onDone();
+  };
+
+  return (
+    <section className="actions" aria-labelledby={headingId} data-testid="message-actions">
+      <h3 id={headingId}>{t("actions.title")}</h3>
+      <div aria-live="polite">
+        {done !== null && (
+          <p className="notice notice-success" data-testid="action-done">
+            {t(done === "retried" ? "actions.retried" : "actions.cancelled")}
+          </p>
+        )}
+      </div>
+      {!canRetry && !canCancel && <p className="hint">{t("actions.none.sending")}</p>}
+      {open === null && (canRetry || canCancel) && (
+        <div className="row-actions">
+          {canRetry && (
+            <button type="button" className="button" onClick={() => setOpen("retry")} data-testid="retry-open">
+              {t("actions.retry")}
+            </button>
+          )}
+          {canCancel && (
+            <button
+              type="button"
+              className="button button-secondary"
+              onClick={() => setOpen("cancel")}
+              data-testid="cancel-open"
+            >
+              {t("actions.cancel")}
+            </button>
+          )}
+        </div>
+      )}
+      {open === "retry" && (
+        <RetryForm
+          backend={backend}
+          messageId={messageId}
+          status={status}
+          onDone={() => finished("retried")}
+          onClose={() => setOpen(null)}
+        />
+      )}
+      {open === "cancel" && (
+        <CancelForm backend={backend} messageId={messageId} onDone={() => finished("cancelled")} onClose={() => setOpen(null)} />
+      )}
+    </section>
+  );
+}
+
+function NoteField({
+  id,
+  value,
+  onChange,
+  required,
+  hint,
+  testId,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  required: boolean;
+  hint: string;
+  testId: string;
+}) {
+  const { t } = useI18n();
+  const hintId = `${id}-hint`;
+  return (
+    <div className="field field-wide">
+      <label htmlFor={id}>{required ? t("note.labelRequired") : t("note.labelOptional")}</label>
+      <textarea
+        id={id}
+        rows={2}
+        value={value}
+        required={required}
+        aria-required={required}
+        onChange={(e) => onChange(e.target.value)}
+        aria-describedby={hintId}
+        data-testid={testId}
+      />
+      <p className="hint" id={hintId}>
+        {hint}
+      </p>
+    </div>
+  );
+}
+
+function RetryForm({
+  backend,
+  messageId,
+  status,
+  onDone,
+  onClose,
+}: {
+  backend: Backend;
+  messageId: number;
+  status: QueueStatus;
+  onDone: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useI18n();
+  const noteId = useId();
+  const blockedId = useId();
+  const warningRef = useRef<HTMLDivElement>(null);
+  const [note, setNote] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<BackendError | null>(null);
+  const blocked = confirming && note.trim() === "";
+
+  useEffect(() => {
+    if (confirming) warningRef.current?.focus();
+  }, [confirming]);
+
+  const submit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    if (busy || blocked) return;
+    setBusy(true);
+    setError(null);
+    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming }).then(
+      () => {
+        setBusy(false);
+        onDone();
+      },
+      (e: unknown) => {
+        const err = asBackendError(e);
+        setBusy(false);
+        if (err.code === CONFIRMATION_REQUIRED && !confirming) setConfirming(true);
+        else setError(err);
+      },
+    );
+  };
+
+  return (
+    <form className="form action-form" onSubmit={submit} aria-busy={busy} data-testid="retry-form" noValidate>
+      {confirming && (
+        <div
+          className="notice notice-warning action-warning"
+          role="alert"
+          tabIndex={-1}
+          ref={warningRef}
+          data-testid="retry-duplicate-warning"
+        >
+          <h3>{t("retry.duplicate.title")}</h3>
+          <p>
+            {status === "accepted" || status === "outcome_unknown"
+              ? t(`retry.duplicate.${status}`)
+              : t("retry.duplicate.other")}
+          </p>
+          <p>{t("retry.duplicate.noteNeeded")}</p>
+        </div>
+      )}
+      {!confirming && <p className="hint field-wide">{t("retry.explained")}</p>}
+      <NoteField
+        id={noteId}
+        value={note}
+        onChange={setNote}
+        required={confirming}
+        hint={confirming ? t("retry.note.required") : t("note.hint")}
+        testId="retry-note"
+      />
+      <div className="row-actions field-wide">
+        <button
+          type="submit"
+          className={confirming ? "button button-danger" : "button"}
+          disabled={busy || blocked}
+          aria-describedby={blocked ? blockedId : undefined}
+          data-testid={confirming ? "retry-confirm" : "retry-submit"}
+        >
+          {confirming ? t("retry.confirm") : t("retry.submit")}
+        </button>
+        <button type="button" className="button button-secondary" onClick={onClose} disabled={busy} data-testid="retry-close">
+          {t("actions.keep")}
+        </button>
+      </div>
+      {blocked && (
+        <p className="hint blocked field-wide" id={blockedId} data-testid="retry-blocked">
+          {t("note.needed")}
+        </p>
+      )}
+      {error !== null && (
+        <div className="field-wide">
+          <ErrorNotice title={t("retry.failed")} error={error} testId="retry-error" />
+        </div>
+      )}
+    </form>
+  );
+}
+
+function CancelForm({
+  backend,
+  messageId,
+  onDone,
+  onClose,
+}: {
+  backend: Backend;
+  messageId: number;
+  onDone: () => void;
+  onClose: () => void;
+}) {
+  const { t } = useI18n();
+  const noteId = useId();
+  const blockedId = useId();
+  const [note, setNote] = useState("");
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<BackendError | null>(null);
+  const blocked = note.trim() === "";
+
+  const submit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    if (busy || blocked) return;
+    setBusy(true);
+    setError(null);
+    backend.cancel(messageId, { note: note.trim(), confirm_duplicate: false }).then(
+      () => {
+        setBusy(false);
+        onDone();
+      },
+      (e: unknown) => {
+        setBusy(false);
+        setError(asBackendError(e));
+      },
+    );
+  };
+
+  return (
+    <form className="form action-form" onSubmit={submit} aria-busy={busy} data-testid="cancel-form" noValidate>
+      <p className="hint field-wide">{t("cancel.explained")}</p>
+      <NoteField id={noteId} value={note} onChange={setNote} required hint={t("note.hint")} testId="cancel-note" />
+      <div className="row-actions field-wide">
+        <button
+          type="submit"
+          className="button button-danger"
+          disabled={busy || blocked}
+          aria-describedby={blocked ? blockedId : undefined}
+          data-testid="cancel-submit"
+        >
+          {t("cancel.submit")}
+        </button>
+        <button type="button" className="button button-secondary" onClick={onClose} disabled={busy}>
+          {t("cancel.keep")}
+        </button>
+      </div>
+      {blocked && (
+        <p className="hint blocked field-wide" id={blockedId} data-testid="cancel-blocked">
+          {t("note.needed")}
+        </p>
+      )}
+      {error !== null && (
+        <div className="field-wide">
+          <ErrorNotice title={t("cancel.failed")} error={error} testId="cancel-error" />
+        </div>
+      )}
+    </form>
+  );
+}

@@ -1,0 +1,80 @@
+import type { MessageDetail } from "../../bindings/MessageDetail";
+import type { MessageRecord } from "../../bindings/MessageRecord";
+import { Disclosure } from "../../components/Disclosure";
+import { Exact, Fact, Facts } from "../../components/Facts";
+import { useI18n } from "../../i18n/context";
+
+const ENCODINGS = ["gsm7", "ucs2"] as const;
+
+/** What was sent, to whom, and when: the message as it was handed in, which never changes. */
+export function MessageHeader({ detail }: { detail: MessageDetail }) {
+  const { t, formatDateTime, formatNumber } = useI18n();
+  const m = detail.message;
+  return (
+    <div className="message-header" data-testid="message-header">
+      <Facts>
+        <Fact label={t("message.destination")} testId="detail-destination">
+          <span className="phone">{m.destination}</span>
+          {m.destination_raw !== m.destination && (
+            <span className="muted"> {t("message.destinationRaw", { raw: m.destination_raw })}</span>
+          )}
+        </Fact>
+        <Fact label={t("message.kind")} testId="detail-kind">
+          {t(`messageKind.${m.kind}`)}
+        </Fact>
+        <Fact label={t("message.created")} testId="detail-created">
+          <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTime(m.created_at_ms)}</time>
+        </Fact>
+        <Fact label={t("message.clientRef")} testId="detail-client-ref">
+          {m.client_ref === null ? null : <Exact value={m.client_ref} />}
+        </Fact>
+        <Fact label={t("message.encoding")} testId="detail-encoding">
+          {(ENCODINGS as readonly string[]).includes(m.encoding)
+            ? t(`encoding.${m.encoding as (typeof ENCODINGS)[number]}`)
+            : m.encoding}
+        </Fact>
+        <Fact label={t("message.parts")} testId="detail-parts">
+          {formatNumber(m.segments)}
+        </Fact>
+      </Facts>
+      <h3 className="body-heading">{t("message.text")}</h3>
+      <p className="message-body" data-testid="message-body">
+        {m.body}
+      </p>
+      <Disclosure summary={t("message.more")} testId="message-more">
+        <MessageRecordFacts message={m} />
+      </Disclosure>
+    </div>
+  );
+}
+
+/** Everything recorded about the message when it was handed in. */
+export function MessageRecordFacts({ message: m }: { message: MessageRecord }) {
+  const { t, formatDateTime, formatNumber } = useI18n();
+  return (
+    <Facts testId="message-record">
+      <Fact label={t("message.channel")}>{t(`channel.${m.channel}`)}</Fact>
+      <Fact label={t("message.apiKey")}>
+        {m.api_key_id === null ? null : `${m.api_key_name ?? "—"} (${formatNumber(m.api_key_id)})`}
+      </Fact>
+      <Fact label={t("message.priority")}>{formatNumber(m.priority)}</Fact>
+      <Fact label={t("message.orderingKey")}>{m.ordering_key === null ? null : <Exact value={m.ordering_key} />}</Fact>
+      <Fact label={t("message.scheduledAt")}>{m.scheduled_at_ms === null ? null : formatDateTime(m.scheduled_at_ms)}</Fact>
+      <Fact label={t("message.validUntil")}>{m.valid_until_ms === null ? null : formatDateTime(m.valid_until_ms)}</Fact>
+      <Fact label={t("message.sender")}>{m.source_addr ?? m.source_raw}</Fact>
+      <Fact label={t("message.connection")}>{m.connection}</Fact>
+      <Fact label="registered_delivery">{String(m.registered_delivery)}</Fact>
+      <Fact label={t("message.idempotencyKey")}>
+        {m.idempotency_key === null ? null : (
+          <>
+            <Exact value={m.idempotency_key} />
+            {m.idempotency_scope !== null && <span className="muted"> ({m.idempotency_scope})</span>}
+          </>
+        )}
+      </Fact>
+      <Fact label={t("message.requestHash")}>
+        {m.request_hash === null ? null : <code className="wrap">{m.request_hash}</code>}
+      </Fact>
+    </Facts>
+  );
+}

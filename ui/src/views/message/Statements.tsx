@@ -1,0 +1,193 @@
+import { useId } from "react";
+import type { MessageDetail } from "../../bindings/MessageDetail";
+import type { OperatorDecision } from "../../bindings/OperatorDecision";
+import type { ReceiptView } from "../../bindings/ReceiptView";
+import { Badge } from "../../components/Badge";
+import { Exact, Fact, Facts } from "../../components/Facts";
+import { useI18n } from "../../i18n/context";
+import { isRule } from "../labels";
+import { QUEUE_TONE, STATE_TONE } from "../tones";
+import { failureReason, networkState, resolutionWords } from "./words";
+
+/**
+ * The three statements about a message, never merged: what our queue did, what the network
+ * reported, and what an operator decided. Acceptance by the provider is not delivery, and a
+ * receipt is the network's report, not proof that anyone read the message.
+ */
+export function Statements({
+  detail,
+  onShowReceipt,
+  onOpenException,
+}: {
+  detail: MessageDetail;
+  onShowReceipt: (receiptId: number) => void;
+  onOpenException: (id: number) => void;
+}) {
+  return (
+    <div className="statements">
+      <QueueStatement detail={detail} />
+      <NetworkStatement detail={detail} onShowReceipt={onShowReceipt} />
+      {detail.operator_decision !== null && (
+        <OperatorStatement decision={detail.operator_decision} onOpenException={onOpenException} />
+      )}
+    </div>
+  );
+}
+
+function QueueStatement({ detail }: { detail: MessageDetail }) {
+  const { t, formatDateTime, formatNumber } = useI18n();
+  const headingId = useId();
+  const q = detail.queue;
+  const says =
+    q.status === "failed" ? t("queueSays.failed", { reason: failureReason(detail, t) }) : t(`queueSays.${q.status}`);
+  return (
+    <section className="statement" aria-labelledby={headingId} data-testid="statement-queue" data-status={q.status}>
+      <h3 id={headingId}>{t("statement.queue")}</h3>
+      <p className="statement-lead">
+        <Badge tone={QUEUE_TONE[q.status]}>{t(`queueStatus.${q.status}`)}</Badge>
+      </p>
+      <p data-testid="statement-queue-says">{says}</p>
+      <Facts>
+        <Fact label={t("queue.tries")}>{formatNumber(q.attempts)}</Fact>
+        <Fact label={t("queue.nextTry")}>
+          {q.status === "queued" ? formatDateTime(Math.max(q.next_attempt_at_ms, detail.message.created_at_ms)) : null}
+        </Fact>
+        <Fact label={t("queue.acceptedAt")}>{q.accepted_at_ms === null ? null : formatDateTime(q.accepted_at_ms)}</Fact>
+        <Fact label={t("queue.providerIds")} testId="queue-provider-ids">
+          {q.provider_message_ids.length === 0 ? null : (
+            <span className="exact-list">
+              {q.provider_message_ids.map((id, i) => (
+                <Exact key={`${id}:${i}`} value={id} />
+              ))}
+            </span>
+          )}
+        </Fact>
+        <Fact label={t("queue.lastError")}>{q.status === "failed" ? null : q.last_error}</Fact>
+        <Fact label={t("queue.updatedAt")}>{formatDateTime(q.updated_at_ms)}</Fact>
+      </Facts>
+    </section>
+  );
+}
+
+function NetworkStatement({ detail, onShowReceipt }: { detail: MessageDetail; onShowReceipt: (id: number) => void }) {
+  const { t, formatDateTime, formatNumber } = useI18n();
+  const headingId = useId();
+  const s = detail.state;
+  const state = networkState(detail);
+  const decided = s.rule === "operator_decision";
+  const explained = decided
+    ? t(s.reported_state === null ? "rule.underDecision.none" : "rule.underDecision")
+    : isRule(s.rule)
+      ? t(`rule.${s.rule}`)
+      : s.rule_explained;
+  const receipts = new Map(detail.receipts.map((r) => [r.id, r]));
+  const supporting = s.supporting_receipt_ids.map((id) => receipts.get(id) ?? id);
+  const conflicting = s.conflicting_receipt_ids.map((id) => receipts.get(id) ?? id);
+  return (
+    <section className="statement" aria-labelledby={headingId} data-testid="statement-network" data-state={state}>
+      <h3 id={headingId}>{t("statement.network")}</h3>
+      <p className="statement-lead">
+        <Badge tone={STATE_TONE[state]}>
+          <span data-testid="statement-network-state">{t(`reportedState.${state}`)}</span>
+        </Badge>
+      </p>
+      <p data-testid="statement-network-rule">{explained}</p>
+      <p className="hint">{t("statement.network.hint")}</p>
+      {supporting.length > 0 && (
+        <ReceiptRefs title={t("statement.network.basis")} receipts={supporting} onShow={onShowReceipt} testId="network-basis" />
+      )}
+      {conflicting.length > 0 && (
+        <ReceiptRefs
+          title={t("statement.network.contradicted")}
+          receipts={conflicting}
+          onShow={onShowReceipt}
+          testId="network-conflicting"
+        />
+      )}
+      <Facts>
+        <Fact label={t("statement.network.rulesVersion")}>
+          {s.rules_version === null ? null : formatNumber(s.rules_version)}
+        </Fact>
+        <Fact label={t("statement.network.updatedAt")}>{s.updated_at_ms === null ? null : formatDateTime(s.updated_at_ms)}</Fact>
+      </Facts>
+    </section>
+  );
+}
+
+function ReceiptRefs({
+  title,
+  receipts,
+  onShow,
+  testId,
+}: {
+  title: string;
+  receipts: (ReceiptView | number)[];
+  onShow: (id: number) => void;
+  testId: string;
+}) {
+  const { t, formatDateTimeShort } = useI18n();
+  return (
+    <div className="receipt-refs" data-testid={testId}>
+      <h4>{title}</h4>
+      <ul>
+        {receipts.map((r) => {
+          const id = typeof r === "number" ? r : r.id;
+          return (
+            <li key={id} data-receipt-id={id}>
+              <button type="button" className="link-button" onClick={() => onShow(id)}>
+                {t("receipt.refStart", { id: String(id) })}
+              </button>
+              {typeof r !== "number" && (
+                <span className="muted">
+                  {" "}
+                  {r.reported_state === null ? "" : t(`reportedState.${r.reported_state}`)}
+                  {r.stat_raw === null ? "" : ` (${r.stat_raw})`} · {formatDateTimeShort(r.received_at_ms)}
+                </span>
+              )}
+            </li>
+          );
+        })}
+      </ul>
+    </div>
+  );
+}
+
+function OperatorStatement({
+  decision: d,
+  onOpenException,
+}: {
+  decision: OperatorDecision;
+  onOpenException: (id: number) => void;
+}) {
+  const { t, formatDateTime } = useI18n();
+  const headingId = useId();
+  const chosen =
+    d.state !== null
+      ? t(`decidedState.${d.state}`)
+      : d.resolution !== null
+        ? resolutionWords(d.resolution, t)
+        : t("decision.none");
+  return (
+    <section className="statement statement-decision" aria-labelledby={headingId} data-testid="statement-operator">
+      <h3 id={headingId}>{t("statement.operator")}</h3>
+      <p className="statement-lead" data-testid="statement-operator-state">
+        {chosen}
+      </p>
+      <p className="hint">{t("statement.operator.hint")}</p>
+      <Facts>
+        <Fact label={t("decision.by")} testId="decision-by">
+          {d.decided_by}
+        </Fact>
+        <Fact label={t("decision.at")}>{d.decided_at_ms === null ? null : formatDateTime(d.decided_at_ms)}</Fact>
+        <Fact label={t("decision.note")} testId="decision-note">
+          {d.note === null ? null : <q>{d.note}</q>}
+        </Fact>
+        <Fact label={t("decision.exception")}>
+          <button type="button" className="link-button" onClick={() => onOpenException(d.exception_id)}>
+            {t("exception.ref", { id: String(d.exception_id), kind: t(`exceptionKind.${d.exception_kind}`) })}
+          </button>
+        </Fact>
+      </Facts>
+    </section>
+  );
+}

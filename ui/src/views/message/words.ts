@@ -1,0 +1,74 @@
+import type { AttemptView } from "../../bindings/AttemptView";
+import type { DeliveryState } from "../../bindings/DeliveryState";
+import type { MessageDetail } from "../../bindings/MessageDetail";
+import type { QueueStatus } from "../../bindings/QueueStatus";
+import type { I18n } from "../../i18n/i18n";
+import { DELIVERY_STATES, QUEUE_STATUSES } from "../labels";
+
+/**
+ * What the network's reports support, kept apart from any operator decision: under a decision
+ * the state shown elsewhere is the operator's, and the network's is `reported_state`.
+ */
+export function networkState(detail: MessageDetail): DeliveryState {
+  const s = detail.state;
+  return s.rule === "operator_decision" ? (s.reported_state ?? "pending") : s.state;
+}
+
+/** The try whose answer decided a failure: the last one the SMSC answered with a status. */
+export function lastAnswered(attempts: readonly AttemptView[]): AttemptView | null {
+  let last: AttemptView | null = null;
+  for (const a of attempts) if (a.command_status_name !== null || a.error !== null) last = a;
+  return last;
+}
+
+/** Why the message failed, in the SMSC's words when it gave some, else the queue's. */
+export function failureReason(detail: MessageDetail, t: I18n["t"]): string {
+  const a = lastAnswered(detail.attempts);
+  if (a?.command_status_name != null) {
+    const meaning = a.command_status_meaning === null ? "" : ` — ${a.command_status_meaning}`;
+    return `${a.command_status_name}${meaning}`;
+  }
+  return detail.queue.last_error ?? a?.error ?? t("queue.noReason");
+}
+
+/** A webhook's value in the screen's words when it is a status or a state this version knows. */
+export function webhookValue(field: "status" | "state", value: string, t: I18n["t"]): string {
+  if (field === "state" && (DELIVERY_STATES as readonly string[]).includes(value)) {
+    return t(`reportedState.${value as DeliveryState}`);
+  }
+  if (field === "status" && (QUEUE_STATUSES as readonly string[]).includes(value)) {
+    return t(`queueStatus.${value as QueueStatus}`);
+  }
+  return value;
+}
+
+/**
+ * An exception's resolution (`state:<s>`, `attached:<id>`, `dismissed`, `resend`, `mark_failed`,
+ * `auto:<reason>`) in words. These are the engine's documented codes, not text for people.
+ */
+export function resolutionWords(resolution: string, t: I18n["t"]): string {
+  const [code, arg = ""] = splitOnce(resolution, ":");
+  switch (code) {
+    case "state":
+      return (DELIVERY_STATES as readonly string[]).includes(arg)
+        ? t("resolution.state", { state: t(`decidedState.${arg as DeliveryState}`) })
+        : t("resolution.state", { state: arg });
+    case "attached":
+      return t("resolution.attached", { id: arg });
+    case "dismissed":
+      return t("resolution.dismissed");
+    case "resend":
+      return t("resolution.resend");
+    case "mark_failed":
+      return t("resolution.markFailed");
+    case "auto":
+      return t("resolution.auto", { reason: arg });
+    default:
+      return resolution;
+  }
+}
+
+function splitOnce(value: string, separator: string): [string, string?] {
+  const at = value.indexOf(separator);
+  return at < 0 ? [value] : [value.slice(0, at), value.slice(at + separator.length)];
+}
