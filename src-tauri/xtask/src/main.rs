@@ -3,6 +3,9 @@
 //! - `start`: install what is missing (system packages, npm packages, Rust crates), build the UI and
 //!   the app, and run it: the desktop window where a display exists, `smsdesk serve` otherwise.
 //! - `test`: every check the project has, in the order that fails fastest.
+//! - `api-fuzz`: malformed and valid requests against the API from its OpenAPI description
+//!   (scripts/api_fuzz.py), then the database checked for anything half-written.
+//! - `bench-http`: the HTTP intake benchmark (scripts/bench_http.py) on a release build.
 //! - `setup`: only the installation part, for both running and testing.
 //! - `bindings`: regenerate the UI's TypeScript types from the Rust types.
 //! - `icons`: regenerate every icon size from icons/icon.svg.
@@ -15,12 +18,18 @@ mod steps;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <start|test|setup|bindings|icons> [args]
+const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
   test              run the whole test suite (formatting, lints, Rust tests, UI type check and
-                    tests, end-to-end tests in a browser and in the desktop window)
+                    tests, API fuzzing, end-to-end tests in a browser and in the desktop window)
+  api-fuzz [-- ARGS]
+                    fuzz the HTTP API from its OpenAPI description (Schemathesis) on a debug
+                    build, then check the database; ARGS go to scripts/api_fuzz.py
+  bench-http [-- ARGS]
+                    post 100,000 messages over HTTP to a release build and report committed/s
+                    and latency; ARGS go to scripts/bench_http.py
   setup             install system packages, npm packages and Rust crates, nothing else
   bindings          regenerate ui/src/bindings from the Rust types
   icons             regenerate icons/ from icons/icon.svg";
@@ -31,6 +40,8 @@ fn main() -> ExitCode {
     let result = match args.first().map(String::as_str) {
         Some("start") => steps::start(&root, passthrough(&args[1..])),
         Some("test") => steps::test(&root),
+        Some("api-fuzz") => steps::api_fuzz(&root, passthrough(&args[1..])),
+        Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("bindings") => steps::bindings(&root),
         Some("icons") => steps::icons(&root),

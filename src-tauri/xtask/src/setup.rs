@@ -29,7 +29,7 @@ const BUILD_PACKAGES: &[&str] = &[
 ];
 
 /// What the end-to-end tests add: a virtual display, screenshots, a browser, readable fonts, and
-/// Python for the receipt corpus's check script.
+/// Python for the receipt corpus's check script and the API fuzzing run.
 const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
@@ -37,7 +37,12 @@ const TEST_PACKAGES: &[&str] = &[
     "chromium",
     "fonts-dejavu-core",
     "python3",
+    "python3-venv",
 ];
+
+/// What `cargo xtask api-fuzz` needs: Python, and venv to install Schemathesis apart from the
+/// system's packages (scripts/api_fuzz.py installs it).
+pub const FUZZ_PACKAGES: &[&str] = &["python3", "python3-venv"];
 
 /// The oldest Node.js the UI's build tools support.
 const NODE_MAJOR: u32 = 20;
@@ -56,7 +61,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
     run(Cmd::new("cargo").args(["fetch", "--locked"]).dir(root))
 }
 
-fn system_packages(packages: &[&str]) -> Result<(), String> {
+pub fn system_packages(packages: &[&str]) -> Result<(), String> {
     if Command::new("dpkg-query").arg("--version").output().is_err() {
         eprintln!(
             "xtask: this is not a Debian-based system, so system packages are not installed automatically.\n\

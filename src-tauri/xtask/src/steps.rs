@@ -1,4 +1,4 @@
-//! The commands behind `cargo xtask start|test|bindings|icons`.
+//! The commands behind `cargo xtask start|test|api-fuzz|bench-http|bindings|icons`.
 
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
@@ -89,13 +89,22 @@ fn npm(root: &Path, dir: &str, script: &str) -> Cmd {
     Cmd::new("npm").args(["run", "--silent", script]).dir(root.join(dir))
 }
 
-pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
+/// Installs what building needs, builds the UI (embedded in the binary) and the app; returns the
+/// binary's path.
+fn build_app(root: &Path, release: bool) -> Result<PathBuf, String> {
     setup::all(root, Purpose::Run)?;
     run(npm(root, "ui", "build"))?;
-    run(Cmd::new("cargo")
-        .args(["build", "--release", "--locked", "-p", "smsdesk"])
-        .dir(root))?;
-    let bin = target_dir(root).join("release").join("smsdesk");
+    let mut cargo = Cmd::new("cargo").args(["build", "--locked", "-p", "smsdesk"]).dir(root);
+    if release {
+        cargo = cargo.arg("--release");
+    }
+    run(cargo)?;
+    let profile = if release { "release" } else { "debug" };
+    Ok(target_dir(root).join(profile).join("smsdesk"))
+}
+
+pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
+    let bin = build_app(root, true)?;
     let has_display = ["DISPLAY", "WAYLAND_DISPLAY"]
         .iter()
         .any(|v| std::env::var_os(v).is_some_and(|x| !x.is_empty()));
@@ -147,6 +156,12 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| run(Cmd::new("cargo").args(["test", "--workspace", "--locked"]).dir(root))),
         ),
         (
+            "api: malformed and valid requests from the OpenAPI description, then the database checked",
+            // A fixed seed keeps the test command reproducible; `cargo xtask api-fuzz` explores a
+            // new seed on every run.
+            Box::new(|| run(fuzz_script(root, &bin, &["--seed".into(), FUZZ_SEED.into()]))),
+        ),
+        (
             "browser: the UI served by `smsdesk serve`, in headless Chromium",
             Box::new(|| {
                 run(Cmd::new("npm")
@@ -173,6 +188,37 @@ pub fn test(root: &Path) -> Result<(), String> {
     eprintln!("\nxtask: every check passed in {:.0?}", started.elapsed());
     println!("test steps: {passed} passed, 0 failed");
     Ok(())
+}
+
+/// The seed of the API fuzz run in `cargo xtask test`.
+const FUZZ_SEED: &str = "20261129";
+
+/// `python3 scripts/api_fuzz.py` against `bin` (the debug build `cargo test` made).
+fn fuzz_script(root: &Path, bin: &Path, args: &[String]) -> Cmd {
+    Cmd::new("python3")
+        .arg(root.join("scripts/api_fuzz.py"))
+        .args(args.iter().cloned())
+        .dir(root)
+        .env("SMSDESK_BIN", bin)
+}
+
+/// Builds the debug binary and fuzzes its API (scripts/api_fuzz.py; ARGS go to it).
+pub fn api_fuzz(root: &Path, args: Vec<String>) -> Result<(), String> {
+    setup::system_packages(setup::FUZZ_PACKAGES)?;
+    let bin = build_app(root, false)?;
+    run(fuzz_script(root, &bin, &args))
+}
+
+/// Builds the release binary and measures HTTP intake (scripts/bench_http.py, which installs its
+/// load generator; ARGS go to it).
+pub fn bench_http(root: &Path, args: Vec<String>) -> Result<(), String> {
+    let bin = build_app(root, true)?;
+    run(Cmd::new("python3")
+        .arg(root.join("scripts/bench_http.py"))
+        .arg("--bin")
+        .arg(&bin)
+        .args(args)
+        .dir(root))
 }
 
 pub fn bindings(root: &Path) -> Result<(), String> {

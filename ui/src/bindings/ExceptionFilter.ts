@@ -11,6 +11,6 @@ export type ExceptionFilter = { status: ExceptionStatus | null, kind: ExceptionK
  */
 cursor: string | null, 
 /**
- * Page size: 50 when not given, at most 500.
+ * Page size: 50 when not given, 1 to 500.
  */
 limit: number | null, };

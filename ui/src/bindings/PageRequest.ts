@@ -9,6 +9,6 @@ export type PageRequest = {
  */
 cursor: string | null, 
 /**
- * Page size: 50 when not given, at most 500.
+ * Page size: 50 when not given, 1 to 500.
  */
 limit: number | null, };

@@ -57,8 +57,7 @@ impl From<Change> for ChangeEvent {
 /// The stream of committed changes.
 #[utoipa::path(get, path = "/api/v1/events", tag = "overview",
     responses((status = 200, description = "A text/event-stream: `change` events whose data is a ChangeEvent as JSON, \
-        `resync` events whose data is how many changes were missed, and `revoked` before the stream ends",
-        content_type = "text/event-stream", body = String),
+        `resync` events whose data is how many changes were missed, and `revoked` before the stream ends"),
         (status = 401, body = crate::api::ApiError)))]
 pub async fn stream(
     credential: Credential,

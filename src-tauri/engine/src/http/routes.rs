@@ -141,7 +141,7 @@ fn created(answer: Answer) -> Response {
 /// Hands in one message.
 #[utoipa::path(post, path = "/api/v1/messages", tag = "messages",
     request_body = SubmitMessage,
-    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "Makes a repeat of this request return the first answer instead of a second message")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]([ -~]{0,253}[!-~])?$", description = "Makes a repeat of this request return the first answer instead of a second message")),
     responses(
         (status = 201, description = "Committed: it is in the queue", body = SubmittedMessage),
         (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
@@ -164,7 +164,7 @@ pub async fn submit(
 /// Hands in several messages: all are committed, or none (field errors name the message index).
 #[utoipa::path(post, path = "/api/v1/messages/batch", tag = "messages",
     request_body = SubmitBatch,
-    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, description = "As for a single message")),
+    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]([ -~]{0,253}[!-~])?$", description = "As for a single message")),
     responses(
         (status = 201, description = "All committed", body = SubmittedBatch),
         (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
@@ -299,7 +299,8 @@ pub async fn dashboard(_: Authenticated, State(s): State<AppState>) -> Result<Js
 pub struct Page {
     /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
-    /// Rows per page.
+    /// Rows per page, 1 to 500 (50 when not given).
+    #[param(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 

@@ -16,7 +16,9 @@ const LIST: &str = "audit";
 pub struct PageRequest {
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-    /// Page size: 50 when not given, at most 500.
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 
@@ -51,7 +53,7 @@ pub struct AuditPage {
 /// A page of the audit trail, newest first.
 pub fn audit_log(c: &Connection, cursor: Option<&str>, limit: Option<u32>) -> Result<AuditPage, ViewError> {
     let before = cursor::decode(LIST, cursor)?.unwrap_or(i64::MAX);
-    let limit = page_limit(limit);
+    let limit = page_limit(limit)?;
     let mut items = c
         .prepare_cached(
             "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit

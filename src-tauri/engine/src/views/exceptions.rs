@@ -72,7 +72,9 @@ pub struct ExceptionFilter {
     pub kind: Option<ExceptionKind>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-    /// Page size: 50 when not given, at most 500.
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 
@@ -88,7 +90,7 @@ pub struct ExceptionPage {
 /// A page of the exception queue, newest first.
 pub fn list_exceptions(c: &Connection, f: &ExceptionFilter) -> Result<ExceptionPage, ViewError> {
     let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
-    let limit = page_limit(f.limit);
+    let limit = page_limit(f.limit)?;
     let mut conds = Vec::new();
     let mut params = Vec::new();
     if let Some(s) = f.status {

@@ -99,7 +99,9 @@ pub struct MessageFilter {
     pub to_ms: Option<i64>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
-    /// Page size: 50 when not given, at most 500.
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
 }
 
@@ -308,7 +310,7 @@ struct Plan {
 impl Plan {
     fn new(f: &MessageFilter, budget: i64) -> Result<Plan, ViewError> {
         let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
-        let limit = page_limit(f.limit);
+        let limit = page_limit(f.limit)?;
         if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
             if from >= to {
                 return Err(ViewError::InvalidFilter(format!(

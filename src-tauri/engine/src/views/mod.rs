@@ -85,8 +85,13 @@ impl From<rusqlite::Error> for ViewError {
 }
 
 /// The page size to use for a requested limit: the default when none, at most [`MAX_LIMIT`].
-pub(crate) fn page_limit(limit: Option<u32>) -> usize {
-    limit.unwrap_or(DEFAULT_LIMIT).clamp(1, MAX_LIMIT) as usize
+pub(crate) fn page_limit(limit: Option<u32>) -> Result<usize, ViewError> {
+    match limit.unwrap_or(DEFAULT_LIMIT) {
+        n @ 1..=MAX_LIMIT => Ok(n as usize),
+        n => Err(ViewError::InvalidFilter(format!(
+            "limit must be between 1 and {MAX_LIMIT}, not {n}"
+        ))),
+    }
 }
 
 /// Runs `f` inside a savepoint, so all its queries read the same snapshot. Works on a plain
