@@ -646,3 +646,33 @@ async fn control_characters_in_names_notes_and_searches_are_refused_or_ignored_n
     assert_eq!(search.status(), StatusCode::OK, "a NUL separates words like a space");
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn listening_beyond_loopback_needs_the_explicit_setting() {
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned()),
+        ("SMSDESK_HTTP_BIND".to_owned(), "0.0.0.0".to_owned()),
+    ];
+    let options = || EngineOptions {
+        mode: RunMode::Serve,
+        http_port: None,
+        ui: None,
+    };
+    let refused = Engine::start(Prepared::load(dir.path().to_owned(), env.clone()).unwrap(), options()).await;
+    let err = refused.err().expect("refused without http.allow_network").to_string();
+    assert!(err.contains("allow_network"), "{err}");
+
+    let mut allowed = env.to_vec();
+    allowed.push(("SMSDESK_HTTP_ALLOW_NETWORK".to_owned(), "true".to_owned()));
+    let engine = Engine::start(Prepared::load(dir.path().to_owned(), allowed).unwrap(), options())
+        .await
+        .expect("starts once allowed");
+    assert!(engine
+        .info()
+        .http_url
+        .as_deref()
+        .unwrap()
+        .starts_with("http://0.0.0.0:"));
+    engine.shutdown().await;
+}
