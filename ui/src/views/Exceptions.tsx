@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
+import { useListDetail } from "../hooks/useListDetail";
 import { ExceptionList } from "./exceptions/ExceptionList";
 import { ExceptionView } from "./exceptions/ExceptionView";
 
@@ -18,27 +18,8 @@ export interface ExceptionsProps {
  * the row that was opened.
  */
 export function Exceptions({ backend, openId, onOpen, onClose, onOpenMessage }: ExceptionsProps) {
-  const [ownId, setOwnId] = useState<number | null>(null);
-  const controlled = openId !== undefined;
-  const id = controlled ? openId : ownId;
-  const open = (next: number): void => (controlled ? onOpen?.(next) : setOwnId(next));
-  const close = (): void => (controlled ? onClose?.() : setOwnId(null));
+  const { id, open, close, listRef } = useListDetail("exception-row", openId, onOpen, onClose);
   const openMessage = (m: number): void => onOpenMessage?.(m);
-
-  const listRef = useRef<HTMLDivElement>(null);
-  const lastOpened = useRef<number | null>(null);
-  useEffect(() => {
-    if (id !== null) {
-      lastOpened.current = id;
-      return;
-    }
-    const back = lastOpened.current;
-    lastOpened.current = null;
-    if (back !== null) {
-      listRef.current?.querySelector<HTMLElement>(`[data-testid="exception-row"][data-id="${back}"]`)?.focus();
-    }
-  }, [id]);
-
   return (
     <>
       <div ref={listRef} hidden={id !== null}>

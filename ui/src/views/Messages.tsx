@@ -1,5 +1,5 @@
-import { useEffect, useRef, useState } from "react";
 import type { Backend } from "../backend";
+import { useListDetail } from "../hooks/useListDetail";
 import { MessageDetail } from "./MessageDetail";
 import { MessageList } from "./MessageList";
 import { SendTestMessage } from "./SendTestMessage";
@@ -19,25 +19,7 @@ export interface MessagesProps {
  * loaded) and takes the keyboard back on the row that was opened.
  */
 export function Messages({ backend, openId, onOpen, onClose, onOpenException }: MessagesProps) {
-  const [ownId, setOwnId] = useState<number | null>(null);
-  const controlled = openId !== undefined;
-  const id = controlled ? openId : ownId;
-  const open = (next: number): void => (controlled ? onOpen?.(next) : setOwnId(next));
-  const close = (): void => (controlled ? onClose?.() : setOwnId(null));
-
-  const listRef = useRef<HTMLDivElement>(null);
-  const lastOpened = useRef<number | null>(null);
-  useEffect(() => {
-    if (id !== null) {
-      lastOpened.current = id;
-      return;
-    }
-    const back = lastOpened.current;
-    lastOpened.current = null;
-    if (back !== null) {
-      listRef.current?.querySelector<HTMLElement>(`[data-testid="message-row"][data-id="${back}"]`)?.focus();
-    }
-  }, [id]);
+  const { id, open, close, listRef } = useListDetail("message-row", openId, onOpen, onClose);
 
   return (
     <>
