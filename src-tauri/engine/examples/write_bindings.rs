@@ -4,9 +4,11 @@
 use std::path::PathBuf;
 
 fn main() -> std::io::Result<()> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("../..")
-        .join(smsdesk_engine::bindings::DIR);
+    // `cargo run` says where the package is at run time; the path compiled in may be another
+    // checkout's when several share one target directory.
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
+    let dir = manifest_dir.join("../..").join(smsdesk_engine::bindings::DIR);
     std::fs::create_dir_all(&dir)?;
     let files = smsdesk_engine::bindings::files();
     for entry in std::fs::read_dir(&dir)? {

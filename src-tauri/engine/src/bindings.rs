@@ -11,7 +11,8 @@ use crate::domain::{
 };
 use crate::http::ChangeEvent;
 use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
-use crate::service::{CallbackAnswer, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use crate::service::{CallbackAnswer, ConnectionStatus, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use crate::smpp::session::LinkState;
 use crate::views::{
     AttemptView, AuditEntry, AuditPage, Dashboard, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
     ExceptionPage, ExceptionSummary, MessageDetail, MessageFilter, MessagePage, MessageRecord, MessageSummary,
@@ -53,6 +54,8 @@ pub fn files() -> Vec<(String, String)> {
         file::<SubmitMessage>(),
         file::<SubmittedMessage>(),
         file::<CallbackAnswer>(),
+        file::<ConnectionStatus>(),
+        file::<LinkState>(),
         file::<MessageAction>(),
         file::<ResolveRequest>(),
         file::<SubmitBatch>(),

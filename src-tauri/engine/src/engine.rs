@@ -280,6 +280,11 @@ impl Engine {
             ingestor.clone(),
             intake_rules(&config),
             config.intake.max_batch.0 as usize,
+        )
+        .with_link(
+            &sending.connection,
+            sending.sandbox.is_some(),
+            sending.session.handle().state(),
         );
         let token_file = dir.root().join(http::OPERATOR_TOKEN_FILE);
         let operator_token = match write_operator_token(&token_file) {

@@ -5,6 +5,7 @@
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
+use tokio::sync::watch;
 use ts_rs::TS;
 
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
@@ -16,6 +17,7 @@ use crate::messages::{self, Idempotency};
 use crate::receipts::exceptions::{self, Action, Resolution, ResolveError};
 use crate::receipts::ingest::{HttpReceived, Ingested, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
+use crate::smpp::session::LinkState;
 use crate::store::{Store, StoreError};
 use crate::views::{self, ViewError};
 
@@ -132,6 +134,18 @@ pub struct CallbackAnswer {
     pub received: usize,
 }
 
+/// The SMPP connection messages go out on, as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ConnectionStatus {
+    /// "sandbox" or "smpp".
+    pub connection: String,
+    /// True while the embedded sandbox SMSC is the connection: no real SMS is sent.
+    pub sandbox: bool,
+    /// The session's state now: connecting, bound (since when), down (with the last error and
+    /// since when), bind refused, or stopped.
+    pub link: LinkState,
+}
+
 /// The engine's operations, for every caller.
 #[derive(Clone)]
 pub struct Service {
@@ -140,6 +154,7 @@ pub struct Service {
     rules: Arc<IntakeRules>,
     max_batch: usize,
     in_flight: Arc<InFlight>,
+    link: Option<(String, bool, watch::Receiver<LinkState>)>,
 }
 
 impl Service {
@@ -150,7 +165,28 @@ impl Service {
             rules: Arc::new(rules),
             max_batch,
             in_flight: Arc::default(),
+            link: None,
         }
+    }
+
+    /// Lets the service report the SMPP session's state (`connection` is its name, `sandbox` whether
+    /// the embedded sandbox is the connection).
+    pub fn with_link(mut self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) -> Service {
+        self.link = Some((connection.to_owned(), sandbox, link));
+        self
+    }
+
+    /// The connection and its link state now.
+    pub fn connection_status(&self) -> Result<ConnectionStatus, ServiceError> {
+        let (connection, sandbox, link) = self
+            .link
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))?;
+        Ok(ConnectionStatus {
+            connection: connection.clone(),
+            sandbox: *sandbox,
+            link: link.borrow().clone(),
+        })
     }
 
     pub fn store(&self) -> &Arc<Store> {

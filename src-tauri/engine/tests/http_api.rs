@@ -676,3 +676,29 @@ async fn listening_beyond_loopback_needs_the_explicit_setting() {
         .starts_with("http://0.0.0.0:"));
     engine.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_connection_route_says_the_sandbox_is_bound() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("dashboard").await;
+    let started = std::time::Instant::now();
+    let status = loop {
+        let v: Value = t
+            .get("/api/v1/connection", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["link"]["state"] == "bound" || started.elapsed() > Duration::from_secs(10) {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(status["connection"], "sandbox");
+    assert_eq!(status["sandbox"], true);
+    assert_eq!(status["link"]["state"], "bound", "{status}");
+    assert!(status["link"]["since_ms"].as_i64().unwrap() > 0);
+    t.stop().await;
+}

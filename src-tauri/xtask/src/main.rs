@@ -68,7 +68,11 @@ fn passthrough(args: &[String]) -> Vec<String> {
 
 /// The repository root: this crate lives in src-tauri/xtask.
 fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
+    // `cargo xtask` (cargo run) says where the package is at run time; the path compiled in may be
+    // another checkout's when several share one target directory.
+    let manifest_dir =
+        std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
+    manifest_dir
         .join("../..")
         .canonicalize()
         .expect("the repository root exists")

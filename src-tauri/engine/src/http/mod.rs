@@ -92,6 +92,7 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/v1/exceptions/{id}", get(routes::exception))
         .route("/api/v1/exceptions/{id}/resolve", post(routes::resolve))
         .route("/api/v1/dashboard", get(routes::dashboard))
+        .route("/api/v1/connection", get(routes::connection))
         .route("/api/v1/audit", get(routes::audit_log))
         .route("/api/v1/keys", get(routes::list_keys).post(routes::create_key))
         .route("/api/v1/keys/{id}/revoke", post(routes::revoke_key))

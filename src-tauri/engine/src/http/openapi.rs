@@ -26,6 +26,7 @@ use super::{callbacks, events, routes};
         routes::exception,
         routes::resolve,
         routes::dashboard,
+        routes::connection,
         routes::audit_log,
         routes::list_keys,
         routes::create_key,

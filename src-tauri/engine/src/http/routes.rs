@@ -287,6 +287,16 @@ pub async fn resolve(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// The SMPP connection and its link state now (with the last error and since when).
+#[utoipa::path(get, path = "/api/v1/connection", tag = "overview",
+    responses((status = 200, body = crate::service::ConnectionStatus), (status = 401, body = ApiError)))]
+pub async fn connection(
+    _: Authenticated,
+    State(s): State<AppState>,
+) -> Result<Json<crate::service::ConnectionStatus>, Failure> {
+    Ok(Json(s.ctx.service.connection_status()?))
+}
+
 /// Queue depth, states and open exceptions at a glance.
 #[utoipa::path(get, path = "/api/v1/dashboard", tag = "overview",
     responses((status = 200, body = views::Dashboard), (status = 401, body = ApiError)))]

@@ -82,7 +82,7 @@ impl SessionConfig {
 }
 
 /// The state of the link, for the dashboard and the dispatcher.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum LinkState {
     Connecting {
@@ -90,12 +90,15 @@ pub enum LinkState {
     },
     Bound {
         session_id: String,
+        #[ts(type = "number")]
         since_ms: i64,
     },
     /// Lost or not reachable; trying again after `retry_in_ms`.
     Down {
         error: String,
+        #[ts(type = "number")]
         since_ms: i64,
+        #[ts(type = "number")]
         retry_in_ms: u64,
     },
     /// The provider refused the credentials (wrong password or system_id): stopped until
@@ -103,6 +106,7 @@ pub enum LinkState {
     BindRefused {
         status: u32,
         name: String,
+        #[ts(type = "number")]
         since_ms: i64,
     },
     Stopped,
