@@ -15,7 +15,7 @@
 mod setup;
 mod steps;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|bindings|icons> [args]
