@@ -702,3 +702,107 @@ async fn the_connection_route_says_the_sandbox_is_bound() {
     assert!(status["link"]["since_ms"].as_i64().unwrap() > 0);
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_key_with_a_webhook_hears_its_message_accepted_then_delivered_signed() {
+    use axum::body::Bytes;
+    use axum::http::HeaderMap;
+    use std::sync::{Arc, Mutex};
+
+    // The CRM: records every POST it receives.
+    let got: Arc<Mutex<Vec<(HeaderMap, Bytes)>>> = Arc::default();
+    let sink = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        axum::routing::post(move |headers: HeaderMap, body: Bytes| {
+            let sink = sink.clone();
+            async move {
+                sink.lock().unwrap().push((headers, body));
+                "ok"
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hook", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let t = Running::start(&[]).await;
+    let created: Value = t
+        .post("/api/v1/keys", &t.operator)
+        .json(&json!({ "name": "crm", "webhook_url": hook }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = created["key"].as_str().unwrap().to_owned();
+    let secret = created["webhook_secret"].as_str().unwrap().to_owned();
+    let sent: Value = t
+        .post("/api/v1/messages", &key)
+        .json(&json!({ "destination": "+33612345600", "text": "Order 9 shipped", "client_ref": "order-9" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+
+    let bodies = tokio::time::timeout(Duration::from_secs(20), async {
+        loop {
+            let seen: Vec<Value> = got
+                .lock()
+                .unwrap()
+                .iter()
+                .map(|(_, b)| serde_json::from_slice(b).unwrap())
+                .collect();
+            if seen.iter().any(|v| v["field"] == "state" && v["value"] == "delivered") {
+                return seen;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    })
+    .await
+    .expect("the webhook hears the delivery");
+    assert!(bodies
+        .iter()
+        .all(|v| v["message_id"] == sent["id"] && v["client_ref"] == "order-9"));
+    let accepted = bodies
+        .iter()
+        .position(|v| v["field"] == "status" && v["value"] == "accepted");
+    let delivered = bodies
+        .iter()
+        .position(|v| v["field"] == "state" && v["value"] == "delivered");
+    assert!(accepted.unwrap() < delivered.unwrap(), "in order: {bodies:?}");
+    let now = smsdesk_engine::clock::now_ms() / 1000;
+    for (headers, body) in got.lock().unwrap().iter() {
+        let signature = headers["smsdesk-signature"].to_str().unwrap();
+        assert!(
+            smsdesk_engine::webhooks::verify(&secret, signature, body, now, 300),
+            "{signature}"
+        );
+        assert!(!smsdesk_engine::webhooks::verify(
+            "another-secret",
+            signature,
+            body,
+            now,
+            300
+        ));
+        assert!(headers.contains_key("smsdesk-delivery"));
+    }
+    // Every try is recorded and shown with the message.
+    let detail: Value = t
+        .get(&format!("/api/v1/messages/{}", sent["id"]), &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        detail["webhooks"].as_array().unwrap().len() >= 2,
+        "{}",
+        detail["webhooks"]
+    );
+    t.stop().await;
+}
