@@ -12,6 +12,7 @@ const COMMANDS: &[&str] = &[
     "exception_detail",
     "resolve_exception",
     "dashboard",
+    "connection_status",
     "audit_log",
     "list_keys",
     "create_key",

@@ -10,7 +10,7 @@ use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::http::Failure;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
-use smsdesk_engine::service::{MessageAction, ResolveRequest, ServiceError};
+use smsdesk_engine::service::{ConnectionStatus, MessageAction, ResolveRequest, ServiceError};
 use smsdesk_engine::views::{
     AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail, MessageFilter, MessagePage,
     PageRequest,
@@ -96,6 +96,11 @@ pub async fn resolve_exception(engine: State<'_, EngineState>, id: i64, request:
 #[tauri::command]
 pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
     engine.service()?.dashboard().await.map_err(refused)
+}
+
+#[tauri::command]
+pub fn connection_status(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
+    engine.service()?.connection_status().map_err(refused)
 }
 
 #[tauri::command]

@@ -79,6 +79,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
             commands::exception_detail,
             commands::resolve_exception,
             commands::dashboard,
+            commands::connection_status,
             commands::audit_log,
             commands::list_keys,
             commands::create_key,

@@ -287,7 +287,19 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     try {
       await signIn(page, apiKey);
       await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
-      assert.equal(await page.getByTestId("nav-messages").getAttribute("aria-current"), "page", "Messages is the first section");
+      assert.equal(await page.getByTestId("nav-messages").getAttribute("aria-current"), "page", "Messages is the landing section");
+
+      // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
+      const banner = page.getByTestId("sandbox-banner");
+      await banner.waitFor({ state: "visible", timeout: 15_000 });
+      assert.equal(await banner.getAttribute("role"), "status");
+      assert.match(await banner.textContent(), /^Sandbox: no real SMS is sent\./);
+      await page.getByTestId("nav-dashboard").click();
+      await page.locator('[data-testid="link-state"][data-state="bound"]').waitFor({ timeout: 15_000 });
+      assert.match(await page.getByTestId("link-state").textContent(), /^Connected to the sandbox since /);
+      assert.ok(await banner.isVisible(), "the banner stays on the dashboard too");
+      await screenshot(page, "dashboard.png");
+
       await page.getByTestId("nav-about").click();
       await page.getByTestId("info-version").waitFor({ timeout: 15_000 });
 

@@ -48,13 +48,13 @@ async function go(hash: string): Promise<void> {
 }
 
 describe("navigation", () => {
-  it("offers Messages, Exceptions with its open count, API keys and About, Messages first", async () => {
+  it("offers Dashboard, Messages, Exceptions with its open count, API keys and About, and lands on Messages", async () => {
     const { backend, setOpen } = app();
     view = await render(<Sections backend={backend} />);
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")];
-    expect(tabs.map((t) => t.dataset["testid"])).toEqual(["nav-messages", "nav-exceptions", "nav-keys", "nav-about"]);
+    expect(tabs.map((t) => t.dataset["testid"])).toEqual(["nav-dashboard", "nav-messages", "nav-exceptions", "nav-keys", "nav-about"]);
     expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
     expect(byTestId(root, "nav-messages").textContent).toBe("Messages");
     expect(byTestId(root, "nav-exceptions-count").dataset["count"]).toBe("2");

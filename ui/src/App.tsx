@@ -1,7 +1,8 @@
 import { useMemo } from "react";
 import type { Backend, Connection } from "./backend";
 import type { ChangeEvent } from "./bindings/ChangeEvent";
-import type { Dashboard } from "./bindings/Dashboard";
+import type { ConnectionStatus } from "./bindings/ConnectionStatus";
+import type { Dashboard as DashboardData } from "./bindings/Dashboard";
 import { AboutPanel } from "./components/AboutPanel";
 import { useBackendData } from "./hooks/useBackendData";
 import { formatRoute, SECTIONS, useHashRoute } from "./hooks/useHashRoute";
@@ -9,6 +10,7 @@ import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
 import { shareSubscription } from "./live/sharedBackend";
 import { ApiKeys } from "./views/ApiKeys";
+import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { Exceptions } from "./views/Exceptions";
 import { Messages } from "./views/Messages";
 import { SignIn } from "./views/SignIn";
@@ -56,7 +58,12 @@ export function App({ connection }: { connection: Connection }) {
 }
 
 const countsExceptions = (event: ChangeEvent): boolean => event.entity === "exception";
-const loadDashboard = (backend: Backend): Promise<Dashboard> => backend.dashboard();
+const anyChange = (): boolean => true;
+const loadDashboard = (backend: Backend): Promise<DashboardData> => backend.dashboard();
+const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.connection();
+
+/** The link's state is not a store change: the dashboard asks for it this often. */
+export const CONNECTION_POLL_MS = 5_000;
 
 /** The sections, one shown at a time, where the URL's fragment says (so Back and links work). */
 export function Sections({ backend: direct }: { backend: Backend }) {
@@ -64,11 +71,21 @@ export function Sections({ backend: direct }: { backend: Backend }) {
   // Every view's live updates share one subscription (over HTTP, one event stream).
   const backend = useMemo(() => shareSubscription(direct), [direct]);
   const [route, navigate] = useHashRoute();
-  const { state: dashboard } = useBackendData(backend, loadDashboard, { live: countsExceptions, coalesceMs: 500 });
+  const onDashboard = route.section === "dashboard";
+  // The nav's count needs only exception changes; the dashboard shows figures any change may move.
+  const { state: dashboard, reload: reloadDashboard } = useBackendData(backend, loadDashboard, {
+    live: onDashboard ? anyChange : countsExceptions,
+    coalesceMs: 500,
+  });
+  // The banner needs it once; the dashboard follows the link.
+  const { state: connection, reload: reloadConnection } = useBackendData(backend, loadConnection, {
+    ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
+  });
   const openExceptions = dashboard.status === "ready" ? dashboard.data.open_exceptions_total : null;
 
   return (
     <>
+      <SandboxBanner connection={connection} />
       <nav className="app-nav" aria-label={t("nav.label")}>
         <ul>
           {SECTIONS.map((s) => (
@@ -91,6 +108,14 @@ export function Sections({ backend: direct }: { backend: Backend }) {
           ))}
         </ul>
       </nav>
+      {route.section === "dashboard" && (
+        <Dashboard
+          dashboard={dashboard}
+          connection={connection}
+          onRetry={reloadDashboard}
+          onRetryConnection={reloadConnection}
+        />
+      )}
       {route.section === "messages" && (
         <Messages
           backend={backend}

@@ -3,6 +3,7 @@ import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
@@ -39,6 +40,8 @@ export interface Backend {
   resolve(id: number, request: ResolveRequest): Promise<void>;
 
   dashboard(): Promise<Dashboard>;
+  /** The SMPP connection and its link state now (not a store change: poll it). */
+  connection(): Promise<ConnectionStatus>;
   auditLog(page: PageRequest): Promise<AuditPage>;
 
   /** Key management is the operator's: over HTTP these reject with `forbidden`. */

@@ -271,6 +271,7 @@ describe("HttpBackend against a real HTTP server", () => {
         undefined,
       ],
       ["GET /api/v1/dashboard", (b) => b.dashboard(), { route: "/api/v1/dashboard" }],
+      ["GET /api/v1/connection", (b) => b.connection(), { route: "/api/v1/connection" }],
       ["GET /api/v1/keys", (b) => b.listKeys(), { route: "/api/v1/keys" }],
       ["POST /api/v1/keys", (b) => b.createKey({ name: "crm", webhook_url: null }), { route: "/api/v1/keys" }],
       ["POST /api/v1/keys/2/revoke", (b) => b.revokeKey(2), undefined],

@@ -2,6 +2,7 @@ import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
@@ -114,6 +115,10 @@ export class HttpBackend implements Backend, KeySignIn {
 
   dashboard(): Promise<Dashboard> {
     return this.#call({ method: "GET", path: "/dashboard" });
+  }
+
+  connection(): Promise<ConnectionStatus> {
+    return this.#call({ method: "GET", path: "/connection" });
   }
 
   auditLog(page: PageRequest): Promise<AuditPage> {

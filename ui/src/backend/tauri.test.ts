@@ -109,6 +109,7 @@ describe("TauriBackend", () => {
         request: { action: "dismiss", note: "noise" },
       }],
       [(b) => b.dashboard(), "dashboard", undefined],
+      [(b) => b.connection(), "connection_status", undefined],
       [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
       [(b) => b.listKeys(), "list_keys", undefined],
       [(b) => b.createKey({ name: "crm", webhook_url: null }), "create_key", { key: { name: "crm", webhook_url: null } }],

@@ -4,6 +4,7 @@ import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
@@ -75,6 +76,10 @@ export class TauriBackend implements Backend {
 
   dashboard(): Promise<Dashboard> {
     return this.#call("dashboard");
+  }
+
+  connection(): Promise<ConnectionStatus> {
+    return this.#call("connection_status");
   }
 
   auditLog(page: PageRequest): Promise<AuditPage> {

@@ -15,6 +15,8 @@ export interface DataOptions {
   readonly live?: (event: ChangeEvent) => boolean;
   /** Changes arriving within this window cause one reload, not one each. */
   readonly coalesceMs?: number;
+  /** Also reload this long after each load ends, for what changes without a store change (the SMPP link). */
+  readonly pollMs?: number;
 }
 
 /**
@@ -27,7 +29,7 @@ export function useBackendData<T>(
   load: (backend: Backend) => Promise<T>,
   options: DataOptions = {},
 ): { state: DataState<T>; reload: () => void } {
-  const { live, coalesceMs = 150 } = options;
+  const { live, coalesceMs = 150, pollMs } = options;
   const [state, setState] = useState<DataState<T>>({ status: "loading" });
   const [attempt, setAttempt] = useState(0);
 
@@ -36,6 +38,7 @@ export function useBackendData<T>(
     let running = false;
     let again = false;
     let timer: ReturnType<typeof setTimeout> | undefined;
+    let poll: ReturnType<typeof setTimeout> | undefined;
 
     const run = (): void => {
       if (running) {
@@ -43,6 +46,8 @@ export function useBackendData<T>(
         return;
       }
       running = true;
+      clearTimeout(poll);
+      poll = undefined;
       load(backend)
         .then(
           (data) => {
@@ -57,6 +62,8 @@ export function useBackendData<T>(
           if (active && again) {
             again = false;
             run();
+          } else if (active && pollMs !== undefined) {
+            poll = setTimeout(run, pollMs);
           }
         });
     };
@@ -78,9 +85,10 @@ export function useBackendData<T>(
     return () => {
       active = false;
       clearTimeout(timer);
+      clearTimeout(poll);
       unsubscribe?.();
     };
-  }, [backend, load, live, coalesceMs, attempt]);
+  }, [backend, load, live, coalesceMs, pollMs, attempt]);
 
   const reload = useCallback(() => setAttempt((n) => n + 1), []);
   return { state, reload };

@@ -7,6 +7,7 @@ describe("routes", () => {
     expect(parseRoute("#/exceptions/5")).toEqual({ section: "exceptions", id: 5 });
     expect(parseRoute("#/exceptions")).toEqual({ section: "exceptions", id: null });
     expect(parseRoute("#/about")).toEqual({ section: "about" });
+    expect(parseRoute("#/dashboard")).toEqual({ section: "dashboard" });
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
   });
 
@@ -18,7 +19,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/keys", "#/about"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/keys", "#/about"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

@@ -6,6 +6,7 @@ import { useCallback, useSyncExternalStore } from "react";
  * browser alike (the fragment never reaches a server).
  */
 export type Route =
+  | { readonly section: "dashboard" }
   | { readonly section: "messages"; readonly id: number | null }
   | { readonly section: "exceptions"; readonly id: number | null }
   | { readonly section: "keys" }
@@ -13,7 +14,7 @@ export type Route =
 
 export type Section = Route["section"];
 
-export const SECTIONS: readonly Section[] = ["messages", "exceptions", "keys", "about"];
+export const SECTIONS: readonly Section[] = ["dashboard", "messages", "exceptions", "keys", "about"];
 
 export const HOME: Route = { section: "messages", id: null };
 
@@ -29,6 +30,7 @@ export function parseRoute(hash: string): Route {
     case "messages":
     case "exceptions":
       return { section, id: idOf(id) };
+    case "dashboard":
     case "keys":
     case "about":
       return { section };

@@ -28,6 +28,8 @@ export interface I18n {
   readonly t: Translate;
   formatNumber(value: number): string;
   formatDateTime(epochMs: number): string;
+  /** The time of day only ("10:42"), for what happened today. */
+  formatTime(epochMs: number): string;
   /** Compact, for table cells. */
   formatDateTimeShort(epochMs: number): string;
   /** To the millisecond, for evidence (receive times, answers). */
@@ -71,6 +73,7 @@ export function createI18n(preferred: readonly string[]): I18n {
   const numberFormat = new Intl.NumberFormat(formatTag);
   const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
   const shortDateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short", timeStyle: "medium" });
+  const timeFormat = new Intl.DateTimeFormat(formatTag, { timeStyle: "short" });
 
   const preciseFormat = new Intl.DateTimeFormat(formatTag, {
     year: "numeric",
@@ -102,6 +105,7 @@ export function createI18n(preferred: readonly string[]): I18n {
     t,
     formatNumber,
     formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
+    formatTime: (epochMs) => timeFormat.format(new Date(epochMs)),
     formatDateTimeShort: (epochMs) => shortDateTimeFormat.format(new Date(epochMs)),
     formatDateTimePrecise: (epochMs) => preciseFormat.format(new Date(epochMs)),
     formatAge: (epochMs, nowMs) => formatAge(relativeFormat, epochMs, nowMs),

@@ -45,6 +45,7 @@ export function shareSubscription(inner: Backend): Backend {
     exception: (id) => inner.exception(id),
     resolve: (id, request) => inner.resolve(id, request),
     dashboard: () => inner.dashboard(),
+    connection: () => inner.connection(),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),
     createKey: (key) => inner.createKey(key),

@@ -42,6 +42,7 @@ export class FakeBackend implements Backend {
   exception: Backend["exception"] = this.#unset("exception");
   resolve: Backend["resolve"] = this.#unset("resolve");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
+  connection: Backend["connection"] = this.#unset("connection");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");

@@ -1,0 +1,250 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { CONNECTION_POLL_MS, Sections } from "../App";
+import { BackendError } from "../backend";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { Dashboard as DashboardData } from "../bindings/Dashboard";
+import type { LinkState } from "../bindings/LinkState";
+import type { DataState } from "../hooks/useBackendData";
+import { createI18n } from "../i18n/i18n";
+import { byTestId, queryTestId, render, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { Dashboard, linkWords, SandboxBanner } from "./Dashboard";
+
+const en = createI18n(["en-US"]);
+const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
+const SINCE = NOW - 20 * 60_000;
+
+function status(link: LinkState, sandbox = true): ConnectionStatus {
+  return { connection: sandbox ? "sandbox" : "smpp", sandbox, link };
+}
+
+function figures(over: Partial<DashboardData> = {}): DashboardData {
+  return {
+    at_ms: NOW,
+    today_start_ms: NOW - 12 * 3_600_000,
+    utc_offset_minutes: 0,
+    messages_total: 1234,
+    created_today: 17,
+    created_last_24h: 42,
+    queue: [
+      { status: "queued", count: 3 },
+      { status: "sending", count: 1 },
+      { status: "accepted", count: 30 },
+      { status: "failed", count: 0 },
+      { status: "outcome_unknown", count: 2 },
+      { status: "cancelled", count: 0 },
+      { status: "expired", count: 0 },
+    ],
+    states: [
+      { state: "pending", count: 5 },
+      { state: "delivered", count: 25 },
+      { state: "undeliverable", count: 4 },
+    ],
+    open_exceptions: [
+      { kind: "conflicting_final", count: 1 },
+      { kind: "no_receipt", count: 0 },
+      { kind: "outcome_unknown", count: 2 },
+    ],
+    open_exceptions_total: 3,
+    ...over,
+  };
+}
+
+const ready = <T,>(data: T): DataState<T> => ({ status: "ready", data });
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+  vi.useRealTimers();
+  window.location.hash = "";
+});
+
+describe("the connection in plain words", () => {
+  it("says each link state as a person would", () => {
+    const time = en.formatTime(SINCE);
+    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }), en, NOW)).toBe(
+      `Connected to the sandbox since ${time}`,
+    );
+    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }, false), en, NOW)).toBe(
+      `Connected to the SMS provider since ${time}`,
+    );
+    expect(linkWords(status({ state: "connecting", attempt: 1 }), en, NOW)).toBe("Connecting…");
+    expect(linkWords(status({ state: "connecting", attempt: 3 }), en, NOW)).toBe("Reconnecting (attempt 3)");
+    expect(
+      linkWords(status({ state: "down", error: "connection refused", since_ms: SINCE, retry_in_ms: 4_200 }), en, NOW),
+    ).toBe(`Down since ${time}: connection refused, retrying in 5 s`);
+    expect(
+      linkWords(status({ state: "bind_refused", status: 0x0e, name: "ESME_RINVPASWD", since_ms: SINCE }), en, NOW),
+    ).toBe("The provider refused the login (ESME_RINVPASWD): check the SMPP settings");
+    expect(linkWords(status({ state: "bind_refused", status: 0x0e, name: "", since_ms: SINCE }), en, NOW)).toContain(
+      "(0x0000000e)",
+    );
+    expect(linkWords(status({ state: "stopped" }), en, NOW)).toBe("Stopped: no messages are being sent.");
+  });
+
+  it("gives the date too when the state began on another day", () => {
+    const yesterday = NOW - 30 * 3_600_000;
+    expect(linkWords(status({ state: "bound", session_id: "s", since_ms: yesterday }), en, NOW)).toBe(
+      `Connected to the sandbox since ${en.formatDateTimeShort(yesterday)}`,
+    );
+  });
+
+  it("speaks French and Russian too", () => {
+    const link: LinkState = { state: "connecting", attempt: 2 };
+    expect(linkWords(status(link), createI18n(["fr-FR"]), NOW)).toBe("Reconnexion (tentative 2)");
+    expect(linkWords(status(link), createI18n(["ru-RU"]), NOW)).toBe("Повторное подключение (попытка 2)");
+  });
+});
+
+describe("the dashboard", () => {
+  it("shows the link state and every count", async () => {
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures())}
+        connection={ready(status({ state: "connecting", attempt: 3 }))}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    const root = view.container;
+    const link = byTestId(root, "link-state");
+    expect(link.dataset["state"]).toBe("connecting");
+    expect(link.textContent).toBe("Reconnecting (attempt 3)");
+
+    expect(byTestId(root, "created-today").textContent).toContain("17");
+    expect(byTestId(root, "created-24h").textContent).toContain("42");
+    expect(byTestId(root, "created-total").textContent).toContain("1,234");
+
+    const queue = [...root.querySelectorAll<HTMLElement>('[data-testid="queue-count"]')];
+    expect(queue.map((q) => [q.dataset["key"], q.dataset["count"]])).toEqual([
+      ["queued", "3"],
+      ["sending", "1"],
+      ["accepted", "30"],
+      ["failed", "0"],
+      ["outcome_unknown", "2"],
+      ["cancelled", "0"],
+      ["expired", "0"],
+    ]);
+    expect(queue[0]?.textContent).toBe("Queued3");
+
+    const states = [...root.querySelectorAll<HTMLElement>('[data-testid="state-count"]')];
+    expect(states.map((s) => s.textContent)).toEqual(["No report yet5", "Delivered25", "Undeliverable4"]);
+
+    const open = [...root.querySelectorAll<HTMLElement>('[data-testid="open-exception-count"]')];
+    expect(open.map((e) => [e.dataset["kind"], e.dataset["count"]]), "kinds with nothing open are left out").toEqual([
+      ["conflicting_final", "1"],
+      ["outcome_unknown", "2"],
+    ]);
+    for (const e of open) expect(e.querySelector("a")?.getAttribute("href")).toBe("#/exceptions");
+    expect(open[0]?.querySelector("a")?.textContent).toBe("Receipts disagree");
+    expect(byTestId(root, "exceptions-all").textContent).toBe("See all open exceptions (3)");
+  });
+
+  it("says so when nothing needs a person, and explains a failed load", async () => {
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures({ open_exceptions: [], open_exceptions_total: 0 }))}
+        connection={{ status: "error", error: new BackendError("unreachable", "GET /api/v1/connection failed") }}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    expect(byTestId(view.container, "exceptions-none").textContent).toBe("Nothing needs a person.");
+    expect(byTestId(view.container, "connection-error").dataset["code"]).toBe("unreachable");
+    expect(queryTestId(view.container, "link-state")).toBeNull();
+  });
+});
+
+describe("the sandbox banner", () => {
+  it("shows only while the sandbox is the connection", async () => {
+    const bound: LinkState = { state: "bound", session_id: "s", since_ms: SINCE };
+    view = await render(<SandboxBanner connection={ready(status(bound, true))} />);
+    const banner = byTestId(view.container, "sandbox-banner");
+    expect(banner.getAttribute("role")).toBe("status");
+    expect(banner.textContent).toBe("Sandbox: no real SMS is sent. Messages go to smsdesk’s built-in test SMSC.");
+    await view.unmount();
+
+    view = await render(<SandboxBanner connection={ready(status(bound, false))} />);
+    expect(queryTestId(view.container, "sandbox-banner")).toBeNull();
+    await view.unmount();
+
+    view = await render(<SandboxBanner connection={{ status: "loading" }} />);
+    expect(queryTestId(view.container, "sandbox-banner")).toBeNull();
+  });
+});
+
+describe("the dashboard section", () => {
+  async function advance(ms: number): Promise<void> {
+    await act(async () => {
+      await vi.advanceTimersByTimeAsync(ms);
+    });
+  }
+
+  it("polls the connection every 5 s and reloads the figures on any change, debounced", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(NOW);
+    window.location.hash = "#/dashboard";
+    const backend = new FakeBackend();
+    let link: LinkState = { state: "bound", session_id: "s", since_ms: SINCE };
+    let connections = 0;
+    let dashboards = 0;
+    backend.connection = () => {
+      connections += 1;
+      return Promise.resolve(status(link));
+    };
+    backend.dashboard = () => {
+      dashboards += 1;
+      return Promise.resolve(figures({ created_today: dashboards }));
+    };
+
+    view = await render(<Sections backend={backend} />);
+    await advance(0);
+    const root = view.container;
+    expect(byTestId(root, "nav-dashboard").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "sandbox-banner").textContent).toContain("no real SMS is sent");
+    expect(byTestId(root, "link-state").dataset["state"]).toBe("bound");
+    expect([connections, dashboards]).toEqual([1, 1]);
+
+    link = { state: "down", error: "connection reset", since_ms: NOW, retry_in_ms: 5_000 };
+    await advance(CONNECTION_POLL_MS - 1);
+    expect(connections, "not before 5 s").toBe(1);
+    await advance(1);
+    expect(connections).toBe(2);
+    expect(byTestId(root, "link-state").textContent).toContain("Down since");
+    await advance(CONNECTION_POLL_MS);
+    expect(connections).toBe(3);
+
+    await act(async () => {
+      backend.emit({ entity: "message", id: 1 });
+      backend.emit({ entity: "queue", id: 1 });
+      backend.emit({ entity: "receipt", id: 2 });
+    });
+    await advance(499);
+    expect(dashboards, "changes are coalesced").toBe(1);
+    await advance(1);
+    expect(dashboards, "one reload for a burst of changes").toBe(2);
+    expect(byTestId(root, "created-today").dataset["count"]).toBe("2");
+    expect(backend.subscribers, "through the one shared subscription").toBe(1);
+  });
+
+  it("does not poll the connection from other sections, but still shows the banner", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    window.location.hash = "#/about";
+    const backend = new FakeBackend();
+    let connections = 0;
+    backend.connection = () => {
+      connections += 1;
+      return Promise.resolve(status({ state: "stopped" }));
+    };
+    backend.dashboard = () => Promise.resolve(figures());
+    backend.info = () => new Promise(() => {});
+    view = await render(<Sections backend={backend} />);
+    await advance(0);
+    expect(queryTestId(view.container, "sandbox-banner")).not.toBeNull();
+    await advance(3 * CONNECTION_POLL_MS);
+    expect(connections).toBe(1);
+  });
+});

@@ -1,0 +1,214 @@
+import { useId, type ReactNode } from "react";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { Dashboard as DashboardData } from "../bindings/Dashboard";
+import type { LinkState } from "../bindings/LinkState";
+import { Badge } from "../components/Badge";
+import { ErrorNotice } from "../components/ErrorNotice";
+import type { DataState } from "../hooks/useBackendData";
+import { formatRoute } from "../hooks/useHashRoute";
+import { useI18n } from "../i18n/context";
+import type { I18n } from "../i18n/i18n";
+import { QUEUE_TONE, STATE_TONE, type Tone } from "./tones";
+
+export const LINK_TONE: Readonly<Record<LinkState["state"], Tone>> = {
+  connecting: "progress",
+  bound: "success",
+  down: "danger",
+  bind_refused: "danger",
+  stopped: "warning",
+};
+
+function sameDay(a: number, b: number): boolean {
+  return new Date(a).toDateString() === new Date(b).toDateString();
+}
+
+/** The connection's state as a person says it: "Connected to the sandbox since 10:42". */
+export function linkWords(status: ConnectionStatus, i18n: I18n, nowMs: number = Date.now()): string {
+  const { t } = i18n;
+  const since = (ms: number): string => (sameDay(ms, nowMs) ? i18n.formatTime(ms) : i18n.formatDateTimeShort(ms));
+  const link = status.link;
+  switch (link.state) {
+    case "bound":
+      return status.sandbox
+        ? t("link.bound.sandbox", { time: since(link.since_ms) })
+        : t("link.bound", { time: since(link.since_ms) });
+    case "connecting":
+      return link.attempt <= 1 ? t("link.connecting") : t("link.reconnecting", { attempt: link.attempt });
+    case "down":
+      return t("link.down", {
+        time: since(link.since_ms),
+        error: link.error,
+        seconds: Math.max(1, Math.ceil(link.retry_in_ms / 1000)),
+      });
+    case "bind_refused":
+      return t("link.bindRefused", {
+        name: link.name !== "" ? link.name : `0x${link.status.toString(16).padStart(8, "0")}`,
+      });
+    case "stopped":
+      return t("link.stopped");
+  }
+}
+
+/** Across the top of every screen while the embedded sandbox SMSC is the connection. */
+export function SandboxBanner({ connection }: { connection: DataState<ConnectionStatus> }) {
+  const { t } = useI18n();
+  if (connection.status !== "ready" || !connection.data.sandbox) return null;
+  return (
+    <p className="sandbox-banner" role="status" data-testid="sandbox-banner">
+      {t("sandbox.banner")}
+    </p>
+  );
+}
+
+export interface DashboardProps {
+  readonly dashboard: DataState<DashboardData>;
+  readonly connection: DataState<ConnectionStatus>;
+  readonly onRetry: () => void;
+  readonly onRetryConnection: () => void;
+}
+
+/** How sending is going: the connection, the queue, what the network reported, what needs a person. */
+export function Dashboard({ dashboard, connection, onRetry, onRetryConnection }: DashboardProps) {
+  const { t } = useI18n();
+  const headingId = useId();
+  return (
+    <section className="panel" aria-labelledby={headingId} data-testid="dashboard">
+      <h2 id={headingId}>{t("dashboard.title")}</h2>
+      <p className="panel-intro">{t("dashboard.intro")}</p>
+      <ConnectionCard connection={connection} onRetry={onRetryConnection} />
+      {dashboard.status === "loading" && (
+        <p className="status" role="status" data-testid="dashboard-loading">
+          <span className="spinner" aria-hidden="true" />
+          {t("dashboard.loading")}
+        </p>
+      )}
+      {dashboard.status === "error" && (
+        <ErrorNotice title={t("dashboard.error")} error={dashboard.error} onRetry={onRetry} testId="dashboard-error" />
+      )}
+      {dashboard.status === "ready" && <Figures data={dashboard.data} />}
+    </section>
+  );
+}
+
+function ConnectionCard({ connection, onRetry }: { connection: DataState<ConnectionStatus>; onRetry: () => void }) {
+  const i18n = useI18n();
+  const { t } = i18n;
+  return (
+    <div className="dashboard-connection" data-testid="dashboard-connection">
+      <h3>{t("dashboard.connection")}</h3>
+      {connection.status === "loading" && (
+        <p className="status" role="status">
+          <span className="spinner" aria-hidden="true" />
+          {t("dashboard.connection.loading")}
+        </p>
+      )}
+      {connection.status === "error" && (
+        <ErrorNotice
+          title={t("dashboard.connection.error")}
+          error={connection.error}
+          onRetry={onRetry}
+          testId="connection-error"
+        />
+      )}
+      {connection.status === "ready" && (
+        <p
+          className={`link-state link-${LINK_TONE[connection.data.link.state]}`}
+          data-testid="link-state"
+          data-state={connection.data.link.state}
+        >
+          {linkWords(connection.data, i18n)}
+        </p>
+      )}
+    </div>
+  );
+}
+
+function Figures({ data }: { data: DashboardData }) {
+  const { t, formatNumber } = useI18n();
+  const openKinds = data.open_exceptions.filter((e) => e.count > 0);
+  const exceptionsHref = formatRoute({ section: "exceptions", id: null });
+  return (
+    <div className="dashboard-grid" data-testid="dashboard-figures">
+      <div className="dashboard-card">
+        <h3>{t("dashboard.created")}</h3>
+        <dl className="count-list">
+          <Count label={t("dashboard.created.today")} value={data.created_today} testId="created-today" />
+          <Count label={t("dashboard.created.last24h")} value={data.created_last_24h} testId="created-24h" />
+          <Count label={t("dashboard.created.total")} value={data.messages_total} testId="created-total" />
+        </dl>
+      </div>
+      <div className="dashboard-card">
+        <h3>{t("dashboard.exceptions")}</h3>
+        {openKinds.length === 0 ? (
+          <p className="muted" data-testid="exceptions-none">
+            {t("dashboard.exceptions.none")}
+          </p>
+        ) : (
+          <>
+            <ul className="count-list">
+              {openKinds.map((e) => (
+                <li key={e.kind} data-testid="open-exception-count" data-kind={e.kind} data-count={e.count}>
+                  <a href={exceptionsHref}>{t(`exceptionKind.${e.kind}`)}</a>
+                  <span className="count">{formatNumber(e.count)}</span>
+                </li>
+              ))}
+            </ul>
+            <p className="dashboard-more">
+              <a href={exceptionsHref} data-testid="exceptions-all">
+                {t("dashboard.exceptions.all", { count: data.open_exceptions_total })}
+              </a>
+            </p>
+          </>
+        )}
+      </div>
+      <div className="dashboard-card">
+        <h3>{t("dashboard.queue")}</h3>
+        <dl className="count-list">
+          {data.queue.map((q) => (
+            <Count
+              key={q.status}
+              label={<Badge tone={QUEUE_TONE[q.status]}>{t(`queueStatus.${q.status}`)}</Badge>}
+              value={q.count}
+              testId="queue-count"
+              data={q.status}
+            />
+          ))}
+        </dl>
+      </div>
+      <div className="dashboard-card">
+        <h3>{t("dashboard.states")}</h3>
+        <dl className="count-list">
+          {data.states.map((s) => (
+            <Count
+              key={s.state}
+              label={<Badge tone={STATE_TONE[s.state]}>{t(`deliveryState.${s.state}`)}</Badge>}
+              value={s.count}
+              testId="state-count"
+              data={s.state}
+            />
+          ))}
+        </dl>
+      </div>
+    </div>
+  );
+}
+
+function Count({
+  label,
+  value,
+  testId,
+  data,
+}: {
+  label: ReactNode;
+  value: number;
+  testId: string;
+  data?: string;
+}) {
+  const { formatNumber } = useI18n();
+  return (
+    <div className={value === 0 ? "count-row count-zero" : "count-row"} data-testid={testId} data-key={data} data-count={value}>
+      <dt>{label}</dt>
+      <dd className="count">{formatNumber(value)}</dd>
+    </div>
+  );
+}
