@@ -11,8 +11,11 @@ use crate::domain::{
 };
 use crate::http::ChangeEvent;
 use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
-use crate::service::{CallbackAnswer, ConnectionStatus, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use crate::service::{
+    CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch, SubmittedBatch,
+};
 use crate::smpp::session::LinkState;
+use crate::sms::encoding::{Encoding, Plan};
 use crate::views::{
     AttemptView, AuditEntry, AuditPage, Dashboard, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
     ExceptionPage, ExceptionSummary, MessageDetail, MessageFilter, MessagePage, MessageRecord, MessageSummary,
@@ -55,6 +58,10 @@ pub fn files() -> Vec<(String, String)> {
         file::<SubmittedMessage>(),
         file::<CallbackAnswer>(),
         file::<ConnectionStatus>(),
+        file::<Preview>(),
+        file::<PreviewRow>(),
+        file::<Plan>(),
+        file::<Encoding>(),
         file::<LinkState>(),
         file::<MessageAction>(),
         file::<ResolveRequest>(),

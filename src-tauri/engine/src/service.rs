@@ -127,6 +127,27 @@ impl ResolveRequest {
     }
 }
 
+/// What one message of a preview would be, or why it would be refused; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct PreviewRow {
+    /// Its place in the request, from 0.
+    #[ts(type = "number")]
+    pub index: usize,
+    /// The number as it would be sent (E.164), when it is valid.
+    pub destination: Option<String>,
+    /// The text's encoding, size and parts, whenever there is a text (even if other fields are
+    /// invalid): what a live counter shows.
+    pub plan: Option<crate::sms::encoding::Plan>,
+    /// Every invalid field; empty when the message would be accepted.
+    pub errors: Vec<FieldError>,
+}
+
+/// The answer to a preview, one row per message in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct Preview {
+    pub rows: Vec<PreviewRow>,
+}
+
 /// What an HTTP provider's callback became.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct CallbackAnswer {
@@ -262,6 +283,50 @@ impl Service {
             serde_json::to_string(&SubmittedBatch { messages: done })
         })
         .await
+    }
+
+    /// Checks messages as a submit would, writing nothing: for the compose form's live counter
+    /// and a CSV import's preview. At most `intake.max_batch` at once.
+    pub fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
+        if req.messages.len() > self.max_batch {
+            return Err(ServiceError::Invalid(vec![FieldError {
+                field: "messages".into(),
+                code: "too_many".into(),
+                message: format!(
+                    "a preview holds at most {} messages (intake.max_batch); this one has {}",
+                    self.max_batch,
+                    req.messages.len()
+                ),
+            }]));
+        }
+        let now = crate::clock::now_ms();
+        let rows = req
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(index, m)| {
+                let plan = (!m.text.is_empty()).then(|| crate::sms::encoding::plan(&m.text));
+                match intake::validate(m, IntakeChannel::Compose, &self.rules, now) {
+                    Ok(n) => PreviewRow {
+                        index,
+                        destination: Some(n.destination),
+                        plan,
+                        errors: Vec::new(),
+                    },
+                    Err(errors) => PreviewRow {
+                        index,
+                        destination: intake::normalize_destination(
+                            &m.destination,
+                            self.rules.default_region.as_deref(),
+                        )
+                        .ok(),
+                        plan,
+                        errors,
+                    },
+                }
+            })
+            .collect();
+        Ok(Preview { rows })
     }
 
     async fn create(

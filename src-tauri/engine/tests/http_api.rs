@@ -806,3 +806,34 @@ async fn a_key_with_a_webhook_hears_its_message_accepted_then_delivered_signed()
     );
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_preview_checks_each_message_and_writes_nothing() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("import").await;
+    let r = t
+        .post("/api/v1/messages/preview", &key)
+        .json(&json!({ "messages": [
+            { "destination": "+33 6 12 34 56 78", "text": "Hello" },
+            { "destination": "12", "text": "Привет" },
+            { "destination": "+33612345678", "text": "x".repeat(161) },
+        ]}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let v: Value = r.json().await.unwrap();
+    let rows = v["rows"].as_array().unwrap();
+    assert_eq!(rows[0]["destination"], "+33612345678");
+    assert_eq!(rows[0]["plan"]["encoding"], "gsm7");
+    assert_eq!(rows[0]["plan"]["remaining_in_segment"], 155);
+    assert!(rows[0]["errors"].as_array().unwrap().is_empty());
+    assert_eq!(rows[1]["errors"][0]["field"], "destination");
+    assert_eq!(
+        rows[1]["plan"]["encoding"], "ucs2",
+        "the counter works even when the number is wrong"
+    );
+    assert_eq!(rows[2]["plan"]["segments"], 2);
+    assert_eq!(t.count("message"), 0, "a preview writes nothing");
+    t.stop().await;
+}

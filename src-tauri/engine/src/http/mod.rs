@@ -85,6 +85,7 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/v1/openapi.json", get(openapi::document))
         .route("/api/v1/messages", post(routes::submit).get(routes::list_messages))
         .route("/api/v1/messages/batch", post(routes::submit_batch))
+        .route("/api/v1/messages/preview", post(routes::preview))
         .route("/api/v1/messages/{id}", get(routes::message))
         .route("/api/v1/messages/{id}/retry", post(routes::retry))
         .route("/api/v1/messages/{id}/cancel", post(routes::cancel))

@@ -18,6 +18,7 @@ use super::{callbacks, events, routes};
     paths(
         routes::submit,
         routes::submit_batch,
+        routes::preview,
         routes::list_messages,
         routes::message,
         routes::retry,

@@ -189,6 +189,24 @@ fn channel(caller: &crate::apikeys::Caller) -> IntakeChannel {
     }
 }
 
+/// Checks messages as a submit would and writes nothing: each one's normalised number, encoding
+/// and parts, or every invalid field (the compose form's counter, a CSV import's preview).
+#[utoipa::path(post, path = "/api/v1/messages/preview", tag = "messages",
+    request_body = SubmitBatch,
+    responses(
+        (status = 200, description = "One row per message, in order", body = crate::service::Preview),
+        (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 413, body = ApiError),
+        (status = 422, description = "Not a batch, or too many messages", body = ApiError),
+    ))]
+pub async fn preview(
+    _: Authenticated,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<SubmitBatch>,
+) -> Result<Json<crate::service::Preview>, Failure> {
+    Ok(Json(s.ctx.service.preview(&req)?))
+}
+
 /// Messages, newest first, filtered; follow `next_cursor` for the next page.
 #[utoipa::path(get, path = "/api/v1/messages", tag = "messages",
     params(views::MessageFilter),

@@ -3,10 +3,10 @@
 //! one message. One function decides, for the counter the operator sees, the segment count stored
 //! with the message and the octets the session sends, so they can never disagree.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// The alphabet a message is sent in (SMPP data_coding 0x00 or 0x08).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Encoding {
     /// GSM 03.38 default alphabet, one septet per character (two for the extension table),
@@ -89,13 +89,15 @@ fn gsm_septets(c: char) -> Option<([u8; 2], usize)> {
 }
 
 /// How a text will be sent.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Plan {
     pub encoding: Encoding,
     /// Septets (GSM 7-bit) or UTF-16 units (UCS-2) in the whole text.
+    #[ts(type = "number")]
     pub units: usize,
     pub segments: u32,
     /// Units still free in the last segment.
+    #[ts(type = "number")]
     pub remaining_in_segment: usize,
 }
 
