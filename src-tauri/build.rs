@@ -4,6 +4,8 @@
 const COMMANDS: &[&str] = &[
     "app_info",
     "submit_message",
+    "submit_batch",
+    "preview_messages",
     "list_messages",
     "message_detail",
     "retry_message",

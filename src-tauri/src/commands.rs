@@ -1,6 +1,6 @@
 //! IPC commands: one-line adapters over the engine's [`Service`], the same functions the HTTP
 //! routes call. The window is the operator (`Caller::Operator`), and what it hands in was composed
-//! by a person (`IntakeChannel::Compose`). Errors cross as the HTTP API's `ApiError`, with the
+//! by a person (`IntakeChannel::Compose`) or imported from a CSV file (`IntakeChannel::Csv`). Errors cross as the HTTP API's `ApiError`, with the
 //! same codes.
 //!
 //! Every command here is listed in build.rs and granted in capabilities/default.json.
@@ -10,7 +10,9 @@ use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::http::Failure;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
-use smsdesk_engine::service::{ConnectionStatus, MessageAction, ResolveRequest, ServiceError};
+use smsdesk_engine::service::{
+    ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch, SubmittedBatch,
+};
 use smsdesk_engine::views::{
     AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail, MessageFilter, MessagePage,
     PageRequest,
@@ -44,6 +46,28 @@ pub async fn submit_message(
     // The service answers the JSON body the HTTP route sends as is (so a replay is byte for byte
     // the first answer); here it is read back into its type.
     serde_json::from_str(&answer.body).map_err(|e| ApiError::new("internal", format!("the engine's answer: {e}")))
+}
+
+/// Hands in several messages at once, all or none: the window's CSV import
+/// (`IntakeChannel::Csv`), one idempotency key per chunk so a retried import queues nothing twice.
+#[tauri::command]
+pub async fn submit_batch(
+    engine: State<'_, EngineState>,
+    batch: SubmitBatch,
+    idempotency_key: Option<String>,
+) -> Reply<SubmittedBatch> {
+    let answer = (engine.service()?)
+        .submit_batch(&Caller::Operator, IntakeChannel::Csv, batch, idempotency_key)
+        .await
+        .map_err(refused)?;
+    serde_json::from_str(&answer.body).map_err(|e| ApiError::new("internal", format!("the engine's answer: {e}")))
+}
+
+/// Checks messages as a submit would and writes nothing (the compose counter, the CSV preview).
+/// Async so that a large preview does not hold up the window's main thread.
+#[tauri::command]
+pub async fn preview_messages(engine: State<'_, EngineState>, batch: SubmitBatch) -> Reply<Preview> {
+    engine.service()?.preview(&batch).map_err(refused)
 }
 
 #[tauri::command]

@@ -71,6 +71,8 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::submit_message,
+            commands::submit_batch,
+            commands::preview_messages,
             commands::list_messages,
             commands::message_detail,
             commands::retry_message,

@@ -16,8 +16,11 @@ import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessagePage } from "../bindings/MessagePage";
 import type { NewApiKey } from "../bindings/NewApiKey";
 import type { PageRequest } from "../bindings/PageRequest";
+import type { Preview } from "../bindings/Preview";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 
 /**
@@ -30,6 +33,10 @@ export interface Backend {
 
   /** Hands in one message; answers once it is committed to the queue. A repeat with the same idempotency key gets the first answer. */
   submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage>;
+  /** Hands in several messages (at most intake.max_batch): all are queued, or none. Same idempotency rules. */
+  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch>;
+  /** Checks messages as a submit would (number, encoding, parts, field errors); writes nothing. */
+  previewMessages(batch: SubmitBatch): Promise<Preview>;
   listMessages(filter: MessageFilter): Promise<MessagePage>;
   message(id: number): Promise<MessageDetail>;
   retry(id: number, action: MessageAction): Promise<void>;

@@ -222,6 +222,36 @@ describe("HttpBackend against a real HTTP server", () => {
     expect(requests[0]?.idempotencyKey).toBeUndefined();
   });
 
+  it("submits a batch to /messages/batch with its idempotency key", async () => {
+    respond = (_req, res) => json(res, 201, { messages: [submitted] });
+    const batch = { messages: [{ destination: "+33 6 12 34 56 00", text: "Hello" }] };
+    await expect(
+      new HttpBackend(origin, { session: signedIn() }).submitBatch(batch, "csv-abc-0"),
+    ).resolves.toEqual({ messages: [submitted] });
+    expect(requests).toMatchObject([
+      { method: "POST", url: "/api/v1/messages/batch", contentType: "application/json", idempotencyKey: "csv-abc-0" },
+    ]);
+    expect(JSON.parse(requests[0]?.body ?? "")).toEqual(batch);
+  });
+
+  it("previews messages with POST /messages/preview, without an idempotency key", async () => {
+    const preview = {
+      rows: [
+        {
+          index: 0,
+          destination: "+33612345600",
+          plan: { encoding: "gsm7", units: 5, segments: 1, remaining_in_segment: 155 },
+          errors: [],
+        },
+      ],
+    };
+    respond = (_req, res) => json(res, 200, preview);
+    const batch = { messages: [{ destination: "06 12 34 56 00", text: "Hello" }] };
+    await expect(new HttpBackend(origin, { session: signedIn() }).previewMessages(batch)).resolves.toEqual(preview);
+    expect(requests).toMatchObject([{ method: "POST", url: "/api/v1/messages/preview", idempotencyKey: undefined }]);
+    expect(JSON.parse(requests[0]?.body ?? "")).toEqual(batch);
+  });
+
   it("carries every invalid field of a 422 answer", async () => {
     const errors = [
       { field: "destination", code: "invalid_number", message: "not a phone number" },

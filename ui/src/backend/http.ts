@@ -14,8 +14,11 @@ import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessagePage } from "../bindings/MessagePage";
 import type { NewApiKey } from "../bindings/NewApiKey";
 import type { PageRequest } from "../bindings/PageRequest";
+import type { Preview } from "../bindings/Preview";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend } from "./backend";
 import { openEventStream } from "./events";
@@ -83,6 +86,19 @@ export class HttpBackend implements Backend, KeySignIn {
       body: message,
       headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
     });
+  }
+
+  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch> {
+    return this.#call({
+      method: "POST",
+      path: "/messages/batch",
+      body: batch,
+      headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
+    });
+  }
+
+  previewMessages(batch: SubmitBatch): Promise<Preview> {
+    return this.#call({ method: "POST", path: "/messages/preview", body: batch });
   }
 
   listMessages(filter: MessageFilter): Promise<MessagePage> {

@@ -96,6 +96,14 @@ describe("TauriBackend", () => {
         message: { destination: "+1", text: "x" },
         idempotencyKey: null,
       }],
+      [(b) => b.submitBatch({ messages: [{ destination: "+1", text: "x" }] }, "k2"), "submit_batch", {
+        batch: { messages: [{ destination: "+1", text: "x" }] },
+        idempotencyKey: "k2",
+      }],
+      [(b) => b.submitBatch({ messages: [] }), "submit_batch", { batch: { messages: [] }, idempotencyKey: null }],
+      [(b) => b.previewMessages({ messages: [{ destination: "+1", text: "x" }] }), "preview_messages", {
+        batch: { messages: [{ destination: "+1", text: "x" }] },
+      }],
       [(b) => b.listMessages(filter), "list_messages", { filter }],
       [(b) => b.message(7), "message_detail", { id: 7 }],
       [(b) => b.retry(7, action), "retry_message", { id: 7, action }],

@@ -16,8 +16,11 @@ import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessagePage } from "../bindings/MessagePage";
 import type { NewApiKey } from "../bindings/NewApiKey";
 import type { PageRequest } from "../bindings/PageRequest";
+import type { Preview } from "../bindings/Preview";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { asBackendError, BackendError, CLIENT_ERROR_CODES, isApiError, isChangeEvent, type Backend } from "./backend";
 
@@ -44,6 +47,14 @@ export class TauriBackend implements Backend {
 
   submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage> {
     return this.#call("submit_message", { message, idempotencyKey: idempotencyKey ?? null });
+  }
+
+  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch> {
+    return this.#call("submit_batch", { batch, idempotencyKey: idempotencyKey ?? null });
+  }
+
+  previewMessages(batch: SubmitBatch): Promise<Preview> {
+    return this.#call("preview_messages", { batch });
   }
 
   listMessages(filter: MessageFilter): Promise<MessagePage> {

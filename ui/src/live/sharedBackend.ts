@@ -37,6 +37,8 @@ export function shareSubscription(inner: Backend): Backend {
   return {
     info: () => inner.info(),
     submitMessage: (message, idempotencyKey) => inner.submitMessage(message, idempotencyKey),
+    submitBatch: (batch, idempotencyKey) => inner.submitBatch(batch, idempotencyKey),
+    previewMessages: (batch) => inner.previewMessages(batch),
     listMessages: (filter) => inner.listMessages(filter),
     message: (id) => inner.message(id),
     retry: (id, action) => inner.retry(id, action),

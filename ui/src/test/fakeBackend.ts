@@ -34,6 +34,8 @@ export class FakeBackend implements Backend {
 
   info: Backend["info"] = this.#unset("info");
   submitMessage: Backend["submitMessage"] = this.#unset("submitMessage");
+  submitBatch: Backend["submitBatch"] = this.#unset("submitBatch");
+  previewMessages: Backend["previewMessages"] = this.#unset("previewMessages");
   listMessages: Backend["listMessages"] = this.#unset("listMessages");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");

@@ -1,8 +1,9 @@
 import type { Backend } from "../backend";
 import { useListDetail } from "../hooks/useListDetail";
+import { Compose } from "./Compose";
+import { CsvImport } from "./CsvImport";
 import { MessageDetail } from "./MessageDetail";
 import { MessageList } from "./MessageList";
-import { SendTestMessage } from "./SendTestMessage";
 
 export interface MessagesProps {
   backend: Backend;
@@ -14,9 +15,10 @@ export interface MessagesProps {
 }
 
 /**
- * The Messages section: what was sent and what became of it, and a way to send one. Opening a
- * message shows its detail in place of the list; the list stays as it was (filters, pages
- * loaded) and takes the keyboard back on the row that was opened.
+ * The Messages section: what was sent and what became of it, and ways to send: one message
+ * written here, or many imported from a CSV file. Opening a message shows its detail in place of
+ * the list; the list stays as it was (filters, pages loaded) and takes the keyboard back on the
+ * row that was opened.
  */
 export function Messages({ backend, openId, onOpen, onClose, onOpenException }: MessagesProps) {
   const { id, open, close, listRef } = useListDetail("message-row", openId, onOpen, onClose);
@@ -24,7 +26,8 @@ export function Messages({ backend, openId, onOpen, onClose, onOpenException }: 
   return (
     <>
       <div className="stack" ref={listRef} hidden={id !== null}>
-        <SendTestMessage backend={backend} />
+        <Compose backend={backend} />
+        <CsvImport backend={backend} />
         <MessageList backend={backend} onOpen={open} />
       </div>
       {id !== null && (

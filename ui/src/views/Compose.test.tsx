@@ -1,0 +1,118 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from "vitest";
+import type { PreviewRow } from "../bindings/PreviewRow";
+import type { SubmitBatch } from "../bindings/SubmitBatch";
+import { createI18n } from "../i18n/i18n";
+import { byTestId, queryTestId, render, settle, type, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { Compose, counterText } from "./Compose";
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+});
+
+const { t } = createI18n(["en"]);
+
+describe("counterText", () => {
+  it("says the encoding, the parts and what is left", () => {
+    expect(counterText(t, { encoding: "gsm7", units: 115, segments: 1, remaining_in_segment: 45 })).toBe(
+      "GSM 7-bit · 1 part · 45 characters left",
+    );
+    expect(counterText(t, { encoding: "ucs2", units: 122, segments: 2, remaining_in_segment: 12 })).toBe(
+      "Unicode (UCS-2) · 2 parts · 12 left in this part",
+    );
+    expect(counterText(t, { encoding: "gsm7", units: 300, segments: 2, remaining_in_segment: 6 })).toBe(
+      "GSM 7-bit · 2 parts · 6 left in this part",
+    );
+  });
+
+  it("has words in French and Russian", () => {
+    const plan = { encoding: "ucs2", units: 122, segments: 2, remaining_in_segment: 12 } as const;
+    expect(counterText(createI18n(["fr"]).t, plan)).toBe("Unicode (UCS-2) · 2 parties · 12 restants dans cette partie");
+    expect(counterText(createI18n(["ru"]).t, plan)).toBe("Юникод (UCS-2) · частей: 2 · осталось в этой части: 12");
+  });
+});
+
+/** A backend whose preview answers with `answer(message)` and records each request. */
+function previewing(answer: (m: SubmitBatch["messages"][number]) => PreviewRow) {
+  const backend = new FakeBackend();
+  const asked: SubmitBatch[] = [];
+  backend.previewMessages = (batch) => {
+    asked.push(batch);
+    return Promise.resolve({ rows: batch.messages.map(answer) });
+  };
+  return { backend, asked };
+}
+
+const DELAY = 20;
+
+describe("Compose", () => {
+  it("shows the live counter and the number as it will be sent, once typing pauses", async () => {
+    const { backend, asked } = previewing((m) => ({
+      index: 0,
+      destination: m.destination === "" ? null : "+33612345600",
+      plan: m.text.includes("é")
+        ? { encoding: "ucs2", units: 82, segments: 2, remaining_in_segment: 52 }
+        : { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 160 - m.text.length },
+      errors: [],
+    }));
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "06 12 34 56 00");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Hello");
+    expect(asked, "nothing is asked while typing").toHaveLength(0);
+    await settle(DELAY * 3);
+    expect(asked).toEqual([{ messages: [{ destination: "06 12 34 56 00", text: "Hello", kind: "transactional" }] }]);
+    expect(byTestId(root, "send-counter").textContent).toBe("GSM 7-bit · 1 part · 155 characters left");
+    expect(byTestId(root, "send-normalised").textContent).toBe("Will be sent to +33612345600");
+
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Café");
+    await settle(DELAY * 3);
+    expect(byTestId(root, "send-counter").textContent).toBe("Unicode (UCS-2) · 2 parts · 52 left in this part");
+  });
+
+  it("shows a field's errors under it only once the person typed in it", async () => {
+    const { backend } = previewing((m) => ({
+      index: 0,
+      destination: null,
+      plan: m.text === "" ? null : { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 150 },
+      errors: [
+        { field: "destination", code: "invalid_number", message: "not a phone number" },
+        ...(m.text === "" ? [{ field: "text", code: "required", message: "a message needs a text" }] : []),
+      ],
+    }));
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "12");
+    await settle(DELAY * 3);
+    expect(byTestId(root, "send-destination-errors").textContent).toBe("not a phone number");
+    expect(byTestId(root, "send-destination").getAttribute("aria-invalid")).toBe("true");
+    expect(queryTestId(root, "send-text-errors"), "the text was not typed in yet").toBeNull();
+    expect(byTestId(root, "send-text").getAttribute("aria-invalid")).toBe("false");
+    expect(queryTestId(root, "send-normalised")).toBeNull();
+  });
+
+  it("drops an answer to an older text", async () => {
+    const backend = new FakeBackend();
+    const pending: ((row: PreviewRow) => void)[] = [];
+    backend.previewMessages = () =>
+      new Promise((resolve) => pending.push((row) => resolve({ rows: [row] })));
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "a");
+    await settle(DELAY * 3);
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "ab");
+    await settle(DELAY * 3);
+    const row = (units: number): PreviewRow => ({
+      index: 0,
+      destination: null,
+      plan: { encoding: "gsm7", units, segments: 1, remaining_in_segment: 160 - units },
+      errors: [],
+    });
+    await settle(() => pending[1]?.(row(2)));
+    await settle(() => pending[0]?.(row(1)));
+    expect(byTestId(root, "send-counter").textContent).toBe("GSM 7-bit · 1 part · 158 characters left");
+  });
+});

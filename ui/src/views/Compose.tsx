@@ -1,0 +1,223 @@
+import { useEffect, useId, useState, type FormEvent } from "react";
+import { asBackendError, type Backend, type BackendError } from "../backend";
+import type { FieldError } from "../bindings/FieldError";
+import type { MessageKind } from "../bindings/MessageKind";
+import type { Plan } from "../bindings/Plan";
+import type { PreviewRow } from "../bindings/PreviewRow";
+import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import { ErrorNotice } from "../components/ErrorNotice";
+import { useI18n } from "../i18n/context";
+import type { Translate } from "../i18n/i18n";
+import { MESSAGE_KINDS } from "./labels";
+
+type Outcome =
+  | { readonly kind: "idle" }
+  | { readonly kind: "sending" }
+  | { readonly kind: "sent"; readonly message: SubmittedMessage }
+  | { readonly kind: "failed"; readonly error: BackendError };
+
+type Field = "destination" | "text" | "kind";
+
+/** How long typing must pause before the counter asks the engine again. */
+export const PREVIEW_DELAY_MS = 200;
+
+/**
+ * One request's idempotency key: a double click, or a retry after the answer was lost, queues the
+ * message once. Editing the form makes it a new request with a new key. (getRandomValues, unlike
+ * randomUUID, also works when the page is served over plain HTTP on a network address.)
+ */
+export function newIdempotencyKey(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return `ui-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
+}
+
+/** The counter under the text: "GSM 7-bit · 1 part · 45 characters left". */
+export function counterText(t: Translate, plan: Plan): string {
+  const encoding = plan.encoding === "gsm7" ? t("counter.gsm7") : t("counter.ucs2");
+  const parts = plan.segments === 1 ? t("counter.parts.one") : t("counter.parts.other", { count: plan.segments });
+  const left =
+    plan.segments > 1
+      ? t("counter.left.inPart", { count: plan.remaining_in_segment })
+      : t("counter.left", { count: plan.remaining_in_segment });
+  return [encoding, parts, left].join(" · ");
+}
+
+/**
+ * Writes one message and hands it to the queue. As the person types, the engine checks it (it
+ * writes nothing): the number as it will be sent, the encoding and parts, and what is wrong with a
+ * field once they have typed in it.
+ */
+export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backend: Backend; previewDelayMs?: number }) {
+  const { t } = useI18n();
+  const headingId = useId();
+  const destinationId = useId();
+  const destinationHintId = useId();
+  const destinationErrorsId = useId();
+  const textId = useId();
+  const counterId = useId();
+  const textErrorsId = useId();
+  const kindId = useId();
+  const outcomeId = useId();
+  const [destination, setDestination] = useState("");
+  const [text, setText] = useState("");
+  const [kind, setKind] = useState<MessageKind>("transactional");
+  const [touched, setTouched] = useState<ReadonlySet<Field>>(new Set());
+  const [preview, setPreview] = useState<PreviewRow | null>(null);
+  const [requestKey, setRequestKey] = useState(newIdempotencyKey);
+  const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
+
+  // The live check, once typing pauses; an answer to an older text is dropped.
+  useEffect(() => {
+    if (destination === "" && text === "") {
+      setPreview(null);
+      return undefined;
+    }
+    let current = true;
+    const timer = setTimeout(() => {
+      backend.previewMessages({ messages: [{ destination, text, kind }] }).then(
+        (answer) => {
+          if (current) setPreview(answer.rows[0] ?? null);
+        },
+        () => {
+          // The counter is a help, not a requirement: without it the form still sends.
+          if (current) setPreview(null);
+        },
+      );
+    }, previewDelayMs);
+    return () => {
+      current = false;
+      clearTimeout(timer);
+    };
+  }, [backend, destination, text, kind, previewDelayMs]);
+
+  const edited =
+    <T,>(field: Field, set: (value: T) => void) =>
+    (value: T) => {
+      set(value);
+      setTouched((seen) => (seen.has(field) ? seen : new Set([...seen, field])));
+      setRequestKey(newIdempotencyKey());
+      setOutcome((o) => (o.kind === "failed" ? { kind: "idle" } : o));
+    };
+
+  const submit = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    if (outcome.kind === "sending") return;
+    setOutcome({ kind: "sending" });
+    backend.submitMessage({ destination, text, kind }, requestKey).then(
+      (message) => {
+        setOutcome({ kind: "sent", message });
+        setText("");
+        setTouched(new Set());
+        setRequestKey(newIdempotencyKey());
+      },
+      (error: unknown) => setOutcome({ kind: "failed", error: asBackendError(error) }),
+    );
+  };
+
+  /** The engine's refusal after a send; else, once the person typed in the field, the live check's. */
+  const errorsOf = (field: Field): FieldError[] => {
+    if (outcome.kind === "failed") return outcome.error.errors.filter((e) => e.field === field);
+    if (!touched.has(field) || preview === null) return [];
+    return preview.errors.filter((e) => e.field === field);
+  };
+  const destinationErrors = errorsOf("destination");
+  const textErrors = errorsOf("text");
+  const kindErrors = errorsOf("kind");
+  const sending = outcome.kind === "sending";
+  const plan = text === "" ? null : (preview?.plan ?? null);
+  const normalised = destination.trim() === "" ? null : (preview?.destination ?? null);
+  const describedBy = (...ids: (string | false)[]): string | undefined =>
+    ids.filter((id): id is string => id !== false).join(" ") || undefined;
+
+  return (
+    <section className="panel" aria-labelledby={headingId}>
+      <h2 id={headingId}>{t("send.title")}</h2>
+      <p className="panel-intro">{t("send.intro")}</p>
+      <form className="form send-form" onSubmit={submit} aria-busy={sending} data-testid="send-form">
+        <div className="field">
+          <label htmlFor={destinationId}>{t("send.destination")}</label>
+          <input
+            id={destinationId}
+            name="destination"
+            type="tel"
+            autoComplete="off"
+            required
+            value={destination}
+            onChange={(e) => edited("destination", setDestination)(e.target.value)}
+            aria-invalid={destinationErrors.length > 0}
+            aria-describedby={describedBy(destinationHintId, destinationErrors.length > 0 && destinationErrorsId)}
+            data-testid="send-destination"
+          />
+          <p className="hint" id={destinationHintId}>
+            {normalised !== null && destinationErrors.length === 0 ? (
+              <span data-testid="send-normalised">{t("send.normalised", { number: normalised })}</span>
+            ) : (
+              t("send.destination.hint")
+            )}
+          </p>
+          <FieldErrors id={destinationErrorsId} errors={destinationErrors} testId="send-destination-errors" />
+        </div>
+        <div className="field field-narrow">
+          <label htmlFor={kindId}>{t("send.kind")}</label>
+          <select
+            id={kindId}
+            name="kind"
+            value={kind}
+            onChange={(e) => edited("kind", setKind)(e.target.value as MessageKind)}
+            aria-invalid={kindErrors.length > 0}
+            data-testid="send-kind"
+          >
+            {MESSAGE_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {t(`messageKind.${k}`)}
+              </option>
+            ))}
+          </select>
+          <FieldErrors errors={kindErrors} testId="send-kind-errors" />
+        </div>
+        <div className="field field-wide">
+          <label htmlFor={textId}>{t("send.text")}</label>
+          <textarea
+            id={textId}
+            name="text"
+            rows={3}
+            required
+            value={text}
+            onChange={(e) => edited("text", setText)(e.target.value)}
+            aria-invalid={textErrors.length > 0}
+            aria-describedby={describedBy(plan !== null && counterId, textErrors.length > 0 && textErrorsId)}
+            data-testid="send-text"
+          />
+          {plan !== null && (
+            <p className="hint counter" id={counterId} data-testid="send-counter">
+              {counterText(t, plan)}
+            </p>
+          )}
+          <FieldErrors id={textErrorsId} errors={textErrors} testId="send-text-errors" />
+        </div>
+        <button type="submit" className="button" disabled={sending} data-testid="send-submit">
+          {sending ? t("send.busy") : t("send.submit")}
+        </button>
+      </form>
+      <div id={outcomeId} aria-live="polite">
+        {outcome.kind === "sent" && (
+          <p className="notice notice-success" data-testid="send-done" data-id={outcome.message.id}>
+            {t("send.done", { id: String(outcome.message.id) })}
+          </p>
+        )}
+        {outcome.kind === "failed" && <ErrorNotice title={t("send.failed")} error={outcome.error} testId="send-error" />}
+      </div>
+    </section>
+  );
+}
+
+function FieldErrors({ id, errors, testId }: { id?: string; errors: readonly FieldError[]; testId: string }) {
+  if (errors.length === 0) return null;
+  return (
+    <ul className="field-problems" id={id} data-testid={testId}>
+      {errors.map((e) => (
+        <li key={`${e.code}:${e.message}`}>{e.message}</li>
+      ))}
+    </ul>
+  );
+}

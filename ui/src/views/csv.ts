@@ -1,0 +1,229 @@
+import type { FieldError } from "../bindings/FieldError";
+import type { MessageKind } from "../bindings/MessageKind";
+import type { SubmitMessage } from "../bindings/SubmitMessage";
+import { MESSAGE_KINDS } from "./labels";
+
+/** The columns an import file may have; the first two are required. */
+export const REQUIRED_COLUMNS = ["destination", "text"] as const;
+export const OPTIONAL_COLUMNS = [
+  "kind",
+  "priority",
+  "client_ref",
+  "ordering_key",
+  "valid_until",
+  "scheduled_at",
+] as const;
+type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
+const KNOWN: readonly string[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+
+/** Why a whole file cannot be read; `line` counts from 1, as a spreadsheet shows it. */
+export type CsvProblem =
+  | { readonly code: "empty" }
+  | { readonly code: "unclosed_quote"; readonly line: number }
+  | { readonly code: "missing_column"; readonly column: string }
+  | { readonly code: "unknown_column"; readonly column: string }
+  | { readonly code: "duplicate_column"; readonly column: string }
+  | { readonly code: "field_count"; readonly line: number; readonly found: number; readonly expected: number };
+
+/** Codes of the problems found in the browser, before the engine sees a row. */
+export const LOCAL_CODES = { kind: "csv_kind", priority: "csv_priority" } as const;
+
+export interface ImportRow {
+  /** The line the record starts on in the file, from 1 (the header is line 1). */
+  readonly line: number;
+  readonly message: SubmitMessage;
+  /** Problems found while reading the row (a kind or priority the engine could not even read). */
+  readonly errors: readonly FieldError[];
+}
+
+export type ReadResult =
+  | { readonly ok: true; readonly rows: readonly ImportRow[] }
+  | { readonly ok: false; readonly problem: CsvProblem };
+
+export interface CsvRecord {
+  readonly line: number;
+  readonly fields: string[];
+}
+
+/**
+ * Splits RFC 4180 text into records: fields separated by commas, records by CRLF or LF; a field in
+ * double quotes may hold commas, line breaks and doubled quotes (`""` for `"`). A leading byte
+ * order mark is dropped. Throws nothing: an unclosed quote is reported with its line.
+ */
+export function parseCsv(input: string): { records: CsvRecord[] } | { unclosedQuoteLine: number } {
+  const text = input.startsWith("\uFEFF") ? input.slice(1) : input;
+  const records: CsvRecord[] = [];
+  let fields: string[] = [];
+  let field = "";
+  let line = 1;
+  let recordLine = 1;
+  let quoted = false;
+  let quoteLine = 1;
+  let i = 0;
+
+  const endField = () => {
+    fields.push(field);
+    field = "";
+  };
+  const endRecord = () => {
+    endField();
+    records.push({ line: recordLine, fields });
+    fields = [];
+  };
+
+  while (i < text.length) {
+    const c = text[i];
+    if (quoted) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        quoted = false;
+      } else {
+        if (c === "\n") line += 1;
+        field += c;
+      }
+      i += 1;
+      continue;
+    }
+    if (c === '"' && field === "") {
+      quoted = true;
+      quoteLine = line;
+    } else if (c === ",") {
+      endField();
+    } else if (c === "\r" && text[i + 1] === "\n") {
+      endRecord();
+      line += 1;
+      recordLine = line;
+      i += 1;
+    } else if (c === "\n") {
+      endRecord();
+      line += 1;
+      recordLine = line;
+    } else {
+      field += c;
+    }
+    i += 1;
+  }
+  if (quoted) return { unclosedQuoteLine: quoteLine };
+  // The last record, unless the text ended with a line break.
+  if (field !== "" || fields.length > 0) endRecord();
+  return { records };
+}
+
+const isBlank = (record: CsvRecord): boolean => record.fields.length === 1 && record.fields[0]?.trim() === "";
+
+/**
+ * Reads an import file: a header row naming the columns (destination and text required, in any
+ * order, any case), then one message per row. Blank lines are skipped; empty optional cells are
+ * absent values.
+ */
+export function readImportFile(input: string): ReadResult {
+  const parsed = parseCsv(input);
+  if ("unclosedQuoteLine" in parsed) return { ok: false, problem: { code: "unclosed_quote", line: parsed.unclosedQuoteLine } };
+  const records = parsed.records.filter((r) => !isBlank(r));
+  const header = records[0];
+  if (header === undefined) return { ok: false, problem: { code: "empty" } };
+
+  const columns = header.fields.map((name) => name.trim().toLowerCase());
+  for (const [i, column] of columns.entries()) {
+    if (!KNOWN.includes(column)) return { ok: false, problem: { code: "unknown_column", column: header.fields[i] ?? column } };
+    if (columns.indexOf(column) !== i) return { ok: false, problem: { code: "duplicate_column", column } };
+  }
+  for (const column of REQUIRED_COLUMNS) {
+    if (!columns.includes(column)) return { ok: false, problem: { code: "missing_column", column } };
+  }
+
+  const rows: ImportRow[] = [];
+  for (const record of records.slice(1)) {
+    if (record.fields.length !== columns.length) {
+      return {
+        ok: false,
+        problem: { code: "field_count", line: record.line, found: record.fields.length, expected: columns.length },
+      };
+    }
+    const cell = new Map<Column, string>();
+    columns.forEach((column, i) => cell.set(column as Column, record.fields[i] ?? ""));
+    rows.push(toRow(record.line, cell));
+  }
+  return { ok: true, rows };
+}
+
+function toRow(line: number, cell: Map<Column, string>): ImportRow {
+  const errors: FieldError[] = [];
+  const optional = (column: Column): string | null => {
+    const value = cell.get(column)?.trim() ?? "";
+    return value === "" ? null : value;
+  };
+  const message: SubmitMessage = {
+    destination: cell.get("destination")?.trim() ?? "",
+    // The text is kept exactly as written: spaces and line breaks are part of the message.
+    text: cell.get("text") ?? "",
+  };
+
+  const kind = optional("kind")?.toLowerCase() ?? null;
+  if (kind !== null) {
+    if ((MESSAGE_KINDS as readonly string[]).includes(kind)) message.kind = kind as MessageKind;
+    else errors.push({ field: "kind", code: LOCAL_CODES.kind, message: `unknown kind "${kind}"` });
+  }
+  const priority = optional("priority");
+  if (priority !== null) {
+    if (/^\d+$/.test(priority)) message.priority = Number(priority);
+    else errors.push({ field: "priority", code: LOCAL_CODES.priority, message: `"${priority}" is not a whole number` });
+  }
+  const text = (column: "client_ref" | "ordering_key" | "valid_until" | "scheduled_at") => {
+    const value = optional(column);
+    if (value !== null) message[column] = value;
+  };
+  text("client_ref");
+  text("ordering_key");
+  text("valid_until");
+  text("scheduled_at");
+  return { line, message, errors };
+}
+
+/** Splits a list into chunks of at most `size` (the engine takes at most intake.max_batch at once). */
+export function chunks<T>(items: readonly T[], size: number): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+/**
+ * A stable fingerprint of a file's content, for idempotency keys: importing the same file again
+ * reuses the same keys, so the engine queues nothing twice. SHA-256 where the browser offers it
+ * (not on plain HTTP to a network address), else 64-bit FNV-1a.
+ */
+export async function contentHash(text: string): Promise<string> {
+  const bytes = new TextEncoder().encode(text);
+  const subtle = globalThis.crypto?.subtle as SubtleCrypto | undefined;
+  if (subtle !== undefined) {
+    try {
+      const digest = await subtle.digest("SHA-256", bytes);
+      return `sha256-${hex(new Uint8Array(digest))}`;
+    } catch {
+      // Fall through to FNV.
+    }
+  }
+  return `fnv-${fnv1a64(bytes)}`;
+}
+
+export function fnv1a64(bytes: Uint8Array): string {
+  let hash = 0xcbf29ce484222325n;
+  for (const b of bytes) {
+    hash ^= BigInt(b);
+    hash = (hash * 0x100000001b3n) & 0xffffffffffffffffn;
+  }
+  return hash.toString(16).padStart(16, "0");
+}
+
+function hex(bytes: Uint8Array): string {
+  return Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+}
+
+/** The idempotency key of one chunk of an import. */
+export function chunkKey(hash: string, index: number): string {
+  return `csv-${hash}-${index}`;
+}
