@@ -59,9 +59,10 @@ fn killed_three_times_mid_stream_nothing_is_lost_and_nothing_is_sent_twice() {
             .unwrap(),
     );
     let mut first = String::new();
-    BufReader::new(smsc.0.stderr.take().unwrap())
-        .read_line(&mut first)
-        .unwrap();
+    let mut lines = BufReader::new(smsc.0.stderr.take().unwrap());
+    lines.read_line(&mut first).unwrap();
+    // Keep reading what it says, so it never writes into a closed pipe.
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
     let port = first
         .split_whitespace()
         .find_map(|w| w.strip_prefix("127.0.0.1:"))

@@ -212,12 +212,15 @@ impl Sandbox {
 /// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until Ctrl+C.
 pub async fn run_standalone(config: SandboxConfig, counts_file: Option<std::path::PathBuf>) -> std::io::Result<()> {
     let sandbox = Sandbox::start(config).await?;
-    eprintln!(
+    // One write, and no panic if whoever started us stopped reading (eprintln! writes piece by
+    // piece and panics on a closed pipe, which would take the SMSC down with it).
+    let banner = format!(
         "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
-         Scenarios by the last two digits of the destination: {}.\nStop with Ctrl+C.",
+         Scenarios by the last two digits of the destination: {}.\nStop with Ctrl+C.\n",
         sandbox.addr(),
         Scenario::legend()
     );
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), banner.as_bytes());
     // The counters, for a test on another process: rewritten twice a second and on exit.
     let write_counts = |sandbox: &Sandbox| {
         if let Some(path) = &counts_file {
