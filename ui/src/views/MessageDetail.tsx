@@ -3,6 +3,7 @@ import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageDetail as MessageDetailRecord } from "../bindings/MessageDetail";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { DetailBar } from "../components/DetailBar";
 import { useBackendData } from "../hooks/useBackendData";
 import { useEscape } from "../hooks/useEscape";
 import { useI18n } from "../i18n/context";
@@ -79,13 +80,7 @@ export function MessageDetail({
       data-testid="message-detail"
       data-id={id}
     >
-      <div className="detail-bar">
-        <button type="button" className="button button-secondary back-button" onClick={onClose} data-testid="detail-back">
-          <span aria-hidden="true">← </span>
-          {t("detail.back")}
-        </button>
-        <span className="hint">{t("detail.escape")}</span>
-      </div>
+      <DetailBar backLabel={t("detail.back")} onClose={onClose} />
       <h2 id={headingId} ref={headingRef} tabIndex={-1}>
         {t("detail.title", { id: String(id) })}
       </h2>

@@ -15,6 +15,7 @@ use super::{AppState, Failure};
 use crate::apikeys::same_secret;
 use crate::clock::now_ms;
 use crate::receipts::ingest::HttpReceived;
+use crate::receipts::parse::parse_form;
 use crate::service::CallbackAnswer;
 
 /// Query parameter and header that carry the provider's secret.
@@ -82,33 +83,10 @@ fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {
 }
 
 fn token_from_query(query: &str) -> Option<String> {
-    form_pairs(query).find(|(k, _)| k == TOKEN_PARAM).map(|(_, v)| v)
-}
-
-fn form_pairs(query: &str) -> impl Iterator<Item = (String, String)> + '_ {
-    query.split('&').filter(|p| !p.is_empty()).map(|pair| {
-        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (decode(k), decode(v))
-    })
-}
-
-fn decode(s: &str) -> String {
-    let bytes = s.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        match bytes[i] {
-            b'+' => out.push(b' '),
-            b'%' if i + 2 < bytes.len() && bytes[i + 1].is_ascii_hexdigit() && bytes[i + 2].is_ascii_hexdigit() => {
-                let hex = std::str::from_utf8(&bytes[i + 1..i + 3]).expect("two ASCII hex digits");
-                out.push(u8::from_str_radix(hex, 16).expect("two hex digits"));
-                i += 2;
-            }
-            b => out.push(b),
-        }
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
+    parse_form(query)
+        .into_iter()
+        .find(|(k, _)| k == TOKEN_PARAM)
+        .map(|(_, v)| v)
 }
 
 /// The query as received, with the secret's value blanked: evidence must not hold credentials.
@@ -116,7 +94,9 @@ fn redact_query(query: &str) -> String {
     query
         .split('&')
         .map(|pair| match pair.split_once('=') {
-            Some((k, _)) if decode(k) == TOKEN_PARAM => format!("{k}=REDACTED"),
+            Some((k, _)) if parse_form(k).first().is_some_and(|(name, _)| name == TOKEN_PARAM) => {
+                format!("{k}=REDACTED")
+            }
             _ => pair.to_owned(),
         })
         .collect::<Vec<_>>()
@@ -177,9 +157,9 @@ mod tests {
     }
 
     #[test]
-    fn percent_decoding_survives_truncated_escapes() {
-        assert_eq!(decode("a%2"), "a%2");
-        assert_eq!(decode("a%zz"), "a%zz");
-        assert_eq!(decode("%41+b"), "A b");
+    fn an_escaped_token_name_is_found_and_blanked_too() {
+        let q = "t%6Fken=s3cret&x=%41";
+        assert_eq!(token_from_query(q).as_deref(), Some("s3cret"));
+        assert_eq!(redact_query(q), "t%6Fken=REDACTED&x=%41");
     }
 }

@@ -7,6 +7,7 @@ import type { MessageSummary } from "../../bindings/MessageSummary";
 import { Badge } from "../../components/Badge";
 import { Disclosure } from "../../components/Disclosure";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { DetailBar } from "../../components/DetailBar";
 import { AttemptEvidence } from "../../components/evidence/AttemptEvidence";
 import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
 import { Fact, Facts } from "../../components/Facts";
@@ -88,13 +89,7 @@ export function ExceptionView({
       data-testid="exception-detail"
       data-id={id}
     >
-      <div className="detail-bar">
-        <button type="button" className="button button-secondary back-button" onClick={onClose} data-testid="detail-back">
-          <span aria-hidden="true">← </span>
-          {t("exceptions.back")}
-        </button>
-        <span className="hint">{t("detail.escape")}</span>
-      </div>
+      <DetailBar backLabel={t("exceptions.back")} onClose={onClose} />
       <h2 id={headingId} ref={headingRef} tabIndex={-1}>
         {state.status === "ready"
           ? t("exception.title", { id: String(id), kind: t(`exceptionKind.${state.data.exception.kind}`) })

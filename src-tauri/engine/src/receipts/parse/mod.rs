@@ -21,6 +21,7 @@ mod tests;
 
 use serde::Serialize;
 
+pub(crate) use http::parse_form;
 pub use http::{builtin_mapping, parse_http, parse_http_with, HttpMapping, BUILTIN_PROVIDERS};
 pub use smpp::parse_smpp;
 pub use stat::{Stat, UnknownStat};
