@@ -10,3 +10,37 @@ pub fn peak_rss_mib() -> f64 {
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
+
+#[allow(dead_code)] // not every benchmark reports it
+/// CPU time (user + system, in seconds) used so far by this process's threads named `name`
+/// (Linux; NaN elsewhere). Unlike wall time, it hardly moves when other work shares the machine.
+pub fn thread_cpu_secs(name: &str) -> f64 {
+    let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
+        return f64::NAN;
+    };
+    let ticks_per_sec = 100.0; // USER_HZ on Linux
+    let mut ticks = 0u64;
+    for task in tasks.flatten() {
+        let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
+        if comm.trim_end() != name {
+            continue;
+        }
+        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
+        // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+        let fields: Vec<&str> = after.split_whitespace().collect();
+        let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+        ticks += num(11) + num(12);
+    }
+    ticks as f64 / ticks_per_sec
+}
+
+#[allow(dead_code)]
+/// CPU time (user + system, in seconds) used so far by the whole process.
+pub fn process_cpu_secs() -> f64 {
+    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    (num(11) + num(12)) as f64 / 100.0
+}

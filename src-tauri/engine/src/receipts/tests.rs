@@ -959,3 +959,101 @@ proptest! {
         prop_assert_eq!(run(&shuffled, &repeat), reference, "repeats must change nothing");
     }
 }
+
+#[test]
+fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied() {
+    let w = world();
+    let ok_before = w.accepted("G1");
+    let poisoned = w.accepted("G2");
+    let ok_after = w.accepted("G3");
+    // Make applying the middle receipt fail half-way: its logical event is written, then its
+    // projection is refused.
+    w.store
+        .writer()
+        .write_blocking(move |tx| {
+            tx.conn().execute_batch(&format!(
+                "CREATE TRIGGER poison BEFORE INSERT ON projection WHEN NEW.message_id = {poisoned}
+                 BEGIN SELECT RAISE(ABORT, 'poisoned'); END;"
+            ))?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .unwrap();
+    let (writer, ingest) = (w.store.writer().clone(), w.ingest.clone());
+    let results = runtime.block_on(async move {
+        // Hold the writer so that the three reports wait, and are recorded, together.
+        let (release, gate) = std::sync::mpsc::channel::<()>();
+        let blocker = tokio::spawn(async move {
+            writer
+                .write(move |_| {
+                    gate.recv().unwrap();
+                    Ok::<_, StoreError>(())
+                })
+                .await
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        let mut tasks = Vec::new();
+        for id in ["G1", "G2", "G3"] {
+            let ingest = ingest.clone();
+            tasks.push(tokio::spawn(async move {
+                ingest
+                    .smpp(SmppReceived {
+                        connection: CONN.into(),
+                        esm_class: Some(0x04),
+                        short_message: appendix_b(id, "DELIVRD", "9911291201").into_bytes(),
+                        received_at: 1,
+                        ..SmppReceived::default()
+                    })
+                    .await
+            }));
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        release.send(()).unwrap();
+        blocker.await.unwrap().unwrap();
+        let mut out = Vec::new();
+        for t in tasks {
+            out.push(t.await.unwrap().expect("every report is stored and answered"));
+        }
+        out
+    });
+
+    assert!(matches!(results[0].outcome, Outcome::Applied { message_id, .. } if message_id == ok_before));
+    assert_eq!(
+        results[1].outcome,
+        Outcome::Deferred,
+        "a receipt whose effects failed is stored all the same, and says so"
+    );
+    assert!(matches!(results[2].outcome, Outcome::Applied { message_id, .. } if message_id == ok_after));
+    let stored = w.row(
+        "SELECT count(*) FROM receipt WHERE id = ?1",
+        results[1].receipt_id,
+        |r| r.get::<_, i64>(0),
+    );
+    assert_eq!(stored, 1, "the evidence of a failed receipt must be committed");
+    let c = w.counters();
+    assert_eq!(
+        (c.receipts, c.logical_events, c.applied),
+        (3, 2, 2),
+        "nothing of the failed receipt's effects may remain half-applied"
+    );
+    assert_eq!(w.report(poisoned).reported_state, DeliveryState::Pending);
+
+    // Once the cause is gone, the recovery pass applies it.
+    w.store
+        .writer()
+        .write_blocking(|tx| Ok::<_, StoreError>(tx.conn().execute_batch("DROP TRIGGER poison")?))
+        .unwrap();
+    let policy = w.policy.clone();
+    w.store
+        .writer()
+        .write_blocking(move |tx| super::ingest::process_pending(tx, &policy, 0, 100))
+        .unwrap();
+    assert_eq!(w.report(poisoned).reported_state, DeliveryState::Delivered);
+    assert_eq!(w.rebuild_differences(), Vec::<i64>::new());
+}

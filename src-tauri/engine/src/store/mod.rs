@@ -21,7 +21,7 @@ use tokio::sync::broadcast;
 pub use error::StoreError;
 pub use migrations::MigrationReport;
 pub use reader::Reader;
-pub use writer::{Change, Entity, WriteTx, Writer};
+pub use writer::{Change, Entity, Guard, Slot, WriteTx, Writer};
 
 /// Every table the schema must have; checked by tests and by `smsdesk serve` at start.
 pub const TABLES: &[&str] = &[

@@ -111,9 +111,24 @@ enum Ran {
 
 type Op = Box<dyn FnOnce(&mut WriteTx<'_>) -> Ran + Send>;
 
+/// An operation that runs first in its transaction, without a savepoint (see [`Slot::submit`]).
+/// `None` asks for what it wrote to be undone and for it to be called again in a savepoint.
+type LeadOp = Box<dyn FnMut(&mut WriteTx<'_>, Guard) -> Option<Ran> + Send>;
+
 enum Job {
     Op(Op),
+    Lead(LeadOp),
     Shutdown,
+}
+
+/// What protects the rest of the transaction from an operation submitted through a [`Slot`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Guard {
+    /// Nothing: it runs first in its transaction, so undoing it means rolling the transaction
+    /// back. Writing costs least this way: a savepoint copies every page it touches aside.
+    First,
+    /// A savepoint of its own, like every other operation.
+    Savepoint,
 }
 
 /// A cloneable handle to the writer thread.
@@ -158,6 +173,27 @@ impl Writer {
         rx.blocking_recv().map_err(|_| StoreError::Aborted)?
     }
 
+    /// Waits for room in the writer's queue and holds it: what is then submitted through the
+    /// [`Slot`] cannot be lost to a cancelled caller between the wait and the hand-over.
+    pub async fn reserve(&self) -> Result<Slot<'_>, StoreError> {
+        let permit = self.jobs.reserve().await.map_err(|_| StoreError::Closed)?;
+        Ok(Slot { permit })
+    }
+
+    /// Like [`Slot::submit`], for synchronous callers (who cannot be cancelled, so need no slot).
+    /// Must not be called from an async task. When the writer is shut down, `op` is dropped
+    /// without running and the error returned.
+    pub fn submit_blocking<T, F, D>(&self, op: F, done: D) -> Result<(), StoreError>
+    where
+        F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+        D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+        T: Send + 'static,
+    {
+        self.jobs
+            .blocking_send(reporting(op, done))
+            .map_err(|_| StoreError::Closed)
+    }
+
     /// Asks the writer to finish what is queued before this request, then stop.
     pub(crate) fn request_shutdown(&self) {
         // A full queue or a stopped writer both mean there is nothing to ask.
@@ -166,6 +202,44 @@ impl Writer {
             mpsc::error::TrySendError::Closed(_) => Ok(()),
         });
     }
+}
+
+/// Room for one operation in the writer's queue, held until it is used or dropped.
+pub struct Slot<'w> {
+    permit: mpsc::Permit<'w, Job>,
+}
+
+impl Slot<'_> {
+    /// Queues `op` to run first in a transaction, with no savepoint ([`Guard::First`]). If it
+    /// returns `None`, everything it wrote is undone (with the transaction, which holds nothing
+    /// else) and it is called once more, in a savepoint ([`Guard::Savepoint`]); `None` then
+    /// means it failed, and is undone again. When it returns `Some`, `done` runs on the writer
+    /// thread with that value and the outcome of the transaction's commit. (If `op` panics, what
+    /// it wrote is undone and `done` does not run.)
+    pub fn submit<T, F, D>(self, op: F, done: D)
+    where
+        F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+        D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+        T: Send + 'static,
+    {
+        self.permit.send(reporting(op, done));
+    }
+}
+
+fn reporting<T, F, D>(mut op: F, done: D) -> Job
+where
+    F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+    D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+    T: Send + 'static,
+{
+    let mut done = Some(done);
+    Job::Lead(Box::new(move |wtx, guard| {
+        let value = op(wtx, guard)?;
+        let done = done.take()?;
+        Some(Ran::Applied(Box::new(move |commit| {
+            done(value, commit.map_err(StoreError::Commit))
+        })))
+    }))
 }
 
 #[allow(clippy::type_complexity)]
@@ -196,75 +270,160 @@ fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
 fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<Change>) {
     let mut batch: u64 = 0;
     let mut stop = false;
-    while !stop {
-        let Some(first) = rx.blocking_recv() else {
+    // A leading operation met after others waits for the next batch, which it then opens.
+    let mut carried: Option<Job> = None;
+    while !stop || carried.is_some() {
+        let Some(first) = carried.take().or_else(|| rx.blocking_recv()) else {
             break;
         };
+        let mut lead = None;
         let mut ops = Vec::new();
-        for job in std::iter::once(first).chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+        let mut next = Some(first);
+        // Nothing queued after the shutdown request is taken.
+        while let Some(job) = next.take().or_else(|| if stop { None } else { rx.try_recv().ok() }) {
             match job {
                 Job::Op(op) => ops.push(op),
+                Job::Lead(op) if lead.is_none() && ops.is_empty() => lead = Some(op),
+                job @ Job::Lead(_) => {
+                    carried = Some(job);
+                    break;
+                }
                 Job::Shutdown => {
                     stop = true;
                     break;
                 }
             }
-            if ops.len() >= MAX_BATCH {
+            if ops.len() + usize::from(lead.is_some()) >= MAX_BATCH {
                 break;
             }
         }
-        if ops.is_empty() {
+        if lead.is_none() && ops.is_empty() {
             continue;
         }
         batch += 1;
-        run_batch(&conn, batch, ops, &events);
+        run_batch(&conn, batch, lead, ops, &events);
     }
     rx.close();
     tracing::debug!(batches = batch, "database writer stopped");
 }
 
-fn run_batch(conn: &Connection, batch: u64, ops: Vec<Op>, events: &broadcast::Sender<Change>) {
+/// What became of one operation.
+enum Done {
+    Applied(Reply),
+    Failed(Reply),
+    /// Panicked, or failed with nothing to answer: already rolled back and reported.
+    Dropped,
+}
+
+/// Runs `f` in a savepoint of its own, undoing it when it fails or panics.
+fn guarded(
+    conn: &Connection,
+    batch: u64,
+    now: i64,
+    changes: &mut Vec<Change>,
+    f: impl FnOnce(&mut WriteTx<'_>) -> Option<Ran>,
+) -> Done {
+    let mark = changes.len();
+    if let Err(e) = run_cached(conn, "SAVEPOINT op") {
+        tracing::error!(error = %e, "cannot open a savepoint; operation aborted");
+        return Done::Dropped;
+    }
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        f(&mut WriteTx {
+            conn,
+            changes: &mut *changes,
+            batch,
+            now,
+        })
+    }));
+    if let Ok(Some(Ran::Applied(reply))) = ran {
+        return match run_cached(conn, "RELEASE op") {
+            Ok(()) => Done::Applied(reply),
+            Err(e) => {
+                reply(Err(e.to_string()));
+                Done::Dropped
+            }
+        };
+    }
+    // Undo just this operation. Its reply (if it did not panic) carries its own error; a
+    // panicked operation's reply was dropped, which its caller sees as Aborted.
+    let undone = run_cached(conn, "ROLLBACK TO op").and_then(|()| run_cached(conn, "RELEASE op"));
+    if let Err(e) = undone {
+        tracing::error!(error = %e, "cannot roll back a failed operation");
+    }
+    changes.truncate(mark);
+    match ran {
+        Ok(Some(Ran::Failed(reply))) => Done::Failed(reply),
+        Ok(_) => Done::Dropped,
+        Err(_) => {
+            tracing::error!(batch, "a write operation panicked; it was rolled back");
+            Done::Dropped
+        }
+    }
+}
+
+/// Runs a leading operation first in the open transaction, without a savepoint; if it asks to be
+/// undone (or fails, or panics), rolls the transaction back, begins another, and (when it asked)
+/// runs it again in a savepoint. `Err` when no transaction could be begun again.
+fn lead_first(conn: &Connection, batch: u64, now: i64, changes: &mut Vec<Change>, mut op: LeadOp) -> Result<Done, ()> {
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        op(
+            &mut WriteTx {
+                conn,
+                changes: &mut *changes,
+                batch,
+                now,
+            },
+            Guard::First,
+        )
+    }));
+    let done = match ran {
+        Ok(Some(Ran::Applied(reply))) => return Ok(Done::Applied(reply)),
+        Ok(Some(Ran::Failed(reply))) => Some(Done::Failed(reply)),
+        Ok(None) => None,
+        Err(_) => {
+            tracing::error!(batch, "a write operation panicked; it was rolled back");
+            Some(Done::Dropped)
+        }
+    };
+    changes.clear();
+    let restarted = conn
+        .execute_batch("ROLLBACK")
+        .and_then(|()| conn.execute_batch("BEGIN IMMEDIATE"));
+    if let Err(e) = restarted {
+        tracing::error!(error = %e, batch, "cannot begin a write transaction again; the rest of the batch is aborted");
+        if !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        return Err(());
+    }
+    Ok(done.unwrap_or_else(|| guarded(conn, batch, now, changes, |wtx| op(wtx, Guard::Savepoint))))
+}
+
+fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, events: &broadcast::Sender<Change>) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
-        tracing::error!(error = %e, "cannot begin a write transaction; {} operation(s) aborted", ops.len());
+        let n = ops.len() + usize::from(lead.is_some());
+        tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
         return;
     }
     let mut changes = Vec::new();
-    let mut applied = Vec::with_capacity(ops.len());
+    let mut applied = Vec::with_capacity(ops.len() + 1);
     let mut failed = Vec::new();
     let now = now_ms();
-    for op in ops {
-        let mark = changes.len();
-        if let Err(e) = run_cached(conn, "SAVEPOINT op") {
-            tracing::error!(error = %e, "cannot open a savepoint; operation aborted");
-            continue;
-        }
-        let mut wtx = WriteTx {
-            conn,
-            changes: &mut changes,
-            batch,
-            now,
-        };
-        let ran = catch_unwind(AssertUnwindSafe(|| op(&mut wtx)));
-        match ran {
-            Ok(Ran::Applied(reply)) => match run_cached(conn, "RELEASE op") {
-                Ok(()) => applied.push(reply),
-                Err(e) => reply(Err(e.to_string())),
-            },
-            other => {
-                // Undo just this operation. Its reply (if it did not panic) carries its own error;
-                // a panicked operation's reply was dropped, which its caller sees as Aborted.
-                let undone = run_cached(conn, "ROLLBACK TO op").and_then(|()| run_cached(conn, "RELEASE op"));
-                if let Err(e) = undone {
-                    tracing::error!(error = %e, "cannot roll back a failed operation");
-                }
-                changes.truncate(mark);
-                if let Ok(Ran::Failed(reply)) = other {
-                    failed.push(reply);
-                } else {
-                    tracing::error!(batch, "a write operation panicked; it was rolled back");
-                }
-            }
+    let lead = match lead.map(|op| lead_first(conn, batch, now, &mut changes, op)) {
+        Some(Err(())) => return,
+        Some(Ok(done)) => Some(done),
+        None => None,
+    };
+    let rest = ops
+        .into_iter()
+        .map(|op| guarded(conn, batch, now, &mut changes, |wtx| Some(op(wtx))));
+    for done in lead.into_iter().chain(rest.collect::<Vec<_>>()) {
+        match done {
+            Done::Applied(reply) => applied.push(reply),
+            Done::Failed(reply) => failed.push(reply),
+            Done::Dropped => {}
         }
     }
     let committed = conn.execute_batch("COMMIT").map_err(|e| e.to_string());
