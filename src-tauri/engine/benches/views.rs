@@ -15,7 +15,7 @@ use rusqlite::{params, Connection};
 use smsdesk_engine::domain::{DeliveryState, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::receipts::rules::{Projection, Rule, RULES_VERSION};
 use smsdesk_engine::store::Store;
-use smsdesk_engine::views::{self, ExceptionFilter, MessageFilter, ViewError};
+use smsdesk_engine::views::{self, ActivityWindow, ExceptionFilter, MessageFilter, ViewError};
 
 const DAY: i64 = 86_400_000;
 const CONN: &str = "bench";
@@ -640,6 +640,30 @@ fn main() {
     measure("dashboard", runs, |_| {
         reader.read_blocking(views::dashboard).unwrap().queue.len()
     });
+    for (window, name) in [
+        (ActivityWindow::Hour, "charts: last hour by minute"),
+        (ActivityWindow::Day, "charts: last 24 h by hour"),
+        (ActivityWindow::Month, "charts: last 30 days by day"),
+    ] {
+        measure(name, runs, |_| {
+            let a = reader.read_blocking(move |c| views::activity(c, window)).unwrap();
+            a.buckets.len() + a.days.len()
+        });
+    }
+    let month = reader
+        .read_blocking(|c| views::activity(c, ActivityWindow::Month))
+        .unwrap();
+    let total = |f: fn(&views::ActivityBucket) -> i64| month.buckets.iter().map(f).sum::<i64>();
+    println!(
+        "views: charts over 30 days: {} accepted, {} refused, {} unknown submits; {} receipts; {} finals; \
+         outcomes of {} messages",
+        total(|b| b.accepted),
+        total(|b| b.refused),
+        total(|b| b.unknown),
+        total(|b| b.receipts),
+        total(|b| b.finals),
+        month.days.iter().map(|d| d.created).sum::<i64>()
+    );
     measure("audit log, first page", runs, |_| {
         reader
             .read_blocking(|c| views::audit_log(c, None, None))

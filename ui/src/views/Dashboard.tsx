@@ -65,10 +65,12 @@ export interface DashboardProps {
   readonly connection: DataState<ConnectionStatus>;
   readonly onRetry: () => void;
   readonly onRetryConnection: () => void;
+  /** The charts (they load their own data, for the period the user picks). */
+  readonly charts?: ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
-export function Dashboard({ dashboard, connection, onRetry, onRetryConnection }: DashboardProps) {
+export function Dashboard({ dashboard, connection, onRetry, onRetryConnection, charts }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
   return (
@@ -86,6 +88,7 @@ export function Dashboard({ dashboard, connection, onRetry, onRetryConnection }:
         <ErrorNotice title={t("dashboard.error")} error={dashboard.error} onRetry={onRetry} testId="dashboard-error" />
       )}
       {dashboard.status === "ready" && <Figures data={dashboard.data} />}
+      {charts}
     </section>
   );
 }

@@ -34,6 +34,16 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "views",
         sql: include_str!("migrations/0003_views.sql"),
     },
+    Migration {
+        version: 4,
+        name: "ingest",
+        sql: include_str!("migrations/0004_ingest.sql"),
+    },
+    Migration {
+        version: 5,
+        name: "activity",
+        sql: include_str!("migrations/0005_activity.sql"),
+    },
 ];
 
 /// The schema version this build creates.
@@ -60,7 +70,27 @@ pub struct MigrationReport {
 }
 
 /// Brings the database to the latest schema, one transaction per migration.
+///
+/// Migrations run with foreign key enforcement off, as SQLite's procedure for rebuilding a table
+/// asks (dropping a table that other rows refer to would otherwise delete through it, and the
+/// pragma cannot change inside a transaction); each one commits only if `PRAGMA
+/// foreign_key_check` then finds nothing. Enforcement is restored afterwards, failed or not.
 pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
+    migrate_to(conn, latest_version())
+}
+
+/// Like [`migrate`], stopping at schema version `target` (tests build older databases with it).
+pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<MigrationReport, StoreError> {
+    let enforced: bool = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0))?;
+    conn.pragma_update(None, "foreign_keys", false)?;
+    let report = migrate_unchecked(conn, target);
+    if enforced {
+        conn.pragma_update(None, "foreign_keys", true)?;
+    }
+    report
+}
+
+fn migrate_unchecked(conn: &mut Connection, target: u32) -> Result<MigrationReport, StoreError> {
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migration (
              version    INTEGER PRIMARY KEY,
@@ -79,7 +109,10 @@ pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
     check_applied_unchanged(conn)?;
 
     let mut applied = Vec::new();
-    for m in MIGRATIONS.iter().filter(|m| m.version > from_version) {
+    for m in MIGRATIONS
+        .iter()
+        .filter(|m| m.version > from_version && m.version <= target)
+    {
         let fail = |source| StoreError::Migration {
             version: m.version,
             name: m.name.into(),
@@ -89,6 +122,7 @@ pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(fail)?;
         tx.execute_batch(m.sql).map_err(fail)?;
+        foreign_keys_hold(&tx).map_err(fail)?;
         tx.execute(
             "INSERT INTO schema_migration (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
             params![m.version, m.name, checksum(m.sql), now_ms()],
@@ -104,6 +138,24 @@ pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
         to_version: current_version(conn)?,
         applied,
     })
+}
+
+/// Fails when a row refers to a row that does not exist.
+fn foreign_keys_hold(conn: &Connection) -> rusqlite::Result<()> {
+    let broken: Option<(String, Option<i64>, String)> = conn
+        .query_row("PRAGMA foreign_key_check", [], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .optional()?;
+    match broken {
+        None => Ok(()),
+        Some((table, rowid, parent)) => Err(rusqlite::Error::SqliteFailure(
+            rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_CONSTRAINT_FOREIGNKEY),
+            Some(format!(
+                "a row ({rowid:?}) of {table} refers to a missing row of {parent}"
+            )),
+        )),
+    }
 }
 
 /// The highest applied migration (0 on an empty database).

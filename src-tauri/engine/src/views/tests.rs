@@ -1530,3 +1530,494 @@ fn views_speak_snake_case_milliseconds_and_typescript_numbers() {
         assert!(!decl.contains("bigint"), "TypeScript gets numbers, not bigint: {decl}");
     }
 }
+
+// ---- Charts (activity) ----
+
+mod charts {
+    use rusqlite::{params, Connection};
+
+    use super::*;
+    use crate::clock::from_civil;
+    use crate::store::migrations;
+
+    const MIN: i64 = 60_000;
+    const DAY: i64 = 86_400_000;
+
+    /// 2026-11-02 10:00:00 UTC: the start of a minute, an hour and (minus ten hours) a day.
+    fn t0() -> i64 {
+        from_civil(2026, 11, 2, 10, 0, 0)
+    }
+
+    /// Rows written with plain SQL at chosen times, so buckets and latencies are known exactly;
+    /// the schema's triggers keep the totals as they do for the engine's own writes.
+    struct Rows<'c> {
+        c: &'c Connection,
+        next: i64,
+    }
+
+    impl Rows<'_> {
+        fn message(&mut self, at: i64, status: &str) -> i64 {
+            self.next += 1;
+            let id = self.next;
+            self.c
+                .execute(
+                    "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
+                         segments, kind, priority, registered_delivery, connection)
+                     VALUES (?1, ?2, 'api', '+33612345678', '+33612345678', 'hi', 'gsm7', 1, 'transactional', 15, 1,
+                         'sandbox')",
+                    params![id, at],
+                )
+                .unwrap();
+            self.c
+                .execute(
+                    "INSERT INTO queue (message_id, status, priority, next_attempt_at, lease_owner, updated_at)
+                     VALUES (?1, ?2, 15, ?3, CASE WHEN ?2 = 'sending' THEN 'test' END, ?3)",
+                    params![id, status, at],
+                )
+                .unwrap();
+            id
+        }
+
+        fn attempt(&self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
+            self.c
+                .execute(
+                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, sent_at, responded_at,
+                         provider_message_id, provider_id_norm, outcome)
+                     VALUES (?1, ?2, 'sandbox', ?3, ?3, ?4, ?5, ?5, ?6)",
+                    params![m, no, at, responded, format!("P{m}"), outcome],
+                )
+                .unwrap();
+            self.c.last_insert_rowid()
+        }
+
+        /// A report received at `at`; a new logical event for `m` unless `repeat_of` names one.
+        fn receipt(&self, m: Option<i64>, stat: &str, kind: &str, at: i64, repeat_of: Option<i64>) -> i64 {
+            self.c
+                .execute(
+                    "INSERT INTO receipt (received_at, source, connection, raw, kind, parser_version, stat)
+                     VALUES (?1, 'smpp_deliver_sm', 'sandbox', x'00', ?2, 1, ?3)",
+                    params![at, kind, stat],
+                )
+                .unwrap();
+            let rid = self.c.last_insert_rowid();
+            let event = match repeat_of {
+                Some(e) => e,
+                None => {
+                    self.c
+                        .execute(
+                            "INSERT INTO logical_event (connection, dedup_key, key_source, stat, receipt_kind,
+                                 first_receipt_id, created_at, correlation, message_id)
+                             VALUES ('sandbox', ?1, 'fingerprint', ?2, ?3, ?4, ?5,
+                                 CASE WHEN ?6 IS NULL THEN 'none' ELSE 'matched' END, ?6)",
+                            params![format!("k{rid}"), stat, kind, rid, at, m],
+                        )
+                        .unwrap();
+                    self.c.last_insert_rowid()
+                }
+            };
+            self.c
+                .execute(
+                    "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at)
+                     VALUES (?1, ?2, ?3, ?4)",
+                    params![rid, event, repeat_of.is_some(), at],
+                )
+                .unwrap();
+            event
+        }
+
+        /// Inserts or replaces a message's projection, as `receipts::project::save` does.
+        fn project(&self, m: i64, state: &str, rule: &str, supporting: &[i64], no_receipt: bool, at: i64) {
+            self.c
+                .execute(
+                    "INSERT INTO projection (message_id, state, rule, supporting_json, flag_no_receipt, fold_json,
+                         rules_version, updated_at)
+                     VALUES (?1, ?2, ?3, ?4, ?5, '{}', 1, ?6)
+                     ON CONFLICT (message_id) DO UPDATE SET state = excluded.state, rule = excluded.rule,
+                         supporting_json = excluded.supporting_json, flag_no_receipt = excluded.flag_no_receipt,
+                         updated_at = excluded.updated_at",
+                    params![
+                        m,
+                        state,
+                        rule,
+                        serde_json::to_string(supporting).unwrap(),
+                        no_receipt,
+                        at
+                    ],
+                )
+                .unwrap();
+        }
+
+        fn set_status(&self, m: i64, status: &str) {
+            self.c
+                .execute("UPDATE queue SET status = ?2 WHERE message_id = ?1", params![m, status])
+                .unwrap();
+        }
+    }
+
+    /// The latencies of the 19 first finals in minute 2 (the last is kept as 120 s: two digits).
+    const LATENCIES: [i64; 19] = [
+        250, 1_000, 2_000, 3_000, 4_000, 5_000, 6_000, 7_000, 8_000, 9_000, 10_000, 11_000, 12_000, 13_000, 14_000,
+        15_000, 16_000, 17_000, 123_456,
+    ];
+
+    /// Submits and receipts in minutes 0-2 after t0, and the outcomes of two days' messages.
+    fn seed(c: &Connection) {
+        let t0 = t0();
+        let mut rows = Rows { c, next: 0 };
+        // Minute 0: 19 accepted submits; their first finals all arrive at 2:30.
+        let finals_at = t0 + 2 * MIN + 30_000;
+        let mut first_event = None;
+        for latency in LATENCIES {
+            let m = rows.message(t0 + 1_000, "accepted");
+            rows.attempt(m, 1, t0 + 1_000, Some(finals_at - latency), "accepted");
+            let e = rows.receipt(Some(m), "DELIVRD", "receipt", finals_at, None);
+            rows.project(m, "delivered", "first_final", &[e], false, finals_at);
+            first_event.get_or_insert(e);
+        }
+        // Minute 1: refused, throttled then accepted, no answer; one still waiting for its answer.
+        let refused = rows.message(t0 + MIN, "failed");
+        rows.attempt(refused, 1, t0 + MIN + 1_000, Some(t0 + MIN + 1_040), "permanent");
+        let retried = rows.message(t0 + MIN, "accepted");
+        rows.attempt(retried, 1, t0 + MIN + 2_000, Some(t0 + MIN + 2_040), "throttled");
+        rows.attempt(retried, 2, t0 + MIN + 3_000, Some(t0 + MIN + 3_040), "accepted");
+        let e = rows.receipt(Some(retried), "ENROUTE", "intermediate", t0 + MIN + 9_000, None);
+        rows.project(retried, "enroute", "intermediate", &[e], false, t0 + MIN + 9_000);
+        let unanswered = rows.message(t0 + MIN, "outcome_unknown");
+        let a = rows.attempt(unanswered, 1, t0 + MIN + 4_000, None, "pending");
+        c.execute("UPDATE attempt SET outcome = 'timeout' WHERE id = ?1", [a])
+            .unwrap();
+        let waiting = rows.message(t0 + MIN, "sending");
+        rows.attempt(waiting, 1, t0 + MIN + 5_000, None, "pending");
+        // Minute 2: a repeat of a final (counted as received, not as a final), and an incoming SMS
+        // (not a receipt at all).
+        rows.receipt(Some(1), "DELIVRD", "receipt", t0 + 2 * MIN + 40_000, first_event);
+        rows.receipt(None, "", "mo", t0 + 2 * MIN + 41_000, None);
+
+        // Outcomes of messages created earlier today (at 08:00) and yesterday.
+        let today = t0 - 2 * 3_600_000;
+        let failed = rows.message(today, "accepted");
+        let e = rows.receipt(Some(failed), "UNDELIV", "receipt", today + 5_000, None);
+        rows.project(failed, "undeliverable", "first_final", &[e], false, today + 5_000);
+        let expired = rows.message(today, "accepted");
+        let e = rows.receipt(Some(expired), "EXPIRED", "receipt", today + 5_000, None);
+        rows.project(expired, "expired", "first_final", &[e], false, today + 5_000);
+        rows.message(today, "failed");
+        let late = rows.message(today, "accepted");
+        rows.attempt(late, 1, today, Some(today + 40), "accepted");
+        rows.project(late, "pending", "no_report", &[], true, today + DAY / 4);
+        let e = rows.receipt(Some(late), "DELIVRD", "receipt", today + 7_000_040, None);
+        rows.project(late, "delivered", "first_final", &[e], false, today + 7_000_040);
+        let overdue = rows.message(today, "accepted");
+        rows.project(overdue, "pending", "no_report", &[], true, today + DAY / 4);
+        let decided = rows.message(today, "outcome_unknown");
+        rows.project(decided, "delivered", "operator_decision", &[], false, today + 60_000);
+        let retry = rows.message(today, "failed");
+        rows.set_status(retry, "queued");
+        let cancelled = rows.message(today, "queued");
+        rows.set_status(cancelled, "cancelled");
+        let yesterday = rows.message(today - DAY, "accepted");
+        let e = rows.receipt(Some(yesterday), "DELIVRD", "receipt", today - DAY + 3_000, None);
+        rows.project(yesterday, "delivered", "first_final", &[e], false, today - DAY + 3_000);
+    }
+
+    fn seeded() -> World {
+        let w = world();
+        w.write(|tx| {
+            seed(tx.conn());
+            Ok(())
+        });
+        w
+    }
+
+    #[test]
+    fn latencies_are_kept_to_two_significant_digits_and_percentiles_are_nearest_rank() {
+        use super::super::activity::{latency_bin, percentile};
+        let bins: Vec<i64> = [0, 7, 99, 123, 999, 1_234, 12_345, 123_456, 1_234_567, 98_765_432]
+            .into_iter()
+            .map(latency_bin)
+            .collect();
+        assert_eq!(
+            bins,
+            [0, 7, 99, 120, 990, 1_200, 12_000, 120_000, 1_200_000, 98_000_000]
+        );
+        assert_eq!(percentile(&[], 50), None, "no samples, no percentile");
+        assert_eq!(percentile(&[(5, 1)], 95), Some(5));
+        let h = [(10, 4), (20, 5), (30, 1)];
+        assert_eq!(percentile(&h, 50), Some(20), "the 5th of 10 samples");
+        assert_eq!(percentile(&h, 40), Some(10), "the 4th of 10 samples");
+        assert_eq!(percentile(&h, 95), Some(30), "the 10th of 10 samples");
+    }
+
+    #[test]
+    fn the_hour_window_counts_each_minute_apart() {
+        let w = seeded();
+        let now = t0() + 2 * MIN + 45_000;
+        let a = w.read(|c| activity_at(c, ActivityWindow::Hour, now));
+        assert_eq!((a.bucket_ms, a.buckets.len()), (MIN, 60));
+        assert_eq!(a.to_ms, t0() + 3 * MIN, "the window ends with the current minute");
+        assert_eq!(a.from_ms, t0() + 3 * MIN - 60 * MIN);
+        for (i, b) in a.buckets.iter().enumerate() {
+            assert_eq!(
+                b.start_ms,
+                a.from_ms + i as i64 * MIN,
+                "buckets are consecutive minutes"
+            );
+        }
+        let [m0, m1, m2] = [&a.buckets[57], &a.buckets[58], &a.buckets[59]];
+        assert_eq!(m0.start_ms, t0());
+        assert_eq!(
+            (m0.accepted, m0.refused, m0.unknown, m0.receipts, m0.finals),
+            (19, 0, 0, 0, 0),
+            "submits count in the minute they were written, not when answered"
+        );
+        assert_eq!(
+            (m1.accepted, m1.refused, m1.unknown, m1.receipts, m1.finals),
+            (1, 2, 1, 1, 0),
+            "throttled and permanent are refused; a timeout is unknown; a pending attempt counts nowhere; \
+             an intermediate is a receipt but not a final"
+        );
+        assert_eq!(
+            (m2.accepted, m2.refused, m2.unknown, m2.receipts, m2.finals),
+            (0, 0, 0, 20, 19),
+            "a repeat is a receipt received but not a second final; an incoming SMS is not a receipt"
+        );
+        assert_eq!((m2.latency_p50_ms, m2.latency_p95_ms), (Some(9_000), Some(120_000)));
+        assert_eq!(
+            (m1.latency_p50_ms, m1.latency_p95_ms),
+            (None, None),
+            "no finals, no latency"
+        );
+        // 09:56:40, in the hour window's 54th minute: the final of a message sent at 08:00.
+        let late = &a.buckets[53];
+        assert_eq!(late.start_ms, t0() - 4 * MIN);
+        assert_eq!(
+            (late.receipts, late.finals, late.latency_p95_ms),
+            (1, 1, Some(7_000_000))
+        );
+        let rest: i64 = a.buckets[..57]
+            .iter()
+            .map(|b| b.accepted + b.refused + b.unknown + b.receipts + b.finals)
+            .sum();
+        assert_eq!(rest, 2, "nothing else happened earlier in the hour");
+    }
+
+    #[test]
+    fn the_day_and_month_windows_sum_the_same_events_by_hour_and_by_day() {
+        let w = seeded();
+        let now = t0() + 2 * MIN + 45_000;
+        let day = w.read(|c| activity_at(c, ActivityWindow::Day, now));
+        assert_eq!((day.bucket_ms, day.buckets.len()), (3_600_000, 24));
+        let h10 = day.buckets[23];
+        assert_eq!(h10.start_ms, t0());
+        assert_eq!(
+            (h10.accepted, h10.refused, h10.unknown, h10.receipts, h10.finals),
+            (20, 2, 1, 21, 19)
+        );
+        assert_eq!((h10.latency_p50_ms, h10.latency_p95_ms), (Some(9_000), Some(120_000)));
+        let h08 = day.buckets[21];
+        assert_eq!(
+            (h08.accepted, h08.receipts, h08.finals),
+            (1, 2, 0),
+            "08:00: the late message's accepted submit, two finals without an accepted submit"
+        );
+        // The late message's final came at 09:56:40, 7,000 s after its submit: 7.0e6 ms.
+        let h09 = day.buckets[22];
+        assert_eq!((h09.receipts, h09.finals, h09.latency_p50_ms), (1, 1, Some(7_000_000)));
+
+        let month = w.read(|c| activity_at(c, ActivityWindow::Month, now));
+        assert_eq!((month.bucket_ms, month.buckets.len()), (DAY, 30));
+        let today = month.buckets[29];
+        assert_eq!(today.start_ms, t0() - 10 * 3_600_000, "days start at UTC midnight");
+        assert_eq!(
+            (
+                today.accepted,
+                today.refused,
+                today.unknown,
+                today.receipts,
+                today.finals
+            ),
+            (21, 2, 1, 24, 20)
+        );
+        assert_eq!(
+            (today.latency_p50_ms, today.latency_p95_ms),
+            (Some(9_000), Some(120_000)),
+            "the 10th and 19th of the day's 20 latencies"
+        );
+        assert_eq!(
+            (month.buckets[28].receipts, month.buckets[28].finals),
+            (1, 0),
+            "yesterday's final had no accepted submit to measure from"
+        );
+    }
+
+    #[test]
+    fn outcomes_by_day_follow_each_message_to_where_it_stands_now() {
+        let w = seeded();
+        let now = t0() + 2 * MIN + 45_000;
+        let a = w.read(|c| activity_at(c, ActivityWindow::Hour, now));
+        assert_eq!(a.days.len(), OUTCOME_DAYS);
+        let today = a.days[29];
+        assert_eq!(today.day_ms, t0() - 10 * 3_600_000);
+        assert_eq!(
+            today,
+            DayOutcomes {
+                day_ms: today.day_ms,
+                created: 19 + 4 + 8,
+                // The 19 of minute 0, and the one whose final came after the no-receipt deadline.
+                delivered: 20,
+                failed: 1,
+                expired: 1,
+                no_receipt: 1,
+                // Failed in the queue (twice: one of minute 1, one of 08:00) and the cancelled one;
+                // the one an operator retried is pending again.
+                not_sent: 3,
+                decided: 1,
+                // Minute 1's retried (enroute), unanswered and sending; the retried one of 08:00.
+                pending: 4,
+            }
+        );
+        assert_eq!(
+            (a.days[28].created, a.days[28].delivered, a.days[28].pending),
+            (1, 1, 0)
+        );
+        assert!(
+            a.days[..28].iter().all(|d| *d
+                == DayOutcomes {
+                    day_ms: d.day_ms,
+                    ..DayOutcomes::default()
+                }),
+            "nothing was created before yesterday"
+        );
+    }
+
+    /// The statements that fill the totals of an existing database when version 5 is applied
+    /// must agree with what the triggers keep.
+    #[test]
+    fn upgrading_an_existing_database_computes_the_same_totals_as_the_triggers() {
+        let dir = tempfile::tempdir().unwrap();
+        let totals = |c: &Connection| -> Vec<String> {
+            let mut out = Vec::new();
+            for q in [
+                "SELECT grain, bucket, metric, n FROM activity_count WHERE n <> 0 ORDER BY 1, 2, 3",
+                "SELECT grain, bucket, latency_ms, n FROM activity_latency WHERE n <> 0 ORDER BY 1, 2, 3",
+                "SELECT day, outcome, 0, n FROM activity_outcome WHERE n <> 0 ORDER BY 1, 2",
+            ] {
+                let mut s = c.prepare(q).unwrap();
+                let rows = s
+                    .query_map([], |r| {
+                        Ok(format!(
+                            "{} {} {} {}",
+                            r.get::<_, i64>(0)?,
+                            r.get::<_, rusqlite::types::Value>(1).map(|v| format!("{v:?}"))?,
+                            r.get::<_, rusqlite::types::Value>(2).map(|v| format!("{v:?}"))?,
+                            r.get::<_, i64>(3)?
+                        ))
+                    })
+                    .unwrap();
+                out.extend(rows.map(Result::unwrap));
+            }
+            out
+        };
+
+        let mut old = Connection::open(dir.path().join("old.db")).unwrap();
+        old.execute_batch(
+            "CREATE TABLE schema_migration (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
+                 checksum TEXT NOT NULL, applied_at INTEGER NOT NULL);",
+        )
+        .unwrap();
+        for m in migrations::MIGRATIONS.iter().filter(|m| m.name != "activity") {
+            old.execute_batch(m.sql).unwrap();
+            old.execute(
+                "INSERT INTO schema_migration VALUES (?1, ?2, ?3, 0)",
+                params![m.version, m.name, migrations::checksum(m.sql)],
+            )
+            .unwrap();
+        }
+        seed(&old);
+        let report = migrations::migrate(&mut old).unwrap();
+        assert!(report.applied.contains(&5), "version 5 is applied on upgrade");
+        let upgraded = totals(&old);
+
+        let w = seeded();
+        let kept = w
+            .store
+            .reader()
+            .read_blocking(|c| Ok::<_, ViewError>(totals(c)))
+            .unwrap();
+        assert!(kept.len() > 40, "the fixture fills the totals");
+        assert_eq!(
+            upgraded, kept,
+            "backfilled totals must equal the ones the triggers keep"
+        );
+    }
+
+    /// The engine's own write paths (intake, the dispatcher's records, receipt ingestion) feed
+    /// the totals.
+    #[test]
+    fn the_engines_writes_feed_the_charts() {
+        let w = world();
+        let sent = w.add(new_message("+33612345678", "one", MessageKind::Transactional));
+        let refused = w.add(new_message("+33612345679", "two", MessageKind::Transactional));
+        w.add(new_message("+33612345670", "three", MessageKind::Transactional));
+        w.accept(sent, "AB12");
+        w.refuse(refused, 0x0B);
+        let (submitted_at, responded_at, created_at): (i64, i64, i64) = w.read(|c| {
+            Ok(c.query_row(
+                "SELECT a.created_at, a.responded_at, m.created_at FROM attempt a JOIN message m ON m.id = a.message_id
+                 WHERE a.message_id = ?1",
+                [sent],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )?)
+        });
+        let received_at = responded_at + 4_200;
+        let got = w
+            .ingest
+            .smpp_blocking(SmppReceived {
+                connection: CONN.into(),
+                esm_class: Some(4),
+                short_message: receipt_text("AB12", "DELIVRD").into_bytes(),
+                received_at,
+                ..SmppReceived::default()
+            })
+            .unwrap();
+        assert!(
+            matches!(got.outcome, crate::receipts::ingest::Outcome::Applied { .. }),
+            "the receipt is applied: {got:?}"
+        );
+
+        let a = w.read(|c| activity_at(c, ActivityWindow::Day, received_at));
+        let total = |f: fn(&ActivityBucket) -> i64| a.buckets.iter().map(f).sum::<i64>();
+        assert_eq!(
+            [
+                total(|b| b.accepted),
+                total(|b| b.refused),
+                total(|b| b.unknown),
+                total(|b| b.receipts)
+            ],
+            [1, 1, 0, 1]
+        );
+        let at = |t: i64| {
+            a.buckets
+                .iter()
+                .find(|b| b.start_ms <= t && t < b.start_ms + a.bucket_ms)
+                .unwrap()
+        };
+        assert_eq!(at(submitted_at).accepted, 1, "the submit counts when it was written");
+        let b = at(received_at);
+        assert_eq!(
+            (b.receipts, b.finals, b.latency_p50_ms, b.latency_p95_ms),
+            (1, 1, Some(4_200), Some(4_200)),
+            "latency runs from the accepted submit's answer to the receipt's arrival"
+        );
+        let day = a
+            .days
+            .iter()
+            .find(|d| d.day_ms == created_at - created_at % DAY)
+            .expect("today is among the days");
+        assert_eq!(
+            (day.created, day.delivered, day.not_sent, day.pending),
+            (3, 1, 1, 1),
+            "one reported delivered, one refused for good, one still queued"
+        );
+    }
+}
