@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use crate::api::{AppInfo, RunMode};
 use crate::clock::now_ms;
-use crate::config::{self, Config, ConfigError, OnUnknownOutcome, RetrySettings};
+use crate::config::{self, Config, ConfigError, OnUnknownOutcome, RetrySettings, SmppSettings};
 use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
 use crate::domain::MessageKind;
@@ -20,7 +20,8 @@ use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::service::Service;
-use crate::smpp::session::{Session, SessionConfig, SessionHandle};
+use crate::settings::{Apply, Settings};
+use crate::smpp::session::{InboundHandler, Session, SessionConfig, SessionHandle};
 use crate::smpp::status::ClassOverrides;
 use crate::store::{Store, StoreError, Writer};
 use crate::webhooks::{WebhookConfig, Webhooks};
@@ -57,14 +58,21 @@ pub enum EngineError {
 pub struct Prepared {
     pub dir: DataDir,
     pub config: Config,
+    /// The environment's overrides (`SMSDESK_…`), for the settings screen to say which settings
+    /// they lock.
+    pub env: Vec<(String, String)>,
 }
 
 impl Prepared {
     /// Loads (creating on first run) the data directory's config file, with environment overrides.
     pub fn load(root: PathBuf, env: impl IntoIterator<Item = (String, String)>) -> Result<Prepared, ConfigError> {
         let dir = DataDir::new(root);
-        let config = config::load(&dir.config_file(), env)?;
-        Ok(Prepared { dir, config })
+        let env: Vec<(String, String)> = env
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(config::ENV_PREFIX))
+            .collect();
+        let config = config::load(&dir.config_file(), env.clone())?;
+        Ok(Prepared { dir, config, env })
     }
 }
 
@@ -81,8 +89,7 @@ pub struct EngineOptions {
 pub struct Engine {
     store: Arc<Store>,
     info: Arc<AppInfo>,
-    ingestor: Ingestor,
-    sending: Option<Sending>,
+    runtime: Arc<Runtime>,
     http: Option<HttpServer>,
     webhooks: Option<Webhooks>,
     service: Service,
@@ -103,7 +110,7 @@ impl Sending {
     async fn start(
         config: &Config,
         store: &Arc<Store>,
-        ingestor: &Ingestor,
+        inbound: Arc<dyn InboundHandler>,
         policy: &ReceiptPolicy,
     ) -> Result<Sending, EngineError> {
         let smpp = &config.smpp;
@@ -130,28 +137,13 @@ impl Sending {
                 response_timeout: std::time::Duration::from_secs(smpp.response_timeout_seconds.0.into()),
                 ..SessionConfig::new(&connection, &host, port)
             },
-            Arc::new(ingestor.clone()),
+            inbound,
         );
         let dispatcher = Dispatcher::start(
             store.clone(),
             session.handle(),
             policy.clone(),
-            DispatcherConfig {
-                source_addr: smpp.source_addr.clone(),
-                max_in_flight: smpp.window.0 as usize * 2,
-                retry: retry_policies(&config.retry),
-                classes: ClassOverrides {
-                    throttled: config.retry.throttled_codes.0.clone(),
-                    temporary: config.retry.temporary_codes.0.clone(),
-                    permanent: config.retry.permanent_codes.0.clone(),
-                },
-                resend_unknown: [
-                    config.retry.otp_on_unknown_outcome == OnUnknownOutcome::Resend,
-                    config.retry.transactional_on_unknown_outcome == OnUnknownOutcome::Resend,
-                    config.retry.bulk_on_unknown_outcome == OnUnknownOutcome::Resend,
-                ],
-                ..DispatcherConfig::default()
-            },
+            dispatcher_config(config),
         )
         .await?;
         Ok(Sending {
@@ -168,6 +160,104 @@ impl Sending {
         if let Some(s) = self.sandbox {
             s.stop();
         }
+    }
+}
+
+/// How the dispatcher sends, from the settings.
+fn dispatcher_config(config: &Config) -> DispatcherConfig {
+    DispatcherConfig {
+        source_addr: config.smpp.source_addr.clone(),
+        max_in_flight: config.smpp.window.0 as usize * 2,
+        retry: retry_policies(&config.retry),
+        classes: ClassOverrides {
+            throttled: config.retry.throttled_codes.0.clone(),
+            temporary: config.retry.temporary_codes.0.clone(),
+            permanent: config.retry.permanent_codes.0.clone(),
+        },
+        resend_unknown: [
+            config.retry.otp_on_unknown_outcome == OnUnknownOutcome::Resend,
+            config.retry.transactional_on_unknown_outcome == OnUnknownOutcome::Resend,
+            config.retry.bulk_on_unknown_outcome == OnUnknownOutcome::Resend,
+        ],
+        ..DispatcherConfig::default()
+    }
+}
+
+/// Whether a change of SMPP settings needs a new session (a new bind); the window, the rate and
+/// the sender id change on the running one.
+fn rebind_needed(old: &SmppSettings, new: &SmppSettings) -> bool {
+    let same_session = |s: &SmppSettings| SmppSettings {
+        source_addr: String::new(),
+        window: config::AtLeastOne(1),
+        tps: config::AtLeastOne(1),
+        ..s.clone()
+    };
+    same_session(old) != same_session(new)
+}
+
+/// The parts of the running engine that settings change while it runs.
+struct Runtime {
+    store: Arc<Store>,
+    service: Service,
+    sending: tokio::sync::Mutex<Option<Sending>>,
+    /// The session now and the sandbox's address, for readers that cannot wait for the lock.
+    current: std::sync::Mutex<(Option<SessionHandle>, Option<SocketAddr>)>,
+}
+
+impl Runtime {
+    fn publish(&self, s: &Sending) {
+        self.service
+            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle().state());
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
+            (Some(s.session.handle()), s.sandbox.as_ref().map(Sandbox::addr));
+    }
+
+    async fn reconfigure(&self, old: Arc<Config>, new: Arc<Config>) -> bool {
+        let policy = ReceiptPolicy::from(&new.receipts);
+        self.service
+            .set_intake(intake_rules(&new), new.intake.max_batch.0 as usize);
+        self.service.set_callbacks(new.callbacks.providers.clone());
+        if old.receipts != new.receipts {
+            self.service
+                .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
+        }
+        let mut sending = self.sending.lock().await;
+        if rebind_needed(&old.smpp, &new.smpp) {
+            tracing::info!("SMPP connection settings changed: draining what is in flight, then binding again");
+            if let Some(s) = sending.take() {
+                s.stop().await;
+            }
+            let inbound: Arc<dyn InboundHandler> = Arc::new(self.service.clone());
+            match Sending::start(&new, &self.store, inbound, &policy).await {
+                Ok(s) => {
+                    self.publish(&s);
+                    *sending = Some(s);
+                }
+                Err(e) => tracing::error!(error = %e, "cannot start the new SMPP connection"),
+            }
+            return true;
+        }
+        if let Some(s) = sending.as_ref() {
+            s.session
+                .handle()
+                .set_limits(new.smpp.window.0 as usize, f64::from(new.smpp.tps.0));
+            s.dispatcher.reconfigure(policy, dispatcher_config(&new));
+        }
+        false
+    }
+}
+
+impl Apply for Runtime {
+    fn apply(
+        &self,
+        old: Arc<Config>,
+        new: Arc<Config>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + '_>> {
+        Box::pin(self.reconfigure(old, new))
+    }
+
+    fn sandbox_addr(&self) -> Option<SocketAddr> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner()).1
     }
 }
 
@@ -214,8 +304,12 @@ const CHUNK: u32 = 1_000;
 impl Engine {
     /// Starts everything, or nothing: a failure part-way stops what had started.
     pub async fn start(prepared: Prepared, options: EngineOptions) -> Result<Engine, EngineError> {
-        let Prepared { dir, config } = prepared;
+        let Prepared { dir, config, env } = prepared;
         let lock = InstanceLock::acquire(&dir)?;
+        // The password set from the settings screen lives in the keyring (or encrypted), not in
+        // the file: the configuration to run with gets it here.
+        let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
+        let settings = Arc::new(settings);
         let db_path = dir.database(&config.store.database);
         let store = {
             let path = db_path.clone();
@@ -236,7 +330,16 @@ impl Engine {
             return Err(e.into());
         }
         let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
-        let sending = match Sending::start(&config, &store, &ingestor, &policy).await {
+        let service = Service::new(
+            store.clone(),
+            ingestor.clone(),
+            intake_rules(&config),
+            config.intake.max_batch.0 as usize,
+        )
+        .with_callbacks(config.callbacks.providers.clone())
+        .with_settings(settings.clone());
+        let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
+        let sending = match Sending::start(&config, &store, inbound, &policy).await {
             Ok(s) => s,
             Err(e) => {
                 Self::close_store(&store).await;
@@ -275,17 +378,6 @@ impl Engine {
         };
         info.http_url = listener.local_addr().ok().map(|a| format!("http://{a}"));
         let info = Arc::new(info);
-        let service = Service::new(
-            store.clone(),
-            ingestor.clone(),
-            intake_rules(&config),
-            config.intake.max_batch.0 as usize,
-        )
-        .with_link(
-            &sending.connection,
-            sending.sandbox.is_some(),
-            sending.session.handle().state(),
-        );
         let token_file = dir.root().join(http::OPERATOR_TOKEN_FILE);
         let operator_token = match write_operator_token(&token_file) {
             Ok(t) => t,
@@ -304,14 +396,22 @@ impl Engine {
             ui: options.ui,
             service: service.clone(),
             operator_token: Arc::new(operator_token),
-            callbacks: Arc::new(config.callbacks.providers.clone()),
-            connection: Arc::new(sending.connection.clone()),
             limits: http::Limits {
                 max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
                 request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
             },
             stopping,
         };
+        let runtime = Arc::new(Runtime {
+            store: store.clone(),
+            service: service.clone(),
+            sending: tokio::sync::Mutex::new(None),
+            current: std::sync::Mutex::new((None, None)),
+        });
+        runtime.publish(&sending);
+        *runtime.sending.lock().await = Some(sending);
+        let applier: Arc<dyn Apply> = runtime.clone();
+        settings.attach(Arc::downgrade(&applier));
         let server = HttpServer::start(listener, http::router(ctx), stopping_tx);
         tracing::info!(url = %server.url(), "HTTP server listening");
 
@@ -324,17 +424,18 @@ impl Engine {
         });
         if let Err(e) = published {
             server.stop().await;
-            sending.stop().await;
+            if let Some(sending) = runtime.sending.lock().await.take() {
+                sending.stop().await;
+            }
             Self::close_store(&store).await;
             return Err(e.into());
         }
-        let background = vec![tokio::spawn(sweep_deadlines(store.clone(), policy))];
+        let background = vec![tokio::spawn(sweep_deadlines(store.clone(), service.clone()))];
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
         Ok(Engine {
             store,
             info,
-            ingestor,
-            sending: Some(sending),
+            runtime,
             http: Some(server),
             webhooks: Some(webhooks),
             service,
@@ -353,13 +454,14 @@ impl Engine {
     }
 
     /// The name messages are sent under (and receipts recorded with): "sandbox" or "smpp".
-    pub fn connection(&self) -> &str {
-        self.sending.as_ref().map_or("", |s| s.connection.as_str())
+    pub fn connection(&self) -> String {
+        self.service.connection_name()
     }
 
-    /// The SMPP session, for its link state.
+    /// The SMPP session now (a new one after the connection settings changed), for its link
+    /// state, window and rate.
     pub fn session(&self) -> Option<SessionHandle> {
-        self.sending.as_ref().map(|s| s.session.handle())
+        self.runtime.current.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
     }
 
     /// The operations the window's commands call (the HTTP routes call the same).
@@ -367,9 +469,9 @@ impl Engine {
         &self.service
     }
 
-    /// Where SMPP sessions and HTTP callbacks hand their reports.
-    pub fn ingestor(&self) -> &Ingestor {
-        &self.ingestor
+    /// Where SMPP sessions and HTTP callbacks hand their reports now.
+    pub fn ingestor(&self) -> Ingestor {
+        self.service.ingestor()
     }
 
     /// Stops in order: no new requests, finish those in flight, let the writer commit what it
@@ -378,7 +480,7 @@ impl Engine {
         if let Some(http) = self.http.take() {
             http.stop().await;
         }
-        if let Some(sending) = self.sending.take() {
+        if let Some(sending) = self.runtime.sending.lock().await.take() {
             sending.stop().await;
         }
         if let Some(w) = self.webhooks.take() {
@@ -442,10 +544,12 @@ async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Resu
 
 /// Flags accepted messages whose final receipt is overdue, once a minute. The search runs on a
 /// read connection; only the flagging goes through the writer.
-async fn sweep_deadlines(store: Arc<Store>, policy: ReceiptPolicy) {
+async fn sweep_deadlines(store: Arc<Store>, service: Service) {
     let mut every = tokio::time::interval(DEADLINE_SWEEP_EVERY);
     loop {
         every.tick().await;
+        // Read each time: the deadline is a setting that changes without a restart.
+        let policy = service.policy();
         let now = now_ms();
         let p = policy.clone();
         let due = match store

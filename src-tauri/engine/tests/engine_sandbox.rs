@@ -42,7 +42,7 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
         "+33612345600",
         "Welcome to smsdesk",
         MessageKind::Transactional,
-        engine.connection(),
+        &engine.connection(),
     );
     let id = engine
         .store()

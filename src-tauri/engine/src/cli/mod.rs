@@ -249,7 +249,7 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
             }
         };
         let info = engine.info();
-        let connection = match engine.connection() {
+        let connection = match engine.connection().as_str() {
             "sandbox" => "the sandbox SMSC (Sandbox: no real SMS is sent; set [smpp] in the config for a provider)",
             _ => "the SMPP provider in [smpp]",
         };

@@ -84,8 +84,12 @@ impl Default for DispatcherConfig {
 /// How often queued messages past their validity are marked expired.
 const EXPIRE_EVERY: Duration = Duration::from_secs(5);
 
+/// The rules a dispatcher sends by; replaced while it runs when settings change.
+type Rules = (Arc<ReceiptPolicy>, Arc<DispatcherConfig>);
+
 pub struct Dispatcher {
     stop: watch::Sender<bool>,
+    rules: watch::Sender<Rules>,
     task: tokio::task::JoinHandle<()>,
 }
 
@@ -106,8 +110,15 @@ impl Dispatcher {
             );
         }
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(run(store, session, Arc::new(receipts), Arc::new(config), stopped));
-        Ok(Dispatcher { stop, task })
+        let (rules, current) = watch::channel((Arc::new(receipts), Arc::new(config)));
+        let task = tokio::spawn(run(store, session, current, stopped));
+        Ok(Dispatcher { stop, rules, task })
+    }
+
+    /// New rules (retry limits, classes, receipt policy, sender id) for every message claimed
+    /// from now on; sends already under way finish by the rules they started with.
+    pub fn reconfigure(&self, receipts: ReceiptPolicy, config: DispatcherConfig) {
+        self.rules.send_replace((Arc::new(receipts), Arc::new(config)));
     }
 
     /// Stops taking new messages; sends in flight finish (or time out) and are recorded.
@@ -120,13 +131,13 @@ impl Dispatcher {
 async fn run(
     store: Arc<Store>,
     session: SessionHandle,
-    receipts: Arc<ReceiptPolicy>,
-    config: Arc<DispatcherConfig>,
+    rules: watch::Receiver<Rules>,
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut in_flight = tokio::task::JoinSet::new();
     let mut last_expiry = std::time::Instant::now() - EXPIRE_EVERY;
     loop {
+        let (receipts, config) = rules.borrow().clone();
         if last_expiry.elapsed() >= EXPIRE_EVERY {
             last_expiry = std::time::Instant::now();
             match store.writer().write(|tx| queue::expire(tx, now_ms())).await {

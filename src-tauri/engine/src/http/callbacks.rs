@@ -40,7 +40,9 @@ pub async fn receive(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<(StatusCode, Json<CallbackAnswer>), Failure> {
-    let Some(conf) = s.ctx.callbacks.0.get(&provider) else {
+    // Read per request: providers added or removed in the settings count at once.
+    let providers = s.ctx.service.callbacks();
+    let Some(conf) = providers.0.get(&provider) else {
         return Err(Failure::new(
             StatusCode::NOT_FOUND,
             "unknown_provider",
@@ -59,7 +61,7 @@ pub async fn receive(
         connection: conf
             .connection
             .clone()
-            .unwrap_or_else(|| s.ctx.connection.as_str().to_owned()),
+            .unwrap_or_else(|| s.ctx.service.connection_name()),
         method: method.to_string(),
         content_type: header_text(&headers, header::CONTENT_TYPE.as_str()),
         query: redact_query(query),

@@ -176,6 +176,8 @@ struct Inner {
     state: watch::Sender<LinkState>,
     link: watch::Sender<Option<Link>>,
     window: Arc<Semaphore>,
+    /// The window and rate now (settings change them while the session runs).
+    limits: Mutex<(usize, f64)>,
     next_slot: tokio::sync::Mutex<Instant>,
     /// Until when the rate is cut after the SMSC said ESME_RTHROTTLED.
     slowed_until: Mutex<Option<Instant>>,
@@ -259,6 +261,38 @@ impl SessionHandle {
         tracing::info!("throttled by the SMSC: sending at a quarter of the rate for {SLOW_DOWN_FOR:?}");
     }
 
+    /// The window and the rate in force: (requests awaiting an answer at most, submits per second).
+    pub fn limits(&self) -> (usize, f64) {
+        *self.inner.limits.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Changes the window and the rate without touching the link. A smaller window takes effect
+    /// as answers come back: nothing in flight is cut short.
+    pub fn set_limits(&self, window: usize, tps: f64) {
+        let window = window.max(1);
+        let old = {
+            let mut limits = self.inner.limits.lock().unwrap_or_else(|p| p.into_inner());
+            let old = limits.0;
+            *limits = (window, tps);
+            old
+        };
+        if window > old {
+            self.inner.window.add_permits(window - old);
+        } else if window < old {
+            let excess = old - window;
+            let forgotten = self.inner.window.forget_permits(excess);
+            if forgotten < excess {
+                let window = self.inner.window.clone();
+                tokio::spawn(async move {
+                    if let Ok(p) = window.acquire_many_owned((excess - forgotten) as u32).await {
+                        p.forget();
+                    }
+                });
+            }
+        }
+        tracing::info!(window, tps, "SMPP window and rate changed");
+    }
+
     /// Waits for a bound link, a free window slot and the rate limit. Spends nothing while the
     /// link is down.
     pub async fn reserve(&self) -> Result<Permit, SubmitFailure> {
@@ -282,7 +316,7 @@ impl SessionHandle {
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
                 .is_some_and(|u| u > now);
-            let tps = self.inner.config.tps.max(0.001) / if slowed { SLOW_DOWN_FACTOR } else { 1.0 };
+            let tps = self.limits().1.max(0.001) / if slowed { SLOW_DOWN_FACTOR } else { 1.0 };
             let gap = Duration::from_secs_f64(1.0 / tps);
             *next = (*next).max(now) + gap;
         }
@@ -324,11 +358,13 @@ impl Session {
         let (state, _) = watch::channel(LinkState::Connecting { attempt: 1 });
         let (link, _) = watch::channel(None);
         let window = Arc::new(Semaphore::new(config.window.max(1)));
+        let limits = Mutex::new((config.window.max(1), config.tps));
         let inner = Arc::new(Inner {
             config,
             state,
             link,
             window,
+            limits,
             next_slot: tokio::sync::Mutex::new(Instant::now()),
             slowed_until: Mutex::new(None),
         });
@@ -393,7 +429,7 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
                 let info = status::describe(status);
                 format!("bind refused: {} ({})", info.name, info.meaning)
             }
-            Err(Bind::Failed(e)) => e,
+            Err(Bind::Failed(e) | Bind::TimedOut(e)) => e,
         };
         // Exponential backoff with full jitter between min and the capped bound.
         let bound = inner
@@ -428,14 +464,47 @@ async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
 
 enum Bind {
     Refused(u32),
+    /// Nothing answered in time (the connection or the bind).
+    TimedOut(String),
     Failed(String),
+}
+
+/// What a trial bind found (the Settings screen's "test connection").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// Bound, then unbound.
+    Bound,
+    /// The SMSC answered the bind with this command_status.
+    Refused(u32),
+    /// No TCP connection (refused, no route, unknown host).
+    Unreachable(String),
+    /// No answer in time.
+    TimedOut(String),
+    /// Connected, but what came back was not a bind answer.
+    Failed(String),
+}
+
+/// Binds once with `config` (its response timeout bounds each step), unbinds, and says how it
+/// went. Nothing is sent but the bind and the unbind.
+pub async fn probe(config: &SessionConfig) -> Probe {
+    match connect_and_bind(config).await {
+        Ok(mut framed) => {
+            let _ = framed.send(Command::new(CommandStatus::EsmeRok, 2, Pdu::Unbind)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), framed.next()).await;
+            Probe::Bound
+        }
+        Err(Bind::Refused(status)) => Probe::Refused(status),
+        Err(Bind::TimedOut(e)) => Probe::TimedOut(e),
+        Err(Bind::Failed(e)) if e.starts_with("cannot connect") => Probe::Unreachable(e),
+        Err(Bind::Failed(e)) => Probe::Failed(e),
+    }
 }
 
 async fn connect_and_bind(config: &SessionConfig) -> Result<Framed<TcpStream, CommandCodec>, Bind> {
     let addr = format!("{}:{}", config.host, config.port);
     let stream = tokio::time::timeout(config.response_timeout, TcpStream::connect(&addr))
         .await
-        .map_err(|_| Bind::Failed(format!("connecting to {addr} timed out")))?
+        .map_err(|_| Bind::TimedOut(format!("connecting to {addr} timed out")))?
         .map_err(|e| Bind::Failed(format!("cannot connect to {addr}: {e}")))?;
     let _ = stream.set_nodelay(true);
     let mut framed = Framed::new(stream, CommandCodec::new());
@@ -456,7 +525,7 @@ async fn connect_and_bind(config: &SessionConfig) -> Result<Framed<TcpStream, Co
         .map_err(|e| Bind::Failed(format!("cannot send the bind: {e}")))?;
     let answer = tokio::time::timeout(config.response_timeout, framed.next())
         .await
-        .map_err(|_| Bind::Failed("no answer to the bind".into()))?;
+        .map_err(|_| Bind::TimedOut("no answer to the bind".into()))?;
     match answer {
         Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp && c.status() == CommandStatus::EsmeRok => Ok(framed),
         Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp => Err(Bind::Refused(u32::from(c.status()))),

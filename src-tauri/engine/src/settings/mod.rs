@@ -1,0 +1,471 @@
+//! The Settings screen's engine side: the effective settings with where each comes from, edits
+//! checked by the config loader's own parsers (every invalid field reported at once), written
+//! into smsdesk.toml without disturbing the rest of it, and put into effect without a restart
+//! where that is safe. The SMPP password set here is kept in the OS keyring, or encrypted in the
+//! data directory, and is never shown, logged or written into the config.
+
+mod catalog;
+mod file;
+mod probe;
+pub mod secret;
+mod types;
+
+use std::future::Future;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::pin::Pin;
+use std::sync::{Arc, OnceLock, RwLock, Weak};
+
+pub use catalog::{Applies, SettingKind};
+pub use secret::{SecretBackend, SecretError, SecretStore};
+pub use types::*;
+
+use crate::config::{self, env_var, Config, ConfigError, KeySpec, SectionSpec, SECTIONS};
+use crate::intake::FieldError;
+
+/// Why settings could not be read or saved.
+#[derive(Debug, thiserror::Error)]
+pub enum SettingsError {
+    #[error("the settings have invalid fields")]
+    Invalid(Vec<FieldError>),
+    /// The file on disk no longer loads (edited by hand since the start).
+    #[error("{0}")]
+    Config(#[from] ConfigError),
+    #[error("cannot read or write {path}: {source}")]
+    Io {
+        path: PathBuf,
+        #[source]
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Secret(#[from] SecretError),
+    #[error("cannot start a sandbox SMSC for the test: {0}")]
+    Sandbox(std::io::Error),
+}
+
+/// What puts a new configuration into effect in the running engine.
+pub trait Apply: Send + Sync + 'static {
+    /// Applies what may change while running; true when the SMPP link was re-bound.
+    fn apply(&self, old: Arc<Config>, new: Arc<Config>) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+    /// The embedded sandbox's address while it is the connection.
+    fn sandbox_addr(&self) -> Option<SocketAddr>;
+}
+
+/// The settings of one data directory, as the running engine uses them.
+pub struct Settings {
+    file: PathBuf,
+    env: Vec<(String, String)>,
+    secrets: SecretStore,
+    running: RwLock<Arc<Config>>,
+    apply: OnceLock<Weak<dyn Apply>>,
+    writing: tokio::sync::Mutex<()>,
+}
+
+impl Settings {
+    /// Opens the settings of `dir` (whose config `config` was loaded from `file` and `env`), and
+    /// returns the configuration to run with: the password comes from the secret store when
+    /// neither the file nor the environment sets one.
+    pub fn open(dir: &Path, file: PathBuf, env: Vec<(String, String)>, config: Config) -> (Settings, Config) {
+        Self::with_store(SecretStore::open(dir), file, env, config)
+    }
+
+    /// The same, with a given secret store.
+    pub fn with_store(
+        secrets: SecretStore,
+        file: PathBuf,
+        env: Vec<(String, String)>,
+        mut config: Config,
+    ) -> (Settings, Config) {
+        let env: Vec<_> = env
+            .into_iter()
+            .filter(|(k, _)| k.starts_with(config::ENV_PREFIX))
+            .collect();
+        let text = std::fs::read_to_string(&file).unwrap_or_default();
+        if !password_in(&text, &env) {
+            match secrets.password() {
+                Ok(Some(p)) => config.smpp.password = p,
+                Ok(None) => {}
+                Err(e) => tracing::error!(error = %e, "cannot read the stored SMPP password"),
+            }
+        }
+        let settings = Settings {
+            file,
+            env,
+            secrets,
+            running: RwLock::new(Arc::new(config.clone())),
+            apply: OnceLock::new(),
+            writing: tokio::sync::Mutex::new(()),
+        };
+        (settings, config)
+    }
+
+    /// Lets saved changes reach the running engine (set once, after it started; the engine
+    /// owns it, so a stopped engine is not kept alive by its settings).
+    pub fn attach(&self, apply: Weak<dyn Apply>) {
+        let _ = self.apply.set(apply);
+    }
+
+    /// The configuration in effect now.
+    pub fn running(&self) -> Arc<Config> {
+        self.running.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    pub fn secret_backend(&self) -> SecretBackend {
+        self.secrets.backend()
+    }
+
+    fn env_set(&self, section: &str, key: &str) -> Option<String> {
+        let var = env_var(section, key);
+        self.env.iter().any(|(k, _)| *k == var).then_some(var)
+    }
+
+    fn read_file(&self) -> Result<String, SettingsError> {
+        std::fs::read_to_string(&self.file).map_err(|source| SettingsError::Io {
+            path: self.file.clone(),
+            source,
+        })
+    }
+
+    /// Every setting as saved, where it comes from, and when a change to it applies.
+    pub fn view(&self) -> Result<SettingsView, SettingsError> {
+        let text = self.read_file()?;
+        let saved = config::from_sources(&self.file, &text, self.env.clone())?;
+        self.view_of(&text, &saved)
+    }
+
+    fn view_of(&self, text: &str, saved: &Config) -> Result<SettingsView, SettingsError> {
+        let running = self.running();
+        let defaults = Config::default();
+        let stored_password = self.secrets.password()?;
+        let mut fields = Vec::new();
+        for section in SECTIONS {
+            for spec in section.keys {
+                let entry = catalog::entry_for(section.name, spec.name, spec);
+                let env = self.env_set(section.name, spec.name);
+                let in_file = file::sets(text, section.name, spec.name);
+                let mut source = match (&env, in_file) {
+                    (Some(_), _) => SettingSource::Env,
+                    (None, true) => SettingSource::File,
+                    (None, false) => SettingSource::Default,
+                };
+                let secretish = matches!(entry.kind, SettingKind::Password | SettingKind::Providers);
+                if entry.kind == SettingKind::Password && source == SettingSource::Default && stored_password.is_some()
+                {
+                    source = match self.secrets.backend() {
+                        SecretBackend::Keyring => SettingSource::Keyring,
+                        SecretBackend::EncryptedFile => SettingSource::EncryptedFile,
+                    };
+                }
+                let value_of = |c: &Config| c.value_as_toml(section.name, spec.name).unwrap_or_default();
+                fields.push(SettingField {
+                    key: format!("{}.{}", section.name, spec.name),
+                    section: section.name.into(),
+                    value: if secretish {
+                        String::new()
+                    } else {
+                        edit_text(&value_of(saved))
+                    },
+                    default: if secretish {
+                        String::new()
+                    } else {
+                        edit_text(&value_of(&defaults))
+                    },
+                    kind: entry.kind,
+                    choices: entry.choices.iter().map(|c| (*c).to_owned()).collect(),
+                    source,
+                    env_var: env_var(section.name, spec.name),
+                    editable: env.is_none() && !entry.read_only,
+                    applies: entry.applies,
+                    pending_restart: entry.applies == Applies::Restart && value_of(saved) != value_of(&running),
+                    doc: spec.doc.split_whitespace().collect::<Vec<_>>().join(" "),
+                });
+            }
+        }
+        let providers = saved
+            .callbacks
+            .providers
+            .0
+            .iter()
+            .map(|(name, p)| ProviderView {
+                name: name.clone(),
+                preset: p.preset.clone(),
+                connection: p.connection.clone(),
+                secret_hint: hint(&p.secret),
+            })
+            .collect();
+        Ok(SettingsView {
+            config_file: self.file.display().to_string(),
+            fields,
+            password_set: !saved.smpp.password.is_empty() || stored_password.is_some(),
+            secret_store: self.secrets.backend(),
+            providers,
+            presets: crate::receipts::parse::BUILTIN_PROVIDERS
+                .iter()
+                .map(|p| (*p).to_owned())
+                .collect(),
+        })
+    }
+
+    /// Checks every edit with the loader's own parsers, writes the file, keeps the password in
+    /// the secret store, and applies what may change while running. Nothing is written when any
+    /// field is invalid; the error names each one.
+    pub async fn update(&self, req: SettingsUpdate) -> Result<SettingsSaved, SettingsError> {
+        let _one_at_a_time = self.writing.lock().await;
+        let text = self.read_file()?;
+        let saved = config::from_sources(&self.file, &text, self.env.clone())?;
+        let mut candidate = saved.clone();
+        let mut errors = Vec::new();
+        let mut edits: Vec<file::Edit<'_>> = Vec::new();
+        let mut changes = Vec::new();
+
+        for (key, value) in &req.values {
+            let Some((section, spec)) = lookup(key) else {
+                errors.push(field_error(
+                    key,
+                    "unknown_setting",
+                    format!("there is no setting `{key}`"),
+                ));
+                continue;
+            };
+            let entry = catalog::entry_for(section.name, spec.name, spec);
+            if matches!(entry.kind, SettingKind::Password | SettingKind::Providers) {
+                errors.push(field_error(
+                    key,
+                    "not_a_value",
+                    "set this with its own field (`password`, `callback_providers`)".into(),
+                ));
+                continue;
+            }
+            if entry.read_only {
+                errors.push(field_error(
+                    key,
+                    "read_only",
+                    format!("`{key}` is changed in the config file only"),
+                ));
+                continue;
+            }
+            let before = candidate.value_as_toml(section.name, spec.name);
+            if let Some(var) = self.env_set(section.name, spec.name) {
+                // The screen sends what it shows: an unchanged locked value is no edit.
+                let mut same = candidate.clone();
+                if same.set_from_env(section.name, spec.name, value).is_ok()
+                    && same.value_as_toml(section.name, spec.name) == before
+                {
+                    continue;
+                }
+                errors.push(field_error(
+                    key,
+                    "locked_by_environment",
+                    format!("set by the environment variable {var}; change or remove it there"),
+                ));
+                continue;
+            }
+            match candidate.set_from_env(section.name, spec.name, value) {
+                Err(reason) => errors.push(field_error(key, "invalid", reason)),
+                Ok(()) => {
+                    let after = candidate.value_as_toml(section.name, spec.name);
+                    if after != before {
+                        changes.push(SettingChange {
+                            key: key.clone(),
+                            from: before.as_deref().map(edit_text),
+                            to: after.as_deref().map(edit_text),
+                            secret: false,
+                            applies: entry.applies,
+                        });
+                        edits.push(file::Edit {
+                            section: section.name,
+                            key: spec.name,
+                            value: after,
+                        });
+                    }
+                }
+            }
+        }
+        if !candidate.http.bind.is_loopback() && !candidate.http.allow_network {
+            errors.push(field_error(
+                "http.bind",
+                "needs_allow_network",
+                format!(
+                    "{} is beyond this computer: set http.allow_network as well, or smsdesk will refuse to start",
+                    candidate.http.bind
+                ),
+            ));
+        }
+
+        let mut generated = Vec::new();
+        if let Some(list) = &req.callback_providers {
+            match self.env_set("callbacks", "providers") {
+                Some(var) => errors.push(field_error(
+                    "callbacks.providers",
+                    "locked_by_environment",
+                    format!("set by the environment variable {var}; change or remove it there"),
+                )),
+                None => {
+                    let (providers, mut errs, gen, provider_changes) =
+                        providers::edit(&saved.callbacks.providers, list);
+                    errors.append(&mut errs);
+                    if errs.is_empty() && !provider_changes.is_empty() {
+                        generated = gen;
+                        changes.extend(provider_changes);
+                        let toml = crate::config::SettingValue::to_toml(&providers);
+                        candidate.callbacks.providers = providers;
+                        edits.push(file::Edit {
+                            section: "callbacks",
+                            key: "providers",
+                            value: Some(toml),
+                        });
+                    }
+                }
+            }
+        }
+
+        if let Some(password) = &req.password {
+            if let Some(var) = self.env_set("smpp", "password") {
+                errors.push(field_error(
+                    "smpp.password",
+                    "locked_by_environment",
+                    format!("set by the environment variable {var}; change or remove it there"),
+                ));
+            } else if let Some(reason) = password_problem(password) {
+                errors.push(field_error("smpp.password", "invalid", reason.into()));
+            } else {
+                changes.push(SettingChange {
+                    key: "smpp.password".into(),
+                    from: None,
+                    to: None,
+                    secret: true,
+                    applies: Applies::Reconnect,
+                });
+                // Once set here, never in clear in the file.
+                if file::sets(&text, "smpp", "password") {
+                    edits.push(file::Edit {
+                        section: "smpp",
+                        key: "password",
+                        value: None,
+                    });
+                }
+            }
+        }
+
+        if !errors.is_empty() {
+            return Err(SettingsError::Invalid(errors));
+        }
+        if changes.is_empty() {
+            return Ok(SettingsSaved {
+                settings: self.view_of(&text, &saved)?,
+                changes,
+                reconnected: false,
+                generated_secrets: Vec::new(),
+            });
+        }
+
+        let new_text = file::apply(&text, &edits)
+            .map_err(|e| SettingsError::Invalid(vec![field_error("settings", "invalid", e)]))?;
+        // The loader itself must accept the result, or the next start would fail.
+        let mut new_saved = config::from_sources(&self.file, &new_text, self.env.clone())?;
+        if let Some(password) = &req.password {
+            self.secrets.set_password(password)?;
+        }
+        if new_text != text {
+            file::write_atomic(&self.file, &new_text).map_err(|source| SettingsError::Io {
+                path: self.file.clone(),
+                source,
+            })?;
+        }
+        if !password_in(&new_text, &self.env) {
+            new_saved.smpp.password = self.secrets.password()?.unwrap_or_default();
+        }
+
+        let old = self.running();
+        let new = Arc::new(live_part(&old, &new_saved));
+        *self.running.write().unwrap_or_else(|p| p.into_inner()) = new.clone();
+        let reconnected = match self.apply.get().and_then(Weak::upgrade) {
+            Some(a) if *old != *new => a.apply(old, new).await,
+            _ => false,
+        };
+        Ok(SettingsSaved {
+            settings: self.view_of(&new_text, &new_saved)?,
+            changes,
+            reconnected,
+            generated_secrets: generated,
+        })
+    }
+
+    /// Binds once with the given (unsaved) connection settings, completed from the saved ones,
+    /// and unbinds: bound, refused (with the status's name), unreachable, or no answer in time.
+    pub async fn test_connection(&self, t: ConnectionTest) -> Result<ConnectionTestResult, SettingsError> {
+        let running = self.running();
+        let sandbox_addr = self.apply.get().and_then(Weak::upgrade).and_then(|a| a.sandbox_addr());
+        probe::run(&running.smpp, t, sandbox_addr).await
+    }
+}
+
+mod providers;
+
+/// The configuration to run with after a save: everything that may change while running from
+/// `saved`, the rest (the HTTP listener, webhooks, logging, the database) as it started.
+fn live_part(running: &Config, saved: &Config) -> Config {
+    Config {
+        http: running.http.clone(),
+        webhooks: running.webhooks.clone(),
+        log: running.log.clone(),
+        store: running.store.clone(),
+        ..saved.clone()
+    }
+}
+
+/// Whether the file or the environment sets the password (then the secret store is not read).
+fn password_in(text: &str, env: &[(String, String)]) -> bool {
+    let var = env_var("smpp", "password");
+    file::sets(text, "smpp", "password") || env.iter().any(|(k, _)| *k == var)
+}
+
+/// SMPP 3.4 carries at most 8 characters of password, and no NUL.
+fn password_problem(p: &str) -> Option<&'static str> {
+    if p.len() > 8 {
+        Some("SMPP passwords are 8 characters at most (the bind would cut it)")
+    } else if p.chars().any(char::is_control) {
+        Some("the password holds a control character")
+    } else {
+        None
+    }
+}
+
+fn lookup(key: &str) -> Option<(&'static SectionSpec, &'static KeySpec)> {
+    let (s, k) = key.split_once('.')?;
+    let section = SECTIONS.iter().find(|x| x.name == s)?;
+    section.keys.iter().find(|x| x.name == k).map(|spec| (section, spec))
+}
+
+pub(crate) fn field_error(field: &str, code: &str, message: String) -> FieldError {
+    FieldError {
+        field: field.into(),
+        code: code.into(),
+        message,
+    }
+}
+
+/// A value as the screen edits it (and as an environment variable would give it): text without
+/// TOML's quotes.
+fn edit_text(toml: &str) -> String {
+    match toml.parse::<toml_edit::Value>() {
+        Ok(toml_edit::Value::String(s)) => s.value().clone(),
+        _ => toml.trim().to_owned(),
+    }
+}
+
+/// The last four characters of a secret, for recognising it; never more.
+fn hint(secret: &str) -> String {
+    let tail: String = secret
+        .chars()
+        .rev()
+        .take(4)
+        .collect::<Vec<_>>()
+        .into_iter()
+        .rev()
+        .collect();
+    format!("…{tail}")
+}
+
+#[cfg(test)]
+mod tests;

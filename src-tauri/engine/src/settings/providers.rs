@@ -1,0 +1,118 @@
+//! Edits to the callback providers: each one checked on its own, so every bad field is named;
+//! secrets kept when not replaced, made for new providers, and never echoed back but once.
+
+use std::collections::BTreeMap;
+
+use super::catalog::Applies;
+use super::field_error;
+use super::types::{GeneratedSecret, ProviderEdit, SettingChange};
+use crate::config::{CallbackProvider, CallbackProviders};
+use crate::intake::FieldError;
+
+type Edited = (
+    CallbackProviders,
+    Vec<FieldError>,
+    Vec<GeneratedSecret>,
+    Vec<SettingChange>,
+);
+
+/// The providers `list` describes, from the `existing` ones.
+pub fn edit(existing: &CallbackProviders, list: &[ProviderEdit]) -> Edited {
+    let mut errors = Vec::new();
+    let mut generated = Vec::new();
+    let mut map = BTreeMap::new();
+    for (i, p) in list.iter().enumerate() {
+        let at = |field: &str| format!("callbacks.providers[{i}].{field}");
+        let name = p.name.trim();
+        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+            errors.push(field_error(
+                &at("name"),
+                "invalid",
+                "a provider's name (its URL's last part) may hold only letters, digits, - and _".into(),
+            ));
+            continue;
+        }
+        if map.contains_key(name) {
+            errors.push(field_error(
+                &at("name"),
+                "duplicate",
+                format!("`{name}` is listed twice"),
+            ));
+            continue;
+        }
+        let secret = match (&p.secret, existing.0.get(name)) {
+            (Some(s), _) => s.clone(),
+            (None, Some(old)) => old.secret.clone(),
+            (None, None) => {
+                let s = crate::apikeys::random_secret("cb_");
+                generated.push(GeneratedSecret {
+                    provider: name.to_owned(),
+                    secret: s.clone(),
+                });
+                s
+            }
+        };
+        if secret.trim().len() < 16 {
+            errors.push(field_error(
+                &at("secret"),
+                "too_short",
+                "a provider's secret must be at least 16 characters".into(),
+            ));
+        }
+        let blank = |o: &Option<String>| o.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+        let preset = blank(&p.preset);
+        let wanted = preset.as_deref().unwrap_or(name);
+        if crate::receipts::parse::builtin_mapping(wanted).is_none() {
+            let field = if preset.is_some() { "preset" } else { "name" };
+            errors.push(field_error(
+                &at(field),
+                "unknown_preset",
+                format!(
+                    "no built-in mapping `{wanted}`; choose a preset (known: {})",
+                    crate::receipts::parse::BUILTIN_PROVIDERS.join(", ")
+                ),
+            ));
+        }
+        map.insert(
+            name.to_owned(),
+            CallbackProvider {
+                secret,
+                preset,
+                connection: blank(&p.connection),
+            },
+        );
+    }
+    let mut changes = Vec::new();
+    for (name, new) in &map {
+        let old = existing.0.get(name);
+        if old == Some(new) {
+            continue;
+        }
+        let shape = |p: &CallbackProvider| {
+            format!(
+                "preset {}, connection {}",
+                p.preset.as_deref().unwrap_or(name),
+                p.connection.as_deref().unwrap_or("(the SMPP connection's)")
+            )
+        };
+        changes.push(SettingChange {
+            key: format!("callbacks.providers.{name}"),
+            from: old.map(shape),
+            to: Some(shape(new)),
+            secret: old.is_none_or(|o| o.secret != new.secret),
+            applies: Applies::Now,
+        });
+    }
+    for (name, old) in &existing.0 {
+        if !map.contains_key(name) {
+            changes.push(SettingChange {
+                key: format!("callbacks.providers.{name}"),
+                from: Some(format!("preset {}", old.preset.as_deref().unwrap_or(name))),
+                to: None,
+                secret: false,
+                applies: Applies::Now,
+            });
+        }
+    }
+    (CallbackProviders(map), errors, generated, changes)
+}

@@ -1,0 +1,422 @@
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use super::*;
+use crate::config::template;
+use crate::sandbox::{Sandbox, SandboxConfig};
+
+struct Fixture {
+    dir: tempfile::TempDir,
+    settings: Settings,
+}
+
+impl Fixture {
+    fn new(text: &str, env: &[(&str, &str)]) -> Fixture {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join(crate::config::FILE_NAME);
+        std::fs::write(&file, text).unwrap();
+        let env: Vec<(String, String)> = env.iter().map(|(k, v)| (k.to_string(), v.to_string())).collect();
+        let config = crate::config::load(&file, env.clone()).unwrap();
+        let (settings, _) = Settings::with_store(SecretStore::encrypted_file(dir.path()), file, env, config);
+        Fixture { dir, settings }
+    }
+
+    fn file(&self) -> PathBuf {
+        self.dir.path().join(crate::config::FILE_NAME)
+    }
+
+    fn text(&self) -> String {
+        std::fs::read_to_string(self.file()).unwrap()
+    }
+
+    fn field(&self, key: &str) -> SettingField {
+        self.settings
+            .view()
+            .unwrap()
+            .fields
+            .into_iter()
+            .find(|f| f.key == key)
+            .unwrap()
+    }
+}
+
+fn values(pairs: &[(&str, &str)]) -> SettingsUpdate {
+    SettingsUpdate {
+        values: pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect::<BTreeMap<_, _>>(),
+        ..SettingsUpdate::default()
+    }
+}
+
+#[test]
+fn each_setting_says_where_its_value_comes_from() {
+    let f = Fixture::new("[smpp]\ntps = 25\n", &[("SMSDESK_SMPP_WINDOW", "4")]);
+    let tps = f.field("smpp.tps");
+    assert_eq!(
+        (tps.value.as_str(), tps.source, tps.editable),
+        ("25", SettingSource::File, true)
+    );
+    let window = f.field("smpp.window");
+    assert_eq!(window.source, SettingSource::Env);
+    assert_eq!(window.value, "4");
+    assert!(
+        !window.editable,
+        "a setting an environment variable sets is read-only here"
+    );
+    assert_eq!(window.env_var, "SMSDESK_SMPP_WINDOW");
+    let host = f.field("smpp.host");
+    assert_eq!(
+        (host.source, host.value.as_str()),
+        (SettingSource::Default, "127.0.0.1")
+    );
+    assert_eq!(
+        f.field("retry.throttled_codes").value,
+        "0x58",
+        "values read as they are typed"
+    );
+    assert!(
+        !f.field("store.database").editable,
+        "the database file is changed in the file only"
+    );
+    assert_eq!(f.field("http.bind").applies, Applies::Restart);
+}
+
+#[tokio::test]
+async fn an_edit_is_written_into_the_file_keeping_its_comments_and_the_rest() {
+    let f = Fixture::new(&template(), &[]);
+    let before = f.text();
+    let saved = f
+        .settings
+        .update(values(&[
+            ("smpp.tps", "25"),
+            ("receipts.deadline_hours", "12"),
+            ("smpp.window", "10"),
+        ]))
+        .await
+        .unwrap();
+    let after = f.text();
+    assert!(
+        after.contains("tps = 25") && after.contains("deadline_hours = 12"),
+        "{after}"
+    );
+    assert!(
+        !after.contains("window = 10\n") || after.contains("# window = 10"),
+        "an unchanged value is not written"
+    );
+    // Every line of the documented file is still there, in order.
+    let mut rest = after.lines();
+    for line in before.lines() {
+        assert!(rest.any(|l| l == line), "the line `{line}` must survive the edit");
+    }
+    let keys: Vec<_> = saved.changes.iter().map(|c| c.key.as_str()).collect();
+    assert_eq!(keys, ["receipts.deadline_hours", "smpp.tps"]);
+    assert_eq!(
+        f.settings.running().smpp.tps.0,
+        25,
+        "a live setting is in effect at once"
+    );
+    assert_eq!(f.field("smpp.tps").source, SettingSource::File);
+    // The loader reads the file back to the same values.
+    assert_eq!(crate::config::load(&f.file(), []).unwrap().smpp.tps.0, 25);
+}
+
+#[tokio::test]
+async fn every_invalid_field_is_named_at_once_and_nothing_is_written() {
+    let f = Fixture::new("[smpp]\ntps = 25\n", &[("SMSDESK_SMPP_WINDOW", "4")]);
+    let err = f
+        .settings
+        .update(values(&[
+            ("smpp.tps", "0"),
+            ("smpp.port", "eighty"),
+            ("retry.temporary_codes", "0x14, soon"),
+            ("smpp.window", "9"),
+            ("smpp.nothing", "1"),
+            ("receipts.deadline_hours", "6"),
+        ]))
+        .await
+        .unwrap_err();
+    let SettingsError::Invalid(errors) = err else {
+        panic!("{err}")
+    };
+    let named: Vec<(&str, &str)> = errors.iter().map(|e| (e.field.as_str(), e.code.as_str())).collect();
+    assert_eq!(
+        named,
+        [
+            ("retry.temporary_codes", "invalid"),
+            ("smpp.nothing", "unknown_setting"),
+            ("smpp.port", "invalid"),
+            ("smpp.tps", "invalid"),
+            ("smpp.window", "locked_by_environment"),
+        ]
+    );
+    assert!(errors[4].message.contains("SMSDESK_SMPP_WINDOW"));
+    assert!(
+        errors[3].message.contains("at least 1"),
+        "the loader's own message: {}",
+        errors[3].message
+    );
+    assert_eq!(
+        f.text(),
+        "[smpp]\ntps = 25\n",
+        "nothing is written when any field is invalid"
+    );
+}
+
+#[tokio::test]
+async fn a_network_bind_without_allow_network_is_refused_before_it_breaks_the_next_start() {
+    let f = Fixture::new("", &[]);
+    let err = f
+        .settings
+        .update(values(&[("http.bind", "0.0.0.0")]))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, SettingsError::Invalid(e) if e[0].code == "needs_allow_network"),
+        "{err}"
+    );
+    let saved = f
+        .settings
+        .update(values(&[("http.bind", "0.0.0.0"), ("http.allow_network", "true")]))
+        .await
+        .unwrap();
+    assert!(saved.changes.iter().all(|c| c.applies == Applies::Restart));
+    let bind = f.field("http.bind");
+    assert!(
+        bind.pending_restart,
+        "saved, but the listener keeps its address until the next start"
+    );
+    assert_eq!(f.settings.running().http.bind.to_string(), "127.0.0.1");
+}
+
+#[tokio::test]
+async fn a_password_set_here_is_kept_encrypted_never_in_the_file_nor_any_answer() {
+    let f = Fixture::new("[smpp]\nsystem_id = \"acme\"\npassword = \"old-pw\"\n", &[]);
+    assert_eq!(
+        f.field("smpp.password").source,
+        SettingSource::File,
+        "a password in the file still works"
+    );
+    let saved = f
+        .settings
+        .update(SettingsUpdate {
+            password: Some("n3w-pw".into()),
+            ..SettingsUpdate::default()
+        })
+        .await
+        .unwrap();
+    let text = f.text();
+    assert!(
+        !text.contains("old-pw") && !text.contains("n3w-pw"),
+        "no password in clear: {text}"
+    );
+    assert!(text.contains("system_id = \"acme\""));
+    assert!(f.dir.path().join(secret::PASSWORD_FILE).exists());
+    let answer = serde_json::to_string(&saved).unwrap();
+    assert!(!answer.contains("n3w-pw"), "the answer never carries the password");
+    assert_eq!(saved.changes[0].key, "smpp.password");
+    assert!(saved.changes[0].secret && saved.changes[0].to.is_none());
+    assert!(saved.settings.password_set);
+    assert_eq!(f.field("smpp.password").source, SettingSource::EncryptedFile);
+    assert_eq!(
+        f.settings.running().smpp.password,
+        "n3w-pw",
+        "the session binds with it"
+    );
+
+    // The next start reads it back from the secret store.
+    let config = crate::config::load(&f.file(), []).unwrap();
+    assert_eq!(config.smpp.password, "", "the file no longer holds it");
+    let (_, running) = Settings::with_store(SecretStore::encrypted_file(f.dir.path()), f.file(), vec![], config);
+    assert_eq!(running.smpp.password, "n3w-pw");
+
+    let err = f
+        .settings
+        .update(SettingsUpdate {
+            password: Some("much-too-long".into()),
+            ..SettingsUpdate::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&err, SettingsError::Invalid(e) if e[0].field == "smpp.password"),
+        "{err}"
+    );
+}
+
+#[tokio::test]
+async fn a_password_from_the_environment_wins_and_cannot_be_set_here() {
+    let f = Fixture::new("", &[("SMSDESK_SMPP_PASSWORD", "envpw")]);
+    let field = f.field("smpp.password");
+    assert_eq!(
+        (field.source, field.editable, field.value.as_str()),
+        (SettingSource::Env, false, "")
+    );
+    let err = f
+        .settings
+        .update(SettingsUpdate {
+            password: Some("x".into()),
+            ..SettingsUpdate::default()
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(&err, SettingsError::Invalid(e) if e[0].code == "locked_by_environment"));
+}
+
+#[tokio::test]
+async fn a_new_callback_provider_gets_a_secret_shown_once_and_masked_after() {
+    let f = Fixture::new(
+        "[callbacks]\nproviders = { vonage = { secret = \"vonage-secret-0123456789\" } }\n",
+        &[],
+    );
+    let saved = f
+        .settings
+        .update(SettingsUpdate {
+            callback_providers: Some(vec![
+                ProviderEdit {
+                    name: "vonage".into(),
+                    ..ProviderEdit::default()
+                },
+                ProviderEdit {
+                    name: "twilio".into(),
+                    ..ProviderEdit::default()
+                },
+            ]),
+            ..SettingsUpdate::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(saved.generated_secrets.len(), 1);
+    let made = &saved.generated_secrets[0];
+    assert_eq!(made.provider, "twilio");
+    let running = f.settings.running();
+    assert_eq!(running.callbacks.providers.0["twilio"].secret, made.secret);
+    assert_eq!(
+        running.callbacks.providers.0["vonage"].secret, "vonage-secret-0123456789",
+        "a provider sent without a secret keeps its own"
+    );
+    let view = f.settings.view().unwrap();
+    let shown = serde_json::to_string(&view).unwrap();
+    assert!(!shown.contains(&made.secret) && !shown.contains("vonage-secret-0123456789"));
+    assert_eq!(view.providers[1].secret_hint, "…6789");
+
+    let err = f
+        .settings
+        .update(SettingsUpdate {
+            callback_providers: Some(vec![
+                ProviderEdit {
+                    name: "bad name".into(),
+                    ..ProviderEdit::default()
+                },
+                ProviderEdit {
+                    name: "acme".into(),
+                    secret: Some("short".into()),
+                    ..ProviderEdit::default()
+                },
+            ]),
+            ..SettingsUpdate::default()
+        })
+        .await
+        .unwrap_err();
+    let SettingsError::Invalid(errors) = err else { panic!() };
+    let named: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+    assert_eq!(
+        named,
+        [
+            "callbacks.providers[0].name",
+            "callbacks.providers[1].secret",
+            "callbacks.providers[1].name"
+        ]
+    );
+}
+
+async fn sandbox_with_password() -> Sandbox {
+    Sandbox::start(SandboxConfig {
+        password: Some("right".into()),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap()
+}
+
+fn trial(port: u16, password: &str) -> ConnectionTest {
+    ConnectionTest {
+        sandbox: Some(false),
+        host: Some("127.0.0.1".into()),
+        port: Some(port),
+        system_id: Some("acme".into()),
+        password: Some(password.into()),
+        ..ConnectionTest::default()
+    }
+}
+
+#[tokio::test]
+async fn test_connection_binds_over_tcp_and_names_a_refusal() {
+    let f = Fixture::new("", &[]);
+    let smsc = sandbox_with_password().await;
+    let port = smsc.addr().port();
+
+    let ok = f.settings.test_connection(trial(port, "right")).await.unwrap();
+    assert_eq!(ok.outcome, TestOutcome::Bound, "{}", ok.message);
+    assert_eq!(ok.target, format!("127.0.0.1:{port}"));
+
+    let refused = f.settings.test_connection(trial(port, "wrong")).await.unwrap();
+    assert_eq!(refused.outcome, TestOutcome::Refused);
+    assert_eq!(refused.status, Some(0x0E));
+    assert_eq!(refused.status_name.as_deref(), Some("ESME_RINVPASWD"));
+    assert_eq!(smsc.binds(), 2, "each test is one bind on the wire");
+    assert_eq!(f.text(), "", "a test saves nothing");
+}
+
+#[tokio::test]
+async fn test_connection_tells_unreachable_from_no_answer() {
+    let f = Fixture::new("", &[]);
+    let closed = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        l.local_addr().unwrap().port()
+    };
+    let unreachable = f.settings.test_connection(trial(closed, "x")).await.unwrap();
+    assert_eq!(unreachable.outcome, TestOutcome::Unreachable, "{}", unreachable.message);
+
+    // A server that accepts and never answers.
+    let silent = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = silent.local_addr().unwrap().port();
+    let held = tokio::spawn(async move {
+        let (socket, _) = silent.accept().await.unwrap();
+        tokio::time::sleep(std::time::Duration::from_secs(30)).await;
+        drop(socket);
+    });
+    let started = std::time::Instant::now();
+    let timeout = f.settings.test_connection(trial(port, "x")).await.unwrap();
+    assert_eq!(timeout.outcome, TestOutcome::Timeout, "{}", timeout.message);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(8),
+        "a test answers within seconds"
+    );
+    held.abort();
+
+    let invalid = f
+        .settings
+        .test_connection(ConnectionTest {
+            interface_version: Some("4".into()),
+            ..trial(port, "x")
+        })
+        .await
+        .unwrap_err();
+    assert!(matches!(invalid, SettingsError::Invalid(_)));
+}
+
+#[tokio::test]
+async fn test_connection_tries_the_sandbox_even_when_it_is_not_the_connection() {
+    let f = Fixture::new("[smpp]\nsandbox = false\n", &[]);
+    let r = f
+        .settings
+        .test_connection(ConnectionTest {
+            sandbox: Some(true),
+            ..ConnectionTest::default()
+        })
+        .await
+        .unwrap();
+    assert_eq!(r.outcome, TestOutcome::Bound, "{}", r.message);
+}

@@ -1,0 +1,323 @@
+//! The Settings routes over real HTTP, on a real engine (sandbox SMSC over TCP, real config file):
+//! edits land in smsdesk.toml, and what may change while running does, without a restart.
+
+use std::time::{Duration, Instant};
+
+use reqwest::StatusCode;
+use serde_json::{json, Value};
+use smsdesk_engine::api::RunMode;
+use smsdesk_engine::engine::Prepared;
+use smsdesk_engine::{Engine, EngineOptions};
+
+struct Running {
+    dir: tempfile::TempDir,
+    engine: Option<Engine>,
+    url: String,
+    db: std::path::PathBuf,
+    operator: String,
+    http: reqwest::Client,
+}
+
+impl Running {
+    /// An engine whose config file starts as `toml`.
+    async fn start(toml: &str) -> Running {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
+        let env = vec![("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned())];
+        let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
+        let engine = Engine::start(
+            prepared,
+            EngineOptions {
+                mode: RunMode::Serve,
+                http_port: None,
+                ui: None,
+            },
+        )
+        .await
+        .unwrap();
+        let url = engine.info().http_url.clone().unwrap();
+        let db = std::path::PathBuf::from(&engine.info().database_path);
+        let operator = std::fs::read_to_string(dir.path().join("operator.token")).unwrap();
+        Running {
+            dir,
+            engine: Some(engine),
+            url,
+            db,
+            operator,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    fn engine(&self) -> &Engine {
+        self.engine.as_ref().unwrap()
+    }
+
+    async fn stop(mut self) {
+        self.engine.take().unwrap().shutdown().await;
+    }
+
+    fn config_text(&self) -> String {
+        std::fs::read_to_string(self.dir.path().join("smsdesk.toml")).unwrap()
+    }
+
+    async fn patch(&self, body: Value) -> (StatusCode, Value) {
+        let r = self
+            .http
+            .patch(format!("{}/api/v1/settings", self.url))
+            .bearer_auth(&self.operator)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        (r.status(), r.json().await.unwrap())
+    }
+
+    async fn get(&self, path: &str) -> Value {
+        let r = self
+            .http
+            .get(format!("{}{path}", self.url))
+            .bearer_auth(&self.operator)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK, "{path}");
+        r.json().await.unwrap()
+    }
+
+    async fn send(&self, destination: &str, text: &str) {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/messages", self.url))
+            .bearer_auth(&self.operator)
+            .json(&json!({ "destination": destination, "text": text }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+    }
+
+    fn accepted(&self) -> i64 {
+        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        c.query_row("SELECT count(*) FROM queue WHERE status = 'accepted'", [], |r| r.get(0))
+            .unwrap()
+    }
+
+    async fn wait_accepted(&self, n: i64) -> Duration {
+        let started = Instant::now();
+        while self.accepted() < n {
+            assert!(
+                started.elapsed() < Duration::from_secs(30),
+                "{n} messages must be accepted"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
+        started.elapsed()
+    }
+
+    async fn bound_session(&self) -> String {
+        let started = Instant::now();
+        loop {
+            let v = self.get("/api/v1/connection").await;
+            if v["link"]["state"] == "bound" {
+                return v["link"]["session_id"].as_str().unwrap().to_owned();
+            }
+            assert!(started.elapsed() < Duration::from_secs(15), "the link must bind: {v}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn settings_are_the_operators_an_api_key_gets_403() {
+    let t = Running::start("").await;
+    let created: Value = t
+        .http
+        .post(format!("{}/api/v1/keys", t.url))
+        .bearer_auth(&t.operator)
+        .json(&json!({ "name": "crm" }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let key = created["key"].as_str().unwrap();
+    let get = t
+        .http
+        .get(format!("{}/api/v1/settings", t.url))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(get.status(), StatusCode::FORBIDDEN);
+    assert_eq!(get.json::<Value>().await.unwrap()["code"], "forbidden");
+    let patch = t
+        .http
+        .patch(format!("{}/api/v1/settings", t.url))
+        .bearer_auth(key)
+        .json(&json!({ "values": { "smpp.tps": "99" } }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(patch.status(), StatusCode::FORBIDDEN);
+    let test = t
+        .http
+        .post(format!("{}/api/v1/settings/test-connection", t.url))
+        .bearer_auth(key)
+        .json(&json!({}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(test.status(), StatusCode::FORBIDDEN);
+    assert!(!t.config_text().contains("99"), "a refused edit writes nothing");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_tps_change_is_followed_by_the_dispatcher_without_a_restart() {
+    let t = Running::start("[smpp]\ntps = 2\n").await;
+    t.bound_session().await;
+    for i in 0..5 {
+        t.send(&format!("+33612{i}45600"), "slow").await;
+    }
+    let slow = t.wait_accepted(5).await;
+    // Five submits at 2 per second are spaced 0.5 s apart: two seconds at least.
+    assert!(
+        slow >= Duration::from_millis(1_800),
+        "tps = 2 must pace submits: {slow:?}"
+    );
+
+    assert!(!t.engine().ingestor().policy().ignore_case);
+    let (status, saved) = t
+        .patch(json!({ "values": { "smpp.tps": "200", "smpp.window": "3", "receipts.id_ignore_case": "true" } }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(
+        saved["reconnected"], false,
+        "the rate and window change on the running link"
+    );
+    assert_eq!(t.engine().session().unwrap().limits(), (3, 200.0));
+    assert!(
+        t.engine().ingestor().policy().ignore_case,
+        "receipts arriving from now on are matched by the new id rules"
+    );
+    assert!(t.config_text().contains("tps = 200"));
+    for i in 0..5 {
+        t.send(&format!("+33613{i}45600"), "fast").await;
+    }
+    let fast = t.wait_accepted(10).await;
+    assert!(
+        fast < Duration::from_millis(1_500),
+        "tps = 200 must apply at once: {fast:?}"
+    );
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_callback_provider_added_in_settings_is_accepted_without_a_restart() {
+    let t = Running::start("").await;
+    let post = |token: &str| {
+        t.http
+            .post(format!("{}/api/v1/callbacks/acme?token={token}", t.url))
+            .body("messageId=0A0000001&status=delivered&err-code=0&scts=2611291200&msisdn=33612345678")
+            .header("content-type", "application/x-www-form-urlencoded")
+            .send()
+    };
+    assert_eq!(post("x").await.unwrap().status(), StatusCode::NOT_FOUND);
+
+    let (status, saved) = t
+        .patch(json!({ "callback_providers": [{ "name": "acme", "preset": "vonage" }] }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    let secret = saved["generated_secrets"][0]["secret"].as_str().unwrap().to_owned();
+    assert_eq!(saved["generated_secrets"][0]["provider"], "acme");
+    assert!(t.config_text().contains("acme"));
+    let view = t.get("/api/v1/settings").await;
+    assert!(
+        !view.to_string().contains(&secret),
+        "the secret is shown once, in the save's answer"
+    );
+
+    assert_eq!(
+        post("wrong-secret-0123456789").await.unwrap().status(),
+        StatusCode::UNAUTHORIZED
+    );
+    let ok = post(&secret).await.unwrap();
+    assert_eq!(ok.status(), StatusCode::OK, "the new provider is accepted at once");
+
+    // Removed: refused at once as well.
+    let (status, _) = t.patch(json!({ "callback_providers": [] })).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(post(&secret).await.unwrap().status(), StatusCode::NOT_FOUND);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_change_rebinds_the_link_and_sending_goes_on() {
+    let t = Running::start("").await;
+    let first = t.bound_session().await;
+    t.send("+33612345600", "before").await;
+    t.wait_accepted(1).await;
+
+    let (status, saved) = t
+        .patch(json!({ "values": { "smpp.system_id": "office2" }, "password": "pw2" }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(saved["reconnected"], true);
+    let second = t.bound_session().await;
+    assert_ne!(first, second, "a new session is bound with the new settings");
+    t.send("+33612345601", "after").await;
+    t.wait_accepted(2).await;
+
+    let text = t.config_text();
+    assert!(
+        text.contains("system_id = \"office2\"") && !text.contains("pw2"),
+        "{text}"
+    );
+    let audit = t.get("/api/v1/audit").await;
+    let entry = audit["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|e| e["action"] == "settings.update")
+        .expect("the change is audited");
+    assert_eq!(entry["actor"], "operator");
+    assert!(
+        !audit.to_string().contains("pw2"),
+        "the audit log never holds the password"
+    );
+    let view = t.get("/api/v1/settings").await;
+    assert_eq!(view["password_set"], true);
+    assert!(!view.to_string().contains("pw2"));
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn invalid_fields_are_all_named_with_422_and_test_connection_reports_the_sandbox_bound() {
+    let t = Running::start("").await;
+    let (status, body) = t
+        .patch(json!({ "values": { "smpp.tps": "0", "receipts.deadline_hours": "soon" } }))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let fields: Vec<&str> = body["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["receipts.deadline_hours", "smpp.tps"]);
+
+    let r: Value = t
+        .http
+        .post(format!("{}/api/v1/settings/test-connection", t.url))
+        .bearer_auth(&t.operator)
+        .json(&json!({ "sandbox": true }))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(r["outcome"], "bound", "{r}");
+    t.stop().await;
+}

@@ -1,0 +1,302 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it } from "vitest";
+import { BackendError } from "../backend";
+import type { ConnectionTest } from "../bindings/ConnectionTest";
+import type { SettingField } from "../bindings/SettingField";
+import type { SettingsSaved } from "../bindings/SettingsSaved";
+import type { SettingsUpdate } from "../bindings/SettingsUpdate";
+import type { SettingsView } from "../bindings/SettingsView";
+import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { Settings } from "./Settings";
+
+function field(key: string, value: string, more: Partial<SettingField> = {}): SettingField {
+  const [section = ""] = key.split(".");
+  return {
+    key,
+    section,
+    value,
+    default: value,
+    kind: "integer",
+    choices: [],
+    source: "default",
+    env_var: `SMSDESK_${key.replace(".", "_").toUpperCase()}`,
+    editable: true,
+    applies: "now",
+    pending_restart: false,
+    doc: "",
+    ...more,
+  };
+}
+
+function view(more: Partial<SettingsView> = {}): SettingsView {
+  return {
+    config_file: "/data/smsdesk.toml",
+    fields: [
+      field("smpp.sandbox", "true", { kind: "bool", applies: "reconnect" }),
+      field("smpp.host", "127.0.0.1", { kind: "text", applies: "reconnect" }),
+      field("smpp.port", "2775", { applies: "reconnect" }),
+      field("smpp.system_id", "smsdesk", { kind: "text", applies: "reconnect" }),
+      field("smpp.password", "", { kind: "password", applies: "reconnect", source: "encrypted_file" }),
+      field("smpp.interface_version", "3.4", { kind: "choice", choices: ["3.4", "5.0"], applies: "reconnect" }),
+      field("smpp.tps", "10", { source: "file" }),
+      field("smpp.window", "4", { source: "env", editable: false }),
+      field("retry.otp_max_attempts", "2"),
+      field("retry.otp_on_unknown_outcome", "exception", { kind: "choice", choices: ["exception", "resend"] }),
+      field("receipts.deadline_hours", "48"),
+      field("callbacks.providers", "", { kind: "providers" }),
+      field("http.port", "8470", { applies: "restart" }),
+      field("store.database", "smsdesk.db", { kind: "text", applies: "restart", editable: false }),
+    ],
+    password_set: true,
+    secret_store: "encrypted_file",
+    providers: [{ name: "vonage", preset: null, connection: null, secret_hint: "…6789" }],
+    presets: ["vonage", "twilio"],
+    ...more,
+  };
+}
+
+function saved(update: SettingsUpdate, more: Partial<SettingsSaved> = {}): SettingsSaved {
+  const v = view();
+  return {
+    settings: {
+      ...v,
+      fields: v.fields.map((f) => (update.values[f.key] === undefined ? f : { ...f, value: update.values[f.key] ?? "" })),
+    },
+    changes: Object.entries(update.values).map(([key, value]) => ({
+      key,
+      from: null,
+      to: value,
+      secret: false,
+      applies: key.startsWith("http.") ? "restart" : "now",
+    })),
+    reconnected: false,
+    generated_secrets: [],
+    ...more,
+  };
+}
+
+async function choose(select: HTMLSelectElement, value: string): Promise<void> {
+  await act(async () => {
+    select.value = value;
+    select.dispatchEvent(new Event("change", { bubbles: true }));
+  });
+}
+
+let rendered: Rendered | undefined;
+afterEach(async () => {
+  await rendered?.unmount();
+  rendered = undefined;
+});
+
+async function open(backend: FakeBackend): Promise<HTMLElement> {
+  rendered = await render(<Settings backend={backend} />);
+  await settle();
+  return rendered.container;
+}
+
+describe("Settings", () => {
+  it("says where each value comes from and when it applies; an environment variable locks a field", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    const root = await open(backend);
+
+    for (const section of ["connection", "sending", "retry", "receipts", "callbacks", "other"]) {
+      expect(queryTestId(root, `settings-${section}`), section).not.toBeNull();
+    }
+    const window = byTestId<HTMLInputElement>(root, "setting-smpp.window");
+    expect(window.disabled, "a setting an environment variable sets is read-only").toBe(true);
+    expect(byTestId(root, "locked-smpp.window").textContent).toContain("SMSDESK_SMPP_WINDOW");
+    expect(byTestId<HTMLInputElement>(root, "setting-store.database").disabled).toBe(true);
+
+    const applies = (key: string): string | undefined =>
+      root.querySelector(`[data-key="${key}"] [data-applies]`)?.getAttribute("data-applies") ?? undefined;
+    expect(applies("smpp.tps")).toBe("now");
+    expect(applies("smpp.host")).toBe("reconnect");
+    expect(applies("http.port")).toBe("restart");
+    expect(root.querySelector('[data-key="http.port"]')?.textContent).toContain("Applies at next start");
+    expect(byTestId(root, "password-state").textContent).toContain("encrypted in the data folder");
+    expect(byTestId<HTMLAnchorElement>(root, "settings-keys-link").getAttribute("href")).toBe("#/keys");
+  });
+
+  it("keeps Save disabled until something changed, then sends only what changed and says what applies when", async () => {
+    const updates: SettingsUpdate[] = [];
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.updateSettings = (u) => {
+      updates.push(u);
+      return Promise.resolve(saved(u));
+    };
+    const root = await open(backend);
+    const save = byTestId<HTMLButtonElement>(root, "settings-save");
+    expect(save.disabled).toBe(true);
+
+    const tps = byTestId<HTMLInputElement>(root, "setting-smpp.tps");
+    await type(tps, "25");
+    expect(save.disabled).toBe(false);
+    await type(tps, "10");
+    expect(save.disabled, "back to the saved value is no change").toBe(true);
+    await type(tps, "25");
+    await type(byTestId<HTMLInputElement>(root, "setting-http.port"), "8471");
+    await choose(byTestId<HTMLSelectElement>(root, "setting-retry.otp_on_unknown_outcome"), "resend");
+    await submit(byTestId<HTMLFormElement>(root, "settings-form"));
+    await settle();
+
+    expect(updates).toEqual([
+      {
+        values: { "smpp.tps": "25", "http.port": "8471", "retry.otp_on_unknown_outcome": "resend" },
+        password: null,
+        callback_providers: null,
+      },
+    ]);
+    expect(byTestId(root, "saved-now").textContent).toContain("Submits per second (TPS)");
+    expect(byTestId(root, "saved-restart").textContent).toContain("HTTP port");
+    expect(byTestId<HTMLInputElement>(root, "setting-smpp.tps").value).toBe("25");
+    expect(byTestId<HTMLButtonElement>(root, "settings-save").disabled).toBe(true);
+  });
+
+  it("shows each field the engine refused next to that field, and keeps the edits", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.updateSettings = () =>
+      Promise.reject(
+        new BackendError("invalid", "2 fields are invalid: smpp.tps, receipts.deadline_hours", {
+          errors: [
+            { field: "smpp.tps", code: "invalid", message: "must be at least 1" },
+            { field: "receipts.deadline_hours", code: "invalid", message: "`soon` is not a valid integer here" },
+          ],
+        }),
+      );
+    const root = await open(backend);
+    await type(byTestId<HTMLInputElement>(root, "setting-smpp.tps"), "0");
+    await type(byTestId<HTMLInputElement>(root, "setting-receipts.deadline_hours"), "soon");
+    await submit(byTestId<HTMLFormElement>(root, "settings-form"));
+    await settle();
+
+    const tps = byTestId<HTMLInputElement>(root, "setting-smpp.tps");
+    expect(tps.getAttribute("aria-invalid")).toBe("true");
+    expect(root.querySelector('[data-key="smpp.tps"] [data-testid="field-errors"]')?.textContent).toBe(
+      "must be at least 1",
+    );
+    expect(root.querySelector('[data-key="receipts.deadline_hours"] [data-testid="field-errors"]')?.textContent).toContain(
+      "soon",
+    );
+    const describedBy = tps.getAttribute("aria-describedby") ?? "";
+    expect(describedBy.split(" ").some((id) => document.getElementById(id)?.textContent === "must be at least 1")).toBe(
+      true,
+    );
+    expect(tps.value, "the operator's edit stays to be corrected").toBe("0");
+    expect(queryTestId(root, "settings-save-error")?.getAttribute("data-code")).toBe("invalid");
+  });
+
+  it("tests the connection with the unsaved values and says how it went", async () => {
+    const tests: ConnectionTest[] = [];
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.testConnection = (test) => {
+      tests.push(test);
+      return Promise.resolve(
+        test.password === "wrong"
+          ? {
+              outcome: "refused",
+              target: "smpp.example:2775",
+              status: 14,
+              status_name: "ESME_RINVPASWD",
+              message: "the SMSC refused the bind",
+              elapsed_ms: 12,
+            }
+          : { outcome: "bound", target: "smpp.example:2775", status: null, status_name: null, message: "", elapsed_ms: 40 },
+      );
+    };
+    const root = await open(backend);
+    await click(byTestId(root, "setting-smpp.sandbox"));
+    await type(byTestId<HTMLInputElement>(root, "setting-smpp.host"), "smpp.example");
+    await click(byTestId(root, "test-connection"));
+    await settle();
+    expect(tests[0]).toMatchObject({ sandbox: false, host: "smpp.example", port: 2775, password: null });
+    expect(byTestId(root, "test-result").getAttribute("data-outcome")).toBe("bound");
+    expect(byTestId(root, "test-result").textContent).toContain("Bound to smpp.example:2775");
+
+    await type(byTestId<HTMLInputElement>(root, "setting-smpp.password"), "wrong");
+    await click(byTestId(root, "test-connection"));
+    await settle();
+    expect(tests[1]?.password).toBe("wrong");
+    expect(byTestId(root, "test-result").textContent).toContain("ESME_RINVPASWD");
+  });
+
+  it("adds a provider, sends the list without secrets, and shows the secret the engine made once", async () => {
+    const updates: SettingsUpdate[] = [];
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.updateSettings = (u) => {
+      updates.push(u);
+      return Promise.resolve(
+        saved(u, {
+          changes: [{ key: "callbacks.providers.twilio", from: null, to: "preset twilio", secret: true, applies: "now" }],
+          generated_secrets: [{ provider: "twilio", secret: "cb_made_once_0123456789" }],
+        }),
+      );
+    };
+    const root = await open(backend);
+    expect(root.textContent, "a secret is never shown, only its end").toContain("…6789");
+    await type(byTestId<HTMLInputElement>(root, "provider-add-name"), "twilio");
+    await click(byTestId(root, "provider-add-button"));
+    expect(root.querySelectorAll('[data-testid="provider-row"]')).toHaveLength(2);
+    await submit(byTestId<HTMLFormElement>(root, "settings-form"));
+    await settle();
+
+    expect(updates[0]?.callback_providers).toEqual([
+      { name: "vonage", secret: null, preset: null, connection: null },
+      { name: "twilio", secret: null, preset: null, connection: null },
+    ]);
+    expect(byTestId(root, "generated-secret").textContent).toContain(
+      "/api/v1/callbacks/twilio?token=cb_made_once_0123456789",
+    );
+  });
+
+  it("removes a provider and sends a new password, never showing a password", async () => {
+    const updates: SettingsUpdate[] = [];
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.updateSettings = (u) => {
+      updates.push(u);
+      return Promise.resolve(saved(u, { reconnected: true }));
+    };
+    const root = await open(backend);
+    const password = byTestId<HTMLInputElement>(root, "setting-smpp.password");
+    expect(password.type).toBe("password");
+    expect(password.value, "the saved password is never in the form").toBe("");
+    await type(password, "n3w");
+    await click(byTestId(root, "provider-remove"));
+    await submit(byTestId<HTMLFormElement>(root, "settings-form"));
+    await settle();
+    expect(updates[0]).toEqual({ values: {}, password: "n3w", callback_providers: [] });
+    expect(byTestId(root, "saved-reconnected").textContent).toContain("bound again");
+  });
+
+  it("over HTTP with an API key, says plainly that settings are the operator's", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.reject(new BackendError("forbidden", "settings are the operator's"));
+    const root = await open(backend);
+    expect(byTestId(root, "settings-forbidden").textContent).toContain("Only the operator changes settings");
+    expect(queryTestId(root, "settings-form")).toBeNull();
+    expect(queryTestId(root, "settings-error")).toBeNull();
+  });
+
+  it("speaks French and Russian", async () => {
+    for (const [lang, title, applies] of [
+      ["fr-FR", "Réglages", "S’applique au prochain démarrage"],
+      ["ru-RU", "Настройки", "Действует после перезапуска"],
+    ] as const) {
+      const backend = new FakeBackend();
+      backend.settings = () => Promise.resolve(view());
+      rendered = await render(<Settings backend={backend} />, [lang]);
+      await settle();
+      expect(rendered.container.querySelector("h2")?.textContent).toBe(title);
+      expect(rendered.container.querySelector('[data-key="http.port"]')?.textContent).toContain(applies);
+      await rendered.unmount();
+      rendered = undefined;
+    }
+  });
+});

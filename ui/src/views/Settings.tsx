@@ -1,0 +1,313 @@
+import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
+import type { FieldError } from "../bindings/FieldError";
+import type { SettingsSaved } from "../bindings/SettingsSaved";
+import type { SettingsView } from "../bindings/SettingsView";
+import { ErrorNotice } from "../components/ErrorNotice";
+import { formatRoute } from "../hooks/useHashRoute";
+import { useBackendData } from "../hooks/useBackendData";
+import { useI18n } from "../i18n/context";
+import { ConnectionTestButton } from "./settings/ConnectionTest";
+import { draftsOf, providersChanged, ProvidersEditor, toEdits, type ProviderDraft } from "./settings/Providers";
+import { SavedNotice } from "./settings/SavedNotice";
+import { PasswordControl, SettingControl } from "./settings/SettingControl";
+
+const loadSettings = (backend: Backend): Promise<SettingsView> => backend.settings();
+
+const CONNECTION = [
+  "smpp.sandbox",
+  "smpp.host",
+  "smpp.port",
+  "smpp.system_id",
+  "smpp.system_type",
+  "smpp.interface_version",
+  "smpp.address_range",
+  "smpp.source_addr",
+];
+const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
+const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
+export const KINDS = ["otp", "transactional", "bulk"] as const;
+const RECEIPTS = [
+  "receipts.deadline_hours",
+  "receipts.response_id",
+  "receipts.receipt_id",
+  "receipts.id_ignore_case",
+  "receipts.id_ignore_leading_zeros",
+  "receipts.accepted_is_final",
+  "receipts.timezone",
+];
+const SHOWN_ELSEWHERE = new Set([
+  ...CONNECTION,
+  ...SENDING,
+  ...RETRY_CODES,
+  ...RECEIPTS,
+  ...KINDS.flatMap((k) => [`retry.${k}_max_attempts`, `retry.${k}_max_age_minutes`, `retry.${k}_on_unknown_outcome`]),
+  "smpp.password",
+  "callbacks.providers",
+]);
+
+/**
+ * Settings: the operator's (the desktop window) to read and change. Each field says where its
+ * value comes from and when a change applies; a setting an environment variable sets is shown
+ * read-only with the variable's name. Over HTTP with an API key the engine refuses (403), and the
+ * screen says so plainly.
+ */
+export function Settings({ backend }: { backend: Backend }) {
+  const { t } = useI18n();
+  const headingId = useId();
+  const { state, reload } = useBackendData(backend, loadSettings);
+  const forbidden = state.status === "error" && state.error.code === ERROR_CODES.forbidden;
+  // A save answers with the settings as they now are; they replace what was loaded.
+  const [saved, setSaved] = useState<SettingsSaved | null>(null);
+  const [saves, setSaves] = useState(0);
+  const view = saved?.settings ?? (state.status === "ready" ? state.data : null);
+
+  return (
+    <div className="stack settings">
+      <section className="panel" aria-labelledby={headingId} aria-busy={state.status === "loading"}>
+        <h2 id={headingId}>{t("settings.title")}</h2>
+        {view !== null && <p className="panel-intro">{t("settings.intro", { file: view.config_file })}</p>}
+        {state.status === "loading" && (
+          <p className="status" role="status">
+            <span className="spinner" aria-hidden="true" />
+            {t("settings.loading")}
+          </p>
+        )}
+        {forbidden && (
+          <div className="notice notice-info" data-testid="settings-forbidden">
+            <h3>{t("settings.forbidden.title")}</h3>
+            <p>{t("settings.forbidden.body")}</p>
+          </div>
+        )}
+        {state.status === "error" && !forbidden && (
+          <ErrorNotice title={t("settings.error")} error={state.error} onRetry={reload} testId="settings-error" />
+        )}
+        <p className="settings-keys-link">
+          {t("settings.keysLink")}{" "}
+          <a href={formatRoute({ section: "keys" })} data-testid="settings-keys-link">
+            {t("settings.keysLink.action")}
+          </a>
+        </p>
+      </section>
+      {view !== null && (
+        // Each save starts a clean form from the settings as they now are.
+        <SettingsForm
+          key={saves}
+          backend={backend}
+          view={view}
+          lastSave={saved}
+          onSaved={(answer) => {
+            setSaved(answer);
+            setSaves((n) => n + 1);
+          }}
+        />
+      )}
+    </div>
+  );
+}
+
+function SettingsForm({
+  backend,
+  view,
+  lastSave,
+  onSaved,
+}: {
+  backend: Backend;
+  view: SettingsView;
+  /** What the last save did, shown until the next edit. */
+  lastSave: SettingsSaved | null;
+  onSaved: (saved: SettingsSaved) => void;
+}) {
+  const { t } = useI18n();
+  const fields = useMemo(() => new Map(view.fields.map((f) => [f.key, f])), [view]);
+  const [edits, setEdits] = useState<Record<string, string>>({});
+  const [password, setPassword] = useState<string | null>(null);
+  const [providers, setProviders] = useState<ProviderDraft[]>(() => draftsOf(view));
+  const [errors, setErrors] = useState<FieldError[]>([]);
+  const [saving, setSaving] = useState(false);
+  const [failure, setFailure] = useState<BackendError | null>(null);
+
+  const valueOf = (key: string): string => edits[key] ?? fields.get(key)?.value ?? "";
+  const changedValues = Object.fromEntries(
+    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value),
+  );
+  const providersDirty = providersChanged(view, providers);
+  const changes = Object.keys(changedValues).length + (password !== null ? 1 : 0) + (providersDirty ? 1 : 0);
+  const errorsOf = (field: string): FieldError[] => errors.filter((e) => e.field === field);
+
+  const set = (key: string) => (value: string) => setEdits((e) => ({ ...e, [key]: value }));
+
+  const control = (key: string, label?: string) => {
+    const field = fields.get(key);
+    if (field === undefined) return null;
+    return (
+      <SettingControl
+        key={key}
+        field={field}
+        value={valueOf(key)}
+        onChange={set(key)}
+        errors={errorsOf(key)}
+        {...(label === undefined ? {} : { label })}
+      />
+    );
+  };
+
+  const save = (event: FormEvent<HTMLFormElement>): void => {
+    event.preventDefault();
+    if (saving || changes === 0) return;
+    setSaving(true);
+    setFailure(null);
+    setErrors([]);
+    backend
+      .updateSettings({
+        values: changedValues,
+        password,
+        callback_providers: providersDirty ? toEdits(providers) : null,
+      })
+      .then(
+        (answer) => {
+          setSaving(false);
+          // The form is rebuilt from the settings as they now are.
+          onSaved(answer);
+        },
+        (e: unknown) => {
+          const error = asBackendError(e);
+          setSaving(false);
+          setFailure(error);
+          setErrors(error.errors);
+        },
+      );
+  };
+
+  const discard = (): void => {
+    setEdits({});
+    setPassword(null);
+    setProviders(draftsOf(view));
+    setErrors([]);
+    setFailure(null);
+  };
+
+  const passwordField = fields.get("smpp.password");
+  const providersField = fields.get("callbacks.providers");
+  const handled = new Set(SHOWN_ELSEWHERE);
+  const others = view.fields.filter((f) => !handled.has(f.key));
+
+  return (
+    <form className="stack settings-form" onSubmit={save} aria-busy={saving} data-testid="settings-form" noValidate>
+      <Section id="connection" title={t("settings.section.connection")} intro={t("settings.section.connection.intro")}>
+        <div className="form settings-fields">
+          {CONNECTION.slice(0, 4).map((k) => control(k))}
+          {passwordField !== undefined && (
+            <PasswordControl
+              field={passwordField}
+              view={view}
+              value={password}
+              onChange={setPassword}
+              errors={errorsOf("smpp.password")}
+            />
+          )}
+          {CONNECTION.slice(4).map((k) => control(k))}
+        </div>
+        <ConnectionTestButton backend={backend} valueOf={valueOf} password={password} />
+      </Section>
+
+      <Section id="sending" title={t("settings.section.sending")}>
+        <div className="form settings-fields">{SENDING.map((k) => control(k))}</div>
+      </Section>
+
+      <Section id="retry" title={t("settings.section.retry")} intro={t("settings.section.retry.intro")}>
+        <div className="settings-kinds">
+          {KINDS.map((kind) => (
+            <fieldset key={kind} className="settings-kind" data-testid={`retry-${kind}`}>
+              <legend>{t(`settings.kind.${kind}`)}</legend>
+              <div className="form settings-fields">
+                {control(`retry.${kind}_max_attempts`, t("settings.retry.maxAttempts"))}
+                {control(`retry.${kind}_max_age_minutes`, t("settings.retry.maxAge"))}
+                {control(`retry.${kind}_on_unknown_outcome`, t("settings.retry.onUnknown"))}
+              </div>
+            </fieldset>
+          ))}
+        </div>
+        <div className="form settings-fields">{RETRY_CODES.map((k) => control(k))}</div>
+      </Section>
+
+      <Section id="receipts" title={t("settings.section.receipts")}>
+        <div className="form settings-fields">{RECEIPTS.map((k) => control(k))}</div>
+      </Section>
+
+      {providersField !== undefined && (
+        <Section
+          id="callbacks"
+          title={t("settings.section.callbacks")}
+          intro={t("settings.section.callbacks.intro", { path: "/api/v1/callbacks/{provider}" })}
+        >
+          <ProvidersEditor
+            field={providersField}
+            view={view}
+            drafts={providers}
+            onChange={setProviders}
+            errors={errors}
+          />
+        </Section>
+      )}
+
+      <Section id="other" title={t("settings.section.other")}>
+        <div className="form settings-fields">{others.map((f) => control(f.key))}</div>
+      </Section>
+
+      {/* Always in reach while scrolling: the buttons and a one-line state; the details below. */}
+      <div className="settings-save-bar">
+        <div className="row-actions">
+          <button type="submit" className="button" disabled={saving || changes === 0} data-testid="settings-save">
+            {saving ? t("settings.saving") : t("settings.save")}
+          </button>
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={discard}
+            disabled={saving || changes === 0}
+            data-testid="settings-discard"
+          >
+            {t("settings.discard")}
+          </button>
+          <span className="hint" role="status" data-testid="settings-dirty">
+            {failure !== null
+              ? t("settings.saveFailed")
+              : changes > 0
+                ? t("settings.changedCount", { count: changes })
+                : lastSave !== null
+                  ? t("settings.saved.title")
+                  : t("settings.unchanged")}
+          </span>
+        </div>
+      </div>
+      <div className="settings-outcome" aria-live="polite">
+        {failure !== null && (
+          <ErrorNotice title={t("settings.saveFailed")} error={failure} testId="settings-save-error" />
+        )}
+        {lastSave !== null && changes === 0 && <SavedNotice saved={lastSave} fields={fields} />}
+      </div>
+    </form>
+  );
+}
+
+function Section({
+  id,
+  title,
+  intro,
+  children,
+}: {
+  id: string;
+  title: string;
+  intro?: string;
+  children: ReactNode;
+}) {
+  const headingId = useId();
+  return (
+    <section className="panel settings-section" aria-labelledby={headingId} data-testid={`settings-${id}`}>
+      <h2 id={headingId}>{title}</h2>
+      {intro !== undefined && <p className="panel-intro">{intro}</p>}
+      {children}
+    </section>
+  );
+}

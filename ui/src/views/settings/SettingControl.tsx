@@ -1,0 +1,208 @@
+import { useId } from "react";
+import type { Applies } from "../../bindings/Applies";
+import type { FieldError } from "../../bindings/FieldError";
+import type { SettingField } from "../../bindings/SettingField";
+import type { SettingsView } from "../../bindings/SettingsView";
+import { Badge } from "../../components/Badge";
+import { useI18n } from "../../i18n/context";
+import type { Tone } from "../tones";
+import { choiceLabel, settingLabel } from "./labels";
+
+const APPLIES_TONE: Record<Applies, Tone> = { now: "success", reconnect: "progress", restart: "warning" };
+
+/** When a change applies, said next to each setting. */
+export function AppliesBadge({ applies }: { applies: Applies }) {
+  const { t } = useI18n();
+  return (
+    <span className="setting-applies" data-applies={applies}>
+      <Badge tone={APPLIES_TONE[applies]}>{t(`settings.applies.${applies}`)}</Badge>
+    </span>
+  );
+}
+
+/** Why a setting cannot be changed here, if it cannot. */
+export function LockedReason({ field, id }: { field: SettingField; id: string }) {
+  const { t } = useI18n();
+  if (field.editable) return null;
+  return (
+    <p className="hint setting-locked" id={id} data-testid={`locked-${field.key}`}>
+      {field.source === "env" ? t("settings.locked.env", { name: field.env_var }) : t("settings.locked.readOnly")}
+    </p>
+  );
+}
+
+export function FieldErrors({ errors, id }: { errors: FieldError[]; id: string }) {
+  if (errors.length === 0) return null;
+  return (
+    <ul className="field-problems" id={id} data-testid="field-errors">
+      {errors.map((e) => (
+        <li key={`${e.code}:${e.message}`}>{e.message}</li>
+      ))}
+    </ul>
+  );
+}
+
+/**
+ * One setting: its control by kind, where its value comes from, when a change applies, and the
+ * engine's refusal of it, if any, right below it.
+ */
+export function SettingControl({
+  field,
+  value,
+  onChange,
+  errors,
+  label,
+}: {
+  field: SettingField;
+  value: string;
+  onChange: (value: string) => void;
+  errors: FieldError[];
+  label?: string;
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const hintId = `${id}-hint`;
+  const lockedId = `${id}-locked`;
+  const errorId = `${id}-errors`;
+  const invalid = errors.length > 0;
+  const describedBy = [hintId, field.editable ? null : lockedId, invalid ? errorId : null]
+    .filter((x) => x !== null)
+    .join(" ");
+  const name = label ?? settingLabel(t, field.key);
+  const common = {
+    id,
+    name: field.key,
+    disabled: !field.editable,
+    "aria-invalid": invalid ? ("true" as const) : undefined,
+    "aria-describedby": describedBy,
+    "data-testid": `setting-${field.key}`,
+  };
+
+  let input;
+  if (field.kind === "bool") {
+    input = (
+      <input type="checkbox" {...common} checked={value === "true"} onChange={(e) => onChange(String(e.target.checked))} />
+    );
+  } else if (field.kind === "choice") {
+    input = (
+      <select {...common} value={value} onChange={(e) => onChange(e.target.value)}>
+        {field.choices.map((c) => (
+          <option key={c} value={c}>
+            {choiceLabel(t, c)}
+          </option>
+        ))}
+      </select>
+    );
+  } else {
+    input = (
+      <input
+        type="text"
+        inputMode={field.kind === "integer" ? "numeric" : undefined}
+        autoComplete="off"
+        spellCheck={false}
+        {...common}
+        value={value}
+        onChange={(e) => onChange(e.target.value)}
+      />
+    );
+  }
+
+  return (
+    <div
+      className={`field setting ${field.kind === "bool" ? "setting-bool" : ""}`}
+      data-key={field.key}
+      data-source={field.source}
+    >
+      {field.kind === "bool" ? (
+        <label htmlFor={id} className="setting-check">
+          {input}
+          <span>{name}</span>
+        </label>
+      ) : (
+        <>
+          <label htmlFor={id}>{name}</label>
+          {input}
+        </>
+      )}
+      <p className="hint setting-meta" id={hintId}>
+        <AppliesBadge applies={field.applies} /> <code>{field.key}</code>
+        {field.default !== "" && field.default !== value && (
+          <> · {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default) : field.default })}</>
+        )}
+      </p>
+      {field.pending_restart && (
+        <p className="hint setting-pending" data-testid={`pending-${field.key}`}>
+          {t("settings.pendingRestart")}
+        </p>
+      )}
+      <LockedReason field={field} id={lockedId} />
+      <FieldErrors errors={errors} id={errorId} />
+    </div>
+  );
+}
+
+/**
+ * The SMPP password: never shown (the engine never sends it); says whether one is set and where
+ * it is kept, and takes a new one.
+ */
+export function PasswordControl({
+  field,
+  view,
+  value,
+  onChange,
+  errors,
+}: {
+  field: SettingField;
+  view: SettingsView;
+  value: string | null;
+  onChange: (value: string | null) => void;
+  errors: FieldError[];
+}) {
+  const { t } = useI18n();
+  const id = useId();
+  const stateId = `${id}-state`;
+  const lockedId = `${id}-locked`;
+  const errorId = `${id}-errors`;
+  const invalid = errors.length > 0;
+  const where = t(`settings.password.where.${field.source}`);
+  const store = t(`settings.password.where.${view.secret_store}`);
+  return (
+    <div className="field setting" data-key={field.key} data-source={field.source}>
+      <label htmlFor={id}>{settingLabel(t, field.key)}</label>
+      <input
+        id={id}
+        type="password"
+        name="smpp.password"
+        autoComplete="new-password"
+        disabled={!field.editable}
+        value={value ?? ""}
+        onChange={(e) => onChange(e.target.value === "" ? null : e.target.value)}
+        aria-invalid={invalid ? "true" : undefined}
+        aria-describedby={[stateId, field.editable ? null : lockedId, invalid ? errorId : null]
+          .filter((x) => x !== null)
+          .join(" ")}
+        data-testid="setting-smpp.password"
+      />
+      <div className="hint setting-meta" id={stateId}>
+        <AppliesBadge applies={field.applies} />{" "}
+        <span data-testid="password-state">
+          {view.password_set ? t("settings.password.set", { where }) : t("settings.password.unset")}
+        </span>{" "}
+        {field.editable && <span>{t("settings.password.store", { where: store })}</span>}
+      </div>
+      {field.editable && view.password_set && value !== "" && (
+        <button
+          type="button"
+          className="button button-secondary button-small"
+          onClick={() => onChange("")}
+          data-testid="password-clear"
+        >
+          {t("settings.password.clear")}
+        </button>
+      )}
+      {value === "" && <p className="hint">{t("settings.password.cleared")}</p>}
+      <LockedReason field={field} id={lockedId} />
+      <FieldErrors errors={errors} id={errorId} />
+    </div>
+  );
+}

@@ -1,0 +1,14 @@
+import type { Translate } from "../../i18n/i18n";
+import { en, type MessageKey } from "../../i18n/en";
+
+/** A setting's name in the reader's language; its config key where none is written. */
+export function settingLabel(t: Translate, key: string): string {
+  const id = `setting.${key}`;
+  return id in en ? t(id as MessageKey & `setting.${string}`) : key;
+}
+
+/** A choice's meaning in the reader's language (SMPP versions stay as written). */
+export function choiceLabel(t: Translate, choice: string): string {
+  const id = `settings.choice.${choice}`;
+  return id in en ? t(id as MessageKey & `settings.choice.${string}`) : choice;
+}
