@@ -11,7 +11,7 @@ use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::broadcast::Receiver;
 
 /// The window the events are for.
-const WINDOW: &str = "main";
+pub const WINDOW: &str = "main";
 
 /// Forwards until the store closes its channel (the engine stopped).
 pub async fn forward<R: Runtime>(app: AppHandle<R>, mut changes: Receiver<Change>) {

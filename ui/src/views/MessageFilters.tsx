@@ -13,11 +13,42 @@ export interface MessageQuery {
   readonly kind: MessageKind | "";
   readonly q: string;
   readonly destination: string;
+  /** Created on or after this day (`YYYY-MM-DD`, as a date input gives it), in the user's time zone. */
+  readonly from: string;
+  /** Created on or before this day, the whole day included. */
+  readonly to: string;
 }
 
-export const ANY_MESSAGE: MessageQuery = { status: "", state: "", kind: "", q: "", destination: "" };
+export const ANY_MESSAGE: MessageQuery = { status: "", state: "", kind: "", q: "", destination: "", from: "", to: "" };
 
-/** The engine's filter for a query and a page: blanks are left out, words trimmed. */
+/** Midnight at the start of a `YYYY-MM-DD` day in the user's time zone, `days` later; null when not a date. */
+export function localDayStart(day: string, days = 0): number | null {
+  const m = /^(\d{4})-(\d{2})-(\d{2})$/.exec(day.trim());
+  if (m === null) return null;
+  const [year, month, date] = [Number(m[1]), Number(m[2]) - 1, Number(m[3])];
+  const start = new Date(year, month, date);
+  start.setFullYear(year); // the constructor reads years 0 to 99 as 1900 to 1999
+  // Date rolls 2026-02-30 over into March: such a day is not a date.
+  if (start.getFullYear() !== year || start.getMonth() !== month || start.getDate() !== date) return null;
+  start.setDate(date + days);
+  return start.getTime();
+}
+
+/** Why the dates cannot be searched, if they cannot: a day that is not a date, or From after To. */
+export function dateProblem(query: MessageQuery): "fromInvalid" | "toInvalid" | "fromAfterTo" | null {
+  const from = query.from.trim() === "" ? null : localDayStart(query.from);
+  const to = query.to.trim() === "" ? null : localDayStart(query.to);
+  if (query.from.trim() !== "" && from === null) return "fromInvalid";
+  if (query.to.trim() !== "" && to === null) return "toInvalid";
+  if (from !== null && to !== null && from > to) return "fromAfterTo";
+  return null;
+}
+
+/**
+ * The engine's filter for a query and a page: blanks are left out, words trimmed. From is the
+ * start of its day and To the start of the day after it (the engine's `to_ms` is exclusive), both
+ * in the user's time zone, so To includes its whole day.
+ */
 export function toMessageFilter(query: MessageQuery, cursor: string | null, limit: number | null): MessageFilter {
   const text = (value: string): string | null => (value.trim() === "" ? null : value.trim());
   return {
@@ -27,8 +58,8 @@ export function toMessageFilter(query: MessageQuery, cursor: string | null, limi
     channel: null,
     destination: text(query.destination),
     q: text(query.q),
-    from_ms: null,
-    to_ms: null,
+    from_ms: localDayStart(query.from),
+    to_ms: localDayStart(query.to, 1),
     cursor,
     limit,
   };
@@ -43,8 +74,9 @@ export function toMessageFilterKey(query: MessageQuery): string {
 }
 
 /**
- * Filters over the list: a choice applies at once, typed words when submitted (Enter or
- * Search), so that the list is not searched at every keystroke.
+ * Filters over the list: a choice applies at once, typed words and dates when submitted (Enter or
+ * Search), so that the list is not searched at every keystroke. Dates are whole days in the
+ * user's time zone; From after To is refused next to the field, and nothing is searched.
  */
 export function MessageFilters({ applied, onApply }: { applied: MessageQuery; onApply: (query: MessageQuery) => void }) {
   const { t } = useI18n();
@@ -54,24 +86,38 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
     kind: useId(),
     q: useId(),
     destination: useId(),
+    from: useId(),
+    to: useId(),
     qHint: useId(),
     destHint: useId(),
+    toHint: useId(),
+    dateError: useId(),
   };
   const [draft, setDraft] = useState<MessageQuery>(applied);
+  const [problem, setProblem] = useState<ReturnType<typeof dateProblem>>(null);
 
+  const apply = (next: MessageQuery): void => {
+    const found = dateProblem(next);
+    setProblem(found);
+    if (found === null) onApply(next);
+  };
   const choose = <K extends "status" | "state" | "kind">(key: K, value: MessageQuery[K]): void => {
     const next = { ...draft, [key]: value };
     setDraft(next);
-    onApply(next);
+    apply(next);
   };
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
-    onApply(draft);
+    apply(draft);
   };
   const clear = (): void => {
     setDraft(ANY_MESSAGE);
+    setProblem(null);
     onApply(ANY_MESSAGE);
   };
+  const fromWrong = problem === "fromInvalid";
+  const toWrong = problem === "toInvalid" || problem === "fromAfterTo";
+  const describedBy = (...idsOf: (string | false)[]): string => idsOf.filter((x) => x !== false).join(" ");
 
   return (
     <form className="form filters" onSubmit={submit} role="search" aria-label={t("filters.label")} data-testid="message-filters">
@@ -151,6 +197,43 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
         <p className="hint" id={ids.destHint}>
           {t("filters.destination.hint")}
         </p>
+      </div>
+      <div className="field field-narrow">
+        <label htmlFor={ids.from}>{t("filters.from")}</label>
+        <input
+          id={ids.from}
+          type="date"
+          value={draft.from}
+          onChange={(e) => setDraft({ ...draft, from: e.target.value })}
+          aria-invalid={fromWrong ? "true" : undefined}
+          aria-describedby={fromWrong ? ids.dateError : undefined}
+          data-testid="filter-from"
+        />
+        {fromWrong && (
+          <p className="field-problem" id={ids.dateError} role="alert" data-testid="filter-date-error">
+            {t("filters.dates.fromInvalid")}
+          </p>
+        )}
+      </div>
+      <div className="field field-narrow">
+        <label htmlFor={ids.to}>{t("filters.to")}</label>
+        <input
+          id={ids.to}
+          type="date"
+          value={draft.to}
+          onChange={(e) => setDraft({ ...draft, to: e.target.value })}
+          aria-invalid={toWrong ? "true" : undefined}
+          aria-describedby={describedBy(ids.toHint, toWrong && ids.dateError)}
+          data-testid="filter-to"
+        />
+        <p className="hint" id={ids.toHint}>
+          {t("filters.to.hint")}
+        </p>
+        {toWrong && (
+          <p className="field-problem" id={ids.dateError} role="alert" data-testid="filter-date-error">
+            {problem === "fromAfterTo" ? t("filters.dates.fromAfterTo") : t("filters.dates.toInvalid")}
+          </p>
+        )}
       </div>
       <div className="row-actions filter-actions">
         <button type="submit" className="button" data-testid="filter-apply">

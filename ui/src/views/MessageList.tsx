@@ -7,6 +7,7 @@ import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
+import { ExportCsv } from "./ExportCsv";
 import { FLAGS } from "./labels";
 import { ANY_MESSAGE, isAny, MessageFilters, toMessageFilter, toMessageFilterKey, type MessageQuery } from "./MessageFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
@@ -33,7 +34,7 @@ export function openOnKey(open: () => void) {
 
 /**
  * The messages, newest first, filtered, page by page ("Load more"), kept current by the engine's
- * change events. A row opens the message (click, Enter or Space).
+ * change events, and exported as CSV as filtered. A row opens the message (click, Enter or Space).
  */
 export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (id: number) => void }) {
   const { t } = useI18n();
@@ -54,6 +55,7 @@ export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (i
       <h2 id={headingId}>{t("messages.title")}</h2>
       <p className="panel-intro">{t("messages.intro")}</p>
       <MessageFilters applied={query} onApply={setQuery} />
+      <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />
       <Searching state={state} onStop={stopSearching} />
       {state.status === "loading" && !state.searching && (
         <p className="status" role="status" data-testid="messages-loading">

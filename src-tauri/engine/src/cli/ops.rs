@@ -530,31 +530,18 @@ fn export_filter(args: &ExportArgs) -> Result<views::MessageFilter, String> {
     })
 }
 
-/// Writes every message the filter selects, page by page, with a progress bar on a terminal.
-fn write_csv(
-    conn: &rusqlite::Connection,
-    mut filter: views::MessageFilter,
-    out: Box<dyn Write>,
-) -> Result<u64, String> {
-    let total = views::count_messages(conn, &filter).map_err(|e| e.to_string())?;
-    let mut bar = crate::progress::Progress::new("exporting", total);
-    let mut w = csv::Writer::from_writer(out);
-    w.write_record(views::EXPORT_COLUMNS).map_err(|e| e.to_string())?;
-    filter.limit = Some(500);
-    let mut done = 0u64;
-    loop {
-        let page = views::export_page(conn, &filter).map_err(|e| e.to_string())?;
-        for row in &page.rows {
-            w.write_record(row).map_err(|e| format!("cannot write: {e}"))?;
-        }
-        done += page.rows.len() as u64;
-        bar.set(done.min(total));
-        match page.next_cursor {
-            Some(c) => filter.cursor = Some(c),
-            None => break,
-        }
+/// Writes every message the filter selects (the engine's export, as the API and the window
+/// write it), with a progress bar on a terminal.
+fn write_csv(conn: &rusqlite::Connection, filter: views::MessageFilter, out: Box<dyn Write>) -> Result<u64, String> {
+    let mut bar: Option<crate::progress::Progress> = None;
+    let done = views::write_csv(conn, &filter, out, |p| {
+        bar.get_or_insert_with(|| crate::progress::Progress::new("exporting", p.total))
+            .set(p.done.min(p.total));
+        std::ops::ControlFlow::Continue(())
+    })
+    .map_err(|e| e.to_string())?;
+    if let Some(mut bar) = bar {
+        bar.finish();
     }
-    w.flush().map_err(|e| format!("cannot write: {e}"))?;
-    bar.finish();
     Ok(done)
 }

@@ -1,11 +1,16 @@
 //! Messages as rows of text for a CSV export: the list's filter and cursor pages, with the full
 //! text and the facts an office asks of an export (when it was accepted, with which provider id,
-//! why it failed). Times are RFC 3339 in UTC; empty cells are empty strings.
+//! why it failed). Times are RFC 3339 in UTC; empty cells are empty strings. [`write_csv`] writes
+//! the whole file; the command line, the HTTP API and the window all export through it.
+
+use std::io::Write;
+use std::ops::ControlFlow;
 
 use rusqlite::Connection;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
 
-use super::messages::{list_with_budget, MessageFilter, SCAN_BUDGET};
+use super::messages::{count_messages, list_with_budget, MessageFilter, SCAN_BUDGET};
 use super::{snapshot, ViewError};
 use crate::clock::format_rfc3339;
 
@@ -92,4 +97,259 @@ pub fn export_page(c: &Connection, f: &MessageFilter) -> Result<ExportPage, View
             next_cursor: page.next_cursor,
         })
     })
+}
+
+/// How far an export has come: rows written, of how many the filter selected when it began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ExportProgress {
+    #[ts(type = "number")]
+    pub done: u64,
+    #[ts(type = "number")]
+    pub total: u64,
+}
+
+/// Why an export stopped before its end.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ExportError {
+    #[error(transparent)]
+    View(#[from] ViewError),
+    #[error("cannot write the export: {0}")]
+    Write(#[source] std::io::Error),
+    #[error("the export was cancelled")]
+    Cancelled,
+}
+
+impl ExportError {
+    /// The stable machine code the edges report (`{code, message}`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ExportError::View(v) => v.code(),
+            ExportError::Write(_) => "write_failed",
+            ExportError::Cancelled => "cancelled",
+        }
+    }
+}
+
+impl From<csv::Error> for ExportError {
+    fn from(e: csv::Error) -> Self {
+        match e.into_kind() {
+            csv::ErrorKind::Io(io) => ExportError::Write(io),
+            other => ExportError::Write(std::io::Error::other(format!("{other:?}"))),
+        }
+    }
+}
+
+/// Rows per page an export reads at a time.
+const EXPORT_PAGE: u32 = 500;
+
+/// Writes every message `filter` selects as CSV to `out`: the header ([`EXPORT_COLUMNS`]), then
+/// one row per message, newest first, in the cells of [`export_page`] (quoted where a cell holds a
+/// comma, a quote or a line break; text is written as stored, whatever it starts with). The
+/// filter's cursor and limit are ignored.
+///
+/// `progress` is told the total before anything is written, then after every page; returning
+/// [`ControlFlow::Break`] stops the export with [`ExportError::Cancelled`]. The total is counted
+/// once at the start: a message whose status or state changes meanwhile may leave or enter the
+/// rows, so `done` can end a little off it. Returns the rows written.
+pub fn write_csv<W: Write>(
+    c: &Connection,
+    filter: &MessageFilter,
+    out: W,
+    mut progress: impl FnMut(ExportProgress) -> ControlFlow<()>,
+) -> Result<u64, ExportError> {
+    let mut filter = MessageFilter {
+        cursor: None,
+        limit: Some(EXPORT_PAGE),
+        ..filter.clone()
+    };
+    let total = count_messages(c, &filter)?;
+    if progress(ExportProgress { done: 0, total }).is_break() {
+        return Err(ExportError::Cancelled);
+    }
+    let mut w = csv::Writer::from_writer(out);
+    w.write_record(EXPORT_COLUMNS)?;
+    let mut done = 0u64;
+    loop {
+        let page = export_page(c, &filter)?;
+        for row in &page.rows {
+            w.write_record(row)?;
+        }
+        done += page.rows.len() as u64;
+        // Handed on page by page, so a reader sees rows while the export goes on.
+        w.flush().map_err(ExportError::Write)?;
+        if progress(ExportProgress { done, total }).is_break() {
+            return Err(ExportError::Cancelled);
+        }
+        match page.next_cursor {
+            Some(cursor) => filter.cursor = Some(cursor),
+            None => break,
+        }
+    }
+    w.flush().map_err(ExportError::Write)?;
+    Ok(done)
+}
+
+impl From<crate::store::StoreError> for ExportError {
+    fn from(e: crate::store::StoreError) -> Self {
+        ExportError::View(e.into())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::ops::ControlFlow;
+
+    use super::*;
+    use crate::domain::{IntakeChannel, MessageKind};
+    use crate::messages::{self, NewMessage};
+    use crate::store::Store;
+
+    /// A store holding `n` messages, the first `otp` of them one-time codes.
+    fn store_with(n: usize, otp: usize) -> (tempfile::TempDir, Store) {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+        store
+            .writer()
+            .write_blocking(move |tx| {
+                for i in 0..n {
+                    let kind = if i < otp { MessageKind::Otp } else { MessageKind::Bulk };
+                    let text = format!("message {i}, \"quoted\"\nsecond line");
+                    messages::insert(
+                        tx,
+                        &NewMessage::text(IntakeChannel::Api, "+33612345600", &text, kind, "sandbox"),
+                    )?;
+                }
+                Ok::<_, crate::store::StoreError>(())
+            })
+            .unwrap();
+        (dir, store)
+    }
+
+    #[test]
+    fn the_file_holds_the_header_and_every_selected_message_and_progress_hears_the_total_first() {
+        let (_dir, store) = store_with(1_203, 1_201);
+        let filter = MessageFilter {
+            kind: Some(MessageKind::Otp),
+            // Paging fields are the export's own business.
+            cursor: Some("not a cursor".into()),
+            limit: Some(3),
+            ..MessageFilter::default()
+        };
+        let mut heard = Vec::new();
+        let mut out = Vec::new();
+        let done = store
+            .reader()
+            .read_blocking::<_, ExportError, _>(|c| {
+                write_csv(c, &filter, &mut out, |p| {
+                    heard.push(p);
+                    ControlFlow::Continue(())
+                })
+            })
+            .unwrap();
+        assert_eq!(done, 1_201);
+        assert_eq!(
+            heard.first(),
+            Some(&ExportProgress { done: 0, total: 1_201 }),
+            "the total comes first"
+        );
+        assert_eq!(
+            heard.last(),
+            Some(&ExportProgress {
+                done: 1_201,
+                total: 1_201
+            })
+        );
+        assert_eq!(heard.len(), 1 + 3, "then once per page of 500");
+        let mut csv = csv::Reader::from_reader(out.as_slice());
+        assert_eq!(csv.headers().unwrap().iter().collect::<Vec<_>>(), EXPORT_COLUMNS);
+        let bodies: Vec<String> = csv.records().map(|r| r.unwrap()[8].to_owned()).collect();
+        assert_eq!(bodies.len(), 1_201, "only the one-time codes");
+        assert_eq!(
+            bodies[0], "message 1200, \"quoted\"\nsecond line",
+            "newest first, text as stored"
+        );
+    }
+
+    #[test]
+    fn a_break_from_progress_stops_the_export_as_cancelled() {
+        let (_dir, store) = store_with(1_100, 0);
+        let mut out = Vec::new();
+        let result = store.reader().read_blocking::<_, ExportError, _>(|c| {
+            write_csv(c, &MessageFilter::default(), &mut out, |p| {
+                if p.done >= 500 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+        });
+        assert!(matches!(result, Err(ExportError::Cancelled)), "{result:?}");
+        assert_eq!(result.unwrap_err().code(), "cancelled");
+        let rows = csv::Reader::from_reader(out.as_slice()).records().count();
+        assert_eq!(rows, 500, "no page is read after the break");
+    }
+
+    fn service(store: Store) -> crate::service::Service {
+        let store = std::sync::Arc::new(store);
+        let ingestor = crate::receipts::ingest::Ingestor::new(store.writer().clone(), Default::default());
+        crate::service::Service::new(store, ingestor, crate::intake::IntakeRules::new("sandbox", None), 100)
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn a_file_export_writes_the_same_csv_and_a_cancelled_one_leaves_no_file() {
+        let (dir, store) = tokio::task::spawn_blocking(|| store_with(700, 700)).await.unwrap();
+        let service = service(store);
+        let path = dir.path().join("out.csv");
+        let done = service
+            .export_csv_file(MessageFilter::default(), path.clone(), |_| ControlFlow::Continue(()))
+            .await
+            .unwrap();
+        assert_eq!(done, 700);
+        let reader = service.store().reader().clone();
+        let same = tokio::task::spawn_blocking(move || {
+            reader.read_blocking::<_, ExportError, _>(|c| {
+                let mut out = Vec::new();
+                write_csv(c, &MessageFilter::default(), &mut out, |_| ControlFlow::Continue(()))?;
+                Ok(out)
+            })
+        })
+        .await
+        .unwrap()
+        .unwrap();
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            same,
+            "the file is the export, byte for byte"
+        );
+
+        let cancelled = service
+            .export_csv_file(MessageFilter::default(), path.clone(), |p| {
+                if p.done > 0 {
+                    ControlFlow::Break(())
+                } else {
+                    ControlFlow::Continue(())
+                }
+            })
+            .await;
+        assert!(
+            matches!(
+                cancelled,
+                Err(crate::service::ServiceError::Export(ExportError::Cancelled))
+            ),
+            "{cancelled:?}"
+        );
+        assert!(!path.exists(), "a cancelled export leaves no half-written file");
+
+        let nowhere = service
+            .export_csv_file(MessageFilter::default(), dir.path().join("no/such/dir.csv"), |_| {
+                ControlFlow::Continue(())
+            })
+            .await;
+        let message = nowhere.unwrap_err().to_string();
+        assert!(
+            message.contains("no/such/dir.csv"),
+            "the error names the file: {message}"
+        );
+    }
 }

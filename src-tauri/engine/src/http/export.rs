@@ -1,0 +1,206 @@
+//! `GET /api/v1/messages/export`: the filtered messages as a CSV file, streamed while the engine
+//! writes it ([`Service::export_csv`](crate::service::Service::export_csv), the same writer as
+//! `smsdesk export --csv`), with the number of rows to expect in `X-Total-Count` so that a client
+//! can show its progress.
+
+use std::io::Write;
+use std::ops::ControlFlow;
+
+use axum::body::{Body, Bytes};
+use axum::extract::State;
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::Response;
+use serde::Deserialize;
+use tokio::sync::{mpsc, oneshot};
+
+use super::auth::Authenticated;
+use super::routes::QueryParams;
+use super::{AppState, Failure};
+use crate::api::ApiError;
+use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use crate::views;
+
+/// Bytes gathered before they are handed to the connection.
+const CHUNK: usize = 64 * 1024;
+/// Chunks waiting for a slow client before the export waits for it.
+const CHUNKS_IN_FLIGHT: usize = 4;
+
+/// What to export: the message list's filters, without its paging.
+#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct ExportFilter {
+    pub status: Option<QueueStatus>,
+    /// "pending" also matches messages no receipt was applied to yet.
+    pub state: Option<DeliveryState>,
+    pub kind: Option<MessageKind>,
+    pub channel: Option<IntakeChannel>,
+    /// As for the list: an exact E.164 number, or its beginning followed by `*`.
+    pub destination: Option<String>,
+    /// As for the list: every word must begin a word of the text or the client reference.
+    pub q: Option<String>,
+    /// Created at or after this time (ms since the epoch).
+    pub from_ms: Option<i64>,
+    /// Created before this time (ms since the epoch, exclusive).
+    pub to_ms: Option<i64>,
+}
+
+impl From<ExportFilter> for views::MessageFilter {
+    fn from(f: ExportFilter) -> Self {
+        views::MessageFilter {
+            status: f.status,
+            state: f.state,
+            kind: f.kind,
+            channel: f.channel,
+            destination: f.destination,
+            q: f.q,
+            from_ms: f.from_ms,
+            to_ms: f.to_ms,
+            cursor: None,
+            limit: None,
+        }
+    }
+}
+
+/// Every message the filter selects, newest first, as CSV
+/// (UTF-8, a header line, RFC 4180 quoting; text is written as stored). `X-Total-Count` is the
+/// number of messages the filter selected when the export began.
+#[utoipa::path(get, path = "/api/v1/messages/export", tag = "messages",
+    params(ExportFilter),
+    responses(
+        (status = 200, description = "The CSV file, one row per message after a header line (the columns of `smsdesk export --csv`)",
+            content_type = "text/csv", body = String,
+            headers(
+                ("X-Total-Count" = u64, description = "How many messages the filter selected when the export began"),
+                ("Content-Disposition" = String, description = "attachment; filename=\"messages-YYYYMMDD-HHMM.csv\" (UTC)"),
+            )),
+        (status = 401, body = ApiError),
+        (status = 422, body = ApiError),
+    ))]
+pub async fn export_messages(
+    _: Authenticated,
+    State(s): State<AppState>,
+    QueryParams(filter): QueryParams<ExportFilter>,
+) -> Result<Response, Failure> {
+    let (chunks, body) = mpsc::channel::<Result<Bytes, std::io::Error>>(CHUNKS_IN_FLIGHT);
+    let (started, total) = oneshot::channel::<u64>();
+    let service = s.ctx.service.clone();
+    let failed = chunks.clone();
+    let export = tokio::spawn(async move {
+        let mut started = Some(started);
+        let result = service
+            .export_csv(filter.into(), ChunkWriter::new(chunks), move |p| {
+                if let Some(s) = started.take() {
+                    let _ = s.send(p.total);
+                }
+                ControlFlow::Continue(())
+            })
+            .await;
+        match result {
+            Ok(_) => Ok(()),
+            Err(e) => {
+                // Once the answer has begun, an error can only cut the body short: the client
+                // sees a broken transfer, never a file that looks complete.
+                let _ = failed.send(Err(std::io::Error::other(e.to_string()))).await;
+                Err(e)
+            }
+        }
+    });
+    let total = match total.await {
+        Ok(total) => total,
+        // The export ended before it began writing: the filter, or the store, refused it.
+        Err(_) => {
+            return Err(match export.await {
+                Ok(Err(e)) => e.into(),
+                Ok(Ok(())) => Failure::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    "the export wrote nothing",
+                ),
+                Err(e) => Failure::new(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "internal",
+                    format!("the export failed: {e}"),
+                ),
+            })
+        }
+    };
+    let stream = futures::stream::unfold(
+        body,
+        |mut body| async move { body.recv().await.map(|chunk| (chunk, body)) },
+    );
+    let mut response = Response::new(Body::from_stream(stream));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    headers.insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_str(&format!(
+            "attachment; filename=\"{}\"",
+            file_name(crate::clock::now_ms())
+        ))
+        .expect("a file name of digits is a valid header value"),
+    );
+    headers.insert("x-total-count", HeaderValue::from(total));
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}
+
+/// `messages-YYYYMMDD-HHMM.csv`, in UTC.
+fn file_name(now_ms: i64) -> String {
+    let (y, mo, d, h, mi, _) = crate::clock::civil(now_ms);
+    format!("messages-{y:04}{mo:02}{d:02}-{h:02}{mi:02}.csv")
+}
+
+/// Hands what the export writes to the response body in chunks. Runs on the export's blocking
+/// thread; when the client has gone, writing fails and the export stops.
+struct ChunkWriter {
+    buf: Vec<u8>,
+    out: mpsc::Sender<Result<Bytes, std::io::Error>>,
+}
+
+impl ChunkWriter {
+    fn new(out: mpsc::Sender<Result<Bytes, std::io::Error>>) -> ChunkWriter {
+        ChunkWriter {
+            buf: Vec::with_capacity(CHUNK),
+            out,
+        }
+    }
+
+    fn send(&mut self) -> std::io::Result<()> {
+        if self.buf.is_empty() {
+            return Ok(());
+        }
+        let chunk = Bytes::from(std::mem::replace(&mut self.buf, Vec::with_capacity(CHUNK)));
+        self.out
+            .blocking_send(Ok(chunk))
+            .map_err(|_| std::io::Error::new(std::io::ErrorKind::BrokenPipe, "the client went away"))
+    }
+}
+
+impl Write for ChunkWriter {
+    fn write(&mut self, data: &[u8]) -> std::io::Result<usize> {
+        self.buf.extend_from_slice(data);
+        if self.buf.len() >= CHUNK {
+            self.send()?;
+        }
+        Ok(data.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.send()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::file_name;
+
+    #[test]
+    fn the_file_is_named_for_the_minute_it_was_made_in_utc() {
+        let ms = crate::clock::from_civil(2026, 11, 30, 9, 5, 59);
+        assert_eq!(file_name(ms), "messages-20261130-0905.csv");
+    }
+}

@@ -1,0 +1,144 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from "vitest";
+import type { AuditEntry } from "../bindings/AuditEntry";
+import type { AuditPage } from "../bindings/AuditPage";
+import type { PageRequest } from "../bindings/PageRequest";
+import { createI18n } from "../i18n/i18n";
+import { byTestId, click, queryTestId, render, settle, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { AuditLog, PAGE_SIZE } from "./AuditLog";
+
+const AT = Date.UTC(2026, 10, 29, 14, 5, 9);
+
+function entry(id: number, patch: Partial<AuditEntry> = {}): AuditEntry {
+  return {
+    id,
+    at_ms: AT,
+    actor: "operator",
+    action: "message.cancel",
+    subject_type: "message",
+    subject_id: 40 + id,
+    note: `note ${id}`,
+    details: null,
+    ...patch,
+  };
+}
+
+/** A backend answering the audit log from `pages` by cursor ("" for the first), recording each request. */
+function paging(pages: Record<string, AuditPage>) {
+  const backend = new FakeBackend();
+  const asked: PageRequest[] = [];
+  backend.auditLog = (page) => {
+    asked.push(page);
+    return Promise.resolve(pages[page.cursor ?? ""] ?? { items: [], next_cursor: null });
+  };
+  return { backend, asked };
+}
+
+const rows = (root: HTMLElement): HTMLElement[] => [...root.querySelectorAll<HTMLElement>('[data-testid="audit-row"]')];
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+});
+
+describe("audit log", () => {
+  it("says who did what, when in the user's locale, on which message or exception, with the note", async () => {
+    const { backend } = paging({
+      "": {
+        items: [
+          entry(4, { actor: "system", action: "exception.closed", subject_type: "exception", subject_id: 9, note: null }),
+          entry(3, { action: "message.retry_confirmed", note: "customer called\nsend again" }),
+          entry(2, { actor: "api key crm", action: "api_key.revoke", subject_type: "api_key", subject_id: 2 }),
+          entry(1, { action: "something.new", subject_type: null, subject_id: null }),
+        ],
+        next_cursor: null,
+      },
+    });
+    view = await render(<AuditLog backend={backend} />, ["fr-FR"]);
+    await settle();
+    const root = view.container;
+    const [closed, retried, revoked, unknown] = rows(root);
+    const cell = (row: HTMLElement | undefined, id: string): string => byTestId(row!, id).textContent ?? "";
+
+    const when = byTestId<HTMLTimeElement>(closed!, "audit-when");
+    expect(when.textContent, "a local date-time in the user's language").toBe(createI18n(["fr-FR"]).formatDateTime(AT));
+    expect(when.dateTime).toBe(new Date(AT).toISOString());
+    expect(cell(closed, "audit-who")).toBe("smsdesk (automatique)");
+    expect(cell(closed, "audit-what")).toBe("A clos une exception sur une nouvelle preuve");
+    expect(byTestId<HTMLAnchorElement>(closed!, "audit-open-exception").getAttribute("href")).toBe("#/exceptions/9");
+    expect(cell(closed, "audit-note")).toBe("Sans note");
+
+    expect(cell(retried, "audit-who")).toBe("Opérateur");
+    expect(byTestId<HTMLAnchorElement>(retried!, "audit-open-message").getAttribute("href")).toBe("#/messages/43");
+    expect(cell(retried, "audit-note"), "the note as written, line breaks kept").toBe("customer called\nsend again");
+
+    expect(cell(revoked, "audit-who"), "an API key's name as recorded").toBe("api key crm");
+    expect(cell(revoked, "audit-subject")).toBe("Clé d’API 2");
+    expect(cell(unknown, "audit-what"), "an action this UI does not know shows its code").toBe("something.new");
+  });
+
+  it("opens the message or exception an entry names", async () => {
+    const { backend } = paging({
+      "": {
+        items: [entry(2, { subject_type: "exception", subject_id: 7 }), entry(1, { subject_id: 12 })],
+        next_cursor: null,
+      },
+    });
+    const opened: string[] = [];
+    view = await render(
+      <AuditLog
+        backend={backend}
+        onOpenMessage={(id) => opened.push(`message ${id}`)}
+        onOpenException={(id) => opened.push(`exception ${id}`)}
+      />,
+    );
+    await settle();
+    await click(byTestId(view.container, "audit-open-exception"));
+    await click(byTestId(view.container, "audit-open-message"));
+    expect(opened).toEqual(["exception 7", "message 12"]);
+  });
+
+  it("loads older entries with More, and refreshes on audit changes only, keeping what is shown", async () => {
+    const pages: Record<string, AuditPage> = {
+      "": { items: [entry(3), entry(2)], next_cursor: "c1" },
+      c1: { items: [entry(1)], next_cursor: null },
+    };
+    const { backend, asked } = paging(pages);
+    view = await render(<AuditLog backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(asked).toEqual([{ cursor: null, limit: PAGE_SIZE }]);
+    expect(rows(root).map((r) => r.dataset["id"])).toEqual(["3", "2"]);
+
+    await click(byTestId(root, "audit-more"));
+    await settle();
+    expect(asked.at(-1)).toEqual({ cursor: "c1", limit: PAGE_SIZE });
+    expect(rows(root).map((r) => r.dataset["id"])).toEqual(["3", "2", "1"]);
+    expect(queryTestId(root, "audit-more"), "nothing older, no button").toBeNull();
+    expect(byTestId(root, "audit-count").textContent).toBe("Showing 3.");
+
+    const before = asked.length;
+    await settle(() => backend.emit({ entity: "message", id: 41 }), 300);
+    expect(asked.length, "a message change does not touch the audit log").toBe(before);
+
+    pages[""] = { items: [entry(4, { action: "message.retry" }), entry(3), entry(2), entry(1)], next_cursor: null };
+    await settle(() => backend.emit({ entity: "audit", id: 4 }), 300);
+    expect(asked.at(-1), "one request for as many rows as are shown").toEqual({ cursor: null, limit: PAGE_SIZE });
+    expect(rows(root).map((r) => r.dataset["id"])).toEqual(["4", "3", "2", "1"]);
+    expect(byTestId(rows(root)[0]!, "audit-what").textContent).toBe("Put a message back in the queue");
+  });
+
+  it("says when there is nothing yet, and offers to retry after a failure", async () => {
+    const backend = new FakeBackend();
+    view = await render(<AuditLog backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(byTestId(root, "audit-error").textContent).toContain("Could not load the audit log");
+    backend.auditLog = () => Promise.resolve({ items: [], next_cursor: null });
+    await click(byTestId(root, "audit-error").querySelector("button")!);
+    await settle();
+    expect(byTestId(root, "audit-empty").textContent).toBe("Nothing has been recorded yet.");
+  });
+});
