@@ -7,6 +7,8 @@ const COMMANDS: &[&str] = &[
     "submit_batch",
     "preview_messages",
     "list_messages",
+    "export_messages",
+    "cancel_export",
     "message_detail",
     "retry_message",
     "cancel_message",
@@ -14,11 +16,15 @@ const COMMANDS: &[&str] = &[
     "exception_detail",
     "resolve_exception",
     "dashboard",
+    "dashboard_activity",
     "connection_status",
     "audit_log",
     "list_keys",
     "create_key",
     "revoke_key",
+    "settings",
+    "update_settings",
+    "test_connection",
 ];
 
 fn main() {

@@ -5,6 +5,11 @@
 //!
 //! Every command here is listed in build.rs and granted in capabilities/default.json.
 
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
 use smsdesk_engine::api::{ApiError, AppInfo};
 use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
@@ -13,11 +18,12 @@ use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::service::{
     ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch, SubmittedBatch,
 };
+use smsdesk_engine::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use smsdesk_engine::views::{
-    AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail, MessageFilter, MessagePage,
-    PageRequest,
+    Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
+    MessageFilter, MessagePage, PageRequest,
 };
-use tauri::State;
+use tauri::{AppHandle, Emitter, State};
 
 use crate::window::EngineState;
 
@@ -123,6 +129,11 @@ pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
 }
 
 #[tauri::command]
+pub async fn dashboard_activity(engine: State<'_, EngineState>, window: ActivityWindow) -> Reply<Activity> {
+    engine.service()?.activity(window).await.map_err(refused)
+}
+
+#[tauri::command]
 pub fn connection_status(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
     engine.service()?.connection_status().map_err(refused)
 }
@@ -134,6 +145,60 @@ pub async fn audit_log(engine: State<'_, EngineState>, page: PageRequest) -> Rep
         .audit_log(page.cursor, page.limit)
         .await
         .map_err(refused)
+}
+
+/// The export under way, if any: `cancel_export` stops it. The window runs one at a time; a new
+/// one replaces the flag, so cancelling never reaches an export that already ended.
+#[derive(Default)]
+pub struct Exports(Mutex<Arc<AtomicBool>>);
+
+impl Exports {
+    fn start(&self) -> Arc<AtomicBool> {
+        let flag = Arc::new(AtomicBool::new(false));
+        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = flag.clone();
+        flag
+    }
+
+    fn cancel(&self) {
+        self.0
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .store(true, Ordering::Relaxed);
+    }
+}
+
+/// Writes the messages `filter` selects as CSV to `path` (chosen in the save dialog) with the
+/// engine's export, telling the window how far it has come with `export-progress` events
+/// (`{done, total}`). Returns how many messages were written.
+#[tauri::command]
+pub async fn export_messages(
+    app: AppHandle,
+    engine: State<'_, EngineState>,
+    exports: State<'_, Exports>,
+    filter: MessageFilter,
+    path: PathBuf,
+) -> Reply<u64> {
+    let cancelled = exports.start();
+    engine
+        .service()?
+        .export_csv_file(filter, path, move |progress| {
+            if let Err(e) = app.emit_to(crate::events::WINDOW, "export-progress", progress) {
+                tracing::debug!(error = %e, "export progress not delivered to the window");
+            }
+            if cancelled.load(Ordering::Relaxed) {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        })
+        .await
+        .map_err(refused)
+}
+
+/// Stops the export under way (it then fails with `cancelled` and leaves no file).
+#[tauri::command]
+pub fn cancel_export(exports: State<'_, Exports>) {
+    exports.cancel();
 }
 
 #[tauri::command]
@@ -155,6 +220,30 @@ pub async fn revoke_key(engine: State<'_, EngineState>, id: i64) -> Reply<()> {
     engine
         .service()?
         .revoke_key(&Caller::Operator, id)
+        .await
+        .map_err(refused)
+}
+
+/// Every setting, where it comes from and when a change applies (the window is the operator).
+#[tauri::command]
+pub async fn settings(engine: State<'_, EngineState>) -> Reply<SettingsView> {
+    engine.service()?.settings(&Caller::Operator).map_err(refused)
+}
+
+#[tauri::command]
+pub async fn update_settings(engine: State<'_, EngineState>, update: SettingsUpdate) -> Reply<SettingsSaved> {
+    engine
+        .service()?
+        .update_settings(&Caller::Operator, update)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn test_connection(engine: State<'_, EngineState>, test: ConnectionTest) -> Reply<ConnectionTestResult> {
+    engine
+        .service()?
+        .test_connection(&Caller::Operator, test)
         .await
         .map_err(refused)
 }

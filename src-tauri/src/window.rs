@@ -68,12 +68,16 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
 
     let app = tauri::Builder::default()
         .manage(EngineState(Mutex::new(Some(engine))))
+        .manage(commands::Exports::default())
+        .plugin(tauri_plugin_dialog::init())
         .invoke_handler(tauri::generate_handler![
             commands::app_info,
             commands::submit_message,
             commands::submit_batch,
             commands::preview_messages,
             commands::list_messages,
+            commands::export_messages,
+            commands::cancel_export,
             commands::message_detail,
             commands::retry_message,
             commands::cancel_message,
@@ -81,11 +85,15 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
             commands::exception_detail,
             commands::resolve_exception,
             commands::dashboard,
+            commands::dashboard_activity,
             commands::connection_status,
             commands::audit_log,
             commands::list_keys,
             commands::create_key,
             commands::revoke_key,
+            commands::settings,
+            commands::update_settings,
+            commands::test_connection,
         ])
         .setup(move |app| {
             if let Err(e) = crate::tray::create(app) {

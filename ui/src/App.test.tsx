@@ -48,13 +48,21 @@ async function go(hash: string): Promise<void> {
 }
 
 describe("navigation", () => {
-  it("offers Dashboard, Messages, Exceptions with its open count, API keys and About, and lands on Messages", async () => {
+  it("offers Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys and About, and lands on Messages", async () => {
     const { backend, setOpen } = app();
     view = await render(<Sections backend={backend} />);
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")];
-    expect(tabs.map((t) => t.dataset["testid"])).toEqual(["nav-dashboard", "nav-messages", "nav-exceptions", "nav-keys", "nav-about"]);
+    expect(tabs.map((t) => t.dataset["testid"])).toEqual([
+      "nav-dashboard",
+      "nav-messages",
+      "nav-exceptions",
+      "nav-audit",
+      "nav-settings",
+      "nav-keys",
+      "nav-about",
+    ]);
     expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
     expect(byTestId(root, "nav-messages").textContent).toBe("Messages");
     expect(byTestId(root, "nav-exceptions-count").dataset["count"]).toBe("2");
@@ -86,5 +94,36 @@ describe("navigation", () => {
     await go("#/exceptions");
     expect(queryTestId(root, "exception-detail")).toBeNull();
     expect(root.querySelectorAll('[data-testid="exception-row"]')).toHaveLength(1);
+  });
+
+  it("shows the audit log in its own section, whose entries open the exception they name", async () => {
+    const { backend } = app();
+    backend.auditLog = () =>
+      Promise.resolve({
+        items: [
+          {
+            id: 3,
+            at_ms: 1_796_000_000_000,
+            actor: "operator",
+            action: "exception.resolve",
+            subject_type: "exception",
+            subject_id: 5,
+            note: "checked with the provider",
+            details: null,
+          },
+        ],
+        next_cursor: null,
+      });
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await go("#/audit");
+    expect(byTestId(root, "nav-audit").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "nav-audit").textContent).toBe("Audit log");
+    expect(byTestId(root, "audit-note").textContent).toBe("checked with the provider");
+    await click(byTestId(root, "audit-open-exception"));
+    await settle();
+    expect(window.location.hash).toBe("#/exceptions/5");
+    expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
   });
 });

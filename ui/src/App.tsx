@@ -10,9 +10,12 @@ import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
 import { shareSubscription } from "./live/sharedBackend";
 import { ApiKeys } from "./views/ApiKeys";
+import { AuditLog } from "./views/AuditLog";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
+import { DashboardCharts } from "./views/DashboardCharts";
 import { Exceptions } from "./views/Exceptions";
 import { Messages } from "./views/Messages";
+import { Settings } from "./views/Settings";
 import { SignIn } from "./views/SignIn";
 import logoUrl from "../../icons/icon.svg";
 
@@ -114,6 +117,7 @@ export function Sections({ backend: direct }: { backend: Backend }) {
           connection={connection}
           onRetry={reloadDashboard}
           onRetryConnection={reloadConnection}
+          charts={<DashboardCharts backend={backend} />}
         />
       )}
       {route.section === "messages" && (
@@ -134,6 +138,14 @@ export function Sections({ backend: direct }: { backend: Backend }) {
           onOpenMessage={(id) => navigate({ section: "messages", id })}
         />
       )}
+      {route.section === "audit" && (
+        <AuditLog
+          backend={backend}
+          onOpenMessage={(id) => navigate({ section: "messages", id })}
+          onOpenException={(id) => navigate({ section: "exceptions", id })}
+        />
+      )}
+      {route.section === "settings" && <Settings backend={backend} />}
       {route.section === "keys" && <ApiKeys backend={backend} />}
       {route.section === "about" && <AboutPanel backend={backend} />}
     </>

@@ -14,13 +14,17 @@ use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
 use crate::service::{
     CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch, SubmittedBatch,
 };
+use crate::settings::{
+    Applies, ConnectionTest, ConnectionTestResult, GeneratedSecret, ProviderEdit, ProviderView, SecretBackend,
+    SettingChange, SettingField, SettingKind, SettingSource, SettingsSaved, SettingsUpdate, SettingsView, TestOutcome,
+};
 use crate::smpp::session::LinkState;
 use crate::sms::encoding::{Encoding, Plan};
 use crate::views::{
-    AttemptView, AuditEntry, AuditPage, Dashboard, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
-    ExceptionPage, ExceptionSummary, MessageDetail, MessageFilter, MessagePage, MessageRecord, MessageSummary,
-    OperatorDecision, PageRequest, QueueCount, QueueView, ReceiptView, StateCount, StateFlags, StateView,
-    TimelineEntry, TimelineKind,
+    Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, Dashboard, DayOutcomes, EvidenceItem,
+    ExceptionCount, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail,
+    MessageFilter, MessagePage, MessageRecord, MessageSummary, OperatorDecision, PageRequest, QueueCount, QueueView,
+    ReceiptView, StateCount, StateFlags, StateView, TimelineEntry, TimelineKind,
 };
 use crate::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
@@ -70,7 +74,12 @@ pub fn files() -> Vec<(String, String)> {
         file::<AttemptView>(),
         file::<AuditEntry>(),
         file::<AuditPage>(),
+        file::<ExportProgress>(),
         file::<Dashboard>(),
+        file::<Activity>(),
+        file::<ActivityBucket>(),
+        file::<ActivityWindow>(),
+        file::<DayOutcomes>(),
         file::<EvidenceItem>(),
         file::<ExceptionCount>(),
         file::<ExceptionDetail>(),
@@ -96,6 +105,21 @@ pub fn files() -> Vec<(String, String)> {
         file::<DeliveryView>(),
         file::<WebhookField>(),
         file::<WebhookStatus>(),
+        file::<Applies>(),
+        file::<ConnectionTest>(),
+        file::<ConnectionTestResult>(),
+        file::<GeneratedSecret>(),
+        file::<ProviderEdit>(),
+        file::<ProviderView>(),
+        file::<SecretBackend>(),
+        file::<SettingChange>(),
+        file::<SettingField>(),
+        file::<SettingKind>(),
+        file::<SettingSource>(),
+        file::<SettingsSaved>(),
+        file::<SettingsUpdate>(),
+        file::<SettingsView>(),
+        file::<TestOutcome>(),
     ];
     all.sort();
     all

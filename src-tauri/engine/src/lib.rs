@@ -23,6 +23,7 @@ pub mod progress;
 pub mod receipts;
 pub mod sandbox;
 pub mod service;
+pub mod settings;
 pub mod smpp;
 pub mod sms;
 pub mod store;

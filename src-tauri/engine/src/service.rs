@@ -2,13 +2,14 @@
 //! desktop window's commands and the command line all call these functions, so each behaves the
 //! same whichever door it came through.
 
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::watch;
 use ts_rs::TS;
 
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
+use crate::config::CallbackProviders;
 use crate::dispatch::queue::{self, ActionError};
 use crate::domain::{DeliveryState, IntakeChannel};
 use crate::idempotency::{self, InFlight, Recorded};
@@ -17,7 +18,11 @@ use crate::messages::{self, Idempotency};
 use crate::receipts::exceptions::{self, Action, Resolution, ResolveError};
 use crate::receipts::ingest::{HttpReceived, Ingested, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
+use crate::settings::{
+    ConnectionTest, ConnectionTestResult, Settings, SettingsError, SettingsSaved, SettingsUpdate, SettingsView,
+};
 use crate::smpp::session::LinkState;
+use crate::store::tables::NewAudit;
 use crate::store::{Store, StoreError};
 use crate::views::{self, ViewError};
 
@@ -35,6 +40,10 @@ pub enum ServiceError {
     InFlight,
     #[error("this Idempotency-Key was used with a different request; use a new key for a new request")]
     KeyReused,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error(transparent)]
+    Settings(SettingsError),
     #[error(transparent)]
     Action(#[from] ActionError),
     #[error(transparent)]
@@ -43,6 +52,8 @@ pub enum ServiceError {
     Key(#[from] KeyError),
     #[error(transparent)]
     View(#[from] ViewError),
+    #[error(transparent)]
+    Export(#[from] views::ExportError),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -171,42 +182,112 @@ pub struct ConnectionStatus {
 #[derive(Clone)]
 pub struct Service {
     store: Arc<Store>,
+    live: Arc<RwLock<Live>>,
+    in_flight: Arc<InFlight>,
+    settings: Option<Arc<Settings>>,
+}
+
+/// What settings may change while the engine runs: replaced whole, read per request.
+#[derive(Clone)]
+struct Live {
     ingestor: Ingestor,
     rules: Arc<IntakeRules>,
     max_batch: usize,
-    in_flight: Arc<InFlight>,
     link: Option<(String, bool, watch::Receiver<LinkState>)>,
+    callbacks: Arc<CallbackProviders>,
 }
 
 impl Service {
     pub fn new(store: Arc<Store>, ingestor: Ingestor, rules: IntakeRules, max_batch: usize) -> Service {
         Service {
             store,
-            ingestor,
-            rules: Arc::new(rules),
-            max_batch,
+            live: Arc::new(RwLock::new(Live {
+                ingestor,
+                rules: Arc::new(rules),
+                max_batch,
+                link: None,
+                callbacks: Arc::default(),
+            })),
             in_flight: Arc::default(),
-            link: None,
+            settings: None,
         }
     }
 
     /// Lets the service report the SMPP session's state (`connection` is its name, `sandbox` whether
     /// the embedded sandbox is the connection).
-    pub fn with_link(mut self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) -> Service {
-        self.link = Some((connection.to_owned(), sandbox, link));
+    pub fn with_link(self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) -> Service {
+        self.set_link(connection, sandbox, link);
         self
+    }
+
+    /// The HTTP providers allowed to post receipts.
+    pub fn with_callbacks(self, providers: CallbackProviders) -> Service {
+        self.set_callbacks(providers);
+        self
+    }
+
+    /// Lets the operator read and change the settings.
+    pub fn with_settings(mut self, settings: Arc<Settings>) -> Service {
+        self.settings = Some(settings);
+        self
+    }
+
+    fn live(&self) -> Live {
+        self.live.read().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn change(&self, f: impl FnOnce(&mut Live)) {
+        f(&mut self.live.write().unwrap_or_else(|p| p.into_inner()));
+    }
+
+    /// A new session (after the connection settings changed) reports from now on.
+    pub fn set_link(&self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) {
+        self.change(|l| l.link = Some((connection.to_owned(), sandbox, link)));
+    }
+
+    pub fn set_callbacks(&self, providers: CallbackProviders) {
+        self.change(|l| l.callbacks = Arc::new(providers));
+    }
+
+    /// New intake rules (region, connection, batch size) for the next request.
+    pub fn set_intake(&self, rules: IntakeRules, max_batch: usize) {
+        self.change(|l| {
+            l.rules = Arc::new(rules);
+            l.max_batch = max_batch;
+        });
+    }
+
+    /// A new receipt policy (id rules, deadline) for every receipt from now on.
+    pub fn set_ingestor(&self, ingestor: Ingestor) {
+        self.change(|l| l.ingestor = ingestor);
+    }
+
+    /// Where receipts go now.
+    pub fn ingestor(&self) -> Ingestor {
+        self.live().ingestor
+    }
+
+    /// The HTTP providers allowed to post receipts now.
+    pub fn callbacks(&self) -> Arc<CallbackProviders> {
+        self.live().callbacks
+    }
+
+    /// The name of the connection messages go out on now ("sandbox" or "smpp"; "" before one).
+    pub fn connection_name(&self) -> String {
+        self.live().link.map(|(c, _, _)| c).unwrap_or_default()
     }
 
     /// The connection and its link state now.
     pub fn connection_status(&self) -> Result<ConnectionStatus, ServiceError> {
         let (connection, sandbox, link) = self
+            .live()
             .link
-            .as_ref()
             .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))?;
+        let link = link.borrow().clone();
         Ok(ConnectionStatus {
-            connection: connection.clone(),
-            sandbox: *sandbox,
-            link: link.borrow().clone(),
+            connection,
+            sandbox,
+            link,
         })
     }
 
@@ -214,8 +295,56 @@ impl Service {
         &self.store
     }
 
-    pub fn policy(&self) -> &ReceiptPolicy {
-        self.ingestor.policy()
+    pub fn policy(&self) -> ReceiptPolicy {
+        self.live().ingestor.policy().clone()
+    }
+
+    fn settings_door(&self, caller: &Caller) -> Result<&Arc<Settings>, ServiceError> {
+        if !matches!(caller, Caller::Operator) {
+            return Err(ServiceError::Forbidden(
+                "settings are the operator's (the desktop app), not an API key's".into(),
+            ));
+        }
+        self.settings
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("settings (no running engine)".into()))
+    }
+
+    /// Every setting, where it comes from and when a change applies (operator only).
+    pub fn settings(&self, caller: &Caller) -> Result<SettingsView, ServiceError> {
+        self.settings_door(caller)?.view().map_err(ServiceError::from)
+    }
+
+    /// Saves changed settings and applies what may change while running (operator only,
+    /// audited without any secret).
+    pub async fn update_settings(&self, caller: &Caller, req: SettingsUpdate) -> Result<SettingsSaved, ServiceError> {
+        let saved = self.settings_door(caller)?.update(req).await?;
+        if !saved.changes.is_empty() {
+            let details = serde_json::json!({ "changes": saved.changes, "reconnected": saved.reconnected }).to_string();
+            let keys: Vec<&str> = saved.changes.iter().map(|c| c.key.as_str()).collect();
+            let audit = NewAudit {
+                actor: caller.actor(),
+                action: "settings.update".into(),
+                subject_type: Some("settings".into()),
+                subject_id: None,
+                note: Some(format!("changed {}", keys.join(", "))),
+                details_json: Some(details),
+            };
+            self.store
+                .writer()
+                .write(move |tx| tx.audit().append(&audit).map(|_| ()))
+                .await?;
+        }
+        Ok(saved)
+    }
+
+    /// A trial bind with unsaved connection settings (operator only).
+    pub async fn test_connection(
+        &self,
+        caller: &Caller,
+        test: ConnectionTest,
+    ) -> Result<ConnectionTestResult, ServiceError> {
+        Ok(self.settings_door(caller)?.test_connection(test).await?)
     }
 
     /// Hands in one message. With an idempotency key, a repeat of the same request gets the first
@@ -228,8 +357,8 @@ impl Service {
         key: Option<String>,
     ) -> Result<Answer, ServiceError> {
         let hash = request_hash("messages", &req)?;
-        let new =
-            intake::validate(&req, channel, &self.rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
+        let rules = self.live().rules;
+        let new = intake::validate(&req, channel, &rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
         self.create(caller, "messages", vec![new], hash, key, |mut done| {
             serde_json::to_string(&done.remove(0))
         })
@@ -252,13 +381,14 @@ impl Service {
                 message: "a batch needs at least one message".into(),
             }]));
         }
-        if req.messages.len() > self.max_batch {
+        let Live { rules, max_batch, .. } = self.live();
+        if req.messages.len() > max_batch {
             return Err(ServiceError::Invalid(vec![FieldError {
                 field: "messages".into(),
                 code: "too_many".into(),
                 message: format!(
                     "a batch holds at most {} messages (intake.max_batch); this one has {}",
-                    self.max_batch,
+                    max_batch,
                     req.messages.len()
                 ),
             }]));
@@ -268,7 +398,7 @@ impl Service {
         let mut news = Vec::with_capacity(req.messages.len());
         let mut errors = Vec::new();
         for (i, m) in req.messages.iter().enumerate() {
-            match intake::validate(m, channel, &self.rules, now) {
+            match intake::validate(m, channel, &rules, now) {
                 Ok(n) => news.push(n),
                 Err(es) => errors.extend(es.into_iter().map(|e| FieldError {
                     field: format!("messages[{i}].{}", e.field),
@@ -288,13 +418,14 @@ impl Service {
     /// Checks messages as a submit would, writing nothing: for the compose form's live counter
     /// and a CSV import's preview. At most `intake.max_batch` at once.
     pub fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
-        if req.messages.len() > self.max_batch {
+        let Live { rules, max_batch, .. } = self.live();
+        if req.messages.len() > max_batch {
             return Err(ServiceError::Invalid(vec![FieldError {
                 field: "messages".into(),
                 code: "too_many".into(),
                 message: format!(
                     "a preview holds at most {} messages (intake.max_batch); this one has {}",
-                    self.max_batch,
+                    max_batch,
                     req.messages.len()
                 ),
             }]));
@@ -306,7 +437,7 @@ impl Service {
             .enumerate()
             .map(|(index, m)| {
                 let plan = (!m.text.is_empty()).then(|| crate::sms::encoding::plan(&m.text));
-                match intake::validate(m, IntakeChannel::Compose, &self.rules, now) {
+                match intake::validate(m, IntakeChannel::Compose, &rules, now) {
                     Ok(n) => PreviewRow {
                         index,
                         destination: Some(n.destination),
@@ -315,11 +446,8 @@ impl Service {
                     },
                     Err(errors) => PreviewRow {
                         index,
-                        destination: intake::normalize_destination(
-                            &m.destination,
-                            self.rules.default_region.as_deref(),
-                        )
-                        .ok(),
+                        destination: intake::normalize_destination(&m.destination, rules.default_region.as_deref())
+                            .ok(),
                         plan,
                         errors,
                     },
@@ -444,7 +572,7 @@ impl Service {
             note,
             actor: caller.actor(),
         };
-        let policy = self.policy().clone();
+        let policy = self.policy();
         Ok(self
             .store
             .writer()
@@ -454,6 +582,45 @@ impl Service {
 
     pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
         Ok(self.store.reader().read(views::dashboard).await?)
+    }
+
+    /// The dashboard's charts over the last hour, day or month, and outcomes by day.
+    pub async fn activity(&self, window: views::ActivityWindow) -> Result<views::Activity, ServiceError> {
+        Ok(self.store.reader().read(move |c| views::activity(c, window)).await?)
+    }
+
+    /// Writes every message `filter` selects as CSV to `out` ([`views::write_csv`], as the command
+    /// line does), on a blocking thread; `progress` hears the total first, then after each page, and
+    /// may stop the export. Returns the rows written.
+    pub async fn export_csv<W: std::io::Write + Send + 'static>(
+        &self,
+        filter: views::MessageFilter,
+        out: W,
+        progress: impl FnMut(views::ExportProgress) -> std::ops::ControlFlow<()> + Send + 'static,
+    ) -> Result<u64, ServiceError> {
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::write_csv(c, &filter, out, progress))
+            .await?)
+    }
+
+    /// [`Service::export_csv`] into a new file at `path` (replaced if it exists); a failed or
+    /// cancelled export removes what it had written rather than leave half a file.
+    pub async fn export_csv_file(
+        &self,
+        filter: views::MessageFilter,
+        path: std::path::PathBuf,
+        progress: impl FnMut(views::ExportProgress) -> std::ops::ControlFlow<()> + Send + 'static,
+    ) -> Result<u64, ServiceError> {
+        let file = std::fs::File::create(&path).map_err(|e| {
+            views::ExportError::Write(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        })?;
+        let result = self.export_csv(filter, std::io::BufWriter::new(file), progress).await;
+        if result.is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+        result
     }
 
     pub async fn audit_log(
@@ -498,7 +665,28 @@ impl Service {
     /// Stores an HTTP provider's delivery report (every report it carries), then applies it;
     /// returns once committed, so the provider's 2xx means the evidence is on disk.
     pub async fn callback(&self, r: HttpReceived) -> Result<Vec<Ingested>, ServiceError> {
-        Ok(self.ingestor.http(r).await?)
+        Ok(self.ingestor().http(r).await?)
+    }
+}
+
+impl From<SettingsError> for ServiceError {
+    fn from(e: SettingsError) -> ServiceError {
+        match e {
+            SettingsError::Invalid(errors) => ServiceError::Invalid(errors),
+            other => ServiceError::Settings(other),
+        }
+    }
+}
+
+/// SMPP sessions hand their reports to the service, which passes them to whichever ingestor the
+/// settings put in place last (receipt rules change without a restart).
+impl crate::smpp::session::InboundHandler for Service {
+    fn deliver(
+        &self,
+        report: crate::receipts::ingest::SmppReceived,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + '_>> {
+        let ingestor = self.ingestor();
+        Box::pin(async move { crate::smpp::session::InboundHandler::deliver(&ingestor, report).await })
     }
 }
 

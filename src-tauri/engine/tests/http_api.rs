@@ -572,9 +572,17 @@ async fn the_openapi_description_lists_every_route() {
         "/api/v1/exceptions/{id}/resolve",
         "/api/v1/callbacks/{provider}",
         "/api/v1/events",
+        "/api/v1/dashboard/activity",
+        "/api/v1/messages/export",
     ] {
         assert!(doc["paths"][path].is_object(), "{path} missing");
     }
+    let export = &doc["paths"]["/api/v1/messages/export"]["get"]["responses"]["200"];
+    assert!(
+        export["content"]["text/csv"].is_object(),
+        "the export is described as CSV: {export}"
+    );
+    assert!(export["headers"]["X-Total-Count"].is_object(), "{export}");
     t.stop().await;
 }
 
@@ -700,6 +708,78 @@ async fn the_connection_route_says_the_sandbox_is_bound() {
     assert_eq!(status["sandbox"], true);
     assert_eq!(status["link"]["state"], "bound", "{status}");
     assert!(status["link"]["since_ms"].as_i64().unwrap() > 0);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_activity_route_charts_a_sent_message_in_the_window_asked_for() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("dashboard").await;
+    let created = t.post("/api/v1/messages", &key).json(&message()).send().await.unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let sum = |v: &Value, field: &str| -> i64 {
+        v["buckets"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| b[field].as_i64().unwrap())
+            .sum()
+    };
+    // The sandbox accepts the message and answers with a receipt within moments.
+    let started = std::time::Instant::now();
+    let day = loop {
+        let v: Value = t
+            .get("/api/v1/dashboard/activity?window=day", &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if (sum(&v, "accepted") == 1 && sum(&v, "finals") == 1) || started.elapsed() > Duration::from_secs(10) {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    assert_eq!(day["window"], "day");
+    assert_eq!(day["bucket_ms"], 3_600_000);
+    assert_eq!(day["buckets"].as_array().unwrap().len(), 24);
+    assert_eq!((sum(&day, "accepted"), sum(&day, "finals")), (1, 1), "{day}");
+    let today = &day["days"][29];
+    assert_eq!(
+        (today["created"].as_i64(), today["delivered"].as_i64()),
+        (Some(1), Some(1)),
+        "{day}"
+    );
+
+    let hour: Value = t
+        .get("/api/v1/dashboard/activity", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (hour["window"].as_str(), hour["buckets"].as_array().map(Vec::len)),
+        (Some("hour"), Some(60))
+    );
+    let month = t
+        .get("/api/v1/dashboard/activity?window=month", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(month.status(), StatusCode::OK);
+    let bad = t
+        .get("/api/v1/dashboard/activity?window=week", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        bad.status(),
+        StatusCode::UNPROCESSABLE_ENTITY,
+        "only hour, day and month exist"
+    );
     t.stop().await;
 }
 
@@ -835,5 +915,104 @@ async fn a_preview_checks_each_message_and_writes_nothing() {
     );
     assert_eq!(rows[2]["plan"]["segments"], 2);
     assert_eq!(t.count("message"), 0, "a preview writes nothing");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_them() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("reports").await;
+    // Scheduled far ahead, so nothing changes while the two exports are compared.
+    let later = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::now_ms() + 30 * 86_400_000);
+    let tricky = "Hello, \"world\"\nsecond line";
+    for (text, kind, client_ref) in [
+        (tricky, "otp", "ref, with comma"),
+        ("=SUM(A1)", "otp", "+cmd"),
+        ("not an otp", "bulk", "b-1"),
+    ] {
+        let r = t
+            .post("/api/v1/messages", &key)
+            .json(&json!({ "destination": "+33612345600", "text": text, "kind": kind,
+                "client_ref": client_ref, "scheduled_at": later }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED, "{}", r.text().await.unwrap());
+    }
+
+    let r = t.get("/api/v1/messages/export?kind=otp", &key).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let header = |name: &str| r.headers()[name].to_str().unwrap().to_owned();
+    assert_eq!(header("content-type"), "text/csv; charset=utf-8");
+    let disposition = header("content-disposition");
+    let name = disposition
+        .strip_prefix("attachment; filename=\"messages-")
+        .and_then(|n| n.strip_suffix(".csv\""))
+        .unwrap_or_else(|| panic!("{disposition}"));
+    assert!(
+        name.len() == 13 && name.as_bytes()[8] == b'-' && name.replace('-', "").bytes().all(|b| b.is_ascii_digit()),
+        "messages-YYYYMMDD-HHMM.csv: {disposition}"
+    );
+    assert_eq!(header("x-total-count"), "2", "the count the filter selects");
+    let body = r.text().await.unwrap();
+
+    let mut csv = csv::Reader::from_reader(body.as_bytes());
+    let columns: Vec<String> = csv.headers().unwrap().iter().map(str::to_owned).collect();
+    assert_eq!(
+        columns,
+        smsdesk_engine::views::EXPORT_COLUMNS,
+        "the header line names every column"
+    );
+    let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+    assert_eq!(rows.len(), 2, "only the otp messages, as filtered: {body}");
+    let cell = |row: &csv::StringRecord, column: &str| {
+        let at = columns.iter().position(|c| c == column).unwrap();
+        row[at].to_owned()
+    };
+    assert_eq!(cell(&rows[0], "body"), "=SUM(A1)", "newest first");
+    assert_eq!(cell(&rows[1], "body"), tricky, "commas, quotes and line breaks survive");
+    assert_eq!(cell(&rows[1], "client_ref"), "ref, with comma");
+    assert!(rows.iter().all(|r| cell(r, "kind") == "otp"));
+    assert!(
+        body.contains("\"Hello, \"\"world\"\"\nsecond line\""),
+        "a cell with a comma, a quote or a line break is quoted, its quotes doubled: {body}"
+    );
+
+    // What `smsdesk export --csv --kind otp` writes, from its own read-only connection.
+    let conn = rusqlite::Connection::open_with_flags(&t.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let filter = smsdesk_engine::views::MessageFilter {
+        kind: Some(smsdesk_engine::domain::MessageKind::Otp),
+        ..Default::default()
+    };
+    let mut cli = Vec::new();
+    smsdesk_engine::views::write_csv(&conn, &filter, &mut cli, |_| std::ops::ControlFlow::Continue(())).unwrap();
+    assert_eq!(
+        body,
+        String::from_utf8(cli).unwrap(),
+        "the API's file is the command line's, byte for byte (=SUM(A1) included, written as stored)"
+    );
+
+    let all = t.get("/api/v1/messages/export", &key).send().await.unwrap();
+    assert_eq!(all.headers()["x-total-count"], "3");
+    assert_eq!(
+        all.text()
+            .await
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("+33612345600"))
+            .count(),
+        3
+    );
+
+    let bad = t.get("/api/v1/messages/export?status=nope", &key).send().await.unwrap();
+    assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(bad.json::<Value>().await.unwrap()["code"], "invalid");
+    let anonymous = t
+        .http
+        .get(format!("{}/api/v1/messages/export", t.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
     t.stop().await;
 }

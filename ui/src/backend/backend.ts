@@ -1,14 +1,19 @@
+import type { Activity } from "../bindings/Activity";
+import type { ActivityWindow } from "../bindings/ActivityWindow";
 import type { ApiError } from "../bindings/ApiError";
 import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { ConnectionTest } from "../bindings/ConnectionTest";
+import type { ConnectionTestResult } from "../bindings/ConnectionTestResult";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { ExportProgress } from "../bindings/ExportProgress";
 import type { FieldError } from "../bindings/FieldError";
 import type { MessageAction } from "../bindings/MessageAction";
 import type { MessageDetail } from "../bindings/MessageDetail";
@@ -18,6 +23,9 @@ import type { NewApiKey } from "../bindings/NewApiKey";
 import type { PageRequest } from "../bindings/PageRequest";
 import type { Preview } from "../bindings/Preview";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { SettingsSaved } from "../bindings/SettingsSaved";
+import type { SettingsUpdate } from "../bindings/SettingsUpdate";
+import type { SettingsView } from "../bindings/SettingsView";
 import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedBatch } from "../bindings/SubmittedBatch";
@@ -38,6 +46,14 @@ export interface Backend {
   /** Checks messages as a submit would (number, encoding, parts, field errors); writes nothing. */
   previewMessages(batch: SubmitBatch): Promise<Preview>;
   listMessages(filter: MessageFilter): Promise<MessagePage>;
+  /**
+   * Saves every message `filter` selects (its cursor and limit are ignored) as a CSV file: a
+   * download in a browser, a file chosen in the save dialog in the window. Resolves with how many
+   * messages were exported, or null when the save dialog was closed without choosing a file.
+   * Rejects with `cancelled` once `options.signal` aborts (nothing is saved), and with
+   * `dialog_unavailable` when the window cannot show a save dialog.
+   */
+  exportMessages(filter: MessageFilter, options?: ExportOptions): Promise<number | null>;
   message(id: number): Promise<MessageDetail>;
   retry(id: number, action: MessageAction): Promise<void>;
   cancel(id: number, action: MessageAction): Promise<void>;
@@ -47,6 +63,8 @@ export interface Backend {
   resolve(id: number, request: ResolveRequest): Promise<void>;
 
   dashboard(): Promise<Dashboard>;
+  /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day. */
+  activity(window: ActivityWindow): Promise<Activity>;
   /** The SMPP connection and its link state now (not a store change: poll it). */
   connection(): Promise<ConnectionStatus>;
   auditLog(page: PageRequest): Promise<AuditPage>;
@@ -56,6 +74,13 @@ export interface Backend {
   createKey(key: NewApiKey): Promise<CreatedApiKey>;
   revokeKey(id: number): Promise<void>;
 
+  /** Settings are the operator's too: over HTTP with an API key these reject with `forbidden`. */
+  settings(): Promise<SettingsView>;
+  /** Saves changed settings; rejects with `invalid` naming every bad field, and writes nothing then. */
+  updateSettings(update: SettingsUpdate): Promise<SettingsSaved>;
+  /** A trial bind with unsaved connection settings. */
+  testConnection(test: ConnectionTest): Promise<ConnectionTestResult>;
+
   /**
    * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
    * been missed (the subscription just became live, reconnected, or fell behind), upon which a
@@ -64,12 +89,24 @@ export interface Backend {
   subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void;
 }
 
+/** How an export reports its progress and is cancelled. */
+export interface ExportOptions {
+  /** Told the total first, then how many rows are done, as they are. */
+  readonly onProgress?: (progress: ExportProgress) => void;
+  /** Aborting it cancels the export. */
+  readonly signal?: AbortSignal;
+}
+
 /** Codes produced on the UI side, when the engine could not answer with its own. */
 export const CLIENT_ERROR_CODES = {
   /** The engine could not be reached at all (server down, connection refused, timeout). */
   unreachable: "unreachable",
   /** The engine answered, but not with something this UI understands. */
   badResponse: "bad_response",
+  /** The user cancelled what was under way (an export). */
+  cancelled: "cancelled",
+  /** The window could not show a save dialog (no desktop portal, a GTK problem). */
+  dialogUnavailable: "dialog_unavailable",
 } as const;
 
 /** Codes of the engine's answers that the UI itself acts on. */

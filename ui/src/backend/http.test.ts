@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { ConnectionTest } from "../bindings/ConnectionTest";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { BackendError, type Backend } from "./backend";
@@ -10,6 +11,16 @@ import { HttpBackend } from "./http";
 import { ApiKeySession, memoryKeyStore } from "./session";
 
 const KEY = "sdk_test_key";
+const NO_TEST: ConnectionTest = {
+  sandbox: null,
+  host: null,
+  port: null,
+  system_id: null,
+  password: null,
+  system_type: null,
+  interface_version: null,
+  address_range: null,
+};
 
 const info: AppInfo = {
   product: "smsdesk",
@@ -282,7 +293,7 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("maps every operation to its route, and answers void for 204", async () => {
     respond = (req, res) => {
-      if (req.method === "POST" && req.url !== "/api/v1/keys") {
+      if (req.method === "POST" && req.url !== "/api/v1/keys" && req.url !== "/api/v1/settings/test-connection") {
         res.writeHead(204);
         res.end();
       } else {
@@ -301,10 +312,26 @@ describe("HttpBackend against a real HTTP server", () => {
         undefined,
       ],
       ["GET /api/v1/dashboard", (b) => b.dashboard(), { route: "/api/v1/dashboard" }],
+      [
+        "GET /api/v1/dashboard/activity?window=month",
+        (b) => b.activity("month"),
+        { route: "/api/v1/dashboard/activity?window=month" },
+      ],
       ["GET /api/v1/connection", (b) => b.connection(), { route: "/api/v1/connection" }],
       ["GET /api/v1/keys", (b) => b.listKeys(), { route: "/api/v1/keys" }],
       ["POST /api/v1/keys", (b) => b.createKey({ name: "crm", webhook_url: null }), { route: "/api/v1/keys" }],
       ["POST /api/v1/keys/2/revoke", (b) => b.revokeKey(2), undefined],
+      ["GET /api/v1/settings", (b) => b.settings(), { route: "/api/v1/settings" }],
+      [
+        "PATCH /api/v1/settings",
+        (b) => b.updateSettings({ values: { "smpp.tps": "25" }, password: null, callback_providers: null }),
+        { route: "/api/v1/settings" },
+      ],
+      [
+        "POST /api/v1/settings/test-connection",
+        (b) => b.testConnection({ ...NO_TEST, sandbox: true }),
+        { route: "/api/v1/settings/test-connection" },
+      ],
     ];
     for (const [route, call, expected] of calls) {
       requests.length = 0;
@@ -411,5 +438,108 @@ describe("HttpBackend.subscribe", () => {
     } finally {
       await close(server);
     }
+  });
+});
+
+describe("HttpBackend.exportMessages against a real HTTP server", () => {
+  const HEADER = "id,created_at,body\n";
+  // Three records, one of which holds a line break and doubled quotes inside its quoted cell.
+  const ROWS = ['3,2026-11-30T10:00:00Z,"Hello, ""world""\nsecond line"\n', "2,2026-11-30T09:00:00Z,=SUM(A1)\n", "1,2026-11-30T08:00:00Z,plain\n"];
+  let server: Server;
+  let origin: string;
+  let seen: { url: string | undefined; authorization: string | undefined; accept: string | undefined }[] = [];
+  let respond: (res: ServerResponse) => void = () => {};
+
+  beforeAll(async () => {
+    ({ server, origin } = await listen((req, res) => {
+      seen.push({ url: req.url, authorization: req.headers.authorization, accept: req.headers.accept });
+      respond(res);
+    }));
+  });
+  beforeEach(() => {
+    seen = [];
+  });
+  afterAll(async () => {
+    await close(server);
+  });
+
+  /** Streams the header and each row as its own chunk, a little apart, as a long export arrives. */
+  const streaming = (res: ServerResponse): void => {
+    res.writeHead(200, { "content-type": "text/csv; charset=utf-8", "x-total-count": String(ROWS.length) });
+    const parts = [HEADER, ...ROWS];
+    const next = (): void => {
+      const part = parts.shift();
+      if (part === undefined) res.end();
+      else res.write(part, () => setTimeout(next, 5));
+    };
+    next();
+  };
+
+  it("streams the filtered file with the key, counting records for the progress, then saves it", async () => {
+    respond = streaming;
+    const saved: { type: string; name: string }[] = [];
+    let file: Blob | undefined;
+    const backend = new HttpBackend(origin, {
+      session: signedIn(),
+      download: (blob, name) => {
+        file = blob;
+        saved.push({ type: blob.type, name });
+      },
+    });
+    const progress: { done: number; total: number }[] = [];
+    const exported = await backend.exportMessages(
+      { ...noFilter, kind: "otp", from_ms: 1_796_000_000_000, cursor: "c9", limit: 20 },
+      { onProgress: (p) => progress.push(p) },
+    );
+    expect(exported).toBe(3);
+    expect(seen).toEqual([
+      {
+        url: "/api/v1/messages/export?kind=otp&from_ms=1796000000000",
+        authorization: `Bearer ${KEY}`,
+        accept: "text/csv",
+      },
+    ]);
+    expect(progress[0], "the total is known before any row").toEqual({ done: 0, total: 3 });
+    expect(progress.at(-1)).toEqual({ done: 3, total: 3 });
+    expect(
+      progress.map((p) => p.done).every((d, i, all) => i === 0 || d >= (all[i - 1] ?? 0)),
+      "progress only goes forward",
+    ).toBe(true);
+    expect(saved).toHaveLength(1);
+    expect(saved[0]?.name).toMatch(/^messages-\d{8}-\d{4}\.csv$/);
+    expect(saved[0]?.type).toBe("text/csv;charset=utf-8");
+    expect(await file?.text(), "the file is saved exactly as received").toBe(HEADER + ROWS.join(""));
+  });
+
+  it("stops and saves nothing when cancelled mid-stream", async () => {
+    respond = (res) => {
+      res.writeHead(200, { "content-type": "text/csv; charset=utf-8", "x-total-count": "1000" });
+      res.write(HEADER + ROWS.join(""));
+      // ...and the rest never comes.
+    };
+    let saves = 0;
+    const backend = new HttpBackend(origin, { session: signedIn(), download: () => (saves += 1) });
+    const controller = new AbortController();
+    const result = backend.exportMessages(noFilter, {
+      signal: controller.signal,
+      onProgress: (p) => {
+        if (p.done === 3) controller.abort();
+      },
+    });
+    await expect(result).rejects.toMatchObject({ code: "cancelled" });
+    expect(saves).toBe(0);
+  });
+
+  it("reports the engine's refusal with its code, and a 401 signs out", async () => {
+    respond = (res) => json(res, 422, { code: "invalid", message: "status: unknown variant `nope`" });
+    const backend = new HttpBackend(origin, { session: signedIn(), download: () => {} });
+    await expect(backend.exportMessages(noFilter)).rejects.toMatchObject({ code: "invalid" });
+
+    respond = (res) => json(res, 401, { code: "unauthorized", message: "revoked" });
+    const session = signedIn();
+    await expect(new HttpBackend(origin, { session, download: () => {} }).exportMessages(noFilter)).rejects.toMatchObject({
+      code: "unauthorized",
+    });
+    expect(session.key).toBeNull();
   });
 });

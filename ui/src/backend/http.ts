@@ -1,13 +1,21 @@
+import type { Activity } from "../bindings/Activity";
+import type { ActivityWindow } from "../bindings/ActivityWindow";
 import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { ConnectionTest } from "../bindings/ConnectionTest";
+import type { ConnectionTestResult } from "../bindings/ConnectionTestResult";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
+import type { SettingsSaved } from "../bindings/SettingsSaved";
+import type { SettingsUpdate } from "../bindings/SettingsUpdate";
+import type { SettingsView } from "../bindings/SettingsView";
 import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { ExportProgress } from "../bindings/ExportProgress";
 import type { MessageAction } from "../bindings/MessageAction";
 import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageFilter } from "../bindings/MessageFilter";
@@ -20,8 +28,9 @@ import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
-import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend } from "./backend";
+import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend, type ExportOptions } from "./backend";
 import { openEventStream } from "./events";
+import { CsvRecordCounter, downloadBlob, exportFileName } from "./exportFile";
 import { ApiKeySession, memoryKeyStore, type KeySignIn } from "./session";
 
 const API_PREFIX = "/api/v1";
@@ -34,12 +43,14 @@ export interface HttpBackendOptions {
   session?: ApiKeySession;
   /** Passed to the event stream (tests shorten its waits). */
   events?: { initialDelayMs?: number; maxDelayMs?: number; idleTimeoutMs?: number };
+  /** How an exported file reaches the user: a download by default. */
+  download?: (file: Blob, name: string) => void;
 }
 
 type Query = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 interface Call {
-  readonly method: "GET" | "POST";
+  readonly method: "GET" | "POST" | "PATCH";
   readonly path: string;
   readonly query?: Query;
   readonly body?: unknown;
@@ -58,6 +69,7 @@ export class HttpBackend implements Backend, KeySignIn {
   readonly #base: string;
   readonly #timeoutMs: number;
   readonly #events: HttpBackendOptions["events"];
+  readonly #download: (file: Blob, name: string) => void;
 
   /** `base` is the engine's origin, e.g. `http://127.0.0.1:8787`, without the API prefix. */
   constructor(base: string, options: HttpBackendOptions = {}) {
@@ -65,6 +77,7 @@ export class HttpBackend implements Backend, KeySignIn {
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     this.session = options.session ?? new ApiKeySession(memoryKeyStore());
     this.#events = options.events;
+    this.#download = options.download ?? downloadBlob;
   }
 
   async signIn(key: string): Promise<AppInfo> {
@@ -109,6 +122,66 @@ export class HttpBackend implements Backend, KeySignIn {
     return this.#call({ method: "GET", path: `/messages/${segment(id)}` });
   }
 
+  /**
+   * Reads GET /messages/export as it streams, counting its records against `X-Total-Count` for
+   * the progress, then hands the whole file to the browser as a download.
+   */
+  async exportMessages(filter: MessageFilter, options: ExportOptions = {}): Promise<number | null> {
+    const { onProgress, signal } = options;
+    const key = this.session.key;
+    if (key === null) throw new BackendError(ERROR_CODES.unauthorized, "not signed in");
+    const url = `${this.#base}${API_PREFIX}/messages/export${queryString({ ...filter, cursor: null, limit: null })}`;
+    const cancelled = (): BackendError => new BackendError(CLIENT_ERROR_CODES.cancelled, "the export was cancelled");
+    let response: Response;
+    try {
+      response = await fetch(url, {
+        method: "GET",
+        headers: { Accept: "text/csv", Authorization: `Bearer ${key}` },
+        cache: "no-store",
+        ...(signal === undefined ? {} : { signal }),
+      });
+    } catch (error) {
+      if (signal?.aborted === true) throw cancelled();
+      throw new BackendError(CLIENT_ERROR_CODES.unreachable, describeNetworkFailure(`GET ${url}`, error), { cause: error });
+    }
+    if (!response.ok) {
+      const body = await readJson(response);
+      const error = isApiError(body)
+        ? BackendError.from(body)
+        : new BackendError(
+            response.status === 401 ? ERROR_CODES.unauthorized : CLIENT_ERROR_CODES.badResponse,
+            `GET ${url} answered HTTP ${response.status} without an error body`,
+          );
+      if (response.status === 401) this.session.refuse(key, error);
+      throw error;
+    }
+    const total = Number(response.headers.get("X-Total-Count"));
+    if (response.body === null || !Number.isSafeInteger(total)) {
+      throw new BackendError(CLIENT_ERROR_CODES.badResponse, `GET ${url} answered without a CSV body and its count`);
+    }
+    const progress = (done: number): void => onProgress?.({ done, total } satisfies ExportProgress);
+    progress(0);
+    const counter = new CsvRecordCounter();
+    const chunks: Uint8Array<ArrayBuffer>[] = [];
+    const reader = response.body.getReader();
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) break;
+        chunks.push(value);
+        counter.push(value);
+        progress(Math.max(0, counter.records - 1));
+      }
+    } catch (error) {
+      if (signal?.aborted === true) throw cancelled();
+      throw new BackendError(CLIENT_ERROR_CODES.unreachable, `GET ${url} broke off: ${String(error)}`, { cause: error });
+    }
+    if (signal?.aborted === true) throw cancelled();
+    const exported = Math.max(0, counter.records - 1);
+    this.#download(new Blob(chunks, { type: "text/csv;charset=utf-8" }), exportFileName(new Date()));
+    return exported;
+  }
+
   retry(id: number, action: MessageAction): Promise<void> {
     return this.#call({ method: "POST", path: `/messages/${segment(id)}/retry`, body: action });
   }
@@ -133,6 +206,10 @@ export class HttpBackend implements Backend, KeySignIn {
     return this.#call({ method: "GET", path: "/dashboard" });
   }
 
+  activity(window: ActivityWindow): Promise<Activity> {
+    return this.#call({ method: "GET", path: "/dashboard/activity", query: { window } });
+  }
+
   connection(): Promise<ConnectionStatus> {
     return this.#call({ method: "GET", path: "/connection" });
   }
@@ -151,6 +228,18 @@ export class HttpBackend implements Backend, KeySignIn {
 
   revokeKey(id: number): Promise<void> {
     return this.#call({ method: "POST", path: `/keys/${segment(id)}/revoke` });
+  }
+
+  settings(): Promise<SettingsView> {
+    return this.#call({ method: "GET", path: "/settings" });
+  }
+
+  updateSettings(update: SettingsUpdate): Promise<SettingsSaved> {
+    return this.#call({ method: "PATCH", path: "/settings", body: update });
+  }
+
+  testConnection(test: ConnectionTest): Promise<ConnectionTestResult> {
+    return this.#call({ method: "POST", path: "/settings/test-connection", body: test });
   }
 
   subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void {

@@ -4,6 +4,7 @@ export {
   CLIENT_ERROR_CODES,
   ERROR_CODES,
   type Backend,
+  type ExportOptions,
 } from "./backend";
 export { HttpBackend } from "./http";
 export { TauriBackend } from "./tauri";

@@ -1,7 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { ConnectionTest } from "../bindings/ConnectionTest";
 import type { MessageFilter } from "../bindings/MessageFilter";
+import type { SettingsUpdate } from "../bindings/SettingsUpdate";
 import { BackendError, type Backend } from "./backend";
 import { TauriBackend, type InvokeFn, type ListenFn } from "./tauri";
 
@@ -87,6 +89,17 @@ describe("TauriBackend", () => {
       noListen,
     );
     const action = { note: "why", confirm_duplicate: false };
+    const update: SettingsUpdate = { values: { "smpp.tps": "25" }, password: "pw", callback_providers: [] };
+    const test: ConnectionTest = {
+      sandbox: false,
+      host: "smpp.example",
+      port: 2775,
+      system_id: "acme",
+      password: null,
+      system_type: null,
+      interface_version: "3.4",
+      address_range: null,
+    };
     const operations: [(b: Backend) => Promise<unknown>, string, Record<string, unknown> | undefined][] = [
       [(b) => b.submitMessage({ destination: "+1", text: "x" }, "k1"), "submit_message", {
         message: { destination: "+1", text: "x" },
@@ -117,11 +130,15 @@ describe("TauriBackend", () => {
         request: { action: "dismiss", note: "noise" },
       }],
       [(b) => b.dashboard(), "dashboard", undefined],
+      [(b) => b.activity("day"), "dashboard_activity", { window: "day" }],
       [(b) => b.connection(), "connection_status", undefined],
       [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
       [(b) => b.listKeys(), "list_keys", undefined],
       [(b) => b.createKey({ name: "crm", webhook_url: null }), "create_key", { key: { name: "crm", webhook_url: null } }],
       [(b) => b.revokeKey(2), "revoke_key", { id: 2 }],
+      [(b) => b.settings(), "settings", undefined],
+      [(b) => b.updateSettings(update), "update_settings", { update }],
+      [(b) => b.testConnection(test), "test_connection", { test }],
     ];
     for (const [operation, command, args] of operations) {
       calls.length = 0;
@@ -188,5 +205,86 @@ describe("TauriBackend", () => {
       expect(bus.count()).toBe(0);
       expect(seen, "nothing may reach a view that already unsubscribed").toEqual([]);
     });
+  });
+});
+
+describe("TauriBackend.exportMessages", () => {
+  type Invoked = [string, Record<string, unknown> | undefined];
+
+  it("asks for a file in the save dialog, then has the engine write it, passing its progress events on", async () => {
+    const bus = fakeEvents();
+    const invoked: Invoked[] = [];
+    let dialog: unknown;
+    const backend = new TauriBackend(
+      invoking((command, args) => {
+        invoked.push([command, args]);
+        bus.emit("export-progress", { done: 500, total: 700 });
+        bus.emit("export-progress", { done: 700, total: 700 });
+        return 700;
+      }),
+      bus.listen,
+      (options) => {
+        dialog = options;
+        return Promise.resolve("/home/ann/messages.csv");
+      },
+    );
+    const seen: unknown[] = [];
+    await expect(backend.exportMessages(filter, { onProgress: (p) => seen.push(p) })).resolves.toBe(700);
+    expect(dialog).toMatchObject({ filters: [{ name: "CSV", extensions: ["csv"] }] });
+    expect((dialog as { defaultPath: string }).defaultPath).toMatch(/^messages-\d{8}-\d{4}\.csv$/);
+    expect(invoked).toEqual([["export_messages", { filter: { ...filter, limit: null }, path: "/home/ann/messages.csv" }]]);
+    expect(seen).toEqual([
+      { done: 500, total: 700 },
+      { done: 700, total: 700 },
+    ]);
+    expect(bus.count(), "the progress listener is removed afterwards").toBe(0);
+  });
+
+  it("writes nothing when the dialog is closed without a file", async () => {
+    const invoked: string[] = [];
+    const backend = new TauriBackend(
+      invoking((command) => invoked.push(command)),
+      noListen,
+      () => Promise.resolve(null),
+    );
+    await expect(backend.exportMessages(filter)).resolves.toBeNull();
+    expect(invoked).toEqual([]);
+  });
+
+  it("reports a save dialog that cannot be opened as dialog_unavailable", async () => {
+    const backend = new TauriBackend(
+      invoking(() => 0),
+      noListen,
+      () => Promise.reject(new Error("GTK could not be initialised")),
+    );
+    await expect(backend.exportMessages(filter)).rejects.toMatchObject({
+      code: "dialog_unavailable",
+      message: "the save dialog could not be opened: GTK could not be initialised",
+    });
+  });
+
+  it("cancels with cancel_export when the signal aborts, and reports the engine's cancelled", async () => {
+    const invoked: string[] = [];
+    let stopped: () => void = () => {};
+    const backend = new TauriBackend(
+      invoking((command) => {
+        invoked.push(command);
+        if (command === "cancel_export") {
+          stopped();
+          return null;
+        }
+        return new Promise((_resolve, reject) => {
+          stopped = () => reject({ code: "cancelled", message: "the export was cancelled" });
+        });
+      }),
+      noListen,
+      () => Promise.resolve("/tmp/x.csv"),
+    );
+    const controller = new AbortController();
+    const result = backend.exportMessages(filter, { signal: controller.signal });
+    await flush();
+    controller.abort();
+    await expect(result).rejects.toMatchObject({ code: "cancelled" });
+    expect(invoked).toEqual(["export_messages", "cancel_export"]);
   });
 });

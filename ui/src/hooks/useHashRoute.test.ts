@@ -7,7 +7,9 @@ describe("routes", () => {
     expect(parseRoute("#/exceptions/5")).toEqual({ section: "exceptions", id: 5 });
     expect(parseRoute("#/exceptions")).toEqual({ section: "exceptions", id: null });
     expect(parseRoute("#/about")).toEqual({ section: "about" });
+    expect(parseRoute("#/settings")).toEqual({ section: "settings" });
     expect(parseRoute("#/dashboard")).toEqual({ section: "dashboard" });
+    expect(parseRoute("#/audit")).toEqual({ section: "audit" });
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
   });
 
@@ -19,7 +21,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/keys", "#/about"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/about"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

@@ -9,12 +9,14 @@ export type Route =
   | { readonly section: "dashboard" }
   | { readonly section: "messages"; readonly id: number | null }
   | { readonly section: "exceptions"; readonly id: number | null }
+  | { readonly section: "audit" }
   | { readonly section: "keys" }
+  | { readonly section: "settings" }
   | { readonly section: "about" };
 
 export type Section = Route["section"];
 
-export const SECTIONS: readonly Section[] = ["dashboard", "messages", "exceptions", "keys", "about"];
+export const SECTIONS: readonly Section[] = ["dashboard", "messages", "exceptions", "audit", "settings", "keys", "about"];
 
 export const HOME: Route = { section: "messages", id: null };
 
@@ -31,7 +33,9 @@ export function parseRoute(hash: string): Route {
     case "exceptions":
       return { section, id: idOf(id) };
     case "dashboard":
+    case "audit":
     case "keys":
+    case "settings":
     case "about":
       return { section };
     default:

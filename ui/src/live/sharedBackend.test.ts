@@ -44,4 +44,31 @@ describe("shareSubscription", () => {
     await expect(shared.resolve(1, { action: "dismiss", note: "n" })).rejects.toMatchObject({ code: "not_stubbed" });
     expect(inner.calls).toEqual(["message", "resolve"]);
   });
+
+  it("passes an export through with its progress and cancel signal", async () => {
+    const inner = new FakeBackend();
+    const controller = new AbortController();
+    const progress: unknown[] = [];
+    inner.exportMessages = (filter, options) => {
+      options?.onProgress?.({ done: 1, total: 2 });
+      return Promise.resolve(options?.signal === controller.signal && filter.kind === "otp" ? 2 : -1);
+    };
+    const filter = {
+      status: null,
+      state: null,
+      kind: "otp" as const,
+      channel: null,
+      destination: null,
+      q: null,
+      from_ms: null,
+      to_ms: null,
+      cursor: null,
+      limit: null,
+    };
+    const shared = shareSubscription(inner);
+    await expect(
+      shared.exportMessages(filter, { signal: controller.signal, onProgress: (p) => progress.push(p) }),
+    ).resolves.toBe(2);
+    expect(progress).toEqual([{ done: 1, total: 2 }]);
+  });
 });

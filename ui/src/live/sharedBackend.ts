@@ -40,6 +40,7 @@ export function shareSubscription(inner: Backend): Backend {
     submitBatch: (batch, idempotencyKey) => inner.submitBatch(batch, idempotencyKey),
     previewMessages: (batch) => inner.previewMessages(batch),
     listMessages: (filter) => inner.listMessages(filter),
+    exportMessages: (filter, options) => inner.exportMessages(filter, options),
     message: (id) => inner.message(id),
     retry: (id, action) => inner.retry(id, action),
     cancel: (id, action) => inner.cancel(id, action),
@@ -47,11 +48,15 @@ export function shareSubscription(inner: Backend): Backend {
     exception: (id) => inner.exception(id),
     resolve: (id, request) => inner.resolve(id, request),
     dashboard: () => inner.dashboard(),
+    activity: (window) => inner.activity(window),
     connection: () => inner.connection(),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),
     createKey: (key) => inner.createKey(key),
     revokeKey: (id) => inner.revokeKey(id),
+    settings: () => inner.settings(),
+    updateSettings: (update) => inner.updateSettings(update),
+    testConnection: (test) => inner.testConnection(test),
     subscribe(onChange, onResync) {
       const listener: Listener = { onChange, onResync };
       listeners.add(listener);

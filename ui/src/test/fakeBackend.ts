@@ -37,6 +37,7 @@ export class FakeBackend implements Backend {
   submitBatch: Backend["submitBatch"] = this.#unset("submitBatch");
   previewMessages: Backend["previewMessages"] = this.#unset("previewMessages");
   listMessages: Backend["listMessages"] = this.#unset("listMessages");
+  exportMessages: Backend["exportMessages"] = this.#unset("exportMessages");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");
   cancel: Backend["cancel"] = this.#unset("cancel");
@@ -44,9 +45,13 @@ export class FakeBackend implements Backend {
   exception: Backend["exception"] = this.#unset("exception");
   resolve: Backend["resolve"] = this.#unset("resolve");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
+  activity: Backend["activity"] = this.#unset("activity");
   connection: Backend["connection"] = this.#unset("connection");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");
   revokeKey: Backend["revokeKey"] = this.#unset("revokeKey");
+  settings: Backend["settings"] = this.#unset("settings");
+  updateSettings: Backend["updateSettings"] = this.#unset("updateSettings");
+  testConnection: Backend["testConnection"] = this.#unset("testConnection");
 }

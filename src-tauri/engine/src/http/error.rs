@@ -58,6 +58,9 @@ impl From<ServiceError> for Failure {
             ServiceError::NotFound(_) => (S::NOT_FOUND, "not_found"),
             ServiceError::InFlight => (S::CONFLICT, "idempotency_key_in_flight"),
             ServiceError::KeyReused => (S::UNPROCESSABLE_ENTITY, "idempotency_key_reused"),
+            ServiceError::Forbidden(_) => (S::FORBIDDEN, "forbidden"),
+            ServiceError::Settings(crate::settings::SettingsError::Config(_)) => (S::CONFLICT, "config_invalid"),
+            ServiceError::Settings(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
             ServiceError::Action(a) => match a {
                 ActionError::NotFound(_) => (S::NOT_FOUND, "not_found"),
                 ActionError::NotAllowed(..) => (S::CONFLICT, "not_allowed"),
@@ -84,6 +87,11 @@ impl From<ServiceError> for Failure {
             },
             ServiceError::View(v) if v.is_client_error() => (S::UNPROCESSABLE_ENTITY, v.code()),
             ServiceError::View(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
+            ServiceError::Export(crate::views::ExportError::View(v)) if v.is_client_error() => {
+                (S::UNPROCESSABLE_ENTITY, v.code())
+            }
+            ServiceError::Export(crate::views::ExportError::Cancelled) => (S::CONFLICT, "cancelled"),
+            ServiceError::Export(x) => (S::INTERNAL_SERVER_ERROR, x.code()),
             ServiceError::Store(crate::store::StoreError::Closed) => (S::SERVICE_UNAVAILABLE, "stopping"),
             ServiceError::Store(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
         };

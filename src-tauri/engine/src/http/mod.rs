@@ -16,13 +16,13 @@ use tokio::task::JoinHandle;
 use tower_http::timeout::TimeoutLayer;
 
 use crate::api::{ApiError, AppInfo, Health};
-use crate::config::CallbackProviders;
 use crate::service::Service;
 
 mod auth;
 mod callbacks;
 mod error;
 mod events;
+mod export;
 pub mod openapi;
 mod routes;
 
@@ -64,9 +64,6 @@ pub struct ApiContext {
     pub service: Service,
     /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
     pub operator_token: Arc<String>,
-    pub callbacks: Arc<CallbackProviders>,
-    /// The connection reports are matched against when a provider names none.
-    pub connection: Arc<String>,
     pub limits: Limits,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
@@ -86,6 +83,7 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/v1/messages", post(routes::submit).get(routes::list_messages))
         .route("/api/v1/messages/batch", post(routes::submit_batch))
         .route("/api/v1/messages/preview", post(routes::preview))
+        .route("/api/v1/messages/export", get(export::export_messages))
         .route("/api/v1/messages/{id}", get(routes::message))
         .route("/api/v1/messages/{id}/retry", post(routes::retry))
         .route("/api/v1/messages/{id}/cancel", post(routes::cancel))
@@ -93,10 +91,13 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/v1/exceptions/{id}", get(routes::exception))
         .route("/api/v1/exceptions/{id}/resolve", post(routes::resolve))
         .route("/api/v1/dashboard", get(routes::dashboard))
+        .route("/api/v1/dashboard/activity", get(routes::activity))
         .route("/api/v1/connection", get(routes::connection))
         .route("/api/v1/audit", get(routes::audit_log))
         .route("/api/v1/keys", get(routes::list_keys).post(routes::create_key))
         .route("/api/v1/keys/{id}/revoke", post(routes::revoke_key))
+        .route("/api/v1/settings", get(routes::settings).patch(routes::update_settings))
+        .route("/api/v1/settings/test-connection", post(routes::test_connection))
         .route(
             "/api/v1/callbacks/{provider}",
             post(callbacks::receive).get(callbacks::receive),

@@ -6,7 +6,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use super::auth::Authenticated;
-use super::{callbacks, events, routes};
+use super::{callbacks, events, export, routes};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -20,6 +20,7 @@ use super::{callbacks, events, routes};
         routes::submit_batch,
         routes::preview,
         routes::list_messages,
+        export::export_messages,
         routes::message,
         routes::retry,
         routes::cancel,
@@ -27,11 +28,15 @@ use super::{callbacks, events, routes};
         routes::exception,
         routes::resolve,
         routes::dashboard,
+        routes::activity,
         routes::connection,
         routes::audit_log,
         routes::list_keys,
         routes::create_key,
         routes::revoke_key,
+        routes::settings,
+        routes::update_settings,
+        routes::test_connection,
         callbacks::receive,
         events::stream,
     ),

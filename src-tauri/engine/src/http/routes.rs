@@ -324,6 +324,26 @@ pub async fn dashboard(_: Authenticated, State(s): State<AppState>) -> Result<Js
 
 #[derive(Debug, Deserialize, utoipa::IntoParams)]
 #[into_params(parameter_in = Query)]
+pub struct ActivityQuery {
+    /// `hour` (the last 60 minutes, by minute; the default), `day` (24 hours, by hour) or `month`
+    /// (30 days, by day).
+    pub window: Option<views::ActivityWindow>,
+}
+
+/// Submits, receipts and receipt latency over time, and outcomes by day for the last 30 days
+/// (UTC buckets).
+#[utoipa::path(get, path = "/api/v1/dashboard/activity", tag = "overview", params(ActivityQuery),
+    responses((status = 200, body = views::Activity), (status = 401, body = ApiError), (status = 422, body = ApiError)))]
+pub async fn activity(
+    _: Authenticated,
+    State(s): State<AppState>,
+    QueryParams(q): QueryParams<ActivityQuery>,
+) -> Result<Json<views::Activity>, Failure> {
+    Ok(Json(s.ctx.service.activity(q.window.unwrap_or_default()).await?))
+}
+
+#[derive(Debug, Deserialize, utoipa::IntoParams)]
+#[into_params(parameter_in = Query)]
 pub struct Page {
     /// From a previous page's `next_cursor`.
     pub cursor: Option<String>,
@@ -373,4 +393,46 @@ pub async fn revoke_key(
 ) -> Result<StatusCode, Failure> {
     s.ctx.service.revoke_key(&caller, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// Every setting as saved, where each comes from (default, file, environment variable) and when
+/// a change to it applies (operator only). Secrets are never in it.
+#[utoipa::path(get, path = "/api/v1/settings", tag = "settings",
+    responses((status = 200, body = crate::settings::SettingsView), (status = 401, body = ApiError), (status = 403, body = ApiError),
+        (status = 409, description = "The config file no longer loads", body = ApiError)))]
+pub async fn settings(
+    Operator(caller): Operator,
+    State(s): State<AppState>,
+) -> Result<Json<crate::settings::SettingsView>, Failure> {
+    Ok(Json(s.ctx.service.settings(&caller)?))
+}
+
+/// Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted) and
+/// applies what may change while running; every invalid field is named and nothing is written
+/// (operator only, audited).
+#[utoipa::path(patch, path = "/api/v1/settings", tag = "settings", request_body = crate::settings::SettingsUpdate,
+    responses((status = 200, body = crate::settings::SettingsSaved), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 403, body = ApiError),
+        (status = 409, description = "The config file no longer loads", body = ApiError),
+        (status = 413, body = ApiError), (status = 422, description = "Invalid fields (nothing was written)", body = ApiError)))]
+pub async fn update_settings(
+    Operator(caller): Operator,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<crate::settings::SettingsUpdate>,
+) -> Result<Json<crate::settings::SettingsSaved>, Failure> {
+    Ok(Json(s.ctx.service.update_settings(&caller, req).await?))
+}
+
+/// Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound, refused
+/// (with the status's name), unreachable or timed out, within seconds (operator only).
+#[utoipa::path(post, path = "/api/v1/settings/test-connection", tag = "settings", request_body = crate::settings::ConnectionTest,
+    responses((status = 200, body = crate::settings::ConnectionTestResult), (status = 400, description = "Not JSON", body = ApiError),
+        (status = 401, body = ApiError), (status = 403, body = ApiError), (status = 413, body = ApiError),
+        (status = 422, description = "Invalid fields", body = ApiError)))]
+pub async fn test_connection(
+    Operator(caller): Operator,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<crate::settings::ConnectionTest>,
+) -> Result<Json<crate::settings::ConnectionTestResult>, Failure> {
+    Ok(Json(s.ctx.service.test_connection(&caller, req).await?))
 }

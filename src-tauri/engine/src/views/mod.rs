@@ -8,14 +8,17 @@
 //!   exceptions and a merged timeline. Acceptance by the SMSC, the state the network reported and
 //!   an operator's decision are kept in separate, labelled fields.
 //! - [`list_exceptions`] / [`exception_detail`]: the exception queue, with each exception's evidence.
-//! - [`count_messages`] / [`export_page`] / [`EXPORT_COLUMNS`]: every message a filter selects, as
-//!   CSV rows, for `smsdesk export`.
+//! - [`count_messages`] / [`export_page`] / [`EXPORT_COLUMNS`] / [`write_csv`]: every message a
+//!   filter selects, as a CSV file, for `smsdesk export`, the API's export and the window's.
 //! - [`dashboard`]: counts for the overview.
+//! - [`activity`] / [`ActivityWindow`]: the overview's charts (submits, receipts and receipt
+//!   latency over the last hour, day or month; outcomes by day), from running totals.
 //! - [`audit_log`]: the audit trail, newest first.
 //!
 //! Every function reads one snapshot of the database (a savepoint around its queries), so the parts
 //! of an answer agree with each other.
 
+mod activity;
 mod audit;
 mod cursor;
 mod dashboard;
@@ -33,6 +36,7 @@ use rusqlite::Connection;
 
 use crate::store::StoreError;
 
+pub use activity::{activity, activity_at, Activity, ActivityBucket, ActivityWindow, DayOutcomes, OUTCOME_DAYS};
 pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
 pub use dashboard::{dashboard, dashboard_at, Dashboard, ExceptionCount, QueueCount, StateCount};
 pub use detail::{message_detail, MessageDetail, MessageRecord, OperatorDecision, QueueView, StateFlags, StateView};
@@ -40,7 +44,7 @@ pub use evidence::{AttemptView, ReceiptView};
 pub use exceptions::{
     exception_detail, list_exceptions, EvidenceItem, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary,
 };
-pub use export::{export_page, ExportPage, EXPORT_COLUMNS};
+pub use export::{export_page, write_csv, ExportError, ExportPage, ExportProgress, EXPORT_COLUMNS};
 pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
 pub use timeline::{TimelineEntry, TimelineKind};
 
