@@ -19,6 +19,9 @@ const COMMANDS: &[&str] = &[
     "list_keys",
     "create_key",
     "revoke_key",
+    // The desktop's own (src/desktop.rs): the tray's status line and notifications.
+    "desktop_status",
+    "notify",
 ];
 
 fn main() {
