@@ -25,6 +25,9 @@ const COMMANDS: &[&str] = &[
     "settings",
     "update_settings",
     "test_connection",
+    // The desktop's own (src/desktop.rs): the tray's status line and notifications.
+    "desktop_status",
+    "notify",
 ];
 
 fn main() {

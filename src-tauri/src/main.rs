@@ -6,7 +6,9 @@
 
 mod assets;
 mod commands;
+mod desktop;
 mod events;
+mod geometry;
 mod tray;
 mod window;
 

@@ -1,14 +1,22 @@
-//! The tray icon: open the window, or quit.
+//! The tray icon: the link's state at a glance (tooltip and the menu's first line), open the
+//! window, or quit. The words come from the UI (`desktop_status`), in the operator's language.
 
-use tauri::menu::{Menu, MenuItem};
+use tauri::menu::{Menu, MenuItem, PredefinedMenuItem};
 use tauri::tray::TrayIconBuilder;
-use tauri::{App, Manager};
+use tauri::{App, AppHandle, Manager, Runtime};
 
-pub fn create(app: &App) -> tauri::Result<()> {
+const TRAY: &str = "main";
+
+/// The menu's status line, kept to change its text.
+pub struct StatusLine<R: Runtime>(MenuItem<R>);
+
+pub fn create<R: Runtime>(app: &App<R>) -> tauri::Result<()> {
+    let status = MenuItem::with_id(app, "status", "smsdesk", false, None::<&str>)?;
     let open = MenuItem::with_id(app, "open", "Open smsdesk", true, None::<&str>)?;
     let quit = MenuItem::with_id(app, "quit", "Quit", true, None::<&str>)?;
-    let menu = Menu::with_items(app, &[&open, &quit])?;
-    let mut tray = TrayIconBuilder::with_id("main")
+    let separator = PredefinedMenuItem::separator(app)?;
+    let menu = Menu::with_items(app, &[&status, &separator, &open, &quit])?;
+    let mut tray = TrayIconBuilder::with_id(TRAY)
         .tooltip("smsdesk")
         .menu(&menu)
         .on_menu_event(|app, event| match event.id.as_ref() {
@@ -26,5 +34,21 @@ pub fn create(app: &App) -> tauri::Result<()> {
         tray = tray.icon(icon.clone());
     }
     tray.build(app)?;
+    app.manage(StatusLine(status));
     Ok(())
+}
+
+/// Shows the link's state on the tray icon; a desktop without a tray only logs it.
+pub fn set_status<R: Runtime>(app: &AppHandle<R>, tooltip: &str, summary: &str) {
+    tracing::info!(summary, tooltip, "tray status");
+    if let Some(tray) = app.tray_by_id(TRAY) {
+        if let Err(e) = tray.set_tooltip(Some(tooltip)) {
+            tracing::debug!(error = %e, "tray tooltip not set");
+        }
+    }
+    if let Some(line) = app.try_state::<StatusLine<R>>() {
+        if let Err(e) = line.0.set_text(summary) {
+            tracing::debug!(error = %e, "tray status line not set");
+        }
+    }
 }

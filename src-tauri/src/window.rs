@@ -66,7 +66,9 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     // Subscribed before the window exists, so no change committed from now on is missed.
     let changes = engine.store().subscribe();
 
+    let data_dir = std::path::PathBuf::from(&engine.info().data_dir);
     let app = tauri::Builder::default()
+        .plugin(tauri_plugin_notification::init())
         .manage(EngineState(Mutex::new(Some(engine))))
         .manage(commands::Exports::default())
         .plugin(tauri_plugin_dialog::init())
@@ -94,11 +96,16 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
             commands::settings,
             commands::update_settings,
             commands::test_connection,
+            crate::desktop::desktop_status,
+            crate::desktop::notify,
         ])
         .setup(move |app| {
             if let Err(e) = crate::tray::create(app) {
                 // A desktop without a tray area still gets the window.
                 tracing::warn!(error = %e, "no tray icon");
+            }
+            if let Some(window) = app.get_webview_window("main") {
+                crate::geometry::keep(&window, &data_dir);
             }
             tauri::async_runtime::spawn(crate::events::forward(app.handle().clone(), changes));
             let handle = app.handle().clone();

@@ -4,13 +4,15 @@
 
 import assert from "node:assert/strict";
 import { execFile, spawn } from "node:child_process";
-import { mkdir, mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
+
+import { CSV_FILE, importCsv, resolveConflict, retryFailed, sendAndWatchDelivered } from "./story.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
@@ -166,6 +168,21 @@ async function screenshot(page, name) {
   await page.screenshot({ path: path.join(dir, name), fullPage: true });
 }
 
+/** The story's verbs (story.mjs) on a Playwright page. */
+function storyUi(page) {
+  const first = (sel) => page.locator(sel).first();
+  return {
+    click: (sel) => first(sel).click({ timeout: 15_000 }),
+    fill: (sel, text) => first(sel).fill(text, { timeout: 15_000 }),
+    setFile: (sel, file) => first(sel).setInputFiles(file, { timeout: 15_000 }),
+    waitFor: (sel, ms = 15_000) => first(sel).waitFor({ state: "attached", timeout: ms }),
+    count: (sel) => page.locator(sel).count(),
+    text: (sel) => first(sel).textContent({ timeout: 15_000 }),
+    attr: (sel, name) => first(sel).getAttribute(name, { timeout: 15_000 }),
+    screenshot: (name) => screenshot(page, name),
+  };
+}
+
 describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, () => {
   let dataDir;
   let server;
@@ -298,7 +315,6 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       await page.locator('[data-testid="link-state"][data-state="bound"]').waitFor({ timeout: 15_000 });
       assert.match(await page.getByTestId("link-state").textContent(), /^Connected to the sandbox since /);
       assert.ok(await banner.isVisible(), "the banner stays on the dashboard too");
-      await screenshot(page, "dashboard.png");
 
       await page.getByTestId("nav-about").click();
       await page.getByTestId("info-version").waitFor({ timeout: 15_000 });
@@ -400,6 +416,27 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       assert.equal(body.summary.state, "delivered", "the page must show what the API reports");
       await screenshot(page, "messages.png");
       assert.deepEqual(problems, [], "the page must work without console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported", async () => {
+    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
+    try {
+      await signIn(page, apiKey);
+      await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
+      const ui = storyUi(page);
+      await sendAndWatchDelivered(ui);
+      await resolveConflict(ui);
+      await retryFailed(ui);
+      const csv = path.join(dataDir, "import.csv");
+      await writeFile(csv, CSV_FILE);
+      await importCsv(ui, csv);
+      await page.getByTestId("nav-dashboard").click();
+      await page.getByTestId("dashboard-figures").waitFor({ timeout: 15_000 });
+      await screenshot(page, "dashboard.png");
+      assert.deepEqual(problems, [], "the story must play without console errors, failed or remote requests");
     } finally {
       await context.close();
     }

@@ -1,7 +1,8 @@
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
 import { App } from "./App";
-import { selectBackend } from "./backend";
+import { isTauri, selectBackend } from "./backend";
+import { tauriShell, watchDesktop } from "./desktop/desktop";
 import { I18nProvider } from "./i18n/context";
 import { createI18n } from "./i18n/i18n";
 import "./styles.css";
@@ -19,6 +20,8 @@ favicon.href = iconUrl;
 document.head.append(favicon);
 
 const connection = selectBackend(window);
+// In the desktop window, the tray and desktop notifications follow the engine too.
+if (isTauri(window)) watchDesktop(connection.backend, tauriShell(), i18n);
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");

@@ -28,13 +28,15 @@ const BUILD_PACKAGES: &[&str] = &[
     "librsvg2-dev",
 ];
 
-/// What the end-to-end tests add: a virtual display, screenshots, a browser, readable fonts, and
-/// Python for the receipt corpus's check script and the API fuzzing run.
+/// What the end-to-end tests add: a virtual display, screenshots, a browser, WebKitGTK's WebDriver
+/// (the desktop window is driven through tauri-driver), readable fonts, and Python for the receipt
+/// corpus's check script and the API fuzzing run.
 const TEST_PACKAGES: &[&str] = &[
     "xvfb",
     "xauth",
     "imagemagick",
     "chromium",
+    "webkit2gtk-driver",
     "fonts-dejavu-core",
     "python3",
     "python3-venv",
@@ -57,6 +59,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
     npm_install(&root.join("ui"))?;
     if purpose == Purpose::Test {
         npm_install(&root.join("tests/browser"))?;
+        tauri_driver()?;
     }
     run(Cmd::new("cargo").args(["fetch", "--locked"]).dir(root))
 }
@@ -121,6 +124,37 @@ fn check_node() -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// The tauri-driver major version the window tests speak to (the registry's newest are alphas of
+/// the next major).
+const TAURI_DRIVER: &str = "^2";
+
+/// Where `cargo install` puts programs.
+pub fn cargo_bin(program: &str) -> std::path::PathBuf {
+    let home = std::env::var_os("CARGO_HOME")
+        .map(std::path::PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|h| Path::new(&h).join(".cargo")))
+        .unwrap_or_else(|| ".cargo".into());
+    home.join("bin").join(program)
+}
+
+/// `cargo install tauri-driver` unless a 2.x is already there.
+fn tauri_driver() -> Result<(), String> {
+    let installed = Command::new("cargo")
+        .args(["install", "--list"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.starts_with("tauri-driver v2."))
+        })
+        .unwrap_or(false);
+    if installed && cargo_bin("tauri-driver").exists() {
+        eprintln!("xtask: tauri-driver 2: present");
+        return Ok(());
+    }
+    run(Cmd::new("cargo").args(["install", "tauri-driver", "--version", TAURI_DRIVER, "--locked"]))
 }
 
 /// `npm ci` unless node_modules already matches package-lock.json (npm records the installed

@@ -165,9 +165,19 @@ pub fn test(root: &Path) -> Result<(), String> {
             "browser: the UI served by `smsdesk serve`, in headless Chromium",
             Box::new(|| {
                 run(Cmd::new("npm")
-                    .args(["test"])
+                    .args(["run", "test:chromium"])
                     .dir(root.join("tests/browser"))
                     .env("SMSDESK_BIN", &bin))
+            }),
+        ),
+        (
+            "window: the desktop window through tauri-driver and WebKitWebDriver, under Xvfb",
+            Box::new(|| {
+                run(Cmd::new("npm")
+                    .args(["run", "test:window"])
+                    .dir(root.join("tests/browser"))
+                    .env("SMSDESK_BIN", &bin)
+                    .env("TAURI_DRIVER", setup::cargo_bin("tauri-driver")))
             }),
         ),
     ];

@@ -388,6 +388,13 @@ export const en = {
   "link.down": "Down since {time}: {error}, retrying in {seconds} s",
   "link.bindRefused": "The provider refused the login ({name}): check the SMPP settings",
   "link.stopped": "Stopped: no messages are being sent.",
+  "desktop.tray.noExceptions": "no open exceptions",
+  "desktop.tray.exceptions": "open exceptions: {count}",
+  "desktop.note.linkLost": "Connection to the SMS provider lost",
+  "desktop.note.linkBack": "Connection to the SMS provider back",
+  "desktop.note.conflict": "Conflicting delivery receipts",
+  "desktop.note.conflict.one": "Message {id} got two final receipts that disagree. Open Exceptions to decide.",
+  "desktop.note.conflict.many": "{count} messages got final receipts that disagree. Open Exceptions to decide.",
 
   "messages.col.text": "Text",
   "messages.col.flags": "Needs a look",

@@ -386,6 +386,13 @@ export const fr: Dictionary = {
   "link.down": "Coupé depuis {time} : {error}, nouvel essai dans {seconds} s",
   "link.bindRefused": "Le fournisseur a refusé l’identification ({name}) : vérifiez les réglages SMPP",
   "link.stopped": "Arrêté : aucun message n’est envoyé.",
+  "desktop.tray.noExceptions": "aucune exception ouverte",
+  "desktop.tray.exceptions": "exceptions ouvertes : {count}",
+  "desktop.note.linkLost": "Connexion au fournisseur SMS perdue",
+  "desktop.note.linkBack": "Connexion au fournisseur SMS rétablie",
+  "desktop.note.conflict": "Accusés de réception contradictoires",
+  "desktop.note.conflict.one": "Le message {id} a reçu deux accusés finaux contradictoires. Ouvrez Exceptions pour trancher.",
+  "desktop.note.conflict.many": "{count} messages ont reçu des accusés finaux contradictoires. Ouvrez Exceptions pour trancher.",
 
   "messages.col.text": "Texte",
   "messages.col.flags": "À regarder",

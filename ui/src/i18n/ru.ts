@@ -386,6 +386,13 @@ export const ru: Dictionary = {
   "link.down": "Нет связи с {time}: {error}, новая попытка через {seconds} с",
   "link.bindRefused": "Провайдер отклонил вход ({name}): проверьте настройки SMPP",
   "link.stopped": "Остановлено: сообщения не отправляются.",
+  "desktop.tray.noExceptions": "открытых исключений нет",
+  "desktop.tray.exceptions": "открытых исключений: {count}",
+  "desktop.note.linkLost": "Связь с SMS-провайдером потеряна",
+  "desktop.note.linkBack": "Связь с SMS-провайдером восстановлена",
+  "desktop.note.conflict": "Противоречивые отчёты о доставке",
+  "desktop.note.conflict.one": "На сообщение {id} пришли два противоречащих друг другу финальных отчёта. Откройте «Исключения», чтобы принять решение.",
+  "desktop.note.conflict.many": "Сообщений с противоречащими финальными отчётами: {count}. Откройте «Исключения», чтобы принять решение.",
 
   "messages.col.text": "Текст",
   "messages.col.flags": "Требует внимания",

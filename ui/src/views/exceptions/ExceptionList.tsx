@@ -218,6 +218,7 @@ function ExceptionRow({
       data-id={e.id}
       data-kind={e.kind}
       data-status={e.status}
+      data-message-id={messageId ?? undefined}
     >
       <td className="num">{e.id}</td>
       <td data-testid="exception-kind">{t(`exceptionKind.${e.kind}`)}</td>

@@ -1,0 +1,185 @@
+// The operator's story, written once and played in two browser engines: Chromium on the UI that
+// `smsdesk serve` serves (ui.test.mjs), and WebKitGTK in the real desktop window through
+// tauri-driver (window.test.mjs). Each engine hands in a small adapter (`ui`) with the same verbs:
+//
+//   click(sel)  fill(sel, text)  check(sel)  setFile(sel, path)  waitFor(sel, ms?)  count(sel)
+//   text(sel)  attr(sel, name)  screenshot(name)
+//
+// Selectors are CSS, nearly always a data-testid. The story talks to the sandbox SMSC, whose
+// behaviour follows the last two digits of the destination (see the README's sandbox section).
+
+import assert from "node:assert/strict";
+import { setTimeout as sleep } from "node:timers/promises";
+
+export const tid = (id, more = "") => `[data-testid="${id}"]${more}`;
+
+/** In a message's timeline: one item per try, and one per receipt as received. */
+const ATTEMPTS = tid("timeline-item", '[data-kind="attempt"]');
+const RECEIPTS = tid("timeline-item", '[data-kind="receipt"]');
+
+/** Polls `probe` until it returns a value other than undefined/false, or fails naming `what`. */
+export async function eventually(what, probe, ms = 20_000) {
+  const deadline = Date.now() + ms;
+  let last;
+  for (;;) {
+    try {
+      last = await probe();
+      if (last !== undefined && last !== false && last !== null) return last;
+    } catch (error) {
+      last = error;
+    }
+    if (Date.now() > deadline) {
+      const seen = last instanceof Error ? last.message : JSON.stringify(last);
+      throw new Error(`${what}: not seen within ${ms / 1000} s (last seen: ${seen})`);
+    }
+    await sleep(150);
+  }
+}
+
+/** Opens a section from the navigation, as a person would. */
+export async function openSection(ui, section) {
+  await ui.click(tid(`nav-${section}`));
+  await eventually(`the ${section} section is the current one`, async () => (await ui.attr(tid(`nav-${section}`), "aria-current")) === "page");
+}
+
+/** Sends one message from the compose form and returns its id as the engine answered it. */
+export async function compose(ui, destination, text) {
+  await openSection(ui, "messages");
+  const before = (await ui.count(tid("send-done"))) > 0 ? await ui.attr(tid("send-done"), "data-id") : null;
+  await ui.fill(tid("send-destination"), destination);
+  await ui.fill(tid("send-text"), text);
+  await ui.click(tid("send-submit"));
+  return eventually("the form names the queued message", async () => {
+    if ((await ui.count(tid("send-done"))) === 0) return undefined;
+    const id = await ui.attr(tid("send-done"), "data-id");
+    return id !== before && /^\d+$/.test(id ?? "") ? id : undefined;
+  });
+}
+
+/** Opens a message's detail from the list. */
+export async function openMessage(ui, id) {
+  await openSection(ui, "messages");
+  const row = tid("message-row", `[data-id="${id}"]`);
+  await ui.waitFor(row);
+  // A row opens from any of its cells (WebDriver clicks cells, not table rows).
+  await ui.click(`${row} ${tid("message-destination")}`);
+  await ui.waitFor(tid("message-detail", `[data-id="${id}"] ${tid("statement-network")}`));
+}
+
+/** Step 1: a message to the sandbox reaches "reported delivered", shown by live updates only. */
+export async function sendAndWatchDelivered(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 00", "Your order 4711 has shipped");
+  const row = tid("message-row", `[data-id="${id}"]`);
+  await ui.waitFor(row);
+  await ui.waitFor(tid("message-row", `[data-id="${id}"][data-state="delivered"]`), 30_000);
+  assert.equal(await ui.text(`${row} ${tid("message-destination")}`), "+33612345600", "the list shows the number as normalised");
+
+  await openMessage(ui, id);
+  const network = tid("statement-network");
+  assert.equal(await ui.attr(network, "data-state"), "delivered");
+  const says = await ui.text(tid("statement-network-state"));
+  assert.match(says, /^Reported delivered/i, `the detail must say the network *reported* delivery, not "${says}"`);
+  assert.doesNotMatch(says, /\bread\b/i, "a receipt never proves a message was read");
+  assert.equal(await ui.attr(tid("statement-queue"), "data-status"), "accepted");
+  assert.equal(await ui.count(ATTEMPTS), 1, "one attempt: accepted by the SMSC");
+  assert.equal(await ui.count(RECEIPTS), 1, "one receipt: DELIVRD");
+  await ui.screenshot("message-detail.png");
+  return id;
+}
+
+/**
+ * Step 2: the sandbox reports DELIVRD then UNDELIV for one message. The first final stays, the
+ * message is flagged, and one conflict waits in the queue; the operator resolves it with a note.
+ */
+export async function resolveConflict(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 07", "Appointment reminder: Tuesday 10:30");
+  await openSection(ui, "exceptions");
+  const row = tid("exception-row", `[data-message-id="${id}"][data-kind="conflicting_final"]`);
+  await ui.waitFor(row, 30_000);
+  assert.equal(await ui.count(tid("exception-row", `[data-message-id="${id}"]`)), 1, "two incompatible finals open exactly one exception");
+  assert.equal(await ui.attr(row, "data-status"), "open");
+  await ui.screenshot("exceptions.png");
+
+  // Before anyone decides: the first final stands, the message is flagged, both receipts are kept.
+  await openMessage(ui, id);
+  assert.equal(await ui.attr(tid("statement-network"), "data-state"), "delivered", "the first final the network reported stands");
+  await ui.waitFor(tid("flag", '[data-flag="conflict"]'));
+  assert.equal(await ui.count(RECEIPTS), 2, "both receipts are kept as evidence");
+
+  await openSection(ui, "exceptions");
+  await ui.waitFor(row);
+  await ui.click(`${row} ${tid("exception-kind")}`);
+  await ui.waitFor(tid("resolve-form"));
+  assert.equal(await ui.count(tid("evidence-item")), 2, "both receipts are shown side by side");
+  await ui.click(tid("resolve-action-choose_state"));
+  await ui.click(`${tid("resolve-state")}[value="undeliverable"]`);
+  await ui.waitFor(tid("resolve-blocked"));
+  assert.notEqual(await ui.attr(tid("resolve-submit"), "disabled"), null, "resolving is not possible before a note is written");
+  assert.match(await ui.text(tid("resolve-blocked")), /note/i, "a resolution cannot go without a note");
+  await ui.fill(tid("resolve-note"), "Customer called: the phone was switched off all day");
+  await ui.screenshot("exception-detail.png");
+  await ui.click(tid("resolve-submit"));
+  await ui.waitFor(tid("resolve-done"));
+  await ui.waitFor(tid("resolution"));
+  assert.match(await ui.text(tid("resolution")), /Customer called: the phone was switched off all day/);
+
+  // The operator's decision sits beside the network's report; the evidence is unchanged.
+  await openMessage(ui, id);
+  assert.equal(await ui.attr(tid("statement-network"), "data-state"), "delivered", "what the network reported is not rewritten");
+  await ui.waitFor(tid("statement-operator"));
+  assert.match(await ui.text(tid("statement-operator-state")), /undeliverable/i);
+  assert.equal(await ui.count(RECEIPTS), 2, "both receipts stay as evidence");
+  assert.equal(await ui.count(tid("flag", '[data-flag="conflict"]')), 0, "the conflict is decided: the flag is down");
+  return id;
+}
+
+/** Step 3: the SMSC refuses a destination for good; the operator retries it by hand. */
+export async function retryFailed(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 13", "Your table is ready");
+  await openSection(ui, "messages");
+  await ui.waitFor(tid("message-row", `[data-id="${id}"][data-status="failed"]`), 30_000);
+  await openMessage(ui, id);
+  assert.equal(await ui.attr(tid("statement-queue"), "data-status"), "failed");
+  assert.equal(await ui.count(ATTEMPTS), 1, "a permanent refusal is not retried by itself");
+  await ui.click(tid("retry-open"));
+  await ui.fill(tid("retry-note"), "Number corrected by the customer on the phone");
+  await ui.click(tid("retry-submit"));
+  await ui.waitFor(tid("action-done"));
+  await eventually("a second attempt appears in the timeline", async () => (await ui.count(ATTEMPTS)) === 2, 30_000);
+  await eventually(
+    "the retried message has been refused again by the sandbox",
+    async () => (await ui.attr(tid("statement-queue"), "data-status")) === "failed",
+    30_000,
+  );
+  return id;
+}
+
+/** Step 4: a CSV file with two good rows and one bad one; the bad row is named and not queued. */
+export async function importCsv(ui, file) {
+  await openSection(ui, "messages");
+  await ui.setFile(tid("import-file"), file);
+  await ui.waitFor(tid("import-rows"));
+  assert.equal(await ui.count(tid("import-row")), 3);
+  const bad = tid("import-row", '[data-line="4"]');
+  assert.match(await ui.text(bad), /destination/i, "the bad row says which field is wrong");
+  await ui.screenshot("csv-import.png");
+  await ui.click(tid("import-submit"));
+  await ui.waitFor(tid("import-done"), 30_000);
+  assert.match(await ui.text(tid("import-done")), /\b2\b/, "two messages queued");
+  for (const destination of ["+33612345600", "+33612345604"]) {
+    await eventually(
+      `the imported message to ${destination} is delivered`,
+      async () => (await ui.count(tid("message-row", `[data-state="delivered"]`))) > 0 && (await ui.text(tid("messages-table"))).includes(destination),
+      30_000,
+    );
+  }
+}
+
+/** The file `importCsv` expects: header, two good rows, one row with a destination that is not a number. */
+export const CSV_FILE = [
+  "destination,text,kind",
+  "+33612345600,Imported: your parcel is at the pickup point,transactional",
+  "+33612345604,Imported: your parcel is on its way,transactional",
+  "not-a-number,Imported: this row must be refused,transactional",
+  "",
+].join("\n");

@@ -1,0 +1,311 @@
+// End-to-end: the real desktop window (Tauri on WebKitGTK), driven over W3C WebDriver through
+// tauri-driver and WebKitWebDriver, on a virtual X display (Xvfb). The engine runs inside the
+// window's process, on the embedded sandbox SMSC, as it does for an office on first start.
+//
+//   SMSDESK_BIN=path/to/smsdesk [TAURI_DRIVER=path/to/tauri-driver] [SCREENSHOT_DIR=dir] npm test
+
+import assert from "node:assert/strict";
+import { execFile, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:net";
+import { homedir, tmpdir } from "node:os";
+import path from "node:path";
+import { after, before, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
+
+import { CSV_FILE, eventually, importCsv, openSection, resolveConflict, retryFailed, sendAndWatchDelivered, tid } from "./story.mjs";
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
+
+/** The first program that exists: an explicit path, then cargo's bin folder, then PATH. */
+function tauriDriver() {
+  const candidates = [process.env.TAURI_DRIVER, path.join(process.env.CARGO_HOME ?? path.join(homedir(), ".cargo"), "bin", "tauri-driver")];
+  return candidates.find((c) => c && existsSync(c)) ?? "tauri-driver";
+}
+
+async function freePort() {
+  const server = createServer();
+  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address();
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+/** A child process whose output is kept, to make a failure explain itself. */
+function start(program, args, env) {
+  const child = spawn(program, args, { env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = { child, output: "", exit: null };
+  child.stdout.setEncoding("utf8").on("data", (c) => (proc.output += c));
+  child.stderr.setEncoding("utf8").on("data", (c) => (proc.output += c));
+  proc.exited = new Promise((resolve) => {
+    child.once("error", (error) => resolve((proc.exit = { error })));
+    child.once("exit", (code, signal) => resolve((proc.exit = { code, signal })));
+  });
+  return proc;
+}
+
+async function stop(proc) {
+  if (proc && proc.exit === null) {
+    proc.child.kill("SIGTERM");
+    if ((await Promise.race([proc.exited, sleep(5_000).then(() => null)])) === null) {
+      proc.child.kill("SIGKILL");
+      await proc.exited;
+    }
+  }
+}
+
+/** Xvfb on a display number nobody uses. */
+async function virtualDisplay() {
+  for (let n = 190; n < 290; n++) {
+    if (existsSync(`/tmp/.X11-unix/X${n}`) || existsSync(`/tmp/.X${n}-lock`)) continue;
+    const xvfb = start("Xvfb", [`:${n}`, "-screen", "0", "1280x800x24", "-nolisten", "tcp"], {});
+    const ready = Date.now() + 10_000;
+    while (Date.now() < ready && xvfb.exit === null) {
+      if (existsSync(`/tmp/.X11-unix/X${n}`)) return { xvfb, display: `:${n}` };
+      await sleep(50);
+    }
+    await stop(xvfb);
+    if (xvfb.exit?.error) throw new Error(`Xvfb cannot start (cargo xtask setup installs it): ${xvfb.exit.error.message}`);
+  }
+  throw new Error("no free X display number for Xvfb");
+}
+
+/** A W3C WebDriver session on tauri-driver. */
+class Session {
+  constructor(base, id) {
+    this.base = base;
+    this.id = id;
+  }
+
+  static async create(base, application) {
+    const body = { capabilities: { alwaysMatch: { "tauri:options": { application } } } };
+    const answer = await request(base, "POST", "/session", body);
+    return new Session(base, answer.sessionId);
+  }
+
+  call(method, route, body) {
+    return request(this.base, method, `/session/${this.id}${route}`, body);
+  }
+
+  async find(selector) {
+    const found = await this.call("POST", "/elements", { using: "css selector", value: selector });
+    return found.length > 0 ? found[0][ELEMENT] : null;
+  }
+
+  /** Reads the DOM as Playwright's textContent/getAttribute do, so both engines answer alike. */
+  script(source, ...args) {
+    return this.call("POST", "/execute/sync", { script: source, args });
+  }
+
+  close() {
+    return this.call("DELETE", "");
+  }
+}
+
+async function request(base, method, route, body) {
+  const response = await fetch(`${base}${route}`, {
+    method,
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await response.text();
+  const parsed = text ? JSON.parse(text) : {};
+  if (!response.ok) {
+    const v = parsed.value ?? {};
+    throw new Error(`WebDriver ${method} ${route}: ${response.status} ${v.error ?? ""} ${v.message ?? text}`);
+  }
+  return parsed.value;
+}
+
+/** The story's verbs (story.mjs) over WebDriver. */
+function storyUi(session, screenshotPrefix) {
+  const element = (sel) => eventually(`an element ${sel}`, () => session.find(sel), 15_000);
+  return {
+    async click(sel) {
+      const el = await element(sel);
+      await session.call("POST", `/element/${el}/click`, {});
+    },
+    async fill(sel, text) {
+      const el = await element(sel);
+      await session.call("POST", `/element/${el}/click`, {});
+      // Select what is there and type over it, as a person does (React sees every keystroke).
+      await session.call("POST", `/element/${el}/value`, { text: "\uE009a\uE000\uE003" });
+      await session.call("POST", `/element/${el}/value`, { text });
+    },
+    async setFile(sel, file) {
+      const el = await element(sel);
+      await session.call("POST", `/element/${el}/value`, { text: file });
+    },
+    waitFor: (sel, ms = 15_000) => eventually(`an element ${sel}`, () => session.find(sel), ms),
+    count: (sel) => session.script("return document.querySelectorAll(arguments[0]).length", sel),
+    text: (sel) => session.script("const e = document.querySelector(arguments[0]); return e ? e.textContent : null", sel),
+    attr: (sel, name) => session.script("const e = document.querySelector(arguments[0]); return e ? e.getAttribute(arguments[1]) : null", sel, name),
+    async screenshot(name) {
+      const dir = process.env.SCREENSHOT_DIR;
+      if (!dir) return;
+      await mkdir(dir, { recursive: true });
+      const png = await session.call("GET", "/screenshot");
+      await writeFile(path.join(dir, `${screenshotPrefix}${name}`), Buffer.from(png, "base64"));
+    },
+  };
+}
+
+/** Everything the window's process logged so far (its daily log files in the data folder). */
+async function windowLog(dataDir) {
+  const dir = path.join(dataDir, "logs");
+  const files = existsSync(dir) ? (await readdir(dir)).sort() : [];
+  const parts = await Promise.all(files.map((f) => readFile(path.join(dir, f), "utf8")));
+  return parts.join("");
+}
+
+describe("the desktop window, driven through tauri-driver and WebKitWebDriver under Xvfb", { timeout: 300_000 }, () => {
+  let bin;
+  let dataDir;
+  let display;
+  let driver;
+  let base;
+  let session;
+  let ui;
+
+  const driverLog = () => `\n--- tauri-driver and window output ---\n${(driver?.output ?? "").slice(-6000)}\n---`;
+
+  async function openWindow() {
+    session = await Session.create(base, bin);
+    ui = storyUi(session, "window-");
+    await ui.waitFor(tid("nav-messages"), 30_000);
+  }
+
+  before(async () => {
+    bin = process.env.SMSDESK_BIN;
+    if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk binary, e.g. SMSDESK_BIN=target/debug/smsdesk");
+    bin = path.resolve(bin);
+    dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-window-test-"));
+    display = await virtualDisplay();
+    const port = await freePort();
+    const nativePort = await freePort();
+    driver = start(tauriDriver(), ["--port", String(port), "--native-port", String(nativePort)], {
+      DISPLAY: display.display,
+      // Lets WebKitWebDriver automate the window's web view (read by Tauri at start).
+      TAURI_WEBVIEW_AUTOMATION: "true",
+      SMSDESK_DATA_DIR: dataDir,
+      SMSDESK_HTTP_PORT: "0",
+      RUST_LOG: "info",
+    });
+    base = `http://127.0.0.1:${port}`;
+    await eventually(
+      "tauri-driver answering /status",
+      async () => {
+        if (driver.exit) throw new Error(`tauri-driver ended: ${JSON.stringify(driver.exit)} (cargo xtask setup installs it)${driverLog()}`);
+        return (await fetch(`${base}/status`)).ok;
+      },
+      20_000,
+    );
+    await openWindow();
+  });
+
+  after(async () => {
+    await session?.close().catch(() => {});
+    await stop(driver);
+    if (display) await stop(display.xvfb);
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test("the window opens on the app itself (the window is the operator: no sign-in), on the sandbox", async () => {
+    assert.equal(await session.call("GET", "/title"), "smsdesk");
+    assert.equal(await ui.count(tid("sign-in")), 0, "the window needs no API key");
+    assert.match(await ui.text(tid("sandbox-banner")), /^Sandbox: no real SMS is sent\./);
+    await openSection(ui, "dashboard");
+    await ui.waitFor(tid("link-state", '[data-state="bound"]'), 20_000);
+    await openSection(ui, "about");
+    await ui.waitFor(tid("info-mode", '[data-mode="window"]'));
+    assert.equal(await ui.text(tid("info-data-dir")), dataDir);
+  });
+
+  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported", async () => {
+    try {
+      await sendAndWatchDelivered(ui);
+      await resolveConflict(ui);
+      await retryFailed(ui);
+      const csv = path.join(dataDir, "import.csv");
+      await writeFile(csv, CSV_FILE);
+      await importCsv(ui, csv);
+      await openSection(ui, "dashboard");
+      await ui.waitFor(tid("dashboard-figures"));
+      await ui.screenshot("dashboard.png");
+    } catch (error) {
+      error.message += driverLog();
+      throw error;
+    }
+  });
+
+  test("the operator manages API keys in the window; a new key is shown once", async () => {
+    await openSection(ui, "keys");
+    await ui.waitFor(tid("create-key-form"));
+    await ui.fill(`${tid("create-key-form")} input`, "Website");
+    await ui.click(`${tid("create-key-form")} button[type="submit"]`);
+    await ui.waitFor(tid("created-key-value"));
+    assert.match(await ui.text(tid("created-key-value")), /^sdk_/);
+    await ui.waitFor(tid("key-row"));
+    assert.doesNotMatch(await ui.text(tid("keys-table")), /sdk_[A-Za-z0-9_-]{20,}/, "the list never shows a whole key");
+    await ui.screenshot("api-keys.png");
+  });
+
+  test("the tray shows the link, and the new conflict raised a desktop notification", async () => {
+    const log = await eventually("the tray status and the notification in the log", async () => {
+      const text = await windowLog(dataDir);
+      return /tray status.*Connected to the sandbox/.test(text) && /desktop notification.*Conflicting delivery receipts/.test(text) ? text : undefined;
+    }).catch(async (error) => {
+      const lines = (await windowLog(dataDir)).split("\n").filter((l) => /tray|notification|desktop|WARN|ERROR/.test(l));
+      error.message += `\n--- what the log says of the desktop ---\n${lines.join("\n")}`;
+      throw error;
+    });
+    const notes = log.split("\n").filter((l) => l.includes("desktop notification"));
+    assert.equal(notes.filter((l) => l.includes("Conflicting delivery receipts")).length, 1, `one conflict, one notification:\n${notes.join("\n")}`);
+    assert.match(notes.join("\n"), /got two final receipts that disagree/);
+  });
+
+  test("the window's process logged no error while the story played", async () => {
+    const log = await windowLog(dataDir);
+    assert.match(log, /window UI connected/, "the log must be the window's");
+    const errors = log.split("\n").filter((l) => /\bERROR\b|panicked/.test(l));
+    assert.deepEqual(errors, []);
+  });
+  test("a second start on the same data folder is refused while the window runs, saying why", async () => {
+    const { code, output } = await new Promise((resolve) => {
+      execFile(bin, [], { env: { ...process.env, DISPLAY: display.display, SMSDESK_DATA_DIR: dataDir, RUST_LOG: "warn" }, timeout: 30_000 }, (error, stdout, stderr) =>
+        resolve({ code: error ? error.code : 0, output: stdout + stderr }),
+      );
+    });
+    assert.notEqual(code, 0, `a second instance must not start:\n${output}`);
+    assert.match(output, /already running with the data directory/);
+    // The first one is unharmed.
+    await openSection(ui, "dashboard");
+    await ui.waitFor(tid("link-state", '[data-state="bound"]'));
+  });
+
+  test("the window opens again where and as large as the operator left it", async () => {
+    await session.call("POST", "/window/rect", { x: 60, y: 40, width: 1000, height: 700 });
+    const set = await session.call("GET", "/window/rect");
+    assert.deepEqual([set.width, set.height], [1000, 700], "the window took the size asked for");
+    await eventually("window.json written after the resize settles", async () => {
+      const saved = JSON.parse(await readFile(path.join(dataDir, "window.json"), "utf8"));
+      return saved.width === 1000 && saved.height === 700 ? saved : undefined;
+    });
+    const { pid } = JSON.parse(await readFile(path.join(dataDir, "instance.json"), "utf8"));
+    await session.close();
+    session = null;
+    await eventually("the first window's process has ended", () => {
+      try {
+        process.kill(pid, 0);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    await openWindow();
+    const again = await session.call("GET", "/window/rect");
+    assert.deepEqual([again.x, again.y, again.width, again.height], [set.x, set.y, 1000, 700]);
+    await ui.screenshot("window.png");
+  });
+});
