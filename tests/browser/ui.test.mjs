@@ -442,6 +442,36 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     }
   });
 
+  test("Export CSV downloads exactly the filtered set, as the API lists it", async () => {
+    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light", acceptDownloads: true });
+    try {
+      await signIn(page, apiKey);
+      await page.getByTestId("message-row").first().waitFor({ timeout: 15_000 });
+      await page.getByTestId("filter-state").selectOption("delivered");
+      await page.getByTestId("filter-apply").click();
+      await page.waitForFunction(() =>
+        [...document.querySelectorAll('[data-testid="message-row"]')].every((r) => r.getAttribute("data-state") === "delivered"),
+      );
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/messages?state=delivered&limit=500`, apiKey);
+      const expected = body.items.map((m) => String(m.id)).sort();
+      assert.ok(expected.length >= 3, `the story delivered several messages (${expected.length})`);
+      assert.ok(body.items.length < (await getJson(`${instance.httpUrl}/api/v1/messages?limit=500`, apiKey)).body.items.length, "the filter leaves some out");
+
+      const download = page.waitForEvent("download", { timeout: 20_000 });
+      await page.getByTestId("export-start").click();
+      const file = await (await download).path();
+      await page.getByTestId("export-done").waitFor({ timeout: 15_000 });
+      assert.match(await page.getByTestId("export-done").textContent(), new RegExp(`\\b${expected.length}\\b`));
+      const lines = (await readFile(file, "utf8")).trimEnd().split(/\r?\n/);
+      assert.match(lines[0], /^id,created_at,/, "the file starts with its header line");
+      assert.deepEqual(lines.slice(1).map((l) => l.split(",")[0]).sort(), expected, "one row per message the filter selects, no more");
+      await screenshot(page, "messages-filtered.png");
+      assert.deepEqual(problems, [], "the export must work without console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
   test("the UI follows the browser's language and colour scheme", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "fr-FR", colorScheme: "dark" });
     try {

@@ -124,6 +124,8 @@ function storyUi(session, screenshotPrefix) {
   return {
     async click(sel) {
       const el = await element(sel);
+      // WebDriver scrolls only until the element shows; a sticky bar may still cover it there.
+      await session.script("arguments[0].scrollIntoView({ block: 'center' })", { [ELEMENT]: el });
       await session.call("POST", `/element/${el}/click`, {});
     },
     async fill(sel, text) {
@@ -249,6 +251,22 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     await ui.waitFor(tid("key-row"));
     assert.doesNotMatch(await ui.text(tid("keys-table")), /sdk_[A-Za-z0-9_-]{20,}/, "the list never shows a whole key");
     await ui.screenshot("api-keys.png");
+  });
+
+  test("the operator's settings: the sandbox connection tested for real; the audit log records what the story did", async () => {
+    await openSection(ui, "settings");
+    await ui.waitFor(tid("settings-form"), 20_000);
+    await ui.click(tid("test-connection"));
+    await ui.waitFor(tid("test-result"), 20_000);
+    assert.equal(await ui.attr(tid("test-result"), "data-outcome"), "bound", await ui.text(tid("test-result")));
+    await ui.screenshot("settings.png");
+
+    await openSection(ui, "audit");
+    await ui.waitFor(tid("audit-table"), 20_000);
+    const audit = await ui.text(tid("audit-table"));
+    assert.match(audit, /Customer called: the phone was switched off all day/, "the resolution's note is in the audit log");
+    assert.match(audit, /Number corrected by the customer on the phone/, "the manual retry's note is in the audit log");
+    await ui.screenshot("audit.png");
   });
 
   test("the tray shows the link, and the new conflict raised a desktop notification", async () => {
