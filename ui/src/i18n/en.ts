@@ -424,6 +424,7 @@ export const en = {
   "export.preparing": "Preparing the export…",
   "export.progressLabel": "Export progress",
   "export.count": "{done} of {total} messages",
+  "export.done.one": "1 message exported.",
   "export.done": "{count} messages exported.",
   "export.cancelled": "Export cancelled: nothing was saved.",
   "export.error": "Could not export the messages",

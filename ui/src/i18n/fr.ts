@@ -422,6 +422,7 @@ export const fr: Dictionary = {
   "export.preparing": "Préparation de l’export…",
   "export.progressLabel": "Avancement de l’export",
   "export.count": "{done} messages sur {total}",
+  "export.done.one": "1 message exporté.",
   "export.done": "{count} messages exportés.",
   "export.cancelled": "Export annulé : rien n’a été enregistré.",
   "export.error": "Impossible d’exporter les messages",

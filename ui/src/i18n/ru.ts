@@ -422,6 +422,7 @@ export const ru: Dictionary = {
   "export.preparing": "Подготовка выгрузки…",
   "export.progressLabel": "Ход выгрузки",
   "export.count": "Сообщений: {done} из {total}",
+  "export.done.one": "Выгружено сообщений: 1.",
   "export.done": "Выгружено сообщений: {count}.",
   "export.cancelled": "Выгрузка отменена: ничего не сохранено.",
   "export.error": "Не удалось выгрузить сообщения",

@@ -82,7 +82,7 @@ export function ExportCsv({ backend, filter }: { backend: Backend; filter: Messa
         )}
         {stage.kind === "done" && (
           <p className="status" role="status" data-testid="export-done">
-            {t("export.done", { count: stage.count })}
+            {stage.count === 1 ? t("export.done.one") : t("export.done", { count: stage.count })}
           </p>
         )}
         {stage.kind === "cancelled" && (
