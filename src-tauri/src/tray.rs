@@ -20,13 +20,7 @@ pub fn create<R: Runtime>(app: &App<R>) -> tauri::Result<()> {
         .tooltip("smsdesk")
         .menu(&menu)
         .on_menu_event(|app, event| match event.id.as_ref() {
-            "open" => {
-                if let Some(w) = app.get_webview_window("main") {
-                    let _ = w.show();
-                    let _ = w.unminimize();
-                    let _ = w.set_focus();
-                }
-            }
+            "open" => show_window(app),
             "quit" => app.exit(0),
             _ => {}
         });
@@ -36,6 +30,16 @@ pub fn create<R: Runtime>(app: &App<R>) -> tauri::Result<()> {
     tray.build(app)?;
     app.manage(StatusLine(status));
     Ok(())
+}
+
+/// Brings the window to the front: from the tray's menu, or when the app is started again.
+pub fn show_window<R: Runtime>(app: &AppHandle<R>) {
+    tracing::info!("bringing the window to the front");
+    if let Some(w) = app.get_webview_window("main") {
+        let _ = w.show();
+        let _ = w.unminimize();
+        let _ = w.set_focus();
+    }
 }
 
 /// Shows the link's state on the tray icon; a desktop without a tray only logs it.

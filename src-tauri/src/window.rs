@@ -6,7 +6,9 @@ use std::sync::{Arc, Mutex};
 
 use smsdesk_engine::api::{ApiError, AppInfo, RunMode};
 use smsdesk_engine::cli::{self, Cli, EXIT_CONFIG};
+use smsdesk_engine::engine::EngineError;
 use smsdesk_engine::http::UiAssets;
+use smsdesk_engine::instance::InstanceError;
 use smsdesk_engine::service::Service;
 use smsdesk_engine::{Engine, EngineOptions};
 use tauri::{Context, Manager, RunEvent, Wry};
@@ -54,8 +56,26 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         http_port: None,
         ui: Some(ui),
     };
+    let root = prepared.dir.root().to_owned();
     let engine = match tauri::async_runtime::block_on(Engine::start(prepared, options)) {
         Ok(e) => e,
+        Err(e @ EngineError::Instance(InstanceError::AlreadyRunning { .. })) => {
+            // One window per data directory: bring the running one to the front instead.
+            return match tauri::async_runtime::block_on(cli::show_running_window(&root)) {
+                Ok(()) => {
+                    tracing::info!("smsdesk already runs on this data directory; its window was brought to the front");
+                    eprintln!(
+                        "smsdesk is already running on this data directory; its window was brought to the front."
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    tracing::error!("{e} (and its window could not be shown: {why})");
+                    eprintln!("smsdesk: {e}\nsmsdesk: its window could not be brought to the front: {why}");
+                    ExitCode::from(EXIT_CONFIG)
+                }
+            };
+        }
         Err(e) => {
             tracing::error!("{e}");
             eprintln!("smsdesk: {e}");
@@ -65,6 +85,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     tracing::info!(url = ?engine.info().http_url, "engine started; opening the window");
     // Subscribed before the window exists, so no change committed from now on is missed.
     let changes = engine.store().subscribe();
+    let mut show_requests = engine.window_requests();
 
     let data_dir = std::path::PathBuf::from(&engine.info().data_dir);
     let app = tauri::Builder::default()
@@ -108,6 +129,16 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
                 crate::geometry::keep(&window, &data_dir);
             }
             tauri::async_runtime::spawn(crate::events::forward(app.handle().clone(), changes));
+            let shown = app.handle().clone();
+            tauri::async_runtime::spawn(async move {
+                use tokio::sync::broadcast::error::RecvError;
+                loop {
+                    match show_requests.recv().await {
+                        Ok(()) | Err(RecvError::Lagged(_)) => crate::tray::show_window(&shown),
+                        Err(RecvError::Closed) => return,
+                    }
+                }
+            });
             let handle = app.handle().clone();
             tauri::async_runtime::spawn(async move {
                 let signal = cli::wait_for_stop_signal().await;

@@ -289,17 +289,19 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     const errors = log.split("\n").filter((l) => /\bERROR\b|panicked/.test(l));
     assert.deepEqual(errors, []);
   });
-  test("a second start on the same data folder is refused while the window runs, saying why", async () => {
+  test("a second start on the same data folder brings the running window to the front instead of opening another", async () => {
     const { code, output } = await new Promise((resolve) => {
       execFile(bin, [], { env: { ...process.env, DISPLAY: display.display, SMSDESK_DATA_DIR: dataDir, RUST_LOG: "warn" }, timeout: 30_000 }, (error, stdout, stderr) =>
         resolve({ code: error ? error.code : 0, output: stdout + stderr }),
       );
     });
-    assert.notEqual(code, 0, `a second instance must not start:\n${output}`);
-    assert.match(output, /already running with the data directory/);
-    // The first one is unharmed.
+    assert.equal(code, 0, `the second start ends by itself, successfully:\n${output}`);
+    assert.match(output, /already running on this data directory; its window was brought to the front/);
+    await eventually("the first window heard the request", async () => /bringing the window to the front/.test(await windowLog(dataDir)));
+    // The first one is unharmed, and still the only one.
     await openSection(ui, "dashboard");
     await ui.waitFor(tid("link-state", '[data-state="bound"]'));
+    assert.equal((await session.call("GET", "/window/handles")).length, 1);
   });
 
   test("the window opens again where and as large as the operator left it", async () => {

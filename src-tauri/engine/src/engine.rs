@@ -96,6 +96,7 @@ pub struct Engine {
     background: Vec<tokio::task::JoinHandle<()>>,
     token_file: PathBuf,
     lock: Option<InstanceLock>,
+    window_requests: tokio::sync::broadcast::Sender<()>,
 }
 
 /// The sending side: the SMPP session, its dispatcher, and the sandbox when it is the connection.
@@ -338,6 +339,12 @@ impl Engine {
         )
         .with_callbacks(config.callbacks.providers.clone())
         .with_settings(settings.clone());
+        let (window_requests, _) = tokio::sync::broadcast::channel(4);
+        let service = if options.mode == RunMode::Window {
+            service.with_window(window_requests.clone())
+        } else {
+            service
+        };
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
         let sending = match Sending::start(&config, &store, inbound, &policy).await {
             Ok(s) => s,
@@ -439,6 +446,7 @@ impl Engine {
             http: Some(server),
             webhooks: Some(webhooks),
             service,
+            window_requests,
             background,
             token_file,
             lock: Some(lock),
@@ -467,6 +475,11 @@ impl Engine {
     /// The operations the window's commands call (the HTTP routes call the same).
     pub fn service(&self) -> &Service {
         &self.service
+    }
+
+    /// "Show the window" requests ([`Service::show_window`]): the desktop shell listens here.
+    pub fn window_requests(&self) -> tokio::sync::broadcast::Receiver<()> {
+        self.window_requests.subscribe()
     }
 
     /// Where SMPP sessions and HTTP callbacks hand their reports now.

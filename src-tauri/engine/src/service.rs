@@ -5,7 +5,7 @@
 use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
-use tokio::sync::watch;
+use tokio::sync::{broadcast, watch};
 use ts_rs::TS;
 
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
@@ -42,6 +42,8 @@ pub enum ServiceError {
     KeyReused,
     #[error("{0}")]
     Forbidden(String),
+    #[error("this instance runs headless (smsdesk serve): it has no window to show")]
+    NoWindow,
     #[error(transparent)]
     Settings(SettingsError),
     #[error(transparent)]
@@ -185,6 +187,8 @@ pub struct Service {
     live: Arc<RwLock<Live>>,
     in_flight: Arc<InFlight>,
     settings: Option<Arc<Settings>>,
+    /// Where "show the window" requests go, when this instance has one.
+    window: Option<broadcast::Sender<()>>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -210,6 +214,7 @@ impl Service {
             })),
             in_flight: Arc::default(),
             settings: None,
+            window: None,
         }
     }
 
@@ -218,6 +223,21 @@ impl Service {
     pub fn with_link(self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) -> Service {
         self.set_link(connection, sandbox, link);
         self
+    }
+
+    /// This instance has a desktop window, which [`Service::show_window`] brings to the front.
+    pub fn with_window(mut self, requests: broadcast::Sender<()>) -> Service {
+        self.window = Some(requests);
+        self
+    }
+
+    /// Asks the desktop window to come to the front: what a second start of the app does instead
+    /// of opening a second window on the same data.
+    pub fn show_window(&self) -> Result<(), ServiceError> {
+        match &self.window {
+            Some(requests) if requests.send(()).is_ok() => Ok(()),
+            _ => Err(ServiceError::NoWindow),
+        }
     }
 
     /// The HTTP providers allowed to post receipts.

@@ -23,6 +23,10 @@ struct Running {
 
 impl Running {
     async fn start(extra_env: &[(&str, &str)]) -> Running {
+        Running::start_as(extra_env, RunMode::Serve).await
+    }
+
+    async fn start_as(extra_env: &[(&str, &str)], mode: RunMode) -> Running {
         let dir = tempfile::tempdir().unwrap();
         let mut env = vec![
             ("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned()),
@@ -36,7 +40,7 @@ impl Running {
         let engine = Engine::start(
             prepared,
             EngineOptions {
-                mode: RunMode::Serve,
+                mode,
                 http_port: None,
                 ui: None,
             },
@@ -1015,4 +1019,36 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
         .unwrap();
     assert_eq!(anonymous.status(), StatusCode::UNAUTHORIZED);
     t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_start_can_bring_the_window_to_the_front_only_as_the_operator_and_only_where_there_is_one() {
+    let t = Running::start_as(&[], RunMode::Window).await;
+    let mut requests = t.engine().window_requests();
+    let (_, key) = t.key("website").await;
+    let refused = t.post("/api/v1/window/show", &key).send().await.unwrap();
+    assert_eq!(
+        refused.status(),
+        StatusCode::FORBIDDEN,
+        "an API key may not move the operator's window"
+    );
+    assert!(requests.try_recv().is_err(), "a refused request reaches no window");
+    let shown = t.post("/api/v1/window/show", &t.operator).send().await.unwrap();
+    assert_eq!(shown.status(), StatusCode::NO_CONTENT);
+    tokio::time::timeout(std::time::Duration::from_secs(5), requests.recv())
+        .await
+        .expect("the window hears the request")
+        .unwrap();
+    t.stop().await;
+
+    let headless = Running::start(&[]).await;
+    let answer = headless
+        .post("/api/v1/window/show", &headless.operator)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), StatusCode::CONFLICT);
+    let body: serde_json::Value = answer.json().await.unwrap();
+    assert_eq!(body["code"], "no_window", "{body}");
+    headless.stop().await;
 }

@@ -15,6 +15,8 @@ use crate::paths;
 
 mod ops;
 
+pub use ops::show_running_window;
+
 /// Exit code for a refused configuration or a failed start.
 pub const EXIT_CONFIG: u8 = 2;
 

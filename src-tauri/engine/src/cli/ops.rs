@@ -213,6 +213,24 @@ impl Target {
     }
 }
 
+/// Asks the instance running on the data directory `root` to bring its window to the front, as
+/// its operator (the token it wrote there). What a second start of the desktop app does.
+pub async fn show_running_window(root: &std::path::Path) -> Result<(), String> {
+    let dir = crate::paths::DataDir::new(root.to_owned());
+    let url = instance::read_info(&dir)
+        .and_then(|i| i.http_url)
+        .ok_or("the running instance has not published its address yet")?;
+    let token = std::fs::read_to_string(root.join(OPERATOR_TOKEN_FILE))
+        .map_err(|e| format!("cannot read the running instance's operator token: {e}"))?;
+    let target = Target::Remote {
+        url,
+        token: token.trim().to_owned(),
+    };
+    call::<()>(&target, reqwest::Method::POST, "/api/v1/window/show", None::<&()>, &[])
+        .await
+        .map_err(|Refused(message, _)| message)
+}
+
 async fn call<T: DeserializeOwned>(
     target: &Target,
     method: reqwest::Method,

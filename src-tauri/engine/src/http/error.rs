@@ -59,6 +59,7 @@ impl From<ServiceError> for Failure {
             ServiceError::InFlight => (S::CONFLICT, "idempotency_key_in_flight"),
             ServiceError::KeyReused => (S::UNPROCESSABLE_ENTITY, "idempotency_key_reused"),
             ServiceError::Forbidden(_) => (S::FORBIDDEN, "forbidden"),
+            ServiceError::NoWindow => (S::CONFLICT, "no_window"),
             ServiceError::Settings(crate::settings::SettingsError::Config(_)) => (S::CONFLICT, "config_invalid"),
             ServiceError::Settings(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
             ServiceError::Action(a) => match a {

@@ -96,6 +96,7 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/v1/audit", get(routes::audit_log))
         .route("/api/v1/keys", get(routes::list_keys).post(routes::create_key))
         .route("/api/v1/keys/{id}/revoke", post(routes::revoke_key))
+        .route("/api/v1/window/show", post(routes::show_window))
         .route("/api/v1/settings", get(routes::settings).patch(routes::update_settings))
         .route("/api/v1/settings/test-connection", post(routes::test_connection))
         .route(

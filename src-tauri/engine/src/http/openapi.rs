@@ -34,6 +34,7 @@ use super::{callbacks, events, export, routes};
         routes::list_keys,
         routes::create_key,
         routes::revoke_key,
+        routes::show_window,
         routes::settings,
         routes::update_settings,
         routes::test_connection,

@@ -395,6 +395,17 @@ pub async fn revoke_key(
     Ok(StatusCode::NO_CONTENT)
 }
 
+/// Brings the desktop window to the front (operator only). A second start of the app asks this of
+/// the running one instead of opening a second window on the same data; 409 `no_window` when the
+/// instance runs headless.
+#[utoipa::path(post, path = "/api/v1/window/show", tag = "overview",
+    responses((status = 204, description = "The window was asked to come to the front"), (status = 401, body = ApiError),
+        (status = 403, body = ApiError), (status = 409, description = "No window: the instance runs headless", body = ApiError)))]
+pub async fn show_window(_: Operator, State(s): State<AppState>) -> Result<StatusCode, Failure> {
+    s.ctx.service.show_window()?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
 /// Every setting as saved, where each comes from (default, file, environment variable) and when
 /// a change to it applies (operator only). Secrets are never in it.
 #[utoipa::path(get, path = "/api/v1/settings", tag = "settings",
