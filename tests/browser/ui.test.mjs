@@ -466,7 +466,11 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       assert.match(lines[0], /^id,created_at,/, "the file starts with its header line");
       assert.deepEqual(lines.slice(1).map((l) => l.split(",")[0]).sort(), expected, "one row per message the filter selects, no more");
       await screenshot(page, "messages-filtered.png");
-      assert.deepEqual(problems, [], "the export must work without console errors, failed or remote requests");
+      // Chromium sometimes reports the export's request as aborted once the page has read it to
+      // the end and handed the file to the download (seen in about half the runs); the file's
+      // whole content is checked above, so only that one report is let through.
+      const readToTheEnd = (p) => /^request failed: GET .*\/api\/v1\/messages\/export\?.* \(net::ERR_ABORTED\)$/.test(p);
+      assert.deepEqual(problems.filter((p) => !readToTheEnd(p)), [], "the export must work without console errors, failed or remote requests");
     } finally {
       await context.close();
     }
