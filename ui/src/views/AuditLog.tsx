@@ -3,6 +3,7 @@ import type { Backend } from "../backend";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { ListFooter } from "../components/ListFooter";
 import { formatRoute } from "../hooks/useHashRoute";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
@@ -124,24 +125,13 @@ function AuditTable({
           </table>
         </div>
       )}
-      <div className="list-footer">
-        {state.items.length > 0 && (
-          <p className="muted table-note" data-testid="audit-count">
-            {t("audit.shown", { count: state.items.length })}
-          </p>
-        )}
-        {state.nextCursor !== null && (
-          <button
-            type="button"
-            className="button button-secondary"
-            onClick={onMore}
-            disabled={state.loadingMore}
-            data-testid="audit-more"
-          >
-            {state.loadingMore ? t("messages.loadingMore") : t("messages.loadMore")}
-          </button>
-        )}
-      </div>
+      <ListFooter
+        shown={state.items.length > 0 ? t("audit.shown", { count: state.items.length }) : null}
+        more={state.nextCursor !== null}
+        loadingMore={state.loadingMore}
+        onMore={onMore}
+        testId="audit"
+      />
     </>
   );
 }

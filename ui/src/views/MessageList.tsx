@@ -5,6 +5,7 @@ import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { ListFooter } from "../components/ListFooter";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
 import { ExportCsv } from "./ExportCsv";
@@ -138,24 +139,13 @@ function MessageTable({
           </table>
         </div>
       )}
-      <div className="list-footer">
-        {items.length > 0 && (
-          <p className="muted table-note" data-testid="messages-count">
-            {t("messages.shown", { count: items.length })}
-          </p>
-        )}
-        {nextCursor !== null && !state.searching && (
-          <button
-            type="button"
-            className="button button-secondary"
-            onClick={onMore}
-            disabled={state.loadingMore}
-            data-testid="messages-more"
-          >
-            {state.loadingMore ? t("messages.loadingMore") : t("messages.loadMore")}
-          </button>
-        )}
-      </div>
+      <ListFooter
+        shown={items.length > 0 ? t("messages.shown", { count: items.length }) : null}
+        more={nextCursor !== null && !state.searching}
+        loadingMore={state.loadingMore}
+        onMore={onMore}
+        testId="messages"
+      />
     </>
   );
 }

@@ -7,6 +7,7 @@ import type { ExceptionStatus } from "../../bindings/ExceptionStatus";
 import type { ExceptionSummary } from "../../bindings/ExceptionSummary";
 import { Badge } from "../../components/Badge";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { ListFooter } from "../../components/ListFooter";
 import { usePagedList, type FetchPage, type PagedState } from "../../hooks/usePagedList";
 import { useI18n } from "../../i18n/context";
 import { EXCEPTION_KINDS, EXCEPTION_STATUSES } from "../labels";
@@ -174,22 +175,13 @@ function ExceptionTable({
           </table>
         </div>
       )}
-      <div className="list-footer">
-        {state.items.length > 0 && (
-          <p className="muted table-note">{t("exceptions.shown", { count: state.items.length })}</p>
-        )}
-        {state.nextCursor !== null && (
-          <button
-            type="button"
-            className="button button-secondary"
-            onClick={onMore}
-            disabled={state.loadingMore}
-            data-testid="exceptions-more"
-          >
-            {state.loadingMore ? t("messages.loadingMore") : t("messages.loadMore")}
-          </button>
-        )}
-      </div>
+      <ListFooter
+        shown={state.items.length > 0 ? t("exceptions.shown", { count: state.items.length }) : null}
+        more={state.nextCursor !== null}
+        loadingMore={state.loadingMore}
+        onMore={onMore}
+        testId="exceptions"
+      />
     </>
   );
 }
