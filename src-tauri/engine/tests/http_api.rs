@@ -12,14 +12,9 @@ use smsdesk_engine::{Engine, EngineOptions};
 
 const PROVIDER_SECRET: &str = "callback-secret-0123456789";
 
-struct Running {
-    _dir: tempfile::TempDir,
-    engine: Option<Engine>,
-    url: String,
-    db: std::path::PathBuf,
-    operator: String,
-    http: reqwest::Client,
-}
+mod support;
+
+use support::Running;
 
 impl Running {
     async fn start(extra_env: &[(&str, &str)]) -> Running {
@@ -27,45 +22,12 @@ impl Running {
     }
 
     async fn start_as(extra_env: &[(&str, &str)], mode: RunMode) -> Running {
-        let dir = tempfile::tempdir().unwrap();
-        let mut env = vec![
-            ("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned()),
-            (
-                "SMSDESK_CALLBACKS_PROVIDERS".to_owned(),
-                format!(r#"{{"vonage": {{"secret": "{PROVIDER_SECRET}"}}}}"#),
-            ),
-        ];
+        let mut env = vec![(
+            "SMSDESK_CALLBACKS_PROVIDERS".to_owned(),
+            format!(r#"{{"vonage": {{"secret": "{PROVIDER_SECRET}"}}}}"#),
+        )];
         env.extend(extra_env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-        let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
-        let engine = Engine::start(
-            prepared,
-            EngineOptions {
-                mode,
-                http_port: None,
-                ui: None,
-            },
-        )
-        .await
-        .unwrap();
-        let url = engine.info().http_url.clone().unwrap();
-        let db = std::path::PathBuf::from(&engine.info().database_path);
-        let operator = std::fs::read_to_string(dir.path().join("operator.token")).unwrap();
-        Running {
-            _dir: dir,
-            engine: Some(engine),
-            url,
-            db,
-            operator,
-            http: reqwest::Client::new(),
-        }
-    }
-
-    fn engine(&self) -> &Engine {
-        self.engine.as_ref().unwrap()
-    }
-
-    async fn stop(mut self) {
-        self.engine.take().unwrap().shutdown().await;
+        Running::launch(None, env, mode).await
     }
 
     /// A new API key, made by the operator.
@@ -91,11 +53,8 @@ impl Running {
         self.http.get(format!("{}{path}", self.url)).bearer_auth(key)
     }
 
-    /// Counts rows on a connection of its own, as any other program reading the file would.
     fn count(&self, table: &str) -> i64 {
-        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        c.query_row(&format!("SELECT count(*) FROM {table}"), [], |r| r.get(0))
-            .unwrap()
+        self.count_where(table, "1")
     }
 }
 

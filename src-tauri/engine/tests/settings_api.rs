@@ -6,54 +6,15 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
-use smsdesk_engine::engine::Prepared;
-use smsdesk_engine::{Engine, EngineOptions};
 
-struct Running {
-    dir: tempfile::TempDir,
-    engine: Option<Engine>,
-    url: String,
-    db: std::path::PathBuf,
-    operator: String,
-    http: reqwest::Client,
-}
+mod support;
+
+use support::Running;
 
 impl Running {
     /// An engine whose config file starts as `toml`.
     async fn start(toml: &str) -> Running {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
-        let env = vec![("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned())];
-        let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
-        let engine = Engine::start(
-            prepared,
-            EngineOptions {
-                mode: RunMode::Serve,
-                http_port: None,
-                ui: None,
-            },
-        )
-        .await
-        .unwrap();
-        let url = engine.info().http_url.clone().unwrap();
-        let db = std::path::PathBuf::from(&engine.info().database_path);
-        let operator = std::fs::read_to_string(dir.path().join("operator.token")).unwrap();
-        Running {
-            dir,
-            engine: Some(engine),
-            url,
-            db,
-            operator,
-            http: reqwest::Client::new(),
-        }
-    }
-
-    fn engine(&self) -> &Engine {
-        self.engine.as_ref().unwrap()
-    }
-
-    async fn stop(mut self) {
-        self.engine.take().unwrap().shutdown().await;
+        Running::launch(Some(toml), Vec::new(), RunMode::Serve).await
     }
 
     fn config_text(&self) -> String {
@@ -97,9 +58,7 @@ impl Running {
     }
 
     fn accepted(&self) -> i64 {
-        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        c.query_row("SELECT count(*) FROM queue WHERE status = 'accepted'", [], |r| r.get(0))
-            .unwrap()
+        self.count_where("queue", "status = 'accepted'")
     }
 
     async fn wait_accepted(&self, n: i64) -> Duration {

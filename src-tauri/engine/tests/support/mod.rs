@@ -1,0 +1,74 @@
+//! A real engine for the API tests: a fresh data directory, the sandbox SMSC over TCP, a real
+//! SQLite file, and an HTTP server on a free loopback port. Each test file adds the requests it
+//! needs as methods of its own (`impl Running` in that file).
+
+#![allow(dead_code)] // each test binary uses its own part of this
+
+use std::path::PathBuf;
+
+use smsdesk_engine::api::RunMode;
+use smsdesk_engine::engine::Prepared;
+use smsdesk_engine::{Engine, EngineOptions};
+
+pub struct Running {
+    pub dir: tempfile::TempDir,
+    pub engine: Option<Engine>,
+    pub url: String,
+    /// The database file, to count rows on a connection of the test's own.
+    pub db: PathBuf,
+    /// The operator's token, as the engine wrote it in the data directory.
+    pub operator: String,
+    pub http: reqwest::Client,
+}
+
+impl Running {
+    /// Starts an engine in `mode` with `env` as its environment (an HTTP port of 0 is added) and,
+    /// when given, `toml` as its config file.
+    pub async fn launch(toml: Option<&str>, env: Vec<(String, String)>, mode: RunMode) -> Running {
+        let dir = tempfile::tempdir().unwrap();
+        if let Some(toml) = toml {
+            std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
+        }
+        let mut all = vec![("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned())];
+        all.extend(env);
+        let prepared = Prepared::load(dir.path().to_owned(), all).unwrap();
+        let engine = Engine::start(
+            prepared,
+            EngineOptions {
+                mode,
+                http_port: None,
+                ui: None,
+            },
+        )
+        .await
+        .unwrap();
+        let url = engine.info().http_url.clone().unwrap();
+        let db = PathBuf::from(&engine.info().database_path);
+        let operator = std::fs::read_to_string(dir.path().join("operator.token")).unwrap();
+        Running {
+            dir,
+            engine: Some(engine),
+            url,
+            db,
+            operator,
+            http: reqwest::Client::new(),
+        }
+    }
+
+    pub fn engine(&self) -> &Engine {
+        self.engine.as_ref().unwrap()
+    }
+
+    pub async fn stop(mut self) {
+        self.engine.take().unwrap().shutdown().await;
+    }
+
+    /// Counts rows on a connection of its own, as any other program reading the file would.
+    pub fn count_where(&self, table: &str, condition: &str) -> i64 {
+        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        c.query_row(&format!("SELECT count(*) FROM {table} WHERE {condition}"), [], |r| {
+            r.get(0)
+        })
+        .unwrap()
+    }
+}
