@@ -89,18 +89,8 @@ impl Running {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn settings_are_the_operators_an_api_key_gets_403() {
     let t = Running::start("").await;
-    let created: Value = t
-        .http
-        .post(format!("{}/api/v1/keys", t.url))
-        .bearer_auth(&t.operator)
-        .json(&json!({ "name": "crm" }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let key = created["key"].as_str().unwrap();
+    let (_, key) = t.key("crm").await;
+    let key = key.as_str();
     let get = t
         .http
         .get(format!("{}/api/v1/settings", t.url))

@@ -63,6 +63,21 @@ impl Running {
         self.engine.take().unwrap().shutdown().await;
     }
 
+    /// A new API key, made by the operator: its id and the key.
+    pub async fn key(&self, name: &str) -> (i64, String) {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/keys", self.url))
+            .bearer_auth(&self.operator)
+            .json(&serde_json::json!({ "name": name }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), reqwest::StatusCode::CREATED);
+        let v: serde_json::Value = r.json().await.unwrap();
+        (v["info"]["id"].as_i64().unwrap(), v["key"].as_str().unwrap().to_owned())
+    }
+
     /// Counts rows on a connection of its own, as any other program reading the file would.
     pub fn count_where(&self, table: &str, condition: &str) -> i64 {
         let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
