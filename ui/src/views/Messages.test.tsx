@@ -8,32 +8,9 @@ import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { byTestId, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
+import { summary } from "../test/fixtures";
 import { FIRST_PAGE } from "./MessageList";
 import { Messages } from "./Messages";
-
-function summary(id: number, over: Partial<MessageSummary> = {}): MessageSummary {
-  return {
-    id,
-    created_at_ms: Date.UTC(2026, 10, 29, 12, 0, 0),
-    channel: "compose",
-    destination: `+336123456${String(id).padStart(2, "0")}`,
-    preview: "hello",
-    body_chars: 5,
-    kind: "transactional",
-    priority: 5,
-    segments: 1,
-    encoding: "gsm7",
-    status: "queued",
-    state: "pending",
-    rule: "no_report",
-    flags: [],
-    attempts: 0,
-    client_ref: null,
-    api_key_id: null,
-    connection: "sandbox",
-    ...over,
-  };
-}
 
 function submitted(id: number, destination: string): SubmittedMessage {
   return {
