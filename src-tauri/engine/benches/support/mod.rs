@@ -44,3 +44,47 @@ pub fn process_cpu_secs() -> f64 {
     let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
     (num(11) + num(12)) as f64 / 100.0
 }
+
+#[allow(dead_code)]
+/// The process's private (anonymous) resident memory now, in MiB (Linux; NaN elsewhere). Unlike
+/// VmHWM it leaves out the pages of files mapped into memory (the database, which SQLite maps),
+/// which the kernel can drop at any time.
+pub fn anon_rss_mib() -> f64 {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
+    status
+        .lines()
+        .find(|l| l.starts_with("RssAnon:"))
+        .and_then(|l| l.split_whitespace().nth(1))
+        .and_then(|kb| kb.parse::<f64>().ok())
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+#[allow(dead_code)]
+/// Samples [`anon_rss_mib`] every 50 ms on a thread of its own until stopped; [`AnonPeak::stop`]
+/// gives the highest reading.
+pub struct AnonPeak {
+    stop: std::sync::mpsc::Sender<()>,
+    thread: std::thread::JoinHandle<f64>,
+}
+
+#[allow(dead_code)]
+impl AnonPeak {
+    pub fn start() -> AnonPeak {
+        let (stop, stopped) = std::sync::mpsc::channel::<()>();
+        let thread = std::thread::spawn(move || {
+            let mut peak = anon_rss_mib();
+            while let Err(std::sync::mpsc::RecvTimeoutError::Timeout) =
+                stopped.recv_timeout(std::time::Duration::from_millis(50))
+            {
+                peak = peak.max(anon_rss_mib());
+            }
+            peak.max(anon_rss_mib())
+        });
+        AnonPeak { stop, thread }
+    }
+
+    pub fn stop(self) -> f64 {
+        let _ = self.stop.send(());
+        self.thread.join().unwrap_or(f64::NAN)
+    }
+}

@@ -5,26 +5,88 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::exceptions::{self, NewException};
-use super::rules::{self, EventFacts, Input, Projection, RuleSettings, RULES_VERSION};
+use super::rules::{self, EventFacts, Input, Projection, Rule, RuleSettings, RULES_VERSION};
 use crate::domain::{DeliveryState, ExceptionKind};
+use crate::store::totals::Delta;
 use crate::store::{Entity, StoreError, WriteTx};
+
+/// A message's projection row as stored.
+#[derive(Debug, Clone)]
+pub struct Stored {
+    /// The fold state.
+    pub fold: Projection,
+    /// The columns the running totals counted the row by (the same facts as the fold, unless
+    /// the row was tampered with).
+    counted: Counted,
+}
+
+/// What the running totals count a projection by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Counted {
+    state: DeliveryState,
+    /// None for a rule this build does not know.
+    rule: Option<Rule>,
+    no_receipt: bool,
+}
+
+impl Counted {
+    fn of(p: &Projection) -> Counted {
+        Counted {
+            state: p.state,
+            rule: Some(p.rule),
+            no_receipt: p.no_receipt,
+        }
+    }
+}
 
 /// The stored fold state of a message (the default when nothing was applied yet).
 pub fn load(conn: &Connection, message_id: i64) -> Result<Projection, StoreError> {
-    let json: Option<String> = conn
-        .prepare_cached("SELECT fold_json FROM projection WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get(0))
-        .optional()?;
-    Ok(match json {
-        Some(j) => {
-            serde_json::from_str(&j).map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?
-        }
-        None => Projection::default(),
-    })
+    Ok(stored(conn, message_id)?.map(|s| s.fold).unwrap_or_default())
 }
 
-/// Writes a message's projection row.
-pub fn save(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
+/// A message's projection row, if it has one.
+pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, StoreError> {
+    let row: Option<(String, DeliveryState, String, bool)> = conn
+        .prepare_cached("SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1")?
+        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .optional()?;
+    let Some((json, state, rule, no_receipt)) = row else {
+        return Ok(None);
+    };
+    let fold = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
+    let rule = [
+        Rule::NoReport,
+        Rule::Intermediate,
+        Rule::FirstFinal,
+        Rule::OperatorDecision,
+    ]
+    .into_iter()
+    .find(|r| r.as_str() == rule);
+    Ok(Some(Stored {
+        fold,
+        counted: Counted {
+            state,
+            rule,
+            no_receipt,
+        },
+    }))
+}
+
+/// Writes a message's projection row in place of `before` (the stored one, if any), and records
+/// what the change adds to the dashboard's running totals.
+pub fn save(tx: &mut WriteTx<'_>, message_id: i64, before: Option<&Stored>, p: &Projection) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    write_row(tx.conn(), message_id, p, now)?;
+    count(
+        tx,
+        message_id,
+        before.map(|b| b.counted),
+        Counted::of(p),
+        p.supporting.first().copied(),
+    )
+}
+
+fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
     let fold = serde_json::to_string(p).expect("a projection serialises");
     let supporting = serde_json::to_string(&p.supporting).expect("ids serialise");
     conn.prepare_cached(
@@ -55,6 +117,105 @@ pub fn save(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Res
     Ok(())
 }
 
+/// Where a message stands in the outcomes-by-day chart (`activity_outcome`, whose rules are in
+/// `0005_activity.sql`): `not_sent` says whether its queue row failed, was cancelled or expired.
+fn outcome(p: Option<Counted>, not_sent: bool) -> &'static str {
+    match p {
+        Some(p) if p.rule == Some(Rule::OperatorDecision) => "decided",
+        Some(p) if p.rule == Some(Rule::FirstFinal) => match p.state {
+            DeliveryState::Delivered => "delivered",
+            DeliveryState::Expired => "expired",
+            _ => "failed",
+        },
+        _ if not_sent => "not_sent",
+        Some(p) if p.no_receipt => "no_receipt",
+        _ => "pending",
+    }
+}
+
+/// Records what replacing `before` with `after` adds to the running totals: projections by
+/// state, the receipt latency of a first final (`supporting`: the event that supports it), and
+/// the message's outcome.
+fn count(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    before: Option<Counted>,
+    after: Counted,
+    supporting: Option<i64>,
+) -> Result<(), StoreError> {
+    if before.map(|b| b.state) != Some(after.state) {
+        if let Some(b) = before {
+            tx.count(Delta::ProjectionState {
+                state: b.state.as_str(),
+                n: -1,
+            });
+        }
+        tx.count(Delta::ProjectionState {
+            state: after.state.as_str(),
+            n: 1,
+        });
+    }
+
+    // The first final is counted once: a projection never leaves that rule for another receipt.
+    let first_final = after.rule == Some(Rule::FirstFinal)
+        && before.is_none_or(|b| matches!(b.rule, Some(Rule::NoReport | Rule::Intermediate)));
+    if let Some(event) = supporting.filter(|_| first_final) {
+        // From the answer to the message's last accepted submit to the receipt's arrival.
+        let latency: Option<(i64, Option<i64>)> = tx
+            .conn()
+            .prepare_cached(
+                "SELECT rc.received_at,
+                        (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
+                         WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = ?2 AND outcome = 'accepted'))
+                 FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id WHERE e.id = ?1",
+            )?
+            .query_row(params![event, message_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        if let Some((at, Some(accepted))) = latency {
+            tx.count(Delta::Latency { at, ms: at - accepted });
+        }
+    }
+
+    // Decided and first-final outcomes do not depend on the queue; the others do.
+    let settled =
+        |p: Option<Counted>| p.is_some_and(|p| matches!(p.rule, Some(Rule::OperatorDecision | Rule::FirstFinal)));
+    let queue = |tx: &WriteTx<'_>| -> Result<Option<(i64, Option<String>)>, StoreError> {
+        Ok(tx
+            .conn()
+            .prepare_cached(
+                "SELECT m.created_at, q.status FROM message m LEFT JOIN queue q ON q.message_id = m.id
+                 WHERE m.id = ?1",
+            )?
+            .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?)
+    };
+    let mut facts = None;
+    if !(settled(before) && settled(Some(after))) {
+        facts = queue(tx)?;
+    }
+    let not_sent = facts
+        .as_ref()
+        .and_then(|(_, status)| status.as_deref())
+        .is_some_and(|s| matches!(s, "failed" | "cancelled" | "expired"));
+    let (from, to) = (outcome(before, not_sent), outcome(Some(after), not_sent));
+    if from == to {
+        return Ok(());
+    }
+    if facts.is_none() {
+        facts = queue(tx)?;
+    }
+    let Some((created_at, _)) = facts else {
+        return Ok(());
+    };
+    // 'pending' is not stored: it is what 'created' leaves over.
+    for (outcome, n) in [(from, -1), (to, 1)] {
+        if outcome != "pending" {
+            tx.count(Delta::Outcome { created_at, outcome, n });
+        }
+    }
+    Ok(())
+}
+
 /// Applies one input to a message's projection, records it as applied, and keeps the exception
 /// queue in step: a new conflict opens (or extends) the message's conflict exception, and a final
 /// receipt closes an open "no receipt" exception.
@@ -65,7 +226,8 @@ pub fn apply(
     settings: RuleSettings,
 ) -> Result<Projection, StoreError> {
     let now = tx.now_ms();
-    let before = load(tx.conn(), message_id)?;
+    let stored = stored(tx.conn(), message_id)?;
+    let before = stored.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
     let mut after = before.clone();
     rules::apply(&mut after, input, settings);
 
@@ -80,7 +242,7 @@ pub fn apply(
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![message_id, kind, event, exception, now])?;
-    save(tx.conn(), message_id, &after, now)?;
+    save(tx, message_id, stored.as_ref(), &after)?;
     tx.changed(Entity::Projection, message_id);
 
     let new_conflicts: Vec<i64> = after

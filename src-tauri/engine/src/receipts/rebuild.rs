@@ -86,12 +86,12 @@ pub fn rebuild_batch(
     let mut differing = Vec::new();
     for &m in messages {
         let recomputed = fold(&inputs(tx.conn(), m, policy)?, settings);
-        let stored = project::load(tx.conn(), m)?;
+        let row = project::stored(tx.conn(), m)?;
+        let stored = row.as_ref().map(|r| r.fold.clone()).unwrap_or_default();
         if recomputed != stored {
             differing.push(m);
             if write {
-                let now = tx.now_ms();
-                project::save(tx.conn(), m, &recomputed, now)?;
+                project::save(tx, m, row.as_ref(), &recomputed)?;
             }
         }
     }

@@ -44,6 +44,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "activity",
         sql: include_str!("migrations/0005_activity.sql"),
     },
+    Migration {
+        version: 6,
+        name: "totals",
+        sql: include_str!("migrations/0006_totals.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -6,13 +6,15 @@ pub mod migrations;
 pub mod pragmas;
 mod reader;
 pub mod tables;
+pub(crate) mod totals;
 mod writer;
 
 #[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};
-use std::sync::Mutex;
+use std::sync::atomic::AtomicBool;
+use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
 use rusqlite::Connection;
@@ -63,9 +65,10 @@ impl Store {
         let migration = migrations::migrate(&mut conn)?;
         // The checkpoint thread copies the WAL into the database; the writer only appends.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
-        let checkpointer = checkpoint::Checkpointer::start(path)?;
+        let restart = Arc::new(AtomicBool::new(false));
+        let checkpointer = checkpoint::Checkpointer::start(path, restart.clone())?;
         let (events, _) = broadcast::channel(4_096);
-        let (writer, thread) = Writer::start(conn, events.clone());
+        let (writer, thread) = Writer::start(conn, events.clone(), restart);
         Ok(Store {
             path: path.to_owned(),
             writer,

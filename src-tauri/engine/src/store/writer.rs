@@ -6,12 +6,15 @@
 //! block a runtime thread: they wait on a oneshot channel that the writer thread completes.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use rusqlite::Connection;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::tables::{AuditLog, ReceiptLog};
+use super::totals::{Delta, Totals};
 use super::StoreError;
 use crate::clock::now_ms;
 
@@ -43,9 +46,44 @@ pub struct Change {
 /// What an operation sees: the open transaction, and a place to record what it changed.
 pub struct WriteTx<'a> {
     conn: &'a Connection,
-    changes: &'a mut Vec<Change>,
+    pending: &'a mut Pending,
     batch: u64,
     now: i64,
+}
+
+/// What the operations of a transaction recorded for after their writes: changes to announce
+/// once it commits, and additions to the running totals to write just before.
+#[derive(Default)]
+struct Pending {
+    changes: Vec<Change>,
+    totals: Totals,
+}
+
+/// How much of [`Pending`] an operation or savepoint found when it began.
+#[derive(Clone, Copy)]
+struct Mark {
+    changes: usize,
+    totals: usize,
+}
+
+impl Pending {
+    fn mark(&self) -> Mark {
+        Mark {
+            changes: self.changes.len(),
+            totals: self.totals.len(),
+        }
+    }
+
+    /// Forgets what was recorded after `mark`: its writes were rolled back.
+    fn truncate(&mut self, mark: Mark) {
+        self.changes.truncate(mark.changes);
+        self.totals.truncate(mark.totals);
+    }
+
+    fn clear(&mut self) {
+        self.changes.clear();
+        self.totals.clear();
+    }
 }
 
 impl<'c> WriteTx<'c> {
@@ -66,14 +104,20 @@ impl<'c> WriteTx<'c> {
 
     /// Records a change to announce once the transaction commits.
     pub fn changed(&mut self, entity: Entity, id: i64) {
-        self.changes.push(Change { entity, id });
+        self.pending.changes.push(Change { entity, id });
+    }
+
+    /// Records an addition to a running total, written with the transaction's others just before
+    /// it commits (see [`super::totals`]).
+    pub(crate) fn count(&mut self, d: Delta) {
+        self.pending.totals.push(d);
     }
 
     /// Runs `f` in a nested savepoint: if it fails, what it wrote (and announced) is undone while
     /// the rest of the operation stands.
     pub fn nested<T, E: From<StoreError>>(&mut self, f: impl FnOnce(&mut WriteTx<'c>) -> Result<T, E>) -> Result<T, E> {
         run_cached(self.conn, "SAVEPOINT nested").map_err(StoreError::from)?;
-        let mark = self.changes.len();
+        let mark = self.pending.mark();
         match f(self) {
             Ok(v) => {
                 run_cached(self.conn, "RELEASE nested").map_err(StoreError::from)?;
@@ -83,7 +127,7 @@ impl<'c> WriteTx<'c> {
                 run_cached(self.conn, "ROLLBACK TO nested")
                     .and_then(|()| run_cached(self.conn, "RELEASE nested"))
                     .map_err(StoreError::from)?;
-                self.changes.truncate(mark);
+                self.pending.truncate(mark);
                 Err(e)
             }
         }
@@ -139,11 +183,18 @@ pub struct Writer {
 
 impl Writer {
     /// Starts the writer thread on `conn`, which must already carry the writer's pragmas.
-    pub(crate) fn start(conn: Connection, events: broadcast::Sender<Change>) -> (Writer, JoinHandle<()>) {
+    /// Starts the writer thread on `conn`. When `restart` is set, it finishes the background
+    /// checkpoint between two transactions, so that the next one writes the WAL from its start
+    /// (see [`super::checkpoint`]).
+    pub(crate) fn start(
+        conn: Connection,
+        events: broadcast::Sender<Change>,
+        restart: Arc<AtomicBool>,
+    ) -> (Writer, JoinHandle<()>) {
         let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || run(conn, rx, events))
+            .spawn(move || run(conn, rx, events, &restart))
             .expect("the operating system refused to start the database writer thread");
         (Writer { jobs }, handle)
     }
@@ -267,7 +318,7 @@ fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
-fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<Change>) {
+fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<Change>, restart: &AtomicBool) {
     let mut batch: u64 = 0;
     let mut stop = false;
     // A leading operation met after others waits for the next batch, which it then opens.
@@ -302,6 +353,12 @@ fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<
         }
         batch += 1;
         run_batch(&conn, batch, lead, ops, &events);
+        if restart.swap(false, Ordering::Relaxed) {
+            // Outside any transaction: copies what the background pass left, and never waits.
+            if let Err(e) = super::checkpoint::checkpoint(&conn) {
+                tracing::warn!(error = %e, "WAL checkpoint on the writer failed; will try again");
+            }
+        }
     }
     rx.close();
     tracing::debug!(batches = batch, "database writer stopped");
@@ -320,10 +377,10 @@ fn guarded(
     conn: &Connection,
     batch: u64,
     now: i64,
-    changes: &mut Vec<Change>,
+    pending: &mut Pending,
     f: impl FnOnce(&mut WriteTx<'_>) -> Option<Ran>,
 ) -> Done {
-    let mark = changes.len();
+    let mark = pending.mark();
     if let Err(e) = run_cached(conn, "SAVEPOINT op") {
         tracing::error!(error = %e, "cannot open a savepoint; operation aborted");
         return Done::Dropped;
@@ -331,7 +388,7 @@ fn guarded(
     let ran = catch_unwind(AssertUnwindSafe(|| {
         f(&mut WriteTx {
             conn,
-            changes: &mut *changes,
+            pending: &mut *pending,
             batch,
             now,
         })
@@ -351,7 +408,7 @@ fn guarded(
     if let Err(e) = undone {
         tracing::error!(error = %e, "cannot roll back a failed operation");
     }
-    changes.truncate(mark);
+    pending.truncate(mark);
     match ran {
         Ok(Some(Ran::Failed(reply))) => Done::Failed(reply),
         Ok(_) => Done::Dropped,
@@ -365,12 +422,12 @@ fn guarded(
 /// Runs a leading operation first in the open transaction, without a savepoint; if it asks to be
 /// undone (or fails, or panics), rolls the transaction back, begins another, and (when it asked)
 /// runs it again in a savepoint. `Err` when no transaction could be begun again.
-fn lead_first(conn: &Connection, batch: u64, now: i64, changes: &mut Vec<Change>, mut op: LeadOp) -> Result<Done, ()> {
+fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mut op: LeadOp) -> Result<Done, ()> {
     let ran = catch_unwind(AssertUnwindSafe(|| {
         op(
             &mut WriteTx {
                 conn,
-                changes: &mut *changes,
+                pending: &mut *pending,
                 batch,
                 now,
             },
@@ -386,7 +443,7 @@ fn lead_first(conn: &Connection, batch: u64, now: i64, changes: &mut Vec<Change>
             Some(Done::Dropped)
         }
     };
-    changes.clear();
+    pending.clear();
     let restarted = conn
         .execute_batch("ROLLBACK")
         .and_then(|()| conn.execute_batch("BEGIN IMMEDIATE"));
@@ -397,7 +454,7 @@ fn lead_first(conn: &Connection, batch: u64, now: i64, changes: &mut Vec<Change>
         }
         return Err(());
     }
-    Ok(done.unwrap_or_else(|| guarded(conn, batch, now, changes, |wtx| op(wtx, Guard::Savepoint))))
+    Ok(done.unwrap_or_else(|| guarded(conn, batch, now, pending, |wtx| op(wtx, Guard::Savepoint))))
 }
 
 fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, events: &broadcast::Sender<Change>) {
@@ -407,18 +464,18 @@ fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, 
         tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
         return;
     }
-    let mut changes = Vec::new();
+    let mut pending = Pending::default();
     let mut applied = Vec::with_capacity(ops.len() + 1);
     let mut failed = Vec::new();
     let now = now_ms();
-    let lead = match lead.map(|op| lead_first(conn, batch, now, &mut changes, op)) {
+    let lead = match lead.map(|op| lead_first(conn, batch, now, &mut pending, op)) {
         Some(Err(())) => return,
         Some(Ok(done)) => Some(done),
         None => None,
     };
     let rest = ops
         .into_iter()
-        .map(|op| guarded(conn, batch, now, &mut changes, |wtx| Some(op(wtx))));
+        .map(|op| guarded(conn, batch, now, &mut pending, |wtx| Some(op(wtx))));
     for done in lead.into_iter().chain(rest.collect::<Vec<_>>()) {
         match done {
             Done::Applied(reply) => applied.push(reply),
@@ -426,7 +483,12 @@ fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, 
             Done::Dropped => {}
         }
     }
-    let committed = conn.execute_batch("COMMIT").map_err(|e| e.to_string());
+    // The totals go with the rows they count: if they cannot be written, nothing is committed.
+    let committed = pending
+        .totals
+        .flush(conn)
+        .and_then(|()| conn.execute_batch("COMMIT"))
+        .map_err(|e| e.to_string());
     if let Err(e) = &committed {
         tracing::error!(error = %e, batch, "commit failed; nothing of this batch was applied");
         let _ = conn.execute_batch("ROLLBACK");
@@ -439,7 +501,7 @@ fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, 
         reply(committed.clone());
     }
     if ok {
-        for change in changes {
+        for change in pending.changes {
             // No subscriber is fine: live views are optional.
             let _ = events.send(change);
         }

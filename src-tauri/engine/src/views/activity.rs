@@ -2,8 +2,9 @@
 //! became of the messages of each of the last 30 days.
 //!
 //! Summing a month of rows at a million messages on every refresh is far too slow, so the figures
-//! come from running totals kept by triggers (schema version 5, `activity_*` tables) at exactly
-//! the bucket widths the windows use: a window reads at most 60 buckets. Buckets are UTC; the UI
+//! come from running totals (schema version 5, `activity_*` tables), kept in the same transaction
+//! as the rows they count by triggers and by the writer (`store::totals`), at exactly the bucket
+//! widths the windows use: a window reads at most 60 buckets. Buckets are UTC; the UI
 //! shows them in the user's time zone.
 
 use rusqlite::{params, Connection};
@@ -270,16 +271,4 @@ pub(crate) fn percentile(histogram: &[(i64, i64)], p: i64) -> Option<i64> {
         }
     }
     histogram.last().map(|&(v, _)| v)
-}
-
-/// A latency as the triggers keep it: two significant digits, rounded down (the rule the SQL of
-/// schema version 5 applies, stated here so tests can check it).
-#[cfg(test)]
-pub(crate) fn latency_bin(ms: i64) -> i64 {
-    let ms = ms.max(0);
-    let mut step = 1;
-    while ms >= step * 100 && step < 100_000_000 {
-        step *= 10;
-    }
-    ms - ms % step
 }

@@ -1534,11 +1534,14 @@ fn views_speak_snake_case_milliseconds_and_typescript_numbers() {
 // ---- Charts (activity) ----
 
 mod charts {
-    use rusqlite::{params, Connection};
+    use rusqlite::params;
 
     use super::*;
     use crate::clock::from_civil;
-    use crate::store::migrations;
+    use crate::receipts::project;
+    use crate::receipts::rules::{Projection, Rule};
+    use crate::store::tables::NewReceipt;
+    use crate::store::totals;
 
     const MIN: i64 = 60_000;
     const DAY: i64 = 86_400_000;
@@ -1548,18 +1551,21 @@ mod charts {
         from_civil(2026, 11, 2, 10, 0, 0)
     }
 
-    /// Rows written with plain SQL at chosen times, so buckets and latencies are known exactly;
-    /// the schema's triggers keep the totals as they do for the engine's own writes.
-    struct Rows<'c> {
-        c: &'c Connection,
+    /// Rows written at chosen times, so buckets and latencies are known exactly: messages,
+    /// attempts and logical events with plain SQL (the schema's triggers keep their totals),
+    /// receipts through the receipt log and projections through `project::save`, which record
+    /// theirs as the engine's own writes do.
+    struct Rows<'t, 'c> {
+        tx: &'t mut WriteTx<'c>,
         next: i64,
     }
 
-    impl Rows<'_> {
+    impl Rows<'_, '_> {
         fn message(&mut self, at: i64, status: &str) -> i64 {
             self.next += 1;
             let id = self.next;
-            self.c
+            self.tx
+                .conn()
                 .execute(
                     "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
                          segments, kind, priority, registered_delivery, connection)
@@ -1568,7 +1574,8 @@ mod charts {
                     params![id, at],
                 )
                 .unwrap();
-            self.c
+            self.tx
+                .conn()
                 .execute(
                     "INSERT INTO queue (message_id, status, priority, next_attempt_at, lease_owner, updated_at)
                      VALUES (?1, ?2, 15, ?3, CASE WHEN ?2 = 'sending' THEN 'test' END, ?3)",
@@ -1579,31 +1586,38 @@ mod charts {
         }
 
         fn attempt(&self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
-            self.c
-                .execute(
-                    "INSERT INTO attempt (message_id, attempt_no, connection, created_at, sent_at, responded_at,
+            let c = self.tx.conn();
+            c.execute(
+                "INSERT INTO attempt (message_id, attempt_no, connection, created_at, sent_at, responded_at,
                          provider_message_id, provider_id_norm, outcome)
                      VALUES (?1, ?2, 'sandbox', ?3, ?3, ?4, ?5, ?5, ?6)",
-                    params![m, no, at, responded, format!("P{m}"), outcome],
-                )
-                .unwrap();
-            self.c.last_insert_rowid()
+                params![m, no, at, responded, format!("P{m}"), outcome],
+            )
+            .unwrap();
+            c.last_insert_rowid()
         }
 
         /// A report received at `at`; a new logical event for `m` unless `repeat_of` names one.
-        fn receipt(&self, m: Option<i64>, stat: &str, kind: &str, at: i64, repeat_of: Option<i64>) -> i64 {
-            self.c
-                .execute(
-                    "INSERT INTO receipt (received_at, source, connection, raw, kind, parser_version, stat)
-                     VALUES (?1, 'smpp_deliver_sm', 'sandbox', x'00', ?2, 1, ?3)",
-                    params![at, kind, stat],
-                )
+        fn receipt(&mut self, m: Option<i64>, stat: &str, kind: ReceiptKind, at: i64, repeat_of: Option<i64>) -> i64 {
+            let rid = self
+                .tx
+                .receipts()
+                .append(&NewReceipt {
+                    received_at: at,
+                    connection: "sandbox".into(),
+                    raw: vec![0],
+                    kind: Some(kind),
+                    parser_version: 1,
+                    stat: Some(stat.to_owned()),
+                    ..NewReceipt::default()
+                })
                 .unwrap();
-            let rid = self.c.last_insert_rowid();
+            let kind = kind.as_str();
             let event = match repeat_of {
                 Some(e) => e,
                 None => {
-                    self.c
+                    self.tx
+                        .conn()
                         .execute(
                             "INSERT INTO logical_event (connection, dedup_key, key_source, stat, receipt_kind,
                                  first_receipt_id, created_at, correlation, message_id)
@@ -1612,10 +1626,11 @@ mod charts {
                             params![format!("k{rid}"), stat, kind, rid, at, m],
                         )
                         .unwrap();
-                    self.c.last_insert_rowid()
+                    self.tx.conn().last_insert_rowid()
                 }
             };
-            self.c
+            self.tx
+                .conn()
                 .execute(
                     "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at)
                      VALUES (?1, ?2, ?3, ?4)",
@@ -1625,30 +1640,22 @@ mod charts {
             event
         }
 
-        /// Inserts or replaces a message's projection, as `receipts::project::save` does.
-        fn project(&self, m: i64, state: &str, rule: &str, supporting: &[i64], no_receipt: bool, at: i64) {
-            self.c
-                .execute(
-                    "INSERT INTO projection (message_id, state, rule, supporting_json, flag_no_receipt, fold_json,
-                         rules_version, updated_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, '{}', 1, ?6)
-                     ON CONFLICT (message_id) DO UPDATE SET state = excluded.state, rule = excluded.rule,
-                         supporting_json = excluded.supporting_json, flag_no_receipt = excluded.flag_no_receipt,
-                         updated_at = excluded.updated_at",
-                    params![
-                        m,
-                        state,
-                        rule,
-                        serde_json::to_string(supporting).unwrap(),
-                        no_receipt,
-                        at
-                    ],
-                )
-                .unwrap();
+        /// Stores a message's projection in place of the one it has.
+        fn project(&mut self, m: i64, state: DeliveryState, rule: Rule, supporting: &[i64], no_receipt: bool) {
+            let before = project::stored(self.tx.conn(), m).unwrap();
+            let after = Projection {
+                state,
+                rule,
+                supporting: supporting.to_vec(),
+                no_receipt,
+                ..Projection::default()
+            };
+            project::save(self.tx, m, before.as_ref(), &after).unwrap();
         }
 
         fn set_status(&self, m: i64, status: &str) {
-            self.c
+            self.tx
+                .conn()
                 .execute("UPDATE queue SET status = ?2 WHERE message_id = ?1", params![m, status])
                 .unwrap();
         }
@@ -1661,17 +1668,17 @@ mod charts {
     ];
 
     /// Submits and receipts in minutes 0-2 after t0, and the outcomes of two days' messages.
-    fn seed(c: &Connection) {
+    fn seed(tx: &mut WriteTx<'_>) {
         let t0 = t0();
-        let mut rows = Rows { c, next: 0 };
+        let mut rows = Rows { tx, next: 0 };
         // Minute 0: 19 accepted submits; their first finals all arrive at 2:30.
         let finals_at = t0 + 2 * MIN + 30_000;
         let mut first_event = None;
         for latency in LATENCIES {
             let m = rows.message(t0 + 1_000, "accepted");
             rows.attempt(m, 1, t0 + 1_000, Some(finals_at - latency), "accepted");
-            let e = rows.receipt(Some(m), "DELIVRD", "receipt", finals_at, None);
-            rows.project(m, "delivered", "first_final", &[e], false, finals_at);
+            let e = rows.receipt(Some(m), "DELIVRD", ReceiptKind::Receipt, finals_at, None);
+            rows.project(m, DeliveryState::Delivered, Rule::FirstFinal, &[e], false);
             first_event.get_or_insert(e);
         }
         // Minute 1: refused, throttled then accepted, no answer; one still waiting for its answer.
@@ -1680,50 +1687,70 @@ mod charts {
         let retried = rows.message(t0 + MIN, "accepted");
         rows.attempt(retried, 1, t0 + MIN + 2_000, Some(t0 + MIN + 2_040), "throttled");
         rows.attempt(retried, 2, t0 + MIN + 3_000, Some(t0 + MIN + 3_040), "accepted");
-        let e = rows.receipt(Some(retried), "ENROUTE", "intermediate", t0 + MIN + 9_000, None);
-        rows.project(retried, "enroute", "intermediate", &[e], false, t0 + MIN + 9_000);
+        let e = rows.receipt(
+            Some(retried),
+            "ENROUTE",
+            ReceiptKind::Intermediate,
+            t0 + MIN + 9_000,
+            None,
+        );
+        rows.project(retried, DeliveryState::Enroute, Rule::Intermediate, &[e], false);
         let unanswered = rows.message(t0 + MIN, "outcome_unknown");
         let a = rows.attempt(unanswered, 1, t0 + MIN + 4_000, None, "pending");
-        c.execute("UPDATE attempt SET outcome = 'timeout' WHERE id = ?1", [a])
+        rows.tx
+            .conn()
+            .execute("UPDATE attempt SET outcome = 'timeout' WHERE id = ?1", [a])
             .unwrap();
         let waiting = rows.message(t0 + MIN, "sending");
         rows.attempt(waiting, 1, t0 + MIN + 5_000, None, "pending");
         // Minute 2: a repeat of a final (counted as received, not as a final), and an incoming SMS
         // (not a receipt at all).
-        rows.receipt(Some(1), "DELIVRD", "receipt", t0 + 2 * MIN + 40_000, first_event);
-        rows.receipt(None, "", "mo", t0 + 2 * MIN + 41_000, None);
+        rows.receipt(
+            Some(1),
+            "DELIVRD",
+            ReceiptKind::Receipt,
+            t0 + 2 * MIN + 40_000,
+            first_event,
+        );
+        rows.receipt(None, "", ReceiptKind::Mo, t0 + 2 * MIN + 41_000, None);
 
         // Outcomes of messages created earlier today (at 08:00) and yesterday.
         let today = t0 - 2 * 3_600_000;
         let failed = rows.message(today, "accepted");
-        let e = rows.receipt(Some(failed), "UNDELIV", "receipt", today + 5_000, None);
-        rows.project(failed, "undeliverable", "first_final", &[e], false, today + 5_000);
+        let e = rows.receipt(Some(failed), "UNDELIV", ReceiptKind::Receipt, today + 5_000, None);
+        rows.project(failed, DeliveryState::Undeliverable, Rule::FirstFinal, &[e], false);
         let expired = rows.message(today, "accepted");
-        let e = rows.receipt(Some(expired), "EXPIRED", "receipt", today + 5_000, None);
-        rows.project(expired, "expired", "first_final", &[e], false, today + 5_000);
+        let e = rows.receipt(Some(expired), "EXPIRED", ReceiptKind::Receipt, today + 5_000, None);
+        rows.project(expired, DeliveryState::Expired, Rule::FirstFinal, &[e], false);
         rows.message(today, "failed");
         let late = rows.message(today, "accepted");
         rows.attempt(late, 1, today, Some(today + 40), "accepted");
-        rows.project(late, "pending", "no_report", &[], true, today + DAY / 4);
-        let e = rows.receipt(Some(late), "DELIVRD", "receipt", today + 7_000_040, None);
-        rows.project(late, "delivered", "first_final", &[e], false, today + 7_000_040);
+        rows.project(late, DeliveryState::Pending, Rule::NoReport, &[], true);
+        let e = rows.receipt(Some(late), "DELIVRD", ReceiptKind::Receipt, today + 7_000_040, None);
+        rows.project(late, DeliveryState::Delivered, Rule::FirstFinal, &[e], false);
         let overdue = rows.message(today, "accepted");
-        rows.project(overdue, "pending", "no_report", &[], true, today + DAY / 4);
+        rows.project(overdue, DeliveryState::Pending, Rule::NoReport, &[], true);
         let decided = rows.message(today, "outcome_unknown");
-        rows.project(decided, "delivered", "operator_decision", &[], false, today + 60_000);
+        rows.project(decided, DeliveryState::Delivered, Rule::OperatorDecision, &[], false);
         let retry = rows.message(today, "failed");
         rows.set_status(retry, "queued");
         let cancelled = rows.message(today, "queued");
         rows.set_status(cancelled, "cancelled");
         let yesterday = rows.message(today - DAY, "accepted");
-        let e = rows.receipt(Some(yesterday), "DELIVRD", "receipt", today - DAY + 3_000, None);
-        rows.project(yesterday, "delivered", "first_final", &[e], false, today - DAY + 3_000);
+        let e = rows.receipt(
+            Some(yesterday),
+            "DELIVRD",
+            ReceiptKind::Receipt,
+            today - DAY + 3_000,
+            None,
+        );
+        rows.project(yesterday, DeliveryState::Delivered, Rule::FirstFinal, &[e], false);
     }
 
     fn seeded() -> World {
         let w = world();
         w.write(|tx| {
-            seed(tx.conn());
+            seed(tx);
             Ok(())
         });
         w
@@ -1731,7 +1758,8 @@ mod charts {
 
     #[test]
     fn latencies_are_kept_to_two_significant_digits_and_percentiles_are_nearest_rank() {
-        use super::super::activity::{latency_bin, percentile};
+        use super::super::activity::percentile;
+        use crate::store::totals::latency_bin;
         let bins: Vec<i64> = [0, 7, 99, 123, 999, 1_234, 12_345, 123_456, 1_234_567, 98_765_432]
             .into_iter()
             .map(latency_bin)
@@ -1891,63 +1919,15 @@ mod charts {
     }
 
     /// The statements that fill the totals of an existing database when version 5 is applied
-    /// must agree with what the triggers keep.
+    /// must agree with what the triggers and the writer keep.
     #[test]
-    fn upgrading_an_existing_database_computes_the_same_totals_as_the_triggers() {
-        let dir = tempfile::tempdir().unwrap();
-        let totals = |c: &Connection| -> Vec<String> {
-            let mut out = Vec::new();
-            for q in [
-                "SELECT grain, bucket, metric, n FROM activity_count WHERE n <> 0 ORDER BY 1, 2, 3",
-                "SELECT grain, bucket, latency_ms, n FROM activity_latency WHERE n <> 0 ORDER BY 1, 2, 3",
-                "SELECT day, outcome, 0, n FROM activity_outcome WHERE n <> 0 ORDER BY 1, 2",
-            ] {
-                let mut s = c.prepare(q).unwrap();
-                let rows = s
-                    .query_map([], |r| {
-                        Ok(format!(
-                            "{} {} {} {}",
-                            r.get::<_, i64>(0)?,
-                            r.get::<_, rusqlite::types::Value>(1).map(|v| format!("{v:?}"))?,
-                            r.get::<_, rusqlite::types::Value>(2).map(|v| format!("{v:?}"))?,
-                            r.get::<_, i64>(3)?
-                        ))
-                    })
-                    .unwrap();
-                out.extend(rows.map(Result::unwrap));
-            }
-            out
-        };
-
-        let mut old = Connection::open(dir.path().join("old.db")).unwrap();
-        old.execute_batch(
-            "CREATE TABLE schema_migration (version INTEGER PRIMARY KEY, name TEXT NOT NULL,
-                 checksum TEXT NOT NULL, applied_at INTEGER NOT NULL);",
-        )
-        .unwrap();
-        for m in migrations::MIGRATIONS.iter().filter(|m| m.name != "activity") {
-            old.execute_batch(m.sql).unwrap();
-            old.execute(
-                "INSERT INTO schema_migration VALUES (?1, ?2, ?3, 0)",
-                params![m.version, m.name, migrations::checksum(m.sql)],
-            )
-            .unwrap();
-        }
-        seed(&old);
-        let report = migrations::migrate(&mut old).unwrap();
-        assert!(report.applied.contains(&5), "version 5 is applied on upgrade");
-        let upgraded = totals(&old);
-
+    fn upgrading_an_existing_database_computes_the_same_totals_as_are_kept() {
         let w = seeded();
-        let kept = w
-            .store
-            .reader()
-            .read_blocking(|c| Ok::<_, ViewError>(totals(c)))
-            .unwrap();
+        let (kept, recomputed) = w.write(|tx| Ok((totals::stored(tx.conn()), totals::recomputed(tx.conn()))));
         assert!(kept.len() > 40, "the fixture fills the totals");
         assert_eq!(
-            upgraded, kept,
-            "backfilled totals must equal the ones the triggers keep"
+            kept, recomputed,
+            "the totals kept as rows were written must equal the ones recomputed from the rows"
         );
     }
 

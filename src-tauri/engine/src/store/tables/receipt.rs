@@ -1,6 +1,7 @@
 use rusqlite::params;
 
 use crate::domain::{ReceiptKind, ReceiptSource};
+use crate::store::totals::Delta;
 use crate::store::writer::{Entity, WriteTx};
 use crate::store::StoreError;
 
@@ -106,6 +107,10 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);
+        if kind != ReceiptKind::Mo {
+            // An incoming message is not a report: the charts count reports only.
+            self.tx.count(Delta::Receipt { at: r.received_at });
+        }
         Ok(id)
     }
 }

@@ -1,0 +1,201 @@
+//! Running totals the writer keeps for the dashboard: receipts received and receipt latency by
+//! minute, hour and day (`activity_count`, `activity_latency`), messages by outcome and by day of
+//! creation (`activity_outcome`), and projections by state (`view_count`).
+//!
+//! Receipt ingestion changes these on every receipt. Schema version 5 kept them with triggers,
+//! three to eight upserts per receipt; now each write that changes a total records what it adds
+//! here ([`WriteTx::count`](super::WriteTx::count)), and the writer adds the sums of the whole
+//! transaction just before it commits: a few upserts per transaction instead of per receipt. The
+//! totals stay exact and in step: they are written in the same transaction as the rows they
+//! count, and what a rolled-back savepoint recorded is dropped with it.
+//!
+//! What each total means, and the SQL that recomputes it from the evidence, are in
+//! `migrations/0005_activity.sql`; the triggers that remain there (submits, messages, queue
+//! statuses) still keep their parts.
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection};
+
+/// The bucket widths of `activity_count` and `activity_latency`, in ms: a minute, an hour, a day
+/// (the rows of `activity_grain`).
+pub const GRAINS: [i64; 3] = [60_000, 3_600_000, 86_400_000];
+
+const DAY_MS: i64 = 86_400_000;
+
+/// One change to a running total.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Delta {
+    /// A report received at `at` (ms) that is not an incoming message.
+    Receipt { at: i64 },
+    /// A message's first final receipt, received at `at`, `ms` after its accepted submit.
+    Latency { at: i64, ms: i64 },
+    /// `n` more (or fewer) messages created at `created_at` stand at `outcome`.
+    Outcome {
+        created_at: i64,
+        outcome: &'static str,
+        n: i64,
+    },
+    /// `n` more (or fewer) projections stand at `state`.
+    ProjectionState { state: &'static str, n: i64 },
+}
+
+/// The changes recorded since the transaction began.
+#[derive(Debug, Default)]
+pub struct Totals {
+    deltas: Vec<Delta>,
+}
+
+impl Totals {
+    pub(crate) fn push(&mut self, d: Delta) {
+        self.deltas.push(d);
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.deltas.len()
+    }
+
+    /// Drops what was recorded after `mark` (a rolled-back savepoint's part).
+    pub(crate) fn truncate(&mut self, mark: usize) {
+        self.deltas.truncate(mark);
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.deltas.clear();
+    }
+
+    /// Adds the recorded changes to the tables, summed: one upsert per bucket touched. Run in the
+    /// transaction that recorded them, just before it commits.
+    pub(crate) fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        let mut counts: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+        let mut latencies: BTreeMap<(i64, i64, i64), i64> = BTreeMap::new();
+        let mut outcomes: BTreeMap<(i64, &'static str), i64> = BTreeMap::new();
+        let mut states: BTreeMap<&'static str, i64> = BTreeMap::new();
+        for d in self.deltas.drain(..) {
+            match d {
+                Delta::Receipt { at } => {
+                    for g in GRAINS {
+                        *counts.entry((g, at - at % g)).or_default() += 1;
+                    }
+                }
+                Delta::Latency { at, ms } => {
+                    let latency_ms = latency_bin(ms);
+                    for g in GRAINS {
+                        *latencies.entry((g, at - at % g, latency_ms)).or_default() += 1;
+                    }
+                }
+                Delta::Outcome { created_at, outcome, n } => {
+                    *outcomes.entry((created_at - created_at % DAY_MS, outcome)).or_default() += n;
+                }
+                Delta::ProjectionState { state, n } => *states.entry(state).or_default() += n,
+            }
+        }
+        if !counts.is_empty() {
+            let mut s = conn.prepare_cached(
+                "INSERT INTO activity_count (grain, bucket, metric, n) VALUES (?1, ?2, 'receipt', ?3)
+                 ON CONFLICT (grain, bucket, metric) DO UPDATE SET n = n + excluded.n",
+            )?;
+            for ((grain, bucket), n) in counts {
+                s.execute(params![grain, bucket, n])?;
+            }
+        }
+        if !latencies.is_empty() {
+            let mut s = conn.prepare_cached(
+                "INSERT INTO activity_latency (grain, bucket, latency_ms, n) VALUES (?1, ?2, ?3, ?4)
+                 ON CONFLICT (grain, bucket, latency_ms) DO UPDATE SET n = n + excluded.n",
+            )?;
+            for ((grain, bucket, latency), n) in latencies {
+                s.execute(params![grain, bucket, latency, n])?;
+            }
+        }
+        let outcomes: Vec<_> = outcomes.into_iter().filter(|(_, n)| *n != 0).collect();
+        if !outcomes.is_empty() {
+            let mut s = conn.prepare_cached(
+                "INSERT INTO activity_outcome (day, outcome, n) VALUES (?1, ?2, ?3)
+                 ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n",
+            )?;
+            for ((day, outcome), n) in outcomes {
+                s.execute(params![day, outcome, n])?;
+            }
+        }
+        let states: Vec<_> = states.into_iter().filter(|(_, n)| *n != 0).collect();
+        if !states.is_empty() {
+            let mut s = conn.prepare_cached(
+                "INSERT INTO view_count (scope, value, n) VALUES ('projection', ?1, ?2)
+                 ON CONFLICT (scope, value) DO UPDATE SET n = n + excluded.n",
+            )?;
+            for (state, n) in states {
+                s.execute(params![state, n])?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A latency as the totals keep it: two significant digits, rounded down (the rule the SQL of
+/// schema version 5 applies to the rows it fills).
+pub fn latency_bin(ms: i64) -> i64 {
+    let ms = ms.max(0);
+    let mut step = 1;
+    while ms >= step * 100 && step < 100_000_000 {
+        step *= 10;
+    }
+    ms - ms % step
+}
+
+/// Compares the totals kept with the totals recomputed from the rows they count.
+#[cfg(test)]
+pub(crate) use check::{recomputed, stored};
+
+#[cfg(test)]
+mod check {
+    use rusqlite::Connection;
+
+    /// The totals as stored: one line per non-zero row of `activity_count`, `activity_latency`,
+    /// `activity_outcome`, and of `view_count` for projections.
+    pub(crate) fn stored(c: &Connection) -> Vec<String> {
+        let mut out = Vec::new();
+        for q in [
+            "SELECT 'count', grain, bucket, metric, n FROM activity_count WHERE n <> 0 ORDER BY 2, 3, 4",
+            "SELECT 'latency', grain, bucket, latency_ms, n FROM activity_latency WHERE n <> 0 ORDER BY 2, 3, 4",
+            "SELECT 'outcome', 0, day, outcome, n FROM activity_outcome WHERE n <> 0 ORDER BY 3, 4",
+            "SELECT 'state', 0, 0, value, n FROM view_count WHERE scope = 'projection' AND n <> 0 ORDER BY 4",
+        ] {
+            let mut s = c.prepare(q).unwrap();
+            let rows = s
+                .query_map([], |r| {
+                    Ok(format!(
+                        "{} {} {} {:?} {}",
+                        r.get::<_, String>(0)?,
+                        r.get::<_, i64>(1)?,
+                        r.get::<_, i64>(2)?,
+                        r.get::<_, rusqlite::types::Value>(3)?,
+                        r.get::<_, i64>(4)?
+                    ))
+                })
+                .unwrap();
+            out.extend(rows.map(Result::unwrap));
+        }
+        out
+    }
+
+    /// The totals recomputed from the rows by the statements that fill them on upgrade (the end of
+    /// `0005_activity.sql`, and of `0003_views.sql` for projections by state), in a savepoint that
+    /// is undone: the stored totals are left as they were.
+    pub(crate) fn recomputed(c: &Connection) -> Vec<String> {
+        const MARK: &str = "-- The totals of the rows written before this version.";
+        let v5 = include_str!("migrations/0005_activity.sql");
+        let fill = &v5[v5.find(MARK).expect("0005 fills the totals at its end")..];
+        c.execute_batch("SAVEPOINT recompute").unwrap();
+        c.execute_batch(&format!(
+            "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
+             DELETE FROM view_count WHERE scope = 'projection';
+             INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
+             {fill}"
+        ))
+        .unwrap();
+        let out = stored(c);
+        c.execute_batch("ROLLBACK TO recompute; RELEASE recompute").unwrap();
+        out
+    }
+}
