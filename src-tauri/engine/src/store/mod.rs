@@ -6,7 +6,7 @@ pub mod migrations;
 pub mod pragmas;
 mod reader;
 pub mod tables;
-pub(crate) mod totals;
+pub mod totals;
 mod writer;
 
 #[cfg(test)]

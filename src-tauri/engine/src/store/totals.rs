@@ -19,13 +19,13 @@ use rusqlite::{params, Connection};
 
 /// The bucket widths of `activity_count` and `activity_latency`, in ms: a minute, an hour, a day
 /// (the rows of `activity_grain`).
-pub const GRAINS: [i64; 3] = [60_000, 3_600_000, 86_400_000];
+pub(crate) const GRAINS: [i64; 3] = [60_000, 3_600_000, 86_400_000];
 
 const DAY_MS: i64 = 86_400_000;
 
 /// One change to a running total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Delta {
+pub(crate) enum Delta {
     /// A report received at `at` (ms) that is not an incoming message.
     Receipt { at: i64 },
     /// A message's first final receipt, received at `at`, `ms` after its accepted submit.
@@ -42,7 +42,7 @@ pub enum Delta {
 
 /// The changes recorded since the transaction began.
 #[derive(Debug, Default)]
-pub struct Totals {
+pub(crate) struct Totals {
     deltas: Vec<Delta>,
 }
 
@@ -143,6 +143,24 @@ pub fn latency_bin(ms: i64) -> i64 {
     ms - ms % step
 }
 
+/// Recomputes every running total from the rows it counts, in place of what is stored: the
+/// statements that fill them when a database is upgraded to version 5 (and, for projections by
+/// state, to version 3). For fixtures written with plain SQL; the engine keeps them as it writes.
+///
+/// One difference with the totals kept as rows are written: a first final that an operator's
+/// decision later replaced was counted in the latency totals when it arrived, and is not here.
+pub fn refill(c: &Connection) -> rusqlite::Result<()> {
+    const MARK: &str = "-- The totals of the rows written before this version.";
+    let v5 = include_str!("migrations/0005_activity.sql");
+    let fill = &v5[v5.find(MARK).expect("0005 fills the totals at its end")..];
+    c.execute_batch(&format!(
+        "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
+         DELETE FROM view_count WHERE scope = 'projection';
+         INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
+         {fill}"
+    ))
+}
+
 /// Compares the totals kept with the totals recomputed from the rows they count.
 #[cfg(test)]
 pub(crate) use check::{recomputed, stored};
@@ -179,21 +197,11 @@ mod check {
         out
     }
 
-    /// The totals recomputed from the rows by the statements that fill them on upgrade (the end of
-    /// `0005_activity.sql`, and of `0003_views.sql` for projections by state), in a savepoint that
-    /// is undone: the stored totals are left as they were.
+    /// The totals recomputed by [`super::refill`], in a savepoint that is undone: the stored
+    /// totals are left as they were.
     pub(crate) fn recomputed(c: &Connection) -> Vec<String> {
-        const MARK: &str = "-- The totals of the rows written before this version.";
-        let v5 = include_str!("migrations/0005_activity.sql");
-        let fill = &v5[v5.find(MARK).expect("0005 fills the totals at its end")..];
         c.execute_batch("SAVEPOINT recompute").unwrap();
-        c.execute_batch(&format!(
-            "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
-             DELETE FROM view_count WHERE scope = 'projection';
-             INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
-             {fill}"
-        ))
-        .unwrap();
+        super::refill(c).unwrap();
         let out = stored(c);
         c.execute_batch("ROLLBACK TO recompute; RELEASE recompute").unwrap();
         out
