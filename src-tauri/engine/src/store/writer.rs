@@ -182,10 +182,9 @@ pub struct Writer {
 }
 
 impl Writer {
-    /// Starts the writer thread on `conn`, which must already carry the writer's pragmas.
-    /// Starts the writer thread on `conn`. When `restart` is set, it finishes the background
-    /// checkpoint between two transactions, so that the next one writes the WAL from its start
-    /// (see [`super::checkpoint`]).
+    /// Starts the writer thread on `conn`, which must already carry the writer's pragmas. When
+    /// `restart` is set, the thread finishes the background checkpoint between two transactions,
+    /// so that the next one writes the WAL from its start (see [`super::checkpoint`]).
     pub(crate) fn start(
         conn: Connection,
         events: broadcast::Sender<Change>,
