@@ -17,11 +17,13 @@ use std::collections::BTreeMap;
 
 use rusqlite::{params, Connection};
 
-/// The bucket widths of `activity_count` and `activity_latency`, in ms: a minute, an hour, a day
-/// (the rows of `activity_grain`).
-pub(crate) const GRAINS: [i64; 3] = [60_000, 3_600_000, 86_400_000];
+pub(crate) const MINUTE_MS: i64 = 60_000;
+pub(crate) const HOUR_MS: i64 = 3_600_000;
+pub(crate) const DAY_MS: i64 = 86_400_000;
 
-const DAY_MS: i64 = 86_400_000;
+/// The bucket widths of `activity_count` and `activity_latency`, in ms: a minute, an hour, a day
+/// (the rows of `activity_grain`, and the widths the charts read).
+const GRAINS: [i64; 3] = [MINUTE_MS, HOUR_MS, DAY_MS];
 
 /// One change to a running total.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

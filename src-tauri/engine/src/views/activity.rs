@@ -12,10 +12,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{snapshot, ViewError};
+use crate::store::totals::{DAY_MS, HOUR_MS, MINUTE_MS};
 
-const MINUTE_MS: i64 = 60_000;
-const HOUR_MS: i64 = 3_600_000;
-const DAY_MS: i64 = 86_400_000;
 /// Days in the outcomes-by-day series, today included.
 pub const OUTCOME_DAYS: usize = 30;
 
