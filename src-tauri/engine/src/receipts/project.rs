@@ -75,15 +75,18 @@ pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, Stor
 /// Writes a message's projection row in place of `before` (the stored one, if any), and records
 /// what the change adds to the dashboard's running totals.
 pub fn save(tx: &mut WriteTx<'_>, message_id: i64, before: Option<&Stored>, p: &Projection) -> Result<(), StoreError> {
+    save_counted(tx, message_id, before.map(|b| b.counted), p)
+}
+
+fn save_counted(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    before: Option<Counted>,
+    p: &Projection,
+) -> Result<(), StoreError> {
     let now = tx.now_ms();
     write_row(tx.conn(), message_id, p, now)?;
-    count(
-        tx,
-        message_id,
-        before.map(|b| b.counted),
-        Counted::of(p),
-        p.supporting.first().copied(),
-    )
+    count(tx, message_id, before, Counted::of(p), p.supporting.first().copied())
 }
 
 fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
@@ -227,7 +230,8 @@ pub fn apply(
 ) -> Result<Projection, StoreError> {
     let now = tx.now_ms();
     let stored = stored(tx.conn(), message_id)?;
-    let before = stored.as_ref().map(|s| s.fold.clone()).unwrap_or_default();
+    let counted = stored.as_ref().map(|s| s.counted);
+    let before = stored.map(|s| s.fold).unwrap_or_default();
     let mut after = before.clone();
     rules::apply(&mut after, input, settings);
 
@@ -242,7 +246,7 @@ pub fn apply(
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![message_id, kind, event, exception, now])?;
-    save(tx, message_id, stored.as_ref(), &after)?;
+    save_counted(tx, message_id, counted, &after)?;
     tx.changed(Entity::Projection, message_id);
 
     let new_conflicts: Vec<i64> = after
