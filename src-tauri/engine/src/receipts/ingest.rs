@@ -619,7 +619,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
 
     match message_id {
         Some(m) => {
-            let message = exceptions::message_facts(tx.conn(), m)?;
+            let (message, context) = project::read_message(tx.conn(), m)?.unzip();
             let facts = facts(
                 event,
                 state,
@@ -630,7 +630,11 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
                 policy,
             );
             let flags = flags_json(&facts);
-            project::apply(tx, m, &Input::Event(facts), policy.rules())?;
+            let arrived = project::Arrived {
+                event,
+                at: r.received_at,
+            };
+            project::apply_known(tx, m, &Input::Event(facts), policy.rules(), context.as_ref(), Some(arrived))?;
             write_outcome(tx, r.id, Some(event), false, flags)?;
             Ok(Outcome::Applied { message_id: m, state })
         }

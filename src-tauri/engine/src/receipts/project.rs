@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::exceptions::{self, NewException};
 use super::rules::{self, EventFacts, Input, Projection, Rule, RuleSettings, RULES_VERSION};
+use super::mismatch::MessageFacts;
 use crate::domain::{DeliveryState, ExceptionKind};
 use crate::store::totals::Delta;
 use crate::store::{Entity, StoreError, WriteTx};
@@ -75,7 +76,8 @@ pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, Stor
 /// Writes a message's projection row in place of `before` (the stored one, if any), and records
 /// what the change adds to the dashboard's running totals.
 pub fn save(tx: &mut WriteTx<'_>, message_id: i64, before: Option<&Stored>, p: &Projection) -> Result<(), StoreError> {
-    save_counted(tx, message_id, before.map(|b| b.counted), p)
+    let message = read_message(tx.conn(), message_id)?.map(|(_, m)| m);
+    save_counted(tx, message_id, before.map(|b| b.counted), p, message.as_ref(), None)
 }
 
 fn save_counted(
@@ -83,10 +85,61 @@ fn save_counted(
     message_id: i64,
     before: Option<Counted>,
     p: &Projection,
+    message: Option<&MessageContext>,
+    arrived: Option<Arrived>,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
     write_row(tx.conn(), message_id, p, now)?;
-    count(tx, message_id, before, Counted::of(p), p.supporting.first().copied())
+    count(tx, before, Counted::of(p), p.supporting.first().copied(), message, arrived)
+}
+
+/// What a projection change needs to know about its message besides the fold, read in one
+/// statement: its day and whether its queue row says it was never sent (the outcomes chart), and
+/// when its last accepted submit was answered (receipt latency).
+#[derive(Debug, Clone)]
+pub(crate) struct MessageContext {
+    created_at: i64,
+    not_sent: bool,
+    accepted_at: Option<i64>,
+}
+
+/// When a logical event's first receipt arrived, if the caller has it in hand.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Arrived {
+    pub event: i64,
+    pub at: i64,
+}
+
+/// A message's facts for the mismatch check and its [`MessageContext`], in one read.
+pub(crate) fn read_message(
+    conn: &Connection,
+    message_id: i64,
+) -> Result<Option<(MessageFacts, MessageContext)>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT m.connection, m.destination, m.body, m.created_at, q.status,
+                    (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
+                     WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted'))
+             FROM message m LEFT JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| {
+            let created_at = r.get(3)?;
+            let status: Option<String> = r.get(4)?;
+            Ok((
+                MessageFacts {
+                    connection: r.get(0)?,
+                    destination: r.get(1)?,
+                    body: r.get(2)?,
+                    created_at,
+                },
+                MessageContext {
+                    created_at,
+                    not_sent: matches!(status.as_deref(), Some("failed" | "cancelled" | "expired")),
+                    accepted_at: r.get(5)?,
+                },
+            ))
+        })
+        .optional()?)
 }
 
 fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
@@ -137,14 +190,15 @@ fn outcome(p: Option<Counted>, not_sent: bool) -> &'static str {
 }
 
 /// Records what replacing `before` with `after` adds to the running totals: projections by
-/// state, the receipt latency of a first final (`supporting`: the event that supports it), and
-/// the message's outcome.
+/// state, the receipt latency of a first final (from its supporting event's first receipt), and
+/// the message's outcome. `message` is None only for a message that does not exist.
 fn count(
     tx: &mut WriteTx<'_>,
-    message_id: i64,
     before: Option<Counted>,
     after: Counted,
     supporting: Option<i64>,
+    message: Option<&MessageContext>,
+    arrived: Option<Arrived>,
 ) -> Result<(), StoreError> {
     if before.map(|b| b.state) != Some(after.state) {
         if let Some(b) = before {
@@ -158,62 +212,40 @@ fn count(
             n: 1,
         });
     }
+    let Some(message) = message else {
+        return Ok(());
+    };
 
     // The first final is counted once: a projection never leaves that rule for another receipt.
     let first_final = after.rule == Some(Rule::FirstFinal)
         && before.is_none_or(|b| matches!(b.rule, Some(Rule::NoReport | Rule::Intermediate)));
-    if let Some(event) = supporting.filter(|_| first_final) {
+    if let (true, Some(event), Some(accepted)) = (first_final, supporting, message.accepted_at) {
         // From the answer to the message's last accepted submit to the receipt's arrival.
-        let latency: Option<(i64, Option<i64>)> = tx
-            .conn()
-            .prepare_cached(
-                "SELECT rc.received_at,
-                        (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
-                         WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = ?2 AND outcome = 'accepted'))
-                 FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id WHERE e.id = ?1",
-            )?
-            .query_row(params![event, message_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?;
-        if let Some((at, Some(accepted))) = latency {
+        let at = match arrived {
+            Some(a) if a.event == event => Some(a.at),
+            _ => tx
+                .conn()
+                .prepare_cached(
+                    "SELECT rc.received_at FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id
+                     WHERE e.id = ?1",
+                )?
+                .query_row([event], |r| r.get(0))
+                .optional()?,
+        };
+        if let Some(at) = at {
             tx.count(Delta::Latency { at, ms: at - accepted });
         }
     }
 
-    // Decided and first-final outcomes do not depend on the queue; the others do.
-    let settled =
-        |p: Option<Counted>| p.is_some_and(|p| matches!(p.rule, Some(Rule::OperatorDecision | Rule::FirstFinal)));
-    let queue = |tx: &WriteTx<'_>| -> Result<Option<(i64, Option<String>)>, StoreError> {
-        Ok(tx
-            .conn()
-            .prepare_cached(
-                "SELECT m.created_at, q.status FROM message m LEFT JOIN queue q ON q.message_id = m.id
-                 WHERE m.id = ?1",
-            )?
-            .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?)))
-            .optional()?)
-    };
-    let mut facts = None;
-    if !(settled(before) && settled(Some(after))) {
-        facts = queue(tx)?;
-    }
-    let not_sent = facts
-        .as_ref()
-        .and_then(|(_, status)| status.as_deref())
-        .is_some_and(|s| matches!(s, "failed" | "cancelled" | "expired"));
-    let (from, to) = (outcome(before, not_sent), outcome(Some(after), not_sent));
-    if from == to {
-        return Ok(());
-    }
-    if facts.is_none() {
-        facts = queue(tx)?;
-    }
-    let Some((created_at, _)) = facts else {
-        return Ok(());
-    };
+    let (from, to) = (outcome(before, message.not_sent), outcome(Some(after), message.not_sent));
     // 'pending' is not stored: it is what 'created' leaves over.
     for (outcome, n) in [(from, -1), (to, 1)] {
-        if outcome != "pending" {
-            tx.count(Delta::Outcome { created_at, outcome, n });
+        if from != to && outcome != "pending" {
+            tx.count(Delta::Outcome {
+                created_at: message.created_at,
+                outcome,
+                n,
+            });
         }
     }
     Ok(())
@@ -227,6 +259,20 @@ pub fn apply(
     message_id: i64,
     input: &Input,
     settings: RuleSettings,
+) -> Result<Projection, StoreError> {
+    let message = read_message(tx.conn(), message_id)?.map(|(_, m)| m);
+    apply_known(tx, message_id, input, settings, message.as_ref(), None)
+}
+
+/// [`apply`], for a caller that has already read the message and, for an event, knows when its
+/// first receipt arrived.
+pub(crate) fn apply_known(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    input: &Input,
+    settings: RuleSettings,
+    message: Option<&MessageContext>,
+    arrived: Option<Arrived>,
 ) -> Result<Projection, StoreError> {
     let now = tx.now_ms();
     let stored = stored(tx.conn(), message_id)?;
@@ -246,7 +292,7 @@ pub fn apply(
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![message_id, kind, event, exception, now])?;
-    save_counted(tx, message_id, counted, &after)?;
+    save_counted(tx, message_id, counted, &after, message, arrived)?;
     tx.changed(Entity::Projection, message_id);
 
     let new_conflicts: Vec<i64> = after
