@@ -634,7 +634,14 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
                 event,
                 at: r.received_at,
             };
-            project::apply_known(tx, m, &Input::Event(facts), policy.rules(), context.as_ref(), Some(arrived))?;
+            project::apply_known(
+                tx,
+                m,
+                &Input::Event(facts),
+                policy.rules(),
+                context.as_ref(),
+                Some(arrived),
+            )?;
             write_outcome(tx, r.id, Some(event), false, flags)?;
             Ok(Outcome::Applied { message_id: m, state })
         }

@@ -5,11 +5,12 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::exceptions::{self, NewException};
-use super::rules::{self, EventFacts, Input, Projection, Rule, RuleSettings, RULES_VERSION};
 use super::mismatch::MessageFacts;
+use super::rules::{self, EventFacts, Input, Projection, Rule, RuleSettings, RULES_VERSION};
 use crate::domain::{DeliveryState, ExceptionKind};
 use crate::store::totals::Delta;
 use crate::store::{Entity, StoreError, WriteTx};
+use crate::webhooks::deliveries::{self, WebhookField};
 
 /// A message's projection row as stored.
 #[derive(Debug, Clone)]
@@ -90,17 +91,32 @@ fn save_counted(
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
     write_row(tx.conn(), message_id, p, now)?;
-    count(tx, before, Counted::of(p), p.supporting.first().copied(), message, arrived)
+    // The webhook outbox hears of a new projection and of every change of state.
+    if let Some(key) = message.and_then(|m| m.webhook_key) {
+        if before.map(|b| b.state) != Some(p.state) {
+            deliveries::enqueue(tx.conn(), key, message_id, WebhookField::State, p.state.as_str(), now)?;
+        }
+    }
+    count(
+        tx,
+        before,
+        Counted::of(p),
+        p.supporting.first().copied(),
+        message,
+        arrived,
+    )
 }
 
 /// What a projection change needs to know about its message besides the fold, read in one
-/// statement: its day and whether its queue row says it was never sent (the outcomes chart), and
-/// when its last accepted submit was answered (receipt latency).
+/// statement: its day and whether its queue row says it was never sent (the outcomes chart), when
+/// its last accepted submit was answered (receipt latency), and its API key if that key wants
+/// webhooks (a live key with a URL).
 #[derive(Debug, Clone)]
 pub(crate) struct MessageContext {
     created_at: i64,
     not_sent: bool,
     accepted_at: Option<i64>,
+    webhook_key: Option<i64>,
 }
 
 /// When a logical event's first receipt arrived, if the caller has it in hand.
@@ -119,7 +135,9 @@ pub(crate) fn read_message(
         .prepare_cached(
             "SELECT m.connection, m.destination, m.body, m.created_at, q.status,
                     (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
-                     WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted'))
+                     WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
+                    (SELECT k.id FROM api_key k
+                     WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL)
              FROM message m LEFT JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
         )?
         .query_row([message_id], |r| {
@@ -136,6 +154,7 @@ pub(crate) fn read_message(
                     created_at,
                     not_sent: matches!(status.as_deref(), Some("failed" | "cancelled" | "expired")),
                     accepted_at: r.get(5)?,
+                    webhook_key: r.get(6)?,
                 },
             ))
         })
@@ -237,7 +256,10 @@ fn count(
         }
     }
 
-    let (from, to) = (outcome(before, message.not_sent), outcome(Some(after), message.not_sent));
+    let (from, to) = (
+        outcome(before, message.not_sent),
+        outcome(Some(after), message.not_sent),
+    );
     // 'pending' is not stored: it is what 'created' leaves over.
     for (outcome, n) in [(from, -1), (to, 1)] {
         if from != to && outcome != "pending" {

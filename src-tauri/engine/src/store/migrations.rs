@@ -49,6 +49,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "totals",
         sql: include_str!("migrations/0006_totals.sql"),
     },
+    Migration {
+        version: 7,
+        name: "state_webhooks",
+        sql: include_str!("migrations/0007_state_webhooks.sql"),
+    },
 ];
 
 /// The schema version this build creates.

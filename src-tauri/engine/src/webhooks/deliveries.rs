@@ -108,6 +108,24 @@ pub struct DeliveryAttemptView {
     pub duration_ms: i64,
 }
 
+/// Puts a notification in the outbox, due now, in the caller's transaction. (Queue status changes
+/// are put there by a trigger on the queue table.)
+pub(crate) fn enqueue(
+    conn: &Connection,
+    api_key_id: i64,
+    message_id: i64,
+    field: WebhookField,
+    value: &str,
+    at: i64,
+) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO webhook_delivery (api_key_id, message_id, field, value, created_at, next_attempt_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+    )?
+    .execute(params![api_key_id, message_id, field.as_str(), value, at])?;
+    Ok(())
+}
+
 /// Every webhook notification of a message, oldest first, with their tries.
 pub fn deliveries_for_message(conn: &Connection, message_id: i64) -> Result<Vec<DeliveryView>, StoreError> {
     let mut deliveries = conn

@@ -19,7 +19,7 @@
 //!   see [`verify`] for how a receiver checks it.
 //! - **No redirects followed**: a 3xx answer is a failed try, so a moved endpoint is noticed.
 
-mod deliveries;
+pub(crate) mod deliveries;
 mod payload;
 mod signature;
 mod worker;

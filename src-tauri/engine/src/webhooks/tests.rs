@@ -17,8 +17,10 @@ use super::{
     Webhooks,
 };
 use crate::dispatch::queue;
-use crate::domain::{IntakeChannel, MessageKind};
+use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
 use crate::messages::{self, NewMessage};
+use crate::receipts::project;
+use crate::receipts::rules::{Projection, Rule};
 use crate::store::{Store, StoreError};
 
 const SECRET: &str = "whsec_test";
@@ -196,6 +198,23 @@ impl Env {
             .unwrap()
     }
 
+    /// Stores the message's projection with this state, as the receipt rules would.
+    async fn project(&self, message: i64, state: DeliveryState, rule: Rule) {
+        self.store
+            .writer()
+            .write(move |tx| {
+                let before = project::stored(tx.conn(), message)?;
+                let p = Projection {
+                    state,
+                    rule,
+                    ..Projection::default()
+                };
+                project::save(tx, message, before.as_ref(), &p)
+            })
+            .await
+            .unwrap();
+    }
+
     async fn cancel(&self, message: i64) {
         self.store
             .writer()
@@ -346,13 +365,9 @@ async fn a_state_change_carries_the_state_and_its_rule() {
     let key = e.key(true).await;
     let m = e.message(Some(key)).await;
     let w = e.start(config()).await;
-    e.sql(
-        "INSERT INTO projection (message_id, state, rule, fold_json, rules_version, updated_at)
-         VALUES (?1, 'delivered', 'final_receipt', '{}', 1, 0)",
-        vec![m.into()],
-    )
-    .await;
-    e.wait_for(m, "the notification is delivered", all(WebhookStatus::Delivered))
+    e.project(m, DeliveryState::Delivered, Rule::FirstFinal).await;
+    let d = e
+        .wait_for(m, "the notification is delivered", all(WebhookStatus::Delivered))
         .await;
     w.stop().await;
 
@@ -365,9 +380,70 @@ async fn a_state_change_carries_the_state_and_its_rule() {
             p.rule.as_deref(),
             p.status.as_str()
         ),
-        ("state", "delivered", "delivered", Some("final_receipt"), "queued")
+        ("state", "delivered", "delivered", Some("first_final"), "queued")
     );
-    assert_eq!(p.changed_at, "1970-01-01T00:00:00.000Z");
+    let updated_at: i64 = e
+        .store
+        .reader()
+        .read(move |c| {
+            Ok::<_, StoreError>(
+                c.query_row("SELECT updated_at FROM projection WHERE message_id = ?1", [m], |r| {
+                    r.get(0)
+                })?,
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        d[0].created_at, updated_at,
+        "the change is dated when the projection was written"
+    );
+    assert_eq!(p.changed_at, rfc3339(updated_at));
+}
+
+#[tokio::test]
+async fn a_state_notification_is_queued_for_a_new_projection_and_each_change_of_state_only() {
+    let e = env().await;
+    let hooked = e.key(true).await;
+    let plain = e.key(false).await;
+    let revoked = e.key(true).await;
+    e.sql(
+        "UPDATE api_key SET revoked_at = 1, revoked_by = 'test' WHERE id = ?1",
+        vec![revoked.into()],
+    )
+    .await;
+    let m = e.message(Some(hooked)).await;
+    let others = [
+        e.message(None).await,
+        e.message(Some(plain)).await,
+        e.message(Some(revoked)).await,
+    ];
+    for id in [m].into_iter().chain(others) {
+        e.project(id, DeliveryState::Enroute, Rule::Intermediate).await;
+        // The same state again (a later intermediate, a flag) is no change to announce.
+        e.project(id, DeliveryState::Enroute, Rule::Intermediate).await;
+        e.project(id, DeliveryState::Delivered, Rule::FirstFinal).await;
+        e.project(id, DeliveryState::Delivered, Rule::FirstFinal).await;
+    }
+    let values: Vec<(WebhookField, String, i64)> = e
+        .deliveries(m)
+        .await
+        .into_iter()
+        .map(|d| (d.field, d.value, d.api_key_id))
+        .collect();
+    assert_eq!(
+        values,
+        [
+            (WebhookField::State, "enroute".to_owned(), hooked),
+            (WebhookField::State, "delivered".to_owned(), hooked)
+        ]
+    );
+    for id in others {
+        assert!(
+            e.deliveries(id).await.is_empty(),
+            "no key, a key without a URL and a revoked key are not notified (message {id})"
+        );
+    }
 }
 
 #[tokio::test]
