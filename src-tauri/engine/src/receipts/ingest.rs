@@ -434,66 +434,70 @@ fn record(tx: &mut WriteTx<'_>, row: &NewReceipt, policy: &ReceiptPolicy) -> Res
     Ok(Ingested { receipt_id, outcome })
 }
 
-/// The stored facts of a receipt that processing needs.
-#[derive(Debug, Clone)]
-pub struct ReceiptView {
-    pub id: i64,
-    pub connection: String,
-    pub kind: ReceiptKind,
-    pub parse_error: Option<String>,
-    pub message_id_raw: Option<String>,
-    pub text_id: Option<String>,
-    pub event_id: Option<String>,
-    pub stat: Option<String>,
-    pub err: Option<String>,
-    pub done_date: Option<String>,
-    pub message_state: Option<u8>,
-    pub source_addr: Option<String>,
-    pub destination_addr: Option<String>,
-    pub raw_text: Option<String>,
-    pub done_ts: Option<String>,
-    pub received_at: i64,
+/// The facts of a receipt that processing needs, borrowed from its row (the one just appended,
+/// or one read back by [`process_pending`]).
+#[derive(Debug, Clone, Copy)]
+struct ReceiptView<'a> {
+    id: i64,
+    connection: &'a str,
+    kind: ReceiptKind,
+    parse_error: Option<&'a str>,
+    message_id_raw: Option<&'a str>,
+    text_id: Option<&'a str>,
+    event_id: Option<&'a str>,
+    stat: Option<&'a str>,
+    err: Option<&'a str>,
+    done_date: Option<&'a str>,
+    message_state: Option<u8>,
+    source_addr: Option<&'a str>,
+    destination_addr: Option<&'a str>,
+    raw_text: Option<&'a str>,
+    done_ts: Option<&'a str>,
+    received_at: i64,
 }
 
-impl ReceiptView {
-    fn from_row(id: i64, r: &NewReceipt) -> ReceiptView {
+impl<'a> ReceiptView<'a> {
+    fn from_row(id: i64, r: &'a NewReceipt) -> ReceiptView<'a> {
         ReceiptView {
             id,
-            connection: r.connection.clone(),
+            connection: &r.connection,
             kind: r.kind.unwrap_or(ReceiptKind::Unparseable),
-            parse_error: r.parse_error.clone(),
-            message_id_raw: r.message_id_raw.clone(),
-            text_id: r.text_id.clone(),
-            event_id: r.event_id.clone(),
-            stat: r.stat.clone(),
-            err: r.err.clone(),
-            done_date: r.done_date.clone(),
+            parse_error: r.parse_error.as_deref(),
+            message_id_raw: r.message_id_raw.as_deref(),
+            text_id: r.text_id.as_deref(),
+            event_id: r.event_id.as_deref(),
+            stat: r.stat.as_deref(),
+            err: r.err.as_deref(),
+            done_date: r.done_date.as_deref(),
             message_state: r.message_state,
-            source_addr: r.source_addr.clone(),
-            destination_addr: r.destination_addr.clone(),
-            raw_text: r.raw_text.clone(),
-            done_ts: r.done_ts.clone(),
+            source_addr: r.source_addr.as_deref(),
+            destination_addr: r.destination_addr.as_deref(),
+            raw_text: r.raw_text.as_deref(),
+            done_ts: r.done_ts.as_deref(),
             received_at: r.received_at,
         }
     }
 
     fn receipt_facts(&self) -> mismatch::ReceiptFacts {
         mismatch::ReceiptFacts {
-            connection: self.connection.clone(),
-            handset: self.source_addr.clone(),
-            text: self.raw_text.as_deref().and_then(exceptions::receipt_text_field),
-            done_ts: self.done_ts.clone(),
+            connection: self.connection.to_owned(),
+            handset: self.source_addr.map(str::to_owned),
+            text: self.raw_text.and_then(exceptions::receipt_text_field),
+            done_ts: self.done_ts.map(str::to_owned),
         }
     }
+}
 
-    const COLUMNS: &'static str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
-         done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at";
+/// The stored columns a [`ReceiptView`] needs, read back into a row.
+const VIEW_COLUMNS: &str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
+     done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at";
 
-    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
-        Ok(ReceiptView {
-            id: r.get(0)?,
+fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
+    Ok((
+        r.get(0)?,
+        NewReceipt {
             connection: r.get(1)?,
-            kind: r.get(2)?,
+            kind: Some(r.get(2)?),
             parse_error: r.get(3)?,
             message_id_raw: r.get(4)?,
             text_id: r.get(5)?,
@@ -507,8 +511,9 @@ impl ReceiptView {
             raw_text: r.get(13)?,
             done_ts: r.get(14)?,
             received_at: r.get(15)?,
-        })
-    }
+            ..NewReceipt::default()
+        },
+    ))
 }
 
 fn write_outcome(
@@ -529,16 +534,15 @@ fn write_outcome(
 }
 
 /// Applies one stored receipt: de-duplicate, correlate, project, raise exceptions.
-fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
+fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
     match r.kind {
         ReceiptKind::Mo => {
-            let body = r.raw_text.clone();
             tx.conn()
                 .prepare_cached(
                     "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
                 )?
-                .execute(params![r.id, r.connection, r.source_addr, r.destination_addr, body, r.received_at])?;
+                .execute(params![r.id, r.connection, r.source_addr, r.destination_addr, r.raw_text, r.received_at])?;
             let inbound_id = tx.conn().last_insert_rowid();
             write_outcome(tx, r.id, None, false, None)?;
             return Ok(Outcome::Inbound { inbound_id });
@@ -547,28 +551,27 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
             write_outcome(tx, r.id, None, false, None)?;
             return Ok(Outcome::Acknowledgement);
         }
-        ReceiptKind::Unparseable => return unparseable(tx, r, r.parse_error.as_deref().unwrap_or("nothing usable")),
+        ReceiptKind::Unparseable => return unparseable(tx, r, r.parse_error.unwrap_or("nothing usable")),
         ReceiptKind::Receipt | ReceiptKind::Intermediate => {}
     }
-    let Some(state) = r.stat.as_deref().and_then(state_from_stat) else {
+    let Some(state) = r.stat.and_then(state_from_stat) else {
         return unparseable(tx, r, "the report carries no delivery status");
     };
     let id_key = r
         .message_id_raw
-        .as_deref()
         .filter(|s| !s.is_empty())
         .map(|m| policy.receipt_key(m));
     let key = dedup::key(
-        r.event_id.as_deref(),
+        r.event_id,
         id_key.as_deref(),
-        r.stat.as_deref(),
-        r.err.as_deref(),
-        r.done_date.as_deref(),
+        r.stat,
+        r.err,
+        r.done_date,
         r.message_state,
         r.kind,
     );
     let candidates = match &id_key {
-        Some(k) => candidates(tx.conn(), &r.connection, k)?,
+        Some(k) => candidates(tx.conn(), r.connection, k)?,
         None => Vec::new(),
     };
     let (correlation, message_id) = match candidates.as_slice() {
@@ -624,8 +627,8 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
                 event,
                 state,
                 &r.receipt_facts(),
-                r.message_id_raw.as_deref(),
-                r.text_id.as_deref(),
+                r.message_id_raw,
+                r.text_id,
                 message.as_ref(),
                 policy,
             );
@@ -646,7 +649,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
             Ok(Outcome::Applied { message_id: m, state })
         }
         None if candidates.is_empty() => {
-            let summary = match &r.message_id_raw {
+            let summary = match r.message_id_raw {
                 Some(id) => format!(
                     "No message sent on {} has the provider id {id:?}; kept until one does, or until you attach it.",
                     r.connection
@@ -671,7 +674,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
                 "{} messages sent on {} have the provider id {:?}; none was chosen.",
                 candidates.len(),
                 r.connection,
-                r.message_id_raw.as_deref().unwrap_or_default()
+                r.message_id_raw.unwrap_or_default()
             );
             let ex = exceptions::open(
                 tx,
@@ -698,7 +701,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView, policy: &ReceiptPolicy) -> Res
     }
 }
 
-fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView, why: &str) -> Result<Outcome, StoreError> {
+fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<Outcome, StoreError> {
     let summary = format!(
         "A report on {} could not be read: {why}. It is kept as received.",
         r.connection
@@ -810,20 +813,19 @@ pub fn process_pending(
     after: i64,
     limit: u32,
 ) -> Result<(usize, i64), StoreError> {
-    let pending: Vec<ReceiptView> = tx
+    let pending: Vec<(i64, NewReceipt)> = tx
         .conn()
         .prepare_cached(&format!(
-            "SELECT {} FROM receipt r
+            "SELECT {VIEW_COLUMNS} FROM receipt r
              WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
-             ORDER BY id LIMIT ?2",
-            ReceiptView::COLUMNS
+             ORDER BY id LIMIT ?2"
         ))?
-        .query_map(params![after, limit], ReceiptView::read)?
+        .query_map(params![after, limit], read_view_row)?
         .collect::<Result<_, _>>()?;
-    for r in &pending {
-        if let Err(e) = tx.nested(|tx| process(tx, r, policy)) {
-            tracing::error!(receipt_id = r.id, error = %e, "applying a stored receipt failed again");
+    for (id, row) in &pending {
+        if let Err(e) = tx.nested(|tx| process(tx, &ReceiptView::from_row(*id, row), policy)) {
+            tracing::error!(receipt_id = id, error = %e, "applying a stored receipt failed again");
         }
     }
-    Ok((pending.len(), pending.last().map_or(after, |r| r.id)))
+    Ok((pending.len(), pending.last().map_or(after, |(id, _)| *id)))
 }
