@@ -570,9 +570,17 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
         r.message_state,
         r.kind,
     );
-    let candidates = match &id_key {
-        Some(k) => candidates(tx.conn(), r.connection, k)?,
-        None => Vec::new(),
+    // The usual answer, one message, comes with everything applying the receipt needs to know of
+    // it; none or several are told apart by `candidates`.
+    let (found, candidates) = match &id_key {
+        Some(k) => match project::read_message_by_provider_id(tx.conn(), r.connection, k)? {
+            Some(m) => {
+                let id = m.id;
+                (Some(m), vec![id])
+            }
+            None => (None, candidates(tx.conn(), r.connection, k)?),
+        },
+        None => (None, Vec::new()),
     };
     let (correlation, message_id) = match candidates.as_slice() {
         [one] => ("matched", Some(*one)),
@@ -622,14 +630,18 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
 
     match message_id {
         Some(m) => {
-            let (message, context) = project::read_message(tx.conn(), m)?.unzip();
+            let message = match found {
+                Some(row) => row,
+                None => project::read_message(tx.conn(), m)?
+                    .ok_or_else(|| StoreError::Corrupt(format!("message {m} carries an attempt but does not exist")))?,
+            };
             let facts = facts(
                 event,
                 state,
                 &r.receipt_facts(),
                 r.message_id_raw,
                 r.text_id,
-                message.as_ref(),
+                Some(&message.facts),
                 policy,
             );
             let flags = flags_json(&facts);
@@ -637,14 +649,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 event,
                 at: r.received_at,
             };
-            project::apply_known(
-                tx,
-                m,
-                &Input::Event(facts),
-                policy.rules(),
-                context.as_ref(),
-                Some(arrived),
-            )?;
+            project::apply_known(tx, message, &Input::Event(facts), policy.rules(), Some(arrived))?;
             write_outcome(tx, r.id, Some(event), false, flags)?;
             Ok(Outcome::Applied { message_id: m, state })
         }

@@ -48,36 +48,58 @@ pub fn load(conn: &Connection, message_id: i64) -> Result<Projection, StoreError
 
 /// A message's projection row, if it has one.
 pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, StoreError> {
-    let row: Option<(String, DeliveryState, String, bool)> = conn
+    let row: Option<StoredColumns> = conn
         .prepare_cached("SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1")?
-        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .query_row([message_id], |r| stored_columns(r, 0))
         .optional()?;
-    let Some((json, state, rule, no_receipt)) = row else {
-        return Ok(None);
-    };
-    let fold = serde_json::from_str(&json).map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
-    let rule = [
-        Rule::NoReport,
-        Rule::Intermediate,
-        Rule::FirstFinal,
-        Rule::OperatorDecision,
-    ]
-    .into_iter()
-    .find(|r| r.as_str() == rule);
-    Ok(Some(Stored {
-        fold,
-        counted: Counted {
-            state,
-            rule,
-            no_receipt,
-        },
-    }))
+    row.map(|c| c.parse(message_id)).transpose()
+}
+
+/// A projection row's columns as read, before its fold is parsed.
+struct StoredColumns {
+    fold_json: String,
+    state: DeliveryState,
+    rule: String,
+    no_receipt: bool,
+}
+
+/// Reads `fold_json, state, rule, flag_no_receipt` from column `at` on.
+fn stored_columns(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<StoredColumns> {
+    Ok(StoredColumns {
+        fold_json: r.get(at)?,
+        state: r.get(at + 1)?,
+        rule: r.get(at + 2)?,
+        no_receipt: r.get(at + 3)?,
+    })
+}
+
+impl StoredColumns {
+    fn parse(self, message_id: i64) -> Result<Stored, StoreError> {
+        let fold = serde_json::from_str(&self.fold_json)
+            .map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
+        let rule = [
+            Rule::NoReport,
+            Rule::Intermediate,
+            Rule::FirstFinal,
+            Rule::OperatorDecision,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == self.rule);
+        Ok(Stored {
+            fold,
+            counted: Counted {
+                state: self.state,
+                rule,
+                no_receipt: self.no_receipt,
+            },
+        })
+    }
 }
 
 /// Writes a message's projection row in place of `before` (the stored one, if any), and records
 /// what the change adds to the dashboard's running totals.
 pub fn save(tx: &mut WriteTx<'_>, message_id: i64, before: Option<&Stored>, p: &Projection) -> Result<(), StoreError> {
-    let message = read_message(tx.conn(), message_id)?.map(|(_, m)| m);
+    let message = read_message(tx.conn(), message_id)?.map(|m| m.context);
     save_counted(tx, message_id, before.map(|b| b.counted), p, message.as_ref(), None)
 }
 
@@ -126,39 +148,85 @@ pub(crate) struct Arrived {
     pub at: i64,
 }
 
-/// A message's facts for the mismatch check and its [`MessageContext`], in one read.
-pub(crate) fn read_message(
+/// A message as a change of its projection needs it: its facts for the mismatch check, its
+/// [`MessageContext`] and its stored projection, read in one statement.
+pub(crate) struct MessageRow {
+    pub id: i64,
+    pub facts: MessageFacts,
+    pub context: MessageContext,
+    pub stored: Option<Stored>,
+}
+
+/// The statement of a [`MessageRow`], less the expression naming the message.
+const MESSAGE_ROW: &str = "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status,
+        (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
+         WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
+        (SELECT k.id FROM api_key k WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
+        p.fold_json, p.state, p.rule, p.flag_no_receipt
+    FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
+    WHERE m.id = ";
+
+impl MessageRow {
+    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRow, Option<StoredColumns>)> {
+        let created_at = r.get(4)?;
+        let status: Option<String> = r.get(5)?;
+        let stored = match r.get::<_, Option<String>>(8)? {
+            Some(_) => Some(stored_columns(r, 8)?),
+            None => None,
+        };
+        let row = MessageRow {
+            id: r.get(0)?,
+            facts: MessageFacts {
+                connection: r.get(1)?,
+                destination: r.get(2)?,
+                body: r.get(3)?,
+                created_at,
+            },
+            context: MessageContext {
+                created_at,
+                not_sent: matches!(status.as_deref(), Some("failed" | "cancelled" | "expired")),
+                accepted_at: r.get(6)?,
+                webhook_key: r.get(7)?,
+            },
+            stored: None,
+        };
+        Ok((row, stored))
+    }
+
+    fn parsed(read: Option<(MessageRow, Option<StoredColumns>)>) -> Result<Option<MessageRow>, StoreError> {
+        let Some((mut row, stored)) = read else {
+            return Ok(None);
+        };
+        row.stored = stored.map(|c| c.parse(row.id)).transpose()?;
+        Ok(Some(row))
+    }
+}
+
+/// A message by id, as a change of its projection needs it.
+pub(crate) fn read_message(conn: &Connection, message_id: i64) -> Result<Option<MessageRow>, StoreError> {
+    let read = conn
+        .prepare_cached(&format!("{MESSAGE_ROW}?1"))?
+        .query_row([message_id], MessageRow::read)
+        .optional()?;
+    MessageRow::parsed(read)
+}
+
+/// The one message whose accepted submits on `connection` carry the provider id `key`, read as
+/// [`read_message`] does; None when no message or several do (tell them apart with
+/// `ingest::candidates`).
+pub(crate) fn read_message_by_provider_id(
     conn: &Connection,
-    message_id: i64,
-) -> Result<Option<(MessageFacts, MessageContext)>, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT m.connection, m.destination, m.body, m.created_at, q.status,
-                    (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
-                     WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
-                    (SELECT k.id FROM api_key k
-                     WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL)
-             FROM message m LEFT JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
-        )?
-        .query_row([message_id], |r| {
-            let created_at = r.get(3)?;
-            let status: Option<String> = r.get(4)?;
-            Ok((
-                MessageFacts {
-                    connection: r.get(0)?,
-                    destination: r.get(1)?,
-                    body: r.get(2)?,
-                    created_at,
-                },
-                MessageContext {
-                    created_at,
-                    not_sent: matches!(status.as_deref(), Some("failed" | "cancelled" | "expired")),
-                    accepted_at: r.get(5)?,
-                    webhook_key: r.get(6)?,
-                },
-            ))
-        })
-        .optional()?)
+    connection: &str,
+    key: &str,
+) -> Result<Option<MessageRow>, StoreError> {
+    let read = conn
+        .prepare_cached(&format!(
+            "{MESSAGE_ROW}(SELECT CASE WHEN min(message_id) = max(message_id) THEN min(message_id) END
+                FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2)"
+        ))?
+        .query_row(params![connection, key], MessageRow::read)
+        .optional()?;
+    MessageRow::parsed(read)
 }
 
 fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
@@ -282,22 +350,38 @@ pub fn apply(
     input: &Input,
     settings: RuleSettings,
 ) -> Result<Projection, StoreError> {
-    let message = read_message(tx.conn(), message_id)?.map(|(_, m)| m);
-    apply_known(tx, message_id, input, settings, message.as_ref(), None)
+    match read_message(tx.conn(), message_id)? {
+        Some(m) => apply_known(tx, m, input, settings, None),
+        // No such message: nothing to count it by, and no projection stored for it.
+        None => apply_to(tx, message_id, None, None, input, settings, None),
+    }
 }
 
 /// [`apply`], for a caller that has already read the message and, for an event, knows when its
 /// first receipt arrived.
 pub(crate) fn apply_known(
     tx: &mut WriteTx<'_>,
-    message_id: i64,
+    message: MessageRow,
     input: &Input,
     settings: RuleSettings,
+    arrived: Option<Arrived>,
+) -> Result<Projection, StoreError> {
+    let MessageRow {
+        id, context, stored, ..
+    } = message;
+    apply_to(tx, id, stored, Some(&context), input, settings, arrived)
+}
+
+fn apply_to(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    stored: Option<Stored>,
     message: Option<&MessageContext>,
+    input: &Input,
+    settings: RuleSettings,
     arrived: Option<Arrived>,
 ) -> Result<Projection, StoreError> {
     let now = tx.now_ms();
-    let stored = stored(tx.conn(), message_id)?;
     let counted = stored.as_ref().map(|s| s.counted);
     let before = stored.map(|s| s.fold).unwrap_or_default();
     let mut after = before.clone();
