@@ -157,14 +157,23 @@ pub(crate) struct MessageRow {
     pub stored: Option<Stored>,
 }
 
-/// The statement of a [`MessageRow`], less the expression naming the message.
-const MESSAGE_ROW: &str = "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status,
-        (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
-         WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
-        (SELECT k.id FROM api_key k WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
-        p.fold_json, p.state, p.rule, p.flag_no_receipt
-    FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
-    WHERE m.id = ";
+/// The statement of a [`MessageRow`], followed by the expression naming the message (a literal,
+/// so that the statement is one constant string).
+macro_rules! message_row {
+    ($which:literal) => {
+        concat!(
+            "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status,
+                (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
+                 WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
+                (SELECT k.id FROM api_key k
+                 WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
+                p.fold_json, p.state, p.rule, p.flag_no_receipt
+             FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
+             WHERE m.id = ",
+            $which
+        )
+    };
+}
 
 impl MessageRow {
     fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRow, Option<StoredColumns>)> {
@@ -205,7 +214,7 @@ impl MessageRow {
 /// A message by id, as a change of its projection needs it.
 pub(crate) fn read_message(conn: &Connection, message_id: i64) -> Result<Option<MessageRow>, StoreError> {
     let read = conn
-        .prepare_cached(&format!("{MESSAGE_ROW}?1"))?
+        .prepare_cached(message_row!("?1"))?
         .query_row([message_id], MessageRow::read)
         .optional()?;
     MessageRow::parsed(read)
@@ -220,9 +229,9 @@ pub(crate) fn read_message_by_provider_id(
     key: &str,
 ) -> Result<Option<MessageRow>, StoreError> {
     let read = conn
-        .prepare_cached(&format!(
-            "{MESSAGE_ROW}(SELECT CASE WHEN min(message_id) = max(message_id) THEN min(message_id) END
-                FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2)"
+        .prepare_cached(message_row!(
+            "(SELECT CASE WHEN min(message_id) = max(message_id) THEN min(message_id) END
+              FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2)"
         ))?
         .query_row(params![connection, key], MessageRow::read)
         .optional()?;
