@@ -2,14 +2,33 @@
 
 /// The process's peak resident memory, in MiB (Linux; NaN elsewhere).
 pub fn peak_rss_mib() -> f64 {
+    status_mib("VmHWM:")
+}
+
+/// A `kB` line of /proc/self/status, in MiB (NaN when absent).
+fn status_mib(field: &str) -> f64 {
     let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
     status
         .lines()
-        .find(|l| l.starts_with("VmHWM:"))
+        .find(|l| l.starts_with(field))
         .and_then(|l| l.split_whitespace().nth(1))
         .and_then(|kb| kb.parse::<f64>().ok())
         .map_or(f64::NAN, |kb| kb / 1024.0)
 }
+
+#[allow(dead_code)]
+/// User + system clock ticks in a /proc `stat` file's text (0 when unreadable).
+fn stat_ticks(stat: &str) -> u64 {
+    // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    num(11) + num(12)
+}
+
+#[allow(dead_code)]
+/// USER_HZ on Linux.
+const TICKS_PER_SEC: f64 = 100.0;
 
 #[allow(dead_code)] // not every benchmark reports it
 /// CPU time (user + system, in seconds) used so far by this process's threads named `name`
@@ -18,31 +37,21 @@ pub fn thread_cpu_secs(name: &str) -> f64 {
     let Ok(tasks) = std::fs::read_dir("/proc/self/task") else {
         return f64::NAN;
     };
-    let ticks_per_sec = 100.0; // USER_HZ on Linux
     let mut ticks = 0u64;
     for task in tasks.flatten() {
         let comm = std::fs::read_to_string(task.path().join("comm")).unwrap_or_default();
         if comm.trim_end() != name {
             continue;
         }
-        let stat = std::fs::read_to_string(task.path().join("stat")).unwrap_or_default();
-        // Fields after the parenthesised command: state is field 3, utime 14, stime 15.
-        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        let fields: Vec<&str> = after.split_whitespace().collect();
-        let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-        ticks += num(11) + num(12);
+        ticks += stat_ticks(&std::fs::read_to_string(task.path().join("stat")).unwrap_or_default());
     }
-    ticks as f64 / ticks_per_sec
+    ticks as f64 / TICKS_PER_SEC
 }
 
 #[allow(dead_code)]
 /// CPU time (user + system, in seconds) used so far by the whole process.
 pub fn process_cpu_secs() -> f64 {
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let num = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-    (num(11) + num(12)) as f64 / 100.0
+    stat_ticks(&std::fs::read_to_string("/proc/self/stat").unwrap_or_default()) as f64 / TICKS_PER_SEC
 }
 
 #[allow(dead_code)]
@@ -50,13 +59,7 @@ pub fn process_cpu_secs() -> f64 {
 /// VmHWM it leaves out the pages of files mapped into memory (the database, which SQLite maps),
 /// which the kernel can drop at any time.
 pub fn anon_rss_mib() -> f64 {
-    let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
-    status
-        .lines()
-        .find(|l| l.starts_with("RssAnon:"))
-        .and_then(|l| l.split_whitespace().nth(1))
-        .and_then(|kb| kb.parse::<f64>().ok())
-        .map_or(f64::NAN, |kb| kb / 1024.0)
+    status_mib("RssAnon:")
 }
 
 #[allow(dead_code)]

@@ -48,11 +48,11 @@ pub fn load(conn: &Connection, message_id: i64) -> Result<Projection, StoreError
 
 /// A message's projection row, if it has one.
 pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, StoreError> {
-    let row: Option<StoredColumns> = conn
+    let row = conn
         .prepare_cached("SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1")?
         .query_row([message_id], |r| stored_columns(r, 0))
         .optional()?;
-    row.map(|c| c.parse(message_id)).transpose()
+    row.flatten().map(|c| c.parse(message_id)).transpose()
 }
 
 /// A projection row's columns as read, before its fold is parsed.
@@ -63,14 +63,18 @@ struct StoredColumns {
     no_receipt: bool,
 }
 
-/// Reads `fold_json, state, rule, flag_no_receipt` from column `at` on.
-fn stored_columns(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<StoredColumns> {
-    Ok(StoredColumns {
-        fold_json: r.get(at)?,
+/// Reads `fold_json, state, rule, flag_no_receipt` from column `at` on; None when there is no
+/// projection row (a NULL fold, from a LEFT JOIN).
+fn stored_columns(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<StoredColumns>> {
+    let Some(fold_json) = r.get(at)? else {
+        return Ok(None);
+    };
+    Ok(Some(StoredColumns {
+        fold_json,
         state: r.get(at + 1)?,
         rule: r.get(at + 2)?,
         no_receipt: r.get(at + 3)?,
-    })
+    }))
 }
 
 impl StoredColumns {
@@ -179,10 +183,7 @@ impl MessageRow {
     fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRow, Option<StoredColumns>)> {
         let created_at = r.get(4)?;
         let status: Option<String> = r.get(5)?;
-        let stored = match r.get::<_, Option<String>>(8)? {
-            Some(_) => Some(stored_columns(r, 8)?),
-            None => None,
-        };
+        let stored = stored_columns(r, 8)?;
         let row = MessageRow {
             id: r.get(0)?,
             facts: MessageFacts {

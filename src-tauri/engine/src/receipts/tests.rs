@@ -153,6 +153,21 @@ impl World {
             .write_blocking(move |tx| exceptions::resolve(tx, &r, &policy))
     }
 
+    /// Changes a stored fold behind the engine's back (delivered becomes expired), as a damaged
+    /// database would, for `rebuild` to find.
+    fn tamper_with_projection(&self, message: i64) {
+        self.store
+            .writer()
+            .write_blocking(move |tx| {
+                tx.conn().execute(
+                    "UPDATE projection SET fold_json = replace(fold_json, 'delivered', 'expired') WHERE message_id = ?1",
+                    [message],
+                )?;
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+    }
+
     fn rebuild_differences(&self) -> Vec<i64> {
         rebuild::run(&self.store, &self.policy, false, |_, _| {})
             .unwrap()
@@ -846,16 +861,7 @@ fn a_rebuild_reproduces_every_stored_projection_and_notices_a_tampered_one() {
         "a rebuild must reproduce the stored projections exactly"
     );
 
-    w.store
-        .writer()
-        .write_blocking(move |tx| {
-            tx.conn().execute(
-                "UPDATE projection SET fold_json = replace(fold_json, 'delivered', 'expired') WHERE message_id = ?1",
-                [a],
-            )?;
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    w.tamper_with_projection(a);
     assert_eq!(w.rebuild_differences(), vec![a]);
     let mut seen = Vec::new();
     let fixed = rebuild::run(&w.store, &w.policy, true, |done, total| seen.push((done, total))).unwrap();
@@ -945,16 +951,7 @@ fn the_dashboard_totals_kept_while_receipts_are_applied_agree_with_a_recount_of_
     assert_eq!(flagged, 2);
     w.dlr("T6", "DELIVRD");
     // A tampered projection that a rebuild puts right.
-    w.store
-        .writer()
-        .write_blocking(move |tx| {
-            tx.conn().execute(
-                "UPDATE projection SET fold_json = replace(fold_json, 'delivered', 'expired') WHERE message_id = ?1",
-                [delivered],
-            )?;
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    w.tamper_with_projection(delivered);
     let fixed = rebuild::run(&w.store, &w.policy, true, |_, _| {}).unwrap();
     assert_eq!(fixed.differing, vec![delivered]);
 
