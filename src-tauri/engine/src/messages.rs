@@ -192,11 +192,32 @@ pub fn record_accepted(
         )?;
     tx.conn()
         .prepare_cached(
+            // The last accepted submit is the accepted attempt with the highest id (segments may
+            // be answered out of order); its time is this answer's (`responded_at` above).
             "UPDATE queue SET status = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
-                 updated_at = ?3 WHERE message_id = ?1",
+                 updated_at = ?3,
+                 accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
+                 accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
+             WHERE message_id = ?1",
         )?
-        .execute(params![message_id, QueueStatus::Accepted, now])?;
+        .execute(params![message_id, QueueStatus::Accepted, now, attempt_id])?;
     tx.changed(Entity::Attempt, attempt_id);
     tx.changed(Entity::Queue, message_id);
     correlate::on_provider_id(tx, &connection, provider_message_id, message_id, policy)
+}
+
+/// The messages whose queue row does not name their last accepted submit (the accepted attempt
+/// with the highest id) and its time as the attempts themselves say: what must stay empty.
+#[cfg(test)]
+pub(crate) fn accepted_submits_disagreeing(conn: &rusqlite::Connection) -> rusqlite::Result<Vec<i64>> {
+    conn.prepare(
+        "SELECT q.message_id FROM queue q
+         LEFT JOIN attempt a
+             ON a.id = (SELECT max(id) FROM attempt WHERE message_id = q.message_id AND outcome = 'accepted')
+         WHERE q.accepted_attempt_id IS NOT a.id
+            OR q.accepted_at IS NOT coalesce(a.responded_at, a.sent_at, a.created_at)
+         ORDER BY q.message_id",
+    )?
+    .query_map([], |r| r.get(0))?
+    .collect()
 }

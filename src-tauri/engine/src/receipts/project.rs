@@ -166,9 +166,7 @@ pub(crate) struct MessageRow {
 macro_rules! message_row {
     ($which:literal) => {
         concat!(
-            "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status,
-                (SELECT coalesce(a.responded_at, a.sent_at, a.created_at) FROM attempt a
-                 WHERE a.id = (SELECT max(id) FROM attempt WHERE message_id = m.id AND outcome = 'accepted')),
+            "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status, q.accepted_at,
                 (SELECT k.id FROM api_key k
                  WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
                 p.fold_json, p.state, p.rule, p.flag_no_receipt

@@ -1136,3 +1136,96 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
     assert_eq!(w.report(poisoned).reported_state, DeliveryState::Delivered);
     assert_eq!(w.rebuild_differences(), Vec::<i64>::new());
 }
+
+#[test]
+fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_answered_out_of_order() {
+    let w = world();
+    let m = w.message("+33612345678", "A long text in two parts");
+    let segments = w
+        .store
+        .writer()
+        .write_blocking(move |tx| {
+            let one = messages::begin_attempt(tx, m, 1, Some("s1"))?;
+            let two = messages::begin_attempt(tx, m, 2, Some("s1"))?;
+            Ok::<_, StoreError>((one.id, two.id))
+        })
+        .unwrap();
+    let accept = |attempt: i64, provider_id: &'static str| {
+        let policy = w.policy.clone();
+        // Answers a millisecond apart at least, so that their times tell them apart.
+        std::thread::sleep(std::time::Duration::from_millis(3));
+        w.store
+            .writer()
+            .write_blocking(move |tx| messages::record_accepted(tx, attempt, 7, provider_id, &policy))
+            .unwrap();
+    };
+    let last = |w: &World| {
+        w.row(
+            "SELECT q.accepted_attempt_id, q.accepted_at, a.responded_at FROM queue q
+             JOIN attempt a ON a.id = q.accepted_attempt_id WHERE q.message_id = ?1",
+            m,
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?)),
+        )
+    };
+    // The second segment is answered first, then the first: the second stays the last submit.
+    accept(segments.1, "S2");
+    accept(segments.0, "S1");
+    let (attempt, at, responded) = last(&w);
+    assert_eq!(
+        attempt, segments.1,
+        "the last accepted submit is the one with the highest id"
+    );
+    assert_eq!(at, responded, "its time is its own answer's, not the later answer's");
+    let first_answer = w.row("SELECT responded_at FROM attempt WHERE id = ?1", segments.0, |r| {
+        r.get::<_, i64>(0)
+    });
+    assert!(
+        first_answer > at,
+        "the segments must have been answered at different times"
+    );
+
+    // A retry of the first segment, accepted later, has a higher id again and takes over.
+    let retry = w
+        .store
+        .writer()
+        .write_blocking(move |tx| Ok::<_, StoreError>(messages::begin_attempt(tx, m, 1, Some("s1"))?.id))
+        .unwrap();
+    accept(retry, "S3");
+    assert_eq!(last(&w).0, retry);
+    let disagreeing = w
+        .store
+        .reader()
+        .read_blocking(|c| Ok::<_, StoreError>(messages::accepted_submits_disagreeing(c)?))
+        .unwrap();
+    assert_eq!(disagreeing, Vec::<i64>::new());
+
+    // The receipt latency counted for the first final is measured from that submit (50 ms here,
+    // in the 1 ms bins below 100 ms), as a recount from the attempts measures it.
+    let retry_at = last(&w).1;
+    w.ingest
+        .smpp_blocking(SmppReceived {
+            connection: CONN.into(),
+            esm_class: Some(0x04),
+            short_message: appendix_b("S3", "DELIVRD", "9911291201").into_bytes(),
+            received_at: retry_at + 50,
+            ..SmppReceived::default()
+        })
+        .unwrap();
+    let (kept, recounted) = w
+        .store
+        .writer()
+        .write_blocking(|tx| Ok::<_, StoreError>((totals::stored(tx.conn()), totals::recomputed(tx.conn()))))
+        .unwrap();
+    let latency = |lines: &[String]| {
+        lines
+            .iter()
+            .filter(|l| l.starts_with("latency"))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(latency(&kept), latency(&recounted));
+    assert!(
+        latency(&kept).iter().any(|l| l.contains(" Integer(50) ")),
+        "the latency must be counted from the retry's answer: {kept:#?}"
+    );
+}

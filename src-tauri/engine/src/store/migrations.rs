@@ -54,6 +54,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "state_webhooks",
         sql: include_str!("migrations/0007_state_webhooks.sql"),
     },
+    Migration {
+        version: 8,
+        name: "accepted_submit",
+        sql: include_str!("migrations/0008_accepted_submit.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -733,6 +733,60 @@ fn a_version_3_database_migrates_with_every_row_intact() {
 }
 
 #[test]
+fn version_8_puts_each_message_s_last_accepted_submit_on_its_queue_row() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    {
+        let mut c = Connection::open(&path).unwrap();
+        pragmas::apply(&c, Role::Writer).unwrap();
+        migrations::migrate_to(&mut c, 7).unwrap();
+        // 1: two segments, the second answered before the first, then a failed retry; 2: accepted
+        // with no response time recorded; 3: never accepted.
+        c.execute_batch(
+            "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                 kind, priority, registered_delivery, connection)
+             VALUES (1, 10, 'api', '+33600000001', '+33600000001', 'one', 'gsm7', 2, 'bulk', 3, 1, 'sandbox'),
+                    (2, 10, 'api', '+33600000002', '+33600000002', 'two', 'gsm7', 1, 'bulk', 3, 1, 'sandbox'),
+                    (3, 10, 'api', '+33600000003', '+33600000003', 'three', 'gsm7', 1, 'bulk', 3, 1, 'sandbox');
+             INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
+             VALUES (1, 'accepted', 35, 0, 12), (2, 'accepted', 35, 0, 12), (3, 'failed', 35, 0, 12);
+             INSERT INTO attempt (id, message_id, attempt_no, segment_no, connection, created_at, sent_at, responded_at,
+                 provider_message_id, provider_id_norm, outcome)
+             VALUES (1, 1, 1, 1, 'sandbox', 11, 12, 40, 'A1', 'a1', 'accepted'),
+                    (2, 1, 1, 2, 'sandbox', 11, 12, 30, 'A2', 'a2', 'accepted'),
+                    (3, 1, 2, 1, 'sandbox', 50, 51, 52, NULL, NULL, 'temporary'),
+                    (4, 2, 1, 1, 'sandbox', 11, 13, NULL, 'B1', 'b1', 'accepted'),
+                    (5, 3, 1, 1, 'sandbox', 11, 12, 14, NULL, NULL, 'permanent');",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    assert!(store.migration().applied.contains(&8));
+    let (rows, disagreeing, indexed) = store
+        .reader()
+        .read_blocking(|c| {
+            let rows = c
+                .prepare("SELECT message_id, accepted_attempt_id, accepted_at FROM queue ORDER BY message_id")?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<Vec<(i64, Option<i64>, Option<i64>)>, _>>()?;
+            let disagreeing = crate::messages::accepted_submits_disagreeing(c)?;
+            let indexed = c
+                .prepare("SELECT name FROM pragma_index_info('attempt_provider_id') ORDER BY seqno")?
+                .query_map([], |r| r.get(0))?
+                .collect::<Result<Vec<String>, _>>()?;
+            Ok::<_, StoreError>((rows, disagreeing, indexed))
+        })
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![(1, Some(2), Some(30)), (2, Some(4), Some(13)), (3, None, None)],
+        "the accepted attempt with the highest id, and its answer's time (else when it was sent)"
+    );
+    assert_eq!(disagreeing, Vec::<i64>::new());
+    assert_eq!(indexed, ["connection", "provider_id_norm", "message_id"]);
+}
+
+#[test]
 fn running_totals_follow_what_commits_and_forget_what_is_rolled_back() {
     let (_dir, store) = temp_store();
     let w = store.writer();

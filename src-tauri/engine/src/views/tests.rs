@@ -1594,7 +1594,16 @@ mod charts {
                 params![m, no, at, responded, format!("P{m}"), outcome],
             )
             .unwrap();
-            c.last_insert_rowid()
+            let id = c.last_insert_rowid();
+            if outcome == "accepted" {
+                // As `messages::record_accepted` keeps the last accepted submit on the queue row.
+                c.execute(
+                    "UPDATE queue SET accepted_attempt_id = ?2, accepted_at = coalesce(?3, ?4) WHERE message_id = ?1",
+                    params![m, id, responded, at],
+                )
+                .unwrap();
+            }
+            id
         }
 
         /// A report received at `at`; a new logical event for `m` unless `repeat_of` names one.
