@@ -151,6 +151,33 @@ fn mismatch_and_id_disagreement_are_flags_only() {
     assert!(p.mismatch && p.id_disagree);
 }
 
+#[test]
+fn a_stored_fold_leaves_out_what_is_empty_or_false_and_reads_back_the_same() {
+    let delivered = given(&[ev(7, S::Delivered)]);
+    let stored = serde_json::to_string(&delivered).unwrap();
+    assert_eq!(stored, r#"{"state":"delivered","rule":"first_final","supporting":[7]}"#);
+    assert_eq!(serde_json::from_str::<Projection>(&stored).unwrap(), delivered);
+    // A row written in full, as before, reads the same.
+    let full = r#"{"state":"delivered","rule":"first_final","supporting":[7],"conflicting":[],"decided_by":null,
+        "late":false,"conflict":false,"no_receipt":false,"mismatch":false,"id_disagree":false}"#;
+    assert_eq!(serde_json::from_str::<Projection>(full).unwrap(), delivered);
+    // Every field set survives the trip.
+    let everything = Projection {
+        state: S::Rejected,
+        rule: Rule::OperatorDecision,
+        supporting: vec![1, 2],
+        conflicting: vec![3],
+        decided_by: Some(4),
+        late: true,
+        conflict: true,
+        no_receipt: true,
+        mismatch: true,
+        id_disagree: true,
+    };
+    let stored = serde_json::to_string(&everything).unwrap();
+    assert_eq!(serde_json::from_str::<Projection>(&stored).unwrap(), everything);
+}
+
 fn any_state() -> impl Strategy<Value = S> {
     prop::sample::select(S::ALL.iter().copied().filter(|s| *s != S::Pending).collect::<Vec<_>>())
 }
