@@ -703,10 +703,10 @@ impl From<SettingsError> for ServiceError {
 impl crate::smpp::session::InboundHandler for Service {
     fn deliver(
         &self,
-        report: crate::receipts::ingest::SmppReceived,
-    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + '_>> {
+        reports: Vec<crate::receipts::ingest::SmppReceived>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = Vec<bool>> + Send + '_>> {
         let ingestor = self.ingestor();
-        Box::pin(async move { crate::smpp::session::InboundHandler::deliver(&ingestor, report).await })
+        Box::pin(async move { crate::smpp::session::InboundHandler::deliver(&ingestor, reports).await })
     }
 }
 

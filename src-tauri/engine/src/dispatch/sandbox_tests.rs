@@ -36,6 +36,11 @@ fn fast_retries() -> [RetryPolicy; 3] {
 }
 
 async fn world() -> World {
+    world_at(500.0, 10).await
+}
+
+/// A world whose session sends at most `tps` submits a second with `window` awaiting answers.
+async fn world_at(tps: f64, window: usize) -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let sandbox = Sandbox::start(SandboxConfig {
@@ -49,7 +54,8 @@ async fn world() -> World {
             response_timeout: Duration::from_millis(300),
             reconnect_min: Duration::from_millis(20),
             reconnect_max: Duration::from_millis(100),
-            tps: 500.0,
+            tps,
+            window,
             ..SessionConfig::new("sandbox", "127.0.0.1", sandbox.addr().port())
         },
         Arc::new(Ingestor::new(store.writer().clone(), ReceiptPolicy::default())),
@@ -366,6 +372,106 @@ async fn a_link_cut_mid_stream_loses_nothing_sends_nothing_twice_and_spends_noth
     assert!(
         accepted >= 295,
         "the backlog drained after the link came back: {accepted} accepted"
+    );
+    w.stop().await;
+}
+
+/// The SMSC sends two incompatible finals back to back for each of 5,000 messages (10,000
+/// receipts), one order for half of them and the other order for the rest. Each message's state
+/// is the final that arrived first on the wire, and the receipt log keeps the wire order.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn receipts_of_a_session_are_stored_and_applied_in_the_order_they_arrived() {
+    const MESSAGES: usize = 5_000;
+    let w = world_at(100_000.0, 100).await;
+    let batch: Vec<NewMessage> = (0..MESSAGES)
+        .map(|i| {
+            NewMessage::text(
+                IntakeChannel::Api,
+                &format!("+336{i:06}19"),
+                &format!("order {i}"),
+                MessageKind::Transactional,
+                "sandbox",
+            )
+        })
+        .collect();
+    w.store
+        .writer()
+        .write(move |tx| batch.iter().try_for_each(|m| messages::insert(tx, m).map(|_| ())))
+        .await
+        .unwrap();
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+    let count = |sql: &'static str| {
+        let store = w.store.clone();
+        async move {
+            store
+                .reader()
+                .read(move |c| Ok::<i64, StoreError>(c.query_row(sql, [], |r| r.get(0))?))
+                .await
+                .unwrap()
+        }
+    };
+    while count("SELECT count(*) FROM receipt_outcome").await < 2 * MESSAGES as i64 {
+        assert!(tokio::time::Instant::now() < deadline, "the receipts never all arrived");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    // Within a session, the log's order, the recorded arrival positions and the SMSC's own
+    // sequence numbers (it numbers its deliver_sm in the order it writes them) all agree.
+    let out_of_order = count(
+        "SELECT count(*) FROM receipt a JOIN receipt b ON b.session_id = a.session_id AND b.id > a.id
+         WHERE b.arrival_no < a.arrival_no OR b.sequence_number < a.sequence_number",
+    )
+    .await;
+    assert_eq!(
+        out_of_order, 0,
+        "receipts of one session are stored in the order they arrived"
+    );
+    assert_eq!(
+        count("SELECT count(*) FROM receipt WHERE arrival_no IS NULL").await,
+        0,
+        "every report read off a session records its arrival position"
+    );
+
+    // Each message: the state is the first final on the wire; the second is kept as a conflict.
+    let rows: Vec<(i64, String, String, bool)> = w
+        .store
+        .reader()
+        .read(|c| {
+            Ok::<_, StoreError>(
+                c.prepare(
+                    "SELECT p.message_id, p.state,
+                        (SELECT r.stat FROM receipt r JOIN receipt_outcome o ON o.receipt_id = r.id
+                         JOIN logical_event e ON e.id = o.logical_event_id
+                         WHERE e.message_id = p.message_id ORDER BY r.session_id, r.sequence_number LIMIT 1),
+                        p.flag_conflict
+                     FROM projection p",
+                )?
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                .collect::<Result<_, _>>()?,
+            )
+        })
+        .await
+        .unwrap();
+    assert_eq!(rows.len(), MESSAGES);
+    let state = |stat: &str| match stat {
+        "DELIVRD" => "delivered",
+        _ => "undeliverable",
+    };
+    let wrong: Vec<_> = rows.iter().filter(|(_, s, first, _)| s != state(first)).collect();
+    assert!(
+        wrong.is_empty(),
+        "{} of {MESSAGES} messages do not show the final that arrived first, e.g. {:?}",
+        wrong.len(),
+        &wrong[..wrong.len().min(5)]
+    );
+    assert!(
+        rows.iter().all(|r| r.3),
+        "the final that arrived second is kept as a conflict"
+    );
+    let firsts_delivered = rows.iter().filter(|r| r.2 == "DELIVRD").count();
+    assert!(
+        firsts_delivered > MESSAGES / 4 && firsts_delivered < 3 * MESSAGES / 4,
+        "both orders occur ({firsts_delivered} of {MESSAGES} delivered first)"
     );
     w.stop().await;
 }

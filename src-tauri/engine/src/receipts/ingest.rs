@@ -38,6 +38,8 @@ pub struct SmppReceived {
     pub connection: String,
     pub session_id: Option<String>,
     pub sequence_number: Option<u32>,
+    /// Its position among the reports read on its session (from 1): the order they arrived in.
+    pub arrival_no: Option<u64>,
     pub data_sm: bool,
     pub esm_class: Option<u8>,
     pub data_coding: Option<u8>,
@@ -137,6 +139,18 @@ impl Ingestor {
         one(self.ingest(vec![smpp_row(&r)]).await?)
     }
 
+    /// Stores and applies SMPP reports in the order given (the order they arrived on their
+    /// session): each is applied after the ones before it, whatever else the writer does
+    /// meanwhile. Returns, for each, once it is committed.
+    pub async fn smpp_in_order(&self, reports: Vec<SmppReceived>) -> Vec<Result<Ingested, StoreError>> {
+        let rows = reports.iter().map(|r| vec![smpp_row(r)]).collect();
+        self.ingest_all(rows)
+            .await
+            .into_iter()
+            .map(|r| r.and_then(one))
+            .collect()
+    }
+
     /// Like [`Ingestor::smpp`], for synchronous callers.
     pub fn smpp_blocking(&self, r: SmppReceived) -> Result<Ingested, StoreError> {
         one(self.ingest_blocking(vec![smpp_row(&r)])?)
@@ -153,19 +167,42 @@ impl Ingestor {
     }
 
     async fn ingest(&self, rows: Vec<NewReceipt>) -> Result<Vec<Ingested>, StoreError> {
-        let (reply, answer) = oneshot::channel();
-        // Room in the writer's queue first: from here on nothing awaits, so a cancelled caller
-        // cannot leave its report waiting with no operation to take it.
-        let slot = self.writer.reserve().await?;
-        if let Some(mut drain) = self.enqueue(Report { rows, reply }) {
+        self.ingest_all(vec![rows])
+            .await
+            .pop()
+            .unwrap_or(Err(StoreError::Aborted))
+    }
+
+    /// Hands every report to the writer in the order given, then waits for each one's answer.
+    async fn ingest_all(&self, reports: Vec<Vec<NewReceipt>>) -> Vec<Result<Vec<Ingested>, StoreError>> {
+        // Room in the writer's queue first: from here on nothing awaits until every report is
+        // waiting, so a cancelled caller cannot leave its reports waiting with no operation to take
+        // them, and no other report can come between them.
+        let Ok(slot) = self.writer.reserve().await else {
+            return reports.iter().map(|_| Err(StoreError::Closed)).collect();
+        };
+        let mut answers = Vec::with_capacity(reports.len());
+        let reports = reports
+            .into_iter()
+            .map(|rows| {
+                let (reply, answer) = oneshot::channel();
+                answers.push(answer);
+                Report { rows, reply }
+            })
+            .collect();
+        if let Some(mut drain) = self.enqueue(reports) {
             slot.submit(move |tx, guard| drain.run(tx, guard), answer_all);
         }
-        answer.await.map_err(|_| StoreError::Aborted)?
+        let mut results = Vec::with_capacity(answers.len());
+        for answer in answers {
+            results.push(answer.await.unwrap_or(Err(StoreError::Aborted)));
+        }
+        results
     }
 
     fn ingest_blocking(&self, rows: Vec<NewReceipt>) -> Result<Vec<Ingested>, StoreError> {
         let (reply, answer) = oneshot::channel();
-        if let Some(mut drain) = self.enqueue(Report { rows, reply }) {
+        if let Some(mut drain) = self.enqueue(vec![Report { rows, reply }]) {
             // If the writer is gone, the operation is dropped unrun and answers every waiting
             // report (this one included) that the store is closed.
             let _ = self
@@ -175,10 +212,11 @@ impl Ingestor {
         answer.blocking_recv().map_err(|_| StoreError::Aborted)?
     }
 
-    /// Adds a report to those waiting; returns the operation to queue when none is queued yet.
-    fn enqueue(&self, report: Report) -> Option<Drain> {
+    /// Adds reports to those waiting, in order; returns the operation to queue when none is queued
+    /// yet.
+    fn enqueue(&self, reports: Vec<Report>) -> Option<Drain> {
         let mut w = lock(&self.waiting);
-        w.reports.push(report);
+        w.reports.extend(reports);
         (!std::mem::replace(&mut w.scheduled, true)).then(|| Drain {
             waiting: self.waiting.clone(),
             policy: self.policy.clone(),
@@ -367,6 +405,7 @@ fn smpp_row(r: &SmppReceived) -> NewReceipt {
         connection: r.connection.clone(),
         session_id: r.session_id.clone(),
         sequence_number: r.sequence_number,
+        arrival_no: r.arrival_no,
         source_addr: r.source_addr.clone(),
         destination_addr: r.destination_addr.clone(),
         pdu: r.pdu.clone(),

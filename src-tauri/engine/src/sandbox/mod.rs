@@ -108,10 +108,17 @@ impl Shared {
     }
 
     fn schedule(self: &Arc<Self>, delay: Duration, command: Command) {
+        self.schedule_all(delay, vec![command]);
+    }
+
+    /// Sends the commands one right after the other, in this order, after `delay`.
+    fn schedule_all(self: &Arc<Self>, delay: Duration, commands: Vec<Command>) {
         let shared = self.clone();
         tokio::spawn(async move {
             tokio::time::sleep(delay).await;
-            shared.deliver(command);
+            for command in commands {
+                shared.deliver(command);
+            }
         });
     }
 }

@@ -38,6 +38,9 @@ pub enum Scenario {
     DropAfterResponse,
     /// The submit_sm_resp gives the id in hex, the receipt in decimal.
     HexResponseDecimalReceipt,
+    /// Two incompatible finals one right after the other on the wire: DELIVRD then UNDELIV for an
+    /// even message id, UNDELIV then DELIVRD for an odd one. The first to arrive is the state.
+    FinalsBackToBack,
 }
 
 const TABLE: &[(&str, Scenario)] = &[
@@ -60,6 +63,7 @@ const TABLE: &[(&str, Scenario)] = &[
     ("16", Scenario::DropBeforeResponse),
     ("17", Scenario::DropAfterResponse),
     ("18", Scenario::HexResponseDecimalReceipt),
+    ("19", Scenario::FinalsBackToBack),
 ];
 
 impl Scenario {

@@ -227,6 +227,16 @@ async fn submit_sm(
                 receipt::raw_deliver_sm(&destination, &sender, 0x04, b"\x01\x02 garbage %%%".to_vec(), vec![], 0);
             shared.schedule(later(1), garbage);
         }
+        Scenario::FinalsBackToBack => {
+            let delivered = make("DELIVRD", "000", &receipt_id, submitted + 60_000);
+            let undeliverable = make("UNDELIV", "001", &receipt_id, submitted + 60_000);
+            let both = if n.is_multiple_of(2) {
+                vec![delivered, undeliverable]
+            } else {
+                vec![undeliverable, delivered]
+            };
+            shared.schedule_all(later(1), both);
+        }
         Scenario::ReceiptBeforeResponse => {}
         Scenario::DropAfterResponse => {
             shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));

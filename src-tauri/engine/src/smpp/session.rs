@@ -112,22 +112,29 @@ pub enum LinkState {
     Stopped,
 }
 
-/// Where inbound reports go. `deliver` returns true once the report is durably stored; only then
-/// is it acknowledged to the SMSC (false answers ESME_RX_T_APPN so the SMSC sends it again).
+/// Where inbound reports go. The session hands them over in the order their PDUs arrived, a batch
+/// at a time, and hands over the next batch only once this one is answered: reports of one
+/// session are stored in arrival order. `deliver` answers, for each report of the batch, whether
+/// it is durably stored; only then is it acknowledged to the SMSC (false answers ESME_RX_T_APPN so
+/// the SMSC sends it again).
 pub trait InboundHandler: Send + Sync + 'static {
-    fn deliver(&self, report: SmppReceived) -> Pin<Box<dyn Future<Output = bool> + Send + '_>>;
+    fn deliver(&self, reports: Vec<SmppReceived>) -> Pin<Box<dyn Future<Output = Vec<bool>> + Send + '_>>;
 }
 
 impl InboundHandler for crate::receipts::ingest::Ingestor {
-    fn deliver(&self, report: SmppReceived) -> Pin<Box<dyn Future<Output = bool> + Send + '_>> {
+    fn deliver(&self, reports: Vec<SmppReceived>) -> Pin<Box<dyn Future<Output = Vec<bool>> + Send + '_>> {
         Box::pin(async move {
-            match self.smpp(report).await {
-                Ok(_) => true,
-                Err(e) => {
-                    tracing::error!(error = %e, "an inbound report could not be stored; not acknowledged");
-                    false
-                }
-            }
+            self.smpp_in_order(reports)
+                .await
+                .into_iter()
+                .map(|stored| match stored {
+                    Ok(_) => true,
+                    Err(e) => {
+                        tracing::error!(error = %e, "an inbound report could not be stored; not acknowledged");
+                        false
+                    }
+                })
+                .collect()
         })
     }
 }
@@ -558,14 +565,26 @@ async fn run_link(
     });
     tracing::info!(session_id, "SMPP link bound");
 
+    // Reports go to one task, in the order they arrived, so that they are stored in that order.
+    let (arrivals, arrived) = mpsc::unbounded_channel::<Arrival>();
+    let delivery = tokio::spawn(store_in_order(inbound.clone(), arrived, out.clone()));
+    let mut incoming = Incoming {
+        connection: &inner.config.connection,
+        session_id: &session_id,
+        link: &link,
+        pending: &pending,
+        arrivals: &arrivals,
+        arrived: 0,
+        awaiting_keepalive: None,
+    };
+
     let mut keepalive = tokio::time::interval(inner.config.enquire_link_every);
     keepalive.tick().await;
-    let mut awaiting_keepalive: Option<(u32, Instant)> = None;
     let end = loop {
         tokio::select! {
-            incoming = source.next() => match incoming {
+            next = source.next() => match next {
                 Some(Ok(command)) => {
-                    if let Some(end) = on_incoming(inner, inbound, &link, &pending, command, &mut awaiting_keepalive, &session_id) {
+                    if let Some(end) = incoming.on(command) {
                         break end;
                     }
                 }
@@ -578,14 +597,14 @@ async fn run_link(
                 }
             }
             _ = keepalive.tick() => {
-                if let Some((_, sent)) = awaiting_keepalive {
+                if let Some((_, sent)) = incoming.awaiting_keepalive {
                     if sent.elapsed() >= inner.config.response_timeout {
                         break LinkEnd::Lost("no answer to enquire_link".into());
                     }
                     continue;
                 }
                 let seq = link.next_seq();
-                awaiting_keepalive = Some((seq, Instant::now()));
+                incoming.awaiting_keepalive = Some((seq, Instant::now()));
                 let _ = out.send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLink));
             }
             _ = until_stopped(stopped) => {
@@ -599,62 +618,111 @@ async fn run_link(
     // Senders waiting for answers learn the link is gone (their outcome is unknown).
     inner.link.send_replace(None);
     pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
+    // Reports already read are stored before the next session starts, so nothing of this session
+    // is stored after what the next one brings. (Their acknowledgements no longer reach the SMSC,
+    // which sends them again: repeats, recorded as such.)
+    drop(arrivals);
+    if tokio::time::timeout(STORE_ARRIVED_FOR, delivery).await.is_err() {
+        tracing::warn!("reports of the lost session were still being stored when the next one started");
+    }
     end
 }
 
-fn on_incoming(
-    inner: &Arc<Inner>,
-    inbound: &Arc<dyn InboundHandler>,
-    link: &Link,
-    pending: &Pending,
-    command: Command,
-    awaiting_keepalive: &mut Option<(u32, Instant)>,
-    session_id: &str,
-) -> Option<LinkEnd> {
-    let seq = command.sequence_number();
-    match command.id() {
-        CommandId::EnquireLinkResp => {
-            if awaiting_keepalive.is_some_and(|(s, _)| s == seq) {
-                *awaiting_keepalive = None;
-            }
+/// How long the end of a session waits for the reports it read to be stored.
+const STORE_ARRIVED_FOR: Duration = Duration::from_secs(10);
+
+/// Reports stored in one writer operation at most.
+const ARRIVALS_PER_BATCH: usize = 1_024;
+
+/// A deliver_sm or data_sm as read off the link, waiting to be stored and acknowledged.
+struct Arrival {
+    report: SmppReceived,
+    sequence_number: u32,
+    data_sm: bool,
+}
+
+/// Stores reports in the order they arrived, a batch at a time, and acknowledges each once it is
+/// committed.
+async fn store_in_order(
+    inbound: Arc<dyn InboundHandler>,
+    mut arrived: mpsc::UnboundedReceiver<Arrival>,
+    out: mpsc::UnboundedSender<Command>,
+) {
+    let mut batch = Vec::new();
+    while arrived.recv_many(&mut batch, ARRIVALS_PER_BATCH).await > 0 {
+        let acks: Vec<(u32, bool)> = batch.iter().map(|a| (a.sequence_number, a.data_sm)).collect();
+        let reports = batch.drain(..).map(|a| a.report).collect();
+        let stored = inbound.deliver(reports).await;
+        for (i, (seq, data_sm)) in acks.into_iter().enumerate() {
+            let status = if stored.get(i).copied().unwrap_or(false) {
+                CommandStatus::EsmeRok
+            } else {
+                CommandStatus::EsmeRxTAppn
+            };
+            let pdu = if data_sm {
+                Pdu::DataSmResp(Default::default())
+            } else {
+                Pdu::DeliverSmResp(Default::default())
+            };
+            let _ = out.send(Command::new(status, seq, pdu));
         }
-        CommandId::EnquireLink => {
-            let _ = link
-                .out
-                .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLinkResp));
-        }
-        CommandId::Unbind => {
-            let _ = link
-                .out
-                .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::UnbindResp));
-            return Some(LinkEnd::Lost("the SMSC unbound".into()));
-        }
-        CommandId::DeliverSm | CommandId::DataSm => {
-            let report = received(&inner.config.connection, session_id, &command);
-            let (inbound, out, is_data) = (inbound.clone(), link.out.clone(), command.id() == CommandId::DataSm);
-            tokio::spawn(async move {
-                let stored = inbound.deliver(report).await;
-                let status = if stored {
-                    CommandStatus::EsmeRok
-                } else {
-                    CommandStatus::EsmeRxTAppn
-                };
-                let pdu = if is_data {
-                    Pdu::DataSmResp(Default::default())
-                } else {
-                    Pdu::DeliverSmResp(Default::default())
-                };
-                let _ = out.send(Command::new(status, seq, pdu));
-            });
-        }
-        _ => match pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq) {
-            Some(waiter) => {
-                let _ = waiter.send(command);
-            }
-            None => tracing::warn!(seq, id = ?command.id(), "an answer nobody waits for (late after a timeout?)"),
-        },
     }
-    None
+}
+
+/// What a bound link does with each PDU the SMSC sends.
+struct Incoming<'a> {
+    connection: &'a str,
+    session_id: &'a str,
+    link: &'a Link,
+    pending: &'a Pending,
+    arrivals: &'a mpsc::UnboundedSender<Arrival>,
+    /// Reports read on this session so far: the next one's arrival position.
+    arrived: u64,
+    awaiting_keepalive: Option<(u32, Instant)>,
+}
+
+impl Incoming<'_> {
+    fn on(&mut self, command: Command) -> Option<LinkEnd> {
+        let seq = command.sequence_number();
+        match command.id() {
+            CommandId::EnquireLinkResp => {
+                if self.awaiting_keepalive.is_some_and(|(s, _)| s == seq) {
+                    self.awaiting_keepalive = None;
+                }
+            }
+            CommandId::EnquireLink => {
+                let _ = self
+                    .link
+                    .out
+                    .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLinkResp));
+            }
+            CommandId::Unbind => {
+                let _ = self
+                    .link
+                    .out
+                    .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::UnbindResp));
+                return Some(LinkEnd::Lost("the SMSC unbound".into()));
+            }
+            CommandId::DeliverSm | CommandId::DataSm => {
+                self.arrived += 1;
+                let report = received(self.connection, self.session_id, self.arrived, &command);
+                let arrival = Arrival {
+                    report,
+                    sequence_number: seq,
+                    data_sm: command.id() == CommandId::DataSm,
+                };
+                // The task storing them ends only after this sender is dropped.
+                let _ = self.arrivals.send(arrival);
+            }
+            _ => match self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq) {
+                Some(waiter) => {
+                    let _ = waiter.send(command);
+                }
+                None => tracing::warn!(seq, id = ?command.id(), "an answer nobody waits for (late after a timeout?)"),
+            },
+        }
+        None
+    }
 }
 
 fn raw_tlv(tlv: &SmppTlv) -> Tlv {
@@ -670,11 +738,12 @@ fn raw_tlv(tlv: &SmppTlv) -> Tlv {
 }
 
 /// The report as the receipt log keeps it.
-fn received(connection: &str, session_id: &str, command: &Command) -> SmppReceived {
+fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Command) -> SmppReceived {
     let mut r = SmppReceived {
         connection: connection.into(),
         session_id: Some(session_id.into()),
         sequence_number: Some(command.sequence_number()),
+        arrival_no: Some(arrival_no),
         received_at: now_ms(),
         ..SmppReceived::default()
     };

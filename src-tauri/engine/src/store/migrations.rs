@@ -59,6 +59,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "accepted_submit",
         sql: include_str!("migrations/0008_accepted_submit.sql"),
     },
+    Migration {
+        version: 9,
+        name: "edges",
+        sql: include_str!("migrations/0009_edges.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -13,6 +13,8 @@ pub struct NewReceipt {
     pub connection: String,
     pub session_id: Option<String>,
     pub sequence_number: Option<u32>,
+    /// Its position among the reports read on its SMPP session (from 1).
+    pub arrival_no: Option<u64>,
     pub provider: Option<String>,
     pub source_addr: Option<String>,
     pub destination_addr: Option<String>,
@@ -65,9 +67,9 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                  raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
                  parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
                  submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
-                 source_addr, destination_addr, pdu, part, parts)
+                 source_addr, destination_addr, pdu, part, parts, arrival_no)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34)",
+                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
             )?
             .execute(params![
                 r.received_at,
@@ -104,6 +106,7 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.pdu,
                 r.part,
                 r.parts.max(1),
+                r.arrival_no.map(|n| n as i64),
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);
