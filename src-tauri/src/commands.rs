@@ -250,8 +250,7 @@ pub async fn test_connection(engine: State<'_, EngineState>, test: ConnectionTes
 
 #[cfg(test)]
 mod tests {
-    use smsdesk_engine::dispatch::queue::ActionError;
-    use smsdesk_engine::domain::QueueStatus;
+    use smsdesk_engine::dispatch::queue::{ActionError, DuplicateRisk};
     use smsdesk_engine::intake::FieldError;
 
     use super::*;
@@ -265,7 +264,7 @@ mod tests {
             "the window must see the same code as a browser would"
         );
         let e = refused(ServiceError::Action(ActionError::ConfirmationRequired(
-            QueueStatus::Accepted,
+            DuplicateRisk::Accepted,
         )));
         assert_eq!(
             e.code, "confirmation_required",

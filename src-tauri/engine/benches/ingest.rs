@@ -35,8 +35,13 @@ fn seed(store: &Store, n: usize) {
                         "bench",
                     );
                     let id = messages::insert(tx, &m)?;
-                    let attempt = messages::begin_attempt(tx, id, 1, Some("bench-1"))?;
-                    messages::record_accepted(tx, attempt.id, i as u32, &format!("P{i}"), &policy)?;
+                    let wire = messages::Wire {
+                        connection: "bench",
+                        session_id: "bench-1",
+                        sequence_number: i as u32,
+                    };
+                    let attempt = messages::begin_attempt(tx, id, 1, wire, 1)?;
+                    messages::record_accepted(tx, attempt.id, None, &format!("P{i}"), &policy)?;
                 }
                 Ok::<_, StoreError>(())
             })

@@ -182,6 +182,10 @@ text_enum! {
         OutcomeUnknown = "outcome_unknown",
         /// No final receipt by the configured deadline.
         NoReceipt = "no_receipt",
+        /// Some parts of a long message were accepted and another cannot be sent.
+        PartlySent = "partly_sent",
+        /// A receipt for a known message whose status word nothing can read.
+        StatusUnreadable = "status_unreadable",
     }
 }
 
@@ -210,6 +214,8 @@ text_enum! {
         Timeout = "timeout",
         /// The link dropped after the write: outcome unknown.
         LinkLost = "link_lost",
+        /// Never written (the link closed first, or the validity ended): not a try.
+        NotSent = "not_sent",
     }
 }
 
@@ -235,6 +241,18 @@ text_enum! {
         Mo = "mo",
         /// Nothing usable could be read; kept with its parse error.
         Unparseable = "unparseable",
+    }
+}
+
+text_enum! {
+    /// Where a receipt's message id was read: each place may write ids in a format of its own.
+    IdSource, "id source" {
+        /// The receipted_message_id TLV.
+        Tlv = "tlv",
+        /// The receipt text (`id:...`).
+        Text = "text",
+        /// An HTTP provider's message id field.
+        Http = "http",
     }
 }
 
@@ -289,6 +307,7 @@ mod tests {
         roundtrip(ReceiptKind::ALL);
         roundtrip(IntakeChannel::ALL);
         roundtrip(Correlation::ALL);
+        roundtrip(IdSource::ALL);
     }
 
     #[test]

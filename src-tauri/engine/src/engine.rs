@@ -15,9 +15,9 @@ use crate::http::{self, HttpServer, UiAssets};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
-use crate::receipts::deadline;
 use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
+use crate::receipts::{deadline, uncorrelated};
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::service::Service;
 use crate::settings::{Apply, Settings};
@@ -270,10 +270,13 @@ pub fn connection_name(config: &Config) -> String {
 
 /// The intake rules the configuration sets.
 pub fn intake_rules(config: &Config) -> IntakeRules {
+    let r = &config.receipts;
     IntakeRules {
         default_region: config.intake.default_region.0.clone(),
         connection: connection_name(config),
         max_segments: intake::MAX_SEGMENTS,
+        registered_delivery: [r.otp_request, r.transactional_request, r.bulk_request].map(|q| q.registered_delivery()),
+        otp_validity_ms: i64::from(config.retry.otp_max_age_minutes.0) * 60_000,
     }
 }
 
@@ -297,6 +300,8 @@ fn retry_policies(r: &RetrySettings) -> [RetryPolicy; 3] {
     ]
 }
 
+/// How often receipts waiting for their message are looked at.
+const UNCORRELATED_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often overdue receipt deadlines are looked for.
 const DEADLINE_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(60);
 /// How many receipts one recovery or sweep transaction takes.
@@ -437,7 +442,13 @@ impl Engine {
             Self::close_store(&store).await;
             return Err(e.into());
         }
-        let background = vec![tokio::spawn(sweep_deadlines(store.clone(), service.clone()))];
+        let background = vec![
+            tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
+            tokio::spawn({
+                let service = service.clone();
+                uncorrelated::keep_sweeping(store.clone(), move || service.policy(), UNCORRELATED_SWEEP_EVERY)
+            }),
+        ];
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
         Ok(Engine {
             store,

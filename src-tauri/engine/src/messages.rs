@@ -118,9 +118,10 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     let id = tx.conn().last_insert_rowid();
     tx.conn()
         .prepare_cached(
-            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at) VALUES (?1, 'queued', ?2, ?3, ?4)",
+            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at, expires_at)
+             VALUES (?1, 'queued', ?2, ?3, ?4, ?5)",
         )?
-        .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now])?;
+        .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now, m.valid_until])?;
     tx.changed(Entity::Message, id);
     Ok(id)
 }
@@ -132,78 +133,124 @@ pub struct AttemptRef {
     pub attempt_no: u32,
 }
 
-/// Records a submit try before its PDU is written (outcome pending).
+/// Where a try goes: the connection and session that write its PDU, and its sequence number.
+#[derive(Debug, Clone, Copy)]
+pub struct Wire<'a> {
+    pub connection: &'a str,
+    pub session_id: &'a str,
+    pub sequence_number: u32,
+}
+
+impl Wire<'static> {
+    /// The sandbox's first session, for tests that record tries by hand.
+    #[cfg(test)]
+    pub(crate) fn sandbox() -> Wire<'static> {
+        Wire {
+            connection: "sandbox",
+            session_id: "s1",
+            sequence_number: 7,
+        }
+    }
+}
+
+/// Records a submit try of one part before its PDU is written (outcome pending): the connection
+/// and session that will write it, its sequence number, and the receipt it asks for.
 pub fn begin_attempt(
     tx: &mut WriteTx<'_>,
     message_id: i64,
     segment_no: u32,
-    session_id: Option<&str>,
+    wire: Wire<'_>,
+    registered_delivery: u8,
 ) -> Result<AttemptRef, StoreError> {
     let now = tx.now_ms();
-    let (connection, attempt_no): (String, u32) = tx
+    let attempt_no: u32 = tx
         .conn()
         .prepare_cached(
-            "SELECT m.connection, coalesce((SELECT max(attempt_no) FROM attempt a WHERE a.message_id = m.id
-                 AND a.segment_no = ?2), 0) + 1
-             FROM message m WHERE m.id = ?1",
+            "SELECT coalesce(max(attempt_no), 0) + 1 FROM attempt WHERE message_id = ?1 AND segment_no = ?2",
         )?
-        .query_row(params![message_id, segment_no], |r| Ok((r.get(0)?, r.get(1)?)))?;
+        .query_row(params![message_id, segment_no], |r| r.get(0))?;
     tx.conn()
         .prepare_cached(
-            "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, created_at, outcome)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, sequence_number,
+                 created_at, outcome, registered_delivery)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
         )?
         .execute(params![
             message_id,
             attempt_no,
             segment_no,
-            connection,
-            session_id,
+            wire.connection,
+            wire.session_id,
+            wire.sequence_number,
             now,
-            AttemptOutcome::Pending
+            AttemptOutcome::Pending,
+            registered_delivery,
         ])?;
     let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Attempt, id);
     Ok(AttemptRef { id, attempt_no })
 }
 
-/// Records an accepted submit_sm_resp: the provider's id exactly as returned and its matching key,
-/// the message as accepted, and any receipt that arrived first and was waiting for this id.
-/// Returns how many waiting receipts were matched.
+/// What recording an accepted submit did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Accepted {
+    /// Every part of the message is now accepted (in its current round of sending).
+    pub whole: bool,
+    /// Receipts that arrived first and waited for this id, now matched.
+    pub matched: usize,
+}
+
+/// Records an accepted submit_sm_resp: when the PDU was written, the provider's id exactly as
+/// returned and its matching key (under the receipt rules in force), and any receipt that arrived
+/// first and was waiting for this id. The message is accepted once every part is; until then it
+/// stays leased to the dispatcher sending its other parts.
 pub fn record_accepted(
     tx: &mut WriteTx<'_>,
     attempt_id: i64,
-    sequence_number: u32,
+    written_at: Option<i64>,
     provider_message_id: &str,
     policy: &ReceiptPolicy,
-) -> Result<usize, StoreError> {
+) -> Result<Accepted, StoreError> {
     let now = tx.now_ms();
     let key = policy.response_key(provider_message_id);
     let (message_id, connection): (i64, String) = tx
         .conn()
         .prepare_cached(
-            "UPDATE attempt SET outcome = 'accepted', command_status = 0, sequence_number = ?2, responded_at = ?3,
-                 sent_at = coalesce(sent_at, ?3), provider_message_id = ?4, provider_id_norm = ?5
+            "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
+                 sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
              WHERE id = ?1 RETURNING message_id, connection",
         )?
-        .query_row(
-            params![attempt_id, sequence_number, now, provider_message_id, key],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+        .query_row(params![attempt_id, now, provider_message_id, key, written_at], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })?;
+    let whole: bool = tx
+        .conn()
+        .prepare_cached(
+            "SELECT (SELECT count(DISTINCT a.segment_no) FROM attempt a
+                     WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
+                    >= m.segments
+             FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| r.get(0))?;
     tx.conn()
         .prepare_cached(
             // The last accepted submit is the accepted attempt with the highest id (segments may
             // be answered out of order); its time is this answer's (`responded_at` above).
-            "UPDATE queue SET status = ?2, attempts = attempts + 1, lease_owner = NULL, lease_until = NULL,
+            "UPDATE queue SET
+                 status = CASE WHEN ?5 THEN ?2 ELSE status END,
+                 attempts = attempts + ?5,
+                 lease_owner = CASE WHEN ?5 THEN NULL ELSE lease_owner END,
+                 lease_until = CASE WHEN ?5 THEN NULL ELSE lease_until END,
                  updated_at = ?3,
                  accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
                  accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
              WHERE message_id = ?1",
         )?
-        .execute(params![message_id, QueueStatus::Accepted, now, attempt_id])?;
+        .execute(params![message_id, QueueStatus::Accepted, now, attempt_id, whole])?;
     tx.changed(Entity::Attempt, attempt_id);
     tx.changed(Entity::Queue, message_id);
-    correlate::on_provider_id(tx, &connection, provider_message_id, message_id, policy)
+    let matched = correlate::on_provider_id(tx, &connection, provider_message_id, message_id, policy)?;
+    Ok(Accepted { whole, matched })
 }
 
 /// The messages whose queue row does not name their last accepted submit (the accepted attempt

@@ -110,8 +110,14 @@ pub enum ResolveRequest {
         mismatches_seen: bool,
         note: String,
     },
-    /// Send the message again (outcome unknown; it may arrive twice).
-    Resend { note: String },
+    /// Send again what was not accepted (outcome unknown, or partly sent). When evidence says
+    /// the network had the message (an accepted try or a receipt), `confirm_duplicate: true` is
+    /// needed as well.
+    Resend {
+        note: String,
+        #[serde(default)]
+        confirm_duplicate: bool,
+    },
     /// Settle the message as failed (outcome unknown).
     MarkFailed { note: String },
     /// Close it without changing anything.
@@ -133,7 +139,10 @@ impl ResolveRequest {
                 },
                 note,
             ),
-            ResolveRequest::Resend { note } => (Action::Resend, note),
+            ResolveRequest::Resend {
+                note,
+                confirm_duplicate,
+            } => (Action::Resend { confirm_duplicate }, note),
             ResolveRequest::MarkFailed { note } => (Action::MarkFailed, note),
             ResolveRequest::Dismiss { note } => (Action::Dismiss, note),
         }

@@ -3,4 +3,4 @@
 /**
  * What one submit try came to.
  */
-export type AttemptOutcome = "pending" | "accepted" | "temporary" | "throttled" | "permanent" | "timeout" | "link_lost";
+export type AttemptOutcome = "pending" | "accepted" | "temporary" | "throttled" | "permanent" | "timeout" | "link_lost" | "not_sent";

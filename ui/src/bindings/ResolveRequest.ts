@@ -4,4 +4,4 @@ import type { DeliveryState } from "./DeliveryState";
 /**
  * The operator's decision on an exception.
  */
-export type ResolveRequest = { "action": "choose_state", state: DeliveryState, note: string, } | { "action": "attach", message_id: number, mismatches_seen: boolean, note: string, } | { "action": "resend", note: string, } | { "action": "mark_failed", note: string, } | { "action": "dismiss", note: string, };
+export type ResolveRequest = { "action": "choose_state", state: DeliveryState, note: string, } | { "action": "attach", message_id: number, mismatches_seen: boolean, note: string, } | { "action": "resend", note: string, confirm_duplicate: boolean, } | { "action": "mark_failed", note: string, } | { "action": "dismiss", note: string, };

@@ -54,7 +54,9 @@ export const EXCEPTION_KINDS: readonly ExceptionKind[] = [
   "uncorrelated",
   "ambiguous",
   "unparseable",
+  "status_unreadable",
   "outcome_unknown",
+  "partly_sent",
 ];
 
 export const EXCEPTION_STATUSES: readonly ExceptionStatus[] = ["open", "resolved", "dismissed"];
@@ -76,8 +78,10 @@ export const ALLOWED_ACTIONS: Readonly<Record<ExceptionKind, readonly ResolveAct
   uncorrelated: ["attach", "dismiss"],
   ambiguous: ["attach", "dismiss"],
   unparseable: ["dismiss"],
-  // An unknown outcome needs a decision about the message itself: it cannot be dismissed.
+  status_unreadable: ["choose_state", "dismiss"],
+  // A message held for a decision needs one about the message itself: it cannot be dismissed.
   outcome_unknown: ["resend", "mark_failed"],
+  partly_sent: ["resend", "mark_failed"],
 };
 
 /** Roles evidence plays in an exception (EvidenceItem.role). */

@@ -12,8 +12,8 @@ use std::path::{Path, PathBuf};
 
 pub use settings::*;
 pub use value::{
-    AtLeastOne, CallbackProvider, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, Region, SettingValue,
-    SmppVersion, StatusCodes, UtcOffset,
+    AtLeastOne, CallbackProvider, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region,
+    SettingValue, SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 
 /// The config file's name inside the data directory.
@@ -99,6 +99,18 @@ pub fn from_sources(
         reason,
     };
 
+    // Settings of earlier versions first, so that the ones that replaced them win when both are set.
+    for (section_name, key, value) in table
+        .iter()
+        .filter_map(|(s, v)| Some((s, v.as_table()?)))
+        .flat_map(|(s, keys)| keys.iter().map(move |(k, v)| (s, k, v)))
+    {
+        if let Some(read) = retired_setting(section_name, key) {
+            let full = format!("{section_name}.{key}");
+            read(&mut config, value).map_err(|reason| in_file(full.clone(), reason))?;
+            tracing::warn!(setting = %full, file = %file.display(), "a setting of an earlier version, read into the settings that replaced it (see the README)");
+        }
+    }
     for (section_name, section_value) in &table {
         let Some(section) = SECTIONS.iter().find(|s| s.name == section_name) else {
             return Err(in_file(
@@ -114,6 +126,9 @@ pub fn from_sources(
         };
         for (key, value) in keys {
             let full = format!("{section_name}.{key}");
+            if retired_setting(section_name, key).is_some() {
+                continue;
+            }
             if !section.keys.iter().any(|k| k.name == key) {
                 let known: Vec<_> = section.keys.iter().map(|k| k.name).collect();
                 return Err(in_file(
@@ -173,6 +188,25 @@ fn match_env_var(var: &str) -> Result<Option<(&'static SectionSpec, &'static Key
         };
     }
     Ok(None)
+}
+
+/// How a setting earlier versions had is read into the settings that replaced it.
+type Retired = fn(&mut Config, &toml::Value) -> Result<(), String>;
+
+/// Settings of earlier versions that a config file may still hold.
+fn retired_setting(section: &str, key: &str) -> Option<Retired> {
+    match (section, key) {
+        // Version 0.1's one receipt deadline, in hours, for every kind: now per kind, in minutes.
+        // It keeps setting the transactional and bulk deadlines; a one-time code's is its own.
+        ("receipts", "deadline_hours") => Some(|c, v| {
+            let hours = AtLeastOne::from_toml(v)?;
+            let minutes = AtLeastOne(hours.0.saturating_mul(60));
+            c.receipts.transactional_deadline_minutes = minutes;
+            c.receipts.bulk_deadline_minutes = minutes;
+            Ok(())
+        }),
+        _ => None,
+    }
 }
 
 fn section_names() -> String {

@@ -4,8 +4,8 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::value::{
-    AtLeastOne, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, Region, SettingValue, SmppVersion, StatusCodes,
-    UtcOffset,
+    AtLeastOne, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
+    SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 use super::{KeySpec, SectionSpec};
 
@@ -157,8 +157,13 @@ settings! {
         /// How the SMSC writes the message id in its submit_sm_resp: "text" (compared as written),
         /// "hex" or "decimal" (compared as numbers). Some SMSCs answer in hex and report in decimal.
         response_id: IdBase = IdBase::Text,
-        /// How the SMSC writes the message id in its receipts: "text", "hex" or "decimal".
+        /// How the SMSC writes the message id in the text of its receipts ("id:..."): "text",
+        /// "hex" or "decimal".
         receipt_id: IdBase = IdBase::Text,
+        /// How the SMSC writes the message id in a receipt's receipted_message_id TLV, which wins
+        /// over the text: "response" (as in its submit_sm_resp, what most SMSCs do), "text", "hex"
+        /// or "decimal".
+        tlv_id: TlvIdBase = TlvIdBase::SameAsResponse,
         /// Compare text ids without regard to letter case.
         id_ignore_case: bool = false,
         /// Compare text ids without their leading zeros ("00ab12" matches "ab12").
@@ -166,9 +171,25 @@ settings! {
         /// Treat ACCEPTED (ACCEPTD) as a final state. By default it is intermediate, as Kannel,
         /// Jasmin and Vonage use it.
         accepted_is_final: bool = false,
-        /// Hours after the SMSC accepted a message by which a final receipt should have arrived;
-        /// past it, the message is flagged "no receipt by deadline" and an exception is opened.
-        deadline_hours: AtLeastOne = AtLeastOne(48),
+        /// Minutes after the SMSC accepted a one-time code by which a final receipt should have
+        /// arrived; past it, the message is flagged "no receipt by deadline" and an exception is
+        /// opened (never for a message that asked for no receipt, or for one on failure only).
+        otp_deadline_minutes: AtLeastOne = AtLeastOne(15),
+        /// The same, for a transactional message (2,880 minutes: two days).
+        transactional_deadline_minutes: AtLeastOne = AtLeastOne(2_880),
+        /// The same, for a bulk message (4,320 minutes: three days).
+        bulk_deadline_minutes: AtLeastOne = AtLeastOne(4_320),
+        /// The receipt a one-time code asks for: "none", "final" (on success or failure, the
+        /// default), "failure" (on failure only) or "final_and_intermediate".
+        otp_request: ReceiptRequest = ReceiptRequest::Final,
+        /// The same, for a transactional message.
+        transactional_request: ReceiptRequest = ReceiptRequest::Final,
+        /// The same, for a bulk message.
+        bulk_request: ReceiptRequest = ReceiptRequest::Final,
+        /// Seconds a receipt that matches no message waits before it opens an exception, while a
+        /// submit on its connection still awaits its answer (the receipt may be that submit's).
+        /// 0 opens it at once.
+        uncorrelated_grace_seconds: u32 = 30,
         /// The time zone of the dates inside receipts (they carry none), as a UTC offset.
         timezone: UtcOffset = UtcOffset { minutes: 0 },
     }

@@ -179,3 +179,59 @@ fn retry_codes_versions_and_policies_are_read_and_checked() {
         .to_string();
     assert!(msg.contains("3.4 or 5.0"), "{msg}");
 }
+
+#[test]
+fn a_file_of_version_0_1_with_one_deadline_in_hours_still_starts_and_the_new_settings_win() {
+    let old = from_sources(Path::new("smsdesk.toml"), "[receipts]\ndeadline_hours = 12\n", env(&[])).unwrap();
+    assert_eq!(
+        (
+            old.receipts.otp_deadline_minutes.0,
+            old.receipts.transactional_deadline_minutes.0,
+            old.receipts.bulk_deadline_minutes.0
+        ),
+        (15, 720, 720),
+        "the hours become the transactional and bulk deadlines; a code keeps its own"
+    );
+    let both = from_sources(
+        Path::new("smsdesk.toml"),
+        "[receipts]\ntransactional_deadline_minutes = 90\ndeadline_hours = 12\n",
+        env(&[]),
+    )
+    .unwrap();
+    assert_eq!(
+        both.receipts.transactional_deadline_minutes.0, 90,
+        "the new setting wins"
+    );
+    let bad = from_sources(Path::new("smsdesk.toml"), "[receipts]\ndeadline_hours = 0\n", env(&[])).unwrap_err();
+    assert!(bad.to_string().contains("receipts.deadline_hours"), "{bad}");
+}
+
+#[test]
+fn receipt_requests_and_the_tlv_id_format_read_their_words() {
+    let c = from_sources(
+        Path::new("smsdesk.toml"),
+        "[receipts]\notp_request = \"none\"\nbulk_request = \"final_and_intermediate\"\ntlv_id = \"hex\"\n",
+        env(&[("SMSDESK_RECEIPTS_TRANSACTIONAL_REQUEST", "failure")]),
+    )
+    .unwrap();
+    assert_eq!(
+        [
+            c.receipts.otp_request,
+            c.receipts.transactional_request,
+            c.receipts.bulk_request
+        ]
+        .map(ReceiptRequest::registered_delivery),
+        [0, 2, 0x11]
+    );
+    assert_eq!(c.receipts.tlv_id, TlvIdBase::Base(IdBase::Hex));
+    let e = from_sources(
+        Path::new("smsdesk.toml"),
+        "[receipts]\notp_request = \"always\"\n",
+        env(&[]),
+    )
+    .unwrap_err();
+    assert!(
+        e.to_string().contains("none, final, failure, final_and_intermediate"),
+        "{e}"
+    );
+}

@@ -188,6 +188,97 @@ impl SettingValue for IdBase {
     }
 }
 
+/// How a connection writes the id in a receipt's receipted_message_id TLV: as its submit_sm_resp
+/// does (most SMSCs repeat the response's id there), or in a base of its own.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TlvIdBase {
+    SameAsResponse,
+    Base(IdBase),
+}
+
+impl SettingValue for TlvIdBase {
+    const KIND: &'static str = "response, text, hex or decimal";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("\"response\", \"text\", \"hex\" or \"decimal\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "response" => Ok(TlvIdBase::SameAsResponse),
+            _ => IdBase::from_env(text)
+                .map(TlvIdBase::Base)
+                .map_err(|_| format!("`{text}` is not one of response, text, hex, decimal")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        match self {
+            TlvIdBase::SameAsResponse => "\"response\"".into(),
+            TlvIdBase::Base(b) => b.to_toml(),
+        }
+    }
+}
+
+/// The delivery receipt a submit asks for (its registered_delivery).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ReceiptRequest {
+    /// No receipt.
+    None,
+    /// A final receipt, on success or failure.
+    Final,
+    /// A final receipt on failure only.
+    Failure,
+    /// A final receipt and intermediate notifications.
+    FinalAndIntermediate,
+}
+
+impl ReceiptRequest {
+    const ALL: [(ReceiptRequest, &'static str); 4] = [
+        (ReceiptRequest::None, "none"),
+        (ReceiptRequest::Final, "final"),
+        (ReceiptRequest::Failure, "failure"),
+        (ReceiptRequest::FinalAndIntermediate, "final_and_intermediate"),
+    ];
+
+    /// The SMPP registered_delivery value: 0, 1, 2, or 0x11 (final + intermediate notification).
+    pub const fn registered_delivery(self) -> u8 {
+        match self {
+            ReceiptRequest::None => 0,
+            ReceiptRequest::Final => 1,
+            ReceiptRequest::Failure => 2,
+            ReceiptRequest::FinalAndIntermediate => 0x11,
+        }
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(r, _)| *r == self).map_or("final", |(_, s)| s)
+    }
+}
+
+impl SettingValue for ReceiptRequest {
+    const KIND: &'static str = "none, final, failure or final_and_intermediate";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("\"none\", \"final\", \"failure\" or \"final_and_intermediate\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        let word = text.trim().to_ascii_lowercase();
+        Self::ALL
+            .iter()
+            .find(|(_, s)| *s == word)
+            .map(|(r, _)| *r)
+            .ok_or_else(|| format!("`{text}` is not one of none, final, failure, final_and_intermediate"))
+    }
+    fn to_toml(&self) -> String {
+        format!("\"{}\"", self.as_str())
+    }
+}
+
 /// A fixed offset from UTC, written like "+03:00", "-05:30" or "Z".
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct UtcOffset {

@@ -1,5 +1,6 @@
 //! Sending: what the dispatcher decides about each message.
 
+pub mod parts;
 pub mod queue;
 pub mod retry;
 pub mod worker;

@@ -4,6 +4,7 @@
 
 use rusqlite::{params, OptionalExtension};
 
+use super::parts;
 use super::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
 use crate::domain::{AttemptOutcome, ExceptionKind, MessageKind, QueueStatus};
 use crate::messages;
@@ -21,40 +22,62 @@ pub struct Claimed {
     pub body: String,
     pub kind: MessageKind,
     pub registered_delivery: u8,
-    pub valid_until: Option<i64>,
+    /// When it stops being worth sending (its validity), if ever: nothing is written after.
+    pub expires_at: Option<i64>,
     pub created_at: i64,
-    /// Attempts made before this one.
+    /// Tries of the message made before this one (a try sends every part not yet accepted).
     pub attempts: u32,
+    /// Parts (from 1) accepted earlier in this round of sending: they are not sent again.
+    pub parts_accepted: Vec<u32>,
 }
 
-/// Marks queued messages whose validity ended as expired. (Claims skip them anyway, so this only
-/// makes their status say so; the dispatcher runs it every few seconds.) Returns how many.
+/// Marks queued messages whose validity ended as expired, whether or not the link is up. (Claims
+/// skip them anyway, so this makes their status say so on time.) Returns how many.
 pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
     let ids: Vec<i64> = tx
         .conn()
         .prepare_cached(
-            "SELECT q.message_id FROM queue q JOIN message m ON m.id = q.message_id
-             WHERE q.status = 'queued' AND m.valid_until IS NOT NULL AND m.valid_until <= ?1",
+            "SELECT message_id FROM queue
+             WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1",
         )?
         .query_map([now], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for &id in &ids {
-        set_status(
-            tx,
-            id,
-            QueueStatus::Expired,
-            Some("its validity ended before it could be sent"),
-            None,
-        )?;
+        if parts_accepted(tx, id)?.is_empty() {
+            set_status(
+                tx,
+                id,
+                QueueStatus::Expired,
+                Some("its validity ended before it could be sent"),
+                None,
+            )?;
+        } else {
+            hold(
+                tx,
+                id,
+                ExceptionKind::PartlySent,
+                None,
+                "its validity ended before the other parts could be sent",
+            )?;
+        }
     }
     Ok(ids.len())
 }
 
+/// Whether [`expire`] has work at `now`: a read, for a read connection.
+pub fn expiry_due(conn: &rusqlite::Connection, now: i64) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)",
+        )?
+        .query_row([now], |r| r.get(0))?)
+}
+
 /// Claims up to `limit` messages that are due, under a lease held by `owner` until
 /// `now + lease_ms`: OTPs first, then transactional, then bulk; within a priority, the earliest
-/// due; and never a message whose ordering key has an earlier message still queued, sending, or
-/// waiting for a decision, so messages about one order never overtake each other (also across
-/// retries).
+/// due; never one past its validity; and never a message whose ordering key has an earlier message
+/// still queued, sending (a long message stays so until every part is accepted), or waiting for a
+/// decision, so messages about one order never overtake each other (also across retries).
 pub fn claim(
     tx: &mut WriteTx<'_>,
     owner: &str,
@@ -62,13 +85,14 @@ pub fn claim(
     lease_ms: i64,
     limit: u32,
 ) -> Result<Vec<Claimed>, StoreError> {
-    let claimed: Vec<Claimed> = tx
+    let mut claimed: Vec<(Claimed, u32)> = tx
         .conn()
         .prepare_cached(
-            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, m.valid_until, m.created_at, q.attempts
+            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
+                    q.attempts, m.segments
              FROM queue q JOIN message m ON m.id = q.message_id
              WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
-               AND (m.valid_until IS NULL OR m.valid_until > ?1)
+               AND (q.expires_at IS NULL OR q.expires_at > ?1)
                AND (m.ordering_key IS NULL OR NOT EXISTS (
                    SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
                    WHERE e.ordering_key = m.ordering_key AND e.id < m.id
@@ -77,19 +101,26 @@ pub fn claim(
              LIMIT ?2",
         )?
         .query_map(params![now, limit], |r| {
-            Ok(Claimed {
-                message_id: r.get(0)?,
-                destination: r.get(1)?,
-                body: r.get(2)?,
-                kind: r.get(3)?,
-                registered_delivery: r.get(4)?,
-                valid_until: r.get(5)?,
-                created_at: r.get(6)?,
-                attempts: r.get(7)?,
-            })
+            Ok((
+                Claimed {
+                    message_id: r.get(0)?,
+                    destination: r.get(1)?,
+                    body: r.get(2)?,
+                    kind: r.get(3)?,
+                    registered_delivery: r.get(4)?,
+                    expires_at: r.get(5)?,
+                    created_at: r.get(6)?,
+                    attempts: r.get(7)?,
+                    parts_accepted: Vec::new(),
+                },
+                r.get(8)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
-    for c in &claimed {
+    for (c, segments) in &mut claimed {
+        if *segments > 1 {
+            c.parts_accepted = parts_accepted(tx, c.message_id)?;
+        }
         tx.conn()
             .prepare_cached(
                 "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
@@ -98,7 +129,21 @@ pub fn claim(
             .execute(params![c.message_id, owner, now + lease_ms, tx.now_ms()])?;
         tx.changed(Entity::Queue, c.message_id);
     }
-    Ok(claimed)
+    Ok(claimed.into_iter().map(|(c, _)| c).collect())
+}
+
+/// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
+/// message starts a new round), in order.
+pub fn parts_accepted(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<u32>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT DISTINCT a.segment_no FROM attempt a JOIN queue q ON q.message_id = a.message_id
+             WHERE a.message_id = ?1 AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0)
+             ORDER BY a.segment_no",
+        )?
+        .query_map([message_id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
 }
 
 fn set_status(
@@ -120,49 +165,67 @@ fn set_status(
     Ok(())
 }
 
+/// Records how a try ended. `written_at` is when its PDU was written, if it was.
 fn finish_attempt(
     tx: &mut WriteTx<'_>,
     attempt_id: i64,
     outcome: AttemptOutcome,
     command_status: Option<u32>,
     error: Option<&str>,
+    written_at: Option<i64>,
 ) -> Result<(), StoreError> {
     tx.conn()
         .prepare_cached(
-            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5 WHERE id = ?1",
+            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
+                 sent_at = coalesce(?6, sent_at)
+             WHERE id = ?1",
         )?
-        .execute(params![attempt_id, outcome, command_status, error, tx.now_ms()])?;
-    tx.conn()
-        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
-        .execute([attempt_id_message(tx, attempt_id)?])?;
+        .execute(params![
+            attempt_id,
+            outcome,
+            command_status,
+            error,
+            tx.now_ms(),
+            written_at
+        ])?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
 }
 
-fn attempt_id_message(tx: &WriteTx<'_>, attempt_id: i64) -> Result<i64, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT message_id FROM attempt WHERE id = ?1")?
-        .query_row([attempt_id], |r| r.get(0))?)
+/// Counts one try of the message against its kind's limit.
+fn count_try(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
+        .execute([message_id])?;
+    Ok(())
 }
 
-/// What a submit came to, as the dispatcher saw it.
+/// What a submit came to, as the dispatcher saw it. `written_at` is when its PDU was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum SubmitResult {
     /// The SMSC answered with this command_status (0 = accepted, with the provider's id).
     Answered {
         command_status: u32,
         message_id: Option<String>,
-        sequence_number: u32,
+        written_at: Option<i64>,
     },
-    /// Nothing was written (the link closed first).
+    /// Nothing was written (the link closed first): not a try.
     NotSent,
     /// Written, but no answer came in time.
-    Timeout,
+    Timeout { written_at: Option<i64> },
     /// Written, then the link was lost before the answer.
-    LinkLost,
-    /// A part of a long message failed after earlier parts were accepted.
-    Partial { failure: Box<SubmitResult>, why: String },
+    LinkLost { written_at: Option<i64> },
+}
+
+impl SubmitResult {
+    fn written_at(&self) -> Option<i64> {
+        match self {
+            SubmitResult::Answered { written_at, .. }
+            | SubmitResult::Timeout { written_at }
+            | SubmitResult::LinkLost { written_at } => *written_at,
+            SubmitResult::NotSent => None,
+        }
+    }
 }
 
 /// How a connection treats a failed submit of one message kind.
@@ -177,21 +240,27 @@ pub struct SendPolicy<'a> {
 /// What the queue did with the message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Next {
+    /// Every part is accepted.
     Accepted,
+    /// This part is accepted; others remain to be sent.
+    PartAccepted,
     RetryAt {
         at: i64,
         slow_down: bool,
     },
     Failed(GiveUp),
-    /// The outcome is unknown: an exception waits for a person (never resent blindly).
-    OutcomeUnknown {
+    /// The outcome is unknown, or some parts went out and others cannot: an exception waits for a
+    /// person (never resent blindly).
+    Held {
         exception_id: i64,
     },
 }
 
-/// Records the result of one submit and moves the message on: accepted; queued again for a retry
-/// (backoff with jitter from `random`); failed with the status's name and meaning; or, when the
-/// outcome is unknown, held with an exception for the operator.
+/// Records the result of one submit (one part) and moves the message on: accepted (when every
+/// part is); queued again for a retry (backoff with jitter from `random`; only parts not accepted
+/// go out again); failed with the status's name and meaning; or, when the outcome is unknown or
+/// the message can only be partly sent, held with an exception for the operator. A submit that
+/// was never written is not a try: the message simply waits for the link again.
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     tx: &mut WriteTx<'_>,
@@ -204,15 +273,20 @@ pub fn record(
     random: impl FnOnce() -> f64,
 ) -> Result<Next, StoreError> {
     let m = claimed.message_id;
+    let written_at = result.written_at();
     let (class, status_code, error) = match result {
         SubmitResult::Answered {
             command_status: 0,
             message_id,
-            sequence_number,
+            ..
         } => {
             let provider_id = message_id.clone().unwrap_or_default();
-            messages::record_accepted(tx, attempt_id, *sequence_number, &provider_id, receipts)?;
-            return Ok(Next::Accepted);
+            let accepted = messages::record_accepted(tx, attempt_id, written_at, &provider_id, receipts)?;
+            return Ok(if accepted.whole {
+                Next::Accepted
+            } else {
+                Next::PartAccepted
+            });
         }
         SubmitResult::Answered { command_status, .. } => {
             let info = status::describe(*command_status);
@@ -222,27 +296,13 @@ pub fn record(
                 format!("{} (0x{:08X}): {}", info.name, command_status, info.meaning),
             )
         }
-        SubmitResult::NotSent => (
-            ErrorClass::Temporary,
-            None,
-            "not sent: the link closed before the write".to_owned(),
-        ),
-        SubmitResult::Partial { failure, why } => {
-            let (outcome, status) = match failure.as_ref() {
-                SubmitResult::Answered { command_status, .. } => match status::describe(*command_status).class {
-                    ErrorClass::Permanent => (AttemptOutcome::Permanent, Some(*command_status)),
-                    ErrorClass::Throttled => (AttemptOutcome::Throttled, Some(*command_status)),
-                    _ => (AttemptOutcome::Temporary, Some(*command_status)),
-                },
-                SubmitResult::Timeout => (AttemptOutcome::Timeout, None),
-                _ => (AttemptOutcome::LinkLost, None),
-            };
-            finish_attempt(tx, attempt_id, outcome, status, Some(why))?;
-            let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
-            return Ok(Next::OutcomeUnknown { exception_id });
+        SubmitResult::NotSent => {
+            let why = "not sent: the link closed before the write";
+            finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(why), None)?;
+            return wait_for_the_link(tx, claimed, now, why);
         }
-        SubmitResult::Timeout | SubmitResult::LinkLost => {
-            let (outcome, why) = if *result == SubmitResult::Timeout {
+        SubmitResult::Timeout { .. } | SubmitResult::LinkLost { .. } => {
+            let (outcome, why) = if matches!(result, SubmitResult::Timeout { .. }) {
                 (AttemptOutcome::Timeout, "no answer within the response timeout")
             } else {
                 (
@@ -250,18 +310,20 @@ pub fn record(
                     "the link was lost after the submit was written",
                 )
             };
-            if !policy.resend_unknown {
-                finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
-                let exception_id = unknown_outcome(tx, m, Some(attempt_id), why)?;
-                return Ok(Next::OutcomeUnknown { exception_id });
+            finish_attempt(tx, attempt_id, outcome, None, Some(why), written_at)?;
+            count_try(tx, m)?;
+            let partly = !parts_accepted(tx, m)?.is_empty();
+            // A long message partly out is always held: resending it whole would repeat parts.
+            if partly || !policy.resend_unknown {
+                let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), why)?;
+                return Ok(Next::Held { exception_id });
             }
             // The connection's policy for this kind accepts a possible duplicate: retry it.
-            finish_attempt(tx, attempt_id, outcome, None, Some(why))?;
             let failed = Failed {
                 class: ErrorClass::Temporary,
                 attempts: claimed.attempts + 1,
                 created_at: claimed.created_at,
-                valid_until: claimed.valid_until,
+                valid_until: claimed.expires_at,
                 now,
             };
             return settle(
@@ -277,15 +339,59 @@ pub fn record(
         ErrorClass::Permanent => AttemptOutcome::Permanent,
         _ => AttemptOutcome::Temporary,
     };
-    finish_attempt(tx, attempt_id, outcome, status_code, Some(&error))?;
+    finish_attempt(tx, attempt_id, outcome, status_code, Some(&error), written_at)?;
+    count_try(tx, m)?;
     let failed = Failed {
         class,
         attempts: claimed.attempts + 1,
         created_at: claimed.created_at,
-        valid_until: claimed.valid_until,
+        valid_until: claimed.expires_at,
         now,
     };
-    settle(tx, m, retry::decide(policy.retry, &failed, random), &error)
+    let decision = retry::decide(policy.retry, &failed, random);
+    match decision {
+        // Parts already accepted are not sent again, so a retry is safe.
+        Decision::Retry { .. } => settle(tx, m, decision, &error),
+        Decision::GiveUp { .. } if !parts_accepted(tx, m)?.is_empty() => {
+            let exception_id = hold(tx, m, ExceptionKind::PartlySent, Some(attempt_id), &error)?;
+            Ok(Next::Held { exception_id })
+        }
+        Decision::GiveUp { .. } => settle(tx, m, decision, &error),
+    }
+}
+
+/// A submit that never reached the wire: the message waits for the link again, with nothing
+/// counted, unless its validity has ended meanwhile.
+fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &str) -> Result<Next, StoreError> {
+    if claimed.expires_at.is_some_and(|v| v <= now) {
+        return expire_claimed(tx, claimed.message_id, None);
+    }
+    set_status(tx, claimed.message_id, QueueStatus::Queued, Some(why), Some(now))?;
+    Ok(Next::RetryAt {
+        at: now,
+        slow_down: false,
+    })
+}
+
+/// A claimed message whose validity ended before its next PDU was written: expired, or, when some
+/// parts went out already, held for a person. `attempt` is a try recorded but not written.
+pub fn expire_claimed(tx: &mut WriteTx<'_>, message_id: i64, attempt: Option<i64>) -> Result<Next, StoreError> {
+    let why = "its validity ended before the submit was written";
+    if let Some(a) = attempt {
+        finish_attempt(tx, a, AttemptOutcome::NotSent, None, Some(why), None)?;
+    }
+    if parts_accepted(tx, message_id)?.is_empty() {
+        set_status(
+            tx,
+            message_id,
+            QueueStatus::Expired,
+            Some("its validity ended before it could be sent"),
+            None,
+        )?;
+        return Ok(Next::Failed(GiveUp::ValidityEnded));
+    }
+    let exception_id = hold(tx, message_id, ExceptionKind::PartlySent, None, why)?;
+    Ok(Next::Held { exception_id })
 }
 
 /// Queues the message again for a retry, or gives it up with the reason.
@@ -311,67 +417,77 @@ fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Resu
     }
 }
 
-/// Holds a message whose outcome is unknown (with no attempt to blame, e.g. a long message whose
-/// next part could not be sent) for an operator's decision.
-pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<i64, StoreError> {
-    unknown_outcome(tx, message_id, None, why)
-}
-
-fn unknown_outcome(
+/// Holds a message for a person's decision with an exception of `kind` (an unknown outcome, or a
+/// long message partly sent), naming where each part stands. `attempt` is the try that caused it.
+fn hold(
     tx: &mut WriteTx<'_>,
     message_id: i64,
-    attempt_id: Option<i64>,
+    kind: ExceptionKind,
+    attempt: Option<i64>,
     why: &str,
 ) -> Result<i64, StoreError> {
-    set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(why), None)?;
-    let summary =
-        format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.");
-    let ex = match exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+    let parts = parts::describe(tx.conn(), message_id)?;
+    let summary = match (kind, parts) {
+        (ExceptionKind::OutcomeUnknown, None) => {
+            format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.")
+        }
+        (ExceptionKind::OutcomeUnknown, Some(parts)) => format!(
+            "A part was written but {why}: it may or may not have been accepted. {parts} \
+             Resend what was not accepted, or mark failed."
+        ),
+        (_, parts) => format!(
+            "The message went out only in part: {why}. {} Resend what was not accepted, or mark failed.",
+            parts.unwrap_or_default()
+        ),
+    };
+    set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary), None)?;
+    let ex = match exceptions::open_for_message(tx.conn(), message_id, kind)? {
         Some(ex) => ex,
         None => exceptions::open(
             tx,
             &NewException {
-                kind: ExceptionKind::OutcomeUnknown,
+                kind,
                 message_id: Some(message_id),
                 logical_event_id: None,
                 summary,
             },
         )?,
     };
-    if let Some(attempt) = attempt_id {
+    if let Some(attempt) = attempt {
         exceptions::link_attempt(tx.conn(), ex, attempt, "unanswered")?;
     }
     Ok(ex)
 }
 
-/// After a crash: every message left "sending" belonged to the dead process. One whose attempt row
-/// was committed may have gone out, so it becomes an outcome-unknown exception; one without never
-/// reached the wire and returns to the queue. Nothing is submitted again by itself.
+/// After a crash: every pending try was the dead process's, and every message left "sending" too.
+/// A try that may have been written (its row was committed) makes its message an outcome-unknown
+/// exception; a message none of whose tries may be on the wire returns to the queue, where only
+/// the parts not accepted go out again. Nothing is submitted again by itself.
 pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
-    let sending: Vec<(i64, Option<i64>)> = tx
+    let pending: Vec<(i64, i64)> = tx
         .conn()
-        .prepare_cached(
-            "SELECT q.message_id,
-                    (SELECT max(a.id) FROM attempt a WHERE a.message_id = q.message_id AND a.outcome = 'pending')
-             FROM queue q WHERE q.status = 'sending'",
-        )?
+        .prepare_cached("SELECT id, message_id FROM attempt WHERE outcome = 'pending' ORDER BY id")?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?;
-    let (mut requeued, mut unknown) = (0, 0);
-    for (message_id, pending) in sending {
-        match pending {
-            Some(attempt) => {
-                let why = "smsdesk stopped before the answer was recorded";
-                finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why))?;
-                unknown_outcome(tx, message_id, Some(attempt), why)?;
-                unknown += 1;
-            }
-            None => {
-                set_status(tx, message_id, QueueStatus::Queued, None, None)?;
-                requeued += 1;
-            }
-        }
+    let why = "smsdesk stopped before the answer was recorded";
+    let mut unknown = std::collections::BTreeMap::new();
+    for (attempt, message_id) in pending {
+        finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why), None)?;
+        unknown.entry(message_id).or_insert(attempt);
     }
+    for (&message_id, &attempt) in &unknown {
+        count_try(tx, message_id)?;
+        hold(tx, message_id, ExceptionKind::OutcomeUnknown, Some(attempt), why)?;
+    }
+    let sending: Vec<i64> = tx
+        .conn()
+        .prepare_cached("SELECT message_id FROM queue WHERE status = 'sending'")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for &message_id in &sending {
+        set_status(tx, message_id, QueueStatus::Queued, None, None)?;
+    }
+    let (requeued, unknown) = (sending.len(), unknown.len());
     if requeued + unknown > 0 {
         tx.audit().append(&NewAudit {
             actor: "system".into(),
@@ -401,8 +517,8 @@ pub enum ActionError {
     NotFound(i64),
     #[error("a message that is {0} cannot be {1}")]
     NotAllowed(QueueStatus, &'static str),
-    #[error("the last try of this message was {0}: sending it again may deliver it twice; confirm to go on")]
-    ConfirmationRequired(QueueStatus),
+    #[error("{0}: sending it again may deliver it twice; confirm to go on")]
+    ConfirmationRequired(DuplicateRisk),
     #[error("its validity has ended; it is never sent late")]
     ValidityEnded,
     #[error(transparent)]
@@ -427,9 +543,63 @@ fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note:
     Ok(())
 }
 
-/// Puts a message back in the queue to be sent now, with a fresh set of tries. Sending again a
-/// message whose last try was accepted, or whose outcome is unknown, may deliver it twice, so that
-/// takes `confirm_duplicate_risk`. An open outcome-unknown exception is closed as "resend".
+/// Why sending a message again may deliver it twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuplicateRisk {
+    /// The SMSC accepted a try of it (some part of it, for a long message).
+    Accepted,
+    /// A try was written and its answer never came.
+    OutcomeUnknown,
+    /// A receipt for it was received: the network had it.
+    Receipt,
+}
+
+impl std::fmt::Display for DuplicateRisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DuplicateRisk::Accepted => "the SMSC accepted a try of this message",
+            DuplicateRisk::OutcomeUnknown => "a try of this message was written and its answer never came",
+            DuplicateRisk::Receipt => "a receipt for this message was received",
+        })
+    }
+}
+
+/// Whether sending the message again may deliver it twice, and why: the evidence that what a
+/// retry would send (the whole message once it was accepted whole, else the parts not accepted)
+/// may have reached the network already.
+pub fn duplicate_risk(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<DuplicateRisk>, StoreError> {
+    let row: Option<(bool, bool, bool)> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT
+                 q.status = 'accepted' AND EXISTS (SELECT 1 FROM attempt WHERE message_id = ?1 AND outcome = 'accepted'),
+                 EXISTS (SELECT 1 FROM attempt a WHERE a.message_id = ?1
+                         AND (a.outcome = 'timeout' OR a.outcome = 'link_lost' OR a.outcome = 'pending')
+                         AND (q.status = 'accepted' OR a.segment_no NOT IN (
+                             SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1 AND b.outcome = 'accepted'
+                                 AND b.id > coalesce(q.round_from, 0)))),
+                 EXISTS (SELECT 1 FROM logical_event e WHERE e.message_id = ?1
+                         AND (q.status = 'accepted' OR e.correlated_by = 'operator'))
+             FROM queue q WHERE q.message_id = ?1",
+        )?
+        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(match row {
+        Some((_, _, true)) => Some(DuplicateRisk::Receipt),
+        Some((true, _, _)) => Some(DuplicateRisk::Accepted),
+        Some((_, true, _)) => Some(DuplicateRisk::OutcomeUnknown),
+        _ => None,
+    })
+}
+
+/// The exceptions that hold a message for a decision about sending it.
+const HOLDING: [ExceptionKind; 2] = [ExceptionKind::OutcomeUnknown, ExceptionKind::PartlySent];
+
+/// Puts a message back in the queue to be sent now, with a fresh set of tries. What was already
+/// accepted is not sent again, except for a message accepted whole, which goes out whole again.
+/// Sending again a message of which anything may have reached the network (an accepted or
+/// unanswered try, a receipt) may deliver it twice, so that takes `confirm_duplicate_risk`. An
+/// open exception holding the message is closed as "resend".
 pub fn retry(
     tx: &mut WriteTx<'_>,
     message_id: i64,
@@ -438,30 +608,34 @@ pub fn retry(
     note: &str,
 ) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
-    match current {
-        QueueStatus::Queued | QueueStatus::Sending => return Err(ActionError::NotAllowed(current, "retried")),
-        QueueStatus::Accepted | QueueStatus::OutcomeUnknown if !confirm_duplicate_risk => {
-            return Err(ActionError::ConfirmationRequired(current));
-        }
-        _ => {}
+    if matches!(current, QueueStatus::Queued | QueueStatus::Sending) {
+        return Err(ActionError::NotAllowed(current, "retried"));
     }
-    let valid_until: Option<i64> = tx
+    if let (Some(risk), false) = (duplicate_risk(tx, message_id)?, confirm_duplicate_risk) {
+        return Err(ActionError::ConfirmationRequired(risk));
+    }
+    let expires_at: Option<i64> = tx
         .conn()
-        .prepare_cached("SELECT valid_until FROM message WHERE id = ?1")?
+        .prepare_cached("SELECT expires_at FROM queue WHERE message_id = ?1")?
         .query_row([message_id], |r| r.get(0))?;
     let now = tx.now_ms();
-    if valid_until.is_some_and(|v| v <= now) {
+    if expires_at.is_some_and(|v| v <= now) {
         return Err(ActionError::ValidityEnded);
     }
     tx.conn()
         .prepare_cached(
             "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
-                 lease_until = NULL, updated_at = ?2 WHERE message_id = ?1",
+                 lease_until = NULL, updated_at = ?2,
+                 round_from = CASE WHEN status = 'accepted'
+                     THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
+             WHERE message_id = ?1",
         )?
         .execute(params![message_id, now])?;
     tx.changed(Entity::Queue, message_id);
-    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
-        close_exception(tx, ex, "resend", actor, note)?;
+    for kind in HOLDING {
+        if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, kind)? {
+            close_exception(tx, ex, "resend", actor, note)?;
+        }
     }
     audit(
         tx,
@@ -494,7 +668,8 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
     Ok(())
 }
 
-/// Settles a message whose outcome is unknown as failed (the operator decided not to resend).
+/// Settles a message held for a decision (its outcome unknown, or partly sent) as failed: the
+/// operator decided not to resend.
 pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
     if current != QueueStatus::OutcomeUnknown {
@@ -507,8 +682,10 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
         Some("marked failed by an operator (outcome unknown)"),
         None,
     )?;
-    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
-        close_exception(tx, ex, "mark_failed", actor, note)?;
+    for kind in HOLDING {
+        if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, kind)? {
+            close_exception(tx, ex, "mark_failed", actor, note)?;
+        }
     }
     audit(tx, actor, "message.mark_failed", message_id, note)?;
     Ok(())

@@ -18,10 +18,20 @@ use crate::store::{Store, StoreError};
 
 struct World {
     _dir: tempfile::TempDir,
+    _sweeper: AbortOnDrop,
     store: Arc<Store>,
     sandbox: Sandbox,
     session: Option<Session>,
     dispatcher: Option<Dispatcher>,
+}
+
+/// A background task that ends with its owner.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 fn fast_retries() -> [RetryPolicy; 3] {
@@ -41,11 +51,16 @@ async fn world() -> World {
 
 /// A world whose session sends at most `tps` submits a second with `window` awaiting answers.
 async fn world_at(tps: f64, window: usize) -> World {
+    world_with(tps, window, SandboxConfig::default()).await
+}
+
+/// The same, with a sandbox configured so (its receipts always come 20 ms after acceptance).
+async fn world_with(tps: f64, window: usize, sandbox: SandboxConfig) -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let sandbox = Sandbox::start(SandboxConfig {
         receipt_delay: Duration::from_millis(20),
-        ..Default::default()
+        ..sandbox
     })
     .await
     .unwrap();
@@ -72,10 +87,17 @@ async fn world_at(tps: f64, window: usize) -> World {
     )
     .await
     .unwrap();
+    // As the engine does: receipts that match no message wait, then open their exceptions.
+    let sweeper = tokio::spawn(crate::receipts::uncorrelated::keep_sweeping(
+        store.clone(),
+        ReceiptPolicy::default,
+        Duration::from_millis(50),
+    ));
     World {
         _dir: dir,
         store,
         sandbox,
+        _sweeper: AbortOnDrop(sweeper),
         session: Some(session),
         dispatcher: Some(dispatcher),
     }
@@ -90,6 +112,17 @@ impl World {
             MessageKind::Transactional,
             "sandbox",
         );
+        self.queue(m).await
+    }
+
+    /// A one-time code valid for `valid_ms` from now.
+    async fn send_otp(&self, destination: &str, body: &str, valid_ms: i64) -> i64 {
+        let mut m = NewMessage::text(IntakeChannel::Api, destination, body, MessageKind::Otp, "sandbox");
+        m.valid_until = Some(crate::clock::now_ms() + valid_ms);
+        self.queue(m).await
+    }
+
+    async fn queue(&self, m: NewMessage) -> i64 {
         self.store
             .writer()
             .write(move |tx| messages::insert(tx, &m))
@@ -130,6 +163,15 @@ impl World {
                     c.query_row("SELECT count(*) FROM attempt WHERE message_id = ?1", [id], |r| r.get(0))?,
                 )
             })
+            .await
+            .unwrap()
+    }
+
+    /// One value of the database.
+    async fn value<T: rusqlite::types::FromSql + Send + 'static>(&self, sql: &'static str, id: i64) -> T {
+        self.store
+            .reader()
+            .read(move |c| Ok::<T, StoreError>(c.query_row(sql, [id], |r| r.get(0))?))
             .await
             .unwrap()
     }
@@ -473,5 +515,197 @@ async fn receipts_of_a_session_are_stored_and_applied_in_the_order_they_arrived(
         firsts_delivered > MESSAGES / 4 && firsts_delivered < 3 * MESSAGES / 4,
         "both orders occur ({firsts_delivered} of {MESSAGES} delivered first)"
     );
+    w.stop().await;
+}
+
+/// The text of each part as the sandbox sees it (UDH included), for its counters.
+fn parts_as_sent(id: i64, body: &str) -> Vec<Vec<u8>> {
+    let (encoding, parts) = crate::sms::encoding::split(body);
+    assert_eq!(encoding, crate::sms::encoding::Encoding::Gsm7);
+    let total = parts.len() as u8;
+    parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| {
+            let mut v = crate::sms::encoding::concat_udh((id & 0xFF) as u8, i as u8 + 1, total).to_vec();
+            v.extend_from_slice(&p.octets);
+            v
+        })
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_message_whose_second_part_is_refused_is_held_and_no_part_goes_twice() {
+    let w = world().await;
+    let body = "Your appointment on Tuesday is confirmed; bring your card. ".repeat(6);
+    let id = w.send("+33612345621", &body).await;
+    let r = w.until(id, |r| r.acceptance == QueueStatus::OutcomeUnknown).await;
+    assert_eq!(r.reported_state, DeliveryState::Pending);
+    let parts = parts_as_sent(id, &body);
+    assert_eq!(parts.len(), 3);
+    let counts: Vec<_> = parts.iter().map(|p| w.sandbox.counts("33612345621", p)).collect();
+    assert_eq!(
+        counts.iter().map(|c| (c.submits, c.accepted)).collect::<Vec<_>>(),
+        vec![(1, 1), (1, 0), (0, 0)],
+        "part 1 accepted once, part 2 refused once, part 3 never sent"
+    );
+    assert_eq!(w.open_exceptions(ExceptionKind::PartlySent).await, 1);
+    let summary: String = w
+        .value(
+            "SELECT summary FROM exception WHERE message_id = ?1 AND kind = 'partly_sent'",
+            id,
+        )
+        .await;
+    assert!(
+        summary.contains("Part 2 of 3: refused: ESME_RX_P_APPN") && summary.contains("Part 3 of 3: not sent"),
+        "{summary}"
+    );
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_long_message_throttled_part_by_part_sends_each_part_once_and_is_accepted_whole() {
+    let w = world().await;
+    let body = "Reminder: your car service is booked for Friday at 9:00. ".repeat(4);
+    let id = w.send("+33612345611", &body).await;
+    w.until(id, |r| r.acceptance == QueueStatus::Accepted).await;
+    for (i, part) in parts_as_sent(id, &body).iter().enumerate() {
+        let c = w.sandbox.counts("33612345611", part);
+        assert_eq!(
+            (c.submits, c.accepted),
+            (2, 1),
+            "part {}: throttled once, accepted once, never sent again after",
+            i + 1
+        );
+    }
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_try_records_its_session_sequence_number_and_write_time_whatever_its_outcome() {
+    let w = world().await;
+    let accepted = w.send("+33612345600", "accepted").await;
+    let refused = w.send("+33612345613", "refused").await;
+    let silent = w.send("+33612345615", "silent").await;
+    w.until(accepted, |r| r.acceptance == QueueStatus::Accepted).await;
+    w.until(refused, |r| r.acceptance == QueueStatus::Failed).await;
+    w.until(silent, |r| r.acceptance == QueueStatus::OutcomeUnknown).await;
+    for id in [accepted, refused, silent] {
+        let missing: i64 = w
+            .value(
+                "SELECT count(*) FROM attempt WHERE message_id = ?1
+                 AND (session_id IS NULL OR sequence_number IS NULL OR sent_at IS NULL OR sent_at < created_at
+                      OR connection <> 'sandbox' OR registered_delivery IS NULL)",
+                id,
+            )
+            .await;
+        assert_eq!(
+            missing, 0,
+            "message {id}: a try records where, when and as what it was written"
+        );
+    }
+    let distinct: i64 = w
+        .value(
+            "SELECT count(DISTINCT session_id || '/' || sequence_number) - count(*) FROM attempt WHERE ?1 = ?1",
+            0,
+        )
+        .await;
+    assert_eq!(distinct, 0, "no two tries share a session's sequence number");
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_one_time_code_expires_on_time_while_the_link_is_down() {
+    let w = world().await;
+    w.sandbox.refuse_binds(true);
+    w.sandbox.drop_connections();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let otp = w.send_otp("+33612345600", "Your code is 4821", 300).await;
+    let r = w.until(otp, |r| r.acceptance == QueueStatus::Expired).await;
+    assert_eq!(r.reported_state, DeliveryState::Pending);
+    assert_eq!(w.attempts(otp).await, 0, "nothing was tried");
+    w.sandbox.refuse_binds(false);
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert_eq!(
+        w.sandbox.counts("33612345600", b"Your code is 4821").submits,
+        0,
+        "an expired code never goes out, not even once the link is back"
+    );
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_claimed_code_whose_validity_ends_while_it_waits_for_a_send_slot_never_goes_out() {
+    // One request in flight at a time, and the SMSC takes 200 ms to answer: the second code, queued
+    // with the first and claimed with it, waits for the window past its validity.
+    let w = world_with(
+        500.0,
+        1,
+        SandboxConfig {
+            response_delay: Duration::from_millis(200),
+            ..Default::default()
+        },
+    )
+    .await;
+    let now = crate::clock::now_ms();
+    let codes: Vec<NewMessage> = [("1111", 10_000), ("2222", 80)]
+        .into_iter()
+        .map(|(code, valid_ms)| {
+            let body = format!("Your code is {code}");
+            let mut m = NewMessage::text(IntakeChannel::Api, "+33612345600", &body, MessageKind::Otp, "sandbox");
+            m.valid_until = Some(now + valid_ms);
+            m
+        })
+        .collect();
+    let ids = w
+        .store
+        .writer()
+        .write(move |tx| {
+            codes
+                .iter()
+                .map(|m| messages::insert(tx, m))
+                .collect::<Result<Vec<_>, _>>()
+        })
+        .await
+        .unwrap();
+    let (first, second) = (ids[0], ids[1]);
+    w.until(first, |r| r.acceptance == QueueStatus::Accepted).await;
+    w.until(second, |r| r.acceptance == QueueStatus::Expired).await;
+    assert_eq!(
+        w.sandbox.counts("33612345600", b"Your code is 2222").submits,
+        0,
+        "a code past its validity is never written"
+    );
+    let tried: i64 = w
+        .value(
+            "SELECT count(*) FROM attempt WHERE message_id = ?1 AND outcome <> 'not_sent'",
+            second,
+        )
+        .await;
+    assert_eq!(tried, 0);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_submit_the_link_never_wrote_is_not_sent() {
+    let w = world().await;
+    let h = w.session.as_ref().unwrap().handle();
+    let permit = h.reserve().await.unwrap();
+    w.sandbox.refuse_binds(true);
+    w.sandbox.drop_connections();
+    let mut state = h.state();
+    while matches!(
+        *state.borrow_and_update(),
+        crate::smpp::session::LinkState::Bound { .. }
+    ) {
+        state.changed().await.unwrap();
+    }
+    let pdu = rusmpp::pdus::SubmitSm::builder().build();
+    let result = permit.submit(pdu).await;
+    assert!(
+        matches!(result, Err(crate::smpp::session::SubmitFailure::NotSent(_))),
+        "a submit handed over after the link ended never reached the wire: {result:?}"
+    );
+    w.sandbox.refuse_binds(false);
     w.stop().await;
 }

@@ -64,13 +64,18 @@ impl Q {
         self.claim(now, limit).into_iter().map(|c| c.message_id).collect()
     }
 
-    /// Claims `m` (it must be due), records an attempt, and applies `result`.
+    /// Records an attempt of the claimed message's first part, and applies `result`.
     fn send(&self, c: &Claimed, result: SubmitResult, now: i64) -> Next {
+        self.send_part(c, 1, result, now)
+    }
+
+    /// Records an attempt of one part of the claimed message, and applies `result`.
+    fn send_part(&self, c: &Claimed, segment: u32, result: SubmitResult, now: i64) -> Next {
         let c = c.clone();
         self.store
             .writer()
             .write_blocking(move |tx| {
-                let a = messages::begin_attempt(tx, c.message_id, 1, Some("s1"))?;
+                let a = messages::begin_attempt(tx, c.message_id, segment, messages::Wire::sandbox(), 1)?;
                 let retry = RetryPolicy::default_for(c.kind);
                 let send = queue::SendPolicy {
                     retry: &retry,
@@ -101,11 +106,26 @@ impl Q {
     }
 }
 
+/// A message of `segments` parts.
+fn long(kind: MessageKind, segments: u32) -> NewMessage {
+    NewMessage {
+        body: "x".repeat(153 * segments as usize),
+        segments,
+        ..msg(kind)
+    }
+}
+
+fn timeout() -> SubmitResult {
+    SubmitResult::Timeout {
+        written_at: Some(now()),
+    }
+}
+
 fn answered(status: u32) -> SubmitResult {
     SubmitResult::Answered {
         command_status: status,
         message_id: (status == 0).then(|| "abc123".to_owned()),
-        sequence_number: 7,
+        written_at: Some(now()),
     }
 }
 
@@ -246,7 +266,7 @@ fn no_answer_after_the_write_is_never_resent_blindly() {
     let q = q();
     let m = q.add(msg(MessageKind::Transactional));
     let c = q.claim(now(), 1);
-    let Next::OutcomeUnknown { exception_id } = q.send(&c[0], SubmitResult::Timeout, now()) else {
+    let Next::Held { exception_id } = q.send(&c[0], timeout(), now()) else {
         panic!()
     };
     assert_eq!(q.status(m).0, QueueStatus::OutcomeUnknown);
@@ -274,7 +294,7 @@ fn recovery_requeues_what_never_reached_the_wire_and_holds_what_might_have() {
     // The second had its attempt committed (its PDU may have gone out) when the process died.
     q.store
         .writer()
-        .write_blocking(move |tx| messages::begin_attempt(tx, written, 1, Some("s1")))
+        .write_blocking(move |tx| messages::begin_attempt(tx, written, 1, messages::Wire::sandbox(), 1))
         .unwrap();
 
     let (requeued, unknown) = q.store.writer().write_blocking(queue::recover).unwrap();
@@ -311,7 +331,7 @@ fn a_failed_message_can_be_retried_and_an_accepted_one_only_with_confirmation() 
     assert!(
         matches!(
             refused,
-            Err(queue::ActionError::ConfirmationRequired(QueueStatus::Accepted))
+            Err(queue::ActionError::ConfirmationRequired(queue::DuplicateRisk::Accepted))
         ),
         "{refused:?}"
     );
@@ -359,8 +379,14 @@ fn an_unknown_outcome_is_settled_by_resend_or_mark_failed_and_its_exception_clos
     let a = q.add(msg(MessageKind::Transactional));
     let b = q.add(msg(MessageKind::Transactional));
     let c = q.claim(now(), 10);
-    q.send(&c[0], SubmitResult::Timeout, now());
-    q.send(&c[1], SubmitResult::LinkLost, now());
+    q.send(&c[0], timeout(), now());
+    q.send(
+        &c[1],
+        SubmitResult::LinkLost {
+            written_at: Some(now()),
+        },
+        now(),
+    );
     q.store
         .writer()
         .write_blocking(move |tx| queue::retry(tx, a, true, "ann", "provider says it never arrived"))
@@ -391,7 +417,7 @@ fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
     let q = q();
     let m = q.add(msg(MessageKind::Transactional));
     let c = q.claim(now(), 1);
-    let Next::OutcomeUnknown { exception_id } = q.send(&c[0], SubmitResult::Timeout, now()) else {
+    let Next::Held { exception_id } = q.send(&c[0], timeout(), now()) else {
         panic!()
     };
     let resolve = |action: Action, note: &str| {
@@ -405,12 +431,15 @@ fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
             .writer()
             .write_blocking(move |tx| exceptions::resolve(tx, &r, &ReceiptPolicy::default()))
     };
-    assert!(matches!(resolve(Action::Resend, " "), Err(ResolveError::NoteRequired)));
+    let resend = || Action::Resend {
+        confirm_duplicate: false,
+    };
+    assert!(matches!(resolve(resend(), " "), Err(ResolveError::NoteRequired)));
     assert!(
         matches!(resolve(Action::Dismiss, "ignore"), Err(ResolveError::NotAllowed { .. })),
         "it needs a decision"
     );
-    resolve(Action::Resend, "the provider has no trace of it").unwrap();
+    resolve(resend(), "the provider has no trace of it").unwrap();
     assert_eq!(q.status(m).0, QueueStatus::Queued);
     let (status, note): (String, String) = q.row(
         "SELECT status, resolution_note FROM exception WHERE id = ?1",
@@ -435,7 +464,7 @@ fn configured_classes_and_the_resend_policy_change_what_a_result_does() {
         q.store
             .writer()
             .write_blocking(move |tx| {
-                let attempt = messages::begin_attempt(tx, claimed.message_id, 1, Some("s1"))?;
+                let attempt = messages::begin_attempt(tx, claimed.message_id, 1, messages::Wire::sandbox(), 1)?;
                 let retry = RetryPolicy::default_for(claimed.kind);
                 let send = queue::SendPolicy {
                     retry: &retry,
@@ -466,9 +495,174 @@ fn configured_classes_and_the_resend_policy_change_what_a_result_does() {
     );
     assert_eq!(q.status(a).0, QueueStatus::Failed);
     // A kind whose policy is "resend" retries after a timeout instead of raising an exception.
-    let next = record(&c[1], SubmitResult::Timeout, ClassOverrides::default(), true);
+    let next = record(&c[1], timeout(), ClassOverrides::default(), true);
     assert!(matches!(next, Next::RetryAt { .. }), "{next:?}");
     assert_eq!(q.status(b).0, QueueStatus::Queued);
     let exceptions: i64 = q.row("SELECT count(*) FROM exception WHERE ?1 = ?1", 0, |r| r.get(0));
     assert_eq!(exceptions, 0);
+}
+
+#[test]
+fn a_long_message_is_accepted_only_when_every_part_is_and_a_retry_sends_only_the_parts_not_accepted() {
+    let q = q();
+    let m = q.add(long(MessageKind::Transactional, 3));
+    let c = q.claim(now(), 1);
+    assert_eq!(c[0].parts_accepted, Vec::<u32>::new());
+    assert_eq!(q.send_part(&c[0], 1, answered(0), now()), Next::PartAccepted);
+    assert_eq!(
+        q.status(m).0,
+        QueueStatus::Sending,
+        "one part accepted is not the message accepted"
+    );
+    // Part 2 is throttled: the message waits for a retry, and part 1 is not sent again.
+    let Next::RetryAt { at, .. } = q.send_part(&c[0], 2, answered(0x58), now()) else {
+        panic!("a throttled part is retried")
+    };
+    assert_eq!(q.status(m).0, QueueStatus::Queued);
+    let again = q.claim(at, 1);
+    assert_eq!(again[0].parts_accepted, vec![1], "the accepted part is not sent again");
+    assert_eq!(q.send_part(&again[0], 2, answered(0), at), Next::PartAccepted);
+    assert_eq!(q.send_part(&again[0], 3, answered(0), at), Next::Accepted);
+    assert_eq!(q.status(m).0, QueueStatus::Accepted);
+    let tries: i64 = q.row("SELECT attempts FROM queue WHERE message_id = ?1", m, |r| r.get(0));
+    assert_eq!(tries, 2, "two tries of the message: the first stopped at part 2");
+}
+
+#[test]
+fn a_long_message_partly_accepted_that_cannot_go_on_is_held_with_its_parts_named() {
+    let q = q();
+    let refused = q.add(long(MessageKind::Transactional, 3));
+    let unanswered = q.add(long(MessageKind::Transactional, 2));
+    let c = q.claim(now(), 10);
+    q.send_part(&c[0], 1, answered(0), now());
+    let Next::Held { exception_id } = q.send_part(&c[0], 2, answered(0x65), now()) else {
+        panic!("a part refused for good holds the message")
+    };
+    let (kind, summary): (ExceptionKind, String) =
+        q.row("SELECT kind, summary FROM exception WHERE id = ?1", exception_id, |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        });
+    assert_eq!(kind, ExceptionKind::PartlySent);
+    for part in [
+        "Part 1 of 3: accepted (provider id \"abc123\")",
+        "Part 2 of 3: refused: ESME_RX_P_APPN",
+        "Part 3 of 3: not sent",
+    ] {
+        assert!(
+            summary.contains(part),
+            "the exception names where each part stands: {summary}"
+        );
+    }
+    assert_eq!(q.status(refused).0, QueueStatus::OutcomeUnknown);
+
+    q.send_part(&c[1], 1, answered(0), now());
+    let Next::Held { exception_id } = q.send_part(&c[1], 2, timeout(), now()) else {
+        panic!("a part without an answer holds the message")
+    };
+    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| r.get(0));
+    assert_eq!(kind, ExceptionKind::OutcomeUnknown);
+    assert_eq!(q.status(unanswered).0, QueueStatus::OutcomeUnknown);
+}
+
+#[test]
+fn per_key_order_waits_for_every_part_of_a_long_message() {
+    let q = q();
+    let keyed = |m: NewMessage| NewMessage {
+        ordering_key: Some("order-7".into()),
+        ..m
+    };
+    let first = q.add(keyed(long(MessageKind::Transactional, 3)));
+    let second = q.add(keyed(msg(MessageKind::Transactional)));
+    let c = q.claim(now(), 10);
+    assert_eq!(c.len(), 1);
+    q.send_part(&c[0], 1, answered(0), now());
+    assert!(
+        q.ids(now(), 10).is_empty(),
+        "part 1 accepted: the next message of the key waits"
+    );
+    q.send_part(&c[0], 2, answered(0), now());
+    q.send_part(&c[0], 3, answered(0), now());
+    assert_eq!(q.status(first).0, QueueStatus::Accepted);
+    assert_eq!(q.ids(now(), 10), vec![second]);
+}
+
+#[test]
+fn recovery_resends_only_parts_that_never_reached_the_wire_and_holds_a_part_that_may_have() {
+    let q = q();
+    let cut_after_part_1 = q.add(long(MessageKind::Transactional, 3));
+    let cut_during_part_2 = q.add(long(MessageKind::Transactional, 3));
+    let c = q.claim(now(), 10);
+    q.send_part(&c[0], 1, answered(0), now());
+    q.send_part(&c[1], 1, answered(0), now());
+    // The process dies with part 2 of the second message recorded (it may be on the wire).
+    q.store
+        .writer()
+        .write_blocking(move |tx| messages::begin_attempt(tx, cut_during_part_2, 2, messages::Wire::sandbox(), 1))
+        .unwrap();
+
+    let (requeued, unknown) = q.store.writer().write_blocking(queue::recover).unwrap();
+    assert_eq!((requeued, unknown), (1, 1));
+    assert_eq!(q.status(cut_after_part_1).0, QueueStatus::Queued);
+    let again = q.claim(now(), 10);
+    assert_eq!(again.len(), 1);
+    assert_eq!(
+        (again[0].message_id, again[0].parts_accepted.clone()),
+        (cut_after_part_1, vec![1]),
+        "only parts 2 and 3 go out again"
+    );
+    let (status, error) = q.status(cut_during_part_2);
+    assert_eq!(status, QueueStatus::OutcomeUnknown);
+    let error = error.unwrap();
+    assert!(
+        error.contains("Part 2 of 3: written, answer never came") && error.contains("Part 3 of 3: not sent"),
+        "{error}"
+    );
+}
+
+#[test]
+fn a_try_that_never_reached_the_wire_is_recorded_and_not_counted() {
+    let q = q();
+    let otp = q.add(msg(MessageKind::Otp));
+    let c = q.claim(now(), 1);
+    let next = q.send(&c[0], SubmitResult::NotSent, now());
+    assert_eq!(
+        next,
+        Next::RetryAt {
+            at: now(),
+            slow_down: false
+        }
+    );
+    let (outcome, tries): (AttemptOutcome, u32) = q.row(
+        "SELECT a.outcome, q.attempts FROM attempt a JOIN queue q ON q.message_id = a.message_id
+         WHERE a.message_id = ?1",
+        otp,
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    );
+    assert_eq!((outcome, tries), (AttemptOutcome::NotSent, 0), "recorded, not counted");
+    // An OTP gets two real tries whatever came before that never went out.
+    let c = q.claim(now(), 1);
+    assert!(matches!(q.send(&c[0], answered(0x08), now()), Next::RetryAt { .. }));
+    let c = q.claim(now() + 60_000, 1);
+    assert_eq!(
+        q.send(&c[0], answered(0x08), now()),
+        Next::Failed(GiveUp::AttemptsExhausted)
+    );
+}
+
+#[test]
+fn a_claimed_message_whose_validity_ends_before_the_write_expires_without_going_out() {
+    let q = q();
+    let otp = q.add(NewMessage {
+        valid_until: Some(now() + 10_000),
+        ..msg(MessageKind::Otp)
+    });
+    let c = q.claim(now(), 1);
+    assert_eq!(c[0].expires_at, Some(now() + 10_000));
+    let next = q
+        .store
+        .writer()
+        .write_blocking(move |tx| queue::expire_claimed(tx, otp, None))
+        .unwrap();
+    assert_eq!(next, Next::Failed(GiveUp::ValidityEnded));
+    assert_eq!(q.status(otp).0, QueueStatus::Expired);
 }

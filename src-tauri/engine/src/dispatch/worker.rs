@@ -81,8 +81,36 @@ impl Default for DispatcherConfig {
     }
 }
 
-/// How often queued messages past their validity are marked expired.
-const EXPIRE_EVERY: Duration = Duration::from_secs(5);
+/// How often queued messages past their validity are looked for (and marked expired).
+const EXPIRE_EVERY: Duration = Duration::from_secs(1);
+
+/// Marks queued messages expired once their validity ends, whether or not the link is up (the
+/// sending loop waits for the link; this does not). The look is a read; the writer is asked only
+/// when something is due.
+async fn expire_on_time(store: Arc<Store>, mut stopped: watch::Receiver<bool>) {
+    let mut every = tokio::time::interval(EXPIRE_EVERY);
+    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = every.tick() => {}
+            _ = stopped.changed() => return,
+        }
+        let now = now_ms();
+        let due = store
+            .reader()
+            .read(move |c| queue::expiry_due(c, now))
+            .await
+            .unwrap_or(true);
+        if !due {
+            continue;
+        }
+        match store.writer().write(move |tx| queue::expire(tx, now)).await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(messages = n, "expired before they could be sent"),
+            Err(e) => tracing::error!(error = %e, "expiring messages failed"),
+        }
+    }
+}
 
 /// The rules a dispatcher sends by; replaced while it runs when settings change.
 type Rules = (Arc<ReceiptPolicy>, Arc<DispatcherConfig>);
@@ -111,7 +139,11 @@ impl Dispatcher {
         }
         let (stop, stopped) = watch::channel(false);
         let (rules, current) = watch::channel((Arc::new(receipts), Arc::new(config)));
-        let task = tokio::spawn(run(store, session, current, stopped));
+        let expiry = tokio::spawn(expire_on_time(store.clone(), stopped.clone()));
+        let task = tokio::spawn(async move {
+            run(store, session, current, stopped).await;
+            let _ = expiry.await;
+        });
         Ok(Dispatcher { stop, rules, task })
     }
 
@@ -135,17 +167,8 @@ async fn run(
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut in_flight = tokio::task::JoinSet::new();
-    let mut last_expiry = std::time::Instant::now() - EXPIRE_EVERY;
     loop {
         let (receipts, config) = rules.borrow().clone();
-        if last_expiry.elapsed() >= EXPIRE_EVERY {
-            last_expiry = std::time::Instant::now();
-            match store.writer().write(|tx| queue::expire(tx, now_ms())).await {
-                Ok(0) => {}
-                Ok(n) => tracing::info!(messages = n, "expired before they could be sent"),
-                Err(e) => tracing::error!(error = %e, "expiring messages failed"),
-            }
-        }
         if *stopped.borrow() {
             break;
         }
@@ -230,7 +253,7 @@ fn submit_pdu(
     let mut short_message = Vec::with_capacity(octets.len() + 6);
     short_message.extend(udh.iter().flatten());
     short_message.extend_from_slice(octets);
-    let validity = m.valid_until.map(smpp_time).unwrap_or_default();
+    let validity = m.expires_at.map(smpp_time).unwrap_or_default();
     SubmitSm::builder()
         .source_addr_ton(src_ton)
         .source_addr_npi(src_npi)
@@ -254,6 +277,9 @@ fn submit_pdu(
         .build()
 }
 
+/// Sends every part of the message not accepted yet, one submit each, stopping at the first that
+/// is not accepted. Each part's validity is checked right before its attempt is recorded and again
+/// right before its PDU is written.
 async fn send(
     store: Arc<Store>,
     session: SessionHandle,
@@ -266,28 +292,42 @@ async fn send(
     let total = parts.len();
     let reference = (m.message_id & 0xFF) as u8;
     let mut permit = Some(first);
-    let mut accepted_parts = 0usize;
+    let id = m.message_id;
     for (i, part) in parts.iter().enumerate() {
+        let segment = i as u32 + 1;
+        if m.parts_accepted.contains(&segment) {
+            continue;
+        }
         let permit = match permit.take() {
             Some(p) => p,
             None => match session.reserve().await {
                 Ok(p) => p,
-                Err(e) => {
-                    // Earlier parts went out: the message is neither sent nor safe to resend whole.
-                    finish_partial(&store, &m, None, accepted_parts, total, &e.to_string(), &receipts).await;
-                    return;
-                }
+                // Stopping: the message stays leased, and recovery puts back what was not
+                // accepted; nothing of this part was recorded, let alone written.
+                Err(_) => return,
             },
         };
-        let (session_id, seq, id, segment) = (
+        if past_validity(&m) {
+            let c = m.clone();
+            finish(&store, move |tx| queue::expire_claimed(tx, c.message_id, None), id).await;
+            return;
+        }
+        let (connection, session_id, seq) = (
+            permit.connection().to_owned(),
             permit.session_id().to_owned(),
             permit.sequence_number(),
-            m.message_id,
-            i as u32 + 1,
         );
+        let registered_delivery = m.registered_delivery;
         let attempt = match store
             .writer()
-            .write(move |tx| messages::begin_attempt(tx, id, segment, Some(&session_id)))
+            .write(move |tx| {
+                let wire = messages::Wire {
+                    connection: &connection,
+                    session_id: &session_id,
+                    sequence_number: seq,
+                };
+                messages::begin_attempt(tx, id, segment, wire, registered_delivery)
+            })
             .await
         {
             Ok(a) => a,
@@ -296,6 +336,10 @@ async fn send(
                 return;
             }
         };
+        if past_validity(&m) {
+            finish(&store, move |tx| queue::expire_claimed(tx, id, Some(attempt.id)), id).await;
+            return;
+        }
         let udh = (total > 1).then(|| encoding::concat_udh(reference, i as u8 + 1, total as u8));
         let answer = permit
             .submit(submit_pdu(&config, &m, encoding, udh, &part.octets))
@@ -304,97 +348,61 @@ async fn send(
             Ok(a) => SubmitResult::Answered {
                 command_status: a.command_status,
                 message_id: a.message_id,
-                sequence_number: seq,
+                written_at: Some(a.written_at),
             },
             Err(SubmitFailure::NotSent(_)) => SubmitResult::NotSent,
-            Err(SubmitFailure::Timeout) => SubmitResult::Timeout,
-            Err(SubmitFailure::LinkLost) => SubmitResult::LinkLost,
+            Err(SubmitFailure::Timeout { written_at }) => SubmitResult::Timeout { written_at },
+            Err(SubmitFailure::LinkLost { written_at }) => SubmitResult::LinkLost { written_at },
         };
-        let accepted = matches!(result, SubmitResult::Answered { command_status: 0, .. });
-        if !accepted && accepted_parts > 0 {
-            finish_partial(
-                &store,
-                &m,
-                Some((attempt.id, result)),
-                accepted_parts,
-                total,
-                "a later part was not accepted",
-                &receipts,
-            )
-            .await;
-            return;
-        }
-        let (c, r, policy, cfg) = (m.clone(), result, receipts.clone(), config.clone());
-        let recorded = store
-            .writer()
-            .write(move |tx| {
+        let (c, policy, cfg) = (m.clone(), receipts.clone(), config.clone());
+        let next = finish(
+            &store,
+            move |tx| {
                 queue::record(
                     tx,
                     &c,
                     attempt.id,
-                    &r,
+                    &result,
                     now_ms(),
                     &policy,
                     cfg.send_policy(c.kind),
                     jitter,
                 )
-            })
-            .await;
-        match recorded {
-            Ok(_) if accepted => accepted_parts += 1,
-            Ok(next) => {
+            },
+            id,
+        )
+        .await;
+        match next {
+            Some(queue::Next::PartAccepted) => {}
+            Some(queue::Next::Accepted) | None => return,
+            Some(next) => {
                 if matches!(next, queue::Next::RetryAt { slow_down: true, .. }) {
                     session.slow_down();
                 }
                 tracing::info!(message = id, ?next, "submit not accepted");
                 return;
             }
-            Err(e) => {
-                tracing::error!(error = %e, message = id, "cannot record the submit's result");
-                return;
-            }
         }
     }
 }
 
-/// Some parts of a long message were accepted and one was not: resending the whole would send
-/// the accepted parts twice, so the message waits for a person.
-async fn finish_partial(
+fn past_validity(m: &Claimed) -> bool {
+    m.expires_at.is_some_and(|v| v <= now_ms())
+}
+
+/// Records what became of a send; logs (and returns None) when it cannot be recorded, in which
+/// case the message stays leased until recovery.
+async fn finish(
     store: &Arc<Store>,
-    m: &Claimed,
-    failed: Option<(i64, SubmitResult)>,
-    accepted: usize,
-    total: usize,
-    why: &str,
-    receipts: &Arc<ReceiptPolicy>,
-) {
-    let (c, why, policy) = (
-        m.clone(),
-        format!("{accepted} of {total} parts accepted; {why}"),
-        receipts.clone(),
-    );
-    // A partly sent message is always held for a person, whatever the resend policy says.
-    let (retry, classes) = (RetryPolicy::default_for(m.kind), ClassOverrides::default());
-    let result = store
-        .writer()
-        .write(move |tx| match failed {
-            Some((attempt, failure)) => {
-                let partial = SubmitResult::Partial {
-                    failure: Box::new(failure),
-                    why,
-                };
-                let send = SendPolicy {
-                    retry: &retry,
-                    classes: &classes,
-                    resend_unknown: false,
-                };
-                queue::record(tx, &c, attempt, &partial, now_ms(), &policy, send, jitter).map(|_| ())
-            }
-            None => queue::hold(tx, c.message_id, &why).map(|_| ()),
-        })
-        .await;
-    if let Err(e) = result {
-        tracing::error!(error = %e, message = m.message_id, "cannot record a partly sent message");
+    op: impl FnOnce(&mut crate::store::WriteTx<'_>) -> Result<queue::Next, StoreError> + Send + 'static,
+    message: i64,
+) -> Option<queue::Next> {
+    match store.writer().write(op).await {
+        Ok(next) => Some(next),
+        Err(e) => {
+            tracing::error!(error = %e, message, "cannot record what became of a submit");
+            None
+        }
     }
 }
 

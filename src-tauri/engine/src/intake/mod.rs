@@ -138,18 +138,28 @@ pub struct IntakeRules {
     pub connection: String,
     /// Segments a message may take at most.
     pub max_segments: u32,
+    /// The registered_delivery each kind asks for (otp, transactional, bulk).
+    pub registered_delivery: [u8; 3],
+    /// How long a one-time code given no validity stays valid after its send time.
+    pub otp_validity_ms: i64,
 }
 
 impl IntakeRules {
-    /// Rules with the default segment limit.
+    /// Rules with the default segment limit, a final receipt asked for every kind, and five
+    /// minutes for a one-time code.
     pub fn new(connection: &str, default_region: Option<&str>) -> IntakeRules {
         IntakeRules {
             default_region: default_region.map(str::to_owned),
             connection: connection.into(),
             max_segments: MAX_SEGMENTS,
+            registered_delivery: [1; 3],
+            otp_validity_ms: DEFAULT_OTP_VALIDITY_MS,
         }
     }
 }
+
+/// How long a one-time code stays valid when nothing says otherwise (`retry.otp_max_age_minutes`).
+pub const DEFAULT_OTP_VALIDITY_MS: i64 = 5 * 60_000;
 
 /// What the API answers once a message is committed.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]

@@ -311,12 +311,68 @@ fn kind_and_priority_are_carried_to_the_new_message() {
 }
 
 #[test]
-fn otp_without_validity_leaves_it_to_the_dispatcher() {
+fn every_one_time_code_has_a_validity_the_configured_one_when_none_is_given() {
     let m = ok(&SubmitMessage {
         kind: Some(MessageKind::Otp),
         ..msg("+33612345678", "1234")
     });
-    assert_eq!(m.valid_until, None);
+    assert_eq!(
+        m.valid_until,
+        Some(NOW + 5 * 60_000),
+        "five minutes from its send time by default"
+    );
+    let short = IntakeRules {
+        otp_validity_ms: 60_000,
+        ..rules(None)
+    };
+    let m = validate(
+        &SubmitMessage {
+            kind: Some(MessageKind::Otp),
+            ..msg("+33612345678", "1234")
+        },
+        IntakeChannel::Api,
+        &short,
+        NOW,
+    )
+    .unwrap();
+    assert_eq!(m.valid_until, Some(NOW + 60_000));
+    let given = ok(&SubmitMessage {
+        kind: Some(MessageKind::Otp),
+        validity_seconds: Some(120),
+        ..msg("+33612345678", "1234")
+    });
+    assert_eq!(given.valid_until, Some(NOW + 120_000), "a given validity is kept");
+    let other = ok(&msg("+33612345678", "Your parcel ships today"));
+    assert_eq!(other.valid_until, None, "other kinds keep theirs: none unless given");
+}
+
+#[test]
+fn each_kind_asks_for_the_receipt_the_connection_says() {
+    let r = IntakeRules {
+        registered_delivery: [0, 2, 0x11],
+        ..rules(None)
+    };
+    let kind = |k| {
+        validate(
+            &SubmitMessage {
+                kind: Some(k),
+                ..msg("+33612345678", "1234")
+            },
+            IntakeChannel::Api,
+            &r,
+            NOW,
+        )
+        .unwrap()
+        .registered_delivery
+    };
+    assert_eq!(
+        [
+            kind(MessageKind::Otp),
+            kind(MessageKind::Transactional),
+            kind(MessageKind::Bulk)
+        ],
+        [0, 2, 0x11]
+    );
 }
 
 #[test]

@@ -40,11 +40,16 @@ pub fn validate(
             let mut m = NewMessage::text(channel, &destination, &req.text, kind, &rules.connection);
             m.destination_raw = req.destination.clone();
             m.priority = priority;
-            m.valid_until = valid_until;
+            // Every one-time code has a validity: the one given, else the configured age from
+            // its send time. It is never sent after it.
+            m.valid_until = match (valid_until, kind) {
+                (None, MessageKind::Otp) => Some(scheduled_at.unwrap_or(now_ms) + rules.otp_validity_ms),
+                (given, _) => given,
+            };
             m.scheduled_at = scheduled_at;
             m.ordering_key = ordering_key;
             m.client_ref = client_ref;
-            m.registered_delivery = 1;
+            m.registered_delivery = rules.registered_delivery[kind.priority() as usize];
             Ok(m)
         }
         _ => Err(errors),

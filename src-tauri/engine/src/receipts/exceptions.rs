@@ -33,6 +33,36 @@ pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
     Ok(id)
 }
 
+/// Opens an exception about a receipt (its logical event), linking the receipt; about a message,
+/// the message's open exception of that kind takes the receipt instead when there is one.
+pub fn open_for_receipt(
+    tx: &mut WriteTx<'_>,
+    kind: ExceptionKind,
+    message_id: Option<i64>,
+    logical_event_id: i64,
+    receipt_id: i64,
+    summary: String,
+) -> Result<i64, StoreError> {
+    let open_one = match message_id {
+        Some(m) => open_for_message(tx.conn(), m, kind)?,
+        None => None,
+    };
+    let ex = match open_one {
+        Some(ex) => ex,
+        None => open(
+            tx,
+            &NewException {
+                kind,
+                message_id,
+                logical_event_id: Some(logical_event_id),
+                summary,
+            },
+        )?,
+    };
+    link_receipt(tx.conn(), ex, receipt_id, "receipt")?;
+    Ok(ex)
+}
+
 /// The open exception of a kind on a message, if any.
 pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
     Ok(conn
@@ -193,9 +223,11 @@ pub enum Action {
     Attach { message_id: i64, mismatches_seen: bool },
     /// Close it without changing any state.
     Dismiss,
-    /// Outcome unknown: send the message again (the operator accepts the risk of a duplicate).
-    Resend,
-    /// Outcome unknown: settle the message as failed.
+    /// Outcome unknown or partly sent: send again what was not accepted. Choosing it accepts the
+    /// risk an unknown outcome carries; when evidence says the network had the message (an
+    /// accepted try or a receipt), `confirm_duplicate` must say so too.
+    Resend { confirm_duplicate: bool },
+    /// Outcome unknown or partly sent: settle the message as failed.
     MarkFailed,
 }
 
@@ -244,7 +276,7 @@ impl Action {
             Action::ChooseState(_) => "choosing a state",
             Action::Attach { .. } => "attaching it to a message",
             Action::Dismiss => "dismissing it",
-            Action::Resend => "resending the message",
+            Action::Resend { .. } => "resending the message",
             Action::MarkFailed => "marking the message failed",
         }
     }
@@ -352,17 +384,22 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             super::correlate::match_and_apply(tx, event, *message_id, "operator", policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
-        (Action::Resend | Action::MarkFailed, ExceptionKind::OutcomeUnknown) => {
+        (Action::Resend { .. } | Action::MarkFailed, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
             match r.action {
-                Action::Resend => crate::dispatch::queue::retry(tx, message, true, &r.actor, &r.note)?,
+                Action::Resend { confirm_duplicate } => {
+                    use crate::dispatch::queue::{self, DuplicateRisk};
+                    let risk = queue::duplicate_risk(tx, message)?;
+                    let confirmed = confirm_duplicate || matches!(risk, None | Some(DuplicateRisk::OutcomeUnknown));
+                    queue::retry(tx, message, confirmed, &r.actor, &r.note)?
+                }
                 _ => crate::dispatch::queue::mark_failed(tx, message, &r.actor, &r.note)?,
             }
             return Ok(());
         }
-        // An unknown outcome needs a decision about the message itself.
-        (Action::Dismiss, ExceptionKind::OutcomeUnknown) => return Err(not_allowed()),
+        // A message held for a decision needs one about the message itself.
+        (Action::Dismiss, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => return Err(not_allowed()),
         (Action::Dismiss, kind) => {
             if let (Some(message), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) = (e.message_id, kind) {
                 let input = Input::Decision {

@@ -25,10 +25,11 @@ use super::dedup;
 use super::exceptions::{self, NewException};
 use super::mismatch;
 use super::parse::{self, HttpReport, Parsed, SmppPdu, SmppReport, Tlv};
-use super::policy::{ids_agree, ReceiptPolicy};
+use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
-use crate::domain::{DeliveryState, ExceptionKind, ReceiptKind, ReceiptSource};
+use super::uncorrelated;
+use crate::domain::{Correlation, DeliveryState, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
 use crate::store::tables::NewReceipt;
 use crate::store::{Entity, Guard, StoreError, WriteTx, Writer};
 
@@ -79,6 +80,12 @@ pub enum Outcome {
     Uncorrelated { exception_id: i64 },
     /// Several messages carry its id: an exception, nothing applied.
     Ambiguous { exception_id: i64 },
+    /// No message carries its id yet: it waits (a submit's answer may still bring the id) before
+    /// an exception opens.
+    Waiting { logical_event_id: i64 },
+    /// Its status word names no status: kept as evidence for its message, with an exception;
+    /// nothing applied.
+    StatusUnreadable { message_id: i64, exception_id: i64 },
     /// Nothing usable in it: kept with its parse error, and an exception.
     Unparseable { exception_id: i64 },
     /// Not a report: an incoming message.
@@ -355,10 +362,12 @@ fn parsed_fields(mut row: NewReceipt, p: &Parsed) -> NewReceipt {
     row.parser_version = parse::PARSER_VERSION;
     row.parse_error = p.parse_error.clone();
     row.message_id_raw = p.message_id.clone();
-    row.text_id = p.text_id.clone();
+    row.id_source = p.id_source;
+    row.text_id = p.text_id_seen.clone().or_else(|| p.text_id.clone());
     row.event_id = p.event_id.clone();
     row.stat = p.stat.map(|s| s.as_str().to_owned());
     row.stat_raw = p.stat_raw.clone();
+    row.status_unreadable = p.stat_unreadable;
     row.err = p.err.clone();
     row.sub = p.sub.clone();
     row.dlvrd = p.dlvrd.clone();
@@ -482,9 +491,11 @@ struct ReceiptView<'a> {
     kind: ReceiptKind,
     parse_error: Option<&'a str>,
     message_id_raw: Option<&'a str>,
+    id_source: Option<IdSource>,
     text_id: Option<&'a str>,
     event_id: Option<&'a str>,
     stat: Option<&'a str>,
+    status_unreadable: bool,
     err: Option<&'a str>,
     done_date: Option<&'a str>,
     message_state: Option<u8>,
@@ -503,9 +514,11 @@ impl<'a> ReceiptView<'a> {
             kind: r.kind.unwrap_or(ReceiptKind::Unparseable),
             parse_error: r.parse_error.as_deref(),
             message_id_raw: r.message_id_raw.as_deref(),
+            id_source: r.id_source,
             text_id: r.text_id.as_deref(),
             event_id: r.event_id.as_deref(),
             stat: r.stat.as_deref(),
+            status_unreadable: r.status_unreadable,
             err: r.err.as_deref(),
             done_date: r.done_date.as_deref(),
             message_state: r.message_state,
@@ -525,11 +538,20 @@ impl<'a> ReceiptView<'a> {
             done_ts: self.done_ts.map(str::to_owned),
         }
     }
+
+    /// The key its message id is matched on, under the connection's rules for the place the id
+    /// was read (a receipt stored before ids had a place was read as a receipt text's).
+    fn id_key(&self, policy: &ReceiptPolicy) -> Option<String> {
+        self.message_id_raw
+            .filter(|s| !s.is_empty())
+            .map(|m| policy.receipt_key(m, self.id_source.unwrap_or(IdSource::Text)))
+    }
 }
 
 /// The stored columns a [`ReceiptView`] needs, read back into a row.
 const VIEW_COLUMNS: &str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
-     done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at";
+     done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at, id_source,
+     status_unreadable";
 
 fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
     Ok((
@@ -550,6 +572,8 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
             raw_text: r.get(13)?,
             done_ts: r.get(14)?,
             received_at: r.get(15)?,
+            id_source: r.get(16)?,
+            status_unreadable: r.get(17)?,
             ..NewReceipt::default()
         },
     ))
@@ -593,13 +617,12 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
         ReceiptKind::Unparseable => return unparseable(tx, r, r.parse_error.unwrap_or("nothing usable")),
         ReceiptKind::Receipt | ReceiptKind::Intermediate => {}
     }
-    let Some(state) = r.stat.and_then(state_from_stat) else {
+    // A status word nobody can read says nothing: it is kept, never applied as UNKNOWN.
+    let state = r.stat.filter(|_| !r.status_unreadable).and_then(state_from_stat);
+    if state.is_none() && !r.status_unreadable {
         return unparseable(tx, r, "the report carries no delivery status");
-    };
-    let id_key = r
-        .message_id_raw
-        .filter(|s| !s.is_empty())
-        .map(|m| policy.receipt_key(m));
+    }
+    let id_key = r.id_key(policy);
     let key = dedup::key(
         r.event_id,
         id_key.as_deref(),
@@ -621,11 +644,126 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
         },
         None => (None, Vec::new()),
     };
-    let (correlation, message_id) = match candidates.as_slice() {
-        [one] => ("matched", Some(*one)),
-        [] => ("none", None),
-        _ => ("ambiguous", None),
+    let message_id = match candidates.as_slice() {
+        [one] => Some(*one),
+        _ => None,
     };
+    let correlation = match candidates.len() {
+        0 => Correlation::None,
+        1 => Correlation::Matched,
+        _ => Correlation::Ambiguous,
+    };
+    let Some(event) = new_logical_event(tx, r, &key, correlation, message_id)? else {
+        // The same logical event again: link it, flag it, and do nothing else.
+        let event: i64 = tx
+            .conn()
+            .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
+            .query_row(params![r.connection, key.key], |row| row.get(0))?;
+        write_outcome(tx, r.id, Some(event), true, None)?;
+        return Ok(Outcome::Repeat {
+            logical_event_id: event,
+        });
+    };
+
+    match (message_id, state) {
+        (Some(m), Some(state)) => {
+            let message = match found {
+                Some(row) => row,
+                None => project::read_message(tx.conn(), m)?
+                    .ok_or_else(|| StoreError::Corrupt(format!("message {m} carries an attempt but does not exist")))?,
+            };
+            let facts = facts(
+                event,
+                state,
+                &r.receipt_facts(),
+                r.message_id_raw,
+                r.text_id,
+                Some(&message.facts),
+                policy,
+            );
+            let flags = flags_json(&facts);
+            let arrived = project::Arrived {
+                event,
+                at: r.received_at,
+            };
+            project::apply_known(tx, message, &Input::Event(facts), policy.rules(), Some(arrived))?;
+            write_outcome(tx, r.id, Some(event), false, flags)?;
+            Ok(Outcome::Applied { message_id: m, state })
+        }
+        (Some(m), None) => {
+            let ex = exceptions::open_for_receipt(
+                tx,
+                ExceptionKind::StatusUnreadable,
+                Some(m),
+                event,
+                r.id,
+                format!(
+                    "A receipt for this message says {:?}, a status nobody can read: it is kept as evidence and changed nothing.",
+                    r.stat_raw_or_unknown()
+                ),
+            )?;
+            write_outcome(tx, r.id, Some(event), false, None)?;
+            Ok(Outcome::StatusUnreadable {
+                message_id: m,
+                exception_id: ex,
+            })
+        }
+        (None, _) if candidates.is_empty() => {
+            write_outcome(tx, r.id, Some(event), false, None)?;
+            if policy.uncorrelated_grace_ms > 0 && id_key.is_some() {
+                // It may be a receipt that came before its submit's answer: it waits a while before
+                // anyone is asked about it (`uncorrelated::sweep`).
+                uncorrelated::wait(tx, event, r.connection, r.received_at)?;
+                return Ok(Outcome::Waiting {
+                    logical_event_id: event,
+                });
+            }
+            let ex = uncorrelated::open_exception(tx, event, r.id, r.connection, r.message_id_raw)?;
+            Ok(Outcome::Uncorrelated { exception_id: ex })
+        }
+        (None, _) => {
+            let summary = format!(
+                "{} messages sent on {} have the provider id {:?}; none was chosen.",
+                candidates.len(),
+                r.connection,
+                r.message_id_raw.unwrap_or_default()
+            );
+            let ex = exceptions::open_for_receipt(tx, ExceptionKind::Ambiguous, None, event, r.id, summary)?;
+            let key = id_key.unwrap_or_default();
+            let attempts: Vec<i64> = tx
+                .conn()
+                .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
+                .query_map(params![r.connection, key], |row| row.get(0))?
+                .collect::<Result<_, _>>()?;
+            for a in attempts {
+                exceptions::link_attempt(tx.conn(), ex, a, "candidate")?;
+            }
+            write_outcome(tx, r.id, Some(event), false, None)?;
+            Ok(Outcome::Ambiguous { exception_id: ex })
+        }
+    }
+}
+
+impl ReceiptView<'_> {
+    fn stat_raw_or_unknown(&self) -> &str {
+        self.raw_text
+            .and_then(|t| {
+                let at = t.to_ascii_lowercase().find("stat:")?;
+                t.get(at + 5..)?.split_whitespace().next()
+            })
+            .unwrap_or("(unreadable)")
+    }
+}
+
+/// Records a new logical event with its correlation; None when the event is already recorded
+/// (a repeat).
+fn new_logical_event(
+    tx: &mut WriteTx<'_>,
+    r: &ReceiptView<'_>,
+    key: &dedup::DedupKey,
+    correlation: Correlation,
+    message_id: Option<i64>,
+) -> Result<Option<i64>, StoreError> {
     let now = tx.now_ms();
     let inserted = tx
         .conn()
@@ -654,95 +792,11 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             message_id.map(|_| "system"),
         ])?;
     if inserted == 0 {
-        // The same logical event again: link it, flag it, and do nothing else.
-        let event: i64 = tx
-            .conn()
-            .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
-            .query_row(params![r.connection, key.key], |row| row.get(0))?;
-        write_outcome(tx, r.id, Some(event), true, None)?;
-        return Ok(Outcome::Repeat {
-            logical_event_id: event,
-        });
+        return Ok(None);
     }
     let event = tx.conn().last_insert_rowid();
     tx.changed(Entity::LogicalEvent, event);
-
-    match message_id {
-        Some(m) => {
-            let message = match found {
-                Some(row) => row,
-                None => project::read_message(tx.conn(), m)?
-                    .ok_or_else(|| StoreError::Corrupt(format!("message {m} carries an attempt but does not exist")))?,
-            };
-            let facts = facts(
-                event,
-                state,
-                &r.receipt_facts(),
-                r.message_id_raw,
-                r.text_id,
-                Some(&message.facts),
-                policy,
-            );
-            let flags = flags_json(&facts);
-            let arrived = project::Arrived {
-                event,
-                at: r.received_at,
-            };
-            project::apply_known(tx, message, &Input::Event(facts), policy.rules(), Some(arrived))?;
-            write_outcome(tx, r.id, Some(event), false, flags)?;
-            Ok(Outcome::Applied { message_id: m, state })
-        }
-        None if candidates.is_empty() => {
-            let summary = match r.message_id_raw {
-                Some(id) => format!(
-                    "No message sent on {} has the provider id {id:?}; kept until one does, or until you attach it.",
-                    r.connection
-                ),
-                None => "The receipt carries no message id, so no message can be matched to it.".to_owned(),
-            };
-            let ex = exceptions::open(
-                tx,
-                &NewException {
-                    kind: ExceptionKind::Uncorrelated,
-                    message_id: None,
-                    logical_event_id: Some(event),
-                    summary,
-                },
-            )?;
-            exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
-            write_outcome(tx, r.id, Some(event), false, None)?;
-            Ok(Outcome::Uncorrelated { exception_id: ex })
-        }
-        None => {
-            let summary = format!(
-                "{} messages sent on {} have the provider id {:?}; none was chosen.",
-                candidates.len(),
-                r.connection,
-                r.message_id_raw.unwrap_or_default()
-            );
-            let ex = exceptions::open(
-                tx,
-                &NewException {
-                    kind: ExceptionKind::Ambiguous,
-                    message_id: None,
-                    logical_event_id: Some(event),
-                    summary,
-                },
-            )?;
-            exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
-            let key = id_key.unwrap_or_default();
-            let attempts: Vec<i64> = tx
-                .conn()
-                .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
-                .query_map(params![r.connection, key], |row| row.get(0))?
-                .collect::<Result<_, _>>()?;
-            for a in attempts {
-                exceptions::link_attempt(tx.conn(), ex, a, "candidate")?;
-            }
-            write_outcome(tx, r.id, Some(event), false, None)?;
-            Ok(Outcome::Ambiguous { exception_id: ex })
-        }
-    }
+    Ok(Some(event))
 }
 
 fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<Outcome, StoreError> {
@@ -803,7 +857,7 @@ fn facts(
     message: Option<&mismatch::MessageFacts>,
     policy: &ReceiptPolicy,
 ) -> EventFacts {
-    let id_disagree = matches!((id, text_id), (Some(a), Some(b)) if !ids_agree(a, b));
+    let id_disagree = matches!((id, text_id), (Some(a), Some(b)) if !policy.tlv_and_text_agree(a, b));
     let mismatch = message.is_some_and(|m| !mismatch::check(receipt, m, policy.timezone_minutes).is_empty());
     EventFacts {
         event,
@@ -814,24 +868,26 @@ fn facts(
 }
 
 /// What a logical event says about a message, computed from the stored evidence. None when the
-/// event carries no delivery status.
+/// event carries no delivery status anyone can read.
 pub fn event_facts(
     conn: &Connection,
     event: i64,
     message_id: i64,
     policy: &ReceiptPolicy,
 ) -> Result<Option<EventFacts>, StoreError> {
-    let row: Option<(Option<String>, Option<String>, Option<String>)> = conn
+    /// The event's status, the receipt's id and text id, and whether its status was unreadable.
+    type Stored = (Option<String>, Option<String>, Option<String>, bool);
+    let row: Option<Stored> = conn
         .prepare_cached(
-            "SELECT e.stat, r.message_id_raw, r.text_id FROM logical_event e
+            "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable FROM logical_event e
              JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
         )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .optional()?;
-    let Some((stat, id, text_id)) = row else {
+    let Some((stat, id, text_id, unreadable)) = row else {
         return Ok(None);
     };
-    let Some(state) = stat.as_deref().and_then(state_from_stat) else {
+    let Some(state) = stat.as_deref().filter(|_| !unreadable).and_then(state_from_stat) else {
         return Ok(None);
     };
     let receipt = exceptions::receipt_facts(conn, event)?;

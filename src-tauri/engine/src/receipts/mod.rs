@@ -13,6 +13,7 @@ pub mod project;
 pub mod rebuild;
 pub mod report;
 pub mod rules;
+pub mod uncorrelated;
 
 #[cfg(test)]
 mod tests;

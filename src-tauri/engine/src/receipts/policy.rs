@@ -1,26 +1,35 @@
 //! How one connection's provider message ids are compared, and its other receipt rules.
 //!
-//! An id is normalised to a canonical key: `n:<decimal>` when the connection says the id is a
-//! number (hex or decimal), `t:<text>` otherwise. Both sides of a match (the id in the
-//! submit_sm_resp and the id in a receipt) are normalised by the connection's declared rules, so
-//! "38601fa" (hex response) and "0059113978" (decimal receipt) meet as `n:59113978` only where the
-//! operator said that is how the SMSC writes them. Nothing is guessed: an id that does not parse in
-//! the declared base stays text and simply matches nothing.
+//! An id is normalised to a canonical key: `n:<decimal>` where the connection says that place
+//! writes the id as a number (hex or decimal), `t:<text>` otherwise. An id appears in three places,
+//! each with its declared format: the submit_sm_resp, a receipt's receipted_message_id TLV (by
+//! default as the response writes it) and the receipt text (`id:...`). So "38601fa" (hex response)
+//! and "0059113978" (decimal receipt text) meet as `n:59113978` only where the operator said that
+//! is how the SMSC writes them. Nothing is guessed: an id that does not parse in the declared base
+//! stays text and simply matches nothing.
 
-use crate::config::{IdBase, ReceiptSettings};
+use crate::config::{IdBase, ReceiptSettings, TlvIdBase};
+use crate::domain::{IdSource, MessageKind};
 
 /// The receipt rules of one connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ReceiptPolicy {
+    /// How the submit_sm_resp writes the id.
     pub response_id: IdBase,
+    /// How the receipt text writes it (and an HTTP provider's id field).
     pub receipt_id: IdBase,
+    /// How the receipted_message_id TLV writes it.
+    pub tlv_id: IdBase,
     pub ignore_case: bool,
     pub ignore_leading_zeros: bool,
     pub accepted_is_final: bool,
-    /// Milliseconds after acceptance by which a final receipt is expected.
-    pub deadline_ms: i64,
+    /// Milliseconds after acceptance by which a final receipt is expected, per kind (otp,
+    /// transactional, bulk).
+    pub deadline_ms: [i64; 3],
     /// The zone of the dates inside receipts, in minutes east of UTC.
     pub timezone_minutes: i32,
+    /// How long a receipt that matches no message waits, at most, before it opens an exception.
+    pub uncorrelated_grace_ms: i64,
 }
 
 impl Default for ReceiptPolicy {
@@ -31,14 +40,24 @@ impl Default for ReceiptPolicy {
 
 impl From<&ReceiptSettings> for ReceiptPolicy {
     fn from(s: &ReceiptSettings) -> Self {
+        let minutes = |m: crate::config::AtLeastOne| i64::from(m.0) * 60_000;
         ReceiptPolicy {
             response_id: s.response_id,
             receipt_id: s.receipt_id,
+            tlv_id: match s.tlv_id {
+                TlvIdBase::SameAsResponse => s.response_id,
+                TlvIdBase::Base(b) => b,
+            },
             ignore_case: s.id_ignore_case,
             ignore_leading_zeros: s.id_ignore_leading_zeros,
             accepted_is_final: s.accepted_is_final,
-            deadline_ms: i64::from(s.deadline_hours.0) * 3_600_000,
+            deadline_ms: [
+                minutes(s.otp_deadline_minutes),
+                minutes(s.transactional_deadline_minutes),
+                minutes(s.bulk_deadline_minutes),
+            ],
             timezone_minutes: s.timezone.minutes,
+            uncorrelated_grace_ms: i64::from(s.uncorrelated_grace_seconds) * 1_000,
         }
     }
 }
@@ -51,14 +70,45 @@ impl ReceiptPolicy {
         }
     }
 
+    /// The receipt deadline of a message kind, in milliseconds after acceptance.
+    pub fn deadline_of(&self, kind: MessageKind) -> i64 {
+        self.deadline_ms[kind.priority() as usize]
+    }
+
     /// The key of an id as a submit_sm_resp gave it.
     pub fn response_key(&self, raw: &str) -> String {
         self.key(raw, self.response_id)
     }
 
-    /// The key of an id as a receipt gave it.
-    pub fn receipt_key(&self, raw: &str) -> String {
-        self.key(raw, self.receipt_id)
+    /// The key of an id as a receipt gave it, read from `source`.
+    pub fn receipt_key(&self, raw: &str, source: IdSource) -> String {
+        self.key(raw, self.base_of(source))
+    }
+
+    fn base_of(&self, source: IdSource) -> IdBase {
+        match source {
+            IdSource::Tlv => self.tlv_id,
+            IdSource::Text | IdSource::Http => self.receipt_id,
+        }
+    }
+
+    /// Whether a receipt's TLV id and its text id name the same message under these rules (each
+    /// read in the format declared for its place).
+    pub fn tlv_and_text_agree(&self, tlv: &str, text: &str) -> bool {
+        self.receipt_key(tlv, IdSource::Tlv) == self.receipt_key(text, IdSource::Text)
+    }
+
+    /// The id rules in words, as kept with a connection's stored keys: when they change, the keys
+    /// are made again.
+    pub fn id_rules(&self) -> String {
+        format!(
+            "response={} tlv={} text={} ignore_case={} ignore_leading_zeros={}",
+            self.response_id.as_str(),
+            self.tlv_id.as_str(),
+            self.receipt_id.as_str(),
+            self.ignore_case,
+            self.ignore_leading_zeros
+        )
     }
 
     fn key(&self, raw: &str, base: IdBase) -> String {
@@ -88,22 +138,6 @@ impl ReceiptPolicy {
     }
 }
 
-/// Whether the id in a receipt's text and the one in its receipted_message_id TLV name the same
-/// message: equal as written, or equal as numbers when one is hex and the other decimal (the TLV
-/// usually repeats the submit_sm_resp id, the text often gives it in decimal).
-pub fn ids_agree(tlv: &str, text: &str) -> bool {
-    let (a, b) = (tlv.trim(), text.trim());
-    if a.eq_ignore_ascii_case(b)
-        || a.trim_start_matches('0')
-            .eq_ignore_ascii_case(b.trim_start_matches('0'))
-    {
-        return true;
-    }
-    let hex = |s: &str| u128::from_str_radix(s, 16).ok();
-    let dec = |s: &str| s.parse::<u128>().ok();
-    matches!((hex(a), dec(b)), (Some(x), Some(y)) if x == y) || matches!((dec(a), hex(b)), (Some(x), Some(y)) if x == y)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,6 +146,7 @@ mod tests {
         ReceiptPolicy {
             response_id: response,
             receipt_id: receipt,
+            tlv_id: response,
             ignore_case: case,
             ignore_leading_zeros: zeros,
             ..ReceiptPolicy::default()
@@ -121,15 +156,15 @@ mod tests {
     #[test]
     fn exact_by_default() {
         let p = ReceiptPolicy::default();
-        assert_eq!(p.response_key("ABC123"), p.receipt_key("ABC123"));
+        assert_eq!(p.response_key("ABC123"), p.text_key("ABC123"));
         assert_ne!(
             p.response_key("ABC123"),
-            p.receipt_key("abc123"),
+            p.text_key("abc123"),
             "case matters unless configured"
         );
         assert_ne!(
             p.response_key("0123"),
-            p.receipt_key("123"),
+            p.text_key("123"),
             "leading zeros matter unless configured"
         );
     }
@@ -137,29 +172,28 @@ mod tests {
     #[test]
     fn hex_response_matches_decimal_receipt_only_when_declared() {
         let p = policy(IdBase::Hex, IdBase::Decimal, false, false);
-        assert_eq!(p.response_key("38601fa"), p.receipt_key("0059113978"));
-        assert_eq!(p.response_key("38601FA"), p.receipt_key("59113978"));
+        assert_eq!(p.response_key("38601fa"), p.text_key("0059113978"));
+        assert_eq!(p.response_key("38601FA"), p.text_key("59113978"));
         let exact = ReceiptPolicy::default();
-        assert_ne!(exact.response_key("38601fa"), exact.receipt_key("59113978"));
+        assert_ne!(exact.response_key("38601fa"), exact.text_key("59113978"));
     }
 
     #[test]
     fn case_and_leading_zero_rules() {
         let p = policy(IdBase::Text, IdBase::Text, true, true);
-        assert_eq!(p.response_key("00Ab-12"), p.receipt_key("ab-12"));
-        assert_eq!(p.response_key("000"), p.receipt_key("0"));
+        assert_eq!(p.response_key("00Ab-12"), p.text_key("ab-12"));
+        assert_eq!(p.response_key("000"), p.text_key("0"));
     }
 
     #[test]
     fn an_id_that_is_not_a_number_in_the_declared_base_stays_text() {
         let p = policy(IdBase::Decimal, IdBase::Decimal, false, false);
-        assert_eq!(p.receipt_key("9f2c-uuid"), "t:9f2c-uuid");
+        assert_eq!(p.text_key("9f2c-uuid"), "t:9f2c-uuid");
     }
 
-    #[test]
-    fn tlv_and_text_ids_agree_across_hex_and_decimal() {
-        assert!(ids_agree("38601fa", "0059113978"));
-        assert!(ids_agree("ABC", "abc"));
-        assert!(!ids_agree("38601fa", "12345"));
+    impl ReceiptPolicy {
+        fn text_key(&self, raw: &str) -> String {
+            self.receipt_key(raw, IdSource::Text)
+        }
     }
 }

@@ -11,7 +11,7 @@ use super::ingest::{HttpReceived, Ingested, Ingestor, Outcome, SmppReceived};
 use super::parse::Tlv;
 use super::policy::ReceiptPolicy;
 use super::report::{self, Counters, MessageReport};
-use super::{deadline, rebuild};
+use super::{deadline, rebuild, uncorrelated};
 use crate::config::IdBase;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
@@ -47,6 +47,16 @@ fn appendix_b(id: &str, stat: &str, done: &str) -> String {
 }
 
 impl World {
+    /// Opens the exceptions of receipts that matched no message and wait no longer (none of the
+    /// tests' submits awaits an answer, so every waiting one); returns how many.
+    fn sweep_waiting(&self) -> usize {
+        let policy = self.policy.clone();
+        self.store
+            .writer()
+            .write_blocking(move |tx| uncorrelated::sweep(tx, crate::clock::now_ms(), &policy))
+            .unwrap()
+    }
+
     fn message(&self, destination: &str, body: &str) -> i64 {
         let m = NewMessage::text(IntakeChannel::Cli, destination, body, MessageKind::Transactional, CONN);
         self.store
@@ -68,10 +78,11 @@ impl World {
         self.store
             .writer()
             .write_blocking(move |tx| {
-                let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
-                messages::record_accepted(tx, a.id, 7, &id, &policy)
+                let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
+                messages::record_accepted(tx, a.id, None, &id, &policy)
             })
             .unwrap()
+            .matched
     }
 
     fn smpp(&self, esm: u8, text: &str, tlvs: Vec<Tlv>) -> Ingested {
@@ -339,7 +350,8 @@ fn an_unknown_external_id_is_kept_uncorrelated_and_nothing_is_applied() {
     let w = world();
     let m = w.accepted("E1");
     let r = w.dlr("NO-SUCH-ID", "DELIVRD");
-    assert!(matches!(r.outcome, Outcome::Uncorrelated { .. }), "{r:?}");
+    assert!(matches!(r.outcome, Outcome::Waiting { .. }), "{r:?}");
+    assert_eq!(w.sweep_waiting(), 1, "no submit awaits its answer: the exception opens");
     assert_eq!(
         w.report(m).reported_state,
         DeliveryState::Pending,
@@ -387,7 +399,7 @@ fn an_uncorrelated_receipt_sharing_destination_and_text_is_still_not_attributed(
     let m = w.accepted("G1");
     let r = w.dlr("G2", "DELIVRD");
     assert!(
-        matches!(r.outcome, Outcome::Uncorrelated { .. }),
+        matches!(r.outcome, Outcome::Waiting { .. }),
         "destination and text must never attribute: {r:?}"
     );
     assert_eq!(w.report(m).reported_state, DeliveryState::Pending);
@@ -441,34 +453,57 @@ fn a_receipt_before_the_submit_response_is_applied_when_the_id_arrives() {
     let w = world();
     let m = w.message("+33612345678", "Your order has shipped");
     let early = w.dlr("I1", "DELIVRD");
-    assert!(matches!(early.outcome, Outcome::Uncorrelated { .. }));
+    assert!(matches!(early.outcome, Outcome::Waiting { .. }), "{early:?}");
     assert_eq!(
         w.accept(m, "I1"),
         1,
         "the waiting receipt is matched when the response brings its id"
     );
     assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
-    let c = w.counters();
-    assert!(
-        c.open_exceptions.is_empty(),
-        "the uncorrelated exception closes by itself: {:?}",
-        c.open_exceptions
-    );
-    let closed = w
-        .store
-        .reader()
-        .read_blocking(|c| {
-            exceptions::list(
-                c,
-                &Filter {
-                    status: Some(ExceptionStatus::Resolved),
-                    ..Filter::default()
-                },
-            )
+    assert_eq!(w.sweep_waiting(), 0, "nothing waits any more");
+    let exceptions: i64 = w.row("SELECT count(*) FROM exception WHERE ?1 = ?1", 0, |r| r.get(0));
+    assert_eq!(exceptions, 0, "nobody was asked about a receipt that found its message");
+}
+
+#[test]
+fn a_receipt_that_matches_nothing_is_raised_once_no_earlier_submit_awaits_its_answer_or_after_the_grace() {
+    let w = world();
+    let m = w.message("+33612345678", "Your order has shipped");
+    // A submit written, its answer not yet recorded.
+    w.store
+        .writer()
+        .write_blocking(move |tx| messages::begin_attempt(tx, m, 1, messages::Wire::sandbox(), 1))
+        .unwrap();
+    let r = w
+        .ingest
+        .smpp_blocking(SmppReceived {
+            connection: CONN.into(),
+            esm_class: Some(0x04),
+            short_message: appendix_b("NOT-YET", "DELIVRD", "9911291201").into_bytes(),
+            received_at: crate::clock::now_ms(),
+            ..SmppReceived::default()
         })
         .unwrap();
-    assert_eq!(closed[0].resolved_by.as_deref(), Some("system"));
-    assert_eq!(closed[0].resolution.as_deref(), Some("auto:correlated"));
+    assert!(matches!(r.outcome, Outcome::Waiting { .. }), "{r:?}");
+    assert_eq!(
+        w.sweep_waiting(),
+        0,
+        "an earlier submit still awaits its answer: it may be this one's"
+    );
+    let grace = w.policy.uncorrelated_grace_ms;
+    let policy = w.policy.clone();
+    let later = crate::clock::now_ms() + grace;
+    let opened = w
+        .store
+        .writer()
+        .write_blocking(move |tx| uncorrelated::sweep(tx, later, &policy))
+        .unwrap();
+    assert_eq!(opened, 1, "after the grace, a person is asked anyway");
+    assert_eq!(
+        w.counters().open_exceptions,
+        open_counts(&[(ExceptionKind::Uncorrelated, 1)])
+    );
+    assert_eq!(w.sweep_waiting(), 0, "asked once");
 }
 
 #[test]
@@ -541,7 +576,7 @@ fn hex_responses_match_decimal_receipts_only_where_the_connection_says_so() {
     exact.accepted("38601fa");
     assert!(matches!(
         exact.dlr("0059113978", "DELIVRD").outcome,
-        Outcome::Uncorrelated { .. }
+        Outcome::Waiting { .. }
     ));
 }
 
@@ -686,7 +721,7 @@ fn no_final_by_the_deadline_flags_the_message_and_a_late_final_clears_it() {
     let m = w.accepted("M1");
     w.dlr("M1", "ENROUTE");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_ms + 1;
+    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let sweep = |now: i64| {
         let policy = policy.clone();
         w.store
@@ -724,7 +759,7 @@ fn a_final_that_arrives_between_the_search_and_the_flagging_wins() {
     let w = world();
     let m = w.accepted("M2");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_ms + 1;
+    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let p = policy.clone();
     let due = w
         .store
@@ -751,6 +786,7 @@ fn attaching_an_uncorrelated_receipt_requires_a_note_and_a_look_at_every_mismatc
     let m = w.message("+4915112345678", "Hallo Welt");
     w.accept(m, "N-OTHER");
     w.dlr("N1", "DELIVRD");
+    w.sweep_waiting();
     let ex = w.open_exceptions(ExceptionKind::Uncorrelated)[0].id;
     let attach = |seen: bool, note: &str| Resolution {
         exception_id: ex,
@@ -803,6 +839,7 @@ fn attaching_an_uncorrelated_receipt_requires_a_note_and_a_look_at_every_mismatc
 fn resolving_never_changes_evidence_and_refuses_actions_that_do_not_fit() {
     let w = world();
     w.dlr("NOPE", "DELIVRD");
+    w.sweep_waiting();
     let ex = w.open_exceptions(ExceptionKind::Uncorrelated)[0].id;
     let choose = Resolution {
         exception_id: ex,
@@ -942,7 +979,7 @@ fn the_dashboard_totals_kept_while_receipts_are_applied_agree_with_a_recount_of_
     w.accepted("T7");
     w.dlr("T6", "ENROUTE");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_ms + 1;
+    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let flagged = w
         .store
         .writer()
@@ -1145,8 +1182,8 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
         .store
         .writer()
         .write_blocking(move |tx| {
-            let one = messages::begin_attempt(tx, m, 1, Some("s1"))?;
-            let two = messages::begin_attempt(tx, m, 2, Some("s1"))?;
+            let one = messages::begin_attempt(tx, m, 1, messages::Wire::sandbox(), 1)?;
+            let two = messages::begin_attempt(tx, m, 2, messages::Wire::sandbox(), 1)?;
             Ok::<_, StoreError>((one.id, two.id))
         })
         .unwrap();
@@ -1156,7 +1193,7 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
         std::thread::sleep(std::time::Duration::from_millis(3));
         w.store
             .writer()
-            .write_blocking(move |tx| messages::record_accepted(tx, attempt, 7, provider_id, &policy))
+            .write_blocking(move |tx| messages::record_accepted(tx, attempt, None, provider_id, &policy))
             .unwrap();
     };
     let last = |w: &World| {
@@ -1188,7 +1225,9 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
     let retry = w
         .store
         .writer()
-        .write_blocking(move |tx| Ok::<_, StoreError>(messages::begin_attempt(tx, m, 1, Some("s1"))?.id))
+        .write_blocking(move |tx| {
+            Ok::<_, StoreError>(messages::begin_attempt(tx, m, 1, messages::Wire::sandbox(), 1)?.id)
+        })
         .unwrap();
     accept(retry, "S3");
     assert_eq!(last(&w).0, retry);

@@ -10,7 +10,10 @@ use crate::smpp::cstr;
 
 /// One receipt to send.
 pub(crate) struct Receipt<'a> {
+    /// The id in the receipt text.
     pub id: &'a str,
+    /// The id in the receipted_message_id TLV.
+    pub tlv_id: &'a str,
     pub stat: &'a str,
     pub err: &'a str,
     /// The handset (becomes the deliver_sm source_addr).
@@ -26,8 +29,9 @@ fn yymmddhhmm(ms: i64) -> String {
     format!("{:02}{mo:02}{d:02}{h:02}{m:02}", y % 100)
 }
 
-fn state(stat: &str) -> MessageState {
-    match stat {
+/// The message_state TLV for a status word; None for a word that names no state.
+fn state(stat: &str) -> Option<MessageState> {
+    Some(match stat {
         "DELIVRD" => MessageState::Delivered,
         "EXPIRED" => MessageState::Expired,
         "DELETED" => MessageState::Deleted,
@@ -35,8 +39,9 @@ fn state(stat: &str) -> MessageState {
         "ACCEPTD" => MessageState::Accepted,
         "REJECTD" => MessageState::Rejected,
         "ENROUTE" => MessageState::Enroute,
-        _ => MessageState::Unknown,
-    }
+        "UNKNOWN" => MessageState::Unknown,
+        _ => return None,
+    })
 }
 
 fn address(s: &str) -> COctetString<1, 21> {
@@ -67,10 +72,9 @@ pub(crate) fn deliver_sm(r: &Receipt<'_>, sequence_number: u32) -> Command {
         r.sender,
         esm,
         text(r),
-        vec![
-            MessageDeliveryRequestTlvValue::ReceiptedMessageId(cstr(r.id)),
-            MessageDeliveryRequestTlvValue::MessageState(state(r.stat)),
-        ],
+        std::iter::once(MessageDeliveryRequestTlvValue::ReceiptedMessageId(cstr(r.tlv_id)))
+            .chain(state(r.stat).map(MessageDeliveryRequestTlvValue::MessageState))
+            .collect(),
         sequence_number,
     )
 }

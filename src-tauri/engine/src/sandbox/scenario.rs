@@ -41,6 +41,19 @@ pub enum Scenario {
     /// Two incompatible finals one right after the other on the wire: DELIVRD then UNDELIV for an
     /// even message id, UNDELIV then DELIVRD for an odd one. The first to arrive is the state.
     FinalsBackToBack,
+    /// The submit_sm_resp and the receipted_message_id TLV give the id in hex, the receipt text
+    /// in decimal.
+    HexTlvDecimalText,
+    /// Part 2 of a long message is refused for good (ESME_RX_P_APPN); the other parts are
+    /// accepted and delivered.
+    MultipartPartRefused,
+    /// Every part of a long message is accepted; part 2 is reported undeliverable, the others
+    /// delivered.
+    MultipartPartUndelivered,
+    /// A receipt whose status nobody can read (`stat:??`, no message_state TLV), then DELIVRD.
+    UnreadableStatus,
+    /// The SMSC accepts the submit but its answer never comes; the receipt does.
+    GhostAccept,
 }
 
 const TABLE: &[(&str, Scenario)] = &[
@@ -64,6 +77,11 @@ const TABLE: &[(&str, Scenario)] = &[
     ("17", Scenario::DropAfterResponse),
     ("18", Scenario::HexResponseDecimalReceipt),
     ("19", Scenario::FinalsBackToBack),
+    ("20", Scenario::HexTlvDecimalText),
+    ("21", Scenario::MultipartPartRefused),
+    ("22", Scenario::MultipartPartUndelivered),
+    ("23", Scenario::UnreadableStatus),
+    ("24", Scenario::GhostAccept),
 ];
 
 impl Scenario {

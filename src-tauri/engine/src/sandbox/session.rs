@@ -144,6 +144,7 @@ async fn submit_sm(
     let destination = submit.destination_addr.to_string();
     let sender = submit.source_addr.to_string();
     let content = submit.short_message().as_ref().to_vec();
+    let (part, text) = udh_part(u8::from(submit.esm_class), &content);
     let scenario = Scenario::for_destination(&destination);
     let first_try = shared
         .counts
@@ -159,33 +160,38 @@ async fn submit_sm(
         Scenario::ThrottledOnce if first_try => return refuse(CommandStatus::EsmeRthrottled),
         Scenario::QueueFullOnce if first_try => return refuse(CommandStatus::EsmeRmsgqful),
         Scenario::SystemErrorOnce if first_try => return refuse(CommandStatus::EsmeRsyserr),
+        Scenario::MultipartPartRefused if part == Some(2) => return refuse(CommandStatus::EsmeRxPAppn),
         Scenario::NoResponse => return Ok(After::Continue),
         Scenario::DropBeforeResponse => return Ok(After::Close),
         _ => {}
     }
 
     let n = shared.message_id();
-    let (response_id, receipt_id) = match scenario {
-        Scenario::HexResponseDecimalReceipt => (format!("{n:x}"), format!("{n:012}")),
-        _ => (format!("{n:x}"), format!("{n:x}")),
+    // The id as the response, the receipted_message_id TLV and the receipt text write it.
+    let (response_id, tlv_id, text_id) = match scenario {
+        Scenario::HexResponseDecimalReceipt => (format!("{n:x}"), format!("{n:012}"), format!("{n:012}")),
+        Scenario::HexTlvDecimalText => (format!("{n:x}"), format!("{n:x}"), format!("{n:010}")),
+        _ => (format!("{n:x}"), format!("{n:x}"), format!("{n:x}")),
     };
     let submitted = now_ms();
     let delay = shared.config.receipt_delay;
-    let make = |stat: &str, err: &str, id: &str, done: i64| {
+    let make_for = |stat: &str, err: &str, text_id: &str, tlv_id: &str, done: i64| {
         receipt::deliver_sm(
             &Receipt {
-                id,
+                id: text_id,
+                tlv_id,
                 stat,
                 err,
                 handset: &destination,
                 sender: &sender,
-                text: &content,
+                text,
                 submitted_at: submitted,
                 done_at: done,
             },
             0,
         )
     };
+    let make = |stat: &str, err: &str, done: i64| make_for(stat, err, &text_id, &tlv_id, done);
     let resp = SubmitSmResp::builder().message_id(cstr(&response_id)).build();
 
     if !shared.config.response_delay.is_zero() {
@@ -193,34 +199,50 @@ async fn submit_sm(
     }
     if scenario == Scenario::ReceiptBeforeResponse {
         // Queued on this session ahead of the response, so it reaches the client first.
-        shared.deliver(make("DELIVRD", "000", &receipt_id, submitted));
+        shared.deliver(make("DELIVRD", "000", submitted));
+    }
+    shared.count(&destination, &content, true);
+    if scenario == Scenario::GhostAccept {
+        // Accepted, and the network will say so; the answer is lost on the way.
+        shared.schedule(delay, make("DELIVRD", "000", submitted + 60_000));
+        return Ok(After::Continue);
     }
     respond(out, CommandStatus::EsmeRok, seq, resp)?;
-    shared.count(&destination, &content, true);
 
     let later = |k: u32| delay * k;
     match scenario {
-        Scenario::Undeliverable => shared.schedule(later(1), make("UNDELIV", "001", &receipt_id, submitted + 1)),
-        Scenario::Expired => shared.schedule(later(1), make("EXPIRED", "000", &receipt_id, submitted + 1)),
-        Scenario::Rejected => shared.schedule(later(1), make("REJECTD", "000", &receipt_id, submitted + 1)),
+        Scenario::Undeliverable => shared.schedule(later(1), make("UNDELIV", "001", submitted + 1)),
+        Scenario::Expired => shared.schedule(later(1), make("EXPIRED", "000", submitted + 1)),
+        Scenario::Rejected => shared.schedule(later(1), make("REJECTD", "000", submitted + 1)),
         Scenario::EnrouteThenDelivered => {
-            shared.schedule(later(1), make("ENROUTE", "000", &receipt_id, submitted));
-            shared.schedule(later(3), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(1), make("ENROUTE", "000", submitted));
+            shared.schedule(later(3), make("DELIVRD", "000", submitted + 60_000));
         }
         Scenario::DuplicateReceipts => {
-            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
-            shared.schedule(later(3), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(1), make("DELIVRD", "000", submitted + 60_000));
+            shared.schedule(later(3), make("DELIVRD", "000", submitted + 60_000));
         }
         Scenario::OutOfOrder => {
-            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
-            shared.schedule(later(3), make("ENROUTE", "000", &receipt_id, submitted));
+            shared.schedule(later(1), make("DELIVRD", "000", submitted + 60_000));
+            shared.schedule(later(3), make("ENROUTE", "000", submitted));
         }
         Scenario::IncompatibleFinals => {
-            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
-            shared.schedule(later(3), make("UNDELIV", "001", &receipt_id, submitted + 120_000));
+            shared.schedule(later(1), make("DELIVRD", "000", submitted + 60_000));
+            shared.schedule(later(3), make("UNDELIV", "001", submitted + 120_000));
         }
         Scenario::UnknownIdReceipt => {
-            shared.schedule(later(1), make("DELIVRD", "000", "DEADBEEF0000", submitted + 60_000));
+            let unknown = "DEADBEEF0000";
+            shared.schedule(
+                later(1),
+                make_for("DELIVRD", "000", unknown, unknown, submitted + 60_000),
+            );
+        }
+        Scenario::MultipartPartUndelivered if part == Some(2) => {
+            shared.schedule(later(1), make("UNDELIV", "001", submitted + 60_000));
+        }
+        Scenario::UnreadableStatus => {
+            shared.schedule(later(1), make("??", "000", submitted + 60_000));
+            shared.schedule(later(3), make("DELIVRD", "000", submitted + 60_000));
         }
         Scenario::GarbageReceipt => {
             let garbage =
@@ -228,8 +250,8 @@ async fn submit_sm(
             shared.schedule(later(1), garbage);
         }
         Scenario::FinalsBackToBack => {
-            let delivered = make("DELIVRD", "000", &receipt_id, submitted + 60_000);
-            let undeliverable = make("UNDELIV", "001", &receipt_id, submitted + 60_000);
+            let delivered = make("DELIVRD", "000", submitted + 60_000);
+            let undeliverable = make("UNDELIV", "001", submitted + 60_000);
             let both = if n.is_multiple_of(2) {
                 vec![delivered, undeliverable]
             } else {
@@ -239,10 +261,29 @@ async fn submit_sm(
         }
         Scenario::ReceiptBeforeResponse => {}
         Scenario::DropAfterResponse => {
-            shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000));
+            shared.schedule(later(1), make("DELIVRD", "000", submitted + 60_000));
             return Ok(After::Close);
         }
-        _ => shared.schedule(later(1), make("DELIVRD", "000", &receipt_id, submitted + 60_000)),
+        _ => shared.schedule(later(1), make("DELIVRD", "000", submitted + 60_000)),
     }
     Ok(After::Continue)
+}
+
+/// The part number a concatenation header (UDHI set, 8- or 16-bit reference) gives, and the text
+/// after the header.
+fn udh_part(esm_class: u8, content: &[u8]) -> (Option<u8>, &[u8]) {
+    if esm_class & 0x40 == 0 {
+        return (None, content);
+    }
+    let Some(&len) = content.first() else {
+        return (None, content);
+    };
+    let header = content.get(1..=usize::from(len)).unwrap_or_default();
+    let text = content.get(usize::from(len) + 1..).unwrap_or_default();
+    let part = match header {
+        [0x00, 0x03, _, _, seq, ..] => Some(*seq),
+        [0x08, 0x04, _, _, _, seq, ..] => Some(*seq),
+        _ => None,
+    };
+    (part, text)
 }

@@ -76,6 +76,10 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
         ("smpp", "password") => entry(Reconnect, SettingKind::Password),
         ("smpp", "interface_version") => choice(Reconnect, &["3.4", "5.0"]),
         ("receipts", "response_id" | "receipt_id") => choice(Now, &["text", "hex", "decimal"]),
+        ("receipts", "tlv_id") => choice(Now, &["response", "text", "hex", "decimal"]),
+        ("receipts", k) if k.ends_with("_request") => {
+            choice(Now, &["none", "final", "failure", "final_and_intermediate"])
+        }
         ("retry", k) if k.ends_with("_on_unknown_outcome") => choice(Now, &["exception", "resend"]),
         ("retry", k) if k.ends_with("_codes") => entry(Now, SettingKind::Codes),
         ("callbacks", "providers") => entry(Now, SettingKind::Providers),
@@ -114,7 +118,9 @@ mod tests {
             ("smpp", "window"),
             ("retry", "otp_max_attempts"),
             ("retry", "bulk_on_unknown_outcome"),
-            ("receipts", "deadline_hours"),
+            ("receipts", "otp_deadline_minutes"),
+            ("receipts", "bulk_request"),
+            ("receipts", "tlv_id"),
             ("receipts", "id_ignore_case"),
             ("callbacks", "providers"),
         ] {

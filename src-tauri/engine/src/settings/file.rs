@@ -141,7 +141,7 @@ mod tests {
                 },
                 Edit {
                     section: "receipts",
-                    key: "deadline_hours",
+                    key: "otp_deadline_minutes",
                     value: Some("12".into()),
                 },
                 Edit {
@@ -162,7 +162,7 @@ mod tests {
             "a removed key is gone: {out}"
         );
         assert!(out.contains("# password doc\n"), "the comments above it stay: {out}");
-        assert!(out.contains("[receipts]\ndeadline_hours = 12"), "{out}");
+        assert!(out.contains("[receipts]\notp_deadline_minutes = 12"), "{out}");
         assert!(sets(&out, "smpp", "tps") && !sets(&out, "smpp", "host"));
         assert!(!sets(text, "smpp", "tps"), "a commented-out line sets nothing");
     }

@@ -91,14 +91,14 @@ async fn an_edit_is_written_into_the_file_keeping_its_comments_and_the_rest() {
         .settings
         .update(values(&[
             ("smpp.tps", "25"),
-            ("receipts.deadline_hours", "12"),
+            ("receipts.transactional_deadline_minutes", "720"),
             ("smpp.window", "10"),
         ]))
         .await
         .unwrap();
     let after = f.text();
     assert!(
-        after.contains("tps = 25") && after.contains("deadline_hours = 12"),
+        after.contains("tps = 25") && after.contains("transactional_deadline_minutes = 720"),
         "{after}"
     );
     assert!(
@@ -111,7 +111,7 @@ async fn an_edit_is_written_into_the_file_keeping_its_comments_and_the_rest() {
         assert!(rest.any(|l| l == line), "the line `{line}` must survive the edit");
     }
     let keys: Vec<_> = saved.changes.iter().map(|c| c.key.as_str()).collect();
-    assert_eq!(keys, ["receipts.deadline_hours", "smpp.tps"]);
+    assert_eq!(keys, ["receipts.transactional_deadline_minutes", "smpp.tps"]);
     assert_eq!(
         f.settings.running().smpp.tps.0,
         25,
@@ -133,7 +133,7 @@ async fn every_invalid_field_is_named_at_once_and_nothing_is_written() {
             ("retry.temporary_codes", "0x14, soon"),
             ("smpp.window", "9"),
             ("smpp.nothing", "1"),
-            ("receipts.deadline_hours", "6"),
+            ("receipts.bulk_deadline_minutes", "360"),
         ]))
         .await
         .unwrap_err();

@@ -145,12 +145,14 @@ pub enum SubmitFailure {
     /// Nothing was written: safe to try again later.
     #[error("not sent: {0}")]
     NotSent(String),
-    /// Written, but no answer came in time: it may or may not have been accepted.
+    /// Written (at `written_at`, when the write finished in time), but no answer came in time: it
+    /// may or may not have been accepted.
     #[error("no answer within the response timeout; the outcome is unknown")]
-    Timeout,
-    /// Written, then the link went down before the answer: the outcome is unknown.
+    Timeout { written_at: Option<i64> },
+    /// Handed to the socket (at `written_at`; a write that failed part-way counts), then the link
+    /// went down before the answer: the outcome is unknown.
     #[error("the link was lost before the answer; the outcome is unknown")]
-    LinkLost,
+    LinkLost { written_at: Option<i64> },
 }
 
 /// The SMSC's answer to a submit.
@@ -159,15 +161,34 @@ pub struct SubmitAnswer {
     pub command_status: u32,
     /// The provider's message id exactly as returned (accepted submits only).
     pub message_id: Option<String>,
+    /// When the submit's frame was flushed to the socket.
+    pub written_at: i64,
 }
 
 type Pending = Arc<Mutex<HashMap<u32, oneshot::Sender<Command>>>>;
+
+/// What the writer of a link reports about one frame: `Ok(at)` once it was flushed to the socket,
+/// `Err(at)` when the write failed part-way (the SMSC may have read it all the same). A frame the
+/// link ended before writing reports nothing: its sender is dropped.
+type Written = oneshot::Sender<Result<i64, i64>>;
+
+/// A frame waiting to be written, and who wants to hear that it was.
+struct Outgoing {
+    command: Command,
+    written: Option<Written>,
+}
+
+impl From<Command> for Outgoing {
+    fn from(command: Command) -> Outgoing {
+        Outgoing { command, written: None }
+    }
+}
 
 /// A bound link, as the senders see it.
 #[derive(Clone)]
 struct Link {
     session_id: String,
-    out: mpsc::UnboundedSender<Command>,
+    out: mpsc::UnboundedSender<Outgoing>,
     pending: Pending,
     seq: Arc<AtomicU32>,
 }
@@ -175,6 +196,17 @@ struct Link {
 impl Link {
     fn next_seq(&self) -> u32 {
         self.seq.fetch_add(1, Ordering::Relaxed)
+    }
+
+    fn send(&self, command: Command) {
+        let _ = self.out.send(command.into());
+    }
+
+    fn forget(&self, sequence_number: u32) {
+        self.pending
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .remove(&sequence_number);
     }
 }
 
@@ -203,12 +235,18 @@ pub struct SessionHandle {
 /// The right to send one submit: a window slot, a rate token, and its sequence number.
 pub struct Permit {
     link: Link,
+    connection: String,
     sequence_number: u32,
     response_timeout: Duration,
     _slot: OwnedSemaphorePermit,
 }
 
 impl Permit {
+    /// The connection the submit goes out on.
+    pub fn connection(&self) -> &str {
+        &self.connection
+    }
+
     pub fn session_id(&self) -> &str {
         &self.link.session_id
     }
@@ -217,24 +255,43 @@ impl Permit {
         self.sequence_number
     }
 
-    /// Writes the submit and waits for its answer.
+    /// Writes the submit and waits for its answer. A submit counts as written once its frame was
+    /// flushed to the socket; one the link ended before writing is [`SubmitFailure::NotSent`].
     pub async fn submit(self, pdu: SubmitSm) -> Result<SubmitAnswer, SubmitFailure> {
-        let (tx, rx) = oneshot::channel();
+        let (answered, answer) = oneshot::channel();
         self.link
             .pending
             .lock()
             .unwrap_or_else(|p| p.into_inner())
-            .insert(self.sequence_number, tx);
-        let command = Command::new(CommandStatus::EsmeRok, self.sequence_number, pdu);
-        if self.link.out.send(command).is_err() {
-            self.link
-                .pending
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .remove(&self.sequence_number);
+            .insert(self.sequence_number, answered);
+        let (written, write) = oneshot::channel();
+        let frame = Outgoing {
+            command: Command::new(CommandStatus::EsmeRok, self.sequence_number, pdu),
+            written: Some(written),
+        };
+        if self.link.out.send(frame).is_err() {
+            self.link.forget(self.sequence_number);
             return Err(SubmitFailure::NotSent("the link closed before the write".into()));
         }
-        match tokio::time::timeout(self.response_timeout, rx).await {
+        let written_at = match tokio::time::timeout(self.response_timeout, write).await {
+            Ok(Ok(Ok(at))) => at,
+            Ok(Ok(Err(at))) => {
+                self.link.forget(self.sequence_number);
+                return Err(SubmitFailure::LinkLost { written_at: Some(at) });
+            }
+            Ok(Err(_)) => {
+                self.link.forget(self.sequence_number);
+                return Err(SubmitFailure::NotSent(
+                    "the link closed before the submit was written".into(),
+                ));
+            }
+            // Still in the socket's hands: it may yet reach the SMSC.
+            Err(_) => {
+                self.link.forget(self.sequence_number);
+                return Err(SubmitFailure::Timeout { written_at: None });
+            }
+        };
+        match tokio::time::timeout(self.response_timeout, answer).await {
             Ok(Ok(answer)) => Ok(SubmitAnswer {
                 command_status: u32::from(answer.status()),
                 message_id: match answer.pdu() {
@@ -243,15 +300,16 @@ impl Permit {
                     }
                     _ => None,
                 },
+                written_at,
             }),
-            Ok(Err(_)) => Err(SubmitFailure::LinkLost),
+            Ok(Err(_)) => Err(SubmitFailure::LinkLost {
+                written_at: Some(written_at),
+            }),
             Err(_) => {
-                self.link
-                    .pending
-                    .lock()
-                    .unwrap_or_else(|p| p.into_inner())
-                    .remove(&self.sequence_number);
-                Err(SubmitFailure::Timeout)
+                self.link.forget(self.sequence_number);
+                Err(SubmitFailure::Timeout {
+                    written_at: Some(written_at),
+                })
             }
         }
     }
@@ -346,6 +404,7 @@ impl SessionHandle {
         let sequence_number = link.next_seq();
         Ok(Permit {
             link,
+            connection: self.inner.config.connection.clone(),
             sequence_number,
             response_timeout: self.inner.config.response_timeout,
             _slot: slot,
@@ -550,7 +609,7 @@ async fn run_link(
     stopped: &mut watch::Receiver<bool>,
 ) -> LinkEnd {
     let (mut sink, mut source) = framed.split();
-    let (out, mut outgoing) = mpsc::unbounded_channel::<Command>();
+    let (out, mut outgoing) = mpsc::unbounded_channel::<Outgoing>();
     let pending: Pending = Arc::default();
     let link = Link {
         session_id: session_id.clone(),
@@ -567,7 +626,7 @@ async fn run_link(
 
     // Reports go to one task, in the order they arrived, so that they are stored in that order.
     let (arrivals, arrived) = mpsc::unbounded_channel::<Arrival>();
-    let delivery = tokio::spawn(store_in_order(inbound.clone(), arrived, out.clone()));
+    let delivery = tokio::spawn(store_in_order(inbound.clone(), arrived, link.clone()));
     let mut incoming = Incoming {
         connection: &inner.config.connection,
         session_id: &session_id,
@@ -591,8 +650,13 @@ async fn run_link(
                 Some(Err(e)) => break LinkEnd::Lost(format!("unreadable PDU: {e}")),
                 None => break LinkEnd::Lost("the SMSC closed the connection".into()),
             },
-            Some(command) = outgoing.recv() => {
-                if let Err(e) = sink.send(command).await {
+            Some(Outgoing { command, written }) = outgoing.recv() => {
+                let result = sink.send(command).await;
+                if let Some(written) = written {
+                    let at = now_ms();
+                    let _ = written.send(if result.is_ok() { Ok(at) } else { Err(at) });
+                }
+                if let Err(e) = result {
                     break LinkEnd::Lost(format!("write failed: {e}"));
                 }
             }
@@ -605,7 +669,7 @@ async fn run_link(
                 }
                 let seq = link.next_seq();
                 incoming.awaiting_keepalive = Some((seq, Instant::now()));
-                let _ = out.send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLink));
+                link.send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLink));
             }
             _ = until_stopped(stopped) => {
                 let seq = link.next_seq();
@@ -615,8 +679,10 @@ async fn run_link(
             }
         }
     };
-    // Senders waiting for answers learn the link is gone (their outcome is unknown).
+    // Senders whose frames were never written learn it (not sent); those waiting for answers
+    // learn the link is gone (their outcome is unknown).
     inner.link.send_replace(None);
+    drop(outgoing);
     pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
     // Reports already read are stored before the next session starts, so nothing of this session
     // is stored after what the next one brings. (Their acknowledgements no longer reach the SMSC,
@@ -643,11 +709,7 @@ struct Arrival {
 
 /// Stores reports in the order they arrived, a batch at a time, and acknowledges each once it is
 /// committed.
-async fn store_in_order(
-    inbound: Arc<dyn InboundHandler>,
-    mut arrived: mpsc::UnboundedReceiver<Arrival>,
-    out: mpsc::UnboundedSender<Command>,
-) {
+async fn store_in_order(inbound: Arc<dyn InboundHandler>, mut arrived: mpsc::UnboundedReceiver<Arrival>, link: Link) {
     let mut batch = Vec::new();
     while arrived.recv_many(&mut batch, ARRIVALS_PER_BATCH).await > 0 {
         let acks: Vec<(u32, bool)> = batch.iter().map(|a| (a.sequence_number, a.data_sm)).collect();
@@ -664,7 +726,7 @@ async fn store_in_order(
             } else {
                 Pdu::DeliverSmResp(Default::default())
             };
-            let _ = out.send(Command::new(status, seq, pdu));
+            link.send(Command::new(status, seq, pdu));
         }
     }
 }
@@ -691,15 +753,11 @@ impl Incoming<'_> {
                 }
             }
             CommandId::EnquireLink => {
-                let _ = self
-                    .link
-                    .out
+                self.link
                     .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::EnquireLinkResp));
             }
             CommandId::Unbind => {
-                let _ = self
-                    .link
-                    .out
+                self.link
                     .send(Command::new(CommandStatus::EsmeRok, seq, Pdu::UnbindResp));
                 return Some(LinkEnd::Lost("the SMSC unbound".into()));
             }

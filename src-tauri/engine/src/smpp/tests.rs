@@ -92,11 +92,22 @@ async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledge
 
     // The attempt row names the session and sequence number before the PDU is written.
     let permit = w.session.handle().reserve().await.unwrap();
-    let (session_id, seq) = (permit.session_id().to_owned(), permit.sequence_number());
+    let (connection, session_id, seq) = (
+        permit.connection().to_owned(),
+        permit.session_id().to_owned(),
+        permit.sequence_number(),
+    );
     let attempt = w
         .store
         .writer()
-        .write(move |tx| messages::begin_attempt(tx, id, 1, Some(&session_id)))
+        .write(move |tx| {
+            let wire = messages::Wire {
+                connection: &connection,
+                session_id: &session_id,
+                sequence_number: seq,
+            };
+            messages::begin_attempt(tx, id, 1, wire, 1)
+        })
         .await
         .unwrap();
     let answer = permit
@@ -107,7 +118,15 @@ async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledge
     let provider_id = answer.message_id.expect("an accepted submit carries the provider's id");
     w.store
         .writer()
-        .write(move |tx| messages::record_accepted(tx, attempt.id, seq, &provider_id, &ReceiptPolicy::default()))
+        .write(move |tx| {
+            messages::record_accepted(
+                tx,
+                attempt.id,
+                Some(answer.written_at),
+                &provider_id,
+                &ReceiptPolicy::default(),
+            )
+        })
         .await
         .unwrap();
 
@@ -223,9 +242,15 @@ async fn no_answer_or_a_lost_link_after_the_write_is_an_unknown_outcome() {
     let w = world_with(|_| {}).await;
     let h = w.session.handle();
     let silent = h.reserve().await.unwrap().submit(submit_sm("+33612345615", "a")).await;
-    assert_eq!(silent, Err(SubmitFailure::Timeout));
+    assert!(
+        matches!(silent, Err(SubmitFailure::Timeout { written_at: Some(_) })),
+        "written, then no answer: {silent:?}"
+    );
     let dropped = h.reserve().await.unwrap().submit(submit_sm("+33612345616", "b")).await;
-    assert_eq!(dropped, Err(SubmitFailure::LinkLost));
+    assert!(
+        matches!(dropped, Err(SubmitFailure::LinkLost { written_at: Some(_) })),
+        "written, then the link dropped: {dropped:?}"
+    );
     w.session.stop().await;
 }
 
@@ -245,7 +270,8 @@ async fn the_window_bounds_requests_in_flight() {
     let third = tokio::time::timeout(Duration::from_millis(150), h.reserve()).await;
     assert!(third.is_err(), "a third request waits while two are unanswered");
     for t in waiting {
-        assert_eq!(t.await.unwrap(), Err(SubmitFailure::Timeout));
+        let result = t.await.unwrap();
+        assert!(matches!(result, Err(SubmitFailure::Timeout { .. })), "{result:?}");
     }
     assert!(
         tokio::time::timeout(Duration::from_millis(500), h.reserve())

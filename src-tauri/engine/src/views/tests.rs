@@ -33,7 +33,12 @@ struct World {
 fn world() -> World {
     let dir = tempfile::tempdir().unwrap();
     let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
-    let policy = ReceiptPolicy::default();
+    // Receipts that match no message open their exceptions at once: these tests are about what
+    // the screens show of them (the wait before is the receipts module's to test).
+    let policy = ReceiptPolicy {
+        uncorrelated_grace_ms: 0,
+        ..ReceiptPolicy::default()
+    };
     let ingest = Ingestor::new(store.writer().clone(), policy.clone());
     World {
         _dir: dir,
@@ -71,8 +76,8 @@ impl World {
         let id = provider_id.to_owned();
         let policy = self.policy.clone();
         self.write(move |tx| {
-            let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
-            messages::record_accepted(tx, a.id, 7, &id, &policy)?;
+            let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
+            messages::record_accepted(tx, a.id, None, &id, &policy)?;
             Ok(a.id)
         })
     }
@@ -84,16 +89,17 @@ impl World {
             let kind: MessageKind = tx
                 .conn()
                 .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| r.get(0))?;
-            let a = messages::begin_attempt(tx, message, 1, Some("s1"))?;
+            let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
             let claimed = Claimed {
                 message_id: message,
                 destination: String::new(),
                 body: String::new(),
                 kind,
                 registered_delivery: 1,
-                valid_until: None,
+                expires_at: None,
                 created_at: tx.now_ms(),
                 attempts: 0,
+                parts_accepted: Vec::new(),
             };
             let retry = RetryPolicy::default_for(kind);
             let send = queue::SendPolicy {
@@ -111,7 +117,7 @@ impl World {
             SubmitResult::Answered {
                 command_status,
                 message_id: None,
-                sequence_number: 9,
+                written_at: None,
             },
         )
     }
@@ -585,7 +591,7 @@ fn mixed(w: &World) -> (i64, i64) {
                 queue::cancel(tx, id, "ann", "duplicate order").map_err(|e| StoreError::Corrupt(e.to_string()))
             }),
             6 => {
-                w.submit(id, SubmitResult::Timeout);
+                w.submit(id, SubmitResult::Timeout { written_at: None });
             }
             _ => {
                 w.accept(id, &pid);
@@ -730,7 +736,7 @@ fn every_filter_selects_exactly_the_matching_messages_across_pages() {
 fn a_list_row_carries_the_flags_and_facts_of_its_message() {
     let w = world();
     let unknown = w.add(new_message("+33612345678", "a", MessageKind::Otp));
-    w.submit(unknown, SubmitResult::Timeout);
+    w.submit(unknown, SubmitResult::Timeout { written_at: None });
     let late = w.add(new_message("+33612345678", &"x".repeat(100), MessageKind::Bulk));
     w.accept(late, "L1");
     w.dlr("L1", "DELIVRD");
@@ -1249,7 +1255,7 @@ fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothin
     let second = w.dlr("X1", "EXPIRED");
     let stray = w.dlr("NO-SUCH-ID", "DELIVRD");
     let unsure = w.add(new_message("+33612345670", "hi", MessageKind::Otp));
-    w.submit(unsure, SubmitResult::Timeout);
+    w.submit(unsure, SubmitResult::Timeout { written_at: None });
 
     let conflict = w.open_exception(ExceptionKind::ConflictingFinal);
     let uncorrelated = w.open_exception(ExceptionKind::Uncorrelated);

@@ -67,6 +67,13 @@ fn attempt_label(a: &AttemptView, parts: u32) -> String {
     }
 }
 
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
 fn status_words(a: &AttemptView) -> String {
     match (&a.command_status_name, &a.command_status_meaning, &a.command_status_hex) {
         (Some(name), Some(meaning), Some(hex)) => format!("{name} ({hex}): {meaning}"),
@@ -99,6 +106,11 @@ fn attempt_entries(a: &AttemptView, parts: u32, out: &mut Vec<TimelineEntry>) {
         AttemptOutcome::Timeout | AttemptOutcome::LinkLost => format!(
             "No answer to {label}: {}; whether it went out is unknown.",
             a.error.as_deref().unwrap_or("the answer never came")
+        ),
+        AttemptOutcome::NotSent => format!(
+            "{} never went out: {}; not counted as a try.",
+            capitalised(&label),
+            a.error.as_deref().unwrap_or("it was not written")
         ),
     };
     out.push(TimelineEntry {

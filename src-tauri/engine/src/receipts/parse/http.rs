@@ -28,6 +28,7 @@ use serde_json::Value;
 
 use super::scan::{scan, Key};
 use super::{date, is_placeholder, latin1, HttpReport, Parsed, ReceiptKindOut, Stat};
+use crate::domain::IdSource;
 
 /// Where to find each field in a provider's callback. Every list is tried in order; the first
 /// present, non-empty value wins. A config file can name a built-in provider or define its own.
@@ -50,6 +51,12 @@ pub struct HttpMapping {
     pub records: Vec<String>,
     /// Provider words, checked (any case) before the general vendor words of [`Stat::from_word`].
     pub status_words: Vec<(String, Stat)>,
+    /// Fields a report carries that are none of the above (for `id_is_the_unnamed_field`).
+    pub other: Vec<String>,
+    /// When no `message_id` field is present, the one query or form field that no list here
+    /// names is the id (a dlr-url whose id parameter the sender named); several such fields
+    /// give none.
+    pub id_is_the_unnamed_field: bool,
 }
 
 /// The providers with a built-in mapping.
@@ -124,7 +131,9 @@ pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
         },
         "twilio-eventstreams" => HttpMapping {
             message_id: list(&["data.messageSid", "data.MessageSid"]),
-            status: list(&["data.messageStatus", "type"]),
+            // The event's type says what happened; `data.messageStatus` is a snapshot that may
+            // lag behind it (Twilio's own delivered event carries QUEUED there).
+            status: list(&["type", "data.messageStatus"]),
             err: list(&["data.errorCode"]),
             event_id: list(&["id"]),
             done_date: list(&["data.rawDlrDoneDate", "data.timestamp"]),
@@ -165,6 +174,10 @@ pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
         "kannel" => HttpMapping {
             message_id: list(&[
                 "id",
+                "uuid",
+                "guid",
+                "msg_uuid",
+                "message_uuid",
                 "msgid",
                 "msg_id",
                 "message_id",
@@ -191,6 +204,55 @@ pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
                 "d",
             ]),
             receipt_text: list(&["answer", "reply", "smsc_reply", "smscreply", "report", "a"]),
+            // The rest of what a dlr-url may carry besides the id: Kannel's other escapes
+            // (%p %P %q %Q %t %T %i %I %n %F %B %o %O %a %b %k %c %m %M %s %S %u %U).
+            other: list(&[
+                "to",
+                "from",
+                "phone",
+                "sender",
+                "receiver",
+                "recipient",
+                "msisdn",
+                "p",
+                "q",
+                "time",
+                "ts",
+                "timestamp",
+                "date",
+                "t",
+                "smsc",
+                "smsc_id",
+                "smscid",
+                "i",
+                "service",
+                "n",
+                "binfo",
+                "b",
+                "account",
+                "o",
+                "c",
+                "coding",
+                "charset",
+                "m",
+                "mclass",
+                "u",
+                "udh",
+                "k",
+                "keyword",
+                "text",
+                "msg",
+                "meta",
+                "meta_data",
+                "token",
+                "secret",
+                "key",
+                "api_key",
+                "apikey",
+            ]),
+            // The id is the caller's own, baked into the dlr-url under a name of its choosing:
+            // when none of the usual names is there, the one field no list names is it.
+            id_is_the_unnamed_field: true,
             // Kannel's %d: DLR_SUCCESS 1, DLR_FAIL 2, DLR_BUFFERED 4, DLR_SMSC_SUCCESS 8,
             // DLR_SMSC_FAIL 16, DLR_EXPIRED 0x22, DLR_UNKNOWN 0x42.
             status_words: words(&[
@@ -458,7 +520,8 @@ fn find(paths: &[String], src: &Sources, rec: Option<&Value>) -> Option<Found> {
     None
 }
 
-fn map_status(m: &HttpMapping, word: &str) -> Option<Stat> {
+/// The status a provider's word says, and the word that said it.
+fn map_status(m: &HttpMapping, word: &str) -> Option<(Stat, String)> {
     let w = word.trim();
     let lookup = |w: &str| {
         m.status_words
@@ -466,12 +529,47 @@ fn map_status(m: &HttpMapping, word: &str) -> Option<Stat> {
             .find(|(k, _)| k.trim().eq_ignore_ascii_case(w))
             .map(|(_, s)| *s)
             .or_else(|| Stat::from_word(w))
+            .map(|s| (s, w.to_owned()))
     };
     lookup(w).or_else(|| {
         // `com.twilio.messaging.message.delivered` → `delivered`.
         let last = w.rsplit('.').next().filter(|_| w.contains('.'))?;
         lookup(last)
     })
+}
+
+/// The one query or form field, with a value, that no list of the mapping names (when the
+/// mapping says its id comes so); None when there is none or several.
+fn unnamed_field(m: &HttpMapping, src: &Sources) -> Option<String> {
+    if !m.id_is_the_unnamed_field {
+        return None;
+    }
+    let named = |k: &str| {
+        [
+            &m.message_id,
+            &m.status,
+            &m.err,
+            &m.event_id,
+            &m.done_date,
+            &m.submit_date,
+            &m.sub,
+            &m.dlvrd,
+            &m.text,
+            &m.receipt_text,
+            &m.other,
+        ]
+        .iter()
+        .any(|list| list.iter().any(|n| n.eq_ignore_ascii_case(k)))
+    };
+    let mut unnamed = src
+        .query
+        .iter()
+        .chain(src.form)
+        .filter(|(k, v)| !v.trim().is_empty() && !named(k));
+    match (unnamed.next(), unnamed.next()) {
+        (Some((_, v)), None) => Some(v.trim().to_owned()),
+        _ => None,
+    }
 }
 
 fn date_of(found: Option<Found>) -> (Option<String>, Option<String>) {
@@ -494,18 +592,31 @@ fn one(m: &HttpMapping, src: &Sources, rec: Option<&Value>) -> Parsed {
     let get = |paths: &[String]| find(paths, src, rec);
     let keep = |f: Option<Found>| f.map(Found::into_string).filter(|s| !is_placeholder(s));
 
-    p.message_id = get(&m.message_id).map(|f| f.into_string().trim().to_owned());
+    p.message_id = get(&m.message_id)
+        .map(|f| f.into_string().trim().to_owned())
+        .or_else(|| unnamed_field(m, src));
+    p.id_source = p.message_id.as_ref().map(|_| IdSource::Http);
     p.event_id = get(&m.event_id).map(Found::into_string);
-    if let Some(f) = get(&m.status) {
-        let raw = f.text().trim().to_owned();
-        p.stat = Some(match map_status(m, &raw) {
-            Some(s) => s,
-            None => {
+    // The first status field that says something known; else the first present, unreadable.
+    let words: Vec<String> = m
+        .status
+        .iter()
+        .filter_map(|path| find(std::slice::from_ref(path), src, rec))
+        .map(|f| f.text().trim().to_owned())
+        .collect();
+    match words.iter().find_map(|w| map_status(m, w)) {
+        Some((stat, word)) => {
+            p.stat = Some(stat);
+            p.stat_raw = Some(word);
+        }
+        None => {
+            if let Some(raw) = words.into_iter().next() {
                 p.note(format!("unrecognised status word `{raw}`"));
-                Stat::Unknown
+                p.stat = Some(Stat::Unknown);
+                p.stat_unreadable = true;
+                p.stat_raw = Some(raw);
             }
-        });
-        p.stat_raw = Some(raw);
+        }
     }
     p.err = keep(get(&m.err));
     p.sub = keep(get(&m.sub));
@@ -523,7 +634,9 @@ fn one(m: &HttpMapping, src: &Sources, rec: Option<&Value>) -> Parsed {
             let val = |k: Key| f.get(b, k).map(|v| String::from_utf8_lossy(v).into_owned());
             if p.stat.is_none() {
                 if let Some(w) = val(Key::Stat).filter(|w| !w.is_empty()) {
-                    p.stat = Some(Stat::from_word(&w).unwrap_or(Stat::Unknown));
+                    let stat = Stat::from_word(&w);
+                    p.stat_unreadable = stat.is_none();
+                    p.stat = Some(stat.unwrap_or(Stat::Unknown));
                     p.stat_raw = Some(w);
                 }
             }
@@ -549,6 +662,7 @@ fn one(m: &HttpMapping, src: &Sources, rec: Option<&Value>) -> Parsed {
             }
             if p.message_id.is_none() {
                 p.message_id = val(Key::Id).filter(|s| !s.is_empty());
+                p.id_source = p.message_id.as_ref().map(|_| IdSource::Text);
             }
         }
     }

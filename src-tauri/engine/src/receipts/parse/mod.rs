@@ -21,6 +21,8 @@ mod tests;
 
 use serde::Serialize;
 
+use crate::domain::IdSource;
+
 pub(crate) use http::parse_form;
 pub use http::{builtin_mapping, parse_http, parse_http_with, HttpMapping, BUILTIN_PROVIDERS};
 pub use smpp::parse_smpp;
@@ -94,12 +96,23 @@ pub struct Parsed {
     pub message_id: Option<String>,
     /// The text `id:`, only when it differs from the TLV id.
     pub text_id: Option<String>,
+    /// The text `id:` whenever the TLV gave `message_id`, equal to it or not: what the ids'
+    /// agreement is checked on (the same digits may be different numbers in two formats).
+    #[serde(skip)]
+    pub text_id_seen: Option<String>,
+    /// Where `message_id` was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id_source: Option<IdSource>,
     /// The provider's id of the callback event itself (Twilio Event Streams).
     pub event_id: Option<String>,
     /// Normalised status; the TLV `message_state` wins over the text.
     pub stat: Option<Stat>,
     /// The status token exactly as written in the text / payload.
     pub stat_raw: Option<String>,
+    /// The status word names no status anyone knows: `stat` is UNKNOWN because nothing could be
+    /// read, not because the network said UNKNOWN.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub stat_unreadable: bool,
     pub err: Option<String>,
     pub sub: Option<String>,
     pub dlvrd: Option<String>,
@@ -128,9 +141,12 @@ impl Default for Parsed {
             kind: ReceiptKindOut::Unparseable,
             message_id: None,
             text_id: None,
+            text_id_seen: None,
+            id_source: None,
             event_id: None,
             stat: None,
             stat_raw: None,
+            stat_unreadable: false,
             err: None,
             sub: None,
             dlvrd: None,

@@ -2,6 +2,7 @@
 
 use super::scan::{scan, Fields, Key};
 use super::{date, hex, is_placeholder, latin1, tag, Parsed, ReceiptKindOut, SmppReport, Stat};
+use crate::domain::IdSource;
 
 /// Reads one SMPP report. Never panics; always keeps `raw`.
 ///
@@ -95,12 +96,14 @@ pub fn parse_smpp(r: &SmppReport) -> Parsed {
     // Text fields.
     let text_id = value(Key::Id).filter(|v| !v.is_empty()).map(as_string);
     let mut text_stat = None;
+    let mut text_stat_unreadable = false;
     if let Some(v) = value(Key::Stat).filter(|v| !v.is_empty()) {
         let raw = as_string(v);
         text_stat = Some(match Stat::from_word(&raw) {
             Some(s) => s,
             None => {
                 p.note(format!("unrecognised status word `{raw}`"));
+                text_stat_unreadable = true;
                 Stat::Unknown
             }
         });
@@ -133,15 +136,23 @@ pub fn parse_smpp(r: &SmppReport) -> Parsed {
     }
     p.network_error_code = tlv_nec.map(hex);
 
+    if tlv_id.is_some() {
+        p.text_id_seen.clone_from(&text_id);
+    }
     match (&tlv_id, text_id) {
         (Some(t), Some(x)) if *t != x => p.text_id = Some(x),
-        (None, Some(x)) => p.message_id = Some(x),
+        (None, Some(x)) => {
+            p.message_id = Some(x);
+            p.id_source = Some(IdSource::Text);
+        }
         _ => {}
     }
     if tlv_id.is_some() {
         p.message_id = tlv_id;
+        p.id_source = Some(IdSource::Tlv);
     }
     p.stat = tlv_stat.or(text_stat);
+    p.stat_unreadable = tlv_stat.is_none() && text_stat_unreadable;
 
     // Kind.
     let usable = p.message_id.is_some() || p.stat.is_some();
@@ -154,10 +165,12 @@ pub fn parse_smpp(r: &SmppReport) -> Parsed {
                 ReceiptKindOut::Unparseable
             }
         }
+        // esm_class says "an ordinary message": only receipt content (a status beside an id, or
+        // a text that starts `id:`) makes it a report. An id TLV alone does not: some SMSCs put
+        // a ticket id of the incoming message there.
         Some(0x00) => {
             let receipt_content = p.message_state.is_some()
-                || tlv_has_id(r)
-                || (value(Key::Id).is_some() && value(Key::Stat).is_some())
+                || ((tlv_has_id(r) || value(Key::Id).is_some()) && value(Key::Stat).is_some())
                 || starts_with_id(text);
             if receipt_content {
                 p.decide_kind_from_status();

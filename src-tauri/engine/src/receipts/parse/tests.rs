@@ -526,3 +526,59 @@ proptest! {
         prop_assert_eq!(text.lines().count(), usize::from(!line.trim().is_empty()));
     }
 }
+
+// ----------------------------------------------------------------------------- where the id came from
+
+#[test]
+fn the_place_of_the_id_is_said_and_the_text_id_is_kept_for_the_agreement_check() {
+    let tlv_won = smpp(Some(4), RECEIPT, &[tlv(tag::RECEIPTED_MESSAGE_ID, b"0059113978\0")]);
+    assert_eq!(tlv_won.id_source, Some(crate::domain::IdSource::Tlv));
+    assert_eq!(
+        (tlv_won.text_id.as_deref(), tlv_won.text_id_seen.as_deref()),
+        (None, Some("0059113978")),
+        "equal as written: no text_id in the output, but the text's id is kept for the check"
+    );
+    let text_only = smpp(Some(4), RECEIPT, &[]);
+    assert_eq!(text_only.id_source, Some(crate::domain::IdSource::Text));
+    assert_eq!(text_only.text_id_seen, None);
+    let from_http = &http(
+        "vonage",
+        Some("application/json"),
+        "",
+        r#"{"messageId":"V1","status":"delivered"}"#,
+    )[0];
+    assert_eq!(from_http.id_source, Some(crate::domain::IdSource::Http));
+}
+
+// ----------------------------------------------------------------------------- unreadable status
+
+#[test]
+fn a_status_word_nobody_knows_reads_as_unknown_and_says_it_could_not_be_read() {
+    let q = smpp(Some(4), b"id:A1 stat:?? err:000", &[]);
+    assert_eq!((q.stat, q.stat_unreadable), (Some(Stat::Unknown), true));
+    let said = smpp(Some(4), b"id:A1 stat:UNKNOWN err:000", &[]);
+    assert_eq!(
+        (said.stat, said.stat_unreadable),
+        (Some(Stat::Unknown), false),
+        "UNKNOWN written out is the network's word"
+    );
+    let tlv_says = smpp(Some(4), b"id:A1 stat:FOOBAR", &[tlv(tag::MESSAGE_STATE, &[2])]);
+    assert_eq!(
+        (tlv_says.stat, tlv_says.stat_unreadable),
+        (Some(Stat::Delivrd), false),
+        "the message_state TLV says it all"
+    );
+    let http_odd = &http(
+        "vonage",
+        Some("application/json"),
+        "",
+        r#"{"messageId":"V1","status":"weird"}"#,
+    )[0];
+    assert_eq!((http_odd.stat, http_odd.stat_unreadable), (Some(Stat::Unknown), true));
+    let kannel_unknown = &http("kannel", None, "id=K1&status=66", "")[0];
+    assert_eq!(
+        (kannel_unknown.stat, kannel_unknown.stat_unreadable),
+        (Some(Stat::Unknown), false),
+        "Kannel's documented 66 is the SMSC's UNKNOWN, not an unreadable word"
+    );
+}

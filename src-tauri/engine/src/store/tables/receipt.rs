@@ -31,10 +31,15 @@ pub struct NewReceipt {
     pub parser_version: u32,
     pub parse_error: Option<String>,
     pub message_id_raw: Option<String>,
+    /// Where `message_id_raw` was read.
+    pub id_source: Option<crate::domain::IdSource>,
+    /// The receipt text's id, when the TLV gave `message_id_raw`.
     pub text_id: Option<String>,
     pub event_id: Option<String>,
     pub stat: Option<String>,
     pub stat_raw: Option<String>,
+    /// The status word named no known status (`stat` is then UNKNOWN for want of one).
+    pub status_unreadable: bool,
     pub err: Option<String>,
     pub sub: Option<String>,
     pub dlvrd: Option<String>,
@@ -67,9 +72,9 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                  raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
                  parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
                  submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
-                 source_addr, destination_addr, pdu, part, parts, arrival_no)
+                 source_addr, destination_addr, pdu, part, parts, arrival_no, id_source, status_unreadable)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35)",
+                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)",
             )?
             .execute(params![
                 r.received_at,
@@ -107,6 +112,8 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.part,
                 r.parts.max(1),
                 r.arrival_no.map(|n| n as i64),
+                r.id_source,
+                r.status_unreadable,
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);
