@@ -635,7 +635,7 @@ fn main() {
     measure("exception detail", runs, |i| {
         let id = exception_ids[i % exception_ids.len()];
         reader
-            .read_blocking(move |c| views::exception_detail(c, id))
+            .read_blocking(move |c| views::exception_detail(c, id, 0))
             .unwrap()
             .map_or(0, |d| d.evidence.len())
     });

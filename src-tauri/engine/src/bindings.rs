@@ -6,7 +6,7 @@ use ts_rs::TS;
 use crate::api::{ApiError, AppInfo, Health, RunMode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::domain::{
-    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
+    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IdSource, IntakeChannel, MessageKind,
     QueueStatus, ReceiptKind, ReceiptSource,
 };
 use crate::http::ChangeEvent;
@@ -21,10 +21,11 @@ use crate::settings::{
 use crate::smpp::session::LinkState;
 use crate::sms::encoding::{Encoding, Plan};
 use crate::views::{
-    Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, Dashboard, DayOutcomes, EvidenceItem,
-    ExceptionCount, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail,
-    MessageFilter, MessagePage, MessageRecord, MessageSummary, OperatorDecision, PageRequest, QueueCount, QueueView,
-    ReceiptView, StateCount, StateFlags, StateView, TimelineEntry, TimelineKind,
+    Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, Candidate, CandidateFact,
+    CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
+    ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage, MessageRecord,
+    MessageSummary, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView, ReceiptView, StateCount,
+    StateFlags, StateView, TimelineEntry, TimelineKind,
 };
 use crate::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
@@ -53,6 +54,7 @@ pub fn files() -> Vec<(String, String)> {
         file::<ReceiptKind>(),
         file::<IntakeChannel>(),
         file::<Correlation>(),
+        file::<IdSource>(),
         file::<ApiKeyInfo>(),
         file::<CreatedApiKey>(),
         file::<NewApiKey>(),
@@ -99,6 +101,10 @@ pub fn files() -> Vec<(String, String)> {
         file::<StateCount>(),
         file::<StateFlags>(),
         file::<StateView>(),
+        file::<PartStateView>(),
+        file::<Candidate>(),
+        file::<CandidateFact>(),
+        file::<CandidateField>(),
         file::<TimelineEntry>(),
         file::<TimelineKind>(),
         file::<DeliveryAttemptView>(),

@@ -146,6 +146,9 @@ text_enum! {
         Rejected = "rejected",
         Unknown = "unknown",
         Skipped = "skipped",
+        /// A message sent in parts: some parts reported delivered, others not (yet). Never a
+        /// receipt's word: the rules roll it up from the parts.
+        PartiallyDelivered = "partially_delivered",
     }
 }
 

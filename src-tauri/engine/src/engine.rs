@@ -17,7 +17,7 @@ use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
 use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
-use crate::receipts::{deadline, uncorrelated};
+use crate::receipts::{deadline, rekey, uncorrelated};
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::service::Service;
 use crate::settings::{Apply, Settings};
@@ -221,6 +221,9 @@ impl Runtime {
         if old.receipts != new.receipts {
             self.service
                 .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
+            if let Err(e) = rekey(&self.store, &policy, &connection_name(&new)).await {
+                tracing::error!(error = %e, "making the stored id keys by the new rules failed");
+            }
         }
         let mut sending = self.sending.lock().await;
         if rebind_needed(&old.smpp, &new.smpp) {
@@ -300,6 +303,21 @@ fn retry_policies(r: &RetrySettings) -> [RetryPolicy; 3] {
     ]
 }
 
+/// Makes the stored id keys by the id rules in force, where earlier rules made them.
+async fn rekey(store: &Store, policy: &ReceiptPolicy, connection: &str) -> Result<(), StoreError> {
+    let (p, c) = (policy.clone(), connection.to_owned());
+    let done = store.writer().write(move |tx| rekey::apply(tx, &p, &c)).await?;
+    if !done.connections.is_empty() {
+        tracing::info!(
+            connections = ?done.connections,
+            keys = done.keys,
+            matched = done.matched,
+            "stored id keys made again by the new id rules"
+        );
+    }
+    Ok(())
+}
+
 /// How often receipts waiting for their message are looked at.
 const UNCORRELATED_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
 /// How often overdue receipt deadlines are looked for.
@@ -331,6 +349,10 @@ impl Engine {
         }
         let store = Arc::new(store);
         let policy = ReceiptPolicy::from(&config.receipts);
+        if let Err(e) = rekey(&store, &policy, &connection_name(&config)).await {
+            Self::close_store(&store).await;
+            return Err(e.into());
+        }
         if let Err(e) = apply_pending_receipts(store.writer(), &policy).await {
             Self::close_store(&store).await;
             return Err(e.into());

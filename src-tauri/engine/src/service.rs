@@ -584,9 +584,10 @@ impl Service {
     }
 
     pub async fn exception(&self, id: i64) -> Result<views::ExceptionDetail, ServiceError> {
+        let timezone = self.policy().timezone_minutes;
         self.store
             .reader()
-            .read(move |c| views::exception_detail(c, id))
+            .read(move |c| views::exception_detail(c, id, timezone))
             .await?
             .ok_or_else(|| ServiceError::NotFound(format!("exception {id}")))
     }

@@ -245,7 +245,7 @@ async fn a_connection_change_rebinds_the_link_and_sending_goes_on() {
 async fn invalid_fields_are_all_named_with_422_and_test_connection_reports_the_sandbox_bound() {
     let t = Running::start("").await;
     let (status, body) = t
-        .patch(json!({ "values": { "smpp.tps": "0", "receipts.deadline_hours": "soon" } }))
+        .patch(json!({ "values": { "smpp.tps": "0", "receipts.otp_deadline_minutes": "soon" } }))
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let fields: Vec<&str> = body["errors"]
@@ -254,7 +254,7 @@ async fn invalid_fields_are_all_named_with_422_and_test_connection_reports_the_s
         .iter()
         .map(|e| e["field"].as_str().unwrap())
         .collect();
-    assert_eq!(fields, ["receipts.deadline_hours", "smpp.tps"]);
+    assert_eq!(fields, ["receipts.otp_deadline_minutes", "smpp.tps"]);
 
     let r: Value = t
         .http
@@ -269,4 +269,124 @@ async fn invalid_fields_are_all_named_with_422_and_test_connection_reports_the_s
         .unwrap();
     assert_eq!(r["outcome"], "bound", "{r}");
     t.stop().await;
+}
+
+impl Running {
+    /// Queues a message through the API; its id.
+    async fn queue(&self, body: Value) -> i64 {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/messages", self.url))
+            .bearer_auth(&self.operator)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+    }
+
+    /// Waits until `condition` holds for the row of `table` it names.
+    async fn until_row(&self, table: &str, condition: &str, what: &str) {
+        let started = Instant::now();
+        while self.count_where(table, condition) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(30), "{what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn text(&self, sql: &str) -> String {
+        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        c.busy_timeout(Duration::from_secs(5)).unwrap();
+        c.query_row(sql, [], |r| r.get(0)).unwrap()
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn changing_the_id_rules_while_running_matches_the_receipts_that_waited_for_them() {
+    let t = Running::start("").await;
+    t.bound_session().await;
+    // The sandbox answers in hex and reports in decimal: under the default rules, no match.
+    let id = t
+        .queue(json!({ "destination": "+33612345618", "text": "hex then decimal" }))
+        .await;
+    t.until_row(
+        "exception",
+        "kind = 'uncorrelated' AND status = 'open'",
+        "the receipt waits, then asks a person",
+    )
+    .await;
+    let (status, saved) = t
+        .patch(json!({ "values": {
+            "receipts.response_id": "hex",
+            "receipts.receipt_id": "decimal",
+            "receipts.tlv_id": "decimal"
+        } }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    t.until_row(
+        "projection",
+        &format!("message_id = {id} AND state = 'delivered'"),
+        "by the new rules the receipt is the message's",
+    )
+    .await;
+    assert_eq!(
+        t.count_where("exception", "kind = 'uncorrelated' AND status = 'open'"),
+        0,
+        "its exception closed by itself"
+    );
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_queued_on_the_sandbox_goes_out_on_the_provider_after_a_switch_and_is_recorded_there() {
+    use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
+    let provider = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let t = Running::start("").await;
+    t.bound_session().await;
+    let at = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::now_ms() + 4_000);
+    let id = t
+        .queue(json!({ "destination": "+33612345600", "text": "sent after the switch", "scheduled_at": at }))
+        .await;
+    let (status, saved) = t
+        .patch(json!({ "values": {
+            "smpp.sandbox": "false",
+            "smpp.host": "127.0.0.1",
+            "smpp.port": provider.addr().port().to_string()
+        } }))
+        .await;
+    assert_eq!(status, StatusCode::OK, "{saved}");
+    assert_eq!(saved["reconnected"], true);
+    t.until_row(
+        "projection",
+        &format!("message_id = {id} AND state = 'delivered'"),
+        "the message goes out on the provider and its receipt is matched there",
+    )
+    .await;
+    assert_eq!(
+        t.text(&format!("SELECT connection FROM message WHERE id = {id}")),
+        "sandbox",
+        "the message keeps the connection it was queued for"
+    );
+    assert_eq!(
+        t.text(&format!(
+            "SELECT group_concat(connection) FROM attempt WHERE message_id = {id}"
+        )),
+        "smpp",
+        "the try records the connection that wrote it"
+    );
+    assert_eq!(
+        t.text(&format!(
+            "SELECT group_concat(r.connection) FROM receipt r JOIN receipt_outcome o ON o.receipt_id = r.id
+             JOIN logical_event e ON e.id = o.logical_event_id WHERE e.message_id = {id}"
+        )),
+        "smpp"
+    );
+    assert_eq!(
+        provider.counts("33612345600", b"sent after the switch").accepted,
+        1,
+        "the provider took it, once"
+    );
+    t.stop().await;
+    provider.stop();
 }

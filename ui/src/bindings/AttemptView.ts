@@ -36,4 +36,9 @@ provider_message_id: string | null,
 /**
  * Its normalised form, the only thing receipts are matched on.
  */
-provider_id_norm: string | null, outcome: AttemptOutcome, error: string | null, };
+provider_id_norm: string | null, outcome: AttemptOutcome, error: string | null, 
+/**
+ * The receipt it asked for (registered_delivery: 0 none, 1 final, 2 on failure only, 17
+ * final and intermediate); `None` for a try recorded before smsdesk kept it.
+ */
+registered_delivery: number | null, };

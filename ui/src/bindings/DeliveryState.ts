@@ -3,4 +3,4 @@
 /**
  * The delivery state computed from receipts: what the network reported, never more.
  */
-export type DeliveryState = "pending" | "scheduled" | "enroute" | "accepted" | "delivered" | "expired" | "deleted" | "undeliverable" | "rejected" | "unknown" | "skipped";
+export type DeliveryState = "pending" | "scheduled" | "enroute" | "accepted" | "delivered" | "expired" | "deleted" | "undeliverable" | "rejected" | "unknown" | "skipped" | "partially_delivered";

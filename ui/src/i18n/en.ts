@@ -79,6 +79,7 @@ export const en = {
   "deliveryState.rejected": "Rejected",
   "deliveryState.unknown": "Unknown",
   "deliveryState.skipped": "Skipped",
+  "deliveryState.partially_delivered": "Partly delivered",
 
   "send.title": "New message",
   "send.intro": "Queues one message; it is sent like any other. As you type, the counter shows how it will be sent.",
@@ -511,6 +512,7 @@ export const en = {
   "reportedState.rejected": "Reported rejected",
   "reportedState.unknown": "Reported unknown",
   "reportedState.skipped": "Reported skipped",
+  "reportedState.partially_delivered": "Reported delivered in part",
 
   "decidedState.pending": "No state (operator’s decision)",
   "decidedState.scheduled": "Scheduled (operator’s decision)",
@@ -523,11 +525,14 @@ export const en = {
   "decidedState.rejected": "Rejected (operator’s decision)",
   "decidedState.unknown": "Unknown (operator’s decision)",
   "decidedState.skipped": "Skipped (operator’s decision)",
+  "decidedState.partially_delivered": "Partly delivered (operator’s decision)",
 
   "rule.no_report": "No receipt has been applied to this message yet.",
   "rule.intermediate": "The most advanced intermediate state the network reported; not final.",
   "rule.first_final": "The first final state the network reported; later receipts never replace it.",
   "rule.operator_decision": "Decided by an operator when resolving an exception.",
+  "rule.parts_pending": "The parts of this long message stand in different places, and some have no final receipt yet.",
+  "rule.parts_final": "Every part of this long message has its final receipt, and they differ.",
   "rule.underDecision": "What the network’s own receipts say. An operator’s decision, below, takes precedence.",
   "rule.underDecision.none": "The network reported nothing. An operator’s decision, below, sets the state.",
 

@@ -77,6 +77,7 @@ export const fr: Dictionary = {
   "deliveryState.rejected": "Rejeté",
   "deliveryState.unknown": "Inconnu",
   "deliveryState.skipped": "Ignoré",
+  "deliveryState.partially_delivered": "Remis en partie",
 
   "send.title": "Nouveau message",
   "send.intro": "Met un message en file d’attente ; il est envoyé comme les autres. Pendant la saisie, le compteur montre comment il sera envoyé.",
@@ -509,6 +510,7 @@ export const fr: Dictionary = {
   "reportedState.rejected": "Signalé rejeté",
   "reportedState.unknown": "Signalé inconnu",
   "reportedState.skipped": "Signalé ignoré",
+  "reportedState.partially_delivered": "Signalé remis en partie",
 
   "decidedState.pending": "Aucun état (décision de l’opérateur)",
   "decidedState.scheduled": "Planifié (décision de l’opérateur)",
@@ -521,11 +523,14 @@ export const fr: Dictionary = {
   "decidedState.rejected": "Rejeté (décision de l’opérateur)",
   "decidedState.unknown": "Inconnu (décision de l’opérateur)",
   "decidedState.skipped": "Ignoré (décision de l’opérateur)",
+  "decidedState.partially_delivered": "Remis en partie (décision de l’opérateur)",
 
   "rule.no_report": "Aucun accusé n’a encore été appliqué à ce message.",
   "rule.intermediate": "L’état intermédiaire le plus avancé signalé par le réseau ; pas définitif.",
   "rule.first_final": "Le premier état définitif signalé par le réseau ; un accusé ultérieur ne le remplace jamais.",
   "rule.operator_decision": "Décidé par un opérateur en traitant une exception.",
+  "rule.parts_pending": "Les parties de ce long message n’en sont pas au même point, et certaines n’ont pas encore d’accusé final.",
+  "rule.parts_final": "Chaque partie de ce long message a son accusé final, et ils diffèrent.",
   "rule.underDecision": "Ce que disent les accusés du réseau. La décision d’un opérateur, ci-dessous, prévaut.",
   "rule.underDecision.none": "Le réseau n’a rien signalé. La décision d’un opérateur, ci-dessous, fixe l’état.",
 

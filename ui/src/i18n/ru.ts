@@ -77,6 +77,7 @@ export const ru: Dictionary = {
   "deliveryState.rejected": "Отклонено",
   "deliveryState.unknown": "Неизвестно",
   "deliveryState.skipped": "Пропущено",
+  "deliveryState.partially_delivered": "Доставлено частично",
 
   "send.title": "Новое сообщение",
   "send.intro": "Ставит одно сообщение в очередь; оно отправляется как любое другое. Счётчик при вводе показывает, как оно будет отправлено.",
@@ -509,6 +510,7 @@ export const ru: Dictionary = {
   "reportedState.rejected": "Сообщено: отклонено",
   "reportedState.unknown": "Сообщено: неизвестно",
   "reportedState.skipped": "Сообщено: пропущено",
+  "reportedState.partially_delivered": "Сообщено: доставлено частично",
 
   "decidedState.pending": "Без состояния (решение оператора)",
   "decidedState.scheduled": "Запланировано (решение оператора)",
@@ -521,11 +523,14 @@ export const ru: Dictionary = {
   "decidedState.rejected": "Отклонено (решение оператора)",
   "decidedState.unknown": "Неизвестно (решение оператора)",
   "decidedState.skipped": "Пропущено (решение оператора)",
+  "decidedState.partially_delivered": "Доставлено частично (решение оператора)",
 
   "rule.no_report": "К этому сообщению ещё не применён ни один отчёт.",
   "rule.intermediate": "Самое продвинутое промежуточное состояние, о котором сообщила сеть; не окончательное.",
   "rule.first_final": "Первое окончательное состояние, о котором сообщила сеть; более поздние отчёты его не заменяют.",
   "rule.operator_decision": "Решено оператором при разборе исключения.",
+  "rule.parts_pending": "Части этого длинного сообщения в разных состояниях, и по некоторым ещё нет окончательного отчёта.",
+  "rule.parts_final": "У каждой части этого длинного сообщения есть окончательный отчёт, и они различаются.",
   "rule.underDecision": "Что говорят отчёты самой сети. Решение оператора ниже имеет приоритет.",
   "rule.underDecision.none": "Сеть ничего не сообщила. Состояние задаёт решение оператора ниже.",
 

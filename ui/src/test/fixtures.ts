@@ -56,6 +56,7 @@ export function attempt(id: number, over: Partial<AttemptView> = {}): AttemptVie
     provider_id_norm: "0A1b",
     outcome: "accepted",
     error: null,
+    registered_delivery: 1,
     ...over,
   };
 }
@@ -68,6 +69,7 @@ export function receipt(id: number, over: Partial<ReceiptView> = {}): ReceiptVie
     connection: "sandbox",
     session_id: "s-1",
     sequence_number: 9,
+    arrival_no: 1,
     provider: null,
     source_addr: "33612345607",
     destination_addr: "smsdesk",
@@ -84,10 +86,12 @@ export function receipt(id: number, over: Partial<ReceiptView> = {}): ReceiptVie
     parser_version: 1,
     parse_error: null,
     message_id_raw: "0A1b",
+    id_source: "tlv",
     text_id: "0A1b",
     event_id: null,
     stat: "DELIVRD",
     stat_raw: "DELIVRD",
+    status_unreadable: false,
     err: "000",
     sub: "001",
     dlvrd: "001",
@@ -105,6 +109,7 @@ export function receipt(id: number, over: Partial<ReceiptView> = {}): ReceiptVie
     message_id: 7,
     correlated_by: "system",
     flags: [],
+    message_parts: [],
     ...over,
   };
 }
@@ -145,7 +150,7 @@ export function webhook(id: number, over: Partial<DeliveryView> = {}): DeliveryV
 }
 
 function entry(at_ms: number, kind: TimelineEntry["kind"], ref_id: number, summary: string): TimelineEntry {
-  return { at_ms, kind, ref_id, summary };
+  return { at_ms, kind, ref_id, summary, part: null };
 }
 
 /**
@@ -212,6 +217,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       flags: { late: false, conflict: false, no_receipt: false, mismatch: false, id_disagree: false },
       rules_version: 1,
       updated_at_ms: T0 + 5_010,
+      parts: [],
     },
     operator_decision: null,
     attempts: [a],
@@ -245,6 +251,7 @@ export function exceptionDetail(over: Partial<ExceptionDetail> = {}): ExceptionD
         receipt(13, { stat: "UNDELIV", stat_raw: "UNDELIV", err: "001", reported_state: "undeliverable", received_at_ms: T0 + 6_000 }),
       ),
     ],
+    candidates: [],
     ...over,
   };
 }

@@ -239,7 +239,7 @@ describe("message detail: timeline", () => {
       ...base,
       receipts: [...base.receipts, late],
       state: { ...base.state, flags: { ...base.state.flags, late: true } },
-      timeline: [...base.timeline, { at_ms: T0 + 7_000, kind: "receipt", ref_id: 14, summary: "Intermediate report ENROUTE." }],
+      timeline: [...base.timeline, { at_ms: T0 + 7_000, kind: "receipt", ref_id: 14, summary: "Intermediate report ENROUTE.", part: null }],
     });
     const item = view!.container.querySelector<HTMLElement>('[data-kind="receipt"][data-ref="14"]')!;
     expect(queryTestId(item, "receipt-late")?.textContent).toBe("Late");

@@ -31,6 +31,7 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   "rejected",
   "unknown",
   "skipped",
+  "partially_delivered",
 ];
 
 /** The states a final receipt can set, and so the states an operator may choose on a conflict or a missing receipt. */
@@ -93,7 +94,14 @@ export function isEvidenceRole(value: string): value is EvidenceRole {
 }
 
 /** The rules the engine names (StateView.rule). */
-export const RULES = ["no_report", "intermediate", "first_final", "operator_decision"] as const;
+export const RULES = [
+  "no_report",
+  "intermediate",
+  "first_final",
+  "operator_decision",
+  "parts_pending",
+  "parts_final",
+] as const;
 export type Rule = (typeof RULES)[number];
 
 export function isRule(value: string): value is Rule {

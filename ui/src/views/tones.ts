@@ -27,6 +27,7 @@ export const STATE_TONE: Readonly<Record<DeliveryState, Tone>> = {
   rejected: "danger",
   unknown: "warning",
   skipped: "warning",
+  partially_delivered: "warning",
 };
 
 export const EXCEPTION_STATUS_TONE: Readonly<Record<ExceptionStatus, Tone>> = {

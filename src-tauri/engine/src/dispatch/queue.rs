@@ -651,6 +651,85 @@ pub fn retry(
     Ok(())
 }
 
+/// A person attached a receipt (its logical event `event`) to a message held because a try's
+/// outcome is unknown: the network had it, so the unknown is settled. When that try is the only
+/// part of the message not accepted, the message is accepted by that evidence, its exception
+/// closes, and the try takes the receipt's id, so that the message's later receipts find it by
+/// themselves (and so do others already waiting for that id). Returns whether it was settled.
+pub fn accepted_by_evidence(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    event: i64,
+    actor: &str,
+    policy: &ReceiptPolicy,
+) -> Result<bool, StoreError> {
+    if status(tx, message_id)? != Some(QueueStatus::OutcomeUnknown) {
+        return Ok(false);
+    }
+    // The tries in the current round of parts not accepted, and the parts with no try at all.
+    let (unknown, untried): (Vec<(i64, String)>, i64) = {
+        let unknown = tx
+            .conn()
+            .prepare_cached(
+                "SELECT a.id, a.connection FROM attempt a JOIN queue q ON q.message_id = a.message_id
+                 WHERE a.message_id = ?1 AND a.id > coalesce(q.round_from, 0)
+                   AND (a.outcome = 'timeout' OR a.outcome = 'link_lost')
+                   AND a.segment_no NOT IN (SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1
+                       AND b.outcome = 'accepted' AND b.id > coalesce(q.round_from, 0))",
+            )?
+            .query_map([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let untried = tx
+            .conn()
+            .prepare_cached(
+                "SELECT m.segments - (SELECT count(DISTINCT a.segment_no) FROM attempt a
+                     WHERE a.message_id = m.id AND a.id > coalesce(q.round_from, 0)
+                       AND (a.outcome = 'accepted' OR a.outcome = 'timeout' OR a.outcome = 'link_lost'))
+                 FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+            )?
+            .query_row([message_id], |r| r.get(0))?;
+        (unknown, untried)
+    };
+    let [(attempt, connection)] = unknown.as_slice() else {
+        return Ok(false);
+    };
+    if untried > 0 {
+        return Ok(false);
+    }
+    let (event_connection, key, raw): (String, Option<String>, Option<String>) = tx
+        .conn()
+        .prepare_cached(
+            "SELECT e.connection, e.receipted_id_norm, r.message_id_raw FROM logical_event e
+             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        )?
+        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let key = key.filter(|_| event_connection == *connection);
+    if let Some(key) = &key {
+        tx.conn()
+            .prepare_cached(
+                "UPDATE attempt SET provider_message_id = ?2, provider_id_norm = ?3
+                 WHERE id = ?1 AND provider_id_norm IS NULL",
+            )?
+            .execute(params![attempt, raw, key])?;
+        tx.changed(Entity::Attempt, *attempt);
+    }
+    let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
+    set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
+    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+        let note = format!(
+            "A receipt attached by {actor} shows the SMSC had accepted the message: its outcome is no longer \
+             unknown, and nothing is sent again."
+        );
+        close_exception(tx, ex, "accepted_by_evidence", "system", &note)?;
+    }
+    audit(tx, actor, "message.accepted_by_evidence", message_id, "")?;
+    if let Some(key) = key {
+        let why = "a receipt attached by a person brought its id.";
+        crate::receipts::correlate::on_key(tx, connection, &key, message_id, policy, why)?;
+    }
+    Ok(true)
+}
+
 /// Cancels a message that has not been sent: it leaves the queue for good.
 pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;

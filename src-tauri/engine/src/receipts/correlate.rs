@@ -22,7 +22,27 @@ pub fn on_provider_id(
     message_id: i64,
     policy: &ReceiptPolicy,
 ) -> Result<usize, StoreError> {
-    let key = policy.response_key(provider_id);
+    on_key(
+        tx,
+        connection,
+        &policy.response_key(provider_id),
+        message_id,
+        policy,
+        "The submit response for this message brought its id after the receipt arrived.",
+    )
+}
+
+/// Matches and applies the logical events on `connection` waiting for the id `key`, now that
+/// `message_id`'s submit carries it (as its response gave it, or as a person attached a receipt
+/// carrying it). Returns how many were matched.
+pub(crate) fn on_key(
+    tx: &mut WriteTx<'_>,
+    connection: &str,
+    key: &str,
+    message_id: i64,
+    policy: &ReceiptPolicy,
+    why: &str,
+) -> Result<usize, StoreError> {
     let waiting: Vec<i64> = tx
         .conn()
         .prepare_cached(
@@ -35,17 +55,12 @@ pub fn on_provider_id(
         return Ok(0);
     }
     // Only an unambiguous id is matched; otherwise the events keep waiting for a person.
-    if candidates(tx.conn(), connection, &key)? != [message_id] {
+    if candidates(tx.conn(), connection, key)? != [message_id] {
         return Ok(0);
     }
     for &event in &waiting {
         if let Some(ex) = exceptions::open_for_event(tx.conn(), event)? {
-            exceptions::close_automatically(
-                tx,
-                ex,
-                "auto:correlated",
-                &format!("The submit response for message {message_id} brought this id after the receipt arrived."),
-            )?;
+            exceptions::close_automatically(tx, ex, "auto:correlated", &format!("Message {message_id}: {why}"))?;
         }
         match_and_apply(tx, event, message_id, "system", policy)?;
     }

@@ -36,7 +36,8 @@ pub fn due(
                  JOIN attempt a ON a.message_id = q.message_id AND a.outcome = 'accepted'
              WHERE q.status = 'accepted' AND (?1 IS NULL OR q.message_id = ?1)
                AND NOT EXISTS (SELECT 1 FROM projection p WHERE p.message_id = q.message_id
-                               AND (p.state IN {finals} OR p.flag_no_receipt = 1 OR p.rule = 'operator_decision'))
+                               AND (p.state IN {finals} OR p.flag_no_receipt = 1 OR p.rule = 'operator_decision'
+                                    OR p.rule = 'parts_final'))
                AND NOT EXISTS (SELECT 1 FROM exception e WHERE e.message_id = q.message_id AND e.kind = 'no_receipt')
              GROUP BY q.message_id
              HAVING max(a.responded_at) <= ?3 - CASE m.kind WHEN 'otp' THEN ?4 WHEN 'transactional' THEN ?5 ELSE ?6 END

@@ -216,7 +216,7 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<(ExceptionRow, Vec<Evide
 /// What an operator decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Action {
-    /// Set the message's state (conflicts, no receipt by deadline).
+    /// Set the message's state (conflicts, no receipt by deadline, a status nobody could read).
     ChooseState(DeliveryState),
     /// Attach an uncorrelated or ambiguous receipt to a named message. `mismatches_seen` must be
     /// true when the receipt's facts do not fit the message (see [`preview_attach`]).
@@ -325,13 +325,14 @@ pub(crate) fn receipt_text_field(raw: &str) -> Option<String> {
 
 pub(crate) fn message_facts(conn: &Connection, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
     Ok(conn
-        .prepare_cached("SELECT connection, destination, body, created_at FROM message WHERE id = ?1")?
+        .prepare_cached("SELECT connection, destination, body, created_at, segments FROM message WHERE id = ?1")?
         .query_row([message_id], |r| {
             Ok(mismatch::MessageFacts {
                 connection: r.get(0)?,
                 destination: r.get(1)?,
                 body: r.get(2)?,
                 created_at: r.get(3)?,
+                segments: r.get(4)?,
             })
         })
         .optional()?)
@@ -356,7 +357,10 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
         action: r.action.name(),
     };
     let (status, resolution) = match (&r.action, e.kind) {
-        (Action::ChooseState(s), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) => {
+        (
+            Action::ChooseState(s),
+            ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt | ExceptionKind::StatusUnreadable,
+        ) => {
             let message = e.message_id.ok_or_else(not_allowed)?;
             let input = Input::Decision {
                 exception: e.id,
@@ -382,6 +386,8 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
                 });
             }
             super::correlate::match_and_apply(tx, event, *message_id, "operator", policy)?;
+            // A receipt for a message whose try went unanswered settles the unknown.
+            crate::dispatch::queue::accepted_by_evidence(tx, *message_id, event, &r.actor, policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
         (Action::Resend { .. } | Action::MarkFailed, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => {

@@ -672,6 +672,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 None => project::read_message(tx.conn(), m)?
                     .ok_or_else(|| StoreError::Corrupt(format!("message {m} carries an attempt but does not exist")))?,
             };
+            let parts = parts_reported(tx.conn(), m, message.facts.segments, r.connection, id_key.as_deref())?;
             let facts = facts(
                 event,
                 state,
@@ -679,6 +680,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 r.message_id_raw,
                 r.text_id,
                 Some(&message.facts),
+                parts,
                 policy,
             );
             let flags = flags_json(&facts);
@@ -846,8 +848,37 @@ pub(crate) fn candidates(conn: &Connection, connection: &str, key: &str) -> Resu
         .collect::<Result<_, _>>()?)
 }
 
+/// The parts of a message a receipt reports on: those whose accepted submits on `connection` carry
+/// its id key; empty for every part (a message sent whole, one id for all its parts, or a receipt
+/// a person attached with no submit carrying its id).
+fn parts_reported(
+    conn: &Connection,
+    message_id: i64,
+    segments: u32,
+    connection: &str,
+    key: Option<&str>,
+) -> Result<Vec<u32>, StoreError> {
+    let Some(key) = key.filter(|_| segments > 1) else {
+        return Ok(Vec::new());
+    };
+    let parts: Vec<u32> = conn
+        .prepare_cached(
+            "SELECT DISTINCT segment_no FROM attempt
+             WHERE message_id = ?1 AND connection = ?2 AND provider_id_norm = ?3 AND outcome = 'accepted'
+             ORDER BY segment_no",
+        )?
+        .query_map(params![message_id, connection, key], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(if parts.len() as u32 >= segments {
+        Vec::new()
+    } else {
+        parts
+    })
+}
+
 /// What a logical event says about a message. Ingestion computes it from the receipt in hand,
 /// `rebuild` from the stored one ([`event_facts`]); both go through here, so they agree.
+#[allow(clippy::too_many_arguments)]
 fn facts(
     event: i64,
     state: DeliveryState,
@@ -855,6 +886,7 @@ fn facts(
     id: Option<&str>,
     text_id: Option<&str>,
     message: Option<&mismatch::MessageFacts>,
+    parts: Vec<u32>,
     policy: &ReceiptPolicy,
 ) -> EventFacts {
     let id_disagree = matches!((id, text_id), (Some(a), Some(b)) if !policy.tlv_and_text_agree(a, b));
@@ -864,6 +896,8 @@ fn facts(
         state,
         mismatch,
         id_disagree,
+        parts,
+        of: message.map_or(1, |m| m.segments.max(1)),
     }
 }
 
@@ -875,16 +909,40 @@ pub fn event_facts(
     message_id: i64,
     policy: &ReceiptPolicy,
 ) -> Result<Option<EventFacts>, StoreError> {
-    /// The event's status, the receipt's id and text id, and whether its status was unreadable.
-    type Stored = (Option<String>, Option<String>, Option<String>, bool);
+    /// What is stored of the event and its first receipt.
+    struct Stored {
+        stat: Option<String>,
+        id: Option<String>,
+        text_id: Option<String>,
+        unreadable: bool,
+        connection: String,
+        key: Option<String>,
+    }
     let row: Option<Stored> = conn
         .prepare_cached(
-            "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable FROM logical_event e
-             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+            "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable, e.connection, e.receipted_id_norm
+             FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
         )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .query_row([event], |r| {
+            Ok(Stored {
+                stat: r.get(0)?,
+                id: r.get(1)?,
+                text_id: r.get(2)?,
+                unreadable: r.get(3)?,
+                connection: r.get(4)?,
+                key: r.get(5)?,
+            })
+        })
         .optional()?;
-    let Some((stat, id, text_id, unreadable)) = row else {
+    let Some(Stored {
+        stat,
+        id,
+        text_id,
+        unreadable,
+        connection,
+        key,
+    }) = row
+    else {
         return Ok(None);
     };
     let Some(state) = stat.as_deref().filter(|_| !unreadable).and_then(state_from_stat) else {
@@ -892,6 +950,8 @@ pub fn event_facts(
     };
     let receipt = exceptions::receipt_facts(conn, event)?;
     let message = exceptions::message_facts(conn, message_id)?;
+    let segments = message.as_ref().map_or(1, |m| m.segments);
+    let parts = parts_reported(conn, message_id, segments, &connection, key.as_deref())?;
     Ok(Some(facts(
         event,
         state,
@@ -899,6 +959,7 @@ pub fn event_facts(
         id.as_deref(),
         text_id.as_deref(),
         message.as_ref(),
+        parts,
         policy,
     )))
 }

@@ -23,6 +23,8 @@ pub struct MessageFacts {
     pub destination: String,
     pub body: String,
     pub created_at: i64,
+    /// How many parts it was sent in.
+    pub segments: u32,
 }
 
 /// One fact that does not fit.
@@ -127,6 +129,7 @@ mod tests {
             destination: "+33612345678".into(),
             body: "Your code is 1234".into(),
             created_at: naive_to_utc_ms("2026-11-29T12:00:00", 0).unwrap(),
+            segments: 1,
         }
     }
 

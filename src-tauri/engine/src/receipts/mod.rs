@@ -11,6 +11,7 @@ pub mod parse;
 pub mod policy;
 pub mod project;
 pub mod rebuild;
+pub mod rekey;
 pub mod report;
 pub mod rules;
 pub mod uncorrelated;

@@ -196,4 +196,77 @@ mod tests {
             self.receipt_key(raw, IdSource::Text)
         }
     }
+
+    /// Every combination of formats across the three places an id appears (the submit response,
+    /// the receipted_message_id TLV, the receipt text), declared as the SMSC writes them: a place
+    /// declared hex or decimal writes the number in that base (hex in either case), a place
+    /// declared text writes the SMSC's own token, the same wherever it appears. Two places meet
+    /// when both write the number, whatever the bases, or both write the token; a token never
+    /// meets a number, since nothing is guessed.
+    #[test]
+    fn every_combination_of_formats_across_response_tlv_and_text_matches_as_declared() {
+        const N: u128 = 0x038601FA;
+        const TOKEN: &str = "0059113978";
+        let bases = [IdBase::Text, IdBase::Hex, IdBase::Decimal];
+        let write = |b: IdBase, upper: bool| match b {
+            IdBase::Text => TOKEN.to_owned(),
+            IdBase::Hex if upper => format!("{N:X}"),
+            IdBase::Hex => format!("{N:x}"),
+            IdBase::Decimal => format!("{N:012}"),
+        };
+        let numeric = |b: IdBase| b != IdBase::Text;
+        let meet = |a: IdBase, b: IdBase| numeric(a) == numeric(b);
+        let mut combinations = 0;
+        for response in bases {
+            for tlv in bases {
+                for text in bases {
+                    let p = ReceiptPolicy {
+                        response_id: response,
+                        tlv_id: tlv,
+                        receipt_id: text,
+                        ..ReceiptPolicy::default()
+                    };
+                    let r = p.response_key(&write(response, false));
+                    let t = p.receipt_key(&write(tlv, true), IdSource::Tlv);
+                    let x = p.receipt_key(&write(text, false), IdSource::Text);
+                    let case = format!("response {response:?}, tlv {tlv:?}, text {text:?}");
+                    assert_eq!(
+                        r == t,
+                        meet(response, tlv),
+                        "{case}: the TLV's id against the response's"
+                    );
+                    assert_eq!(
+                        r == x,
+                        meet(response, text),
+                        "{case}: the text's id (no TLV) against the response's"
+                    );
+                    assert_eq!(
+                        p.tlv_and_text_agree(&write(tlv, true), &write(text, false)),
+                        meet(tlv, text),
+                        "{case}: the TLV and the text agree"
+                    );
+                    combinations += 1;
+                }
+            }
+        }
+        assert_eq!(combinations, 27);
+    }
+
+    #[test]
+    fn the_tlv_reads_as_the_response_unless_told_otherwise() {
+        let s = ReceiptSettings {
+            response_id: IdBase::Hex,
+            receipt_id: IdBase::Decimal,
+            ..ReceiptSettings::default()
+        };
+        let p = ReceiptPolicy::from(&s);
+        assert_eq!(p.tlv_id, IdBase::Hex);
+        assert_eq!(p.receipt_key("38601fa", IdSource::Tlv), p.response_key("38601FA"));
+        assert_eq!(p.receipt_key("0059113978", IdSource::Text), p.response_key("38601fa"));
+        let own = ReceiptPolicy::from(&ReceiptSettings {
+            tlv_id: TlvIdBase::Base(IdBase::Decimal),
+            ..s
+        });
+        assert_eq!(own.receipt_key("59113978", IdSource::Tlv), own.response_key("38601fa"));
+    }
 }

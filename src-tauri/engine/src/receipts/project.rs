@@ -81,14 +81,7 @@ impl StoredColumns {
     fn parse(self, message_id: i64) -> Result<Stored, StoreError> {
         let fold = serde_json::from_str(&self.fold_json)
             .map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
-        let rule = [
-            Rule::NoReport,
-            Rule::Intermediate,
-            Rule::FirstFinal,
-            Rule::OperatorDecision,
-        ]
-        .into_iter()
-        .find(|r| r.as_str() == self.rule);
+        let rule = Rule::ALL.into_iter().find(|r| r.as_str() == self.rule);
         Ok(Stored {
             fold,
             counted: Counted {
@@ -169,7 +162,7 @@ macro_rules! message_row {
             "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status, q.accepted_at,
                 (SELECT k.id FROM api_key k
                  WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
-                p.fold_json, p.state, p.rule, p.flag_no_receipt
+                p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments
              FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
              WHERE m.id = ",
             $which
@@ -189,6 +182,7 @@ impl MessageRow {
                 destination: r.get(2)?,
                 body: r.get(3)?,
                 created_at,
+                segments: r.get(12)?,
             },
             context: MessageContext {
                 created_at,
@@ -273,7 +267,8 @@ fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Re
 fn outcome(p: Option<Counted>, not_sent: bool) -> &'static str {
     match p {
         Some(p) if p.rule == Some(Rule::OperatorDecision) => "decided",
-        Some(p) if p.rule == Some(Rule::FirstFinal) => match p.state {
+        // Every part of a long message has its final: delivered only when all are.
+        Some(p) if matches!(p.rule, Some(Rule::FirstFinal | Rule::PartsFinal)) => match p.state {
             DeliveryState::Delivered => "delivered",
             DeliveryState::Expired => "expired",
             _ => "failed",
@@ -311,9 +306,10 @@ fn count(
         return Ok(());
     };
 
-    // The first final is counted once: a projection never leaves that rule for another receipt.
-    let first_final = after.rule == Some(Rule::FirstFinal)
-        && before.is_none_or(|b| matches!(b.rule, Some(Rule::NoReport | Rule::Intermediate)));
+    // The first final is counted once, when the message (every part of it) first has one: a
+    // projection never leaves those rules for another receipt.
+    let first_final = matches!(after.rule, Some(Rule::FirstFinal | Rule::PartsFinal))
+        && before.is_none_or(|b| matches!(b.rule, Some(Rule::NoReport | Rule::Intermediate | Rule::PartsPending)));
     if let (true, Some(event), Some(accepted)) = (first_final, supporting, message.accepted_at) {
         // From the answer to the message's last accepted submit to the receipt's arrival.
         let at = match arrived {

@@ -12,13 +12,19 @@
 //! - A **deadline** passed without a final flags "no receipt by deadline"; a final clears it.
 //! - An operator's **decision** on an exception sets the state (or, for a dismissal, clears the
 //!   flag it was about); receipts after it that contradict it raise a new conflict.
+//! - A message sent in **several parts** keeps these rules part by part (a receipt reports on the
+//!   parts whose submits carry its id); parts never conflict with each other. The message is
+//!   delivered when every part is; when some parts are reported delivered and others not, it is
+//!   *partially delivered*; when no part is delivered, it takes the first final a part got, or,
+//!   while no part has one, the least advanced part's state. It is final once every part is.
 
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{DeliveryState, ExceptionKind};
 
 /// Bump when a rule changes: stored projections carry the version that computed them.
-pub const RULES_VERSION: u32 = 1;
+/// 2: parts of a long message are folded one by one and rolled up.
+pub const RULES_VERSION: u32 = 2;
 
 /// Why the state is what it is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -32,15 +38,31 @@ pub enum Rule {
     FirstFinal,
     /// Decided by an operator on an exception.
     OperatorDecision,
+    /// The parts of a long message stand in different places and some have no final yet.
+    PartsPending,
+    /// Every part of a long message has its final, and they differ.
+    PartsFinal,
 }
 
 impl Rule {
+    /// Every rule, in declaration order.
+    pub const ALL: [Rule; 6] = [
+        Rule::NoReport,
+        Rule::Intermediate,
+        Rule::FirstFinal,
+        Rule::OperatorDecision,
+        Rule::PartsPending,
+        Rule::PartsFinal,
+    ];
+
     pub const fn as_str(self) -> &'static str {
         match self {
             Rule::NoReport => "no_report",
             Rule::Intermediate => "intermediate",
             Rule::FirstFinal => "first_final",
             Rule::OperatorDecision => "operator_decision",
+            Rule::PartsPending => "parts_pending",
+            Rule::PartsFinal => "parts_final",
         }
     }
 
@@ -51,6 +73,10 @@ impl Rule {
             Rule::Intermediate => "The most advanced intermediate state the network reported; not final.",
             Rule::FirstFinal => "The first final state the network reported; later receipts never replace it.",
             Rule::OperatorDecision => "Decided by an operator when resolving an exception.",
+            Rule::PartsPending => {
+                "The parts of this long message stand in different places, and some have no final report yet."
+            }
+            Rule::PartsFinal => "Every part of this long message has its final report, and they differ.",
         }
     }
 }
@@ -65,6 +91,16 @@ pub struct EventFacts {
     pub mismatch: bool,
     /// The receipt's text id and its receipted_message_id TLV name different messages.
     pub id_disagree: bool,
+    /// The parts of the message it reports on (from 1); empty: every part.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<u32>,
+    /// How many parts the message has (1 for a message sent whole).
+    #[serde(default = "one")]
+    pub of: u32,
+}
+
+fn one() -> u32 {
+    1
 }
 
 /// One thing that enters a message's projection.
@@ -117,6 +153,9 @@ pub struct Projection {
     pub mismatch: bool,
     #[serde(default, skip_serializing_if = "is_false")]
     pub id_disagree: bool,
+    /// For a message sent in several parts, each part's own fold (part 1 first).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub parts: Vec<Projection>,
 }
 
 fn is_false(b: &bool) -> bool {
@@ -136,7 +175,21 @@ impl Default for Projection {
             no_receipt: false,
             mismatch: false,
             id_disagree: false,
+            parts: Vec::new(),
         }
+    }
+}
+
+impl Projection {
+    /// Whether the network has said its last word: a final state (every part's, for a message
+    /// sent in parts), or an operator's decision.
+    pub fn complete(&self, settings: RuleSettings) -> bool {
+        self.decided_by.is_some()
+            || if self.parts.is_empty() {
+                settings.is_final(self.state)
+            } else {
+                self.parts.iter().all(|p| settings.is_final(p.state))
+            }
     }
 }
 
@@ -186,33 +239,28 @@ pub fn apply(p: &mut Projection, input: &Input, settings: RuleSettings) {
         Input::Event(e) => {
             p.mismatch |= e.mismatch;
             p.id_disagree |= e.id_disagree;
-            let is_final_now = p.decided_by.is_some() || settings.is_final(p.state);
-            if settings.is_final(e.state) {
-                if is_final_now {
-                    if e.state == p.state {
-                        insert_sorted(&mut p.supporting, e.event);
-                    } else {
-                        insert_sorted(&mut p.conflicting, e.event);
-                        p.conflict = true;
-                    }
-                } else {
-                    p.state = e.state;
-                    p.rule = Rule::FirstFinal;
-                    p.supporting = vec![e.event];
-                    p.no_receipt = false;
+            if p.parts.is_empty() && e.of <= 1 {
+                apply_state(p, e, settings);
+                return;
+            }
+            if p.parts.len() < e.of as usize {
+                p.parts.resize(e.of as usize, Projection::default());
+            }
+            for (i, part) in p.parts.iter_mut().enumerate() {
+                if e.parts.is_empty() || e.parts.contains(&(i as u32 + 1)) {
+                    apply_state(part, e, settings);
                 }
-            } else if is_final_now {
-                p.late = true;
-            } else if progress(e.state) > progress(p.state) {
-                p.state = e.state;
-                p.rule = Rule::Intermediate;
-                p.supporting = vec![e.event];
-            } else if e.state == p.state {
-                insert_sorted(&mut p.supporting, e.event);
+            }
+            if p.decided_by.is_some() {
+                // Parts keep their own story; the message keeps the decision, and a final that
+                // contradicts it is raised again.
+                apply_state(p, e, settings);
+            } else {
+                roll_up(p, settings);
             }
         }
         Input::Deadline { .. } => {
-            if !settings.is_final(p.state) && p.decided_by.is_none() {
+            if !p.complete(settings) {
                 p.no_receipt = true;
             }
         }
@@ -230,10 +278,90 @@ pub fn apply(p: &mut Projection, input: &Input, settings: RuleSettings) {
                 None => {
                     if *kind == ExceptionKind::ConflictingFinal {
                         p.conflict = false;
+                        for part in &mut p.parts {
+                            part.conflict = false;
+                        }
                     }
                 }
             }
         }
+    }
+}
+
+/// The single-part rules: what one event does to one fold's state.
+fn apply_state(p: &mut Projection, e: &EventFacts, settings: RuleSettings) {
+    let is_final_now = p.decided_by.is_some() || settings.is_final(p.state);
+    if settings.is_final(e.state) {
+        if is_final_now {
+            if e.state == p.state {
+                insert_sorted(&mut p.supporting, e.event);
+            } else {
+                insert_sorted(&mut p.conflicting, e.event);
+                p.conflict = true;
+            }
+        } else {
+            p.state = e.state;
+            p.rule = Rule::FirstFinal;
+            p.supporting = vec![e.event];
+            p.no_receipt = false;
+        }
+    } else if is_final_now {
+        p.late = true;
+    } else if progress(e.state) > progress(p.state) {
+        p.state = e.state;
+        p.rule = Rule::Intermediate;
+        p.supporting = vec![e.event];
+    } else if e.state == p.state {
+        insert_sorted(&mut p.supporting, e.event);
+    }
+}
+
+/// A message sent in parts, from its parts' folds: delivered when every part is, partially
+/// delivered when some are, else the first final a part got, else the least advanced part.
+fn roll_up(p: &mut Projection, settings: RuleSettings) {
+    let parts = &p.parts;
+    let all_final = parts.iter().all(|x| settings.is_final(x.state));
+    let (state, rule) = if parts.iter().all(|x| x.state == parts[0].state) {
+        let rule = match parts[0].state {
+            _ if all_final => Rule::FirstFinal,
+            DeliveryState::Pending => Rule::NoReport,
+            _ => Rule::Intermediate,
+        };
+        (parts[0].state, rule)
+    } else {
+        let rule = if all_final {
+            Rule::PartsFinal
+        } else {
+            Rule::PartsPending
+        };
+        let first_final = parts
+            .iter()
+            .filter(|x| settings.is_final(x.state))
+            .min_by_key(|x| x.supporting.first().copied().unwrap_or(i64::MAX));
+        let state = if parts.iter().any(|x| x.state == DeliveryState::Delivered) {
+            DeliveryState::PartiallyDelivered
+        } else if let Some(f) = first_final {
+            f.state
+        } else {
+            parts
+                .iter()
+                .map(|x| x.state)
+                .min_by_key(|s| progress(*s))
+                .unwrap_or(DeliveryState::Pending)
+        };
+        (state, rule)
+    };
+    let mut supporting: Vec<i64> = parts.iter().flat_map(|x| x.supporting.iter().copied()).collect();
+    supporting.sort_unstable();
+    supporting.dedup();
+    let mut conflicting: Vec<i64> = parts.iter().flat_map(|x| x.conflicting.iter().copied()).collect();
+    conflicting.sort_unstable();
+    conflicting.dedup();
+    p.conflict = parts.iter().any(|x| x.conflict);
+    p.late |= parts.iter().any(|x| x.late);
+    (p.state, p.rule, p.supporting, p.conflicting) = (state, rule, supporting, conflicting);
+    if all_final {
+        p.no_receipt = false;
     }
 }
 

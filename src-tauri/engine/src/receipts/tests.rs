@@ -1268,3 +1268,124 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
         "the latency must be counted from the retry's answer: {kept:#?}"
     );
 }
+
+// ---- Statuses nobody can read ----
+
+#[test]
+fn a_status_nobody_can_read_is_kept_for_its_message_and_sets_nothing_and_the_real_final_after_it_is_the_first() {
+    let w = world();
+    let m = w.accepted("Q1");
+    let unread = w.dlr("Q1", "??");
+    assert!(
+        matches!(unread.outcome, Outcome::StatusUnreadable { message_id, .. } if message_id == m),
+        "{unread:?}"
+    );
+    assert_eq!(
+        w.report(m).reported_state,
+        DeliveryState::Pending,
+        "an unreadable status is not the network's UNKNOWN"
+    );
+    let ex = w.open_exceptions(ExceptionKind::StatusUnreadable);
+    assert_eq!((ex.len(), ex[0].message_id), (1, Some(m)));
+    let linked: i64 = w.row(
+        "SELECT count(*) FROM exception_evidence WHERE exception_id = ?1 AND receipt_id IS NOT NULL",
+        ex[0].id,
+        |r| r.get(0),
+    );
+    assert_eq!(linked, 1, "the receipt is the exception's evidence");
+
+    let delivered = w.dlr("Q1", "DELIVRD");
+    assert!(matches!(delivered.outcome, Outcome::Applied { .. }), "{delivered:?}");
+    let r = w.report(m);
+    assert_eq!(r.reported_state, DeliveryState::Delivered);
+    assert!(
+        !r.flags.contains(&"conflict"),
+        "nothing to conflict with: {:?}",
+        r.flags
+    );
+    // The operator may still say what they know, or dismiss it.
+    w.resolve(Resolution {
+        exception_id: ex[0].id,
+        action: Action::Dismiss,
+        note: "the DELIVRD after it says it all".into(),
+        actor: "ann".into(),
+    })
+    .unwrap();
+    assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
+}
+
+#[test]
+fn a_status_nobody_can_read_waiting_for_its_id_opens_its_exception_on_the_message_once_matched() {
+    let w = world();
+    let m = w.message("+33612345678", "Your order has shipped");
+    let early = w.dlr("Q2", "??");
+    assert!(matches!(early.outcome, Outcome::Waiting { .. }), "{early:?}");
+    w.accept(m, "Q2");
+    assert_eq!(w.report(m).reported_state, DeliveryState::Pending);
+    let ex = w.open_exceptions(ExceptionKind::StatusUnreadable);
+    assert_eq!((ex.len(), ex[0].message_id), (1, Some(m)));
+}
+
+// ---- Id rules that change ----
+
+#[test]
+fn when_the_id_rules_change_the_stored_keys_are_made_again_and_waiting_receipts_find_their_message() {
+    use crate::receipts::rekey;
+    let w = world();
+    let apply = |policy: &ReceiptPolicy| {
+        let policy = policy.clone();
+        w.store
+            .writer()
+            .write_blocking(move |tx| rekey::apply(tx, &policy, CONN))
+            .unwrap()
+    };
+    assert_eq!(
+        apply(&w.policy),
+        rekey::Rekeyed::default(),
+        "first seen: the rules are recorded"
+    );
+    // Under the default rules, a hex response and a decimal receipt never meet.
+    let waiting = w.accepted("38601fa");
+    let r = w.dlr("0059113978", "DELIVRD");
+    assert!(matches!(r.outcome, Outcome::Waiting { .. }), "{r:?}");
+    let later = w.accepted("38601fb");
+
+    let declared = ReceiptPolicy {
+        response_id: IdBase::Hex,
+        tlv_id: IdBase::Hex,
+        receipt_id: IdBase::Decimal,
+        ..w.policy.clone()
+    };
+    let done = apply(&declared);
+    assert_eq!(done.connections, vec![CONN.to_owned()]);
+    assert_eq!(
+        (done.keys, done.matched),
+        (3, 1),
+        "two tries and one waiting receipt; it finds its message"
+    );
+    assert_eq!(w.report(waiting).reported_state, DeliveryState::Delivered);
+    assert_eq!(
+        apply(&declared),
+        rekey::Rekeyed::default(),
+        "the same rules again change nothing"
+    );
+
+    // A receipt arriving now, for a message accepted under the old rules, is matched too.
+    let ingest = Ingestor::new(w.store.writer().clone(), declared);
+    let r = ingest
+        .smpp_blocking(SmppReceived {
+            connection: CONN.into(),
+            esm_class: Some(0x04),
+            short_message: appendix_b("0059113979", "DELIVRD", "9911291201").into_bytes(),
+            received_at: 1,
+            ..SmppReceived::default()
+        })
+        .unwrap();
+    assert_eq!(
+        r.outcome,
+        Outcome::Applied {
+            message_id: later,
+            state: DeliveryState::Delivered
+        }
+    );
+}

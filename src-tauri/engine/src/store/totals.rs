@@ -145,23 +145,81 @@ pub fn latency_bin(ms: i64) -> i64 {
     ms - ms % step
 }
 
-/// Recomputes every running total from the rows it counts, in place of what is stored: the
-/// statements that fill them when a database is upgraded to version 5 (and, for projections by
-/// state, to version 3). For fixtures written with plain SQL; the engine keeps them as it writes.
+/// Recomputes every running total from the rows it counts, in place of what is stored ([`FILL`],
+/// and for projections by state a count of them). For fixtures written with plain SQL, and to
+/// check the totals kept; the engine keeps them as it writes.
 ///
 /// One difference with the totals kept as rows are written: a first final that an operator's
 /// decision later replaced was counted in the latency totals when it arrived, and is not here.
 pub fn refill(c: &Connection) -> rusqlite::Result<()> {
-    const MARK: &str = "-- The totals of the rows written before this version.";
-    let v5 = include_str!("migrations/0005_activity.sql");
-    let fill = &v5[v5.find(MARK).expect("0005 fills the totals at its end")..];
     c.execute_batch(&format!(
         "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
          DELETE FROM view_count WHERE scope = 'projection';
          INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
-         {fill}"
+         {FILL}"
     ))
 }
+
+/// The totals of every row, as the current schema defines them (version 5's statements, with a
+/// try never written left out and a long message whose parts all have their finals counted as a
+/// first final, as version 9 does).
+const FILL: &str = "
+INSERT INTO activity_count (grain, bucket, metric, n)
+SELECT g.grain, a.created_at - a.created_at % g.grain,
+       CASE WHEN a.outcome = 'accepted' THEN 'accepted'
+            WHEN (a.outcome = 'temporary' OR a.outcome = 'throttled' OR a.outcome = 'permanent') THEN 'refused'
+            ELSE 'unknown' END AS metric,
+       count(*)
+FROM attempt a, activity_grain g
+WHERE a.outcome <> 'pending' AND a.outcome <> 'not_sent'
+GROUP BY 1, 2, 3;
+
+INSERT INTO activity_count (grain, bucket, metric, n)
+SELECT g.grain, r.received_at - r.received_at % g.grain, 'receipt', count(*)
+FROM receipt r, activity_grain g
+WHERE r.kind <> 'mo'
+GROUP BY 1, 2;
+
+INSERT INTO activity_latency (grain, bucket, latency_ms, n)
+SELECT g.grain, l.at - l.at % g.grain,
+       CASE WHEN l.ms < 100 THEN l.ms
+            WHEN l.ms < 1000 THEN l.ms - l.ms % 10
+            WHEN l.ms < 10000 THEN l.ms - l.ms % 100
+            WHEN l.ms < 100000 THEN l.ms - l.ms % 1000
+            WHEN l.ms < 1000000 THEN l.ms - l.ms % 10000
+            WHEN l.ms < 10000000 THEN l.ms - l.ms % 100000
+            WHEN l.ms < 100000000 THEN l.ms - l.ms % 1000000
+            WHEN l.ms < 1000000000 THEN l.ms - l.ms % 10000000
+            ELSE l.ms - l.ms % 100000000 END AS latency,
+       count(*)
+FROM activity_grain g,
+     (SELECT rc.received_at AS at,
+             max(rc.received_at - coalesce(a.responded_at, a.sent_at, a.created_at), 0) AS ms
+      FROM projection p
+      JOIN logical_event e ON e.id = json_extract(p.supporting_json, '$[0]')
+      JOIN receipt rc ON rc.id = e.first_receipt_id
+      JOIN (SELECT message_id, max(id) AS id FROM attempt WHERE outcome = 'accepted' GROUP BY message_id) last
+        ON last.message_id = p.message_id
+      JOIN attempt a ON a.id = last.id
+      WHERE p.rule = 'first_final' OR p.rule = 'parts_final') l
+GROUP BY 1, 2, 3;
+
+INSERT INTO activity_outcome (day, outcome, n)
+SELECT created_at - created_at % 86400000, 'created', count(*) FROM message GROUP BY 1;
+
+INSERT INTO activity_outcome (day, outcome, n)
+SELECT day, outcome, count(*)
+FROM (SELECT m.created_at - m.created_at % 86400000 AS day,
+             CASE WHEN p.rule = 'operator_decision' THEN 'decided'
+                  WHEN p.rule = 'first_final' OR p.rule = 'parts_final' THEN
+                      CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+                  WHEN (q.status = 'failed' OR q.status = 'cancelled' OR q.status = 'expired') THEN 'not_sent'
+                  WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
+                  ELSE 'pending' END AS outcome
+      FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id)
+WHERE outcome <> 'pending'
+GROUP BY 1, 2;
+";
 
 /// Compares the totals kept with the totals recomputed from the rows they count.
 #[cfg(test)]

@@ -112,7 +112,7 @@ pub struct StateView {
     /// decided when `rule` is "operator_decision". "delivered" means the network *reported*
     /// delivery, not that anyone read it.
     pub state: DeliveryState,
-    /// no_report, intermediate, first_final or operator_decision.
+    /// no_report, intermediate, first_final, operator_decision, parts_pending or parts_final.
     pub rule: String,
     /// The rule in plain words.
     pub rule_explained: String,
@@ -137,6 +137,28 @@ pub struct StateView {
     pub rules_version: Option<u32>,
     #[ts(type = "number | null")]
     pub updated_at_ms: Option<i64>,
+    /// For a message sent in parts, where each part stands (part 1 first); empty otherwise, or
+    /// while no report came.
+    pub parts: Vec<PartStateView>,
+}
+
+/// Where one part of a long message stands, by the same rules as a whole message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct PartStateView {
+    /// From 1.
+    pub part: u32,
+    pub state: DeliveryState,
+    /// no_report, intermediate or first_final.
+    pub rule: String,
+    #[ts(type = "Array<number>")]
+    pub supporting_receipt_ids: Vec<i64>,
+    #[ts(type = "Array<number>")]
+    pub conflicting_receipt_ids: Vec<i64>,
+    /// Incompatible finals reported for this very part.
+    pub conflict: bool,
+    /// An intermediate report came after its final.
+    pub late: bool,
 }
 
 /// An operator's decision that set the state.
@@ -289,6 +311,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
             flags: StateFlags::default(),
             rules_version: None,
             updated_at_ms: None,
+            parts: Vec::new(),
         });
     };
     let fold: Projection =
@@ -307,7 +330,22 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
     } else {
         Some(s.state)
     };
+    let parts = fold
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PartStateView {
+            part: i as u32 + 1,
+            state: p.state,
+            rule: p.rule.as_str().to_owned(),
+            supporting_receipt_ids: receipts_carrying(receipts, &p.supporting),
+            conflicting_receipt_ids: receipts_carrying(receipts, &p.conflicting),
+            conflict: p.conflict,
+            late: p.late,
+        })
+        .collect();
     Ok(StateView {
+        parts,
         state: s.state,
         rule_explained: explain(&s.rule),
         rule: s.rule,

@@ -7,7 +7,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{json, ViewError};
-use crate::domain::{AttemptOutcome, Correlation, DeliveryState, ReceiptKind, ReceiptSource};
+use crate::domain::{AttemptOutcome, Correlation, DeliveryState, IdSource, ReceiptKind, ReceiptSource};
 use crate::receipts::rules::state_from_stat;
 use crate::smpp::status;
 
@@ -46,11 +46,14 @@ pub struct AttemptView {
     pub provider_id_norm: Option<String>,
     pub outcome: AttemptOutcome,
     pub error: Option<String>,
+    /// The receipt it asked for (registered_delivery: 0 none, 1 final, 2 on failure only, 17
+    /// final and intermediate); `None` for a try recorded before smsdesk kept it.
+    pub registered_delivery: Option<u8>,
 }
 
 pub(crate) const ATTEMPT_COLUMNS: &str = "a.id, a.message_id, a.attempt_no, a.segment_no, a.connection, a.session_id,
      a.sequence_number, a.created_at, a.sent_at, a.responded_at, a.command_status, a.provider_message_id,
-     a.provider_id_norm, a.outcome, a.error";
+     a.provider_id_norm, a.outcome, a.error, a.registered_delivery";
 
 pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView> {
     let command_status: Option<u32> = r.get(10)?;
@@ -74,6 +77,7 @@ pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView
         provider_id_norm: r.get(12)?,
         outcome: r.get(13)?,
         error: r.get(14)?,
+        registered_delivery: r.get(15)?,
     })
 }
 
@@ -108,6 +112,9 @@ pub struct ReceiptView {
     pub connection: String,
     pub session_id: Option<String>,
     pub sequence_number: Option<u32>,
+    /// Its position among the reports read on its session (from 1), when it came over SMPP.
+    #[ts(type = "number | null")]
+    pub arrival_no: Option<u64>,
     /// The HTTP provider preset that read it.
     pub provider: Option<String>,
     pub source_addr: Option<String>,
@@ -134,11 +141,15 @@ pub struct ReceiptView {
     pub parse_error: Option<String>,
     /// Parsed fields, as found (none is invented).
     pub message_id_raw: Option<String>,
+    /// Where `message_id_raw` was read (the TLV, the receipt text, an HTTP field).
+    pub id_source: Option<IdSource>,
     pub text_id: Option<String>,
     pub event_id: Option<String>,
     /// The normalised status token (DELIVRD, UNDELIV, ...) and the token as written.
     pub stat: Option<String>,
     pub stat_raw: Option<String>,
+    /// The status word names no status anyone knows: the report says nothing of the state.
+    pub status_unreadable: bool,
     pub err: Option<String>,
     pub sub: Option<String>,
     pub dlvrd: Option<String>,
@@ -169,6 +180,10 @@ pub struct ReceiptView {
     /// Of: mismatch (destination or text differ from the message's), id_disagree (its text id and
     /// TLV id name different messages).
     pub flags: Vec<String>,
+    /// For a message sent in parts, the parts it reports on: those whose accepted submits carry its
+    /// id (all of them when one id names every part). Empty for a message sent whole, or a receipt
+    /// a person attached with no submit carrying its id (then it stands for the whole message).
+    pub message_parts: Vec<u32>,
 }
 
 const RECEIPT_COLUMNS: &str = "r.id, r.received_at, r.source, r.connection, r.session_id, r.sequence_number,
@@ -176,10 +191,15 @@ const RECEIPT_COLUMNS: &str = "r.id, r.received_at, r.source, r.connection, r.se
      r.pdu, r.headers_json, r.tlvs_json, r.kind, r.parser_version, r.parse_error, r.message_id_raw, r.text_id,
      r.event_id, r.stat, r.stat_raw, r.err, r.sub, r.dlvrd, r.submit_date, r.done_date, r.submit_ts, r.done_ts,
      r.message_state, r.network_error_code, o.logical_event_id, coalesce(o.is_repeat, 0), o.processed_at,
-     e.correlation, e.message_id, e.correlated_by, o.flags_json";
+     e.correlation, e.message_id, e.correlated_by, o.flags_json, r.arrival_no, r.id_source, r.status_unreadable,
+     (SELECT group_concat(segment_no) FROM (SELECT DISTINCT a.segment_no FROM attempt a JOIN message m ON m.id = a.message_id
+         WHERE a.message_id = e.message_id AND m.segments > 1 AND a.connection = e.connection
+           AND a.provider_id_norm = e.receipted_id_norm AND a.outcome = 'accepted' ORDER BY a.segment_no))";
 
 fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
     let stat: Option<String> = r.get(24)?;
+    let status_unreadable: bool = r.get(44)?;
+    let parts: Option<String> = r.get(45)?;
     let raw: Vec<u8> = r.get(14)?;
     let pdu: Option<Vec<u8>> = r.get(15)?;
     let flags_json: Option<String> = r.get(41)?;
@@ -199,6 +219,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         connection: r.get(3)?,
         session_id: r.get(4)?,
         sequence_number: r.get(5)?,
+        arrival_no: r.get(42)?,
         provider: r.get(6)?,
         source_addr: r.get(7)?,
         destination_addr: r.get(8)?,
@@ -215,11 +236,13 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         parser_version: r.get(19)?,
         parse_error: r.get(20)?,
         message_id_raw: r.get(21)?,
+        id_source: r.get(43)?,
         text_id: r.get(22)?,
         event_id: r.get(23)?,
-        reported_state: stat.as_deref().and_then(state_from_stat),
+        reported_state: stat.as_deref().filter(|_| !status_unreadable).and_then(state_from_stat),
         stat,
         stat_raw: r.get(25)?,
+        status_unreadable,
         err: r.get(26)?,
         sub: r.get(27)?,
         dlvrd: r.get(28)?,
@@ -236,6 +259,9 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         message_id: r.get(39)?,
         correlated_by: r.get(40)?,
         flags,
+        message_parts: parts
+            .map(|p| p.split(',').filter_map(|n| n.parse().ok()).collect())
+            .unwrap_or_default(),
     })
 }
 

@@ -7,6 +7,7 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::candidates::{self, Candidate};
 use super::evidence::{self, AttemptView, ReceiptView};
 use super::messages::{self, MessageSummary};
 use super::{cursor, json, page_limit, snapshot, ViewError};
@@ -165,10 +166,16 @@ pub struct ExceptionDetail {
     pub message: Option<MessageSummary>,
     /// Receipts and attempts in the order they were linked, each with its role.
     pub evidence: Vec<EvidenceItem>,
+    /// While it is open: for a receipt that matched no message, the tries on its connection whose
+    /// outcome is unknown; for an unknown outcome, the receipts on its connection that matched no
+    /// message. Each with the facts that agree or differ, for a person to compare; never attached
+    /// by themselves.
+    pub candidates: Vec<Candidate>,
 }
 
-/// One exception with its evidence, or `None` when there is no such exception.
-pub fn exception_detail(c: &Connection, id: i64) -> Result<Option<ExceptionDetail>, ViewError> {
+/// One exception with its evidence, or `None` when there is no such exception. Dates inside
+/// receipts are read in the zone `timezone_minutes` east of UTC.
+pub fn exception_detail(c: &Connection, id: i64, timezone_minutes: i32) -> Result<Option<ExceptionDetail>, ViewError> {
     snapshot(c, |c| {
         let Some((_, links)) = queue::get(c, id)? else {
             return Ok(None);
@@ -206,11 +213,31 @@ pub fn exception_detail(c: &Connection, id: i64) -> Result<Option<ExceptionDetai
                 },
             });
         }
+        let candidates = match (exception.status, exception.kind) {
+            (ExceptionStatus::Open, ExceptionKind::Uncorrelated) => match receipt_of(&evidence) {
+                Some(r) => candidates::for_receipt(c, r, timezone_minutes)?,
+                None => Vec::new(),
+            },
+            (ExceptionStatus::Open, ExceptionKind::OutcomeUnknown) => {
+                let mut all = Vec::new();
+                for a in evidence.iter().filter_map(|e| e.attempt.as_ref()) {
+                    all.extend(candidates::for_attempt(c, a.id, timezone_minutes)?);
+                }
+                all
+            }
+            _ => Vec::new(),
+        };
         Ok(Some(ExceptionDetail {
             exception,
             details: json(details),
             message,
             evidence,
+            candidates,
         }))
     })
+}
+
+/// The receipt an exception about one receipt rests on.
+fn receipt_of(evidence: &[EvidenceItem]) -> Option<i64> {
+    evidence.iter().find_map(|e| e.receipt.as_ref().map(|r| r.id))
 }

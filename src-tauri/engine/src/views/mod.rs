@@ -20,6 +20,7 @@
 
 mod activity;
 mod audit;
+mod candidates;
 mod cursor;
 mod dashboard;
 mod detail;
@@ -38,8 +39,11 @@ use crate::store::StoreError;
 
 pub use activity::{activity, activity_at, Activity, ActivityBucket, ActivityWindow, DayOutcomes, OUTCOME_DAYS};
 pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
+pub use candidates::{Candidate, CandidateFact, CandidateField};
 pub use dashboard::{dashboard, dashboard_at, Dashboard, ExceptionCount, QueueCount, StateCount};
-pub use detail::{message_detail, MessageDetail, MessageRecord, OperatorDecision, QueueView, StateFlags, StateView};
+pub use detail::{
+    message_detail, MessageDetail, MessageRecord, OperatorDecision, PartStateView, QueueView, StateFlags, StateView,
+};
 pub use evidence::{AttemptView, ReceiptView};
 pub use exceptions::{
     exception_detail, list_exceptions, EvidenceItem, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary,

@@ -1261,7 +1261,7 @@ fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothin
     let uncorrelated = w.open_exception(ExceptionKind::Uncorrelated);
     let unknown = w.open_exception(ExceptionKind::OutcomeUnknown);
 
-    let d = w.read(|c| exception_detail(c, conflict)).unwrap();
+    let d = w.read(|c| exception_detail(c, conflict, 0)).unwrap();
     assert_eq!(d.exception.message_id, Some(m));
     assert_eq!(d.exception.destination.as_deref(), Some("+33612345678"));
     assert_eq!(d.message.as_ref().map(|s| s.id), Some(m));
@@ -1283,14 +1283,14 @@ fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothin
         Some(DeliveryState::Expired)
     );
 
-    let d = w.read(|c| exception_detail(c, uncorrelated)).unwrap();
+    let d = w.read(|c| exception_detail(c, uncorrelated, 0)).unwrap();
     assert!(d.message.is_none(), "no message is guessed for an uncorrelated receipt");
     let r = d.evidence[0].receipt.as_ref().unwrap();
     assert_eq!(r.id, stray.receipt_id);
     assert_eq!((r.correlation, r.message_id), (Some(Correlation::None), None));
     assert_eq!(r.message_id_raw.as_deref(), Some("NO-SUCH-ID"));
 
-    let d = w.read(|c| exception_detail(c, unknown)).unwrap();
+    let d = w.read(|c| exception_detail(c, unknown, 0)).unwrap();
     assert_eq!(d.message.as_ref().map(|s| s.status), Some(QueueStatus::OutcomeUnknown));
     let a = d.evidence[0].attempt.as_ref().expect("the unanswered attempt");
     assert_eq!(
@@ -1299,7 +1299,7 @@ fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothin
     );
     assert!(d.evidence[0].receipt.is_none());
 
-    assert!(w.read(|c| exception_detail(c, 9_999)).is_none());
+    assert!(w.read(|c| exception_detail(c, 9_999, 0)).is_none());
 
     // Pages, newest first, by status and kind.
     let list = |f: ExceptionFilter| w.read(move |c| list_exceptions(c, &f));
@@ -1388,7 +1388,7 @@ fn an_attached_receipt_and_its_exception_show_on_the_message() {
     assert_eq!(d.receipts[0].correlated_by.as_deref(), Some("operator"));
     assert_eq!(d.exceptions.iter().map(|e| e.id).collect::<Vec<_>>(), vec![ex]);
     assert_eq!(d.state.state, DeliveryState::Delivered);
-    let e = w.read(|c| exception_detail(c, ex)).unwrap();
+    let e = w.read(|c| exception_detail(c, ex, 0)).unwrap();
     assert_eq!(
         e.message.map(|s| s.id),
         Some(m),
@@ -2015,4 +2015,84 @@ mod charts {
             "one reported delivered, one refused for good, one still queued"
         );
     }
+}
+
+// ---- Candidates ----
+
+#[test]
+fn a_receipt_that_matched_nothing_and_a_try_whose_outcome_is_unknown_show_each_other_with_every_fact() {
+    use super::CandidateField;
+    let w = world();
+    let held = w.add(new_message(
+        "+33612345678",
+        "Your code is 4821, valid 5 minutes",
+        MessageKind::Transactional,
+    ));
+    w.submit(held, SubmitResult::Timeout { written_at: None });
+    let other = w.add(new_message(
+        "+33699999999",
+        "Something else",
+        MessageKind::Transactional,
+    ));
+    w.submit(other, SubmitResult::Timeout { written_at: None });
+    // Submitted within the minute, the handset and the text echo of the held message.
+    let (y, mo, d, h, mi, _) = crate::clock::civil(crate::clock::now_ms());
+    let text = format!(
+        "id:GHOST1 sub:001 dlvrd:001 submit date:{:02}{mo:02}{d:02}{h:02}{mi:02} done date:{:02}{mo:02}{d:02}{h:02}{mi:02} stat:DELIVRD err:000 text:Your code is 4821, v",
+        y % 100,
+        y % 100
+    );
+    w.smpp(&text, vec![], None);
+    let uncorrelated = w.open_exception(ExceptionKind::Uncorrelated);
+
+    let d = w.read(|c| exception_detail(c, uncorrelated, 0)).unwrap();
+    assert_eq!(
+        d.candidates.iter().map(|c| c.attempt.message_id).collect::<Vec<_>>(),
+        vec![other, held],
+        "every try whose outcome is unknown on the connection, newest first; none chosen"
+    );
+    let facts = |m: i64| {
+        d.candidates
+            .iter()
+            .find(|c| c.attempt.message_id == m)
+            .unwrap()
+            .facts
+            .iter()
+            .map(|f| (f.field, f.agrees))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        facts(held),
+        vec![
+            (CandidateField::SubmitTime, true),
+            (CandidateField::Text, true),
+            (CandidateField::Destination, true)
+        ]
+    );
+    assert_eq!(
+        facts(other),
+        vec![
+            (CandidateField::SubmitTime, true),
+            (CandidateField::Text, false),
+            (CandidateField::Destination, false)
+        ]
+    );
+    let unknown = w.read(|c| {
+        c.query_row(
+            "SELECT id FROM exception WHERE kind = 'outcome_unknown' AND message_id = ?1",
+            [held],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(|e| ViewError::Store(e.into()))
+    });
+    let d = w.read(|c| exception_detail(c, unknown, 0)).unwrap();
+    assert_eq!(
+        d.candidates
+            .iter()
+            .map(|c| c.receipt.message_id_raw.clone())
+            .collect::<Vec<_>>(),
+        vec![Some("GHOST1".to_owned())],
+        "and the other way round"
+    );
+    assert_eq!(d.message.map(|m| m.id), Some(held));
 }

@@ -39,6 +39,9 @@ pub struct TimelineEntry {
     pub summary: String,
     #[ts(type = "number")]
     pub ref_id: i64,
+    /// For a message sent in parts: the part (from 1) a try or a receipt is about, so that each
+    /// part's story can be read on its own; `None` for what concerns the whole message.
+    pub part: Option<u32>,
 }
 
 /// An audit row, as the timeline needs it.
@@ -88,11 +91,13 @@ fn attempt_entries(a: &AttemptView, parts: u32, out: &mut Vec<TimelineEntry>) {
         (Some(s), None) => format!(" on session {s}"),
         _ => String::new(),
     };
+    let part = (parts > 1).then_some(a.segment_no);
     out.push(TimelineEntry {
         at_ms: a.created_at_ms,
         kind: TimelineKind::Attempt,
         summary: format!("Submit {label} recorded on {}{session}.", a.connection),
         ref_id: a.id,
+        part,
     });
     let summary = match a.outcome {
         AttemptOutcome::Pending => return,
@@ -118,10 +123,11 @@ fn attempt_entries(a: &AttemptView, parts: u32, out: &mut Vec<TimelineEntry>) {
         kind: TimelineKind::AttemptResult,
         summary,
         ref_id: a.id,
+        part,
     });
 }
 
-fn receipt_summary(r: &ReceiptView) -> String {
+fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
     let what = match r.kind {
         ReceiptKind::Receipt => "Receipt",
         ReceiptKind::Intermediate => "Intermediate report",
@@ -132,10 +138,27 @@ fn receipt_summary(r: &ReceiptView) -> String {
     let says = match (r.reported_state, &r.stat_raw) {
         (Some(s), Some(raw)) => format!(" {raw} ({})", state_words(s)),
         (Some(s), None) => format!(" ({})", state_words(s)),
+        (None, Some(raw)) if r.status_unreadable => format!(" with a status nobody can read ({raw:?})"),
         _ => String::new(),
     };
+    let about = match r.message_parts.as_slice() {
+        _ if parts <= 1 => String::new(),
+        [one] => format!(" for part {one} of {parts}"),
+        list if list.len() as u32 == parts || list.is_empty() => " for every part".to_owned(),
+        list => format!(
+            " for parts {} of {parts}",
+            list.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    };
     let err = r.err.as_deref().map(|e| format!(", err {e}")).unwrap_or_default();
-    let via = format!(" via {} on {}", r.source.as_str(), r.connection);
+    let via = match (&r.session_id, r.arrival_no) {
+        (Some(s), Some(n)) => format!(
+            " via {} on {}, session {s}, report #{n}",
+            r.source.as_str(),
+            r.connection
+        ),
+        _ => format!(" via {} on {}", r.source.as_str(), r.connection),
+    };
     let effect = if r.is_repeat {
         "; a repeat of an event already recorded, it changed nothing".to_owned()
     } else if r.processed_at_ms.is_none() {
@@ -150,7 +173,7 @@ fn receipt_summary(r: &ReceiptView) -> String {
     } else {
         format!(" [{}]", r.flags.join(", "))
     };
-    format!("{what}{says}{err}{via}{effect}{flags}.")
+    format!("{what}{about}{says}{err}{via}{effect}{flags}.")
 }
 
 fn audit_summary(a: &AuditFact) -> String {
@@ -165,6 +188,9 @@ fn audit_summary(a: &AuditFact) -> String {
         "message.retry_confirmed" => "sent the message again, accepting the risk of a duplicate".to_owned(),
         "message.cancel" => "cancelled the message".to_owned(),
         "message.mark_failed" => "marked the message failed".to_owned(),
+        "message.accepted_by_evidence" => {
+            "attached a receipt showing the SMSC had the message: its outcome is no longer unknown".to_owned()
+        }
         "exception.resolve" => format!("resolved {subject}"),
         "exception.closed" => format!("closed {subject} on new evidence"),
         other => format!("{other} {subject}").trim_end().to_owned(),
@@ -201,6 +227,7 @@ pub(crate) fn build(
             message.encoding
         ),
         ref_id: message.id,
+        part: None,
     });
     for a in attempts {
         attempt_entries(a, message.segments, &mut out);
@@ -209,8 +236,12 @@ pub(crate) fn build(
         out.push(TimelineEntry {
             at_ms: r.received_at_ms,
             kind: TimelineKind::Receipt,
-            summary: receipt_summary(r),
+            summary: receipt_summary(r, message.segments),
             ref_id: r.id,
+            part: match r.message_parts.as_slice() {
+                [one] if message.segments > 1 => Some(*one),
+                _ => None,
+            },
         });
     }
     for e in exceptions {
@@ -224,6 +255,7 @@ pub(crate) fn build(
                 e.summary
             ),
             ref_id: e.id,
+            part: None,
         });
         if let Some(at) = e.resolved_at_ms {
             let by = e.resolved_by.as_deref().unwrap_or("someone");
@@ -238,6 +270,7 @@ pub(crate) fn build(
                 kind: TimelineKind::ExceptionClosed,
                 summary: format!("Exception #{} {} by {by} ({what}){note}.", e.id, e.status.as_str()),
                 ref_id: e.id,
+                part: None,
             });
         }
     }
@@ -247,6 +280,7 @@ pub(crate) fn build(
             kind: TimelineKind::Audit,
             summary: audit_summary(a),
             ref_id: a.id,
+            part: None,
         });
     }
     out.sort_by_key(|e| (e.at_ms, e.kind, e.ref_id));

@@ -15,6 +15,20 @@ fn ev(event: i64, state: S) -> Input {
         state,
         mismatch: false,
         id_disagree: false,
+        parts: Vec::new(),
+        of: 1,
+    })
+}
+
+/// An event about part `part` of a message sent in `of` parts.
+fn part(event: i64, state: S, part: u32, of: u32) -> Input {
+    Input::Event(EventFacts {
+        event,
+        state,
+        mismatch: false,
+        id_disagree: false,
+        parts: vec![part],
+        of,
     })
 }
 
@@ -145,6 +159,8 @@ fn mismatch_and_id_disagreement_are_flags_only() {
         state: S::Delivered,
         mismatch: true,
         id_disagree: true,
+        parts: Vec::new(),
+        of: 1,
     });
     let p = given(&[e]);
     assert_eq!(p.state, S::Delivered);
@@ -173,13 +189,148 @@ fn a_stored_fold_leaves_out_what_is_empty_or_false_and_reads_back_the_same() {
         no_receipt: true,
         mismatch: true,
         id_disagree: true,
+        parts: vec![given(&[ev(1, S::Delivered)]), given(&[])],
     };
     let stored = serde_json::to_string(&everything).unwrap();
     assert_eq!(serde_json::from_str::<Projection>(&stored).unwrap(), everything);
 }
 
+/// A state a receipt can report (never pending, never the roll-up of parts).
 fn any_state() -> impl Strategy<Value = S> {
-    prop::sample::select(S::ALL.iter().copied().filter(|s| *s != S::Pending).collect::<Vec<_>>())
+    prop::sample::select(
+        S::ALL
+            .iter()
+            .copied()
+            .filter(|s| !matches!(s, S::Pending | S::PartiallyDelivered))
+            .collect::<Vec<_>>(),
+    )
+}
+
+// ---- Messages sent in parts ----
+
+#[test]
+fn a_long_message_is_delivered_only_when_every_part_is() {
+    let one = given(&[part(1, S::Delivered, 1, 2)]);
+    assert_eq!(
+        (one.state, one.rule),
+        (S::PartiallyDelivered, Rule::PartsPending),
+        "one part of two reported delivered is not the message delivered"
+    );
+    assert!(!one.complete(SETTINGS));
+    let both = given(&[part(1, S::Delivered, 1, 2), part(2, S::Delivered, 2, 2)]);
+    assert_eq!((both.state, both.rule), (S::Delivered, Rule::FirstFinal));
+    assert_eq!(both.supporting, vec![1, 2]);
+    assert!(both.complete(SETTINGS));
+}
+
+#[test]
+fn parts_never_conflict_with_each_other_and_the_state_lists_where_each_stands() {
+    let p = given(&[part(1, S::Delivered, 1, 2), part(2, S::Undeliverable, 2, 2)]);
+    assert_eq!((p.state, p.rule), (S::PartiallyDelivered, Rule::PartsFinal));
+    assert!(!p.conflict, "part 1 delivered and part 2 undeliverable is no conflict");
+    assert_eq!(
+        p.parts.iter().map(|x| x.state).collect::<Vec<_>>(),
+        vec![S::Delivered, S::Undeliverable]
+    );
+    // The same part reported two ways is a conflict, of that part and so of the message.
+    let q = given(&[part(1, S::Delivered, 1, 2), part(2, S::Undeliverable, 1, 2)]);
+    assert!(q.conflict && q.parts[0].conflict && !q.parts[1].conflict);
+}
+
+#[test]
+fn with_no_part_delivered_the_first_final_a_part_got_stands_until_the_others_report() {
+    let p = given(&[part(5, S::Undeliverable, 2, 3), part(9, S::Expired, 1, 3)]);
+    assert_eq!((p.state, p.rule), (S::Undeliverable, Rule::PartsPending));
+    let p = given(&[
+        part(5, S::Undeliverable, 2, 3),
+        part(9, S::Expired, 1, 3),
+        part(11, S::Expired, 3, 3),
+    ]);
+    assert_eq!((p.state, p.rule), (S::Undeliverable, Rule::PartsFinal));
+    let intermediate = given(&[part(1, S::Enroute, 1, 2), part(2, S::Accepted, 2, 2)]);
+    assert_eq!(
+        intermediate.state,
+        S::Accepted,
+        "while no part has a final, the least advanced part says how far the message is"
+    );
+}
+
+#[test]
+fn a_receipt_for_every_part_sets_them_all_and_a_deadline_waits_for_every_part() {
+    let all = given(&[Input::Event(EventFacts {
+        event: 1,
+        state: S::Delivered,
+        mismatch: false,
+        id_disagree: false,
+        parts: Vec::new(),
+        of: 3,
+    })]);
+    assert_eq!((all.state, all.parts.len()), (S::Delivered, 3));
+    let p = given(&[part(1, S::Delivered, 1, 2), Input::Deadline { exception: 4 }]);
+    assert!(p.no_receipt, "part 2 never reported: no receipt by the deadline");
+    let p = given(&[
+        part(1, S::Delivered, 1, 2),
+        part(2, S::Undeliverable, 2, 2),
+        Input::Deadline { exception: 4 },
+    ]);
+    assert!(!p.no_receipt, "every part has its final");
+}
+
+#[test]
+fn a_decision_on_a_long_message_holds_and_a_dismissed_conflict_stays_dismissed() {
+    let mut p = given(&[
+        part(1, S::Delivered, 1, 2),
+        part(2, S::Undeliverable, 1, 2),
+        Input::Decision {
+            exception: 7,
+            kind: ExceptionKind::ConflictingFinal,
+            state: None,
+        },
+    ]);
+    assert!(!p.conflict);
+    apply(&mut p, &part(3, S::Delivered, 2, 2), SETTINGS);
+    assert!(
+        !p.conflict,
+        "a dismissed conflict does not come back with another part's report"
+    );
+    assert_eq!(p.state, S::Delivered);
+    apply(
+        &mut p,
+        &Input::Decision {
+            exception: 8,
+            kind: ExceptionKind::NoReceipt,
+            state: Some(S::Undeliverable),
+        },
+        SETTINGS,
+    );
+    apply(&mut p, &part(4, S::Delivered, 2, 2), SETTINGS);
+    assert_eq!(
+        (p.state, p.rule),
+        (S::Undeliverable, Rule::OperatorDecision),
+        "a report never overrides a decision"
+    );
+}
+
+/// Events about the parts of a two-part message whose finals, part by part, agree.
+fn compatible_part_events() -> impl Strategy<Value = Vec<Input>> {
+    let finals = vec![S::Delivered, S::Expired, S::Undeliverable, S::Rejected];
+    (
+        prop::sample::select(finals.clone()),
+        prop::sample::select(finals),
+        prop::collection::vec((1u32..=2, prop::sample::select(vec![S::Enroute, S::Accepted])), 0..5),
+        0..3usize,
+        0..3usize,
+    )
+        .prop_map(|(f1, f2, inter, n1, n2)| {
+            let mut states: Vec<(u32, S)> = inter;
+            states.extend(std::iter::repeat_n((1, f1), n1));
+            states.extend(std::iter::repeat_n((2, f2), n2));
+            states
+                .into_iter()
+                .enumerate()
+                .map(|(i, (p, s))| part(i as i64 + 1, s, p, 2))
+                .collect()
+        })
 }
 
 /// Events whose finals all agree (no incompatible finals), with distinct ids.
@@ -222,6 +373,40 @@ proptest! {
         prop_assert_eq!(p.rule, reference.rule);
         prop_assert_eq!(&p.supporting, &reference.supporting);
         prop_assert!(!p.conflict, "compatible finals never conflict");
+    }
+
+    #[test]
+    fn any_order_of_compatible_reports_on_the_parts_gives_the_same_state(
+        (events, order) in compatible_part_events().prop_flat_map(|e| { let n = e.len(); (Just(e), Just((0..n).collect::<Vec<_>>()).prop_shuffle()) })
+    ) {
+        let reference = given(&events);
+        let shuffled: Vec<Input> = order.iter().map(|&i| events[i].clone()).collect();
+        let p = given(&shuffled);
+        let per_part = |p: &Projection| p.parts.iter().map(|x| x.state).collect::<Vec<_>>();
+        prop_assert_eq!(per_part(&p), per_part(&reference), "each part's state must not depend on arrival order");
+        prop_assert!(!p.conflict, "parts never conflict with each other");
+        if reference.parts.iter().all(|x| x.state.is_final()) {
+            prop_assert_eq!(p.state, reference.state, "once every part is final, so is the message, whatever the order");
+        }
+    }
+
+    #[test]
+    fn a_repeat_changes_nothing(
+        events in prop::collection::vec((1..1000i64, any_state(), 1u32..=2), 1..12),
+        in_parts in any::<bool>(),
+        again in 0usize..12,
+    ) {
+        // A message sent whole, or in two parts.
+        let inputs: Vec<Input> = events
+            .iter()
+            .map(|&(id, s, p)| if in_parts { part(id, s, p, 2) } else { ev(id, s) })
+            .collect();
+        let once = given(&inputs);
+        let mut twice = inputs.clone();
+        twice.push(inputs[again % inputs.len()].clone());
+        let p = given(&twice);
+        prop_assert_eq!((p.state, p.rule, p.conflict), (once.state, once.rule, once.conflict), "the same event again changes nothing");
+        prop_assert_eq!(p.supporting, once.supporting);
     }
 
     #[test]

@@ -186,6 +186,58 @@ BEGIN
     UPDATE view_count SET n = n - 1 WHERE scope = 'projection' AND value = OLD.state;
 END;
 
+-- The outcomes chart counts a long message whose parts all have their finals like a message whose
+-- first final came (`parts_final`): delivered only when every part is.
+DROP TRIGGER activity_outcome_queue_insert;
+DROP TRIGGER activity_outcome_queue_update;
+CREATE TRIGGER activity_outcome_queue_insert AFTER INSERT ON queue
+WHEN (NEW.status = 'failed' OR NEW.status = 'cancelled' OR NEW.status = 'expired')
+BEGIN
+    INSERT INTO activity_outcome (day, outcome, n)
+    SELECT s.day, CASE d.delta WHEN -1 THEN s.before ELSE s.after END, d.delta
+    FROM (SELECT m.created_at - m.created_at % 86400000 AS day,
+                 CASE WHEN p.rule = 'operator_decision' THEN 'decided'
+                      WHEN p.rule = 'first_final' OR p.rule = 'parts_final' THEN
+                          CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+                      WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
+                      ELSE 'pending' END AS before,
+                 CASE WHEN p.rule = 'operator_decision' THEN 'decided'
+                      WHEN p.rule = 'first_final' OR p.rule = 'parts_final' THEN
+                          CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+                      ELSE 'not_sent' END AS after
+          FROM message m LEFT JOIN projection p ON p.message_id = m.id
+          WHERE m.id = NEW.message_id) s,
+         activity_sign d
+    WHERE s.before <> s.after AND CASE d.delta WHEN -1 THEN s.before ELSE s.after END <> 'pending'
+    ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n;
+END;
+
+CREATE TRIGGER activity_outcome_queue_update AFTER UPDATE OF status ON queue
+WHEN (OLD.status = 'failed' OR OLD.status = 'cancelled' OR OLD.status = 'expired')
+  <> (NEW.status = 'failed' OR NEW.status = 'cancelled' OR NEW.status = 'expired')
+BEGIN
+    INSERT INTO activity_outcome (day, outcome, n)
+    SELECT s.day, CASE d.delta WHEN -1 THEN s.before ELSE s.after END, d.delta
+    FROM (SELECT m.created_at - m.created_at % 86400000 AS day,
+                 CASE WHEN p.rule = 'operator_decision' THEN 'decided'
+                      WHEN p.rule = 'first_final' OR p.rule = 'parts_final' THEN
+                          CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+                      WHEN (OLD.status = 'failed' OR OLD.status = 'cancelled' OR OLD.status = 'expired') THEN 'not_sent'
+                      WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
+                      ELSE 'pending' END AS before,
+                 CASE WHEN p.rule = 'operator_decision' THEN 'decided'
+                      WHEN p.rule = 'first_final' OR p.rule = 'parts_final' THEN
+                          CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+                      WHEN (NEW.status = 'failed' OR NEW.status = 'cancelled' OR NEW.status = 'expired') THEN 'not_sent'
+                      WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
+                      ELSE 'pending' END AS after
+          FROM message m LEFT JOIN projection p ON p.message_id = m.id
+          WHERE m.id = NEW.message_id) s,
+         activity_sign d
+    WHERE s.before <> s.after AND CASE d.delta WHEN -1 THEN s.before ELSE s.after END <> 'pending'
+    ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n;
+END;
+
 -- connection_rules ------------------------------------------------------------------------------
 CREATE TABLE connection_rules (
     connection TEXT    PRIMARY KEY,
