@@ -17,7 +17,7 @@ use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
 use crate::receipts::ingest::{self, Ingestor};
 use crate::receipts::policy::ReceiptPolicy;
-use crate::receipts::{deadline, rekey, uncorrelated};
+use crate::receipts::{deadline, rebuild, rekey, uncorrelated};
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::service::Service;
 use crate::settings::{Apply, Settings};
@@ -357,6 +357,10 @@ impl Engine {
             Self::close_store(&store).await;
             return Err(e.into());
         }
+        if let Err(e) = rebuild_wanted(store.writer(), &policy).await {
+            Self::close_store(&store).await;
+            return Err(e.into());
+        }
         let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
         let service = Service::new(
             store.clone(),
@@ -565,6 +569,29 @@ fn write_operator_token(path: &std::path::Path) -> std::io::Result<String> {
 
 /// Applies receipts that were stored but never applied (a crash between the two, or a failed
 /// effect), before anything new arrives.
+/// Rebuilds the projections a migration asked for (computed by earlier rules), from the evidence.
+async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    let (mut looked, mut changed) = (0, 0);
+    loop {
+        let p = policy.clone();
+        let (n, c) = writer.write(move |tx| rebuild::wanted(tx, &p, CHUNK)).await?;
+        looked += n;
+        changed += c;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if looked > 0 {
+        tracing::info!(
+            messages = looked,
+            changed,
+            rules_version = crate::receipts::rules::RULES_VERSION,
+            "projections computed by earlier rules rebuilt from their evidence"
+        );
+    }
+    Ok(())
+}
+
 async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
     let mut after = 0;
     let mut total = 0;

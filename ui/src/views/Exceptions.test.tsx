@@ -357,3 +357,73 @@ describe("the exception queue", () => {
     expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
   });
 });
+
+describe("a receipt that matched nothing, beside tries whose outcome is unknown", () => {
+  const candidateDetail = (): ExceptionDetail => {
+    const r = receipt(40, { message_id_raw: "GHOST1", correlation: "none", message_id: null, logical_event_id: 9 });
+    const a = attempt(77, { message_id: 12, outcome: "timeout", provider_message_id: null, provider_id_norm: null });
+    return exceptionDetail({
+      exception: exceptionSummary(6, { kind: "uncorrelated", message_id: null, logical_event_id: 9 }),
+      message: null,
+      evidence: [{ role: "receipt", receipt: r, attempt: null }],
+      candidates: [
+        {
+          receipt: r,
+          attempt: a,
+          message: null,
+          receipt_exception_id: 6,
+          facts: [
+            { field: "submit_time", receipt: "2026-11-29T12:00:00", attempt: "2026-11-29T12:00:07Z", agrees: true },
+            { field: "text", receipt: "Your code is 4821", attempt: "Your order has ship", agrees: false },
+          ],
+        },
+      ],
+    });
+  };
+
+  it("shows each candidate with the facts that agree or differ, and attaches nothing by itself", async () => {
+    const h = await open(candidateDetail());
+    const root = view!.container;
+    const c = byTestId(root, "candidate");
+    expect(c.dataset["message"]).toBe("12");
+    const rows = [...byTestId(c, "candidate-facts").querySelectorAll<HTMLElement>("tbody tr")];
+    expect(rows.map((r) => [r.dataset["field"], r.dataset["agrees"]])).toEqual([
+      ["submit_time", "true"],
+      ["text", "false"],
+    ]);
+    expect(rows[1]!.textContent).toContain("Differs");
+    expect(h.requests).toEqual([]);
+    // The candidate's message is offered as the one to attach to; choosing stays the operator's.
+    await click(byTestId(root, "resolve-action-attach"));
+    const offered = [...byTestId(root, "resolve-candidates").querySelectorAll("button")].map((b) => b.textContent);
+    expect(offered).toEqual(["Message 12"]);
+  });
+});
+
+describe("resending a message the network had", () => {
+  it("asks once more, saying it will arrive twice, then sends the confirmation", async () => {
+    const detail = exceptionDetail({
+      exception: exceptionSummary(8, { kind: "outcome_unknown", message_id: 7 }),
+      evidence: [],
+    });
+    const h = holding(detail);
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      return request.action === "resend" && !request.confirm_duplicate
+        ? Promise.reject(new BackendError("confirmation_required", "a receipt for this message was received: sending it again may deliver it twice; confirm to go on"))
+        : Promise.resolve();
+    };
+    view = await render(<ExceptionView backend={h.backend} id={8} onClose={() => {}} onOpenMessage={() => {}} />);
+    await settle();
+    const root = view!.container;
+    await click(byTestId(root, "resolve-action-resend"));
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "the customer asked for it again");
+    await click(submitButton());
+    await settle();
+    expect(byTestId(root, "resolve-duplicate-warning").textContent).toContain("a second time");
+    expect(submitButton().textContent).toBe("Send again, knowing it may arrive twice");
+    await click(submitButton());
+    await settle();
+    expect(h.requests.map((r) => (r.action === "resend" ? r.confirm_duplicate : null))).toEqual([false, true]);
+  });
+});

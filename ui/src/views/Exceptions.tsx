@@ -25,7 +25,16 @@ export function Exceptions({ backend, openId, onOpen, onClose, onOpenMessage }: 
       <div ref={listRef} hidden={id !== null}>
         <ExceptionList backend={backend} onOpen={open} onOpenMessage={openMessage} />
       </div>
-      {id !== null && <ExceptionView key={id} backend={backend} id={id} onClose={close} onOpenMessage={openMessage} />}
+      {id !== null && (
+        <ExceptionView
+          key={id}
+          backend={backend}
+          id={id}
+          onClose={close}
+          onOpenMessage={openMessage}
+          onOpenException={open}
+        />
+      )}
     </>
   );
 }

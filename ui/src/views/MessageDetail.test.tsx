@@ -404,3 +404,83 @@ describe("opening a message from the list", () => {
     expect(queryTestId(root, "message-detail")).not.toBeNull();
   });
 });
+
+/** Message 7 sent in three parts: each accepted; part 1 reported delivered, part 2 undeliverable. */
+function threeParts(): Detail {
+  const base = deliveredDetail();
+  const tries = [1, 2, 3].map((p) => attempt(20 + p, { segment_no: p, provider_message_id: `P${p}`, provider_id_norm: `t:P${p}` }));
+  const r1 = receipt(11, { message_parts: [1] });
+  const r2 = receipt(12, { message_parts: [2], stat: "UNDELIV", stat_raw: "UNDELIV", reported_state: "undeliverable", received_at_ms: T0 + 6_000 });
+  const entry = (at_ms: number, kind: Detail["timeline"][number]["kind"], ref_id: number, part: number | null) => ({
+    at_ms,
+    kind,
+    ref_id,
+    summary: `${kind} ${ref_id}`,
+    part,
+  });
+  return {
+    ...base,
+    message: { ...base.message, segments: 3 },
+    summary: { ...base.summary, state: "partially_delivered", rule: "parts_pending" },
+    attempts: tries,
+    receipts: [r1, r2],
+    state: {
+      ...base.state,
+      state: "partially_delivered",
+      rule: "parts_pending",
+      reported_state: "partially_delivered",
+      supporting_receipt_ids: [11, 12],
+      parts: [
+        { part: 1, state: "delivered", rule: "first_final", supporting_receipt_ids: [11], conflicting_receipt_ids: [], conflict: false, late: false },
+        { part: 2, state: "undeliverable", rule: "first_final", supporting_receipt_ids: [12], conflicting_receipt_ids: [], conflict: false, late: false },
+        { part: 3, state: "pending", rule: "no_report", supporting_receipt_ids: [], conflicting_receipt_ids: [], conflict: false, late: false },
+      ],
+    },
+    timeline: [
+      entry(T0, "created", 7, null),
+      ...tries.flatMap((a) => [entry(T0 + 1_000, "attempt", a.id, a.segment_no), entry(T0 + 1_200, "attempt_result", a.id, a.segment_no)]),
+      entry(T0 + 5_000, "receipt", 11, 1),
+      entry(T0 + 6_000, "receipt", 12, 2),
+    ],
+  };
+}
+
+describe("message detail: a message sent in parts", () => {
+  it("says where each part stands, and that one part delivered is the message delivered in part", async () => {
+    await show(threeParts());
+    const root = view!.container;
+    expect(text(root, "statement-network-state")).toBe("Reported delivered in part");
+    const parts = [...byTestId(root, "network-parts").querySelectorAll<HTMLElement>("li")];
+    expect(parts.map((p) => [p.dataset["part"], p.dataset["state"]])).toEqual([
+      ["1", "delivered"],
+      ["2", "undeliverable"],
+      ["3", "pending"],
+    ]);
+    expect(parts[2]!.textContent).toContain("Nothing reported yet");
+  });
+
+  it("groups the timeline: the whole message first, then each part's tries and receipts", async () => {
+    await show(threeParts());
+    const groups = [...view!.container.querySelectorAll<HTMLElement>('[data-testid="timeline-group"]')];
+    expect(groups.map((g) => g.dataset["part"])).toEqual(["", "1", "2", "3"]);
+    const refs = (g: HTMLElement) => [...g.querySelectorAll<HTMLElement>('[data-testid="timeline-item"]')].map((i) => `${i.dataset["kind"]}:${i.dataset["ref"]}`);
+    expect(refs(groups[0]!), "what concerns the whole message (its webhook notification too)").toEqual(["created:7", "webhook:31"]);
+    expect(refs(groups[1]!)).toEqual(["attempt:21", "attempt_result:21", "receipt:11"]);
+    expect(refs(groups[2]!)).toEqual(["attempt:22", "attempt_result:22", "receipt:12"]);
+    expect(refs(groups[3]!)).toEqual(["attempt:23", "attempt_result:23"]);
+    expect(groups[1]!.querySelector("h4")?.textContent).toBe("Part 1 of 3");
+  });
+
+  it("marks a receipt whose status nobody can read, which says nothing of the state", async () => {
+    const base = deliveredDetail();
+    const unread = receipt(14, { stat: "UNKNOWN", stat_raw: "??", status_unreadable: true, reported_state: null, received_at_ms: T0 + 7_000 });
+    await show({
+      ...base,
+      receipts: [...base.receipts, unread],
+      timeline: [...base.timeline, { at_ms: T0 + 7_000, kind: "receipt", ref_id: 14, summary: "Receipt ??.", part: null }],
+    });
+    const item = view!.container.querySelector<HTMLElement>('[data-kind="receipt"][data-ref="14"]')!;
+    expect(queryTestId(item, "receipt-unreadable")?.textContent).toBe("Status unreadable");
+    expect(item.textContent).not.toContain("Reported unknown");
+  });
+});

@@ -98,6 +98,23 @@ pub fn rebuild_batch(
     Ok(differing)
 }
 
+/// Rebuilds, from their evidence, the projections that newer rules compute otherwise (the work
+/// list a migration left in `rebuild_wanted`), a batch per transaction; returns how many changed.
+pub fn wanted(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, limit: u32) -> Result<(usize, usize), StoreError> {
+    let batch: Vec<i64> = tx
+        .conn()
+        .prepare_cached("SELECT message_id FROM rebuild_wanted ORDER BY message_id LIMIT ?1")?
+        .query_map([limit], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let changed = rebuild_batch(tx, &batch, policy, true)?.len();
+    for m in &batch {
+        tx.conn()
+            .prepare_cached("DELETE FROM rebuild_wanted WHERE message_id = ?1")?
+            .execute([m])?;
+    }
+    Ok((batch.len(), changed))
+}
+
 /// Rebuilds every projection, `batch` messages per transaction, reporting progress as
 /// (done, total). With `write` false it only compares.
 pub fn run(

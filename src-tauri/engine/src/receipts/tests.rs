@@ -1389,3 +1389,71 @@ fn when_the_id_rules_change_the_stored_keys_are_made_again_and_waiting_receipts_
         }
     );
 }
+
+#[test]
+fn a_message_that_asked_for_no_receipt_or_only_for_one_on_failure_is_never_flagged_no_receipt() {
+    let w = world();
+    let asked = |registered_delivery: u8, provider_id: &str| {
+        let m = w.message("+33612345678", "Your order has shipped");
+        let (id, policy) = (provider_id.to_owned(), w.policy.clone());
+        w.store
+            .writer()
+            .write_blocking(move |tx| {
+                let a = messages::begin_attempt(tx, m, 1, messages::Wire::sandbox(), registered_delivery)?;
+                messages::record_accepted(tx, a.id, None, &id, &policy)
+            })
+            .unwrap();
+        m
+    };
+    let none = asked(0, "R0");
+    let failure_only = asked(2, "R2");
+    let final_receipt = asked(1, "R1");
+    let with_intermediate = asked(0x11, "R17");
+    let policy = w.policy.clone();
+    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
+    let due = w
+        .store
+        .reader()
+        .read_blocking(move |c| deadline::due(c, far, &policy, None, 100))
+        .unwrap();
+    assert_eq!(
+        due,
+        vec![final_receipt, with_intermediate],
+        "only a message that asked for a receipt on success can miss one ({none} and {failure_only} did not)"
+    );
+}
+
+#[test]
+fn each_kind_has_its_own_receipt_deadline_in_minutes() {
+    let w = world();
+    let otp = {
+        let m = NewMessage::text(IntakeChannel::Api, "+33612345678", "Code 1234", MessageKind::Otp, CONN);
+        let id = w
+            .store
+            .writer()
+            .write_blocking(move |tx| messages::insert(tx, &m))
+            .unwrap();
+        w.accept(id, "K1");
+        id
+    };
+    let transactional = w.accepted("K2");
+    let policy = w.policy.clone();
+    assert_eq!(
+        (
+            policy.deadline_of(MessageKind::Otp),
+            policy.deadline_of(MessageKind::Transactional)
+        ),
+        (15 * 60_000, 2_880 * 60_000)
+    );
+    let at = crate::clock::now_ms() + 16 * 60_000;
+    let due = w
+        .store
+        .reader()
+        .read_blocking(move |c| deadline::due(c, at, &policy, None, 100))
+        .unwrap();
+    assert_eq!(
+        due,
+        vec![otp],
+        "a code is overdue after 15 minutes; an order update is not ({transactional})"
+    );
+}

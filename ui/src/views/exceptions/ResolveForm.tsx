@@ -8,6 +8,7 @@ import type { ResolveRequest } from "../../bindings/ResolveRequest";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
+import { CONFIRMATION_REQUIRED } from "../message/MessageActions";
 
 /** The engine's refusal to attach a receipt before the operator has seen how it misfits the message. */
 export const MISMATCHES_NOT_SEEN = "mismatches_not_seen";
@@ -47,8 +48,13 @@ export function ResolveForm({
   const ids = { heading: useId(), note: useId(), noteHint: useId(), blocked: useId(), target: useId(), targetHint: useId() };
   const e = detail.exception;
   const allowed = ALLOWED_ACTIONS[e.kind];
+  // Messages the receipt may belong to: those whose ids match (ambiguous), and those whose try
+  // went unanswered on its connection. Never chosen for the operator.
   const candidates = [
-    ...new Set(detail.evidence.flatMap((x) => (x.role === "candidate" && x.attempt !== null ? [x.attempt.message_id] : []))),
+    ...new Set([
+      ...detail.evidence.flatMap((x) => (x.role === "candidate" && x.attempt !== null ? [x.attempt.message_id] : [])),
+      ...detail.candidates.map((c) => c.attempt.message_id),
+    ]),
   ];
   const receipts = detail.evidence.flatMap((x) => (x.receipt === null ? [] : [x.receipt]));
 
@@ -60,6 +66,8 @@ export function ResolveForm({
   const [reviewed, setReviewed] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
+  // The engine said the network had the message: resending needs saying so once more.
+  const [confirmingDuplicate, setConfirmingDuplicate] = useState(false);
 
   const targetId = parseId(target);
   const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
@@ -82,7 +90,7 @@ export function ResolveForm({
           ? null
           : { action, message_id: targetId, mismatches_seen: shownMismatch !== null && reviewed, note: n };
       case "resend":
-        return { action, note: n, confirm_duplicate: false };
+        return { action, note: n, confirm_duplicate: confirmingDuplicate };
       case "mark_failed":
       case "dismiss":
         return { action, note: n };
@@ -112,6 +120,10 @@ export function ResolveForm({
             (m) => setMismatch((cur) => (cur !== null && cur.messageId === messageId ? { ...cur, target: m } : cur)),
             () => {},
           );
+          return;
+        }
+        if (err.code === CONFIRMATION_REQUIRED && r.action === "resend" && !r.confirm_duplicate) {
+          setConfirmingDuplicate(true);
           return;
         }
         if (err.code === NOT_OPEN) onStale(err);
@@ -230,6 +242,11 @@ export function ResolveForm({
             {t(`resolve.consequence.${action}`)}
           </p>
         )}
+        {action === "resend" && confirmingDuplicate && (
+          <div className="notice notice-warning field-wide" role="alert" data-testid="resolve-duplicate-warning">
+            <p>{t("resolve.duplicate")}</p>
+          </div>
+        )}
 
         <div className="field field-wide">
           <label htmlFor={ids.note}>{t("note.labelRequired")}</label>
@@ -256,7 +273,13 @@ export function ResolveForm({
             aria-describedby={blockedBy === null ? undefined : ids.blocked}
             data-testid="resolve-submit"
           >
-            {busy ? t("resolve.busy") : shownMismatch !== null ? t("resolve.submit.attachAnyway") : t(`resolve.submit.${action}`)}
+            {busy
+              ? t("resolve.busy")
+              : shownMismatch !== null
+                ? t("resolve.submit.attachAnyway")
+                : action === "resend" && confirmingDuplicate
+                  ? t("resolve.submit.resendAnyway")
+                  : t(`resolve.submit.${action}`)}
           </button>
           {blockedBy !== null && (
             <span className="hint blocked" id={ids.blocked} data-testid="resolve-blocked">

@@ -92,6 +92,7 @@ function NetworkStatement({ detail, onShowReceipt }: { detail: MessageDetail; on
         </Badge>
       </p>
       <p data-testid="statement-network-rule">{explained}</p>
+      {s.parts.length > 0 && <PartStates detail={detail} />}
       <p className="hint">{t("statement.network.hint")}</p>
       {supporting.length > 0 && (
         <ReceiptRefs title={t("statement.network.basis")} receipts={supporting} onShow={onShowReceipt} testId="network-basis" />
@@ -111,6 +112,33 @@ function NetworkStatement({ detail, onShowReceipt }: { detail: MessageDetail; on
         <Fact label={t("statement.network.updatedAt")}>{s.updated_at_ms === null ? null : formatDateTime(s.updated_at_ms)}</Fact>
       </Facts>
     </section>
+  );
+}
+
+/** Where each part of a long message stands, by the same rules as a whole message. */
+function PartStates({ detail }: { detail: MessageDetail }) {
+  const { t } = useI18n();
+  const parts = detail.state.parts;
+  return (
+    <div className="part-states" data-testid="network-parts">
+      <h4>{t("statement.network.parts")}</h4>
+      <ul>
+        {parts.map((p) => (
+          <li key={p.part} data-part={p.part} data-state={p.state}>
+            {t("statement.network.part", { part: p.part, parts: parts.length })}{" "}
+            <Badge tone={STATE_TONE[p.state]}>
+              {p.rule === "no_report" ? t("statement.network.part.nothing") : t(`reportedState.${p.state}`)}
+            </Badge>
+            {p.conflict && (
+              <>
+                {" "}
+                <Badge tone="danger">{t("flag.conflict")}</Badge>
+              </>
+            )}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

@@ -10,7 +10,7 @@ import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import { MessageRecordFacts } from "./MessageHeader";
-import { buildTimeline, type TimelineItem, type TimelineItemKind } from "./timeline";
+import { buildTimeline, groupByPart, type TimelineItem, type TimelineItemKind } from "./timeline";
 import { resolutionWords, webhookValue } from "./words";
 
 /** A mark per kind, beside its name (the name is what counts; the mark only helps the eye). */
@@ -39,16 +39,28 @@ export function Timeline({
 }) {
   const { t } = useI18n();
   const headingId = useId();
-  const items = buildTimeline(detail);
+  const parts = detail.message.segments;
+  const groups = groupByPart(buildTimeline(detail), parts);
   return (
     <section className="timeline-section" aria-labelledby={headingId}>
       <h3 id={headingId}>{t("timeline.title")}</h3>
-      <p className="hint">{t("timeline.intro")}</p>
-      <ol className="timeline" data-testid="timeline">
-        {items.map((item) => (
-          <Item key={item.key} item={item} detail={detail} onOpenException={onOpenException} />
-        ))}
-      </ol>
+      <p className="hint">{t(parts > 1 ? "timeline.intro.parts" : "timeline.intro")}</p>
+      {groups.map((g) => (
+        <div key={g.part ?? "whole"} className="timeline-group" data-testid="timeline-group" data-part={g.part ?? ""}>
+          {parts > 1 && (
+            <h4>{g.part === null ? t("timeline.group.whole") : t("timeline.group.part", { part: g.part, parts })}</h4>
+          )}
+          {g.items.length === 0 ? (
+            <p className="muted">{t("timeline.group.empty")}</p>
+          ) : (
+            <ol className="timeline" data-testid="timeline">
+              {g.items.map((item) => (
+                <Item key={item.key} item={item} detail={detail} onOpenException={onOpenException} />
+              ))}
+            </ol>
+          )}
+        </div>
+      ))}
     </section>
   );
 }
@@ -169,6 +181,22 @@ function Line({
         <>
           {t(`timeline.receipt.${r.kind}`)}
           {r.reported_state !== null && <>: {t(`reportedState.${r.reported_state}`)}</>}
+          {r.status_unreadable && (
+            <>
+              {" "}
+              <Badge tone="warning">
+                <span data-testid="receipt-unreadable">{t("receipt.unreadable")}</span>
+              </Badge>
+            </>
+          )}
+          {parts > 1 && r.message_parts.length > 0 && r.message_parts.length < parts && (
+            <span className="muted">
+              {" "}
+              {r.message_parts.length === 1
+                ? t("timeline.part", { part: r.message_parts[0] ?? 0, parts })
+                : t("timeline.parts", { list: r.message_parts.join(", "), parts })}
+            </span>
+          )}
           {r.stat_raw !== null && <span className="muted"> ({r.stat_raw}{r.err === null ? "" : `, err ${r.err}`})</span>}{" "}
           {r.is_repeat && <Badge tone="warning">{t("receipt.repeat")}</Badge>}{" "}
           {item.late && <Badge tone="warning">{t("receipt.late")}</Badge>}{" "}

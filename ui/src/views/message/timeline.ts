@@ -36,6 +36,28 @@ export type TimelineItem =
 
 export type TimelineItemKind = TimelineItem["kind"];
 
+/** The part of a long message an item is about (a try, or a receipt on one part); null for the whole message. */
+export function partOf(item: TimelineItem): number | null {
+  return item.kind === "webhook" ? null : item.entry.part;
+}
+
+/**
+ * For a message sent in parts, its story split so that each part can be read on its own: what
+ * concerns the whole message first, then each part's tries and receipts, part 1 first. One group
+ * (part null) for a message sent whole.
+ */
+export function groupByPart(items: readonly TimelineItem[], parts: number): { part: number | null; items: TimelineItem[] }[] {
+  if (parts <= 1) return [{ part: null, items: [...items] }];
+  const groups: { part: number | null; items: TimelineItem[] }[] = [{ part: null, items: [] }];
+  for (let p = 1; p <= parts; p++) groups.push({ part: p, items: [] });
+  for (const item of items) {
+    const p = partOf(item);
+    const group = groups.find((g) => g.part === p) ?? groups[0];
+    group?.items.push(item);
+  }
+  return groups.filter((g) => g.items.length > 0 || g.part !== null);
+}
+
 /**
  * Receipts that are intermediate reports arriving after a final one: kept, and changing nothing
  * (the rules' "late" flag). The engine flags the message, not the receipt, so this finds which:

@@ -29,7 +29,10 @@ pub use smpp::parse_smpp;
 pub use stat::{Stat, UnknownStat};
 
 /// Version of the parsing rules; stored beside every parsed receipt.
-pub const PARSER_VERSION: u32 = 1;
+/// 2: an id TLV alone does not make an ordinary message a report; an event's type names its status
+/// before a stale data field; a Kannel dlr-url's id under a name of the caller's; unreadable status
+/// words are marked as such.
+pub const PARSER_VERSION: u32 = 2;
 
 /// The kind of report, as decided by esm_class and content (`receipt`, `intermediate`,
 /// `acknowledgement`, `mo`, `unparseable`).

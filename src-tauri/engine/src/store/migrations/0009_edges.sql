@@ -20,6 +20,8 @@
 --   (`uncorrelated_wait`): one that arrived before its submit's answer is matched meanwhile.
 -- - Each connection's id rules in force are kept (`connection_rules`), so that stored ids are
 --   re-keyed when the rules change.
+-- - The projections of messages sent in parts are rebuilt from their evidence by the next start
+--   (`rebuild_wanted`): version 2 of the rules rolls their parts up.
 -- - A long message that an earlier version marked accepted once its first part was, with parts
 --   never sent, is held for a person (those parts would now go out too late to be joined).
 --
@@ -255,6 +257,14 @@ CREATE TABLE uncorrelated_wait (
     connection       TEXT    NOT NULL,
     received_at      INTEGER NOT NULL
 );
+
+-- rebuild_wanted --------------------------------------------------------------------------------
+-- Projections computed by earlier rules that version 2 of the rules computes otherwise: those of
+-- messages sent in parts. A work list the engine empties at its next start, rebuilding each from
+-- its evidence.
+CREATE TABLE rebuild_wanted (message_id INTEGER PRIMARY KEY REFERENCES message (id));
+INSERT INTO rebuild_wanted (message_id)
+SELECT p.message_id FROM projection p JOIN message m ON m.id = p.message_id WHERE m.segments > 1;
 
 -- Long messages marked accepted after their first part ------------------------------------------
 INSERT INTO exception (kind, status, message_id, summary, created_at)
