@@ -175,6 +175,63 @@ export async function importCsv(ui, file) {
   }
 }
 
+/**
+ * Step 5: a message in three parts whose part 2 the network reports undeliverable (sandbox 22):
+ * reported delivered in part, each part's state listed, the timeline read part by part.
+ */
+export async function longMessageInParts(ui) {
+  const text = "Your appointment on Tuesday at 10:30 is confirmed. Please bring your card and arrive early. ".repeat(4);
+  const id = await compose(ui, "+33 6 12 34 56 22", text.trim());
+  await openSection(ui, "messages");
+  await ui.waitFor(tid("message-row", `[data-id="${id}"][data-state="partially_delivered"]`), 30_000);
+  await openMessage(ui, id);
+  await ui.waitFor(tid("network-parts"));
+  await eventually(
+    "every part has its receipt",
+    async () => (await ui.attr(`${tid("network-parts")} li[data-part="3"]`, "data-state")) === "delivered",
+    30_000,
+  );
+  assert.equal(await ui.attr(`${tid("network-parts")} li[data-part="2"]`, "data-state"), "undeliverable");
+  assert.match(await ui.text(tid("statement-network-state")), /in part/i, "one part undeliverable: not delivered, delivered in part");
+  assert.equal(await ui.count(tid("timeline-group")), 4, "the whole message, then each of its three parts");
+  await ui.screenshot("message-parts.png");
+  return id;
+}
+
+/**
+ * Step 6: the SMSC accepts a code without ever answering (sandbox 24), and its receipt comes. The
+ * message is held; the receipt, matching nothing, asks a person beside the unanswered try, with
+ * the facts that agree; attaching it settles the message as accepted, by that evidence.
+ */
+export async function attachGhostReceipt(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 24", "Your code is 4821");
+  await openSection(ui, "messages");
+  await ui.waitFor(tid("message-row", `[data-id="${id}"][data-status="outcome_unknown"]`), 30_000);
+  await openSection(ui, "exceptions");
+  const row = tid("exception-row", '[data-kind="uncorrelated"][data-status="open"]');
+  await ui.waitFor(row, 30_000);
+  await ui.click(`${row} ${tid("exception-kind")}`);
+  await ui.waitFor(tid("candidate", `[data-message="${id}"]`));
+  assert.equal(
+    await ui.count(`${tid("candidate", `[data-message="${id}"]`)} tr[data-agrees="false"]`),
+    0,
+    "the number, the text echo and the minute all agree",
+  );
+  await ui.click(tid("resolve-action-attach"));
+  await ui.fill(tid("resolve-target"), id);
+  await ui.fill(tid("resolve-note"), "Same number, same text, submitted the minute the try was written");
+  await ui.screenshot("exception-candidates.png");
+  await ui.click(tid("resolve-submit"));
+  await ui.waitFor(tid("resolve-done"));
+  await openMessage(ui, id);
+  await eventually(
+    "the held message is accepted by the receipt's evidence",
+    async () => (await ui.attr(tid("statement-queue"), "data-status")) === "accepted",
+  );
+  assert.equal(await ui.attr(tid("statement-network"), "data-state"), "delivered");
+  return id;
+}
+
 /** The file `importCsv` expects: header, two good rows, one row with a destination that is not a number. */
 export const CSV_FILE = [
   "destination,text,kind",

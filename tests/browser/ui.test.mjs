@@ -12,7 +12,15 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
-import { CSV_FILE, importCsv, resolveConflict, retryFailed, sendAndWatchDelivered } from "./story.mjs";
+import {
+  attachGhostReceipt,
+  CSV_FILE,
+  importCsv,
+  longMessageInParts,
+  resolveConflict,
+  retryFailed,
+  sendAndWatchDelivered,
+} from "./story.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
@@ -421,7 +429,7 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     }
   });
 
-  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported", async () => {
+  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported, a long message part by part, a silent accept settled by its receipt", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
     try {
       await signIn(page, apiKey);
@@ -433,6 +441,8 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       const csv = path.join(dataDir, "import.csv");
       await writeFile(csv, CSV_FILE);
       await importCsv(ui, csv);
+      await longMessageInParts(ui);
+      await attachGhostReceipt(ui);
       await page.getByTestId("nav-dashboard").click();
       await page.getByTestId("dashboard-figures").waitFor({ timeout: 15_000 });
       await screenshot(page, "dashboard.png");

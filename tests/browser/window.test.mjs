@@ -14,7 +14,18 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 
-import { CSV_FILE, eventually, importCsv, openSection, resolveConflict, retryFailed, sendAndWatchDelivered, tid } from "./story.mjs";
+import {
+  attachGhostReceipt,
+  CSV_FILE,
+  eventually,
+  importCsv,
+  longMessageInParts,
+  openSection,
+  resolveConflict,
+  retryFailed,
+  sendAndWatchDelivered,
+  tid,
+} from "./story.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -224,7 +235,7 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     assert.equal(await ui.text(tid("info-data-dir")), dataDir);
   });
 
-  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported", async () => {
+  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported, a long message part by part, a silent accept settled by its receipt", async () => {
     try {
       await sendAndWatchDelivered(ui);
       await resolveConflict(ui);
@@ -232,6 +243,8 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
       const csv = path.join(dataDir, "import.csv");
       await writeFile(csv, CSV_FILE);
       await importCsv(ui, csv);
+      await longMessageInParts(ui);
+      await attachGhostReceipt(ui);
       await openSection(ui, "dashboard");
       await ui.waitFor(tid("dashboard-figures"));
       await ui.screenshot("dashboard.png");

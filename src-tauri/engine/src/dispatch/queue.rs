@@ -117,9 +117,16 @@ pub fn claim(
             ))
         })?
         .collect::<Result<_, _>>()?;
+    let mut whole = Vec::new();
     for (c, segments) in &mut claimed {
         if *segments > 1 {
             c.parts_accepted = parts_accepted(tx, c.message_id)?;
+            if c.parts_accepted.len() as u32 >= *segments {
+                // Nothing left to send (every part was accepted before it was queued again).
+                set_status(tx, c.message_id, QueueStatus::Accepted, None, None)?;
+                whole.push(c.message_id);
+                continue;
+            }
         }
         tx.conn()
             .prepare_cached(
@@ -129,7 +136,11 @@ pub fn claim(
             .execute(params![c.message_id, owner, now + lease_ms, tx.now_ms()])?;
         tx.changed(Entity::Queue, c.message_id);
     }
-    Ok(claimed.into_iter().map(|(c, _)| c).collect())
+    Ok(claimed
+        .into_iter()
+        .map(|(c, _)| c)
+        .filter(|c| !whole.contains(&c.message_id))
+        .collect())
 }
 
 /// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
