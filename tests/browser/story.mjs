@@ -194,6 +194,7 @@ export async function longMessageInParts(ui) {
   assert.equal(await ui.attr(`${tid("network-parts")} li[data-part="2"]`, "data-state"), "undeliverable");
   assert.match(await ui.text(tid("statement-network-state")), /in part/i, "one part undeliverable: not delivered, delivered in part");
   assert.equal(await ui.count(tid("timeline-group")), 4, "the whole message, then each of its three parts");
+  assert.equal(await ui.count(tid("flag", '[data-flag="mismatch"]')), 0, "a part's receipt echoes its own text: no misfit");
   await ui.screenshot("message-parts.png");
   return id;
 }

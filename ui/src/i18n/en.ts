@@ -836,7 +836,7 @@ export const en = {
   "resolve.state.reportedBy": "reported by {receipts}",
   "resolve.target": "Message number",
   "resolve.target.hint": "Find the message under Messages (by number or words of its text), then enter its number.",
-  "resolve.candidates": "Messages whose id matches:",
+  "resolve.candidates": "Messages it may belong to:",
   "resolve.consequence.resend": "The first try may already have reached the phone: sending again may deliver it twice.",
   "resolve.consequence.mark_failed": "The message is marked failed and never sent again.",
   "resolve.consequence.dismiss": "Nothing changes but this item, which is closed with your note.",

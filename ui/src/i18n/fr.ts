@@ -834,7 +834,7 @@ export const fr: Dictionary = {
   "resolve.state.reportedBy": "signalé par {receipts}",
   "resolve.target": "Numéro du message",
   "resolve.target.hint": "Trouvez le message sous Messages (par son numéro ou des mots de son texte), puis saisissez son numéro.",
-  "resolve.candidates": "Messages dont l’identifiant correspond :",
+  "resolve.candidates": "Messages auxquels il peut appartenir :",
   "resolve.consequence.resend": "La première tentative a peut-être déjà atteint le téléphone : renvoyer peut le faire arriver deux fois.",
   "resolve.consequence.mark_failed": "Le message est marqué en échec et n’est jamais renvoyé.",
   "resolve.consequence.dismiss": "Rien ne change sauf cet élément, fermé avec votre note.",

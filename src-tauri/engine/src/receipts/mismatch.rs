@@ -59,7 +59,9 @@ pub fn check(r: &ReceiptFacts, m: &MessageFacts, timezone_minutes: i32) -> Vec<M
     if let Some(text) = r.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         let n = text.chars().count();
         let prefix: String = m.body.chars().take(n).collect();
-        if !prefix.trim().eq_ignore_ascii_case(text) {
+        // A receipt for a part of a long message echoes the start of that part.
+        let echoes_a_part = m.segments > 1 && m.body.to_lowercase().contains(&text.to_lowercase());
+        if !prefix.trim().eq_ignore_ascii_case(text) && !echoes_a_part {
             out.push(Mismatch {
                 field: "text",
                 receipt: text.into(),
@@ -161,5 +163,40 @@ mod tests {
         assert_eq!(naive_to_utc_ms("1970-01-01T03:00:00", 180), Some(0));
         assert_eq!(naive_to_utc_ms("2026-02-30T00:00:00x", 0), None);
         assert_eq!(naive_to_utc_ms("2000-03-01T00:00:00", 0), Some(951_868_800_000));
+    }
+
+    #[test]
+    fn a_receipt_for_a_part_of_a_long_message_echoes_that_part_and_still_fits() {
+        let long = MessageFacts {
+            body: "Your appointment is confirmed. Bring your card. See you on Tuesday at 10:30.".into(),
+            segments: 3,
+            ..msg()
+        };
+        let part_two = ReceiptFacts {
+            connection: "sandbox".into(),
+            text: Some("Bring your card. See".into()),
+            ..ReceiptFacts::default()
+        };
+        assert!(
+            check(&part_two, &long, 0).is_empty(),
+            "the echo of part 2 is not a misfit"
+        );
+        let whole = MessageFacts {
+            segments: 1,
+            ..long.clone()
+        };
+        assert_eq!(
+            check(&part_two, &whole, 0).iter().map(|m| m.field).collect::<Vec<_>>(),
+            vec!["text"],
+            "a message sent whole is echoed from its start"
+        );
+        let other = ReceiptFacts {
+            text: Some("Your parcel is here".into()),
+            ..part_two
+        };
+        assert_eq!(
+            check(&other, &long, 0).iter().map(|m| m.field).collect::<Vec<_>>(),
+            vec!["text"]
+        );
     }
 }
