@@ -223,13 +223,16 @@ pub fn record_accepted(
         .query_row(params![attempt_id, now, provider_message_id, key, written_at], |r| {
             Ok((r.get(0)?, r.get(1)?))
         })?;
+    // A message sent whole is whole with this answer; one in parts, once every part is accepted
+    // in its current round of sending.
     let whole: bool = tx
         .conn()
         .prepare_cached(
-            "SELECT (SELECT count(DISTINCT a.segment_no) FROM attempt a
-                     WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
-                    >= m.segments
-             FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+            "SELECT CASE WHEN m.segments <= 1 THEN 1 ELSE
+                 (SELECT count(DISTINCT a.segment_no) FROM attempt a JOIN queue q ON q.message_id = a.message_id
+                  WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
+                 >= m.segments END
+             FROM message m WHERE m.id = ?1",
         )?
         .query_row([message_id], |r| r.get(0))?;
     tx.conn()

@@ -44,7 +44,8 @@ function view(more: Partial<SettingsView> = {}): SettingsView {
       field("smpp.window", "4", { source: "env", editable: false }),
       field("retry.otp_max_attempts", "2"),
       field("retry.otp_on_unknown_outcome", "exception", { kind: "choice", choices: ["exception", "resend"] }),
-      field("receipts.deadline_hours", "48"),
+      field("receipts.otp_deadline_minutes", "15"),
+      field("receipts.otp_request", "final", { kind: "choice", choices: ["none", "final", "failure", "final_and_intermediate"] }),
       field("callbacks.providers", "", { kind: "providers" }),
       field("http.port", "8470", { applies: "restart" }),
       field("store.database", "smsdesk.db", { kind: "text", applies: "restart", editable: false }),
@@ -97,6 +98,17 @@ async function open(backend: FakeBackend): Promise<HTMLElement> {
 }
 
 describe("Settings", () => {
+  it("puts each kind's receipt request and deadline in the receipts section, in words", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    const root = await open(backend);
+    const otp = byTestId(root, "receipts-otp");
+    expect(otp.querySelector("legend")?.textContent).toBe("One-time codes");
+    expect(otp.textContent).toContain("Receipt asked for");
+    expect(otp.textContent).toContain("Deadline for a final receipt (minutes)");
+    expect([...otp.querySelectorAll("option")].map((o) => o.textContent)).toContain("A receipt on failure only");
+  });
+
   it("says where each value comes from and when it applies; an environment variable locks a field", async () => {
     const backend = new FakeBackend();
     backend.settings = () => Promise.resolve(view());
@@ -161,16 +173,16 @@ describe("Settings", () => {
     backend.settings = () => Promise.resolve(view());
     backend.updateSettings = () =>
       Promise.reject(
-        new BackendError("invalid", "2 fields are invalid: smpp.tps, receipts.deadline_hours", {
+        new BackendError("invalid", "2 fields are invalid: smpp.tps, receipts.otp_deadline_minutes", {
           errors: [
             { field: "smpp.tps", code: "invalid", message: "must be at least 1" },
-            { field: "receipts.deadline_hours", code: "invalid", message: "`soon` is not a valid integer here" },
+            { field: "receipts.otp_deadline_minutes", code: "invalid", message: "`soon` is not a valid integer here" },
           ],
         }),
       );
     const root = await open(backend);
     await type(byTestId<HTMLInputElement>(root, "setting-smpp.tps"), "0");
-    await type(byTestId<HTMLInputElement>(root, "setting-receipts.deadline_hours"), "soon");
+    await type(byTestId<HTMLInputElement>(root, "setting-receipts.otp_deadline_minutes"), "soon");
     await submit(byTestId<HTMLFormElement>(root, "settings-form"));
     await settle();
 
@@ -179,7 +191,7 @@ describe("Settings", () => {
     expect(root.querySelector('[data-key="smpp.tps"] [data-testid="field-errors"]')?.textContent).toBe(
       "must be at least 1",
     );
-    expect(root.querySelector('[data-key="receipts.deadline_hours"] [data-testid="field-errors"]')?.textContent).toContain(
+    expect(root.querySelector('[data-key="receipts.otp_deadline_minutes"] [data-testid="field-errors"]')?.textContent).toContain(
       "soon",
     );
     const describedBy = tps.getAttribute("aria-describedby") ?? "";

@@ -28,13 +28,14 @@ const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "sm
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
 export const KINDS = ["otp", "transactional", "bulk"] as const;
 const RECEIPTS = [
-  "receipts.deadline_hours",
   "receipts.response_id",
+  "receipts.tlv_id",
   "receipts.receipt_id",
   "receipts.id_ignore_case",
   "receipts.id_ignore_leading_zeros",
   "receipts.accepted_is_final",
   "receipts.timezone",
+  "receipts.uncorrelated_grace_seconds",
 ];
 const SHOWN_ELSEWHERE = new Set([
   ...CONNECTION,
@@ -42,6 +43,7 @@ const SHOWN_ELSEWHERE = new Set([
   ...RETRY_CODES,
   ...RECEIPTS,
   ...KINDS.flatMap((k) => [`retry.${k}_max_attempts`, `retry.${k}_max_age_minutes`, `retry.${k}_on_unknown_outcome`]),
+  ...KINDS.flatMap((k) => [`receipts.${k}_request`, `receipts.${k}_deadline_minutes`]),
   "smpp.password",
   "callbacks.providers",
 ]);
@@ -232,6 +234,17 @@ function SettingsForm({
       </Section>
 
       <Section id="receipts" title={t("settings.section.receipts")}>
+        <div className="settings-kinds">
+          {KINDS.map((kind) => (
+            <fieldset key={kind} className="settings-kind" data-testid={`receipts-${kind}`}>
+              <legend>{t(`settings.kind.${kind}`)}</legend>
+              <div className="form settings-fields">
+                {control(`receipts.${kind}_request`, t("settings.receipts.request"))}
+                {control(`receipts.${kind}_deadline_minutes`, t("settings.receipts.deadline"))}
+              </div>
+            </fieldset>
+          ))}
+        </div>
         <div className="form settings-fields">{RECEIPTS.map((k) => control(k))}</div>
       </Section>
 
