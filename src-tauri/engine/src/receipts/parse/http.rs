@@ -112,6 +112,22 @@ fn canonical(provider: &str) -> Option<&'static str> {
 
 /// The built-in mapping of a provider, `None` when there is none.
 pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
+    builtin(provider).cloned()
+}
+
+/// The built-in mappings, made once: a callback is read with one of them, not with a copy.
+fn builtin(provider: &str) -> Option<&'static HttpMapping> {
+    static ALL: std::sync::LazyLock<Vec<(&'static str, HttpMapping)>> = std::sync::LazyLock::new(|| {
+        BUILTIN_PROVIDERS
+            .iter()
+            .filter_map(|&p| Some((p, make_builtin(p)?)))
+            .collect()
+    });
+    let name = canonical(provider)?;
+    ALL.iter().find(|(p, _)| *p == name).map(|(_, m)| m)
+}
+
+fn make_builtin(provider: &str) -> Option<HttpMapping> {
     let m = match canonical(provider)? {
         "vonage" => HttpMapping {
             message_id: list(&["messageId", "message-id", "message_uuid"]),
@@ -323,8 +339,8 @@ pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
 /// Reads an HTTP callback with the built-in mapping of `r.provider`. Always at least one
 /// element: an unknown provider gives one `unparseable` report saying so.
 pub fn parse_http(r: &HttpReport) -> Vec<Parsed> {
-    match builtin_mapping(r.provider) {
-        Some(m) => parse_http_with(r, &m),
+    match builtin(r.provider) {
+        Some(m) => parse_http_with(r, m),
         None => {
             let mut p = Parsed {
                 raw: raw_text(r),
@@ -598,25 +614,27 @@ fn one(m: &HttpMapping, src: &Sources, rec: Option<&Value>) -> Parsed {
     p.id_source = p.message_id.as_ref().map(|_| IdSource::Http);
     p.event_id = get(&m.event_id).map(Found::into_string);
     // The first status field that says something known; else the first present, unreadable.
-    let words: Vec<String> = m
-        .status
-        .iter()
-        .filter_map(|path| find(std::slice::from_ref(path), src, rec))
-        .map(|f| f.text().trim().to_owned())
-        .collect();
-    match words.iter().find_map(|w| map_status(m, w)) {
-        Some((stat, word)) => {
+    let mut unreadable: Option<String> = None;
+    let known = m.status.iter().find_map(|path| {
+        let word = find(std::slice::from_ref(path), src, rec)?.into_string();
+        let known = map_status(m, &word);
+        if known.is_none() && unreadable.is_none() {
+            unreadable = Some(word.trim().to_owned());
+        }
+        known
+    });
+    match (known, unreadable) {
+        (Some((stat, word)), _) => {
             p.stat = Some(stat);
             p.stat_raw = Some(word);
         }
-        None => {
-            if let Some(raw) = words.into_iter().next() {
-                p.note(format!("unrecognised status word `{raw}`"));
-                p.stat = Some(Stat::Unknown);
-                p.stat_unreadable = true;
-                p.stat_raw = Some(raw);
-            }
+        (None, Some(raw)) => {
+            p.note(format!("unrecognised status word `{raw}`"));
+            p.stat = Some(Stat::Unknown);
+            p.stat_unreadable = true;
+            p.stat_raw = Some(raw);
         }
+        (None, None) => {}
     }
     p.err = keep(get(&m.err));
     p.sub = keep(get(&m.sub));
