@@ -459,12 +459,6 @@ enum Found {
 }
 
 impl Found {
-    fn text(&self) -> &str {
-        match self {
-            Found::Text(s) | Found::Number(s) => s,
-        }
-    }
-
     fn into_string(self) -> String {
         match self {
             Found::Text(s) | Found::Number(s) => s,
