@@ -567,8 +567,6 @@ fn write_operator_token(path: &std::path::Path) -> std::io::Result<String> {
     Ok(token)
 }
 
-/// Applies receipts that were stored but never applied (a crash between the two, or a failed
-/// effect), before anything new arrives.
 /// Rebuilds the projections a migration asked for (computed by earlier rules), from the evidence.
 async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
     let (mut looked, mut changed) = (0, 0);
@@ -592,6 +590,8 @@ async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), S
     Ok(())
 }
 
+/// Applies receipts that were stored but never applied (a crash between the two, or a failed
+/// effect), before anything new arrives.
 async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
     let mut after = 0;
     let mut total = 0;

@@ -43,23 +43,7 @@ pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
         .query_map([now], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     for &id in &ids {
-        if parts_accepted(tx, id)?.is_empty() {
-            set_status(
-                tx,
-                id,
-                QueueStatus::Expired,
-                Some("its validity ended before it could be sent"),
-                None,
-            )?;
-        } else {
-            hold(
-                tx,
-                id,
-                ExceptionKind::PartlySent,
-                None,
-                "its validity ended before the other parts could be sent",
-            )?;
-        }
+        validity_ended(tx, id, "its validity ended before the other parts could be sent")?;
     }
     Ok(ids.len())
 }
@@ -85,7 +69,7 @@ pub fn claim(
     lease_ms: i64,
     limit: u32,
 ) -> Result<Vec<Claimed>, StoreError> {
-    let mut claimed: Vec<(Claimed, u32)> = tx
+    let claimed: Vec<(Claimed, u32)> = tx
         .conn()
         .prepare_cached(
             "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
@@ -117,14 +101,13 @@ pub fn claim(
             ))
         })?
         .collect::<Result<_, _>>()?;
-    let mut whole = Vec::new();
-    for (c, segments) in &mut claimed {
-        if *segments > 1 {
+    let mut out = Vec::with_capacity(claimed.len());
+    for (mut c, segments) in claimed {
+        if segments > 1 {
             c.parts_accepted = parts_accepted(tx, c.message_id)?;
-            if c.parts_accepted.len() as u32 >= *segments {
+            if c.parts_accepted.len() as u32 >= segments {
                 // Nothing left to send (every part was accepted before it was queued again).
                 set_status(tx, c.message_id, QueueStatus::Accepted, None, None)?;
-                whole.push(c.message_id);
                 continue;
             }
         }
@@ -135,12 +118,9 @@ pub fn claim(
             )?
             .execute(params![c.message_id, owner, now + lease_ms, tx.now_ms()])?;
         tx.changed(Entity::Queue, c.message_id);
+        out.push(c);
     }
-    Ok(claimed
-        .into_iter()
-        .map(|(c, _)| c)
-        .filter(|c| !whole.contains(&c.message_id))
-        .collect())
+    Ok(out)
 }
 
 /// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
@@ -391,6 +371,12 @@ pub fn expire_claimed(tx: &mut WriteTx<'_>, message_id: i64, attempt: Option<i64
     if let Some(a) = attempt {
         finish_attempt(tx, a, AttemptOutcome::NotSent, None, Some(why), None)?;
     }
+    validity_ended(tx, message_id, why)
+}
+
+/// A message whose validity ended: expired when nothing of it went out, else held for a person
+/// with a partly-sent exception saying `why`.
+fn validity_ended(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<Next, StoreError> {
     if parts_accepted(tx, message_id)?.is_empty() {
         set_status(
             tx,

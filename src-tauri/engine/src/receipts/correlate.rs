@@ -10,7 +10,6 @@ use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;
 use super::uncorrelated;
-use crate::domain::ExceptionKind;
 use crate::store::{Entity, StoreError, WriteTx};
 
 /// Called when a submit on `connection` was accepted with `provider_id` for `message_id`. Returns
@@ -84,26 +83,21 @@ pub(crate) fn match_and_apply(
         )?
         .execute(params![event, message_id, now, by])?;
     tx.changed(Entity::LogicalEvent, event);
-    uncorrelated::matched(tx, event)?;
+    uncorrelated::stop_waiting(tx, event)?;
     match event_facts(tx.conn(), event, message_id, policy)? {
         Some(facts) => {
             project::apply(tx, message_id, &Input::Event(facts), policy.rules())?;
         }
         // A status nobody can read is kept for the message, and applies nothing.
         None => {
-            let receipt: i64 = tx
+            let (receipt, stat_raw): (i64, Option<String>) = tx
                 .conn()
-                .prepare_cached("SELECT first_receipt_id FROM logical_event WHERE id = ?1")?
-                .query_row([event], |r| r.get(0))?;
-            exceptions::open_for_receipt(
-                tx,
-                ExceptionKind::StatusUnreadable,
-                Some(message_id),
-                event,
-                receipt,
-                "A receipt for this message carries a status nobody can read: it is kept as evidence and changed nothing."
-                    .to_owned(),
-            )?;
+                .prepare_cached(
+                    "SELECT r.id, r.stat_raw FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
+                     WHERE e.id = ?1",
+                )?
+                .query_row([event], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            exceptions::open_status_unreadable(tx, message_id, event, receipt, stat_raw.as_deref())?;
         }
     }
     Ok(())

@@ -63,6 +63,28 @@ pub fn open_for_receipt(
     Ok(ex)
 }
 
+/// Opens (or adds the receipt to) the exception of a receipt for `message_id` whose status word
+/// (`stat_raw`, as received) nobody can read: it is kept as evidence and applies nothing.
+pub fn open_status_unreadable(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    logical_event_id: i64,
+    receipt_id: i64,
+    stat_raw: Option<&str>,
+) -> Result<i64, StoreError> {
+    let said = stat_raw.map(|w| format!(" says {w:?},")).unwrap_or_default();
+    open_for_receipt(
+        tx,
+        ExceptionKind::StatusUnreadable,
+        Some(message_id),
+        logical_event_id,
+        receipt_id,
+        format!(
+            "A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing."
+        ),
+    )
+}
+
 /// The open exception of a kind on a message, if any.
 pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
     Ok(conn

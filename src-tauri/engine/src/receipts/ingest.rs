@@ -495,6 +495,7 @@ struct ReceiptView<'a> {
     text_id: Option<&'a str>,
     event_id: Option<&'a str>,
     stat: Option<&'a str>,
+    stat_raw: Option<&'a str>,
     status_unreadable: bool,
     err: Option<&'a str>,
     done_date: Option<&'a str>,
@@ -518,6 +519,7 @@ impl<'a> ReceiptView<'a> {
             text_id: r.text_id.as_deref(),
             event_id: r.event_id.as_deref(),
             stat: r.stat.as_deref(),
+            stat_raw: r.stat_raw.as_deref(),
             status_unreadable: r.status_unreadable,
             err: r.err.as_deref(),
             done_date: r.done_date.as_deref(),
@@ -551,7 +553,7 @@ impl<'a> ReceiptView<'a> {
 /// The stored columns a [`ReceiptView`] needs, read back into a row.
 const VIEW_COLUMNS: &str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
      done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at, id_source,
-     status_unreadable";
+     status_unreadable, stat_raw";
 
 fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
     Ok((
@@ -574,6 +576,7 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
             received_at: r.get(15)?,
             id_source: r.get(16)?,
             status_unreadable: r.get(17)?,
+            stat_raw: r.get(18)?,
             ..NewReceipt::default()
         },
     ))
@@ -693,17 +696,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             Ok(Outcome::Applied { message_id: m, state })
         }
         (Some(m), None) => {
-            let ex = exceptions::open_for_receipt(
-                tx,
-                ExceptionKind::StatusUnreadable,
-                Some(m),
-                event,
-                r.id,
-                format!(
-                    "A receipt for this message says {:?}, a status nobody can read: it is kept as evidence and changed nothing.",
-                    r.stat_raw_or_unknown()
-                ),
-            )?;
+            let ex = exceptions::open_status_unreadable(tx, m, event, r.id, r.stat_raw)?;
             write_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::StatusUnreadable {
                 message_id: m,
@@ -743,17 +736,6 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             write_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::Ambiguous { exception_id: ex })
         }
-    }
-}
-
-impl ReceiptView<'_> {
-    fn stat_raw_or_unknown(&self) -> &str {
-        self.raw_text
-            .and_then(|t| {
-                let at = t.to_ascii_lowercase().find("stat:")?;
-                t.get(at + 5..)?.split_whitespace().next()
-            })
-            .unwrap_or("(unreadable)")
     }
 }
 

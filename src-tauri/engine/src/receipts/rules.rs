@@ -351,18 +351,22 @@ fn roll_up(p: &mut Projection, settings: RuleSettings) {
         };
         (state, rule)
     };
-    let mut supporting: Vec<i64> = parts.iter().flat_map(|x| x.supporting.iter().copied()).collect();
-    supporting.sort_unstable();
-    supporting.dedup();
-    let mut conflicting: Vec<i64> = parts.iter().flat_map(|x| x.conflicting.iter().copied()).collect();
-    conflicting.sort_unstable();
-    conflicting.dedup();
+    let supporting = events_of(parts, |x| &x.supporting);
+    let conflicting = events_of(parts, |x| &x.conflicting);
     p.conflict = parts.iter().any(|x| x.conflict);
     p.late |= parts.iter().any(|x| x.late);
     (p.state, p.rule, p.supporting, p.conflicting) = (state, rule, supporting, conflicting);
     if all_final {
         p.no_receipt = false;
     }
+}
+
+/// The events some part lists (its supporting or its conflicting ones), each once, in order.
+fn events_of(parts: &[Projection], list: impl Fn(&Projection) -> &Vec<i64>) -> Vec<i64> {
+    let mut events: Vec<i64> = parts.iter().flat_map(|x| list(x).iter().copied()).collect();
+    events.sort_unstable();
+    events.dedup();
+    events
 }
 
 /// Folds inputs from nothing.

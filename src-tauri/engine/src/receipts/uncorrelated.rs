@@ -25,8 +25,8 @@ pub(crate) fn wait(tx: &mut WriteTx<'_>, event: i64, connection: &str, received_
     Ok(())
 }
 
-/// The logical event no longer waits (its message was found).
-pub(crate) fn matched(tx: &mut WriteTx<'_>, event: i64) -> Result<(), StoreError> {
+/// The logical event no longer waits (its message was found, or its exception opened).
+pub(crate) fn stop_waiting(tx: &mut WriteTx<'_>, event: i64) -> Result<(), StoreError> {
     tx.conn()
         .prepare_cached("DELETE FROM uncorrelated_wait WHERE logical_event_id = ?1")?
         .execute([event])?;
@@ -71,7 +71,7 @@ pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy) -> Result<u
         .collect::<Result<_, _>>()?;
     for (event, connection, receipt, id) in &due {
         open_exception(tx, *event, *receipt, connection, id.as_deref())?;
-        matched(tx, *event)?;
+        stop_waiting(tx, *event)?;
     }
     Ok(due.len())
 }

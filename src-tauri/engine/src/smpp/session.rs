@@ -629,9 +629,7 @@ async fn run_link(
     let delivery = tokio::spawn(store_in_order(inbound.clone(), arrived, link.clone()));
     let mut incoming = Incoming {
         connection: &inner.config.connection,
-        session_id: &session_id,
         link: &link,
-        pending: &pending,
         arrivals: &arrivals,
         arrived: 0,
         awaiting_keepalive: None,
@@ -734,9 +732,7 @@ async fn store_in_order(inbound: Arc<dyn InboundHandler>, mut arrived: mpsc::Unb
 /// What a bound link does with each PDU the SMSC sends.
 struct Incoming<'a> {
     connection: &'a str,
-    session_id: &'a str,
     link: &'a Link,
-    pending: &'a Pending,
     arrivals: &'a mpsc::UnboundedSender<Arrival>,
     /// Reports read on this session so far: the next one's arrival position.
     arrived: u64,
@@ -763,7 +759,7 @@ impl Incoming<'_> {
             }
             CommandId::DeliverSm | CommandId::DataSm => {
                 self.arrived += 1;
-                let report = received(self.connection, self.session_id, self.arrived, &command);
+                let report = received(self.connection, &self.link.session_id, self.arrived, &command);
                 let arrival = Arrival {
                     report,
                     sequence_number: seq,
@@ -772,7 +768,7 @@ impl Incoming<'_> {
                 // The task storing them ends only after this sender is dropped.
                 let _ = self.arrivals.send(arrival);
             }
-            _ => match self.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq) {
+            _ => match self.link.pending.lock().unwrap_or_else(|p| p.into_inner()).remove(&seq) {
                 Some(waiter) => {
                     let _ = waiter.send(command);
                 }
