@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection};
 use smsdesk_engine::domain::{DeliveryState, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::receipts::rules::{Projection, Rule, RULES_VERSION};
-use smsdesk_engine::store::Store;
+use smsdesk_engine::store::{Store, Text};
 use smsdesk_engine::views::{self, ActivityWindow, ExceptionFilter, MessageFilter, ViewError};
 
 const DAY: i64 = 86_400_000;
@@ -212,7 +212,7 @@ impl Seeder<'_> {
             .unwrap()
             .execute(params![
                 m,
-                p.state,
+                Text(p.state),
                 p.rule.as_str(),
                 serde_json::to_string(&p.supporting).unwrap(),
                 p.late,
@@ -275,12 +275,12 @@ impl Seeder<'_> {
             .execute(params![
                 m,
                 at,
-                channel,
+                Text(channel),
                 client_ref,
                 dest,
                 text,
                 if text.is_ascii() { "gsm7" } else { "ucs2" },
-                kind,
+                Text(kind),
                 priority,
                 CONN
             ])
@@ -358,7 +358,7 @@ impl Seeder<'_> {
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?4)",
             )
             .unwrap()
-            .execute(params![m, status, priority, at, tries, last_error])
+            .execute(params![m, Text(status), priority, at, tries, last_error])
             .unwrap();
 
         if status != QueueStatus::Accepted {

@@ -10,7 +10,6 @@ pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod dispatch;
-pub mod domain;
 pub mod engine;
 pub mod http;
 pub mod idempotency;
@@ -21,16 +20,16 @@ pub mod messages;
 pub mod paths;
 pub mod progress;
 pub mod receipts;
-pub mod sandbox;
 pub mod service;
 pub mod settings;
 pub mod smpp;
-pub mod sms;
 pub mod store;
 pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
+pub use smsdesk_core::{domain, sms};
+pub use smsdesk_sandbox as sandbox;
 
 /// The product's version, as built.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

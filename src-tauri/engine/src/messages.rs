@@ -6,6 +6,7 @@ use rusqlite::params;
 use crate::domain::{AttemptOutcome, IntakeChannel, MessageKind, QueueStatus};
 use crate::receipts::correlate;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::store::Text;
 use crate::store::{Entity, StoreError, WriteTx};
 
 /// A message as handed to us, ready to be written.
@@ -96,13 +97,13 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
         )?
         .execute(params![
             now,
-            m.channel,
+            Text(m.channel),
             m.destination_raw,
             m.destination,
             m.body,
             m.encoding,
             m.segments,
-            m.kind,
+            Text(m.kind),
             priority,
             m.ordering_key,
             m.valid_until,
@@ -183,7 +184,7 @@ pub fn begin_attempt(
             wire.session_id,
             wire.sequence_number,
             now,
-            AttemptOutcome::Pending,
+            Text(AttemptOutcome::Pending),
             registered_delivery,
         ])?;
     let id = tx.conn().last_insert_rowid();
@@ -249,7 +250,7 @@ pub fn record_accepted(
                  accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
              WHERE message_id = ?1",
         )?
-        .execute(params![message_id, QueueStatus::Accepted, now, attempt_id, whole])?;
+        .execute(params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole])?;
     tx.changed(Entity::Attempt, attempt_id);
     tx.changed(Entity::Queue, message_id);
     let matched = correlate::on_provider_id(tx, &connection, provider_message_id, message_id, policy)?;

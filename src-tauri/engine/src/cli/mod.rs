@@ -156,7 +156,9 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(crate::sandbox::run_standalone(config, args.counts_file)) {
+    match runtime.block_on(crate::sandbox::run_standalone(config, args.counts_file, async {
+        wait_for_stop_signal().await;
+    })) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("smsdesk sandbox-smsc: cannot listen on 127.0.0.1:{}: {e}", args.port);

@@ -2,8 +2,9 @@
 
 pub mod parts;
 pub mod queue;
-pub mod retry;
 pub mod worker;
+
+pub use smsdesk_core::retry;
 
 #[cfg(test)]
 mod sandbox_tests;

@@ -4,6 +4,7 @@ use rusqlite::{params, Connection};
 
 use crate::domain::AttemptOutcome;
 use crate::store::StoreError;
+use crate::store::Text;
 
 /// One part's latest try in the message's current round of sending.
 struct Part {
@@ -34,7 +35,7 @@ pub fn describe(conn: &Connection, message_id: i64) -> Result<Option<String>, St
         .query_map(params![message_id, round_from], |r| {
             Ok(Part {
                 segment_no: r.get(0)?,
-                outcome: r.get(1)?,
+                outcome: r.get::<_, Option<Text<_>>>(1)?.map(|t| t.0),
                 provider_id: r.get(2)?,
                 error: r.get(3)?,
             })

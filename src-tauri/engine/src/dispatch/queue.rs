@@ -12,6 +12,7 @@ use crate::receipts::exceptions::{self, NewException};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::smpp::status::{self, ErrorClass};
 use crate::store::tables::NewAudit;
+use crate::store::Text;
 use crate::store::{Entity, StoreError, WriteTx};
 
 /// A message claimed for sending.
@@ -90,7 +91,7 @@ pub fn claim(
                     message_id: r.get(0)?,
                     destination: r.get(1)?,
                     body: r.get(2)?,
-                    kind: r.get(3)?,
+                    kind: r.get::<_, Text<_>>(3)?.0,
                     registered_delivery: r.get(4)?,
                     expires_at: r.get(5)?,
                     created_at: r.get(6)?,
@@ -151,7 +152,7 @@ fn set_status(
                  updated_at = ?5
              WHERE message_id = ?1",
         )?
-        .execute(params![message_id, status, error, next_attempt_at, tx.now_ms()])?;
+        .execute(params![message_id, Text(status), error, next_attempt_at, tx.now_ms()])?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
 }
@@ -173,7 +174,7 @@ fn finish_attempt(
         )?
         .execute(params![
             attempt_id,
-            outcome,
+            Text(outcome),
             command_status,
             error,
             tx.now_ms(),
@@ -503,7 +504,7 @@ pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, 
     Ok(tx
         .conn()
         .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get(0))
+        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
         .optional()?)
 }
 

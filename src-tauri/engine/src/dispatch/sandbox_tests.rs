@@ -14,6 +14,7 @@ use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::report;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::smpp::session::{Session, SessionConfig};
+use crate::store::Text;
 use crate::store::{Store, StoreError};
 
 struct World {
@@ -213,7 +214,7 @@ impl World {
             .read(move |c| {
                 Ok::<_, StoreError>(c.query_row(
                     "SELECT count(*) FROM exception WHERE kind = ?1 AND status = 'open'",
-                    [kind],
+                    [Text(kind)],
                     |r| r.get(0),
                 )?)
             })

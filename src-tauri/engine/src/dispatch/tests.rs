@@ -5,6 +5,7 @@ use super::retry::{GiveUp, RetryPolicy};
 use crate::domain::{AttemptOutcome, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
 use crate::receipts::policy::ReceiptPolicy;
+use crate::store::Text;
 use crate::store::{Store, StoreError};
 
 /// The tests' "now": the real clock, read once, since messages are stamped with it when written.
@@ -101,7 +102,7 @@ impl Q {
 
     fn status(&self, id: i64) -> (QueueStatus, Option<String>) {
         self.row("SELECT status, last_error FROM queue WHERE message_id = ?1", id, |r| {
-            Ok((r.get(0)?, r.get(1)?))
+            Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?))
         })
     }
 }
@@ -219,7 +220,7 @@ fn results_move_the_message_on_with_the_status_named() {
     let (outcome, provider): (AttemptOutcome, Option<String>) = q.row(
         "SELECT outcome, provider_message_id FROM attempt WHERE message_id = ?1",
         ok,
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?)),
     );
     assert_eq!(
         (outcome, provider.as_deref()),
@@ -274,7 +275,9 @@ fn no_answer_after_the_write_is_never_resent_blindly() {
         q.ids(now() + 86_400_000, 10).is_empty(),
         "an unknown outcome is never claimed again by itself"
     );
-    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| r.get(0));
+    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| {
+        r.get::<_, Text<_>>(0).map(|t| t.0)
+    });
     assert_eq!(kind, ExceptionKind::OutcomeUnknown);
     let linked: i64 = q.row(
         "SELECT count(*) FROM exception_evidence WHERE exception_id = ?1 AND attempt_id IS NOT NULL",
@@ -540,7 +543,7 @@ fn a_long_message_partly_accepted_that_cannot_go_on_is_held_with_its_parts_named
     };
     let (kind, summary): (ExceptionKind, String) =
         q.row("SELECT kind, summary FROM exception WHERE id = ?1", exception_id, |r| {
-            Ok((r.get(0)?, r.get(1)?))
+            Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?))
         });
     assert_eq!(kind, ExceptionKind::PartlySent);
     for part in [
@@ -559,7 +562,9 @@ fn a_long_message_partly_accepted_that_cannot_go_on_is_held_with_its_parts_named
     let Next::Held { exception_id } = q.send_part(&c[1], 2, timeout(), now()) else {
         panic!("a part without an answer holds the message")
     };
-    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| r.get(0));
+    let kind: ExceptionKind = q.row("SELECT kind FROM exception WHERE id = ?1", exception_id, |r| {
+        r.get::<_, Text<_>>(0).map(|t| t.0)
+    });
     assert_eq!(kind, ExceptionKind::OutcomeUnknown);
     assert_eq!(q.status(unanswered).0, QueueStatus::OutcomeUnknown);
 }
@@ -636,7 +641,7 @@ fn a_try_that_never_reached_the_wire_is_recorded_and_not_counted() {
         "SELECT a.outcome, q.attempts FROM attempt a JOIN queue q ON q.message_id = a.message_id
          WHERE a.message_id = ?1",
         otp,
-        |r| Ok((r.get(0)?, r.get(1)?)),
+        |r| Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?)),
     );
     assert_eq!((outcome, tries), (AttemptOutcome::NotSent, 0), "recorded, not counted");
     // An OTP gets two real tries whatever came before that never went out.

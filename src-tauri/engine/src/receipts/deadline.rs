@@ -10,6 +10,7 @@ use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;
 use crate::domain::{ExceptionKind, MessageKind};
+use crate::store::Text;
 use crate::store::{StoreError, WriteTx};
 
 /// Accepted messages whose deadline passed before `now` without a final state and that are not
@@ -69,7 +70,7 @@ pub fn flag(tx: &mut WriteTx<'_>, candidates: &[i64], now: i64, policy: &Receipt
         let kind: MessageKind = tx
             .conn()
             .prepare_cached("SELECT kind FROM message WHERE id = ?1")?
-            .query_row([message_id], |r| r.get(0))?;
+            .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))?;
         let summary = format!(
             "No final receipt within {} of acceptance: delivery is not known.",
             duration_words(policy.deadline_of(kind))

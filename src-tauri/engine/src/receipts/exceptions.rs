@@ -10,6 +10,7 @@ use super::project;
 use super::rules::Input;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus};
 use crate::store::tables::NewAudit;
+use crate::store::Text;
 use crate::store::{Entity, StoreError, WriteTx};
 
 pub struct NewException {
@@ -27,7 +28,7 @@ pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
             "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, created_at)
              VALUES (?1, 'open', ?2, ?3, ?4, ?5)",
         )?
-        .execute(params![e.kind, e.message_id, e.logical_event_id, e.summary, now])?;
+        .execute(params![Text(e.kind), e.message_id, e.logical_event_id, e.summary, now])?;
     let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Exception, id);
     Ok(id)
@@ -89,7 +90,7 @@ pub fn open_status_unreadable(
 pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
     Ok(conn
         .prepare_cached("SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'")?
-        .query_row(params![message_id, kind], |r| r.get(0))
+        .query_row(params![message_id, Text(kind)], |r| r.get(0))
         .optional()?)
 }
 
@@ -184,8 +185,8 @@ const COLUMNS: &str = "id, kind, status, message_id, logical_event_id, summary, 
 fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
     Ok(ExceptionRow {
         id: r.get(0)?,
-        kind: r.get(1)?,
-        status: r.get(2)?,
+        kind: r.get::<_, Text<_>>(1)?.0,
+        status: r.get::<_, Text<_>>(2)?.0,
         message_id: r.get(3)?,
         logical_event_id: r.get(4)?,
         summary: r.get(5)?,
@@ -207,7 +208,7 @@ pub fn list(conn: &Connection, f: &Filter) -> Result<Vec<ExceptionRow>, StoreErr
     let limit = if f.limit == 0 { 100 } else { f.limit };
     let rows = conn
         .prepare_cached(&sql)?
-        .query_map(params![f.status, f.kind, f.before_id, limit], row)?
+        .query_map(params![f.status.map(Text), f.kind.map(Text), f.before_id, limit], row)?
         .collect::<Result<Vec<_>, _>>()?;
     Ok(rows)
 }
@@ -447,7 +448,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             "UPDATE exception SET status = ?2, resolution = ?3, resolution_note = ?4, resolved_by = ?5, resolved_at = ?6
              WHERE id = ?1",
         )?
-        .execute(params![e.id, status, resolution, r.note.trim(), r.actor, now])?;
+        .execute(params![e.id, Text(status), resolution, r.note.trim(), r.actor, now])?;
     tx.changed(Entity::Exception, e.id);
     tx.audit().append(&NewAudit {
         actor: r.actor.clone(),

@@ -31,27 +31,9 @@ use super::rules::{state_from_stat, EventFacts, Input};
 use super::uncorrelated;
 use crate::domain::{Correlation, DeliveryState, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
 use crate::store::tables::NewReceipt;
+use crate::store::Text;
 use crate::store::{Entity, Guard, StoreError, WriteTx, Writer};
-
-/// A deliver_sm or data_sm as it came off the wire.
-#[derive(Debug, Clone, Default)]
-pub struct SmppReceived {
-    pub connection: String,
-    pub session_id: Option<String>,
-    pub sequence_number: Option<u32>,
-    /// Its position among the reports read on its session (from 1): the order they arrived in.
-    pub arrival_no: Option<u64>,
-    pub data_sm: bool,
-    pub esm_class: Option<u8>,
-    pub data_coding: Option<u8>,
-    pub source_addr: Option<String>,
-    pub destination_addr: Option<String>,
-    pub short_message: Vec<u8>,
-    pub tlvs: Vec<Tlv>,
-    /// The whole PDU, when the session has it.
-    pub pdu: Option<Vec<u8>>,
-    pub received_at: i64,
-}
+pub use smsdesk_smpp::SmppReceived;
 
 /// An HTTP delivery-report callback as it came in.
 #[derive(Debug, Clone, Default)]
@@ -560,7 +542,7 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
         r.get(0)?,
         NewReceipt {
             connection: r.get(1)?,
-            kind: Some(r.get(2)?),
+            kind: Some(r.get::<_, Text<_>>(2)?.0),
             parse_error: r.get(3)?,
             message_id_raw: r.get(4)?,
             text_id: r.get(5)?,
@@ -574,7 +556,7 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
             raw_text: r.get(13)?,
             done_ts: r.get(14)?,
             received_at: r.get(15)?,
-            id_source: r.get(16)?,
+            id_source: r.get::<_, Option<Text<_>>>(16)?.map(|t| t.0),
             status_unreadable: r.get(17)?,
             stat_raw: r.get(18)?,
             ..NewReceipt::default()
@@ -767,10 +749,10 @@ fn new_logical_event(
             key.err,
             key.done_date,
             key.message_state,
-            key.kind,
+            Text(key.kind),
             r.id,
             now,
-            correlation,
+            Text(correlation),
             message_id,
             message_id.map(|_| now),
             message_id.map(|_| "system"),

@@ -3,18 +3,15 @@
 
 pub mod correlate;
 pub mod deadline;
-pub mod dedup;
 pub mod exceptions;
 pub mod ingest;
-pub mod mismatch;
-pub mod parse;
-pub mod policy;
 pub mod project;
 pub mod rebuild;
 pub mod rekey;
 pub mod report;
-pub mod rules;
 pub mod uncorrelated;
+
+pub use smsdesk_core::receipts::{dedup, mismatch, parse, policy, rules};
 
 #[cfg(test)]
 mod tests;

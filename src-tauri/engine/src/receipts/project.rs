@@ -9,6 +9,7 @@ use super::mismatch::MessageFacts;
 use super::rules::{self, EventFacts, Input, Projection, Rule, RuleSettings, RULES_VERSION};
 use crate::domain::{DeliveryState, ExceptionKind};
 use crate::store::totals::Delta;
+use crate::store::Text;
 use crate::store::{Entity, StoreError, WriteTx};
 use crate::webhooks::deliveries::{self, WebhookField};
 
@@ -71,7 +72,7 @@ fn stored_columns(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<S
     };
     Ok(Some(StoredColumns {
         fold_json,
-        state: r.get(at + 1)?,
+        state: r.get::<_, Text<_>>(at + 1)?.0,
         rule: r.get(at + 2)?,
         no_receipt: r.get(at + 3)?,
     }))
@@ -247,7 +248,7 @@ fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Re
     )?
     .execute(params![
         message_id,
-        p.state,
+        Text(p.state),
         p.rule.as_str(),
         supporting,
         p.late,

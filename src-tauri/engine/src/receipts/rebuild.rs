@@ -9,6 +9,7 @@ use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::{fold, Input};
 use crate::domain::{DeliveryState, ExceptionKind};
+use crate::store::Text;
 use crate::store::{Store, StoreError, WriteTx};
 
 /// What one rebuild pass found.
@@ -41,7 +42,13 @@ pub fn inputs(conn: &Connection, message_id: i64, policy: &ReceiptPolicy) -> Res
              WHERE i.message_id = ?1 ORDER BY i.seq",
         )?
         .query_map([message_id], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get::<_, Option<Text<_>>>(3)?.map(|t| t.0),
+                r.get(4)?,
+            ))
         })?
         .collect::<Result<_, _>>()?;
     let mut out = Vec::with_capacity(rows.len());

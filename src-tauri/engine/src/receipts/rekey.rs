@@ -10,6 +10,7 @@ use super::correlate;
 use super::ingest::candidates;
 use super::policy::ReceiptPolicy;
 use crate::domain::IdSource;
+use crate::store::Text;
 use crate::store::{Entity, StoreError, WriteTx};
 
 /// What bringing the keys in line did.
@@ -86,7 +87,7 @@ fn rekey(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, connection: &str) -> Resu
             "SELECT e.id, r.message_id_raw, r.id_source FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
              WHERE e.connection = ?1 AND e.correlation IN ('pending', 'none') AND r.message_id_raw IS NOT NULL",
         )?
-        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<Text<_>>>(2)?.map(|t| t.0))))?
         .collect::<Result<_, _>>()?;
     let mut keys = Vec::with_capacity(waiting.len());
     for (event, raw, source) in &waiting {

@@ -8,6 +8,7 @@ use serde::Serialize;
 
 use crate::domain::{DeliveryState, ExceptionKind, QueueStatus};
 use crate::store::StoreError;
+use crate::store::Text;
 
 /// Counts that must not move when a repeat arrives.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
@@ -33,12 +34,12 @@ pub fn counters(conn: &Connection) -> Result<Counters, StoreError> {
         ..Counters::default()
     };
     let mut s = conn.prepare("SELECT kind, count(*) FROM exception WHERE status = 'open' GROUP BY kind")?;
-    for row in s.query_map([], |r| Ok((r.get::<_, ExceptionKind>(0)?, r.get::<_, i64>(1)?)))? {
+    for row in s.query_map([], |r| Ok((r.get::<_, Text<ExceptionKind>>(0)?.0, r.get::<_, i64>(1)?)))? {
         let (k, n) = row?;
         c.open_exceptions.insert(k, n);
     }
     let mut s = conn.prepare("SELECT state, count(*) FROM projection GROUP BY state")?;
-    for row in s.query_map([], |r| Ok((r.get::<_, DeliveryState>(0)?, r.get::<_, i64>(1)?)))? {
+    for row in s.query_map([], |r| Ok((r.get::<_, Text<DeliveryState>>(0)?.0, r.get::<_, i64>(1)?)))? {
         let (k, n) = row?;
         c.states.insert(k, n);
     }
@@ -81,8 +82,8 @@ pub fn message_report(conn: &Connection, message_id: i64) -> Result<Option<Messa
             }
             Ok(MessageReport {
                 message_id,
-                acceptance: r.get(0)?,
-                reported_state: r.get(1)?,
+                acceptance: r.get::<_, Text<_>>(0)?.0,
+                reported_state: r.get::<_, Text<_>>(1)?.0,
                 rule: r.get(2)?,
                 operator_decision: decided,
                 flags,

@@ -1,15 +1,34 @@
-//! SMPP: what the protocol's values mean to smsdesk.
+//! SMPP as the engine uses it: the session (`smsdesk_smpp`), what command statuses mean
+//! (`smsdesk_core::command_status`), and where the session's inbound reports go.
 
-pub mod session;
-pub mod status;
+use std::future::Future;
+use std::pin::Pin;
+
+pub use smsdesk_core::command_status as status;
+pub use smsdesk_smpp::{cstr, session};
+
+use crate::receipts::ingest::{Ingestor, SmppReceived};
+use session::InboundHandler;
+
 #[cfg(test)]
 mod tests;
 
-use rusmpp::types::COctetString;
-
-/// A C-octet string of at most MAX - 1 characters (longer text is cut, NULs dropped).
-pub(crate) fn cstr<const MIN: usize, const MAX: usize>(s: &str) -> COctetString<MIN, MAX> {
-    let mut bytes: Vec<u8> = s.bytes().filter(|b| *b != 0).take(MAX - 1).collect();
-    bytes.push(0);
-    COctetString::from_vec(bytes).unwrap_or_default()
+/// The ingestor stores a session's reports in the order they arrived; each is acknowledged to the
+/// SMSC only once it is committed.
+impl InboundHandler for Ingestor {
+    fn deliver(&self, reports: Vec<SmppReceived>) -> Pin<Box<dyn Future<Output = Vec<bool>> + Send + '_>> {
+        Box::pin(async move {
+            self.smpp_in_order(reports)
+                .await
+                .into_iter()
+                .map(|stored| match stored {
+                    Ok(_) => true,
+                    Err(e) => {
+                        tracing::error!(error = %e, "an inbound report could not be stored; not acknowledged");
+                        false
+                    }
+                })
+                .collect()
+        })
+    }
 }

@@ -6,6 +6,7 @@ pub mod migrations;
 pub mod pragmas;
 mod reader;
 pub mod tables;
+mod text;
 pub mod totals;
 mod writer;
 
@@ -23,6 +24,7 @@ use tokio::sync::broadcast;
 pub use error::StoreError;
 pub use migrations::MigrationReport;
 pub use reader::Reader;
+pub use text::Text;
 pub use writer::{Change, Entity, Guard, Slot, WriteTx, Writer};
 
 /// Every table the schema must have; checked by tests and by `smsdesk serve` at start.

@@ -227,7 +227,7 @@ fn every_enum_text_form_passes_the_schema_checks() {
                     "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
                          segments, kind, priority, registered_delivery, connection)
                      VALUES (?1, 0, 'cli', '+33600000000', '+33600000000', 'hi', 'gsm7', 1, ?2, ?3, 1, 'sandbox')",
-                    params![i as i64 + 1, k, k.priority()],
+                    params![i as i64 + 1, Text(*k), k.priority()],
                 )?;
             }
             for (i, ch) in IntakeChannel::ALL.iter().enumerate() {
@@ -235,7 +235,7 @@ fn every_enum_text_form_passes_the_schema_checks() {
                     "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
                          segments, kind, priority, registered_delivery, connection)
                      VALUES (?1, 0, ?2, '+33600000000', '+33600000000', 'hi', 'gsm7', 1, 'bulk', 2, 1, 'sandbox')",
-                    params![i as i64 + 100, ch],
+                    params![i as i64 + 100, Text(*ch)],
                 )?;
             }
             for (i, s) in QueueStatus::ALL.iter().enumerate() {
@@ -244,7 +244,7 @@ fn every_enum_text_form_passes_the_schema_checks() {
                 c.execute(
                     "INSERT INTO queue (message_id, status, priority, next_attempt_at, lease_owner, updated_at)
                      VALUES (1, ?1, 0, ?2, ?3, 0)",
-                    params![s, i as i64, owner],
+                    params![Text(*s), i as i64, owner],
                 )?;
             }
             for s in DeliveryState::ALL {
@@ -252,19 +252,19 @@ fn every_enum_text_form_passes_the_schema_checks() {
                 c.execute(
                     "INSERT INTO projection (message_id, state, rule, fold_json, rules_version, updated_at)
                      VALUES (1, ?1, 'r', '{}', 1, 0)",
-                    [s],
+                    [Text(*s)],
                 )?;
             }
             for (n, o) in AttemptOutcome::ALL.iter().enumerate() {
                 c.execute(
                     "INSERT INTO attempt (message_id, attempt_no, connection, created_at, outcome) VALUES (1, ?1, 's', 0, ?2)",
-                    params![n as i64 + 1, o],
+                    params![n as i64 + 1, Text(*o)],
                 )?;
             }
             for k in ExceptionKind::ALL {
                 c.execute(
                     "INSERT INTO exception (kind, status, summary, created_at) VALUES (?1, 'open', 's', 0)",
-                    [k],
+                    [Text(*k)],
                 )?;
             }
             for k in ReceiptKind::ALL {
@@ -282,7 +282,7 @@ fn every_enum_text_form_passes_the_schema_checks() {
                 c.execute(
                     "INSERT INTO exception (kind, status, summary, created_at, resolution_note, resolved_at)
                      VALUES ('unparseable', ?1, 's', 0, ?2, ?3)",
-                    params![st, closed.map(|_| "checked by hand"), closed],
+                    params![Text(*st), closed.map(|_| "checked by hand"), closed],
                 )?;
             }
             for (i, corr) in Correlation::ALL.iter().enumerate() {
@@ -291,7 +291,7 @@ fn every_enum_text_form_passes_the_schema_checks() {
                     "INSERT INTO logical_event (connection, dedup_key, key_source, receipt_kind, first_receipt_id,
                          created_at, correlation, message_id)
                      VALUES ('s', ?1, 'fingerprint', 'receipt', ?2, 0, ?3, ?4)",
-                    params![format!("k{i}"), receipt_id, corr, message],
+                    params![format!("k{i}"), receipt_id, Text(*corr), message],
                 )?;
             }
             // And a form the schema does not know is refused.

@@ -11,6 +11,7 @@ use ts_rs::TS;
 
 use super::{snapshot, ViewError};
 use crate::domain::{DeliveryState, ExceptionKind, QueueStatus};
+use crate::store::Text;
 
 const DAY_MS: i64 = 86_400_000;
 
@@ -109,7 +110,7 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
             .map(|&kind| ExceptionCount { kind, count: 0 })
             .collect();
         let mut stmt = c.prepare_cached("SELECT kind, count(*) FROM exception WHERE status = 'open' GROUP BY kind")?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, ExceptionKind>(0)?, r.get::<_, i64>(1)?)))? {
+        for row in stmt.query_map([], |r| Ok((r.get::<_, Text<ExceptionKind>>(0)?.0, r.get::<_, i64>(1)?)))? {
             let (kind, n) = row?;
             if let Some(e) = open_exceptions.iter_mut().find(|e| e.kind == kind) {
                 e.count = n;

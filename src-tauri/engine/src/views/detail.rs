@@ -15,6 +15,7 @@ use super::{snapshot, ViewError};
 use crate::domain::{AttemptOutcome, DeliveryState, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::receipts::rules::{Projection, Rule};
 use crate::store::StoreError;
+use crate::store::Text;
 
 /// The message as it was handed to us (never changed since).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -223,7 +224,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
     let message = MessageRecord {
         id: r.get(0)?,
         created_at_ms: r.get(1)?,
-        channel: r.get(2)?,
+        channel: r.get::<_, Text<_>>(2)?.0,
         idempotency_scope: r.get(3)?,
         idempotency_key: r.get(4)?,
         request_hash: r.get(5)?,
@@ -239,7 +240,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         body: r.get(15)?,
         encoding: r.get(16)?,
         segments: r.get(17)?,
-        kind: r.get(18)?,
+        kind: r.get::<_, Text<_>>(18)?.0,
         priority: r.get(19)?,
         ordering_key: r.get(20)?,
         valid_until_ms: r.get(21)?,
@@ -250,7 +251,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         api_key_name: r.get(26)?,
     };
     let queue = QueueView {
-        status: r.get(27)?,
+        status: r.get::<_, Text<_>>(27)?.0,
         attempts: r.get(28)?,
         next_attempt_at_ms: r.get(29)?,
         last_error: r.get(30)?,
@@ -261,7 +262,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         accepted_at_ms: None,
         provider_message_ids: Vec::new(),
     };
-    let stored = match r.get::<_, Option<DeliveryState>>(35)? {
+    let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
         Some(state) => Some(StoredState {
             state,
             rule: r.get(36)?,

@@ -10,6 +10,7 @@ use super::{json, ViewError};
 use crate::domain::{AttemptOutcome, Correlation, DeliveryState, IdSource, ReceiptKind, ReceiptSource};
 use crate::receipts::rules::state_from_stat;
 use crate::smpp::status;
+use crate::store::Text;
 
 /// One submit try (one row per part), as recorded before and after the PDU went out.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -75,7 +76,7 @@ pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView
         command_status_meaning: info.map(|i| i.meaning.to_owned()),
         provider_message_id: r.get(11)?,
         provider_id_norm: r.get(12)?,
-        outcome: r.get(13)?,
+        outcome: r.get::<_, Text<_>>(13)?.0,
         error: r.get(14)?,
         registered_delivery: r.get(15)?,
     })
@@ -215,7 +216,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
     Ok(ReceiptView {
         id: r.get(0)?,
         received_at_ms: r.get(1)?,
-        source: r.get(2)?,
+        source: r.get::<_, Text<_>>(2)?.0,
         connection: r.get(3)?,
         session_id: r.get(4)?,
         sequence_number: r.get(5)?,
@@ -232,11 +233,11 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         pdu_hex: pdu.map(hex::encode),
         headers: json(r.get(16)?),
         tlvs: json(r.get(17)?),
-        kind: r.get(18)?,
+        kind: r.get::<_, Text<_>>(18)?.0,
         parser_version: r.get(19)?,
         parse_error: r.get(20)?,
         message_id_raw: r.get(21)?,
-        id_source: r.get(43)?,
+        id_source: r.get::<_, Option<Text<_>>>(43)?.map(|t| t.0),
         text_id: r.get(22)?,
         event_id: r.get(23)?,
         reported_state: stat.as_deref().filter(|_| !status_unreadable).and_then(state_from_stat),
@@ -255,7 +256,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         logical_event_id: r.get(35)?,
         is_repeat: r.get(36)?,
         processed_at_ms: r.get(37)?,
-        correlation: r.get(38)?,
+        correlation: r.get::<_, Option<Text<_>>>(38)?.map(|t| t.0),
         message_id: r.get(39)?,
         correlated_by: r.get(40)?,
         flags,

@@ -13,6 +13,7 @@ use super::messages::{self, MessageSummary};
 use super::{cursor, json, page_limit, snapshot, ViewError};
 use crate::domain::{ExceptionKind, ExceptionStatus};
 use crate::receipts::exceptions as queue;
+use crate::store::Text;
 
 const LIST: &str = "exceptions";
 
@@ -50,8 +51,8 @@ pub(crate) const SUMMARY_COLUMNS: &str = "x.id, x.kind, x.status, x.message_id, 
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionSummary> {
     Ok(ExceptionSummary {
         id: r.get(0)?,
-        kind: r.get(1)?,
-        status: r.get(2)?,
+        kind: r.get::<_, Text<_>>(1)?.0,
+        status: r.get::<_, Text<_>>(2)?.0,
         message_id: r.get(3)?,
         destination: r.get(4)?,
         logical_event_id: r.get(5)?,

@@ -26,6 +26,7 @@ use ts_rs::TS;
 
 use super::{cursor, page_limit, snapshot, ViewError};
 use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use crate::store::Text;
 
 /// How many candidate rows one page may look at before it stops and hands back a cursor.
 pub const SCAN_BUDGET: i64 = 20_000;
@@ -252,7 +253,7 @@ pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.desti
      m.client_ref, m.api_key_id, m.connection";
 
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
-    let status: QueueStatus = r.get(10)?;
+    let status: QueueStatus = r.get::<_, Text<_>>(10)?.0;
     let names = ["late", "conflict", "no_receipt", "mismatch", "id_disagree", "repeat"];
     let mut flags = Vec::new();
     for (i, name) in names.iter().enumerate() {
@@ -266,16 +267,16 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
     Ok(MessageSummary {
         id: r.get(0)?,
         created_at_ms: r.get(1)?,
-        channel: r.get(2)?,
+        channel: r.get::<_, Text<_>>(2)?.0,
         destination: r.get(3)?,
         preview: r.get(4)?,
         body_chars: r.get(5)?,
-        kind: r.get(6)?,
+        kind: r.get::<_, Text<_>>(6)?.0,
         priority: r.get(7)?,
         segments: r.get(8)?,
         encoding: r.get(9)?,
         status,
-        state: r.get(11)?,
+        state: r.get::<_, Text<_>>(11)?.0,
         rule: r.get(12)?,
         flags,
         attempts: r.get(19)?,

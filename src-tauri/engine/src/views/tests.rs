@@ -19,6 +19,7 @@ use crate::receipts::exceptions::{self as resolve, Action, Resolution};
 use crate::receipts::ingest::{Ingested, Ingestor, SmppReceived};
 use crate::receipts::parse::Tlv;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::store::Text;
 use crate::store::{Store, StoreError, WriteTx};
 
 const CONN: &str = "sandbox";
@@ -88,7 +89,9 @@ impl World {
         self.write(move |tx| {
             let kind: MessageKind = tx
                 .conn()
-                .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| r.get(0))?;
+                .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| {
+                    r.get::<_, Text<_>>(0).map(|t| t.0)
+                })?;
             let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
             let claimed = Claimed {
                 message_id: message,
@@ -486,12 +489,12 @@ fn facts(w: &World) -> Vec<Fact> {
             Ok(Fact {
                 id: r.get(0)?,
                 created_at: r.get(1)?,
-                kind: r.get(2)?,
-                channel: r.get(3)?,
+                kind: r.get::<_, Text<_>>(2)?.0,
+                channel: r.get::<_, Text<_>>(3)?.0,
                 destination: r.get(4)?,
                 words: words(&format!("{body} {}", client_ref.unwrap_or_default())),
-                status: r.get(7)?,
-                state: r.get(8)?,
+                status: r.get::<_, Text<_>>(7)?.0,
+                state: r.get::<_, Text<_>>(8)?.0,
             })
         })?;
         Ok(rows.collect::<Result<Vec<_>, _>>()?)

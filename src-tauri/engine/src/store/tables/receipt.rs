@@ -4,6 +4,7 @@ use crate::domain::{ReceiptKind, ReceiptSource};
 use crate::store::totals::Delta;
 use crate::store::writer::{Entity, WriteTx};
 use crate::store::StoreError;
+use crate::store::Text;
 
 /// A receipt exactly as received, with what the parser read from it.
 #[derive(Debug, Clone, Default)]
@@ -78,7 +79,7 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
             )?
             .execute(params![
                 r.received_at,
-                source,
+                Text(source),
                 r.connection,
                 r.session_id,
                 r.sequence_number,
@@ -89,7 +90,7 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.tlvs_json,
                 r.esm_class,
                 r.data_coding,
-                kind,
+                Text(kind),
                 r.parser_version,
                 r.parse_error,
                 r.message_id_raw,
@@ -112,7 +113,7 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.part,
                 r.parts.max(1),
                 r.arrival_no.map(|n| n as i64),
-                r.id_source,
+                r.id_source.map(Text),
                 r.status_unreadable,
             ])?;
         let id = self.tx.conn().last_insert_rowid();

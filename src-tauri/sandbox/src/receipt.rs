@@ -6,7 +6,7 @@ use rusmpp::types::{COctetString, OctetString};
 use rusmpp::values::{EsmClass, MessageState};
 use rusmpp::{Command, CommandStatus};
 
-use crate::smpp::cstr;
+use crate::cstr::cstr;
 
 /// One receipt to send.
 pub(crate) struct Receipt<'a> {
@@ -25,7 +25,7 @@ pub(crate) struct Receipt<'a> {
 }
 
 fn yymmddhhmm(ms: i64) -> String {
-    let (y, mo, d, h, m, _) = crate::clock::civil(ms);
+    let (y, mo, d, h, m, _) = smsdesk_core::time::civil(ms);
     format!("{:02}{mo:02}{d:02}{h:02}{m:02}", y % 100)
 }
 

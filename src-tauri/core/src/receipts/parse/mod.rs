@@ -23,7 +23,7 @@ use serde::Serialize;
 
 use crate::domain::IdSource;
 
-pub(crate) use http::parse_form;
+pub use http::parse_form;
 pub use http::{builtin_mapping, parse_http, parse_http_with, HttpMapping, BUILTIN_PROVIDERS};
 pub use smpp::parse_smpp;
 pub use stat::{Stat, UnknownStat};

@@ -13,8 +13,8 @@ use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
 use super::{Sandbox, SandboxConfig};
-use crate::receipts::parse::{parse_smpp, SmppPdu, SmppReport};
-use crate::smpp::cstr;
+use crate::cstr::cstr;
+use smsdesk_core::receipts::parse::{parse_smpp, SmppPdu, SmppReport};
 
 struct Client {
     framed: Framed<TcpStream, CommandCodec>,

@@ -43,22 +43,6 @@ fn the_template_documents_every_setting_and_parses_to_the_defaults() {
 }
 
 #[test]
-fn first_load_creates_the_documented_file_and_later_loads_keep_edits() {
-    let dir = tempfile::tempdir().unwrap();
-    let file = dir.path().join("sub").join(FILE_NAME);
-    let c = load(&file, []).unwrap();
-    assert_eq!(c, Config::default());
-    assert_eq!(std::fs::read_to_string(&file).unwrap(), template());
-    std::fs::write(&file, "[http]\nport = 9000\n").unwrap();
-    assert_eq!(load(&file, []).unwrap().http.port, 9000);
-    assert_eq!(
-        std::fs::read_to_string(&file).unwrap(),
-        "[http]\nport = 9000\n",
-        "an existing file is never rewritten"
-    );
-}
-
-#[test]
 fn a_bad_value_names_the_file_the_key_and_the_reason() {
     let err = from_sources(Path::new("/x/smsdesk.toml"), "[http]\nport = 70000\n", []).unwrap_err();
     let msg = err.to_string();

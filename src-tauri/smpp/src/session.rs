@@ -30,11 +30,11 @@ use tokio::sync::{mpsc, oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
-use crate::clock::{jitter, now_ms};
-use crate::receipts::ingest::SmppReceived;
-use crate::receipts::parse::Tlv;
-use crate::smpp::cstr;
-use crate::smpp::status;
+use smsdesk_core::command_status as status;
+use smsdesk_core::time::{jitter, now_ms};
+
+use crate::cstr;
+use crate::{SmppReceived, Tlv};
 
 /// How to reach and use one SMPP account.
 #[derive(Debug, Clone)]
@@ -119,24 +119,6 @@ pub enum LinkState {
 /// the SMSC sends it again).
 pub trait InboundHandler: Send + Sync + 'static {
     fn deliver(&self, reports: Vec<SmppReceived>) -> Pin<Box<dyn Future<Output = Vec<bool>> + Send + '_>>;
-}
-
-impl InboundHandler for crate::receipts::ingest::Ingestor {
-    fn deliver(&self, reports: Vec<SmppReceived>) -> Pin<Box<dyn Future<Output = Vec<bool>> + Send + '_>> {
-        Box::pin(async move {
-            self.smpp_in_order(reports)
-                .await
-                .into_iter()
-                .map(|stored| match stored {
-                    Ok(_) => true,
-                    Err(e) => {
-                        tracing::error!(error = %e, "an inbound report could not be stored; not acknowledged");
-                        false
-                    }
-                })
-                .collect()
-        })
-    }
 }
 
 /// Why a submit did not get an answer.
@@ -495,7 +477,7 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
                 let info = status::describe(status);
                 format!("bind refused: {} ({})", info.name, info.meaning)
             }
-            Err(Bind::Failed(e) | Bind::TimedOut(e)) => e,
+            Err(Bind::Failed(e) | Bind::Unreachable(e) | Bind::TimedOut(e)) => e,
         };
         // Exponential backoff with full jitter between min and the capped bound.
         let bound = inner
@@ -530,6 +512,8 @@ async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
 
 enum Bind {
     Refused(u32),
+    /// No TCP connection (refused, no route, unknown host).
+    Unreachable(String),
     /// Nothing answered in time (the connection or the bind).
     TimedOut(String),
     Failed(String),
@@ -561,7 +545,7 @@ pub async fn probe(config: &SessionConfig) -> Probe {
         }
         Err(Bind::Refused(status)) => Probe::Refused(status),
         Err(Bind::TimedOut(e)) => Probe::TimedOut(e),
-        Err(Bind::Failed(e)) if e.starts_with("cannot connect") => Probe::Unreachable(e),
+        Err(Bind::Unreachable(e)) => Probe::Unreachable(e),
         Err(Bind::Failed(e)) => Probe::Failed(e),
     }
 }
@@ -571,7 +555,7 @@ async fn connect_and_bind(config: &SessionConfig) -> Result<Framed<TcpStream, Co
     let stream = tokio::time::timeout(config.response_timeout, TcpStream::connect(&addr))
         .await
         .map_err(|_| Bind::TimedOut(format!("connecting to {addr} timed out")))?
-        .map_err(|e| Bind::Failed(format!("cannot connect to {addr}: {e}")))?;
+        .map_err(|e| Bind::Unreachable(format!("cannot connect to {addr}: {e}")))?;
     let _ = stream.set_nodelay(true);
     let mut framed = Framed::new(stream, CommandCodec::new());
     let bind = BindTransceiver::builder()

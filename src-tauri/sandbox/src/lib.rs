@@ -6,6 +6,7 @@
 //! [`Scenario::for_destination`]); anything else is delivered. The sandbox counts submits and
 //! acceptances per destination and content, so a test can prove that nothing was accepted twice.
 
+mod cstr;
 mod receipt;
 mod scenario;
 mod session;
@@ -216,8 +217,12 @@ impl Sandbox {
     }
 }
 
-/// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until Ctrl+C.
-pub async fn run_standalone(config: SandboxConfig, counts_file: Option<std::path::PathBuf>) -> std::io::Result<()> {
+/// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until `stop` completes (Ctrl+C).
+pub async fn run_standalone(
+    config: SandboxConfig,
+    counts_file: Option<std::path::PathBuf>,
+    stop: impl std::future::Future<Output = ()>,
+) -> std::io::Result<()> {
     let sandbox = Sandbox::start(config).await?;
     // One write, and no panic if whoever started us stopped reading (eprintln! writes piece by
     // piece and panics on a closed pipe, which would take the SMSC down with it).
@@ -244,7 +249,6 @@ pub async fn run_standalone(config: SandboxConfig, counts_file: Option<std::path
         }
     };
     let mut every = tokio::time::interval(Duration::from_millis(500));
-    let stop = crate::cli::wait_for_stop_signal();
     tokio::pin!(stop);
     loop {
         tokio::select! {

@@ -65,7 +65,7 @@ macro_rules! settings {
                 }
             }
 
-            pub(crate) fn set_from_env(&mut self, section: &str, key: &str, text: &str) -> Result<(), String> {
+            pub fn set_from_env(&mut self, section: &str, key: &str, text: &str) -> Result<(), String> {
                 match (section, key) {
                     $( $( (stringify!($section), stringify!($key)) => {
                         self.$section.$key = <$ty as SettingValue>::from_env(text)?;

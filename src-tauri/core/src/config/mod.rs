@@ -69,19 +69,6 @@ pub fn env_var(section: &str, key: &str) -> String {
     )
 }
 
-/// Loads the config from `file`, creating it with every setting documented if it does not exist,
-/// then applies the environment overrides from `env`.
-pub fn load(file: &Path, env: impl IntoIterator<Item = (String, String)>) -> Result<Config, ConfigError> {
-    if !file.exists() {
-        write_template(file)?;
-    }
-    let text = std::fs::read_to_string(file).map_err(|source| ConfigError::Read {
-        file: file.into(),
-        source,
-    })?;
-    from_sources(file, &text, env)
-}
-
 /// Builds a config from the text of a config file and an environment.
 pub fn from_sources(
     file: &Path,
@@ -248,26 +235,6 @@ pub fn template() -> String {
         }
     }
     out
-}
-
-fn write_template(file: &Path) -> Result<(), ConfigError> {
-    use std::io::Write;
-    let create = |source| ConfigError::Create {
-        file: file.into(),
-        source,
-    };
-    if let Some(dir) = file.parent() {
-        std::fs::create_dir_all(dir).map_err(create)?;
-    }
-    // create_new: never overwrite a file another process wrote in the meantime.
-    match std::fs::OpenOptions::new().write(true).create_new(true).open(file) {
-        Ok(mut f) => f
-            .write_all(template().as_bytes())
-            .and_then(|()| f.sync_all())
-            .map_err(create),
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
-        Err(e) => Err(create(e)),
-    }
 }
 
 #[cfg(test)]

@@ -13,8 +13,8 @@ use tokio_util::codec::Framed;
 
 use super::receipt::{self, Receipt};
 use super::{Scenario, Shared};
-use crate::clock::now_ms;
-use crate::smpp::cstr;
+use crate::cstr::cstr;
+use smsdesk_core::time::now_ms;
 
 enum After {
     Continue,

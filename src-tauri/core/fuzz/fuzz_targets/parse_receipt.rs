@@ -5,7 +5,7 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use smsdesk_engine::receipts::parse::{
+use smsdesk_core::receipts::parse::{
     jsonl, parse_http, parse_smpp, HttpReport, SmppPdu, SmppReport, Tlv, BUILTIN_PROVIDERS,
 };
 
@@ -75,7 +75,7 @@ fn smpp(data: &[u8]) {
     };
     let as_utf16: Vec<u8> = p.raw.encode_utf16().flat_map(u16::to_be_bytes).collect();
     assert!(p.raw == latin1(content) || as_utf16 == content, "raw lost octets");
-    if p.kind == smsdesk_engine::domain::ReceiptKind::Unparseable {
+    if p.kind == smsdesk_core::domain::ReceiptKind::Unparseable {
         assert!(p.parse_error.is_some());
     }
 }

@@ -9,8 +9,8 @@
 
 use serde::Serialize;
 
+use crate::command_status::ErrorClass;
 use crate::domain::MessageKind;
-use crate::smpp::status::ErrorClass;
 
 /// The retry limits of one message kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

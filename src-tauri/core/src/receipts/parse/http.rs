@@ -696,7 +696,7 @@ fn one(m: &HttpMapping, src: &Sources, rec: Option<&Value>) -> Parsed {
 
 /// `application/x-www-form-urlencoded` (and query strings): `+` is a space, `%XX` an octet;
 /// malformed escapes are kept as written. Octets that are not UTF-8 are read as latin-1.
-pub(crate) fn parse_form(s: &str) -> Vec<(String, String)> {
+pub fn parse_form(s: &str) -> Vec<(String, String)> {
     s.split('&')
         .filter(|pair| !pair.is_empty())
         .map(|pair| match pair.split_once('=') {

@@ -6,7 +6,6 @@
 use std::fmt;
 use std::str::FromStr;
 
-use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -17,6 +16,13 @@ pub struct UnknownVariant {
     pub what: &'static str,
     pub value: String,
     pub expected: String,
+}
+
+/// An enum whose every value has a stable text form: what the database stores and the API speaks.
+/// The store reads and writes these through this trait, so the text is spelled once, here.
+pub trait TextForm: Copy + FromStr<Err = UnknownVariant> + 'static {
+    /// The stable text form.
+    fn text(self) -> &'static str;
 }
 
 macro_rules! text_enum {
@@ -62,16 +68,9 @@ macro_rules! text_enum {
             }
         }
 
-        impl ToSql for $name {
-            fn to_sql(&self) -> rusqlite::Result<ToSqlOutput<'_>> {
-                Ok(ToSqlOutput::from(self.as_str()))
-            }
-        }
-
-        impl FromSql for $name {
-            fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
-                let text = value.as_str()?;
-                text.parse().map_err(|e| FromSqlError::Other(Box::new(e)))
+        impl TextForm for $name {
+            fn text(self) -> &'static str {
+                self.as_str()
             }
         }
     };

@@ -1,0 +1,13 @@
+//! smsdesk's core: the vocabulary and the rules, as pure functions of their inputs.
+//!
+//! No I/O, no async runtime, no database: what lives here is decided by its arguments alone, so it
+//! is tested without a socket or a file and every other crate may use it. Reading the clock, the
+//! disk or the network belongs to the crates above.
+
+pub mod command_status;
+pub mod config;
+pub mod domain;
+pub mod receipts;
+pub mod retry;
+pub mod sms;
+pub mod time;
