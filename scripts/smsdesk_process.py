@@ -106,12 +106,12 @@ class Server:
         while True:
             try:
                 status, body, _ = request(self.url, "GET", "/api/v1/health")
-                if status == 200 and json.loads(body).get("status") == "ok":
+                if status == 200 and json.loads(body).get("status") in ("ok", "degraded"):
                     return
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                raise SystemExit(f"{self.url}/api/v1/health did not answer ok within {timeout:.0f} s")
+                raise SystemExit(f"{self.url}/api/v1/health did not answer within {timeout:.0f} s")
             time.sleep(0.1)
 
     def operator_token(self) -> str:

@@ -280,6 +280,28 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// What a webhook notification announces.
+    WebhookField, "webhook field" {
+        /// The local queue status changed.
+        Status = "status",
+        /// The state computed from receipts changed.
+        State = "state",
+    }
+}
+
+text_enum! {
+    /// Where a webhook notification stands.
+    WebhookStatus, "webhook status" {
+        /// Not yet answered with a 2xx; will be tried (again).
+        Pending = "pending",
+        /// A try was answered with a 2xx.
+        Delivered = "delivered",
+        /// Given up: too many failed tries, or the key was revoked or lost its webhook URL.
+        Failed = "failed",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -310,6 +332,8 @@ mod tests {
         roundtrip(IntakeChannel::ALL);
         roundtrip(Correlation::ALL);
         roundtrip(IdSource::ALL);
+        roundtrip(WebhookField::ALL);
+        roundtrip(WebhookStatus::ALL);
     }
 
     #[test]

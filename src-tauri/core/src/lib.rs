@@ -4,10 +4,14 @@
 //! is tested without a socket or a file and every other crate may use it. Reading the clock, the
 //! disk or the network belongs to the crates above.
 
+pub mod api_key;
 pub mod command_status;
 pub mod config;
 pub mod domain;
+pub mod message;
+pub mod parts;
 pub mod receipts;
 pub mod retry;
 pub mod sms;
 pub mod time;
+pub mod webhook;

@@ -5,12 +5,14 @@
 //! stored: a copy of the database does not hold usable keys. Keys are random, not chosen by
 //! people, so a plain hash is enough (no slow password hashing is needed against guessing).
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::store::Connection;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
-use crate::store::tables::NewAudit;
+pub use smsdesk_core::api_key::ApiKeyInfo;
+
+use crate::store::tables::{api_key, NewAudit};
 use crate::store::{StoreError, WriteTx};
 
 /// What every key starts with, so a key found in a log or a file is recognisable.
@@ -52,22 +54,6 @@ impl Caller {
     }
 }
 
-/// A key as lists show it (never the key itself).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-pub struct ApiKeyInfo {
-    #[ts(type = "number")]
-    pub id: i64,
-    pub name: String,
-    /// The key's first characters.
-    pub prefix: String,
-    #[ts(type = "number")]
-    pub created_at_ms: i64,
-    pub created_by: String,
-    #[ts(type = "number | null")]
-    pub revoked_at_ms: Option<i64>,
-    pub webhook_url: Option<String>,
-}
-
 /// A new key: the only time the key (and its webhook secret) can be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct CreatedApiKey {
@@ -101,12 +87,6 @@ pub enum KeyError {
     AlreadyRevoked(i64),
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-impl From<rusqlite::Error> for KeyError {
-    fn from(e: rusqlite::Error) -> Self {
-        KeyError::Store(e.into())
-    }
 }
 
 /// A fresh random secret: `prefix` + 64 hex digits.
@@ -148,21 +128,17 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
     let webhook_secret = webhook_url.as_ref().map(|_| random_secret("whsec_"));
     let now = tx.now_ms();
     let prefix: String = key.chars().take(SHOWN).collect();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
-            name,
-            prefix,
-            hash(&key),
-            now,
-            actor,
-            webhook_url,
-            webhook_secret
-        ])?;
-    let id = tx.conn().last_insert_rowid();
+    let id = api_key::insert(
+        tx,
+        &api_key::NewKey {
+            name: &name,
+            prefix: &prefix,
+            hash: &hash(&key),
+            created_by: actor,
+            webhook_url: webhook_url.as_deref(),
+            webhook_secret: webhook_secret.as_deref(),
+        },
+    )?;
     tx.audit().append(&NewAudit {
         actor: actor.into(),
         action: "api_key.create".into(),
@@ -190,20 +166,11 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
 
 /// Revokes a key at once (audited): every later request with it is refused.
 pub fn revoke(tx: &mut WriteTx<'_>, id: i64, actor: &str) -> Result<(), KeyError> {
-    let now = tx.now_ms();
-    let revoked: Option<Option<i64>> = tx
-        .conn()
-        .prepare_cached("SELECT revoked_at FROM api_key WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?;
-    match revoked {
+    match api_key::revoked_at(tx, id)? {
         None => return Err(KeyError::NotFound(id)),
         Some(Some(_)) => return Err(KeyError::AlreadyRevoked(id)),
-        Some(None) => {}
+        Some(None) => api_key::revoke(tx, id, actor)?,
     }
-    tx.conn()
-        .prepare_cached("UPDATE api_key SET revoked_at = ?2, revoked_by = ?3 WHERE id = ?1")?
-        .execute(params![id, now, actor])?;
     tx.audit().append(&NewAudit {
         actor: actor.into(),
         action: "api_key.revoke".into(),
@@ -217,21 +184,7 @@ pub fn revoke(tx: &mut WriteTx<'_>, id: i64, actor: &str) -> Result<(), KeyError
 
 /// Every key, newest first.
 pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
-    let mut s = conn.prepare_cached(
-        "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url FROM api_key ORDER BY id DESC",
-    )?;
-    let rows = s.query_map([], |r| {
-        Ok(ApiKeyInfo {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            prefix: r.get(2)?,
-            created_at_ms: r.get(3)?,
-            created_by: r.get(4)?,
-            revoked_at_ms: r.get(5)?,
-            webhook_url: r.get(6)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    api_key::list(conn)
 }
 
 /// The caller a presented key stands for: `None` when it is unknown or revoked.
@@ -239,15 +192,7 @@ pub fn verify(conn: &Connection, key: &str) -> Result<Option<Caller>, StoreError
     if !key.starts_with(KEY_PREFIX) {
         return Ok(None);
     }
-    Ok(conn
-        .prepare_cached("SELECT id, name FROM api_key WHERE hash = ?1 AND revoked_at IS NULL")?
-        .query_row([hash(key)], |r| {
-            Ok(Caller::Key {
-                id: r.get(0)?,
-                name: r.get(1)?,
-            })
-        })
-        .optional()?)
+    Ok(api_key::active(conn, &hash(key))?.map(|(id, name)| Caller::Key { id, name }))
 }
 
 /// Compares two secrets without leaking, through timing, how much of them matched.

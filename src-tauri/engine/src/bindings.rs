@@ -3,7 +3,7 @@
 
 use ts_rs::TS;
 
-use crate::api::{ApiError, AppInfo, Health, RunMode};
+use crate::api::{ApiError, AppInfo, Health, HealthStatus, RunMode, WriterHealth};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::domain::{
     AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IdSource, IntakeChannel, MessageKind,
@@ -43,6 +43,8 @@ pub fn files() -> Vec<(String, String)> {
         file::<AppInfo>(),
         file::<RunMode>(),
         file::<Health>(),
+        file::<HealthStatus>(),
+        file::<WriterHealth>(),
         file::<ApiError>(),
         file::<MessageKind>(),
         file::<QueueStatus>(),

@@ -325,9 +325,84 @@ const DEADLINE_SWEEP_EVERY: std::time::Duration = std::time::Duration::from_secs
 /// How many receipts one recovery or sweep transaction takes.
 const CHUNK: u32 = 1_000;
 
+/// Opens the database (migrating it), then brings what it holds up to date before anything new
+/// arrives: id keys made by the id rules in force, receipts stored but never applied, projections
+/// made by older rules. The store is recorded in `started` as soon as it is open.
+async fn open_store(
+    path: &std::path::Path,
+    policy: &ReceiptPolicy,
+    connection: &str,
+    started: &mut Started,
+) -> Result<Arc<Store>, EngineError> {
+    let store = {
+        let path = path.to_owned();
+        tokio::task::spawn_blocking(move || Store::open(&path))
+            .await
+            .map_err(|_| StoreError::Aborted)??
+    };
+    let report = store.migration().clone();
+    if report.applied.is_empty() {
+        tracing::info!(schema = report.to_version, db = %path.display(), "database opened");
+    } else {
+        tracing::info!(from = report.from_version, to = report.to_version, db = %path.display(), "database migrated");
+    }
+    let store = started.store.insert(Arc::new(store)).clone();
+    rekey(&store, policy, connection).await?;
+    apply_pending_receipts(store.writer(), policy).await?;
+    rebuild_wanted(store.writer(), policy).await?;
+    Ok(store)
+}
+
+/// What [`Engine::start`] has started so far, to stop again if a later step fails.
+#[derive(Default)]
+struct Started {
+    store: Option<Arc<Store>>,
+    sending: Option<Sending>,
+    /// Holds the sending side once it is handed over (settings changes may replace it).
+    runtime: Option<Arc<Runtime>>,
+    server: Option<HttpServer>,
+}
+
+impl Started {
+    /// Stops what was started, last first.
+    async fn unwind(self) {
+        if let Some(server) = self.server {
+            server.stop().await;
+        }
+        let handed_over = match &self.runtime {
+            Some(runtime) => runtime.sending.lock().await.take(),
+            None => None,
+        };
+        if let Some(sending) = self.sending.or(handed_over) {
+            sending.stop().await;
+        }
+        if let Some(store) = &self.store {
+            Engine::close_store(store).await;
+        }
+    }
+}
+
 impl Engine {
     /// Starts everything, or nothing: a failure part-way stops what had started.
     pub async fn start(prepared: Prepared, options: EngineOptions) -> Result<Engine, EngineError> {
+        let mut started = Started::default();
+        match Self::start_parts(prepared, options, &mut started).await {
+            Ok(engine) => Ok(engine),
+            Err(e) => {
+                started.unwind().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The steps of [`Engine::start`], each recording in `started` what must be stopped should a
+    /// later one fail: the store (opened, migrated, brought up to date), the service, the sending
+    /// side, the HTTP server; then the instance is published and the background work begins.
+    async fn start_parts(
+        prepared: Prepared,
+        options: EngineOptions,
+        started: &mut Started,
+    ) -> Result<Engine, EngineError> {
         let Prepared { dir, config, env } = prepared;
         let lock = InstanceLock::acquire(&dir)?;
         // The password set from the settings screen lives in the keyring (or encrypted), not in
@@ -335,36 +410,14 @@ impl Engine {
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
         let db_path = dir.database(&config.store.database);
-        let store = {
-            let path = db_path.clone();
-            tokio::task::spawn_blocking(move || Store::open(&path))
-                .await
-                .map_err(|_| StoreError::Aborted)??
-        };
-        let report = store.migration().clone();
-        if report.applied.is_empty() {
-            tracing::info!(schema = report.to_version, db = %db_path.display(), "database opened");
-        } else {
-            tracing::info!(from = report.from_version, to = report.to_version, db = %db_path.display(), "database migrated");
-        }
-        let store = Arc::new(store);
         let policy = ReceiptPolicy::from(&config.receipts);
-        if let Err(e) = rekey(&store, &policy, &connection_name(&config)).await {
-            Self::close_store(&store).await;
-            return Err(e.into());
-        }
-        if let Err(e) = apply_pending_receipts(store.writer(), &policy).await {
-            Self::close_store(&store).await;
-            return Err(e.into());
-        }
-        if let Err(e) = rebuild_wanted(store.writer(), &policy).await {
-            Self::close_store(&store).await;
-            return Err(e.into());
-        }
+        let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
+        let schema_version = store.migration().to_version;
+
         let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
         let service = Service::new(
             store.clone(),
-            ingestor.clone(),
+            ingestor,
             intake_rules(&config),
             config.intake.max_batch.0 as usize,
         )
@@ -377,57 +430,35 @@ impl Engine {
             service
         };
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
-        let sending = match Sending::start(&config, &store, inbound, &policy).await {
-            Ok(s) => s,
-            Err(e) => {
-                Self::close_store(&store).await;
-                return Err(e);
-            }
-        };
+        let sending = started
+            .sending
+            .insert(Sending::start(&config, &store, inbound, &policy).await?);
 
         let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
         if !addr.ip().is_loopback() {
             if !config.http.allow_network {
-                sending.stop().await;
-                Self::close_store(&store).await;
                 return Err(EngineError::NetworkNotAllowed { addr });
             }
             tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network with an API key can use it");
         }
-        let mut info = AppInfo {
+        // The router needs the final URL, which needs the bound port: bind first, then serve.
+        let listener = bind(addr, options.mode).await?;
+        let info = Arc::new(AppInfo {
             product: "smsdesk".into(),
             version: crate::VERSION.into(),
             mode: options.mode,
             data_dir: dir.root().display().to_string(),
             database_path: db_path.display().to_string(),
             config_path: dir.config_file().display().to_string(),
-            schema_version: report.to_version,
-            http_url: None,
+            schema_version,
+            http_url: listener.local_addr().ok().map(|a| format!("http://{a}")),
             started_at_ms: now_ms(),
-        };
-        // The router needs the final URL, which needs the bound port: bind first, then serve.
-        let listener = match bind(addr, options.mode).await {
-            Ok(l) => l,
-            Err(e) => {
-                sending.stop().await;
-                Self::close_store(&store).await;
-                return Err(e);
-            }
-        };
-        info.http_url = listener.local_addr().ok().map(|a| format!("http://{a}"));
-        let info = Arc::new(info);
+        });
         let token_file = dir.root().join(http::OPERATOR_TOKEN_FILE);
-        let operator_token = match write_operator_token(&token_file) {
-            Ok(t) => t,
-            Err(source) => {
-                sending.stop().await;
-                Self::close_store(&store).await;
-                return Err(EngineError::OperatorToken {
-                    path: token_file,
-                    source,
-                });
-            }
-        };
+        let operator_token = write_operator_token(&token_file).map_err(|source| EngineError::OperatorToken {
+            path: token_file.clone(),
+            source,
+        })?;
         let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
         let ctx = http::ApiContext {
             info: info.clone(),
@@ -446,28 +477,25 @@ impl Engine {
             sending: tokio::sync::Mutex::new(None),
             current: std::sync::Mutex::new((None, None)),
         });
-        runtime.publish(&sending);
-        *runtime.sending.lock().await = Some(sending);
+        runtime.publish(sending);
+        *runtime.sending.lock().await = started.sending.take();
+        started.runtime = Some(runtime.clone());
         let applier: Arc<dyn Apply> = runtime.clone();
         settings.attach(Arc::downgrade(&applier));
-        let server = HttpServer::start(listener, http::router(ctx), stopping_tx);
+        let server = started
+            .server
+            .insert(HttpServer::start(listener, http::router(ctx), stopping_tx));
         tracing::info!(url = %server.url(), "HTTP server listening");
 
-        let published = lock.publish(&InstanceInfo {
+        lock.publish(&InstanceInfo {
             pid: std::process::id(),
             mode: info.mode,
             version: info.version.clone(),
             http_url: info.http_url.clone(),
             started_at_ms: info.started_at_ms,
-        });
-        if let Err(e) = published {
-            server.stop().await;
-            if let Some(sending) = runtime.sending.lock().await.take() {
-                sending.stop().await;
-            }
-            Self::close_store(&store).await;
-            return Err(e.into());
-        }
+        })?;
+
+        // Nothing can fail from here on: what was started belongs to the engine.
         let background = vec![
             tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
             tokio::spawn({
@@ -480,7 +508,7 @@ impl Engine {
             store,
             info,
             runtime,
-            http: Some(server),
+            http: started.server.take(),
             webhooks: Some(webhooks),
             service,
             window_requests,
@@ -567,8 +595,10 @@ fn write_operator_token(path: &std::path::Path) -> std::io::Result<String> {
     Ok(token)
 }
 
-/// Rebuilds the projections a migration asked for (computed by earlier rules), from the evidence.
+/// Rebuilds, from the evidence, the projections computed by earlier rules: those a migration asked
+/// for, and every one whose stored rules version is older than these rules'.
 async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    writer.write(rebuild::older_rules).await?;
     let (mut looked, mut changed) = (0, 0);
     loop {
         let p = policy.clone();

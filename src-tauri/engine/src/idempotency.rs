@@ -16,9 +16,7 @@
 use std::collections::HashSet;
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OptionalExtension};
-
-use crate::store::{StoreError, WriteTx};
+pub use crate::store::tables::idempotency::{lookup, record, Recorded};
 
 /// Longest key accepted (Stripe allows 255 as well).
 pub const MAX_KEY_LEN: usize = 255;
@@ -27,51 +25,6 @@ pub const MAX_KEY_LEN: usize = 255;
 /// so whitespace and key order do not make two equal requests differ.
 pub fn request_hash(route: &str, body: &serde_json::Value) -> String {
     crate::intake::request_hash(&serde_json::json!({ "route": route, "body": body }))
-}
-
-/// What the store knows about a key.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Recorded {
-    /// Never seen: process the request.
-    New,
-    /// Seen with the same request: answer this again.
-    Replay { status: u16, body: String },
-    /// Seen with a different request.
-    Mismatch,
-}
-
-/// Looks a key up (run inside the write transaction that will record it, so two requests can not
-/// both find it new).
-pub fn lookup(conn: &Connection, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
-    let found: Option<(String, u16, String)> = conn
-        .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
-        .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
-    Ok(match found {
-        None => Recorded::New,
-        Some((h, status, body)) if h == hash => Recorded::Replay { status, body },
-        Some(_) => Recorded::Mismatch,
-    })
-}
-
-/// Stores the answer given to a key's first request.
-pub fn record(
-    tx: &mut WriteTx<'_>,
-    scope: &str,
-    key: &str,
-    hash: &str,
-    route: &str,
-    status: u16,
-    body: &str,
-) -> Result<(), StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![scope, key, hash, route, status, body, now])?;
-    Ok(())
 }
 
 /// Keys whose first request is being processed right now.
@@ -86,6 +39,15 @@ pub struct InFlightGuard {
 }
 
 impl InFlight {
+    /// How many keys are held now.
+    pub fn len(&self) -> usize {
+        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Marks `(scope, key)` as in flight; `None` when another request holds it.
     pub fn enter(self: &Arc<Self>, scope: &str, key: &str) -> Option<InFlightGuard> {
         let entry = (scope.to_owned(), key.to_owned());
@@ -129,31 +91,5 @@ mod tests {
         assert!(f.enter("key:2", "k").is_some(), "scopes are apart");
         drop(g);
         assert!(f.enter("key:1", "k").is_some(), "free again once the first is answered");
-    }
-
-    #[test]
-    fn lookup_tells_new_replay_and_mismatch_apart() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = crate::store::Store::open(&dir.path().join("i.db")).unwrap();
-        store
-            .writer()
-            .write_blocking(|tx| record(tx, "key:1", "k1", "h1", "messages", 201, "{\"id\":1}"))
-            .unwrap();
-        let r = |scope: &'static str, key: &'static str, hash: &'static str| {
-            store
-                .reader()
-                .read_blocking(move |c| lookup(c, scope, key, hash))
-                .unwrap()
-        };
-        assert_eq!(
-            r("key:1", "k1", "h1"),
-            Recorded::Replay {
-                status: 201,
-                body: "{\"id\":1}".into()
-            }
-        );
-        assert_eq!(r("key:1", "k1", "h2"), Recorded::Mismatch);
-        assert_eq!(r("key:2", "k1", "h1"), Recorded::New);
-        assert_eq!(r("key:1", "k2", "h1"), Recorded::New);
     }
 }

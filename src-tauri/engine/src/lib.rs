@@ -23,13 +23,15 @@ pub mod receipts;
 pub mod service;
 pub mod settings;
 pub mod smpp;
-pub mod store;
+#[cfg(test)]
+mod test_support;
 pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
 pub use smsdesk_core::{domain, sms};
 pub use smsdesk_sandbox as sandbox;
+pub use smsdesk_store as store;
 
 /// The product's version, as built.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

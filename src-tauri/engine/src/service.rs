@@ -3,11 +3,13 @@
 //! same whichever door it came through.
 
 use std::sync::{Arc, RwLock};
+use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 use tokio::sync::{broadcast, watch};
 use ts_rs::TS;
 
+use crate::api::{AppInfo, Health, HealthStatus, WriterHealth};
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
 use crate::config::CallbackProviders;
 use crate::dispatch::queue::{self, ActionError};
@@ -227,13 +229,6 @@ impl Service {
         }
     }
 
-    /// Lets the service report the SMPP session's state (`connection` is its name, `sandbox` whether
-    /// the embedded sandbox is the connection).
-    pub fn with_link(self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) -> Service {
-        self.set_link(connection, sandbox, link);
-        self
-    }
-
     /// This instance has a desktop window, which [`Service::show_window`] brings to the front.
     pub fn with_window(mut self, requests: broadcast::Sender<()>) -> Service {
         self.window = Some(requests);
@@ -318,6 +313,59 @@ impl Service {
             sandbox,
             link,
         })
+    }
+
+    /// How this instance is: whether the database writer answers (a probe it must run within
+    /// [`WriterHealth::PROBE_TIMEOUT_MS`]), the SMPP link, the last WAL checkpoint.
+    pub async fn health(&self, info: &AppInfo) -> Health {
+        let started = std::time::Instant::now();
+        let probe = tokio::time::timeout(
+            Duration::from_millis(WriterHealth::PROBE_TIMEOUT_MS),
+            self.store.writer().probe(),
+        )
+        .await;
+        let writer = match probe {
+            Ok(Ok(())) => WriterHealth {
+                answered: true,
+                answered_in_ms: Some(started.elapsed().as_millis() as u64),
+                error: None,
+            },
+            Ok(Err(e)) => WriterHealth {
+                answered: false,
+                answered_in_ms: None,
+                error: Some(e.to_string()),
+            },
+            Err(_) => WriterHealth {
+                answered: false,
+                answered_in_ms: None,
+                error: Some(format!(
+                    "no answer within {} ms: it is busy with an operation that does not end, or stuck",
+                    WriterHealth::PROBE_TIMEOUT_MS
+                )),
+            },
+        };
+        let connection = self.connection_status().ok();
+        let bound = connection
+            .as_ref()
+            .is_some_and(|c| matches!(c.link, LinkState::Bound { .. }));
+        let status = match (writer.answered, bound) {
+            (false, _) => HealthStatus::Unavailable,
+            (true, false) => HealthStatus::Degraded,
+            (true, true) => HealthStatus::Ok,
+        };
+        Health {
+            status,
+            version: info.version.clone(),
+            schema_version: info.schema_version,
+            writer,
+            connection,
+            last_checkpoint_ms: self.store.last_checkpoint_ms(),
+        }
+    }
+
+    /// Requests with an idempotency key being committed right now (a repeat of one gets 409).
+    pub fn idempotent_requests_in_flight(&self) -> usize {
+        self.in_flight.len()
     }
 
     pub fn store(&self) -> &Arc<Store> {

@@ -7,8 +7,8 @@ use smsdesk_engine::api::RunMode;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::messages::{self, NewMessage};
-use smsdesk_engine::receipts::report;
 use smsdesk_engine::smpp::session::LinkState;
+use smsdesk_engine::views;
 use smsdesk_engine::{Engine, EngineOptions};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -55,11 +55,11 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
         loop {
             let r = store
                 .reader()
-                .read(move |c| report::message_report(c, id))
+                .read(move |c| views::message_detail(c, id))
                 .await
                 .unwrap()
                 .unwrap();
-            if r.reported_state == DeliveryState::Delivered {
+            if r.state.state == DeliveryState::Delivered {
                 return r;
             }
             tokio::time::sleep(Duration::from_millis(50)).await;
@@ -67,6 +67,6 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
     })
     .await
     .expect("the sandbox's receipt reaches the message");
-    assert_eq!(r.acceptance, QueueStatus::Accepted);
+    assert_eq!(r.queue.status, QueueStatus::Accepted);
     engine.shutdown().await;
 }

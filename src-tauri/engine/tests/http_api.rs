@@ -182,11 +182,12 @@ async fn a_concurrent_duplicate_gets_409_while_the_first_is_still_being_committe
     // Hold the writer so the first request waits for its commit.
     let writer = t.engine().store().writer().clone();
     let (held_tx, held_rx) = tokio::sync::oneshot::channel();
+    let (release, released) = std::sync::mpsc::channel::<()>();
     let hold = tokio::task::spawn_blocking(move || {
         writer
             .write_blocking(move |_tx| {
                 let _ = held_tx.send(());
-                std::thread::sleep(Duration::from_millis(1500));
+                let _ = released.recv_timeout(Duration::from_secs(30));
                 Ok::<_, smsdesk_engine::store::StoreError>(())
             })
             .unwrap()
@@ -198,7 +199,15 @@ async fn a_concurrent_duplicate_gets_409_while_the_first_is_still_being_committe
             .json(&message())
             .send(),
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The first holds its key once it is being committed (it waits for the held writer).
+    let service = t.engine().service().clone();
+    tokio::time::timeout(Duration::from_secs(10), async {
+        while service.idempotent_requests_in_flight() == 0 {
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+    })
+    .await
+    .expect("the first request holds its key");
     let second = t
         .post("/api/v1/messages", &key)
         .header("Idempotency-Key", "k-42")
@@ -211,6 +220,7 @@ async fn a_concurrent_duplicate_gets_409_while_the_first_is_still_being_committe
         second.json::<Value>().await.unwrap()["code"],
         "idempotency_key_in_flight"
     );
+    release.send(()).unwrap();
     let first = first.await.unwrap().unwrap();
     assert_eq!(first.status(), StatusCode::CREATED);
     hold.await.unwrap();
@@ -989,4 +999,62 @@ async fn a_second_start_can_bring_the_window_to_the_front_only_as_the_operator_a
     let body: serde_json::Value = answer.json().await.unwrap();
     assert_eq!(body["code"], "no_window", "{body}");
     headless.stop().await;
+}
+
+/// GET /api/v1/health until `done` holds for its status code and body (at most 10 s).
+async fn health_until(t: &Running, done: impl Fn(StatusCode, &Value) -> bool) -> (StatusCode, Value) {
+    let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+    loop {
+        let r = t.http.get(format!("{}/api/v1/health", t.url)).send().await.unwrap();
+        let (code, body) = (r.status(), r.json::<Value>().await.unwrap());
+        if done(code, &body) || tokio::time::Instant::now() > deadline {
+            return (code, body);
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn health_reports_the_writer_the_link_and_the_last_checkpoint_and_503_while_the_writer_is_stuck() {
+    let t = Running::start(&[]).await;
+    let (code, body) = health_until(&t, |_, b| b["status"] == "ok" && b["lastCheckpointMs"].is_i64()).await;
+    assert_eq!(code, StatusCode::OK, "{body}");
+    assert_eq!(
+        body["status"], "ok",
+        "writer answers and the sandbox link is bound: {body}"
+    );
+    assert_eq!(body["writer"]["answered"], true, "{body}");
+    assert_eq!(body["connection"]["link"]["state"], "bound", "{body}");
+    assert!(body["lastCheckpointMs"].is_i64(), "a checkpoint ran: {body}");
+
+    // An operation that does not end holds the writer: nothing new could be stored.
+    let store = t.engine.as_ref().unwrap().store().clone();
+    let (held, holding) = std::sync::mpsc::channel::<()>();
+    let (release, released) = std::sync::mpsc::channel::<()>();
+    let blocker = tokio::task::spawn_blocking(move || {
+        store.writer().write_blocking(move |_| {
+            held.send(()).unwrap();
+            let _ = released.recv_timeout(Duration::from_secs(30));
+            Ok::<_, smsdesk_engine::store::StoreError>(())
+        })
+    });
+    holding.recv_timeout(Duration::from_secs(5)).unwrap();
+    let r = t.http.get(format!("{}/api/v1/health", t.url)).send().await.unwrap();
+    let (code, body) = (r.status(), r.json::<Value>().await.unwrap());
+    assert_eq!(
+        code,
+        StatusCode::SERVICE_UNAVAILABLE,
+        "a stuck writer is not healthy: {body}"
+    );
+    assert_eq!(body["status"], "unavailable", "{body}");
+    assert_eq!(body["writer"]["answered"], false, "{body}");
+    assert!(
+        body["writer"]["error"].as_str().unwrap().contains("no answer"),
+        "{body}"
+    );
+
+    release.send(()).unwrap();
+    blocker.await.unwrap().unwrap();
+    let (code, body) = health_until(&t, |c, _| c == StatusCode::OK).await;
+    assert_eq!(code, StatusCode::OK, "healthy again once the writer answers: {body}");
 }

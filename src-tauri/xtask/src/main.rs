@@ -7,18 +7,20 @@
 //!   (scripts/api_fuzz.py), then the database checked for anything half-written.
 //! - `bench-http`: the HTTP intake benchmark (scripts/bench_http.py) on a release build.
 //! - `setup`: only the installation part, for both running and testing.
+//! - `house`: check the crate graph and where SQL is written (`--write` redraws the README's graph).
 //! - `bindings`: regenerate the UI's TypeScript types from the Rust types.
 //! - `icons`: regenerate every icon size from icons/icon.svg.
 //!
 //! Plain std on purpose: this has to build in seconds on a machine that has nothing else yet.
 
+mod house;
 mod setup;
 mod steps;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|bindings|icons> [args]
+const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|house|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
@@ -31,6 +33,8 @@ const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|bi
                     post 100,000 messages over HTTP to a release build and report committed/s
                     and latency; ARGS go to scripts/bench_http.py
   setup             install system packages, npm packages and Rust crates, nothing else
+  house [--write]   check the house rules: which crate may depend on which, SQL only in the
+                    store, the README's crate graph drawn from the code (--write redraws it)
   bindings          regenerate ui/src/bindings from the Rust types
   icons             regenerate icons/ from icons/icon.svg";
 
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Some("api-fuzz") => steps::api_fuzz(&root, passthrough(&args[1..])),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
+        Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),
         Some("bindings") => steps::bindings(&root),
         Some("icons") => steps::icons(&root),
         _ => {

@@ -136,6 +136,10 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root))),
         ),
         (
+            "rust: house rules (crate graph, SQL only in the store, README's graph)",
+            Box::new(|| crate::house::run(root, false)),
+        ),
+        (
             "rust: lints",
             Box::new(|| {
                 run(Cmd::new("cargo")

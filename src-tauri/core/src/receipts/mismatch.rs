@@ -121,6 +121,13 @@ fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
     era * 146_097 + doe - 719_468
 }
 
+/// The `text:` field of an Appendix B receipt text, if it has one.
+pub fn receipt_text_field(raw: &str) -> Option<String> {
+    let lower = raw.to_ascii_lowercase();
+    let at = lower.find("text:")?;
+    Some(raw[at + 5..].trim_end_matches('\0').to_owned())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

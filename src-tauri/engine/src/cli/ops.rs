@@ -507,11 +507,10 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
     if !path.exists() {
         return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
     }
-    let conn = match rusqlite::Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY) {
+    let conn = match crate::store::open_read_only(&path) {
         Ok(c) => c,
         Err(e) => return fail(format!("cannot open {}: {e}", path.display()), EXIT_CONFIG),
     };
-    let _ = conn.busy_timeout(std::time::Duration::from_secs(5));
     let out: Box<dyn Write> = match &args.output {
         Some(p) => match std::fs::File::create(p) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),
@@ -550,7 +549,11 @@ fn export_filter(args: &ExportArgs) -> Result<views::MessageFilter, String> {
 
 /// Writes every message the filter selects (the engine's export, as the API and the window
 /// write it), with a progress bar on a terminal.
-fn write_csv(conn: &rusqlite::Connection, filter: views::MessageFilter, out: Box<dyn Write>) -> Result<u64, String> {
+fn write_csv(
+    conn: &crate::store::Connection,
+    filter: views::MessageFilter,
+    out: Box<dyn Write>,
+) -> Result<u64, String> {
     let mut bar: Option<crate::progress::Progress> = None;
     let done = views::write_csv(conn, &filter, out, |p| {
         bar.get_or_insert_with(|| crate::progress::Progress::new("exporting", p.total))

@@ -1,6 +1,5 @@
 //! Sending: what the dispatcher decides about each message.
 
-pub mod parts;
 pub mod queue;
 pub mod worker;
 

@@ -2,60 +2,23 @@
 //! per-ordering-key FIFO, scheduled sends), expire what outlived its validity, record what a
 //! submit came to, and recover after a crash without ever submitting anything twice.
 
-use rusqlite::{params, OptionalExtension};
-
-use super::parts;
 use super::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
-use crate::domain::{AttemptOutcome, ExceptionKind, MessageKind, QueueStatus};
+use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
 use crate::messages;
-use crate::receipts::exceptions::{self, NewException};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::smpp::status::{self, ErrorClass};
-use crate::store::tables::NewAudit;
-use crate::store::Text;
-use crate::store::{Entity, StoreError, WriteTx};
-
-/// A message claimed for sending.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claimed {
-    pub message_id: i64,
-    pub destination: String,
-    pub body: String,
-    pub kind: MessageKind,
-    pub registered_delivery: u8,
-    /// When it stops being worth sending (its validity), if ever: nothing is written after.
-    pub expires_at: Option<i64>,
-    pub created_at: i64,
-    /// Tries of the message made before this one (a try sends every part not yet accepted).
-    pub attempts: u32,
-    /// Parts (from 1) accepted earlier in this round of sending: they are not sent again.
-    pub parts_accepted: Vec<u32>,
-}
+use crate::store::tables::exception::{self, NewException};
+use crate::store::tables::{attempt, logical_event, queue, NewAudit};
+use crate::store::{StoreError, WriteTx};
 
 /// Marks queued messages whose validity ended as expired, whether or not the link is up. (Claims
 /// skip them anyway, so this makes their status say so on time.) Returns how many.
 pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
-    let ids: Vec<i64> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT message_id FROM queue
-             WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1",
-        )?
-        .query_map([now], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids = queue::validity_ended_by(tx, now)?;
     for &id in &ids {
         validity_ended(tx, id, "its validity ended before the other parts could be sent")?;
     }
     Ok(ids.len())
-}
-
-/// Whether [`expire`] has work at `now`: a read, for a read connection.
-pub fn expiry_due(conn: &rusqlite::Connection, now: i64) -> Result<bool, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)",
-        )?
-        .query_row([now], |r| r.get(0))?)
 }
 
 /// Claims up to `limit` messages that are due, under a lease held by `owner` until
@@ -70,126 +33,21 @@ pub fn claim(
     lease_ms: i64,
     limit: u32,
 ) -> Result<Vec<Claimed>, StoreError> {
-    let claimed: Vec<(Claimed, u32)> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
-                    q.attempts, m.segments
-             FROM queue q JOIN message m ON m.id = q.message_id
-             WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
-               AND (q.expires_at IS NULL OR q.expires_at > ?1)
-               AND (m.ordering_key IS NULL OR NOT EXISTS (
-                   SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
-                   WHERE e.ordering_key = m.ordering_key AND e.id < m.id
-                     AND eq.status IN ('queued', 'sending', 'outcome_unknown')))
-             ORDER BY q.priority, q.next_attempt_at, q.message_id
-             LIMIT ?2",
-        )?
-        .query_map(params![now, limit], |r| {
-            Ok((
-                Claimed {
-                    message_id: r.get(0)?,
-                    destination: r.get(1)?,
-                    body: r.get(2)?,
-                    kind: r.get::<_, Text<_>>(3)?.0,
-                    registered_delivery: r.get(4)?,
-                    expires_at: r.get(5)?,
-                    created_at: r.get(6)?,
-                    attempts: r.get(7)?,
-                    parts_accepted: Vec::new(),
-                },
-                r.get(8)?,
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
+    let claimed = queue::due(tx, now, limit)?;
     let mut out = Vec::with_capacity(claimed.len());
     for (mut c, segments) in claimed {
         if segments > 1 {
             c.parts_accepted = parts_accepted(tx, c.message_id)?;
             if c.parts_accepted.len() as u32 >= segments {
                 // Nothing left to send (every part was accepted before it was queued again).
-                set_status(tx, c.message_id, QueueStatus::Accepted, None, None)?;
+                queue::set_status(tx, c.message_id, QueueStatus::Accepted, None, None)?;
                 continue;
             }
         }
-        tx.conn()
-            .prepare_cached(
-                "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
-                 WHERE message_id = ?1",
-            )?
-            .execute(params![c.message_id, owner, now + lease_ms, tx.now_ms()])?;
-        tx.changed(Entity::Queue, c.message_id);
+        queue::lease(tx, c.message_id, owner, now + lease_ms)?;
         out.push(c);
     }
     Ok(out)
-}
-
-/// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
-/// message starts a new round), in order.
-pub fn parts_accepted(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<u32>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(
-            "SELECT DISTINCT a.segment_no FROM attempt a JOIN queue q ON q.message_id = a.message_id
-             WHERE a.message_id = ?1 AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0)
-             ORDER BY a.segment_no",
-        )?
-        .query_map([message_id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
-}
-
-fn set_status(
-    tx: &mut WriteTx<'_>,
-    message_id: i64,
-    status: QueueStatus,
-    error: Option<&str>,
-    next_attempt_at: Option<i64>,
-) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
-                 next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
-                 updated_at = ?5
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, Text(status), error, next_attempt_at, tx.now_ms()])?;
-    tx.changed(Entity::Queue, message_id);
-    Ok(())
-}
-
-/// Records how a try ended. `written_at` is when its PDU was written, if it was.
-fn finish_attempt(
-    tx: &mut WriteTx<'_>,
-    attempt_id: i64,
-    outcome: AttemptOutcome,
-    command_status: Option<u32>,
-    error: Option<&str>,
-    written_at: Option<i64>,
-) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
-                 sent_at = coalesce(?6, sent_at)
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            attempt_id,
-            Text(outcome),
-            command_status,
-            error,
-            tx.now_ms(),
-            written_at
-        ])?;
-    tx.changed(Entity::Attempt, attempt_id);
-    Ok(())
-}
-
-/// Counts one try of the message against its kind's limit.
-fn count_try(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
-        .execute([message_id])?;
-    Ok(())
 }
 
 /// What a submit came to, as the dispatcher saw it. `written_at` is when its PDU was written.
@@ -290,7 +148,7 @@ pub fn record(
         }
         SubmitResult::NotSent => {
             let why = "not sent: the link closed before the write";
-            finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(why), None)?;
+            attempt::finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(why), None)?;
             return wait_for_the_link(tx, claimed, now, why);
         }
         SubmitResult::Timeout { .. } | SubmitResult::LinkLost { .. } => {
@@ -302,8 +160,8 @@ pub fn record(
                     "the link was lost after the submit was written",
                 )
             };
-            finish_attempt(tx, attempt_id, outcome, None, Some(why), written_at)?;
-            count_try(tx, m)?;
+            attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), written_at)?;
+            queue::count_try(tx, m)?;
             let partly = !parts_accepted(tx, m)?.is_empty();
             // A long message partly out is always held: resending it whole would repeat parts.
             if partly || !policy.resend_unknown {
@@ -331,8 +189,8 @@ pub fn record(
         ErrorClass::Permanent => AttemptOutcome::Permanent,
         _ => AttemptOutcome::Temporary,
     };
-    finish_attempt(tx, attempt_id, outcome, status_code, Some(&error), written_at)?;
-    count_try(tx, m)?;
+    attempt::finish_attempt(tx, attempt_id, outcome, status_code, Some(&error), written_at)?;
+    queue::count_try(tx, m)?;
     let failed = Failed {
         class,
         attempts: claimed.attempts + 1,
@@ -358,7 +216,7 @@ fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &st
     if claimed.expires_at.is_some_and(|v| v <= now) {
         return expire_claimed(tx, claimed.message_id, None);
     }
-    set_status(tx, claimed.message_id, QueueStatus::Queued, Some(why), Some(now))?;
+    queue::set_status(tx, claimed.message_id, QueueStatus::Queued, Some(why), Some(now))?;
     Ok(Next::RetryAt {
         at: now,
         slow_down: false,
@@ -370,7 +228,7 @@ fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &st
 pub fn expire_claimed(tx: &mut WriteTx<'_>, message_id: i64, attempt: Option<i64>) -> Result<Next, StoreError> {
     let why = "its validity ended before the submit was written";
     if let Some(a) = attempt {
-        finish_attempt(tx, a, AttemptOutcome::NotSent, None, Some(why), None)?;
+        attempt::finish_attempt(tx, a, AttemptOutcome::NotSent, None, Some(why), None)?;
     }
     validity_ended(tx, message_id, why)
 }
@@ -379,7 +237,7 @@ pub fn expire_claimed(tx: &mut WriteTx<'_>, message_id: i64, attempt: Option<i64
 /// with a partly-sent exception saying `why`.
 fn validity_ended(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<Next, StoreError> {
     if parts_accepted(tx, message_id)?.is_empty() {
-        set_status(
+        queue::set_status(
             tx,
             message_id,
             QueueStatus::Expired,
@@ -396,7 +254,7 @@ fn validity_ended(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<Ne
 fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Result<Next, StoreError> {
     match decision {
         Decision::Retry { at, slow_down } => {
-            set_status(tx, m, QueueStatus::Queued, Some(error), Some(at))?;
+            queue::set_status(tx, m, QueueStatus::Queued, Some(error), Some(at))?;
             Ok(Next::RetryAt { at, slow_down })
         }
         Decision::GiveUp { reason } => {
@@ -409,7 +267,7 @@ fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Resu
                 GiveUp::AttemptsExhausted => (QueueStatus::Failed, format!("{error}; no attempts left")),
                 GiveUp::TooOld => (QueueStatus::Failed, format!("{error}; too old to retry")),
             };
-            set_status(tx, m, status, Some(&why), None)?;
+            queue::set_status(tx, m, status, Some(&why), None)?;
             Ok(Next::Failed(reason))
         }
     }
@@ -424,7 +282,8 @@ fn hold(
     attempt: Option<i64>,
     why: &str,
 ) -> Result<i64, StoreError> {
-    let parts = parts::describe(tx.conn(), message_id)?;
+    let (segments, tries) = attempt::current_round(tx.conn(), message_id)?;
+    let parts = smsdesk_core::parts::describe(segments, &tries);
     let summary = match (kind, parts) {
         (ExceptionKind::OutcomeUnknown, None) => {
             format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.")
@@ -438,10 +297,10 @@ fn hold(
             parts.unwrap_or_default()
         ),
     };
-    set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary), None)?;
-    let ex = match exceptions::open_for_message(tx.conn(), message_id, kind)? {
+    queue::set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary), None)?;
+    let ex = match exception::open_for_message(tx.conn(), message_id, kind)? {
         Some(ex) => ex,
-        None => exceptions::open(
+        None => exception::open(
             tx,
             &NewException {
                 kind,
@@ -452,7 +311,7 @@ fn hold(
         )?,
     };
     if let Some(attempt) = attempt {
-        exceptions::link_attempt(tx.conn(), ex, attempt, "unanswered")?;
+        exception::link_attempt(tx.conn(), ex, attempt, "unanswered")?;
     }
     Ok(ex)
 }
@@ -462,28 +321,20 @@ fn hold(
 /// exception; a message none of whose tries may be on the wire returns to the queue, where only
 /// the parts not accepted go out again. Nothing is submitted again by itself.
 pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
-    let pending: Vec<(i64, i64)> = tx
-        .conn()
-        .prepare_cached("SELECT id, message_id FROM attempt WHERE outcome = 'pending' ORDER BY id")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    let pending = attempt::pending(tx)?;
     let why = "smsdesk stopped before the answer was recorded";
     let mut unknown = std::collections::BTreeMap::new();
     for (attempt, message_id) in pending {
-        finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why), None)?;
+        attempt::finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why), None)?;
         unknown.entry(message_id).or_insert(attempt);
     }
     for (&message_id, &attempt) in &unknown {
-        count_try(tx, message_id)?;
+        queue::count_try(tx, message_id)?;
         hold(tx, message_id, ExceptionKind::OutcomeUnknown, Some(attempt), why)?;
     }
-    let sending: Vec<i64> = tx
-        .conn()
-        .prepare_cached("SELECT message_id FROM queue WHERE status = 'sending'")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let sending = queue::with_status(tx, QueueStatus::Sending)?;
     for &message_id in &sending {
-        set_status(tx, message_id, QueueStatus::Queued, None, None)?;
+        queue::set_status(tx, message_id, QueueStatus::Queued, None, None)?;
     }
     let (requeued, unknown) = (sending.len(), unknown.len());
     if requeued + unknown > 0 {
@@ -499,14 +350,7 @@ pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
     Ok((requeued, unknown))
 }
 
-/// The message's current queue status.
-pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?)
-}
+pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, Claimed};
 
 /// Why an operator's action on a message was refused.
 #[derive(Debug, thiserror::Error)]
@@ -521,12 +365,6 @@ pub enum ActionError {
     ValidityEnded,
     #[error(transparent)]
     Store(#[from] StoreError),
-}
-
-impl From<rusqlite::Error> for ActionError {
-    fn from(e: rusqlite::Error) -> Self {
-        ActionError::Store(e.into())
-    }
 }
 
 fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note: &str) -> Result<(), StoreError> {
@@ -566,22 +404,7 @@ impl std::fmt::Display for DuplicateRisk {
 /// retry would send (the whole message once it was accepted whole, else the parts not accepted)
 /// may have reached the network already.
 pub fn duplicate_risk(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<DuplicateRisk>, StoreError> {
-    let row: Option<(bool, bool, bool)> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT
-                 q.status = 'accepted' AND EXISTS (SELECT 1 FROM attempt WHERE message_id = ?1 AND outcome = 'accepted'),
-                 EXISTS (SELECT 1 FROM attempt a WHERE a.message_id = ?1
-                         AND (a.outcome = 'timeout' OR a.outcome = 'link_lost' OR a.outcome = 'pending')
-                         AND (q.status = 'accepted' OR a.segment_no NOT IN (
-                             SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1 AND b.outcome = 'accepted'
-                                 AND b.id > coalesce(q.round_from, 0)))),
-                 EXISTS (SELECT 1 FROM logical_event e WHERE e.message_id = ?1
-                         AND (q.status = 'accepted' OR e.correlated_by = 'operator'))
-             FROM queue q WHERE q.message_id = ?1",
-        )?
-        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
+    let row = queue::duplicate_evidence(tx, message_id)?;
     Ok(match row {
         Some((_, _, true)) => Some(DuplicateRisk::Receipt),
         Some((true, _, _)) => Some(DuplicateRisk::Accepted),
@@ -612,26 +435,14 @@ pub fn retry(
     if let (Some(risk), false) = (duplicate_risk(tx, message_id)?, confirm_duplicate_risk) {
         return Err(ActionError::ConfirmationRequired(risk));
     }
-    let expires_at: Option<i64> = tx
-        .conn()
-        .prepare_cached("SELECT expires_at FROM queue WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get(0))?;
+    let expires_at = queue::expires_at(tx, message_id)?;
     let now = tx.now_ms();
     if expires_at.is_some_and(|v| v <= now) {
         return Err(ActionError::ValidityEnded);
     }
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
-                 lease_until = NULL, updated_at = ?2,
-                 round_from = CASE WHEN status = 'accepted'
-                     THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, now])?;
-    tx.changed(Entity::Queue, message_id);
+    queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
-        if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, kind)? {
+        if let Some(ex) = exception::open_for_message(tx.conn(), message_id, kind)? {
             close_exception(tx, ex, "resend", actor, note)?;
         }
     }
@@ -665,55 +476,21 @@ pub fn accepted_by_evidence(
         return Ok(false);
     }
     // The tries in the current round of parts not accepted, and the parts with no try at all.
-    let (unknown, untried): (Vec<(i64, String)>, i64) = {
-        let unknown = tx
-            .conn()
-            .prepare_cached(
-                "SELECT a.id, a.connection FROM attempt a JOIN queue q ON q.message_id = a.message_id
-                 WHERE a.message_id = ?1 AND a.id > coalesce(q.round_from, 0)
-                   AND (a.outcome = 'timeout' OR a.outcome = 'link_lost')
-                   AND a.segment_no NOT IN (SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1
-                       AND b.outcome = 'accepted' AND b.id > coalesce(q.round_from, 0))",
-            )?
-            .query_map([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
-        let untried = tx
-            .conn()
-            .prepare_cached(
-                "SELECT m.segments - (SELECT count(DISTINCT a.segment_no) FROM attempt a
-                     WHERE a.message_id = m.id AND a.id > coalesce(q.round_from, 0)
-                       AND (a.outcome = 'accepted' OR a.outcome = 'timeout' OR a.outcome = 'link_lost'))
-                 FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
-            )?
-            .query_row([message_id], |r| r.get(0))?;
-        (unknown, untried)
-    };
+    let (unknown, untried) = queue::unsettled_parts(tx, message_id)?;
     let [(attempt, connection)] = unknown.as_slice() else {
         return Ok(false);
     };
     if untried > 0 {
         return Ok(false);
     }
-    let (event_connection, key, raw): (String, Option<String>, Option<String>) = tx
-        .conn()
-        .prepare_cached(
-            "SELECT e.connection, e.receipted_id_norm, r.message_id_raw FROM logical_event e
-             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    let (event_connection, key, raw) = logical_event::receipted_id(tx.conn(), event)?;
     let key = key.filter(|_| event_connection == *connection);
     if let Some(key) = &key {
-        tx.conn()
-            .prepare_cached(
-                "UPDATE attempt SET provider_message_id = ?2, provider_id_norm = ?3
-                 WHERE id = ?1 AND provider_id_norm IS NULL",
-            )?
-            .execute(params![attempt, raw, key])?;
-        tx.changed(Entity::Attempt, *attempt);
+        attempt::adopt_provider_id(tx, *attempt, raw.as_deref(), key)?;
     }
     let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
-    set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
-    if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+    queue::set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
+    if let Some(ex) = exception::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
         let note = format!(
             "A receipt attached by {actor} shows the SMSC had accepted the message: its outcome is no longer \
              unknown, and nothing is sent again."
@@ -734,7 +511,7 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
     if current != QueueStatus::Queued {
         return Err(ActionError::NotAllowed(current, "cancelled"));
     }
-    set_status(
+    queue::set_status(
         tx,
         message_id,
         QueueStatus::Cancelled,
@@ -752,7 +529,7 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
     if current != QueueStatus::OutcomeUnknown {
         return Err(ActionError::NotAllowed(current, "marked failed"));
     }
-    set_status(
+    queue::set_status(
         tx,
         message_id,
         QueueStatus::Failed,
@@ -760,7 +537,7 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
         None,
     )?;
     for kind in HOLDING {
-        if let Some(ex) = exceptions::open_for_message(tx.conn(), message_id, kind)? {
+        if let Some(ex) = exception::open_for_message(tx.conn(), message_id, kind)? {
             close_exception(tx, ex, "mark_failed", actor, note)?;
         }
     }
@@ -774,12 +551,5 @@ fn close_exception(tx: &mut WriteTx<'_>, id: i64, resolution: &str, actor: &str,
     } else {
         note.trim().to_owned()
     };
-    tx.conn()
-        .prepare_cached(
-            "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3, resolved_by = ?4,
-                 resolved_at = ?5 WHERE id = ?1 AND status = 'open'",
-        )?
-        .execute(params![id, resolution, note, actor, tx.now_ms()])?;
-    tx.changed(Entity::Exception, id);
-    Ok(())
+    exception::close(tx, id, resolution, &note, actor)
 }

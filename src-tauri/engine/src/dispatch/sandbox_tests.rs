@@ -11,11 +11,11 @@ use crate::domain::{DeliveryState, ExceptionKind, IntakeChannel, MessageKind, Qu
 use crate::messages::{self, NewMessage};
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
-use crate::receipts::report;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::smpp::session::{Session, SessionConfig};
 use crate::store::Text;
 use crate::store::{Store, StoreError};
+use crate::test_support as report;
 
 struct World {
     _dir: tempfile::TempDir,

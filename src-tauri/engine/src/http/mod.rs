@@ -15,7 +15,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::api::{ApiError, AppInfo, Health};
+use crate::api::{ApiError, AppInfo, Health, HealthStatus};
 use crate::service::Service;
 
 mod auth;
@@ -118,12 +118,26 @@ pub fn router(ctx: ApiContext) -> Router {
         .with_state(AppState { ctx })
 }
 
-async fn health(State(s): State<AppState>) -> Json<Health> {
-    Json(Health {
-        status: "ok".into(),
-        version: s.ctx.info.version.clone(),
-        schema_version: s.ctx.info.schema_version,
-    })
+/// Whether this instance works: the database writer answers, the SMPP link, the last checkpoint.
+/// Needs no key, and says nothing a caller could use against it.
+#[utoipa::path(
+    get,
+    path = "/api/v1/health",
+    tag = "instance",
+    security(()),
+    responses(
+        (status = 200, description = "The writer answers (status ok, or degraded while the SMPP link is not bound)", body = Health),
+        (status = 503, description = "The database writer does not answer: nothing new can be stored", body = Health),
+    )
+)]
+async fn health(State(s): State<AppState>) -> (StatusCode, Json<Health>) {
+    let h = s.ctx.service.health(&s.ctx.info).await;
+    let code = if h.status == HealthStatus::Unavailable {
+        StatusCode::SERVICE_UNAVAILABLE
+    } else {
+        StatusCode::OK
+    };
+    (code, Json(h))
 }
 
 async fn app_info(_: auth::Authenticated, State(s): State<AppState>) -> Json<AppInfo> {

@@ -16,6 +16,7 @@ use super::{callbacks, events, export, routes};
             Every route but /api/v1/health needs `Authorization: Bearer <API key>`.",
     ),
     paths(
+        super::health,
         routes::submit,
         routes::submit_batch,
         routes::preview,

@@ -2,15 +2,15 @@
 //! receipt waits, uncorrelated, until a submit response brings its id; then it is matched, its
 //! exception closes by itself, and it is applied.
 
-use rusqlite::params;
-
 use super::exceptions;
-use super::ingest::{candidates, event_facts};
+use super::ingest::event_facts;
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;
 use super::uncorrelated;
-use crate::store::{Entity, StoreError, WriteTx};
+use crate::store::tables::attempt::messages_with_provider_key as candidates;
+use crate::store::tables::logical_event;
+use crate::store::{StoreError, WriteTx};
 
 /// Called when a submit on `connection` was accepted with `provider_id` for `message_id`. Returns
 /// how many waiting logical events were matched and applied.
@@ -42,14 +42,7 @@ pub(crate) fn on_key(
     policy: &ReceiptPolicy,
     why: &str,
 ) -> Result<usize, StoreError> {
-    let waiting: Vec<i64> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT id FROM logical_event
-             WHERE connection = ?1 AND receipted_id_norm = ?2 AND correlation IN ('pending', 'none') ORDER BY id",
-        )?
-        .query_map(params![connection, key], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let waiting = logical_event::waiting_for(tx.conn(), connection, key)?;
     if waiting.is_empty() {
         return Ok(0);
     }
@@ -75,14 +68,7 @@ pub(crate) fn match_and_apply(
     by: &'static str,
     policy: &ReceiptPolicy,
 ) -> Result<(), StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3, correlated_by = ?4
-             WHERE id = ?1",
-        )?
-        .execute(params![event, message_id, now, by])?;
-    tx.changed(Entity::LogicalEvent, event);
+    logical_event::mark_matched(tx, event, message_id, by)?;
     uncorrelated::stop_waiting(tx, event)?;
     match event_facts(tx.conn(), event, message_id, policy)? {
         Some(facts) => {
@@ -90,13 +76,7 @@ pub(crate) fn match_and_apply(
         }
         // A status nobody can read is kept for the message, and applies nothing.
         None => {
-            let (receipt, stat_raw): (i64, Option<String>) = tx
-                .conn()
-                .prepare_cached(
-                    "SELECT r.id, r.stat_raw FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
-                     WHERE e.id = ?1",
-                )?
-                .query_row([event], |r| Ok((r.get(0)?, r.get(1)?)))?;
+            let (receipt, stat_raw) = logical_event::first_receipt_status(tx.conn(), event)?;
             exceptions::open_status_unreadable(tx, message_id, event, receipt, stat_raw.as_deref())?;
         }
     }

@@ -1,240 +1,21 @@
 //! The exception queue: what needs a person, with its evidence, and the operator's resolution.
 //! Resolving never changes evidence: it records a decision (audited) that the projection folds in.
 
-use rusqlite::{params, Connection, OptionalExtension};
-use serde::Serialize;
+use crate::store::Connection;
 
 use super::mismatch::{self, Mismatch};
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus};
-use crate::store::tables::NewAudit;
-use crate::store::Text;
-use crate::store::{Entity, StoreError, WriteTx};
+use crate::store::tables::{exception, NewAudit};
+use crate::store::{StoreError, WriteTx};
 
-pub struct NewException {
-    pub kind: ExceptionKind,
-    pub message_id: Option<i64>,
-    pub logical_event_id: Option<i64>,
-    pub summary: String,
-}
-
-/// Opens an exception and returns its id.
-pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, created_at)
-             VALUES (?1, 'open', ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![Text(e.kind), e.message_id, e.logical_event_id, e.summary, now])?;
-    let id = tx.conn().last_insert_rowid();
-    tx.changed(Entity::Exception, id);
-    Ok(id)
-}
-
-/// Opens an exception about a receipt (its logical event), linking the receipt; about a message,
-/// the message's open exception of that kind takes the receipt instead when there is one.
-pub fn open_for_receipt(
-    tx: &mut WriteTx<'_>,
-    kind: ExceptionKind,
-    message_id: Option<i64>,
-    logical_event_id: i64,
-    receipt_id: i64,
-    summary: String,
-) -> Result<i64, StoreError> {
-    let open_one = match message_id {
-        Some(m) => open_for_message(tx.conn(), m, kind)?,
-        None => None,
-    };
-    let ex = match open_one {
-        Some(ex) => ex,
-        None => open(
-            tx,
-            &NewException {
-                kind,
-                message_id,
-                logical_event_id: Some(logical_event_id),
-                summary,
-            },
-        )?,
-    };
-    link_receipt(tx.conn(), ex, receipt_id, "receipt")?;
-    Ok(ex)
-}
-
-/// Opens (or adds the receipt to) the exception of a receipt for `message_id` whose status word
-/// (`stat_raw`, as received) nobody can read: it is kept as evidence and applies nothing.
-pub fn open_status_unreadable(
-    tx: &mut WriteTx<'_>,
-    message_id: i64,
-    logical_event_id: i64,
-    receipt_id: i64,
-    stat_raw: Option<&str>,
-) -> Result<i64, StoreError> {
-    let said = stat_raw.map(|w| format!(" says {w:?},")).unwrap_or_default();
-    open_for_receipt(
-        tx,
-        ExceptionKind::StatusUnreadable,
-        Some(message_id),
-        logical_event_id,
-        receipt_id,
-        format!(
-            "A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing."
-        ),
-    )
-}
-
-/// The open exception of a kind on a message, if any.
-pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'")?
-        .query_row(params![message_id, Text(kind)], |r| r.get(0))
-        .optional()?)
-}
-
-/// The open exception about a logical event, if any.
-pub fn open_for_event(conn: &Connection, logical_event_id: i64) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'")?
-        .query_row([logical_event_id], |r| r.get(0))
-        .optional()?)
-}
-
-pub fn link_receipt(conn: &Connection, exception: i64, receipt: i64, role: &str) -> Result<(), StoreError> {
-    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, receipt, role])?;
-    Ok(())
-}
-
-pub fn link_attempt(conn: &Connection, exception: i64, attempt: i64, role: &str) -> Result<(), StoreError> {
-    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, attempt, role])?;
-    Ok(())
-}
-
-/// Links the first receipt that carried a logical event.
-pub fn link_event_receipts(conn: &Connection, exception: i64, event: i64, role: &str) -> Result<(), StoreError> {
-    conn.prepare_cached(
-        "INSERT INTO exception_evidence (exception_id, receipt_id, role)
-         SELECT ?1, first_receipt_id, ?3 FROM logical_event WHERE id = ?2",
-    )?
-    .execute(params![exception, event, role])?;
-    Ok(())
-}
-
-/// Closes an exception the system itself settled on new evidence, with an audit entry.
-pub fn close_automatically(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note: &str) -> Result<(), StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3,
-                 resolved_by = 'system', resolved_at = ?4
-             WHERE id = ?1 AND status = 'open'",
-        )?
-        .execute(params![id, resolution, note, now])?;
-    tx.changed(Entity::Exception, id);
-    tx.audit().append(&NewAudit {
-        actor: "system".into(),
-        action: "exception.closed".into(),
-        subject_type: Some("exception".into()),
-        subject_id: Some(id),
-        note: Some(note.into()),
-        details_json: Some(serde_json::json!({ "resolution": resolution }).to_string()),
-    })?;
-    Ok(())
-}
-
-/// An exception as listed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct ExceptionRow {
-    pub id: i64,
-    pub kind: ExceptionKind,
-    pub status: ExceptionStatus,
-    pub message_id: Option<i64>,
-    pub logical_event_id: Option<i64>,
-    pub summary: String,
-    pub created_at: i64,
-    pub resolution: Option<String>,
-    pub resolution_note: Option<String>,
-    pub resolved_by: Option<String>,
-    pub resolved_at: Option<i64>,
-}
-
-/// One piece of evidence behind an exception.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Evidence {
-    pub role: String,
-    pub receipt_id: Option<i64>,
-    pub attempt_id: Option<i64>,
-}
-
-#[derive(Debug, Clone, Default)]
-pub struct Filter {
-    pub status: Option<ExceptionStatus>,
-    pub kind: Option<ExceptionKind>,
-    /// Only exceptions with an id below this (the cursor of the previous page).
-    pub before_id: Option<i64>,
-    pub limit: u32,
-}
-
-const COLUMNS: &str = "id, kind, status, message_id, logical_event_id, summary, created_at, resolution,
-     resolution_note, resolved_by, resolved_at";
-
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
-    Ok(ExceptionRow {
-        id: r.get(0)?,
-        kind: r.get::<_, Text<_>>(1)?.0,
-        status: r.get::<_, Text<_>>(2)?.0,
-        message_id: r.get(3)?,
-        logical_event_id: r.get(4)?,
-        summary: r.get(5)?,
-        created_at: r.get(6)?,
-        resolution: r.get(7)?,
-        resolution_note: r.get(8)?,
-        resolved_by: r.get(9)?,
-        resolved_at: r.get(10)?,
-    })
-}
-
-/// Newest first.
-pub fn list(conn: &Connection, f: &Filter) -> Result<Vec<ExceptionRow>, StoreError> {
-    let sql = format!(
-        "SELECT {COLUMNS} FROM exception
-         WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR kind = ?2) AND (?3 IS NULL OR id < ?3)
-         ORDER BY id DESC LIMIT ?4"
-    );
-    let limit = if f.limit == 0 { 100 } else { f.limit };
-    let rows = conn
-        .prepare_cached(&sql)?
-        .query_map(params![f.status.map(Text), f.kind.map(Text), f.before_id, limit], row)?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(rows)
-}
-
-pub fn get(conn: &Connection, id: i64) -> Result<Option<(ExceptionRow, Vec<Evidence>)>, StoreError> {
-    let Some(e) = conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM exception WHERE id = ?1"))?
-        .query_row([id], row)
-        .optional()?
-    else {
-        return Ok(None);
-    };
-    let evidence = conn
-        .prepare_cached(
-            "SELECT role, receipt_id, attempt_id FROM exception_evidence WHERE exception_id = ?1 ORDER BY rowid",
-        )?
-        .query_map([id], |r| {
-            Ok(Evidence {
-                role: r.get(0)?,
-                receipt_id: r.get(1)?,
-                attempt_id: r.get(2)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
-    Ok(Some((e, evidence)))
-}
+pub use crate::store::tables::exception::{
+    close_automatically, get, link_attempt, link_event_receipts, link_receipt, open, open_for_event, open_for_message,
+    open_for_receipt, open_status_unreadable, receipt_facts, Evidence, ExceptionRow, NewException,
+};
+pub use crate::store::tables::message::message_facts;
 
 /// What an operator decides.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -283,12 +64,6 @@ pub enum ResolveError {
     Store(#[from] StoreError),
 }
 
-impl From<rusqlite::Error> for ResolveError {
-    fn from(e: rusqlite::Error) -> Self {
-        ResolveError::Store(e.into())
-    }
-}
-
 fn fields(m: &[Mismatch]) -> String {
     m.iter().map(|m| m.field).collect::<Vec<_>>().join(", ")
 }
@@ -321,44 +96,6 @@ pub fn preview_attach(
     let receipt = receipt_facts(conn, event)?;
     let message = message_facts(conn, message_id)?.ok_or(ResolveError::MessageNotFound(message_id))?;
     Ok(mismatch::check(&receipt, &message, timezone_minutes))
-}
-
-pub(crate) fn receipt_facts(conn: &Connection, event: i64) -> Result<mismatch::ReceiptFacts, StoreError> {
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts FROM logical_event e
-             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| {
-            Ok(mismatch::ReceiptFacts {
-                connection: r.get(0)?,
-                handset: r.get(1)?,
-                text: r.get::<_, Option<String>>(2)?.and_then(|t| receipt_text_field(&t)),
-                done_ts: r.get(3)?,
-            })
-        })?)
-}
-
-/// The `text:` field of an Appendix B receipt text, if it has one.
-pub(crate) fn receipt_text_field(raw: &str) -> Option<String> {
-    let lower = raw.to_ascii_lowercase();
-    let at = lower.find("text:")?;
-    Some(raw[at + 5..].trim_end_matches('\0').to_owned())
-}
-
-pub(crate) fn message_facts(conn: &Connection, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT connection, destination, body, created_at, segments FROM message WHERE id = ?1")?
-        .query_row([message_id], |r| {
-            Ok(mismatch::MessageFacts {
-                connection: r.get(0)?,
-                destination: r.get(1)?,
-                body: r.get(2)?,
-                created_at: r.get(3)?,
-                segments: r.get(4)?,
-            })
-        })
-        .optional()?)
 }
 
 /// Records an operator's decision: the exception is closed with the note, the decision is audited,
@@ -442,14 +179,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
         }
         _ => return Err(not_allowed()),
     };
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE exception SET status = ?2, resolution = ?3, resolution_note = ?4, resolved_by = ?5, resolved_at = ?6
-             WHERE id = ?1",
-        )?
-        .execute(params![e.id, Text(status), resolution, r.note.trim(), r.actor, now])?;
-    tx.changed(Entity::Exception, e.id);
+    exception::settle(tx, e.id, status, &resolution, r.note.trim(), &r.actor)?;
     tx.audit().append(&NewAudit {
         actor: r.actor.clone(),
         action: "exception.resolve".into(),

@@ -17,7 +17,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{params, Connection, OptionalExtension};
+use crate::store::Connection;
 use serde::Serialize;
 use tokio::sync::oneshot;
 
@@ -30,9 +30,8 @@ use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
 use super::uncorrelated;
 use crate::domain::{Correlation, DeliveryState, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
-use crate::store::tables::NewReceipt;
-use crate::store::Text;
-use crate::store::{Entity, Guard, StoreError, WriteTx, Writer};
+use crate::store::tables::{attempt, inbound, logical_event, receipt, NewReceipt};
+use crate::store::{Guard, StoreError, WriteTx, Writer};
 pub use smsdesk_smpp::SmppReceived;
 
 /// An HTTP delivery-report callback as it came in.
@@ -140,8 +139,9 @@ impl Ingestor {
             .collect()
     }
 
-    /// Like [`Ingestor::smpp`], for synchronous callers.
-    pub fn smpp_blocking(&self, r: SmppReceived) -> Result<Ingested, StoreError> {
+    /// Like [`Ingestor::smpp`], for tests that drive ingestion from a plain thread.
+    #[cfg(test)]
+    pub(crate) fn smpp_blocking(&self, r: SmppReceived) -> Result<Ingested, StoreError> {
         one(self.ingest_blocking(vec![smpp_row(&r)])?)
     }
 
@@ -151,7 +151,9 @@ impl Ingestor {
         self.ingest(http_rows(&r)).await
     }
 
-    pub fn http_blocking(&self, r: HttpReceived) -> Result<Vec<Ingested>, StoreError> {
+    /// Like [`Ingestor::http`], for tests that drive ingestion from a plain thread.
+    #[cfg(test)]
+    pub(crate) fn http_blocking(&self, r: HttpReceived) -> Result<Vec<Ingested>, StoreError> {
         self.ingest_blocking(http_rows(&r))
     }
 
@@ -189,6 +191,7 @@ impl Ingestor {
         results
     }
 
+    #[cfg(test)]
     fn ingest_blocking(&self, rows: Vec<NewReceipt>) -> Result<Vec<Ingested>, StoreError> {
         let (reply, answer) = oneshot::channel();
         if let Some(mut drain) = self.enqueue(vec![Report { rows, reply }]) {
@@ -518,7 +521,7 @@ impl<'a> ReceiptView<'a> {
         mismatch::ReceiptFacts {
             connection: self.connection.to_owned(),
             handset: self.source_addr.map(str::to_owned),
-            text: self.raw_text.and_then(exceptions::receipt_text_field),
+            text: self.raw_text.and_then(crate::receipts::mismatch::receipt_text_field),
             done_ts: self.done_ts.map(str::to_owned),
         }
     }
@@ -532,71 +535,26 @@ impl<'a> ReceiptView<'a> {
     }
 }
 
-/// The stored columns a [`ReceiptView`] needs, read back into a row.
-const VIEW_COLUMNS: &str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
-     done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at, id_source,
-     status_unreadable, stat_raw";
-
-fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
-    Ok((
-        r.get(0)?,
-        NewReceipt {
-            connection: r.get(1)?,
-            kind: Some(r.get::<_, Text<_>>(2)?.0),
-            parse_error: r.get(3)?,
-            message_id_raw: r.get(4)?,
-            text_id: r.get(5)?,
-            event_id: r.get(6)?,
-            stat: r.get(7)?,
-            err: r.get(8)?,
-            done_date: r.get(9)?,
-            message_state: r.get(10)?,
-            source_addr: r.get(11)?,
-            destination_addr: r.get(12)?,
-            raw_text: r.get(13)?,
-            done_ts: r.get(14)?,
-            received_at: r.get(15)?,
-            id_source: r.get::<_, Option<Text<_>>>(16)?.map(|t| t.0),
-            status_unreadable: r.get(17)?,
-            stat_raw: r.get(18)?,
-            ..NewReceipt::default()
-        },
-    ))
-}
-
-fn write_outcome(
-    tx: &mut WriteTx<'_>,
-    receipt: i64,
-    event: Option<i64>,
-    repeat: bool,
-    flags: Option<String>,
-) -> Result<(), StoreError> {
-    let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, flags_json, processed_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![receipt, event, repeat, flags, now])?;
-    Ok(())
-}
-
 /// Applies one stored receipt: de-duplicate, correlate, project, raise exceptions.
 fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
     match r.kind {
         ReceiptKind::Mo => {
-            tx.conn()
-                .prepare_cached(
-                    "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-                )?
-                .execute(params![r.id, r.connection, r.source_addr, r.destination_addr, r.raw_text, r.received_at])?;
-            let inbound_id = tx.conn().last_insert_rowid();
-            write_outcome(tx, r.id, None, false, None)?;
+            let inbound_id = inbound::insert(
+                tx,
+                &inbound::NewInbound {
+                    receipt_id: r.id,
+                    connection: r.connection,
+                    source_addr: r.source_addr,
+                    destination_addr: r.destination_addr,
+                    body: r.raw_text,
+                    received_at: r.received_at,
+                },
+            )?;
+            receipt::record_outcome(tx, r.id, None, false, None)?;
             return Ok(Outcome::Inbound { inbound_id });
         }
         ReceiptKind::Acknowledgement => {
-            write_outcome(tx, r.id, None, false, None)?;
+            receipt::record_outcome(tx, r.id, None, false, None)?;
             return Ok(Outcome::Acknowledgement);
         }
         ReceiptKind::Unparseable => return unparseable(tx, r, r.parse_error.unwrap_or("nothing usable")),
@@ -625,7 +583,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 let id = m.id;
                 (Some(m), vec![id])
             }
-            None => (None, candidates(tx.conn(), r.connection, k)?),
+            None => (None, attempt::messages_with_provider_key(tx.conn(), r.connection, k)?),
         },
         None => (None, Vec::new()),
     };
@@ -640,11 +598,8 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
     };
     let Some(event) = new_logical_event(tx, r, &key, correlation, message_id)? else {
         // The same logical event again: link it, flag it, and do nothing else.
-        let event: i64 = tx
-            .conn()
-            .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
-            .query_row(params![r.connection, key.key], |row| row.get(0))?;
-        write_outcome(tx, r.id, Some(event), true, None)?;
+        let event = logical_event::by_dedup_key(tx.conn(), r.connection, &key.key)?;
+        receipt::record_outcome(tx, r.id, Some(event), true, None)?;
         return Ok(Outcome::Repeat {
             logical_event_id: event,
         });
@@ -674,19 +629,19 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 at: r.received_at,
             };
             project::apply_known(tx, message, &Input::Event(facts), policy.rules(), Some(arrived))?;
-            write_outcome(tx, r.id, Some(event), false, flags)?;
+            receipt::record_outcome(tx, r.id, Some(event), false, flags)?;
             Ok(Outcome::Applied { message_id: m, state })
         }
         (Some(m), None) => {
             let ex = exceptions::open_status_unreadable(tx, m, event, r.id, r.stat_raw)?;
-            write_outcome(tx, r.id, Some(event), false, None)?;
+            receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::StatusUnreadable {
                 message_id: m,
                 exception_id: ex,
             })
         }
         (None, _) if candidates.is_empty() => {
-            write_outcome(tx, r.id, Some(event), false, None)?;
+            receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             if policy.uncorrelated_grace_ms > 0 && id_key.is_some() {
                 // It may be a receipt that came before its submit's answer: it waits a while before
                 // anyone is asked about it (`uncorrelated::sweep`).
@@ -707,15 +662,11 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             );
             let ex = exceptions::open_for_receipt(tx, ExceptionKind::Ambiguous, None, event, r.id, summary)?;
             let key = id_key.unwrap_or_default();
-            let attempts: Vec<i64> = tx
-                .conn()
-                .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
-                .query_map(params![r.connection, key], |row| row.get(0))?
-                .collect::<Result<_, _>>()?;
+            let attempts = attempt::with_provider_key(tx.conn(), r.connection, &key)?;
             for a in attempts {
                 exceptions::link_attempt(tx.conn(), ex, a, "candidate")?;
             }
-            write_outcome(tx, r.id, Some(event), false, None)?;
+            receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::Ambiguous { exception_id: ex })
         }
     }
@@ -730,39 +681,16 @@ fn new_logical_event(
     correlation: Correlation,
     message_id: Option<i64>,
 ) -> Result<Option<i64>, StoreError> {
-    let now = tx.now_ms();
-    let inserted = tx
-        .conn()
-        .prepare_cached(
-            "INSERT INTO logical_event (connection, dedup_key, key_source, receipted_id_norm, stat, err, done_date,
-                 message_state, receipt_kind, first_receipt_id, created_at, correlation, message_id, correlated_at,
-                 correlated_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-             ON CONFLICT (connection, dedup_key) DO NOTHING",
-        )?
-        .execute(params![
-            r.connection,
-            key.key,
-            key.source.as_str(),
-            key.receipted_id,
-            key.stat,
-            key.err,
-            key.done_date,
-            key.message_state,
-            Text(key.kind),
-            r.id,
-            now,
-            Text(correlation),
+    logical_event::record(
+        tx,
+        &logical_event::NewEvent {
+            connection: r.connection,
+            key,
+            first_receipt_id: r.id,
+            correlation,
             message_id,
-            message_id.map(|_| now),
-            message_id.map(|_| "system"),
-        ])?;
-    if inserted == 0 {
-        return Ok(None);
-    }
-    let event = tx.conn().last_insert_rowid();
-    tx.changed(Entity::LogicalEvent, event);
-    Ok(Some(event))
+        },
+    )
 }
 
 fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<Outcome, StoreError> {
@@ -780,36 +708,13 @@ fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<O
         },
     )?;
     exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
-    write_outcome(tx, r.id, None, false, None)?;
+    receipt::record_outcome(tx, r.id, None, false, None)?;
     Ok(Outcome::Unparseable { exception_id: ex })
 }
 
 fn flags_json(f: &EventFacts) -> Option<String> {
     (f.mismatch || f.id_disagree)
         .then(|| serde_json::json!({ "mismatch": f.mismatch, "id_disagree": f.id_disagree }).to_string())
-}
-
-/// The messages whose accepted submits carry this provider id key on this connection (at most
-/// three: enough to tell none, one and several apart).
-pub(crate) fn candidates(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
-    // The usual answer, one message or none, comes from the lowest and highest message id; the
-    // DISTINCT below builds a temporary b-tree each time, so it is kept for several.
-    let (low, high): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(
-            "SELECT min(message_id), max(message_id) FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2",
-        )?
-        .query_row(params![connection, key], |row| Ok((row.get(0)?, row.get(1)?)))?;
-    match (low, high) {
-        (None, _) | (_, None) => return Ok(Vec::new()),
-        (Some(low), Some(high)) if low == high => return Ok(vec![low]),
-        _ => {}
-    }
-    Ok(conn
-        .prepare_cached(
-            "SELECT DISTINCT message_id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 LIMIT 3",
-        )?
-        .query_map(params![connection, key], |row| row.get(0))?
-        .collect::<Result<_, _>>()?)
 }
 
 /// The parts of a message a receipt reports on: those whose accepted submits on `connection` carry
@@ -825,14 +730,7 @@ fn parts_reported(
     let Some(key) = key.filter(|_| segments > 1) else {
         return Ok(Vec::new());
     };
-    let parts: Vec<u32> = conn
-        .prepare_cached(
-            "SELECT DISTINCT segment_no FROM attempt
-             WHERE message_id = ?1 AND connection = ?2 AND provider_id_norm = ?3 AND outcome = 'accepted'
-             ORDER BY segment_no",
-        )?
-        .query_map(params![message_id, connection, key], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let parts = attempt::parts_with_provider_key(conn, message_id, connection, key)?;
     Ok(if parts.len() as u32 >= segments {
         Vec::new()
     } else {
@@ -873,39 +771,14 @@ pub fn event_facts(
     message_id: i64,
     policy: &ReceiptPolicy,
 ) -> Result<Option<EventFacts>, StoreError> {
-    /// What is stored of the event and its first receipt.
-    struct Stored {
-        stat: Option<String>,
-        id: Option<String>,
-        text_id: Option<String>,
-        unreadable: bool,
-        connection: String,
-        key: Option<String>,
-    }
-    let row: Option<Stored> = conn
-        .prepare_cached(
-            "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable, e.connection, e.receipted_id_norm
-             FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| {
-            Ok(Stored {
-                stat: r.get(0)?,
-                id: r.get(1)?,
-                text_id: r.get(2)?,
-                unreadable: r.get(3)?,
-                connection: r.get(4)?,
-                key: r.get(5)?,
-            })
-        })
-        .optional()?;
-    let Some(Stored {
+    let Some(logical_event::StoredEvent {
         stat,
         id,
         text_id,
         unreadable,
         connection,
         key,
-    }) = row
+    }) = logical_event::stored(conn, event)?
     else {
         return Ok(None);
     };
@@ -938,15 +811,7 @@ pub fn process_pending(
     after: i64,
     limit: u32,
 ) -> Result<(usize, i64), StoreError> {
-    let pending: Vec<(i64, NewReceipt)> = tx
-        .conn()
-        .prepare_cached(&format!(
-            "SELECT {VIEW_COLUMNS} FROM receipt r
-             WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
-             ORDER BY id LIMIT ?2"
-        ))?
-        .query_map(params![after, limit], read_view_row)?
-        .collect::<Result<_, _>>()?;
+    let pending = receipt::unprocessed(tx.conn(), after, limit)?;
     for (id, row) in &pending {
         if let Err(e) = tx.nested(|tx| process(tx, &ReceiptView::from_row(*id, row), policy)) {
             tracing::error!(receipt_id = id, error = %e, "applying a stored receipt failed again");

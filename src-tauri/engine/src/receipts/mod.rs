@@ -8,7 +8,6 @@ pub mod ingest;
 pub mod project;
 pub mod rebuild;
 pub mod rekey;
-pub mod report;
 pub mod uncorrelated;
 
 pub use smsdesk_core::receipts::{dedup, mismatch, parse, policy, rules};

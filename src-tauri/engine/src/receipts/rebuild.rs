@@ -2,15 +2,17 @@
 //! the order it was applied), with every event's facts re-derived from the stored receipts, and
 //! compare with (or replace) the stored projection.
 
-use rusqlite::{params, Connection};
+use crate::store::Connection;
 
 use super::ingest::event_facts;
 use super::policy::ReceiptPolicy;
 use super::project;
-use super::rules::{fold, Input};
-use crate::domain::{DeliveryState, ExceptionKind};
-use crate::store::Text;
+use super::rules::{fold, Input, RULES_VERSION};
+use crate::domain::DeliveryState;
+use crate::store::tables::projection;
 use crate::store::{Store, StoreError, WriteTx};
+
+pub use crate::store::tables::projection::{how_many as count, messages_after};
 
 /// What one rebuild pass found.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -20,39 +22,18 @@ pub struct RebuildReport {
     pub differing: Vec<i64>,
 }
 
-/// The message ids that have a projection, in order, after `after` (a cursor), at most `limit`.
-pub fn messages_after(conn: &Connection, after: i64, limit: u32) -> Result<Vec<i64>, StoreError> {
-    Ok(conn
-        .prepare_cached("SELECT message_id FROM projection WHERE message_id > ?1 ORDER BY message_id LIMIT ?2")?
-        .query_map(params![after, limit], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
-}
-
-pub fn count(conn: &Connection) -> Result<usize, StoreError> {
-    Ok(conn.query_row("SELECT count(*) FROM projection", [], |r| r.get::<_, i64>(0))? as usize)
-}
-
 /// The inputs of a message's projection, rebuilt from the logs.
 pub fn inputs(conn: &Connection, message_id: i64, policy: &ReceiptPolicy) -> Result<Vec<Input>, StoreError> {
-    type Row = (String, Option<i64>, Option<i64>, Option<ExceptionKind>, Option<String>);
-    let rows: Vec<Row> = conn
-        .prepare_cached(
-            "SELECT i.kind, i.logical_event_id, i.exception_id, e.kind, e.resolution
-             FROM projection_input i LEFT JOIN exception e ON e.id = i.exception_id
-             WHERE i.message_id = ?1 ORDER BY i.seq",
-        )?
-        .query_map([message_id], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get::<_, Option<Text<_>>>(3)?.map(|t| t.0),
-                r.get(4)?,
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
+    let rows = projection::input_rows(conn, message_id)?;
     let mut out = Vec::with_capacity(rows.len());
-    for (kind, event, exception, ex_kind, resolution) in rows {
+    for row in rows {
+        let projection::InputRow {
+            kind,
+            logical_event_id: event,
+            exception_id: exception,
+            exception_kind: ex_kind,
+            resolution,
+        } = row;
         match (kind.as_str(), event, exception) {
             ("event", Some(e), _) => {
                 if let Some(f) = event_facts(conn, e, message_id, policy)? {
@@ -105,20 +86,21 @@ pub fn rebuild_batch(
     Ok(differing)
 }
 
-/// Rebuilds, from their evidence, the projections that newer rules compute otherwise (the work
-/// list a migration left in `rebuild_wanted`), a batch per transaction; returns how many changed.
+/// Puts on the work list of [`wanted`] every projection computed by rules older than these (its
+/// `rules_version`): bumping [`RULES_VERSION`] makes the next start rebuild them from the evidence.
+/// Returns how many were added.
+pub fn older_rules(tx: &mut WriteTx<'_>) -> Result<usize, StoreError> {
+    projection::want_rebuilt_before(tx, RULES_VERSION)
+}
+
+/// Rebuilds, from their evidence, the projections on the work list (`rebuild_wanted`: what a
+/// migration or [`older_rules`] put there), at most `limit` in this transaction; returns how many
+/// it looked at and how many changed.
 pub fn wanted(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, limit: u32) -> Result<(usize, usize), StoreError> {
-    let batch: Vec<i64> = tx
-        .conn()
-        .prepare_cached("SELECT message_id FROM rebuild_wanted ORDER BY message_id LIMIT ?1")?
-        .query_map([limit], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let batch = projection::rebuild_wanted(tx, limit)?;
     let changed = rebuild_batch(tx, &batch, policy, true)?.len();
-    for m in &batch {
-        tx.conn()
-            .prepare_cached("DELETE FROM rebuild_wanted WHERE message_id = ?1")?
-            .execute([m])?;
-    }
+    // Those that came out the same are now these rules' too.
+    projection::rebuilt(tx, &batch, RULES_VERSION)?;
     Ok((batch.len(), changed))
 }
 
@@ -147,4 +129,131 @@ pub fn run(
         progress(report.messages, total);
     }
     Ok(report)
+}
+
+#[cfg(test)]
+mod tests {
+    //! A database of schema 8 opened by this version: the migration, then the rebuild it asks for.
+
+    use rusqlite::Connection;
+
+    use crate::receipts::policy::ReceiptPolicy;
+    use crate::store::migrations;
+    use crate::store::pragmas::{self, Role};
+    use crate::store::{Store, StoreError};
+
+    /// Version 9 on a version 8 database: every row kept, a try's receipt request taken from its
+    /// message, a one-time code queued without a validity given the default one, a long message
+    /// marked accepted after its first part held for a person, and the projections of long messages
+    /// listed for a rebuild by the new rules, which rolls their parts up.
+    #[test]
+    fn version_9_keeps_every_row_and_settles_what_earlier_versions_got_wrong_about_long_messages() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("smsdesk.db");
+        {
+            let mut c = Connection::open(&path).unwrap();
+            pragmas::apply(&c, Role::Writer).unwrap();
+            migrations::migrate_to(&mut c, 8).unwrap();
+            // 1: two parts, each accepted, part 1 reported delivered and part 2 undeliverable (version
+            // 1 of the rules saw a conflict); 2: an OTP still queued, no validity; 3: three parts
+            // marked accepted after part 1, parts 2 and 3 never sent.
+            c.execute_batch(
+                "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                     kind, priority, registered_delivery, connection)
+                 VALUES (1, 10, 'api', '+33600000001', '+33600000001', 'one', 'gsm7', 2, 'bulk', 3, 1, 'sandbox'),
+                        (2, 20, 'api', '+33600000002', '+33600000002', '1234', 'gsm7', 1, 'otp', 0, 17, 'sandbox'),
+                        (3, 30, 'api', '+33600000003', '+33600000003', 'three', 'gsm7', 3, 'bulk', 3, 1, 'sandbox');
+                 INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
+                 VALUES (1, 'accepted', 35, 0, 12), (2, 'queued', 0, 0, 20), (3, 'accepted', 35, 0, 32);
+                 INSERT INTO attempt (id, message_id, attempt_no, segment_no, connection, created_at, responded_at,
+                     provider_message_id, provider_id_norm, outcome)
+                 VALUES (1, 1, 1, 1, 'sandbox', 11, 12, 'P1', 't:P1', 'accepted'),
+                        (2, 1, 1, 2, 'sandbox', 11, 12, 'P2', 't:P2', 'accepted'),
+                        (3, 3, 1, 1, 'sandbox', 31, 32, 'P3', 't:P3', 'accepted');
+                 INSERT INTO receipt (id, received_at, source, connection, raw, raw_text, kind, parser_version,
+                     message_id_raw, stat)
+                 VALUES (1, 40, 'smpp_deliver_sm', 'sandbox', x'00', 'id:P1 stat:DELIVRD', 'receipt', 1, 'P1', 'DELIVRD'),
+                        (2, 41, 'smpp_deliver_sm', 'sandbox', x'00', 'id:P2 stat:UNDELIV', 'receipt', 1, 'P2', 'UNDELIV');
+                 INSERT INTO logical_event (id, connection, dedup_key, key_source, receipted_id_norm, stat, receipt_kind,
+                     first_receipt_id, created_at, correlation, message_id, correlated_at, correlated_by)
+                 VALUES (1, 'sandbox', 'k1', 'fingerprint', 't:P1', 'DELIVRD', 'receipt', 1, 40, 'matched', 1, 40, 'system'),
+                        (2, 'sandbox', 'k2', 'fingerprint', 't:P2', 'UNDELIV', 'receipt', 2, 41, 'matched', 1, 41, 'system');
+                 INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at)
+                 VALUES (1, 1, 0, 40), (2, 2, 0, 41);
+                 INSERT INTO projection_input (message_id, kind, logical_event_id, applied_at)
+                 VALUES (1, 'event', 1, 40), (1, 'event', 2, 41);
+                 INSERT INTO projection (message_id, state, rule, supporting_json, flag_conflict, fold_json, rules_version,
+                     updated_at)
+                 VALUES (1, 'delivered', 'first_final', '[1]', 1,
+                     '{\"state\":\"delivered\",\"rule\":\"first_final\",\"supporting\":[1],\"conflicting\":[2],\"conflict\":true}',
+                     1, 41);",
+            )
+            .unwrap();
+        }
+        let store = Store::open(&path).unwrap();
+        assert!(store.migration().applied.contains(&9));
+        let read = |sql: &'static str| {
+            store
+                .reader()
+                .read_blocking(move |c| {
+                    let mut s = c.prepare(sql)?;
+                    let n = s.column_count();
+                    let rows = s
+                        .query_map([], |r| {
+                            (0..n)
+                                .map(|i| r.get::<_, rusqlite::types::Value>(i))
+                                .collect::<Result<Vec<_>, _>>()
+                        })?
+                        .collect::<Result<Vec<_>, _>>()?;
+                    Ok::<_, StoreError>(rows)
+                })
+                .unwrap()
+        };
+        use rusqlite::types::Value::{Integer as I, Null, Text as T};
+        assert_eq!(
+            read("SELECT id, registered_delivery, outcome FROM attempt ORDER BY id"),
+            vec![
+                vec![I(1), I(1), T("accepted".into())],
+                vec![I(2), I(1), T("accepted".into())],
+                vec![I(3), I(1), T("accepted".into())]
+            ],
+            "every try kept, with its message's receipt request"
+        );
+        assert_eq!(
+            read("SELECT message_id, expires_at FROM queue ORDER BY message_id"),
+            vec![vec![I(1), Null], vec![I(2), I(20 + 300_000)], vec![I(3), Null]],
+            "a code queued with no validity gets five minutes from its creation"
+        );
+        assert_eq!(
+            read("SELECT q.status, x.kind, x.status FROM queue q JOIN exception x ON x.message_id = q.message_id"),
+            vec![vec![
+                T("outcome_unknown".into()),
+                T("partly_sent".into()),
+                T("open".into())
+            ]],
+            "the long message accepted after its first part is held for a person"
+        );
+        let (looked, changed) = store
+            .writer()
+            .write_blocking(|tx| super::wanted(tx, &ReceiptPolicy::default(), 100))
+            .unwrap();
+        assert_eq!((looked, changed), (1, 1));
+        assert_eq!(
+            read("SELECT state, rule, flag_conflict, rules_version FROM projection WHERE message_id = 1"),
+            vec![vec![
+                T("partially_delivered".into()),
+                T("parts_final".into()),
+                I(0),
+                I(2)
+            ]],
+            "rebuilt by the new rules: delivered in part, and parts never conflict"
+        );
+        assert_eq!(
+            read("SELECT count(*) FROM rebuild_wanted"),
+            vec![vec![I(0)]],
+            "the work list is emptied"
+        );
+        let integrity = read("PRAGMA integrity_check");
+        assert_eq!(integrity, vec![vec![T("ok".into())]]);
+    }
 }

@@ -4,14 +4,12 @@
 //! connection is made again by the new rules, and receipts that now find their message are matched.
 //! The rules each connection's keys were made by are kept in `connection_rules`.
 
-use rusqlite::{params, OptionalExtension};
-
 use super::correlate;
-use super::ingest::candidates;
 use super::policy::ReceiptPolicy;
 use crate::domain::IdSource;
-use crate::store::Text;
-use crate::store::{Entity, StoreError, WriteTx};
+use crate::store::tables::attempt::messages_with_provider_key as candidates;
+use crate::store::tables::{attempt, connection_rules, logical_event};
+use crate::store::{StoreError, WriteTx};
 
 /// What bringing the keys in line did.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -29,21 +27,13 @@ pub struct Rekeyed {
 /// the rules. A connection seen for the first time records the rules in force.
 pub fn apply(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, current: &str) -> Result<Rekeyed, StoreError> {
     let rules = policy.id_rules();
-    let mut connections: Vec<String> = tx
-        .conn()
-        .prepare_cached("SELECT connection FROM connection_rules ORDER BY connection")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let mut connections = connection_rules::connections(tx.conn())?;
     if !connections.iter().any(|c| c == current) {
         connections.push(current.to_owned());
     }
     let mut done = Rekeyed::default();
     for connection in connections.iter().map(String::as_str) {
-        let stored: Option<String> = tx
-            .conn()
-            .prepare_cached("SELECT id_rules FROM connection_rules WHERE connection = ?1")?
-            .query_row([connection], |r| r.get(0))
-            .optional()?;
+        let stored = connection_rules::id_rules(tx.conn(), connection)?;
         if stored.as_deref() == Some(rules.as_str()) {
             continue;
         }
@@ -54,48 +44,22 @@ pub fn apply(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, current: &str) -> Res
             done.keys += keys;
             done.matched += matched;
         }
-        let now = tx.now_ms();
-        tx.conn()
-            .prepare_cached(
-                "INSERT INTO connection_rules (connection, id_rules, updated_at) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (connection) DO UPDATE SET id_rules = excluded.id_rules, updated_at = excluded.updated_at",
-            )?
-            .execute(params![connection, rules, now])?;
+        connection_rules::record(tx, connection, &rules)?;
     }
     Ok(done)
 }
 
 /// Makes every key of one connection again; returns (keys made, waiting receipts matched).
 fn rekey(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, connection: &str) -> Result<(usize, usize), StoreError> {
-    let tries: Vec<(i64, String)> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT id, provider_message_id FROM attempt
-             WHERE connection = ?1 AND provider_message_id IS NOT NULL AND outcome = 'accepted'",
-        )?
-        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
+    let tries = attempt::accepted_provider_ids(tx.conn(), connection)?;
     for (id, raw) in &tries {
-        tx.conn()
-            .prepare_cached("UPDATE attempt SET provider_id_norm = ?2 WHERE id = ?1")?
-            .execute(params![id, policy.response_key(raw)])?;
-        tx.changed(Entity::Attempt, *id);
+        attempt::set_provider_key(tx, *id, &policy.response_key(raw))?;
     }
-    let waiting: Vec<(i64, String, Option<IdSource>)> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT e.id, r.message_id_raw, r.id_source FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
-             WHERE e.connection = ?1 AND e.correlation IN ('pending', 'none') AND r.message_id_raw IS NOT NULL",
-        )?
-        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<Text<_>>>(2)?.map(|t| t.0))))?
-        .collect::<Result<_, _>>()?;
+    let waiting = logical_event::unmatched_ids(tx.conn(), connection)?;
     let mut keys = Vec::with_capacity(waiting.len());
     for (event, raw, source) in &waiting {
         let key = policy.receipt_key(raw, source.unwrap_or(IdSource::Text));
-        tx.conn()
-            .prepare_cached("UPDATE logical_event SET receipted_id_norm = ?2 WHERE id = ?1")?
-            .execute(params![event, key])?;
-        tx.changed(Entity::LogicalEvent, *event);
+        logical_event::set_receipted_key(tx, *event, &key)?;
         keys.push(key);
     }
     keys.sort();

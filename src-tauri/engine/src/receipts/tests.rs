@@ -6,16 +6,16 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use super::exceptions::{self, Action, Filter, Resolution, ResolveError};
+use super::exceptions::{self, Action, Resolution, ResolveError};
 use super::ingest::{HttpReceived, Ingested, Ingestor, Outcome, SmppReceived};
 use super::parse::Tlv;
 use super::policy::ReceiptPolicy;
-use super::report::{self, Counters, MessageReport};
 use super::{deadline, rebuild, uncorrelated};
 use crate::config::IdBase;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
-use crate::store::{totals, Store, StoreError};
+use crate::store::{checks, Store, StoreError};
+use crate::test_support::{self as report, Counters, MessageReport};
 
 const CONN: &str = "sandbox";
 
@@ -145,16 +145,19 @@ impl World {
             .unwrap()
     }
 
-    fn open_exceptions(&self, kind: ExceptionKind) -> Vec<exceptions::ExceptionRow> {
-        let f = Filter {
+    /// The open exceptions of a kind, as the exception queue serves them.
+    fn open_exceptions(&self, kind: ExceptionKind) -> Vec<crate::views::ExceptionSummary> {
+        let f = crate::views::ExceptionFilter {
             status: Some(ExceptionStatus::Open),
             kind: Some(kind),
-            ..Filter::default()
+            limit: Some(crate::views::MAX_LIMIT),
+            ..Default::default()
         };
         self.store
             .reader()
-            .read_blocking(move |c| exceptions::list(c, &f))
+            .read_blocking(move |c| crate::views::list_exceptions(c, &f))
             .unwrap()
+            .items
     }
 
     fn resolve(&self, r: Resolution) -> Result<(), ResolveError> {
@@ -872,6 +875,51 @@ fn resolving_never_changes_evidence_and_refuses_actions_that_do_not_fit() {
 // ---- Rebuild and recovery ----
 
 #[test]
+fn projections_made_by_older_rules_are_rebuilt_at_start_and_then_carry_these_rules_version() {
+    use super::rules::RULES_VERSION;
+    let w = world();
+    let a = w.accepted("P1");
+    let b = w.accepted("P2");
+    w.dlr("P1", "DELIVRD");
+    w.dlr("P2", "DELIVRD");
+    // a: computed by an older version of the rules that saw it otherwise; b: by one that agreed.
+    w.tamper_with_projection(a);
+    w.store
+        .writer()
+        .write_blocking(move |tx| {
+            tx.conn()
+                .execute("UPDATE projection SET rules_version = ?1", [RULES_VERSION - 1])?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let policy = w.policy.clone();
+    let (listed, (looked, changed)) = w
+        .store
+        .writer()
+        .write_blocking(move |tx| Ok::<_, StoreError>((rebuild::older_rules(tx)?, rebuild::wanted(tx, &policy, 100)?)))
+        .unwrap();
+    assert_eq!(listed, 2, "every projection of older rules is listed for a rebuild");
+    assert_eq!(
+        (looked, changed),
+        (2, 1),
+        "both are recomputed; only the one the rules see otherwise changes"
+    );
+    assert_eq!(
+        w.rebuild_differences(),
+        Vec::<i64>::new(),
+        "the tampered fold was put right"
+    );
+    for m in [a, b] {
+        let version: u32 = w.row("SELECT rules_version FROM projection WHERE message_id = ?1", m, |r| {
+            r.get(0)
+        });
+        assert_eq!(version, RULES_VERSION, "message {m}'s projection is now these rules'");
+    }
+    let again = w.store.writer().write_blocking(rebuild::older_rules).unwrap();
+    assert_eq!(again, 0, "the next start finds nothing made by older rules");
+}
+
+#[test]
 fn a_rebuild_reproduces_every_stored_projection_and_notices_a_tampered_one() {
     let w = world();
     let a = w.accepted("P1");
@@ -995,7 +1043,9 @@ fn the_dashboard_totals_kept_while_receipts_are_applied_agree_with_a_recount_of_
     let (kept, recounted) = w
         .store
         .writer()
-        .write_blocking(|tx| Ok::<_, StoreError>((totals::stored(tx.conn()), totals::recomputed(tx.conn()))))
+        .write_blocking(|tx| {
+            Ok::<_, StoreError>((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?))
+        })
         .unwrap();
     for part in ["count", "latency", "outcome", "state"] {
         assert!(
@@ -1234,7 +1284,7 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
     let disagreeing = w
         .store
         .reader()
-        .read_blocking(|c| Ok::<_, StoreError>(messages::accepted_submits_disagreeing(c)?))
+        .read_blocking(|c| Ok::<_, StoreError>(crate::store::checks::accepted_submits_disagreeing(c)?))
         .unwrap();
     assert_eq!(disagreeing, Vec::<i64>::new());
 
@@ -1253,7 +1303,9 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
     let (kept, recounted) = w
         .store
         .writer()
-        .write_blocking(|tx| Ok::<_, StoreError>((totals::stored(tx.conn()), totals::recomputed(tx.conn()))))
+        .write_blocking(|tx| {
+            Ok::<_, StoreError>((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?))
+        })
         .unwrap();
     let latency = |lines: &[String]| {
         lines

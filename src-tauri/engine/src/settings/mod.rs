@@ -110,10 +110,6 @@ impl Settings {
         self.running.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
-    pub fn secret_backend(&self) -> SecretBackend {
-        self.secrets.backend()
-    }
-
     fn env_set(&self, section: &str, key: &str) -> Option<String> {
         let var = env_var(section, key);
         self.env.iter().any(|(k, _)| *k == var).then_some(var)

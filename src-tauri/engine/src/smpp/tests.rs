@@ -13,9 +13,9 @@ use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
 use crate::messages::{self, NewMessage};
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
-use crate::receipts::report;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::store::{Store, StoreError};
+use crate::test_support as report;
 
 struct World {
     _dir: tempfile::TempDir,

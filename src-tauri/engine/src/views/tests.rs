@@ -1549,8 +1549,8 @@ mod charts {
     use crate::clock::from_civil;
     use crate::receipts::project;
     use crate::receipts::rules::{Projection, Rule};
+    use crate::store::checks;
     use crate::store::tables::NewReceipt;
-    use crate::store::totals;
 
     const MIN: i64 = 60_000;
     const DAY: i64 = 86_400_000;
@@ -1941,7 +1941,8 @@ mod charts {
     #[test]
     fn upgrading_an_existing_database_computes_the_same_totals_as_are_kept() {
         let w = seeded();
-        let (kept, recomputed) = w.write(|tx| Ok((totals::stored(tx.conn()), totals::recomputed(tx.conn()))));
+        let (kept, recomputed) =
+            w.write(|tx| Ok((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?)));
         assert!(kept.len() > 40, "the fixture fills the totals");
         assert_eq!(
             kept, recomputed,

@@ -19,7 +19,6 @@
 //!   see [`verify`] for how a receiver checks it.
 //! - **No redirects followed**: a 3xx answer is a failed try, so a moved endpoint is noticed.
 
-pub(crate) mod deliveries;
 mod payload;
 mod signature;
 mod worker;
@@ -29,9 +28,12 @@ mod tests;
 
 use std::time::Duration;
 
-pub use deliveries::{deliveries_for_message, DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
+pub(crate) use crate::store::tables::webhook as deliveries;
+pub use crate::store::tables::webhook::deliveries_for_message;
 pub use payload::WebhookPayload;
 pub use signature::{sign, verify};
+pub use smsdesk_core::domain::{WebhookField, WebhookStatus};
+pub use smsdesk_core::webhook::{DeliveryAttemptView, DeliveryView};
 pub use worker::Webhooks;
 
 use crate::store::StoreError;

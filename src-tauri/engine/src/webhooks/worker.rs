@@ -271,7 +271,7 @@ async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<Webhook
     let j = jitter();
     let recorded = store
         .writer()
-        .write(move |tx| deliveries::record(tx, &tried, &config, j))
+        .write(move |tx| deliveries::record(tx, &tried, config.max_attempts, |tries| config.backoff(tries, j)))
         .await;
     match recorded {
         Ok(Settled::GaveUp { tries }) => tracing::info!(

@@ -1,0 +1,149 @@
+//! smsdesk's SQLite store: one database file, one writer thread, read connections on blocking
+//! threads, the schema's migrations, and the tables' typed operations.
+
+mod checkpoint;
+pub mod checks;
+mod error;
+pub mod migrations;
+pub mod pragmas;
+mod reader;
+pub mod tables;
+mod text;
+pub mod totals;
+pub mod views;
+mod writer;
+
+#[cfg(test)]
+mod tests;
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::thread::JoinHandle;
+
+use tokio::sync::broadcast;
+
+pub use error::StoreError;
+pub use migrations::MigrationReport;
+pub use reader::Reader;
+/// The connection a read runs on (the reader hands one to each read). Only this crate runs SQL on
+/// it; the others pass it on to this crate's functions.
+pub use rusqlite::Connection;
+pub use text::Text;
+pub use writer::{Change, Entity, Guard, Slot, WriteTx, Writer};
+
+/// Every table the schema must have; checked by tests and by `smsdesk serve` at start.
+pub const TABLES: &[&str] = &[
+    "message",
+    "queue",
+    "attempt",
+    "receipt",
+    "logical_event",
+    "receipt_outcome",
+    "projection",
+    "projection_input",
+    "inbound_message",
+    "exception",
+    "exception_evidence",
+    "audit",
+    "schema_migration",
+];
+
+/// The open store. Clone the writer and reader handles freely; shut down once.
+pub struct Store {
+    path: PathBuf,
+    writer: Writer,
+    reader: Reader,
+    events: broadcast::Sender<Change>,
+    thread: Mutex<Option<JoinHandle<()>>>,
+    checkpointer: Mutex<Option<checkpoint::Checkpointer>>,
+    /// When the last WAL checkpoint succeeded (ms since the epoch; 0 before the first).
+    last_checkpoint: Arc<AtomicI64>,
+    migration: MigrationReport,
+}
+
+impl Store {
+    /// Opens (creating if needed) the database at `path`, applies the pragmas, runs the pending
+    /// migrations and starts the writer. Blocking: call it from a blocking context.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
+            path: path.to_owned(),
+            source,
+        })?;
+        pragmas::apply(&conn, pragmas::Role::Writer)?;
+        let migration = migrations::migrate(&mut conn)?;
+        // The checkpoint thread copies the WAL into the database; the writer only appends.
+        conn.pragma_update(None, "wal_autocheckpoint", 0)?;
+        let restart = Arc::new(AtomicBool::new(false));
+        let last_checkpoint = Arc::new(AtomicI64::new(0));
+        let checkpointer = checkpoint::Checkpointer::start(path, restart.clone(), last_checkpoint.clone())?;
+        let (events, _) = broadcast::channel(4_096);
+        let (writer, thread) = Writer::start(conn, events.clone(), restart);
+        Ok(Store {
+            path: path.to_owned(),
+            writer,
+            reader: Reader::new(path),
+            events,
+            thread: Mutex::new(Some(thread)),
+            checkpointer: Mutex::new(Some(checkpointer)),
+            last_checkpoint,
+            migration,
+        })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn writer(&self) -> &Writer {
+        &self.writer
+    }
+
+    pub fn reader(&self) -> &Reader {
+        &self.reader
+    }
+
+    /// When the WAL was last copied into the database file (ms since the epoch), if it was yet.
+    pub fn last_checkpoint_ms(&self) -> Option<i64> {
+        Some(self.last_checkpoint.load(Ordering::Relaxed)).filter(|&ms| ms > 0)
+    }
+
+    /// What opening the store did to the schema.
+    pub fn migration(&self) -> &MigrationReport {
+        &self.migration
+    }
+
+    /// Committed changes, in commit order.
+    pub fn subscribe(&self) -> broadcast::Receiver<Change> {
+        self.events.subscribe()
+    }
+
+    /// Lets the writer finish every operation queued so far, then stops it and waits for it.
+    /// Blocking: call it from a blocking context. Later writes fail with [`StoreError::Closed`].
+    /// (A store dropped without this stops its writer once the last writer handle is gone.)
+    pub fn shutdown(&self) {
+        let handle = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
+        if let Some(handle) = handle {
+            self.writer.request_shutdown();
+            if handle.join().is_err() {
+                tracing::error!("the database writer thread panicked");
+            }
+        }
+        if let Some(c) = self.checkpointer.lock().unwrap_or_else(|p| p.into_inner()).take() {
+            c.stop();
+        }
+    }
+}
+
+/// Opens the database at `path` read-only, without migrating or writing anything, for a process
+/// that reads beside a running instance (`smsdesk export`): it waits up to 5 s for a writer.
+pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
+    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
+        StoreError::Open {
+            path: path.to_owned(),
+            source,
+        }
+    })?;
+    conn.busy_timeout(std::time::Duration::from_secs(5))?;
+    Ok(conn)
+}

@@ -1,0 +1,82 @@
+//! The `api_key` table: integrations' keys, by the SHA-256 of the key (the key itself is never
+//! stored), revoked in place and never deleted.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use smsdesk_core::api_key::ApiKeyInfo;
+
+use crate::writer::WriteTx;
+use crate::StoreError;
+
+/// A key to store: everything but the key itself.
+pub struct NewKey<'a> {
+    pub name: &'a str,
+    /// The key's first characters, for lists.
+    pub prefix: &'a str,
+    pub hash: &'a str,
+    pub created_by: &'a str,
+    pub webhook_url: Option<&'a str>,
+    pub webhook_secret: Option<&'a str>,
+}
+
+/// Stores a new key, created at the batch's time; returns its id.
+pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            k.name,
+            k.prefix,
+            k.hash,
+            tx.now_ms(),
+            k.created_by,
+            k.webhook_url,
+            k.webhook_secret
+        ])?;
+    Ok(tx.conn().last_insert_rowid())
+}
+
+/// When key `id` was revoked: `None` if there is no such key, `Some(None)` if it is not revoked.
+pub fn revoked_at(tx: &WriteTx<'_>, id: i64) -> Result<Option<Option<i64>>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT revoked_at FROM api_key WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// Revokes key `id` at the batch's time.
+pub fn revoke(tx: &mut WriteTx<'_>, id: i64, by: &str) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("UPDATE api_key SET revoked_at = ?2, revoked_by = ?3 WHERE id = ?1")?
+        .execute(params![id, tx.now_ms(), by])?;
+    Ok(())
+}
+
+/// Every key, newest first.
+pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
+    let mut s = conn.prepare_cached(
+        "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url FROM api_key ORDER BY id DESC",
+    )?;
+    let rows = s.query_map([], |r| {
+        Ok(ApiKeyInfo {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            prefix: r.get(2)?,
+            created_at_ms: r.get(3)?,
+            created_by: r.get(4)?,
+            revoked_at_ms: r.get(5)?,
+            webhook_url: r.get(6)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The id and name of the key with this hash, unless it is revoked.
+pub fn active(conn: &Connection, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id, name FROM api_key WHERE hash = ?1 AND revoked_at IS NULL")?
+        .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}

@@ -1,0 +1,293 @@
+//! The `attempt` table: every try to hand a part of a message to the SMSC.
+
+use rusqlite::{params, Connection};
+use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
+use smsdesk_core::parts::PartTry;
+
+use crate::writer::{Entity, WriteTx};
+use crate::{StoreError, Text};
+
+/// A message's number of parts, and its parts' tries in its current round of sending, ordered by
+/// part and, within a part, with an accepted try last (as [`smsdesk_core::parts::describe`] reads
+/// them).
+pub fn current_round(conn: &Connection, message_id: i64) -> Result<(u32, Vec<PartTry>), StoreError> {
+    let (segments, round_from): (u32, i64) = conn
+        .prepare_cached(
+            "SELECT m.segments, coalesce(q.round_from, 0) FROM message m JOIN queue q ON q.message_id = m.id
+             WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    if segments <= 1 {
+        return Ok((segments, Vec::new()));
+    }
+    let tries = conn
+        .prepare_cached(
+            "SELECT segment_no, outcome, provider_message_id, error FROM attempt
+             WHERE message_id = ?1 AND id > ?2 ORDER BY segment_no, outcome = 'accepted', id",
+        )?
+        .query_map(params![message_id, round_from], |r| {
+            Ok(PartTry {
+                segment_no: r.get(0)?,
+                outcome: r.get::<_, Option<Text<_>>>(1)?.map(|t| t.0),
+                provider_id: r.get(2)?,
+                error: r.get(3)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok((segments, tries))
+}
+
+/// A submit try about to go on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AttemptRef {
+    pub id: i64,
+    pub attempt_no: u32,
+}
+
+/// Where a try goes: the connection and session that write its PDU, and its sequence number.
+#[derive(Debug, Clone, Copy)]
+pub struct Wire<'a> {
+    pub connection: &'a str,
+    pub session_id: &'a str,
+    pub sequence_number: u32,
+}
+
+impl Wire<'static> {
+    /// The sandbox's first session, for tests that record tries by hand.
+    #[doc(hidden)]
+    pub fn sandbox() -> Wire<'static> {
+        Wire {
+            connection: "sandbox",
+            session_id: "s1",
+            sequence_number: 7,
+        }
+    }
+}
+
+/// Records a submit try of one part before its PDU is written (outcome pending): the connection
+/// and session that will write it, its sequence number, and the receipt it asks for.
+pub fn begin_attempt(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    segment_no: u32,
+    wire: Wire<'_>,
+    registered_delivery: u8,
+) -> Result<AttemptRef, StoreError> {
+    let now = tx.now_ms();
+    let attempt_no: u32 = tx
+        .conn()
+        .prepare_cached(
+            "SELECT coalesce(max(attempt_no), 0) + 1 FROM attempt WHERE message_id = ?1 AND segment_no = ?2",
+        )?
+        .query_row(params![message_id, segment_no], |r| r.get(0))?;
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, sequence_number,
+                 created_at, outcome, registered_delivery)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?
+        .execute(params![
+            message_id,
+            attempt_no,
+            segment_no,
+            wire.connection,
+            wire.session_id,
+            wire.sequence_number,
+            now,
+            Text(AttemptOutcome::Pending),
+            registered_delivery,
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.changed(Entity::Attempt, id);
+    Ok(AttemptRef { id, attempt_no })
+}
+
+/// What the store did with an accepted submit_sm_resp.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcceptedSubmit {
+    pub message_id: i64,
+    pub connection: String,
+    /// Every part of the message is now accepted (in its current round of sending).
+    pub whole: bool,
+}
+
+/// Records an accepted submit_sm_resp on its try: when the PDU was written, the provider's id
+/// exactly as returned and its matching key; and on the queue, the last accepted submit, and the
+/// message accepted once every part is (until then it stays leased to the dispatcher sending its
+/// other parts).
+pub fn record_accepted(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    written_at: Option<i64>,
+    provider_message_id: &str,
+    provider_id_key: &str,
+) -> Result<AcceptedSubmit, StoreError> {
+    let now = tx.now_ms();
+    let (message_id, connection): (i64, String) = tx
+        .conn()
+        .prepare_cached(
+            "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
+                 sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
+             WHERE id = ?1 RETURNING message_id, connection",
+        )?
+        .query_row(
+            params![attempt_id, now, provider_message_id, provider_id_key, written_at],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )?;
+    // A message sent whole is whole with this answer; one in parts, once every part is accepted
+    // in its current round of sending.
+    let whole: bool = tx
+        .conn()
+        .prepare_cached(
+            "SELECT CASE WHEN m.segments <= 1 THEN 1 ELSE
+                 (SELECT count(DISTINCT a.segment_no) FROM attempt a JOIN queue q ON q.message_id = a.message_id
+                  WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
+                 >= m.segments END
+             FROM message m WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| r.get(0))?;
+    tx.conn()
+        .prepare_cached(
+            // The last accepted submit is the accepted attempt with the highest id (segments may
+            // be answered out of order); its time is this answer's (`responded_at` above).
+            "UPDATE queue SET
+                 status = CASE WHEN ?5 THEN ?2 ELSE status END,
+                 attempts = attempts + ?5,
+                 lease_owner = CASE WHEN ?5 THEN NULL ELSE lease_owner END,
+                 lease_until = CASE WHEN ?5 THEN NULL ELSE lease_until END,
+                 updated_at = ?3,
+                 accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
+                 accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
+             WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    tx.changed(Entity::Queue, message_id);
+    Ok(AcceptedSubmit {
+        message_id,
+        connection,
+        whole,
+    })
+}
+
+/// Records how a try ended. `written_at` is when its PDU was written, if it was.
+pub fn finish_attempt(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    outcome: AttemptOutcome,
+    command_status: Option<u32>,
+    error: Option<&str>,
+    written_at: Option<i64>,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
+                 sent_at = coalesce(?6, sent_at)
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            attempt_id,
+            Text(outcome),
+            command_status,
+            error,
+            tx.now_ms(),
+            written_at
+        ])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    Ok(())
+}
+
+/// The tries whose outcome is still pending (id, message), oldest first.
+pub fn pending(tx: &WriteTx<'_>) -> Result<Vec<(i64, i64)>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT id, message_id FROM attempt WHERE outcome = 'pending' ORDER BY id")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Gives an unanswered try the provider's id a receipt brought (as received, and its key), unless
+/// it has one.
+pub fn adopt_provider_id(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    raw: Option<&str>,
+    key: &str,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE attempt SET provider_message_id = ?2, provider_id_norm = ?3
+             WHERE id = ?1 AND provider_id_norm IS NULL",
+        )?
+        .execute(params![attempt_id, raw, key])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    Ok(())
+}
+
+/// The accepted tries on `connection` and the provider id each was answered with.
+pub fn accepted_provider_ids(conn: &Connection, connection: &str) -> Result<Vec<(i64, String)>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT id, provider_message_id FROM attempt
+             WHERE connection = ?1 AND provider_message_id IS NOT NULL AND outcome = 'accepted'",
+        )?
+        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Sets the key a try's provider id is matched by.
+pub fn set_provider_key(tx: &mut WriteTx<'_>, attempt_id: i64, key: &str) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("UPDATE attempt SET provider_id_norm = ?2 WHERE id = ?1")?
+        .execute(params![attempt_id, key])?;
+    tx.changed(Entity::Attempt, attempt_id);
+    Ok(())
+}
+
+/// The messages whose accepted submits carry this provider id key on this connection (at most
+/// three: enough to tell none, one and several apart).
+pub fn messages_with_provider_key(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    // The usual answer, one message or none, comes from the lowest and highest message id; the
+    // DISTINCT below builds a temporary b-tree each time, so it is kept for several.
+    let (low, high): (Option<i64>, Option<i64>) = conn
+        .prepare_cached(
+            "SELECT min(message_id), max(message_id) FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2",
+        )?
+        .query_row(params![connection, key], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    match (low, high) {
+        (None, _) | (_, None) => return Ok(Vec::new()),
+        (Some(low), Some(high)) if low == high => return Ok(vec![low]),
+        _ => {}
+    }
+    Ok(conn
+        .prepare_cached(
+            "SELECT DISTINCT message_id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 LIMIT 3",
+        )?
+        .query_map(params![connection, key], |row| row.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// The tries on `connection` whose provider id has the key `key`, oldest first.
+pub fn with_provider_key(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
+        .query_map(params![connection, key], |row| row.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// The parts of a message whose accepted submits on `connection` carry the provider id key `key`.
+pub fn parts_with_provider_key(
+    conn: &Connection,
+    message_id: i64,
+    connection: &str,
+    key: &str,
+) -> Result<Vec<u32>, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT DISTINCT segment_no FROM attempt
+             WHERE message_id = ?1 AND connection = ?2 AND provider_id_norm = ?3 AND outcome = 'accepted'
+             ORDER BY segment_no",
+        )?
+        .query_map(params![message_id, connection, key], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}

@@ -1,0 +1,49 @@
+use rusqlite::params;
+
+use crate::writer::{Entity, WriteTx};
+use crate::StoreError;
+
+/// One audited action: who (an operator's name, or "system"), what, on which subject, and why.
+#[derive(Debug, Clone, Default)]
+pub struct NewAudit {
+    pub actor: String,
+    pub action: String,
+    pub subject_type: Option<String>,
+    pub subject_id: Option<i64>,
+    pub note: Option<String>,
+    pub details_json: Option<String>,
+}
+
+/// The audit table's only write handle: it appends.
+pub struct AuditLog<'t, 'c> {
+    tx: &'t mut WriteTx<'c>,
+}
+
+impl<'t, 'c> AuditLog<'t, 'c> {
+    pub(crate) fn new(tx: &'t mut WriteTx<'c>) -> Self {
+        AuditLog { tx }
+    }
+
+    /// Appends one entry, stamped with the batch's time, and returns its id.
+    pub fn append(self, a: &NewAudit) -> Result<i64, StoreError> {
+        let at = self.tx.now_ms();
+        self.tx
+            .conn()
+            .prepare_cached(
+                "INSERT INTO audit (at, actor, action, subject_type, subject_id, note, details_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?
+            .execute(params![
+                at,
+                a.actor,
+                a.action,
+                a.subject_type,
+                a.subject_id,
+                a.note,
+                a.details_json
+            ])?;
+        let id = self.tx.conn().last_insert_rowid();
+        self.tx.changed(Entity::Audit, id);
+        Ok(id)
+    }
+}

@@ -1,0 +1,254 @@
+//! The `exception` table and its evidence links (`exception_evidence`): what needs a person, opened
+//! by the system, closed by the system on new evidence or by an operator's decision.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use smsdesk_core::domain::{ExceptionKind, ExceptionStatus};
+use smsdesk_core::receipts::mismatch;
+
+use crate::tables::NewAudit;
+use crate::writer::{Entity, WriteTx};
+use crate::{StoreError, Text};
+
+pub struct NewException {
+    pub kind: ExceptionKind,
+    pub message_id: Option<i64>,
+    pub logical_event_id: Option<i64>,
+    pub summary: String,
+}
+
+/// Opens an exception and returns its id.
+pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, created_at)
+             VALUES (?1, 'open', ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![Text(e.kind), e.message_id, e.logical_event_id, e.summary, now])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.changed(Entity::Exception, id);
+    Ok(id)
+}
+
+/// Opens an exception about a receipt (its logical event), linking the receipt; about a message,
+/// the message's open exception of that kind takes the receipt instead when there is one.
+pub fn open_for_receipt(
+    tx: &mut WriteTx<'_>,
+    kind: ExceptionKind,
+    message_id: Option<i64>,
+    logical_event_id: i64,
+    receipt_id: i64,
+    summary: String,
+) -> Result<i64, StoreError> {
+    let open_one = match message_id {
+        Some(m) => open_for_message(tx.conn(), m, kind)?,
+        None => None,
+    };
+    let ex = match open_one {
+        Some(ex) => ex,
+        None => open(
+            tx,
+            &NewException {
+                kind,
+                message_id,
+                logical_event_id: Some(logical_event_id),
+                summary,
+            },
+        )?,
+    };
+    link_receipt(tx.conn(), ex, receipt_id, "receipt")?;
+    Ok(ex)
+}
+
+/// Opens (or adds the receipt to) the exception of a receipt for `message_id` whose status word
+/// (`stat_raw`, as received) nobody can read: it is kept as evidence and applies nothing.
+pub fn open_status_unreadable(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    logical_event_id: i64,
+    receipt_id: i64,
+    stat_raw: Option<&str>,
+) -> Result<i64, StoreError> {
+    let said = stat_raw.map(|w| format!(" says {w:?},")).unwrap_or_default();
+    open_for_receipt(
+        tx,
+        ExceptionKind::StatusUnreadable,
+        Some(message_id),
+        logical_event_id,
+        receipt_id,
+        format!(
+            "A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing."
+        ),
+    )
+}
+
+/// The open exception of a kind on a message, if any.
+pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'")?
+        .query_row(params![message_id, Text(kind)], |r| r.get(0))
+        .optional()?)
+}
+
+/// The open exception about a logical event, if any.
+pub fn open_for_event(conn: &Connection, logical_event_id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'")?
+        .query_row([logical_event_id], |r| r.get(0))
+        .optional()?)
+}
+
+pub fn link_receipt(conn: &Connection, exception: i64, receipt: i64, role: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)")?
+        .execute(params![exception, receipt, role])?;
+    Ok(())
+}
+
+pub fn link_attempt(conn: &Connection, exception: i64, attempt: i64, role: &str) -> Result<(), StoreError> {
+    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)")?
+        .execute(params![exception, attempt, role])?;
+    Ok(())
+}
+
+/// Links the first receipt that carried a logical event.
+pub fn link_event_receipts(conn: &Connection, exception: i64, event: i64, role: &str) -> Result<(), StoreError> {
+    conn.prepare_cached(
+        "INSERT INTO exception_evidence (exception_id, receipt_id, role)
+         SELECT ?1, first_receipt_id, ?3 FROM logical_event WHERE id = ?2",
+    )?
+    .execute(params![exception, event, role])?;
+    Ok(())
+}
+
+/// Closes an open exception as resolved, by `actor` with `note`, at the batch's time.
+pub fn close(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note: &str, actor: &str) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3, resolved_by = ?4,
+                 resolved_at = ?5 WHERE id = ?1 AND status = 'open'",
+        )?
+        .execute(params![id, resolution, note, actor, now])?;
+    tx.changed(Entity::Exception, id);
+    Ok(())
+}
+
+/// Closes an exception the system itself settled on new evidence, with an audit entry.
+pub fn close_automatically(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note: &str) -> Result<(), StoreError> {
+    close(tx, id, resolution, note, "system")?;
+    tx.audit().append(&NewAudit {
+        actor: "system".into(),
+        action: "exception.closed".into(),
+        subject_type: Some("exception".into()),
+        subject_id: Some(id),
+        note: Some(note.into()),
+        details_json: Some(serde_json::json!({ "resolution": resolution }).to_string()),
+    })?;
+    Ok(())
+}
+
+/// An exception as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ExceptionRow {
+    pub id: i64,
+    pub kind: ExceptionKind,
+    pub status: ExceptionStatus,
+    pub message_id: Option<i64>,
+    pub logical_event_id: Option<i64>,
+    pub summary: String,
+    pub created_at: i64,
+    pub resolution: Option<String>,
+    pub resolution_note: Option<String>,
+    pub resolved_by: Option<String>,
+    pub resolved_at: Option<i64>,
+}
+
+/// One piece of evidence behind an exception.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Evidence {
+    pub role: String,
+    pub receipt_id: Option<i64>,
+    pub attempt_id: Option<i64>,
+}
+
+const COLUMNS: &str = "id, kind, status, message_id, logical_event_id, summary, created_at, resolution,
+     resolution_note, resolved_by, resolved_at";
+
+fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
+    Ok(ExceptionRow {
+        id: r.get(0)?,
+        kind: r.get::<_, Text<_>>(1)?.0,
+        status: r.get::<_, Text<_>>(2)?.0,
+        message_id: r.get(3)?,
+        logical_event_id: r.get(4)?,
+        summary: r.get(5)?,
+        created_at: r.get(6)?,
+        resolution: r.get(7)?,
+        resolution_note: r.get(8)?,
+        resolved_by: r.get(9)?,
+        resolved_at: r.get(10)?,
+    })
+}
+
+/// An exception and its evidence, if it exists.
+pub fn get(conn: &Connection, id: i64) -> Result<Option<(ExceptionRow, Vec<Evidence>)>, StoreError> {
+    let Some(e) = conn
+        .prepare_cached(&format!("SELECT {COLUMNS} FROM exception WHERE id = ?1"))?
+        .query_row([id], row)
+        .optional()?
+    else {
+        return Ok(None);
+    };
+    let evidence = conn
+        .prepare_cached(
+            "SELECT role, receipt_id, attempt_id FROM exception_evidence WHERE exception_id = ?1 ORDER BY rowid",
+        )?
+        .query_map([id], |r| {
+            Ok(Evidence {
+                role: r.get(0)?,
+                receipt_id: r.get(1)?,
+                attempt_id: r.get(2)?,
+            })
+        })?
+        .collect::<Result<Vec<_>, _>>()?;
+    Ok(Some((e, evidence)))
+}
+
+/// Closes exception `id` with an operator's decision, at the batch's time.
+pub fn settle(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    status: ExceptionStatus,
+    resolution: &str,
+    note: &str,
+    actor: &str,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "UPDATE exception SET status = ?2, resolution = ?3, resolution_note = ?4, resolved_by = ?5, resolved_at = ?6
+             WHERE id = ?1",
+        )?
+        .execute(params![id, Text(status), resolution, note, actor, now])?;
+    tx.changed(Entity::Exception, id);
+    Ok(())
+}
+
+/// What the first receipt of a logical event says, for checking it against a message.
+pub fn receipt_facts(conn: &Connection, event: i64) -> Result<mismatch::ReceiptFacts, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts FROM logical_event e
+             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        )?
+        .query_row([event], |r| {
+            Ok(mismatch::ReceiptFacts {
+                connection: r.get(0)?,
+                handset: r.get(1)?,
+                text: r
+                    .get::<_, Option<String>>(2)?
+                    .and_then(|t| mismatch::receipt_text_field(&t)),
+                done_ts: r.get(3)?,
+            })
+        })?)
+}

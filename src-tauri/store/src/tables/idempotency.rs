@@ -1,0 +1,84 @@
+//! The `idempotency` table: the answer given to the first request of each (scope, key), with the
+//! hash of that request, so a repeat gets the same answer and a different request under the same
+//! key is told apart.
+
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::writer::WriteTx;
+use crate::StoreError;
+
+/// What the store knows about a key.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Recorded {
+    /// Never seen: process the request.
+    New,
+    /// Seen with the same request: answer this again.
+    Replay { status: u16, body: String },
+    /// Seen with a different request.
+    Mismatch,
+}
+
+/// Looks a key up (run inside the write transaction that will record it, so two requests can not
+/// both find it new).
+pub fn lookup(conn: &Connection, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
+    let found: Option<(String, u16, String)> = conn
+        .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
+        .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?;
+    Ok(match found {
+        None => Recorded::New,
+        Some((h, status, body)) if h == hash => Recorded::Replay { status, body },
+        Some(_) => Recorded::Mismatch,
+    })
+}
+
+/// Stores the answer given to a key's first request.
+pub fn record(
+    tx: &mut WriteTx<'_>,
+    scope: &str,
+    key: &str,
+    hash: &str,
+    route: &str,
+    status: u16,
+    body: &str,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![scope, key, hash, route, status, body, now])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lookup_tells_new_replay_and_mismatch_apart() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("i.db")).unwrap();
+        store
+            .writer()
+            .write_blocking(|tx| record(tx, "key:1", "k1", "h1", "messages", 201, "{\"id\":1}"))
+            .unwrap();
+        let r = |scope: &'static str, key: &'static str, hash: &'static str| {
+            store
+                .reader()
+                .read_blocking(move |c| lookup(c, scope, key, hash))
+                .unwrap()
+        };
+        assert_eq!(
+            r("key:1", "k1", "h1"),
+            Recorded::Replay {
+                status: 201,
+                body: "{\"id\":1}".into()
+            }
+        );
+        assert_eq!(r("key:1", "k1", "h2"), Recorded::Mismatch);
+        assert_eq!(r("key:2", "k1", "h1"), Recorded::New);
+        assert_eq!(r("key:1", "k2", "h1"), Recorded::New);
+    }
+}

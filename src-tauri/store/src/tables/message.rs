@@ -1,0 +1,75 @@
+//! The `message` table (immutable once written) and its row in `queue`, written together.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use smsdesk_core::domain::MessageKind;
+use smsdesk_core::message::{queue_priority, NewMessage};
+use smsdesk_core::receipts::mismatch;
+
+use crate::writer::{Entity, WriteTx};
+use crate::{StoreError, Text};
+
+/// Writes a message and puts it in the queue; returns its id.
+pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
+    let now = tx.now_ms();
+    let priority = queue_priority(m.kind, m.priority);
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
+                 priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref,
+                 api_key_id, idempotency_scope, idempotency_key, request_hash)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+        )?
+        .execute(params![
+            now,
+            Text(m.channel),
+            m.destination_raw,
+            m.destination,
+            m.body,
+            m.encoding,
+            m.segments,
+            Text(m.kind),
+            priority,
+            m.ordering_key,
+            m.valid_until,
+            m.scheduled_at,
+            m.registered_delivery,
+            m.connection,
+            m.client_ref,
+            m.api_key_id,
+            m.idempotency.as_ref().map(|i| &i.scope),
+            m.idempotency.as_ref().map(|i| &i.key),
+            m.idempotency.as_ref().map(|i| &i.request_hash),
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at, expires_at)
+             VALUES (?1, 'queued', ?2, ?3, ?4, ?5)",
+        )?
+        .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now, m.valid_until])?;
+    tx.changed(Entity::Message, id);
+    Ok(id)
+}
+
+/// What a message says, for checking a receipt against it.
+pub fn message_facts(conn: &Connection, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT connection, destination, body, created_at, segments FROM message WHERE id = ?1")?
+        .query_row([message_id], |r| {
+            Ok(mismatch::MessageFacts {
+                connection: r.get(0)?,
+                destination: r.get(1)?,
+                body: r.get(2)?,
+                created_at: r.get(3)?,
+                segments: r.get(4)?,
+            })
+        })
+        .optional()?)
+}
+
+/// A message's kind.
+pub fn kind(conn: &Connection, message_id: i64) -> Result<MessageKind, StoreError> {
+    Ok(conn
+        .prepare_cached("SELECT kind FROM message WHERE id = ?1")?
+        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))?)
+}

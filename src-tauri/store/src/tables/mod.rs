@@ -1,0 +1,21 @@
+//! One module per table: its typed reads and writes. The logs' handles offer only `append`: there
+//! is no way, through the store's API, to change or remove evidence once written (and SQL triggers
+//! refuse it as well).
+
+pub mod api_key;
+pub mod attempt;
+mod audit;
+pub mod connection_rules;
+pub mod exception;
+pub mod idempotency;
+pub mod inbound;
+pub mod logical_event;
+pub mod message;
+pub mod projection;
+pub mod queue;
+pub mod receipt;
+pub mod uncorrelated_wait;
+pub mod webhook;
+
+pub use audit::{AuditLog, NewAudit};
+pub use receipt::{NewReceipt, ReceiptLog};

@@ -1,0 +1,277 @@
+//! The `queue` table: where each message stands in the local send queue, its lease while it is
+//! being sent, its tries counted against its kind's limit, and its current round of sending.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use smsdesk_core::domain::{MessageKind, QueueStatus};
+use smsdesk_core::receipts::policy::ReceiptPolicy;
+
+use crate::writer::{Entity, WriteTx};
+use crate::{StoreError, Text};
+
+/// A message claimed for sending.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Claimed {
+    pub message_id: i64,
+    pub destination: String,
+    pub body: String,
+    pub kind: MessageKind,
+    pub registered_delivery: u8,
+    /// When it stops being worth sending (its validity), if ever: nothing is written after.
+    pub expires_at: Option<i64>,
+    pub created_at: i64,
+    /// Tries of the message made before this one (a try sends every part not yet accepted).
+    pub attempts: u32,
+    /// Parts (from 1) accepted earlier in this round of sending: they are not sent again.
+    pub parts_accepted: Vec<u32>,
+}
+
+/// The queued messages whose validity ended by `now`.
+pub fn validity_ended_by(tx: &WriteTx<'_>, now: i64) -> Result<Vec<i64>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT message_id FROM queue
+             WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1",
+        )?
+        .query_map([now], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Whether a queued message's validity ended by `now`: a read, for a read connection.
+pub fn expiry_due(conn: &Connection, now: i64) -> Result<bool, StoreError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)",
+        )?
+        .query_row([now], |r| r.get(0))?)
+}
+
+/// Up to `limit` messages due at `now`, each with its number of parts, in the order they go out:
+/// OTPs first, then transactional, then bulk; within a priority, the earliest due; never one past
+/// its validity; and never a message whose ordering key has an earlier message still queued,
+/// sending (a long message stays so until every part is accepted), or waiting for a decision.
+pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32) -> Result<Vec<(Claimed, u32)>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
+                    q.attempts, m.segments
+             FROM queue q JOIN message m ON m.id = q.message_id
+             WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
+               AND (q.expires_at IS NULL OR q.expires_at > ?1)
+               AND (m.ordering_key IS NULL OR NOT EXISTS (
+                   SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
+                   WHERE e.ordering_key = m.ordering_key AND e.id < m.id
+                     AND eq.status IN ('queued', 'sending', 'outcome_unknown')))
+             ORDER BY q.priority, q.next_attempt_at, q.message_id
+             LIMIT ?2",
+        )?
+        .query_map(params![now, limit], |r| {
+            Ok((
+                Claimed {
+                    message_id: r.get(0)?,
+                    destination: r.get(1)?,
+                    body: r.get(2)?,
+                    kind: r.get::<_, Text<_>>(3)?.0,
+                    registered_delivery: r.get(4)?,
+                    expires_at: r.get(5)?,
+                    created_at: r.get(6)?,
+                    attempts: r.get(7)?,
+                    parts_accepted: Vec::new(),
+                },
+                r.get(8)?,
+            ))
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Marks a message as being sent, under a lease held by `owner` until `until`.
+pub fn lease(tx: &mut WriteTx<'_>, message_id: i64, owner: &str, until: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
+             WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, owner, until, tx.now_ms()])?;
+    tx.changed(Entity::Queue, message_id);
+    Ok(())
+}
+
+/// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
+/// message starts a new round), in order.
+pub fn parts_accepted(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<u32>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT DISTINCT a.segment_no FROM attempt a JOIN queue q ON q.message_id = a.message_id
+             WHERE a.message_id = ?1 AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0)
+             ORDER BY a.segment_no",
+        )?
+        .query_map([message_id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Sets a message's queue status (and its last error, or when it is next due), lease released.
+pub fn set_status(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    status: QueueStatus,
+    error: Option<&str>,
+    next_attempt_at: Option<i64>,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
+                 next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
+                 updated_at = ?5
+             WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, Text(status), error, next_attempt_at, tx.now_ms()])?;
+    tx.changed(Entity::Queue, message_id);
+    Ok(())
+}
+
+/// Counts one try of the message against its kind's limit.
+pub fn count_try(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
+        .execute([message_id])?;
+    Ok(())
+}
+
+/// The messages whose queue status is `status`.
+pub fn with_status(tx: &WriteTx<'_>, status: QueueStatus) -> Result<Vec<i64>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT message_id FROM queue WHERE status = ?1")?
+        .query_map([Text(status)], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
+/// The message's current queue status.
+pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
+        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
+        .optional()?)
+}
+
+/// The evidence that what a retry would send (the whole message once it was accepted whole, else
+/// the parts not accepted) may have reached the network already: (accepted whole and a try was
+/// accepted, a try of a part not accepted went unanswered, a receipt was matched to it); `None`
+/// when the message is not in the queue.
+pub fn duplicate_evidence(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<(bool, bool, bool)>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT
+                 q.status = 'accepted' AND EXISTS (SELECT 1 FROM attempt WHERE message_id = ?1 AND outcome = 'accepted'),
+                 EXISTS (SELECT 1 FROM attempt a WHERE a.message_id = ?1
+                         AND (a.outcome = 'timeout' OR a.outcome = 'link_lost' OR a.outcome = 'pending')
+                         AND (q.status = 'accepted' OR a.segment_no NOT IN (
+                             SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1 AND b.outcome = 'accepted'
+                                 AND b.id > coalesce(q.round_from, 0)))),
+                 EXISTS (SELECT 1 FROM logical_event e WHERE e.message_id = ?1
+                         AND (q.status = 'accepted' OR e.correlated_by = 'operator'))
+             FROM queue q WHERE q.message_id = ?1",
+        )?
+        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .optional()?)
+}
+
+/// When a message stops being worth sending, if ever.
+pub fn expires_at(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT expires_at FROM queue WHERE message_id = ?1")?
+        .query_row([message_id], |r| r.get(0))?)
+}
+
+/// Puts a message back in the queue, due now, with a fresh set of tries; a message accepted whole
+/// starts a new round of sending (what its earlier tries accepted no longer counts).
+pub fn queue_again(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
+                 lease_until = NULL, updated_at = ?2,
+                 round_from = CASE WHEN status = 'accepted'
+                     THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
+             WHERE message_id = ?1",
+        )?
+        .execute(params![message_id, tx.now_ms()])?;
+    tx.changed(Entity::Queue, message_id);
+    Ok(())
+}
+
+/// For a message whose outcome is unknown: the tries in its current round of parts not accepted
+/// that went unanswered (id, connection), and how many of its parts have no try at all.
+pub fn unsettled_parts(tx: &WriteTx<'_>, message_id: i64) -> Result<(Vec<(i64, String)>, i64), StoreError> {
+    let unknown = tx
+        .conn()
+        .prepare_cached(
+            "SELECT a.id, a.connection FROM attempt a JOIN queue q ON q.message_id = a.message_id
+             WHERE a.message_id = ?1 AND a.id > coalesce(q.round_from, 0)
+               AND (a.outcome = 'timeout' OR a.outcome = 'link_lost')
+               AND a.segment_no NOT IN (SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1
+                   AND b.outcome = 'accepted' AND b.id > coalesce(q.round_from, 0))",
+        )?
+        .query_map([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let untried = tx
+        .conn()
+        .prepare_cached(
+            "SELECT m.segments - (SELECT count(DISTINCT a.segment_no) FROM attempt a
+                 WHERE a.message_id = m.id AND a.id > coalesce(q.round_from, 0)
+                   AND (a.outcome = 'accepted' OR a.outcome = 'timeout' OR a.outcome = 'link_lost'))
+             FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| r.get(0))?;
+    Ok((unknown, untried))
+}
+
+/// Accepted messages whose deadline passed before `now` without a final state and that are not
+/// flagged yet; `only` narrows the search to one message. A read: run it on a read connection, so
+/// the scan never holds up the writer.
+pub fn no_receipt_due(
+    conn: &Connection,
+    now: i64,
+    policy: &ReceiptPolicy,
+    only: Option<i64>,
+    limit: u32,
+) -> Result<Vec<i64>, StoreError> {
+    let finals = if policy.accepted_is_final {
+        "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped','accepted')"
+    } else {
+        "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped')"
+    };
+    // registered_delivery bit 0 set (1: final on success or failure, 3: on success only) asks for
+    // a receipt when all goes well.
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT q.message_id
+             FROM queue q JOIN message m ON m.id = q.message_id
+                 JOIN attempt a ON a.message_id = q.message_id AND a.outcome = 'accepted'
+             WHERE q.status = 'accepted' AND (?1 IS NULL OR q.message_id = ?1)
+               AND NOT EXISTS (SELECT 1 FROM projection p WHERE p.message_id = q.message_id
+                               AND (p.state IN {finals} OR p.flag_no_receipt = 1 OR p.rule = 'operator_decision'
+                                    OR p.rule = 'parts_final'))
+               AND NOT EXISTS (SELECT 1 FROM exception e WHERE e.message_id = q.message_id AND e.kind = 'no_receipt')
+             GROUP BY q.message_id
+             HAVING max(a.responded_at) <= ?3 - CASE m.kind WHEN 'otp' THEN ?4 WHEN 'transactional' THEN ?5 ELSE ?6 END
+                AND max(coalesce(a.registered_delivery, m.registered_delivery) & 1) = 1
+             LIMIT ?2"
+        ))?
+        .query_map(
+            params![
+                only,
+                limit,
+                now,
+                policy.deadline_ms[0],
+                policy.deadline_ms[1],
+                policy.deadline_ms[2]
+            ],
+            |r| r.get(0),
+        )?
+        .collect::<Result<_, _>>()?)
+}

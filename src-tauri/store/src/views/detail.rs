@@ -1,0 +1,449 @@
+//! One message in full: the message as handed to us, its place in our queue (with the SMSC's
+//! acceptance), the state the rules computed (with what the network reported and any operator
+//! decision kept apart), every attempt, every receipt correlated to it, its exceptions, and a
+//! timeline of all of it. Index lookups only: a handful of queries on the message's own rows.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::evidence::{self, AttemptView, ReceiptView};
+use super::exceptions::{self, ExceptionSummary};
+use super::messages::{self, MessageSummary};
+use super::timeline::{self, AuditFact, TimelineEntry};
+use super::{snapshot, ViewError};
+use crate::StoreError;
+use crate::Text;
+use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_core::receipts::rules::{Projection, Rule};
+
+/// The message as it was handed to us (never changed since).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct MessageRecord {
+    #[ts(type = "number")]
+    pub id: i64,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+    pub channel: IntakeChannel,
+    /// Who the idempotency key belongs to (`key:<api key id>`, `operator`, ...) and the key.
+    pub idempotency_scope: Option<String>,
+    pub idempotency_key: Option<String>,
+    /// Hash of the request that created it, to tell a repeat from a different request.
+    pub request_hash: Option<String>,
+    pub client_ref: Option<String>,
+    pub source_raw: Option<String>,
+    pub source_addr: Option<String>,
+    pub source_ton: Option<u8>,
+    pub source_npi: Option<u8>,
+    /// The destination as given, and normalised to E.164.
+    pub destination_raw: String,
+    pub destination: String,
+    pub dest_ton: Option<u8>,
+    pub dest_npi: Option<u8>,
+    pub body: String,
+    pub encoding: String,
+    pub segments: u32,
+    pub kind: MessageKind,
+    /// Urgency within its kind, 0 (first) to 9.
+    pub priority: u8,
+    pub ordering_key: Option<String>,
+    /// Never sent after this time.
+    #[ts(type = "number | null")]
+    pub valid_until_ms: Option<i64>,
+    /// Not sent before this time.
+    #[ts(type = "number | null")]
+    pub scheduled_at_ms: Option<i64>,
+    /// The SMPP registered_delivery asked for.
+    pub registered_delivery: u8,
+    pub connection: String,
+    #[ts(type = "number | null")]
+    pub api_key_id: Option<i64>,
+    pub api_key_name: Option<String>,
+}
+
+/// Our side: the message's place in the local queue, and whether the SMSC accepted a submit.
+/// Acceptance is not delivery.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct QueueView {
+    pub status: QueueStatus,
+    /// Finished submit tries counted by the queue (an operator's retry starts it again from 0).
+    pub attempts: u32,
+    /// When the dispatcher may try it next (for a queued message).
+    #[ts(type = "number")]
+    pub next_attempt_at_ms: i64,
+    pub last_error: Option<String>,
+    /// The queue's ordering value: kind first (otp, transactional, bulk), then priority.
+    #[ts(type = "number")]
+    pub queue_priority: i64,
+    pub lease_owner: Option<String>,
+    #[ts(type = "number | null")]
+    pub lease_until_ms: Option<i64>,
+    #[ts(type = "number")]
+    pub updated_at_ms: i64,
+    /// When the SMSC last answered a submit of it with success (submit_sm_resp).
+    #[ts(type = "number | null")]
+    pub accepted_at_ms: Option<i64>,
+    /// The provider ids its accepted submits were given, exactly as returned, in order.
+    pub provider_message_ids: Vec<String>,
+}
+
+/// The projection's flags.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct StateFlags {
+    /// An intermediate report came after a final one (kept, changed nothing).
+    pub late: bool,
+    /// Incompatible final reports: a person has to decide.
+    pub conflict: bool,
+    /// No final report by the deadline.
+    pub no_receipt: bool,
+    /// A report's destination or text differ from the message's (never used to match, only shown).
+    pub mismatch: bool,
+    /// A report's text id and its TLV id name different messages.
+    pub id_disagree: bool,
+}
+
+/// The computed state, with where it comes from.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct StateView {
+    /// The state shown: what the rules computed from the network's reports, or what an operator
+    /// decided when `rule` is "operator_decision". "delivered" means the network *reported*
+    /// delivery, not that anyone read it.
+    pub state: DeliveryState,
+    /// no_report, intermediate, first_final, operator_decision, parts_pending or parts_final.
+    pub rule: String,
+    /// The rule in plain words.
+    pub rule_explained: String,
+    /// What the network's own reports support by the rules (the first final, or the most advanced
+    /// intermediate), whatever an operator decided; `None` while nothing was reported.
+    pub reported_state: Option<DeliveryState>,
+    /// The exception whose resolution decided `state`, when an operator did.
+    #[ts(type = "number | null")]
+    pub decided_by_exception_id: Option<i64>,
+    /// The logical events, and the receipts that carried them, supporting the state.
+    #[ts(type = "Array<number>")]
+    pub supporting_event_ids: Vec<i64>,
+    #[ts(type = "Array<number>")]
+    pub supporting_receipt_ids: Vec<i64>,
+    /// Final reports that contradict the state, kept for a person to look at.
+    #[ts(type = "Array<number>")]
+    pub conflicting_event_ids: Vec<i64>,
+    #[ts(type = "Array<number>")]
+    pub conflicting_receipt_ids: Vec<i64>,
+    pub flags: StateFlags,
+    /// The rules version that computed it (`None` while nothing was applied).
+    pub rules_version: Option<u32>,
+    #[ts(type = "number | null")]
+    pub updated_at_ms: Option<i64>,
+    /// For a message sent in parts, where each part stands (part 1 first); empty otherwise, or
+    /// while no report came.
+    pub parts: Vec<PartStateView>,
+}
+
+/// Where one part of a long message stands, by the same rules as a whole message.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct PartStateView {
+    /// From 1.
+    pub part: u32,
+    pub state: DeliveryState,
+    /// no_report, intermediate or first_final.
+    pub rule: String,
+    #[ts(type = "Array<number>")]
+    pub supporting_receipt_ids: Vec<i64>,
+    #[ts(type = "Array<number>")]
+    pub conflicting_receipt_ids: Vec<i64>,
+    /// Incompatible finals reported for this very part.
+    pub conflict: bool,
+    /// An intermediate report came after its final.
+    pub late: bool,
+}
+
+/// An operator's decision that set the state.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct OperatorDecision {
+    #[ts(type = "number")]
+    pub exception_id: i64,
+    pub exception_kind: ExceptionKind,
+    /// The state chosen (`None` for a decision that chose none, such as a dismissal).
+    pub state: Option<DeliveryState>,
+    pub resolution: Option<String>,
+    pub note: Option<String>,
+    pub decided_by: Option<String>,
+    #[ts(type = "number | null")]
+    pub decided_at_ms: Option<i64>,
+}
+
+/// Everything about one message.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct MessageDetail {
+    /// The message as the list shows it (status, state, rule, flags in one row).
+    pub summary: MessageSummary,
+    pub message: MessageRecord,
+    /// Acceptance: our queue and the SMSC's answers. Not delivery.
+    pub queue: QueueView,
+    /// The state: what the network reported (by the rules), or an operator's decision.
+    pub state: StateView,
+    /// Set when an operator decided the state.
+    pub operator_decision: Option<OperatorDecision>,
+    /// Every submit try, in the order made.
+    pub attempts: Vec<AttemptView>,
+    /// Every receipt correlated to the message, in receive order, repeats included.
+    pub receipts: Vec<ReceiptView>,
+    /// Its exceptions, oldest first.
+    pub exceptions: Vec<ExceptionSummary>,
+    /// Status notifications owed to the API key's webhook, with every try.
+    pub webhooks: Vec<smsdesk_core::webhook::DeliveryView>,
+    pub timeline: Vec<TimelineEntry>,
+}
+
+/// The stored projection columns a detail needs.
+struct StoredState {
+    state: DeliveryState,
+    rule: String,
+    fold_json: String,
+    rules_version: u32,
+    updated_at: i64,
+    flags: StateFlags,
+}
+
+const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.idempotency_key, m.request_hash,
+     m.client_ref, m.source_raw, m.source_addr, m.source_ton, m.source_npi, m.destination_raw, m.destination,
+     m.dest_ton, m.dest_npi, m.body, m.encoding, m.segments, m.kind, q.priority % 10, m.ordering_key, m.valid_until,
+     m.scheduled_at, m.registered_delivery, m.connection, m.api_key_id, k.name,
+     q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
+     p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
+     p.flag_mismatch, p.flag_id_disagree";
+
+fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
+    let message = MessageRecord {
+        id: r.get(0)?,
+        created_at_ms: r.get(1)?,
+        channel: r.get::<_, Text<_>>(2)?.0,
+        idempotency_scope: r.get(3)?,
+        idempotency_key: r.get(4)?,
+        request_hash: r.get(5)?,
+        client_ref: r.get(6)?,
+        source_raw: r.get(7)?,
+        source_addr: r.get(8)?,
+        source_ton: r.get(9)?,
+        source_npi: r.get(10)?,
+        destination_raw: r.get(11)?,
+        destination: r.get(12)?,
+        dest_ton: r.get(13)?,
+        dest_npi: r.get(14)?,
+        body: r.get(15)?,
+        encoding: r.get(16)?,
+        segments: r.get(17)?,
+        kind: r.get::<_, Text<_>>(18)?.0,
+        priority: r.get(19)?,
+        ordering_key: r.get(20)?,
+        valid_until_ms: r.get(21)?,
+        scheduled_at_ms: r.get(22)?,
+        registered_delivery: r.get(23)?,
+        connection: r.get(24)?,
+        api_key_id: r.get(25)?,
+        api_key_name: r.get(26)?,
+    };
+    let queue = QueueView {
+        status: r.get::<_, Text<_>>(27)?.0,
+        attempts: r.get(28)?,
+        next_attempt_at_ms: r.get(29)?,
+        last_error: r.get(30)?,
+        queue_priority: r.get(31)?,
+        lease_owner: r.get(32)?,
+        lease_until_ms: r.get(33)?,
+        updated_at_ms: r.get(34)?,
+        accepted_at_ms: None,
+        provider_message_ids: Vec::new(),
+    };
+    let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
+        Some(state) => Some(StoredState {
+            state,
+            rule: r.get(36)?,
+            fold_json: r.get(37)?,
+            rules_version: r.get(38)?,
+            updated_at: r.get(39)?,
+            flags: StateFlags {
+                late: r.get(40)?,
+                conflict: r.get(41)?,
+                no_receipt: r.get(42)?,
+                mismatch: r.get(43)?,
+                id_disagree: r.get(44)?,
+            },
+        }),
+        None => None,
+    };
+    Ok((message, queue, stored))
+}
+
+fn explain(rule: &str) -> String {
+    serde_json::from_value::<Rule>(serde_json::Value::String(rule.to_owned()))
+        .map(|r| r.explain().to_owned())
+        .unwrap_or_else(|_| format!("Rule {rule:?}, which this version does not describe."))
+}
+
+/// The receipts that carried any of `events`.
+fn receipts_carrying(receipts: &[ReceiptView], events: &[i64]) -> Vec<i64> {
+    receipts
+        .iter()
+        .filter(|r| r.logical_event_id.is_some_and(|e| events.contains(&e)))
+        .map(|r| r.id)
+        .collect()
+}
+
+fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptView]) -> Result<StateView, ViewError> {
+    let Some(s) = stored else {
+        return Ok(StateView {
+            state: DeliveryState::Pending,
+            rule: Rule::NoReport.as_str().to_owned(),
+            rule_explained: Rule::NoReport.explain().to_owned(),
+            reported_state: None,
+            decided_by_exception_id: None,
+            supporting_event_ids: Vec::new(),
+            supporting_receipt_ids: Vec::new(),
+            conflicting_event_ids: Vec::new(),
+            conflicting_receipt_ids: Vec::new(),
+            flags: StateFlags::default(),
+            rules_version: None,
+            updated_at_ms: None,
+            parts: Vec::new(),
+        });
+    };
+    let fold: Projection =
+        serde_json::from_str(&s.fold_json).map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
+    // Under a decision the stored state is the operator's; the network's is what its earliest
+    // supporting report says.
+    let reported_state = if s.rule == Rule::OperatorDecision.as_str() {
+        fold.supporting.first().and_then(|event| {
+            receipts
+                .iter()
+                .find(|r| r.logical_event_id == Some(*event))
+                .and_then(|r| r.reported_state)
+        })
+    } else if s.rule == Rule::NoReport.as_str() {
+        None
+    } else {
+        Some(s.state)
+    };
+    let parts = fold
+        .parts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| PartStateView {
+            part: i as u32 + 1,
+            state: p.state,
+            rule: p.rule.as_str().to_owned(),
+            supporting_receipt_ids: receipts_carrying(receipts, &p.supporting),
+            conflicting_receipt_ids: receipts_carrying(receipts, &p.conflicting),
+            conflict: p.conflict,
+            late: p.late,
+        })
+        .collect();
+    Ok(StateView {
+        parts,
+        state: s.state,
+        rule_explained: explain(&s.rule),
+        rule: s.rule,
+        reported_state,
+        decided_by_exception_id: fold.decided_by,
+        supporting_receipt_ids: receipts_carrying(receipts, &fold.supporting),
+        conflicting_receipt_ids: receipts_carrying(receipts, &fold.conflicting),
+        supporting_event_ids: fold.supporting,
+        conflicting_event_ids: fold.conflicting,
+        flags: s.flags,
+        rules_version: Some(s.rules_version),
+        updated_at_ms: Some(s.updated_at),
+    })
+}
+
+fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditFact>, ViewError> {
+    let mut stmt = c.prepare_cached(
+        "SELECT id, at, actor, action, subject_type, subject_id, note FROM audit
+         WHERE subject_type = ?1 AND subject_id = ?2 ORDER BY id",
+    )?;
+    let mut out = Vec::new();
+    let subjects = std::iter::once(("message", message_id)).chain(exceptions.iter().map(|e| ("exception", e.id)));
+    for (kind, id) in subjects {
+        let rows = stmt.query_map(rusqlite::params![kind, id], |r| {
+            Ok(AuditFact {
+                id: r.get(0)?,
+                at: r.get(1)?,
+                actor: r.get(2)?,
+                action: r.get(3)?,
+                subject_type: r.get(4)?,
+                subject_id: r.get(5)?,
+                note: r.get(6)?,
+            })
+        })?;
+        for row in rows {
+            out.push(row?);
+        }
+    }
+    Ok(out)
+}
+
+/// Everything about one message, or `None` when there is no such message.
+pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, ViewError> {
+    snapshot(c, |c| {
+        let Some((message, mut queue, stored)) = c
+            .prepare_cached(&format!(
+                "SELECT {COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
+                 LEFT JOIN projection p ON p.message_id = m.id LEFT JOIN api_key k ON k.id = m.api_key_id
+                 WHERE m.id = ?1"
+            ))?
+            .query_row([id], read_row)
+            .optional()?
+        else {
+            return Ok(None);
+        };
+        let summary =
+            messages::summary(c, id)?.ok_or_else(|| StoreError::Corrupt(format!("message {id} has no queue row")))?;
+        let attempts = evidence::attempts_of(c, id)?;
+        let receipts = evidence::receipts_of(c, id)?;
+        let exceptions = exceptions::exceptions_of(c, id)?;
+        let audit = audit_facts(c, id, &exceptions)?;
+
+        for a in attempts.iter().filter(|a| a.outcome == AttemptOutcome::Accepted) {
+            queue.accepted_at_ms = a.responded_at_ms.or(queue.accepted_at_ms);
+            if let Some(p) = &a.provider_message_id {
+                queue.provider_message_ids.push(p.clone());
+            }
+        }
+        let state = state_view(stored, id, &receipts)?;
+        let operator_decision = state.decided_by_exception_id.and_then(|x| {
+            exceptions.iter().find(|e| e.id == x).map(|e| OperatorDecision {
+                exception_id: e.id,
+                exception_kind: e.kind,
+                state: e
+                    .resolution
+                    .as_deref()
+                    .and_then(|r| r.strip_prefix("state:"))
+                    .and_then(|s| s.parse().ok()),
+                resolution: e.resolution.clone(),
+                note: e.resolution_note.clone(),
+                decided_by: e.resolved_by.clone(),
+                decided_at_ms: e.resolved_at_ms,
+            })
+        });
+        let timeline = timeline::build(&message, &attempts, &receipts, &exceptions, &audit);
+        let webhooks = crate::tables::webhook::deliveries_for_message(c, id)?;
+        Ok(Some(MessageDetail {
+            summary,
+            message,
+            queue,
+            state,
+            operator_decision,
+            attempts,
+            receipts,
+            exceptions,
+            webhooks,
+            timeline,
+        }))
+    })
+}

@@ -1,0 +1,117 @@
+//! Read models: what the HTTP API, the command line and the desktop UI show. Plain functions over
+//! a read connection (`store.reader().read(move |c| views::message_detail(c, id))`), returning
+//! serde types that also derive `ts_rs::TS` and `utoipa::ToSchema`.
+//!
+//! - [`list_messages`] / [`MessageFilter`] / [`MessagePage`]: the message list, newest first, with
+//!   cursor pages that stay stable while messages keep arriving.
+//! - [`message_detail`]: one message with its queue position, computed state, attempts, receipts,
+//!   exceptions and a merged timeline. Acceptance by the SMSC, the state the network reported and
+//!   an operator's decision are kept in separate, labelled fields.
+//! - [`list_exceptions`] / [`exception_detail`]: the exception queue, with each exception's evidence.
+//! - [`count_messages`] / [`export_page`] / [`EXPORT_COLUMNS`] / [`write_csv`]: every message a
+//!   filter selects, as a CSV file, for `smsdesk export`, the API's export and the window's.
+//! - [`dashboard`]: counts for the overview.
+//! - [`activity`] / [`ActivityWindow`]: the overview's charts (submits, receipts and receipt
+//!   latency over the last hour, day or month; outcomes by day), from running totals.
+//! - [`audit_log`]: the audit trail, newest first.
+//!
+//! Every function reads one snapshot of the database (a savepoint around its queries), so the parts
+//! of an answer agree with each other.
+
+pub mod activity;
+mod audit;
+mod candidates;
+pub mod cursor;
+mod dashboard;
+mod detail;
+mod evidence;
+mod exceptions;
+mod export_rows;
+pub mod messages;
+mod timeline;
+
+use rusqlite::Connection;
+
+use crate::StoreError;
+
+pub use activity::{activity, activity_at, Activity, ActivityBucket, ActivityWindow, DayOutcomes, OUTCOME_DAYS};
+pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
+pub use candidates::{Candidate, CandidateFact, CandidateField};
+pub use dashboard::{dashboard, dashboard_at, Dashboard, ExceptionCount, QueueCount, StateCount};
+pub use detail::{
+    message_detail, MessageDetail, MessageRecord, OperatorDecision, PartStateView, QueueView, StateFlags, StateView,
+};
+pub use evidence::{AttemptView, ReceiptView};
+pub use exceptions::{
+    exception_detail, list_exceptions, EvidenceItem, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary,
+};
+pub use export_rows::{export_page, ExportPage, EXPORT_COLUMNS};
+pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
+pub use timeline::{TimelineEntry, TimelineKind};
+
+/// Page size when none is asked for.
+pub const DEFAULT_LIMIT: u32 = 50;
+/// The largest page any list gives; larger requests are cut to this.
+pub const MAX_LIMIT: u32 = 500;
+
+/// Why a read model could not be produced. `InvalidCursor` and `InvalidFilter` are the caller's
+/// mistake (the HTTP layer answers 422); `Store` is ours.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum ViewError {
+    #[error("the cursor was not given out by the {list} list (pass back `next_cursor` unchanged)")]
+    InvalidCursor { list: &'static str },
+    #[error("invalid filter: {0}")]
+    InvalidFilter(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl ViewError {
+    /// The stable machine code the edges report (`{code, message}`).
+    pub fn code(&self) -> &'static str {
+        match self {
+            ViewError::InvalidCursor { .. } => "invalid_cursor",
+            ViewError::InvalidFilter(_) => "invalid_filter",
+            ViewError::Store(_) => "store_error",
+        }
+    }
+
+    /// True when the request itself was at fault (HTTP 422), not the store.
+    pub fn is_client_error(&self) -> bool {
+        matches!(self, ViewError::InvalidCursor { .. } | ViewError::InvalidFilter(_))
+    }
+}
+
+impl From<rusqlite::Error> for ViewError {
+    fn from(e: rusqlite::Error) -> Self {
+        ViewError::Store(e.into())
+    }
+}
+
+/// The page size to use for a requested limit: the default when none, at most [`MAX_LIMIT`].
+pub fn page_limit(limit: Option<u32>) -> Result<usize, ViewError> {
+    match limit.unwrap_or(DEFAULT_LIMIT) {
+        n @ 1..=MAX_LIMIT => Ok(n as usize),
+        n => Err(ViewError::InvalidFilter(format!(
+            "limit must be between 1 and {MAX_LIMIT}, not {n}"
+        ))),
+    }
+}
+
+/// Runs `f` inside a savepoint, so all its queries read the same snapshot. Works on a plain
+/// connection and inside a caller's transaction alike.
+pub fn snapshot<T>(c: &Connection, f: impl FnOnce(&Connection) -> Result<T, ViewError>) -> Result<T, ViewError> {
+    c.execute_batch("SAVEPOINT views_snapshot")?;
+    let out = f(c);
+    // Nothing was written, so releasing is right whether `f` succeeded or not.
+    let released = c.execute_batch("RELEASE views_snapshot");
+    let value = out?;
+    released?;
+    Ok(value)
+}
+
+/// A stored JSON text as a value; text that is not JSON is kept as a string rather than lost.
+pub fn json(text: Option<String>) -> Option<serde_json::Value> {
+    text.map(|t| serde_json::from_str(&t).unwrap_or(serde_json::Value::String(t)))
+}

@@ -1,0 +1,288 @@
+//! A message's story in time order: its creation, each submit try and the SMSC's answer, each
+//! receipt, each exception opened or closed, and each audited action on it, in one line of plain
+//! English each, with the id of the row it comes from.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::detail::MessageRecord;
+use super::evidence::{AttemptView, ReceiptView};
+use super::exceptions::ExceptionSummary;
+use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ReceiptKind};
+
+/// What a timeline entry is about; `ref_id` is the id of a row of the table it names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TimelineKind {
+    /// The message was handed to us (`message`).
+    Created,
+    /// A submit try was recorded, before its PDU went out (`attempt`).
+    Attempt,
+    /// The SMSC answered a try, or the answer never came (`attempt`).
+    AttemptResult,
+    /// A report arrived (`receipt`).
+    Receipt,
+    /// An exception was opened (`exception`).
+    ExceptionOpened,
+    /// An exception was resolved or dismissed (`exception`).
+    ExceptionClosed,
+    /// An audited action, by an operator or by the system (`audit`).
+    Audit,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct TimelineEntry {
+    #[ts(type = "number")]
+    pub at_ms: i64,
+    pub kind: TimelineKind,
+    pub summary: String,
+    #[ts(type = "number")]
+    pub ref_id: i64,
+    /// For a message sent in parts: the part (from 1) a try or a receipt is about, so that each
+    /// part's story can be read on its own; `None` for what concerns the whole message.
+    pub part: Option<u32>,
+}
+
+/// An audit row, as the timeline needs it.
+pub(crate) struct AuditFact {
+    pub id: i64,
+    pub at: i64,
+    pub actor: String,
+    pub action: String,
+    pub subject_type: Option<String>,
+    pub subject_id: Option<i64>,
+    pub note: Option<String>,
+}
+
+fn state_words(s: DeliveryState) -> String {
+    match s {
+        DeliveryState::Delivered => "reported delivered".to_owned(),
+        other => format!("reported {}", other.as_str()),
+    }
+}
+
+fn attempt_label(a: &AttemptView, parts: u32) -> String {
+    if parts > 1 {
+        format!("try {} (part {} of {parts})", a.attempt_no, a.segment_no)
+    } else {
+        format!("try {}", a.attempt_no)
+    }
+}
+
+fn capitalised(s: &str) -> String {
+    let mut c = s.chars();
+    c.next()
+        .map(|f| f.to_uppercase().chain(c).collect())
+        .unwrap_or_default()
+}
+
+fn status_words(a: &AttemptView) -> String {
+    match (&a.command_status_name, &a.command_status_meaning, &a.command_status_hex) {
+        (Some(name), Some(meaning), Some(hex)) => format!("{name} ({hex}): {meaning}"),
+        _ => a.error.clone().unwrap_or_default(),
+    }
+}
+
+fn attempt_entries(a: &AttemptView, parts: u32, out: &mut Vec<TimelineEntry>) {
+    let label = attempt_label(a, parts);
+    let session = match (&a.session_id, a.sequence_number) {
+        (Some(s), Some(n)) => format!(" on session {s}, sequence {n}"),
+        (Some(s), None) => format!(" on session {s}"),
+        _ => String::new(),
+    };
+    let part = (parts > 1).then_some(a.segment_no);
+    out.push(TimelineEntry {
+        at_ms: a.created_at_ms,
+        kind: TimelineKind::Attempt,
+        summary: format!("Submit {label} recorded on {}{session}.", a.connection),
+        ref_id: a.id,
+        part,
+    });
+    let summary = match a.outcome {
+        AttemptOutcome::Pending => return,
+        AttemptOutcome::Accepted => format!(
+            "The SMSC accepted {label} with provider id {:?} (acceptance, not delivery).",
+            a.provider_message_id.as_deref().unwrap_or_default()
+        ),
+        AttemptOutcome::Temporary => format!("The SMSC refused {label}, temporarily: {}.", status_words(a)),
+        AttemptOutcome::Throttled => format!("The SMSC throttled {label}: {}.", status_words(a)),
+        AttemptOutcome::Permanent => format!("The SMSC refused {label} for good: {}.", status_words(a)),
+        AttemptOutcome::Timeout | AttemptOutcome::LinkLost => format!(
+            "No answer to {label}: {}; whether it went out is unknown.",
+            a.error.as_deref().unwrap_or("the answer never came")
+        ),
+        AttemptOutcome::NotSent => format!(
+            "{} never went out: {}; not counted as a try.",
+            capitalised(&label),
+            a.error.as_deref().unwrap_or("it was not written")
+        ),
+    };
+    out.push(TimelineEntry {
+        at_ms: a.responded_at_ms.or(a.sent_at_ms).unwrap_or(a.created_at_ms),
+        kind: TimelineKind::AttemptResult,
+        summary,
+        ref_id: a.id,
+        part,
+    });
+}
+
+fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
+    let what = match r.kind {
+        ReceiptKind::Receipt => "Receipt",
+        ReceiptKind::Intermediate => "Intermediate report",
+        ReceiptKind::Acknowledgement => "Acknowledgement",
+        ReceiptKind::Mo => "Incoming message",
+        ReceiptKind::Unparseable => "Unreadable report",
+    };
+    let says = match (r.reported_state, &r.stat_raw) {
+        (Some(s), Some(raw)) => format!(" {raw} ({})", state_words(s)),
+        (Some(s), None) => format!(" ({})", state_words(s)),
+        (None, Some(raw)) if r.status_unreadable => format!(" with a status nobody can read ({raw:?})"),
+        _ => String::new(),
+    };
+    let about = match r.message_parts.as_slice() {
+        _ if parts <= 1 => String::new(),
+        [one] => format!(" for part {one} of {parts}"),
+        list if list.len() as u32 == parts || list.is_empty() => " for every part".to_owned(),
+        list => format!(
+            " for parts {} of {parts}",
+            list.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+        ),
+    };
+    let err = r.err.as_deref().map(|e| format!(", err {e}")).unwrap_or_default();
+    let via = match (&r.session_id, r.arrival_no) {
+        (Some(s), Some(n)) => format!(
+            " via {} on {}, session {s}, report #{n}",
+            r.source.as_str(),
+            r.connection
+        ),
+        _ => format!(" via {} on {}", r.source.as_str(), r.connection),
+    };
+    let effect = if r.is_repeat {
+        "; a repeat of an event already recorded, it changed nothing".to_owned()
+    } else if r.processed_at_ms.is_none() {
+        "; not applied yet".to_owned()
+    } else if r.correlated_by.as_deref() == Some("operator") {
+        "; attached to this message by an operator".to_owned()
+    } else {
+        String::new()
+    };
+    let flags = if r.flags.is_empty() {
+        String::new()
+    } else {
+        format!(" [{}]", r.flags.join(", "))
+    };
+    format!("{what}{about}{says}{err}{via}{effect}{flags}.")
+}
+
+fn audit_summary(a: &AuditFact) -> String {
+    let subject = match (a.subject_type.as_deref(), a.subject_id) {
+        (Some("exception"), Some(id)) => format!("exception #{id}"),
+        (Some("message"), Some(_)) => "the message".to_owned(),
+        (Some(t), Some(id)) => format!("{t} #{id}"),
+        _ => String::new(),
+    };
+    let did = match a.action.as_str() {
+        "message.retry" => "put the message back in the queue".to_owned(),
+        "message.retry_confirmed" => "sent the message again, accepting the risk of a duplicate".to_owned(),
+        "message.cancel" => "cancelled the message".to_owned(),
+        "message.mark_failed" => "marked the message failed".to_owned(),
+        "message.accepted_by_evidence" => {
+            "attached a receipt showing the SMSC had the message: its outcome is no longer unknown".to_owned()
+        }
+        "exception.resolve" => format!("resolved {subject}"),
+        "exception.closed" => format!("closed {subject} on new evidence"),
+        other => format!("{other} {subject}").trim_end().to_owned(),
+    };
+    match a.note.as_deref().filter(|n| !n.is_empty()) {
+        Some(note) => format!("{} {did}: \"{note}\".", a.actor),
+        None => format!("{} {did}.", a.actor),
+    }
+}
+
+/// Everything merged in time order; at the same millisecond, in the order things happen (created,
+/// try, answer, receipt, exception, audit), then by row id.
+pub(crate) fn build(
+    message: &MessageRecord,
+    attempts: &[AttemptView],
+    receipts: &[ReceiptView],
+    exceptions: &[ExceptionSummary],
+    audit: &[AuditFact],
+) -> Vec<TimelineEntry> {
+    let mut out = Vec::with_capacity(2 + attempts.len() * 2 + receipts.len() + exceptions.len() * 2 + audit.len());
+    let segments = if message.segments == 1 {
+        "1 part".to_owned()
+    } else {
+        format!("{} parts", message.segments)
+    };
+    out.push(TimelineEntry {
+        at_ms: message.created_at_ms,
+        kind: TimelineKind::Created,
+        summary: format!(
+            "Message for {} received via {} ({}, {segments}, {}).",
+            message.destination,
+            message.channel.as_str(),
+            message.kind.as_str(),
+            message.encoding
+        ),
+        ref_id: message.id,
+        part: None,
+    });
+    for a in attempts {
+        attempt_entries(a, message.segments, &mut out);
+    }
+    for r in receipts {
+        out.push(TimelineEntry {
+            at_ms: r.received_at_ms,
+            kind: TimelineKind::Receipt,
+            summary: receipt_summary(r, message.segments),
+            ref_id: r.id,
+            part: match r.message_parts.as_slice() {
+                [one] if message.segments > 1 => Some(*one),
+                _ => None,
+            },
+        });
+    }
+    for e in exceptions {
+        out.push(TimelineEntry {
+            at_ms: e.created_at_ms,
+            kind: TimelineKind::ExceptionOpened,
+            summary: format!(
+                "Exception #{} opened ({}): {}",
+                e.id,
+                e.kind.as_str().replace('_', " "),
+                e.summary
+            ),
+            ref_id: e.id,
+            part: None,
+        });
+        if let Some(at) = e.resolved_at_ms {
+            let by = e.resolved_by.as_deref().unwrap_or("someone");
+            let what = e.resolution.as_deref().unwrap_or(e.status.as_str());
+            let note = e
+                .resolution_note
+                .as_deref()
+                .map(|n| format!(": \"{n}\""))
+                .unwrap_or_default();
+            out.push(TimelineEntry {
+                at_ms: at,
+                kind: TimelineKind::ExceptionClosed,
+                summary: format!("Exception #{} {} by {by} ({what}){note}.", e.id, e.status.as_str()),
+                ref_id: e.id,
+                part: None,
+            });
+        }
+    }
+    for a in audit {
+        out.push(TimelineEntry {
+            at_ms: a.at,
+            kind: TimelineKind::Audit,
+            summary: audit_summary(a),
+            ref_id: a.id,
+            part: None,
+        });
+    }
+    out.sort_by_key(|e| (e.at_ms, e.kind, e.ref_id));
+    out
+}

@@ -1,0 +1,374 @@
+//! The house rules that no compiler error states by itself: which crate may depend on which, where
+//! SQL may be written, and the README's crate graph, drawn from the code so it cannot drift.
+//!
+//! `cargo xtask house` checks them (it is a step of `cargo xtask test`); `cargo xtask house --write`
+//! redraws the README's graph after a change of the crates.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// A crate that must never depend, directly or through others, on any of `on`.
+struct Never {
+    krate: &'static str,
+    on: &'static [&'static str],
+    why: &'static str,
+}
+
+const NEVER: &[Never] = &[
+    Never {
+        krate: "smsdesk-core",
+        on: &[
+            "tokio",
+            "rusqlite",
+            "axum",
+            "hyper",
+            "reqwest",
+            "rusmpp",
+            "smsdesk-store",
+            "smsdesk-engine",
+        ],
+        why: "core is the domain as pure functions: no I/O, no async runtime, no database",
+    },
+    Never {
+        krate: "smsdesk-store",
+        on: &[
+            "axum",
+            "hyper",
+            "reqwest",
+            "rusmpp",
+            "smsdesk-smpp",
+            "smsdesk-sandbox",
+            "smsdesk-engine",
+        ],
+        why: "the store knows SQLite and the domain, nothing of the network or of what drives it",
+    },
+    Never {
+        krate: "smsdesk-smpp",
+        on: &["rusqlite", "axum", "smsdesk-store", "smsdesk-engine", "smsdesk-sandbox"],
+        why: "the session knows PDUs and the link; what becomes of a report is the engine's business",
+    },
+    Never {
+        krate: "smsdesk-sandbox",
+        on: &[
+            "rusqlite",
+            "axum",
+            "reqwest",
+            "smsdesk-store",
+            "smsdesk-smpp",
+            "smsdesk-engine",
+        ],
+        why: "the sandbox is a stand-in SMSC: it must not share the client's code, or it would share its bugs",
+    },
+];
+
+/// The only crate that may depend on rusqlite (tests aside), and the only one that runs SQL.
+const SQL_CRATE: &str = "smsdesk-store";
+
+/// What runs SQL on a connection.
+const SQL_CALLS: &[&str] = &[
+    ".prepare(",
+    ".prepare_cached(",
+    ".execute(",
+    ".execute_batch(",
+    ".query_row(",
+    ".pragma_update(",
+];
+
+/// External crates worth drawing: the ones the rules above are about.
+const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri"];
+
+const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
+const GRAPH_END: &str = "<!-- end of crate graph -->";
+
+/// Checks every rule; with `write`, first redraws the README's crate graph.
+pub fn run(root: &Path, write: bool) -> Result<(), String> {
+    let members = members(root)?;
+    // Each crate's own dependencies: what it is built from, and with its tests' too.
+    let (mut built_from, mut with_tests) = (BTreeMap::new(), BTreeMap::new());
+    for m in &members {
+        built_from.insert(m.clone(), deps(root, m, "normal", true)?);
+        with_tests.insert(m.clone(), deps(root, m, "normal,dev", true)?);
+    }
+    let mut problems = Vec::new();
+    for rule in NEVER {
+        if !members.iter().any(|m| m == rule.krate) {
+            continue;
+        }
+        let all = deps(root, rule.krate, "normal", false)?;
+        for bad in rule.on.iter().filter(|d| all.contains(**d)) {
+            problems.push(format!("{} depends on {bad}: {}", rule.krate, rule.why));
+        }
+    }
+    // Tests may open the database themselves (a dev-dependency) to set a scene or check one.
+    for (krate, ds) in &built_from {
+        if ds.contains("rusqlite") && krate != SQL_CRATE {
+            problems.push(format!(
+                "{krate} depends on rusqlite: only {SQL_CRATE} talks to the database"
+            ));
+        }
+    }
+    if let Some(cycle) = cycle(&members, &with_tests) {
+        problems.push(format!(
+            "the crates depend on each other in a circle: {}",
+            cycle.join(" -> ")
+        ));
+    }
+    problems.extend(sql_outside_the_store(root)?);
+
+    let graph = mermaid(&members, &built_from);
+    let readme_path = root.join("README.md");
+    let readme = std::fs::read_to_string(&readme_path).map_err(|e| format!("cannot read README.md: {e}"))?;
+    let redrawn = with_graph(&readme, &graph)?;
+    if write && redrawn != readme {
+        std::fs::write(&readme_path, &redrawn).map_err(|e| format!("cannot write README.md: {e}"))?;
+        eprintln!("xtask: README.md: crate graph redrawn");
+    } else if redrawn != readme {
+        problems.push("README.md's crate graph is not the crates' graph: run `cargo xtask house --write`".into());
+    }
+
+    eprintln!(
+        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}",
+        members.len()
+    );
+    if problems.is_empty() {
+        Ok(())
+    } else {
+        for p in &problems {
+            eprintln!("xtask: house rule broken: {p}");
+        }
+        Err(format!("{} house rule(s) broken", problems.len()))
+    }
+}
+
+/// The workspace's crates, by package name.
+fn members(root: &Path) -> Result<Vec<String>, String> {
+    let out = cargo(root, &["metadata", "--no-deps", "--format-version", "1"])?;
+    // Plain std: the package names are the values of "name" that directly follow `{"name":` at
+    // the start of each package object.
+    let mut names: Vec<String> = out
+        .split("{\"name\":\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .filter(|n| n.starts_with("smsdesk") || *n == "xtask")
+        .map(str::to_owned)
+        .collect();
+    names.sort();
+    names.dedup();
+    if names.is_empty() {
+        return Err("cargo metadata listed no crates".into());
+    }
+    Ok(names)
+}
+
+/// The packages `krate` depends on through the given kinds of edges: only its own (`direct`), or
+/// everything it pulls in.
+fn deps(root: &Path, krate: &str, edges: &str, direct: bool) -> Result<BTreeSet<String>, String> {
+    let mut args = vec!["tree", "-p", krate, "-e", edges, "--prefix", "none", "-f", "{p}"];
+    if direct {
+        args.extend(["--depth", "1"]);
+    }
+    let out = cargo(root, &args)?;
+    Ok(out
+        .lines()
+        .filter(|l| !l.starts_with('['))
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != krate)
+        .map(str::to_owned)
+        .collect())
+}
+
+fn cargo(root: &Path, args: &[&str]) -> Result<String, String> {
+    let out = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()))
+        .args(args)
+        .arg("--quiet")
+        .current_dir(root)
+        .output()
+        .map_err(|e| format!("cannot run cargo {}: {e}", args.join(" ")))?;
+    if !out.status.success() {
+        return Err(format!(
+            "cargo {} failed: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    String::from_utf8(out.stdout).map_err(|e| format!("cargo {} wrote non-UTF-8: {e}", args.join(" ")))
+}
+
+/// A circle of workspace crates, if their edges (normal and dev) make one.
+fn cycle(members: &[String], direct: &BTreeMap<String, BTreeSet<String>>) -> Option<Vec<String>> {
+    fn visit(
+        at: &str,
+        direct: &BTreeMap<String, BTreeSet<String>>,
+        path: &mut Vec<String>,
+        done: &mut BTreeSet<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == at) {
+            let mut circle = path[i..].to_vec();
+            circle.push(at.to_owned());
+            return Some(circle);
+        }
+        if done.contains(at) {
+            return None;
+        }
+        path.push(at.to_owned());
+        for next in direct.get(at).into_iter().flatten().filter(|d| direct.contains_key(*d)) {
+            if let Some(c) = visit(next, direct, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.insert(at.to_owned());
+        None
+    }
+    let mut done = BTreeSet::new();
+    members
+        .iter()
+        .find_map(|m| visit(m, direct, &mut Vec::new(), &mut done))
+}
+
+/// Every file outside the store that runs SQL.
+fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
+    let mut problems = Vec::new();
+    for file in rust_sources(&root.join("src-tauri"))? {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("src-tauri/store/") || rel.starts_with("src-tauri/xtask/") || is_test_or_bench(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {rel}: {e}"))?;
+        // Test modules at the end of a file are tests: read up to the first `#[cfg(test)]`.
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        if let Some(call) = SQL_CALLS.iter().find(|c| code.contains(**c)) {
+            problems.push(format!(
+                "{rel} runs SQL (`{call}`): queries belong in {SQL_CRATE}'s table modules"
+            ));
+        }
+    }
+    Ok(problems)
+}
+
+/// Tests, benchmarks and fuzz targets may open the database themselves to set a scene or check one.
+fn is_test_or_bench(rel: &str) -> bool {
+    rel.ends_with("/tests.rs")
+        || rel.ends_with("_tests.rs")
+        || rel.ends_with("/test_support.rs")
+        || rel.contains("/tests/")
+        || rel.contains("/benches/")
+        || rel.contains("/fuzz/")
+}
+
+fn rust_sources(dir: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    let mut todo = vec![dir.to_path_buf()];
+    while let Some(d) = todo.pop() {
+        let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
+        for entry in entries {
+            let path = entry.map_err(|e| format!("cannot list {}: {e}", d.display()))?.path();
+            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
+            if path.is_dir() {
+                if !matches!(name, "target" | "gen" | "node_modules") {
+                    todo.push(path);
+                }
+            } else if name.ends_with(".rs") {
+                out.push(path);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// The crate graph as a Mermaid diagram: workspace crates, and the external crates the rules name.
+fn mermaid(members: &[String], built_from: &BTreeMap<String, BTreeSet<String>>) -> String {
+    let short = |n: &str| n.strip_prefix("smsdesk-").unwrap_or(n).replace('-', "_");
+    let mut out = String::from("```mermaid\nflowchart BT\n");
+    for m in members.iter().filter(|m| *m != "xtask") {
+        out.push_str(&format!("  {}[\"{m}\"]\n", short(m)));
+    }
+    for e in DRAWN_EXTERNALS {
+        out.push_str(&format!("  {}([\"{e}\"])\n", short(e)));
+    }
+    for m in members.iter().filter(|m| *m != "xtask") {
+        for d in built_from[m]
+            .iter()
+            .filter(|d| members.contains(d) || DRAWN_EXTERNALS.contains(&d.as_str()))
+        {
+            out.push_str(&format!("  {} --> {}\n", short(m), short(d)));
+        }
+    }
+    out.push_str("```\n");
+    out
+}
+
+/// The README with its crate graph replaced by `graph`.
+fn with_graph(readme: &str, graph: &str) -> Result<String, String> {
+    let start = readme
+        .find(GRAPH_START)
+        .ok_or("README.md has no crate graph marker; add the two marker lines of house.rs")?;
+    let end = readme[start..]
+        .find(GRAPH_END)
+        .map(|i| start + i)
+        .ok_or("README.md's crate graph has no end marker")?;
+    Ok(format!("{}{GRAPH_START}\n{graph}{}", &readme[..start], &readme[end..]))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn graph(edges: &[(&str, &str)]) -> (Vec<String>, BTreeMap<String, BTreeSet<String>>) {
+        let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        for (a, b) in edges {
+            g.entry(a.to_string()).or_default().insert(b.to_string());
+            g.entry(b.to_string()).or_default();
+        }
+        (g.keys().cloned().collect(), g)
+    }
+
+    #[test]
+    fn a_circle_of_crates_is_found_and_named_and_a_tree_has_none() {
+        let (members, g) = graph(&[("engine", "store"), ("store", "core"), ("engine", "core")]);
+        assert_eq!(cycle(&members, &g), None, "a layered graph has no circle");
+        let (members, g) = graph(&[("engine", "store"), ("store", "core"), ("core", "engine")]);
+        let circle = cycle(&members, &g).expect("engine -> store -> core -> engine is a circle");
+        assert_eq!(
+            circle.first(),
+            circle.last(),
+            "a circle ends where it starts: {circle:?}"
+        );
+        assert_eq!(circle.len(), 4, "{circle:?}");
+    }
+
+    #[test]
+    fn only_the_text_between_the_markers_is_redrawn() {
+        let readme = format!("# x\nbefore\n{GRAPH_START}\nold picture\n{GRAPH_END}\nafter\n");
+        let redrawn = with_graph(&readme, "new picture\n").unwrap();
+        assert_eq!(
+            redrawn,
+            format!("# x\nbefore\n{GRAPH_START}\nnew picture\n{GRAPH_END}\nafter\n")
+        );
+        assert_eq!(
+            with_graph(&redrawn, "new picture\n").unwrap(),
+            redrawn,
+            "redrawing is idempotent"
+        );
+        assert!(
+            with_graph("# no markers\n", "x").is_err(),
+            "a README without markers is an error"
+        );
+    }
+
+    #[test]
+    fn tests_benches_and_fuzz_targets_may_run_sql_and_product_code_may_not() {
+        assert!(is_test_or_bench("src-tauri/engine/src/receipts/tests.rs"));
+        assert!(is_test_or_bench("src-tauri/engine/src/dispatch/sandbox_tests.rs"));
+        assert!(is_test_or_bench("src-tauri/engine/tests/http_api.rs"));
+        assert!(is_test_or_bench("src-tauri/engine/benches/views.rs"));
+        assert!(!is_test_or_bench("src-tauri/engine/src/receipts/ingest.rs"));
+        assert!(!is_test_or_bench("src-tauri/engine/src/testsuite.rs"));
+    }
+}
