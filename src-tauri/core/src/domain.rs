@@ -302,6 +302,42 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// Something about a message (or one of its receipts) a person should see beside its state.
+    Flag, "flag" {
+        /// A report came after a final one (kept, changed nothing).
+        Late = "late",
+        /// Incompatible final reports: a person has to decide.
+        Conflict = "conflict",
+        /// No final report by the deadline.
+        NoReceipt = "no_receipt",
+        /// A report's destination or text differ from the message's (never used to match).
+        Mismatch = "mismatch",
+        /// A report's text id and its TLV id name different messages.
+        IdDisagree = "id_disagree",
+        /// A report arrived more than once.
+        Repeat = "repeat",
+        /// A try was written and its answer never came: held for a person.
+        OutcomeUnknown = "outcome_unknown",
+    }
+}
+
+text_enum! {
+    /// The part a receipt or a try plays in an exception.
+    EvidenceRole, "evidence role" {
+        /// The receipt the exception is about.
+        Receipt = "receipt",
+        /// The final report the state rests on.
+        MaterialisedFinal = "materialised_final",
+        /// A final report that contradicts it.
+        ConflictingFinal = "conflicting_final",
+        /// A try whose provider id the receipt carries (one of several).
+        Candidate = "candidate",
+        /// A try that was written and never answered.
+        Unanswered = "unanswered",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,6 +370,8 @@ mod tests {
         roundtrip(IdSource::ALL);
         roundtrip(WebhookField::ALL);
         roundtrip(WebhookStatus::ALL);
+        roundtrip(Flag::ALL);
+        roundtrip(EvidenceRole::ALL);
     }
 
     #[test]

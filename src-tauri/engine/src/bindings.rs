@@ -6,11 +6,12 @@ use ts_rs::TS;
 use crate::api::{ApiError, AppInfo, Health, HealthStatus, RunMode, WriterHealth};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::domain::{
-    AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IdSource, IntakeChannel, MessageKind,
-    QueueStatus, ReceiptKind, ReceiptSource,
+    AttemptOutcome, Correlation, DeliveryState, EvidenceRole, ExceptionKind, ExceptionStatus, Flag, IdSource,
+    IntakeChannel, MessageKind, QueueStatus, ReceiptKind, ReceiptSource,
 };
 use crate::http::ChangeEvent;
 use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
+use crate::receipts::rules::Rule;
 use crate::service::{
     CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch, SubmittedBatch,
 };
@@ -57,6 +58,9 @@ pub fn files() -> Vec<(String, String)> {
         file::<IntakeChannel>(),
         file::<Correlation>(),
         file::<IdSource>(),
+        file::<Flag>(),
+        file::<EvidenceRole>(),
+        file::<Rule>(),
         file::<ApiKeyInfo>(),
         file::<CreatedApiKey>(),
         file::<NewApiKey>(),

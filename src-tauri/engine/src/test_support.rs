@@ -54,7 +54,7 @@ pub struct MessageReport {
     pub acceptance: QueueStatus,
     /// What the network reported, by the rules.
     pub reported_state: DeliveryState,
-    pub rule: String,
+    pub rule: crate::receipts::rules::Rule,
     /// Set when an operator decided the state, with the exception they resolved.
     pub operator_decision: Option<i64>,
     pub flags: Vec<&'static str>,

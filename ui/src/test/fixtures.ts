@@ -3,6 +3,7 @@
 import type { AttemptView } from "../bindings/AttemptView";
 import type { DeliveryView } from "../bindings/DeliveryView";
 import type { EvidenceItem } from "../bindings/EvidenceItem";
+import type { EvidenceRole } from "../bindings/EvidenceRole";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionSummary } from "../bindings/ExceptionSummary";
 import type { MessageDetail } from "../bindings/MessageDetail";
@@ -235,7 +236,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
   };
 }
 
-export function evidenceReceipt(role: string, r: ReceiptView): EvidenceItem {
+export function evidenceReceipt(role: EvidenceRole, r: ReceiptView): EvidenceItem {
   return { role, receipt: r, attempt: null };
 }
 

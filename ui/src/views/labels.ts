@@ -1,15 +1,32 @@
 import type { DeliveryState } from "../bindings/DeliveryState";
+import type { EvidenceRole } from "../bindings/EvidenceRole";
 import type { ExceptionKind } from "../bindings/ExceptionKind";
 import type { ExceptionStatus } from "../bindings/ExceptionStatus";
 import type { IntakeChannel } from "../bindings/IntakeChannel";
 import type { MessageKind } from "../bindings/MessageKind";
+import type { Flag } from "../bindings/Flag";
 import type { QueueStatus } from "../bindings/QueueStatus";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
+import type { Rule } from "../bindings/Rule";
 
-// The engine's closed vocabularies, in the order screens list them. Each value has words of its
-// own in every dictionary (the i18n test checks that every key exists in every language).
+// The engine's closed vocabularies (types generated from the Rust enums), in the order screens
+// list them. Each list must name every value: a value the engine adds without a place here fails
+// the type check, and so does one without words in every dictionary (`t(`flag.${f}`)` needs the
+// key in each language).
 
-export const QUEUE_STATUSES: readonly QueueStatus[] = [
+/**
+ * `values` as given; the type check refuses it unless it lists every member of `T`, and names the
+ * missing ones.
+ */
+function every<T extends string>() {
+  return <const A extends readonly T[]>(
+    values: A & ([Exclude<T, A[number]>] extends [never] ? unknown : { missing: Exclude<T, A[number]> }),
+  ): readonly T[] => values;
+}
+
+export type { EvidenceRole, Flag, Rule };
+
+export const QUEUE_STATUSES = every<QueueStatus>()([
   "queued",
   "sending",
   "accepted",
@@ -17,9 +34,9 @@ export const QUEUE_STATUSES: readonly QueueStatus[] = [
   "outcome_unknown",
   "cancelled",
   "expired",
-];
+]);
 
-export const DELIVERY_STATES: readonly DeliveryState[] = [
+export const DELIVERY_STATES = every<DeliveryState>()([
   "pending",
   "scheduled",
   "accepted",
@@ -32,7 +49,7 @@ export const DELIVERY_STATES: readonly DeliveryState[] = [
   "unknown",
   "skipped",
   "partially_delivered",
-];
+]);
 
 /** The states a final receipt can set, and so the states an operator may choose on a conflict or a missing receipt. */
 export const FINAL_STATES: readonly DeliveryState[] = [
@@ -45,11 +62,11 @@ export const FINAL_STATES: readonly DeliveryState[] = [
   "skipped",
 ];
 
-export const MESSAGE_KINDS: readonly MessageKind[] = ["otp", "transactional", "bulk"];
+export const MESSAGE_KINDS = every<MessageKind>()(["otp", "transactional", "bulk"]);
 
-export const CHANNELS: readonly IntakeChannel[] = ["api", "csv", "compose", "cli"];
+export const CHANNELS = every<IntakeChannel>()(["api", "csv", "compose", "cli"]);
 
-export const EXCEPTION_KINDS: readonly ExceptionKind[] = [
+export const EXCEPTION_KINDS = every<ExceptionKind>()([
   "conflicting_final",
   "no_receipt",
   "uncorrelated",
@@ -58,17 +75,20 @@ export const EXCEPTION_KINDS: readonly ExceptionKind[] = [
   "status_unreadable",
   "outcome_unknown",
   "partly_sent",
-];
+]);
 
-export const EXCEPTION_STATUSES: readonly ExceptionStatus[] = ["open", "resolved", "dismissed"];
+export const EXCEPTION_STATUSES = every<ExceptionStatus>()(["open", "resolved", "dismissed"]);
 
 /** The flags a message can carry (MessageSummary.flags), in the order they are shown. */
-export const FLAGS = ["outcome_unknown", "conflict", "no_receipt", "mismatch", "id_disagree", "late", "repeat"] as const;
-export type Flag = (typeof FLAGS)[number];
-
-export function isFlag(value: string): value is Flag {
-  return (FLAGS as readonly string[]).includes(value);
-}
+export const FLAGS = every<Flag>()([
+  "outcome_unknown",
+  "conflict",
+  "no_receipt",
+  "mismatch",
+  "id_disagree",
+  "late",
+  "repeat",
+]);
 
 export type ResolveAction = ResolveRequest["action"];
 
@@ -86,27 +106,23 @@ export const ALLOWED_ACTIONS: Readonly<Record<ExceptionKind, readonly ResolveAct
 };
 
 /** Roles evidence plays in an exception (EvidenceItem.role). */
-export const EVIDENCE_ROLES = ["receipt", "materialised_final", "conflicting_final", "candidate", "unanswered"] as const;
-export type EvidenceRole = (typeof EVIDENCE_ROLES)[number];
-
-export function isEvidenceRole(value: string): value is EvidenceRole {
-  return (EVIDENCE_ROLES as readonly string[]).includes(value);
-}
+export const EVIDENCE_ROLES = every<EvidenceRole>()([
+  "receipt",
+  "materialised_final",
+  "conflicting_final",
+  "candidate",
+  "unanswered",
+]);
 
 /** The rules the engine names (StateView.rule). */
-export const RULES = [
+export const RULES = every<Rule>()([
   "no_report",
   "intermediate",
   "first_final",
   "operator_decision",
   "parts_pending",
   "parts_final",
-] as const;
-export type Rule = (typeof RULES)[number];
-
-export function isRule(value: string): value is Rule {
-  return (RULES as readonly string[]).includes(value);
-}
+]);
 
 export function isFinal(state: DeliveryState): boolean {
   return FINAL_STATES.includes(state);

@@ -20,14 +20,14 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::domain::{DeliveryState, ExceptionKind};
+use crate::domain::{DeliveryState, ExceptionKind, TextForm, UnknownVariant};
 
 /// Bump when a rule changes: stored projections carry the version that computed them.
 /// 2: parts of a long message are folded one by one and rolled up.
 pub const RULES_VERSION: u32 = 2;
 
 /// Why the state is what it is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Rule {
     /// Nothing has been reported yet.
@@ -78,6 +78,32 @@ impl Rule {
             }
             Rule::PartsFinal => "Every part of this long message has its final report, and they differ.",
         }
+    }
+}
+
+impl std::str::FromStr for Rule {
+    type Err = UnknownVariant;
+    fn from_str(text: &str) -> Result<Rule, UnknownVariant> {
+        Rule::ALL
+            .into_iter()
+            .find(|r| r.as_str() == text)
+            .ok_or_else(|| UnknownVariant {
+                what: "rule",
+                value: text.to_owned(),
+                expected: Rule::ALL.map(Rule::as_str).join(", "),
+            })
+    }
+}
+
+impl std::fmt::Display for Rule {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl TextForm for Rule {
+    fn text(self) -> &'static str {
+        self.as_str()
     }
 }
 

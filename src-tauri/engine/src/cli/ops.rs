@@ -401,7 +401,10 @@ fn describe(d: &views::MessageDetail) -> String {
     out.push_str(&format!("  Queue:    {}\n", queue_words(s.status)));
     out.push_str(&format!("  Network:  {} (rule {})\n", state_words(s.state), s.rule));
     if !s.flags.is_empty() {
-        out.push_str(&format!("  Flags:    {}\n", s.flags.join(", ")));
+        out.push_str(&format!(
+            "  Flags:    {}\n",
+            s.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")
+        ));
     }
     out.push_str(&format!(
         "  Evidence: {} attempt(s), {} receipt(s)\n",

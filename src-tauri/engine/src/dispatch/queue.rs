@@ -3,7 +3,7 @@
 //! submit came to, and recover after a crash without ever submitting anything twice.
 
 use super::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
-use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::domain::{AttemptOutcome, EvidenceRole, ExceptionKind, QueueStatus};
 use crate::messages;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::smpp::status::{self, ErrorClass};
@@ -311,7 +311,7 @@ fn hold(
         )?,
     };
     if let Some(attempt) = attempt {
-        exception::link_attempt(tx.conn(), ex, attempt, "unanswered")?;
+        exception::link_attempt(tx.conn(), ex, attempt, EvidenceRole::Unanswered)?;
     }
     Ok(ex)
 }

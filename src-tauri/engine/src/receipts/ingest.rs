@@ -29,7 +29,7 @@ use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
 use super::uncorrelated;
-use crate::domain::{Correlation, DeliveryState, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
+use crate::domain::{Correlation, DeliveryState, EvidenceRole, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
 use crate::store::tables::{attempt, inbound, logical_event, receipt, NewReceipt};
 use crate::store::{Guard, StoreError, WriteTx, Writer};
 pub use smsdesk_smpp::SmppReceived;
@@ -664,7 +664,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             let key = id_key.unwrap_or_default();
             let attempts = attempt::with_provider_key(tx.conn(), r.connection, &key)?;
             for a in attempts {
-                exceptions::link_attempt(tx.conn(), ex, a, "candidate")?;
+                exceptions::link_attempt(tx.conn(), ex, a, EvidenceRole::Candidate)?;
             }
             receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::Ambiguous { exception_id: ex })
@@ -707,7 +707,7 @@ fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<O
             summary,
         },
     )?;
-    exceptions::link_receipt(tx.conn(), ex, r.id, "receipt")?;
+    exceptions::link_receipt(tx.conn(), ex, r.id, EvidenceRole::Receipt)?;
     receipt::record_outcome(tx, r.id, None, false, None)?;
     Ok(Outcome::Unparseable { exception_id: ex })
 }

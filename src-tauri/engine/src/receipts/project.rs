@@ -5,7 +5,7 @@
 
 use super::exceptions::{self, NewException};
 use super::rules::{self, Input, Projection, RuleSettings};
-use crate::domain::{DeliveryState, ExceptionKind};
+use crate::domain::{DeliveryState, EvidenceRole, ExceptionKind};
 use crate::store::tables::projection;
 use crate::store::{Entity, StoreError, WriteTx};
 
@@ -107,13 +107,13 @@ fn open_or_extend_conflict(
                 },
             )?;
             for event in &p.supporting {
-                exceptions::link_event_receipts(tx.conn(), id, *event, "materialised_final")?;
+                exceptions::link_event_receipts(tx.conn(), id, *event, EvidenceRole::MaterialisedFinal)?;
             }
             id
         }
     };
     for event in new_conflicts {
-        exceptions::link_event_receipts(tx.conn(), id, *event, "conflicting_final")?;
+        exceptions::link_event_receipts(tx.conn(), id, *event, EvidenceRole::ConflictingFinal)?;
     }
     Ok(())
 }

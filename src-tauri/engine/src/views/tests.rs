@@ -10,6 +10,7 @@ use super::messages::{destination, list_with_budget, query_plans, Destination};
 use super::*;
 use crate::dispatch::queue::{self, Claimed, SubmitResult};
 use crate::dispatch::retry::RetryPolicy;
+use crate::domain::Flag;
 use crate::domain::{
     AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
     QueueStatus, ReceiptKind, ReceiptSource,
@@ -288,7 +289,7 @@ fn the_detail_shows_attempts_and_receipts_exactly_as_stored() {
     );
 
     assert_eq!(d.state.state, DeliveryState::Delivered);
-    assert_eq!(d.state.rule, "first_final");
+    assert_eq!(d.state.rule, crate::receipts::rules::Rule::FirstFinal);
     assert_eq!(d.state.reported_state, Some(DeliveryState::Delivered));
     assert_eq!(d.state.supporting_event_ids, vec![r.logical_event_id.unwrap()]);
     assert_eq!(
@@ -303,14 +304,14 @@ fn the_detail_shows_attempts_and_receipts_exactly_as_stored() {
         },
         "the receipt's text (\"hi\") does not fit the message's: shown, never used to match"
     );
-    assert_eq!(r.flags, vec!["mismatch".to_owned()]);
+    assert_eq!(r.flags, vec![Flag::Mismatch]);
     assert_eq!(d.state.rules_version, Some(crate::receipts::rules::RULES_VERSION));
     assert!(d.operator_decision.is_none());
 
     let summary = w.page(&MessageFilter::default()).items.remove(0);
     assert_eq!(summary, d.summary, "the detail carries the list's row for the message");
     assert_eq!(summary.id, id);
-    assert_eq!(summary.flags, vec!["mismatch".to_owned(), "repeat".to_owned()]);
+    assert_eq!(summary.flags, vec![Flag::Mismatch, Flag::Repeat]);
     assert_eq!((summary.attempts, summary.state), (2, DeliveryState::Delivered));
 
     assert!(
@@ -749,11 +750,11 @@ fn a_list_row_carries_the_flags_and_facts_of_its_message() {
     let row = |id| page.items.iter().find(|m| m.id == id).unwrap().clone();
     let u = row(unknown);
     assert_eq!(u.status, QueueStatus::OutcomeUnknown);
-    assert_eq!(u.flags, vec!["outcome_unknown".to_owned()]);
+    assert_eq!(u.flags, vec![Flag::OutcomeUnknown]);
     assert_eq!((u.state, u.rule.as_str()), (DeliveryState::Pending, "no_report"));
     assert_eq!(u.attempts, 1);
     let l = row(late);
-    assert_eq!(l.flags, vec!["late".to_owned(), "mismatch".to_owned()]);
+    assert_eq!(l.flags, vec![Flag::Late, Flag::Mismatch]);
     assert_eq!(l.preview.chars().count(), 80, "the preview is the first 80 characters");
     assert_eq!(l.body_chars, 100);
     assert_eq!(

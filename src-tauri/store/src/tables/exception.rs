@@ -2,7 +2,7 @@
 //! by the system, closed by the system on new evidence or by an operator's decision.
 
 use rusqlite::{params, Connection, OptionalExtension};
-use smsdesk_core::domain::{ExceptionKind, ExceptionStatus};
+use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::receipts::mismatch;
 
 use crate::tables::NewAudit;
@@ -56,7 +56,7 @@ pub fn open_for_receipt(
             },
         )?,
     };
-    link_receipt(tx.conn(), ex, receipt_id, "receipt")?;
+    link_receipt(tx.conn(), ex, receipt_id, EvidenceRole::Receipt)?;
     Ok(ex)
 }
 
@@ -98,25 +98,30 @@ pub fn open_for_event(conn: &Connection, logical_event_id: i64) -> Result<Option
         .optional()?)
 }
 
-pub fn link_receipt(conn: &Connection, exception: i64, receipt: i64, role: &str) -> Result<(), StoreError> {
+pub fn link_receipt(conn: &Connection, exception: i64, receipt: i64, role: EvidenceRole) -> Result<(), StoreError> {
     conn.prepare_cached("INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, receipt, role])?;
+        .execute(params![exception, receipt, Text(role)])?;
     Ok(())
 }
 
-pub fn link_attempt(conn: &Connection, exception: i64, attempt: i64, role: &str) -> Result<(), StoreError> {
+pub fn link_attempt(conn: &Connection, exception: i64, attempt: i64, role: EvidenceRole) -> Result<(), StoreError> {
     conn.prepare_cached("INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, attempt, role])?;
+        .execute(params![exception, attempt, Text(role)])?;
     Ok(())
 }
 
 /// Links the first receipt that carried a logical event.
-pub fn link_event_receipts(conn: &Connection, exception: i64, event: i64, role: &str) -> Result<(), StoreError> {
+pub fn link_event_receipts(
+    conn: &Connection,
+    exception: i64,
+    event: i64,
+    role: EvidenceRole,
+) -> Result<(), StoreError> {
     conn.prepare_cached(
         "INSERT INTO exception_evidence (exception_id, receipt_id, role)
          SELECT ?1, first_receipt_id, ?3 FROM logical_event WHERE id = ?2",
     )?
-    .execute(params![exception, event, role])?;
+    .execute(params![exception, event, Text(role)])?;
     Ok(())
 }
 
@@ -166,7 +171,7 @@ pub struct ExceptionRow {
 /// One piece of evidence behind an exception.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Evidence {
-    pub role: String,
+    pub role: EvidenceRole,
     pub receipt_id: Option<i64>,
     pub attempt_id: Option<i64>,
 }
@@ -205,7 +210,7 @@ pub fn get(conn: &Connection, id: i64) -> Result<Option<(ExceptionRow, Vec<Evide
         )?
         .query_map([id], |r| {
             Ok(Evidence {
-                role: r.get(0)?,
+                role: r.get::<_, Text<_>>(0)?.0,
                 receipt_id: r.get(1)?,
                 attempt_id: r.get(2)?,
             })

@@ -114,7 +114,7 @@ pub struct StateView {
     /// delivery, not that anyone read it.
     pub state: DeliveryState,
     /// no_report, intermediate, first_final, operator_decision, parts_pending or parts_final.
-    pub rule: String,
+    pub rule: Rule,
     /// The rule in plain words.
     pub rule_explained: String,
     /// What the network's own reports support by the rules (the first final, or the most advanced
@@ -151,7 +151,7 @@ pub struct PartStateView {
     pub part: u32,
     pub state: DeliveryState,
     /// no_report, intermediate or first_final.
-    pub rule: String,
+    pub rule: Rule,
     #[ts(type = "Array<number>")]
     pub supporting_receipt_ids: Vec<i64>,
     #[ts(type = "Array<number>")]
@@ -205,7 +205,7 @@ pub struct MessageDetail {
 /// The stored projection columns a detail needs.
 struct StoredState {
     state: DeliveryState,
-    rule: String,
+    rule: Rule,
     fold_json: String,
     rules_version: u32,
     updated_at: i64,
@@ -265,7 +265,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
     let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
         Some(state) => Some(StoredState {
             state,
-            rule: r.get(36)?,
+            rule: r.get::<_, Text<_>>(36)?.0,
             fold_json: r.get(37)?,
             rules_version: r.get(38)?,
             updated_at: r.get(39)?,
@@ -282,12 +282,6 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
     Ok((message, queue, stored))
 }
 
-fn explain(rule: &str) -> String {
-    serde_json::from_value::<Rule>(serde_json::Value::String(rule.to_owned()))
-        .map(|r| r.explain().to_owned())
-        .unwrap_or_else(|_| format!("Rule {rule:?}, which this version does not describe."))
-}
-
 /// The receipts that carried any of `events`.
 fn receipts_carrying(receipts: &[ReceiptView], events: &[i64]) -> Vec<i64> {
     receipts
@@ -301,7 +295,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
     let Some(s) = stored else {
         return Ok(StateView {
             state: DeliveryState::Pending,
-            rule: Rule::NoReport.as_str().to_owned(),
+            rule: Rule::NoReport,
             rule_explained: Rule::NoReport.explain().to_owned(),
             reported_state: None,
             decided_by_exception_id: None,
@@ -319,14 +313,14 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
         serde_json::from_str(&s.fold_json).map_err(|e| StoreError::Corrupt(format!("projection {message_id}: {e}")))?;
     // Under a decision the stored state is the operator's; the network's is what its earliest
     // supporting report says.
-    let reported_state = if s.rule == Rule::OperatorDecision.as_str() {
+    let reported_state = if s.rule == Rule::OperatorDecision {
         fold.supporting.first().and_then(|event| {
             receipts
                 .iter()
                 .find(|r| r.logical_event_id == Some(*event))
                 .and_then(|r| r.reported_state)
         })
-    } else if s.rule == Rule::NoReport.as_str() {
+    } else if s.rule == Rule::NoReport {
         None
     } else {
         Some(s.state)
@@ -338,7 +332,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
         .map(|(i, p)| PartStateView {
             part: i as u32 + 1,
             state: p.state,
-            rule: p.rule.as_str().to_owned(),
+            rule: p.rule,
             supporting_receipt_ids: receipts_carrying(receipts, &p.supporting),
             conflicting_receipt_ids: receipts_carrying(receipts, &p.conflicting),
             conflict: p.conflict,
@@ -348,7 +342,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
     Ok(StateView {
         parts,
         state: s.state,
-        rule_explained: explain(&s.rule),
+        rule_explained: s.rule.explain().to_owned(),
         rule: s.rule,
         reported_state,
         decided_by_exception_id: fold.decided_by,

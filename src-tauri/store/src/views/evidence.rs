@@ -9,7 +9,7 @@ use ts_rs::TS;
 use super::{json, ViewError};
 use crate::Text;
 use smsdesk_core::command_status as status;
-use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, IdSource, ReceiptKind, ReceiptSource};
+use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, Flag, IdSource, ReceiptKind, ReceiptSource};
 use smsdesk_core::receipts::rules::state_from_stat;
 
 /// One submit try (one row per part), as recorded before and after the PDU went out.
@@ -180,7 +180,7 @@ pub struct ReceiptView {
     pub correlated_by: Option<String>,
     /// Of: mismatch (destination or text differ from the message's), id_disagree (its text id and
     /// TLV id name different messages).
-    pub flags: Vec<String>,
+    pub flags: Vec<Flag>,
     /// For a message sent in parts, the parts it reports on: those whose accepted submits carry its
     /// id (all of them when one id names every part). Empty for a message sent whole, or a receipt
     /// a person attached with no submit carrying its id (then it stands for the whole message).
@@ -209,7 +209,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         .map(|m| {
             m.into_iter()
                 .filter(|(_, v)| v.as_bool() == Some(true))
-                .map(|(k, _)| k)
+                .filter_map(|(k, _)| k.parse().ok())
                 .collect()
         })
         .unwrap_or_default();

@@ -13,7 +13,7 @@ use super::messages::{self, MessageSummary};
 use super::{cursor, json, page_limit, snapshot, ViewError};
 use crate::tables::exception as queue;
 use crate::Text;
-use smsdesk_core::domain::{ExceptionKind, ExceptionStatus};
+use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 
 const LIST: &str = "exceptions";
 
@@ -144,12 +144,11 @@ pub(crate) fn exceptions_of(c: &Connection, message_id: i64) -> Result<Vec<Excep
     .collect::<Result<_, _>>()?)
 }
 
-/// One piece of evidence and the role it plays ("receipt", "materialised_final",
-/// "conflicting_final", "unanswered", "candidate", ...).
+/// One piece of evidence and the role it plays.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct EvidenceItem {
-    pub role: String,
+    pub role: EvidenceRole,
     pub receipt: Option<ReceiptView>,
     pub attempt: Option<AttemptView>,
 }

@@ -83,8 +83,8 @@ pub fn export_page(c: &Connection, f: &MessageFilter) -> Result<ExportPage, View
                 accepted_at.map(format_rfc3339).unwrap_or_default(),
                 provider_ids.unwrap_or_default(),
                 m.state.to_string(),
-                m.rule,
-                m.flags.join(" "),
+                m.rule.as_str().to_owned(),
+                m.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(" "),
             ]);
         }
         Ok(ExportPage {

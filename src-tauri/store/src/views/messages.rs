@@ -26,7 +26,8 @@ use ts_rs::TS;
 
 use super::{cursor, page_limit, snapshot, ViewError};
 use crate::Text;
-use smsdesk_core::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_core::domain::{DeliveryState, Flag, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_core::receipts::rules::Rule;
 
 /// How many candidate rows one page may look at before it stops and hands back a cursor.
 pub const SCAN_BUDGET: i64 = 20_000;
@@ -60,11 +61,11 @@ pub struct MessageSummary {
     /// or what an operator decided (`rule` = "operator_decision").
     pub state: DeliveryState,
     /// Why the state is what it is: no_report, intermediate, first_final or operator_decision.
-    pub rule: String,
+    pub rule: Rule,
     /// Of: late, conflict, no_receipt, mismatch, id_disagree (the projection's flags), repeat (a
     /// receipt for it came more than once) and outcome_unknown (the queue could not tell whether a
     /// submit went out).
-    pub flags: Vec<String>,
+    pub flags: Vec<Flag>,
     /// Submit tries made (the most for any one part).
     pub attempts: u32,
     pub client_ref: Option<String>,
@@ -254,15 +255,22 @@ pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.desti
 
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
     let status: QueueStatus = r.get::<_, Text<_>>(10)?.0;
-    let names = ["late", "conflict", "no_receipt", "mismatch", "id_disagree", "repeat"];
+    let columns = [
+        Flag::Late,
+        Flag::Conflict,
+        Flag::NoReceipt,
+        Flag::Mismatch,
+        Flag::IdDisagree,
+        Flag::Repeat,
+    ];
     let mut flags = Vec::new();
-    for (i, name) in names.iter().enumerate() {
+    for (i, flag) in columns.into_iter().enumerate() {
         if r.get::<_, bool>(13 + i)? {
-            flags.push((*name).to_owned());
+            flags.push(flag);
         }
     }
     if status == QueueStatus::OutcomeUnknown {
-        flags.push("outcome_unknown".to_owned());
+        flags.push(Flag::OutcomeUnknown);
     }
     Ok(MessageSummary {
         id: r.get(0)?,
@@ -277,7 +285,7 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
         encoding: r.get(9)?,
         status,
         state: r.get::<_, Text<_>>(11)?.0,
-        rule: r.get(12)?,
+        rule: r.get::<_, Text<_>>(12)?.0,
         flags,
         attempts: r.get(19)?,
         client_ref: r.get(20)?,

@@ -171,7 +171,10 @@ fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
     let flags = if r.flags.is_empty() {
         String::new()
     } else {
-        format!(" [{}]", r.flags.join(", "))
+        format!(
+            " [{}]",
+            r.flags.iter().map(|f| f.as_str()).collect::<Vec<_>>().join(", ")
+        )
     };
     format!("{what}{about}{says}{err}{via}{effect}{flags}.")
 }

@@ -1,6 +1,5 @@
 import type { ReceiptView } from "../../bindings/ReceiptView";
 import { useI18n } from "../../i18n/context";
-import { isFlag } from "../../views/labels";
 import { Badge } from "../Badge";
 import { Disclosure } from "../Disclosure";
 import { Exact, Fact, Facts } from "../Facts";
@@ -30,7 +29,7 @@ export function ReceiptEvidence({ receipt: r, late = false }: { receipt: Receipt
         )}
         {r.flags.map((f) => (
           <Badge key={f} tone="warning">
-            {isFlag(f) ? t(`flag.${f}`) : f}
+            {t(`flag.${f}`)}
           </Badge>
         ))}
       </p>

@@ -15,7 +15,7 @@ import { Fact, Facts } from "../../components/Facts";
 import { useBackendData } from "../../hooks/useBackendData";
 import { useEscape } from "../../hooks/useEscape";
 import { useI18n } from "../../i18n/context";
-import { FLAGS, isEvidenceRole } from "../labels";
+import { FLAGS } from "../labels";
 import { EXCEPTION_STATUS_TONE, QUEUE_TONE, STATE_TONE } from "../tones";
 import { Resolution } from "./Resolution";
 import { ResolveForm } from "./ResolveForm";
@@ -341,7 +341,7 @@ function Evidence({ items }: { items: EvidenceItem[] }) {
               data-role={item.role}
             >
               <h4>
-                {isEvidenceRole(item.role) ? t(`evidenceRole.${item.role}`) : item.role}
+                {t(`evidenceRole.${item.role}`)}
                 {item.receipt !== null && <span className="muted"> · {t("receipt.ref", { id: String(item.receipt.id) })}</span>}
                 {item.attempt !== null && (
                   <span className="muted">
@@ -350,7 +350,7 @@ function Evidence({ items }: { items: EvidenceItem[] }) {
                   </span>
                 )}
               </h4>
-              {isEvidenceRole(item.role) && <p className="hint">{t(`evidenceRole.${item.role}.explained`)}</p>}
+              <p className="hint">{t(`evidenceRole.${item.role}.explained`)}</p>
               {item.receipt !== null && <ReceiptEvidence receipt={item.receipt} />}
               {item.attempt !== null && <AttemptEvidence attempt={item.attempt} />}
             </article>

@@ -1,7 +1,7 @@
 import { useId } from "react";
 import { Badge } from "../../components/Badge";
 import { useI18n } from "../../i18n/context";
-import { FLAGS, isFlag, type Flag } from "../labels";
+import { FLAGS, type Flag } from "../labels";
 import type { Tone } from "../tones";
 
 const FLAG_TONE: Readonly<Record<Flag, Tone>> = {
@@ -14,25 +14,19 @@ const FLAG_TONE: Readonly<Record<Flag, Tone>> = {
   repeat: "neutral",
 };
 
-/** Every flag the message carries, each with one line saying what it means; unknown flags as named. */
-export function Flags({ flags }: { flags: readonly string[] }) {
+/** Every flag the message carries, each with one line saying what it means. */
+export function Flags({ flags }: { flags: readonly Flag[] }) {
   const { t } = useI18n();
   const headingId = useId();
   if (flags.length === 0) return null;
-  const known = FLAGS.filter((f) => flags.includes(f));
-  const unknown = flags.filter((f) => !isFlag(f));
+  const shown = FLAGS.filter((f) => flags.includes(f));
   return (
     <section className="flags" aria-labelledby={headingId} data-testid="flags">
       <h3 id={headingId}>{t("flags.title")}</h3>
       <ul>
-        {known.map((f) => (
+        {shown.map((f) => (
           <li key={f} data-testid="flag" data-flag={f}>
             <Badge tone={FLAG_TONE[f]}>{t(`flag.${f}`)}</Badge> <span>{t(`flag.${f}.explained`)}</span>
-          </li>
-        ))}
-        {unknown.map((f) => (
-          <li key={f} data-testid="flag" data-flag={f}>
-            <Badge tone="neutral">{f}</Badge>
           </li>
         ))}
       </ul>

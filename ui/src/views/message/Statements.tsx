@@ -5,7 +5,6 @@ import type { ReceiptView } from "../../bindings/ReceiptView";
 import { Badge } from "../../components/Badge";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
-import { isRule } from "../labels";
 import { QUEUE_TONE, STATE_TONE } from "../tones";
 import { failureReason, networkState, resolutionWords } from "./words";
 
@@ -77,9 +76,7 @@ function NetworkStatement({ detail, onShowReceipt }: { detail: MessageDetail; on
   const decided = s.rule === "operator_decision";
   const explained = decided
     ? t(s.reported_state === null ? "rule.underDecision.none" : "rule.underDecision")
-    : isRule(s.rule)
-      ? t(`rule.${s.rule}`)
-      : s.rule_explained;
+    : t(`rule.${s.rule}`);
   const receipts = new Map(detail.receipts.map((r) => [r.id, r]));
   const supporting = s.supporting_receipt_ids.map((id) => receipts.get(id) ?? id);
   const conflicting = s.conflicting_receipt_ids.map((id) => receipts.get(id) ?? id);
