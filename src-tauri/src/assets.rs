@@ -3,7 +3,7 @@
 use std::borrow::Cow;
 use std::sync::Arc;
 
-use smsdesk_engine::http::UiAssets;
+use smsdesk_http::UiAssets;
 use tauri::utils::assets::{AssetKey, AssetsIter, CspHash};
 use tauri::{Assets, Context, Wry};
 

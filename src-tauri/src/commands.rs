@@ -13,7 +13,6 @@ use std::sync::{Arc, Mutex};
 use smsdesk_engine::api::{ApiError, AppInfo};
 use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
-use smsdesk_engine::http::Failure;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::service::{
     ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch, SubmittedBatch,
@@ -23,6 +22,7 @@ use smsdesk_engine::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
     MessageFilter, MessagePage, PageRequest,
 };
+use smsdesk_http::Failure;
 use tauri::{AppHandle, Emitter, State};
 
 use crate::window::EngineState;
@@ -45,13 +45,11 @@ pub async fn submit_message(
     message: SubmitMessage,
     idempotency_key: Option<String>,
 ) -> Reply<SubmittedMessage> {
-    let answer = (engine.service()?)
+    Ok((engine.service()?)
         .submit(&Caller::Operator, IntakeChannel::Compose, message, idempotency_key)
         .await
-        .map_err(refused)?;
-    // The service answers the JSON body the HTTP route sends as is (so a replay is byte for byte
-    // the first answer); here it is read back into its type.
-    serde_json::from_str(&answer.body).map_err(|e| ApiError::new("internal", format!("the engine's answer: {e}")))
+        .map_err(refused)?
+        .value)
 }
 
 /// Hands in several messages at once, all or none: the window's CSV import
@@ -62,11 +60,11 @@ pub async fn submit_batch(
     batch: SubmitBatch,
     idempotency_key: Option<String>,
 ) -> Reply<SubmittedBatch> {
-    let answer = (engine.service()?)
+    Ok((engine.service()?)
         .submit_batch(&Caller::Operator, IntakeChannel::Csv, batch, idempotency_key)
         .await
-        .map_err(refused)?;
-    serde_json::from_str(&answer.body).map_err(|e| ApiError::new("internal", format!("the engine's answer: {e}")))
+        .map_err(refused)?
+        .value)
 }
 
 /// Checks messages as a submit would and writes nothing (the compose counter, the CSV preview).

@@ -4,8 +4,8 @@
 
 use std::collections::HashSet;
 
-use smsdesk_engine::http::ChangeEvent;
 use smsdesk_engine::store::Change;
+use smsdesk_http::ChangeEvent;
 use tauri::{AppHandle, Emitter, Runtime};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
 use tokio::sync::broadcast::Receiver;

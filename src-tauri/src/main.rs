@@ -15,7 +15,7 @@ mod window;
 use std::process::ExitCode;
 
 use clap::Parser;
-use smsdesk_engine::cli::Cli;
+use smsdesk_cli::Cli;
 
 fn main() -> ExitCode {
     let mut cli = Cli::parse();
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
     // One copy of the built UI serves the window and the browsers of the HTTP server.
     let ui = assets::share(&mut context);
     match cli.command.take() {
-        Some(command) => smsdesk_engine::cli::run(cli, command, Some(ui)),
+        Some(command) => smsdesk_cli::run(cli, command, Some(ui)),
         None => window::run(&cli, context, ui),
     }
 }

@@ -4,13 +4,13 @@ use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use smsdesk_cli::{self as cli, Cli, EXIT_CONFIG};
 use smsdesk_engine::api::{ApiError, AppInfo, RunMode};
-use smsdesk_engine::cli::{self, Cli, EXIT_CONFIG};
 use smsdesk_engine::engine::EngineError;
-use smsdesk_engine::http::UiAssets;
 use smsdesk_engine::instance::InstanceError;
 use smsdesk_engine::service::Service;
 use smsdesk_engine::{Engine, EngineOptions};
+use smsdesk_http::UiAssets;
 use tauri::{Context, Manager, RunEvent, Wry};
 
 use crate::commands;
@@ -54,7 +54,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     let options = EngineOptions {
         mode: RunMode::Window,
         http_port: None,
-        ui: Some(ui),
+        door: Some(smsdesk_http::HttpDoor::new(Some(ui))),
     };
     let root = prepared.dir.root().to_owned();
     let engine = match tauri::async_runtime::block_on(Engine::start(prepared, options)) {

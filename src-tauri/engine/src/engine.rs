@@ -11,7 +11,7 @@ use crate::config::{self, Config, ConfigError, OnUnknownOutcome, RetrySettings, 
 use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
 use crate::domain::MessageKind;
-use crate::http::{self, HttpServer, UiAssets};
+use crate::door::{self, Door, DoorContext, Open};
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
@@ -81,8 +81,8 @@ pub struct EngineOptions {
     pub mode: RunMode,
     /// `--http-port`, which wins over the config.
     pub http_port: Option<u16>,
-    /// The UI to serve at `/` to browsers.
-    pub ui: Option<Arc<dyn UiAssets>>,
+    /// The HTTP server (`smsdesk_http::HttpDoor`); none runs without one.
+    pub door: Option<Arc<dyn Door>>,
 }
 
 /// The running engine.
@@ -90,7 +90,7 @@ pub struct Engine {
     store: Arc<Store>,
     info: Arc<AppInfo>,
     runtime: Arc<Runtime>,
-    http: Option<HttpServer>,
+    http: Option<Open>,
     webhooks: Option<Webhooks>,
     service: Service,
     background: Vec<tokio::task::JoinHandle<()>>,
@@ -360,7 +360,7 @@ struct Started {
     sending: Option<Sending>,
     /// Holds the sending side once it is handed over (settings changes may replace it).
     runtime: Option<Arc<Runtime>>,
-    server: Option<HttpServer>,
+    server: Option<Open>,
 }
 
 impl Started {
@@ -435,14 +435,17 @@ impl Engine {
             .insert(Sending::start(&config, &store, inbound, &policy).await?);
 
         let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
-        if !addr.ip().is_loopback() {
+        if options.door.is_some() && !addr.ip().is_loopback() {
             if !config.http.allow_network {
                 return Err(EngineError::NetworkNotAllowed { addr });
             }
             tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network with an API key can use it");
         }
-        // The router needs the final URL, which needs the bound port: bind first, then serve.
-        let listener = bind(addr, options.mode).await?;
+        // The routes need the final URL, which needs the bound port: bind first, then serve.
+        let listener = match &options.door {
+            Some(_) => Some(bind(addr, options.mode).await?),
+            None => None,
+        };
         let info = Arc::new(AppInfo {
             product: "smsdesk".into(),
             version: crate::VERSION.into(),
@@ -451,21 +454,23 @@ impl Engine {
             database_path: db_path.display().to_string(),
             config_path: dir.config_file().display().to_string(),
             schema_version,
-            http_url: listener.local_addr().ok().map(|a| format!("http://{a}")),
+            http_url: listener
+                .as_ref()
+                .and_then(|l| l.local_addr().ok())
+                .map(|a| format!("http://{a}")),
             started_at_ms: now_ms(),
         });
-        let token_file = dir.root().join(http::OPERATOR_TOKEN_FILE);
+        let token_file = dir.root().join(door::OPERATOR_TOKEN_FILE);
         let operator_token = write_operator_token(&token_file).map_err(|source| EngineError::OperatorToken {
             path: token_file.clone(),
             source,
         })?;
         let (stopping_tx, stopping) = tokio::sync::watch::channel(false);
-        let ctx = http::ApiContext {
+        let ctx = DoorContext {
             info: info.clone(),
-            ui: options.ui,
             service: service.clone(),
             operator_token: Arc::new(operator_token),
-            limits: http::Limits {
+            limits: door::Limits {
                 max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
                 request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
             },
@@ -482,10 +487,13 @@ impl Engine {
         started.runtime = Some(runtime.clone());
         let applier: Arc<dyn Apply> = runtime.clone();
         settings.attach(Arc::downgrade(&applier));
-        let server = started
-            .server
-            .insert(HttpServer::start(listener, http::router(ctx), stopping_tx));
-        tracing::info!(url = %server.url(), "HTTP server listening");
+        if let (Some(door), Some(listener)) = (&options.door, listener) {
+            let server = started.server.insert(
+                Open::start(door.as_ref(), listener, ctx, stopping_tx)
+                    .map_err(|source| EngineError::Listen { addr, source })?,
+            );
+            tracing::info!(url = %server.url(), "HTTP server listening");
+        }
 
         lock.publish(&InstanceInfo {
             pid: std::process::id(),

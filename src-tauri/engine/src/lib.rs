@@ -5,13 +5,11 @@
 
 pub mod api;
 pub mod apikeys;
-pub mod bindings;
-pub mod cli;
 pub mod clock;
 pub mod config;
 pub mod dispatch;
+pub mod door;
 pub mod engine;
-pub mod http;
 pub mod idempotency;
 pub mod instance;
 pub mod intake;

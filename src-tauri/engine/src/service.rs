@@ -62,13 +62,21 @@ pub enum ServiceError {
     Store(#[from] StoreError),
 }
 
-/// An answer that may be a replay of an earlier one.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Answer {
+/// An answer that may be a replay of an earlier one: the answer, and the JSON it was stored as
+/// (which HTTP sends as is, so that a replay is byte for byte the first answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer<T> {
+    pub value: T,
     /// The JSON body.
     pub body: String,
     /// True when this is the stored answer to an earlier request with the same key.
     pub replayed: bool,
+}
+
+/// What the writer gives back: the stored JSON, new or replayed.
+struct Stored {
+    body: String,
+    replayed: bool,
 }
 
 /// Several messages in one request: all are accepted, or none.
@@ -432,7 +440,7 @@ impl Service {
         channel: IntakeChannel,
         req: SubmitMessage,
         key: Option<String>,
-    ) -> Result<Answer, ServiceError> {
+    ) -> Result<Answer<SubmittedMessage>, ServiceError> {
         let hash = request_hash("messages", &req)?;
         let rules = self.live().rules;
         let new = intake::validate(&req, channel, &rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
@@ -450,7 +458,7 @@ impl Service {
         channel: IntakeChannel,
         req: SubmitBatch,
         key: Option<String>,
-    ) -> Result<Answer, ServiceError> {
+    ) -> Result<Answer<SubmittedBatch>, ServiceError> {
         if req.messages.is_empty() {
             return Err(ServiceError::Invalid(vec![FieldError {
                 field: "messages".into(),
@@ -534,7 +542,9 @@ impl Service {
         Ok(Preview { rows })
     }
 
-    async fn create(
+    /// Writes the messages and the answer for their key in one transaction (or finds the answer
+    /// stored for that key), and reads the answer back into its type.
+    async fn create<T: serde::de::DeserializeOwned>(
         &self,
         caller: &Caller,
         route: &'static str,
@@ -542,7 +552,7 @@ impl Service {
         hash: String,
         key: Option<String>,
         render: impl FnOnce(Vec<SubmittedMessage>) -> serde_json::Result<String> + Send + 'static,
-    ) -> Result<Answer, ServiceError> {
+    ) -> Result<Answer<T>, ServiceError> {
         let scope = caller.scope();
         if let Some(k) = &key {
             if k.is_empty() || k.len() > idempotency::MAX_KEY_LEN || k.chars().any(char::is_control) {
@@ -568,13 +578,14 @@ impl Service {
                 request_hash: hash.clone(),
             });
         }
-        self.store
+        let stored = self
+            .store
             .writer()
             .write(move |tx| {
                 if let Some(k) = &key {
                     match idempotency::lookup(tx.conn(), &scope, k, &hash)? {
                         Recorded::New => {}
-                        Recorded::Replay { body, .. } => return Ok(Answer { body, replayed: true }),
+                        Recorded::Replay { body, .. } => return Ok(Stored { body, replayed: true }),
                         Recorded::Mismatch => return Err(ServiceError::KeyReused),
                     }
                 }
@@ -588,9 +599,16 @@ impl Service {
                 if let Some(k) = &key {
                     idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;
                 }
-                Ok(Answer { body, replayed: false })
+                Ok(Stored { body, replayed: false })
             })
-            .await
+            .await?;
+        let value = serde_json::from_str(&stored.body)
+            .map_err(|e| StoreError::Corrupt(format!("the answer stored for this request: {e}")))?;
+        Ok(Answer {
+            value,
+            body: stored.body,
+            replayed: stored.replayed,
+        })
     }
 
     pub async fn list_messages(&self, f: views::MessageFilter) -> Result<views::MessagePage, ServiceError> {

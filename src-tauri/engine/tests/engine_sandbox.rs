@@ -22,7 +22,7 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
         EngineOptions {
             mode: RunMode::Serve,
             http_port: None,
-            ui: None,
+            door: None,
         },
     )
     .await

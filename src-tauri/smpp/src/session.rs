@@ -479,13 +479,12 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
             }
             Err(Bind::Failed(e) | Bind::Unreachable(e) | Bind::TimedOut(e)) => e,
         };
-        // Exponential backoff with full jitter between min and the capped bound.
-        let bound = inner
-            .config
-            .reconnect_min
-            .saturating_mul(1 << attempt.min(16))
-            .min(inner.config.reconnect_max);
-        let wait = inner.config.reconnect_min.max(bound.mul_f64(jitter()));
+        let wait = reconnect_wait(
+            inner.config.reconnect_min,
+            inner.config.reconnect_max,
+            attempt,
+            jitter(),
+        );
         tracing::warn!(error = %error, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
         inner.state.send_replace(LinkState::Down {
             error,
@@ -499,6 +498,14 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
     }
     inner.link.send_replace(None);
     inner.state.send_replace(LinkState::Stopped);
+}
+
+/// How long to wait before connecting again after the `attempt`th failure in a row: exponential
+/// backoff with full jitter (`jitter` in [0, 1)) between `min` and a bound that doubles with each
+/// attempt up to `max`; never less than `min`, so a refusing SMSC is never hammered.
+pub fn reconnect_wait(min: Duration, max: Duration, attempt: u32, jitter: f64) -> Duration {
+    let bound = min.saturating_mul(1 << attempt.min(16)).min(max);
+    min.max(bound.mul_f64(jitter.clamp(0.0, 1.0)))
 }
 
 /// Resolves once a stop is asked for (or the session is dropped).
@@ -805,4 +812,38 @@ fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Comma
         _ => {}
     }
     r
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::reconnect_wait;
+
+    #[test]
+    fn reconnect_waits_grow_with_each_failure_up_to_the_cap_and_never_fall_below_the_minimum() {
+        let (min, max) = (Duration::from_secs(1), Duration::from_secs(60));
+        let longest = |attempt| reconnect_wait(min, max, attempt, 0.999_999);
+        assert!(
+            longest(1) > Duration::from_millis(1_999) && longest(1) < Duration::from_secs(2),
+            "up to twice the minimum after the first failure: {:?}",
+            longest(1)
+        );
+        assert!(longest(2) > longest(1) && longest(3) > longest(2), "the bound doubles");
+        assert!(
+            longest(20) <= max && longest(20) > Duration::from_secs(59),
+            "capped at the maximum"
+        );
+        for attempt in [1, 2, 5, 30] {
+            assert_eq!(
+                reconnect_wait(min, max, attempt, 0.0),
+                min,
+                "never sooner than the minimum, whatever the jitter"
+            );
+            for j in [0.1, 0.5, 0.9] {
+                let w = reconnect_wait(min, max, attempt, j);
+                assert!(w >= min && w <= longest(attempt), "jitter stays in [min, bound]: {w:?}");
+            }
+        }
+    }
 }

@@ -60,6 +60,16 @@ const NEVER: &[Never] = &[
         ],
         why: "the sandbox is a stand-in SMSC: it must not share the client's code, or it would share its bugs",
     },
+    Never {
+        krate: "smsdesk-engine",
+        on: &["axum", "tauri", "clap", "smsdesk-http", "smsdesk-cli"],
+        why: "the engine is reached through doors above it (HTTP, the command line, the window), never the reverse",
+    },
+    Never {
+        krate: "smsdesk-http",
+        on: &["tauri", "clap", "smsdesk-cli"],
+        why: "the HTTP API serves browsers and integrations; the window and the command line sit above it",
+    },
 ];
 
 /// The only crate that may depend on rusqlite (tests aside), and the only one that runs SQL.

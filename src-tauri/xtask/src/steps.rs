@@ -237,7 +237,7 @@ pub fn bench_http(root: &Path, args: Vec<String>) -> Result<(), String> {
 
 pub fn bindings(root: &Path) -> Result<(), String> {
     run(Cmd::new("cargo")
-        .args(["run", "--quiet", "-p", "smsdesk-engine", "--example", "write_bindings"])
+        .args(["run", "--quiet", "-p", "smsdesk-http", "--example", "write_bindings"])
         .dir(root))
 }
 

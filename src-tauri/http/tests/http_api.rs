@@ -617,7 +617,7 @@ async fn listening_beyond_loopback_needs_the_explicit_setting() {
     let options = || EngineOptions {
         mode: RunMode::Serve,
         http_port: None,
-        ui: None,
+        door: Some(smsdesk_http::HttpDoor::new(None)),
     };
     let refused = Engine::start(Prepared::load(dir.path().to_owned(), env.clone()).unwrap(), options()).await;
     let err = refused.err().expect("refused without http.allow_network").to_string();

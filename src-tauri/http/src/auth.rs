@@ -7,11 +7,7 @@ use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 
 use super::{AppState, Failure};
-use crate::apikeys::{same_secret, Caller};
-
-/// The file in the data directory holding this run's operator token (readable by its owner
-/// only). The command line reads it to act for the operator on a running instance.
-pub const OPERATOR_TOKEN_FILE: &str = "operator.token";
+use smsdesk_engine::apikeys::{same_secret, Caller};
 
 /// A request whose caller was recognised.
 pub struct Authenticated(pub Caller);

@@ -1,9 +1,10 @@
-//! The local HTTP server: the API and the UI for a browser.
+//! smsdesk's HTTP API and the UI for a browser: the routes (each a call into the engine's service),
+//! server-sent events of committed changes, the OpenAPI description generated from the routes, and
+//! the TypeScript bindings generated from the types they speak. It is the engine's door
+//! ([`HttpDoor`]): the engine binds the port and starts and stops it.
 
 use std::borrow::Cow;
-use std::net::SocketAddr;
 use std::sync::Arc;
-use std::time::Duration;
 
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderValue, StatusCode, Uri};
@@ -12,13 +13,14 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
-use tokio::task::JoinHandle;
 use tower_http::timeout::TimeoutLayer;
 
-use crate::api::{ApiError, AppInfo, Health, HealthStatus};
-use crate::service::Service;
+use smsdesk_engine::api::{ApiError, AppInfo, Health, HealthStatus};
+use smsdesk_engine::door::{Door, DoorContext, Serving};
+use smsdesk_engine::service::Service;
 
 mod auth;
+pub mod bindings;
 mod callbacks;
 mod error;
 mod events;
@@ -26,9 +28,9 @@ mod export;
 pub mod openapi;
 mod routes;
 
-pub use auth::OPERATOR_TOKEN_FILE;
 pub use error::Failure;
 pub use events::ChangeEvent;
+pub use smsdesk_engine::door::{Limits, OPERATOR_TOKEN_FILE};
 
 /// The built UI (index.html, scripts, styles), provided by whoever embedded it in the binary.
 pub trait UiAssets: Send + Sync + 'static {
@@ -40,23 +42,7 @@ pub trait UiAssets: Send + Sync + 'static {
 pub const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; style-src 'self'; \
      img-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-/// Limits on what one request may ask of the server.
-#[derive(Debug, Clone, Copy)]
-pub struct Limits {
-    pub max_body_bytes: usize,
-    pub request_timeout: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            max_body_bytes: 1024 * 1024,
-            request_timeout: Duration::from_secs(30),
-        }
-    }
-}
-
-/// Everything the routes need.
+/// Everything the routes need: what the engine hands its door, and the UI's files.
 #[derive(Clone)]
 pub struct ApiContext {
     pub info: Arc<AppInfo>,
@@ -67,6 +53,38 @@ pub struct ApiContext {
     pub limits: Limits,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
+}
+
+/// The HTTP API as the engine's door: give it to `EngineOptions::door`.
+pub struct HttpDoor {
+    ui: Option<Arc<dyn UiAssets>>,
+}
+
+impl HttpDoor {
+    /// The API, and `ui` served at `/` to browsers when given.
+    pub fn new(ui: Option<Arc<dyn UiAssets>>) -> Arc<HttpDoor> {
+        Arc::new(HttpDoor { ui })
+    }
+}
+
+impl Door for HttpDoor {
+    fn serve(&self, listener: TcpListener, ctx: DoorContext, shutdown: oneshot::Receiver<()>) -> Serving {
+        let app = router(ApiContext {
+            info: ctx.info,
+            ui: self.ui.clone(),
+            service: ctx.service,
+            operator_token: ctx.operator_token,
+            limits: ctx.limits,
+            stopping: ctx.stopping,
+        });
+        Box::pin(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async move {
+                    let _ = shutdown.await;
+                })
+                .await
+        })
+    }
 }
 
 #[derive(Clone)]
@@ -196,62 +214,5 @@ fn content_type(path: &str) -> &'static str {
         "woff2" => "font/woff2",
         "txt" => "text/plain; charset=utf-8",
         _ => "application/octet-stream",
-    }
-}
-
-/// A running server; [`HttpServer::stop`] finishes the requests in flight, then returns.
-pub struct HttpServer {
-    addr: SocketAddr,
-    stopping: Option<watch::Sender<bool>>,
-    stop: Option<oneshot::Sender<()>>,
-    task: Option<JoinHandle<std::io::Result<()>>>,
-}
-
-impl HttpServer {
-    /// Serves `app` on `listener` until stopped; `stopping` is the sender of the context's
-    /// `stopping` flag.
-    pub fn start(listener: TcpListener, app: Router, stopping: watch::Sender<bool>) -> HttpServer {
-        let addr = listener.local_addr().expect("a bound listener has an address");
-        let (stop, stopped) = oneshot::channel::<()>();
-        let task = tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = stopped.await;
-                })
-                .await
-        });
-        HttpServer {
-            addr,
-            stopping: Some(stopping),
-            stop: Some(stop),
-            task: Some(task),
-        }
-    }
-
-    pub fn addr(&self) -> SocketAddr {
-        self.addr
-    }
-
-    pub fn url(&self) -> String {
-        format!("http://{}", self.addr)
-    }
-
-    pub async fn stop(mut self) {
-        if let Some(s) = self.stopping.take() {
-            let _ = s.send(true);
-        }
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(task) = self.task.take() {
-            match tokio::time::timeout(std::time::Duration::from_secs(10), task).await {
-                Ok(Ok(Ok(()))) => {}
-                Ok(Ok(Err(e))) => {
-                    tracing::warn!(error = %e, "the HTTP server stopped with an error")
-                }
-                Ok(Err(e)) => tracing::warn!(error = %e, "the HTTP server task failed"),
-                Err(_) => tracing::warn!("the HTTP server did not finish its requests within 10 s"),
-            }
-        }
     }
 }

@@ -3,32 +3,32 @@
 
 use ts_rs::TS;
 
-use crate::api::{ApiError, AppInfo, Health, HealthStatus, RunMode, WriterHealth};
-use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
-use crate::domain::{
+use crate::ChangeEvent;
+use smsdesk_engine::api::{ApiError, AppInfo, Health, HealthStatus, RunMode, WriterHealth};
+use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
+use smsdesk_engine::domain::{
     AttemptOutcome, Correlation, DeliveryState, EvidenceRole, ExceptionKind, ExceptionStatus, Flag, IdSource,
     IntakeChannel, MessageKind, QueueStatus, ReceiptKind, ReceiptSource,
 };
-use crate::http::ChangeEvent;
-use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
-use crate::receipts::rules::Rule;
-use crate::service::{
+use smsdesk_engine::intake::{FieldError, SubmitMessage, SubmittedMessage};
+use smsdesk_engine::receipts::rules::Rule;
+use smsdesk_engine::service::{
     CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch, SubmittedBatch,
 };
-use crate::settings::{
+use smsdesk_engine::settings::{
     Applies, ConnectionTest, ConnectionTestResult, GeneratedSecret, ProviderEdit, ProviderView, SecretBackend,
     SettingChange, SettingField, SettingKind, SettingSource, SettingsSaved, SettingsUpdate, SettingsView, TestOutcome,
 };
-use crate::smpp::session::LinkState;
-use crate::sms::encoding::{Encoding, Plan};
-use crate::views::{
+use smsdesk_engine::smpp::session::LinkState;
+use smsdesk_engine::sms::encoding::{Encoding, Plan};
+use smsdesk_engine::views::{
     Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, Candidate, CandidateFact,
     CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
     ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage, MessageRecord,
     MessageSummary, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView, ReceiptView, StateCount,
     StateFlags, StateView, TimelineEntry, TimelineKind,
 };
-use crate::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
+use smsdesk_engine::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
 /// Where the generated files live, relative to the repository root.
 pub const DIR: &str = "ui/src/bindings";

@@ -12,11 +12,11 @@ use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::Json;
 
 use super::{AppState, Failure};
-use crate::apikeys::same_secret;
-use crate::clock::now_ms;
-use crate::receipts::ingest::HttpReceived;
-use crate::receipts::parse::parse_form;
-use crate::service::CallbackAnswer;
+use smsdesk_engine::apikeys::same_secret;
+use smsdesk_engine::clock::now_ms;
+use smsdesk_engine::receipts::ingest::HttpReceived;
+use smsdesk_engine::receipts::parse::parse_form;
+use smsdesk_engine::service::CallbackAnswer;
 
 /// Query parameter and header that carry the provider's secret.
 const TOKEN_PARAM: &str = "token";
@@ -29,8 +29,8 @@ const TOKEN_HEADER: &str = "x-smsdesk-token";
     security(("provider_token" = []), ("provider_token_header" = [])),
     responses(
         (status = 200, description = "Stored and applied", body = CallbackAnswer),
-        (status = 401, description = "Wrong or missing secret: nothing stored", body = crate::api::ApiError),
-        (status = 404, description = "No such provider configured", body = crate::api::ApiError),
+        (status = 401, description = "Wrong or missing secret: nothing stored", body = smsdesk_engine::api::ApiError),
+        (status = 404, description = "No such provider configured", body = smsdesk_engine::api::ApiError),
     ))]
 pub async fn receive(
     State(s): State<AppState>,

@@ -8,9 +8,9 @@ fn main() -> std::io::Result<()> {
     // checkout's when several share one target directory.
     let manifest_dir =
         std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
-    let dir = manifest_dir.join("../..").join(smsdesk_engine::bindings::DIR);
+    let dir = manifest_dir.join("../..").join(smsdesk_http::bindings::DIR);
     std::fs::create_dir_all(&dir)?;
-    let files = smsdesk_engine::bindings::files();
+    let files = smsdesk_http::bindings::files();
     for entry in std::fs::read_dir(&dir)? {
         let entry = entry?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -21,6 +21,6 @@ fn main() -> std::io::Result<()> {
     for (name, text) in &files {
         std::fs::write(dir.join(name), text)?;
     }
-    println!("wrote {} files to {}", files.len(), smsdesk_engine::bindings::DIR);
+    println!("wrote {} files to {}", files.len(), smsdesk_http::bindings::DIR);
     Ok(())
 }

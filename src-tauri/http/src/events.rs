@@ -18,7 +18,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::auth::{still_valid, Credential};
 use super::AppState;
-use crate::store::{Change, Entity};
+use smsdesk_engine::store::{Change, Entity};
 
 /// How often an open stream checks that its key was not revoked.
 const RECHECK_EVERY: Duration = Duration::from_secs(5);
@@ -58,7 +58,7 @@ impl From<Change> for ChangeEvent {
 #[utoipa::path(get, path = "/api/v1/events", tag = "overview",
     responses((status = 200, description = "A text/event-stream: `change` events whose data is a ChangeEvent as JSON, \
         `resync` events whose data is how many changes were missed, and `revoked` before the stream ends"),
-        (status = 401, body = crate::api::ApiError)))]
+        (status = 401, body = smsdesk_engine::api::ApiError)))]
 pub async fn stream(
     credential: Credential,
     State(s): State<AppState>,

@@ -37,7 +37,7 @@ impl Running {
             EngineOptions {
                 mode,
                 http_port: None,
-                ui: None,
+                door: Some(smsdesk_http::HttpDoor::new(None)),
             },
         )
         .await

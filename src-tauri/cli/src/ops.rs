@@ -15,17 +15,17 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{prepare, Cli, EXIT_CONFIG};
-use crate::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
-use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
-use crate::engine::{intake_rules, Prepared};
-use crate::http::OPERATOR_TOKEN_FILE;
-use crate::instance::{self, InstanceError, InstanceLock};
-use crate::intake::{SubmitMessage, SubmittedMessage};
-use crate::receipts::ingest::Ingestor;
-use crate::receipts::policy::ReceiptPolicy;
-use crate::service::{Service, ServiceError};
-use crate::store::Store;
-use crate::views;
+use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_engine::door::OPERATOR_TOKEN_FILE;
+use smsdesk_engine::engine::{intake_rules, Prepared};
+use smsdesk_engine::instance::{self, InstanceError, InstanceLock};
+use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
+use smsdesk_engine::receipts::ingest::Ingestor;
+use smsdesk_engine::receipts::policy::ReceiptPolicy;
+use smsdesk_engine::service::{Service, ServiceError};
+use smsdesk_engine::store::Store;
+use smsdesk_engine::views;
 
 /// Exit code when the request was refused (bad input, not found).
 const EXIT_REFUSED: u8 = 1;
@@ -216,7 +216,7 @@ impl Target {
 /// Asks the instance running on the data directory `root` to bring its window to the front, as
 /// its operator (the token it wrote there). What a second start of the desktop app does.
 pub async fn show_running_window(root: &std::path::Path) -> Result<(), String> {
-    let dir = crate::paths::DataDir::new(root.to_owned());
+    let dir = smsdesk_engine::paths::DataDir::new(root.to_owned());
     let url = instance::read_info(&dir)
         .and_then(|i| i.http_url)
         .ok_or("the running instance has not published its address yet")?;
@@ -259,7 +259,7 @@ async fn call<T: DeserializeOwned>(
         .await
         .map_err(|e| Refused(format!("the running instance's answer was cut short: {e}"), EXIT_CONFIG))?;
     if !status.is_success() {
-        let err: Result<crate::api::ApiError, _> = serde_json::from_str(&text);
+        let err: Result<smsdesk_engine::api::ApiError, _> = serde_json::from_str(&text);
         return Err(match err {
             Ok(e) if !e.errors.is_empty() => Refused(
                 e.errors
@@ -510,7 +510,7 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
     if !path.exists() {
         return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
     }
-    let conn = match crate::store::open_read_only(&path) {
+    let conn = match smsdesk_engine::store::open_read_only(&path) {
         Ok(c) => c,
         Err(e) => return fail(format!("cannot open {}: {e}", path.display()), EXIT_CONFIG),
     };
@@ -553,13 +553,13 @@ fn export_filter(args: &ExportArgs) -> Result<views::MessageFilter, String> {
 /// Writes every message the filter selects (the engine's export, as the API and the window
 /// write it), with a progress bar on a terminal.
 fn write_csv(
-    conn: &crate::store::Connection,
+    conn: &smsdesk_engine::store::Connection,
     filter: views::MessageFilter,
     out: Box<dyn Write>,
 ) -> Result<u64, String> {
-    let mut bar: Option<crate::progress::Progress> = None;
+    let mut bar: Option<smsdesk_engine::progress::Progress> = None;
     let done = views::write_csv(conn, &filter, out, |p| {
-        bar.get_or_insert_with(|| crate::progress::Progress::new("exporting", p.total))
+        bar.get_or_insert_with(|| smsdesk_engine::progress::Progress::new("exporting", p.total))
             .set(p.done.min(p.total));
         std::ops::ControlFlow::Continue(())
     })

@@ -1,5 +1,5 @@
-//! The API's routes over [`Service`](crate::service::Service): each reads its request, calls the
-//! service, and answers JSON. Every refusal is an [`ApiError`](crate::api::ApiError) with a stable
+//! The API's routes over [`Service`](smsdesk_engine::service::Service): each reads its request, calls the
+//! service, and answers JSON. Every refusal is an [`ApiError`](smsdesk_engine::api::ApiError) with a stable
 //! code; no route answers before what it reports is committed.
 
 use axum::body::Bytes;
@@ -13,12 +13,12 @@ use serde::Deserialize;
 
 use super::auth::{Authenticated, Operator};
 use super::{AppState, Failure};
-use crate::api::ApiError;
-use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
-use crate::domain::IntakeChannel;
-use crate::intake::{FieldError, SubmitMessage, SubmittedMessage};
-use crate::service::{Answer, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
-use crate::views;
+use smsdesk_engine::api::ApiError;
+use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
+use smsdesk_engine::domain::IntakeChannel;
+use smsdesk_engine::intake::{FieldError, SubmitMessage, SubmittedMessage};
+use smsdesk_engine::service::{Answer, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use smsdesk_engine::views;
 
 /// A JSON body, refused with an [`ApiError`] naming the field when it does not fit.
 pub struct JsonBody<T>(pub T);
@@ -128,7 +128,7 @@ fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Failure> {
     }
 }
 
-fn created(answer: Answer) -> Response {
+fn created<T>(answer: Answer<T>) -> Response {
     let mut r = (StatusCode::CREATED, answer.body).into_response();
     let h = r.headers_mut();
     h.insert(header::CONTENT_TYPE, HeaderValue::from_static("application/json"));
@@ -182,10 +182,10 @@ pub async fn submit_batch(
     Ok(created(answer))
 }
 
-fn channel(caller: &crate::apikeys::Caller) -> IntakeChannel {
+fn channel(caller: &smsdesk_engine::apikeys::Caller) -> IntakeChannel {
     match caller {
-        crate::apikeys::Caller::Key { .. } => IntakeChannel::Api,
-        crate::apikeys::Caller::Operator => IntakeChannel::Cli,
+        smsdesk_engine::apikeys::Caller::Key { .. } => IntakeChannel::Api,
+        smsdesk_engine::apikeys::Caller::Operator => IntakeChannel::Cli,
     }
 }
 
@@ -194,7 +194,7 @@ fn channel(caller: &crate::apikeys::Caller) -> IntakeChannel {
 #[utoipa::path(post, path = "/api/v1/messages/preview", tag = "messages",
     request_body = SubmitBatch,
     responses(
-        (status = 200, description = "One row per message, in order", body = crate::service::Preview),
+        (status = 200, description = "One row per message, in order", body = smsdesk_engine::service::Preview),
         (status = 400, description = "Not JSON", body = ApiError),
         (status = 401, body = ApiError), (status = 413, body = ApiError),
         (status = 422, description = "Not a batch, or too many messages", body = ApiError),
@@ -203,7 +203,7 @@ pub async fn preview(
     _: Authenticated,
     State(s): State<AppState>,
     JsonBody(req): JsonBody<SubmitBatch>,
-) -> Result<Json<crate::service::Preview>, Failure> {
+) -> Result<Json<smsdesk_engine::service::Preview>, Failure> {
     Ok(Json(s.ctx.service.preview(&req)?))
 }
 
@@ -307,11 +307,11 @@ pub async fn resolve(
 
 /// The SMPP connection and its link state now (with the last error and since when).
 #[utoipa::path(get, path = "/api/v1/connection", tag = "overview",
-    responses((status = 200, body = crate::service::ConnectionStatus), (status = 401, body = ApiError)))]
+    responses((status = 200, body = smsdesk_engine::service::ConnectionStatus), (status = 401, body = ApiError)))]
 pub async fn connection(
     _: Authenticated,
     State(s): State<AppState>,
-) -> Result<Json<crate::service::ConnectionStatus>, Failure> {
+) -> Result<Json<smsdesk_engine::service::ConnectionStatus>, Failure> {
     Ok(Json(s.ctx.service.connection_status()?))
 }
 
@@ -409,41 +409,41 @@ pub async fn show_window(_: Operator, State(s): State<AppState>) -> Result<Statu
 /// Every setting as saved, where each comes from (default, file, environment variable) and when
 /// a change to it applies (operator only). Secrets are never in it.
 #[utoipa::path(get, path = "/api/v1/settings", tag = "settings",
-    responses((status = 200, body = crate::settings::SettingsView), (status = 401, body = ApiError), (status = 403, body = ApiError),
+    responses((status = 200, body = smsdesk_engine::settings::SettingsView), (status = 401, body = ApiError), (status = 403, body = ApiError),
         (status = 409, description = "The config file no longer loads", body = ApiError)))]
 pub async fn settings(
     Operator(caller): Operator,
     State(s): State<AppState>,
-) -> Result<Json<crate::settings::SettingsView>, Failure> {
+) -> Result<Json<smsdesk_engine::settings::SettingsView>, Failure> {
     Ok(Json(s.ctx.service.settings(&caller)?))
 }
 
 /// Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted) and
 /// applies what may change while running; every invalid field is named and nothing is written
 /// (operator only, audited).
-#[utoipa::path(patch, path = "/api/v1/settings", tag = "settings", request_body = crate::settings::SettingsUpdate,
-    responses((status = 200, body = crate::settings::SettingsSaved), (status = 400, description = "Not JSON", body = ApiError),
+#[utoipa::path(patch, path = "/api/v1/settings", tag = "settings", request_body = smsdesk_engine::settings::SettingsUpdate,
+    responses((status = 200, body = smsdesk_engine::settings::SettingsSaved), (status = 400, description = "Not JSON", body = ApiError),
         (status = 401, body = ApiError), (status = 403, body = ApiError),
         (status = 409, description = "The config file no longer loads", body = ApiError),
         (status = 413, body = ApiError), (status = 422, description = "Invalid fields (nothing was written)", body = ApiError)))]
 pub async fn update_settings(
     Operator(caller): Operator,
     State(s): State<AppState>,
-    JsonBody(req): JsonBody<crate::settings::SettingsUpdate>,
-) -> Result<Json<crate::settings::SettingsSaved>, Failure> {
+    JsonBody(req): JsonBody<smsdesk_engine::settings::SettingsUpdate>,
+) -> Result<Json<smsdesk_engine::settings::SettingsSaved>, Failure> {
     Ok(Json(s.ctx.service.update_settings(&caller, req).await?))
 }
 
 /// Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound, refused
 /// (with the status's name), unreachable or timed out, within seconds (operator only).
-#[utoipa::path(post, path = "/api/v1/settings/test-connection", tag = "settings", request_body = crate::settings::ConnectionTest,
-    responses((status = 200, body = crate::settings::ConnectionTestResult), (status = 400, description = "Not JSON", body = ApiError),
+#[utoipa::path(post, path = "/api/v1/settings/test-connection", tag = "settings", request_body = smsdesk_engine::settings::ConnectionTest,
+    responses((status = 200, body = smsdesk_engine::settings::ConnectionTestResult), (status = 400, description = "Not JSON", body = ApiError),
         (status = 401, body = ApiError), (status = 403, body = ApiError), (status = 413, body = ApiError),
         (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn test_connection(
     Operator(caller): Operator,
     State(s): State<AppState>,
-    JsonBody(req): JsonBody<crate::settings::ConnectionTest>,
-) -> Result<Json<crate::settings::ConnectionTestResult>, Failure> {
+    JsonBody(req): JsonBody<smsdesk_engine::settings::ConnectionTest>,
+) -> Result<Json<smsdesk_engine::settings::ConnectionTestResult>, Failure> {
     Ok(Json(s.ctx.service.test_connection(&caller, req).await?))
 }

@@ -7,11 +7,11 @@ use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
-use crate::api::RunMode;
-use crate::engine::{Engine, EngineOptions, Prepared};
-use crate::http::UiAssets;
-use crate::logging::{self, LogGuard};
-use crate::paths;
+use smsdesk_engine::api::RunMode;
+use smsdesk_engine::engine::{Engine, EngineOptions, Prepared};
+use smsdesk_engine::logging::{self, LogGuard};
+use smsdesk_engine::paths;
+use smsdesk_http::{HttpDoor, UiAssets};
 
 mod ops;
 
@@ -132,7 +132,7 @@ fn parse_receipts() -> ExitCode {
     logging::init_stderr_only();
     let stdin = std::io::stdin().lock();
     let stdout = std::io::BufWriter::new(std::io::stdout().lock());
-    match crate::receipts::parse::jsonl::run(stdin, stdout) {
+    match smsdesk_engine::receipts::parse::jsonl::run(stdin, stdout) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("smsdesk parse-receipts: {e}");
@@ -143,7 +143,7 @@ fn parse_receipts() -> ExitCode {
 
 fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
     logging::init_stderr_only();
-    let config = crate::sandbox::SandboxConfig {
+    let config = smsdesk_engine::sandbox::SandboxConfig {
         port: args.port,
         receipt_delay: std::time::Duration::from_millis(args.receipt_delay_ms),
         response_delay: std::time::Duration::from_millis(args.response_delay_ms),
@@ -156,9 +156,13 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
-    match runtime.block_on(crate::sandbox::run_standalone(config, args.counts_file, async {
-        wait_for_stop_signal().await;
-    })) {
+    match runtime.block_on(smsdesk_engine::sandbox::run_standalone(
+        config,
+        args.counts_file,
+        async {
+            wait_for_stop_signal().await;
+        },
+    )) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("smsdesk sandbox-smsc: cannot listen on 127.0.0.1:{}: {e}", args.port);
@@ -168,7 +172,7 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
 }
 
 fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
-    use crate::receipts::{policy::ReceiptPolicy, rebuild};
+    use smsdesk_engine::receipts::{policy::ReceiptPolicy, rebuild};
     let (prepared, _log) = match prepare(cli) {
         Ok(p) => p,
         Err(code) => return code,
@@ -178,19 +182,19 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
         ExitCode::from(EXIT_CONFIG)
     };
     // A running instance would keep applying receipts underneath us.
-    let _lock = match crate::instance::InstanceLock::acquire(&prepared.dir) {
+    let _lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir) {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
-    let store = match crate::store::Store::open(&prepared.dir.database(&prepared.config.store.database)) {
+    let store = match smsdesk_engine::store::Store::open(&prepared.dir.database(&prepared.config.store.database)) {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
     let policy = ReceiptPolicy::from(&prepared.config.receipts);
-    let mut bar: Option<crate::progress::Progress> = None;
+    let mut bar: Option<smsdesk_engine::progress::Progress> = None;
     let report = rebuild::run(&store, &policy, !args.check, |done, total| {
         bar.get_or_insert_with(|| {
-            crate::progress::Progress::new(if args.check { "checking" } else { "rebuilding" }, total as u64)
+            smsdesk_engine::progress::Progress::new(if args.check { "checking" } else { "rebuilding" }, total as u64)
         })
         .set(done as u64)
     });
@@ -242,7 +246,7 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
         let options = EngineOptions {
             mode: RunMode::Serve,
             http_port: args.http_port,
-            ui,
+            door: Some(HttpDoor::new(ui)),
         };
         let engine = match Engine::start(prepared, options).await {
             Ok(e) => e,

@@ -4,11 +4,11 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use crate::api::ApiError;
-use crate::apikeys::KeyError;
-use crate::dispatch::queue::ActionError;
-use crate::receipts::exceptions::ResolveError;
-use crate::service::ServiceError;
+use smsdesk_engine::api::ApiError;
+use smsdesk_engine::apikeys::KeyError;
+use smsdesk_engine::dispatch::queue::ActionError;
+use smsdesk_engine::receipts::exceptions::ResolveError;
+use smsdesk_engine::service::ServiceError;
 
 /// A refused request.
 #[derive(Debug)]
@@ -60,7 +60,9 @@ impl From<ServiceError> for Failure {
             ServiceError::KeyReused => (S::UNPROCESSABLE_ENTITY, "idempotency_key_reused"),
             ServiceError::Forbidden(_) => (S::FORBIDDEN, "forbidden"),
             ServiceError::NoWindow => (S::CONFLICT, "no_window"),
-            ServiceError::Settings(crate::settings::SettingsError::Config(_)) => (S::CONFLICT, "config_invalid"),
+            ServiceError::Settings(smsdesk_engine::settings::SettingsError::Config(_)) => {
+                (S::CONFLICT, "config_invalid")
+            }
             ServiceError::Settings(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
             ServiceError::Action(a) => match a {
                 ActionError::NotFound(_) => (S::NOT_FOUND, "not_found"),
@@ -88,12 +90,12 @@ impl From<ServiceError> for Failure {
             },
             ServiceError::View(v) if v.is_client_error() => (S::UNPROCESSABLE_ENTITY, v.code()),
             ServiceError::View(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
-            ServiceError::Export(crate::views::ExportError::View(v)) if v.is_client_error() => {
+            ServiceError::Export(smsdesk_engine::views::ExportError::View(v)) if v.is_client_error() => {
                 (S::UNPROCESSABLE_ENTITY, v.code())
             }
-            ServiceError::Export(crate::views::ExportError::Cancelled) => (S::CONFLICT, "cancelled"),
+            ServiceError::Export(smsdesk_engine::views::ExportError::Cancelled) => (S::CONFLICT, "cancelled"),
             ServiceError::Export(x) => (S::INTERNAL_SERVER_ERROR, x.code()),
-            ServiceError::Store(crate::store::StoreError::Closed) => (S::SERVICE_UNAVAILABLE, "stopping"),
+            ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => (S::SERVICE_UNAVAILABLE, "stopping"),
             ServiceError::Store(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
         };
         if status.is_server_error() {
@@ -103,7 +105,7 @@ impl From<ServiceError> for Failure {
     }
 }
 
-fn describe(errors: &[crate::intake::FieldError]) -> String {
+fn describe(errors: &[smsdesk_engine::intake::FieldError]) -> String {
     match errors {
         [one] => format!("{}: {}", one.field, one.message),
         _ => format!(

@@ -1,5 +1,5 @@
 //! `GET /api/v1/messages/export`: the filtered messages as a CSV file, streamed while the engine
-//! writes it ([`Service::export_csv`](crate::service::Service::export_csv), the same writer as
+//! writes it ([`Service::export_csv`](smsdesk_engine::service::Service::export_csv), the same writer as
 //! `smsdesk export --csv`), with the number of rows to expect in `X-Total-Count` so that a client
 //! can show its progress.
 
@@ -16,9 +16,9 @@ use tokio::sync::{mpsc, oneshot};
 use super::auth::Authenticated;
 use super::routes::QueryParams;
 use super::{AppState, Failure};
-use crate::api::ApiError;
-use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
-use crate::views;
+use smsdesk_engine::api::ApiError;
+use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_engine::views;
 
 /// Bytes gathered before they are handed to the connection.
 const CHUNK: usize = 64 * 1024;
@@ -139,7 +139,7 @@ pub async fn export_messages(
         header::CONTENT_DISPOSITION,
         HeaderValue::from_str(&format!(
             "attachment; filename=\"{}\"",
-            file_name(crate::clock::now_ms())
+            file_name(smsdesk_engine::clock::now_ms())
         ))
         .expect("a file name of digits is a valid header value"),
     );
@@ -150,7 +150,7 @@ pub async fn export_messages(
 
 /// `messages-YYYYMMDD-HHMM.csv`, in UTC.
 fn file_name(now_ms: i64) -> String {
-    let (y, mo, d, h, mi, _) = crate::clock::civil(now_ms);
+    let (y, mo, d, h, mi, _) = smsdesk_engine::clock::civil(now_ms);
     format!("messages-{y:04}{mo:02}{d:02}-{h:02}{mi:02}.csv")
 }
 
@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn the_file_is_named_for_the_minute_it_was_made_in_utc() {
-        let ms = crate::clock::from_civil(2026, 11, 30, 9, 5, 59);
+        let ms = smsdesk_engine::clock::from_civil(2026, 11, 30, 9, 5, 59);
         assert_eq!(file_name(ms), "messages-20261130-0905.csv");
     }
 }

@@ -42,7 +42,7 @@ use super::{callbacks, events, export, routes};
         callbacks::receive,
         events::stream,
     ),
-    components(schemas(crate::api::ApiError, crate::api::Health, crate::api::AppInfo, crate::webhooks::WebhookPayload, super::events::ChangeEvent)),
+    components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth),
     security(("bearer" = [])),
 )]
@@ -65,7 +65,7 @@ impl Modify for BearerAuth {
             "provider_token_header",
             SecurityScheme::ApiKey(ApiKey::Header(ApiKeyValue::new("X-Smsdesk-Token"))),
         );
-        openapi.info.version = crate::VERSION.into();
+        openapi.info.version = smsdesk_engine::VERSION.into();
     }
 }
 
