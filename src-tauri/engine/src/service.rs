@@ -583,7 +583,7 @@ impl Service {
             .writer()
             .write(move |tx| {
                 if let Some(k) = &key {
-                    match idempotency::lookup(tx.conn(), &scope, k, &hash)? {
+                    match idempotency::lookup(&*tx, &scope, k, &hash)? {
                         Recorded::New => {}
                         Recorded::Replay { body, .. } => return Ok(Stored { body, replayed: true }),
                         Recorded::Mismatch => return Err(ServiceError::KeyReused),

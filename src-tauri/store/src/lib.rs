@@ -7,6 +7,7 @@ mod error;
 pub mod migrations;
 pub mod pragmas;
 mod reader;
+mod reads;
 pub mod tables;
 mod text;
 pub mod totals;
@@ -26,6 +27,7 @@ use tokio::sync::broadcast;
 pub use error::StoreError;
 pub use migrations::MigrationReport;
 pub use reader::Reader;
+pub use reads::Reads;
 /// The connection a read runs on (the reader hands one to each read). Only this crate runs SQL on
 /// it; the others pass it on to this crate's functions.
 pub use rusqlite::Connection;

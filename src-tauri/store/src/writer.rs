@@ -87,11 +87,17 @@ impl Pending {
 }
 
 impl<'c> WriteTx<'c> {
-    /// The connection, inside the batch's transaction and this operation's savepoint.
-    ///
-    /// Open to the engine only while its queries move into this crate's table modules (the house
-    /// check lists the files that still run SQL); then it is this crate's alone.
-    pub fn conn(&self) -> &Connection {
+    /// The connection, inside the batch's transaction and this operation's savepoint: this
+    /// crate's alone (the others pass the transaction to its functions).
+    pub(crate) fn conn(&self) -> &Connection {
+        self.conn
+    }
+
+    /// The connection, for tests that set a scene the product never makes (a damaged row, a
+    /// trigger that fails on purpose) or check one. Only with the `test-hooks` feature, which only
+    /// the crates' tests turn on.
+    #[cfg(feature = "test-hooks")]
+    pub fn sql_for_tests(&self) -> &Connection {
         self.conn
     }
 
@@ -112,7 +118,7 @@ impl<'c> WriteTx<'c> {
 
     /// Records an addition to a running total, written with the transaction's others just before
     /// it commits (see [`super::totals`]).
-    pub fn count(&mut self, d: Delta) {
+    pub(crate) fn count(&mut self, d: Delta) {
         self.pending.totals.push(d);
     }
 

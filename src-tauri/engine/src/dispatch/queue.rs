@@ -282,7 +282,7 @@ fn hold(
     attempt: Option<i64>,
     why: &str,
 ) -> Result<i64, StoreError> {
-    let (segments, tries) = attempt::current_round(tx.conn(), message_id)?;
+    let (segments, tries) = attempt::current_round(&*tx, message_id)?;
     let parts = smsdesk_core::parts::describe(segments, &tries);
     let summary = match (kind, parts) {
         (ExceptionKind::OutcomeUnknown, None) => {
@@ -298,7 +298,7 @@ fn hold(
         ),
     };
     queue::set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary), None)?;
-    let ex = match exception::open_for_message(tx.conn(), message_id, kind)? {
+    let ex = match exception::open_for_message(&*tx, message_id, kind)? {
         Some(ex) => ex,
         None => exception::open(
             tx,
@@ -311,7 +311,7 @@ fn hold(
         )?,
     };
     if let Some(attempt) = attempt {
-        exception::link_attempt(tx.conn(), ex, attempt, EvidenceRole::Unanswered)?;
+        exception::link_attempt(&*tx, ex, attempt, EvidenceRole::Unanswered)?;
     }
     Ok(ex)
 }
@@ -442,7 +442,7 @@ pub fn retry(
     }
     queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
-        if let Some(ex) = exception::open_for_message(tx.conn(), message_id, kind)? {
+        if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
             close_exception(tx, ex, "resend", actor, note)?;
         }
     }
@@ -483,14 +483,14 @@ pub fn accepted_by_evidence(
     if untried > 0 {
         return Ok(false);
     }
-    let (event_connection, key, raw) = logical_event::receipted_id(tx.conn(), event)?;
+    let (event_connection, key, raw) = logical_event::receipted_id(&*tx, event)?;
     let key = key.filter(|_| event_connection == *connection);
     if let Some(key) = &key {
         attempt::adopt_provider_id(tx, *attempt, raw.as_deref(), key)?;
     }
     let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
     queue::set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
-    if let Some(ex) = exception::open_for_message(tx.conn(), message_id, ExceptionKind::OutcomeUnknown)? {
+    if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OutcomeUnknown)? {
         let note = format!(
             "A receipt attached by {actor} shows the SMSC had accepted the message: its outcome is no longer \
              unknown, and nothing is sent again."
@@ -537,7 +537,7 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
         None,
     )?;
     for kind in HOLDING {
-        if let Some(ex) = exception::open_for_message(tx.conn(), message_id, kind)? {
+        if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
             close_exception(tx, ex, "mark_failed", actor, note)?;
         }
     }

@@ -42,16 +42,16 @@ pub(crate) fn on_key(
     policy: &ReceiptPolicy,
     why: &str,
 ) -> Result<usize, StoreError> {
-    let waiting = logical_event::waiting_for(tx.conn(), connection, key)?;
+    let waiting = logical_event::waiting_for(&*tx, connection, key)?;
     if waiting.is_empty() {
         return Ok(0);
     }
     // Only an unambiguous id is matched; otherwise the events keep waiting for a person.
-    if candidates(tx.conn(), connection, key)? != [message_id] {
+    if candidates(&*tx, connection, key)? != [message_id] {
         return Ok(0);
     }
     for &event in &waiting {
-        if let Some(ex) = exceptions::open_for_event(tx.conn(), event)? {
+        if let Some(ex) = exceptions::open_for_event(&*tx, event)? {
             exceptions::close_automatically(tx, ex, "auto:correlated", &format!("Message {message_id}: {why}"))?;
         }
         match_and_apply(tx, event, message_id, "system", policy)?;
@@ -70,13 +70,13 @@ pub(crate) fn match_and_apply(
 ) -> Result<(), StoreError> {
     logical_event::mark_matched(tx, event, message_id, by)?;
     uncorrelated::stop_waiting(tx, event)?;
-    match event_facts(tx.conn(), event, message_id, policy)? {
+    match event_facts(&*tx, event, message_id, policy)? {
         Some(facts) => {
             project::apply(tx, message_id, &Input::Event(facts), policy.rules())?;
         }
         // A status nobody can read is kept for the message, and applies nothing.
         None => {
-            let (receipt, stat_raw) = logical_event::first_receipt_status(tx.conn(), event)?;
+            let (receipt, stat_raw) = logical_event::first_receipt_status(&*tx, event)?;
             exceptions::open_status_unreadable(tx, message_id, event, receipt, stat_raw.as_deref())?;
         }
     }

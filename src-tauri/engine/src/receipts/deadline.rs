@@ -18,10 +18,10 @@ pub use crate::store::tables::queue::no_receipt_due as due;
 pub fn flag(tx: &mut WriteTx<'_>, candidates: &[i64], now: i64, policy: &ReceiptPolicy) -> Result<usize, StoreError> {
     let mut flagged = 0;
     for &message_id in candidates {
-        if due(tx.conn(), now, policy, Some(message_id), 1)?.is_empty() {
+        if due(&*tx, now, policy, Some(message_id), 1)?.is_empty() {
             continue;
         }
-        let kind = message::kind(tx.conn(), message_id)?;
+        let kind = message::kind(&*tx, message_id)?;
         let summary = format!(
             "No final receipt within {} of acceptance: delivery is not known.",
             duration_words(policy.deadline_of(kind))
@@ -53,6 +53,6 @@ fn duration_words(ms: i64) -> String {
 
 /// [`due`] and [`flag`] in one transaction (for tests and small databases).
 pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy, limit: u32) -> Result<usize, StoreError> {
-    let candidates = due(tx.conn(), now, policy, None, limit)?;
+    let candidates = due(&*tx, now, policy, None, limit)?;
     flag(tx, &candidates, now, policy)
 }

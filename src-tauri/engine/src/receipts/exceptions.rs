@@ -1,7 +1,7 @@
 //! The exception queue: what needs a person, with its evidence, and the operator's resolution.
 //! Resolving never changes evidence: it records a decision (audited) that the projection folds in.
 
-use crate::store::Connection;
+use crate::store::Reads;
 
 use super::mismatch::{self, Mismatch};
 use super::policy::ReceiptPolicy;
@@ -83,7 +83,7 @@ impl Action {
 /// Every fact of the exception's receipt that does not fit `message_id`, for the operator to see
 /// before attaching.
 pub fn preview_attach(
-    conn: &Connection,
+    conn: &impl Reads,
     exception_id: i64,
     message_id: i64,
     timezone_minutes: i32,
@@ -105,7 +105,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
     if r.note.trim().is_empty() {
         return Err(ResolveError::NoteRequired);
     }
-    let (e, _) = get(tx.conn(), r.exception_id)?.ok_or(ResolveError::NotFound(r.exception_id))?;
+    let (e, _) = get(&*tx, r.exception_id)?.ok_or(ResolveError::NotFound(r.exception_id))?;
     if e.status != ExceptionStatus::Open {
         return Err(ResolveError::NotOpen {
             id: e.id,
@@ -138,7 +138,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             ExceptionKind::Uncorrelated | ExceptionKind::Ambiguous,
         ) => {
             let event = e.logical_event_id.ok_or_else(not_allowed)?;
-            let mismatches = preview_attach(tx.conn(), e.id, *message_id, policy.timezone_minutes)?;
+            let mismatches = preview_attach(&*tx, e.id, *message_id, policy.timezone_minutes)?;
             if !mismatches.is_empty() && !mismatches_seen {
                 return Err(ResolveError::MismatchesNotSeen {
                     message_id: *message_id,

@@ -17,7 +17,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::store::Connection;
+use crate::store::Reads;
 use serde::Serialize;
 use tokio::sync::oneshot;
 
@@ -578,12 +578,12 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
     // The usual answer, one message, comes with everything applying the receipt needs to know of
     // it; none or several are told apart by `candidates`.
     let (found, candidates) = match &id_key {
-        Some(k) => match project::read_message_by_provider_id(tx.conn(), r.connection, k)? {
+        Some(k) => match project::read_message_by_provider_id(&*tx, r.connection, k)? {
             Some(m) => {
                 let id = m.id;
                 (Some(m), vec![id])
             }
-            None => (None, attempt::messages_with_provider_key(tx.conn(), r.connection, k)?),
+            None => (None, attempt::messages_with_provider_key(&*tx, r.connection, k)?),
         },
         None => (None, Vec::new()),
     };
@@ -598,7 +598,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
     };
     let Some(event) = new_logical_event(tx, r, &key, correlation, message_id)? else {
         // The same logical event again: link it, flag it, and do nothing else.
-        let event = logical_event::by_dedup_key(tx.conn(), r.connection, &key.key)?;
+        let event = logical_event::by_dedup_key(&*tx, r.connection, &key.key)?;
         receipt::record_outcome(tx, r.id, Some(event), true, None)?;
         return Ok(Outcome::Repeat {
             logical_event_id: event,
@@ -609,10 +609,10 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
         (Some(m), Some(state)) => {
             let message = match found {
                 Some(row) => row,
-                None => project::read_message(tx.conn(), m)?
+                None => project::read_message(&*tx, m)?
                     .ok_or_else(|| StoreError::Corrupt(format!("message {m} carries an attempt but does not exist")))?,
             };
-            let parts = parts_reported(tx.conn(), m, message.facts.segments, r.connection, id_key.as_deref())?;
+            let parts = parts_reported(&*tx, m, message.facts.segments, r.connection, id_key.as_deref())?;
             let facts = facts(
                 event,
                 state,
@@ -662,9 +662,9 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             );
             let ex = exceptions::open_for_receipt(tx, ExceptionKind::Ambiguous, None, event, r.id, summary)?;
             let key = id_key.unwrap_or_default();
-            let attempts = attempt::with_provider_key(tx.conn(), r.connection, &key)?;
+            let attempts = attempt::with_provider_key(&*tx, r.connection, &key)?;
             for a in attempts {
-                exceptions::link_attempt(tx.conn(), ex, a, EvidenceRole::Candidate)?;
+                exceptions::link_attempt(&*tx, ex, a, EvidenceRole::Candidate)?;
             }
             receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::Ambiguous { exception_id: ex })
@@ -707,7 +707,7 @@ fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<O
             summary,
         },
     )?;
-    exceptions::link_receipt(tx.conn(), ex, r.id, EvidenceRole::Receipt)?;
+    exceptions::link_receipt(&*tx, ex, r.id, EvidenceRole::Receipt)?;
     receipt::record_outcome(tx, r.id, None, false, None)?;
     Ok(Outcome::Unparseable { exception_id: ex })
 }
@@ -721,7 +721,7 @@ fn flags_json(f: &EventFacts) -> Option<String> {
 /// its id key; empty for every part (a message sent whole, one id for all its parts, or a receipt
 /// a person attached with no submit carrying its id).
 fn parts_reported(
-    conn: &Connection,
+    conn: &impl Reads,
     message_id: i64,
     segments: u32,
     connection: &str,
@@ -766,7 +766,7 @@ fn facts(
 /// What a logical event says about a message, computed from the stored evidence. None when the
 /// event carries no delivery status anyone can read.
 pub fn event_facts(
-    conn: &Connection,
+    conn: &impl Reads,
     event: i64,
     message_id: i64,
     policy: &ReceiptPolicy,
@@ -811,7 +811,7 @@ pub fn process_pending(
     after: i64,
     limit: u32,
 ) -> Result<(usize, i64), StoreError> {
-    let pending = receipt::unprocessed(tx.conn(), after, limit)?;
+    let pending = receipt::unprocessed(&*tx, after, limit)?;
     for (id, row) in &pending {
         if let Err(e) = tx.nested(|tx| process(tx, &ReceiptView::from_row(*id, row), policy)) {
             tracing::error!(receipt_id = id, error = %e, "applying a stored receipt failed again");

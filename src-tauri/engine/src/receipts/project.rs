@@ -22,7 +22,7 @@ pub fn apply(
     input: &Input,
     settings: RuleSettings,
 ) -> Result<Projection, StoreError> {
-    match read_message(tx.conn(), message_id)? {
+    match read_message(&*tx, message_id)? {
         Some(m) => apply_known(tx, m, input, settings, None),
         // No such message: nothing to count it by, and no projection stored for it.
         None => apply_to(tx, message_id, None, None, input, settings, None),
@@ -71,7 +71,7 @@ fn apply_to(
         open_or_extend_conflict(tx, message_id, &after, &new_conflicts)?;
     }
     if before.no_receipt && !after.no_receipt && after.state != DeliveryState::Pending {
-        if let Some(id) = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::NoReceipt)? {
+        if let Some(id) = exceptions::open_for_message(&*tx, message_id, ExceptionKind::NoReceipt)? {
             exceptions::close_automatically(
                 tx,
                 id,
@@ -89,7 +89,7 @@ fn open_or_extend_conflict(
     p: &Projection,
     new_conflicts: &[i64],
 ) -> Result<(), StoreError> {
-    let existing = exceptions::open_for_message(tx.conn(), message_id, ExceptionKind::ConflictingFinal)?;
+    let existing = exceptions::open_for_message(&*tx, message_id, ExceptionKind::ConflictingFinal)?;
     let id = match existing {
         Some(id) => id,
         None => {
@@ -107,13 +107,13 @@ fn open_or_extend_conflict(
                 },
             )?;
             for event in &p.supporting {
-                exceptions::link_event_receipts(tx.conn(), id, *event, EvidenceRole::MaterialisedFinal)?;
+                exceptions::link_event_receipts(&*tx, id, *event, EvidenceRole::MaterialisedFinal)?;
             }
             id
         }
     };
     for event in new_conflicts {
-        exceptions::link_event_receipts(tx.conn(), id, *event, EvidenceRole::ConflictingFinal)?;
+        exceptions::link_event_receipts(&*tx, id, *event, EvidenceRole::ConflictingFinal)?;
     }
     Ok(())
 }

@@ -2,7 +2,7 @@
 //! the order it was applied), with every event's facts re-derived from the stored receipts, and
 //! compare with (or replace) the stored projection.
 
-use crate::store::Connection;
+use crate::store::Reads;
 
 use super::ingest::event_facts;
 use super::policy::ReceiptPolicy;
@@ -23,7 +23,7 @@ pub struct RebuildReport {
 }
 
 /// The inputs of a message's projection, rebuilt from the logs.
-pub fn inputs(conn: &Connection, message_id: i64, policy: &ReceiptPolicy) -> Result<Vec<Input>, StoreError> {
+pub fn inputs(conn: &impl Reads, message_id: i64, policy: &ReceiptPolicy) -> Result<Vec<Input>, StoreError> {
     let rows = projection::input_rows(conn, message_id)?;
     let mut out = Vec::with_capacity(rows.len());
     for row in rows {
@@ -73,8 +73,8 @@ pub fn rebuild_batch(
     let settings = policy.rules();
     let mut differing = Vec::new();
     for &m in messages {
-        let recomputed = fold(&inputs(tx.conn(), m, policy)?, settings);
-        let row = project::stored(tx.conn(), m)?;
+        let recomputed = fold(&inputs(&*tx, m, policy)?, settings);
+        let row = project::stored(&*tx, m)?;
         let stored = row.as_ref().map(|r| r.fold.clone()).unwrap_or_default();
         if recomputed != stored {
             differing.push(m);

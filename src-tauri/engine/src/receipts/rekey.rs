@@ -27,13 +27,13 @@ pub struct Rekeyed {
 /// the rules. A connection seen for the first time records the rules in force.
 pub fn apply(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, current: &str) -> Result<Rekeyed, StoreError> {
     let rules = policy.id_rules();
-    let mut connections = connection_rules::connections(tx.conn())?;
+    let mut connections = connection_rules::connections(&*tx)?;
     if !connections.iter().any(|c| c == current) {
         connections.push(current.to_owned());
     }
     let mut done = Rekeyed::default();
     for connection in connections.iter().map(String::as_str) {
-        let stored = connection_rules::id_rules(tx.conn(), connection)?;
+        let stored = connection_rules::id_rules(&*tx, connection)?;
         if stored.as_deref() == Some(rules.as_str()) {
             continue;
         }
@@ -51,11 +51,11 @@ pub fn apply(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, current: &str) -> Res
 
 /// Makes every key of one connection again; returns (keys made, waiting receipts matched).
 fn rekey(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, connection: &str) -> Result<(usize, usize), StoreError> {
-    let tries = attempt::accepted_provider_ids(tx.conn(), connection)?;
+    let tries = attempt::accepted_provider_ids(&*tx, connection)?;
     for (id, raw) in &tries {
         attempt::set_provider_key(tx, *id, &policy.response_key(raw))?;
     }
-    let waiting = logical_event::unmatched_ids(tx.conn(), connection)?;
+    let waiting = logical_event::unmatched_ids(&*tx, connection)?;
     let mut keys = Vec::with_capacity(waiting.len());
     for (event, raw, source) in &waiting {
         let key = policy.receipt_key(raw, source.unwrap_or(IdSource::Text));
@@ -66,7 +66,7 @@ fn rekey(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, connection: &str) -> Resu
     keys.dedup();
     let mut matched = 0;
     for key in keys {
-        if let [message] = candidates(tx.conn(), connection, &key)?.as_slice() {
+        if let [message] = candidates(&*tx, connection, &key)?.as_slice() {
             let why = "the connection's id rules changed, and by the new ones this receipt's id is the message's.";
             matched += correlate::on_key(tx, connection, &key, *message, policy, why)?;
         }

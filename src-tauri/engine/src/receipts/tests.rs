@@ -173,7 +173,7 @@ impl World {
         self.store
             .writer()
             .write_blocking(move |tx| {
-                tx.conn().execute(
+                tx.sql_for_tests().execute(
                     "UPDATE projection SET fold_json = replace(fold_json, 'delivered', 'expired') WHERE message_id = ?1",
                     [message],
                 )?;
@@ -887,7 +887,7 @@ fn projections_made_by_older_rules_are_rebuilt_at_start_and_then_carry_these_rul
     w.store
         .writer()
         .write_blocking(move |tx| {
-            tx.conn()
+            tx.sql_for_tests()
                 .execute("UPDATE projection SET rules_version = ?1", [RULES_VERSION - 1])?;
             Ok::<_, StoreError>(())
         })
@@ -974,7 +974,7 @@ fn a_receipt_stored_but_never_applied_is_applied_by_the_recovery_pass() {
     w.store
         .writer()
         .write_blocking(move |tx| {
-            let c = tx.conn();
+            let c = tx.sql_for_tests();
             c.execute("DELETE FROM receipt_outcome", [])?;
             c.execute("DELETE FROM projection_input", [])?;
             c.execute("DELETE FROM logical_event", [])?;
@@ -1044,7 +1044,10 @@ fn the_dashboard_totals_kept_while_receipts_are_applied_agree_with_a_recount_of_
         .store
         .writer()
         .write_blocking(|tx| {
-            Ok::<_, StoreError>((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?))
+            Ok::<_, StoreError>((
+                checks::totals_stored(tx.sql_for_tests())?,
+                checks::totals_recomputed(tx.sql_for_tests())?,
+            ))
         })
         .unwrap();
     for part in ["count", "latency", "outcome", "state"] {
@@ -1137,7 +1140,7 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
     w.store
         .writer()
         .write_blocking(move |tx| {
-            tx.conn().execute_batch(&format!(
+            tx.sql_for_tests().execute_batch(&format!(
                 "CREATE TRIGGER poison BEFORE INSERT ON projection WHEN NEW.message_id = {poisoned}
                  BEGIN SELECT RAISE(ABORT, 'poisoned'); END;"
             ))?;
@@ -1213,7 +1216,7 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
     // Once the cause is gone, the recovery pass applies it.
     w.store
         .writer()
-        .write_blocking(|tx| Ok::<_, StoreError>(tx.conn().execute_batch("DROP TRIGGER poison")?))
+        .write_blocking(|tx| Ok::<_, StoreError>(tx.sql_for_tests().execute_batch("DROP TRIGGER poison")?))
         .unwrap();
     let policy = w.policy.clone();
     w.store
@@ -1304,7 +1307,10 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
         .store
         .writer()
         .write_blocking(|tx| {
-            Ok::<_, StoreError>((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?))
+            Ok::<_, StoreError>((
+                checks::totals_stored(tx.sql_for_tests())?,
+                checks::totals_recomputed(tx.sql_for_tests())?,
+            ))
         })
         .unwrap();
     let latency = |lines: &[String]| {

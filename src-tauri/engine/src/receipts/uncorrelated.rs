@@ -37,7 +37,7 @@ pub(crate) fn open_exception(
 /// their connection before they arrived awaits its answer any more, or the grace has passed.
 /// Returns how many were opened.
 pub fn sweep(tx: &mut WriteTx<'_>, now: i64, policy: &ReceiptPolicy) -> Result<usize, StoreError> {
-    let due = uncorrelated_wait::given_up(tx.conn(), now - policy.uncorrelated_grace_ms)?;
+    let due = uncorrelated_wait::given_up(&*tx, now - policy.uncorrelated_grace_ms)?;
     for w in &due {
         open_exception(tx, w.event, w.receipt, &w.connection, w.message_id_raw.as_deref())?;
         uncorrelated_wait::stop_waiting(tx, w.event)?;

@@ -88,11 +88,11 @@ impl World {
     fn submit(&self, message: i64, result: SubmitResult) -> queue::Next {
         let policy = self.policy.clone();
         self.write(move |tx| {
-            let kind: MessageKind = tx
-                .conn()
-                .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| {
-                    r.get::<_, Text<_>>(0).map(|t| t.0)
-                })?;
+            let kind: MessageKind =
+                tx.sql_for_tests()
+                    .query_row("SELECT kind FROM message WHERE id = ?1", [message], |r| {
+                        r.get::<_, Text<_>>(0).map(|t| t.0)
+                    })?;
             let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
             let claimed = Claimed {
                 message_id: message,
@@ -973,7 +973,7 @@ fn text_search_finds_words_in_the_text_and_the_reference_without_reading_syntax(
     assert!(matches!(nothing_to_find, Err(ViewError::InvalidFilter(_))));
     // The index agrees with the message table it is built from.
     w.write(|tx| {
-        tx.conn().execute(
+        tx.sql_for_tests().execute(
             "INSERT INTO message_fts (message_fts, rank) VALUES ('integrity-check', 1)",
             [],
         )?;
@@ -1128,13 +1128,13 @@ fn a_date_range_stays_exact_after_the_clock_was_set_back() {
 
     // A message stamped before the second batch (the clock was set back), written after all.
     w.write(move |tx| {
-        tx.conn().execute(
+        tx.sql_for_tests().execute(
             "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
                  priority, registered_delivery, connection)
              VALUES (?1, 'api', '+33600000000', '+33600000000', 'late clock', 'gsm7', 1, 'otp', 5, 1, 'sandbox')",
             [t2 - 1],
         )?;
-        tx.conn().execute(
+        tx.sql_for_tests().execute(
             "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
              VALUES (last_insert_rowid(), 'queued', 5, 0, 0)",
             [],
@@ -1575,7 +1575,7 @@ mod charts {
             self.next += 1;
             let id = self.next;
             self.tx
-                .conn()
+                .sql_for_tests()
                 .execute(
                     "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding,
                          segments, kind, priority, registered_delivery, connection)
@@ -1585,7 +1585,7 @@ mod charts {
                 )
                 .unwrap();
             self.tx
-                .conn()
+                .sql_for_tests()
                 .execute(
                     "INSERT INTO queue (message_id, status, priority, next_attempt_at, lease_owner, updated_at)
                      VALUES (?1, ?2, 15, ?3, CASE WHEN ?2 = 'sending' THEN 'test' END, ?3)",
@@ -1596,7 +1596,7 @@ mod charts {
         }
 
         fn attempt(&self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
-            let c = self.tx.conn();
+            let c = self.tx.sql_for_tests();
             c.execute(
                 "INSERT INTO attempt (message_id, attempt_no, connection, created_at, sent_at, responded_at,
                          provider_message_id, provider_id_norm, outcome)
@@ -1636,7 +1636,7 @@ mod charts {
                 Some(e) => e,
                 None => {
                     self.tx
-                        .conn()
+                        .sql_for_tests()
                         .execute(
                             "INSERT INTO logical_event (connection, dedup_key, key_source, stat, receipt_kind,
                                  first_receipt_id, created_at, correlation, message_id)
@@ -1645,11 +1645,11 @@ mod charts {
                             params![format!("k{rid}"), stat, kind, rid, at, m],
                         )
                         .unwrap();
-                    self.tx.conn().last_insert_rowid()
+                    self.tx.sql_for_tests().last_insert_rowid()
                 }
             };
             self.tx
-                .conn()
+                .sql_for_tests()
                 .execute(
                     "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at)
                      VALUES (?1, ?2, ?3, ?4)",
@@ -1661,7 +1661,7 @@ mod charts {
 
         /// Stores a message's projection in place of the one it has.
         fn project(&mut self, m: i64, state: DeliveryState, rule: Rule, supporting: &[i64], no_receipt: bool) {
-            let before = project::stored(self.tx.conn(), m).unwrap();
+            let before = project::stored(self.tx.sql_for_tests(), m).unwrap();
             let after = Projection {
                 state,
                 rule,
@@ -1674,7 +1674,7 @@ mod charts {
 
         fn set_status(&self, m: i64, status: &str) {
             self.tx
-                .conn()
+                .sql_for_tests()
                 .execute("UPDATE queue SET status = ?2 WHERE message_id = ?1", params![m, status])
                 .unwrap();
         }
@@ -1717,7 +1717,7 @@ mod charts {
         let unanswered = rows.message(t0 + MIN, "outcome_unknown");
         let a = rows.attempt(unanswered, 1, t0 + MIN + 4_000, None, "pending");
         rows.tx
-            .conn()
+            .sql_for_tests()
             .execute("UPDATE attempt SET outcome = 'timeout' WHERE id = ?1", [a])
             .unwrap();
         let waiting = rows.message(t0 + MIN, "sending");
@@ -1942,8 +1942,12 @@ mod charts {
     #[test]
     fn upgrading_an_existing_database_computes_the_same_totals_as_are_kept() {
         let w = seeded();
-        let (kept, recomputed) =
-            w.write(|tx| Ok((checks::totals_stored(tx.conn())?, checks::totals_recomputed(tx.conn())?)));
+        let (kept, recomputed) = w.write(|tx| {
+            Ok((
+                checks::totals_stored(tx.sql_for_tests())?,
+                checks::totals_recomputed(tx.sql_for_tests())?,
+            ))
+        });
         assert!(kept.len() > 40, "the fixture fills the totals");
         assert_eq!(
             kept, recomputed,

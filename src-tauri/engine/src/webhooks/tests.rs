@@ -150,7 +150,7 @@ impl Env {
         self.store
             .writer()
             .write(move |tx| {
-                tx.conn().execute(sql, rusqlite::params_from_iter(values))?;
+                tx.sql_for_tests().execute(sql, rusqlite::params_from_iter(values))?;
                 Ok::<_, StoreError>(())
             })
             .await
@@ -164,12 +164,12 @@ impl Env {
         self.store
             .writer()
             .write(move |tx| {
-                tx.conn().execute(
+                tx.sql_for_tests().execute(
                     "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret)
                      VALUES ('crm', 'sk_test', hex(randomblob(16)), ?1, 'test', ?2, ?3)",
                     params![tx.now_ms(), url, secret],
                 )?;
-                Ok::<_, StoreError>(tx.conn().last_insert_rowid())
+                Ok::<_, StoreError>(tx.sql_for_tests().last_insert_rowid())
             })
             .await
             .unwrap()
@@ -203,7 +203,7 @@ impl Env {
         self.store
             .writer()
             .write(move |tx| {
-                let before = project::stored(tx.conn(), message)?;
+                let before = project::stored(tx.sql_for_tests(), message)?;
                 let p = Projection {
                     state,
                     rule,
@@ -227,7 +227,7 @@ impl Env {
         self.store
             .writer()
             .write(move |tx| {
-                tx.conn().execute(
+                tx.sql_for_tests().execute(
                     "UPDATE queue SET status = ?2, updated_at = ?3 WHERE message_id = ?1",
                     params![message, status, tx.now_ms()],
                 )?;

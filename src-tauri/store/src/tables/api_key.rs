@@ -1,10 +1,11 @@
 //! The `api_key` table: integrations' keys, by the SHA-256 of the key (the key itself is never
 //! stored), revoked in place and never deleted.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::api_key::ApiKeyInfo;
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::StoreError;
 
 /// A key to store: everything but the key itself.
@@ -55,7 +56,8 @@ pub fn revoke(tx: &mut WriteTx<'_>, id: i64, by: &str) -> Result<(), StoreError>
 }
 
 /// Every key, newest first.
-pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
+pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
+    let conn = conn.connection();
     let mut s = conn.prepare_cached(
         "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url FROM api_key ORDER BY id DESC",
     )?;
@@ -74,7 +76,8 @@ pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
 }
 
 /// The id and name of the key with this hash, unless it is revoked.
-pub fn active(conn: &Connection, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
+pub fn active(conn: &impl Reads, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id, name FROM api_key WHERE hash = ?1 AND revoked_at IS NULL")?
         .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))

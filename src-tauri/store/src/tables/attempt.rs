@@ -1,16 +1,18 @@
 //! The `attempt` table: every try to hand a part of a message to the SMSC.
 
-use rusqlite::{params, Connection};
+use rusqlite::params;
 use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 use smsdesk_core::parts::PartTry;
 
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// A message's number of parts, and its parts' tries in its current round of sending, ordered by
 /// part and, within a part, with an accepted try last (as [`smsdesk_core::parts::describe`] reads
 /// them).
-pub fn current_round(conn: &Connection, message_id: i64) -> Result<(u32, Vec<PartTry>), StoreError> {
+pub fn current_round(conn: &impl Reads, message_id: i64) -> Result<(u32, Vec<PartTry>), StoreError> {
+    let conn = conn.connection();
     let (segments, round_from): (u32, i64) = conn
         .prepare_cached(
             "SELECT m.segments, coalesce(q.round_from, 0) FROM message m JOIN queue q ON q.message_id = m.id
@@ -225,7 +227,8 @@ pub fn adopt_provider_id(
 }
 
 /// The accepted tries on `connection` and the provider id each was answered with.
-pub fn accepted_provider_ids(conn: &Connection, connection: &str) -> Result<Vec<(i64, String)>, StoreError> {
+pub fn accepted_provider_ids(conn: &impl Reads, connection: &str) -> Result<Vec<(i64, String)>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT id, provider_message_id FROM attempt
@@ -246,7 +249,8 @@ pub fn set_provider_key(tx: &mut WriteTx<'_>, attempt_id: i64, key: &str) -> Res
 
 /// The messages whose accepted submits carry this provider id key on this connection (at most
 /// three: enough to tell none, one and several apart).
-pub fn messages_with_provider_key(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+pub fn messages_with_provider_key(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
     // The usual answer, one message or none, comes from the lowest and highest message id; the
     // DISTINCT below builds a temporary b-tree each time, so it is kept for several.
     let (low, high): (Option<i64>, Option<i64>) = conn
@@ -268,7 +272,8 @@ pub fn messages_with_provider_key(conn: &Connection, connection: &str, key: &str
 }
 
 /// The tries on `connection` whose provider id has the key `key`, oldest first.
-pub fn with_provider_key(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+pub fn with_provider_key(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
         .query_map(params![connection, key], |row| row.get(0))?
@@ -277,11 +282,12 @@ pub fn with_provider_key(conn: &Connection, connection: &str, key: &str) -> Resu
 
 /// The parts of a message whose accepted submits on `connection` carry the provider id key `key`.
 pub fn parts_with_provider_key(
-    conn: &Connection,
+    conn: &impl Reads,
     message_id: i64,
     connection: &str,
     key: &str,
 ) -> Result<Vec<u32>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT DISTINCT segment_no FROM attempt

@@ -1,12 +1,14 @@
 //! The `connection_rules` table: the id rules each connection's stored keys were made by.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::StoreError;
 
 /// The connections whose rules were recorded, by name.
-pub fn connections(conn: &Connection) -> Result<Vec<String>, StoreError> {
+pub fn connections(conn: &impl Reads) -> Result<Vec<String>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT connection FROM connection_rules ORDER BY connection")?
         .query_map([], |r| r.get(0))?
@@ -14,7 +16,8 @@ pub fn connections(conn: &Connection) -> Result<Vec<String>, StoreError> {
 }
 
 /// The id rules a connection's keys were made by, if recorded.
-pub fn id_rules(conn: &Connection, connection: &str) -> Result<Option<String>, StoreError> {
+pub fn id_rules(conn: &impl Reads, connection: &str) -> Result<Option<String>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id_rules FROM connection_rules WHERE connection = ?1")?
         .query_row([connection], |r| r.get(0))

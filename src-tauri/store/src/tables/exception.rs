@@ -1,12 +1,13 @@
 //! The `exception` table and its evidence links (`exception_evidence`): what needs a person, opened
 //! by the system, closed by the system on new evidence or by an operator's decision.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::receipts::mismatch;
 
 use crate::tables::NewAudit;
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::{StoreError, Text};
 
 pub struct NewException {
@@ -56,7 +57,7 @@ pub fn open_for_receipt(
             },
         )?,
     };
-    link_receipt(tx.conn(), ex, receipt_id, EvidenceRole::Receipt)?;
+    link_receipt(tx, ex, receipt_id, EvidenceRole::Receipt)?;
     Ok(ex)
 }
 
@@ -83,7 +84,8 @@ pub fn open_status_unreadable(
 }
 
 /// The open exception of a kind on a message, if any.
-pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
+pub fn open_for_message(conn: &impl Reads, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'")?
         .query_row(params![message_id, Text(kind)], |r| r.get(0))
@@ -91,32 +93,31 @@ pub fn open_for_message(conn: &Connection, message_id: i64, kind: ExceptionKind)
 }
 
 /// The open exception about a logical event, if any.
-pub fn open_for_event(conn: &Connection, logical_event_id: i64) -> Result<Option<i64>, StoreError> {
+pub fn open_for_event(conn: &impl Reads, logical_event_id: i64) -> Result<Option<i64>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'")?
         .query_row([logical_event_id], |r| r.get(0))
         .optional()?)
 }
 
-pub fn link_receipt(conn: &Connection, exception: i64, receipt: i64, role: EvidenceRole) -> Result<(), StoreError> {
+pub fn link_receipt(tx: &WriteTx<'_>, exception: i64, receipt: i64, role: EvidenceRole) -> Result<(), StoreError> {
+    let conn = tx.conn();
     conn.prepare_cached("INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)")?
         .execute(params![exception, receipt, Text(role)])?;
     Ok(())
 }
 
-pub fn link_attempt(conn: &Connection, exception: i64, attempt: i64, role: EvidenceRole) -> Result<(), StoreError> {
+pub fn link_attempt(tx: &WriteTx<'_>, exception: i64, attempt: i64, role: EvidenceRole) -> Result<(), StoreError> {
+    let conn = tx.conn();
     conn.prepare_cached("INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)")?
         .execute(params![exception, attempt, Text(role)])?;
     Ok(())
 }
 
 /// Links the first receipt that carried a logical event.
-pub fn link_event_receipts(
-    conn: &Connection,
-    exception: i64,
-    event: i64,
-    role: EvidenceRole,
-) -> Result<(), StoreError> {
+pub fn link_event_receipts(tx: &WriteTx<'_>, exception: i64, event: i64, role: EvidenceRole) -> Result<(), StoreError> {
+    let conn = tx.conn();
     conn.prepare_cached(
         "INSERT INTO exception_evidence (exception_id, receipt_id, role)
          SELECT ?1, first_receipt_id, ?3 FROM logical_event WHERE id = ?2",
@@ -196,7 +197,8 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
 }
 
 /// An exception and its evidence, if it exists.
-pub fn get(conn: &Connection, id: i64) -> Result<Option<(ExceptionRow, Vec<Evidence>)>, StoreError> {
+pub fn get(conn: &impl Reads, id: i64) -> Result<Option<(ExceptionRow, Vec<Evidence>)>, StoreError> {
+    let conn = conn.connection();
     let Some(e) = conn
         .prepare_cached(&format!("SELECT {COLUMNS} FROM exception WHERE id = ?1"))?
         .query_row([id], row)
@@ -240,7 +242,8 @@ pub fn settle(
 }
 
 /// What the first receipt of a logical event says, for checking it against a message.
-pub fn receipt_facts(conn: &Connection, event: i64) -> Result<mismatch::ReceiptFacts, StoreError> {
+pub fn receipt_facts(conn: &impl Reads, event: i64) -> Result<mismatch::ReceiptFacts, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts FROM logical_event e

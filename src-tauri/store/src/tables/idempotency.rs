@@ -2,9 +2,10 @@
 //! hash of that request, so a repeat gets the same answer and a different request under the same
 //! key is told apart.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::StoreError;
 
 /// What the store knows about a key.
@@ -20,7 +21,8 @@ pub enum Recorded {
 
 /// Looks a key up (run inside the write transaction that will record it, so two requests can not
 /// both find it new).
-pub fn lookup(conn: &Connection, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
+pub fn lookup(conn: &impl Reads, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
+    let conn = conn.connection();
     let found: Option<(String, u16, String)> = conn
         .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
         .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))

@@ -1,16 +1,18 @@
 //! The `logical_event` table: one row per event a provider reported, whatever number of receipts
 //! carried it.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{Correlation, IdSource};
 use smsdesk_core::receipts::dedup::DedupKey;
 
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// The connection of a logical event, the key of the message id it reports and that id as its
 /// first receipt carried it.
-pub fn receipted_id(conn: &Connection, event: i64) -> Result<(String, Option<String>, Option<String>), StoreError> {
+pub fn receipted_id(conn: &impl Reads, event: i64) -> Result<(String, Option<String>, Option<String>), StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT e.connection, e.receipted_id_norm, r.message_id_raw FROM logical_event e
@@ -21,7 +23,8 @@ pub fn receipted_id(conn: &Connection, event: i64) -> Result<(String, Option<Str
 
 /// The logical events on `connection` reporting the id `key` that no message was matched to yet,
 /// oldest first.
-pub fn waiting_for(conn: &Connection, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+pub fn waiting_for(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT id FROM logical_event
@@ -45,7 +48,8 @@ pub fn mark_matched(tx: &mut WriteTx<'_>, event: i64, message_id: i64, by: &str)
 }
 
 /// The first receipt that carried a logical event, and its status word as received.
-pub fn first_receipt_status(conn: &Connection, event: i64) -> Result<(i64, Option<String>), StoreError> {
+pub fn first_receipt_status(conn: &impl Reads, event: i64) -> Result<(i64, Option<String>), StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT r.id, r.stat_raw FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
@@ -56,7 +60,8 @@ pub fn first_receipt_status(conn: &Connection, event: i64) -> Result<(i64, Optio
 
 /// The logical events on `connection` not matched to a message whose first receipt carries an id:
 /// (event, the id as received, where it was read).
-pub fn unmatched_ids(conn: &Connection, connection: &str) -> Result<Vec<(i64, String, Option<IdSource>)>, StoreError> {
+pub fn unmatched_ids(conn: &impl Reads, connection: &str) -> Result<Vec<(i64, String, Option<IdSource>)>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT e.id, r.message_id_raw, r.id_source FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
@@ -125,7 +130,8 @@ pub fn record(tx: &mut WriteTx<'_>, e: &NewEvent<'_>) -> Result<Option<i64>, Sto
 }
 
 /// The logical event recorded on `connection` under `dedup_key`.
-pub fn by_dedup_key(conn: &Connection, connection: &str, dedup_key: &str) -> Result<i64, StoreError> {
+pub fn by_dedup_key(conn: &impl Reads, connection: &str, dedup_key: &str) -> Result<i64, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
         .query_row(params![connection, dedup_key], |row| row.get(0))?)
@@ -142,7 +148,8 @@ pub struct StoredEvent {
 }
 
 /// A logical event as stored, if it exists.
-pub fn stored(conn: &Connection, event: i64) -> Result<Option<StoredEvent>, StoreError> {
+pub fn stored(conn: &impl Reads, event: i64) -> Result<Option<StoredEvent>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable, e.connection, e.receipted_id_norm

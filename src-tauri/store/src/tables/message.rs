@@ -1,11 +1,12 @@
 //! The `message` table (immutable once written) and its row in `queue`, written together.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::MessageKind;
 use smsdesk_core::message::{queue_priority, NewMessage};
 use smsdesk_core::receipts::mismatch;
 
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// Writes a message and puts it in the queue; returns its id.
@@ -52,7 +53,8 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
 }
 
 /// What a message says, for checking a receipt against it.
-pub fn message_facts(conn: &Connection, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
+pub fn message_facts(conn: &impl Reads, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT connection, destination, body, created_at, segments FROM message WHERE id = ?1")?
         .query_row([message_id], |r| {
@@ -68,7 +70,8 @@ pub fn message_facts(conn: &Connection, message_id: i64) -> Result<Option<mismat
 }
 
 /// A message's kind.
-pub fn kind(conn: &Connection, message_id: i64) -> Result<MessageKind, StoreError> {
+pub fn kind(conn: &impl Reads, message_id: i64) -> Result<MessageKind, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT kind FROM message WHERE id = ?1")?
         .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))?)

@@ -11,6 +11,7 @@ use smsdesk_core::receipts::rules::{EventFacts, Input, Projection, Rule, RULES_V
 use crate::tables::webhook;
 use crate::totals::Delta;
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// A message's projection row as stored.
@@ -43,12 +44,14 @@ impl Counted {
 }
 
 /// The stored fold state of a message (the default when nothing was applied yet).
-pub fn load(conn: &Connection, message_id: i64) -> Result<Projection, StoreError> {
+pub fn load(conn: &impl Reads, message_id: i64) -> Result<Projection, StoreError> {
+    let conn = conn.connection();
     Ok(stored(conn, message_id)?.map(|s| s.fold).unwrap_or_default())
 }
 
 /// A message's projection row, if it has one.
-pub fn stored(conn: &Connection, message_id: i64) -> Result<Option<Stored>, StoreError> {
+pub fn stored(conn: &impl Reads, message_id: i64) -> Result<Option<Stored>, StoreError> {
+    let conn = conn.connection();
     let row = conn
         .prepare_cached("SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1")?
         .query_row([message_id], |r| stored_columns(r, 0))
@@ -209,7 +212,8 @@ impl MessageRow {
 }
 
 /// A message by id, as a change of its projection needs it.
-pub fn read_message(conn: &Connection, message_id: i64) -> Result<Option<MessageRow>, StoreError> {
+pub fn read_message(conn: &impl Reads, message_id: i64) -> Result<Option<MessageRow>, StoreError> {
+    let conn = conn.connection();
     let read = conn
         .prepare_cached(message_row!("?1"))?
         .query_row([message_id], MessageRow::read)
@@ -221,10 +225,11 @@ pub fn read_message(conn: &Connection, message_id: i64) -> Result<Option<Message
 /// [`read_message`] does; None when no message or several do (tell them apart with
 /// `ingest::candidates`).
 pub fn read_message_by_provider_id(
-    conn: &Connection,
+    conn: &impl Reads,
     connection: &str,
     key: &str,
 ) -> Result<Option<MessageRow>, StoreError> {
+    let conn = conn.connection();
     let read = conn
         .prepare_cached(message_row!(
             "(SELECT CASE WHEN min(message_id) = max(message_id) THEN min(message_id) END
@@ -366,7 +371,8 @@ pub fn record_input(tx: &mut WriteTx<'_>, message_id: i64, input: &Input) -> Res
 }
 
 /// The message ids that have a projection, in order, after `after` (a cursor), at most `limit`.
-pub fn messages_after(conn: &Connection, after: i64, limit: u32) -> Result<Vec<i64>, StoreError> {
+pub fn messages_after(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT message_id FROM projection WHERE message_id > ?1 ORDER BY message_id LIMIT ?2")?
         .query_map(params![after, limit], |r| r.get(0))?
@@ -374,7 +380,8 @@ pub fn messages_after(conn: &Connection, after: i64, limit: u32) -> Result<Vec<i
 }
 
 /// How many messages have a projection.
-pub fn how_many(conn: &Connection) -> Result<usize, StoreError> {
+pub fn how_many(conn: &impl Reads) -> Result<usize, StoreError> {
+    let conn = conn.connection();
     Ok(conn.query_row("SELECT count(*) FROM projection", [], |r| r.get::<_, i64>(0))? as usize)
 }
 
@@ -391,7 +398,8 @@ pub struct InputRow {
 }
 
 /// What was folded into a message's projection, in order.
-pub fn input_rows(conn: &Connection, message_id: i64) -> Result<Vec<InputRow>, StoreError> {
+pub fn input_rows(conn: &impl Reads, message_id: i64) -> Result<Vec<InputRow>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT i.kind, i.logical_event_id, i.exception_id, e.kind, e.resolution

@@ -1,11 +1,12 @@
 //! The `queue` table: where each message stands in the local send queue, its lease while it is
 //! being sent, its tries counted against its kind's limit, and its current round of sending.
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{MessageKind, QueueStatus};
 use smsdesk_core::receipts::policy::ReceiptPolicy;
 
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// A message claimed for sending.
@@ -38,7 +39,8 @@ pub fn validity_ended_by(tx: &WriteTx<'_>, now: i64) -> Result<Vec<i64>, StoreEr
 }
 
 /// Whether a queued message's validity ended by `now`: a read, for a read connection.
-pub fn expiry_due(conn: &Connection, now: i64) -> Result<bool, StoreError> {
+pub fn expiry_due(conn: &impl Reads, now: i64) -> Result<bool, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)",
@@ -234,12 +236,13 @@ pub fn unsettled_parts(tx: &WriteTx<'_>, message_id: i64) -> Result<(Vec<(i64, S
 /// flagged yet; `only` narrows the search to one message. A read: run it on a read connection, so
 /// the scan never holds up the writer.
 pub fn no_receipt_due(
-    conn: &Connection,
+    conn: &impl Reads,
     now: i64,
     policy: &ReceiptPolicy,
     only: Option<i64>,
     limit: u32,
 ) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
     let finals = if policy.accepted_is_final {
         "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped','accepted')"
     } else {

@@ -1,7 +1,8 @@
-use rusqlite::{params, Connection};
+use rusqlite::params;
 
 use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
+use crate::Reads;
 use crate::StoreError;
 use crate::Text;
 use smsdesk_core::domain::{ReceiptKind, ReceiptSource};
@@ -160,7 +161,8 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
 
 /// Stored receipts that have no outcome yet (after a crash, or a failed effect), in receive
 /// order, after receipt `after`, at most `limit`.
-pub fn unprocessed(conn: &Connection, after: i64, limit: u32) -> Result<Vec<(i64, NewReceipt)>, StoreError> {
+pub fn unprocessed(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<(i64, NewReceipt)>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(&format!(
             "SELECT {VIEW_COLUMNS} FROM receipt r

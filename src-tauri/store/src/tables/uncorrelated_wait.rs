@@ -1,9 +1,10 @@
 //! The `uncorrelated_wait` table: receipts whose id no message carries yet, waiting a grace
 //! period for the submit response that may still bring it.
 
-use rusqlite::{params, Connection};
+use rusqlite::params;
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::StoreError;
 
 /// Marks a logical event as waiting for its id before an exception opens.
@@ -37,7 +38,8 @@ pub struct GivenUp {
 
 /// The waiting logical events to give up on: those received by `waited_since`, and those that no
 /// pending try on their connection older than them could still explain.
-pub fn given_up(conn: &Connection, waited_since: i64) -> Result<Vec<GivenUp>, StoreError> {
+pub fn given_up(conn: &impl Reads, waited_since: i64) -> Result<Vec<GivenUp>, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached(
             "SELECT w.logical_event_id, w.connection, e.first_receipt_id, r.message_id_raw
@@ -60,7 +62,8 @@ pub fn given_up(conn: &Connection, waited_since: i64) -> Result<Vec<GivenUp>, St
 }
 
 /// Whether any receipt waits (a read, so that the writer is asked only when there is work).
-pub fn any(conn: &Connection) -> Result<bool, StoreError> {
+pub fn any(conn: &impl Reads) -> Result<bool, StoreError> {
+    let conn = conn.connection();
     Ok(conn
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM uncorrelated_wait)")?
         .query_row([], |r| r.get(0))?)

@@ -4,23 +4,25 @@
 
 use std::time::Duration;
 
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::WebhookField;
 use smsdesk_core::webhook::{DeliveryAttemptView, DeliveryView};
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::{StoreError, Text};
 
 /// Puts a notification in the outbox, due now, in the caller's transaction. (Queue status changes
 /// are put there by a trigger on the queue table.)
 pub fn enqueue(
-    conn: &Connection,
+    conn: &impl Reads,
     api_key_id: i64,
     message_id: i64,
     field: WebhookField,
     value: &str,
     at: i64,
 ) -> Result<(), StoreError> {
+    let conn = conn.connection();
     conn.prepare_cached(
         "INSERT INTO webhook_delivery (api_key_id, message_id, field, value, created_at, next_attempt_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
@@ -30,7 +32,8 @@ pub fn enqueue(
 }
 
 /// Every webhook notification of a message, oldest first, with their tries.
-pub fn deliveries_for_message(conn: &Connection, message_id: i64) -> Result<Vec<DeliveryView>, StoreError> {
+pub fn deliveries_for_message(conn: &impl Reads, message_id: i64) -> Result<Vec<DeliveryView>, StoreError> {
+    let conn = conn.connection();
     let mut deliveries = conn
         .prepare_cached(
             "SELECT id, api_key_id, field, value, created_at, status, attempts, next_attempt_at, last_error,
@@ -125,7 +128,8 @@ const FIRST_OF_MESSAGE: &str = "NOT EXISTS (SELECT 1 FROM webhook_delivery e
 
 /// Up to `limit` deliveries due at `now` (each the first pending one of its message), and when the
 /// next one falls due.
-pub fn due(conn: &Connection, now: i64, limit: u32) -> Result<Round, StoreError> {
+pub fn due(conn: &impl Reads, now: i64, limit: u32) -> Result<Round, StoreError> {
+    let conn = conn.connection();
     let sql = format!(
         "SELECT d.id, d.api_key_id, d.message_id, d.field, d.value, d.created_at, d.attempts,
                 k.webhook_url, k.webhook_secret, k.revoked_at, m.client_ref, q.status, p.state, p.rule
