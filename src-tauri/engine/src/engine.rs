@@ -206,6 +206,29 @@ struct Runtime {
 }
 
 impl Runtime {
+    /// Takes over the sending side (so that settings changes can replace it) and listens to
+    /// settings changes.
+    async fn hand_over(
+        store: &Arc<Store>,
+        service: &Service,
+        sending: Option<Sending>,
+        settings: &Arc<Settings>,
+    ) -> Arc<Runtime> {
+        let runtime = Arc::new(Runtime {
+            store: store.clone(),
+            service: service.clone(),
+            sending: tokio::sync::Mutex::new(None),
+            current: std::sync::Mutex::new((None, None)),
+        });
+        if let Some(s) = &sending {
+            runtime.publish(s);
+        }
+        *runtime.sending.lock().await = sending;
+        let applier: Arc<dyn Apply> = runtime.clone();
+        settings.attach(Arc::downgrade(&applier));
+        runtime
+    }
+
     fn publish(&self, s: &Sending) {
         self.service
             .set_link(&s.connection, s.sandbox.is_some(), s.session.handle().state());
@@ -353,6 +376,72 @@ async fn open_store(
     Ok(store)
 }
 
+/// The service every door calls, and the channel of "show the window" requests it sends on.
+fn build_service(
+    store: &Arc<Store>,
+    config: &Config,
+    policy: &ReceiptPolicy,
+    settings: &Arc<Settings>,
+    mode: RunMode,
+) -> (Service, tokio::sync::broadcast::Sender<()>) {
+    let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
+    let service = Service::new(
+        store.clone(),
+        ingestor,
+        intake_rules(config),
+        config.intake.max_batch.0 as usize,
+    )
+    .with_callbacks(config.callbacks.providers.clone())
+    .with_settings(settings.clone());
+    let (window_requests, _) = tokio::sync::broadcast::channel(4);
+    let service = if mode == RunMode::Window {
+        service.with_window(window_requests.clone())
+    } else {
+        service
+    };
+    (service, window_requests)
+}
+
+/// Where the door listens, bound (the routes need the final URL, so the port is bound before
+/// anything is served); no listener without a door. An address beyond this computer needs
+/// `http.allow_network`.
+async fn listen(
+    config: &Config,
+    options: &EngineOptions,
+) -> Result<(SocketAddr, Option<tokio::net::TcpListener>), EngineError> {
+    let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
+    if options.door.is_none() {
+        return Ok((addr, None));
+    }
+    if !addr.ip().is_loopback() {
+        if !config.http.allow_network {
+            return Err(EngineError::NetworkNotAllowed { addr });
+        }
+        tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network with an API key can use it");
+    }
+    Ok((addr, Some(bind(addr, options.mode).await?)))
+}
+
+/// What one request may ask of the door, from the settings.
+fn limits(config: &Config) -> door::Limits {
+    door::Limits {
+        max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
+        request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
+    }
+}
+
+/// The periodic work that runs beside the rest: overdue receipt deadlines, and receipts that
+/// waited long enough for their message.
+fn background(store: &Arc<Store>, service: &Service) -> Vec<tokio::task::JoinHandle<()>> {
+    vec![
+        tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
+        tokio::spawn({
+            let service = service.clone();
+            uncorrelated::keep_sweeping(store.clone(), move || service.policy(), UNCORRELATED_SWEEP_EVERY)
+        }),
+    ]
+}
+
 /// What [`Engine::start`] has started so far, to stop again if a later step fails.
 #[derive(Default)]
 struct Started {
@@ -414,38 +503,15 @@ impl Engine {
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
         let schema_version = store.migration().to_version;
 
-        let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
-        let service = Service::new(
-            store.clone(),
-            ingestor,
-            intake_rules(&config),
-            config.intake.max_batch.0 as usize,
-        )
-        .with_callbacks(config.callbacks.providers.clone())
-        .with_settings(settings.clone());
-        let (window_requests, _) = tokio::sync::broadcast::channel(4);
-        let service = if options.mode == RunMode::Window {
-            service.with_window(window_requests.clone())
-        } else {
-            service
-        };
+        let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
-        let sending = started
-            .sending
-            .insert(Sending::start(&config, &store, inbound, &policy).await?);
+        started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
 
-        let addr = SocketAddr::new(config.http.bind, options.http_port.unwrap_or(config.http.port));
-        if options.door.is_some() && !addr.ip().is_loopback() {
-            if !config.http.allow_network {
-                return Err(EngineError::NetworkNotAllowed { addr });
-            }
-            tracing::warn!(%addr, "the HTTP server listens beyond this computer: anyone on the network with an API key can use it");
-        }
-        // The routes need the final URL, which needs the bound port: bind first, then serve.
-        let listener = match &options.door {
-            Some(_) => Some(bind(addr, options.mode).await?),
-            None => None,
-        };
+        let (addr, listener) = listen(&config, &options).await?;
+        let http_url = listener
+            .as_ref()
+            .and_then(|l| l.local_addr().ok())
+            .map(|a| format!("http://{a}"));
         let info = Arc::new(AppInfo {
             product: "smsdesk".into(),
             version: crate::VERSION.into(),
@@ -454,10 +520,7 @@ impl Engine {
             database_path: db_path.display().to_string(),
             config_path: dir.config_file().display().to_string(),
             schema_version,
-            http_url: listener
-                .as_ref()
-                .and_then(|l| l.local_addr().ok())
-                .map(|a| format!("http://{a}")),
+            http_url,
             started_at_ms: now_ms(),
         });
         let token_file = dir.root().join(door::OPERATOR_TOKEN_FILE);
@@ -470,23 +533,11 @@ impl Engine {
             info: info.clone(),
             service: service.clone(),
             operator_token: Arc::new(operator_token),
-            limits: door::Limits {
-                max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
-                request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
-            },
+            limits: limits(&config),
             stopping,
         };
-        let runtime = Arc::new(Runtime {
-            store: store.clone(),
-            service: service.clone(),
-            sending: tokio::sync::Mutex::new(None),
-            current: std::sync::Mutex::new((None, None)),
-        });
-        runtime.publish(sending);
-        *runtime.sending.lock().await = started.sending.take();
+        let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings).await;
         started.runtime = Some(runtime.clone());
-        let applier: Arc<dyn Apply> = runtime.clone();
-        settings.attach(Arc::downgrade(&applier));
         if let (Some(door), Some(listener)) = (&options.door, listener) {
             let server = started.server.insert(
                 Open::start(door.as_ref(), listener, ctx, stopping_tx)
@@ -504,13 +555,7 @@ impl Engine {
         })?;
 
         // Nothing can fail from here on: what was started belongs to the engine.
-        let background = vec![
-            tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
-            tokio::spawn({
-                let service = service.clone();
-                uncorrelated::keep_sweeping(store.clone(), move || service.policy(), UNCORRELATED_SWEEP_EVERY)
-            }),
-        ];
+        let background = background(&store, &service);
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
         Ok(Engine {
             store,

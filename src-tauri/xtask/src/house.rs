@@ -125,6 +125,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
         ));
     }
     problems.extend(sql_outside_the_store(root)?);
+    problems.extend(too_long(root)?);
 
     let graph = mermaid(&members, &built_from);
     let readme_path = root.join("README.md");
@@ -138,8 +139,9 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
 
     eprintln!(
-        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}",
-        members.len()
+        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; {} functions and files still too long (the list may only shrink)",
+        members.len(),
+        TOO_LONG_TODAY.len()
     );
     if problems.is_empty() {
         Ok(())
@@ -261,6 +263,117 @@ fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
+/// The longest a function may be, and a source file (tests and generated code aside), before a
+/// newcomer loses the thread.
+const MAX_FN_LINES: usize = 80;
+const MAX_FILE_LINES: usize = 500;
+
+/// Functions and files longer than that today, to be split: the list may only shrink (one that
+/// grows past the limit and is not here fails, and so does one here that is back under it).
+const TOO_LONG_TODAY: &[&str] = &[
+    "src-tauri/cli/src/ops.rs",
+    "src-tauri/core/src/config/value.rs",
+    "src-tauri/core/src/receipts/parse/http.rs",
+    "src-tauri/core/src/receipts/parse/http.rs: make_builtin",
+    "src-tauri/core/src/receipts/parse/http.rs: parse_http_with",
+    "src-tauri/core/src/receipts/parse/smpp.rs: parse_smpp",
+    "src-tauri/engine/src/dispatch/queue.rs",
+    "src-tauri/engine/src/dispatch/queue.rs: record",
+    "src-tauri/engine/src/dispatch/worker.rs: send",
+    "src-tauri/engine/src/engine.rs",
+    "src-tauri/engine/src/engine.rs: start_parts",
+    "src-tauri/engine/src/intake/destination.rs: normalize_destination",
+    "src-tauri/engine/src/receipts/exceptions.rs: resolve",
+    "src-tauri/engine/src/service.rs",
+    "src-tauri/engine/src/settings/mod.rs: update",
+    "src-tauri/engine/src/settings/providers.rs: edit",
+    "src-tauri/http/src/bindings.rs: files",
+    "src-tauri/sandbox/src/session.rs: submit_sm",
+    "src-tauri/smpp/src/session.rs",
+    "src-tauri/smpp/src/session.rs: run_link",
+    "src-tauri/src/window.rs: run",
+    "src-tauri/store/src/views/activity.rs: activity_at",
+    "src-tauri/store/src/views/messages.rs",
+    "src-tauri/store/src/views/messages.rs: new",
+    "src-tauri/store/src/views/timeline.rs: build",
+    "src-tauri/store/src/writer.rs",
+];
+
+/// Functions and files over the limits that are not on the list, and entries of the list that
+/// are back under them.
+fn too_long(root: &Path) -> Result<Vec<String>, String> {
+    let mut long = BTreeSet::new();
+    for file in rust_sources(&root.join("src-tauri"))? {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        if rel.starts_with("src-tauri/xtask/") || is_test_or_bench(&rel) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {rel}: {e}"))?;
+        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+        if code.lines().count() > MAX_FILE_LINES {
+            long.insert(rel.clone());
+        }
+        for (name, lines) in functions(code) {
+            if lines > MAX_FN_LINES {
+                long.insert(format!("{rel}: {name}"));
+            }
+        }
+    }
+    let listed: BTreeSet<String> = TOO_LONG_TODAY.iter().map(|s| s.to_string()).collect();
+    let mut problems: Vec<String> = long
+        .difference(&listed)
+        .map(|l| format!("{l} is over {MAX_FN_LINES} lines a function or {MAX_FILE_LINES} a file: split it"))
+        .collect();
+    problems.extend(listed.difference(&long).map(|l| {
+        format!("{l} is within the limits now: take it out of TOO_LONG_TODAY (src-tauri/xtask/src/house.rs)")
+    }));
+    Ok(problems)
+}
+
+/// Each function of `code` (a `fn` at the start of a line, indented or not) and its length in
+/// lines, from its `fn` line to its closing brace.
+fn functions(code: &str) -> Vec<(String, usize)> {
+    let lines: Vec<&str> = code.lines().collect();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < lines.len() {
+        let Some(name) = fn_name(lines[i]) else {
+            i += 1;
+            continue;
+        };
+        let (mut depth, mut opened, mut j) = (0i64, false, i);
+        while j < lines.len() {
+            let line = lines[j];
+            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
+            opened |= line.contains('{');
+            if (opened && depth <= 0) || (!opened && line.trim_end().ends_with(';')) {
+                break;
+            }
+            j += 1;
+        }
+        if opened {
+            out.push((name, j - i + 1));
+        }
+        i = j + 1;
+    }
+    out
+}
+
+/// The name of the function a line starts, if it starts one.
+fn fn_name(line: &str) -> Option<String> {
+    let mut rest = line.trim_start();
+    for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "async ", "unsafe "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    let rest = rest.strip_prefix("async ").unwrap_or(rest).strip_prefix("fn ")?;
+    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+    (!name.is_empty()).then_some(name)
+}
+
 /// Tests, benchmarks and fuzz targets may open the database themselves to set a scene or check one.
 fn is_test_or_bench(rel: &str) -> bool {
     rel.ends_with("/tests.rs")
@@ -370,6 +483,18 @@ mod tests {
             with_graph("# no markers\n", "x").is_err(),
             "a README without markers is an error"
         );
+    }
+
+    #[test]
+    fn functions_are_measured_from_their_fn_line_to_their_closing_brace() {
+        let code = "fn short() {\n    1\n}\n\npub(crate) async fn longer(\n    a: u8,\n) -> u8 {\n    if a > 0 {\n        a\n    } else {\n        0\n    }\n}\ntrait T {\n    fn declared(&self);\n}\n";
+        assert_eq!(
+            functions(code),
+            vec![("short".to_owned(), 3), ("longer".to_owned(), 9)],
+            "a declaration without a body is no function to measure"
+        );
+        assert_eq!(fn_name("    pub async fn run_link("), Some("run_link".to_owned()));
+        assert_eq!(fn_name("    let f = |x| x;"), None);
     }
 
     #[test]
