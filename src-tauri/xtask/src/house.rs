@@ -241,26 +241,37 @@ fn cycle(members: &[String], direct: &BTreeMap<String, BTreeSet<String>>) -> Opt
 
 /// Every file outside the store that runs SQL.
 fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
-    let mut problems = Vec::new();
+    Ok(product_code(root)?
+        .into_iter()
+        .filter(|(rel, _)| !rel.starts_with("src-tauri/store/"))
+        .filter_map(|(rel, code)| {
+            let call = SQL_CALLS.iter().find(|c| code.contains(**c))?;
+            Some(format!(
+                "{rel} runs SQL (`{call}`): queries belong in {SQL_CRATE}'s table modules"
+            ))
+        })
+        .collect())
+}
+
+/// The product's Rust sources (the project commands, tests, benchmarks and fuzz targets aside),
+/// each as its path from the repository root and its text up to its test module.
+fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
+    let mut out = Vec::new();
     for file in rust_sources(&root.join("src-tauri"))? {
         let rel = file
             .strip_prefix(root)
             .unwrap_or(&file)
             .to_string_lossy()
             .replace('\\', "/");
-        if rel.starts_with("src-tauri/store/") || rel.starts_with("src-tauri/xtask/") || is_test_or_bench(&rel) {
+        if rel.starts_with("src-tauri/xtask/") || is_test_or_bench(&rel) {
             continue;
         }
         let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {rel}: {e}"))?;
         // Test modules at the end of a file are tests: read up to the first `#[cfg(test)]`.
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
-        if let Some(call) = SQL_CALLS.iter().find(|c| code.contains(**c)) {
-            problems.push(format!(
-                "{rel} runs SQL (`{call}`): queries belong in {SQL_CRATE}'s table modules"
-            ));
-        }
+        let code = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
+        out.push((rel, code));
     }
-    Ok(problems)
+    Ok(out)
 }
 
 /// The longest a function may be, and a source file (tests and generated code aside), before a
@@ -303,21 +314,11 @@ const TOO_LONG_TODAY: &[&str] = &[
 /// are back under them.
 fn too_long(root: &Path) -> Result<Vec<String>, String> {
     let mut long = BTreeSet::new();
-    for file in rust_sources(&root.join("src-tauri"))? {
-        let rel = file
-            .strip_prefix(root)
-            .unwrap_or(&file)
-            .to_string_lossy()
-            .replace('\\', "/");
-        if rel.starts_with("src-tauri/xtask/") || is_test_or_bench(&rel) {
-            continue;
-        }
-        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {rel}: {e}"))?;
-        let code = text.split("#[cfg(test)]").next().unwrap_or("");
+    for (rel, code) in product_code(root)? {
         if code.lines().count() > MAX_FILE_LINES {
             long.insert(rel.clone());
         }
-        for (name, lines) in functions(code) {
+        for (name, lines) in functions(&code) {
             if lines > MAX_FN_LINES {
                 long.insert(format!("{rel}: {name}"));
             }
