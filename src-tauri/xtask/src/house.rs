@@ -1,5 +1,6 @@
 //! The house rules that no compiler error states by itself: which crate may depend on which, where
-//! SQL may be written, and the README's crate graph, drawn from the code so it cannot drift.
+//! SQL may be written, how long a function or a file may grow, and the README's crate graph,
+//! drawn from the code so it cannot drift.
 //!
 //! `cargo xtask house` checks them (it is a step of `cargo xtask test`); `cargo xtask house --write`
 //! redraws the README's graph after a change of the crates.
