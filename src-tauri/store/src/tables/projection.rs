@@ -223,7 +223,7 @@ pub fn read_message(conn: &impl Reads, message_id: i64) -> Result<Option<Message
 
 /// The one message whose accepted submits on `connection` carry the provider id `key`, read as
 /// [`read_message`] does; None when no message or several do (tell them apart with
-/// `ingest::candidates`).
+/// `tables::attempt::messages_with_provider_key`).
 pub fn read_message_by_provider_id(
     conn: &impl Reads,
     connection: &str,
