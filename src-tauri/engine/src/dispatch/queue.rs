@@ -152,36 +152,7 @@ pub fn record(
             return wait_for_the_link(tx, claimed, now, why);
         }
         SubmitResult::Timeout { .. } | SubmitResult::LinkLost { .. } => {
-            let (outcome, why) = if matches!(result, SubmitResult::Timeout { .. }) {
-                (AttemptOutcome::Timeout, "no answer within the response timeout")
-            } else {
-                (
-                    AttemptOutcome::LinkLost,
-                    "the link was lost after the submit was written",
-                )
-            };
-            attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), written_at)?;
-            queue::count_try(tx, m)?;
-            let partly = !parts_accepted(tx, m)?.is_empty();
-            // A long message partly out is always held: resending it whole would repeat parts.
-            if partly || !policy.resend_unknown {
-                let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), why)?;
-                return Ok(Next::Held { exception_id });
-            }
-            // The connection's policy for this kind accepts a possible duplicate: retry it.
-            let failed = Failed {
-                class: ErrorClass::Temporary,
-                attempts: claimed.attempts + 1,
-                created_at: claimed.created_at,
-                valid_until: claimed.expires_at,
-                now,
-            };
-            return settle(
-                tx,
-                m,
-                retry::decide(policy.retry, &failed, random),
-                &format!("{why}; resent by policy"),
-            );
+            return unknown_outcome(tx, claimed, attempt_id, result, now, policy, random);
         }
     };
     let outcome = match class {
@@ -208,6 +179,50 @@ pub fn record(
         }
         Decision::GiveUp { .. } => settle(tx, m, decision, &error),
     }
+}
+
+/// A submit written whose answer never came (a timeout, or the link lost after the write): the
+/// message is held for a person, unless the connection's policy for its kind accepts a possible
+/// duplicate and it went out whole; then it is retried like a temporary error.
+fn unknown_outcome(
+    tx: &mut WriteTx<'_>,
+    claimed: &Claimed,
+    attempt_id: i64,
+    result: &SubmitResult,
+    now: i64,
+    policy: SendPolicy<'_>,
+    random: impl FnOnce() -> f64,
+) -> Result<Next, StoreError> {
+    let m = claimed.message_id;
+    let (outcome, why) = if matches!(result, SubmitResult::Timeout { .. }) {
+        (AttemptOutcome::Timeout, "no answer within the response timeout")
+    } else {
+        (
+            AttemptOutcome::LinkLost,
+            "the link was lost after the submit was written",
+        )
+    };
+    attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), result.written_at())?;
+    queue::count_try(tx, m)?;
+    let partly = !parts_accepted(tx, m)?.is_empty();
+    // A long message partly out is always held: resending it whole would repeat parts.
+    if partly || !policy.resend_unknown {
+        let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), why)?;
+        return Ok(Next::Held { exception_id });
+    }
+    let failed = Failed {
+        class: ErrorClass::Temporary,
+        attempts: claimed.attempts + 1,
+        created_at: claimed.created_at,
+        valid_until: claimed.expires_at,
+        now,
+    };
+    settle(
+        tx,
+        m,
+        retry::decide(policy.retry, &failed, random),
+        &format!("{why}; resent by policy"),
+    )
 }
 
 /// A submit that never reached the wire: the message waits for the link again, with nothing

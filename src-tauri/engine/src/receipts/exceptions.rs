@@ -138,31 +138,13 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             ExceptionKind::Uncorrelated | ExceptionKind::Ambiguous,
         ) => {
             let event = e.logical_event_id.ok_or_else(not_allowed)?;
-            let mismatches = preview_attach(&*tx, e.id, *message_id, policy.timezone_minutes)?;
-            if !mismatches.is_empty() && !mismatches_seen {
-                return Err(ResolveError::MismatchesNotSeen {
-                    message_id: *message_id,
-                    mismatches,
-                });
-            }
-            super::correlate::match_and_apply(tx, event, *message_id, "operator", policy)?;
-            // A receipt for a message whose try went unanswered settles the unknown.
-            crate::dispatch::queue::accepted_by_evidence(tx, *message_id, event, &r.actor, policy)?;
+            attach(tx, &e, event, *message_id, *mismatches_seen, &r.actor, policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
         (Action::Resend { .. } | Action::MarkFailed, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
-            match r.action {
-                Action::Resend { confirm_duplicate } => {
-                    use crate::dispatch::queue::{self, DuplicateRisk};
-                    let risk = queue::duplicate_risk(tx, message)?;
-                    let confirmed = confirm_duplicate || matches!(risk, None | Some(DuplicateRisk::OutcomeUnknown));
-                    queue::retry(tx, message, confirmed, &r.actor, &r.note)?
-                }
-                _ => crate::dispatch::queue::mark_failed(tx, message, &r.actor, &r.note)?,
-            }
-            return Ok(());
+            return settle_sending(tx, message, r);
         }
         // A message held for a decision needs one about the message itself.
         (Action::Dismiss, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => return Err(not_allowed()),
@@ -191,5 +173,42 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
                 .to_string(),
         ),
     })?;
+    Ok(())
+}
+
+/// Attaches the receipt of exception `e` (its logical event `event`) to `message_id`, once the
+/// operator has seen every fact of it that does not fit the message; a receipt for a message
+/// whose try went unanswered settles the unknown.
+fn attach(
+    tx: &mut WriteTx<'_>,
+    e: &ExceptionRow,
+    event: i64,
+    message_id: i64,
+    mismatches_seen: bool,
+    actor: &str,
+    policy: &ReceiptPolicy,
+) -> Result<(), ResolveError> {
+    let mismatches = preview_attach(&*tx, e.id, message_id, policy.timezone_minutes)?;
+    if !mismatches.is_empty() && !mismatches_seen {
+        return Err(ResolveError::MismatchesNotSeen { message_id, mismatches });
+    }
+    super::correlate::match_and_apply(tx, event, message_id, "operator", policy)?;
+    crate::dispatch::queue::accepted_by_evidence(tx, message_id, event, actor, policy)?;
+    Ok(())
+}
+
+/// Resends or marks failed a message held because of an unknown outcome or a partial send. A
+/// resend that may deliver twice needs the operator's confirmation, except when the only risk is
+/// the unknown outcome the exception is about.
+fn settle_sending(tx: &mut WriteTx<'_>, message: i64, r: &Resolution) -> Result<(), ResolveError> {
+    use crate::dispatch::queue::{self, DuplicateRisk};
+    match r.action {
+        Action::Resend { confirm_duplicate } => {
+            let risk = queue::duplicate_risk(tx, message)?;
+            let confirmed = confirm_duplicate || matches!(risk, None | Some(DuplicateRisk::OutcomeUnknown));
+            queue::retry(tx, message, confirmed, &r.actor, &r.note)?
+        }
+        _ => queue::mark_failed(tx, message, &r.actor, &r.note)?,
+    }
     Ok(())
 }

@@ -39,10 +39,10 @@ pub fn mark_matched(tx: &mut WriteTx<'_>, event: i64, message_id: i64, by: &str)
     let now = tx.now_ms();
     tx.conn()
         .prepare_cached(
-            "UPDATE logical_event SET correlation = 'matched', message_id = ?2, correlated_at = ?3, correlated_by = ?4
+            "UPDATE logical_event SET correlation = ?5, message_id = ?2, correlated_at = ?3, correlated_by = ?4
              WHERE id = ?1",
         )?
-        .execute(params![event, message_id, now, by])?;
+        .execute(params![event, message_id, now, by, Text(Correlation::Matched)])?;
     tx.changed(Entity::LogicalEvent, event);
     Ok(())
 }
