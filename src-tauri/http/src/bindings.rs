@@ -40,13 +40,14 @@ fn file<T: TS + 'static>() -> (String, String) {
 
 /// Every generated file: (file name, contents), sorted by name.
 pub fn files() -> Vec<(String, String)> {
-    let mut all = vec![
-        file::<AppInfo>(),
-        file::<RunMode>(),
-        file::<Health>(),
-        file::<HealthStatus>(),
-        file::<WriterHealth>(),
-        file::<ApiError>(),
+    let mut all = [vocabulary(), instance_and_intake(), views(), settings()].concat();
+    all.sort();
+    all
+}
+
+/// The closed vocabularies: what the UI's label tables are keyed by.
+fn vocabulary() -> Vec<(String, String)> {
+    vec![
         file::<MessageKind>(),
         file::<QueueStatus>(),
         file::<DeliveryState>(),
@@ -61,6 +62,23 @@ pub fn files() -> Vec<(String, String)> {
         file::<Flag>(),
         file::<EvidenceRole>(),
         file::<Rule>(),
+        file::<WebhookField>(),
+        file::<WebhookStatus>(),
+        file::<Encoding>(),
+        file::<TimelineKind>(),
+        file::<ActivityWindow>(),
+    ]
+}
+
+/// The instance, its keys and link, and what handing messages in takes and answers.
+fn instance_and_intake() -> Vec<(String, String)> {
+    vec![
+        file::<AppInfo>(),
+        file::<RunMode>(),
+        file::<Health>(),
+        file::<HealthStatus>(),
+        file::<WriterHealth>(),
+        file::<ApiError>(),
         file::<ApiKeyInfo>(),
         file::<CreatedApiKey>(),
         file::<NewApiKey>(),
@@ -73,12 +91,17 @@ pub fn files() -> Vec<(String, String)> {
         file::<Preview>(),
         file::<PreviewRow>(),
         file::<Plan>(),
-        file::<Encoding>(),
         file::<LinkState>(),
         file::<MessageAction>(),
         file::<ResolveRequest>(),
         file::<SubmitBatch>(),
         file::<SubmittedBatch>(),
+    ]
+}
+
+/// The read models the screens show.
+fn views() -> Vec<(String, String)> {
+    vec![
         file::<AttemptView>(),
         file::<AuditEntry>(),
         file::<AuditPage>(),
@@ -86,7 +109,6 @@ pub fn files() -> Vec<(String, String)> {
         file::<Dashboard>(),
         file::<Activity>(),
         file::<ActivityBucket>(),
-        file::<ActivityWindow>(),
         file::<DayOutcomes>(),
         file::<EvidenceItem>(),
         file::<ExceptionCount>(),
@@ -112,11 +134,14 @@ pub fn files() -> Vec<(String, String)> {
         file::<CandidateFact>(),
         file::<CandidateField>(),
         file::<TimelineEntry>(),
-        file::<TimelineKind>(),
         file::<DeliveryAttemptView>(),
         file::<DeliveryView>(),
-        file::<WebhookField>(),
-        file::<WebhookStatus>(),
+    ]
+}
+
+/// The Settings screen.
+fn settings() -> Vec<(String, String)> {
+    vec![
         file::<Applies>(),
         file::<ConnectionTest>(),
         file::<ConnectionTestResult>(),
@@ -132,9 +157,7 @@ pub fn files() -> Vec<(String, String)> {
         file::<SettingsUpdate>(),
         file::<SettingsView>(),
         file::<TestOutcome>(),
-    ];
-    all.sort();
-    all
+    ]
 }
 
 #[cfg(test)]

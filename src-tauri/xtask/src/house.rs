@@ -297,7 +297,6 @@ const TOO_LONG_TODAY: &[&str] = &[
     "src-tauri/engine/src/service.rs",
     "src-tauri/engine/src/settings/mod.rs: update",
     "src-tauri/engine/src/settings/providers.rs: edit",
-    "src-tauri/http/src/bindings.rs: files",
     "src-tauri/sandbox/src/session.rs: submit_sm",
     "src-tauri/smpp/src/session.rs",
     "src-tauri/smpp/src/session.rs: run_link",
@@ -305,7 +304,6 @@ const TOO_LONG_TODAY: &[&str] = &[
     "src-tauri/store/src/views/activity.rs: activity_at",
     "src-tauri/store/src/views/messages.rs",
     "src-tauri/store/src/views/messages.rs: new",
-    "src-tauri/store/src/views/timeline.rs: build",
     "src-tauri/store/src/writer.rs",
 ];
 

@@ -204,22 +204,14 @@ fn audit_summary(a: &AuditFact) -> String {
     }
 }
 
-/// Everything merged in time order; at the same millisecond, in the order things happen (created,
-/// try, answer, receipt, exception, audit), then by row id.
-pub(crate) fn build(
-    message: &MessageRecord,
-    attempts: &[AttemptView],
-    receipts: &[ReceiptView],
-    exceptions: &[ExceptionSummary],
-    audit: &[AuditFact],
-) -> Vec<TimelineEntry> {
-    let mut out = Vec::with_capacity(2 + attempts.len() * 2 + receipts.len() + exceptions.len() * 2 + audit.len());
+/// The entry of the message's arrival.
+fn created(message: &MessageRecord) -> TimelineEntry {
     let segments = if message.segments == 1 {
         "1 part".to_owned()
     } else {
         format!("{} parts", message.segments)
     };
-    out.push(TimelineEntry {
+    TimelineEntry {
         at_ms: message.created_at_ms,
         kind: TimelineKind::Created,
         summary: format!(
@@ -231,7 +223,52 @@ pub(crate) fn build(
         ),
         ref_id: message.id,
         part: None,
+    }
+}
+
+/// An exception's entries: when it opened, and when and how it closed if it did.
+fn exception_entries(e: &ExceptionSummary, out: &mut Vec<TimelineEntry>) {
+    out.push(TimelineEntry {
+        at_ms: e.created_at_ms,
+        kind: TimelineKind::ExceptionOpened,
+        summary: format!(
+            "Exception #{} opened ({}): {}",
+            e.id,
+            e.kind.as_str().replace('_', " "),
+            e.summary
+        ),
+        ref_id: e.id,
+        part: None,
     });
+    if let Some(at) = e.resolved_at_ms {
+        let by = e.resolved_by.as_deref().unwrap_or("someone");
+        let what = e.resolution.as_deref().unwrap_or(e.status.as_str());
+        let note = e
+            .resolution_note
+            .as_deref()
+            .map(|n| format!(": \"{n}\""))
+            .unwrap_or_default();
+        out.push(TimelineEntry {
+            at_ms: at,
+            kind: TimelineKind::ExceptionClosed,
+            summary: format!("Exception #{} {} by {by} ({what}){note}.", e.id, e.status.as_str()),
+            ref_id: e.id,
+            part: None,
+        });
+    }
+}
+
+/// Everything merged in time order; at the same millisecond, in the order things happen (created,
+/// try, answer, receipt, exception, audit), then by row id.
+pub(crate) fn build(
+    message: &MessageRecord,
+    attempts: &[AttemptView],
+    receipts: &[ReceiptView],
+    exceptions: &[ExceptionSummary],
+    audit: &[AuditFact],
+) -> Vec<TimelineEntry> {
+    let mut out = Vec::with_capacity(2 + attempts.len() * 2 + receipts.len() + exceptions.len() * 2 + audit.len());
+    out.push(created(message));
     for a in attempts {
         attempt_entries(a, message.segments, &mut out);
     }
@@ -248,34 +285,7 @@ pub(crate) fn build(
         });
     }
     for e in exceptions {
-        out.push(TimelineEntry {
-            at_ms: e.created_at_ms,
-            kind: TimelineKind::ExceptionOpened,
-            summary: format!(
-                "Exception #{} opened ({}): {}",
-                e.id,
-                e.kind.as_str().replace('_', " "),
-                e.summary
-            ),
-            ref_id: e.id,
-            part: None,
-        });
-        if let Some(at) = e.resolved_at_ms {
-            let by = e.resolved_by.as_deref().unwrap_or("someone");
-            let what = e.resolution.as_deref().unwrap_or(e.status.as_str());
-            let note = e
-                .resolution_note
-                .as_deref()
-                .map(|n| format!(": \"{n}\""))
-                .unwrap_or_default();
-            out.push(TimelineEntry {
-                at_ms: at,
-                kind: TimelineKind::ExceptionClosed,
-                summary: format!("Exception #{} {} by {by} ({what}){note}.", e.id, e.status.as_str()),
-                ref_id: e.id,
-                part: None,
-            });
-        }
+        exception_entries(e, &mut out);
     }
     for a in audit {
         out.push(TimelineEntry {
