@@ -73,10 +73,10 @@ pub struct Answer<T> {
     pub replayed: bool,
 }
 
-/// What the writer gives back: the stored JSON, new or replayed.
-struct Stored {
-    body: String,
-    replayed: bool,
+/// What the writer gives back: a new answer, or the JSON stored for an earlier request.
+enum Stored<T> {
+    New { value: T, body: String },
+    Replayed { body: String },
 }
 
 /// Several messages in one request: all are accepted, or none.
@@ -444,10 +444,8 @@ impl Service {
         let hash = request_hash("messages", &req)?;
         let rules = self.live().rules;
         let new = intake::validate(&req, channel, &rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
-        self.create(caller, "messages", vec![new], hash, key, |mut done| {
-            serde_json::to_string(&done.remove(0))
-        })
-        .await
+        self.create(caller, "messages", vec![new], hash, key, |mut done| done.remove(0))
+            .await
     }
 
     /// Hands in several messages at once: all or none. Field errors name the message's index
@@ -494,8 +492,8 @@ impl Service {
         if !errors.is_empty() {
             return Err(ServiceError::Invalid(errors));
         }
-        self.create(caller, "messages/batch", news, hash, key, |done| {
-            serde_json::to_string(&SubmittedBatch { messages: done })
+        self.create(caller, "messages/batch", news, hash, key, |done| SubmittedBatch {
+            messages: done,
         })
         .await
     }
@@ -542,16 +540,16 @@ impl Service {
         Ok(Preview { rows })
     }
 
-    /// Writes the messages and the answer for their key in one transaction (or finds the answer
-    /// stored for that key), and reads the answer back into its type.
-    async fn create<T: serde::de::DeserializeOwned>(
+    /// Writes the messages and the answer for their key in one transaction, or finds the answer
+    /// stored for that key (read back into its type: only a replay is parsed).
+    async fn create<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
         &self,
         caller: &Caller,
         route: &'static str,
         mut news: Vec<messages::NewMessage>,
         hash: String,
         key: Option<String>,
-        render: impl FnOnce(Vec<SubmittedMessage>) -> serde_json::Result<String> + Send + 'static,
+        answer: impl FnOnce(Vec<SubmittedMessage>) -> T + Send + 'static,
     ) -> Result<Answer<T>, ServiceError> {
         let scope = caller.scope();
         if let Some(k) = &key {
@@ -585,7 +583,7 @@ impl Service {
                 if let Some(k) = &key {
                     match idempotency::lookup(&*tx, &scope, k, &hash)? {
                         Recorded::New => {}
-                        Recorded::Replay { body, .. } => return Ok(Stored { body, replayed: true }),
+                        Recorded::Replay { body, .. } => return Ok(Stored::Replayed { body }),
                         Recorded::Mismatch => return Err(ServiceError::KeyReused),
                     }
                 }
@@ -595,20 +593,27 @@ impl Service {
                     let id = messages::insert(tx, n)?;
                     done.push(SubmittedMessage::new(id, n, created_at));
                 }
-                let body = render(done).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
+                let value = answer(done);
+                let body = serde_json::to_string(&value).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
                 if let Some(k) = &key {
                     idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;
                 }
-                Ok(Stored { body, replayed: false })
+                Ok(Stored::New { value, body })
             })
             .await?;
-        let value = serde_json::from_str(&stored.body)
-            .map_err(|e| StoreError::Corrupt(format!("the answer stored for this request: {e}")))?;
-        Ok(Answer {
-            value,
-            body: stored.body,
-            replayed: stored.replayed,
-        })
+        match stored {
+            Stored::New { value, body } => Ok(Answer {
+                value,
+                body,
+                replayed: false,
+            }),
+            Stored::Replayed { body } => Ok(Answer {
+                value: serde_json::from_str(&body)
+                    .map_err(|e| StoreError::Corrupt(format!("the answer stored for this request: {e}")))?,
+                body,
+                replayed: true,
+            }),
+        }
     }
 
     pub async fn list_messages(&self, f: views::MessageFilter) -> Result<views::MessagePage, ServiceError> {

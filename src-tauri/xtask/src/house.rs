@@ -156,20 +156,30 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
 
 /// The workspace's crates, by package name.
 fn members(root: &Path) -> Result<Vec<String>, String> {
-    let out = cargo(root, &["metadata", "--no-deps", "--format-version", "1"])?;
-    // Plain std: the package names are the values of "name" that directly follow `{"name":` at
-    // the start of each package object.
+    let out = cargo(
+        root,
+        &[
+            "tree",
+            "--workspace",
+            "--depth",
+            "0",
+            "-e",
+            "normal",
+            "--prefix",
+            "none",
+            "-f",
+            "{p}",
+        ],
+    )?;
     let mut names: Vec<String> = out
-        .split("{\"name\":\"")
-        .skip(1)
-        .filter_map(|rest| rest.split('"').next())
-        .filter(|n| n.starts_with("smsdesk") || *n == "xtask")
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
         .map(str::to_owned)
         .collect();
     names.sort();
     names.dedup();
     if names.is_empty() {
-        return Err("cargo metadata listed no crates".into());
+        return Err("cargo tree listed no crates".into());
     }
     Ok(names)
 }
