@@ -3,7 +3,10 @@
 //! by a person (`IntakeChannel::Compose`) or imported from a CSV file (`IntakeChannel::Csv`). Errors cross as the HTTP API's `ApiError`, with the
 //! same codes.
 //!
-//! Every command here is listed in build.rs and granted in capabilities/default.json.
+//! Each command is named for its operation in the engine's catalogue
+//! (`smsdesk_engine::operations`), with the catalogue's argument names: the shell registers them
+//! from the catalogue, and the build script grants the window exactly those (plus the export's
+//! and the desktop's own, in capabilities/default.json).
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
@@ -35,7 +38,7 @@ fn refused(e: ServiceError) -> ApiError {
 }
 
 #[tauri::command]
-pub fn app_info(engine: State<'_, EngineState>) -> Reply<AppInfo> {
+pub fn info(engine: State<'_, EngineState>) -> Reply<AppInfo> {
     engine.info()
 }
 
@@ -80,12 +83,12 @@ pub async fn list_messages(engine: State<'_, EngineState>, filter: MessageFilter
 }
 
 #[tauri::command]
-pub async fn message_detail(engine: State<'_, EngineState>, id: i64) -> Reply<MessageDetail> {
+pub async fn message(engine: State<'_, EngineState>, id: i64) -> Reply<MessageDetail> {
     engine.service()?.message(id).await.map_err(refused)
 }
 
 #[tauri::command]
-pub async fn retry_message(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
+pub async fn retry(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
     engine
         .service()?
         .retry(&Caller::Operator, id, action)
@@ -94,7 +97,7 @@ pub async fn retry_message(engine: State<'_, EngineState>, id: i64, action: Mess
 }
 
 #[tauri::command]
-pub async fn cancel_message(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
+pub async fn cancel(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
     engine
         .service()?
         .cancel(&Caller::Operator, id, action)
@@ -108,12 +111,12 @@ pub async fn list_exceptions(engine: State<'_, EngineState>, filter: ExceptionFi
 }
 
 #[tauri::command]
-pub async fn exception_detail(engine: State<'_, EngineState>, id: i64) -> Reply<ExceptionDetail> {
+pub async fn exception(engine: State<'_, EngineState>, id: i64) -> Reply<ExceptionDetail> {
     engine.service()?.exception(id).await.map_err(refused)
 }
 
 #[tauri::command]
-pub async fn resolve_exception(engine: State<'_, EngineState>, id: i64, request: ResolveRequest) -> Reply<()> {
+pub async fn resolve(engine: State<'_, EngineState>, id: i64, request: ResolveRequest) -> Reply<()> {
     engine
         .service()?
         .resolve(&Caller::Operator, id, request)
@@ -127,12 +130,12 @@ pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
 }
 
 #[tauri::command]
-pub async fn dashboard_activity(engine: State<'_, EngineState>, window: ActivityWindow) -> Reply<Activity> {
+pub async fn activity(engine: State<'_, EngineState>, window: ActivityWindow) -> Reply<Activity> {
     engine.service()?.activity(window).await.map_err(refused)
 }
 
 #[tauri::command]
-pub fn connection_status(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
+pub fn connection(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
     engine.service()?.connection_status().map_err(refused)
 }
 
@@ -265,7 +268,8 @@ mod tests {
             DuplicateRisk::Accepted,
         )));
         assert_eq!(
-            e.code, "confirmation_required",
+            e.code.as_str(),
+            "confirmation_required",
             "a retry needing confirmation keeps its code"
         );
     }
@@ -285,7 +289,7 @@ mod tests {
             },
         ];
         let e = refused(ServiceError::Invalid(fields.clone()));
-        assert_eq!(e.code, "invalid");
+        assert_eq!(e.code.as_str(), "invalid");
         assert_eq!(
             e.errors, fields,
             "each invalid field must reach the UI with its own code"

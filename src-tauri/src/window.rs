@@ -5,7 +5,8 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use smsdesk_cli::{self as cli, Cli, EXIT_CONFIG};
-use smsdesk_engine::api::{ApiError, AppInfo, RunMode};
+use smsdesk_engine::api::{ApiError, AppInfo, ErrorCode, RunMode};
+
 use smsdesk_engine::engine::EngineError;
 use smsdesk_engine::instance::InstanceError;
 use smsdesk_engine::service::Service;
@@ -14,6 +15,20 @@ use smsdesk_http::UiAssets;
 use tauri::{Context, Manager, RunEvent, Wry};
 
 use crate::commands;
+
+/// The window's commands: one per operation of the catalogue it has, named as the operation
+/// (a missing one does not compile), then the export's and the desktop's own.
+macro_rules! window_commands {
+    ($($name:ident)+) => {
+        tauri::generate_handler![
+            $(commands::$name,)+
+            commands::export_messages,
+            commands::cancel_export,
+            crate::desktop::desktop_status,
+            crate::desktop::notify,
+        ]
+    };
+}
 
 /// The engine, as the window's commands reach it. Emptied on exit.
 pub struct EngineState(Mutex<Option<Engine>>);
@@ -31,7 +46,7 @@ impl EngineState {
             .unwrap_or_else(|p| p.into_inner())
             .as_ref()
             .map(f)
-            .ok_or_else(|| ApiError::new("stopping", "the engine has stopped"))
+            .ok_or_else(|| ApiError::new(ErrorCode::Stopping, "the engine has stopped"))
     }
 
     pub fn info(&self) -> Result<AppInfo, ApiError> {
@@ -93,33 +108,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         .manage(EngineState(Mutex::new(Some(engine))))
         .manage(commands::Exports::default())
         .plugin(tauri_plugin_dialog::init())
-        .invoke_handler(tauri::generate_handler![
-            commands::app_info,
-            commands::submit_message,
-            commands::submit_batch,
-            commands::preview_messages,
-            commands::list_messages,
-            commands::export_messages,
-            commands::cancel_export,
-            commands::message_detail,
-            commands::retry_message,
-            commands::cancel_message,
-            commands::list_exceptions,
-            commands::exception_detail,
-            commands::resolve_exception,
-            commands::dashboard,
-            commands::dashboard_activity,
-            commands::connection_status,
-            commands::audit_log,
-            commands::list_keys,
-            commands::create_key,
-            commands::revoke_key,
-            commands::settings,
-            commands::update_settings,
-            commands::test_connection,
-            crate::desktop::desktop_status,
-            crate::desktop::notify,
-        ])
+        .invoke_handler(smsdesk_engine::with_window_operations!(window_commands))
         .setup(move |app| {
             if let Err(e) = crate::tray::create(app) {
                 // A desktop without a tray area still gets the window.

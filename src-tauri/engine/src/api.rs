@@ -81,7 +81,7 @@ impl WriterHealth {
 /// for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct ApiError {
-    pub code: String,
+    pub code: ErrorCode,
     pub message: String,
     /// With code "invalid": every invalid field, each with its own code and message.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
@@ -90,11 +90,105 @@ pub struct ApiError {
 }
 
 impl ApiError {
-    pub fn new(code: &str, message: impl Into<String>) -> ApiError {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> ApiError {
         ApiError {
-            code: code.into(),
+            code,
             message: message.into(),
             errors: Vec::new(),
         }
+    }
+}
+
+macro_rules! error_codes {
+    ($( $(#[doc = $doc:literal])+ $variant:ident = $text:tt, $status:literal; )+) => {
+        /// Every code an answer of the engine can carry (HTTP and the window alike), with the HTTP
+        /// status it comes with: one code, one status. Clients branch on these, never on messages.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS, utoipa::ToSchema)]
+        pub enum ErrorCode {
+            $( $(#[doc = $doc])+ #[serde(rename = $text)] $variant, )+
+        }
+
+        impl ErrorCode {
+            /// Every code, in declaration order.
+            pub const ALL: &'static [ErrorCode] = &[$(ErrorCode::$variant),+];
+
+            /// The code as the wire spells it.
+            pub const fn as_str(self) -> &'static str {
+                match self { $(ErrorCode::$variant => $text),+ }
+            }
+
+            /// The HTTP status an answer with this code has.
+            pub const fn status(self) -> u16 {
+                match self { $(ErrorCode::$variant => $status),+ }
+            }
+
+            /// What the code means, for the API's description.
+            pub const fn meaning(self) -> &'static str {
+                match self { $(ErrorCode::$variant => concat!($($doc),+)),+ }
+            }
+        }
+    };
+}
+
+error_codes! {
+    /// The request is malformed (a bad header, path or parameter).
+    BadRequest = "bad_request", 400;
+    /// The body is not valid JSON.
+    BadJson = "bad_json", 400;
+    /// No credential, or an unknown or revoked one.
+    Unauthorized = "unauthorized", 401;
+    /// The caller may not do this.
+    Forbidden = "forbidden", 403;
+    /// No such thing (or not one the caller may see).
+    NotFound = "not_found", 404;
+    /// No such callback provider is configured.
+    UnknownProvider = "unknown_provider", 404;
+    /// This build carries no UI.
+    NoUi = "no_ui", 404;
+    /// A request with this Idempotency-Key is still being processed.
+    IdempotencyKeyInFlight = "idempotency_key_in_flight", 409;
+    /// Not allowed in the message's present state.
+    NotAllowed = "not_allowed", 409;
+    /// The message may arrive twice: the action needs `confirm_duplicate: true`.
+    ConfirmationRequired = "confirmation_required", 409;
+    /// The message's validity has ended: sending it now would be useless.
+    ValidityEnded = "validity_ended", 409;
+    /// The exception is already resolved.
+    NotOpen = "not_open", 409;
+    /// Receipt text that disagrees with the message was not acknowledged.
+    MismatchesNotSeen = "mismatches_not_seen", 409;
+    /// The key was already revoked.
+    AlreadyRevoked = "already_revoked", 409;
+    /// The instance runs headless: there is no window to show.
+    NoWindow = "no_window", 409;
+    /// The config file no longer loads: fix it before changing settings.
+    ConfigInvalid = "config_invalid", 409;
+    /// What was under way was cancelled.
+    Cancelled = "cancelled", 409;
+    /// The body is larger than this server accepts (`http.max_body_kib`).
+    TooLarge = "too_large", 413;
+    /// Fields were refused; `errors` names each.
+    Invalid = "invalid", 422;
+    /// The Idempotency-Key was used before with another body.
+    IdempotencyKeyReused = "idempotency_key_reused", 422;
+    /// The decision needs a note.
+    NoteRequired = "note_required", 422;
+    /// The decision does not apply to this kind of exception.
+    DecisionNotAllowed = "decision_not_allowed", 422;
+    /// The cursor was not given out by this list.
+    InvalidCursor = "invalid_cursor", 422;
+    /// A filter value is invalid.
+    InvalidFilter = "invalid_filter", 422;
+    /// Something failed on our side (logged).
+    Internal = "internal", 500;
+    /// The export file could not be written.
+    WriteFailed = "write_failed", 500;
+    /// The engine is stopping: try again once it runs.
+    Stopping = "stopping", 503;
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }

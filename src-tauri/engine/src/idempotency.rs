@@ -21,6 +21,28 @@ pub use crate::store::tables::idempotency::{lookup, record, Recorded};
 /// Longest key accepted (Stripe allows 255 as well).
 pub const MAX_KEY_LEN: usize = 255;
 
+/// An `Idempotency-Key` as the API describes it: 1 to 255 ([`MAX_KEY_LEN`]) printable ASCII characters,
+/// neither starting nor ending with a space (the server trims, and refuses control characters).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+pub struct IdempotencyKey(pub String);
+
+impl utoipa::PartialSchema for IdempotencyKey {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{ObjectBuilder, Type};
+        ObjectBuilder::new()
+            .schema_type(Type::String)
+            .min_length(Some(1))
+            .max_length(Some(MAX_KEY_LEN))
+            .pattern(Some("^[!-~]([ -~]{0,253}[!-~])?$"))
+            .description(Some(
+                "Makes a repeat of a request return its first answer instead of doing it twice",
+            ))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for IdempotencyKey {}
+
 /// The hash a request body is compared by: SHA-256 of its JSON, re-serialised with sorted keys,
 /// so whitespace and key order do not make two equal requests differ.
 pub fn request_hash(route: &str, body: &serde_json::Value) -> String {

@@ -15,6 +15,7 @@ pub mod instance;
 pub mod intake;
 pub mod logging;
 pub mod messages;
+pub mod operations;
 pub mod paths;
 pub mod progress;
 pub mod receipts;

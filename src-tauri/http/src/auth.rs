@@ -2,12 +2,16 @@
 //! `X-Api-Key` header) or the operator token. A missing, unknown or revoked key gets 401 before
 //! anything is read or written.
 
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRequestParts, Request};
+use axum::http::header;
 use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
 
 use super::{AppState, Failure};
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::{same_secret, Caller};
+use smsdesk_engine::operations::{Access, Spec};
 
 /// A request whose caller was recognised.
 pub struct Authenticated(pub Caller);
@@ -19,8 +23,8 @@ pub struct Credential {
     pub key: String,
 }
 
-/// A request from the operator (the command line on this computer); key management needs it.
-pub struct Operator(pub Caller);
+/// The caller of an operation, as its access check let it through (see [`guard`]).
+pub struct Allowed(pub Caller);
 
 /// The credential presented, if any.
 fn presented(parts: &Parts) -> Option<String> {
@@ -82,17 +86,45 @@ impl FromRequestParts<AppState> for Credential {
     }
 }
 
-impl FromRequestParts<AppState> for Operator {
+impl<S: Send + Sync> FromRequestParts<S> for Allowed {
     type Rejection = Failure;
 
-    async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, Self::Rejection> {
-        match caller(parts, state).await? {
-            Caller::Operator => Ok(Operator(Caller::Operator)),
-            Caller::Key { .. } => Err(Failure::new(
-                StatusCode::FORBIDDEN,
-                "forbidden",
-                "API keys are managed by the operator (the desktop app or `smsdesk api-key`), not with an API key",
-            )),
-        }
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
+        // Only a route behind `guard` has it: anything else is a routing mistake of ours.
+        parts.extensions.get::<Caller>().cloned().map(Allowed).ok_or_else(|| {
+            tracing::error!(path = %parts.uri.path(), "an operation's handler runs without its access check");
+            Failure::new(ErrorCode::Internal, "this route has no access check")
+        })
+    }
+}
+
+/// The access check in front of every operation of the catalogue: the caller must present a
+/// valid credential (401 otherwise), and one the operation allows (403 otherwise). Runs before
+/// the request's body is read; the handler gets the caller as [`Allowed`].
+pub async fn guard(spec: &'static Spec, state: AppState, request: Request, next: Next) -> Response {
+    let (mut parts, body) = request.into_parts();
+    let caller = match caller(&parts, &state).await {
+        Ok(c) => c,
+        Err(refused) => return refused.into_response(),
+    };
+    if !allows(spec.access, &caller) {
+        return Failure::new(
+            ErrorCode::Forbidden,
+            format!(
+                "`{}` is the operator's: use the desktop app or `smsdesk` on this computer, not an API key",
+                spec.name
+            ),
+        )
+        .into_response();
+    }
+    parts.extensions.insert(caller);
+    next.run(Request::from_parts(parts, body)).await
+}
+
+/// Whether `access` lets `caller` in.
+pub fn allows(access: Access, caller: &Caller) -> bool {
+    match access {
+        Access::Key => true,
+        Access::Operator => matches!(caller, Caller::Operator),
     }
 }

@@ -12,6 +12,7 @@ use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
 use axum::Json;
 
 use super::{AppState, Failure};
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::same_secret;
 use smsdesk_engine::clock::now_ms;
 use smsdesk_engine::receipts::ingest::HttpReceived;
@@ -44,8 +45,7 @@ pub async fn receive(
     let providers = s.ctx.service.callbacks();
     let Some(conf) = providers.0.get(&provider) else {
         return Err(Failure::new(
-            StatusCode::NOT_FOUND,
-            "unknown_provider",
+            ErrorCode::UnknownProvider,
             format!("no provider `{provider}` is configured in [callbacks] providers"),
         ));
     };

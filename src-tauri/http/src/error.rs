@@ -4,7 +4,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use smsdesk_engine::api::ApiError;
+use smsdesk_engine::api::{ApiError, ErrorCode};
 use smsdesk_engine::apikeys::KeyError;
 use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::receipts::exceptions::ResolveError;
@@ -18,15 +18,16 @@ pub struct Failure {
 }
 
 impl Failure {
-    pub fn new(status: StatusCode, code: &str, message: impl Into<String>) -> Failure {
+    /// A refusal with `code`, answered with the status that code comes with.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Failure {
         Failure {
-            status,
+            status: StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             body: ApiError::new(code, message),
         }
     }
 
     pub fn unauthorized(message: &str) -> Failure {
-        Failure::new(StatusCode::UNAUTHORIZED, "unauthorized", message)
+        Failure::new(ErrorCode::Unauthorized, message)
     }
 }
 
@@ -46,62 +47,66 @@ impl IntoResponse for Failure {
 
 impl From<ServiceError> for Failure {
     fn from(e: ServiceError) -> Failure {
-        use StatusCode as S;
+        use smsdesk_engine::views::{ExportError, ViewError};
+        use ErrorCode as C;
         let message = e.to_string();
-        let (status, code) = match &e {
+        let code = match &e {
             ServiceError::Invalid(errors) => {
-                let mut f = Failure::new(S::UNPROCESSABLE_ENTITY, "invalid", describe(errors));
+                let mut f = Failure::new(C::Invalid, describe(errors));
                 f.body.errors = errors.clone();
                 return f;
             }
-            ServiceError::BadRequest(_) => (S::BAD_REQUEST, "bad_request"),
-            ServiceError::NotFound(_) => (S::NOT_FOUND, "not_found"),
-            ServiceError::InFlight => (S::CONFLICT, "idempotency_key_in_flight"),
-            ServiceError::KeyReused => (S::UNPROCESSABLE_ENTITY, "idempotency_key_reused"),
-            ServiceError::Forbidden(_) => (S::FORBIDDEN, "forbidden"),
-            ServiceError::NoWindow => (S::CONFLICT, "no_window"),
-            ServiceError::Settings(smsdesk_engine::settings::SettingsError::Config(_)) => {
-                (S::CONFLICT, "config_invalid")
-            }
-            ServiceError::Settings(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
-            ServiceError::Action(a) => match a {
-                ActionError::NotFound(_) => (S::NOT_FOUND, "not_found"),
-                ActionError::NotAllowed(..) => (S::CONFLICT, "not_allowed"),
-                ActionError::ConfirmationRequired(_) => (S::CONFLICT, "confirmation_required"),
-                ActionError::ValidityEnded => (S::CONFLICT, "validity_ended"),
-                ActionError::Store(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
-            },
+            ServiceError::BadRequest(_) => C::BadRequest,
+            ServiceError::NotFound(_) => C::NotFound,
+            ServiceError::InFlight => C::IdempotencyKeyInFlight,
+            ServiceError::KeyReused => C::IdempotencyKeyReused,
+            ServiceError::Forbidden(_) => C::Forbidden,
+            ServiceError::NoWindow => C::NoWindow,
+            ServiceError::Settings(smsdesk_engine::settings::SettingsError::Config(_)) => C::ConfigInvalid,
+            ServiceError::Settings(_) => C::Internal,
+            ServiceError::Action(a) => action(a),
             ServiceError::Resolve(r) => match r {
-                ResolveError::NoteRequired => (S::UNPROCESSABLE_ENTITY, "note_required"),
-                ResolveError::NotFound(_) | ResolveError::MessageNotFound(_) => (S::NOT_FOUND, "not_found"),
-                ResolveError::NotOpen { .. } => (S::CONFLICT, "not_open"),
-                ResolveError::NotAllowed { .. } => (S::UNPROCESSABLE_ENTITY, "not_allowed"),
-                ResolveError::MismatchesNotSeen { .. } => (S::CONFLICT, "mismatches_not_seen"),
-                ResolveError::Queue(ActionError::Store(_)) | ResolveError::Store(_) => {
-                    (S::INTERNAL_SERVER_ERROR, "internal")
-                }
-                ResolveError::Queue(_) => (S::CONFLICT, "not_allowed"),
+                ResolveError::NoteRequired => C::NoteRequired,
+                ResolveError::NotFound(_) | ResolveError::MessageNotFound(_) => C::NotFound,
+                ResolveError::NotOpen { .. } => C::NotOpen,
+                ResolveError::NotAllowed { .. } => C::DecisionNotAllowed,
+                ResolveError::MismatchesNotSeen { .. } => C::MismatchesNotSeen,
+                ResolveError::Store(_) => C::Internal,
+                ResolveError::Queue(a) => action(a),
             },
             ServiceError::Key(k) => match k {
-                KeyError::BadName | KeyError::BadWebhook(_) => (S::UNPROCESSABLE_ENTITY, "invalid"),
-                KeyError::NotFound(_) => (S::NOT_FOUND, "not_found"),
-                KeyError::AlreadyRevoked(_) => (S::CONFLICT, "already_revoked"),
-                KeyError::Store(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
+                KeyError::BadName | KeyError::BadWebhook(_) => C::Invalid,
+                KeyError::NotFound(_) => C::NotFound,
+                KeyError::AlreadyRevoked(_) => C::AlreadyRevoked,
+                KeyError::Store(_) => C::Internal,
             },
-            ServiceError::View(v) if v.is_client_error() => (S::UNPROCESSABLE_ENTITY, v.code()),
-            ServiceError::View(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
-            ServiceError::Export(smsdesk_engine::views::ExportError::View(v)) if v.is_client_error() => {
-                (S::UNPROCESSABLE_ENTITY, v.code())
-            }
-            ServiceError::Export(smsdesk_engine::views::ExportError::Cancelled) => (S::CONFLICT, "cancelled"),
-            ServiceError::Export(x) => (S::INTERNAL_SERVER_ERROR, x.code()),
-            ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => (S::SERVICE_UNAVAILABLE, "stopping"),
-            ServiceError::Store(_) => (S::INTERNAL_SERVER_ERROR, "internal"),
+            ServiceError::View(v) | ServiceError::Export(ExportError::View(v)) => match v {
+                ViewError::InvalidCursor { .. } => C::InvalidCursor,
+                ViewError::InvalidFilter(_) => C::InvalidFilter,
+                _ => C::Internal,
+            },
+            ServiceError::Export(ExportError::Cancelled) => C::Cancelled,
+            ServiceError::Export(ExportError::Write(_)) => C::WriteFailed,
+            ServiceError::Export(_) => C::Internal,
+            ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => C::Stopping,
+            ServiceError::Store(_) => C::Internal,
         };
-        if status.is_server_error() {
-            tracing::error!(error = %message, "request failed");
+        let failure = Failure::new(code, message);
+        if failure.status.is_server_error() {
+            tracing::error!(error = %failure.body.message, "request failed");
         }
-        Failure::new(status, code, message)
+        failure
+    }
+}
+
+/// A queue action's refusal (also when resolving an exception acts on the queue).
+fn action(a: &ActionError) -> ErrorCode {
+    match a {
+        ActionError::NotFound(_) => ErrorCode::NotFound,
+        ActionError::NotAllowed(..) => ErrorCode::NotAllowed,
+        ActionError::ConfirmationRequired(_) => ErrorCode::ConfirmationRequired,
+        ActionError::ValidityEnded => ErrorCode::ValidityEnded,
+        ActionError::Store(_) => ErrorCode::Internal,
     }
 }
 

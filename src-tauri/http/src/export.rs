@@ -8,7 +8,7 @@ use std::ops::ControlFlow;
 
 use axum::body::{Body, Bytes};
 use axum::extract::State;
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::http::{header, HeaderValue};
 use axum::response::Response;
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
@@ -17,6 +17,7 @@ use super::auth::Authenticated;
 use super::routes::QueryParams;
 use super::{AppState, Failure};
 use smsdesk_engine::api::ApiError;
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::views;
 
@@ -112,16 +113,8 @@ pub async fn export_messages(
         Err(_) => {
             return Err(match export.await {
                 Ok(Err(e)) => e.into(),
-                Ok(Ok(())) => Failure::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    "the export wrote nothing",
-                ),
-                Err(e) => Failure::new(
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    "internal",
-                    format!("the export failed: {e}"),
-                ),
+                Ok(Ok(())) => Failure::new(ErrorCode::Internal, "the export wrote nothing"),
+                Err(e) => Failure::new(ErrorCode::Internal, format!("the export failed: {e}")),
             })
         }
     };

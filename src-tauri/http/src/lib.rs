@@ -7,16 +7,19 @@ use std::borrow::Cow;
 use std::sync::Arc;
 
 use axum::extract::{DefaultBodyLimit, State};
+use axum::handler::Handler;
 use axum::http::{header, HeaderValue, StatusCode, Uri};
+use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, post};
+use axum::routing::{get, on, post, MethodFilter, MethodRouter};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tower_http::timeout::TimeoutLayer;
 
-use smsdesk_engine::api::{ApiError, AppInfo, Health, HealthStatus};
+use smsdesk_engine::api::{AppInfo, ErrorCode, Health, HealthStatus};
 use smsdesk_engine::door::{Door, DoorContext, Serving};
+use smsdesk_engine::operations::{specs, Method, Spec};
 use smsdesk_engine::service::Service;
 
 mod auth;
@@ -92,31 +95,50 @@ struct AppState {
     ctx: ApiContext,
 }
 
+/// Puts every operation of the engine's catalogue at its path and method, behind its access
+/// check; the handler of each is the function of `routes` with the operation's name.
+macro_rules! operation_routes {
+    ($($name:ident)+) => {
+        fn operation_routes(mut router: Router<AppState>, state: &AppState) -> Router<AppState> {
+            $(
+                router = router.route(
+                    &specs::$name.http_path(),
+                    endpoint(&specs::$name, routes::$name, state),
+                );
+            )+
+            router
+        }
+    };
+}
+
+smsdesk_engine::with_operations!(operation_routes);
+
+/// `handler` at the method of `spec`, behind its access check.
+fn endpoint<H, T>(spec: &'static Spec, handler: H, state: &AppState) -> MethodRouter<AppState>
+where
+    H: Handler<T, AppState>,
+    T: 'static,
+{
+    let filter = match spec.method {
+        Method::Get => MethodFilter::GET,
+        Method::Post => MethodFilter::POST,
+        Method::Patch => MethodFilter::PATCH,
+    };
+    on(filter, handler).route_layer(middleware::from_fn_with_state(
+        state.clone(),
+        move |State(s): State<AppState>, request, next| auth::guard(spec, s, request, next),
+    ))
+}
+
 /// The routes, without a listener (tests drive it directly as well).
 pub fn router(ctx: ApiContext) -> Router {
     let limits = ctx.limits;
-    let api = Router::new()
-        .route("/api/v1/info", get(app_info))
+    let state = AppState { ctx };
+    // The operations of the catalogue, and what only HTTP has: the API's description, the CSV
+    // download (the window writes its file itself) and the providers' callbacks.
+    let api = operation_routes(Router::new(), &state)
         .route("/api/v1/openapi.json", get(openapi::document))
-        .route("/api/v1/messages", post(routes::submit).get(routes::list_messages))
-        .route("/api/v1/messages/batch", post(routes::submit_batch))
-        .route("/api/v1/messages/preview", post(routes::preview))
         .route("/api/v1/messages/export", get(export::export_messages))
-        .route("/api/v1/messages/{id}", get(routes::message))
-        .route("/api/v1/messages/{id}/retry", post(routes::retry))
-        .route("/api/v1/messages/{id}/cancel", post(routes::cancel))
-        .route("/api/v1/exceptions", get(routes::list_exceptions))
-        .route("/api/v1/exceptions/{id}", get(routes::exception))
-        .route("/api/v1/exceptions/{id}/resolve", post(routes::resolve))
-        .route("/api/v1/dashboard", get(routes::dashboard))
-        .route("/api/v1/dashboard/activity", get(routes::activity))
-        .route("/api/v1/connection", get(routes::connection))
-        .route("/api/v1/audit", get(routes::audit_log))
-        .route("/api/v1/keys", get(routes::list_keys).post(routes::create_key))
-        .route("/api/v1/keys/{id}/revoke", post(routes::revoke_key))
-        .route("/api/v1/window/show", post(routes::show_window))
-        .route("/api/v1/settings", get(routes::settings).patch(routes::update_settings))
-        .route("/api/v1/settings/test-connection", post(routes::test_connection))
         .route(
             "/api/v1/callbacks/{provider}",
             post(callbacks::receive).get(callbacks::receive),
@@ -133,7 +155,7 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .fallback(get(ui_file))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
-        .with_state(AppState { ctx })
+        .with_state(state)
 }
 
 /// Whether this instance works: the database writer answers, the SMPP link, the last checkpoint.
@@ -158,25 +180,17 @@ async fn health(State(s): State<AppState>) -> (StatusCode, Json<Health>) {
     (code, Json(h))
 }
 
-async fn app_info(_: auth::Authenticated, State(s): State<AppState>) -> Json<AppInfo> {
-    Json((*s.ctx.info).clone())
-}
-
 async fn api_not_found(uri: Uri) -> Response {
-    error(
-        StatusCode::NOT_FOUND,
-        "not_found",
-        format!("no API route {}", uri.path()),
-    )
+    error(ErrorCode::NotFound, format!("no API route {}", uri.path()))
 }
 
-fn error(status: StatusCode, code: &str, message: String) -> Response {
-    (status, Json(ApiError::new(code, message))).into_response()
+fn error(code: ErrorCode, message: String) -> Response {
+    Failure::new(code, message).into_response()
 }
 
 async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
     let Some(ui) = s.ctx.ui.as_ref() else {
-        return error(StatusCode::NOT_FOUND, "no_ui", "this build carries no UI".into());
+        return error(ErrorCode::NoUi, "this build carries no UI".into());
     };
     let path = match uri.path() {
         "/" => "/index.html",
@@ -187,9 +201,9 @@ async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
         Some(b) => (path, b),
         None if !path.rsplit('/').next().unwrap_or("").contains('.') => match ui.get("/index.html") {
             Some(b) => ("/index.html", b),
-            None => return error(StatusCode::NOT_FOUND, "not_found", format!("no file {path}")),
+            None => return error(ErrorCode::NotFound, format!("no file {path}")),
         },
-        None => return error(StatusCode::NOT_FOUND, "not_found", format!("no file {path}")),
+        None => return error(ErrorCode::NotFound, format!("no file {path}")),
     };
     let mut response = bytes.into_owned().into_response();
     let headers = response.headers_mut();

@@ -1,12 +1,17 @@
-//! The OpenAPI description of the API, generated from the route and type definitions themselves,
-//! served at `/api/v1/openapi.json`.
+//! The OpenAPI description of the API, served at `/api/v1/openapi.json`: the operations of the
+//! engine's catalogue (`smsdesk_engine::operations`) and the few HTTP-only routes (health, the
+//! CSV download, provider callbacks, the event stream), each generated from its one definition.
 
 use axum::Json;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
 use super::auth::Authenticated;
-use super::{callbacks, events, export, routes};
+use super::{callbacks, events, export};
+use smsdesk_engine::operations::{Method, Place, Spec, OPERATIONS};
+use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
+use utoipa::openapi::request_body::RequestBodyBuilder;
+use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
 
 #[derive(OpenApi)]
 #[openapi(
@@ -15,35 +20,9 @@ use super::{callbacks, events, export, routes};
         description = "Send SMS through smsdesk's queue and see, with evidence, what became of each one. \
             Every route but /api/v1/health needs `Authorization: Bearer <API key>`.",
     ),
-    paths(
-        super::health,
-        routes::submit,
-        routes::submit_batch,
-        routes::preview,
-        routes::list_messages,
-        export::export_messages,
-        routes::message,
-        routes::retry,
-        routes::cancel,
-        routes::list_exceptions,
-        routes::exception,
-        routes::resolve,
-        routes::dashboard,
-        routes::activity,
-        routes::connection,
-        routes::audit_log,
-        routes::list_keys,
-        routes::create_key,
-        routes::revoke_key,
-        routes::show_window,
-        routes::settings,
-        routes::update_settings,
-        routes::test_connection,
-        callbacks::receive,
-        events::stream,
-    ),
+    paths(super::health, export::export_messages, callbacks::receive, events::stream),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
-    modifiers(&BearerAuth),
+    modifiers(&BearerAuth, &Catalogue),
     security(("bearer" = [])),
 )]
 pub struct ApiDoc;
@@ -67,6 +46,110 @@ impl Modify for BearerAuth {
         );
         openapi.info.version = smsdesk_engine::VERSION.into();
     }
+}
+
+/// Adds every operation of the catalogue, with the schemas of what it takes and answers.
+struct Catalogue;
+
+impl Modify for Catalogue {
+    fn modify(&self, openapi: &mut utoipa::openapi::OpenApi) {
+        let mut schemas = Vec::new();
+        for spec in OPERATIONS {
+            let method = match spec.method {
+                Method::Get => HttpMethod::Get,
+                Method::Post => HttpMethod::Post,
+                Method::Patch => HttpMethod::Patch,
+            };
+            openapi
+                .paths
+                .add_path_operation(spec.http_path(), vec![method], operation(spec, &mut schemas));
+        }
+        let components = openapi.components.get_or_insert_with(Default::default);
+        components.schemas.extend(schemas);
+    }
+}
+
+/// One operation's entry: its arguments, its success and every error code it may answer with.
+fn operation(spec: &Spec, schemas: &mut smsdesk_engine::operations::Schemas) -> utoipa::openapi::path::Operation {
+    let description = join_lines(spec.doc);
+    let summary = description
+        .split_once(". ")
+        .map_or(description.as_str(), |(first, _)| first);
+    let mut op = OperationBuilder::new()
+        .operation_id(Some(spec.name))
+        .tag(spec.tag)
+        .summary(Some(summary.trim_end_matches('.')))
+        .description(Some(description.clone()));
+    for arg in spec.args {
+        let param = |at: ParameterIn, name: &str, required: bool, schema| {
+            ParameterBuilder::new()
+                .name(name)
+                .parameter_in(at)
+                .required(if required { Required::True } else { Required::False })
+                .description((!arg.doc.is_empty()).then(|| join_lines(arg.doc)))
+                .schema(Some(schema))
+                .build()
+        };
+        match arg.place {
+            Place::Path => op = op.parameter(param(ParameterIn::Path, arg.name, true, (arg.ty.schema)(schemas))),
+            Place::Header(name) => op = op.parameter(param(ParameterIn::Header, name, false, (arg.ty.schema)(schemas))),
+            Place::Param => op = op.parameter(param(ParameterIn::Query, arg.name, false, (arg.ty.schema)(schemas))),
+            Place::Query => {
+                (arg.ty.schema)(schemas);
+                for p in arg.ty.params.map(|f| f()).unwrap_or_default() {
+                    op = op.parameter(p);
+                }
+            }
+            Place::Body => {
+                let content = ContentBuilder::new().schema(Some((arg.ty.schema)(schemas))).build();
+                op = op.request_body(Some(
+                    RequestBodyBuilder::new()
+                        .required(Some(Required::True))
+                        .content("application/json", content)
+                        .build(),
+                ));
+            }
+        }
+    }
+    let success = match spec.output {
+        Some(ty) => ResponseBuilder::new().description("Done").content(
+            "application/json",
+            ContentBuilder::new().schema(Some((ty.schema)(schemas))).build(),
+        ),
+        None => ResponseBuilder::new().description("Done (no content)"),
+    };
+    op = op.response(spec.status.to_string(), success.build());
+    let codes = spec.error_codes();
+    let mut statuses: Vec<u16> = codes.iter().map(|c| c.status()).collect();
+    statuses.sort_unstable();
+    statuses.dedup();
+    for status in statuses {
+        let meaning: Vec<String> = codes
+            .iter()
+            .filter(|c| c.status() == status)
+            .map(|c| format!("`{c}`: {}", c.meaning().trim()))
+            .collect();
+        let content = ContentBuilder::new()
+            .schema(Some(Ref::from_schema_name("ApiError")))
+            .build();
+        op = op.response(
+            status.to_string(),
+            ResponseBuilder::new()
+                .description(meaning.join(" "))
+                .content("application/json", content)
+                .build(),
+        );
+    }
+    op.build()
+}
+
+/// A doc comment's lines as one paragraph.
+fn join_lines(doc: &str) -> String {
+    doc.lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 /// The description as JSON.
@@ -99,6 +182,55 @@ mod tests {
         assert!(values("QueueStatus").contains(&"outcome_unknown".to_owned()));
         assert!(values("ExceptionKind").contains(&"conflicting_final".to_owned()));
         assert!(values("DeliveryState").contains(&"delivered".to_owned()));
+        assert!(values("ErrorCode").contains(&"idempotency_key_in_flight".to_owned()));
+    }
+
+    #[test]
+    fn every_reference_points_at_a_described_schema() {
+        fn refs(v: &serde_json::Value, out: &mut Vec<String>) {
+            match v {
+                serde_json::Value::Object(m) => {
+                    if let Some(r) = m.get("$ref").and_then(|r| r.as_str()) {
+                        out.push(r.to_owned());
+                    }
+                    m.values().for_each(|v| refs(v, out));
+                }
+                serde_json::Value::Array(a) => a.iter().for_each(|v| refs(v, out)),
+                _ => {}
+            }
+        }
+        let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
+        let mut found = Vec::new();
+        refs(&doc, &mut found);
+        assert!(found.len() > 50, "the operations refer to their types: {}", found.len());
+        for r in found {
+            let name = r.strip_prefix("#/components/schemas/").unwrap_or_else(|| panic!("{r}"));
+            assert!(doc["components"]["schemas"][name].is_object(), "{r} is not described");
+        }
+    }
+
+    #[test]
+    fn each_operation_of_the_catalogue_is_described_with_its_success_and_its_error_codes() {
+        use smsdesk_engine::operations::{Method, OPERATIONS};
+        let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
+        for spec in OPERATIONS {
+            let method = match spec.method {
+                Method::Get => "get",
+                Method::Post => "post",
+                Method::Patch => "patch",
+            };
+            let op = &doc["paths"][spec.http_path()][method];
+            assert_eq!(op["operationId"], spec.name, "{}: {op}", spec.name);
+            assert!(op["responses"][spec.status.to_string()].is_object(), "{}", spec.name);
+            for code in spec.error_codes() {
+                let answer = &op["responses"][code.status().to_string()];
+                assert!(
+                    answer["description"].as_str().unwrap().contains(&format!("`{code}`")),
+                    "{}: {code} is described: {answer}",
+                    spec.name
+                );
+            }
+        }
     }
 
     #[test]

@@ -1,5 +1,7 @@
 //! The API's routes over [`Service`](smsdesk_engine::service::Service): each reads its request, calls the
-//! service, and answers JSON. Every refusal is an [`ApiError`](smsdesk_engine::api::ApiError) with a stable
+//! service, and answers JSON. Each handler is named for its operation in the engine's catalogue
+//! (`smsdesk_engine::operations`), which holds its path, method, who may call it and its
+//! description; the router puts each behind its access check. Every refusal is an [`ApiError`](smsdesk_engine::api::ApiError) with a stable
 //! code; no route answers before what it reports is committed.
 
 use axum::body::Bytes;
@@ -11,16 +13,16 @@ use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
 
-use super::auth::{Authenticated, Operator};
+use super::auth::Allowed;
 use super::{AppState, Failure};
-use smsdesk_engine::api::ApiError;
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
-use smsdesk_engine::intake::{FieldError, SubmitMessage, SubmittedMessage};
-use smsdesk_engine::service::{Answer, MessageAction, ResolveRequest, SubmitBatch, SubmittedBatch};
+use smsdesk_engine::intake::{FieldError, SubmitMessage};
+use smsdesk_engine::service::{Answer, MessageAction, ResolveRequest, SubmitBatch};
 use smsdesk_engine::views;
 
-/// A JSON body, refused with an [`ApiError`] naming the field when it does not fit.
+/// A JSON body, refused with an [`ApiError`](smsdesk_engine::api::ApiError) naming the field when it does not fit.
 pub struct JsonBody<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
@@ -31,12 +33,11 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
             let status = e.status();
             if status == StatusCode::PAYLOAD_TOO_LARGE {
                 Failure::new(
-                    status,
-                    "too_large",
+                    ErrorCode::TooLarge,
                     "the request body is larger than this server accepts (http.max_body_kib)",
                 )
             } else {
-                Failure::new(status, "bad_request", e.body_text())
+                Failure::new(ErrorCode::BadRequest, e.body_text())
             }
         })?;
         parse_json(&bytes).map(JsonBody)
@@ -46,13 +47,8 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
 /// Reads a JSON document into `T`: bad JSON is 400, a document of the wrong shape is 422 with
 /// the path of the offending field.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
-    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
-        Failure::new(
-            StatusCode::BAD_REQUEST,
-            "bad_json",
-            format!("the body is not valid JSON: {e}"),
-        )
-    })?;
+    let value: serde_json::Value = serde_json::from_slice(bytes)
+        .map_err(|e| Failure::new(ErrorCode::BadJson, format!("the body is not valid JSON: {e}")))?;
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();
@@ -73,7 +69,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
         } else {
             "invalid_type"
         };
-        let mut f = Failure::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", format!("{field}: {inner}"));
+        let mut f = Failure::new(ErrorCode::Invalid, format!("{field}: {inner}"));
         f.body.errors = vec![FieldError {
             field,
             code: code.into(),
@@ -83,7 +79,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
     })
 }
 
-/// Query parameters, refused with an [`ApiError`] when they do not fit.
+/// Query parameters, refused with an [`ApiError`](smsdesk_engine::api::ApiError) when they do not fit.
 pub struct QueryParams<T>(pub T);
 
 impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T> {
@@ -93,7 +89,7 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequestParts<S> for QueryParams<T>
         Query::<T>::from_request_parts(parts, state)
             .await
             .map(|Query(q)| QueryParams(q))
-            .map_err(|e| Failure::new(StatusCode::UNPROCESSABLE_ENTITY, "invalid", e.body_text()))
+            .map_err(|e| Failure::new(ErrorCode::Invalid, e.body_text()))
     }
 }
 
@@ -106,25 +102,22 @@ impl<S: Send + Sync> FromRequestParts<S> for Id {
     async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Self::Rejection> {
         let Path(raw) = Path::<String>::from_request_parts(parts, state)
             .await
-            .map_err(|e| Failure::new(StatusCode::BAD_REQUEST, "bad_request", e.body_text()))?;
+            .map_err(|e| Failure::new(ErrorCode::BadRequest, e.body_text()))?;
         raw.parse::<i64>()
             .ok()
             .filter(|n| *n > 0)
             .map(Id)
-            .ok_or_else(|| Failure::new(StatusCode::NOT_FOUND, "not_found", format!("`{raw}` is not an id")))
+            .ok_or_else(|| Failure::new(ErrorCode::NotFound, format!("`{raw}` is not an id")))
     }
 }
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Failure> {
     match headers.get("idempotency-key") {
         None => Ok(None),
-        Some(v) => v.to_str().map(|s| Some(s.trim().to_owned())).map_err(|_| {
-            Failure::new(
-                StatusCode::BAD_REQUEST,
-                "bad_request",
-                "Idempotency-Key must be printable ASCII",
-            )
-        }),
+        Some(v) => v
+            .to_str()
+            .map(|s| Some(s.trim().to_owned()))
+            .map_err(|_| Failure::new(ErrorCode::BadRequest, "Idempotency-Key must be printable ASCII")),
     }
 }
 
@@ -138,20 +131,12 @@ fn created<T>(answer: Answer<T>) -> Response {
     r
 }
 
-/// Hands in one message.
-#[utoipa::path(post, path = "/api/v1/messages", tag = "messages",
-    request_body = SubmitMessage,
-    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]([ -~]{0,253}[!-~])?$", description = "Makes a repeat of this request return the first answer instead of a second message")),
-    responses(
-        (status = 201, description = "Committed: it is in the queue", body = SubmittedMessage),
-        (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
-        (status = 401, description = "No valid API key", body = ApiError),
-        (status = 409, description = "A request with this Idempotency-Key is still being processed", body = ApiError),
-        (status = 413, description = "Body too large", body = ApiError),
-        (status = 422, description = "Invalid fields, or the Idempotency-Key was used with another body", body = ApiError),
-    ))]
-pub async fn submit(
-    Authenticated(caller): Authenticated,
+pub async fn info(State(s): State<AppState>) -> Json<smsdesk_engine::api::AppInfo> {
+    Json((*s.ctx.info).clone())
+}
+
+pub async fn submit_message(
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     headers: HeaderMap,
     JsonBody(req): JsonBody<SubmitMessage>,
@@ -161,18 +146,8 @@ pub async fn submit(
     Ok(created(answer))
 }
 
-/// Hands in several messages: all are committed, or none (field errors name the message index).
-#[utoipa::path(post, path = "/api/v1/messages/batch", tag = "messages",
-    request_body = SubmitBatch,
-    params(("Idempotency-Key" = Option<String>, Header, min_length = 1, max_length = 255, pattern = "^[!-~]([ -~]{0,253}[!-~])?$", description = "As for a single message")),
-    responses(
-        (status = 201, description = "All committed", body = SubmittedBatch),
-        (status = 400, description = "Not JSON, or a bad Idempotency-Key", body = ApiError),
-        (status = 401, body = ApiError), (status = 409, body = ApiError), (status = 413, body = ApiError),
-        (status = 422, description = "Invalid fields (nothing was written)", body = ApiError),
-    ))]
 pub async fn submit_batch(
-    Authenticated(caller): Authenticated,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     headers: HeaderMap,
     JsonBody(req): JsonBody<SubmitBatch>,
@@ -189,58 +164,26 @@ fn channel(caller: &smsdesk_engine::apikeys::Caller) -> IntakeChannel {
     }
 }
 
-/// Checks messages as a submit would and writes nothing: each one's normalised number, encoding
-/// and parts, or every invalid field (the compose form's counter, a CSV import's preview).
-#[utoipa::path(post, path = "/api/v1/messages/preview", tag = "messages",
-    request_body = SubmitBatch,
-    responses(
-        (status = 200, description = "One row per message, in order", body = smsdesk_engine::service::Preview),
-        (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 413, body = ApiError),
-        (status = 422, description = "Not a batch, or too many messages", body = ApiError),
-    ))]
-pub async fn preview(
-    _: Authenticated,
+pub async fn preview_messages(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<SubmitBatch>,
 ) -> Result<Json<smsdesk_engine::service::Preview>, Failure> {
     Ok(Json(s.ctx.service.preview(&req)?))
 }
 
-/// Messages, newest first, filtered; follow `next_cursor` for the next page.
-#[utoipa::path(get, path = "/api/v1/messages", tag = "messages",
-    params(views::MessageFilter),
-    responses((status = 200, body = views::MessagePage), (status = 401, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn list_messages(
-    _: Authenticated,
     State(s): State<AppState>,
     QueryParams(f): QueryParams<views::MessageFilter>,
 ) -> Result<Json<views::MessagePage>, Failure> {
     Ok(Json(s.ctx.service.list_messages(f).await?))
 }
 
-/// One message: its computed state with the rule behind it, flags, attempts, receipts and timeline.
-#[utoipa::path(get, path = "/api/v1/messages/{id}", tag = "messages",
-    params(("id" = i64, Path)),
-    responses((status = 200, body = views::MessageDetail), (status = 401, body = ApiError), (status = 404, body = ApiError)))]
-pub async fn message(
-    _: Authenticated,
-    State(s): State<AppState>,
-    Id(id): Id,
-) -> Result<Json<views::MessageDetail>, Failure> {
+pub async fn message(State(s): State<AppState>, Id(id): Id) -> Result<Json<views::MessageDetail>, Failure> {
     Ok(Json(s.ctx.service.message(id).await?))
 }
 
-/// Sends a message again now. When its last try was accepted or its outcome is unknown, it may
-/// arrive twice: that needs `confirm_duplicate: true`.
-#[utoipa::path(post, path = "/api/v1/messages/{id}/retry", tag = "messages",
-    params(("id" = i64, Path)), request_body = MessageAction,
-    responses((status = 204, description = "Queued again"), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 404, body = ApiError),
-        (status = 409, description = "Not allowed now, or confirmation required", body = ApiError),
-        (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn retry(
-    Authenticated(caller): Authenticated,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     Id(id): Id,
     JsonBody(a): JsonBody<MessageAction>,
@@ -249,14 +192,8 @@ pub async fn retry(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Takes a message that has not been sent out of the queue.
-#[utoipa::path(post, path = "/api/v1/messages/{id}/cancel", tag = "messages",
-    params(("id" = i64, Path)), request_body = MessageAction,
-    responses((status = 204, description = "Cancelled"), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 404, body = ApiError), (status = 409, body = ApiError),
-        (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn cancel(
-    Authenticated(caller): Authenticated,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     Id(id): Id,
     JsonBody(a): JsonBody<MessageAction>,
@@ -265,38 +202,19 @@ pub async fn cancel(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The exception queue.
-#[utoipa::path(get, path = "/api/v1/exceptions", tag = "exceptions",
-    params(views::ExceptionFilter),
-    responses((status = 200, body = views::ExceptionPage), (status = 401, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn list_exceptions(
-    _: Authenticated,
     State(s): State<AppState>,
     QueryParams(f): QueryParams<views::ExceptionFilter>,
 ) -> Result<Json<views::ExceptionPage>, Failure> {
     Ok(Json(s.ctx.service.list_exceptions(f).await?))
 }
 
-/// One exception with its evidence.
-#[utoipa::path(get, path = "/api/v1/exceptions/{id}", tag = "exceptions",
-    params(("id" = i64, Path)),
-    responses((status = 200, body = views::ExceptionDetail), (status = 401, body = ApiError), (status = 404, body = ApiError)))]
-pub async fn exception(
-    _: Authenticated,
-    State(s): State<AppState>,
-    Id(id): Id,
-) -> Result<Json<views::ExceptionDetail>, Failure> {
+pub async fn exception(State(s): State<AppState>, Id(id): Id) -> Result<Json<views::ExceptionDetail>, Failure> {
     Ok(Json(s.ctx.service.exception(id).await?))
 }
 
-/// Resolves an exception with a decision and a note (audited; the evidence never changes).
-#[utoipa::path(post, path = "/api/v1/exceptions/{id}/resolve", tag = "exceptions",
-    params(("id" = i64, Path)), request_body = ResolveRequest,
-    responses((status = 204, description = "Resolved"), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 404, body = ApiError),
-        (status = 409, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn resolve(
-    Authenticated(caller): Authenticated,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     Id(id): Id,
     JsonBody(r): JsonBody<ResolveRequest>,
@@ -305,89 +223,48 @@ pub async fn resolve(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// The SMPP connection and its link state now (with the last error and since when).
-#[utoipa::path(get, path = "/api/v1/connection", tag = "overview",
-    responses((status = 200, body = smsdesk_engine::service::ConnectionStatus), (status = 401, body = ApiError)))]
-pub async fn connection(
-    _: Authenticated,
-    State(s): State<AppState>,
-) -> Result<Json<smsdesk_engine::service::ConnectionStatus>, Failure> {
+pub async fn connection(State(s): State<AppState>) -> Result<Json<smsdesk_engine::service::ConnectionStatus>, Failure> {
     Ok(Json(s.ctx.service.connection_status()?))
 }
 
-/// Queue depth, states and open exceptions at a glance.
-#[utoipa::path(get, path = "/api/v1/dashboard", tag = "overview",
-    responses((status = 200, body = views::Dashboard), (status = 401, body = ApiError)))]
-pub async fn dashboard(_: Authenticated, State(s): State<AppState>) -> Result<Json<views::Dashboard>, Failure> {
+pub async fn dashboard(State(s): State<AppState>) -> Result<Json<views::Dashboard>, Failure> {
     Ok(Json(s.ctx.service.dashboard().await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
+/// The activity's query: `?window=`, `hour` when not given.
+#[derive(Debug, Deserialize)]
 pub struct ActivityQuery {
-    /// `hour` (the last 60 minutes, by minute; the default), `day` (24 hours, by hour) or `month`
-    /// (30 days, by day).
     pub window: Option<views::ActivityWindow>,
 }
 
-/// Submits, receipts and receipt latency over time, and outcomes by day for the last 30 days
-/// (UTC buckets).
-#[utoipa::path(get, path = "/api/v1/dashboard/activity", tag = "overview", params(ActivityQuery),
-    responses((status = 200, body = views::Activity), (status = 401, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn activity(
-    _: Authenticated,
     State(s): State<AppState>,
     QueryParams(q): QueryParams<ActivityQuery>,
 ) -> Result<Json<views::Activity>, Failure> {
     Ok(Json(s.ctx.service.activity(q.window.unwrap_or_default()).await?))
 }
 
-#[derive(Debug, Deserialize, utoipa::IntoParams)]
-#[into_params(parameter_in = Query)]
-pub struct Page {
-    /// From a previous page's `next_cursor`.
-    pub cursor: Option<String>,
-    /// Rows per page, 1 to 500 (50 when not given).
-    #[param(minimum = 1, maximum = 500)]
-    pub limit: Option<u32>,
-}
-
-/// Every operator action and automatic decision, newest first.
-#[utoipa::path(get, path = "/api/v1/audit", tag = "overview", params(Page),
-    responses((status = 200, body = views::AuditPage), (status = 401, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn audit_log(
-    _: Authenticated,
     State(s): State<AppState>,
-    QueryParams(p): QueryParams<Page>,
+    QueryParams(p): QueryParams<views::PageRequest>,
 ) -> Result<Json<views::AuditPage>, Failure> {
     Ok(Json(s.ctx.service.audit_log(p.cursor, p.limit).await?))
 }
 
-/// API keys (operator only).
-#[utoipa::path(get, path = "/api/v1/keys", tag = "keys",
-    responses((status = 200, body = Vec<ApiKeyInfo>), (status = 401, body = ApiError), (status = 403, body = ApiError)))]
-pub async fn list_keys(_: Operator, State(s): State<AppState>) -> Result<Json<Vec<ApiKeyInfo>>, Failure> {
+pub async fn list_keys(State(s): State<AppState>) -> Result<Json<Vec<ApiKeyInfo>>, Failure> {
     Ok(Json(s.ctx.service.list_keys().await?))
 }
 
-/// Creates an API key (operator only). The key is in this answer and nowhere else.
-#[utoipa::path(post, path = "/api/v1/keys", tag = "keys", request_body = NewApiKey,
-    responses((status = 201, body = CreatedApiKey), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 403, body = ApiError), (status = 422, body = ApiError)))]
 pub async fn create_key(
-    Operator(caller): Operator,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     JsonBody(new): JsonBody<NewApiKey>,
 ) -> Result<(StatusCode, Json<CreatedApiKey>), Failure> {
     Ok((StatusCode::CREATED, Json(s.ctx.service.create_key(&caller, new).await?)))
 }
 
-/// Revokes an API key at once (operator only).
-#[utoipa::path(post, path = "/api/v1/keys/{id}/revoke", tag = "keys", params(("id" = i64, Path)),
-    responses((status = 204, description = "Revoked"), (status = 401, body = ApiError), (status = 403, body = ApiError),
-        (status = 404, body = ApiError), (status = 409, body = ApiError)))]
 pub async fn revoke_key(
-    Operator(caller): Operator,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     Id(id): Id,
 ) -> Result<StatusCode, Failure> {
@@ -395,53 +272,28 @@ pub async fn revoke_key(
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Brings the desktop window to the front (operator only). A second start of the app asks this of
-/// the running one instead of opening a second window on the same data; 409 `no_window` when the
-/// instance runs headless.
-#[utoipa::path(post, path = "/api/v1/window/show", tag = "overview",
-    responses((status = 204, description = "The window was asked to come to the front"), (status = 401, body = ApiError),
-        (status = 403, body = ApiError), (status = 409, description = "No window: the instance runs headless", body = ApiError)))]
-pub async fn show_window(_: Operator, State(s): State<AppState>) -> Result<StatusCode, Failure> {
+pub async fn show_window(State(s): State<AppState>) -> Result<StatusCode, Failure> {
     s.ctx.service.show_window()?;
     Ok(StatusCode::NO_CONTENT)
 }
 
-/// Every setting as saved, where each comes from (default, file, environment variable) and when
-/// a change to it applies (operator only). Secrets are never in it.
-#[utoipa::path(get, path = "/api/v1/settings", tag = "settings",
-    responses((status = 200, body = smsdesk_engine::settings::SettingsView), (status = 401, body = ApiError), (status = 403, body = ApiError),
-        (status = 409, description = "The config file no longer loads", body = ApiError)))]
 pub async fn settings(
-    Operator(caller): Operator,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
 ) -> Result<Json<smsdesk_engine::settings::SettingsView>, Failure> {
     Ok(Json(s.ctx.service.settings(&caller)?))
 }
 
-/// Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted) and
-/// applies what may change while running; every invalid field is named and nothing is written
-/// (operator only, audited).
-#[utoipa::path(patch, path = "/api/v1/settings", tag = "settings", request_body = smsdesk_engine::settings::SettingsUpdate,
-    responses((status = 200, body = smsdesk_engine::settings::SettingsSaved), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 403, body = ApiError),
-        (status = 409, description = "The config file no longer loads", body = ApiError),
-        (status = 413, body = ApiError), (status = 422, description = "Invalid fields (nothing was written)", body = ApiError)))]
 pub async fn update_settings(
-    Operator(caller): Operator,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     JsonBody(req): JsonBody<smsdesk_engine::settings::SettingsUpdate>,
 ) -> Result<Json<smsdesk_engine::settings::SettingsSaved>, Failure> {
     Ok(Json(s.ctx.service.update_settings(&caller, req).await?))
 }
 
-/// Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound, refused
-/// (with the status's name), unreachable or timed out, within seconds (operator only).
-#[utoipa::path(post, path = "/api/v1/settings/test-connection", tag = "settings", request_body = smsdesk_engine::settings::ConnectionTest,
-    responses((status = 200, body = smsdesk_engine::settings::ConnectionTestResult), (status = 400, description = "Not JSON", body = ApiError),
-        (status = 401, body = ApiError), (status = 403, body = ApiError), (status = 413, body = ApiError),
-        (status = 422, description = "Invalid fields", body = ApiError)))]
 pub async fn test_connection(
-    Operator(caller): Operator,
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     JsonBody(req): JsonBody<smsdesk_engine::settings::ConnectionTest>,
 ) -> Result<Json<smsdesk_engine::settings::ConnectionTestResult>, Failure> {

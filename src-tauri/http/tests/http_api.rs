@@ -1058,3 +1058,75 @@ async fn health_reports_the_writer_the_link_and_the_last_checkpoint_and_503_whil
     let (code, body) = health_until(&t, |c, _| c == StatusCode::OK).await;
     assert_eq!(code, StatusCode::OK, "healthy again once the writer answers: {body}");
 }
+
+/// A request for `spec` at its method and path (path arguments as `1`), with `key` if any and an
+/// empty JSON object as the body of those that take one.
+fn request_for(t: &Running, spec: &smsdesk_engine::operations::Spec, key: Option<&str>) -> reqwest::RequestBuilder {
+    use smsdesk_engine::operations::{Method, Place};
+    let url = format!("{}{}", t.url, spec.http_path().replace("{id}", "1"));
+    let mut r = match spec.method {
+        Method::Get => t.http.get(url),
+        Method::Post => t.http.post(url),
+        Method::Patch => t.http.patch(url),
+    };
+    if spec.args.iter().any(|a| a.place == Place::Body) {
+        r = r.json(&json!({}));
+    }
+    match key {
+        Some(k) => r.bearer_auth(k),
+        None => r,
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_operation_of_the_catalogue_is_served_at_its_path_to_exactly_those_it_allows() {
+    use smsdesk_engine::operations::{Access, OPERATIONS};
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("website").await;
+    let messages_before = t.count("message");
+    for spec in OPERATIONS {
+        let anonymous = request_for(&t, spec, None).send().await.unwrap();
+        assert_eq!(
+            anonymous.status(),
+            StatusCode::UNAUTHORIZED,
+            "{}: a request without a credential must be refused",
+            spec.name
+        );
+        let with_key = request_for(&t, spec, Some(&key)).send().await.unwrap();
+        let status = with_key.status();
+        let body: Value = with_key.json().await.unwrap_or(Value::Null);
+        match spec.access {
+            Access::Operator => {
+                assert_eq!(status, StatusCode::FORBIDDEN, "{}: {body}", spec.name);
+                assert_eq!(body["code"], "forbidden", "{}: {body}", spec.name);
+                assert!(
+                    body["message"].as_str().unwrap().contains(spec.name),
+                    "the refusal names the operation: {body}"
+                );
+            }
+            Access::Key => {
+                assert!(
+                    !matches!(
+                        status,
+                        StatusCode::UNAUTHORIZED | StatusCode::FORBIDDEN | StatusCode::METHOD_NOT_ALLOWED
+                    ),
+                    "{}: an API key may call it at {} {}: {status} {body}",
+                    spec.name,
+                    spec.method.as_str(),
+                    spec.http_path()
+                );
+                assert!(
+                    !body["message"].as_str().unwrap_or("").starts_with("no API route"),
+                    "{}: served at its path: {body}",
+                    spec.name
+                );
+            }
+        }
+    }
+    assert_eq!(
+        t.count("message"),
+        messages_before,
+        "empty bodies are refused: nothing was queued"
+    );
+    t.stop().await;
+}

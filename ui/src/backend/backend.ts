@@ -1,51 +1,19 @@
-import type { Activity } from "../bindings/Activity";
-import type { ActivityWindow } from "../bindings/ActivityWindow";
 import type { ApiError } from "../bindings/ApiError";
-import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
-import type { AppInfo } from "../bindings/AppInfo";
-import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
-import type { ConnectionStatus } from "../bindings/ConnectionStatus";
-import type { ConnectionTest } from "../bindings/ConnectionTest";
-import type { ConnectionTestResult } from "../bindings/ConnectionTestResult";
-import type { CreatedApiKey } from "../bindings/CreatedApiKey";
-import type { Dashboard } from "../bindings/Dashboard";
-import type { ExceptionDetail } from "../bindings/ExceptionDetail";
-import type { ExceptionFilter } from "../bindings/ExceptionFilter";
-import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { ErrorCode } from "../bindings/ErrorCode";
 import type { ExportProgress } from "../bindings/ExportProgress";
 import type { FieldError } from "../bindings/FieldError";
-import type { MessageAction } from "../bindings/MessageAction";
-import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageFilter } from "../bindings/MessageFilter";
-import type { MessagePage } from "../bindings/MessagePage";
-import type { NewApiKey } from "../bindings/NewApiKey";
-import type { PageRequest } from "../bindings/PageRequest";
-import type { Preview } from "../bindings/Preview";
-import type { ResolveRequest } from "../bindings/ResolveRequest";
-import type { SettingsSaved } from "../bindings/SettingsSaved";
-import type { SettingsUpdate } from "../bindings/SettingsUpdate";
-import type { SettingsView } from "../bindings/SettingsView";
-import type { SubmitBatch } from "../bindings/SubmitBatch";
-import type { SubmitMessage } from "../bindings/SubmitMessage";
-import type { SubmittedBatch } from "../bindings/SubmittedBatch";
-import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import type { Operations } from "../bindings/operations";
 
 /**
- * Everything the UI asks of the engine: the engine's service, operation for operation. There are
- * two implementations, one per transport (Tauri IPC inside the desktop window, HTTP in a
- * browser); screens only ever see this interface. Every method rejects with a BackendError.
+ * Everything the UI asks of the engine. The operations (`Operations`, one method per operation
+ * of the engine's catalogue, generated with its documentation) and two that differ by transport:
+ * the export and live updates. There are two implementations, one per transport (Tauri IPC
+ * inside the desktop window, HTTP in a browser); screens only ever see this interface. Every
+ * method rejects with a BackendError.
  */
-export interface Backend {
-  info(): Promise<AppInfo>;
-
-  /** Hands in one message; answers once it is committed to the queue. A repeat with the same idempotency key gets the first answer. */
-  submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage>;
-  /** Hands in several messages (at most intake.max_batch): all are queued, or none. Same idempotency rules. */
-  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch>;
-  /** Checks messages as a submit would (number, encoding, parts, field errors); writes nothing. */
-  previewMessages(batch: SubmitBatch): Promise<Preview>;
-  listMessages(filter: MessageFilter): Promise<MessagePage>;
+export interface Backend extends Operations {
   /**
    * Saves every message `filter` selects (its cursor and limit are ignored) as a CSV file: a
    * download in a browser, a file chosen in the save dialog in the window. Resolves with how many
@@ -54,32 +22,6 @@ export interface Backend {
    * `dialog_unavailable` when the window cannot show a save dialog.
    */
   exportMessages(filter: MessageFilter, options?: ExportOptions): Promise<number | null>;
-  message(id: number): Promise<MessageDetail>;
-  retry(id: number, action: MessageAction): Promise<void>;
-  cancel(id: number, action: MessageAction): Promise<void>;
-
-  listExceptions(filter: ExceptionFilter): Promise<ExceptionPage>;
-  exception(id: number): Promise<ExceptionDetail>;
-  resolve(id: number, request: ResolveRequest): Promise<void>;
-
-  dashboard(): Promise<Dashboard>;
-  /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day. */
-  activity(window: ActivityWindow): Promise<Activity>;
-  /** The SMPP connection and its link state now (not a store change: poll it). */
-  connection(): Promise<ConnectionStatus>;
-  auditLog(page: PageRequest): Promise<AuditPage>;
-
-  /** Key management is the operator's: over HTTP these reject with `forbidden`. */
-  listKeys(): Promise<ApiKeyInfo[]>;
-  createKey(key: NewApiKey): Promise<CreatedApiKey>;
-  revokeKey(id: number): Promise<void>;
-
-  /** Settings are the operator's too: over HTTP with an API key these reject with `forbidden`. */
-  settings(): Promise<SettingsView>;
-  /** Saves changed settings; rejects with `invalid` naming every bad field, and writes nothing then. */
-  updateSettings(update: SettingsUpdate): Promise<SettingsSaved>;
-  /** A trial bind with unsaved connection settings. */
-  testConnection(test: ConnectionTest): Promise<ConnectionTestResult>;
 
   /**
    * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
@@ -109,6 +51,12 @@ export const CLIENT_ERROR_CODES = {
   dialogUnavailable: "dialog_unavailable",
 } as const;
 
+/** A code produced on the UI side. */
+export type ClientErrorCode = (typeof CLIENT_ERROR_CODES)[keyof typeof CLIENT_ERROR_CODES];
+
+/** Any code a BackendError carries: the engine's own, or one of the UI's. */
+export type BackendErrorCode = ErrorCode | ClientErrorCode;
+
 /** Codes of the engine's answers that the UI itself acts on. */
 export const ERROR_CODES = {
   /** No key, or an unknown or revoked one (HTTP 401): the browser must sign in again. */
@@ -117,18 +65,18 @@ export const ERROR_CODES = {
   forbidden: "forbidden",
   /** Fields were refused; `errors` names each. */
   invalid: "invalid",
-} as const;
+} as const satisfies Record<string, ErrorCode>;
 
 /**
  * An error as the UI sees it. Screens branch on `code` (a stable identifier
  * chosen by the engine or listed in CLIENT_ERROR_CODES), never on `message`,
  * which is for people.
  */
-export class BackendError extends Error implements ApiError {
-  readonly code: string;
+export class BackendError extends Error {
+  readonly code: BackendErrorCode;
   readonly errors: FieldError[];
 
-  constructor(code: string, message: string, options?: { cause?: unknown; errors?: FieldError[] | undefined }) {
+  constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown; errors?: FieldError[] | undefined }) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BackendError";
     this.code = code;

@@ -1,36 +1,12 @@
-import type { Activity } from "../bindings/Activity";
-import type { ActivityWindow } from "../bindings/ActivityWindow";
-import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { AppInfo } from "../bindings/AppInfo";
-import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
-import type { ConnectionStatus } from "../bindings/ConnectionStatus";
-import type { ConnectionTest } from "../bindings/ConnectionTest";
-import type { ConnectionTestResult } from "../bindings/ConnectionTestResult";
-import type { CreatedApiKey } from "../bindings/CreatedApiKey";
-import type { SettingsSaved } from "../bindings/SettingsSaved";
-import type { SettingsUpdate } from "../bindings/SettingsUpdate";
-import type { SettingsView } from "../bindings/SettingsView";
-import type { Dashboard } from "../bindings/Dashboard";
-import type { ExceptionDetail } from "../bindings/ExceptionDetail";
-import type { ExceptionFilter } from "../bindings/ExceptionFilter";
-import type { ExceptionPage } from "../bindings/ExceptionPage";
 import type { ExportProgress } from "../bindings/ExportProgress";
-import type { MessageAction } from "../bindings/MessageAction";
-import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageFilter } from "../bindings/MessageFilter";
-import type { MessagePage } from "../bindings/MessagePage";
-import type { NewApiKey } from "../bindings/NewApiKey";
-import type { PageRequest } from "../bindings/PageRequest";
-import type { Preview } from "../bindings/Preview";
-import type { ResolveRequest } from "../bindings/ResolveRequest";
-import type { SubmitBatch } from "../bindings/SubmitBatch";
-import type { SubmitMessage } from "../bindings/SubmitMessage";
-import type { SubmittedBatch } from "../bindings/SubmittedBatch";
-import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import type { OperationRoute, Operations } from "../bindings/operations";
 import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend, type ExportOptions } from "./backend";
 import { openEventStream } from "./events";
 import { CsvRecordCounter, downloadBlob, exportFileName } from "./exportFile";
+import { operationsOver } from "./operations";
 import { ApiKeySession, memoryKeyStore, type KeySignIn } from "./session";
 
 const API_PREFIX = "/api/v1";
@@ -59,8 +35,12 @@ interface Call {
   readonly key?: string;
 }
 
+// The operations are assigned in the constructor, from the catalogue.
+export interface HttpBackend extends Operations {}
+
 /**
- * Talks to the engine's HTTP API, for the UI served to a browser. Every request carries the
+ * Talks to the engine's HTTP API, for the UI served to a browser: each operation at the method
+ * and path the catalogue gives it. Every request carries the
  * session's key as `Authorization: Bearer`; a 401 drops the key, which takes the UI back to the
  * sign-in screen.
  */
@@ -78,6 +58,10 @@ export class HttpBackend implements Backend, KeySignIn {
     this.session = options.session ?? new ApiKeySession(memoryKeyStore());
     this.#events = options.events;
     this.#download = options.download ?? downloadBlob;
+    Object.assign(
+      this,
+      operationsOver((route, args) => this.#operation(route, args)),
+    );
   }
 
   async signIn(key: string): Promise<AppInfo> {
@@ -86,40 +70,6 @@ export class HttpBackend implements Backend, KeySignIn {
     const info = await this.#call<AppInfo>({ method: "GET", path: "/info", key: candidate });
     this.session.signIn(candidate);
     return info;
-  }
-
-  info(): Promise<AppInfo> {
-    return this.#call({ method: "GET", path: "/info" });
-  }
-
-  submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage> {
-    return this.#call({
-      method: "POST",
-      path: "/messages",
-      body: message,
-      headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
-    });
-  }
-
-  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch> {
-    return this.#call({
-      method: "POST",
-      path: "/messages/batch",
-      body: batch,
-      headers: idempotencyKey === undefined ? {} : { "Idempotency-Key": idempotencyKey },
-    });
-  }
-
-  previewMessages(batch: SubmitBatch): Promise<Preview> {
-    return this.#call({ method: "POST", path: "/messages/preview", body: batch });
-  }
-
-  listMessages(filter: MessageFilter): Promise<MessagePage> {
-    return this.#call({ method: "GET", path: "/messages", query: filter });
-  }
-
-  message(id: number): Promise<MessageDetail> {
-    return this.#call({ method: "GET", path: `/messages/${segment(id)}` });
   }
 
   /**
@@ -182,66 +132,6 @@ export class HttpBackend implements Backend, KeySignIn {
     return exported;
   }
 
-  retry(id: number, action: MessageAction): Promise<void> {
-    return this.#call({ method: "POST", path: `/messages/${segment(id)}/retry`, body: action });
-  }
-
-  cancel(id: number, action: MessageAction): Promise<void> {
-    return this.#call({ method: "POST", path: `/messages/${segment(id)}/cancel`, body: action });
-  }
-
-  listExceptions(filter: ExceptionFilter): Promise<ExceptionPage> {
-    return this.#call({ method: "GET", path: "/exceptions", query: filter });
-  }
-
-  exception(id: number): Promise<ExceptionDetail> {
-    return this.#call({ method: "GET", path: `/exceptions/${segment(id)}` });
-  }
-
-  resolve(id: number, request: ResolveRequest): Promise<void> {
-    return this.#call({ method: "POST", path: `/exceptions/${segment(id)}/resolve`, body: request });
-  }
-
-  dashboard(): Promise<Dashboard> {
-    return this.#call({ method: "GET", path: "/dashboard" });
-  }
-
-  activity(window: ActivityWindow): Promise<Activity> {
-    return this.#call({ method: "GET", path: "/dashboard/activity", query: { window } });
-  }
-
-  connection(): Promise<ConnectionStatus> {
-    return this.#call({ method: "GET", path: "/connection" });
-  }
-
-  auditLog(page: PageRequest): Promise<AuditPage> {
-    return this.#call({ method: "GET", path: "/audit", query: page });
-  }
-
-  listKeys(): Promise<ApiKeyInfo[]> {
-    return this.#call({ method: "GET", path: "/keys" });
-  }
-
-  createKey(key: NewApiKey): Promise<CreatedApiKey> {
-    return this.#call({ method: "POST", path: "/keys", body: key });
-  }
-
-  revokeKey(id: number): Promise<void> {
-    return this.#call({ method: "POST", path: `/keys/${segment(id)}/revoke` });
-  }
-
-  settings(): Promise<SettingsView> {
-    return this.#call({ method: "GET", path: "/settings" });
-  }
-
-  updateSettings(update: SettingsUpdate): Promise<SettingsSaved> {
-    return this.#call({ method: "PATCH", path: "/settings", body: update });
-  }
-
-  testConnection(test: ConnectionTest): Promise<ConnectionTestResult> {
-    return this.#call({ method: "POST", path: "/settings/test-connection", body: test });
-  }
-
   subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void {
     return openEventStream({
       url: `${this.#base}${API_PREFIX}/events`,
@@ -251,6 +141,35 @@ export class HttpBackend implements Backend, KeySignIn {
       onUnauthorized: (key, error) => this.session.refuse(key, error),
       ...this.#events,
     });
+  }
+
+  /** One operation: its arguments in the path, the query, the body or a header, as its route says. */
+  #operation(route: OperationRoute, args: readonly unknown[]): Promise<unknown> {
+    let path = route.path;
+    const query: Record<string, Query[string]> = {};
+    const headers: Record<string, string> = {};
+    let body: unknown;
+    route.args.forEach((arg, i) => {
+      const value = args[i];
+      switch (arg.place) {
+        case "path":
+          path = path.replace(`{${arg.name}}`, segment(value));
+          break;
+        case "query":
+          Object.assign(query, value);
+          break;
+        case "param":
+          query[arg.name] = value as Query[string];
+          break;
+        case "body":
+          body = value;
+          break;
+        case "header":
+          if (value !== undefined && value !== null && arg.header !== undefined) headers[arg.header] = String(value);
+          break;
+      }
+    });
+    return this.#call({ method: route.method, path, query, body, headers });
   }
 
   async #call<T>(call: Call): Promise<T> {
@@ -295,7 +214,7 @@ export class HttpBackend implements Backend, KeySignIn {
   }
 }
 
-function segment(id: number): string {
+function segment(id: unknown): string {
   return encodeURIComponent(String(id));
 }
 

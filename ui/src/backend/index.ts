@@ -4,6 +4,8 @@ export {
   CLIENT_ERROR_CODES,
   ERROR_CODES,
   type Backend,
+  type BackendErrorCode,
+  type ClientErrorCode,
   type ExportOptions,
 } from "./backend";
 export { HttpBackend } from "./http";

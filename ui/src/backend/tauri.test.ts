@@ -66,7 +66,7 @@ function fakeEvents() {
 const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 
 describe("TauriBackend", () => {
-  it("calls the app_info command", async () => {
+  it("calls the info command", async () => {
     const calls: string[] = [];
     const backend = new TauriBackend(
       invoking((command) => {
@@ -76,7 +76,7 @@ describe("TauriBackend", () => {
       noListen,
     );
     await expect(backend.info()).resolves.toEqual(info);
-    expect(calls).toEqual(["app_info"]);
+    expect(calls).toEqual(["info"]);
   });
 
   it("calls one command per operation, with the Rust parameters as camelCase arguments", async () => {
@@ -118,20 +118,20 @@ describe("TauriBackend", () => {
         batch: { messages: [{ destination: "+1", text: "x" }] },
       }],
       [(b) => b.listMessages(filter), "list_messages", { filter }],
-      [(b) => b.message(7), "message_detail", { id: 7 }],
-      [(b) => b.retry(7, action), "retry_message", { id: 7, action }],
-      [(b) => b.cancel(7, action), "cancel_message", { id: 7, action }],
+      [(b) => b.message(7), "message", { id: 7 }],
+      [(b) => b.retry(7, action), "retry", { id: 7, action }],
+      [(b) => b.cancel(7, action), "cancel", { id: 7, action }],
       [(b) => b.listExceptions({ status: null, kind: null, cursor: null, limit: 10 }), "list_exceptions", {
         filter: { status: null, kind: null, cursor: null, limit: 10 },
       }],
-      [(b) => b.exception(3), "exception_detail", { id: 3 }],
-      [(b) => b.resolve(3, { action: "dismiss", note: "noise" }), "resolve_exception", {
+      [(b) => b.exception(3), "exception", { id: 3 }],
+      [(b) => b.resolve(3, { action: "dismiss", note: "noise" }), "resolve", {
         id: 3,
         request: { action: "dismiss", note: "noise" },
       }],
       [(b) => b.dashboard(), "dashboard", undefined],
-      [(b) => b.activity("day"), "dashboard_activity", { window: "day" }],
-      [(b) => b.connection(), "connection_status", undefined],
+      [(b) => b.activity("day"), "activity", { window: "day" }],
+      [(b) => b.connection(), "connection", undefined],
       [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
       [(b) => b.listKeys(), "list_keys", undefined],
       [(b) => b.createKey({ name: "crm", webhook_url: null }), "create_key", { key: { name: "crm", webhook_url: null } }],

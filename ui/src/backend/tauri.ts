@@ -1,36 +1,10 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen } from "@tauri-apps/api/event";
 import { save } from "@tauri-apps/plugin-dialog";
-import type { Activity } from "../bindings/Activity";
-import type { ActivityWindow } from "../bindings/ActivityWindow";
-import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
-import type { AppInfo } from "../bindings/AppInfo";
-import type { AuditPage } from "../bindings/AuditPage";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
-import type { ConnectionStatus } from "../bindings/ConnectionStatus";
-import type { ConnectionTest } from "../bindings/ConnectionTest";
-import type { ConnectionTestResult } from "../bindings/ConnectionTestResult";
-import type { CreatedApiKey } from "../bindings/CreatedApiKey";
-import type { SettingsSaved } from "../bindings/SettingsSaved";
-import type { SettingsUpdate } from "../bindings/SettingsUpdate";
-import type { SettingsView } from "../bindings/SettingsView";
-import type { Dashboard } from "../bindings/Dashboard";
-import type { ExceptionDetail } from "../bindings/ExceptionDetail";
-import type { ExceptionFilter } from "../bindings/ExceptionFilter";
-import type { ExceptionPage } from "../bindings/ExceptionPage";
 import type { ExportProgress } from "../bindings/ExportProgress";
-import type { MessageAction } from "../bindings/MessageAction";
-import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageFilter } from "../bindings/MessageFilter";
-import type { MessagePage } from "../bindings/MessagePage";
-import type { NewApiKey } from "../bindings/NewApiKey";
-import type { PageRequest } from "../bindings/PageRequest";
-import type { Preview } from "../bindings/Preview";
-import type { ResolveRequest } from "../bindings/ResolveRequest";
-import type { SubmitBatch } from "../bindings/SubmitBatch";
-import type { SubmitMessage } from "../bindings/SubmitMessage";
-import type { SubmittedBatch } from "../bindings/SubmittedBatch";
-import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import type { OperationRoute, Operations } from "../bindings/operations";
 import {
   asBackendError,
   BackendError,
@@ -41,6 +15,7 @@ import {
   type ExportOptions,
 } from "./backend";
 import { exportFileName } from "./exportFile";
+import { operationsOver } from "./operations";
 
 export type InvokeFn = <T>(command: string, args?: Record<string, unknown>) => Promise<T>;
 export type ListenFn = <T>(event: string, handler: (event: { payload: T }) => void) => Promise<() => void>;
@@ -50,10 +25,13 @@ export type SaveFn = (options: {
   filters: { name: string; extensions: string[] }[];
 }) => Promise<string | null>;
 
+// The operations are assigned in the constructor, from the catalogue.
+export interface TauriBackend extends Operations {}
+
 /**
- * Talks to the engine through Tauri commands, inside the desktop window (src-tauri/src/commands.rs,
- * one command per operation; argument names are the Rust parameters in camelCase). The window is
- * the operator: it needs no key.
+ * Talks to the engine through Tauri commands, inside the desktop window: one command per
+ * operation, named as in the catalogue, with its arguments as named fields (camelCase). The
+ * window is the operator: it needs no key.
  */
 export class TauriBackend implements Backend {
   readonly #invoke: InvokeFn;
@@ -64,30 +42,10 @@ export class TauriBackend implements Backend {
     this.#invoke = invokeFn;
     this.#listen = listenFn;
     this.#save = saveFn;
-  }
-
-  info(): Promise<AppInfo> {
-    return this.#call("app_info");
-  }
-
-  submitMessage(message: SubmitMessage, idempotencyKey?: string): Promise<SubmittedMessage> {
-    return this.#call("submit_message", { message, idempotencyKey: idempotencyKey ?? null });
-  }
-
-  submitBatch(batch: SubmitBatch, idempotencyKey?: string): Promise<SubmittedBatch> {
-    return this.#call("submit_batch", { batch, idempotencyKey: idempotencyKey ?? null });
-  }
-
-  previewMessages(batch: SubmitBatch): Promise<Preview> {
-    return this.#call("preview_messages", { batch });
-  }
-
-  listMessages(filter: MessageFilter): Promise<MessagePage> {
-    return this.#call("list_messages", { filter });
-  }
-
-  message(id: number): Promise<MessageDetail> {
-    return this.#call("message_detail", { id });
+    Object.assign(
+      this,
+      operationsOver((route, args) => this.#operation(route, args)),
+    );
   }
 
   /**
@@ -120,66 +78,6 @@ export class TauriBackend implements Backend {
       signal?.removeEventListener("abort", cancel);
       unlisten(stop);
     }
-  }
-
-  retry(id: number, action: MessageAction): Promise<void> {
-    return this.#done("retry_message", { id, action });
-  }
-
-  cancel(id: number, action: MessageAction): Promise<void> {
-    return this.#done("cancel_message", { id, action });
-  }
-
-  listExceptions(filter: ExceptionFilter): Promise<ExceptionPage> {
-    return this.#call("list_exceptions", { filter });
-  }
-
-  exception(id: number): Promise<ExceptionDetail> {
-    return this.#call("exception_detail", { id });
-  }
-
-  resolve(id: number, request: ResolveRequest): Promise<void> {
-    return this.#done("resolve_exception", { id, request });
-  }
-
-  dashboard(): Promise<Dashboard> {
-    return this.#call("dashboard");
-  }
-
-  activity(window: ActivityWindow): Promise<Activity> {
-    return this.#call("dashboard_activity", { window });
-  }
-
-  connection(): Promise<ConnectionStatus> {
-    return this.#call("connection_status");
-  }
-
-  auditLog(page: PageRequest): Promise<AuditPage> {
-    return this.#call("audit_log", { page });
-  }
-
-  listKeys(): Promise<ApiKeyInfo[]> {
-    return this.#call("list_keys");
-  }
-
-  createKey(key: NewApiKey): Promise<CreatedApiKey> {
-    return this.#call("create_key", { key });
-  }
-
-  revokeKey(id: number): Promise<void> {
-    return this.#done("revoke_key", { id });
-  }
-
-  settings(): Promise<SettingsView> {
-    return this.#call("settings");
-  }
-
-  updateSettings(update: SettingsUpdate): Promise<SettingsSaved> {
-    return this.#call("update_settings", { update });
-  }
-
-  testConnection(test: ConnectionTest): Promise<ConnectionTestResult> {
-    return this.#call("test_connection", { test });
   }
 
   /** The shell forwards the store's committed changes as the events `change` and `resync`. */
@@ -216,8 +114,11 @@ export class TauriBackend implements Backend {
     };
   }
 
-  async #done(command: string, args?: Record<string, unknown>): Promise<void> {
-    await this.#call<unknown>(command, args);
+  /** One operation: its command, with each argument by name (a left-out one as null). */
+  async #operation(route: OperationRoute, args: readonly unknown[]): Promise<unknown> {
+    const named = Object.fromEntries(route.args.map((arg, i) => [arg.name, args[i] ?? null]));
+    const answer = await this.#call<unknown>(route.command, route.args.length === 0 ? undefined : named);
+    return route.answers ? answer : undefined;
   }
 
   async #call<T>(command: string, args?: Record<string, unknown>): Promise<T> {

@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import { CLIENT_ERROR_CODES, ERROR_CODES, type BackendError } from "../backend";
+import { CLIENT_ERROR_CODES, ERROR_CODES, type BackendError, type BackendErrorCode } from "../backend";
 import { useI18n } from "../i18n/context";
 import type { MessageKey } from "../i18n/i18n";
 
@@ -14,6 +14,7 @@ type ExplanationKey = Extract<
   | "error.generic"
   | "error.notFound"
   | "error.notAllowed"
+  | "error.decisionNotAllowed"
   | "error.validityEnded"
   | "error.noteRequired"
   | "error.notOpen"
@@ -23,7 +24,7 @@ type ExplanationKey = Extract<
   | "error.internal"
 >;
 
-const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
+const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>>> = {
   [CLIENT_ERROR_CODES.unreachable]: "error.unreachable",
   [CLIENT_ERROR_CODES.badResponse]: "error.badResponse",
   [ERROR_CODES.unauthorized]: "error.unauthorized",
@@ -32,6 +33,7 @@ const EXPLAINED_CODES: Readonly<Record<string, ExplanationKey>> = {
   // The engine's action and decision refusals (http/error.rs), explained for people.
   not_found: "error.notFound",
   not_allowed: "error.notAllowed",
+  decision_not_allowed: "error.decisionNotAllowed",
   validity_ended: "error.validityEnded",
   note_required: "error.noteRequired",
   not_open: "error.notOpen",

@@ -898,6 +898,7 @@ export const en = {
   "resolution.auto": "Settled by new evidence ({reason})",
 
   "error.notFound": "It does not exist (any more).",
+  "error.decisionNotAllowed": "The engine refused: this decision does not apply to this kind of exception.",
   "error.notAllowed": "The engine refused: this cannot be done in its current state (it may have changed meanwhile).",
   "error.validityEnded": "Its validity has ended: a message is never sent late.",
   "error.noteRequired": "A note is required.",

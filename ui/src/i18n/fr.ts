@@ -896,6 +896,7 @@ export const fr: Dictionary = {
   "resolution.auto": "Réglée par un nouvel élément ({reason})",
 
   "error.notFound": "Cela n’existe pas (ou plus).",
+  "error.decisionNotAllowed": "Le moteur a refusé : cette décision ne s’applique pas à ce type d’exception.",
   "error.notAllowed": "Le moteur a refusé : ce n’est pas possible dans son état actuel (il a peut-être changé entre-temps).",
   "error.validityEnded": "Sa validité a pris fin : un message n’est jamais envoyé en retard.",
   "error.noteRequired": "Une note est obligatoire.",

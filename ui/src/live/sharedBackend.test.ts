@@ -40,8 +40,8 @@ describe("shareSubscription", () => {
   it("passes every operation through", async () => {
     const inner = new FakeBackend();
     const shared = shareSubscription(inner);
-    await expect(shared.message(3)).rejects.toMatchObject({ code: "not_stubbed" });
-    await expect(shared.resolve(1, { action: "dismiss", note: "n" })).rejects.toMatchObject({ code: "not_stubbed" });
+    await expect(shared.message(3)).rejects.toMatchObject({ code: "bad_response", message: expect.stringContaining("no answer in this test") });
+    await expect(shared.resolve(1, { action: "dismiss", note: "n" })).rejects.toMatchObject({ code: "bad_response", message: expect.stringContaining("no answer in this test") });
     expect(inner.calls).toEqual(["message", "resolve"]);
   });
 

@@ -1,4 +1,4 @@
-import { BackendError, type Backend } from "../backend";
+import { BackendError, CLIENT_ERROR_CODES, type Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 
 /**
@@ -29,7 +29,7 @@ export class FakeBackend implements Backend {
 
   #unset = (name: string) => (): Promise<never> => {
     this.calls.push(name);
-    return Promise.reject(new BackendError("not_stubbed", `${name} has no answer in this test`));
+    return Promise.reject(new BackendError(CLIENT_ERROR_CODES.badResponse, `${name} has no answer in this test`));
   };
 
   info: Backend["info"] = this.#unset("info");
