@@ -38,7 +38,7 @@ fn message(i: usize) -> NewMessage {
     };
     let mut m = NewMessage::text(IntakeChannel::Api, &destination, &body, kind, "smpp");
     if kind == MessageKind::Otp {
-        m.valid_until = Some(smsdesk_engine::clock::now_ms() + 30 * 60_000);
+        m.valid_until = Some(smsdesk_engine::clock::Clock::system().now_ms() + 30 * 60_000);
     }
     m
 }

@@ -1,10 +1,51 @@
-//! Time in milliseconds since the Unix epoch, the unit every timestamp in smsdesk uses: the one
-//! place that reads the wall clock, calendar arithmetic, and RFC 3339 text.
+//! Time in milliseconds since the Unix epoch, the unit every timestamp in smsdesk uses: the
+//! [`Clock`] every part reads it from (the one place that reads the wall clock), calendar
+//! arithmetic, and RFC 3339 text.
 
+use std::fmt;
+use std::sync::Arc;
 use std::time::{SystemTime, UNIX_EPOCH};
 
-/// Milliseconds since the Unix epoch, the unit every timestamp in the store uses.
-pub fn now_ms() -> i64 {
+/// Where smsdesk reads the time, in ms since the Unix epoch: the wall clock in the product, or a
+/// clock a test moves (one that follows tokio's paused time, so that waiting an hour for a retry
+/// takes no time at all). One clock is handed to every part that reads the time (the store's
+/// writer stamps each batch with it, the dispatcher decides what is due with it, the session
+/// dates what it receives with it), so that they all agree on what "now" is.
+#[derive(Clone, Default)]
+pub struct Clock(Option<Arc<dyn Fn() -> i64 + Send + Sync>>);
+
+impl Clock {
+    /// The wall clock.
+    pub fn system() -> Clock {
+        Clock(None)
+    }
+
+    /// A clock that reads `read` (a test's).
+    pub fn from_fn(read: impl Fn() -> i64 + Send + Sync + 'static) -> Clock {
+        Clock(Some(Arc::new(read)))
+    }
+
+    /// Now, in ms since the Unix epoch.
+    pub fn now_ms(&self) -> i64 {
+        match &self.0 {
+            None => wall_ms(),
+            Some(read) => read(),
+        }
+    }
+}
+
+impl fmt::Debug for Clock {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(if self.0.is_none() {
+            "Clock::system"
+        } else {
+            "Clock::from_fn"
+        })
+    }
+}
+
+/// The wall clock's reading.
+fn wall_ms() -> i64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_millis() as i64)

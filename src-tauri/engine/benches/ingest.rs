@@ -9,7 +9,7 @@ mod support;
 
 use std::time::Instant;
 
-use smsdesk_engine::clock::now_ms;
+use smsdesk_engine::clock::Clock;
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::receipts::ingest::{Ingestor, Outcome, SmppReceived};
@@ -68,7 +68,7 @@ fn receipt(i: usize) -> SmppReceived {
         source_addr: Some(format!("3361{:07}", i % 10_000_000)),
         destination_addr: Some("SHOP".into()),
         short_message: text.into_bytes(),
-        received_at: now_ms(),
+        received_at: Clock::system().now_ms(),
         ..SmppReceived::default()
     }
 }

@@ -17,6 +17,10 @@ use smsdesk_engine::receipts::rules::{Projection, Rule, RULES_VERSION};
 use smsdesk_engine::store::{Store, Text};
 use smsdesk_engine::views::{self, ActivityWindow, ExceptionFilter, MessageFilter, ViewError};
 
+fn now_ms() -> i64 {
+    smsdesk_engine::clock::Clock::system().now_ms()
+}
+
 const DAY: i64 = 86_400_000;
 const CONN: &str = "bench";
 
@@ -431,7 +435,7 @@ fn seed(path: &std::path::Path, n: usize) {
     let mut c = Connection::open(path).unwrap();
     c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -200000;")
         .unwrap();
-    let start = smsdesk_engine::clock::now_ms() - 30 * DAY;
+    let start = now_ms() - 30 * DAY;
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
     const CHUNK: usize = 50_000;
     let (mut receipts, mut events, mut exceptions, mut attempts) = (0, 0, 0, 0);
@@ -544,7 +548,7 @@ fn main() {
         }))
     });
     measure("kind=bulk, created in one day, 2 weeks ago", runs, |_| {
-        let to = smsdesk_engine::clock::now_ms() - 14 * DAY;
+        let to = now_ms() - 14 * DAY;
         list(filter(&|f| {
             f.kind = Some(MessageKind::Bulk);
             f.from_ms = Some(to - DAY);
@@ -552,7 +556,7 @@ fn main() {
         }))
     });
     measure("text \"order\", created in one day, 2 weeks ago", runs, |_| {
-        let to = smsdesk_engine::clock::now_ms() - 14 * DAY;
+        let to = now_ms() - 14 * DAY;
         list(filter(&|f| {
             f.q = Some("order".to_owned());
             f.from_ms = Some(to - DAY);
@@ -640,7 +644,11 @@ fn main() {
             .map_or(0, |d| d.evidence.len())
     });
     measure("dashboard", runs, |_| {
-        reader.read_blocking(views::dashboard).unwrap().queue.len()
+        reader
+            .read_blocking(move |c| views::dashboard_at(c, now_ms(), 0))
+            .unwrap()
+            .queue
+            .len()
     });
     for (window, name) in [
         (ActivityWindow::Hour, "charts: last hour by minute"),
@@ -648,12 +656,14 @@ fn main() {
         (ActivityWindow::Month, "charts: last 30 days by day"),
     ] {
         measure(name, runs, |_| {
-            let a = reader.read_blocking(move |c| views::activity(c, window)).unwrap();
+            let a = reader
+                .read_blocking(move |c| views::activity_at(c, window, now_ms()))
+                .unwrap();
             a.buckets.len() + a.days.len()
         });
     }
     let month = reader
-        .read_blocking(|c| views::activity(c, ActivityWindow::Month))
+        .read_blocking(|c| views::activity_at(c, ActivityWindow::Month, now_ms()))
         .unwrap();
     let total = |f: fn(&views::ActivityBucket) -> i64| month.buckets.iter().map(f).sum::<i64>();
     println!(

@@ -6,7 +6,6 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::api::{AppInfo, RunMode};
-use crate::clock::now_ms;
 use crate::config::{self, Config, ConfigError, OnUnknownOutcome, RetrySettings, SmppSettings};
 use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
@@ -136,6 +135,7 @@ impl Sending {
                 tps: f64::from(smpp.tps.0),
                 enquire_link_every: std::time::Duration::from_secs(smpp.enquire_link_seconds.0.into()),
                 response_timeout: std::time::Duration::from_secs(smpp.response_timeout_seconds.0.into()),
+                clock: store.clock().clone(),
                 ..SessionConfig::new(&connection, &host, port)
             },
             inbound,
@@ -521,7 +521,7 @@ impl Engine {
             config_path: dir.config_file().display().to_string(),
             schema_version,
             http_url,
-            started_at_ms: now_ms(),
+            started_at_ms: store.clock().now_ms(),
         });
         let token_file = dir.root().join(door::OPERATOR_TOKEN_FILE);
         let operator_token = write_operator_token(&token_file).map_err(|source| EngineError::OperatorToken {
@@ -706,7 +706,7 @@ async fn sweep_deadlines(store: Arc<Store>, service: Service) {
         every.tick().await;
         // Read each time: the deadline is a setting that changes without a restart.
         let policy = service.policy();
-        let now = now_ms();
+        let now = store.clock().now_ms();
         let p = policy.clone();
         let due = match store
             .reader()

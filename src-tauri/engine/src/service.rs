@@ -11,6 +11,7 @@ use ts_rs::TS;
 
 use crate::api::{AppInfo, Health, HealthStatus, WriterHealth};
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, KeyError, NewApiKey};
+use crate::clock::Clock;
 use crate::config::CallbackProviders;
 use crate::dispatch::queue::{self, ActionError};
 use crate::domain::{DeliveryState, IntakeChannel};
@@ -380,6 +381,11 @@ impl Service {
         &self.store
     }
 
+    /// The clock every part of the engine reads the time from (the store's).
+    pub fn clock(&self) -> &Clock {
+        self.store.clock()
+    }
+
     pub fn policy(&self) -> ReceiptPolicy {
         self.live().ingestor.policy().clone()
     }
@@ -443,7 +449,7 @@ impl Service {
     ) -> Result<Answer<SubmittedMessage>, ServiceError> {
         let hash = request_hash("messages", &req)?;
         let rules = self.live().rules;
-        let new = intake::validate(&req, channel, &rules, crate::clock::now_ms()).map_err(ServiceError::Invalid)?;
+        let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
         self.create(caller, "messages", vec![new], hash, key, |mut done| done.remove(0))
             .await
     }
@@ -477,7 +483,7 @@ impl Service {
             }]));
         }
         let hash = request_hash("messages/batch", &req)?;
-        let now = crate::clock::now_ms();
+        let now = self.clock().now_ms();
         let mut news = Vec::with_capacity(req.messages.len());
         let mut errors = Vec::new();
         for (i, m) in req.messages.iter().enumerate() {
@@ -513,7 +519,7 @@ impl Service {
                 ),
             }]));
         }
-        let now = crate::clock::now_ms();
+        let now = self.clock().now_ms();
         let rows = req
             .messages
             .iter()
@@ -682,12 +688,22 @@ impl Service {
     }
 
     pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
-        Ok(self.store.reader().read(views::dashboard).await?)
+        let now = self.clock().now_ms();
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::dashboard_at(c, now, 0))
+            .await?)
     }
 
     /// The dashboard's charts over the last hour, day or month, and outcomes by day.
     pub async fn activity(&self, window: views::ActivityWindow) -> Result<views::Activity, ServiceError> {
-        Ok(self.store.reader().read(move |c| views::activity(c, window)).await?)
+        let now = self.clock().now_ms();
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::activity_at(c, window, now))
+            .await?)
     }
 
     /// Writes every message `filter` selects as CSV to `out` ([`views::write_csv`], as the command

@@ -14,7 +14,6 @@ use axum::Json;
 use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::same_secret;
-use smsdesk_engine::clock::now_ms;
 use smsdesk_engine::receipts::ingest::HttpReceived;
 use smsdesk_engine::receipts::parse::parse_form;
 use smsdesk_engine::service::CallbackAnswer;
@@ -71,7 +70,7 @@ pub async fn receive(
             .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
             .collect(),
         body: body.to_vec(),
-        received_at: now_ms(),
+        received_at: s.ctx.service.clock().now_ms(),
     };
     let stored = s.ctx.service.callback(received).await?;
     Ok((StatusCode::OK, Json(CallbackAnswer { received: stored.len() })))

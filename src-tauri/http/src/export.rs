@@ -132,7 +132,7 @@ pub async fn export_messages(
         header::CONTENT_DISPOSITION,
         HeaderValue::from_str(&format!(
             "attachment; filename=\"{}\"",
-            file_name(smsdesk_engine::clock::now_ms())
+            file_name(s.ctx.service.clock().now_ms())
         ))
         .expect("a file name of digits is a valid header value"),
     );

@@ -806,7 +806,7 @@ async fn a_key_with_a_webhook_hears_its_message_accepted_then_delivered_signed()
         .iter()
         .position(|v| v["field"] == "state" && v["value"] == "delivered");
     assert!(accepted.unwrap() < delivered.unwrap(), "in order: {bodies:?}");
-    let now = smsdesk_engine::clock::now_ms() / 1000;
+    let now = smsdesk_engine::clock::Clock::system().now_ms() / 1000;
     for (headers, body) in got.lock().unwrap().iter() {
         let signature = headers["smsdesk-signature"].to_str().unwrap();
         assert!(
@@ -875,7 +875,8 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
     let t = Running::start(&[]).await;
     let (_, key) = t.key("reports").await;
     // Scheduled far ahead, so nothing changes while the two exports are compared.
-    let later = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::now_ms() + 30 * 86_400_000);
+    let later =
+        smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::Clock::system().now_ms() + 30 * 86_400_000);
     let tricky = "Hello, \"world\"\nsecond line";
     for (text, kind, client_ref) in [
         (tricky, "otp", "ref, with comma"),

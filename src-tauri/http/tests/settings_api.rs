@@ -344,7 +344,7 @@ async fn a_message_queued_on_the_sandbox_goes_out_on_the_provider_after_a_switch
     let provider = Sandbox::start(SandboxConfig::default()).await.unwrap();
     let t = Running::start("").await;
     t.bound_session().await;
-    let at = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::now_ms() + 4_000);
+    let at = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::Clock::system().now_ms() + 4_000);
     let id = t
         .queue(json!({ "destination": "+33612345600", "text": "sent after the switch", "scheduled_at": at }))
         .await;

@@ -14,7 +14,7 @@ use tokio_util::codec::Framed;
 use super::receipt::{self, Receipt};
 use super::{Scenario, Shared};
 use crate::cstr::cstr;
-use smsdesk_core::time::now_ms;
+use smsdesk_core::time::Clock;
 
 enum After {
     Continue,
@@ -173,7 +173,7 @@ async fn submit_sm(
         Scenario::HexTlvDecimalText => (format!("{n:x}"), format!("{n:x}"), format!("{n:010}")),
         _ => (format!("{n:x}"), format!("{n:x}"), format!("{n:x}")),
     };
-    let submitted = now_ms();
+    let submitted = Clock::system().now_ms();
     let delay = shared.config.receipt_delay;
     let make_for = |stat: &str, err: &str, text_id: &str, tlv_id: &str, done: i64| {
         receipt::deliver_sm(

@@ -31,7 +31,7 @@ use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
 use smsdesk_core::command_status as status;
-use smsdesk_core::time::{jitter, now_ms};
+use smsdesk_core::time::{jitter, Clock};
 
 use crate::cstr;
 use crate::{SmppReceived, Tlv};
@@ -58,6 +58,8 @@ pub struct SessionConfig {
     pub tps: f64,
     pub reconnect_min: Duration,
     pub reconnect_max: Duration,
+    /// Where the session reads the time it dates states, writes and reports with.
+    pub clock: Clock,
 }
 
 impl SessionConfig {
@@ -77,6 +79,7 @@ impl SessionConfig {
             tps: 10.0,
             reconnect_min: Duration::from_secs(1),
             reconnect_max: Duration::from_secs(60),
+            clock: Clock::system(),
         }
     }
 }
@@ -451,7 +454,12 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
             Ok(framed) => {
                 attempt = 0;
                 session_no += 1;
-                let session_id = format!("{}#{}@{}", inner.config.connection, session_no, now_ms());
+                let session_id = format!(
+                    "{}#{}@{}",
+                    inner.config.connection,
+                    session_no,
+                    inner.config.clock.now_ms()
+                );
                 match run_link(&inner, &inbound, framed, session_id, &mut stopped).await {
                     LinkEnd::Stop => break,
                     LinkEnd::Lost(e) => e,
@@ -468,7 +476,7 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
                 inner.state.send_replace(LinkState::BindRefused {
                     status,
                     name: info.name.into(),
-                    since_ms: now_ms(),
+                    since_ms: inner.config.clock.now_ms(),
                 });
                 until_stopped(&mut stopped).await;
                 break;
@@ -488,7 +496,7 @@ async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: w
         tracing::warn!(error = %error, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
         inner.state.send_replace(LinkState::Down {
             error,
-            since_ms: now_ms(),
+            since_ms: inner.config.clock.now_ms(),
             retry_in_ms: wait.as_millis() as u64,
         });
         tokio::select! {
@@ -611,7 +619,7 @@ async fn run_link(
     inner.link.send_replace(Some(link.clone()));
     inner.state.send_replace(LinkState::Bound {
         session_id: session_id.clone(),
-        since_ms: now_ms(),
+        since_ms: inner.config.clock.now_ms(),
     });
     tracing::info!(session_id, "SMPP link bound");
 
@@ -620,6 +628,7 @@ async fn run_link(
     let delivery = tokio::spawn(store_in_order(inbound.clone(), arrived, link.clone()));
     let mut incoming = Incoming {
         connection: &inner.config.connection,
+        clock: &inner.config.clock,
         link: &link,
         arrivals: &arrivals,
         arrived: 0,
@@ -642,7 +651,7 @@ async fn run_link(
             Some(Outgoing { command, written }) = outgoing.recv() => {
                 let result = sink.send(command).await;
                 if let Some(written) = written {
-                    let at = now_ms();
+                    let at = inner.config.clock.now_ms();
                     let _ = written.send(if result.is_ok() { Ok(at) } else { Err(at) });
                 }
                 if let Err(e) = result {
@@ -723,6 +732,7 @@ async fn store_in_order(inbound: Arc<dyn InboundHandler>, mut arrived: mpsc::Unb
 /// What a bound link does with each PDU the SMSC sends.
 struct Incoming<'a> {
     connection: &'a str,
+    clock: &'a Clock,
     link: &'a Link,
     arrivals: &'a mpsc::UnboundedSender<Arrival>,
     /// Reports read on this session so far: the next one's arrival position.
@@ -750,7 +760,13 @@ impl Incoming<'_> {
             }
             CommandId::DeliverSm | CommandId::DataSm => {
                 self.arrived += 1;
-                let report = received(self.connection, &self.link.session_id, self.arrived, &command);
+                let report = received(
+                    self.connection,
+                    &self.link.session_id,
+                    self.arrived,
+                    &command,
+                    self.clock.now_ms(),
+                );
                 let arrival = Arrival {
                     report,
                     sequence_number: seq,
@@ -783,13 +799,13 @@ fn raw_tlv(tlv: &SmppTlv) -> Tlv {
 }
 
 /// The report as the receipt log keeps it.
-fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Command) -> SmppReceived {
+fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Command, now_ms: i64) -> SmppReceived {
     let mut r = SmppReceived {
         connection: connection.into(),
         session_id: Some(session_id.into()),
         sequence_number: Some(command.sequence_number()),
         arrival_no: Some(arrival_no),
-        received_at: now_ms(),
+        received_at: now_ms,
         ..SmppReceived::default()
     };
     match command.pdu() {

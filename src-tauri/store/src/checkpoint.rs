@@ -11,6 +11,7 @@
 //! checkpointer asks the writer to finish the copy itself between two transactions (what is
 //! left since the last background pass: little); its next transaction then starts the WAL over.
 
+use smsdesk_core::time::Clock;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -39,6 +40,7 @@ impl Checkpointer {
         path: &Path,
         restart: Arc<AtomicBool>,
         last: Arc<AtomicI64>,
+        clock: Clock,
     ) -> Result<Checkpointer, StoreError> {
         let conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
@@ -53,7 +55,7 @@ impl Checkpointer {
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
                     match checkpoint(&conn) {
                         Ok(frames) => {
-                            last.store(smsdesk_core::time::now_ms(), Ordering::Relaxed);
+                            last.store(clock.now_ms(), Ordering::Relaxed);
                             if frames >= RESTART_FRAMES {
                                 restart.store(true, Ordering::Relaxed);
                             }

@@ -22,6 +22,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::thread::JoinHandle;
 
+use smsdesk_core::time::Clock;
 use tokio::sync::broadcast;
 
 pub use error::StoreError;
@@ -62,25 +63,34 @@ pub struct Store {
     /// When the last WAL checkpoint succeeded (ms since the epoch; 0 before the first).
     last_checkpoint: Arc<AtomicI64>,
     migration: MigrationReport,
+    clock: Clock,
 }
 
 impl Store {
     /// Opens (creating if needed) the database at `path`, applies the pragmas, runs the pending
-    /// migrations and starts the writer. Blocking: call it from a blocking context.
+    /// migrations and starts the writer, on the wall clock. Blocking: call it from a blocking
+    /// context.
     pub fn open(path: &Path) -> Result<Store, StoreError> {
+        Store::open_with_clock(path, Clock::system())
+    }
+
+    /// As [`Store::open`], with every time the store writes read from `clock` (each batch's
+    /// time, checkpoints, migrations).
+    pub fn open_with_clock(path: &Path, clock: Clock) -> Result<Store, StoreError> {
         let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
             source,
         })?;
         pragmas::apply(&conn, pragmas::Role::Writer)?;
-        let migration = migrations::migrate(&mut conn)?;
+        let migration = migrations::migrate(&mut conn, &clock)?;
         // The checkpoint thread copies the WAL into the database; the writer only appends.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let restart = Arc::new(AtomicBool::new(false));
         let last_checkpoint = Arc::new(AtomicI64::new(0));
-        let checkpointer = checkpoint::Checkpointer::start(path, restart.clone(), last_checkpoint.clone())?;
+        let checkpointer =
+            checkpoint::Checkpointer::start(path, restart.clone(), last_checkpoint.clone(), clock.clone())?;
         let (events, _) = broadcast::channel(4_096);
-        let (writer, thread) = Writer::start(conn, events.clone(), restart);
+        let (writer, thread) = Writer::start(conn, events.clone(), restart, clock.clone());
         Ok(Store {
             path: path.to_owned(),
             writer,
@@ -90,7 +100,13 @@ impl Store {
             checkpointer: Mutex::new(Some(checkpointer)),
             last_checkpoint,
             migration,
+            clock,
         })
+    }
+
+    /// The clock every part of smsdesk reads the time from.
+    pub fn clock(&self) -> &Clock {
+        &self.clock
     }
 
     pub fn path(&self) -> &Path {

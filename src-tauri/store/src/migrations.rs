@@ -7,7 +7,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::StoreError;
-use smsdesk_core::time::now_ms;
+use smsdesk_core::time::Clock;
 
 /// One schema step.
 #[derive(Debug, Clone, Copy)]
@@ -95,22 +95,23 @@ pub struct MigrationReport {
 /// asks (dropping a table that other rows refer to would otherwise delete through it, and the
 /// pragma cannot change inside a transaction); each one commits only if `PRAGMA
 /// foreign_key_check` then finds nothing. Enforcement is restored afterwards, failed or not.
-pub fn migrate(conn: &mut Connection) -> Result<MigrationReport, StoreError> {
-    migrate_to(conn, latest_version())
+/// Each migration is dated by `clock`.
+pub fn migrate(conn: &mut Connection, clock: &Clock) -> Result<MigrationReport, StoreError> {
+    migrate_to(conn, latest_version(), clock)
 }
 
 /// Like [`migrate`], stopping at schema version `target` (tests build older databases with it).
-pub fn migrate_to(conn: &mut Connection, target: u32) -> Result<MigrationReport, StoreError> {
+pub fn migrate_to(conn: &mut Connection, target: u32, clock: &Clock) -> Result<MigrationReport, StoreError> {
     let enforced: bool = conn.pragma_query_value(None, "foreign_keys", |r| r.get(0))?;
     conn.pragma_update(None, "foreign_keys", false)?;
-    let report = migrate_unchecked(conn, target);
+    let report = migrate_unchecked(conn, target, clock);
     if enforced {
         conn.pragma_update(None, "foreign_keys", true)?;
     }
     report
 }
 
-fn migrate_unchecked(conn: &mut Connection, target: u32) -> Result<MigrationReport, StoreError> {
+fn migrate_unchecked(conn: &mut Connection, target: u32, clock: &Clock) -> Result<MigrationReport, StoreError> {
     conn.execute_batch(
         "CREATE TABLE IF NOT EXISTS schema_migration (
              version    INTEGER PRIMARY KEY,
@@ -145,7 +146,7 @@ fn migrate_unchecked(conn: &mut Connection, target: u32) -> Result<MigrationRepo
         foreign_keys_hold(&tx).map_err(fail)?;
         tx.execute(
             "INSERT INTO schema_migration (version, name, checksum, applied_at) VALUES (?1, ?2, ?3, ?4)",
-            params![m.version, m.name, checksum(m.sql), now_ms()],
+            params![m.version, m.name, checksum(m.sql), clock.now_ms()],
         )
         .map_err(fail)?;
         tx.pragma_update(None, "user_version", m.version).map_err(fail)?;

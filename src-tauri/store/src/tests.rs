@@ -583,7 +583,7 @@ fn count(c: &Connection, table: &str) -> i64 {
 fn version_3_database(path: &std::path::Path) {
     let mut c = Connection::open(path).unwrap();
     pragmas::apply(&c, Role::Writer).unwrap();
-    let report = migrations::migrate_to(&mut c, 3).unwrap();
+    let report = migrations::migrate_to(&mut c, 3, &Clock::system()).unwrap();
     assert_eq!(report.to_version, 3);
     c.execute_batch(
         "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
@@ -756,7 +756,7 @@ fn version_8_puts_each_message_s_last_accepted_submit_on_its_queue_row() {
     {
         let mut c = Connection::open(&path).unwrap();
         pragmas::apply(&c, Role::Writer).unwrap();
-        migrations::migrate_to(&mut c, 7).unwrap();
+        migrations::migrate_to(&mut c, 7, &Clock::system()).unwrap();
         // 1: two segments, the second answered before the first, then a failed retry; 2: accepted
         // with no response time recorded; 3: never accepted.
         c.execute_batch(

@@ -16,7 +16,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 use super::tables::{AuditLog, ReceiptLog};
 use super::totals::{Delta, Totals};
 use super::StoreError;
-use smsdesk_core::time::now_ms;
+use smsdesk_core::time::Clock;
 
 /// Most operations one transaction takes; bounds the latency a large backlog adds to a commit.
 pub const MAX_BATCH: usize = 1_000;
@@ -198,11 +198,12 @@ impl Writer {
         conn: Connection,
         events: broadcast::Sender<Change>,
         restart: Arc<AtomicBool>,
+        clock: Clock,
     ) -> (Writer, JoinHandle<()>) {
         let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || run(conn, rx, events, &restart))
+            .spawn(move || run(conn, rx, events, &restart, &clock))
             .expect("the operating system refused to start the database writer thread");
         (Writer { jobs }, handle)
     }
@@ -216,7 +217,7 @@ impl Writer {
     {
         let (job, rx) = package(op);
         self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
-        rx.await.map_err(|_| StoreError::Aborted)?
+        answer(rx).await.map_err(|_| StoreError::Aborted)?
     }
 
     /// Waits until the writer has run an operation that does nothing: proof that it takes work
@@ -308,6 +309,24 @@ where
 }
 
 #[allow(clippy::type_complexity)]
+/// The writer thread's answer to an operation.
+#[cfg(not(feature = "test-hooks"))]
+async fn answer<T>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+    rx.await
+}
+
+/// In tests, the wait for the writer thread's answer runs as a blocking task. A test whose time
+/// is paused then does not see its clock jump ahead while the writer works: tokio moves a paused
+/// clock on only when the runtime has nothing to do, and a blocking task is something to do,
+/// whereas the writer thread is not the runtime's.
+#[cfg(feature = "test-hooks")]
+async fn answer<T: Send + 'static>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+    match tokio::task::spawn_blocking(move || rx.blocking_recv()).await {
+        Ok(answer) => answer,
+        Err(join) => std::panic::resume_unwind(join.into_panic()),
+    }
+}
+
 fn package<T, E, F>(op: F) -> (Job, oneshot::Receiver<Result<T, E>>)
 where
     F: FnOnce(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
@@ -332,7 +351,13 @@ fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
 }
 
-fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<Change>, restart: &AtomicBool) {
+fn run(
+    conn: Connection,
+    mut rx: mpsc::Receiver<Job>,
+    events: broadcast::Sender<Change>,
+    restart: &AtomicBool,
+    clock: &Clock,
+) {
     let mut batch: u64 = 0;
     let mut stop = false;
     // A leading operation met after others waits for the next batch, which it then opens.
@@ -366,7 +391,7 @@ fn run(conn: Connection, mut rx: mpsc::Receiver<Job>, events: broadcast::Sender<
             continue;
         }
         batch += 1;
-        run_batch(&conn, batch, lead, ops, &events);
+        run_batch(&conn, batch, clock.now_ms(), lead, ops, &events);
         if restart.swap(false, Ordering::Relaxed) {
             // Outside any transaction: copies what the background pass left, and never waits.
             if let Err(e) = super::checkpoint::checkpoint(&conn) {
@@ -471,7 +496,14 @@ fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mu
     Ok(done.unwrap_or_else(|| guarded(conn, batch, now, pending, |wtx| op(wtx, Guard::Savepoint))))
 }
 
-fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, events: &broadcast::Sender<Change>) {
+fn run_batch(
+    conn: &Connection,
+    batch: u64,
+    now: i64,
+    lead: Option<LeadOp>,
+    ops: Vec<Op>,
+    events: &broadcast::Sender<Change>,
+) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
         let n = ops.len() + usize::from(lead.is_some());
@@ -481,7 +513,6 @@ fn run_batch(conn: &Connection, batch: u64, lead: Option<LeadOp>, ops: Vec<Op>, 
     let mut pending = Pending::default();
     let mut applied = Vec::with_capacity(ops.len() + 1);
     let mut failed = Vec::new();
-    let now = now_ms();
     let lead = match lead.map(|op| lead_first(conn, batch, now, &mut pending, op)) {
         Some(Err(())) => return,
         Some(Ok(done)) => Some(done),

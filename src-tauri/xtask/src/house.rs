@@ -126,6 +126,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
         ));
     }
     problems.extend(sql_outside_the_store(root)?);
+    problems.extend(wall_clock_outside_the_clock(root)?);
     problems.extend(too_long(root)?);
 
     let graph = mermaid(&members, &built_from);
@@ -140,7 +141,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
 
     eprintln!(
-        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; {} functions and files still too long (the list may only shrink)",
+        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; the wall clock only in {CLOCK_FILE}; {} functions and files still too long (the list may only shrink)",
         members.len(),
         TOO_LONG_TODAY.len()
     );
@@ -260,6 +261,20 @@ fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
             Some(format!(
                 "{rel} runs SQL (`{call}`): queries belong in {SQL_CRATE}'s table modules"
             ))
+        })
+        .collect())
+}
+
+/// The one file that reads the wall clock: every other part reads the `Clock` it is handed.
+const CLOCK_FILE: &str = "src-tauri/core/src/time.rs";
+
+/// Every product file but the clock's that reads the wall clock itself.
+fn wall_clock_outside_the_clock(root: &Path) -> Result<Vec<String>, String> {
+    Ok(product_code(root)?
+        .into_iter()
+        .filter(|(rel, code)| rel != CLOCK_FILE && code.contains("SystemTime::now("))
+        .map(|(rel, _)| {
+            format!("{rel} reads the wall clock (`SystemTime::now`): read the `Clock` it is handed instead")
         })
         .collect())
 }

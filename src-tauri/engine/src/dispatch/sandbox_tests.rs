@@ -50,6 +50,19 @@ async fn world() -> World {
     world_at(500.0, 10).await
 }
 
+/// A world for a test whose time is paused: the dispatcher and the sweeper look once a second,
+/// as in the product, since each look costs real work however fast paused time goes.
+async fn world_paused() -> World {
+    world_full(
+        500.0,
+        10,
+        SandboxConfig::default(),
+        ReceiptPolicy::default(),
+        Duration::from_secs(1),
+    )
+    .await
+}
+
 /// A world whose session sends at most `tps` submits a second with `window` awaiting answers.
 async fn world_at(tps: f64, window: usize) -> World {
     world_with(tps, window, SandboxConfig::default()).await
@@ -57,17 +70,23 @@ async fn world_at(tps: f64, window: usize) -> World {
 
 /// A world whose receipts are read by `policy`.
 async fn world_reading(policy: ReceiptPolicy) -> World {
-    world_full(500.0, 10, SandboxConfig::default(), policy).await
+    world_full(500.0, 10, SandboxConfig::default(), policy, FAST_POLL).await
 }
 
 /// The same, with a sandbox configured so (its receipts always come 20 ms after acceptance).
 async fn world_with(tps: f64, window: usize, sandbox: SandboxConfig) -> World {
-    world_full(tps, window, sandbox, ReceiptPolicy::default()).await
+    world_full(tps, window, sandbox, ReceiptPolicy::default(), FAST_POLL).await
 }
 
-async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: ReceiptPolicy) -> World {
+/// How often the dispatcher and the sweeper look, in tests on real time.
+const FAST_POLL: Duration = Duration::from_millis(20);
+
+async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: ReceiptPolicy, poll: Duration) -> World {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
+    // One clock for the store, the session and the dispatcher: tokio's, which a test that pauses
+    // time moves without waiting.
+    let clock = crate::clock::following_tokio();
+    let store = Arc::new(Store::open_with_clock(&dir.path().join("smsdesk.db"), clock.clone()).unwrap());
     let sandbox = Sandbox::start(SandboxConfig {
         receipt_delay: Duration::from_millis(20),
         ..sandbox
@@ -81,6 +100,7 @@ async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: Rec
             reconnect_max: Duration::from_millis(100),
             tps,
             window,
+            clock,
             ..SessionConfig::new("sandbox", "127.0.0.1", sandbox.addr().port())
         },
         Arc::new(Ingestor::new(store.writer().clone(), policy.clone())),
@@ -90,7 +110,7 @@ async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: Rec
         session.handle(),
         policy.clone(),
         DispatcherConfig {
-            idle_poll: Duration::from_millis(20),
+            idle_poll: poll,
             retry: fast_retries(),
             ..Default::default()
         },
@@ -101,7 +121,7 @@ async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: Rec
     let sweeper = tokio::spawn(crate::receipts::uncorrelated::keep_sweeping(
         store.clone(),
         move || policy.clone(),
-        Duration::from_millis(50),
+        poll.max(Duration::from_millis(50)),
     ));
     World {
         _dir: dir,
@@ -128,7 +148,7 @@ impl World {
     /// A one-time code valid for `valid_ms` from now.
     async fn send_otp(&self, destination: &str, body: &str, valid_ms: i64) -> i64 {
         let mut m = NewMessage::text(IntakeChannel::Api, destination, body, MessageKind::Otp, "sandbox");
-        m.valid_until = Some(crate::clock::now_ms() + valid_ms);
+        m.valid_until = Some(self.store.clock().now_ms() + valid_ms);
         self.queue(m).await
     }
 
@@ -151,7 +171,19 @@ impl World {
 
     /// Waits until the message's report satisfies `done`.
     async fn until(&self, id: i64, done: impl Fn(&report::MessageReport) -> bool) -> report::MessageReport {
-        let deadline = tokio::time::Instant::now() + Duration::from_secs(10);
+        self.until_within(id, Duration::from_secs(10), done).await
+    }
+
+    /// The message's report once `done` holds, looking every thousandth of `limit` (at least
+    /// every 20 ms); fails the test after `limit` (of tokio's time, paused or not).
+    async fn until_within(
+        &self,
+        id: i64,
+        limit: Duration,
+        done: impl Fn(&report::MessageReport) -> bool,
+    ) -> report::MessageReport {
+        let deadline = tokio::time::Instant::now() + limit;
+        let every = (limit / 1_000).max(Duration::from_millis(20));
         loop {
             let r = self.report(id).await;
             if done(&r) {
@@ -183,7 +215,7 @@ impl World {
                     .unwrap();
                 panic!("message {id} never got there: {r:?}; its tries: {tries:?}");
             }
-            tokio::time::sleep(Duration::from_millis(20)).await;
+            tokio::time::sleep(every).await;
         }
     }
 
@@ -262,17 +294,19 @@ async fn a_permanent_error_fails_at_once_and_a_throttle_retries() {
     w.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn no_answer_becomes_an_exception_and_is_never_resent() {
-    let w = world().await;
+    let w = world_paused().await;
     let id = w.send("+33612345615", "silence").await;
     w.until(id, |r| r.acceptance == QueueStatus::OutcomeUnknown).await;
-    tokio::time::sleep(Duration::from_millis(500)).await;
+    // Two hours pass (in paused time): its lease lapses, any retry would long be due, and yet.
+    tokio::time::sleep(Duration::from_secs(2 * 3600)).await;
     assert_eq!(
         w.sandbox.counts("33612345615", b"silence").submits,
         1,
-        "an unknown outcome is never resent blindly"
+        "an unknown outcome is never resent blindly, not even hours later"
     );
+    assert_eq!(w.attempts(id).await, 1, "and no attempt was begun for it");
     assert_eq!(w.open_exceptions(ExceptionKind::OutcomeUnknown).await, 1);
     w.stop().await;
 }
@@ -296,9 +330,9 @@ async fn a_long_message_goes_out_in_concatenated_parts() {
     w.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn nothing_is_spent_while_the_link_is_down_and_the_backlog_drains_after() {
-    let w = world().await;
+    let w = world_paused().await;
     w.sandbox.refuse_binds(true);
     w.sandbox.drop_connections();
     tokio::time::sleep(Duration::from_millis(100)).await;
@@ -306,7 +340,8 @@ async fn nothing_is_spent_while_the_link_is_down_and_the_backlog_drains_after() 
     for i in 0..5 {
         ids.push(w.send("+33612345600", &format!("backlog {i}")).await);
     }
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Ten minutes of a refusing SMSC (paused time): the session keeps trying, nothing is spent.
+    tokio::time::sleep(Duration::from_secs(600)).await;
     for &id in &ids {
         assert_eq!(w.attempts(id).await, 0, "no attempt is spent while the link is down");
     }
@@ -669,18 +704,27 @@ async fn every_try_records_its_session_sequence_number_and_write_time_whatever_i
     w.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn a_one_time_code_expires_on_time_while_the_link_is_down() {
-    let w = world().await;
+    let w = world_paused().await;
     w.sandbox.refuse_binds(true);
     w.sandbox.drop_connections();
     tokio::time::sleep(Duration::from_millis(100)).await;
-    let otp = w.send_otp("+33612345600", "Your code is 4821", 300).await;
-    let r = w.until(otp, |r| r.acceptance == QueueStatus::Expired).await;
+    // Valid five minutes, as a real code is; the link stays down longer (in paused time).
+    let queued_at = w.store.clock().now_ms();
+    let otp = w.send_otp("+33612345600", "Your code is 4821", 5 * 60_000).await;
+    let r = w
+        .until_within(otp, Duration::from_secs(600), |r| r.acceptance == QueueStatus::Expired)
+        .await;
+    let expired_after = w.store.clock().now_ms() - queued_at;
+    assert!(
+        (5 * 60_000..6 * 60_000).contains(&expired_after),
+        "it expires once its five minutes are over, not before and not much later: {expired_after} ms"
+    );
     assert_eq!(r.reported_state, DeliveryState::Pending);
     assert_eq!(w.attempts(otp).await, 0, "nothing was tried");
     w.sandbox.refuse_binds(false);
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    tokio::time::sleep(Duration::from_secs(3600)).await;
     assert_eq!(
         w.sandbox.counts("33612345600", b"Your code is 4821").submits,
         0,
@@ -702,7 +746,7 @@ async fn a_claimed_code_whose_validity_ends_while_it_waits_for_a_send_slot_never
         },
     )
     .await;
-    let now = crate::clock::now_ms();
+    let now = w.store.clock().now_ms();
     let codes: Vec<NewMessage> = [("1111", 10_000), ("2222", 80)]
         .into_iter()
         .map(|(code, valid_ms)| {

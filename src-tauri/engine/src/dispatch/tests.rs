@@ -11,7 +11,7 @@ use crate::store::{Store, StoreError};
 /// The tests' "now": the real clock, read once, since messages are stamped with it when written.
 fn now() -> i64 {
     static NOW: std::sync::OnceLock<i64> = std::sync::OnceLock::new();
-    *NOW.get_or_init(crate::clock::now_ms)
+    *NOW.get_or_init(|| crate::clock::Clock::system().now_ms())
 }
 
 struct Q {

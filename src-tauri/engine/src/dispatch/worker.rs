@@ -17,7 +17,7 @@ use tokio::sync::watch;
 
 use super::queue::{self, Claimed, SendPolicy, SubmitResult};
 use super::retry::RetryPolicy;
-use crate::clock::{jitter, now_ms};
+use crate::clock::{jitter, Clock};
 use crate::domain::MessageKind;
 use crate::messages;
 use crate::receipts::policy::ReceiptPolicy;
@@ -95,7 +95,7 @@ async fn expire_on_time(store: Arc<Store>, mut stopped: watch::Receiver<bool>) {
             _ = every.tick() => {}
             _ = stopped.changed() => return,
         }
-        let now = now_ms();
+        let now = store.clock().now_ms();
         let due = store
             .reader()
             .read(move |c| queue::expiry_due(c, now))
@@ -190,7 +190,10 @@ async fn run(
         );
         let claimed = store
             .writer()
-            .write(move |tx| queue::claim(tx, &owner, now_ms(), lease, batch))
+            .write(move |tx| {
+                let now = tx.now_ms();
+                queue::claim(tx, &owner, now, lease, batch)
+            })
             .await;
         match claimed {
             Ok(claimed) if !claimed.is_empty() => {
@@ -307,7 +310,7 @@ async fn send(
                 Err(_) => return,
             },
         };
-        if past_validity(&m) {
+        if past_validity(&m, store.clock()) {
             let c = m.clone();
             finish(&store, move |tx| queue::expire_claimed(tx, c.message_id, None), id).await;
             return;
@@ -336,7 +339,7 @@ async fn send(
                 return;
             }
         };
-        if past_validity(&m) {
+        if past_validity(&m, store.clock()) {
             finish(&store, move |tx| queue::expire_claimed(tx, id, Some(attempt.id)), id).await;
             return;
         }
@@ -358,12 +361,13 @@ async fn send(
         let next = finish(
             &store,
             move |tx| {
+                let now = tx.now_ms();
                 queue::record(
                     tx,
                     &c,
                     attempt.id,
                     &result,
-                    now_ms(),
+                    now,
                     &policy,
                     cfg.send_policy(c.kind),
                     jitter,
@@ -386,8 +390,8 @@ async fn send(
     }
 }
 
-fn past_validity(m: &Claimed) -> bool {
-    m.expires_at.is_some_and(|v| v <= now_ms())
+fn past_validity(m: &Claimed, clock: &Clock) -> bool {
+    m.expires_at.is_some_and(|v| v <= clock.now_ms())
 }
 
 /// Records what became of a send; logs (and returns None) when it cannot be recorded, in which

@@ -153,7 +153,7 @@ mod tests {
         {
             let mut c = Connection::open(&path).unwrap();
             pragmas::apply(&c, Role::Writer).unwrap();
-            migrations::migrate_to(&mut c, 8).unwrap();
+            migrations::migrate_to(&mut c, 8, &crate::clock::Clock::system()).unwrap();
             // 1: two parts, each accepted, part 1 reported delivered and part 2 undeliverable (version
             // 1 of the rules saw a conflict); 2: an OTP still queued, no validity; 3: three parts
             // marked accepted after part 1, parts 2 and 3 never sent.

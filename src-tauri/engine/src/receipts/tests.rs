@@ -53,7 +53,7 @@ impl World {
         let policy = self.policy.clone();
         self.store
             .writer()
-            .write_blocking(move |tx| uncorrelated::sweep(tx, crate::clock::now_ms(), &policy))
+            .write_blocking(move |tx| uncorrelated::sweep(tx, crate::clock::Clock::system().now_ms(), &policy))
             .unwrap()
     }
 
@@ -483,7 +483,7 @@ fn a_receipt_that_matches_nothing_is_raised_once_no_earlier_submit_awaits_its_an
             connection: CONN.into(),
             esm_class: Some(0x04),
             short_message: appendix_b("NOT-YET", "DELIVRD", "9911291201").into_bytes(),
-            received_at: crate::clock::now_ms(),
+            received_at: crate::clock::Clock::system().now_ms(),
             ..SmppReceived::default()
         })
         .unwrap();
@@ -495,7 +495,7 @@ fn a_receipt_that_matches_nothing_is_raised_once_no_earlier_submit_awaits_its_an
     );
     let grace = w.policy.uncorrelated_grace_ms;
     let policy = w.policy.clone();
-    let later = crate::clock::now_ms() + grace;
+    let later = crate::clock::Clock::system().now_ms() + grace;
     let opened = w
         .store
         .writer()
@@ -724,7 +724,7 @@ fn no_final_by_the_deadline_flags_the_message_and_a_late_final_clears_it() {
     let m = w.accepted("M1");
     w.dlr("M1", "ENROUTE");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
+    let far = crate::clock::Clock::system().now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let sweep = |now: i64| {
         let policy = policy.clone();
         w.store
@@ -732,7 +732,11 @@ fn no_final_by_the_deadline_flags_the_message_and_a_late_final_clears_it() {
             .write_blocking(move |tx| deadline::sweep(tx, now, &policy, 100))
             .unwrap()
     };
-    assert_eq!(sweep(crate::clock::now_ms()), 0, "nothing is due before the deadline");
+    assert_eq!(
+        sweep(crate::clock::Clock::system().now_ms()),
+        0,
+        "nothing is due before the deadline"
+    );
     assert_eq!(sweep(far), 1);
     assert_eq!(sweep(far), 0, "a message is flagged once");
     let r = w.report(m);
@@ -762,7 +766,7 @@ fn a_final_that_arrives_between_the_search_and_the_flagging_wins() {
     let w = world();
     let m = w.accepted("M2");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
+    let far = crate::clock::Clock::system().now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let p = policy.clone();
     let due = w
         .store
@@ -1027,7 +1031,7 @@ fn the_dashboard_totals_kept_while_receipts_are_applied_agree_with_a_recount_of_
     w.accepted("T7");
     w.dlr("T6", "ENROUTE");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
+    let far = crate::clock::Clock::system().now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let flagged = w
         .store
         .writer()
@@ -1468,7 +1472,7 @@ fn a_message_that_asked_for_no_receipt_or_only_for_one_on_failure_is_never_flagg
     let final_receipt = asked(1, "R1");
     let with_intermediate = asked(0x11, "R17");
     let policy = w.policy.clone();
-    let far = crate::clock::now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
+    let far = crate::clock::Clock::system().now_ms() + policy.deadline_of(MessageKind::Transactional) + 1;
     let due = w
         .store
         .reader()
@@ -1503,7 +1507,7 @@ fn each_kind_has_its_own_receipt_deadline_in_minutes() {
         ),
         (15 * 60_000, 2_880 * 60_000)
     );
-    let at = crate::clock::now_ms() + 16 * 60_000;
+    let at = crate::clock::Clock::system().now_ms() + 16 * 60_000;
     let due = w
         .store
         .reader()

@@ -9,7 +9,6 @@ use std::time::Duration;
 
 use super::exceptions;
 use super::policy::ReceiptPolicy;
-use crate::clock::now_ms;
 use crate::domain::ExceptionKind;
 use crate::store::tables::uncorrelated_wait;
 use crate::store::{Store, StoreError, WriteTx};
@@ -61,7 +60,14 @@ pub async fn keep_sweeping(store: Arc<Store>, policy: impl Fn() -> ReceiptPolicy
             }
         }
         let policy = policy();
-        match store.writer().write(move |tx| sweep(tx, now_ms(), &policy)).await {
+        match store
+            .writer()
+            .write(move |tx| {
+                let now = tx.now_ms();
+                sweep(tx, now, &policy)
+            })
+            .await
+        {
             Ok(0) => {}
             Ok(n) => tracing::info!(receipts = n, "receipts that match no message, for a person to look at"),
             Err(e) => tracing::error!(error = %e, "opening exceptions of unmatched receipts failed"),

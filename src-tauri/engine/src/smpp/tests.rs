@@ -30,22 +30,24 @@ fn config(sandbox: &Sandbox) -> SessionConfig {
         reconnect_min: Duration::from_millis(20),
         reconnect_max: Duration::from_millis(200),
         tps: 1_000.0,
+        // tokio's time: a test that pauses it moves it without waiting.
+        clock: crate::clock::following_tokio(),
         ..SessionConfig::new("sandbox", "127.0.0.1", sandbox.addr().port())
     }
 }
 
 async fn world_with(adjust: impl FnOnce(&mut SessionConfig)) -> World {
     let dir = tempfile::tempdir().unwrap();
-    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let sandbox = Sandbox::start(SandboxConfig {
         receipt_delay: Duration::from_millis(20),
         ..Default::default()
     })
     .await
     .unwrap();
-    let ingestor = Ingestor::new(store.writer().clone(), ReceiptPolicy::default());
     let mut cfg = config(&sandbox);
     adjust(&mut cfg);
+    let store = Arc::new(Store::open_with_clock(&dir.path().join("smsdesk.db"), cfg.clock.clone()).unwrap());
+    let ingestor = Ingestor::new(store.writer().clone(), ReceiptPolicy::default());
     let session = Session::start(cfg, Arc::new(ingestor));
     World {
         _dir: dir,
@@ -56,7 +58,16 @@ async fn world_with(adjust: impl FnOnce(&mut SessionConfig)) -> World {
 }
 
 async fn until(state: &mut tokio::sync::watch::Receiver<LinkState>, pred: impl Fn(&LinkState) -> bool) -> LinkState {
-    tokio::time::timeout(Duration::from_secs(5), state.wait_for(|s| pred(s)))
+    until_within(Duration::from_secs(5), state, pred).await
+}
+
+/// As `until`, for up to `limit` of tokio's time (paused or not).
+async fn until_within(
+    limit: Duration,
+    state: &mut tokio::sync::watch::Receiver<LinkState>,
+    pred: impl Fn(&LinkState) -> bool,
+) -> LinkState {
+    tokio::time::timeout(limit, state.wait_for(|s| pred(s)))
         .await
         .expect("state reached in time")
         .unwrap()
@@ -166,7 +177,7 @@ async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledge
     w.session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn wrong_credentials_stop_the_session_instead_of_hammering() {
     let dir = tempfile::tempdir().unwrap();
     let sandbox = Sandbox::start(SandboxConfig {
@@ -190,7 +201,8 @@ async fn wrong_credentials_stop_the_session_instead_of_hammering() {
         matches!(refused, LinkState::BindRefused { status: 0x0E, .. }),
         "{refused:?}"
     );
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // An hour later (paused time), well past any reconnect wait: still the one bind.
+    tokio::time::sleep(Duration::from_secs(3600)).await;
     assert_eq!(sandbox.binds(), 1, "a refused password is not retried");
     assert!(
         matches!(session.handle().reserve().await, Err(SubmitFailure::NotSent(_))),
@@ -199,9 +211,14 @@ async fn wrong_credentials_stop_the_session_instead_of_hammering() {
     session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn a_bind_refused_for_maintenance_is_retried_with_backoff() {
-    let w = world_with(|_| {}).await;
+    // The product's own backoff, 1 s to 60 s, in paused time.
+    let w = world_with(|c| {
+        c.reconnect_min = Duration::from_secs(1);
+        c.reconnect_max = Duration::from_secs(60);
+    })
+    .await;
     let mut state = w.session.handle().state();
     until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
     w.sandbox.refuse_binds(true);
@@ -213,11 +230,11 @@ async fn a_bind_refused_for_maintenance_is_retried_with_backoff() {
     .await;
     // Every refusal is followed by a wait of at least the minimum (the schedule itself is
     // `reconnect_wait`'s unit test): watch three of them go by.
-    let min = config(&w.sandbox).reconnect_min;
+    let (min, max) = (Duration::from_secs(1), Duration::from_secs(60));
     let binds_before = w.sandbox.binds();
     let mut waits = Vec::new();
-    tokio::time::timeout(Duration::from_secs(10), async {
-        while waits.len() < 3 {
+    tokio::time::timeout(Duration::from_secs(3600), async {
+        while waits.len() < 8 {
             state.changed().await.unwrap();
             if let LinkState::Down { retry_in_ms, .. } = &*state.borrow_and_update() {
                 waits.push(Duration::from_millis(*retry_in_ms));
@@ -227,19 +244,26 @@ async fn a_bind_refused_for_maintenance_is_retried_with_backoff() {
     .await
     .expect("the session keeps trying while the SMSC refuses");
     assert!(
-        waits.iter().all(|w| *w >= min),
-        "each retry waits at least {min:?}, never a tight loop: {waits:?}"
+        waits.iter().all(|w| *w >= min && *w <= max),
+        "each retry waits between {min:?} and {max:?}, never a tight loop: {waits:?}"
+    );
+    // Full jitter makes each wait anything up to a bound that doubles: over eight refusals some
+    // wait is past twice the minimum (all eight under it has a chance of about 1 in 100,000).
+    assert!(
+        waits.iter().any(|w| *w > 2 * min),
+        "the waits grow while the SMSC keeps refusing: {waits:?}"
     );
     assert!(
-        w.sandbox.binds() >= binds_before + 3,
+        w.sandbox.binds() >= binds_before + 8,
         "each wait is followed by a new bind"
     );
     w.sandbox.refuse_binds(false);
-    until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
+    // The wait under way may be up to the maximum before the bind that succeeds.
+    until_within(2 * max, &mut state, |s| matches!(s, LinkState::Bound { .. })).await;
     w.session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn a_dropped_link_reconnects() {
     let w = world_with(|_| {}).await;
     let mut state = w.session.handle().state();
@@ -254,7 +278,7 @@ async fn a_dropped_link_reconnects() {
     w.session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn no_answer_or_a_lost_link_after_the_write_is_an_unknown_outcome() {
     let w = world_with(|_| {}).await;
     let h = w.session.handle();
@@ -271,7 +295,7 @@ async fn no_answer_or_a_lost_link_after_the_write_is_an_unknown_outcome() {
     w.session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn the_window_bounds_requests_in_flight() {
     let w = world_with(|c| {
         c.window = 2;
@@ -299,17 +323,19 @@ async fn the_window_bounds_requests_in_flight() {
     w.session.stop().await;
 }
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[tokio::test(start_paused = true)]
 async fn keepalives_hold_the_link_and_stop_unbinds() {
-    let w = world_with(|c| c.enquire_link_every = Duration::from_millis(30)).await;
+    let w = world_with(|c| c.enquire_link_every = Duration::from_secs(30)).await;
     let mut state = w.session.handle().state();
     let bound = until(&mut state, |s| matches!(s, LinkState::Bound { .. })).await;
-    tokio::time::sleep(Duration::from_millis(300)).await;
+    // Two hours of keepalives every 30 s (paused time): 240 enquire_links, each answered.
+    tokio::time::sleep(Duration::from_secs(2 * 3600)).await;
     assert_eq!(
         *state.borrow(),
         bound,
         "enquire_link answered: the same session stays bound"
     );
+    assert_eq!(w.sandbox.binds(), 1, "and it never had to bind again");
     let handle = w.session.handle();
     w.session.stop().await;
     assert_eq!(*handle.state().borrow(), LinkState::Stopped);

@@ -138,7 +138,7 @@ impl World {
                 short_message: text.as_bytes().to_vec(),
                 tlvs,
                 pdu,
-                received_at: crate::clock::now_ms(),
+                received_at: crate::clock::Clock::system().now_ms(),
                 ..SmppReceived::default()
             })
             .unwrap()
@@ -558,7 +558,7 @@ fn mixed(w: &World) -> (i64, i64) {
     for i in 0..40_usize {
         if i == 14 || i == 28 {
             std::thread::sleep(std::time::Duration::from_millis(5));
-            marks.push(crate::clock::now_ms());
+            marks.push(crate::clock::Clock::system().now_ms());
             std::thread::sleep(std::time::Duration::from_millis(5));
         }
         let dest = if i % 5 == 0 {
@@ -1414,7 +1414,7 @@ fn the_dashboard_counts_agree_with_the_tables_as_they_change() {
     w.dlr("LATE1", "ENROUTE");
     w.dlr("LATE1", "DELIVRD");
 
-    let now = crate::clock::now_ms();
+    let now = crate::clock::Clock::system().now_ms();
     let d = w.read(|c| dashboard_at(c, now, 120));
     let (by_status, by_state, open, total): (Counts, Counts, Counts, i64) = w.read(|c| {
         let group = |sql: &str| -> Result<Vec<(String, i64)>, ViewError> {
@@ -2045,7 +2045,7 @@ fn a_receipt_that_matched_nothing_and_a_try_whose_outcome_is_unknown_show_each_o
     ));
     w.submit(other, SubmitResult::Timeout { written_at: None });
     // Submitted within the minute, the handset and the text echo of the held message.
-    let (y, mo, d, h, mi, _) = crate::clock::civil(crate::clock::now_ms());
+    let (y, mo, d, h, mi, _) = crate::clock::civil(crate::clock::Clock::system().now_ms());
     let text = format!(
         "id:GHOST1 sub:001 dlvrd:001 submit date:{:02}{mo:02}{d:02}{h:02}{mi:02} done date:{:02}{mo:02}{d:02}{h:02}{mi:02} stat:DELIVRD err:000 text:Your code is 4821, v",
         y % 100,

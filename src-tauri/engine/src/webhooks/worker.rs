@@ -17,7 +17,7 @@ use tokio::task::{JoinError, JoinSet};
 use super::deliveries::{self, Due, Settled, Target, Tried};
 use super::payload::{rfc3339, WebhookPayload};
 use super::{sign, WebhookConfig, WebhookError};
-use crate::clock::{jitter, now_ms};
+use crate::clock::jitter;
 use crate::store::{Change, Store};
 
 /// POSTs under way at most (to different messages).
@@ -90,7 +90,7 @@ async fn run(
         let mut wait = config.poll_every;
         let free = MAX_IN_FLIGHT.saturating_sub(in_flight.len());
         if free > 0 {
-            let now = now_ms();
+            let now = store.clock().now_ms();
             // Those being sent are still pending and may come back: ask for enough to fill up.
             let limit = (busy.len() + free) as u32;
             match store.reader().read(move |c| deliveries::due(c, now, limit)).await {
@@ -242,7 +242,7 @@ async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<Webhook
         attempt,
     };
     let body = serde_json::to_vec(&payload).expect("a payload of strings and numbers always serializes");
-    let at = now_ms();
+    let at = store.clock().now_ms();
     let signature = sign(secret, at.div_euclid(1_000), &body);
     let clock = Instant::now();
     let outcome = post(&client, url, d.id, &signature, body, config.timeout).await;

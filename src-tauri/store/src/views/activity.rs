@@ -137,11 +137,6 @@ pub struct Activity {
     pub days: Vec<DayOutcomes>,
 }
 
-/// The charts now.
-pub fn activity(c: &Connection, window: ActivityWindow) -> Result<Activity, ViewError> {
-    activity_at(c, window, smsdesk_core::time::now_ms())
-}
-
 /// The charts for `window` ending with the bucket that holds `now_ms`.
 pub fn activity_at(c: &Connection, window: ActivityWindow, now_ms: i64) -> Result<Activity, ViewError> {
     let width = window.bucket_ms();

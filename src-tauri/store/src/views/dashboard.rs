@@ -65,11 +65,6 @@ pub struct Dashboard {
     pub open_exceptions_total: i64,
 }
 
-/// The overview now, with "today" in UTC.
-pub fn dashboard(c: &Connection) -> Result<Dashboard, ViewError> {
-    dashboard_at(c, smsdesk_core::time::now_ms(), 0)
-}
-
 /// The overview at `now_ms`, with "today" starting at midnight at `utc_offset_minutes`.
 pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Result<Dashboard, ViewError> {
     let offset = i64::from(utc_offset_minutes) * 60_000;
