@@ -7,7 +7,7 @@ use std::sync::{Arc, Mutex};
 use smsdesk_cli::{self as cli, Cli, EXIT_CONFIG};
 use smsdesk_engine::api::{ApiError, AppInfo, ErrorCode, RunMode};
 
-use smsdesk_engine::engine::EngineError;
+use smsdesk_engine::engine::{EngineError, Prepared};
 use smsdesk_engine::instance::InstanceError;
 use smsdesk_engine::service::Service;
 use smsdesk_engine::{Engine, EngineOptions};
@@ -66,41 +66,14 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     };
     // Start the engine before the window, so a refused start (bad config, another instance on
     // this data directory) is reported instead of a window that cannot work.
-    let options = EngineOptions {
-        mode: RunMode::Window,
-        http_port: None,
-        door: Some(smsdesk_http::HttpDoor::new(Some(ui))),
-    };
-    let root = prepared.dir.root().to_owned();
-    let engine = match tauri::async_runtime::block_on(Engine::start(prepared, options)) {
+    let engine = match start_engine(prepared, ui) {
         Ok(e) => e,
-        Err(e @ EngineError::Instance(InstanceError::AlreadyRunning { .. })) => {
-            // One window per data directory: bring the running one to the front instead.
-            return match tauri::async_runtime::block_on(cli::show_running_window(&root)) {
-                Ok(()) => {
-                    tracing::info!("smsdesk already runs on this data directory; its window was brought to the front");
-                    eprintln!(
-                        "smsdesk is already running on this data directory; its window was brought to the front."
-                    );
-                    ExitCode::SUCCESS
-                }
-                Err(why) => {
-                    tracing::error!("{e} (and its window could not be shown: {why})");
-                    eprintln!("smsdesk: {e}\nsmsdesk: its window could not be brought to the front: {why}");
-                    ExitCode::from(EXIT_CONFIG)
-                }
-            };
-        }
-        Err(e) => {
-            tracing::error!("{e}");
-            eprintln!("smsdesk: {e}");
-            return ExitCode::from(EXIT_CONFIG);
-        }
+        Err(code) => return code,
     };
     tracing::info!(url = ?engine.info().http_url, "engine started; opening the window");
     // Subscribed before the window exists, so no change committed from now on is missed.
     let changes = engine.store().subscribe();
-    let mut show_requests = engine.window_requests();
+    let show_requests = engine.window_requests();
 
     let data_dir = std::path::PathBuf::from(&engine.info().data_dir);
     let app = tauri::Builder::default()
@@ -110,30 +83,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         .plugin(tauri_plugin_dialog::init())
         .invoke_handler(smsdesk_engine::with_window_operations!(window_commands))
         .setup(move |app| {
-            if let Err(e) = crate::tray::create(app) {
-                // A desktop without a tray area still gets the window.
-                tracing::warn!(error = %e, "no tray icon");
-            }
-            if let Some(window) = app.get_webview_window("main") {
-                crate::geometry::keep(&window, &data_dir);
-            }
-            tauri::async_runtime::spawn(crate::events::forward(app.handle().clone(), changes));
-            let shown = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                use tokio::sync::broadcast::error::RecvError;
-                loop {
-                    match show_requests.recv().await {
-                        Ok(()) | Err(RecvError::Lagged(_)) => crate::tray::show_window(&shown),
-                        Err(RecvError::Closed) => return,
-                    }
-                }
-            });
-            let handle = app.handle().clone();
-            tauri::async_runtime::spawn(async move {
-                let signal = cli::wait_for_stop_signal().await;
-                tracing::info!(signal, "closing the window");
-                handle.exit(0);
-            });
+            set_up(app, &data_dir, changes, show_requests);
             Ok(())
         })
         .build(context);
@@ -158,4 +108,74 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
         }
     });
     ExitCode::from(u8::try_from(code).unwrap_or(1))
+}
+
+/// The engine, started for the window. When one already runs on this data directory, its
+/// window is brought to the front instead, and the exit code says how that went.
+fn start_engine(prepared: Prepared, ui: Arc<dyn UiAssets>) -> Result<Engine, ExitCode> {
+    let options = EngineOptions {
+        mode: RunMode::Window,
+        http_port: None,
+        door: Some(smsdesk_http::HttpDoor::new(Some(ui))),
+    };
+    let root = prepared.dir.root().to_owned();
+    match tauri::async_runtime::block_on(Engine::start(prepared, options)) {
+        Ok(e) => Ok(e),
+        Err(e @ EngineError::Instance(InstanceError::AlreadyRunning { .. })) => {
+            // One window per data directory: bring the running one to the front instead.
+            Err(match tauri::async_runtime::block_on(cli::show_running_window(&root)) {
+                Ok(()) => {
+                    tracing::info!("smsdesk already runs on this data directory; its window was brought to the front");
+                    eprintln!(
+                        "smsdesk is already running on this data directory; its window was brought to the front."
+                    );
+                    ExitCode::SUCCESS
+                }
+                Err(why) => {
+                    tracing::error!("{e} (and its window could not be shown: {why})");
+                    eprintln!("smsdesk: {e}\nsmsdesk: its window could not be brought to the front: {why}");
+                    ExitCode::from(EXIT_CONFIG)
+                }
+            })
+        }
+        Err(e) => {
+            tracing::error!("{e}");
+            eprintln!("smsdesk: {e}");
+            Err(ExitCode::from(EXIT_CONFIG))
+        }
+    }
+}
+
+/// Once the window exists: the tray, the window's remembered place, committed changes forwarded
+/// to it, requests to show it (from a second start), and a stop signal closing it.
+fn set_up(
+    app: &mut tauri::App,
+    data_dir: &std::path::Path,
+    changes: tokio::sync::broadcast::Receiver<smsdesk_engine::store::Change>,
+    mut show_requests: tokio::sync::broadcast::Receiver<()>,
+) {
+    if let Err(e) = crate::tray::create(app) {
+        // A desktop without a tray area still gets the window.
+        tracing::warn!(error = %e, "no tray icon");
+    }
+    if let Some(window) = app.get_webview_window("main") {
+        crate::geometry::keep(&window, data_dir);
+    }
+    tauri::async_runtime::spawn(crate::events::forward(app.handle().clone(), changes));
+    let shown = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        use tokio::sync::broadcast::error::RecvError;
+        loop {
+            match show_requests.recv().await {
+                Ok(()) | Err(RecvError::Lagged(_)) => crate::tray::show_window(&shown),
+                Err(RecvError::Closed) => return,
+            }
+        }
+    });
+    let handle = app.handle().clone();
+    tauri::async_runtime::spawn(async move {
+        let signal = cli::wait_for_stop_signal().await;
+        tracing::info!(signal, "closing the window");
+        handle.exit(0);
+    });
 }

@@ -182,8 +182,21 @@ fn operations() -> (String, String) {
     for name in &imports {
         out += &format!("import type {{ {name} }} from \"./{name}\";\n");
     }
-    out += "\n/** Every operation the UI can ask of the engine, over either transport. */\nexport interface Operations {\n";
+    out += &interface(&ops);
+    out += ROUTE_TYPES;
+    out += "export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = {\n";
     for spec in &ops {
+        out += &route(spec);
+    }
+    out += "};\n";
+    ("operations.ts".into(), out)
+}
+
+/// The `Operations` interface: each operation as a method, with its doc.
+fn interface(ops: &[&Spec]) -> String {
+    let mut out =
+        String::from("\n/** Every operation the UI can ask of the engine, over either transport. */\nexport interface Operations {\n");
+    for spec in ops {
         let params: Vec<String> = spec
             .args
             .iter()
@@ -200,44 +213,45 @@ fn operations() -> (String, String) {
             params.join(", ")
         );
     }
-    out += "}\n\n";
-    out += "/** Where an argument travels over HTTP (over IPC each is a named field). */\n\
-            export type ArgPlace = \"path\" | \"query\" | \"param\" | \"body\" | \"header\";\n\n\
-            export interface OperationArg {\n  readonly name: string;\n  readonly place: ArgPlace;\n  \
-            readonly header?: string;\n}\n\n\
-            /** How an operation travels: the window's command, or the HTTP method and path. */\n\
-            export interface OperationRoute {\n  readonly command: string;\n  \
-            readonly method: \"GET\" | \"POST\" | \"PATCH\";\n  readonly path: string;\n  \
-            readonly args: readonly OperationArg[];\n  readonly answers: boolean;\n}\n\n\
-            export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = {\n";
-    for spec in &ops {
-        let args: Vec<String> = spec
-            .args
-            .iter()
-            .map(|a| {
-                let (place, header) = match a.place {
-                    Place::Path => ("path", None),
-                    Place::Query => ("query", None),
-                    Place::Param => ("param", None),
-                    Place::Body => ("body", None),
-                    Place::Header(h) => ("header", Some(h)),
-                };
-                let header = header.map(|h| format!(", header: \"{h}\"")).unwrap_or_default();
-                format!("{{ name: \"{}\", place: \"{place}\"{header} }}", camel(a.name))
-            })
-            .collect();
-        out += &format!(
-            "  {}: {{ command: \"{}\", method: \"{}\", path: \"{}\", args: [{}], answers: {} }},\n",
-            camel(spec.name),
-            spec.name,
-            spec.method.as_str(),
-            spec.path,
-            args.join(", "),
-            spec.output.is_some()
-        );
-    }
-    out += "};\n";
-    ("operations.ts".into(), out)
+    out + "}\n\n"
+}
+
+/// The types a route is described with.
+const ROUTE_TYPES: &str = "/** Where an argument travels over HTTP (over IPC each is a named field). */\n\
+    export type ArgPlace = \"path\" | \"query\" | \"param\" | \"body\" | \"header\";\n\n\
+    export interface OperationArg {\n  readonly name: string;\n  readonly place: ArgPlace;\n  \
+    readonly header?: string;\n}\n\n\
+    /** How an operation travels: the window's command, or the HTTP method and path. */\n\
+    export interface OperationRoute {\n  readonly command: string;\n  \
+    readonly method: \"GET\" | \"POST\" | \"PATCH\";\n  readonly path: string;\n  \
+    readonly args: readonly OperationArg[];\n  readonly answers: boolean;\n}\n\n";
+
+/// One operation's entry in `OPERATIONS`.
+fn route(spec: &Spec) -> String {
+    let args: Vec<String> = spec
+        .args
+        .iter()
+        .map(|a| {
+            let (place, header) = match a.place {
+                Place::Path => ("path", None),
+                Place::Query => ("query", None),
+                Place::Param => ("param", None),
+                Place::Body => ("body", None),
+                Place::Header(h) => ("header", Some(h)),
+            };
+            let header = header.map(|h| format!(", header: \"{h}\"")).unwrap_or_default();
+            format!("{{ name: \"{}\", place: \"{place}\"{header} }}", camel(a.name))
+        })
+        .collect();
+    format!(
+        "  {}: {{ command: \"{}\", method: \"{}\", path: \"{}\", args: [{}], answers: {} }},\n",
+        camel(spec.name),
+        spec.name,
+        spec.method.as_str(),
+        spec.path,
+        args.join(", "),
+        spec.output.is_some()
+    )
 }
 
 /// `snake_case` as `camelCase`.

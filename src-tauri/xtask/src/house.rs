@@ -141,7 +141,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
 
     eprintln!(
-        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; the wall clock only in {CLOCK_FILE}; {} functions and files still too long (the list may only shrink)",
+        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; the wall clock only in {CLOCK_FILE}; functions within {MAX_FN_LINES} lines and files within {MAX_FILE_LINES} ({} allowed over)",
         members.len(),
         TOO_LONG_TODAY.len()
     );
@@ -305,32 +305,9 @@ fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
 const MAX_FN_LINES: usize = 80;
 const MAX_FILE_LINES: usize = 500;
 
-/// Functions and files longer than that today, to be split: the list may only shrink (one that
-/// grows past the limit and is not here fails, and so does one here that is back under it).
-const TOO_LONG_TODAY: &[&str] = &[
-    "src-tauri/cli/src/ops.rs",
-    "src-tauri/core/src/config/value.rs",
-    "src-tauri/core/src/receipts/parse/http.rs",
-    "src-tauri/core/src/receipts/parse/http.rs: make_builtin",
-    "src-tauri/core/src/receipts/parse/http.rs: parse_http_with",
-    "src-tauri/core/src/receipts/parse/smpp.rs: parse_smpp",
-    "src-tauri/engine/src/dispatch/queue.rs",
-    "src-tauri/engine/src/dispatch/worker.rs: send",
-    "src-tauri/engine/src/engine.rs",
-    "src-tauri/engine/src/engine.rs: start_parts",
-    "src-tauri/engine/src/intake/destination.rs: normalize_destination",
-    "src-tauri/engine/src/service.rs",
-    "src-tauri/engine/src/settings/mod.rs: update",
-    "src-tauri/engine/src/settings/providers.rs: edit",
-    "src-tauri/sandbox/src/session.rs: submit_sm",
-    "src-tauri/smpp/src/session.rs",
-    "src-tauri/smpp/src/session.rs: run_link",
-    "src-tauri/src/window.rs: run",
-    "src-tauri/store/src/views/activity.rs: activity_at",
-    "src-tauri/store/src/views/messages.rs",
-    "src-tauri/store/src/views/messages.rs: new",
-    "src-tauri/store/src/writer.rs",
-];
+/// Functions and files allowed over the limits, each for a reason written at its top: none
+/// today. An entry fails once it is back under the limits, so the list cannot go stale.
+const TOO_LONG_TODAY: &[&str] = &[];
 
 /// Functions and files over the limits that are not on the list, and entries of the list that
 /// are back under them.
@@ -371,8 +348,9 @@ fn functions(code: &str) -> Vec<(String, usize)> {
         let (mut depth, mut opened, mut j) = (0i64, false, i);
         while j < lines.len() {
             let line = lines[j];
-            depth += line.matches('{').count() as i64 - line.matches('}').count() as i64;
-            opened |= line.contains('{');
+            let (opens, closes) = braces(line);
+            depth += opens - closes;
+            opened |= opens > 0;
             if (opened && depth <= 0) || (!opened && line.trim_end().ends_with(';')) {
                 break;
             }
@@ -384,6 +362,38 @@ fn functions(code: &str) -> Vec<(String, usize)> {
         i = j + 1;
     }
     out
+}
+
+/// The braces of a line's code: those in string and character literals (`"{}"`, `'{'`) and in
+/// a trailing comment do not count.
+fn braces(line: &str) -> (i64, i64) {
+    let (mut opens, mut closes) = (0, 0);
+    let chars: Vec<char> = line.chars().collect();
+    let mut i = 0;
+    while i < chars.len() {
+        match chars[i] {
+            '"' => {
+                i += 1;
+                while i < chars.len() && chars[i] != '"' {
+                    i += if chars[i] == '\\' { 2 } else { 1 };
+                }
+            }
+            // A character literal ('x' or '\x'), not a lifetime ('a).
+            '\'' if chars.get(i + 2) == Some(&'\'') => i += 2,
+            '\'' if chars.get(i + 1) == Some(&'\\') => {
+                i += 2;
+                while i < chars.len() && chars[i] != '\'' {
+                    i += 1;
+                }
+            }
+            '/' if chars.get(i + 1) == Some(&'/') => break,
+            '{' => opens += 1,
+            '}' => closes += 1,
+            _ => {}
+        }
+        i += 1;
+    }
+    (opens, closes)
 }
 
 /// The name of the function a line starts, if it starts one.
@@ -518,6 +528,24 @@ mod tests {
         );
         assert_eq!(fn_name("    pub async fn run_link("), Some("run_link".to_owned()));
         assert_eq!(fn_name("    let f = |x| x;"), None);
+    }
+
+    #[test]
+    fn braces_in_literals_and_comments_do_not_open_or_close_anything() {
+        assert_eq!(braces(r#"    if c == '{' || s == "}}" { // }"#), (1, 0));
+        assert_eq!(braces(r#"    let q = '\''; let l: &'a str = x; }"#), (0, 1));
+        let code = "fn f() {
+    let open = '{';
+    g(open)
+}
+fn next() {
+}
+";
+        assert_eq!(
+            functions(code),
+            vec![("f".to_string(), 4), ("next".to_string(), 2)],
+            "a brace in a character literal does not stretch a function over the next"
+        );
     }
 
     #[test]

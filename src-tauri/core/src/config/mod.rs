@@ -5,15 +5,17 @@
 //! file, built-in default. A bad value is refused at start with the file (or variable), the key and
 //! the reason; an unknown key is refused too, since a misspelt setting silently ignored is worse.
 
+mod callbacks;
 mod settings;
 mod value;
 
 use std::path::{Path, PathBuf};
 
+pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use settings::*;
 pub use value::{
-    AtLeastOne, CallbackProvider, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region,
-    SettingValue, SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
+    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
+    TlvIdBase, UtcOffset,
 };
 
 /// The config file's name inside the data directory.

@@ -3,9 +3,10 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use super::callbacks::CallbackProviders;
 use super::value::{
-    AtLeastOne, CallbackProviders, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
-    SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
+    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
+    TlvIdBase, UtcOffset,
 };
 use super::{KeySpec, SectionSpec};
 

@@ -205,13 +205,9 @@ async fn run(
                         (store.clone(), session.clone(), receipts.clone(), config.clone());
                     let first = permit.take();
                     in_flight.spawn(async move {
-                        let permit = match first {
-                            Some(p) => p,
-                            None => match session.reserve().await {
-                                Ok(p) => p,
-                                // Stopping: the lease is left for recovery; nothing was attempted.
-                                Err(_) => return,
-                            },
+                        let Some(permit) = window_slot(first, &session).await else {
+                            // Stopping: the lease is left for recovery; nothing was attempted.
+                            return;
                         };
                         send(store, session, permit, message, receipts, config).await;
                     });
@@ -295,97 +291,129 @@ async fn send(
     let total = parts.len();
     let reference = (m.message_id & 0xFF) as u8;
     let mut permit = Some(first);
-    let id = m.message_id;
     for (i, part) in parts.iter().enumerate() {
         let segment = i as u32 + 1;
         if m.parts_accepted.contains(&segment) {
             continue;
         }
-        let permit = match permit.take() {
-            Some(p) => p,
-            None => match session.reserve().await {
-                Ok(p) => p,
-                // Stopping: the message stays leased, and recovery puts back what was not
-                // accepted; nothing of this part was recorded, let alone written.
-                Err(_) => return,
-            },
-        };
-        if past_validity(&m, store.clock()) {
-            let c = m.clone();
-            finish(&store, move |tx| queue::expire_claimed(tx, c.message_id, None), id).await;
+        let Some(permit) = window_slot(permit.take(), &session).await else {
+            // Stopping: the message stays leased, and recovery puts back what was not
+            // accepted; nothing of this part was recorded, let alone written.
             return;
-        }
-        let (connection, session_id, seq) = (
-            permit.connection().to_owned(),
-            permit.session_id().to_owned(),
-            permit.sequence_number(),
-        );
-        let registered_delivery = m.registered_delivery;
-        let attempt = match store
-            .writer()
-            .write(move |tx| {
-                let wire = messages::Wire {
-                    connection: &connection,
-                    session_id: &session_id,
-                    sequence_number: seq,
-                };
-                messages::begin_attempt(tx, id, segment, wire, registered_delivery)
-            })
-            .await
-        {
-            Ok(a) => a,
-            Err(e) => {
-                tracing::error!(error = %e, message = id, "cannot record the attempt; the message stays leased until recovery");
-                return;
-            }
         };
-        if past_validity(&m, store.clock()) {
-            finish(&store, move |tx| queue::expire_claimed(tx, id, Some(attempt.id)), id).await;
+        let Some(attempt) = record_attempt(&store, &permit, &m, segment).await else {
             return;
-        }
+        };
         let udh = (total > 1).then(|| encoding::concat_udh(reference, i as u8 + 1, total as u8));
-        let answer = permit
-            .submit(submit_pdu(&config, &m, encoding, udh, &part.octets))
-            .await;
-        let result = match answer {
-            Ok(a) => SubmitResult::Answered {
-                command_status: a.command_status,
-                message_id: a.message_id,
-                written_at: Some(a.written_at),
-            },
-            Err(SubmitFailure::NotSent(_)) => SubmitResult::NotSent,
-            Err(SubmitFailure::Timeout { written_at }) => SubmitResult::Timeout { written_at },
-            Err(SubmitFailure::LinkLost { written_at }) => SubmitResult::LinkLost { written_at },
-        };
-        let (c, policy, cfg) = (m.clone(), receipts.clone(), config.clone());
-        let next = finish(
-            &store,
-            move |tx| {
-                let now = tx.now_ms();
-                queue::record(
-                    tx,
-                    &c,
-                    attempt.id,
-                    &result,
-                    now,
-                    &policy,
-                    cfg.send_policy(c.kind),
-                    jitter,
-                )
-            },
-            id,
-        )
-        .await;
-        match next {
-            Some(queue::Next::PartAccepted) => {}
-            Some(queue::Next::Accepted) | None => return,
-            Some(next) => {
-                if matches!(next, queue::Next::RetryAt { slow_down: true, .. }) {
-                    session.slow_down();
-                }
-                tracing::info!(message = id, ?next, "submit not accepted");
-                return;
+        let result = submit(permit, submit_pdu(&config, &m, encoding, udh, &part.octets)).await;
+        let next = record_result(&store, &m, attempt, result, &receipts, &config).await;
+        if !next_part_may_go(next, &session, m.message_id) {
+            return;
+        }
+    }
+}
+
+/// The permit in hand, else the next one the session grants (a bound link, a window slot, the
+/// rate); None when the session grants none.
+async fn window_slot(held: Option<Permit>, session: &SessionHandle) -> Option<Permit> {
+    match held {
+        Some(p) => Some(p),
+        None => session.reserve().await.ok(),
+    }
+}
+
+/// Records the attempt for one part (with the session and sequence number it goes out under)
+/// before anything is written, so a crash after the write leaves a try to hold the message by,
+/// never a blind resend. The validity is checked right before and again right after: a message
+/// past its validity is expired (or held, when parts went out) instead. Returns the attempt's id
+/// when the part may be written; None when it may not (expired, or the attempt could not be
+/// recorded, in which case the message stays leased until recovery).
+async fn record_attempt(store: &Arc<Store>, permit: &Permit, m: &Claimed, segment: u32) -> Option<i64> {
+    let id = m.message_id;
+    if past_validity(m, store.clock()) {
+        finish(store, move |tx| queue::expire_claimed(tx, id, None), id).await;
+        return None;
+    }
+    let (connection, session_id, seq) = (
+        permit.connection().to_owned(),
+        permit.session_id().to_owned(),
+        permit.sequence_number(),
+    );
+    let registered_delivery = m.registered_delivery;
+    let attempt = match store
+        .writer()
+        .write(move |tx| {
+            let wire = messages::Wire {
+                connection: &connection,
+                session_id: &session_id,
+                sequence_number: seq,
+            };
+            messages::begin_attempt(tx, id, segment, wire, registered_delivery)
+        })
+        .await
+    {
+        Ok(a) => a,
+        Err(e) => {
+            tracing::error!(error = %e, message = id, "cannot record the attempt; the message stays leased until recovery");
+            return None;
+        }
+    };
+    if past_validity(m, store.clock()) {
+        finish(store, move |tx| queue::expire_claimed(tx, id, Some(attempt.id)), id).await;
+        return None;
+    }
+    Some(attempt.id)
+}
+
+/// Writes the submit and waits for its answer, as the queue records it.
+async fn submit(permit: Permit, pdu: SubmitSm) -> SubmitResult {
+    match permit.submit(pdu).await {
+        Ok(a) => SubmitResult::Answered {
+            command_status: a.command_status,
+            message_id: a.message_id,
+            written_at: Some(a.written_at),
+        },
+        Err(SubmitFailure::NotSent(_)) => SubmitResult::NotSent,
+        Err(SubmitFailure::Timeout { written_at }) => SubmitResult::Timeout { written_at },
+        Err(SubmitFailure::LinkLost { written_at }) => SubmitResult::LinkLost { written_at },
+    }
+}
+
+/// Records what the submit of `attempt` came to, by the rules the send started with: the queue
+/// decides whether the message is accepted, retried, failed or held. None when it cannot be
+/// recorded.
+async fn record_result(
+    store: &Arc<Store>,
+    m: &Claimed,
+    attempt: i64,
+    result: SubmitResult,
+    receipts: &Arc<ReceiptPolicy>,
+    config: &Arc<DispatcherConfig>,
+) -> Option<queue::Next> {
+    let (c, policy, cfg) = (m.clone(), receipts.clone(), config.clone());
+    finish(
+        store,
+        move |tx| {
+            let now = tx.now_ms();
+            queue::record(tx, &c, attempt, &result, now, &policy, cfg.send_policy(c.kind), jitter)
+        },
+        m.message_id,
+    )
+    .await
+}
+
+/// Whether the next part may go out: only after this one was accepted. A submit throttled by the
+/// SMSC slows the session down.
+fn next_part_may_go(next: Option<queue::Next>, session: &SessionHandle, id: i64) -> bool {
+    match next {
+        Some(queue::Next::PartAccepted) => true,
+        Some(queue::Next::Accepted) | None => false,
+        Some(next) => {
+            if matches!(next, queue::Next::RetryAt { slow_down: true, .. }) {
+                session.slow_down();
             }
+            tracing::info!(message = id, ?next, "submit not accepted");
+            false
         }
     }
 }

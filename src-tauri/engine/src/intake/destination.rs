@@ -36,6 +36,45 @@ fn error(code: &str, message: String) -> FieldError {
 /// number the numbering plan of its country does not allow.
 pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<String, FieldError> {
     let written = raw.trim();
+    let digits = digits_of(raw, written)?;
+    let international = if written.starts_with('+') {
+        Some(format!("+{digits}"))
+    } else {
+        digits.strip_prefix("00").map(|rest| format!("+{rest}"))
+    };
+    let national = international.is_none();
+    let parsed = match international {
+        Some(number) => phonenumber::parse(None, number),
+        None => phonenumber::parse(Some(national_region(raw, &digits, default_region)?), &digits),
+    };
+    let invalid = |why: String| {
+        if national && digits.len() <= SHORT_CODE_MAX_DIGITS {
+            short_code(raw)
+        } else {
+            error(
+                codes::INVALID_NUMBER,
+                format!("destination {} is not a valid phone number: {why}", quote(raw)),
+            )
+        }
+    };
+    let number = parsed.map_err(|e| invalid(parse_failure(e)))?;
+    if !number.is_valid() {
+        let country = number
+            .country()
+            .id()
+            .map(|id| format!(" ({})", id.as_ref()))
+            .unwrap_or_default();
+        return Err(invalid(format!(
+            "it has the wrong length, or is in a range not in use, for country code +{}{country}",
+            number.code().value()
+        )));
+    }
+    Ok(number.format().mode(Mode::E164).to_string())
+}
+
+/// The digits of a number as written (`written` is `raw` trimmed): refused when it is empty,
+/// holds anything but digits, separators and a leading +, or has too few or too many digits.
+fn digits_of(raw: &str, written: &str) -> Result<String, FieldError> {
     if written.is_empty() {
         return Err(error(
             codes::REQUIRED,
@@ -80,78 +119,54 @@ pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<
             ),
         ));
     }
-    let international = if written.starts_with('+') {
-        Some(format!("+{digits}"))
-    } else {
-        digits.strip_prefix("00").map(|rest| format!("+{rest}"))
-    };
-    let short_code = || {
-        error(
-            codes::INVALID_NUMBER,
-            format!(
-                "destination {} looks like a short code, which cannot be sent to: give a full phone number",
-                quote(raw)
-            ),
-        )
-    };
-    let national = international.is_none();
-    let parsed = match international {
-        Some(number) => phonenumber::parse(None, number),
-        None => {
-            let region = default_region.filter(|r| !r.trim().is_empty());
-            let Some(id) = region.and_then(known_region) else {
-                if digits.len() <= SHORT_CODE_MAX_DIGITS {
-                    return Err(short_code());
-                }
-                let setting = match region {
-                    Some(r) => format!(
-                        "`intake.default_region` ({}) is not a country code numbers are known for",
-                        quote(r)
-                    ),
-                    None => "no `intake.default_region` is set".to_string(),
-                };
-                return Err(error(
-                    codes::NEEDS_COUNTRY,
-                    format!(
-                        "destination {} has no country code and {setting}: write it internationally (+33 6 12 34 56 78 \
-                         or 0033 6 12 34 56 78), or set `intake.default_region` to the country of national numbers",
-                        quote(raw)
-                    ),
-                ));
-            };
-            phonenumber::parse(Some(id), &digits)
-        }
-    };
-    let invalid = |why: String| {
-        if national && digits.len() <= SHORT_CODE_MAX_DIGITS {
-            short_code()
-        } else {
-            error(
-                codes::INVALID_NUMBER,
-                format!("destination {} is not a valid phone number: {why}", quote(raw)),
-            )
-        }
-    };
-    let number = parsed.map_err(|e| {
-        invalid(match e {
-            ParseError::InvalidCountryCode => "its country code is not one in use".to_string(),
-            ParseError::TooShortAfterIdd | ParseError::TooShortNsn | ParseError::NoNumber => {
-                "it is too short".to_string()
-            }
-            ParseError::TooLong => "it is too long".to_string(),
-            other => other.to_string(),
-        })
-    })?;
-    if !number.is_valid() {
-        let country = number
-            .country()
-            .id()
-            .map(|id| format!(" ({})", id.as_ref()))
-            .unwrap_or_default();
-        return Err(invalid(format!(
-            "it has the wrong length, or is in a range not in use, for country code +{}{country}",
-            number.code().value()
-        )));
+    Ok(digits)
+}
+
+/// The region a national number (no + nor 00) is read in: `default_region`, when it is one the
+/// numbering data knows. Without one, a number as short as a short code is refused as such, and
+/// any other as `needs_country`.
+fn national_region(raw: &str, digits: &str, default_region: Option<&str>) -> Result<Id, FieldError> {
+    let region = default_region.filter(|r| !r.trim().is_empty());
+    if let Some(id) = region.and_then(known_region) {
+        return Ok(id);
     }
-    Ok(number.format().mode(Mode::E164).to_string())
+    if digits.len() <= SHORT_CODE_MAX_DIGITS {
+        return Err(short_code(raw));
+    }
+    let setting = match region {
+        Some(r) => format!(
+            "`intake.default_region` ({}) is not a country code numbers are known for",
+            quote(r)
+        ),
+        None => "no `intake.default_region` is set".to_string(),
+    };
+    Err(error(
+        codes::NEEDS_COUNTRY,
+        format!(
+            "destination {} has no country code and {setting}: write it internationally (+33 6 12 34 56 78 \
+             or 0033 6 12 34 56 78), or set `intake.default_region` to the country of national numbers",
+            quote(raw)
+        ),
+    ))
+}
+
+/// A national number as short as a short code.
+fn short_code(raw: &str) -> FieldError {
+    error(
+        codes::INVALID_NUMBER,
+        format!(
+            "destination {} looks like a short code, which cannot be sent to: give a full phone number",
+            quote(raw)
+        ),
+    )
+}
+
+/// Why the parser refused a number, in words.
+fn parse_failure(e: ParseError) -> String {
+    match e {
+        ParseError::InvalidCountryCode => "its country code is not one in use".to_string(),
+        ParseError::TooShortAfterIdd | ParseError::TooShortNsn | ParseError::NoNumber => "it is too short".to_string(),
+        ParseError::TooLong => "it is too long".to_string(),
+        other => other.to_string(),
+    }
 }

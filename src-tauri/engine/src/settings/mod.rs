@@ -209,140 +209,22 @@ impl Settings {
         let _one_at_a_time = self.writing.lock().await;
         let text = self.read_file()?;
         let saved = config::from_sources(&self.file, &text, self.env.clone())?;
-        let mut candidate = saved.clone();
-        let mut errors = Vec::new();
-        let mut edits: Vec<file::Edit<'_>> = Vec::new();
-        let mut changes = Vec::new();
-
-        for (key, value) in &req.values {
-            let Some((section, spec)) = lookup(key) else {
-                errors.push(field_error(
-                    key,
-                    "unknown_setting",
-                    format!("there is no setting `{key}`"),
-                ));
-                continue;
-            };
-            let entry = catalog::entry_for(section.name, spec.name, spec);
-            if matches!(entry.kind, SettingKind::Password | SettingKind::Providers) {
-                errors.push(field_error(
-                    key,
-                    "not_a_value",
-                    "set this with its own field (`password`, `callback_providers`)".into(),
-                ));
-                continue;
-            }
-            if entry.read_only {
-                errors.push(field_error(
-                    key,
-                    "read_only",
-                    format!("`{key}` is changed in the config file only"),
-                ));
-                continue;
-            }
-            let before = candidate.value_as_toml(section.name, spec.name);
-            if let Some(var) = self.env_set(section.name, spec.name) {
-                // The screen sends what it shows: an unchanged locked value is no edit.
-                let mut same = candidate.clone();
-                if same.set_from_env(section.name, spec.name, value).is_ok()
-                    && same.value_as_toml(section.name, spec.name) == before
-                {
-                    continue;
-                }
-                errors.push(field_error(
-                    key,
-                    "locked_by_environment",
-                    format!("set by the environment variable {var}; change or remove it there"),
-                ));
-                continue;
-            }
-            match candidate.set_from_env(section.name, spec.name, value) {
-                Err(reason) => errors.push(field_error(key, "invalid", reason)),
-                Ok(()) => {
-                    let after = candidate.value_as_toml(section.name, spec.name);
-                    if after != before {
-                        changes.push(SettingChange {
-                            key: key.clone(),
-                            from: before.as_deref().map(edit_text),
-                            to: after.as_deref().map(edit_text),
-                            secret: false,
-                            applies: entry.applies,
-                        });
-                        edits.push(file::Edit {
-                            section: section.name,
-                            key: spec.name,
-                            value: after,
-                        });
-                    }
-                }
-            }
-        }
-        if !candidate.http.bind.is_loopback() && !candidate.http.allow_network {
-            errors.push(field_error(
-                "http.bind",
-                "needs_allow_network",
-                format!(
-                    "{} is beyond this computer: set http.allow_network as well, or smsdesk will refuse to start",
-                    candidate.http.bind
-                ),
-            ));
-        }
-
-        let mut generated = Vec::new();
+        let mut draft = Draft::new(&saved);
+        draft.values(self, &req.values);
+        draft.network_reach();
         if let Some(list) = &req.callback_providers {
-            match self.env_set("callbacks", "providers") {
-                Some(var) => errors.push(field_error(
-                    "callbacks.providers",
-                    "locked_by_environment",
-                    format!("set by the environment variable {var}; change or remove it there"),
-                )),
-                None => {
-                    let (providers, mut errs, gen, provider_changes) =
-                        providers::edit(&saved.callbacks.providers, list);
-                    errors.append(&mut errs);
-                    if errs.is_empty() && !provider_changes.is_empty() {
-                        generated = gen;
-                        changes.extend(provider_changes);
-                        let toml = crate::config::SettingValue::to_toml(&providers);
-                        candidate.callbacks.providers = providers;
-                        edits.push(file::Edit {
-                            section: "callbacks",
-                            key: "providers",
-                            value: Some(toml),
-                        });
-                    }
-                }
-            }
+            draft.providers(self, &saved, list);
         }
-
         if let Some(password) = &req.password {
-            if let Some(var) = self.env_set("smpp", "password") {
-                errors.push(field_error(
-                    "smpp.password",
-                    "locked_by_environment",
-                    format!("set by the environment variable {var}; change or remove it there"),
-                ));
-            } else if let Some(reason) = password_problem(password) {
-                errors.push(field_error("smpp.password", "invalid", reason.into()));
-            } else {
-                changes.push(SettingChange {
-                    key: "smpp.password".into(),
-                    from: None,
-                    to: None,
-                    secret: true,
-                    applies: Applies::Reconnect,
-                });
-                // Once set here, never in clear in the file.
-                if file::sets(&text, "smpp", "password") {
-                    edits.push(file::Edit {
-                        section: "smpp",
-                        key: "password",
-                        value: None,
-                    });
-                }
-            }
+            draft.password(self, &text, password);
         }
-
+        let Draft {
+            errors,
+            edits,
+            changes,
+            generated,
+            ..
+        } = draft;
         if !errors.is_empty() {
             return Err(SettingsError::Invalid(errors));
         }
@@ -396,7 +278,10 @@ impl Settings {
     }
 }
 
+mod draft;
 mod providers;
+
+use draft::Draft;
 
 /// The configuration to run with after a save: everything that may change while running from
 /// `saved`, the rest (the HTTP listener, webhooks, logging, the database) as it started.

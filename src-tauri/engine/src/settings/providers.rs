@@ -22,68 +22,89 @@ pub fn edit(existing: &CallbackProviders, list: &[ProviderEdit]) -> Edited {
     let mut generated = Vec::new();
     let mut map = BTreeMap::new();
     for (i, p) in list.iter().enumerate() {
-        let at = |field: &str| format!("callbacks.providers[{i}].{field}");
-        let name = p.name.trim();
-        if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
-            errors.push(field_error(
-                &at("name"),
-                "invalid",
-                "a provider's name (its URL's last part) may hold only letters, digits, - and _".into(),
-            ));
-            continue;
+        if let Some((name, provider)) = checked(i, p, existing, &map, &mut errors, &mut generated) {
+            map.insert(name, provider);
         }
-        if map.contains_key(name) {
-            errors.push(field_error(
-                &at("name"),
-                "duplicate",
-                format!("`{name}` is listed twice"),
-            ));
-            continue;
-        }
-        let secret = match (&p.secret, existing.0.get(name)) {
-            (Some(s), _) => s.clone(),
-            (None, Some(old)) => old.secret.clone(),
-            (None, None) => {
-                let s = crate::apikeys::random_secret("cb_");
-                generated.push(GeneratedSecret {
-                    provider: name.to_owned(),
-                    secret: s.clone(),
-                });
-                s
-            }
-        };
-        if secret.trim().len() < 16 {
-            errors.push(field_error(
-                &at("secret"),
-                "too_short",
-                "a provider's secret must be at least 16 characters".into(),
-            ));
-        }
-        let blank = |o: &Option<String>| o.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
-        let preset = blank(&p.preset);
-        let wanted = preset.as_deref().unwrap_or(name);
-        if crate::receipts::parse::builtin_mapping(wanted).is_none() {
-            let field = if preset.is_some() { "preset" } else { "name" };
-            errors.push(field_error(
-                &at(field),
-                "unknown_preset",
-                format!(
-                    "no built-in mapping `{wanted}`; choose a preset (known: {})",
-                    crate::receipts::parse::BUILTIN_PROVIDERS.join(", ")
-                ),
-            ));
-        }
-        map.insert(
-            name.to_owned(),
-            CallbackProvider {
-                secret,
-                preset,
-                connection: blank(&p.connection),
-            },
-        );
     }
+    let changes = changes(existing, &map);
+    (CallbackProviders(map), errors, generated, changes)
+}
+
+/// The list's `i`th provider, each bad field of it in `errors`. None when its name cannot be
+/// used (bad, or already in `listed`); a secret made for a new provider without one goes into
+/// `generated` as well.
+fn checked(
+    i: usize,
+    p: &ProviderEdit,
+    existing: &CallbackProviders,
+    listed: &BTreeMap<String, CallbackProvider>,
+    errors: &mut Vec<FieldError>,
+    generated: &mut Vec<GeneratedSecret>,
+) -> Option<(String, CallbackProvider)> {
+    let at = |field: &str| format!("callbacks.providers[{i}].{field}");
+    let name = p.name.trim();
+    if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
+        errors.push(field_error(
+            &at("name"),
+            "invalid",
+            "a provider's name (its URL's last part) may hold only letters, digits, - and _".into(),
+        ));
+        return None;
+    }
+    if listed.contains_key(name) {
+        errors.push(field_error(
+            &at("name"),
+            "duplicate",
+            format!("`{name}` is listed twice"),
+        ));
+        return None;
+    }
+    let secret = match (&p.secret, existing.0.get(name)) {
+        (Some(s), _) => s.clone(),
+        (None, Some(old)) => old.secret.clone(),
+        (None, None) => {
+            let s = crate::apikeys::random_secret("cb_");
+            generated.push(GeneratedSecret {
+                provider: name.to_owned(),
+                secret: s.clone(),
+            });
+            s
+        }
+    };
+    if secret.trim().len() < 16 {
+        errors.push(field_error(
+            &at("secret"),
+            "too_short",
+            "a provider's secret must be at least 16 characters".into(),
+        ));
+    }
+    let blank = |o: &Option<String>| o.as_deref().map(str::trim).filter(|s| !s.is_empty()).map(str::to_owned);
+    let preset = blank(&p.preset);
+    let wanted = preset.as_deref().unwrap_or(name);
+    if crate::receipts::parse::builtin_mapping(wanted).is_none() {
+        let field = if preset.is_some() { "preset" } else { "name" };
+        errors.push(field_error(
+            &at(field),
+            "unknown_preset",
+            format!(
+                "no built-in mapping `{wanted}`; choose a preset (known: {})",
+                crate::receipts::parse::BUILTIN_PROVIDERS.join(", ")
+            ),
+        ));
+    }
+    let provider = CallbackProvider {
+        secret,
+        preset,
+        connection: blank(&p.connection),
+    };
+    Some((name.to_owned(), provider))
+}
+
+/// What the edit changes, provider by provider, as audited (a new or replaced secret is said to
+/// have changed, never shown).
+fn changes(existing: &CallbackProviders, map: &BTreeMap<String, CallbackProvider>) -> Vec<SettingChange> {
     let mut changes = Vec::new();
-    for (name, new) in &map {
+    for (name, new) in map {
         let old = existing.0.get(name);
         if old == Some(new) {
             continue;
@@ -114,5 +135,5 @@ pub fn edit(existing: &CallbackProviders, list: &[ProviderEdit]) -> Edited {
             });
         }
     }
-    (CallbackProviders(map), errors, generated, changes)
+    changes
 }

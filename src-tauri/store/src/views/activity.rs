@@ -139,107 +139,154 @@ pub struct Activity {
 
 /// The charts for `window` ending with the bucket that holds `now_ms`.
 pub fn activity_at(c: &Connection, window: ActivityWindow, now_ms: i64) -> Result<Activity, ViewError> {
-    let width = window.bucket_ms();
-    let count = window.buckets();
-    let to_ms = floor(now_ms, width) + width;
-    let from_ms = to_ms - width * count as i64;
-    let today = floor(now_ms, DAY_MS);
-    let days_from = today - DAY_MS * (OUTCOME_DAYS as i64 - 1);
+    let span = Span::new(window, now_ms);
     snapshot(c, |c| {
-        let mut buckets: Vec<ActivityBucket> = (0..count)
-            .map(|i| ActivityBucket {
-                start_ms: from_ms + width * i as i64,
-                ..ActivityBucket::default()
-            })
-            .collect();
-        let slot = |start: i64| usize::try_from((start - from_ms) / width).ok().filter(|&i| i < count);
-
-        let mut stmt = c.prepare_cached(
-            "SELECT bucket, metric, n FROM activity_count WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3",
-        )?;
-        let rows = stmt.query_map(params![width, from_ms, to_ms], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-        })?;
-        for row in rows {
-            let (start, metric, n) = row?;
-            let Some(b) = slot(start).map(|i| &mut buckets[i]) else {
-                continue;
-            };
-            match metric.as_str() {
-                "accepted" => b.accepted += n,
-                "refused" => b.refused += n,
-                "unknown" => b.unknown += n,
-                "receipt" => b.receipts += n,
-                _ => {}
-            }
-        }
-
-        let mut histograms: Vec<Vec<(i64, i64)>> = vec![Vec::new(); count];
-        let mut stmt = c.prepare_cached(
-            "SELECT bucket, latency_ms, n FROM activity_latency
-             WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3 AND n > 0
-             ORDER BY bucket, latency_ms",
-        )?;
-        let rows = stmt.query_map(params![width, from_ms, to_ms], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
-        })?;
-        for row in rows {
-            let (start, latency, n) = row?;
-            if let Some(i) = slot(start) {
-                histograms[i].push((latency, n));
-            }
-        }
-        for (b, h) in buckets.iter_mut().zip(&histograms) {
-            b.finals = h.iter().map(|&(_, n)| n).sum();
-            b.latency_p50_ms = percentile(h, 50);
-            b.latency_p95_ms = percentile(h, 95);
-        }
-
-        let mut days: Vec<DayOutcomes> = (0..OUTCOME_DAYS)
-            .map(|i| DayOutcomes {
-                day_ms: days_from + DAY_MS * i as i64,
-                ..DayOutcomes::default()
-            })
-            .collect();
-        let mut stmt =
-            c.prepare_cached("SELECT day, outcome, n FROM activity_outcome WHERE day >= ?1 AND day <= ?2")?;
-        let rows = stmt.query_map(params![days_from, today], |r| {
-            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-        })?;
-        for row in rows {
-            let (day, outcome, n) = row?;
-            let Some(d) = usize::try_from((day - days_from) / DAY_MS)
-                .ok()
-                .and_then(|i| days.get_mut(i))
-            else {
-                continue;
-            };
-            match outcome.as_str() {
-                "created" => d.created += n,
-                "delivered" => d.delivered += n,
-                "failed" => d.failed += n,
-                "expired" => d.expired += n,
-                "no_receipt" => d.no_receipt += n,
-                "not_sent" => d.not_sent += n,
-                "decided" => d.decided += n,
-                _ => {}
-            }
-        }
-        for d in &mut days {
-            let settled = d.delivered + d.failed + d.expired + d.no_receipt + d.not_sent + d.decided;
-            d.pending = (d.created - settled).max(0);
-        }
-
+        let mut buckets = span.empty_buckets();
+        add_counts(c, span, &mut buckets)?;
+        add_latencies(c, span, &mut buckets)?;
+        let days = day_outcomes(c, now_ms)?;
         Ok(Activity {
             window,
             at_ms: now_ms,
-            bucket_ms: width,
-            from_ms,
-            to_ms,
+            bucket_ms: span.width,
+            from_ms: span.from_ms,
+            to_ms: span.to_ms,
             buckets,
             days,
         })
     })
+}
+
+/// Where a window's buckets lie in time: `count` buckets of `width` ms, from `from_ms` to `to_ms`
+/// (exclusive), the last one holding the time the figures are for.
+#[derive(Debug, Clone, Copy)]
+struct Span {
+    width: i64,
+    count: usize,
+    from_ms: i64,
+    to_ms: i64,
+}
+
+impl Span {
+    fn new(window: ActivityWindow, now_ms: i64) -> Span {
+        let width = window.bucket_ms();
+        let count = window.buckets();
+        let to_ms = floor(now_ms, width) + width;
+        Span {
+            width,
+            count,
+            from_ms: to_ms - width * count as i64,
+            to_ms,
+        }
+    }
+
+    /// Every bucket of the window, oldest first, all at zero.
+    fn empty_buckets(self) -> Vec<ActivityBucket> {
+        (0..self.count)
+            .map(|i| ActivityBucket {
+                start_ms: self.from_ms + self.width * i as i64,
+                ..ActivityBucket::default()
+            })
+            .collect()
+    }
+
+    /// The index of the bucket that starts at `start`, if it is one of the window's.
+    fn slot(self, start: i64) -> Option<usize> {
+        usize::try_from((start - self.from_ms) / self.width)
+            .ok()
+            .filter(|&i| i < self.count)
+    }
+}
+
+/// Adds the submit and receipt counts (`activity_count`) to the window's buckets.
+fn add_counts(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
+    let mut stmt = c.prepare_cached(
+        "SELECT bucket, metric, n FROM activity_count WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3",
+    )?;
+    let rows = stmt.query_map(params![span.width, span.from_ms, span.to_ms], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    for row in rows {
+        let (start, metric, n) = row?;
+        let Some(b) = span.slot(start).map(|i| &mut buckets[i]) else {
+            continue;
+        };
+        match metric.as_str() {
+            "accepted" => b.accepted += n,
+            "refused" => b.refused += n,
+            "unknown" => b.unknown += n,
+            "receipt" => b.receipts += n,
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// Sets each bucket's receipt latency (sample size and percentiles) from its histogram
+/// (`activity_latency`).
+fn add_latencies(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
+    let mut histograms: Vec<Vec<(i64, i64)>> = vec![Vec::new(); span.count];
+    let mut stmt = c.prepare_cached(
+        "SELECT bucket, latency_ms, n FROM activity_latency
+         WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3 AND n > 0
+         ORDER BY bucket, latency_ms",
+    )?;
+    let rows = stmt.query_map(params![span.width, span.from_ms, span.to_ms], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    for row in rows {
+        let (start, latency, n) = row?;
+        if let Some(i) = span.slot(start) {
+            histograms[i].push((latency, n));
+        }
+    }
+    for (b, h) in buckets.iter_mut().zip(&histograms) {
+        b.finals = h.iter().map(|&(_, n)| n).sum();
+        b.latency_p50_ms = percentile(h, 50);
+        b.latency_p95_ms = percentile(h, 95);
+    }
+    Ok(())
+}
+
+/// What became of the messages of each of the last [`OUTCOME_DAYS`] UTC days up to the one that
+/// holds `now_ms` (`activity_outcome`), oldest first; what no outcome accounts for is pending.
+fn day_outcomes(c: &Connection, now_ms: i64) -> Result<Vec<DayOutcomes>, ViewError> {
+    let today = floor(now_ms, DAY_MS);
+    let days_from = today - DAY_MS * (OUTCOME_DAYS as i64 - 1);
+    let mut days: Vec<DayOutcomes> = (0..OUTCOME_DAYS)
+        .map(|i| DayOutcomes {
+            day_ms: days_from + DAY_MS * i as i64,
+            ..DayOutcomes::default()
+        })
+        .collect();
+    let mut stmt = c.prepare_cached("SELECT day, outcome, n FROM activity_outcome WHERE day >= ?1 AND day <= ?2")?;
+    let rows = stmt.query_map(params![days_from, today], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
+    })?;
+    for row in rows {
+        let (day, outcome, n) = row?;
+        let Some(d) = usize::try_from((day - days_from) / DAY_MS)
+            .ok()
+            .and_then(|i| days.get_mut(i))
+        else {
+            continue;
+        };
+        match outcome.as_str() {
+            "created" => d.created += n,
+            "delivered" => d.delivered += n,
+            "failed" => d.failed += n,
+            "expired" => d.expired += n,
+            "no_receipt" => d.no_receipt += n,
+            "not_sent" => d.not_sent += n,
+            "decided" => d.decided += n,
+            _ => {}
+        }
+    }
+    for d in &mut days {
+        let settled = d.delivered + d.failed + d.expired + d.no_receipt + d.not_sent + d.decided;
+        d.pending = (d.created - settled).max(0);
+    }
+    Ok(days)
 }
 
 /// `t` rounded down to a multiple of `width` (UTC buckets, as the triggers store them).

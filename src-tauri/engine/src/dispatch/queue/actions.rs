@@ -1,0 +1,211 @@
+//! What an operator may do with a message (send it again, cancel it, mark it failed, settle it by
+//! a receipt they attached), and why such an action may be refused: above all, sending again what
+//! may already have reached the network takes a confirmation.
+
+use super::status;
+use crate::domain::{ExceptionKind, QueueStatus};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::tables::{attempt, exception, logical_event, queue, NewAudit};
+use crate::store::{StoreError, WriteTx};
+
+/// Why an operator's action on a message was refused.
+#[derive(Debug, thiserror::Error)]
+pub enum ActionError {
+    #[error("message {0} does not exist")]
+    NotFound(i64),
+    #[error("a message that is {0} cannot be {1}")]
+    NotAllowed(QueueStatus, &'static str),
+    #[error("{0}: sending it again may deliver it twice; confirm to go on")]
+    ConfirmationRequired(DuplicateRisk),
+    #[error("its validity has ended; it is never sent late")]
+    ValidityEnded,
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note: &str) -> Result<(), StoreError> {
+    tx.audit().append(&NewAudit {
+        actor: actor.into(),
+        action: action.into(),
+        subject_type: Some("message".into()),
+        subject_id: Some(message_id),
+        note: (!note.trim().is_empty()).then(|| note.trim().to_owned()),
+        details_json: None,
+    })?;
+    Ok(())
+}
+
+/// Why sending a message again may deliver it twice.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DuplicateRisk {
+    /// The SMSC accepted a try of it (some part of it, for a long message).
+    Accepted,
+    /// A try was written and its answer never came.
+    OutcomeUnknown,
+    /// A receipt for it was received: the network had it.
+    Receipt,
+}
+
+impl std::fmt::Display for DuplicateRisk {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(match self {
+            DuplicateRisk::Accepted => "the SMSC accepted a try of this message",
+            DuplicateRisk::OutcomeUnknown => "a try of this message was written and its answer never came",
+            DuplicateRisk::Receipt => "a receipt for this message was received",
+        })
+    }
+}
+
+/// Whether sending the message again may deliver it twice, and why: the evidence that what a
+/// retry would send (the whole message once it was accepted whole, else the parts not accepted)
+/// may have reached the network already.
+pub fn duplicate_risk(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<DuplicateRisk>, StoreError> {
+    let row = queue::duplicate_evidence(tx, message_id)?;
+    Ok(match row {
+        Some((_, _, true)) => Some(DuplicateRisk::Receipt),
+        Some((true, _, _)) => Some(DuplicateRisk::Accepted),
+        Some((_, true, _)) => Some(DuplicateRisk::OutcomeUnknown),
+        _ => None,
+    })
+}
+
+/// The exceptions that hold a message for a decision about sending it.
+const HOLDING: [ExceptionKind; 2] = [ExceptionKind::OutcomeUnknown, ExceptionKind::PartlySent];
+
+/// Puts a message back in the queue to be sent now, with a fresh set of tries. What was already
+/// accepted is not sent again, except for a message accepted whole, which goes out whole again.
+/// Sending again a message of which anything may have reached the network (an accepted or
+/// unanswered try, a receipt) may deliver it twice, so that takes `confirm_duplicate_risk`. An
+/// open exception holding the message is closed as "resend".
+pub fn retry(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    confirm_duplicate_risk: bool,
+    actor: &str,
+    note: &str,
+) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    if matches!(current, QueueStatus::Queued | QueueStatus::Sending) {
+        return Err(ActionError::NotAllowed(current, "retried"));
+    }
+    if let (Some(risk), false) = (duplicate_risk(tx, message_id)?, confirm_duplicate_risk) {
+        return Err(ActionError::ConfirmationRequired(risk));
+    }
+    let expires_at = queue::expires_at(tx, message_id)?;
+    let now = tx.now_ms();
+    if expires_at.is_some_and(|v| v <= now) {
+        return Err(ActionError::ValidityEnded);
+    }
+    queue::queue_again(tx, message_id)?;
+    for kind in HOLDING {
+        if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
+            close_exception(tx, ex, "resend", actor, note)?;
+        }
+    }
+    audit(
+        tx,
+        actor,
+        if confirm_duplicate_risk {
+            "message.retry_confirmed"
+        } else {
+            "message.retry"
+        },
+        message_id,
+        note,
+    )?;
+    Ok(())
+}
+
+/// A person attached a receipt (its logical event `event`) to a message held because a try's
+/// outcome is unknown: the network had it, so the unknown is settled. When that try is the only
+/// part of the message not accepted, the message is accepted by that evidence, its exception
+/// closes, and the try takes the receipt's id, so that the message's later receipts find it by
+/// themselves (and so do others already waiting for that id). Returns whether it was settled.
+pub fn accepted_by_evidence(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    event: i64,
+    actor: &str,
+    policy: &ReceiptPolicy,
+) -> Result<bool, StoreError> {
+    if status(tx, message_id)? != Some(QueueStatus::OutcomeUnknown) {
+        return Ok(false);
+    }
+    // The tries in the current round of parts not accepted, and the parts with no try at all.
+    let (unknown, untried) = queue::unsettled_parts(tx, message_id)?;
+    let [(attempt, connection)] = unknown.as_slice() else {
+        return Ok(false);
+    };
+    if untried > 0 {
+        return Ok(false);
+    }
+    let (event_connection, key, raw) = logical_event::receipted_id(&*tx, event)?;
+    let key = key.filter(|_| event_connection == *connection);
+    if let Some(key) = &key {
+        attempt::adopt_provider_id(tx, *attempt, raw.as_deref(), key)?;
+    }
+    let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
+    queue::set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
+    if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OutcomeUnknown)? {
+        let note = format!(
+            "A receipt attached by {actor} shows the SMSC had accepted the message: its outcome is no longer \
+             unknown, and nothing is sent again."
+        );
+        close_exception(tx, ex, "accepted_by_evidence", "system", &note)?;
+    }
+    audit(tx, actor, "message.accepted_by_evidence", message_id, "")?;
+    if let Some(key) = key {
+        let why = "a receipt attached by a person brought its id.";
+        crate::receipts::correlate::on_key(tx, connection, &key, message_id, policy, why)?;
+    }
+    Ok(true)
+}
+
+/// Cancels a message that has not been sent: it leaves the queue for good.
+pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    if current != QueueStatus::Queued {
+        return Err(ActionError::NotAllowed(current, "cancelled"));
+    }
+    queue::set_status(
+        tx,
+        message_id,
+        QueueStatus::Cancelled,
+        Some("cancelled by an operator"),
+        None,
+    )?;
+    audit(tx, actor, "message.cancel", message_id, note)?;
+    Ok(())
+}
+
+/// Settles a message held for a decision (its outcome unknown, or partly sent) as failed: the
+/// operator decided not to resend.
+pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
+    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+    if current != QueueStatus::OutcomeUnknown {
+        return Err(ActionError::NotAllowed(current, "marked failed"));
+    }
+    queue::set_status(
+        tx,
+        message_id,
+        QueueStatus::Failed,
+        Some("marked failed by an operator (outcome unknown)"),
+        None,
+    )?;
+    for kind in HOLDING {
+        if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
+            close_exception(tx, ex, "mark_failed", actor, note)?;
+        }
+    }
+    audit(tx, actor, "message.mark_failed", message_id, note)?;
+    Ok(())
+}
+
+fn close_exception(tx: &mut WriteTx<'_>, id: i64, resolution: &str, actor: &str, note: &str) -> Result<(), StoreError> {
+    let note = if note.trim().is_empty() {
+        format!("{resolution} by {actor}")
+    } else {
+        note.trim().to_owned()
+    };
+    exception::close(tx, id, resolution, &note, actor)
+}

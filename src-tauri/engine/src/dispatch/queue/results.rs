@@ -1,0 +1,223 @@
+//! Recording what a submit came to: accepted (wholly or in part), queued again for a retry with
+//! backoff, failed for good, or held for a person when the outcome is unknown or the message can
+//! only be partly sent.
+
+use super::{expire_claimed, hold, parts_accepted, Claimed};
+use crate::dispatch::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
+use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::messages;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::smpp::status::{self, ErrorClass};
+use crate::store::tables::{attempt, queue};
+use crate::store::{StoreError, WriteTx};
+
+/// What a submit came to, as the dispatcher saw it. `written_at` is when its PDU was written.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SubmitResult {
+    /// The SMSC answered with this command_status (0 = accepted, with the provider's id).
+    Answered {
+        command_status: u32,
+        message_id: Option<String>,
+        written_at: Option<i64>,
+    },
+    /// Nothing was written (the link closed first): not a try.
+    NotSent,
+    /// Written, but no answer came in time.
+    Timeout { written_at: Option<i64> },
+    /// Written, then the link was lost before the answer.
+    LinkLost { written_at: Option<i64> },
+}
+
+impl SubmitResult {
+    fn written_at(&self) -> Option<i64> {
+        match self {
+            SubmitResult::Answered { written_at, .. }
+            | SubmitResult::Timeout { written_at }
+            | SubmitResult::LinkLost { written_at } => *written_at,
+            SubmitResult::NotSent => None,
+        }
+    }
+}
+
+/// How a connection treats a failed submit of one message kind.
+#[derive(Debug, Clone, Copy)]
+pub struct SendPolicy<'a> {
+    pub retry: &'a RetryPolicy,
+    pub classes: &'a status::ClassOverrides,
+    /// Resend after an unknown outcome instead of holding the message for a person.
+    pub resend_unknown: bool,
+}
+
+/// What the queue did with the message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Next {
+    /// Every part is accepted.
+    Accepted,
+    /// This part is accepted; others remain to be sent.
+    PartAccepted,
+    RetryAt {
+        at: i64,
+        slow_down: bool,
+    },
+    Failed(GiveUp),
+    /// The outcome is unknown, or some parts went out and others cannot: an exception waits for a
+    /// person (never resent blindly).
+    Held {
+        exception_id: i64,
+    },
+}
+
+/// Records the result of one submit (one part) and moves the message on: accepted (when every
+/// part is); queued again for a retry (backoff with jitter from `random`; only parts not accepted
+/// go out again); failed with the status's name and meaning; or, when the outcome is unknown or
+/// the message can only be partly sent, held with an exception for the operator. A submit that
+/// was never written is not a try: the message simply waits for the link again.
+#[allow(clippy::too_many_arguments)]
+pub fn record(
+    tx: &mut WriteTx<'_>,
+    claimed: &Claimed,
+    attempt_id: i64,
+    result: &SubmitResult,
+    now: i64,
+    receipts: &ReceiptPolicy,
+    policy: SendPolicy<'_>,
+    random: impl FnOnce() -> f64,
+) -> Result<Next, StoreError> {
+    let m = claimed.message_id;
+    let written_at = result.written_at();
+    let (class, status_code, error) = match result {
+        SubmitResult::Answered {
+            command_status: 0,
+            message_id,
+            ..
+        } => {
+            let provider_id = message_id.clone().unwrap_or_default();
+            let accepted = messages::record_accepted(tx, attempt_id, written_at, &provider_id, receipts)?;
+            return Ok(if accepted.whole {
+                Next::Accepted
+            } else {
+                Next::PartAccepted
+            });
+        }
+        SubmitResult::Answered { command_status, .. } => {
+            let info = status::describe(*command_status);
+            (
+                status::classify(*command_status, policy.classes),
+                Some(*command_status),
+                format!("{} (0x{:08X}): {}", info.name, command_status, info.meaning),
+            )
+        }
+        SubmitResult::NotSent => {
+            let why = "not sent: the link closed before the write";
+            attempt::finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(why), None)?;
+            return wait_for_the_link(tx, claimed, now, why);
+        }
+        SubmitResult::Timeout { .. } | SubmitResult::LinkLost { .. } => {
+            return unknown_outcome(tx, claimed, attempt_id, result, now, policy, random);
+        }
+    };
+    let outcome = match class {
+        ErrorClass::Throttled => AttemptOutcome::Throttled,
+        ErrorClass::Permanent => AttemptOutcome::Permanent,
+        _ => AttemptOutcome::Temporary,
+    };
+    attempt::finish_attempt(tx, attempt_id, outcome, status_code, Some(&error), written_at)?;
+    queue::count_try(tx, m)?;
+    let failed = Failed {
+        class,
+        attempts: claimed.attempts + 1,
+        created_at: claimed.created_at,
+        valid_until: claimed.expires_at,
+        now,
+    };
+    let decision = retry::decide(policy.retry, &failed, random);
+    match decision {
+        // Parts already accepted are not sent again, so a retry is safe.
+        Decision::Retry { .. } => settle(tx, m, decision, &error),
+        Decision::GiveUp { .. } if !parts_accepted(tx, m)?.is_empty() => {
+            let exception_id = hold(tx, m, ExceptionKind::PartlySent, Some(attempt_id), &error)?;
+            Ok(Next::Held { exception_id })
+        }
+        Decision::GiveUp { .. } => settle(tx, m, decision, &error),
+    }
+}
+
+/// A submit written whose answer never came (a timeout, or the link lost after the write): the
+/// message is held for a person, unless the connection's policy for its kind accepts a possible
+/// duplicate and it went out whole; then it is retried like a temporary error.
+fn unknown_outcome(
+    tx: &mut WriteTx<'_>,
+    claimed: &Claimed,
+    attempt_id: i64,
+    result: &SubmitResult,
+    now: i64,
+    policy: SendPolicy<'_>,
+    random: impl FnOnce() -> f64,
+) -> Result<Next, StoreError> {
+    let m = claimed.message_id;
+    let (outcome, why) = if matches!(result, SubmitResult::Timeout { .. }) {
+        (AttemptOutcome::Timeout, "no answer within the response timeout")
+    } else {
+        (
+            AttemptOutcome::LinkLost,
+            "the link was lost after the submit was written",
+        )
+    };
+    attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), result.written_at())?;
+    queue::count_try(tx, m)?;
+    let partly = !parts_accepted(tx, m)?.is_empty();
+    // A long message partly out is always held: resending it whole would repeat parts.
+    if partly || !policy.resend_unknown {
+        let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), why)?;
+        return Ok(Next::Held { exception_id });
+    }
+    let failed = Failed {
+        class: ErrorClass::Temporary,
+        attempts: claimed.attempts + 1,
+        created_at: claimed.created_at,
+        valid_until: claimed.expires_at,
+        now,
+    };
+    settle(
+        tx,
+        m,
+        retry::decide(policy.retry, &failed, random),
+        &format!("{why}; resent by policy"),
+    )
+}
+
+/// A submit that never reached the wire: the message waits for the link again, with nothing
+/// counted, unless its validity has ended meanwhile.
+fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &str) -> Result<Next, StoreError> {
+    if claimed.expires_at.is_some_and(|v| v <= now) {
+        return expire_claimed(tx, claimed.message_id, None);
+    }
+    queue::set_status(tx, claimed.message_id, QueueStatus::Queued, Some(why), Some(now))?;
+    Ok(Next::RetryAt {
+        at: now,
+        slow_down: false,
+    })
+}
+
+/// Queues the message again for a retry, or gives it up with the reason.
+fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Result<Next, StoreError> {
+    match decision {
+        Decision::Retry { at, slow_down } => {
+            queue::set_status(tx, m, QueueStatus::Queued, Some(error), Some(at))?;
+            Ok(Next::RetryAt { at, slow_down })
+        }
+        Decision::GiveUp { reason } => {
+            let (status, why) = match reason {
+                GiveUp::ValidityEnded => (
+                    QueueStatus::Expired,
+                    format!("{error}; its validity ends before a retry"),
+                ),
+                GiveUp::Permanent => (QueueStatus::Failed, error.to_owned()),
+                GiveUp::AttemptsExhausted => (QueueStatus::Failed, format!("{error}; no attempts left")),
+                GiveUp::TooOld => (QueueStatus::Failed, format!("{error}; too old to retry")),
+            };
+            queue::set_status(tx, m, status, Some(&why), None)?;
+            Ok(Next::Failed(reason))
+        }
+    }
+}

@@ -1,0 +1,106 @@
+//! Opening the database, and bringing what it holds up to date before anything new arrives: id
+//! keys made by the id rules in force, receipts stored but never applied, projections made by
+//! older rules.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use super::start::Started;
+use super::{EngineError, CHUNK};
+use crate::receipts::ingest;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::receipts::{rebuild, rekey};
+use crate::store::{Store, StoreError, Writer};
+
+/// Opens the database (migrating it), then brings what it holds up to date before anything new
+/// arrives: id keys made by the id rules in force, receipts stored but never applied, projections
+/// made by older rules. The store is recorded in `started` as soon as it is open.
+pub(super) async fn open_store(
+    path: &Path,
+    policy: &ReceiptPolicy,
+    connection: &str,
+    started: &mut Started,
+) -> Result<Arc<Store>, EngineError> {
+    let store = {
+        let path = path.to_owned();
+        tokio::task::spawn_blocking(move || Store::open(&path))
+            .await
+            .map_err(|_| StoreError::Aborted)??
+    };
+    let report = store.migration().clone();
+    if report.applied.is_empty() {
+        tracing::info!(schema = report.to_version, db = %path.display(), "database opened");
+    } else {
+        tracing::info!(from = report.from_version, to = report.to_version, db = %path.display(), "database migrated");
+    }
+    let store = started.store.insert(Arc::new(store)).clone();
+    rekey(&store, policy, connection).await?;
+    apply_pending_receipts(store.writer(), policy).await?;
+    rebuild_wanted(store.writer(), policy).await?;
+    Ok(store)
+}
+
+/// Makes the stored id keys by the id rules in force, where earlier rules made them.
+pub(super) async fn rekey(store: &Store, policy: &ReceiptPolicy, connection: &str) -> Result<(), StoreError> {
+    let (p, c) = (policy.clone(), connection.to_owned());
+    let done = store.writer().write(move |tx| rekey::apply(tx, &p, &c)).await?;
+    if !done.connections.is_empty() {
+        tracing::info!(
+            connections = ?done.connections,
+            keys = done.keys,
+            matched = done.matched,
+            "stored id keys made again by the new id rules"
+        );
+    }
+    Ok(())
+}
+
+/// Rebuilds, from the evidence, the projections computed by earlier rules: those a migration asked
+/// for, and every one whose stored rules version is older than these rules'.
+async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    writer.write(rebuild::older_rules).await?;
+    let (mut looked, mut changed) = (0, 0);
+    loop {
+        let p = policy.clone();
+        let (n, c) = writer.write(move |tx| rebuild::wanted(tx, &p, CHUNK)).await?;
+        looked += n;
+        changed += c;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if looked > 0 {
+        tracing::info!(
+            messages = looked,
+            changed,
+            rules_version = crate::receipts::rules::RULES_VERSION,
+            "projections computed by earlier rules rebuilt from their evidence"
+        );
+    }
+    Ok(())
+}
+
+/// Applies receipts that were stored but never applied (a crash between the two, or a failed
+/// effect), before anything new arrives.
+async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    let mut after = 0;
+    let mut total = 0;
+    loop {
+        let p = policy.clone();
+        let (n, last) = writer
+            .write(move |tx| ingest::process_pending(tx, &p, after, CHUNK))
+            .await?;
+        total += n;
+        after = last;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if total > 0 {
+        tracing::warn!(
+            receipts = total,
+            "applied receipts that were stored but not applied before the last stop"
+        );
+    }
+    Ok(())
+}

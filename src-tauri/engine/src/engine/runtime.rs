@@ -1,0 +1,130 @@
+//! What settings changes replace while the engine runs: the service's live settings, the receipt
+//! rules (with the stored id keys made again), and the sending side (a new bind when the
+//! connection settings changed, new limits on the running session otherwise).
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use super::database::rekey;
+use super::sending::{dispatcher_config, Sending};
+use super::{connection_name, intake_rules};
+use crate::config::{self, Config, SmppSettings};
+use crate::receipts::ingest::Ingestor;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::sandbox::Sandbox;
+use crate::service::Service;
+use crate::settings::{Apply, Settings};
+use crate::smpp::session::{InboundHandler, SessionHandle};
+use crate::store::Store;
+
+/// The parts of the running engine that settings change while it runs.
+pub(super) struct Runtime {
+    store: Arc<Store>,
+    service: Service,
+    pub(super) sending: tokio::sync::Mutex<Option<Sending>>,
+    /// The session now and the sandbox's address, for readers that cannot wait for the lock.
+    pub(super) current: std::sync::Mutex<(Option<SessionHandle>, Option<SocketAddr>)>,
+}
+
+impl Runtime {
+    /// Takes over the sending side (so that settings changes can replace it) and listens to
+    /// settings changes.
+    pub(super) async fn hand_over(
+        store: &Arc<Store>,
+        service: &Service,
+        sending: Option<Sending>,
+        settings: &Arc<Settings>,
+    ) -> Arc<Runtime> {
+        let runtime = Arc::new(Runtime {
+            store: store.clone(),
+            service: service.clone(),
+            sending: tokio::sync::Mutex::new(None),
+            current: std::sync::Mutex::new((None, None)),
+        });
+        if let Some(s) = &sending {
+            runtime.publish(s);
+        }
+        *runtime.sending.lock().await = sending;
+        let applier: Arc<dyn Apply> = runtime.clone();
+        settings.attach(Arc::downgrade(&applier));
+        runtime
+    }
+
+    /// Makes `s` the sending side the service and the engine's readers see.
+    fn publish(&self, s: &Sending) {
+        self.service
+            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle().state());
+        *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
+            (Some(s.session.handle()), s.sandbox.as_ref().map(Sandbox::addr));
+    }
+
+    /// Applies changed settings; true when the SMPP session was replaced (bound again).
+    async fn reconfigure(&self, old: Arc<Config>, new: Arc<Config>) -> bool {
+        let policy = ReceiptPolicy::from(&new.receipts);
+        self.service
+            .set_intake(intake_rules(&new), new.intake.max_batch.0 as usize);
+        self.service.set_callbacks(new.callbacks.providers.clone());
+        if old.receipts != new.receipts {
+            self.service
+                .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
+            if let Err(e) = rekey(&self.store, &policy, &connection_name(&new)).await {
+                tracing::error!(error = %e, "making the stored id keys by the new rules failed");
+            }
+        }
+        let mut sending = self.sending.lock().await;
+        if rebind_needed(&old.smpp, &new.smpp) {
+            self.rebind(&mut sending, &new, &policy).await;
+            return true;
+        }
+        if let Some(s) = sending.as_ref() {
+            s.session
+                .handle()
+                .set_limits(new.smpp.window.0 as usize, f64::from(new.smpp.tps.0));
+            s.dispatcher.reconfigure(policy, dispatcher_config(&new));
+        }
+        false
+    }
+
+    /// Replaces the sending side: the old one drains what is in flight and stops, then a new one
+    /// binds with the new settings. Should it fail to start, there is none until the next change.
+    async fn rebind(&self, sending: &mut Option<Sending>, new: &Config, policy: &ReceiptPolicy) {
+        tracing::info!("SMPP connection settings changed: draining what is in flight, then binding again");
+        if let Some(s) = sending.take() {
+            s.stop().await;
+        }
+        let inbound: Arc<dyn InboundHandler> = Arc::new(self.service.clone());
+        match Sending::start(new, &self.store, inbound, policy).await {
+            Ok(s) => {
+                self.publish(&s);
+                *sending = Some(s);
+            }
+            Err(e) => tracing::error!(error = %e, "cannot start the new SMPP connection"),
+        }
+    }
+}
+
+impl Apply for Runtime {
+    fn apply(
+        &self,
+        old: Arc<Config>,
+        new: Arc<Config>,
+    ) -> std::pin::Pin<Box<dyn std::future::Future<Output = bool> + Send + '_>> {
+        Box::pin(self.reconfigure(old, new))
+    }
+
+    fn sandbox_addr(&self) -> Option<SocketAddr> {
+        self.current.lock().unwrap_or_else(|p| p.into_inner()).1
+    }
+}
+
+/// Whether a change of SMPP settings needs a new session (a new bind); the window, the rate and
+/// the sender id change on the running one.
+fn rebind_needed(old: &SmppSettings, new: &SmppSettings) -> bool {
+    let same_session = |s: &SmppSettings| SmppSettings {
+        source_addr: String::new(),
+        window: config::AtLeastOne(1),
+        tps: config::AtLeastOne(1),
+        ..s.clone()
+    };
+    same_session(old) != same_session(new)
+}

@@ -1,0 +1,175 @@
+//! [`Engine::start`]: every part started in order, or none. Each step records in [`Started`]
+//! what must be stopped should a later step fail, and [`Started::unwind`] stops it, last first.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use tokio::net::TcpListener;
+
+use super::background::background;
+use super::database::open_store;
+use super::http::{door_context, listen, operator_token, serve};
+use super::runtime::Runtime;
+use super::sending::Sending;
+use super::{connection_name, intake_rules, Engine, EngineError, EngineOptions, Prepared};
+use crate::api::{AppInfo, RunMode};
+use crate::config::Config;
+use crate::door::Open;
+use crate::instance::{InstanceInfo, InstanceLock};
+use crate::paths::DataDir;
+use crate::receipts::ingest::Ingestor;
+use crate::receipts::policy::ReceiptPolicy;
+use crate::service::Service;
+use crate::settings::Settings;
+use crate::smpp::session::InboundHandler;
+use crate::store::Store;
+use crate::webhooks::{WebhookConfig, Webhooks};
+
+/// What [`Engine::start`] has started so far, to stop again if a later step fails.
+#[derive(Default)]
+pub(super) struct Started {
+    pub(super) store: Option<Arc<Store>>,
+    sending: Option<Sending>,
+    /// Holds the sending side once it is handed over (settings changes may replace it).
+    runtime: Option<Arc<Runtime>>,
+    server: Option<Open>,
+}
+
+impl Started {
+    /// Stops what was started, last first.
+    async fn unwind(self) {
+        if let Some(server) = self.server {
+            server.stop().await;
+        }
+        let handed_over = match &self.runtime {
+            Some(runtime) => runtime.sending.lock().await.take(),
+            None => None,
+        };
+        if let Some(sending) = self.sending.or(handed_over) {
+            sending.stop().await;
+        }
+        if let Some(store) = &self.store {
+            Engine::close_store(store).await;
+        }
+    }
+}
+
+impl Engine {
+    /// Starts everything, or nothing: a failure part-way stops what had started.
+    pub async fn start(prepared: Prepared, options: EngineOptions) -> Result<Engine, EngineError> {
+        let mut started = Started::default();
+        match Self::start_parts(prepared, options, &mut started).await {
+            Ok(engine) => Ok(engine),
+            Err(e) => {
+                started.unwind().await;
+                Err(e)
+            }
+        }
+    }
+
+    /// The steps of [`Engine::start`], each recording in `started` what must be stopped should a
+    /// later one fail: the store (opened, migrated, brought up to date), the service, the sending
+    /// side, the HTTP server; then the instance is published and the background work begins.
+    async fn start_parts(
+        prepared: Prepared,
+        options: EngineOptions,
+        started: &mut Started,
+    ) -> Result<Engine, EngineError> {
+        let Prepared { dir, config, env } = prepared;
+        let lock = InstanceLock::acquire(&dir)?;
+        // The password set from the settings screen lives in the keyring (or encrypted), not in
+        // the file: the configuration to run with gets it here.
+        let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
+        let settings = Arc::new(settings);
+        let db_path = dir.database(&config.store.database);
+        let policy = ReceiptPolicy::from(&config.receipts);
+        let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
+
+        let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
+        let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
+        started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
+
+        let (addr, listener) = listen(&config, &options).await?;
+        let info = Arc::new(app_info(&dir, &db_path, &store, options.mode, listener.as_ref()));
+        let (token_file, operator_token) = operator_token(&dir)?;
+        let (ctx, stopping_tx) = door_context(&info, &service, operator_token, &config);
+        let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings).await;
+        started.runtime = Some(runtime.clone());
+        if let (Some(door), Some(listener)) = (&options.door, listener) {
+            started.server = Some(serve(door.as_ref(), listener, ctx, stopping_tx, addr)?);
+        }
+
+        lock.publish(&instance_info(&info))?;
+
+        // Nothing can fail from here on: what was started belongs to the engine.
+        let background = background(&store, &service);
+        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
+        Ok(Engine {
+            store,
+            info,
+            runtime,
+            http: started.server.take(),
+            webhooks: Some(webhooks),
+            service,
+            window_requests,
+            background,
+            token_file,
+            lock: Some(lock),
+        })
+    }
+}
+
+/// The service every door calls, and the channel of "show the window" requests it sends on.
+fn build_service(
+    store: &Arc<Store>,
+    config: &Config,
+    policy: &ReceiptPolicy,
+    settings: &Arc<Settings>,
+    mode: RunMode,
+) -> (Service, tokio::sync::broadcast::Sender<()>) {
+    let ingestor = Ingestor::new(store.writer().clone(), policy.clone());
+    let service = Service::new(
+        store.clone(),
+        ingestor,
+        intake_rules(config),
+        config.intake.max_batch.0 as usize,
+    )
+    .with_callbacks(config.callbacks.providers.clone())
+    .with_settings(settings.clone());
+    let (window_requests, _) = tokio::sync::broadcast::channel(4);
+    let service = if mode == RunMode::Window {
+        service.with_window(window_requests.clone())
+    } else {
+        service
+    };
+    (service, window_requests)
+}
+
+/// What this instance is, as the API and the window show it; started now.
+fn app_info(dir: &DataDir, db_path: &Path, store: &Store, mode: RunMode, listener: Option<&TcpListener>) -> AppInfo {
+    let http_url = listener
+        .and_then(|l| l.local_addr().ok())
+        .map(|a| format!("http://{a}"));
+    AppInfo {
+        product: "smsdesk".into(),
+        version: crate::VERSION.into(),
+        mode,
+        data_dir: dir.root().display().to_string(),
+        database_path: db_path.display().to_string(),
+        config_path: dir.config_file().display().to_string(),
+        schema_version: store.migration().to_version,
+        http_url,
+        started_at_ms: store.clock().now_ms(),
+    }
+}
+
+/// What the instance file tells a second start (and the command line) about this one.
+fn instance_info(info: &AppInfo) -> InstanceInfo {
+    InstanceInfo {
+        pid: std::process::id(),
+        mode: info.mode,
+        version: info.version.clone(),
+        http_url: info.http_url.clone(),
+        started_at_ms: info.started_at_ms,
+    }
+}

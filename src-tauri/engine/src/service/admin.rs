@@ -1,0 +1,95 @@
+//! Administration: the settings (the operator's alone) and the API keys.
+
+use std::sync::Arc;
+
+use super::{Service, ServiceError};
+use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use crate::settings::{ConnectionTest, ConnectionTestResult, Settings, SettingsSaved, SettingsUpdate, SettingsView};
+use crate::store::tables::NewAudit;
+
+impl Service {
+    /// The settings, to the operator only; `NotFound` when no running engine holds them.
+    fn settings_door(&self, caller: &Caller) -> Result<&Arc<Settings>, ServiceError> {
+        if !matches!(caller, Caller::Operator) {
+            return Err(ServiceError::Forbidden(
+                "settings are the operator's (the desktop app), not an API key's".into(),
+            ));
+        }
+        self.settings
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("settings (no running engine)".into()))
+    }
+
+    /// Every setting, where it comes from and when a change applies (operator only).
+    pub fn settings(&self, caller: &Caller) -> Result<SettingsView, ServiceError> {
+        self.settings_door(caller)?.view().map_err(ServiceError::from)
+    }
+
+    /// Saves changed settings and applies what may change while running (operator only,
+    /// audited without any secret).
+    pub async fn update_settings(&self, caller: &Caller, req: SettingsUpdate) -> Result<SettingsSaved, ServiceError> {
+        let saved = self.settings_door(caller)?.update(req).await?;
+        if !saved.changes.is_empty() {
+            let audit = settings_audit(caller, &saved);
+            self.store
+                .writer()
+                .write(move |tx| tx.audit().append(&audit).map(|_| ()))
+                .await?;
+        }
+        Ok(saved)
+    }
+
+    /// A trial bind with unsaved connection settings (operator only).
+    pub async fn test_connection(
+        &self,
+        caller: &Caller,
+        test: ConnectionTest,
+    ) -> Result<ConnectionTestResult, ServiceError> {
+        Ok(self.settings_door(caller)?.test_connection(test).await?)
+    }
+
+    /// Creates an API key (audited). The key in the answer is not stored anywhere.
+    pub async fn create_key(&self, caller: &Caller, new: NewApiKey) -> Result<CreatedApiKey, ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| apikeys::create(tx, &new, &actor))
+            .await?)
+    }
+
+    /// Every API key, newest first.
+    pub async fn list_keys(&self) -> Result<Vec<ApiKeyInfo>, ServiceError> {
+        Ok(self.store.reader().read(apikeys::list).await?)
+    }
+
+    /// Revokes an API key at once (audited): every later request with it is refused.
+    pub async fn revoke_key(&self, caller: &Caller, id: i64) -> Result<(), ServiceError> {
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| apikeys::revoke(tx, id, &actor))
+            .await?)
+    }
+
+    /// The caller an API key stands for, if it is valid.
+    pub async fn authenticate(&self, key: String) -> Result<Option<Caller>, ServiceError> {
+        Ok(self.store.reader().read(move |c| apikeys::verify(c, &key)).await?)
+    }
+}
+
+/// The audit entry for saved settings: which settings changed, and whether the SMPP link was
+/// bound again.
+fn settings_audit(caller: &Caller, saved: &SettingsSaved) -> NewAudit {
+    let details = serde_json::json!({ "changes": saved.changes, "reconnected": saved.reconnected }).to_string();
+    let keys: Vec<&str> = saved.changes.iter().map(|c| c.key.as_str()).collect();
+    NewAudit {
+        actor: caller.actor(),
+        action: "settings.update".into(),
+        subject_type: Some("settings".into()),
+        subject_id: None,
+        note: Some(format!("changed {}", keys.join(", "))),
+        details_json: Some(details),
+    }
+}

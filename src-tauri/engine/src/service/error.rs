@@ -1,0 +1,53 @@
+//! Why a request was refused.
+
+use crate::apikeys::KeyError;
+use crate::dispatch::queue::ActionError;
+use crate::intake::FieldError;
+use crate::receipts::exceptions::ResolveError;
+use crate::settings::SettingsError;
+use crate::store::StoreError;
+use crate::views::{self, ViewError};
+
+/// Why a request was refused. The edges (HTTP, IPC, CLI) turn each into their own answer; the
+/// message is for people.
+#[derive(Debug, thiserror::Error)]
+pub enum ServiceError {
+    #[error("the request has invalid fields")]
+    Invalid(Vec<FieldError>),
+    #[error("{0}")]
+    BadRequest(String),
+    #[error("{0} not found")]
+    NotFound(String),
+    #[error("a request with this Idempotency-Key is still being processed; try again in a moment")]
+    InFlight,
+    #[error("this Idempotency-Key was used with a different request; use a new key for a new request")]
+    KeyReused,
+    #[error("{0}")]
+    Forbidden(String),
+    #[error("this instance runs headless (smsdesk serve): it has no window to show")]
+    NoWindow,
+    #[error(transparent)]
+    Settings(SettingsError),
+    #[error(transparent)]
+    Action(#[from] ActionError),
+    #[error(transparent)]
+    Resolve(#[from] ResolveError),
+    #[error(transparent)]
+    Key(#[from] KeyError),
+    #[error(transparent)]
+    View(#[from] ViewError),
+    #[error(transparent)]
+    Export(#[from] views::ExportError),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+/// Invalid settings are invalid fields like any other request's; the rest stay settings errors.
+impl From<SettingsError> for ServiceError {
+    fn from(e: SettingsError) -> ServiceError {
+        match e {
+            SettingsError::Invalid(errors) => ServiceError::Invalid(errors),
+            other => ServiceError::Settings(other),
+        }
+    }
+}

@@ -1,0 +1,102 @@
+//! The SMPP connection messages go out on, and how this instance is.
+
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{Service, ServiceError};
+use crate::api::{AppInfo, Health, HealthStatus, WriterHealth};
+use crate::smpp::session::LinkState;
+
+/// The SMPP connection messages go out on, as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ConnectionStatus {
+    /// "sandbox" or "smpp".
+    pub connection: String,
+    /// True while the embedded sandbox SMSC is the connection: no real SMS is sent.
+    pub sandbox: bool,
+    /// The session's state now: connecting, bound (since when), down (with the last error and
+    /// since when), bind refused, or stopped.
+    pub link: LinkState,
+}
+
+impl Service {
+    /// The name of the connection messages go out on now ("sandbox" or "smpp"; "" before one).
+    pub fn connection_name(&self) -> String {
+        self.live().link.map(|(c, _, _)| c).unwrap_or_default()
+    }
+
+    /// The connection and its link state now.
+    pub fn connection_status(&self) -> Result<ConnectionStatus, ServiceError> {
+        let (connection, sandbox, link) = self
+            .live()
+            .link
+            .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))?;
+        let link = link.borrow().clone();
+        Ok(ConnectionStatus {
+            connection,
+            sandbox,
+            link,
+        })
+    }
+
+    /// How this instance is: whether the database writer answers (a probe it must run within
+    /// [`WriterHealth::PROBE_TIMEOUT_MS`]), the SMPP link, the last WAL checkpoint.
+    pub async fn health(&self, info: &AppInfo) -> Health {
+        let writer = self.probe_writer().await;
+        let connection = self.connection_status().ok();
+        let bound = connection
+            .as_ref()
+            .is_some_and(|c| matches!(c.link, LinkState::Bound { .. }));
+        Health {
+            status: status(&writer, bound),
+            version: info.version.clone(),
+            schema_version: info.schema_version,
+            writer,
+            connection,
+            last_checkpoint_ms: self.store.last_checkpoint_ms(),
+        }
+    }
+
+    /// Whether the database writer runs a probe within [`WriterHealth::PROBE_TIMEOUT_MS`], and
+    /// how fast.
+    async fn probe_writer(&self) -> WriterHealth {
+        let started = Instant::now();
+        let probe = tokio::time::timeout(
+            Duration::from_millis(WriterHealth::PROBE_TIMEOUT_MS),
+            self.store.writer().probe(),
+        )
+        .await;
+        match probe {
+            Ok(Ok(())) => WriterHealth {
+                answered: true,
+                answered_in_ms: Some(started.elapsed().as_millis() as u64),
+                error: None,
+            },
+            Ok(Err(e)) => WriterHealth {
+                answered: false,
+                answered_in_ms: None,
+                error: Some(e.to_string()),
+            },
+            Err(_) => WriterHealth {
+                answered: false,
+                answered_in_ms: None,
+                error: Some(format!(
+                    "no answer within {} ms: it is busy with an operation that does not end, or stuck",
+                    WriterHealth::PROBE_TIMEOUT_MS
+                )),
+            },
+        }
+    }
+}
+
+/// Unavailable without a writer (nothing can be recorded), degraded without a bound link
+/// (nothing goes out), else ok.
+fn status(writer: &WriterHealth, bound: bool) -> HealthStatus {
+    match (writer.answered, bound) {
+        (false, _) => HealthStatus::Unavailable,
+        (true, false) => HealthStatus::Degraded,
+        (true, true) => HealthStatus::Ok,
+    }
+}

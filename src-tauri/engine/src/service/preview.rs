@@ -1,0 +1,68 @@
+//! Checking messages as a submit would, writing nothing: the compose form's live counter and a
+//! CSV import's preview.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::submit::{check_batch_size, SubmitBatch};
+use super::{Live, Service, ServiceError};
+use crate::domain::IntakeChannel;
+use crate::intake::{self, FieldError, IntakeRules, SubmitMessage};
+
+/// What one message of a preview would be, or why it would be refused; nothing is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct PreviewRow {
+    /// Its place in the request, from 0.
+    #[ts(type = "number")]
+    pub index: usize,
+    /// The number as it would be sent (E.164), when it is valid.
+    pub destination: Option<String>,
+    /// The text's encoding, size and parts, whenever there is a text (even if other fields are
+    /// invalid): what a live counter shows.
+    pub plan: Option<crate::sms::encoding::Plan>,
+    /// Every invalid field; empty when the message would be accepted.
+    pub errors: Vec<FieldError>,
+}
+
+/// The answer to a preview, one row per message in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct Preview {
+    pub rows: Vec<PreviewRow>,
+}
+
+impl Service {
+    /// Checks messages as a submit would, writing nothing: for the compose form's live counter
+    /// and a CSV import's preview. At most `intake.max_batch` at once.
+    pub fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
+        let Live { rules, max_batch, .. } = self.live();
+        check_batch_size("a preview", req.messages.len(), max_batch)?;
+        let now = self.clock().now_ms();
+        let rows = req
+            .messages
+            .iter()
+            .enumerate()
+            .map(|(index, m)| preview_row(index, m, &rules, now))
+            .collect();
+        Ok(Preview { rows })
+    }
+}
+
+/// One message's row: where it would go and how it would be sent, or what is wrong with it (with
+/// the destination and the text's plan still shown when they can be worked out).
+fn preview_row(index: usize, m: &SubmitMessage, rules: &IntakeRules, now: i64) -> PreviewRow {
+    let plan = (!m.text.is_empty()).then(|| crate::sms::encoding::plan(&m.text));
+    match intake::validate(m, IntakeChannel::Compose, rules, now) {
+        Ok(n) => PreviewRow {
+            index,
+            destination: Some(n.destination),
+            plan,
+            errors: Vec::new(),
+        },
+        Err(errors) => PreviewRow {
+            index,
+            destination: intake::normalize_destination(&m.destination, rules.default_region.as_deref()).ok(),
+            plan,
+            errors,
+        },
+    }
+}

@@ -1,0 +1,107 @@
+//! What the screens and the API read: messages, exceptions, the dashboard, CSV exports and the
+//! audit log. Nothing here writes to the database.
+
+use std::ops::ControlFlow;
+use std::path::PathBuf;
+
+use super::{Service, ServiceError};
+use crate::views::{self, ExportProgress, MessageFilter};
+
+impl Service {
+    /// A page of messages, newest first, as `f` filters them.
+    pub async fn list_messages(&self, f: MessageFilter) -> Result<views::MessagePage, ServiceError> {
+        Ok(self.store.reader().read(move |c| views::list_messages(c, &f)).await?)
+    }
+
+    /// Everything about one message, or `NotFound`.
+    pub async fn message(&self, id: i64) -> Result<views::MessageDetail, ServiceError> {
+        self.store
+            .reader()
+            .read(move |c| views::message_detail(c, id))
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("message {id}")))
+    }
+
+    /// A page of the exception queue, newest first, as `f` filters it.
+    pub async fn list_exceptions(&self, f: views::ExceptionFilter) -> Result<views::ExceptionPage, ServiceError> {
+        Ok(self.store.reader().read(move |c| views::list_exceptions(c, &f)).await?)
+    }
+
+    /// One exception with its evidence (dates in receipts read in the receipts' timezone), or
+    /// `NotFound`.
+    pub async fn exception(&self, id: i64) -> Result<views::ExceptionDetail, ServiceError> {
+        let timezone = self.policy().timezone_minutes;
+        self.store
+            .reader()
+            .read(move |c| views::exception_detail(c, id, timezone))
+            .await?
+            .ok_or_else(|| ServiceError::NotFound(format!("exception {id}")))
+    }
+
+    /// The overview now, "today" starting at midnight UTC.
+    pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
+        let now = self.clock().now_ms();
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::dashboard_at(c, now, 0))
+            .await?)
+    }
+
+    /// The dashboard's charts over the last hour, day or month, and outcomes by day.
+    pub async fn activity(&self, window: views::ActivityWindow) -> Result<views::Activity, ServiceError> {
+        let now = self.clock().now_ms();
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::activity_at(c, window, now))
+            .await?)
+    }
+
+    /// Writes every message `filter` selects as CSV to `out` ([`views::write_csv`], as the command
+    /// line does), on a blocking thread; `progress` hears the total first, then after each page, and
+    /// may stop the export. Returns the rows written.
+    pub async fn export_csv<W: std::io::Write + Send + 'static>(
+        &self,
+        filter: MessageFilter,
+        out: W,
+        progress: impl FnMut(ExportProgress) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<u64, ServiceError> {
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::write_csv(c, &filter, out, progress))
+            .await?)
+    }
+
+    /// [`Service::export_csv`] into a new file at `path` (replaced if it exists); a failed or
+    /// cancelled export removes what it had written rather than leave half a file.
+    pub async fn export_csv_file(
+        &self,
+        filter: MessageFilter,
+        path: PathBuf,
+        progress: impl FnMut(ExportProgress) -> ControlFlow<()> + Send + 'static,
+    ) -> Result<u64, ServiceError> {
+        let file = std::fs::File::create(&path).map_err(|e| {
+            views::ExportError::Write(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
+        })?;
+        let result = self.export_csv(filter, std::io::BufWriter::new(file), progress).await;
+        if result.is_err() {
+            let _ = std::fs::remove_file(&path);
+        }
+        result
+    }
+
+    /// A page of the audit log, newest first, from `cursor`.
+    pub async fn audit_log(
+        &self,
+        cursor: Option<String>,
+        limit: Option<u32>,
+    ) -> Result<views::AuditPage, ServiceError> {
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::audit_log(c, cursor.as_deref(), limit))
+            .await?)
+    }
+}

@@ -1,0 +1,232 @@
+//! Handing messages in: one, or a batch that is accepted whole or not at all. With an
+//! idempotency key, a repeat of the same request gets the first answer again, byte for byte.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{Live, Service, ServiceError};
+use crate::apikeys::Caller;
+use crate::domain::IntakeChannel;
+use crate::idempotency::{self, Recorded};
+use crate::intake::{self, FieldError, SubmitMessage, SubmittedMessage};
+use crate::messages::{self, Idempotency, NewMessage};
+use crate::store::{StoreError, WriteTx};
+
+/// An answer that may be a replay of an earlier one: the answer, and the JSON it was stored as
+/// (which HTTP sends as is, so that a replay is byte for byte the first answer).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Answer<T> {
+    pub value: T,
+    /// The JSON body.
+    pub body: String,
+    /// True when this is the stored answer to an earlier request with the same key.
+    pub replayed: bool,
+}
+
+/// What the writer gives back: a new answer, or the JSON stored for an earlier request.
+enum Stored<T> {
+    New { value: T, body: String },
+    Replayed { body: String },
+}
+
+/// Several messages in one request: all are accepted, or none.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SubmitBatch {
+    pub messages: Vec<SubmitMessage>,
+}
+
+/// The answer to a batch: the messages in the order given.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SubmittedBatch {
+    pub messages: Vec<SubmittedMessage>,
+}
+
+impl Service {
+    /// Hands in one message. With an idempotency key, a repeat of the same request gets the first
+    /// answer again. The answer comes only once the message is committed.
+    pub async fn submit(
+        &self,
+        caller: &Caller,
+        channel: IntakeChannel,
+        req: SubmitMessage,
+        key: Option<String>,
+    ) -> Result<Answer<SubmittedMessage>, ServiceError> {
+        let hash = request_hash("messages", &req)?;
+        let rules = self.live().rules;
+        let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
+        self.create(caller, "messages", vec![new], hash, key, |mut done| done.remove(0))
+            .await
+    }
+
+    /// Hands in several messages at once: all or none. Field errors name the message's index
+    /// (`messages[3].destination`).
+    pub async fn submit_batch(
+        &self,
+        caller: &Caller,
+        channel: IntakeChannel,
+        req: SubmitBatch,
+        key: Option<String>,
+    ) -> Result<Answer<SubmittedBatch>, ServiceError> {
+        if req.messages.is_empty() {
+            return Err(ServiceError::Invalid(vec![FieldError {
+                field: "messages".into(),
+                code: "required".into(),
+                message: "a batch needs at least one message".into(),
+            }]));
+        }
+        let Live { rules, max_batch, .. } = self.live();
+        check_batch_size("a batch", req.messages.len(), max_batch)?;
+        let hash = request_hash("messages/batch", &req)?;
+        let now = self.clock().now_ms();
+        let mut news = Vec::with_capacity(req.messages.len());
+        let mut errors = Vec::new();
+        for (i, m) in req.messages.iter().enumerate() {
+            match intake::validate(m, channel, &rules, now) {
+                Ok(n) => news.push(n),
+                Err(es) => errors.extend(es.into_iter().map(|e| FieldError {
+                    field: format!("messages[{i}].{}", e.field),
+                    ..e
+                })),
+            }
+        }
+        if !errors.is_empty() {
+            return Err(ServiceError::Invalid(errors));
+        }
+        self.create(caller, "messages/batch", news, hash, key, |done| SubmittedBatch {
+            messages: done,
+        })
+        .await
+    }
+
+    /// Writes the messages and the answer for their key in one transaction, or finds the answer
+    /// stored for that key (read back into its type: only a replay is parsed).
+    async fn create<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
+        &self,
+        caller: &Caller,
+        route: &'static str,
+        mut news: Vec<NewMessage>,
+        hash: String,
+        key: Option<String>,
+        answer: impl FnOnce(Vec<SubmittedMessage>) -> T + Send + 'static,
+    ) -> Result<Answer<T>, ServiceError> {
+        let scope = caller.scope();
+        check_key(key.as_deref())?;
+        // Held until the answer is committed: a repeat arriving meanwhile is told to wait.
+        let _guard = match &key {
+            Some(k) => Some(self.in_flight.enter(&scope, k).ok_or(ServiceError::InFlight)?),
+            None => None,
+        };
+        stamp(&mut news, caller, key.as_deref(), &scope, &hash);
+        let stored = self
+            .store
+            .writer()
+            .write(move |tx| -> Result<Stored<T>, ServiceError> {
+                if let Some(k) = &key {
+                    if let Some(earlier) = earlier_answer(tx, &scope, k, &hash)? {
+                        return Ok(earlier);
+                    }
+                }
+                let (value, body) = insert_all(tx, &news, answer)?;
+                if let Some(k) = &key {
+                    idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;
+                }
+                Ok(Stored::New { value, body })
+            })
+            .await?;
+        stored.into_answer()
+    }
+}
+
+/// A batch (or a preview, `what`) holds at most `intake.max_batch` messages.
+pub(super) fn check_batch_size(what: &str, len: usize, max_batch: usize) -> Result<(), ServiceError> {
+    if len <= max_batch {
+        return Ok(());
+    }
+    Err(ServiceError::Invalid(vec![FieldError {
+        field: "messages".into(),
+        code: "too_many".into(),
+        message: format!("{what} holds at most {max_batch} messages (intake.max_batch); this one has {len}"),
+    }]))
+}
+
+/// An idempotency key, when given, is 1 to [`idempotency::MAX_KEY_LEN`] printable characters.
+fn check_key(key: Option<&str>) -> Result<(), ServiceError> {
+    match key {
+        Some(k) if k.is_empty() || k.len() > idempotency::MAX_KEY_LEN || k.chars().any(char::is_control) => {
+            Err(ServiceError::BadRequest(format!(
+                "Idempotency-Key must be 1 to {} printable characters",
+                idempotency::MAX_KEY_LEN
+            )))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Marks the messages as the caller's, and a single one with its request's key.
+fn stamp(news: &mut [NewMessage], caller: &Caller, key: Option<&str>, scope: &str, hash: &str) {
+    for n in news.iter_mut() {
+        n.api_key_id = caller.api_key_id();
+        n.idempotency = None;
+    }
+    // A single message carries its key, so its row says which request made it.
+    if let (Some(k), [only]) = (key, news) {
+        only.idempotency = Some(Idempotency {
+            scope: scope.to_owned(),
+            key: k.to_owned(),
+            request_hash: hash.to_owned(),
+        });
+    }
+}
+
+/// The answer stored for an earlier request with this key, if there was one; the same key with
+/// a different request is refused.
+fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, key: &str, hash: &str) -> Result<Option<Stored<T>>, ServiceError> {
+    match idempotency::lookup(tx, scope, key, hash)? {
+        Recorded::New => Ok(None),
+        Recorded::Replay { body, .. } => Ok(Some(Stored::Replayed { body })),
+        Recorded::Mismatch => Err(ServiceError::KeyReused),
+    }
+}
+
+/// Inserts the messages, and renders the answer to them as JSON (as it is stored and sent).
+fn insert_all<T: Serialize>(
+    tx: &mut WriteTx<'_>,
+    news: &[NewMessage],
+    answer: impl FnOnce(Vec<SubmittedMessage>) -> T,
+) -> Result<(T, String), ServiceError> {
+    let created_at = tx.now_ms();
+    let mut done = Vec::with_capacity(news.len());
+    for n in news {
+        let id = messages::insert(tx, n)?;
+        done.push(SubmittedMessage::new(id, n, created_at));
+    }
+    let value = answer(done);
+    let body = serde_json::to_string(&value).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
+    Ok((value, body))
+}
+
+impl<T: serde::de::DeserializeOwned> Stored<T> {
+    /// The caller's answer: a new one as it is, a replay read back from its stored JSON.
+    fn into_answer(self) -> Result<Answer<T>, ServiceError> {
+        match self {
+            Stored::New { value, body } => Ok(Answer {
+                value,
+                body,
+                replayed: false,
+            }),
+            Stored::Replayed { body } => Ok(Answer {
+                value: serde_json::from_str(&body)
+                    .map_err(|e| StoreError::Corrupt(format!("the answer stored for this request: {e}")))?,
+                body,
+                replayed: true,
+            }),
+        }
+    }
+}
+
+/// The fingerprint of a request body, to tell a repeat from a different request with the same key.
+fn request_hash<T: Serialize>(route: &str, req: &T) -> Result<String, ServiceError> {
+    let value = serde_json::to_value(req).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
+    Ok(idempotency::request_hash(route, &value))
+}

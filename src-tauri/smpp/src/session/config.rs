@@ -1,0 +1,86 @@
+//! How to reach and use one SMPP account, and the state of its link as others see it.
+
+use std::time::Duration;
+
+use serde::Serialize;
+
+use smsdesk_core::time::Clock;
+
+/// How to reach and use one SMPP account.
+#[derive(Debug, Clone)]
+pub struct SessionConfig {
+    /// The connection's name (as messages and receipts record it).
+    pub connection: String,
+    pub host: String,
+    pub port: u16,
+    pub system_id: String,
+    pub password: String,
+    pub system_type: String,
+    /// The bind's address_range (empty for none).
+    pub address_range: String,
+    /// 0x34 for SMPP 3.4, 0x50 for 5.0.
+    pub interface_version: u8,
+    pub enquire_link_every: Duration,
+    pub response_timeout: Duration,
+    /// Requests awaiting their answer at most.
+    pub window: usize,
+    /// Submits per second at most.
+    pub tps: f64,
+    pub reconnect_min: Duration,
+    pub reconnect_max: Duration,
+    /// Where the session reads the time it dates states, writes and reports with.
+    pub clock: Clock,
+}
+
+impl SessionConfig {
+    pub fn new(connection: &str, host: &str, port: u16) -> SessionConfig {
+        SessionConfig {
+            connection: connection.into(),
+            host: host.into(),
+            port,
+            system_id: "smsdesk".into(),
+            password: "smsdesk".into(),
+            system_type: String::new(),
+            address_range: String::new(),
+            interface_version: 0x34,
+            enquire_link_every: Duration::from_secs(30),
+            response_timeout: Duration::from_secs(10),
+            window: 10,
+            tps: 10.0,
+            reconnect_min: Duration::from_secs(1),
+            reconnect_max: Duration::from_secs(60),
+            clock: Clock::system(),
+        }
+    }
+}
+
+/// The state of the link, for the dashboard and the dispatcher.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum LinkState {
+    Connecting {
+        attempt: u32,
+    },
+    Bound {
+        session_id: String,
+        #[ts(type = "number")]
+        since_ms: i64,
+    },
+    /// Lost or not reachable; trying again after `retry_in_ms`.
+    Down {
+        error: String,
+        #[ts(type = "number")]
+        since_ms: i64,
+        #[ts(type = "number")]
+        retry_in_ms: u64,
+    },
+    /// The provider refused the credentials (wrong password or system_id): stopped until
+    /// reconfigured, rather than hammering the provider.
+    BindRefused {
+        status: u32,
+        name: String,
+        #[ts(type = "number")]
+        since_ms: i64,
+    },
+    Stopped,
+}

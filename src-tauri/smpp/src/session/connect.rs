@@ -1,0 +1,96 @@
+//! Connecting to the SMSC and binding as a transceiver, and the trial bind of the Settings screen.
+
+use std::time::Duration;
+
+use futures::{SinkExt, StreamExt};
+use rusmpp::pdus::BindTransceiver;
+use rusmpp::tokio_codec::CommandCodec;
+use rusmpp::values::InterfaceVersion;
+use rusmpp::{Command, CommandId, CommandStatus, Pdu};
+use tokio::net::TcpStream;
+use tokio_util::codec::Framed;
+
+use super::{SessionConfig, Wire};
+use crate::cstr;
+
+/// Why connecting and binding did not give a bound link.
+pub(super) enum Bind {
+    Refused(u32),
+    /// No TCP connection (refused, no route, unknown host).
+    Unreachable(String),
+    /// Nothing answered in time (the connection or the bind).
+    TimedOut(String),
+    Failed(String),
+}
+
+/// What a trial bind found (the Settings screen's "test connection").
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Probe {
+    /// Bound, then unbound.
+    Bound,
+    /// The SMSC answered the bind with this command_status.
+    Refused(u32),
+    /// No TCP connection (refused, no route, unknown host).
+    Unreachable(String),
+    /// No answer in time.
+    TimedOut(String),
+    /// Connected, but what came back was not a bind answer.
+    Failed(String),
+}
+
+/// Binds once with `config` (its response timeout bounds each step), unbinds, and says how it
+/// went. Nothing is sent but the bind and the unbind.
+pub async fn probe(config: &SessionConfig) -> Probe {
+    match connect_and_bind(config).await {
+        Ok(mut framed) => {
+            let _ = framed.send(Command::new(CommandStatus::EsmeRok, 2, Pdu::Unbind)).await;
+            let _ = tokio::time::timeout(Duration::from_secs(2), framed.next()).await;
+            Probe::Bound
+        }
+        Err(Bind::Refused(status)) => Probe::Refused(status),
+        Err(Bind::TimedOut(e)) => Probe::TimedOut(e),
+        Err(Bind::Unreachable(e)) => Probe::Unreachable(e),
+        Err(Bind::Failed(e)) => Probe::Failed(e),
+    }
+}
+
+/// Connects and binds as a transceiver (sequence number 1), each step within the response
+/// timeout: the bound connection, or why there is none.
+pub(super) async fn connect_and_bind(config: &SessionConfig) -> Result<Wire, Bind> {
+    let addr = format!("{}:{}", config.host, config.port);
+    let stream = tokio::time::timeout(config.response_timeout, TcpStream::connect(&addr))
+        .await
+        .map_err(|_| Bind::TimedOut(format!("connecting to {addr} timed out")))?
+        .map_err(|e| Bind::Unreachable(format!("cannot connect to {addr}: {e}")))?;
+    let _ = stream.set_nodelay(true);
+    let mut framed = Framed::new(stream, CommandCodec::new());
+    framed
+        .send(Command::new(CommandStatus::EsmeRok, 1, bind_transceiver(config)))
+        .await
+        .map_err(|e| Bind::Failed(format!("cannot send the bind: {e}")))?;
+    let answer = tokio::time::timeout(config.response_timeout, framed.next())
+        .await
+        .map_err(|_| Bind::TimedOut("no answer to the bind".into()))?;
+    match answer {
+        Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp && c.status() == CommandStatus::EsmeRok => Ok(framed),
+        Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp => Err(Bind::Refused(u32::from(c.status()))),
+        Some(Ok(c)) => Err(Bind::Failed(format!("unexpected answer to the bind: {:?}", c.id()))),
+        Some(Err(e)) => Err(Bind::Failed(format!("unreadable answer to the bind: {e}"))),
+        None => Err(Bind::Failed("the SMSC closed the connection during the bind".into())),
+    }
+}
+
+/// The bind_transceiver `config` asks for.
+fn bind_transceiver(config: &SessionConfig) -> BindTransceiver {
+    BindTransceiver::builder()
+        .system_id(cstr(&config.system_id))
+        .password(cstr(&config.password))
+        .system_type(cstr(&config.system_type))
+        .address_range(cstr(&config.address_range))
+        .interface_version(if config.interface_version == 0x50 {
+            InterfaceVersion::Smpp5_0
+        } else {
+            InterfaceVersion::Smpp3_4
+        })
+        .build()
+}

@@ -1,0 +1,107 @@
+//! The owner task: connect and bind, run the link until it ends, wait with backoff, and again,
+//! until stopped or until the SMSC refuses the credentials.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
+
+use smsdesk_core::command_status as status;
+use smsdesk_core::time::jitter;
+
+use super::connect::{connect_and_bind, Bind};
+use super::link::run_link;
+use super::{InboundHandler, Inner, LinkEnd, LinkState, SessionConfig};
+
+/// The session task: binds, runs each link, and reconnects after a loss or a failed bind, until
+/// asked to stop (or the credentials are refused). Ends with the state [`LinkState::Stopped`].
+pub(super) async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: watch::Receiver<bool>) {
+    let mut attempt: u32 = 0;
+    let mut session_no: u64 = 0;
+    loop {
+        attempt += 1;
+        inner.state.send_replace(LinkState::Connecting { attempt });
+        let error = match connect_and_bind(&inner.config).await {
+            Ok(framed) => {
+                attempt = 0;
+                session_no += 1;
+                let session_id = new_session_id(&inner.config, session_no);
+                match run_link(&inner, &inbound, framed, session_id, &mut stopped).await {
+                    LinkEnd::Stop => break,
+                    LinkEnd::Lost(e) => e,
+                }
+            }
+            // Wrong credentials will not fix themselves: stop and say so. Other refusals
+            // (ESME_RBINDFAIL during maintenance, say) are retried with backoff.
+            Err(Bind::Refused(status)) if matches!(status, 0x0E | 0x0F) => {
+                announce_refused(&inner, status);
+                until_stopped(&mut stopped).await;
+                break;
+            }
+            Err(Bind::Refused(status)) => {
+                let info = status::describe(status);
+                format!("bind refused: {} ({})", info.name, info.meaning)
+            }
+            Err(Bind::Failed(e) | Bind::Unreachable(e) | Bind::TimedOut(e)) => e,
+        };
+        let wait = reconnect_wait(
+            inner.config.reconnect_min,
+            inner.config.reconnect_max,
+            attempt,
+            jitter(),
+        );
+        announce_down(&inner, error, wait);
+        tokio::select! {
+            _ = tokio::time::sleep(wait) => {}
+            _ = until_stopped(&mut stopped) => break,
+        }
+    }
+    inner.link.send_replace(None);
+    inner.state.send_replace(LinkState::Stopped);
+}
+
+/// The id of the `session_no`th bound link of this session: connection, number, and when.
+fn new_session_id(config: &SessionConfig, session_no: u64) -> String {
+    format!("{}#{}@{}", config.connection, session_no, config.clock.now_ms())
+}
+
+/// Says (in the log and the state) that the SMSC refused the credentials and nothing is retried.
+fn announce_refused(inner: &Inner, status: u32) {
+    let info = status::describe(status);
+    tracing::error!(
+        status = info.name,
+        "the SMSC refused the bind; not retrying until reconfigured"
+    );
+    inner.state.send_replace(LinkState::BindRefused {
+        status,
+        name: info.name.into(),
+        since_ms: inner.config.clock.now_ms(),
+    });
+}
+
+/// Says (in the log and the state) that the link is down for `error`, and when it is tried again.
+fn announce_down(inner: &Inner, error: String, wait: Duration) {
+    tracing::warn!(error = %error, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
+    inner.state.send_replace(LinkState::Down {
+        error,
+        since_ms: inner.config.clock.now_ms(),
+        retry_in_ms: wait.as_millis() as u64,
+    });
+}
+
+/// How long to wait before connecting again after the `attempt`th failure in a row: exponential
+/// backoff with full jitter (`jitter` in [0, 1)) between `min` and a bound that doubles with each
+/// attempt up to `max`; never less than `min`, so a refusing SMSC is never hammered.
+pub fn reconnect_wait(min: Duration, max: Duration, attempt: u32, jitter: f64) -> Duration {
+    let bound = min.saturating_mul(1 << attempt.min(16)).min(max);
+    min.max(bound.mul_f64(jitter.clamp(0.0, 1.0)))
+}
+
+/// Resolves once a stop is asked for (or the session is dropped).
+pub(super) async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
+    while !*stopped.borrow_and_update() {
+        if stopped.changed().await.is_err() {
+            return;
+        }
+    }
+}

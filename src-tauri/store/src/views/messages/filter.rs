@@ -1,0 +1,92 @@
+//! What to list ([`MessageFilter`]), and how its free-text fields are read: the destination
+//! (exact or a prefix) and the words to search for.
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use smsdesk_core::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+
+/// What to list. Every field is optional; they combine with AND. Read from a query string as is
+/// (`?status=failed&q=order&limit=100`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct MessageFilter {
+    pub status: Option<QueueStatus>,
+    /// "pending" also matches messages no receipt was applied to yet.
+    pub state: Option<DeliveryState>,
+    pub kind: Option<MessageKind>,
+    pub channel: Option<IntakeChannel>,
+    /// An exact E.164 number (`+33612345678`); spaces, dashes, dots and brackets are ignored, and
+    /// a leading `00` or a bare digit counts as `+`. End it with `*` for every number that starts
+    /// so (`+3361*`).
+    pub destination: Option<String>,
+    /// Words to find in the text or the client reference: every word must occur, each as the start
+    /// of a word (`ord 42` finds "Order 4217"; a single letter or digit must be a whole word);
+    /// case and accents are ignored.
+    pub q: Option<String>,
+    /// Created at or after this time (ms since the epoch).
+    #[ts(type = "number | null")]
+    pub from_ms: Option<i64>,
+    /// Created before this time (ms since the epoch, exclusive).
+    #[ts(type = "number | null")]
+    pub to_ms: Option<i64>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+/// A destination filter, read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Destination {
+    Exact(String),
+    Prefix(String),
+}
+
+/// Reads the `destination` filter: formatting characters dropped, `00` or a bare leading digit
+/// made `+`, a trailing `*` making it a prefix.
+pub fn destination(raw: &str) -> Option<Destination> {
+    let raw = raw.trim();
+    let (raw, prefix) = match raw.strip_suffix('*') {
+        Some(r) => (r, true),
+        None => (raw, false),
+    };
+    let mut s: String = raw
+        .chars()
+        .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '.' | '(' | ')' | '/'))
+        .collect();
+    if let Some(rest) = s.strip_prefix("00") {
+        s = format!("+{rest}");
+    } else if s.starts_with(|c: char| c.is_ascii_digit()) {
+        s.insert(0, '+');
+    }
+    match (s.is_empty(), prefix) {
+        (true, false) => None,
+        (_, true) => Some(Destination::Prefix(s)),
+        (false, false) => Some(Destination::Exact(s)),
+    }
+}
+
+/// The FTS5 query for the words of `q`: each word quoted (so nothing in it is query syntax) and
+/// made a prefix, all required. A word of one letter or digit must be whole: as a prefix it would
+/// match most of the index and cost a hundred times more. `None` when `q` has no letter or digit
+/// to search for.
+pub(crate) fn fts_query(q: &str) -> Option<String> {
+    // Control characters (a NUL would end FTS5's reading of the query) separate words like spaces.
+    let words: Vec<String> = q
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| {
+            let quoted = format!("\"{}\"", w.replace('"', "\"\""));
+            if w.chars().filter(|c| c.is_alphanumeric()).count() > 1 {
+                quoted + "*"
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join(" "))
+}

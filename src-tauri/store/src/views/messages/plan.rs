@@ -1,0 +1,311 @@
+//! How a filter becomes SQL: the index that drives the page ([`Driver`]), the conditions checked
+//! on that index and those checked on the rows it gives, and the queries built from them (see the
+//! parent module's documentation for why).
+
+use rusqlite::types::Value;
+use rusqlite::{Connection, OptionalExtension};
+
+use super::filter::{destination, fts_query, Destination, MessageFilter};
+use super::summary::SUMMARY_COLUMNS;
+use super::LIST;
+use crate::views::{cursor, page_limit, ViewError};
+use smsdesk_core::domain::DeliveryState;
+
+/// The index that drives a page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Driver {
+    Text,
+    Destination,
+    Status,
+    State,
+    All,
+}
+
+impl Driver {
+    /// The index for a filter: the full-text index for words to search for, else the destination
+    /// index for an exact destination, else the queue's status index, else the projection's state
+    /// index for a state other than pending, else the message table itself.
+    fn choose(f: &MessageFilter, text: bool, dest: Option<&Destination>) -> Driver {
+        if text {
+            Driver::Text
+        } else if matches!(dest, Some(Destination::Exact(_))) {
+            Driver::Destination
+        } else if f.status.is_some() {
+            Driver::Status
+        } else if f.state.is_some_and(|s| s != DeliveryState::Pending) {
+            Driver::State
+        } else {
+            Driver::All
+        }
+    }
+
+    /// The driving table (with the index it must use), alone.
+    fn table(self) -> &'static str {
+        match self {
+            Driver::Text => "message_fts f",
+            Driver::Destination => "message m INDEXED BY message_destination",
+            Driver::Status => "queue q INDEXED BY queue_status_message",
+            Driver::State => "projection p INDEXED BY projection_state",
+            Driver::All => "message m NOT INDEXED",
+        }
+    }
+
+    /// The driving table joined to everything a row shows, in an order the planner keeps.
+    fn joined(self) -> String {
+        let t = self.table();
+        match self {
+            Driver::Text => format!(
+                "{t} CROSS JOIN message m ON m.id = f.rowid CROSS JOIN queue q ON q.message_id = m.id
+                 LEFT JOIN projection p ON p.message_id = m.id"
+            ),
+            Driver::Destination | Driver::All => {
+                format!("{t} CROSS JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id")
+            }
+            Driver::Status => {
+                format!("{t} CROSS JOIN message m ON m.id = q.message_id LEFT JOIN projection p ON p.message_id = m.id")
+            }
+            Driver::State => {
+                format!("{t} CROSS JOIN message m ON m.id = p.message_id CROSS JOIN queue q ON q.message_id = m.id")
+            }
+        }
+    }
+
+    /// The message id as the driving index orders it.
+    fn id(self) -> &'static str {
+        match self {
+            Driver::Text => "f.rowid",
+            Driver::Destination | Driver::All => "m.id",
+            Driver::Status => "q.message_id",
+            Driver::State => "p.message_id",
+        }
+    }
+}
+
+/// SQL conditions with their parameters, in order.
+#[derive(Default)]
+struct Conds {
+    sql: Vec<String>,
+    params: Vec<Value>,
+}
+
+impl Conds {
+    fn push(&mut self, sql: impl Into<String>, params: impl IntoIterator<Item = Value>) {
+        self.sql.push(sql.into());
+        self.params.extend(params);
+    }
+
+    fn text(v: &str) -> Value {
+        Value::Text(v.to_owned())
+    }
+}
+
+/// A filter read and checked: the driving index, its conditions, and the rest.
+pub(super) struct Plan {
+    driver: Driver,
+    driving: Conds,
+    residual: Conds,
+    from_ms: Option<i64>,
+    to_ms: Option<i64>,
+    before: i64,
+    /// The page size asked for.
+    pub(super) limit: usize,
+    budget: i64,
+}
+
+impl Plan {
+    /// Reads and checks `f` (its cursor, limit, time range and words), picks the index that drives
+    /// the page and sorts each filter's condition onto it or onto the rows it gives. `budget` is
+    /// the most candidate rows one page looks at.
+    pub(super) fn new(f: &MessageFilter, budget: i64) -> Result<Plan, ViewError> {
+        let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
+        let limit = page_limit(f.limit)?;
+        check_range(f)?;
+        let text = text_query(f)?;
+        let dest = f.destination.as_deref().and_then(destination);
+        let mut plan = Plan {
+            driver: Driver::choose(f, text.is_some(), dest.as_ref()),
+            driving: Conds::default(),
+            residual: Conds::default(),
+            from_ms: f.from_ms,
+            to_ms: f.to_ms,
+            before,
+            limit,
+            budget: budget.max(1),
+        };
+        plan.add_conditions(f, text, dest);
+        Ok(plan)
+    }
+
+    /// Adds each filter's condition, in a fixed order (the parameters follow it): on the driving
+    /// index when it is the one that drives, else checked on the rows it gives.
+    fn add_conditions(&mut self, f: &MessageFilter, text: Option<String>, dest: Option<Destination>) {
+        if let Some(t) = text {
+            self.driving.push("f.message_fts MATCH ?", [Value::Text(t)]);
+        }
+        match &dest {
+            Some(Destination::Exact(d)) => self.on(Driver::Destination).push("m.destination = ?", [Conds::text(d)]),
+            Some(Destination::Prefix(p)) => {
+                // A range rather than LIKE: exact bytes, no escaping, no case folding.
+                let mut end = p.clone();
+                end.push(char::MAX);
+                self.residual.push(
+                    "m.destination >= ? AND m.destination < ?",
+                    [Conds::text(p), Value::Text(end)],
+                );
+            }
+            None => {}
+        }
+        if let Some(s) = f.status {
+            self.on(Driver::Status).push("q.status = ?", [Conds::text(s.as_str())]);
+        }
+        match f.state {
+            Some(DeliveryState::Pending) => self.residual.push("(p.state IS NULL OR p.state = 'pending')", []),
+            Some(s) => self.on(Driver::State).push("p.state = ?", [Conds::text(s.as_str())]),
+            None => {}
+        }
+        if let Some(k) = f.kind {
+            self.residual.push("m.kind = ?", [Conds::text(k.as_str())]);
+        }
+        if let Some(ch) = f.channel {
+            self.residual.push("m.channel = ?", [Conds::text(ch.as_str())]);
+        }
+    }
+
+    /// Where a condition that `driver`'s index could take goes: onto the driving index when
+    /// `driver` is the one driving, else among the conditions checked on each row.
+    fn on(&mut self, driver: Driver) -> &mut Conds {
+        if self.driver == driver {
+            &mut self.driving
+        } else {
+            &mut self.residual
+        }
+    }
+
+    /// Narrows the page to the creation-time range. While creation times have followed ids (the
+    /// clock was never set back: migration 3 keeps count), the range is an id range found with two
+    /// index lookups and given to the driving index, so an old range costs no more than a recent
+    /// one; otherwise each row's time is checked. `false` when no message can be in the range.
+    pub(super) fn bound_dates(&mut self, c: &Connection) -> Result<bool, ViewError> {
+        if self.from_ms.is_none() && self.to_ms.is_none() {
+            return Ok(true);
+        }
+        let backwards: i64 = c
+            .prepare_cached("SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'clock' AND value = 'backwards'")?
+            .query_row([], |r| r.get(0))?;
+        if backwards > 0 {
+            if let Some(from) = self.from_ms {
+                self.residual.push("m.created_at >= ?", [Value::Integer(from)]);
+            }
+            if let Some(to) = self.to_ms {
+                self.residual.push("m.created_at < ?", [Value::Integer(to)]);
+            }
+            return Ok(true);
+        }
+        let id = self.driver.id();
+        if let Some(from) = self.from_ms {
+            let first: Option<i64> = c
+                .prepare_cached(
+                    "SELECT id FROM message INDEXED BY message_created WHERE created_at >= ?1
+                     ORDER BY created_at, id LIMIT 1",
+                )?
+                .query_row([from], |r| r.get(0))
+                .optional()?;
+            let Some(first) = first else { return Ok(false) };
+            self.driving.push(format!("{id} >= ?"), [Value::Integer(first)]);
+        }
+        if let Some(to) = self.to_ms {
+            let last: Option<i64> = c
+                .prepare_cached(
+                    "SELECT id FROM message INDEXED BY message_created WHERE created_at < ?1
+                     ORDER BY created_at DESC, id DESC LIMIT 1",
+                )?
+                .query_row([to], |r| r.get(0))
+                .optional()?;
+            let Some(last) = last else { return Ok(false) };
+            self.driving.push(format!("{id} <= ?"), [Value::Integer(last)]);
+        }
+        Ok(true)
+    }
+
+    /// The query for the id where the scan budget runs out, when rows may be skipped at all.
+    pub(super) fn floor_query(&self) -> Option<(String, Vec<Value>)> {
+        if self.residual.sql.is_empty() {
+            return None;
+        }
+        let id = self.driver.id();
+        let mut where_ = self.driving.sql.clone();
+        where_.push(format!("{id} < ?"));
+        let mut params = self.driving.params.clone();
+        params.push(Value::Integer(self.before));
+        params.push(Value::Integer(self.budget - 1));
+        let sql = format!(
+            "SELECT {id} FROM {} WHERE {} ORDER BY {id} DESC LIMIT 1 OFFSET ?",
+            self.driver.table(),
+            where_.join(" AND ")
+        );
+        Some((sql, params))
+    }
+
+    /// The query for the page's rows, down to `floor` when the budget ends there.
+    pub(super) fn page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
+        let id = self.driver.id();
+        let mut where_ = self.driving.sql.clone();
+        where_.push(format!("{id} < ?"));
+        let mut params = self.driving.params.clone();
+        params.push(Value::Integer(self.before));
+        if let Some(floor) = floor {
+            where_.push(format!("{id} >= ?"));
+            params.push(Value::Integer(floor));
+        }
+        where_.extend(self.residual.sql.iter().cloned());
+        params.extend(self.residual.params.iter().cloned());
+        params.push(Value::Integer(self.limit as i64 + 1));
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS} FROM {} WHERE {} ORDER BY {id} DESC LIMIT ?",
+            self.driver.joined(),
+            where_.join(" AND ")
+        );
+        (sql, params)
+    }
+
+    /// The query that counts every match, or `None` when nothing is filtered (the running count
+    /// of all messages answers that). The cursor is not applied.
+    pub(super) fn count_query(&self) -> Option<(String, Vec<Value>)> {
+        if self.driving.sql.is_empty() && self.residual.sql.is_empty() {
+            return None;
+        }
+        let mut conds = self.driving.sql.clone();
+        conds.extend(self.residual.sql.iter().cloned());
+        let mut params = self.driving.params.clone();
+        params.extend(self.residual.params.iter().cloned());
+        let sql = format!(
+            "SELECT count(*) FROM {} WHERE {}",
+            self.driver.joined(),
+            conds.join(" AND ")
+        );
+        Some((sql, params))
+    }
+}
+
+/// Refuses a creation-time range that does not start before it ends.
+fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
+    if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
+        if from >= to {
+            return Err(ViewError::InvalidFilter(format!(
+                "from_ms ({from}) must be before to_ms ({to})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The full-text query for the filter's words, if it has any; refused when `q` is given but has
+/// no letter or digit to search for.
+fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
+    let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) else {
+        return Ok(None);
+    };
+    let query =
+        fts_query(q).ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
+    Ok(Some(query))
+}

@@ -1,0 +1,113 @@
+//! One message as the list shows it ([`MessageSummary`]): its columns, and how a row is read.
+
+use rusqlite::{Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::views::ViewError;
+use crate::Text;
+use smsdesk_core::domain::{DeliveryState, Flag, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_core::receipts::rules::Rule;
+
+/// One message as listed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct MessageSummary {
+    #[ts(type = "number")]
+    pub id: i64,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+    pub channel: IntakeChannel,
+    /// E.164, as normalised by intake.
+    pub destination: String,
+    /// The first 80 characters of the text.
+    pub preview: String,
+    /// The text's length in characters (more than 80 when the preview is cut).
+    pub body_chars: u32,
+    pub kind: MessageKind,
+    /// Urgency within its kind, 0 (first) to 9.
+    pub priority: u8,
+    pub segments: u32,
+    pub encoding: String,
+    /// Our queue: where the message stands on our side. `accepted` means the SMSC took the submit,
+    /// which is not delivery.
+    pub status: QueueStatus,
+    /// What the network reported, as the rules computed it ("pending" until a receipt is applied),
+    /// or what an operator decided (`rule` = "operator_decision").
+    pub state: DeliveryState,
+    /// Why the state is what it is: no_report, intermediate, first_final or operator_decision.
+    pub rule: Rule,
+    /// Of: late, conflict, no_receipt, mismatch, id_disagree (the projection's flags), repeat (a
+    /// receipt for it came more than once) and outcome_unknown (the queue could not tell whether a
+    /// submit went out).
+    pub flags: Vec<Flag>,
+    /// Submit tries made (the most for any one part).
+    pub attempts: u32,
+    pub client_ref: Option<String>,
+    #[ts(type = "number | null")]
+    pub api_key_id: Option<i64>,
+    pub connection: String,
+}
+
+/// The columns of a [`MessageSummary`], over `m` (message), `q` (queue) and `p` (projection, may
+/// be missing).
+pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.destination, substr(m.body, 1, 80),
+     length(m.body), m.kind, q.priority % 10, m.segments, m.encoding, q.status, coalesce(p.state, 'pending'),
+     coalesce(p.rule, 'no_report'), coalesce(p.flag_late, 0), coalesce(p.flag_conflict, 0),
+     coalesce(p.flag_no_receipt, 0), coalesce(p.flag_mismatch, 0), coalesce(p.flag_id_disagree, 0),
+     EXISTS (SELECT 1 FROM logical_event e JOIN receipt_outcome o ON o.logical_event_id = e.id
+             WHERE e.message_id = m.id AND o.is_repeat = 1),
+     (SELECT coalesce(max(a.attempt_no), 0) FROM attempt a WHERE a.message_id = m.id),
+     m.client_ref, m.api_key_id, m.connection";
+
+/// A row of [`SUMMARY_COLUMNS`], read.
+pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
+    let status: QueueStatus = r.get::<_, Text<_>>(10)?.0;
+    let columns = [
+        Flag::Late,
+        Flag::Conflict,
+        Flag::NoReceipt,
+        Flag::Mismatch,
+        Flag::IdDisagree,
+        Flag::Repeat,
+    ];
+    let mut flags = Vec::new();
+    for (i, flag) in columns.into_iter().enumerate() {
+        if r.get::<_, bool>(13 + i)? {
+            flags.push(flag);
+        }
+    }
+    if status == QueueStatus::OutcomeUnknown {
+        flags.push(Flag::OutcomeUnknown);
+    }
+    Ok(MessageSummary {
+        id: r.get(0)?,
+        created_at_ms: r.get(1)?,
+        channel: r.get::<_, Text<_>>(2)?.0,
+        destination: r.get(3)?,
+        preview: r.get(4)?,
+        body_chars: r.get(5)?,
+        kind: r.get::<_, Text<_>>(6)?.0,
+        priority: r.get(7)?,
+        segments: r.get(8)?,
+        encoding: r.get(9)?,
+        status,
+        state: r.get::<_, Text<_>>(11)?.0,
+        rule: r.get::<_, Text<_>>(12)?.0,
+        flags,
+        attempts: r.get(19)?,
+        client_ref: r.get(20)?,
+        api_key_id: r.get(21)?,
+        connection: r.get(22)?,
+    })
+}
+
+/// One message as listed, by id.
+pub(crate) fn summary(c: &Connection, id: i64) -> Result<Option<MessageSummary>, ViewError> {
+    Ok(c.prepare_cached(&format!(
+        "SELECT {SUMMARY_COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
+         LEFT JOIN projection p ON p.message_id = m.id WHERE m.id = ?1"
+    ))?
+    .query_row([id], summary_row)
+    .optional()?)
+}

@@ -1,0 +1,202 @@
+//! Running one batch as one transaction: begin it, run the leading operation (if any) without a
+//! savepoint and every other operation in a savepoint of its own, write the running totals,
+//! commit, then answer each caller and announce the changes.
+//!
+//! The guarantees, in order of the code below: a batch that cannot begin aborts its operations
+//! unanswered (their callers see `Aborted`); an operation that fails or panics is rolled back
+//! alone; no caller is answered before the commit's outcome is known; changes are announced only
+//! after a commit that succeeded.
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+
+use rusqlite::Connection;
+use tokio::sync::broadcast;
+
+use super::tx::{run_cached, Pending};
+use super::{Change, Guard, LeadOp, Op, Ran, Reply, WriteTx};
+use crate::totals::Totals;
+
+/// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
+pub(super) fn run_batch(
+    conn: &Connection,
+    batch: u64,
+    now: i64,
+    lead: Option<LeadOp>,
+    ops: Vec<Op>,
+    events: &broadcast::Sender<Change>,
+) {
+    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+        // Dropping the operations unanswered tells each caller its write was aborted.
+        let n = ops.len() + usize::from(lead.is_some());
+        tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
+        return;
+    }
+    let mut pending = Pending::default();
+    let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
+        return;
+    };
+    let committed = commit(conn, batch, &mut pending.totals);
+    replies.send(&committed);
+    if committed.is_ok() {
+        for change in pending.changes {
+            // No subscriber is fine: live views are optional.
+            let _ = events.send(change);
+        }
+    }
+}
+
+/// Runs the batch's operations in its open transaction, keeping their replies for after the
+/// commit. `None` when a leading operation had to be undone and no transaction could be begun
+/// again: the batch is then over, rolled back, and its operations are dropped unanswered.
+fn run_all(
+    conn: &Connection,
+    batch: u64,
+    now: i64,
+    pending: &mut Pending,
+    lead: Option<LeadOp>,
+    ops: Vec<Op>,
+) -> Option<Replies> {
+    let mut replies = Replies {
+        applied: Vec::with_capacity(ops.len() + 1),
+        failed: Vec::new(),
+    };
+    if let Some(op) = lead {
+        replies.add(lead_first(conn, batch, now, pending, op).ok()?);
+    }
+    for op in ops {
+        replies.add(guarded(conn, batch, now, pending, |wtx| Some(op(wtx))));
+    }
+    Some(replies)
+}
+
+/// Writes the running totals the operations added to, then commits; on failure, rolls the batch
+/// back. The totals go with the rows they count: if they cannot be written, nothing is committed.
+fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), String> {
+    let committed = totals
+        .flush(conn)
+        .and_then(|()| conn.execute_batch("COMMIT"))
+        .map_err(|e| e.to_string());
+    if let Err(e) = &committed {
+        tracing::error!(error = %e, batch, "commit failed; nothing of this batch was applied");
+        let _ = conn.execute_batch("ROLLBACK");
+    }
+    committed
+}
+
+/// What became of one operation.
+enum Done {
+    Applied(Reply),
+    Failed(Reply),
+    /// Panicked, or failed with nothing to answer: already rolled back and reported.
+    Dropped,
+}
+
+/// The replies a batch owes, kept until its commit's outcome is known.
+struct Replies {
+    /// Operations that succeeded: their answer is the commit's outcome.
+    applied: Vec<Reply>,
+    /// Operations that failed and were rolled back: their answer is their own error.
+    failed: Vec<Reply>,
+}
+
+impl Replies {
+    fn add(&mut self, done: Done) {
+        match done {
+            Done::Applied(reply) => self.applied.push(reply),
+            Done::Failed(reply) => self.failed.push(reply),
+            Done::Dropped => {}
+        }
+    }
+
+    /// Answers every caller: first the failed operations (each reply carries its own error, so
+    /// the commit's outcome is not theirs), then the applied ones, with the commit's outcome.
+    fn send(self, committed: &Result<(), String>) {
+        for reply in self.failed {
+            reply(Ok(()));
+        }
+        for reply in self.applied {
+            reply(committed.clone());
+        }
+    }
+}
+
+/// Runs `f` in a savepoint of its own, undoing it when it fails or panics.
+fn guarded(
+    conn: &Connection,
+    batch: u64,
+    now: i64,
+    pending: &mut Pending,
+    f: impl FnOnce(&mut WriteTx<'_>) -> Option<Ran>,
+) -> Done {
+    let mark = pending.mark();
+    if let Err(e) = run_cached(conn, "SAVEPOINT op") {
+        tracing::error!(error = %e, "cannot open a savepoint; operation aborted");
+        return Done::Dropped;
+    }
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        f(&mut WriteTx::new(conn, &mut *pending, batch, now))
+    }));
+    if let Ok(Some(Ran::Applied(reply))) = ran {
+        return match run_cached(conn, "RELEASE op") {
+            Ok(()) => Done::Applied(reply),
+            Err(e) => {
+                reply(Err(e.to_string()));
+                Done::Dropped
+            }
+        };
+    }
+    // Undo just this operation. Its reply (if it did not panic) carries its own error; a
+    // panicked operation's reply was dropped, which its caller sees as Aborted.
+    let undone = run_cached(conn, "ROLLBACK TO op").and_then(|()| run_cached(conn, "RELEASE op"));
+    if let Err(e) = undone {
+        tracing::error!(error = %e, "cannot roll back a failed operation");
+    }
+    pending.truncate(mark);
+    match ran {
+        Ok(Some(Ran::Failed(reply))) => Done::Failed(reply),
+        Ok(_) => Done::Dropped,
+        Err(_) => {
+            tracing::error!(batch, "a write operation panicked; it was rolled back");
+            Done::Dropped
+        }
+    }
+}
+
+/// Runs a leading operation first in the open transaction, without a savepoint; if it asks to be
+/// undone (or fails, or panics), rolls the transaction back, begins another, and (when it asked)
+/// runs it again in a savepoint. `Err` when no transaction could be begun again.
+fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mut op: LeadOp) -> Result<Done, ()> {
+    let ran = catch_unwind(AssertUnwindSafe(|| {
+        op(&mut WriteTx::new(conn, &mut *pending, batch, now), Guard::First)
+    }));
+    let done = match ran {
+        Ok(Some(Ran::Applied(reply))) => return Ok(Done::Applied(reply)),
+        Ok(Some(Ran::Failed(reply))) => Some(Done::Failed(reply)),
+        Ok(None) => None,
+        Err(_) => {
+            tracing::error!(batch, "a write operation panicked; it was rolled back");
+            Some(Done::Dropped)
+        }
+    };
+    pending.clear();
+    if !begin_again(conn, batch) {
+        return Err(());
+    }
+    Ok(done.unwrap_or_else(|| guarded(conn, batch, now, pending, |wtx| op(wtx, Guard::Savepoint))))
+}
+
+/// Rolls the open transaction back and begins another. `false` when that failed: then no
+/// transaction is left open.
+fn begin_again(conn: &Connection, batch: u64) -> bool {
+    let restarted = conn
+        .execute_batch("ROLLBACK")
+        .and_then(|()| conn.execute_batch("BEGIN IMMEDIATE"));
+    if let Err(e) = restarted {
+        tracing::error!(error = %e, batch, "cannot begin a write transaction again; the rest of the batch is aborted");
+        if !conn.is_autocommit() {
+            let _ = conn.execute_batch("ROLLBACK");
+        }
+        return false;
+    }
+    true
+}

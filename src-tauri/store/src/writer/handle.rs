@@ -1,0 +1,180 @@
+//! The callers' side of the writer: [`Writer`], the handle that queues operations and waits for
+//! their answers, and [`Slot`], room held in the queue for a leading operation. Each operation is
+//! packaged here as a [`Job`] whose reply the writer thread calls once the commit's outcome is
+//! known.
+
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use rusqlite::Connection;
+use smsdesk_core::time::Clock;
+use tokio::sync::{broadcast, mpsc, oneshot};
+
+use super::{thread, Change, Guard, Job, Op, Ran, WriteTx, QUEUE_DEPTH};
+use crate::StoreError;
+
+/// A cloneable handle to the writer thread.
+#[derive(Clone)]
+pub struct Writer {
+    jobs: mpsc::Sender<Job>,
+}
+
+impl Writer {
+    /// Starts the writer thread on `conn`, which must already carry the writer's pragmas. When
+    /// `restart` is set, the thread finishes the background checkpoint between two transactions,
+    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]).
+    pub(crate) fn start(
+        conn: Connection,
+        events: broadcast::Sender<Change>,
+        restart: Arc<AtomicBool>,
+        clock: Clock,
+    ) -> (Writer, JoinHandle<()>) {
+        let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
+        let handle = std::thread::Builder::new()
+            .name("smsdesk-writer".into())
+            .spawn(move || thread::run(conn, rx, events, &restart, &clock))
+            .expect("the operating system refused to start the database writer thread");
+        (Writer { jobs }, handle)
+    }
+
+    /// Runs `op` in the next batch and returns its result once the batch has committed.
+    pub async fn write<T, E, F>(&self, op: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let (job, rx) = package(op);
+        self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
+        answer(rx).await.map_err(|_| StoreError::Aborted)?
+    }
+
+    /// Waits until the writer has run an operation that does nothing: proof that it takes work
+    /// and commits. Wait with a timeout: a writer stuck in a long operation answers only after it.
+    pub async fn probe(&self) -> Result<(), StoreError> {
+        self.write(|_| Ok::<_, StoreError>(())).await
+    }
+
+    /// Like [`Writer::write`], for synchronous callers (command-line tools, tests, blocking tasks).
+    /// Must not be called from an async task.
+    pub fn write_blocking<T, E, F>(&self, op: F) -> Result<T, E>
+    where
+        F: FnOnce(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let (job, rx) = package(op);
+        self.jobs.blocking_send(job).map_err(|_| StoreError::Closed)?;
+        rx.blocking_recv().map_err(|_| StoreError::Aborted)?
+    }
+
+    /// Waits for room in the writer's queue and holds it: what is then submitted through the
+    /// [`Slot`] cannot be lost to a cancelled caller between the wait and the hand-over.
+    pub async fn reserve(&self) -> Result<Slot<'_>, StoreError> {
+        let permit = self.jobs.reserve().await.map_err(|_| StoreError::Closed)?;
+        Ok(Slot { permit })
+    }
+
+    /// Like [`Slot::submit`], for synchronous callers (who cannot be cancelled, so need no slot).
+    /// Must not be called from an async task. When the writer is shut down, `op` is dropped
+    /// without running and the error returned.
+    pub fn submit_blocking<T, F, D>(&self, op: F, done: D) -> Result<(), StoreError>
+    where
+        F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+        D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+        T: Send + 'static,
+    {
+        self.jobs
+            .blocking_send(reporting(op, done))
+            .map_err(|_| StoreError::Closed)
+    }
+
+    /// Asks the writer to finish what is queued before this request, then stop.
+    pub(crate) fn request_shutdown(&self) {
+        // A full queue or a stopped writer both mean there is nothing to ask.
+        let _ = self.jobs.try_send(Job::Shutdown).or_else(|e| match e {
+            mpsc::error::TrySendError::Full(job) => self.jobs.blocking_send(job).map_err(|_| ()),
+            mpsc::error::TrySendError::Closed(_) => Ok(()),
+        });
+    }
+}
+
+/// Room for one operation in the writer's queue, held until it is used or dropped.
+pub struct Slot<'w> {
+    permit: mpsc::Permit<'w, Job>,
+}
+
+impl Slot<'_> {
+    /// Queues `op` to run first in a transaction, with no savepoint ([`Guard::First`]). If it
+    /// returns `None`, everything it wrote is undone (with the transaction, which holds nothing
+    /// else) and it is called once more, in a savepoint ([`Guard::Savepoint`]); `None` then
+    /// means it failed, and is undone again. When it returns `Some`, `done` runs on the writer
+    /// thread with that value and the outcome of the transaction's commit. (If `op` panics, what
+    /// it wrote is undone and `done` does not run.)
+    pub fn submit<T, F, D>(self, op: F, done: D)
+    where
+        F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+        D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+        T: Send + 'static,
+    {
+        self.permit.send(reporting(op, done));
+    }
+}
+
+/// A leading operation as a job: `op`'s value goes to `done`, with the commit's outcome, once the
+/// transaction has committed (or failed to).
+fn reporting<T, F, D>(mut op: F, done: D) -> Job
+where
+    F: FnMut(&mut WriteTx<'_>, Guard) -> Option<T> + Send + 'static,
+    D: FnOnce(T, Result<(), StoreError>) + Send + 'static,
+    T: Send + 'static,
+{
+    let mut done = Some(done);
+    Job::Lead(Box::new(move |wtx, guard| {
+        let value = op(wtx, guard)?;
+        let done = done.take()?;
+        Some(Ran::Applied(Box::new(move |commit| {
+            done(value, commit.map_err(StoreError::Commit))
+        })))
+    }))
+}
+
+#[allow(clippy::type_complexity)]
+/// The writer thread's answer to an operation.
+#[cfg(not(feature = "test-hooks"))]
+async fn answer<T>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+    rx.await
+}
+
+/// In tests, the wait for the writer thread's answer runs as a blocking task. A test whose time
+/// is paused then does not see its clock jump ahead while the writer works: tokio moves a paused
+/// clock on only when the runtime has nothing to do, and a blocking task is something to do,
+/// whereas the writer thread is not the runtime's.
+#[cfg(feature = "test-hooks")]
+async fn answer<T: Send + 'static>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+    match tokio::task::spawn_blocking(move || rx.blocking_recv()).await {
+        Ok(answer) => answer,
+        Err(join) => std::panic::resume_unwind(join.into_panic()),
+    }
+}
+
+/// An ordinary operation as a job, and the channel its result comes back on: its value once the
+/// transaction has committed, or its own error (it was rolled back alone).
+fn package<T, E, F>(op: F) -> (Job, oneshot::Receiver<Result<T, E>>)
+where
+    F: FnOnce(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
+    T: Send + 'static,
+    E: From<StoreError> + Send + 'static,
+{
+    let (tx, rx) = oneshot::channel::<Result<T, E>>();
+    let op: Op = Box::new(move |wtx| match op(wtx) {
+        Ok(value) => Ran::Applied(Box::new(move |commit| {
+            let _ = tx.send(commit.map(|()| value).map_err(|e| StoreError::Commit(e).into()));
+        })),
+        Err(err) => Ran::Failed(Box::new(move |_| {
+            let _ = tx.send(Err(err));
+        })),
+    });
+    (Job::Op(op), rx)
+}

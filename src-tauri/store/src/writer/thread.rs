@@ -1,0 +1,107 @@
+//! The writer thread's loop: take the next batch of jobs off the queue, run it as one
+//! transaction, finish a checkpoint if one was asked for, and again, until shut down.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rusqlite::Connection;
+use smsdesk_core::time::Clock;
+use tokio::sync::{broadcast, mpsc};
+
+use super::{batch, Change, Job, LeadOp, Op, MAX_BATCH};
+
+/// The body of the writer thread: runs batches until shut down, or until every [`super::Writer`]
+/// is gone.
+pub(super) fn run(
+    conn: Connection,
+    rx: mpsc::Receiver<Job>,
+    events: broadcast::Sender<Change>,
+    restart: &AtomicBool,
+    clock: &Clock,
+) {
+    let mut queue = Queue {
+        rx,
+        stop: false,
+        carried: None,
+    };
+    let mut batch: u64 = 0;
+    while let Some(first) = queue.first() {
+        let (lead, ops) = queue.gather(first);
+        if lead.is_none() && ops.is_empty() {
+            continue;
+        }
+        batch += 1;
+        batch::run_batch(&conn, batch, clock.now_ms(), lead, ops, &events);
+        if restart.swap(false, Ordering::Relaxed) {
+            checkpoint(&conn);
+        }
+    }
+    queue.rx.close();
+    tracing::debug!(batches = batch, "database writer stopped");
+}
+
+/// The writer's queue, as the thread takes jobs off it.
+struct Queue {
+    rx: mpsc::Receiver<Job>,
+    /// A shutdown request was taken: nothing queued after it is.
+    stop: bool,
+    /// A leading operation met after others waits for the next batch, which it then opens.
+    carried: Option<Job>,
+}
+
+impl Queue {
+    /// The job that opens the next batch: the carried one, else the next queued (waiting for
+    /// it). `None` when the thread is to stop: after a shutdown request with nothing carried, or
+    /// when every sender is gone.
+    fn first(&mut self) -> Option<Job> {
+        if self.stop && self.carried.is_none() {
+            return None;
+        }
+        self.carried.take().or_else(|| self.rx.blocking_recv())
+    }
+
+    /// One transaction's work, from `first` on, taking what is already queued without waiting:
+    /// at most one leading operation, and only as the first job; at most [`MAX_BATCH`] in all.
+    /// A leading operation met after others is carried to the next batch; a shutdown request
+    /// ends the batch, and nothing queued after it is taken.
+    fn gather(&mut self, first: Job) -> (Option<LeadOp>, Vec<Op>) {
+        let mut lead = None;
+        let mut ops = Vec::new();
+        let mut next = Some(first);
+        while let Some(job) = next.take().or_else(|| self.queued()) {
+            match job {
+                Job::Op(op) => ops.push(op),
+                Job::Lead(op) if lead.is_none() && ops.is_empty() => lead = Some(op),
+                job @ Job::Lead(_) => {
+                    self.carried = Some(job);
+                    break;
+                }
+                Job::Shutdown => {
+                    self.stop = true;
+                    break;
+                }
+            }
+            if ops.len() + usize::from(lead.is_some()) >= MAX_BATCH {
+                break;
+            }
+        }
+        (lead, ops)
+    }
+
+    /// The next job already queued, without waiting. Nothing queued after the shutdown request is
+    /// taken.
+    fn queued(&mut self) -> Option<Job> {
+        if self.stop {
+            None
+        } else {
+            self.rx.try_recv().ok()
+        }
+    }
+}
+
+/// Finishes the background checkpoint the checkpoint thread asked for (see [`crate::checkpoint`]).
+fn checkpoint(conn: &Connection) {
+    // Outside any transaction: copies what the background pass left, and never waits.
+    if let Err(e) = crate::checkpoint::checkpoint(conn) {
+        tracing::warn!(error = %e, "WAL checkpoint on the writer failed; will try again");
+    }
+}

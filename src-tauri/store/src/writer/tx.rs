@@ -1,0 +1,136 @@
+//! [`WriteTx`]: what an operation sees of the batch's transaction, and [`Pending`], what the
+//! operations recorded to do around the commit.
+
+use rusqlite::Connection;
+
+use super::{Change, Entity};
+use crate::tables::{AuditLog, ReceiptLog};
+use crate::totals::{Delta, Totals};
+use crate::StoreError;
+
+/// What an operation sees: the open transaction, and a place to record what it changed.
+pub struct WriteTx<'a> {
+    conn: &'a Connection,
+    pending: &'a mut Pending,
+    batch: u64,
+    now: i64,
+}
+
+/// What the operations of a transaction recorded for after their writes: changes to announce
+/// once it commits, and additions to the running totals to write just before.
+#[derive(Default)]
+pub(super) struct Pending {
+    pub(super) changes: Vec<Change>,
+    pub(super) totals: Totals,
+}
+
+/// How much of [`Pending`] an operation or savepoint found when it began.
+#[derive(Clone, Copy)]
+pub(super) struct Mark {
+    changes: usize,
+    totals: usize,
+}
+
+impl Pending {
+    pub(super) fn mark(&self) -> Mark {
+        Mark {
+            changes: self.changes.len(),
+            totals: self.totals.len(),
+        }
+    }
+
+    /// Forgets what was recorded after `mark`: its writes were rolled back.
+    pub(super) fn truncate(&mut self, mark: Mark) {
+        self.changes.truncate(mark.changes);
+        self.totals.truncate(mark.totals);
+    }
+
+    pub(super) fn clear(&mut self) {
+        self.changes.clear();
+        self.totals.clear();
+    }
+}
+
+impl<'c> WriteTx<'c> {
+    /// An operation's view of batch number `batch`, whose clock reading is `now`, recording into
+    /// `pending`. Only the writer thread makes one.
+    pub(super) fn new(conn: &'c Connection, pending: &'c mut Pending, batch: u64, now: i64) -> WriteTx<'c> {
+        WriteTx {
+            conn,
+            pending,
+            batch,
+            now,
+        }
+    }
+
+    /// The connection, inside the batch's transaction and this operation's savepoint: this
+    /// crate's alone (the others pass the transaction to its functions).
+    pub(crate) fn conn(&self) -> &Connection {
+        self.conn
+    }
+
+    /// The connection, for tests that set a scene the product never makes (a damaged row, a
+    /// trigger that fails on purpose) or check one. Only with the `test-hooks` feature, which only
+    /// the crates' tests turn on.
+    #[cfg(feature = "test-hooks")]
+    pub fn sql_for_tests(&self) -> &Connection {
+        self.conn
+    }
+
+    /// The number of the batch (transaction) this operation runs in.
+    pub fn batch(&self) -> u64 {
+        self.batch
+    }
+
+    /// The batch's clock reading: every row a batch writes carries the same time.
+    pub fn now_ms(&self) -> i64 {
+        self.now
+    }
+
+    /// Records a change to announce once the transaction commits.
+    pub fn changed(&mut self, entity: Entity, id: i64) {
+        self.pending.changes.push(Change { entity, id });
+    }
+
+    /// Records an addition to a running total, written with the transaction's others just before
+    /// it commits (see [`crate::totals`]).
+    pub(crate) fn count(&mut self, d: Delta) {
+        self.pending.totals.push(d);
+    }
+
+    /// Runs `f` in a nested savepoint: if it fails, what it wrote (and announced) is undone while
+    /// the rest of the operation stands.
+    pub fn nested<T, E: From<StoreError>>(&mut self, f: impl FnOnce(&mut WriteTx<'c>) -> Result<T, E>) -> Result<T, E> {
+        run_cached(self.conn, "SAVEPOINT nested").map_err(StoreError::from)?;
+        let mark = self.pending.mark();
+        match f(self) {
+            Ok(v) => {
+                run_cached(self.conn, "RELEASE nested").map_err(StoreError::from)?;
+                Ok(v)
+            }
+            Err(e) => {
+                run_cached(self.conn, "ROLLBACK TO nested")
+                    .and_then(|()| run_cached(self.conn, "RELEASE nested"))
+                    .map_err(StoreError::from)?;
+                self.pending.truncate(mark);
+                Err(e)
+            }
+        }
+    }
+
+    /// The receipt log. It can only append.
+    pub fn receipts(&mut self) -> ReceiptLog<'_, 'c> {
+        ReceiptLog::new(self)
+    }
+
+    /// The audit log. It can only append.
+    pub fn audit(&mut self) -> AuditLog<'_, 'c> {
+        AuditLog::new(self)
+    }
+}
+
+/// Runs a parameterless statement through the statement cache: savepoints are issued for every
+/// operation, and parsing them each time was a fifth of the writer's time.
+pub(super) fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
