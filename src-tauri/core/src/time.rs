@@ -12,22 +12,43 @@ use std::time::{SystemTime, UNIX_EPOCH};
 /// writer stamps each batch with it, the dispatcher decides what is due with it, the session
 /// dates what it receives with it), so that they all agree on what "now" is.
 #[derive(Clone, Default)]
-pub struct Clock(Option<Arc<dyn Fn() -> i64 + Send + Sync>>);
+pub struct Clock {
+    read: Option<Arc<dyn Fn() -> i64 + Send + Sync>>,
+    on_runtime: bool,
+}
 
 impl Clock {
     /// The wall clock.
     pub fn system() -> Clock {
-        Clock(None)
+        Clock::default()
     }
 
     /// A clock that reads `read` (a test's).
     pub fn from_fn(read: impl Fn() -> i64 + Send + Sync + 'static) -> Clock {
-        Clock(Some(Arc::new(read)))
+        Clock {
+            read: Some(Arc::new(read)),
+            on_runtime: false,
+        }
+    }
+
+    /// A clock that reads `read`, which moves with the async runtime's time (paused in a test).
+    /// The runtime moves a paused time on whenever it has nothing to do, so whoever waits on a
+    /// thread of its own (the store's writer) must wait as runtime work ([`Clock::on_runtime`]).
+    pub fn with_runtime(read: impl Fn() -> i64 + Send + Sync + 'static) -> Clock {
+        Clock {
+            read: Some(Arc::new(read)),
+            on_runtime: true,
+        }
+    }
+
+    /// Whether this clock moves with the async runtime's time.
+    pub fn on_runtime(&self) -> bool {
+        self.on_runtime
     }
 
     /// Now, in ms since the Unix epoch.
     pub fn now_ms(&self) -> i64 {
-        match &self.0 {
+        match &self.read {
             None => wall_ms(),
             Some(read) => read(),
         }
@@ -36,10 +57,10 @@ impl Clock {
 
 impl fmt::Debug for Clock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(if self.0.is_none() {
-            "Clock::system"
-        } else {
-            "Clock::from_fn"
+        f.write_str(match (&self.read, self.on_runtime) {
+            (None, _) => "Clock::system",
+            (Some(_), false) => "Clock::from_fn",
+            (Some(_), true) => "Clock::with_runtime",
         })
     }
 }

@@ -18,6 +18,8 @@ use crate::StoreError;
 #[derive(Clone)]
 pub struct Writer {
     jobs: mpsc::Sender<Job>,
+    /// Wait for answers as runtime work: the clock moves with the runtime's (paused) time.
+    on_runtime: bool,
 }
 
 impl Writer {
@@ -31,11 +33,12 @@ impl Writer {
         clock: Clock,
     ) -> (Writer, JoinHandle<()>) {
         let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
+        let on_runtime = clock.on_runtime();
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
             .spawn(move || thread::run(conn, rx, events, &restart, &clock))
             .expect("the operating system refused to start the database writer thread");
-        (Writer { jobs }, handle)
+        (Writer { jobs, on_runtime }, handle)
     }
 
     /// Runs `op` in the next batch and returns its result once the batch has committed.
@@ -47,7 +50,12 @@ impl Writer {
     {
         let (job, rx) = package(op);
         self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
-        answer(rx).await.map_err(|_| StoreError::Aborted)?
+        let answer = if self.on_runtime {
+            answer_as_runtime_work(rx).await
+        } else {
+            rx.await
+        };
+        answer.map_err(|_| StoreError::Aborted)?
     }
 
     /// Waits until the writer has run an operation that does nothing: proof that it takes work
@@ -140,19 +148,11 @@ where
     }))
 }
 
-#[allow(clippy::type_complexity)]
-/// The writer thread's answer to an operation.
-#[cfg(not(feature = "test-hooks"))]
-async fn answer<T>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
-    rx.await
-}
-
-/// In tests, the wait for the writer thread's answer runs as a blocking task. A test whose time
-/// is paused then does not see its clock jump ahead while the writer works: tokio moves a paused
-/// clock on only when the runtime has nothing to do, and a blocking task is something to do,
-/// whereas the writer thread is not the runtime's.
-#[cfg(feature = "test-hooks")]
-async fn answer<T: Send + 'static>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
+/// The writer thread's answer, waited for as a blocking task, for a clock that moves with the
+/// runtime's time (a test's, paused): tokio moves a paused clock on whenever the runtime has
+/// nothing to do, and a blocking task is something to do, whereas the writer thread is not the
+/// runtime's. Otherwise the clock would jump ahead while the writer works.
+async fn answer_as_runtime_work<T: Send + 'static>(rx: oneshot::Receiver<T>) -> Result<T, oneshot::error::RecvError> {
     match tokio::task::spawn_blocking(move || rx.blocking_recv()).await {
         Ok(answer) => answer,
         Err(join) => std::panic::resume_unwind(join.into_panic()),
@@ -161,6 +161,7 @@ async fn answer<T: Send + 'static>(rx: oneshot::Receiver<T>) -> Result<T, onesho
 
 /// An ordinary operation as a job, and the channel its result comes back on: its value once the
 /// transaction has committed, or its own error (it was rolled back alone).
+#[allow(clippy::type_complexity)]
 fn package<T, E, F>(op: F) -> (Job, oneshot::Receiver<Result<T, E>>)
 where
     F: FnOnce(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
