@@ -388,7 +388,7 @@ impl Seeder<'_> {
             }
         };
         let (rid, event) = self.receipt(Some(m), &pid, stat, later, None);
-        let state = smsdesk_engine::receipts::rules::state_from_stat(stat).unwrap();
+        let state = smsdesk_engine::receipts::rules::state_from_stat(stat.parse().expect("a status token"));
         let mut p = Projection {
             state,
             rule: if state.is_final() {

@@ -66,6 +66,7 @@ fn vocabulary() -> Vec<(String, String)> {
         file::<Flag>(),
         file::<EvidenceRole>(),
         file::<Rule>(),
+        file::<smsdesk_engine::receipts::parse::Stat>(),
         file::<WebhookField>(),
         file::<WebhookStatus>(),
         file::<Encoding>(),

@@ -9,6 +9,8 @@ use super::pragmas::{self, Role, BUSY_TIMEOUT_MS};
 use super::tables::{NewAudit, NewReceipt};
 use super::*;
 use smsdesk_core::domain::*;
+use smsdesk_core::receipts::fields::ReceiptFields;
+use smsdesk_core::receipts::parse::Stat;
 
 fn temp_store() -> (tempfile::TempDir, Store) {
     let dir = tempfile::tempdir().unwrap();
@@ -24,8 +26,11 @@ fn sample_receipt() -> NewReceipt {
         raw: b"id:1 sub:001 dlvrd:001 submit date:2511291200 done date:2511291201 stat:DELIVRD err:000 text:".to_vec(),
         kind: Some(ReceiptKind::Receipt),
         parser_version: 1,
-        message_id_raw: Some("1".into()),
-        stat: Some("DELIVRD".into()),
+        fields: ReceiptFields {
+            message_id_raw: Some("1".into()),
+            stat: Some(Stat::Delivrd),
+            ..ReceiptFields::default()
+        },
         ..NewReceipt::default()
     }
 }
@@ -950,4 +955,43 @@ fn version_4_checks_are_comparisons_not_lists() {
             "table {name} must check enumerations with comparisons: {sql}"
         );
     }
+}
+
+#[test]
+fn a_receipts_fields_are_read_back_as_they_were_written() {
+    let (_dir, store) = temp_store();
+    let fields = ReceiptFields {
+        message_id_raw: Some("0A1b".into()),
+        id_source: Some(IdSource::Tlv),
+        text_id: Some("2587".into()),
+        event_id: Some("ev-1".into()),
+        stat: Some(Stat::Undeliv),
+        stat_raw: Some("undelivered".into()),
+        status_unreadable: false,
+        err: Some("001".into()),
+        sub: Some("001".into()),
+        dlvrd: Some("000".into()),
+        submit_date: Some("2611291200".into()),
+        done_date: Some("2611291201".into()),
+        submit_ts: Some("2026-11-29T12:00:00".into()),
+        done_ts: Some("2026-11-29T12:01:00".into()),
+        message_state: Some(5),
+        network_error_code: Some("030001".into()),
+    };
+    let row = NewReceipt {
+        fields: fields.clone(),
+        ..sample_receipt()
+    };
+    store
+        .writer()
+        .write_blocking(move |tx| tx.receipts().append(&row))
+        .unwrap();
+    let back = store
+        .reader()
+        .read_blocking(|c| tables::receipt::unprocessed(c, 0, 10))
+        .unwrap();
+    assert_eq!(
+        back[0].1.fields, fields,
+        "every field the report was read into is kept as it was"
+    );
 }

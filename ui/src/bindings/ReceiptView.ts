@@ -5,6 +5,7 @@ import type { Flag } from "./Flag";
 import type { IdSource } from "./IdSource";
 import type { ReceiptKind } from "./ReceiptKind";
 import type { ReceiptSource } from "./ReceiptSource";
+import type { Stat } from "./Stat";
 
 /**
  * One report exactly as received, with what its fields say and what processing made of it.
@@ -47,22 +48,6 @@ headers: unknown,
  */
 tlvs: unknown, kind: ReceiptKind, parser_version: number, parse_error: string | null, 
 /**
- * Parsed fields, as found (none is invented).
- */
-message_id_raw: string | null, 
-/**
- * Where `message_id_raw` was read (the TLV, the receipt text, an HTTP field).
- */
-id_source: IdSource | null, text_id: string | null, event_id: string | null, 
-/**
- * The normalised status token (DELIVRD, UNDELIV, ...) and the token as written.
- */
-stat: string | null, stat_raw: string | null, 
-/**
- * The status word names no status anyone knows: the report says nothing of the state.
- */
-status_unreadable: boolean, err: string | null, sub: string | null, dlvrd: string | null, submit_date: string | null, done_date: string | null, submit_ts: string | null, done_ts: string | null, message_state: number | null, network_error_code: string | null, 
-/**
  * The state this report alone says (from `stat`): what the network reported, not proof that
  * anyone read the message.
  */
@@ -101,4 +86,36 @@ flags: Array<Flag>,
  * id (all of them when one id names every part). Empty for a message sent whole, or a receipt
  * a person attached with no submit carrying its id (then it stands for the whole message).
  */
-message_parts: Array<number>, };
+message_parts: Array<number>, 
+/**
+ * The provider's message id, exactly as written.
+ */
+message_id_raw: string | null, 
+/**
+ * Where `message_id_raw` was read (the TLV, the receipt text, an HTTP field).
+ */
+id_source: IdSource | null, 
+/**
+ * The receipt text's id, when the TLV gave `message_id_raw`.
+ */
+text_id: string | null, 
+/**
+ * The provider's id of the callback event itself.
+ */
+event_id: string | null, 
+/**
+ * The normalised status token (DELIVRD, UNDELIV, ...) and the token as written.
+ */
+stat: Stat | null, stat_raw: string | null, 
+/**
+ * The status word names no status anyone knows: the report says nothing of the state.
+ */
+status_unreadable: boolean, err: string | null, sub: string | null, dlvrd: string | null, submit_date: string | null, done_date: string | null, 
+/**
+ * `YYYY-MM-DDTHH:MM:SS`: local when the source had no zone, UTC when it had one.
+ */
+submit_ts: string | null, done_ts: string | null, message_state: number | null, 
+/**
+ * Hex of the `network_error_code` TLV's raw value.
+ */
+network_error_code: string | null, };

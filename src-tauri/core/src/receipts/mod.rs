@@ -3,6 +3,7 @@
 //! into its state.
 
 pub mod dedup;
+pub mod fields;
 pub mod mismatch;
 pub mod parse;
 pub mod policy;

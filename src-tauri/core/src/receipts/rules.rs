@@ -21,6 +21,7 @@
 use serde::{Deserialize, Serialize};
 
 use crate::domain::{DeliveryState, ExceptionKind, TextForm, UnknownVariant};
+use crate::receipts::parse::Stat;
 
 /// Bump when a rule changes: stored projections carry the version that computed them.
 /// 2: parts of a long message are folded one by one and rolled up.
@@ -220,20 +221,19 @@ impl Projection {
 }
 
 /// The normalised receipt status token's state.
-pub fn state_from_stat(stat: &str) -> Option<DeliveryState> {
-    Some(match stat {
-        "DELIVRD" => DeliveryState::Delivered,
-        "EXPIRED" => DeliveryState::Expired,
-        "DELETED" => DeliveryState::Deleted,
-        "UNDELIV" => DeliveryState::Undeliverable,
-        "ACCEPTD" => DeliveryState::Accepted,
-        "UNKNOWN" => DeliveryState::Unknown,
-        "REJECTD" => DeliveryState::Rejected,
-        "ENROUTE" => DeliveryState::Enroute,
-        "SCHEDLD" => DeliveryState::Scheduled,
-        "SKIPPED" => DeliveryState::Skipped,
-        _ => return None,
-    })
+pub fn state_from_stat(stat: Stat) -> DeliveryState {
+    match stat {
+        Stat::Delivrd => DeliveryState::Delivered,
+        Stat::Expired => DeliveryState::Expired,
+        Stat::Deleted => DeliveryState::Deleted,
+        Stat::Undeliv => DeliveryState::Undeliverable,
+        Stat::Acceptd => DeliveryState::Accepted,
+        Stat::Unknown => DeliveryState::Unknown,
+        Stat::Rejectd => DeliveryState::Rejected,
+        Stat::Enroute => DeliveryState::Enroute,
+        Stat::Schedld => DeliveryState::Scheduled,
+        Stat::Skipped => DeliveryState::Skipped,
+    }
 }
 
 impl RuleSettings {

@@ -23,8 +23,9 @@ use tokio::sync::oneshot;
 
 use super::dedup;
 use super::exceptions::{self, NewException};
+use super::fields::ReceiptFields;
 use super::mismatch;
-use super::parse::{self, HttpReport, Parsed, SmppPdu, SmppReport, Tlv};
+use super::parse::{self, HttpReport, Parsed, SmppPdu, SmppReport, Stat, Tlv};
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
@@ -346,22 +347,7 @@ fn parsed_fields(mut row: NewReceipt, p: &Parsed) -> NewReceipt {
     row.kind = Some(p.kind);
     row.parser_version = parse::PARSER_VERSION;
     row.parse_error = p.parse_error.clone();
-    row.message_id_raw = p.message_id.clone();
-    row.id_source = p.id_source;
-    row.text_id = p.text_id_seen.clone().or_else(|| p.text_id.clone());
-    row.event_id = p.event_id.clone();
-    row.stat = p.stat.map(|s| s.as_str().to_owned());
-    row.stat_raw = p.stat_raw.clone();
-    row.status_unreadable = p.stat_unreadable;
-    row.err = p.err.clone();
-    row.sub = p.sub.clone();
-    row.dlvrd = p.dlvrd.clone();
-    row.submit_date = p.submit_date.clone();
-    row.done_date = p.done_date.clone();
-    row.submit_ts = p.submit_ts.clone();
-    row.done_ts = p.done_ts.clone();
-    row.message_state = p.message_state;
-    row.network_error_code = p.network_error_code.clone();
+    row.fields = p.fields();
     row
 }
 
@@ -475,20 +461,11 @@ struct ReceiptView<'a> {
     connection: &'a str,
     kind: ReceiptKind,
     parse_error: Option<&'a str>,
-    message_id_raw: Option<&'a str>,
-    id_source: Option<IdSource>,
-    text_id: Option<&'a str>,
-    event_id: Option<&'a str>,
-    stat: Option<&'a str>,
-    stat_raw: Option<&'a str>,
-    status_unreadable: bool,
-    err: Option<&'a str>,
-    done_date: Option<&'a str>,
-    message_state: Option<u8>,
+    /// What the report says.
+    fields: &'a ReceiptFields,
     source_addr: Option<&'a str>,
     destination_addr: Option<&'a str>,
     raw_text: Option<&'a str>,
-    done_ts: Option<&'a str>,
     received_at: i64,
 }
 
@@ -499,20 +476,10 @@ impl<'a> ReceiptView<'a> {
             connection: &r.connection,
             kind: r.kind.unwrap_or(ReceiptKind::Unparseable),
             parse_error: r.parse_error.as_deref(),
-            message_id_raw: r.message_id_raw.as_deref(),
-            id_source: r.id_source,
-            text_id: r.text_id.as_deref(),
-            event_id: r.event_id.as_deref(),
-            stat: r.stat.as_deref(),
-            stat_raw: r.stat_raw.as_deref(),
-            status_unreadable: r.status_unreadable,
-            err: r.err.as_deref(),
-            done_date: r.done_date.as_deref(),
-            message_state: r.message_state,
+            fields: &r.fields,
             source_addr: r.source_addr.as_deref(),
             destination_addr: r.destination_addr.as_deref(),
             raw_text: r.raw_text.as_deref(),
-            done_ts: r.done_ts.as_deref(),
             received_at: r.received_at,
         }
     }
@@ -522,16 +489,18 @@ impl<'a> ReceiptView<'a> {
             connection: self.connection.to_owned(),
             handset: self.source_addr.map(str::to_owned),
             text: self.raw_text.and_then(crate::receipts::mismatch::receipt_text_field),
-            done_ts: self.done_ts.map(str::to_owned),
+            done_ts: self.fields.done_ts.clone(),
         }
     }
 
     /// The key its message id is matched on, under the connection's rules for the place the id
     /// was read (a receipt stored before ids had a place was read as a receipt text's).
     fn id_key(&self, policy: &ReceiptPolicy) -> Option<String> {
-        self.message_id_raw
+        self.fields
+            .message_id_raw
+            .as_deref()
             .filter(|s| !s.is_empty())
-            .map(|m| policy.receipt_key(m, self.id_source.unwrap_or(IdSource::Text)))
+            .map(|m| policy.receipt_key(m, self.fields.id_source.unwrap_or(IdSource::Text)))
     }
 }
 
@@ -561,18 +530,22 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
         ReceiptKind::Receipt | ReceiptKind::Intermediate => {}
     }
     // A status word nobody can read says nothing: it is kept, never applied as UNKNOWN.
-    let state = r.stat.filter(|_| !r.status_unreadable).and_then(state_from_stat);
-    if state.is_none() && !r.status_unreadable {
+    let state = r
+        .fields
+        .stat
+        .filter(|_| !r.fields.status_unreadable)
+        .map(state_from_stat);
+    if state.is_none() && !r.fields.status_unreadable {
         return unparseable(tx, r, "the report carries no delivery status");
     }
     let id_key = r.id_key(policy);
     let key = dedup::key(
-        r.event_id,
+        r.fields.event_id.as_deref(),
         id_key.as_deref(),
-        r.stat,
-        r.err,
-        r.done_date,
-        r.message_state,
+        r.fields.stat.map(Stat::as_str),
+        r.fields.err.as_deref(),
+        r.fields.done_date.as_deref(),
+        r.fields.message_state,
         r.kind,
     );
     // The usual answer, one message, comes with everything applying the receipt needs to know of
@@ -617,8 +590,8 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 event,
                 state,
                 &r.receipt_facts(),
-                r.message_id_raw,
-                r.text_id,
+                r.fields.message_id_raw.as_deref(),
+                r.fields.text_id.as_deref(),
                 Some(&message.facts),
                 parts,
                 policy,
@@ -633,7 +606,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             Ok(Outcome::Applied { message_id: m, state })
         }
         (Some(m), None) => {
-            let ex = exceptions::open_status_unreadable(tx, m, event, r.id, r.stat_raw)?;
+            let ex = exceptions::open_status_unreadable(tx, m, event, r.id, r.fields.stat_raw.as_deref())?;
             receipt::record_outcome(tx, r.id, Some(event), false, None)?;
             Ok(Outcome::StatusUnreadable {
                 message_id: m,
@@ -650,7 +623,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                     logical_event_id: event,
                 });
             }
-            let ex = uncorrelated::open_exception(tx, event, r.id, r.connection, r.message_id_raw)?;
+            let ex = uncorrelated::open_exception(tx, event, r.id, r.connection, r.fields.message_id_raw.as_deref())?;
             Ok(Outcome::Uncorrelated { exception_id: ex })
         }
         (None, _) => {
@@ -658,7 +631,7 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
                 "{} messages sent on {} have the provider id {:?}; none was chosen.",
                 candidates.len(),
                 r.connection,
-                r.message_id_raw.unwrap_or_default()
+                r.fields.message_id_raw.as_deref().unwrap_or_default()
             );
             let ex = exceptions::open_for_receipt(tx, ExceptionKind::Ambiguous, None, event, r.id, summary)?;
             let key = id_key.unwrap_or_default();
@@ -782,7 +755,12 @@ pub fn event_facts(
     else {
         return Ok(None);
     };
-    let Some(state) = stat.as_deref().filter(|_| !unreadable).and_then(state_from_stat) else {
+    let Some(state) = stat
+        .as_deref()
+        .filter(|_| !unreadable)
+        .and_then(Stat::from_token)
+        .map(state_from_stat)
+    else {
         return Ok(None);
     };
     let receipt = exceptions::receipt_facts(conn, event)?;

@@ -10,7 +10,7 @@ pub mod rebuild;
 pub mod rekey;
 pub mod uncorrelated;
 
-pub use smsdesk_core::receipts::{dedup, mismatch, parse, policy, rules};
+pub use smsdesk_core::receipts::{dedup, fields, mismatch, parse, policy, rules};
 
 #[cfg(test)]
 mod tests;

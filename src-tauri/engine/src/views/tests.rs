@@ -275,11 +275,11 @@ fn the_detail_shows_attempts_and_receipts_exactly_as_stored() {
         (r.source, r.kind, r.esm_class, r.sequence_number),
         (ReceiptSource::SmppDeliverSm, ReceiptKind::Receipt, Some(4), Some(3))
     );
-    assert_eq!(r.stat.as_deref(), Some("DELIVRD"));
-    assert_eq!(r.stat_raw.as_deref(), Some("DELIVRD"));
-    assert_eq!(r.err.as_deref(), Some("000"));
-    assert_eq!(r.submit_date.as_deref(), Some("2611291200"));
-    assert_eq!(r.done_date.as_deref(), Some("2611291201"));
+    assert_eq!(r.fields.stat, Some(crate::receipts::parse::Stat::Delivrd));
+    assert_eq!(r.fields.stat_raw.as_deref(), Some("DELIVRD"));
+    assert_eq!(r.fields.err.as_deref(), Some("000"));
+    assert_eq!(r.fields.submit_date.as_deref(), Some("2611291200"));
+    assert_eq!(r.fields.done_date.as_deref(), Some("2611291201"));
     assert_eq!(r.reported_state, Some(DeliveryState::Delivered));
     assert_eq!((r.correlation, r.message_id), (Some(Correlation::Matched), Some(id)));
     assert!(!r.is_repeat && d.receipts[1].is_repeat, "the second is a repeat");
@@ -1292,7 +1292,7 @@ fn the_exception_queue_shows_each_exception_with_its_evidence_and_guesses_nothin
     let r = d.evidence[0].receipt.as_ref().unwrap();
     assert_eq!(r.id, stray.receipt_id);
     assert_eq!((r.correlation, r.message_id), (Some(Correlation::None), None));
-    assert_eq!(r.message_id_raw.as_deref(), Some("NO-SUCH-ID"));
+    assert_eq!(r.fields.message_id_raw.as_deref(), Some("NO-SUCH-ID"));
 
     let d = w.read(|c| exception_detail(c, unknown, 0)).unwrap();
     assert_eq!(d.message.as_ref().map(|s| s.status), Some(QueueStatus::OutcomeUnknown));
@@ -1627,7 +1627,10 @@ mod charts {
                     raw: vec![0],
                     kind: Some(kind),
                     parser_version: 1,
-                    stat: Some(stat.to_owned()),
+                    fields: crate::receipts::fields::ReceiptFields {
+                        stat: crate::receipts::parse::Stat::from_token(stat),
+                        ..Default::default()
+                    },
                     ..NewReceipt::default()
                 })
                 .unwrap();
@@ -2098,7 +2101,7 @@ fn a_receipt_that_matched_nothing_and_a_try_whose_outcome_is_unknown_show_each_o
     assert_eq!(
         d.candidates
             .iter()
-            .map(|c| c.receipt.message_id_raw.clone())
+            .map(|c| c.receipt.fields.message_id_raw.clone())
             .collect::<Vec<_>>(),
         vec![Some("GHOST1".to_owned())],
         "and the other way round"

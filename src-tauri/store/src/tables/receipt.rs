@@ -6,6 +6,8 @@ use crate::Reads;
 use crate::StoreError;
 use crate::Text;
 use smsdesk_core::domain::{ReceiptKind, ReceiptSource};
+use smsdesk_core::receipts::fields::ReceiptFields;
+use smsdesk_core::receipts::parse::Stat;
 
 /// A receipt exactly as received, with what the parser read from it.
 #[derive(Debug, Clone, Default)]
@@ -32,25 +34,8 @@ pub struct NewReceipt {
     pub kind: Option<ReceiptKind>,
     pub parser_version: u32,
     pub parse_error: Option<String>,
-    pub message_id_raw: Option<String>,
-    /// Where `message_id_raw` was read.
-    pub id_source: Option<smsdesk_core::domain::IdSource>,
-    /// The receipt text's id, when the TLV gave `message_id_raw`.
-    pub text_id: Option<String>,
-    pub event_id: Option<String>,
-    pub stat: Option<String>,
-    pub stat_raw: Option<String>,
-    /// The status word named no known status (`stat` is then UNKNOWN for want of one).
-    pub status_unreadable: bool,
-    pub err: Option<String>,
-    pub sub: Option<String>,
-    pub dlvrd: Option<String>,
-    pub submit_date: Option<String>,
-    pub done_date: Option<String>,
-    pub submit_ts: Option<String>,
-    pub done_ts: Option<String>,
-    pub message_state: Option<u8>,
-    pub network_error_code: Option<String>,
+    /// What the report says, as read.
+    pub fields: ReceiptFields,
 }
 
 /// The receipt table's only write handle: it appends.
@@ -94,28 +79,28 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 Text(kind),
                 r.parser_version,
                 r.parse_error,
-                r.message_id_raw,
-                r.text_id,
-                r.event_id,
-                r.stat,
-                r.stat_raw,
-                r.err,
-                r.sub,
-                r.dlvrd,
-                r.submit_date,
-                r.done_date,
-                r.submit_ts,
-                r.done_ts,
-                r.message_state,
-                r.network_error_code,
+                r.fields.message_id_raw,
+                r.fields.text_id,
+                r.fields.event_id,
+                r.fields.stat.map(Stat::as_str),
+                r.fields.stat_raw,
+                r.fields.err,
+                r.fields.sub,
+                r.fields.dlvrd,
+                r.fields.submit_date,
+                r.fields.done_date,
+                r.fields.submit_ts,
+                r.fields.done_ts,
+                r.fields.message_state,
+                r.fields.network_error_code,
                 r.source_addr,
                 r.destination_addr,
                 r.pdu,
                 r.part,
                 r.parts.max(1),
                 r.arrival_no.map(|n| n as i64),
-                r.id_source.map(Text),
-                r.status_unreadable,
+                r.fields.id_source.map(Text),
+                r.fields.status_unreadable,
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);
@@ -128,9 +113,12 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
 }
 
 /// The stored columns processing a receipt needs, read back into a row.
-const VIEW_COLUMNS: &str = "id, connection, kind, parse_error, message_id_raw, text_id, event_id, stat, err,
-     done_date, message_state, source_addr, destination_addr, raw_text, done_ts, received_at, id_source,
-     status_unreadable, stat_raw";
+fn view_columns() -> String {
+    format!(
+        "r.id, r.connection, r.kind, r.parse_error, r.source_addr, r.destination_addr, r.raw_text, r.received_at, {}",
+        field_columns("r")
+    )
+}
 
 fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
     Ok((
@@ -139,24 +127,72 @@ fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
             connection: r.get(1)?,
             kind: Some(r.get::<_, Text<_>>(2)?.0),
             parse_error: r.get(3)?,
-            message_id_raw: r.get(4)?,
-            text_id: r.get(5)?,
-            event_id: r.get(6)?,
-            stat: r.get(7)?,
-            err: r.get(8)?,
-            done_date: r.get(9)?,
-            message_state: r.get(10)?,
-            source_addr: r.get(11)?,
-            destination_addr: r.get(12)?,
-            raw_text: r.get(13)?,
-            done_ts: r.get(14)?,
-            received_at: r.get(15)?,
-            id_source: r.get::<_, Option<Text<_>>>(16)?.map(|t| t.0),
-            status_unreadable: r.get(17)?,
-            stat_raw: r.get(18)?,
+            source_addr: r.get(4)?,
+            destination_addr: r.get(5)?,
+            raw_text: r.get(6)?,
+            received_at: r.get(7)?,
+            fields: read_fields(r, 8)?,
             ..NewReceipt::default()
         },
     ))
+}
+
+/// The columns of [`ReceiptFields`], in the order [`read_fields`] reads them.
+const FIELD_COLUMNS: [&str; 16] = [
+    "message_id_raw",
+    "id_source",
+    "text_id",
+    "event_id",
+    "stat",
+    "stat_raw",
+    "status_unreadable",
+    "err",
+    "sub",
+    "dlvrd",
+    "submit_date",
+    "done_date",
+    "submit_ts",
+    "done_ts",
+    "message_state",
+    "network_error_code",
+];
+
+/// The columns of [`ReceiptFields`] of the receipt table known as `alias` in a query.
+pub fn field_columns(alias: &str) -> String {
+    FIELD_COLUMNS.map(|c| format!("{alias}.{c}")).join(", ")
+}
+
+/// The report's fields, from [`field_columns`] starting at column `at`.
+pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ReceiptFields> {
+    let stat: Option<String> = r.get(at + 4)?;
+    let stat = match stat {
+        None => None,
+        Some(token) => Some(Stat::from_token(&token).ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                at + 4,
+                rusqlite::types::Type::Text,
+                format!("`{token}` is not a stored status token").into(),
+            )
+        })?),
+    };
+    Ok(ReceiptFields {
+        message_id_raw: r.get(at)?,
+        id_source: r.get::<_, Option<Text<_>>>(at + 1)?.map(|t| t.0),
+        text_id: r.get(at + 2)?,
+        event_id: r.get(at + 3)?,
+        stat,
+        stat_raw: r.get(at + 5)?,
+        status_unreadable: r.get(at + 6)?,
+        err: r.get(at + 7)?,
+        sub: r.get(at + 8)?,
+        dlvrd: r.get(at + 9)?,
+        submit_date: r.get(at + 10)?,
+        done_date: r.get(at + 11)?,
+        submit_ts: r.get(at + 12)?,
+        done_ts: r.get(at + 13)?,
+        message_state: r.get(at + 14)?,
+        network_error_code: r.get(at + 15)?,
+    })
 }
 
 /// Stored receipts that have no outcome yet (after a crash, or a failed effect), in receive
@@ -165,9 +201,10 @@ pub fn unprocessed(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<(i64
     let conn = conn.connection();
     Ok(conn
         .prepare_cached(&format!(
-            "SELECT {VIEW_COLUMNS} FROM receipt r
+            "SELECT {} FROM receipt r
              WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
-             ORDER BY id LIMIT ?2"
+             ORDER BY id LIMIT ?2",
+            view_columns()
         ))?
         .query_map(params![after, limit], read_view_row)?
         .collect::<Result<_, _>>()?)

@@ -131,13 +131,14 @@ fn compare(
     let mut facts = Vec::new();
     let written = a.sent_at_ms.unwrap_or(a.created_at_ms);
     if let Some(submitted) = r
+        .fields
         .submit_ts
         .as_deref()
         .and_then(|t| naive_to_utc_ms(t, timezone_minutes))
     {
         facts.push(CandidateFact {
             field: CandidateField::SubmitTime,
-            receipt: r.submit_ts.clone().unwrap_or_default(),
+            receipt: r.fields.submit_ts.clone().unwrap_or_default(),
             attempt: smsdesk_core::time::format_rfc3339(written),
             // The date is to the minute: the write falls in that minute, give or take the slack.
             agrees: written >= submitted - SUBMIT_SLACK_MS && written < submitted + 60_000 + SUBMIT_SLACK_MS,

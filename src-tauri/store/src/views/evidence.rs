@@ -7,9 +7,11 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{json, ViewError};
+use crate::tables::receipt::{field_columns, read_fields};
 use crate::Text;
 use smsdesk_core::command_status as status;
-use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, Flag, IdSource, ReceiptKind, ReceiptSource};
+use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, Flag, ReceiptKind, ReceiptSource};
+use smsdesk_core::receipts::fields::ReceiptFields;
 use smsdesk_core::receipts::rules::state_from_stat;
 
 /// One submit try (one row per part), as recorded before and after the PDU went out.
@@ -140,26 +142,10 @@ pub struct ReceiptView {
     pub kind: ReceiptKind,
     pub parser_version: u32,
     pub parse_error: Option<String>,
-    /// Parsed fields, as found (none is invented).
-    pub message_id_raw: Option<String>,
-    /// Where `message_id_raw` was read (the TLV, the receipt text, an HTTP field).
-    pub id_source: Option<IdSource>,
-    pub text_id: Option<String>,
-    pub event_id: Option<String>,
-    /// The normalised status token (DELIVRD, UNDELIV, ...) and the token as written.
-    pub stat: Option<String>,
-    pub stat_raw: Option<String>,
-    /// The status word names no status anyone knows: the report says nothing of the state.
-    pub status_unreadable: bool,
-    pub err: Option<String>,
-    pub sub: Option<String>,
-    pub dlvrd: Option<String>,
-    pub submit_date: Option<String>,
-    pub done_date: Option<String>,
-    pub submit_ts: Option<String>,
-    pub done_ts: Option<String>,
-    pub message_state: Option<u8>,
-    pub network_error_code: Option<String>,
+    /// What the report says, as read (none is invented).
+    #[serde(flatten)]
+    #[ts(flatten)]
+    pub fields: ReceiptFields,
     /// The state this report alone says (from `stat`): what the network reported, not proof that
     /// anyone read the message.
     pub reported_state: Option<DeliveryState>,
@@ -187,23 +173,31 @@ pub struct ReceiptView {
     pub message_parts: Vec<u32>,
 }
 
-const RECEIPT_COLUMNS: &str = "r.id, r.received_at, r.source, r.connection, r.session_id, r.sequence_number,
+/// The columns [`receipt_row`] reads: the receipt's own, its processing's, then the fields the
+/// report was read into (from column [`FIELDS_AT`]).
+fn receipt_columns() -> String {
+    format!(
+        "r.id, r.received_at, r.source, r.connection, r.session_id, r.sequence_number,
      r.provider, r.source_addr, r.destination_addr, r.esm_class, r.data_coding, r.part, r.parts, r.raw_text, r.raw,
-     r.pdu, r.headers_json, r.tlvs_json, r.kind, r.parser_version, r.parse_error, r.message_id_raw, r.text_id,
-     r.event_id, r.stat, r.stat_raw, r.err, r.sub, r.dlvrd, r.submit_date, r.done_date, r.submit_ts, r.done_ts,
-     r.message_state, r.network_error_code, o.logical_event_id, coalesce(o.is_repeat, 0), o.processed_at,
-     e.correlation, e.message_id, e.correlated_by, o.flags_json, r.arrival_no, r.id_source, r.status_unreadable,
+     r.pdu, r.headers_json, r.tlvs_json, r.kind, r.parser_version, r.parse_error, o.logical_event_id,
+     coalesce(o.is_repeat, 0), o.processed_at, e.correlation, e.message_id, e.correlated_by, o.flags_json, r.arrival_no,
      (SELECT group_concat(segment_no) FROM (SELECT DISTINCT a.segment_no FROM attempt a JOIN message m ON m.id = a.message_id
          WHERE a.message_id = e.message_id AND m.segments > 1 AND a.connection = e.connection
-           AND a.provider_id_norm = e.receipted_id_norm AND a.outcome = 'accepted' ORDER BY a.segment_no))";
+           AND a.provider_id_norm = e.receipted_id_norm AND a.outcome = 'accepted' ORDER BY a.segment_no)),
+     {}",
+        field_columns("r")
+    )
+}
+
+/// Where the report's fields start among [`receipt_columns`].
+const FIELDS_AT: usize = 30;
 
 fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
-    let stat: Option<String> = r.get(24)?;
-    let status_unreadable: bool = r.get(44)?;
-    let parts: Option<String> = r.get(45)?;
+    let fields = read_fields(r, FIELDS_AT)?;
+    let parts: Option<String> = r.get(29)?;
     let raw: Vec<u8> = r.get(14)?;
     let pdu: Option<Vec<u8>> = r.get(15)?;
-    let flags_json: Option<String> = r.get(41)?;
+    let flags_json: Option<String> = r.get(27)?;
     let flags = flags_json
         .and_then(|t| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&t).ok())
         .map(|m| {
@@ -220,7 +214,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         connection: r.get(3)?,
         session_id: r.get(4)?,
         sequence_number: r.get(5)?,
-        arrival_no: r.get(42)?,
+        arrival_no: r.get(28)?,
         provider: r.get(6)?,
         source_addr: r.get(7)?,
         destination_addr: r.get(8)?,
@@ -236,29 +230,14 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         kind: r.get::<_, Text<_>>(18)?.0,
         parser_version: r.get(19)?,
         parse_error: r.get(20)?,
-        message_id_raw: r.get(21)?,
-        id_source: r.get::<_, Option<Text<_>>>(43)?.map(|t| t.0),
-        text_id: r.get(22)?,
-        event_id: r.get(23)?,
-        reported_state: stat.as_deref().filter(|_| !status_unreadable).and_then(state_from_stat),
-        stat,
-        stat_raw: r.get(25)?,
-        status_unreadable,
-        err: r.get(26)?,
-        sub: r.get(27)?,
-        dlvrd: r.get(28)?,
-        submit_date: r.get(29)?,
-        done_date: r.get(30)?,
-        submit_ts: r.get(31)?,
-        done_ts: r.get(32)?,
-        message_state: r.get(33)?,
-        network_error_code: r.get(34)?,
-        logical_event_id: r.get(35)?,
-        is_repeat: r.get(36)?,
-        processed_at_ms: r.get(37)?,
-        correlation: r.get::<_, Option<Text<_>>>(38)?.map(|t| t.0),
-        message_id: r.get(39)?,
-        correlated_by: r.get(40)?,
+        reported_state: fields.stat.filter(|_| !fields.status_unreadable).map(state_from_stat),
+        fields,
+        logical_event_id: r.get(21)?,
+        is_repeat: r.get(22)?,
+        processed_at_ms: r.get(23)?,
+        correlation: r.get::<_, Option<Text<_>>>(24)?.map(|t| t.0),
+        message_id: r.get(25)?,
+        correlated_by: r.get(26)?,
         flags,
         message_parts: parts
             .map(|p| p.split(',').filter_map(|n| n.parse().ok()).collect())
@@ -269,9 +248,10 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
 /// Every receipt correlated to a message (through its logical events), in receive order.
 pub(crate) fn receipts_of(c: &Connection, message_id: i64) -> Result<Vec<ReceiptView>, ViewError> {
     Ok(c.prepare_cached(&format!(
-        "SELECT {RECEIPT_COLUMNS} FROM logical_event e
+        "SELECT {} FROM logical_event e
          JOIN receipt_outcome o ON o.logical_event_id = e.id JOIN receipt r ON r.id = o.receipt_id
-         WHERE e.message_id = ?1 ORDER BY r.id"
+         WHERE e.message_id = ?1 ORDER BY r.id",
+        receipt_columns()
     ))?
     .query_map([message_id], receipt_row)?
     .collect::<Result<_, _>>()?)
@@ -281,8 +261,9 @@ pub(crate) fn receipts_of(c: &Connection, message_id: i64) -> Result<Vec<Receipt
 pub(crate) fn receipt(c: &Connection, id: i64) -> Result<Option<ReceiptView>, ViewError> {
     use rusqlite::OptionalExtension;
     Ok(c.prepare_cached(&format!(
-        "SELECT {RECEIPT_COLUMNS} FROM receipt r LEFT JOIN receipt_outcome o ON o.receipt_id = r.id
-         LEFT JOIN logical_event e ON e.id = o.logical_event_id WHERE r.id = ?1"
+        "SELECT {} FROM receipt r LEFT JOIN receipt_outcome o ON o.receipt_id = r.id
+         LEFT JOIN logical_event e ON e.id = o.logical_event_id WHERE r.id = ?1",
+        receipt_columns()
     ))?
     .query_row([id], receipt_row)
     .optional()?)

@@ -135,10 +135,10 @@ fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
         ReceiptKind::Mo => "Incoming message",
         ReceiptKind::Unparseable => "Unreadable report",
     };
-    let says = match (r.reported_state, &r.stat_raw) {
+    let says = match (r.reported_state, &r.fields.stat_raw) {
         (Some(s), Some(raw)) => format!(" {raw} ({})", state_words(s)),
         (Some(s), None) => format!(" ({})", state_words(s)),
-        (None, Some(raw)) if r.status_unreadable => format!(" with a status nobody can read ({raw:?})"),
+        (None, Some(raw)) if r.fields.status_unreadable => format!(" with a status nobody can read ({raw:?})"),
         _ => String::new(),
     };
     let about = match r.message_parts.as_slice() {
@@ -150,7 +150,12 @@ fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
             list.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
         ),
     };
-    let err = r.err.as_deref().map(|e| format!(", err {e}")).unwrap_or_default();
+    let err = r
+        .fields
+        .err
+        .as_deref()
+        .map(|e| format!(", err {e}"))
+        .unwrap_or_default();
     let via = match (&r.session_id, r.arrival_no) {
         (Some(s), Some(n)) => format!(
             " via {} on {}, session {s}, report #{n}",

@@ -6,7 +6,9 @@ use std::str::FromStr;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
 /// Normalised status token, spelled as in SMPP 3.4 Appendix B receipt texts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, ts_rs::TS, utoipa::ToSchema)]
+#[ts(rename_all = "UPPERCASE")]
+#[schema(rename_all = "UPPERCASE")]
 pub enum Stat {
     Delivrd,
     Expired,
@@ -197,6 +199,13 @@ const WORDS: &[(&str, Stat)] = &[
 impl fmt::Display for Stat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+impl Stat {
+    /// The token exactly as [`Stat::as_str`] spells it (as stored), and nothing else.
+    pub fn from_token(token: &str) -> Option<Stat> {
+        Stat::ALL.into_iter().find(|s| s.as_str() == token)
     }
 }
 
