@@ -2,6 +2,9 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::domain::{DeliveryState, QueueStatus, WebhookField};
+use crate::receipts::rules::Rule;
+
 /// What a webhook receiver gets: the change (`field`, `value`, `changed_at`) and the message's
 /// situation when the POST was made (`status`, `state`, `rule`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, utoipa::ToSchema)]
@@ -13,15 +16,15 @@ pub struct WebhookPayload {
     /// The reference the client gave when handing the message in.
     pub client_ref: Option<String>,
     /// What changed: `status` (the local queue status) or `state` (the state receipts reported).
-    pub field: String,
+    pub field: WebhookField,
     /// The new value of `field`.
     pub value: String,
-    /// The message's queue status now.
-    pub status: String,
+    /// The message's queue status now (every message has one; null only were its queue row gone).
+    pub status: Option<QueueStatus>,
     /// The message's computed state now (`pending` until something was computed).
-    pub state: String,
+    pub state: DeliveryState,
     /// The rule that decided `state`, when one did.
-    pub rule: Option<String>,
+    pub rule: Option<Rule>,
     /// When the change was committed, RFC 3339 in UTC.
     pub changed_at: String,
     /// Which try this is, from 1.

@@ -19,7 +19,7 @@ use super::{
     Webhooks,
 };
 use crate::dispatch::queue;
-use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
+use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
 use crate::receipts::project;
 use crate::receipts::rules::{Projection, Rule};
@@ -346,10 +346,10 @@ async fn a_status_change_is_posted_once_signed_with_the_documented_body() {
         delivery_id: d.id,
         message_id: m,
         client_ref: Some("order-42".into()),
-        field: "status".into(),
+        field: WebhookField::Status,
         value: "cancelled".into(),
-        status: "cancelled".into(),
-        state: "pending".into(),
+        status: Some(QueueStatus::Cancelled),
+        state: DeliveryState::Pending,
         rule: None,
         changed_at: rfc3339(d.created_at),
         attempt: 1,
@@ -394,10 +394,10 @@ async fn a_state_change_carries_the_state_and_its_rule() {
             p.field.as_str(),
             p.value.as_str(),
             p.state.as_str(),
-            p.rule.as_deref(),
-            p.status.as_str()
+            p.rule.map(Rule::as_str),
+            p.status.map(QueueStatus::as_str)
         ),
-        ("state", "delivered", "delivered", Some("first_final"), "queued")
+        ("state", "delivered", "delivered", Some("first_final"), Some("queued"))
     );
     let updated_at: i64 = e
         .store

@@ -18,6 +18,7 @@ use super::deliveries::{self, Due, Settled, Target, Tried};
 use super::payload::{rfc3339, WebhookPayload};
 use super::{sign, WebhookConfig, WebhookError};
 use crate::clock::jitter;
+use crate::domain::DeliveryState;
 use crate::store::{Change, Store};
 
 /// POSTs under way at most (to different messages).
@@ -233,15 +234,15 @@ async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<Webhook
         delivery_id: d.id,
         message_id: d.message_id,
         client_ref: d.client_ref.clone(),
-        field: d.field.as_str().into(),
+        field: d.field,
         value: d.value.clone(),
-        status: d.status.clone().unwrap_or_default(),
-        state: d.state.clone().unwrap_or_else(|| "pending".into()),
-        rule: d.rule.clone(),
+        status: d.status,
+        state: d.state.unwrap_or(DeliveryState::Pending),
+        rule: d.rule,
         changed_at: rfc3339(d.created_at),
         attempt,
     };
-    let body = serde_json::to_vec(&payload).expect("a payload of strings and numbers always serializes");
+    let body = serde_json::to_vec(&payload).expect("a payload of texts and numbers always serializes");
     let at = store.clock().now_ms();
     let signature = sign(secret, at.div_euclid(1_000), &body);
     let clock = Instant::now();

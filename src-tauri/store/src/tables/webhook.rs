@@ -5,7 +5,8 @@
 use std::time::Duration;
 
 use rusqlite::{params, OptionalExtension};
-use smsdesk_core::domain::WebhookField;
+use smsdesk_core::domain::{DeliveryState, QueueStatus, WebhookField};
+use smsdesk_core::receipts::rules::Rule;
 use smsdesk_core::webhook::{DeliveryAttemptView, DeliveryView};
 
 use crate::writer::WriteTx;
@@ -107,9 +108,9 @@ pub struct Due {
     pub attempts: u32,
     pub target: Target,
     pub client_ref: Option<String>,
-    pub status: Option<String>,
-    pub state: Option<String>,
-    pub rule: Option<String>,
+    pub status: Option<QueueStatus>,
+    pub state: Option<DeliveryState>,
+    pub rule: Option<Rule>,
 }
 
 /// What one look at the table found.
@@ -162,9 +163,9 @@ pub fn due(conn: &impl Reads, now: i64, limit: u32) -> Result<Round, StoreError>
                 attempts: r.get(6)?,
                 target,
                 client_ref: r.get(10)?,
-                status: r.get(11)?,
-                state: r.get(12)?,
-                rule: r.get(13)?,
+                status: r.get::<_, Option<Text<_>>>(11)?.map(|t| t.0),
+                state: r.get::<_, Option<Text<_>>>(12)?.map(|t| t.0),
+                rule: r.get::<_, Option<Text<_>>>(13)?.map(|t| t.0),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
