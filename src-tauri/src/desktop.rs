@@ -1,6 +1,7 @@
 //! What the window asks of the desktop: the tray's status line and desktop notifications. The UI
 //! decides when and in which words (ui/src/desktop/desktop.ts); these commands only show them.
-//! Listed in build.rs and granted in capabilities/default.json, like the engine's commands.
+//! Listed in build.rs (`OWN_COMMANDS`) and granted in capabilities/default.json; the engine's operations
+//! are granted from the catalogue, in capabilities/operations.json.
 
 use tauri::{AppHandle, Runtime};
 use tauri_plugin_notification::NotificationExt;
