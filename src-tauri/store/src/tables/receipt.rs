@@ -1,3 +1,5 @@
+use std::sync::LazyLock;
+
 use rusqlite::params;
 
 use crate::totals::Delta;
@@ -112,13 +114,18 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
     }
 }
 
-/// The stored columns processing a receipt needs, read back into a row.
-fn view_columns() -> String {
+/// Stored receipts without an outcome, with the columns processing needs (read back by
+/// [`read_view_row`]); the text is put together once.
+static UNPROCESSED: LazyLock<String> = LazyLock::new(|| {
     format!(
-        "r.id, r.connection, r.kind, r.parse_error, r.source_addr, r.destination_addr, r.raw_text, r.received_at, {}",
+        "SELECT r.id, r.connection, r.kind, r.parse_error, r.source_addr, r.destination_addr, r.raw_text,
+             r.received_at, {}
+         FROM receipt r
+         WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
+         ORDER BY id LIMIT ?2",
         field_columns("r")
     )
-}
+});
 
 fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
     Ok((
@@ -200,12 +207,7 @@ pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Receipt
 pub fn unprocessed(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<(i64, NewReceipt)>, StoreError> {
     let conn = conn.connection();
     Ok(conn
-        .prepare_cached(&format!(
-            "SELECT {} FROM receipt r
-             WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
-             ORDER BY id LIMIT ?2",
-            view_columns()
-        ))?
+        .prepare_cached(&UNPROCESSED)?
         .query_map(params![after, limit], read_view_row)?
         .collect::<Result<_, _>>()?)
 }

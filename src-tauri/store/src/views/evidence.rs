@@ -2,6 +2,8 @@
 //! exactly as stored (raw text and hex of the raw bytes, TLVs and headers as JSON, every parsed
 //! field), each with what processing made of it. Shared by the message and exception details.
 
+use std::sync::LazyLock;
+
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
@@ -189,6 +191,25 @@ fn receipt_columns() -> String {
     )
 }
 
+/// The receipts of a message's logical events, in receive order; the text is put together once.
+static RECEIPTS_OF: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {} FROM logical_event e
+         JOIN receipt_outcome o ON o.logical_event_id = e.id JOIN receipt r ON r.id = o.receipt_id
+         WHERE e.message_id = ?1 ORDER BY r.id",
+        receipt_columns()
+    )
+});
+
+/// One receipt by id, whatever became of it.
+static ONE_RECEIPT: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {} FROM receipt r LEFT JOIN receipt_outcome o ON o.receipt_id = r.id
+         LEFT JOIN logical_event e ON e.id = o.logical_event_id WHERE r.id = ?1",
+        receipt_columns()
+    )
+});
+
 /// Where the report's fields start among [`receipt_columns`].
 const FIELDS_AT: usize = 30;
 
@@ -247,24 +268,15 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
 
 /// Every receipt correlated to a message (through its logical events), in receive order.
 pub(crate) fn receipts_of(c: &Connection, message_id: i64) -> Result<Vec<ReceiptView>, ViewError> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {} FROM logical_event e
-         JOIN receipt_outcome o ON o.logical_event_id = e.id JOIN receipt r ON r.id = o.receipt_id
-         WHERE e.message_id = ?1 ORDER BY r.id",
-        receipt_columns()
-    ))?
-    .query_map([message_id], receipt_row)?
-    .collect::<Result<_, _>>()?)
+    Ok(c.prepare_cached(&RECEIPTS_OF)?
+        .query_map([message_id], receipt_row)?
+        .collect::<Result<_, _>>()?)
 }
 
 /// One receipt by id, with whatever processing made of it (possibly nothing yet).
 pub(crate) fn receipt(c: &Connection, id: i64) -> Result<Option<ReceiptView>, ViewError> {
     use rusqlite::OptionalExtension;
-    Ok(c.prepare_cached(&format!(
-        "SELECT {} FROM receipt r LEFT JOIN receipt_outcome o ON o.receipt_id = r.id
-         LEFT JOIN logical_event e ON e.id = o.logical_event_id WHERE r.id = ?1",
-        receipt_columns()
-    ))?
-    .query_row([id], receipt_row)
-    .optional()?)
+    Ok(c.prepare_cached(&ONE_RECEIPT)?
+        .query_row([id], receipt_row)
+        .optional()?)
 }
