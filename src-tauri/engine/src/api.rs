@@ -139,12 +139,20 @@ error_codes! {
     Unauthorized = "unauthorized", 401;
     /// The caller may not do this.
     Forbidden = "forbidden", 403;
+    /// A state-changing request of a signed-in browser lacks its session's `X-CSRF-Token`.
+    CsrfTokenMissing = "csrf_token_missing", 403;
+    /// The setup link is unknown, used or expired: ask for a new one (`smsdesk user setup-link`).
+    SetupTokenInvalid = "setup_token_invalid", 403;
     /// No such thing (or not one the caller may see).
     NotFound = "not_found", 404;
     /// No such callback provider is configured.
     UnknownProvider = "unknown_provider", 404;
     /// This build carries no UI.
     NoUi = "no_ui", 404;
+    /// The route exists, but not with this method.
+    MethodNotAllowed = "method_not_allowed", 405;
+    /// The request did not arrive whole in time.
+    RequestTimeout = "request_timeout", 408;
     /// A request with this Idempotency-Key is still being processed.
     IdempotencyKeyInFlight = "idempotency_key_in_flight", 409;
     /// Not allowed in the message's present state.
@@ -159,6 +167,12 @@ error_codes! {
     MismatchesNotSeen = "mismatches_not_seen", 409;
     /// The key was already revoked.
     AlreadyRevoked = "already_revoked", 409;
+    /// An account with this name exists already.
+    NameTaken = "name_taken", 409;
+    /// The last active admin cannot be removed, disabled or demoted.
+    LastAdmin = "last_admin", 409;
+    /// The message used up the attempts its kind allows (an admin may override, with a note).
+    AttemptsExhausted = "attempts_exhausted", 409;
     /// The instance runs headless: there is no window to show.
     NoWindow = "no_window", 409;
     /// The config file no longer loads: fix it before changing settings.
@@ -167,6 +181,10 @@ error_codes! {
     Cancelled = "cancelled", 409;
     /// The body is larger than this server accepts (`http.max_body_kib`).
     TooLarge = "too_large", 413;
+    /// The request's address is longer than this server accepts.
+    UriTooLong = "uri_too_long", 414;
+    /// The `Host` is not one this server answers to (bound address or `http.allowed_hosts`).
+    HostNotAllowed = "host_not_allowed", 421;
     /// Fields were refused; `errors` names each.
     Invalid = "invalid", 422;
     /// The Idempotency-Key was used before with another body.
@@ -175,16 +193,24 @@ error_codes! {
     NoteRequired = "note_required", 422;
     /// The decision does not apply to this kind of exception.
     DecisionNotAllowed = "decision_not_allowed", 422;
+    /// The key may not send to this destination (its allowed prefixes).
+    DestinationNotAllowed = "destination_not_allowed", 422;
     /// The cursor was not given out by this list.
     InvalidCursor = "invalid_cursor", 422;
     /// A filter value is invalid.
     InvalidFilter = "invalid_filter", 422;
+    /// The key's message limit per minute or per day is reached; `Retry-After` says when to try again.
+    RateLimited = "rate_limited", 429;
+    /// Too many failed sign-ins for this account or address; `Retry-After` says when to try again.
+    TooManyAttempts = "too_many_attempts", 429;
     /// Something failed on our side (logged).
     Internal = "internal", 500;
     /// The export file could not be written.
     WriteFailed = "write_failed", 500;
     /// The engine is stopping: try again once it runs.
     Stopping = "stopping", 503;
+    /// The disk holding the database is full: nothing was stored; try again after `Retry-After`.
+    StorageFull = "storage_full", 503;
 }
 
 impl std::fmt::Display for ErrorCode {
