@@ -1,5 +1,5 @@
 //! IPC commands: one-line adapters over the engine's [`Service`], the same functions the HTTP
-//! routes call. The window is the operator (`Caller::Operator`), and what it hands in was composed
+//! routes call. The window is the operator (`Caller::window()`), and what it hands in was composed
 //! by a person (`IntakeChannel::Compose`) or imported from a CSV file (`IntakeChannel::Csv`). Errors cross as the HTTP API's `ApiError`, with the
 //! same codes.
 //!
@@ -30,10 +30,13 @@ use tauri::{AppHandle, Emitter, State};
 
 use crate::window::EngineState;
 
-type Reply<T> = Result<T, ApiError>;
+// The commands about people live beside these, registered the same way.
+pub use crate::people::*;
+
+pub(crate) type Reply<T> = Result<T, ApiError>;
 
 /// The same code and message the HTTP API would answer (the engine's own mapping, not a copy).
-fn refused(e: ServiceError) -> ApiError {
+pub(crate) fn refused(e: ServiceError) -> ApiError {
     Failure::from(e).body
 }
 
@@ -49,7 +52,7 @@ pub async fn submit_message(
     idempotency_key: Option<String>,
 ) -> Reply<SubmittedMessage> {
     Ok((engine.service()?)
-        .submit(&Caller::Operator, IntakeChannel::Compose, message, idempotency_key)
+        .submit(&Caller::window(), IntakeChannel::Compose, message, idempotency_key)
         .await
         .map_err(refused)?
         .value)
@@ -64,7 +67,7 @@ pub async fn submit_batch(
     idempotency_key: Option<String>,
 ) -> Reply<SubmittedBatch> {
     Ok((engine.service()?)
-        .submit_batch(&Caller::Operator, IntakeChannel::Csv, batch, idempotency_key)
+        .submit_batch(&Caller::window(), IntakeChannel::Csv, batch, idempotency_key)
         .await
         .map_err(refused)?
         .value)
@@ -79,19 +82,23 @@ pub async fn preview_messages(engine: State<'_, EngineState>, batch: SubmitBatch
 
 #[tauri::command]
 pub async fn list_messages(engine: State<'_, EngineState>, filter: MessageFilter) -> Reply<MessagePage> {
-    engine.service()?.list_messages(filter).await.map_err(refused)
+    engine
+        .service()?
+        .list_messages(&Caller::window(), filter)
+        .await
+        .map_err(refused)
 }
 
 #[tauri::command]
 pub async fn message(engine: State<'_, EngineState>, id: i64) -> Reply<MessageDetail> {
-    engine.service()?.message(id).await.map_err(refused)
+    engine.service()?.message(&Caller::window(), id).await.map_err(refused)
 }
 
 #[tauri::command]
 pub async fn retry(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
     engine
         .service()?
-        .retry(&Caller::Operator, id, action)
+        .retry(&Caller::window(), id, action)
         .await
         .map_err(refused)
 }
@@ -100,7 +107,7 @@ pub async fn retry(engine: State<'_, EngineState>, id: i64, action: MessageActio
 pub async fn cancel(engine: State<'_, EngineState>, id: i64, action: MessageAction) -> Reply<()> {
     engine
         .service()?
-        .cancel(&Caller::Operator, id, action)
+        .cancel(&Caller::window(), id, action)
         .await
         .map_err(refused)
 }
@@ -119,7 +126,7 @@ pub async fn exception(engine: State<'_, EngineState>, id: i64) -> Reply<Excepti
 pub async fn resolve(engine: State<'_, EngineState>, id: i64, request: ResolveRequest) -> Reply<()> {
     engine
         .service()?
-        .resolve(&Caller::Operator, id, request)
+        .resolve(&Caller::window(), id, request)
         .await
         .map_err(refused)
 }
@@ -182,7 +189,7 @@ pub async fn export_messages(
     let cancelled = exports.start();
     engine
         .service()?
-        .export_csv_file(filter, path, move |progress| {
+        .export_csv_file(&Caller::window(), filter, path, move |progress| {
             if let Err(e) = app.emit_to(crate::events::WINDOW, "export-progress", progress) {
                 tracing::debug!(error = %e, "export progress not delivered to the window");
             }
@@ -211,7 +218,7 @@ pub async fn list_keys(engine: State<'_, EngineState>) -> Reply<Vec<ApiKeyInfo>>
 pub async fn create_key(engine: State<'_, EngineState>, key: NewApiKey) -> Reply<CreatedApiKey> {
     engine
         .service()?
-        .create_key(&Caller::Operator, key)
+        .create_key(&Caller::window(), key)
         .await
         .map_err(refused)
 }
@@ -220,7 +227,7 @@ pub async fn create_key(engine: State<'_, EngineState>, key: NewApiKey) -> Reply
 pub async fn revoke_key(engine: State<'_, EngineState>, id: i64) -> Reply<()> {
     engine
         .service()?
-        .revoke_key(&Caller::Operator, id)
+        .revoke_key(&Caller::window(), id)
         .await
         .map_err(refused)
 }
@@ -228,14 +235,14 @@ pub async fn revoke_key(engine: State<'_, EngineState>, id: i64) -> Reply<()> {
 /// Every setting, where it comes from and when a change applies (the window is the operator).
 #[tauri::command]
 pub async fn settings(engine: State<'_, EngineState>) -> Reply<SettingsView> {
-    engine.service()?.settings(&Caller::Operator).map_err(refused)
+    engine.service()?.settings(&Caller::window()).map_err(refused)
 }
 
 #[tauri::command]
 pub async fn update_settings(engine: State<'_, EngineState>, update: SettingsUpdate) -> Reply<SettingsSaved> {
     engine
         .service()?
-        .update_settings(&Caller::Operator, update)
+        .update_settings(&Caller::window(), update)
         .await
         .map_err(refused)
 }
@@ -244,7 +251,7 @@ pub async fn update_settings(engine: State<'_, EngineState>, update: SettingsUpd
 pub async fn test_connection(engine: State<'_, EngineState>, test: ConnectionTest) -> Reply<ConnectionTestResult> {
     engine
         .service()?
-        .test_connection(&Caller::Operator, test)
+        .test_connection(&Caller::window(), test)
         .await
         .map_err(refused)
 }

@@ -59,6 +59,9 @@ pub enum Command {
     /// Create, list and revoke the API keys integrations use
     #[command(subcommand)]
     ApiKey(ops::ApiKeyCommand),
+    /// Add, list and change the accounts people sign in with from a browser
+    #[command(subcommand)]
+    User(ops::users::UserCommand),
 }
 
 #[derive(Debug, Args)]
@@ -125,6 +128,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Status(args) => ops::status(&cli, args),
         Command::Export(args) => ops::export(&cli, args),
         Command::ApiKey(args) => ops::api_key(&cli, args),
+        Command::User(args) => ops::users::user(&cli, args),
     }
 }
 
@@ -267,6 +271,12 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
             info.http_url.as_deref().unwrap_or("(no HTTP server)"),
             info.data_dir,
         );
+        if let (Some(url), Ok(Some(token))) = (info.http_url.as_deref(), engine.service().issue_setup_token().await) {
+            // Printed, never logged: whoever reads this terminal may make the first admin.
+            eprintln!(
+                "  No account exists yet. Create the first admin within 30 minutes at\n    {url}/setup#{token}\n  (or run `smsdesk user add NAME --role admin` on this computer)."
+            );
+        }
         let signal = wait_for_stop_signal().await;
         tracing::info!(signal, "stopping");
         engine.shutdown().await;

@@ -14,6 +14,7 @@ use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{prepare, Cli, EXIT_CONFIG};
+use smsdesk_engine::access::{KeyLimits, Scope};
 use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::door::OPERATOR_TOKEN_FILE;
@@ -30,6 +31,7 @@ use smsdesk_engine::views;
 const EXIT_REFUSED: u8 = 1;
 
 mod export;
+pub mod users;
 
 pub use export::{export, ExportArgs};
 
@@ -100,6 +102,20 @@ pub enum ApiKeyCommand {
         /// Where to POST status changes of the messages sent with this key
         #[arg(long)]
         webhook_url: Option<String>,
+        /// What it may do, repeated or comma-separated: send, read:own, read:all, act, export
+        /// (default: send,read:own — enough for a website that sends and follows its messages)
+        #[arg(long = "scope", value_delimiter = ',')]
+        scopes: Vec<String>,
+        /// At most this many messages in any 60 seconds
+        #[arg(long)]
+        per_minute: Option<u32>,
+        /// At most this many messages in any 24 hours
+        #[arg(long)]
+        per_day: Option<u32>,
+        /// Destinations must start with one of these international prefixes (+33, +4420),
+        /// repeated or comma-separated
+        #[arg(long = "destination-prefix", value_delimiter = ',')]
+        destination_prefixes: Vec<String>,
     },
     /// List keys (never the keys themselves)
     List,
@@ -320,7 +336,12 @@ pub fn send(cli: &Cli, args: SendArgs) -> ExitCode {
                 }
                 Target::Local { service, .. } => {
                     let answer = service
-                        .submit(&Caller::Operator, IntakeChannel::Cli, req, args.idempotency_key.clone())
+                        .submit(
+                            &Caller::command_line(),
+                            IntakeChannel::Cli,
+                            req,
+                            args.idempotency_key.clone(),
+                        )
                         .await?;
                     (
                         serde_json::from_str(&answer.body).map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?,
@@ -361,7 +382,7 @@ pub fn status(cli: &Cli, args: StatusArgs) -> ExitCode {
                     )
                     .await?
                 }
-                Target::Local { service, .. } => service.message(args.id).await?,
+                Target::Local { service, .. } => service.message(&Caller::command_line(), args.id).await?,
             };
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&d).expect("serialises"));
@@ -418,15 +439,36 @@ pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
     run(cli, "api-key", |target| async move {
         let result = async {
             match cmd {
-                ApiKeyCommand::Create { name, webhook_url } => {
-                    let new = NewApiKey { name, webhook_url };
+                ApiKeyCommand::Create {
+                    name,
+                    webhook_url,
+                    scopes,
+                    per_minute,
+                    per_day,
+                    destination_prefixes,
+                } => {
+                    let new = NewApiKey {
+                        name,
+                        webhook_url,
+                        scopes: users::scopes(&scopes)?,
+                        limits: KeyLimits {
+                            per_minute,
+                            per_day,
+                            destination_prefixes,
+                        },
+                    };
                     let created: CreatedApiKey = match &target {
                         Target::Remote { .. } => {
                             call(&target, reqwest::Method::POST, "/api/v1/keys", Some(&new), &[]).await?
                         }
-                        Target::Local { service, .. } => service.create_key(&Caller::Operator, new).await?,
+                        Target::Local { service, .. } => service.create_key(&Caller::command_line(), new).await?,
                     };
-                    println!("API key {} created for {}:", created.info.id, created.info.name);
+                    println!(
+                        "API key {} created for {} (scopes: {}):",
+                        created.info.id,
+                        created.info.name,
+                        Scope::join(&created.info.scopes)
+                    );
                     println!("  {}", created.key);
                     if let Some(secret) = &created.webhook_secret {
                         println!("Webhook signing secret:");
@@ -447,7 +489,11 @@ pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
                     for k in keys {
                         let state = if k.revoked_at_ms.is_some() { "revoked" } else { "active" };
                         let hook = k.webhook_url.map(|u| format!("  webhook {u}")).unwrap_or_default();
-                        println!("{:>4}  {}…  {:<8} {}{hook}", k.id, k.prefix, state, k.name);
+                        let scopes = Scope::join(&k.scopes);
+                        println!(
+                            "{:>4}  {}…  {:<8} {:<28} {}{hook}",
+                            k.id, k.prefix, state, scopes, k.name
+                        );
                     }
                 }
                 ApiKeyCommand::Revoke { id } => {
@@ -462,7 +508,7 @@ pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
                             )
                             .await?
                         }
-                        Target::Local { service, .. } => service.revoke_key(&Caller::Operator, id).await?,
+                        Target::Local { service, .. } => service.revoke_key(&Caller::command_line(), id).await?,
                     }
                     println!("API key {id} revoked: requests with it are refused from now on.");
                 }

@@ -4,6 +4,8 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::access::{KeyLimits, Scope};
+
 /// A key as lists show it (never the key itself).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct ApiKeyInfo {
@@ -18,4 +20,8 @@ pub struct ApiKeyInfo {
     #[ts(type = "number | null")]
     pub revoked_at_ms: Option<i64>,
     pub webhook_url: Option<String>,
+    /// What it may do.
+    pub scopes: Vec<Scope>,
+    /// What it may hand in.
+    pub limits: KeyLimits,
 }

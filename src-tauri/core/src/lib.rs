@@ -4,6 +4,7 @@
 //! is tested without a socket or a file and every other crate may use it. Reading the clock, the
 //! disk or the network belongs to the crates above.
 
+pub mod access;
 pub mod api_key;
 pub mod command_status;
 pub mod config;

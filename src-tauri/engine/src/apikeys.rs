@@ -10,7 +10,10 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 use ts_rs::TS;
 
+pub use crate::access::Caller;
 pub use smsdesk_core::api_key::ApiKeyInfo;
+
+use crate::access::{KeyLimits, Scope};
 
 use crate::store::tables::{api_key, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -19,40 +22,6 @@ use crate::store::{StoreError, WriteTx};
 pub const KEY_PREFIX: &str = "sdk_";
 /// How many characters of a key lists show.
 const SHOWN: usize = 12;
-
-/// Who is calling.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Caller {
-    /// An integration, by its API key.
-    Key { id: i64, name: String },
-    /// The operator: the desktop window, or the command line on this computer (operator token).
-    Operator,
-}
-
-impl Caller {
-    /// The idempotency scope of this caller: keys never see each other's records.
-    pub fn scope(&self) -> String {
-        match self {
-            Caller::Key { id, .. } => format!("key:{id}"),
-            Caller::Operator => "operator".into(),
-        }
-    }
-
-    /// The name recorded in the audit log.
-    pub fn actor(&self) -> String {
-        match self {
-            Caller::Key { name, .. } => format!("api key {name}"),
-            Caller::Operator => "operator".into(),
-        }
-    }
-
-    pub fn api_key_id(&self) -> Option<i64> {
-        match self {
-            Caller::Key { id, .. } => Some(*id),
-            Caller::Operator => None,
-        }
-    }
-}
 
 /// A new key: the only time the key (and its webhook secret) can be read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -73,6 +42,12 @@ pub struct NewApiKey {
     /// Where to POST status changes of the messages sent with it (http or https).
     #[serde(default)]
     pub webhook_url: Option<String>,
+    /// What it may do: `send` and `read:own` when not given.
+    #[serde(default)]
+    pub scopes: Option<Vec<Scope>>,
+    /// Limits on what it hands in (none when not given).
+    #[serde(default)]
+    pub limits: KeyLimits,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -81,6 +56,12 @@ pub enum KeyError {
     BadName,
     #[error("webhook URL `{0}` is not an http:// or https:// address")]
     BadWebhook(String),
+    #[error("a key needs at least one scope (send, read:own, read:all, act, export)")]
+    NoScope,
+    #[error("destination prefix `{0}` is not the start of an international number (`+` and 1 to 15 digits)")]
+    BadPrefix(String),
+    #[error("a limit per minute or per day is at least 1")]
+    BadLimit,
     #[error("API key {0} does not exist")]
     NotFound(i64),
     #[error("API key {0} is already revoked")]
@@ -99,6 +80,29 @@ pub fn random_secret(prefix: &str) -> String {
 /// The stored form of a key.
 pub fn hash(key: &str) -> String {
     hex::encode(Sha256::digest(key.as_bytes()))
+}
+
+/// The scopes and limits asked for, checked: the default scopes when none were given.
+fn checked_access(new: &NewApiKey) -> Result<(Vec<Scope>, KeyLimits), KeyError> {
+    let scopes = Scope::split(&Scope::join(new.scopes.as_deref().unwrap_or(&Scope::DEFAULT)));
+    if scopes.is_empty() {
+        return Err(KeyError::NoScope);
+    }
+    let mut limits = new.limits.clone();
+    if limits.per_minute == Some(0) || limits.per_day == Some(0) {
+        return Err(KeyError::BadLimit);
+    }
+    for p in limits.destination_prefixes.iter_mut() {
+        let t: String = p.chars().filter(|c| !matches!(c, ' ' | '-' | '.')).collect();
+        let digits = t.strip_prefix('+').unwrap_or("");
+        if digits.is_empty() || digits.len() > 15 || !digits.bytes().all(|b| b.is_ascii_digit()) {
+            return Err(KeyError::BadPrefix(p.clone()));
+        }
+        *p = t;
+    }
+    limits.destination_prefixes.sort();
+    limits.destination_prefixes.dedup();
+    Ok((scopes, limits))
 }
 
 fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
@@ -124,6 +128,7 @@ fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
 /// Creates a key (audited). The key in the answer is not stored anywhere.
 pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<CreatedApiKey, KeyError> {
     let (name, webhook_url) = validate(new)?;
+    let (scopes, limits) = checked_access(new)?;
     let key = random_secret(KEY_PREFIX);
     let webhook_secret = webhook_url.as_ref().map(|_| random_secret("whsec_"));
     let now = tx.now_ms();
@@ -137,6 +142,8 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
             created_by: actor,
             webhook_url: webhook_url.as_deref(),
             webhook_secret: webhook_secret.as_deref(),
+            scopes: &scopes,
+            limits: &limits,
         },
     )?;
     tx.audit().append(&NewAudit {
@@ -144,7 +151,7 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
         action: "api_key.create".into(),
         subject_type: Some("api_key".into()),
         subject_id: Some(id),
-        note: Some(format!("key {prefix}… for {name}")),
+        note: Some(format!("key {prefix}… for {name}, scopes {}", Scope::join(&scopes))),
         details_json: webhook_url
             .as_ref()
             .map(|u| serde_json::json!({ "webhook_url": u }).to_string()),
@@ -158,6 +165,8 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
             created_by: actor.into(),
             revoked_at_ms: None,
             webhook_url,
+            scopes,
+            limits,
         },
         key,
         webhook_secret,
@@ -192,7 +201,12 @@ pub fn verify(conn: &Connection, key: &str) -> Result<Option<Caller>, StoreError
     if !key.starts_with(KEY_PREFIX) {
         return Ok(None);
     }
-    Ok(api_key::active(conn, &hash(key))?.map(|(id, name)| Caller::Key { id, name }))
+    Ok(api_key::active(conn, &hash(key))?.map(|k| Caller::Key {
+        id: k.id,
+        name: k.name,
+        scopes: k.scopes,
+        limits: k.limits,
+    }))
 }
 
 /// Compares two secrets without leaking, through timing, how much of them matched.
@@ -223,6 +237,7 @@ mod tests {
                     &NewApiKey {
                         name: "crm".into(),
                         webhook_url: Some("https://crm.example/hook".into()),
+                        ..NewApiKey::default()
                     },
                     "operator",
                 )
@@ -232,12 +247,11 @@ mod tests {
         assert!(created.webhook_secret.as_deref().unwrap().starts_with("whsec_"));
         let key = created.key.clone();
         let who = store.reader().read_blocking(move |c| verify(c, &key)).unwrap();
+        assert_eq!(who, Some(Caller::key(created.info.id, "crm", &Scope::DEFAULT)));
         assert_eq!(
-            who,
-            Some(Caller::Key {
-                id: created.info.id,
-                name: "crm".into()
-            })
+            created.info.scopes,
+            Scope::DEFAULT,
+            "a key asked for without scopes gets send and read:own"
         );
         let stored: Vec<String> = store
             .reader()
@@ -284,6 +298,7 @@ mod tests {
             let new = NewApiKey {
                 name: name.into(),
                 webhook_url: hook.map(Into::into),
+                ..NewApiKey::default()
             };
             assert!(store
                 .writer()
@@ -291,6 +306,64 @@ mod tests {
                 .is_err());
         }
         assert!(store.reader().read_blocking(list).unwrap().is_empty());
+    }
+
+    #[test]
+    fn scopes_and_limits_are_kept_as_asked_and_bad_ones_refused() {
+        let (_d, store) = store();
+        let new = NewApiKey {
+            name: "backoffice".into(),
+            scopes: Some(vec![Scope::Export, Scope::ReadAll, Scope::ReadAll]),
+            limits: KeyLimits {
+                per_minute: Some(60),
+                per_day: None,
+                destination_prefixes: vec!["+33 6".into(), "+44".into()],
+            },
+            ..NewApiKey::default()
+        };
+        let created = store
+            .writer()
+            .write_blocking(move |tx| create(tx, &new, "marie"))
+            .unwrap();
+        assert_eq!(created.info.scopes, vec![Scope::ReadAll, Scope::Export]);
+        assert_eq!(created.info.limits.destination_prefixes, vec!["+336", "+44"]);
+        let key = created.key.clone();
+        match store.reader().read_blocking(move |c| verify(c, &key)).unwrap() {
+            Some(Caller::Key { scopes, limits, .. }) => {
+                assert_eq!(scopes, created.info.scopes);
+                assert_eq!(limits, created.info.limits);
+            }
+            other => panic!("the key must verify with its scopes: {other:?}"),
+        }
+        for bad in [
+            NewApiKey {
+                scopes: Some(vec![]),
+                ..NewApiKey::default()
+            },
+            NewApiKey {
+                limits: KeyLimits {
+                    per_day: Some(0),
+                    ..KeyLimits::default()
+                },
+                ..NewApiKey::default()
+            },
+            NewApiKey {
+                limits: KeyLimits {
+                    destination_prefixes: vec!["33".into()],
+                    ..KeyLimits::default()
+                },
+                ..NewApiKey::default()
+            },
+        ] {
+            let bad = NewApiKey {
+                name: "x".into(),
+                ..bad
+            };
+            assert!(store
+                .writer()
+                .write_blocking(move |tx| create(tx, &bad, "marie"))
+                .is_err());
+        }
     }
 
     #[test]

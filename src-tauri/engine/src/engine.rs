@@ -116,6 +116,14 @@ pub fn connection_name(config: &Config) -> String {
     if config.smpp.sandbox { "sandbox" } else { "smpp" }.to_owned()
 }
 
+/// How long browser sessions last, from the settings.
+pub fn session_lifetimes(config: &Config) -> crate::accounts::session::Lifetimes {
+    crate::accounts::session::Lifetimes {
+        idle: std::time::Duration::from_secs(u64::from(config.accounts.session_idle_minutes.0) * 60),
+        absolute: std::time::Duration::from_secs(u64::from(config.accounts.session_max_hours.0) * 3600),
+    }
+}
+
 /// The intake rules the configuration sets.
 pub fn intake_rules(config: &Config) -> IntakeRules {
     let r = &config.receipts;

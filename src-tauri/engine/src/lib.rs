@@ -3,6 +3,8 @@
 //! The desktop shell (`src-tauri`) and the headless `smsdesk serve` both drive this crate; so do the
 //! tests, which therefore never need a window or webkit.
 
+pub mod access;
+pub mod accounts;
 pub mod api;
 pub mod apikeys;
 pub mod clock;

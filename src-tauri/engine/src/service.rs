@@ -9,15 +9,18 @@
 //! - `actions`: the operator's actions on messages and exceptions ([`MessageAction`],
 //!   [`ResolveRequest`]);
 //! - `reads`: lists, details, the dashboard, CSV export and the audit log;
-//! - `admin`: settings (operator only) and API keys;
+//! - `admin`: settings (admin only) and API keys;
+//! - `accounts`: people's accounts, signing in and out, sessions, the setup link;
 //! - `health`: the SMPP connection and how the instance is ([`ConnectionStatus`]);
 //! - `reports`: delivery reports coming in, by HTTP callback or SMPP session;
 //! - `error`: why a request was refused ([`ServiceError`]).
 
+mod accounts;
 mod actions;
 mod admin;
 mod error;
 mod health;
+mod limits;
 mod preview;
 mod reads;
 mod reports;
@@ -29,6 +32,8 @@ use tokio::sync::{broadcast, watch};
 
 use crate::clock::Clock;
 use crate::config::CallbackProviders;
+use crate::dispatch::queue::RetryLimits;
+use crate::dispatch::retry::RetryPolicy;
 use crate::idempotency::InFlight;
 use crate::intake::IntakeRules;
 use crate::receipts::ingest::Ingestor;
@@ -37,6 +42,7 @@ use crate::settings::Settings;
 use crate::smpp::session::LinkState;
 use crate::store::Store;
 
+pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
 pub use error::ServiceError;
 pub use health::ConnectionStatus;
@@ -53,6 +59,8 @@ pub struct Service {
     settings: Option<Arc<Settings>>,
     /// Where "show the window" requests go, when this instance has one.
     window: Option<broadcast::Sender<()>>,
+    /// Sign-in's memory: failed tries, the setup link, session lifetimes.
+    people: Arc<People>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -63,6 +71,8 @@ struct Live {
     max_batch: usize,
     link: Option<(String, bool, watch::Receiver<LinkState>)>,
     callbacks: Arc<CallbackProviders>,
+    /// Each kind's limits on tries and age (otp, transactional, bulk), which manual retries obey.
+    retry: [RetryPolicy; 3],
 }
 
 impl Service {
@@ -75,10 +85,12 @@ impl Service {
                 max_batch,
                 link: None,
                 callbacks: Arc::default(),
+                retry: RetryLimits::DEFAULT_POLICIES,
             })),
             in_flight: Arc::default(),
             settings: None,
             window: None,
+            people: Arc::default(),
         }
     }
 
@@ -134,6 +146,12 @@ impl Service {
             l.rules = Arc::new(rules);
             l.max_batch = max_batch;
         });
+    }
+
+    /// Each kind's limits on tries and age (otp, transactional, bulk), for manual retries from
+    /// now on (the dispatcher's own, from the same settings).
+    pub fn set_retry_limits(&self, policies: [RetryPolicy; 3]) {
+        self.change(|l| l.retry = policies);
     }
 
     /// A new receipt policy (id rules, deadline) for every receipt from now on.

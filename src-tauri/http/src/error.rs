@@ -4,6 +4,7 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
+use smsdesk_engine::accounts::AccountError;
 use smsdesk_engine::api::{ApiError, ErrorCode};
 use smsdesk_engine::apikeys::KeyError;
 use smsdesk_engine::dispatch::queue::ActionError;
@@ -15,6 +16,8 @@ use smsdesk_engine::service::ServiceError;
 pub struct Failure {
     pub status: StatusCode,
     pub body: ApiError,
+    /// Seconds to wait before trying again, sent as `Retry-After`.
+    pub retry_after: Option<u64>,
 }
 
 impl Failure {
@@ -23,7 +26,14 @@ impl Failure {
         Failure {
             status: StatusCode::from_u16(code.status()).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR),
             body: ApiError::new(code, message),
+            retry_after: None,
         }
+    }
+
+    /// The same refusal, with when to try again.
+    pub fn retry_after(mut self, seconds: u64) -> Failure {
+        self.retry_after = Some(seconds);
+        self
     }
 
     pub fn unauthorized(message: &str) -> Failure {
@@ -34,7 +44,11 @@ impl Failure {
 impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let unauthorized = self.status == StatusCode::UNAUTHORIZED;
+        let retry_after = self.retry_after;
         let mut r = (self.status, Json(self.body)).into_response();
+        if let Some(secs) = retry_after {
+            r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
+        }
         if unauthorized {
             r.headers_mut().insert(
                 header::WWW_AUTHENTICATE,
@@ -75,7 +89,11 @@ impl From<ServiceError> for Failure {
                 ResolveError::Queue(a) => action(a),
             },
             ServiceError::Key(k) => match k {
-                KeyError::BadName | KeyError::BadWebhook(_) => C::Invalid,
+                KeyError::BadName
+                | KeyError::BadWebhook(_)
+                | KeyError::NoScope
+                | KeyError::BadPrefix(_)
+                | KeyError::BadLimit => C::Invalid,
                 KeyError::NotFound(_) => C::NotFound,
                 KeyError::AlreadyRevoked(_) => C::AlreadyRevoked,
                 KeyError::Store(_) => C::Internal,
@@ -88,6 +106,22 @@ impl From<ServiceError> for Failure {
             ServiceError::Export(ExportError::Cancelled) => C::Cancelled,
             ServiceError::Export(ExportError::Write(_)) => C::WriteFailed,
             ServiceError::Export(_) => C::Internal,
+            ServiceError::Account(a) => match a {
+                AccountError::Invalid(_) => C::Invalid,
+                AccountError::NameTaken(_) => C::NameTaken,
+                AccountError::NotFound(_) => C::NotFound,
+                AccountError::LastAdmin(_) => C::LastAdmin,
+                AccountError::Store(_) => C::Internal,
+            },
+            ServiceError::SignInFailed(_) => C::Unauthorized,
+            ServiceError::TooManyAttempts { retry_after_secs } => {
+                return Failure::new(C::TooManyAttempts, message).retry_after(*retry_after_secs)
+            }
+            ServiceError::RateLimited { retry_after_secs, .. } => {
+                return Failure::new(C::RateLimited, message).retry_after(*retry_after_secs)
+            }
+            ServiceError::SetupTokenInvalid => C::SetupTokenInvalid,
+            ServiceError::DestinationNotAllowed(_) => C::DestinationNotAllowed,
             ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => C::Stopping,
             ServiceError::Store(_) => C::Internal,
         };
@@ -105,7 +139,8 @@ fn action(a: &ActionError) -> ErrorCode {
         ActionError::NotFound(_) => ErrorCode::NotFound,
         ActionError::NotAllowed(..) => ErrorCode::NotAllowed,
         ActionError::ConfirmationRequired(_) => ErrorCode::ConfirmationRequired,
-        ActionError::ValidityEnded => ErrorCode::ValidityEnded,
+        ActionError::ValidityEnded | ActionError::TooOld { .. } => ErrorCode::ValidityEnded,
+        ActionError::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
         ActionError::Store(_) => ErrorCode::Internal,
     }
 }

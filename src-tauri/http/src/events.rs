@@ -4,7 +4,8 @@
 //!
 //! Events: `change` with `{"entity": "message", "id": 12}`; `resync` when this client fell behind
 //! and missed events (it should reload what it shows); `revoked` just before the stream ends
-//! because its API key was revoked (checked every few seconds). A comment is sent every 15 seconds to keep
+//! because its API key was revoked or its session ended (checked every few seconds). A key that
+//! may read only its own messages hears only of changes to them. A comment is sent every 15 seconds to keep
 //! the connection open through proxies.
 
 use std::convert::Infallible;
@@ -63,6 +64,7 @@ pub async fn stream(
     credential: Credential,
     State(s): State<AppState>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
+    let only_key = credential.caller.only_own();
     let mut changes = s.ctx.service.store().subscribe();
     let mut stopping = s.ctx.stopping.clone();
     let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + RECHECK_EVERY, RECHECK_EVERY);
@@ -83,6 +85,11 @@ pub async fn stream(
                 }
                 got = changes.recv() => got,
             };
+            if let (Some(key), Ok(c)) = (only_key, &got) {
+                if !owned_by(&s, *c, key).await {
+                    continue;
+                }
+            }
             let event = match got {
                 Ok(c) => Event::default()
                     .event("change")
@@ -97,6 +104,20 @@ pub async fn stream(
         }
     });
     Sse::new(events).keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+}
+
+/// Whether `c` is about a message API key `key` handed in: what a key that may read only its own
+/// messages hears of (changes to exceptions, receipts not yet correlated and the audit log are
+/// not for it).
+async fn owned_by(s: &AppState, c: Change, key: i64) -> bool {
+    let owner = s
+        .ctx
+        .service
+        .store()
+        .reader()
+        .read(move |conn| smsdesk_engine::store::tables::message::change_owner(conn, c.entity, c.id))
+        .await;
+    matches!(owner, Ok(Some(k)) if k == key)
 }
 
 /// A stream fed by a task through a small channel (the task ends when the client goes away).

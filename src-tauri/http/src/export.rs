@@ -13,12 +13,13 @@ use axum::response::Response;
 use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 
-use super::auth::Authenticated;
+use super::auth::{check, Credential};
 use super::routes::QueryParams;
 use super::{AppState, Failure};
 use smsdesk_engine::api::ApiError;
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_engine::operations::Access;
 use smsdesk_engine::views;
 
 /// Bytes gathered before they are handed to the connection.
@@ -59,6 +60,8 @@ impl From<ExportFilter> for views::MessageFilter {
             to_ms: f.to_ms,
             cursor: None,
             limit: None,
+            // The service narrows it to what the caller may read.
+            only_key: None,
         }
     }
 }
@@ -76,13 +79,16 @@ impl From<ExportFilter> for views::MessageFilter {
                 ("Content-Disposition" = String, description = "attachment; filename=\"messages-YYYYMMDD-HHMM.csv\" (UTC)"),
             )),
         (status = 401, body = ApiError),
+        (status = 403, description = "`forbidden`: the caller lacks the `export` scope (or the operator role)", body = ApiError),
         (status = 422, body = ApiError),
     ))]
 pub async fn export_messages(
-    _: Authenticated,
+    credential: Credential,
     State(s): State<AppState>,
     QueryParams(filter): QueryParams<ExportFilter>,
 ) -> Result<Response, Failure> {
+    let caller = credential.caller;
+    check(Access::Export, "export_messages", &caller)?;
     let (chunks, body) = mpsc::channel::<Result<Bytes, std::io::Error>>(CHUNKS_IN_FLIGHT);
     let (started, total) = oneshot::channel::<u64>();
     let service = s.ctx.service.clone();
@@ -90,7 +96,7 @@ pub async fn export_messages(
     let export = tokio::spawn(async move {
         let mut started = Some(started);
         let result = service
-            .export_csv(filter.into(), ChunkWriter::new(chunks), move |p| {
+            .export_csv(&caller, filter.into(), ChunkWriter::new(chunks), move |p| {
                 if let Some(s) = started.take() {
                     let _ = s.send(p.total);
                 }

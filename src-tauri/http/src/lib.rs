@@ -29,6 +29,7 @@ mod error;
 mod events;
 mod export;
 pub mod openapi;
+mod people;
 mod routes;
 
 pub use error::Failure;
@@ -81,11 +82,14 @@ impl Door for HttpDoor {
             stopping: ctx.stopping,
         });
         Box::pin(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = shutdown.await;
-                })
-                .await
+            axum::serve(
+                listener,
+                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
+            )
+            .with_graceful_shutdown(async move {
+                let _ = shutdown.await;
+            })
+            .await
         })
     }
 }
@@ -143,6 +147,8 @@ pub fn router(ctx: ApiContext) -> Router {
             "/api/v1/callbacks/{provider}",
             post(callbacks::receive).get(callbacks::receive),
         )
+        .route("/api/v1/session", post(people::sign_in).delete(people::sign_out))
+        .route("/api/v1/setup", get(people::setup_state).post(people::first_admin))
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,

@@ -6,8 +6,8 @@ use axum::Json;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::auth::Authenticated;
-use super::{callbacks, events, export};
+use super::{callbacks, events, export, people};
+use smsdesk_engine::operations::Access;
 use smsdesk_engine::operations::{Method, Place, Spec, OPERATIONS};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
@@ -18,12 +18,17 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
     info(
         title = "smsdesk",
         description = "Send SMS through smsdesk's queue and see, with evidence, what became of each one. \
-            Every route but /api/v1/health needs `Authorization: Bearer <API key>`.",
+            Every route but /api/v1/health, this description, sign-in and setup needs a credential: \
+            an API key as `Authorization: Bearer <key>` (its scopes say what it may do: `send`, \
+            `read:own`, `read:all`, `act`, `export`), or a person's session cookie `smsdesk_session` \
+            (their role says what they may do: `admin`, `operator`, `viewer`), which must also send \
+            `X-CSRF-Token` on every request that changes something. Each operation says what it needs.",
     ),
-    paths(super::health, export::export_messages, callbacks::receive, events::stream),
+    paths(super::health, export::export_messages, callbacks::receive, events::stream,
+        people::sign_in, people::sign_out, people::setup_state, people::first_admin),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
-    security(("bearer" = [])),
+    security(("bearer" = []), ("session" = [])),
 )]
 pub struct ApiDoc;
 
@@ -35,6 +40,14 @@ impl Modify for BearerAuth {
         components.add_security_scheme(
             "bearer",
             SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+        );
+        components.add_security_scheme(
+            "session",
+            SecurityScheme::ApiKey(ApiKey::Cookie(ApiKeyValue::with_description(
+                smsdesk_engine::accounts::session::COOKIE,
+                "A person's browser session, set by POST /api/v1/session; state-changing requests \
+                 also send its CSRF token (from the sign-in answer or GET /api/v1/me) as X-CSRF-Token.",
+            ))),
         );
         components.add_security_scheme(
             "provider_token",
@@ -71,10 +84,9 @@ impl Modify for Catalogue {
 
 /// One operation's entry: its arguments, its success and every error code it may answer with.
 fn operation(spec: &Spec, schemas: &mut smsdesk_engine::operations::Schemas) -> utoipa::openapi::path::Operation {
-    let description = join_lines(spec.doc);
-    let summary = description
-        .split_once(". ")
-        .map_or(description.as_str(), |(first, _)| first);
+    let doc = join_lines(spec.doc);
+    let summary = doc.split_once(". ").map_or(doc.as_str(), |(first, _)| first).to_owned();
+    let description = format!("{doc} Needs: {}.", needs(spec.access));
     let mut op = OperationBuilder::new()
         .operation_id(Some(spec.name))
         .tag(spec.tag)
@@ -159,8 +171,26 @@ pub fn json() -> String {
         .expect("the OpenAPI description serialises")
 }
 
-pub async fn document(_: Authenticated) -> Json<utoipa::openapi::OpenApi> {
+/// The description: public, it holds no data (code generators and API explorers fetch it
+/// without a key).
+pub async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
+}
+
+/// Who may call an operation of `access`, for its description.
+fn needs(access: Access) -> &'static str {
+    match access {
+        Access::Public => "nothing",
+        Access::Any => "any credential",
+        Access::Send => "scope `send`, or the operator or admin role",
+        Access::ReadMessages => "scope `read:own` (only the key's own messages) or `read:all`, or any role",
+        Access::ReadAll => "scope `read:all`, or any role",
+        Access::Act => "scope `act` with a read scope, or the operator or admin role",
+        Access::Resolve => "scopes `act` and `read:all`, or the operator or admin role",
+        Access::Export => "scope `export` with a read scope, or the operator or admin role",
+        Access::Admin => "the admin role",
+        Access::Person => "a person's session",
+    }
 }
 
 #[cfg(test)]

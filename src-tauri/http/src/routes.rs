@@ -15,6 +15,10 @@ use serde::Deserialize;
 
 use super::auth::Allowed;
 use super::{AppState, Failure};
+pub use crate::people::{
+    change_password, create_account, list_accounts, list_sessions, me, revoke_session, update_account,
+};
+use smsdesk_engine::access::Caller;
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
@@ -142,7 +146,7 @@ pub async fn submit_message(
     JsonBody(req): JsonBody<SubmitMessage>,
 ) -> Result<Response, Failure> {
     let key = idempotency_key(&headers)?;
-    let answer = s.ctx.service.submit(&caller, channel(&caller), req, key).await?;
+    let answer = s.ctx.service.submit(&caller, channel(&caller, false), req, key).await?;
     Ok(created(answer))
 }
 
@@ -153,14 +157,22 @@ pub async fn submit_batch(
     JsonBody(req): JsonBody<SubmitBatch>,
 ) -> Result<Response, Failure> {
     let key = idempotency_key(&headers)?;
-    let answer = s.ctx.service.submit_batch(&caller, channel(&caller), req, key).await?;
+    let answer = s
+        .ctx
+        .service
+        .submit_batch(&caller, channel(&caller, true), req, key)
+        .await?;
     Ok(created(answer))
 }
 
-fn channel(caller: &smsdesk_engine::apikeys::Caller) -> IntakeChannel {
+/// The channel a request came in by: an integration's key, a person in a browser (its compose
+/// form sends one message, its CSV import a batch), or the command line.
+fn channel(caller: &Caller, batch: bool) -> IntakeChannel {
     match caller {
-        smsdesk_engine::apikeys::Caller::Key { .. } => IntakeChannel::Api,
-        smsdesk_engine::apikeys::Caller::Operator => IntakeChannel::Cli,
+        Caller::Key { .. } => IntakeChannel::Api,
+        Caller::Person { .. } if batch => IntakeChannel::Csv,
+        Caller::Person { .. } => IntakeChannel::Compose,
+        Caller::Local { .. } => IntakeChannel::Cli,
     }
 }
 
@@ -172,14 +184,19 @@ pub async fn preview_messages(
 }
 
 pub async fn list_messages(
+    Allowed(caller): Allowed,
     State(s): State<AppState>,
     QueryParams(f): QueryParams<views::MessageFilter>,
 ) -> Result<Json<views::MessagePage>, Failure> {
-    Ok(Json(s.ctx.service.list_messages(f).await?))
+    Ok(Json(s.ctx.service.list_messages(&caller, f).await?))
 }
 
-pub async fn message(State(s): State<AppState>, Id(id): Id) -> Result<Json<views::MessageDetail>, Failure> {
-    Ok(Json(s.ctx.service.message(id).await?))
+pub async fn message(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    Id(id): Id,
+) -> Result<Json<views::MessageDetail>, Failure> {
+    Ok(Json(s.ctx.service.message(&caller, id).await?))
 }
 
 pub async fn retry(

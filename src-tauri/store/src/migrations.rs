@@ -64,6 +64,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "edges",
         sql: include_str!("migrations/0009_edges.sql"),
     },
+    Migration {
+        version: 10,
+        name: "accounts",
+        sql: include_str!("migrations/0010_accounts.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -12,4 +12,9 @@ note: string,
  * Retry only: the last try was accepted or its outcome is unknown, so the message may arrive
  * twice; set true to go on anyway.
  */
-confirm_duplicate: boolean, };
+confirm_duplicate: boolean, 
+/**
+ * Retry only, admins only: send it although its kind's limits on tries or age say no (an OTP
+ * tried twice, or older than its 5 minutes). Needs a note; audited as an override.
+ */
+override_limits: boolean, };

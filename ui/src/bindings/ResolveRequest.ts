@@ -4,4 +4,8 @@ import type { DeliveryState } from "./DeliveryState";
 /**
  * The operator's decision on an exception.
  */
-export type ResolveRequest = { "action": "choose_state", state: DeliveryState, note: string, } | { "action": "attach", message_id: number, mismatches_seen: boolean, note: string, } | { "action": "resend", note: string, confirm_duplicate: boolean, } | { "action": "mark_failed", note: string, } | { "action": "dismiss", note: string, };
+export type ResolveRequest = { "action": "choose_state", state: DeliveryState, note: string, } | { "action": "attach", message_id: number, mismatches_seen: boolean, note: string, } | { "action": "resend", note: string, confirm_duplicate: boolean, 
+/**
+ * Admins only: send it although its kind's limits on tries or age say no (audited).
+ */
+override_limits: boolean, } | { "action": "mark_failed", note: string, } | { "action": "dismiss", note: string, };

@@ -127,6 +127,15 @@ settings! {
         providers: CallbackProviders = CallbackProviders::default(),
     }
 
+    /// People's accounts, who sign in from a browser (`smsdesk user add`, or the setup link
+    /// `smsdesk serve` prints while there is none).
+    accounts: AccountSettings {
+        /// Minutes a browser session may go unused before it ends.
+        session_idle_minutes: AtLeastOne = AtLeastOne(120),
+        /// Hours after sign-in a browser session ends, used or not.
+        session_max_hours: AtLeastOne = AtLeastOne(12),
+    }
+
     /// Status webhooks: a POST to an API key's webhook URL when the state of a message it sent
     /// changes, signed with the key's webhook secret, retried until answered 2xx.
     webhooks: WebhookSettings {

@@ -10,7 +10,9 @@
 mod actions;
 mod results;
 
-pub use self::actions::{accepted_by_evidence, cancel, duplicate_risk, mark_failed, retry, ActionError, DuplicateRisk};
+pub use self::actions::{
+    accepted_by_evidence, cancel, duplicate_risk, mark_failed, retry, ActionError, DuplicateRisk, RetryLimits,
+};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
 pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, Claimed};
 

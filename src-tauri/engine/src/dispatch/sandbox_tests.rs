@@ -917,7 +917,7 @@ async fn attaching_a_ghost_receipt_settles_the_unknown_and_a_resend_needs_confir
     let retry = w
         .store
         .writer()
-        .write(move |tx| queue::retry(tx, id, false, "ann", "send it again"))
+        .write(move |tx| queue::retry(tx, id, false, queue::RetryLimits::defaults(), "ann", "send it again"))
         .await;
     assert!(
         matches!(retry, Err(ActionError::ConfirmationRequired(DuplicateRisk::Receipt))),

@@ -322,7 +322,16 @@ fn a_failed_message_can_be_retried_and_an_accepted_one_only_with_confirmation() 
 
     q.store
         .writer()
-        .write_blocking(move |tx| queue::retry(tx, bad, false, "ann", "fixed the number"))
+        .write_blocking(move |tx| {
+            queue::retry(
+                tx,
+                bad,
+                false,
+                queue::RetryLimits::defaults(),
+                "ann",
+                "fixed the number",
+            )
+        })
         .unwrap();
     assert_eq!(q.status(bad).0, QueueStatus::Queued);
     assert_eq!(q.ids(now() + 1_000, 10), vec![bad]);
@@ -330,7 +339,7 @@ fn a_failed_message_can_be_retried_and_an_accepted_one_only_with_confirmation() 
     let refused = q
         .store
         .writer()
-        .write_blocking(move |tx| queue::retry(tx, good, false, "ann", ""));
+        .write_blocking(move |tx| queue::retry(tx, good, false, queue::RetryLimits::defaults(), "ann", ""));
     assert!(
         matches!(
             refused,
@@ -345,7 +354,16 @@ fn a_failed_message_can_be_retried_and_an_accepted_one_only_with_confirmation() 
     );
     q.store
         .writer()
-        .write_blocking(move |tx| queue::retry(tx, good, true, "ann", "customer asked again"))
+        .write_blocking(move |tx| {
+            queue::retry(
+                tx,
+                good,
+                true,
+                queue::RetryLimits::defaults(),
+                "ann",
+                "customer asked again",
+            )
+        })
         .unwrap();
     assert_eq!(q.status(good).0, QueueStatus::Queued);
     let audited: i64 = q.row(
@@ -392,7 +410,16 @@ fn an_unknown_outcome_is_settled_by_resend_or_mark_failed_and_its_exception_clos
     );
     q.store
         .writer()
-        .write_blocking(move |tx| queue::retry(tx, a, true, "ann", "provider says it never arrived"))
+        .write_blocking(move |tx| {
+            queue::retry(
+                tx,
+                a,
+                true,
+                queue::RetryLimits::defaults(),
+                "ann",
+                "provider says it never arrived",
+            )
+        })
         .unwrap();
     q.store
         .writer()
@@ -436,6 +463,7 @@ fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
     };
     let resend = || Action::Resend {
         confirm_duplicate: false,
+        limits: queue::RetryLimits::defaults(),
     };
     assert!(matches!(resolve(resend(), " "), Err(ResolveError::NoteRequired)));
     assert!(

@@ -64,6 +64,9 @@ impl Runtime {
         self.service
             .set_intake(intake_rules(&new), new.intake.max_batch.0 as usize);
         self.service.set_callbacks(new.callbacks.providers.clone());
+        self.service
+            .set_retry_limits(super::sending::retry_policies(&new.retry));
+        self.service.set_session_lifetimes(super::session_lifetimes(&new));
         if old.receipts != new.receipts {
             self.service
                 .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));

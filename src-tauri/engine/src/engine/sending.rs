@@ -109,7 +109,7 @@ pub(super) fn dispatcher_config(config: &Config) -> DispatcherConfig {
 
 /// The retry limits of each kind (otp, transactional, bulk): the documented backoff, with the
 /// configured attempts and ages.
-fn retry_policies(r: &RetrySettings) -> [RetryPolicy; 3] {
+pub(super) fn retry_policies(r: &RetrySettings) -> [RetryPolicy; 3] {
     let with = |kind, attempts: u32, age_minutes: u32| RetryPolicy {
         max_attempts: attempts,
         unlisted_max_attempts: r.unlisted_max_attempts.0.min(attempts),

@@ -11,7 +11,7 @@ use super::database::open_store;
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
-use super::{connection_name, intake_rules, Engine, EngineError, EngineOptions, Prepared};
+use super::{connection_name, intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
 use crate::config::Config;
 use crate::door::Open;
@@ -136,6 +136,8 @@ fn build_service(
     )
     .with_callbacks(config.callbacks.providers.clone())
     .with_settings(settings.clone());
+    service.set_retry_limits(sending::retry_policies(&config.retry));
+    service.set_session_lifetimes(session_lifetimes(config));
     let (window_requests, _) = tokio::sync::broadcast::channel(4);
     let service = if mode == RunMode::Window {
         service.with_window(window_requests.clone())

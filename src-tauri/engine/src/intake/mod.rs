@@ -65,6 +65,8 @@ pub mod codes {
     pub const IN_PAST: &str = "in_past";
     /// Two fields that cannot go together.
     pub const CONFLICT: &str = "conflict";
+    /// A password too short, too long, or the account's own name.
+    pub const WEAK_PASSWORD: &str = "weak_password";
 }
 
 /// A message as a client hands it in.

@@ -3,49 +3,55 @@
 // command permissions; keep it a single `operations!` call with nothing else in it.
 //
 // An entry: doc, then `name: METHOD "path" -> status Answer`, where the answer is a type, `[Item]` for a list, or `()` for none, then its tag, who may
-// call it (`Key`: any API key; `Operator`: the operator only), `window: false` when the window has no
+// call it (an `Access`: what the caller's scopes or role must allow), `window: false` when the window has no
 // such command, its arguments (`name: Place [Type]`) and the error codes it may answer with
 // besides those its shape implies.
 operations! { $
     /// This instance: product, version, mode, where its data lives.
     info: Get "/info" -> 200 AppInfo {
-        tag: "instance", access: Key,
+        tag: "instance", access: Any,
+    }
+
+    /// Who is calling: the name the audit log gives its actions, its role or scopes, and for a
+    /// signed-in browser the CSRF token its state-changing requests carry.
+    me: Get "/me" -> 200 Me {
+        tag: "accounts", access: Any,
     }
 
     /// Hands in one message; answers once it is committed to the queue. A repeat with the same
     /// Idempotency-Key gets the first answer instead of a second message.
     submit_message: Post "/messages" -> 201 SubmittedMessage {
-        tag: "messages", access: Key,
+        tag: "messages", access: Send,
         args: [
             message: Body SubmitMessage,
             /// Makes a repeat of this request return the first answer instead of a second message.
             idempotency_key: Header("Idempotency-Key") IdempotencyKey,
         ],
-        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused],
+        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, RateLimited],
     }
 
     /// Hands in several messages (at most `intake.max_batch`): all are committed, or none (field
     /// errors name the message's index). Same idempotency rules as one message.
     submit_batch: Post "/messages/batch" -> 201 SubmittedBatch {
-        tag: "messages", access: Key,
+        tag: "messages", access: Send,
         args: [
             batch: Body SubmitBatch,
             /// As for one message.
             idempotency_key: Header("Idempotency-Key") IdempotencyKey,
         ],
-        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused],
+        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, RateLimited],
     }
 
     /// Checks messages as a submit would and writes nothing: each one's normalised number,
     /// encoding and parts, or every invalid field (the compose form's counter, a CSV preview).
     preview_messages: Post "/messages/preview" -> 200 Preview {
-        tag: "messages", access: Key,
+        tag: "messages", access: Send,
         args: [batch: Body SubmitBatch],
     }
 
     /// Messages, newest first, filtered; follow `next_cursor` for the next page.
     list_messages: Get "/messages" -> 200 MessagePage {
-        tag: "messages", access: Key,
+        tag: "messages", access: ReadMessages,
         args: [filter: Query MessageFilter],
         errors: [InvalidCursor, InvalidFilter],
     }
@@ -53,54 +59,55 @@ operations! { $
     /// One message: its computed state with the rule behind it, flags, attempts, receipts and
     /// timeline.
     message: Get "/messages/{id}" -> 200 MessageDetail {
-        tag: "messages", access: Key,
+        tag: "messages", access: ReadMessages,
         args: [id: Path],
     }
 
     /// Sends a message again now. When its last try was accepted or its outcome is unknown, it
-    /// may arrive twice: that needs `confirm_duplicate: true`.
+    /// may arrive twice: that needs `confirm_duplicate: true`. Its kind's limits on tries and
+    /// age apply (an OTP: 2 tries, 5 minutes); only an admin may override them, with a note.
     retry: Post "/messages/{id}/retry" -> 204 () {
-        tag: "messages", access: Key,
+        tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
-        errors: [NotAllowed, ConfirmationRequired, ValidityEnded],
+        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted],
     }
 
     /// Takes a message that has not been sent out of the queue.
     cancel: Post "/messages/{id}/cancel" -> 204 () {
-        tag: "messages", access: Key,
+        tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
         errors: [NotAllowed],
     }
 
     /// The exception queue.
     list_exceptions: Get "/exceptions" -> 200 ExceptionPage {
-        tag: "exceptions", access: Key,
+        tag: "exceptions", access: ReadAll,
         args: [filter: Query ExceptionFilter],
         errors: [InvalidCursor, InvalidFilter],
     }
 
     /// One exception with its evidence.
     exception: Get "/exceptions/{id}" -> 200 ExceptionDetail {
-        tag: "exceptions", access: Key,
+        tag: "exceptions", access: ReadAll,
         args: [id: Path],
     }
 
     /// Resolves an exception with a decision and a note (audited; the evidence never changes).
     resolve: Post "/exceptions/{id}/resolve" -> 204 () {
-        tag: "exceptions", access: Key,
+        tag: "exceptions", access: Resolve,
         args: [id: Path, request: Body ResolveRequest],
-        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded],
+        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted],
     }
 
     /// Queue depth, states and open exceptions at a glance.
     dashboard: Get "/dashboard" -> 200 Dashboard {
-        tag: "overview", access: Key,
+        tag: "overview", access: ReadAll,
     }
 
     /// Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day
     /// for the last 30 days.
     activity: Get "/dashboard/activity" -> 200 Activity {
-        tag: "overview", access: Key,
+        tag: "overview", access: ReadAll,
         args: [
             /// `hour` (the last 60 minutes, by minute), `day` (24 hours, by hour) or `month`
             /// (30 days, by day).
@@ -110,62 +117,102 @@ operations! { $
 
     /// The SMPP connection and its link state now (with the last error and since when).
     connection: Get "/connection" -> 200 ConnectionStatus {
-        tag: "overview", access: Key,
+        tag: "overview", access: ReadAll,
     }
 
     /// Every operator action and automatic decision, newest first.
     audit_log: Get "/audit" -> 200 AuditPage {
-        tag: "overview", access: Key,
+        tag: "overview", access: ReadAll,
         args: [page: Query PageRequest],
         errors: [InvalidCursor],
     }
 
-    /// API keys (operator only).
+    /// API keys (admin only).
     list_keys: Get "/keys" -> 200 [ApiKeyInfo] {
-        tag: "keys", access: Operator,
+        tag: "keys", access: Admin,
     }
 
-    /// Creates an API key (operator only). The key is in this answer and nowhere else.
+    /// Creates an API key (admin only). The key is in this answer and nowhere else.
     create_key: Post "/keys" -> 201 CreatedApiKey {
-        tag: "keys", access: Operator,
+        tag: "keys", access: Admin,
         args: [key: Body NewApiKey],
     }
 
-    /// Revokes an API key at once (operator only).
+    /// Revokes an API key at once (admin only).
     revoke_key: Post "/keys/{id}/revoke" -> 204 () {
-        tag: "keys", access: Operator,
+        tag: "keys", access: Admin,
         args: [id: Path],
         errors: [AlreadyRevoked],
     }
 
-    /// Brings the desktop window to the front (operator only). A second start of the app asks
+    /// Brings the desktop window to the front (admin only). A second start of the app asks
     /// this of the running one instead of opening a second window on the same data.
     show_window: Post "/window/show" -> 204 () {
-        tag: "overview", access: Operator, window: false,
+        tag: "overview", access: Admin, window: false,
         errors: [NoWindow],
     }
 
     /// Every setting as saved, where each comes from (default, file, environment variable) and
-    /// when a change to it applies (operator only). Secrets are never in it.
+    /// when a change to it applies (admin only). Secrets are never in it.
     settings: Get "/settings" -> 200 SettingsView {
-        tag: "settings", access: Operator,
+        tag: "settings", access: Admin,
         errors: [ConfigInvalid],
     }
 
     /// Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted)
     /// and applies what may change while running; every invalid field is named and nothing is
-    /// written (operator only, audited).
+    /// written (admin only, audited).
     update_settings: Patch "/settings" -> 200 SettingsSaved {
-        tag: "settings", access: Operator,
+        tag: "settings", access: Admin,
         args: [update: Body SettingsUpdate],
         errors: [ConfigInvalid],
     }
 
     /// Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound,
-    /// refused (with the status's name), unreachable or timed out, within seconds (operator
+    /// refused (with the status's name), unreachable or timed out, within seconds (admin
     /// only).
     test_connection: Post "/settings/test-connection" -> 200 ConnectionTestResult {
-        tag: "settings", access: Operator,
+        tag: "settings", access: Admin,
         args: [test: Body ConnectionTest],
+    }
+
+    /// People's accounts, by name (admin only).
+    list_accounts: Get "/accounts" -> 200 [AccountInfo] {
+        tag: "accounts", access: Admin,
+    }
+
+    /// Creates a person's account with a role and a first password (admin only, audited).
+    create_account: Post "/accounts" -> 201 AccountInfo {
+        tag: "accounts", access: Admin,
+        args: [account: Body NewAccount],
+        errors: [NameTaken],
+    }
+
+    /// Changes an account's role, disables or enables it, or sets a new password (admin only,
+    /// audited). Disabling it or changing its password ends its sessions; the last active admin
+    /// stays one.
+    update_account: Patch "/accounts/{id}" -> 200 AccountInfo {
+        tag: "accounts", access: Admin,
+        args: [id: Path, change: Body AccountChange],
+        errors: [LastAdmin],
+    }
+
+    /// Signed-in browsers, newest first (admin only).
+    list_sessions: Get "/sessions" -> 200 [SessionInfo] {
+        tag: "accounts", access: Admin,
+    }
+
+    /// Ends a browser's session at once (admin only, audited).
+    revoke_session: Post "/sessions/{id}/revoke" -> 204 () {
+        tag: "accounts", access: Admin,
+        args: [id: Path],
+    }
+
+    /// Changes the signed-in person's own password (their current one is needed); their other
+    /// sessions end.
+    change_password: Post "/me/password" -> 204 () {
+        tag: "accounts", access: Person, window: false,
+        args: [change: Body PasswordChange],
+        errors: [Unauthorized],
     }
 }

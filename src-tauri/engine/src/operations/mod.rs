@@ -20,6 +20,8 @@ use utoipa::openapi::schema::{ArrayBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+use crate::access::{AccountInfo, Me, SessionInfo};
+use crate::accounts::{AccountChange, NewAccount, PasswordChange};
 use crate::api::{AppInfo, ErrorCode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
@@ -52,14 +54,31 @@ impl Method {
     }
 }
 
-/// Who may call an operation over HTTP (the desktop window is the operator, and may call all of
-/// those it has).
+/// Who may call an operation: what the caller's scopes or role must allow (see
+/// `Caller::may`). The desktop window is the local admin, and may call all of those it has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Access {
-    /// Any valid API key, and the operator.
-    Key,
-    /// Only the operator: the command line on this computer, or the window.
-    Operator,
+    /// Anyone, without a credential.
+    Public,
+    /// Any valid credential.
+    Any,
+    /// Handing messages in: scope `send`.
+    Send,
+    /// Reading messages: `read:own` (only those the key handed in) or `read:all`.
+    ReadMessages,
+    /// Reading everything else (exceptions and their evidence, the dashboard, the audit log):
+    /// `read:all`.
+    ReadAll,
+    /// Acting on messages the caller may read: `act`.
+    Act,
+    /// Resolving exceptions: `act` and `read:all`.
+    Resolve,
+    /// Exporting the messages the caller may read: `export`.
+    Export,
+    /// Settings, connections, accounts and keys: the admin role.
+    Admin,
+    /// A signed-in person (about their own account).
+    Person,
 }
 
 /// Where an argument travels over HTTP. Over IPC every argument is a named field.
@@ -227,8 +246,11 @@ impl Spec {
     /// Every code this operation may answer with: those its shape implies (a credential, a body,
     /// a query, an id) and its own.
     pub fn error_codes(&self) -> Vec<ErrorCode> {
-        let mut codes = vec![ErrorCode::Unauthorized];
-        if self.access == Access::Operator {
+        let mut codes = Vec::new();
+        if self.access != Access::Public {
+            codes.push(ErrorCode::Unauthorized);
+        }
+        if !matches!(self.access, Access::Public | Access::Any) {
             codes.push(ErrorCode::Forbidden);
         }
         for arg in self.args {

@@ -30,7 +30,11 @@ pub enum Action {
     /// Outcome unknown or partly sent: send again what was not accepted. Choosing it accepts the
     /// risk an unknown outcome carries; when evidence says the network had the message (an
     /// accepted try or a receipt), `confirm_duplicate` must say so too.
-    Resend { confirm_duplicate: bool },
+    Resend {
+        confirm_duplicate: bool,
+        /// The kind's limits on tries and age, or an admin's override of them.
+        limits: crate::dispatch::queue::RetryLimits,
+    },
     /// Outcome unknown or partly sent: settle the message as failed.
     MarkFailed,
 }
@@ -203,10 +207,13 @@ fn attach(
 fn settle_sending(tx: &mut WriteTx<'_>, message: i64, r: &Resolution) -> Result<(), ResolveError> {
     use crate::dispatch::queue::{self, DuplicateRisk};
     match r.action {
-        Action::Resend { confirm_duplicate } => {
+        Action::Resend {
+            confirm_duplicate,
+            limits,
+        } => {
             let risk = queue::duplicate_risk(tx, message)?;
             let confirmed = confirm_duplicate || matches!(risk, None | Some(DuplicateRisk::OutcomeUnknown));
-            queue::retry(tx, message, confirmed, &r.actor, &r.note)?
+            queue::retry(tx, message, confirmed, limits, &r.actor, &r.note)?
         }
         _ => queue::mark_failed(tx, message, &r.actor, &r.note)?,
     }

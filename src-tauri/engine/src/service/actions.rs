@@ -6,10 +6,11 @@ use ts_rs::TS;
 
 use super::{Service, ServiceError};
 use crate::apikeys::Caller;
-use crate::dispatch::queue;
+use crate::dispatch::queue::{self, RetryLimits};
 use crate::domain::DeliveryState;
 use crate::intake::FieldError;
 use crate::receipts::exceptions::{self, Action, Resolution};
+use crate::store::tables::message;
 
 /// A note with an action on a message.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -22,6 +23,10 @@ pub struct MessageAction {
     /// twice; set true to go on anyway.
     #[serde(default)]
     pub confirm_duplicate: bool,
+    /// Retry only, admins only: send it although its kind's limits on tries or age say no (an OTP
+    /// tried twice, or older than its 5 minutes). Needs a note; audited as an override.
+    #[serde(default)]
+    pub override_limits: bool,
 }
 
 /// The operator's decision on an exception.
@@ -46,6 +51,9 @@ pub enum ResolveRequest {
         note: String,
         #[serde(default)]
         confirm_duplicate: bool,
+        /// Admins only: send it although its kind's limits on tries or age say no (audited).
+        #[serde(default)]
+        override_limits: bool,
     },
     /// Settle the message as failed (outcome unknown).
     MarkFailed { note: String },
@@ -54,8 +62,9 @@ pub enum ResolveRequest {
 }
 
 impl ResolveRequest {
-    /// The decision, and the note that goes with it.
-    fn into_parts(self) -> (Action, String) {
+    /// The decision, and the note that goes with it; `limits` for a resend that does not
+    /// override them.
+    fn into_parts(self, limits: RetryLimits) -> (Action, String) {
         match self {
             ResolveRequest::ChooseState { state, note } => (Action::ChooseState(state), note),
             ResolveRequest::Attach {
@@ -72,7 +81,17 @@ impl ResolveRequest {
             ResolveRequest::Resend {
                 note,
                 confirm_duplicate,
-            } => (Action::Resend { confirm_duplicate }, note),
+                override_limits,
+            } => {
+                let limits = if override_limits { RetryLimits::Override } else { limits };
+                (
+                    Action::Resend {
+                        confirm_duplicate,
+                        limits,
+                    },
+                    note,
+                )
+            }
             ResolveRequest::MarkFailed { note } => (Action::MarkFailed, note),
             ResolveRequest::Dismiss { note } => (Action::Dismiss, note),
         }
@@ -80,20 +99,57 @@ impl ResolveRequest {
 }
 
 impl Service {
-    /// Sends a message again now (audited).
+    /// Refuses, as if it did not exist, a message the caller may not read.
+    pub(super) async fn visible(&self, caller: &Caller, id: i64) -> Result<(), ServiceError> {
+        if caller.only_own().is_none() {
+            return Ok(());
+        }
+        let owner = self.store.reader().read(move |c| message::owner(c, id)).await?;
+        match owner {
+            Some(owner) if caller.may_see(owner) => Ok(()),
+            _ => Err(ServiceError::NotFound(format!("message {id}"))),
+        }
+    }
+
+    /// The limits a retry by `caller` obeys: the kinds', or none when an admin overrides them
+    /// with a note.
+    fn retry_limits(&self, caller: &Caller, override_limits: bool, note: &str) -> Result<RetryLimits, ServiceError> {
+        if !override_limits {
+            return Ok(RetryLimits::Obey(self.live().retry));
+        }
+        if !caller.is_admin() {
+            return Err(ServiceError::Forbidden(
+                "only an admin may send a message past its kind's limits".into(),
+            ));
+        }
+        if note.trim().is_empty() {
+            return Err(ServiceError::Invalid(vec![FieldError {
+                field: "note".into(),
+                code: "required".into(),
+                message: "overriding the limits needs a note saying why".into(),
+            }]));
+        }
+        Ok(RetryLimits::Override)
+    }
+
+    /// Sends a message again now (audited), within its kind's limits unless an admin overrides
+    /// them.
     pub async fn retry(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
         check_note(&a.note)?;
+        self.visible(caller, id).await?;
+        let limits = self.retry_limits(caller, a.override_limits, &a.note)?;
         let actor = caller.actor();
         Ok(self
             .store
             .writer()
-            .write(move |tx| queue::retry(tx, id, a.confirm_duplicate, &actor, &a.note))
+            .write(move |tx| queue::retry(tx, id, a.confirm_duplicate, limits, &actor, &a.note))
             .await?)
     }
 
     /// Takes a message that has not been sent out of the queue (audited).
     pub async fn cancel(&self, caller: &Caller, id: i64, a: MessageAction) -> Result<(), ServiceError> {
         check_note(&a.note)?;
+        self.visible(caller, id).await?;
         let actor = caller.actor();
         Ok(self
             .store
@@ -104,7 +160,19 @@ impl Service {
 
     /// Applies an operator's decision to an exception (audited; the evidence is never changed).
     pub async fn resolve(&self, caller: &Caller, id: i64, req: ResolveRequest) -> Result<(), ServiceError> {
-        let (action, note) = req.into_parts();
+        let overriding = matches!(
+            req,
+            ResolveRequest::Resend {
+                override_limits: true,
+                ..
+            }
+        );
+        let note_given = match &req {
+            ResolveRequest::Resend { note, .. } => note.clone(),
+            _ => String::new(),
+        };
+        let limits = self.retry_limits(caller, overriding, &note_given)?;
+        let (action, note) = req.into_parts(limits);
         check_note(&note)?;
         let resolution = Resolution {
             exception_id: id,

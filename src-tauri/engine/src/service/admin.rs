@@ -1,4 +1,4 @@
-//! Administration: the settings (the operator's alone) and the API keys.
+//! Administration: the settings (an admin's alone) and the API keys.
 
 use std::sync::Arc;
 
@@ -8,24 +8,22 @@ use crate::settings::{ConnectionTest, ConnectionTestResult, Settings, SettingsSa
 use crate::store::tables::NewAudit;
 
 impl Service {
-    /// The settings, to the operator only; `NotFound` when no running engine holds them.
+    /// The settings, to an admin only; `NotFound` when no running engine holds them.
     fn settings_door(&self, caller: &Caller) -> Result<&Arc<Settings>, ServiceError> {
-        if !matches!(caller, Caller::Operator) {
-            return Err(ServiceError::Forbidden(
-                "settings are the operator's (the desktop app), not an API key's".into(),
-            ));
+        if !caller.is_admin() {
+            return Err(ServiceError::Forbidden("settings are an admin's".into()));
         }
         self.settings
             .as_ref()
             .ok_or_else(|| ServiceError::NotFound("settings (no running engine)".into()))
     }
 
-    /// Every setting, where it comes from and when a change applies (operator only).
+    /// Every setting, where it comes from and when a change applies (admin only).
     pub fn settings(&self, caller: &Caller) -> Result<SettingsView, ServiceError> {
         self.settings_door(caller)?.view().map_err(ServiceError::from)
     }
 
-    /// Saves changed settings and applies what may change while running (operator only,
+    /// Saves changed settings and applies what may change while running (admin only,
     /// audited without any secret).
     pub async fn update_settings(&self, caller: &Caller, req: SettingsUpdate) -> Result<SettingsSaved, ServiceError> {
         let saved = self.settings_door(caller)?.update(req).await?;
@@ -39,7 +37,7 @@ impl Service {
         Ok(saved)
     }
 
-    /// A trial bind with unsaved connection settings (operator only).
+    /// A trial bind with unsaved connection settings (admin only).
     pub async fn test_connection(
         &self,
         caller: &Caller,

@@ -1,5 +1,6 @@
 //! Why a request was refused.
 
+use crate::accounts::AccountError;
 use crate::apikeys::KeyError;
 use crate::dispatch::queue::ActionError;
 use crate::intake::FieldError;
@@ -39,7 +40,29 @@ pub enum ServiceError {
     #[error(transparent)]
     Export(#[from] views::ExportError),
     #[error(transparent)]
+    Account(AccountError),
+    #[error("{0}")]
+    SignInFailed(String),
+    #[error("too many failed sign-ins for this account or from this address: try again in {retry_after_secs} s")]
+    TooManyAttempts { retry_after_secs: u64 },
+    #[error("this setup link is unknown, used or expired (or an account exists already): restart `smsdesk serve` for a new one, run `smsdesk user add NAME --role admin`, or sign in")]
+    SetupTokenInvalid,
+    #[error("{message}")]
+    RateLimited { message: String, retry_after_secs: u64 },
+    #[error("{0}")]
+    DestinationNotAllowed(String),
+    #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// An account's invalid fields are invalid fields like any other request's.
+impl From<AccountError> for ServiceError {
+    fn from(e: AccountError) -> ServiceError {
+        match e {
+            AccountError::Invalid(errors) => ServiceError::Invalid(errors),
+            other => ServiceError::Account(other),
+        }
+    }
 }
 
 /// Invalid settings are invalid fields like any other request's; the rest stay settings errors.

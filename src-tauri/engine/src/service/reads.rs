@@ -5,16 +5,19 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::{Service, ServiceError};
+use crate::access::Caller;
 use crate::views::{self, ExportProgress, MessageFilter};
 
 impl Service {
-    /// A page of messages, newest first, as `f` filters them.
-    pub async fn list_messages(&self, f: MessageFilter) -> Result<views::MessagePage, ServiceError> {
+    /// A page of the messages `caller` may read, newest first, as `f` filters them.
+    pub async fn list_messages(&self, caller: &Caller, f: MessageFilter) -> Result<views::MessagePage, ServiceError> {
+        let f = seen_by(caller, f);
         Ok(self.store.reader().read(move |c| views::list_messages(c, &f)).await?)
     }
 
-    /// Everything about one message, or `NotFound`.
-    pub async fn message(&self, id: i64) -> Result<views::MessageDetail, ServiceError> {
+    /// Everything about one message, or `NotFound` (also for one `caller` may not read).
+    pub async fn message(&self, caller: &Caller, id: i64) -> Result<views::MessageDetail, ServiceError> {
+        self.visible(caller, id).await?;
         self.store
             .reader()
             .read(move |c| views::message_detail(c, id))
@@ -63,10 +66,12 @@ impl Service {
     /// may stop the export. Returns the rows written.
     pub async fn export_csv<W: std::io::Write + Send + 'static>(
         &self,
+        caller: &Caller,
         filter: MessageFilter,
         out: W,
         progress: impl FnMut(ExportProgress) -> ControlFlow<()> + Send + 'static,
     ) -> Result<u64, ServiceError> {
+        let filter = seen_by(caller, filter);
         Ok(self
             .store
             .reader()
@@ -78,6 +83,7 @@ impl Service {
     /// cancelled export removes what it had written rather than leave half a file.
     pub async fn export_csv_file(
         &self,
+        caller: &Caller,
         filter: MessageFilter,
         path: PathBuf,
         progress: impl FnMut(ExportProgress) -> ControlFlow<()> + Send + 'static,
@@ -85,7 +91,9 @@ impl Service {
         let file = std::fs::File::create(&path).map_err(|e| {
             views::ExportError::Write(std::io::Error::new(e.kind(), format!("{}: {e}", path.display())))
         })?;
-        let result = self.export_csv(filter, std::io::BufWriter::new(file), progress).await;
+        let result = self
+            .export_csv(caller, filter, std::io::BufWriter::new(file), progress)
+            .await;
         if result.is_err() {
             let _ = std::fs::remove_file(&path);
         }
@@ -103,5 +111,13 @@ impl Service {
             .reader()
             .read(move |c| views::audit_log(c, cursor.as_deref(), limit))
             .await?)
+    }
+}
+
+/// `f`, narrowed to the messages `caller` may read.
+fn seen_by(caller: &Caller, f: MessageFilter) -> MessageFilter {
+    MessageFilter {
+        only_key: caller.only_own(),
+        ..f
     }
 }

@@ -4,7 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{Live, Service, ServiceError};
+use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
 use crate::domain::IntakeChannel;
 use crate::idempotency::{self, Recorded};
@@ -117,7 +117,9 @@ impl Service {
             Some(k) => Some(self.in_flight.enter(&scope, k).ok_or(ServiceError::InFlight)?),
             None => None,
         };
+        limits::check_destinations(caller, &news)?;
         stamp(&mut news, caller, key.as_deref(), &scope, &hash);
+        let who = caller.clone();
         let stored = self
             .store
             .writer()
@@ -127,6 +129,7 @@ impl Service {
                         return Ok(earlier);
                     }
                 }
+                limits::check_rate(tx, &who, news.len())?;
                 let (value, body) = insert_all(tx, &news, answer)?;
                 if let Some(k) = &key {
                     idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;

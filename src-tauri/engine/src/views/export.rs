@@ -213,7 +213,12 @@ mod tests {
         let service = service(store);
         let path = dir.path().join("out.csv");
         let done = service
-            .export_csv_file(MessageFilter::default(), path.clone(), |_| ControlFlow::Continue(()))
+            .export_csv_file(
+                &crate::access::Caller::window(),
+                MessageFilter::default(),
+                path.clone(),
+                |_| ControlFlow::Continue(()),
+            )
             .await
             .unwrap();
         assert_eq!(done, 700);
@@ -235,13 +240,18 @@ mod tests {
         );
 
         let cancelled = service
-            .export_csv_file(MessageFilter::default(), path.clone(), |p| {
-                if p.done > 0 {
-                    ControlFlow::Break(())
-                } else {
-                    ControlFlow::Continue(())
-                }
-            })
+            .export_csv_file(
+                &crate::access::Caller::window(),
+                MessageFilter::default(),
+                path.clone(),
+                |p| {
+                    if p.done > 0 {
+                        ControlFlow::Break(())
+                    } else {
+                        ControlFlow::Continue(())
+                    }
+                },
+            )
             .await;
         assert!(
             matches!(
@@ -253,9 +263,12 @@ mod tests {
         assert!(!path.exists(), "a cancelled export leaves no half-written file");
 
         let nowhere = service
-            .export_csv_file(MessageFilter::default(), dir.path().join("no/such/dir.csv"), |_| {
-                ControlFlow::Continue(())
-            })
+            .export_csv_file(
+                &crate::access::Caller::window(),
+                MessageFilter::default(),
+                dir.path().join("no/such/dir.csv"),
+                |_| ControlFlow::Continue(()),
+            )
             .await;
         let message = nowhere.unwrap_err().to_string();
         assert!(

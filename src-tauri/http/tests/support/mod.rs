@@ -63,13 +63,19 @@ impl Running {
         self.engine.take().unwrap().shutdown().await;
     }
 
-    /// A new API key, made by the operator: its id and the key.
+    /// A new API key with every scope (`send read:all act export`), made by the operator: its
+    /// id and the key.
     pub async fn key(&self, name: &str) -> (i64, String) {
+        self.key_with(name, &["send", "read:all", "act", "export"]).await
+    }
+
+    /// A new API key with `scopes`, made by the operator: its id and the key.
+    pub async fn key_with(&self, name: &str, scopes: &[&str]) -> (i64, String) {
         let r = self
             .http
             .post(format!("{}/api/v1/keys", self.url))
             .bearer_auth(&self.operator)
-            .json(&serde_json::json!({ "name": name }))
+            .json(&serde_json::json!({ "name": name, "scopes": scopes }))
             .send()
             .await
             .unwrap();

@@ -1,7 +1,8 @@
 //! The `api_key` table: integrations' keys, by the SHA-256 of the key (the key itself is never
 //! stored), revoked in place and never deleted.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::{params, OptionalExtension, Row};
+use smsdesk_core::access::{KeyLimits, Scope};
 use smsdesk_core::api_key::ApiKeyInfo;
 
 use crate::writer::WriteTx;
@@ -17,14 +18,26 @@ pub struct NewKey<'a> {
     pub created_by: &'a str,
     pub webhook_url: Option<&'a str>,
     pub webhook_secret: Option<&'a str>,
+    pub scopes: &'a [Scope],
+    pub limits: &'a KeyLimits,
+}
+
+/// A key that may be used, as a request presents it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ActiveKey {
+    pub id: i64,
+    pub name: String,
+    pub scopes: Vec<Scope>,
+    pub limits: KeyLimits,
 }
 
 /// Stores a new key, created at the batch's time; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
     tx.conn()
         .prepare_cached(
-            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret,
+                                  scopes, per_minute, per_day, destination_prefixes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             k.name,
@@ -33,7 +46,11 @@ pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
             tx.now_ms(),
             k.created_by,
             k.webhook_url,
-            k.webhook_secret
+            k.webhook_secret,
+            Scope::join(k.scopes),
+            k.limits.per_minute,
+            k.limits.per_day,
+            prefixes(k.limits),
         ])?;
     Ok(tx.conn().last_insert_rowid())
 }
@@ -59,7 +76,9 @@ pub fn revoke(tx: &mut WriteTx<'_>, id: i64, by: &str) -> Result<(), StoreError>
 pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
     let conn = conn.connection();
     let mut s = conn.prepare_cached(
-        "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url FROM api_key ORDER BY id DESC",
+        "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url,
+                scopes, per_minute, per_day, destination_prefixes
+         FROM api_key ORDER BY id DESC",
     )?;
     let rows = s.query_map([], |r| {
         Ok(ApiKeyInfo {
@@ -70,16 +89,58 @@ pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
             created_by: r.get(4)?,
             revoked_at_ms: r.get(5)?,
             webhook_url: r.get(6)?,
+            scopes: Scope::split(&r.get::<_, String>(7)?),
+            limits: limits(r, 8)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-/// The id and name of the key with this hash, unless it is revoked.
-pub fn active(conn: &impl Reads, hash: &str) -> Result<Option<(i64, String)>, StoreError> {
+/// The key with this hash, unless it is revoked.
+pub fn active(conn: &impl Reads, hash: &str) -> Result<Option<ActiveKey>, StoreError> {
     let conn = conn.connection();
     Ok(conn
-        .prepare_cached("SELECT id, name FROM api_key WHERE hash = ?1 AND revoked_at IS NULL")?
-        .query_row([hash], |r| Ok((r.get(0)?, r.get(1)?)))
+        .prepare_cached(
+            "SELECT id, name, scopes, per_minute, per_day, destination_prefixes
+             FROM api_key WHERE hash = ?1 AND revoked_at IS NULL",
+        )?
+        .query_row([hash], |r| {
+            Ok(ActiveKey {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                scopes: Scope::split(&r.get::<_, String>(2)?),
+                limits: limits(r, 3)?,
+            })
+        })
         .optional()?)
+}
+
+/// How many messages key `id` handed in since `since_ms`, and when the first of them was created
+/// (ids follow creation times: migration 3 keeps count of when they did not).
+pub fn sent_since(conn: &impl Reads, id: i64, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+    let conn = conn.connection();
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*), min(created_at) FROM message INDEXED BY message_api_key
+             WHERE api_key_id = ?1
+               AND id >= coalesce((SELECT id FROM message INDEXED BY message_created
+                                   WHERE created_at >= ?2 ORDER BY created_at LIMIT 1), 9223372036854775807)",
+        )?
+        .query_row(params![id, since_ms], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
+}
+
+fn prefixes(l: &KeyLimits) -> Option<String> {
+    (!l.destination_prefixes.is_empty()).then(|| l.destination_prefixes.join(" "))
+}
+
+/// The limits in the columns from `first` on: per_minute, per_day, destination_prefixes.
+fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
+    Ok(KeyLimits {
+        per_minute: r.get(first)?,
+        per_day: r.get(first + 1)?,
+        destination_prefixes: r
+            .get::<_, Option<String>>(first + 2)?
+            .map(|p| p.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default(),
+    })
 }

@@ -297,3 +297,23 @@ pub fn parts_with_provider_key(
         .query_map(params![message_id, connection, key], |r| r.get(0))?
         .collect::<Result<_, _>>()?)
 }
+
+/// What a manual retry is measured against: the message's kind, when it was created, and how
+/// many times it was tried in all (over every round; a long message's most-tried part counts).
+pub fn retry_facts(
+    conn: &impl Reads,
+    message_id: i64,
+) -> Result<Option<(smsdesk_core::domain::MessageKind, i64, u32)>, StoreError> {
+    use rusqlite::OptionalExtension;
+    let conn = conn.connection();
+    Ok(conn
+        .prepare_cached(
+            "SELECT m.kind, m.created_at,
+                    (SELECT count(DISTINCT a.attempt_no) FROM attempt a WHERE a.message_id = m.id)
+             FROM message m WHERE m.id = ?1",
+        )?
+        .query_row([message_id], |r| {
+            Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?, r.get::<_, i64>(2)? as u32))
+        })
+        .optional()?)
+}

@@ -76,3 +76,33 @@ pub fn kind(conn: &impl Reads, message_id: i64) -> Result<MessageKind, StoreErro
         .prepare_cached("SELECT kind FROM message WHERE id = ?1")?
         .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))?)
 }
+
+/// Who handed message `id` in: `None` when there is no such message, `Some(None)` when no API
+/// key did (the window, a person, CSV import, the command line).
+pub fn owner(conn: &impl Reads, id: i64) -> Result<Option<Option<i64>>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT api_key_id FROM message WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// The API key that handed in the message a change is about (`None` when no key did, or the
+/// change is not about one message: exceptions, receipts before correlation, the audit log).
+pub fn change_owner(conn: &impl Reads, entity: crate::writer::Entity, id: i64) -> Result<Option<i64>, StoreError> {
+    use crate::writer::Entity as E;
+    let sql = match entity {
+        E::Message | E::Queue => "SELECT api_key_id FROM message WHERE id = ?1",
+        E::Attempt => "SELECT m.api_key_id FROM attempt a JOIN message m ON m.id = a.message_id WHERE a.id = ?1",
+        E::LogicalEvent => {
+            "SELECT m.api_key_id FROM logical_event e JOIN message m ON m.id = e.message_id WHERE e.id = ?1"
+        }
+        _ => return Ok(None),
+    };
+    Ok(conn
+        .connection()
+        .prepare_cached(sql)?
+        .query_row([id], |r| r.get::<_, Option<i64>>(0))
+        .optional()?
+        .flatten())
+}

@@ -2,6 +2,7 @@
 //! is no way, through the store's API, to change or remove evidence once written (and SQL triggers
 //! refuse it as well).
 
+pub mod account;
 pub mod api_key;
 pub mod attempt;
 mod audit;
@@ -14,6 +15,7 @@ pub mod message;
 pub mod projection;
 pub mod queue;
 pub mod receipt;
+pub mod session;
 pub mod uncorrelated_wait;
 pub mod webhook;
 

@@ -194,6 +194,7 @@ fn audit_summary(a: &AuditFact) -> String {
     let did = match a.action.as_str() {
         "message.retry" => "put the message back in the queue".to_owned(),
         "message.retry_confirmed" => "sent the message again, accepting the risk of a duplicate".to_owned(),
+        "message.retry_override" => "sent the message again past its kind's limits (an admin's override)".to_owned(),
         "message.cancel" => "cancelled the message".to_owned(),
         "message.mark_failed" => "marked the message failed".to_owned(),
         "message.accepted_by_evidence" => {

@@ -3,7 +3,8 @@
 //! may already have reached the network takes a confirmation.
 
 use super::status;
-use crate::domain::{ExceptionKind, QueueStatus};
+use crate::dispatch::retry::RetryPolicy;
+use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::store::tables::{attempt, exception, logical_event, queue, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -19,6 +20,14 @@ pub enum ActionError {
     ConfirmationRequired(DuplicateRisk),
     #[error("its validity has ended; it is never sent late")]
     ValidityEnded,
+    #[error("it was tried {tries} times, and a {kind} message may be tried {max} times in all (retry.{kind}_max_attempts); an admin may override with a note")]
+    AttemptsExhausted { kind: &'static str, tries: u32, max: u32 },
+    #[error("it is {age_minutes} minutes old, and a {kind} message is not sent later than {max_minutes} minutes after it was created (retry.{kind}_max_age_minutes); an admin may override with a note")]
+    TooOld {
+        kind: &'static str,
+        age_minutes: i64,
+        max_minutes: u64,
+    },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -69,6 +78,64 @@ pub fn duplicate_risk(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<Duplic
     })
 }
 
+/// What a manual retry must respect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryLimits {
+    /// Each kind's limits on tries and age (otp, transactional, bulk), as the dispatcher has them.
+    Obey([RetryPolicy; 3]),
+    /// An admin's override (audited with its note): the limits do not apply; the message's own
+    /// validity still does.
+    Override,
+}
+
+impl RetryLimits {
+    /// Each kind's documented limits (otp, transactional, bulk).
+    pub const DEFAULT_POLICIES: [RetryPolicy; 3] = [
+        RetryPolicy::default_for(MessageKind::Otp),
+        RetryPolicy::default_for(MessageKind::Transactional),
+        RetryPolicy::default_for(MessageKind::Bulk),
+    ];
+
+    /// The documented limits of each kind.
+    pub const fn defaults() -> RetryLimits {
+        RetryLimits::Obey(Self::DEFAULT_POLICIES)
+    }
+
+    fn policy(policies: &[RetryPolicy; 3], kind: MessageKind) -> &RetryPolicy {
+        match kind {
+            MessageKind::Otp => &policies[0],
+            MessageKind::Transactional => &policies[1],
+            MessageKind::Bulk => &policies[2],
+        }
+    }
+
+    /// Refuses a retry that would go past the kind's tries or age.
+    fn check(&self, tx: &WriteTx<'_>, message_id: i64) -> Result<(), ActionError> {
+        let RetryLimits::Obey(policies) = self else {
+            return Ok(());
+        };
+        let (kind, created_at, tries) =
+            attempt::retry_facts(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
+        let p = Self::policy(policies, kind);
+        if tries >= p.max_attempts {
+            return Err(ActionError::AttemptsExhausted {
+                kind: kind.as_str(),
+                tries,
+                max: p.max_attempts,
+            });
+        }
+        let age = tx.now_ms() - created_at;
+        if age >= p.max_age_ms as i64 {
+            return Err(ActionError::TooOld {
+                kind: kind.as_str(),
+                age_minutes: age / 60_000,
+                max_minutes: p.max_age_ms / 60_000,
+            });
+        }
+        Ok(())
+    }
+}
+
 /// The exceptions that hold a message for a decision about sending it.
 const HOLDING: [ExceptionKind; 2] = [ExceptionKind::OutcomeUnknown, ExceptionKind::PartlySent];
 
@@ -81,6 +148,7 @@ pub fn retry(
     tx: &mut WriteTx<'_>,
     message_id: i64,
     confirm_duplicate_risk: bool,
+    limits: RetryLimits,
     actor: &str,
     note: &str,
 ) -> Result<(), ActionError> {
@@ -96,23 +164,19 @@ pub fn retry(
     if expires_at.is_some_and(|v| v <= now) {
         return Err(ActionError::ValidityEnded);
     }
+    limits.check(tx, message_id)?;
     queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
         if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
             close_exception(tx, ex, "resend", actor, note)?;
         }
     }
-    audit(
-        tx,
-        actor,
-        if confirm_duplicate_risk {
-            "message.retry_confirmed"
-        } else {
-            "message.retry"
-        },
-        message_id,
-        note,
-    )?;
+    let action = match (limits, confirm_duplicate_risk) {
+        (RetryLimits::Override, _) => "message.retry_override",
+        (_, true) => "message.retry_confirmed",
+        (_, false) => "message.retry",
+    };
+    audit(tx, actor, action, message_id, note)?;
     Ok(())
 }
 

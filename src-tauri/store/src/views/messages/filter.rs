@@ -37,6 +37,13 @@ pub struct MessageFilter {
     #[param(minimum = 1, maximum = 500)]
     #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
+    /// Only the messages this API key handed in: set by the engine for a key that may read only
+    /// its own, never taken from a request.
+    #[serde(skip)]
+    #[ts(skip)]
+    #[param(ignore)]
+    #[schema(ignore)]
+    pub only_key: Option<i64>,
 }
 
 /// A destination filter, read.

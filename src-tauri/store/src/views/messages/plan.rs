@@ -16,6 +16,7 @@ use smsdesk_core::domain::DeliveryState;
 enum Driver {
     Text,
     Destination,
+    Key,
     Status,
     State,
     All,
@@ -23,13 +24,16 @@ enum Driver {
 
 impl Driver {
     /// The index for a filter: the full-text index for words to search for, else the destination
-    /// index for an exact destination, else the queue's status index, else the projection's state
+    /// index for an exact destination, else the API key's index for a key's own messages, else the
+    /// queue's status index, else the projection's state
     /// index for a state other than pending, else the message table itself.
     fn choose(f: &MessageFilter, text: bool, dest: Option<&Destination>) -> Driver {
         if text {
             Driver::Text
         } else if matches!(dest, Some(Destination::Exact(_))) {
             Driver::Destination
+        } else if f.only_key.is_some() {
+            Driver::Key
         } else if f.status.is_some() {
             Driver::Status
         } else if f.state.is_some_and(|s| s != DeliveryState::Pending) {
@@ -44,6 +48,7 @@ impl Driver {
         match self {
             Driver::Text => "message_fts f",
             Driver::Destination => "message m INDEXED BY message_destination",
+            Driver::Key => "message m INDEXED BY message_api_key",
             Driver::Status => "queue q INDEXED BY queue_status_message",
             Driver::State => "projection p INDEXED BY projection_state",
             Driver::All => "message m NOT INDEXED",
@@ -58,7 +63,7 @@ impl Driver {
                 "{t} CROSS JOIN message m ON m.id = f.rowid CROSS JOIN queue q ON q.message_id = m.id
                  LEFT JOIN projection p ON p.message_id = m.id"
             ),
-            Driver::Destination | Driver::All => {
+            Driver::Destination | Driver::Key | Driver::All => {
                 format!("{t} CROSS JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id")
             }
             Driver::Status => {
@@ -74,7 +79,7 @@ impl Driver {
     fn id(self) -> &'static str {
         match self {
             Driver::Text => "f.rowid",
-            Driver::Destination | Driver::All => "m.id",
+            Driver::Destination | Driver::Key | Driver::All => "m.id",
             Driver::Status => "q.message_id",
             Driver::State => "p.message_id",
         }
@@ -168,6 +173,9 @@ impl Plan {
         }
         if let Some(ch) = f.channel {
             self.residual.push("m.channel = ?", [Conds::text(ch.as_str())]);
+        }
+        if let Some(key) = f.only_key {
+            self.on(Driver::Key).push("m.api_key_id = ?", [Value::Integer(key)]);
         }
     }
 

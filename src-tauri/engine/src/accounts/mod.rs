@@ -1,0 +1,208 @@
+//! People's accounts: named people with a password and a role, who sign in from a browser.
+//! Creating, changing and disabling them is audited; they are never deleted, so the audit log's
+//! names keep meaning someone. Hashing a password is slow on purpose, so it happens before the
+//! write, off the writer's thread.
+
+pub mod password;
+pub mod session;
+pub mod setup;
+pub mod throttle;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::access::{AccountInfo, Role};
+use crate::intake::{codes, FieldError};
+use crate::store::tables::{account, session as sessions, NewAudit};
+use crate::store::{StoreError, WriteTx};
+
+/// A new account.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewAccount {
+    /// How the person signs in and how the audit log names them (compared without case).
+    pub name: String,
+    pub role: Role,
+    /// At least 10 characters; the person may change it once signed in.
+    pub password: String,
+}
+
+/// A change to an account; what is absent stays as it is.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct AccountChange {
+    #[serde(default)]
+    pub role: Option<Role>,
+    /// `true` stops the account from signing in (its sessions end); `false` lets it again.
+    #[serde(default)]
+    pub disabled: Option<bool>,
+    /// A new password (its sessions end).
+    #[serde(default)]
+    pub password: Option<String>,
+}
+
+/// A person changing their own password.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PasswordChange {
+    pub current: String,
+    pub new: String,
+}
+
+/// Signing in from a browser.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SignIn {
+    pub name: String,
+    pub password: String,
+}
+
+/// Creating the first admin with the setup link's token.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FirstAdmin {
+    /// The token of the link `smsdesk serve` printed.
+    pub token: String,
+    pub name: String,
+    pub password: String,
+}
+
+/// Whether the first admin may still be created from a browser.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SetupState {
+    /// No account exists yet.
+    pub open: bool,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AccountError {
+    #[error("the account has invalid fields")]
+    Invalid(Vec<FieldError>),
+    #[error("an account named `{0}` exists already")]
+    NameTaken(String),
+    #[error("account {0} does not exist")]
+    NotFound(i64),
+    #[error("{0} is the last active admin: make another admin first")]
+    LastAdmin(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+fn field(field: &str, code: &str, message: impl Into<String>) -> FieldError {
+    FieldError {
+        field: field.into(),
+        code: code.into(),
+        message: message.into(),
+    }
+}
+
+/// The trimmed name, or why it is refused.
+pub fn check_name(name: &str) -> Result<String, FieldError> {
+    let n = name.trim();
+    let code = if n.is_empty() {
+        codes::REQUIRED
+    } else if n.chars().count() > 100 {
+        codes::TOO_LONG
+    } else if n.chars().any(char::is_control) {
+        codes::INVALID_CHARACTER
+    } else {
+        return Ok(n.to_owned());
+    };
+    Err(field(
+        "name",
+        code,
+        "a name is 1 to 100 characters, without control characters",
+    ))
+}
+
+/// A password, or why it is refused (`name`: the account's).
+pub fn check_password(field_name: &str, password: &str, name: &str) -> Result<(), FieldError> {
+    match password::problem(password, name) {
+        Some(p) => Err(field(field_name, codes::WEAK_PASSWORD, p)),
+        None => Ok(()),
+    }
+}
+
+/// Checks a new account: its trimmed name, or every invalid field.
+pub fn check_new(new: &NewAccount) -> Result<String, AccountError> {
+    let mut errors = Vec::new();
+    let name = check_name(&new.name).map_err(|e| errors.push(e)).ok();
+    if let Err(e) = check_password("password", &new.password, &new.name) {
+        errors.push(e);
+    }
+    match name {
+        Some(n) if errors.is_empty() => Ok(n),
+        _ => Err(AccountError::Invalid(errors)),
+    }
+}
+
+/// Stores a checked account (`name` from [`check_new`], `hash` of its password), audited.
+pub fn create(
+    tx: &mut WriteTx<'_>,
+    name: &str,
+    role: Role,
+    hash: &str,
+    actor: &str,
+) -> Result<AccountInfo, AccountError> {
+    let id = account::insert(tx, name, role, hash, actor)?.ok_or_else(|| AccountError::NameTaken(name.into()))?;
+    audit(tx, actor, "account.create", id, format!("{name} ({})", role.as_str()))?;
+    account::get(tx, id)?.ok_or(AccountError::NotFound(id))
+}
+
+/// Applies `change` to account `id` (`hash`: the new password's, when there is one), audited.
+/// Disabling an account or changing its password ends its sessions.
+pub fn update(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    change: &AccountChange,
+    hash: Option<&str>,
+    actor: &str,
+) -> Result<AccountInfo, AccountError> {
+    let before = account::get(tx, id)?.ok_or(AccountError::NotFound(id))?;
+    let stays_admin = change.role.unwrap_or(before.role) == Role::Admin
+        && !change.disabled.unwrap_or(before.disabled_at_ms.is_some());
+    let (_, active_admins) = account::counts(tx)?;
+    let was_active_admin = before.role == Role::Admin && before.disabled_at_ms.is_none();
+    if was_active_admin && !stays_admin && active_admins <= 1 {
+        return Err(AccountError::LastAdmin(before.name));
+    }
+    let mut done = Vec::new();
+    if let Some(role) = change.role.filter(|r| *r != before.role) {
+        account::set_role(tx, id, role)?;
+        done.push(format!("role {} → {}", before.role.as_str(), role.as_str()));
+    }
+    if let Some(disabled) = change.disabled.filter(|d| *d != before.disabled_at_ms.is_some()) {
+        account::set_disabled(tx, id, disabled)?;
+        done.push(if disabled { "disabled" } else { "enabled" }.into());
+    }
+    if let Some(hash) = hash {
+        account::set_password(tx, id, hash)?;
+        done.push("password set".into());
+    }
+    if hash.is_some() || change.disabled == Some(true) {
+        sessions::revoke_all(tx, id, actor)?;
+    }
+    if !done.is_empty() {
+        audit(
+            tx,
+            actor,
+            "account.update",
+            id,
+            format!("{}: {}", before.name, done.join(", ")),
+        )?;
+    }
+    account::get(tx, id)?.ok_or(AccountError::NotFound(id))
+}
+
+/// Appends an audit entry about account `id`.
+pub fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, id: i64, note: String) -> Result<(), StoreError> {
+    tx.audit().append(&NewAudit {
+        actor: actor.into(),
+        action: action.into(),
+        subject_type: Some("account".into()),
+        subject_id: Some(id),
+        note: Some(note),
+        details_json: None,
+    })?;
+    Ok(())
+}

@@ -1,0 +1,341 @@
+//! People: accounts (admin only), signing in and out from a browser, sessions, and the setup
+//! link that creates the first admin.
+
+use std::sync::RwLock;
+
+use super::{Service, ServiceError};
+use crate::access::{AccountInfo, Caller, Me, Role, SessionInfo};
+use crate::accounts::session::{self as sessions, Lifetimes, SEEN_EVERY_MS};
+use crate::accounts::setup::SetupLink;
+use crate::accounts::throttle::Throttle;
+use crate::accounts::{
+    self, password, AccountChange, AccountError, FirstAdmin, NewAccount, PasswordChange, SetupState, SignIn,
+};
+use crate::store::tables::{account, session};
+
+/// What signing in keeps in memory: failed tries, the setup link, how long sessions last.
+#[derive(Debug, Default)]
+pub struct People {
+    throttle: Throttle,
+    setup: SetupLink,
+    lifetimes: RwLock<Lifetimes>,
+}
+
+/// A browser just signed in: its cookie's token (given once, never stored) and who it is.
+#[derive(Debug, Clone)]
+pub struct SignedIn {
+    pub token: String,
+    pub me: Me,
+    /// How long the cookie may live.
+    pub max_age_secs: u64,
+}
+
+/// Where a sign-in comes from, for the session list and the slow-down.
+#[derive(Debug, Clone, Default)]
+pub struct Origin {
+    pub address: String,
+    pub user_agent: String,
+}
+
+/// Hashes off the async threads: argon2 is slow on purpose.
+async fn hash(password: String) -> Result<String, ServiceError> {
+    tokio::task::spawn_blocking(move || password::hash(&password))
+        .await
+        .map_err(|e| ServiceError::BadRequest(format!("hashing failed: {e}")))
+}
+
+async fn verify(password: String, stored: Option<String>) -> bool {
+    tokio::task::spawn_blocking(move || match stored {
+        Some(h) => password::verify(&password, &h),
+        None => {
+            password::verify_nothing(&password);
+            false
+        }
+    })
+    .await
+    .unwrap_or(false)
+}
+
+impl Service {
+    /// How long browser sessions last from now on.
+    pub fn set_session_lifetimes(&self, l: Lifetimes) {
+        *self.people.lifetimes.write().unwrap_or_else(|p| p.into_inner()) = l;
+    }
+
+    fn lifetimes(&self) -> Lifetimes {
+        *self.people.lifetimes.read().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Who `caller` is, as the UI asks.
+    pub fn me(&self, caller: &Caller, csrf_token: Option<String>) -> Me {
+        Me::of(caller, csrf_token)
+    }
+
+    /// Every account, by name.
+    pub async fn list_accounts(&self) -> Result<Vec<AccountInfo>, ServiceError> {
+        Ok(self.store.reader().read(account::list).await?)
+    }
+
+    /// Creates an account (audited with `caller`'s name).
+    pub async fn create_account(&self, caller: &Caller, new: NewAccount) -> Result<AccountInfo, ServiceError> {
+        let name = accounts::check_new(&new)?;
+        let hash = hash(new.password).await?;
+        let (actor, role) = (caller.actor(), new.role);
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| accounts::create(tx, &name, role, &hash, &actor))
+            .await?)
+    }
+
+    /// Changes an account (audited): its role, whether it may sign in, its password.
+    pub async fn update_account(
+        &self,
+        caller: &Caller,
+        id: i64,
+        change: AccountChange,
+    ) -> Result<AccountInfo, ServiceError> {
+        let hash = match &change.password {
+            Some(p) => {
+                let name = self.account(id).await?.name;
+                accounts::check_password("password", p, &name).map_err(|e| ServiceError::Invalid(vec![e]))?;
+                Some(hash(p.clone()).await?)
+            }
+            None => None,
+        };
+        let actor = caller.actor();
+        Ok(self
+            .store
+            .writer()
+            .write(move |tx| accounts::update(tx, id, &change, hash.as_deref(), &actor))
+            .await?)
+    }
+
+    async fn account(&self, id: i64) -> Result<AccountInfo, ServiceError> {
+        self.store
+            .reader()
+            .read(move |c| account::get(c, id))
+            .await?
+            .ok_or(ServiceError::Account(AccountError::NotFound(id)))
+    }
+
+    /// Sessions that are still valid, newest first.
+    pub async fn list_sessions(&self) -> Result<Vec<SessionInfo>, ServiceError> {
+        let (now, idle) = (self.clock().now_ms(), self.lifetimes().idle.as_millis() as i64);
+        let mut all = self.store.reader().read(move |c| session::list_live(c, now)).await?;
+        all.retain(|s| now - s.last_seen_ms < idle);
+        Ok(all)
+    }
+
+    /// Ends session `id` at once (audited).
+    pub async fn revoke_session(&self, caller: &Caller, id: i64) -> Result<(), ServiceError> {
+        let actor = caller.actor();
+        let revoked = self
+            .store
+            .writer()
+            .write(move |tx| {
+                let done = session::revoke(tx, id, &actor)?;
+                if done {
+                    tx.audit().append(&crate::store::tables::NewAudit {
+                        actor: actor.clone(),
+                        action: "session.revoke".into(),
+                        subject_type: Some("session".into()),
+                        subject_id: Some(id),
+                        note: None,
+                        details_json: None,
+                    })?;
+                }
+                Ok::<_, crate::store::StoreError>(done)
+            })
+            .await?;
+        match revoked {
+            true => Ok(()),
+            false => Err(ServiceError::NotFound(format!("live session {id}"))),
+        }
+    }
+
+    /// A signed-in person's new password (their current one proves it is them); their sessions
+    /// end, so they sign in again with it.
+    pub async fn change_password(&self, caller: &Caller, change: PasswordChange) -> Result<(), ServiceError> {
+        let Caller::Person { account_id, name, .. } = caller else {
+            return Err(ServiceError::Forbidden(
+                "only a signed-in person has a password to change".into(),
+            ));
+        };
+        let who = name.clone();
+        let stored = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
+        if !verify(change.current, stored.map(|c| c.password_hash)).await {
+            return Err(ServiceError::SignInFailed("the current password is not right".into()));
+        }
+        accounts::check_password("new", &change.new, name).map_err(|e| ServiceError::Invalid(vec![e]))?;
+        let change = AccountChange {
+            password: Some(change.new),
+            ..AccountChange::default()
+        };
+        self.update_account(caller, *account_id, change).await.map(|_| ())
+    }
+
+    /// Signs a person in: a new session, or why not. Failures are slowed down per account and
+    /// per address, and answer the same whether the name exists or not.
+    pub async fn sign_in(&self, req: SignIn, from: Origin) -> Result<SignedIn, ServiceError> {
+        let now = self.clock().now_ms();
+        let wait = self.people.throttle.wait_ms(&req.name, &from.address, now);
+        if wait > 0 {
+            return Err(ServiceError::TooManyAttempts {
+                retry_after_secs: (wait as u64).div_ceil(1000),
+            });
+        }
+        let name = req.name.trim().to_owned();
+        let who = name.clone();
+        let found = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
+        let usable = found.filter(|c| !c.disabled);
+        let ok = verify(req.password, usable.as_ref().map(|c| c.password_hash.clone())).await;
+        let account = match usable {
+            Some(a) if ok => a,
+            _ => {
+                self.people.throttle.failed(&name, &from.address, self.clock().now_ms());
+                tracing::info!(name = %name, address = %from.address, "a sign-in was refused");
+                return Err(ServiceError::SignInFailed("wrong name or password".into()));
+            }
+        };
+        self.people.throttle.succeeded(&name);
+        self.open_session(account.id, account.name, account.role, from).await
+    }
+
+    async fn open_session(
+        &self,
+        account_id: i64,
+        name: String,
+        role: Role,
+        from: Origin,
+    ) -> Result<SignedIn, ServiceError> {
+        let token = sessions::new_token();
+        let lifetimes = self.lifetimes();
+        let hash = sessions::token_hash(&token);
+        let session_id = self
+            .store
+            .writer()
+            .write(move |tx| {
+                let expires_at_ms = lifetimes.expires_at(tx.now_ms());
+                account::signed_in(tx, account_id)?;
+                session::insert(
+                    tx,
+                    &session::NewSession {
+                        account_id,
+                        token_hash: &hash,
+                        expires_at_ms,
+                        address: &from.address,
+                        user_agent: &from.user_agent,
+                    },
+                )
+            })
+            .await?;
+        let caller = Caller::Person {
+            account_id,
+            name,
+            role,
+            session_id,
+        };
+        Ok(SignedIn {
+            me: Me::of(&caller, Some(sessions::csrf_token(&token))),
+            token,
+            max_age_secs: lifetimes.absolute.as_secs(),
+        })
+    }
+
+    /// Ends the caller's own session.
+    pub async fn sign_out(&self, caller: &Caller) -> Result<(), ServiceError> {
+        if let Caller::Person { session_id, .. } = caller {
+            let (id, actor) = (*session_id, caller.actor());
+            self.store
+                .writer()
+                .write(move |tx| session::revoke(tx, id, &actor))
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// The person a session cookie stands for, if the session is still valid (its last use is
+    /// noted at most once a minute).
+    pub async fn session_caller(&self, token: &str) -> Result<Option<Caller>, ServiceError> {
+        if !token.starts_with(sessions::TOKEN_PREFIX) {
+            return Ok(None);
+        }
+        let hash = sessions::token_hash(token);
+        let Some(live) = self.store.reader().read(move |c| session::live(c, &hash)).await? else {
+            return Ok(None);
+        };
+        let now = self.clock().now_ms();
+        if !self.lifetimes().valid(&live, now) {
+            return Ok(None);
+        }
+        if now - live.last_seen_ms >= SEEN_EVERY_MS {
+            let id = live.id;
+            self.store.writer().write(move |tx| session::seen(tx, id)).await?;
+        }
+        Ok(Some(Caller::Person {
+            account_id: live.account_id,
+            name: live.name,
+            role: live.role,
+            session_id: live.id,
+        }))
+    }
+
+    /// Whether the first admin may still be created from a browser.
+    pub async fn setup_state(&self) -> Result<SetupState, ServiceError> {
+        let (accounts, _) = self.store.reader().read(account::counts).await?;
+        Ok(SetupState { open: accounts == 0 })
+    }
+
+    /// A new setup link's token, valid 30 minutes, while no account exists (`None` after).
+    pub async fn issue_setup_token(&self) -> Result<Option<String>, ServiceError> {
+        Ok(match self.setup_state().await?.open {
+            true => Some(self.people.setup.issue(self.clock().now_ms())),
+            false => None,
+        })
+    }
+
+    /// Creates the first admin with the setup link's token, and signs them in.
+    pub async fn first_admin(&self, req: FirstAdmin, from: Origin) -> Result<SignedIn, ServiceError> {
+        let new = NewAccount {
+            name: req.name,
+            role: Role::Admin,
+            password: req.password,
+        };
+        let name = accounts::check_new(&new)?;
+        let now = self.clock().now_ms();
+        if !self.setup_state().await?.open {
+            return Err(ServiceError::SetupTokenInvalid);
+        }
+        let Some(until) = self.people.setup.redeem(&req.token, now) else {
+            return Err(ServiceError::SetupTokenInvalid);
+        };
+        let created = async {
+            let hash = hash(new.password).await?;
+            let actor = format!("{name} (setup link)");
+            let n = name.clone();
+            let info = self
+                .store
+                .writer()
+                .write(move |tx| {
+                    // Checked again in the write: two tabs racing with one link make one admin.
+                    if account::counts(tx)?.0 > 0 {
+                        return Ok(None);
+                    }
+                    accounts::create(tx, &n, Role::Admin, &hash, &actor).map(Some)
+                })
+                .await?;
+            info.ok_or(ServiceError::SetupTokenInvalid)
+        }
+        .await;
+        match created {
+            Ok(info) => self.open_session(info.id, info.name, info.role, from).await,
+            Err(e) => {
+                if !matches!(e, ServiceError::SetupTokenInvalid) {
+                    self.people.setup.restore(&req.token, until);
+                }
+                Err(e)
+            }
+        }
+    }
+}
