@@ -48,11 +48,11 @@ def find_binary(given: str | None, profile: str) -> Path:
     return path
 
 
-def create_api_key(binary: Path, data_dir: Path, name: str) -> str:
-    """Creates an API key with the command line and returns it (printed once, indented, after
-    "API key N created for NAME:")."""
+def create_api_key(binary: Path, data_dir: Path, name: str, scopes: str = "send,read:all,act,export") -> str:
+    """Creates an API key with `scopes` with the command line and returns it (printed once,
+    indented, after "API key N created for NAME (scopes: …):")."""
     out = subprocess.run(
-        [str(binary), "api-key", "create", "--name", name, "--data-dir", str(data_dir)],
+        [str(binary), "api-key", "create", "--name", name, "--scope", scopes, "--data-dir", str(data_dir)],
         check=True,
         capture_output=True,
         text=True,

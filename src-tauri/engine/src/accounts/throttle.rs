@@ -52,7 +52,7 @@ impl Throttle {
         Self::keys(name, address)
             .iter()
             .filter_map(|k| failures.get(k))
-            .map(|f| f.next_try_ms() - now_ms)
+            .map(|f| f.next_try_ms().saturating_sub(now_ms))
             .max()
             .unwrap_or(0)
             .max(0)

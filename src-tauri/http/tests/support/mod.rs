@@ -69,8 +69,10 @@ impl Running {
         self.key_with(name, &["send", "read:all", "act", "export"]).await
     }
 
-    /// A new API key with `scopes`, made by the operator: its id and the key.
+    /// A new API key with `scopes` (the default ones when empty), made by the operator: its id
+    /// and the key.
     pub async fn key_with(&self, name: &str, scopes: &[&str]) -> (i64, String) {
+        let scopes = (!scopes.is_empty()).then_some(scopes);
         let r = self
             .http
             .post(format!("{}/api/v1/keys", self.url))
