@@ -17,6 +17,7 @@ pub mod logging;
 pub mod messages;
 pub mod operations;
 pub mod paths;
+pub mod permissions;
 pub mod progress;
 pub mod receipts;
 pub mod service;

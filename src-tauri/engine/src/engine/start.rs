@@ -17,6 +17,7 @@ use crate::config::Config;
 use crate::door::Open;
 use crate::instance::{InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
+use crate::permissions;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::service::Service;
@@ -75,13 +76,21 @@ impl Engine {
         options: EngineOptions,
         started: &mut Started,
     ) -> Result<Engine, EngineError> {
-        let Prepared { dir, config, env } = prepared;
+        let Prepared {
+            dir,
+            config,
+            env,
+            permissions,
+        } = prepared;
+        let db_path = dir.database(&config.store.database);
+        // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
+        permissions::restrict_new_files();
+        permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
         let lock = InstanceLock::acquire(&dir)?;
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
-        let db_path = dir.database(&config.store.database);
         let policy = ReceiptPolicy::from(&config.receipts);
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
 
