@@ -12,8 +12,11 @@ use ts_rs::TS;
 
 pub use smsdesk_core::api_key::ApiKeyInfo;
 
+use crate::sealed::Sealer;
 use crate::store::tables::{api_key, NewAudit};
 use crate::store::{StoreError, WriteTx};
+use crate::webhooks::target;
+use smsdesk_core::redact::redact_url;
 
 /// What every key starts with, so a key found in a log or a file is recognisable.
 pub const KEY_PREFIX: &str = "sdk_";
@@ -113,7 +116,7 @@ fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
                 .map(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some())
                 .unwrap_or(false);
             if !ok {
-                return Err(KeyError::BadWebhook(u.to_owned()));
+                return Err(KeyError::BadWebhook(redact_url(u).into_owned()));
             }
             Some(u.to_owned())
         }
@@ -121,11 +124,17 @@ fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
     Ok((name.to_owned(), webhook))
 }
 
-/// Creates a key (audited). The key in the answer is not stored anywhere.
-pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<CreatedApiKey, KeyError> {
-    let (name, webhook_url) = validate(new)?;
+/// Creates a key (audited). The key in the answer is not stored anywhere; its webhook secret is
+/// stored sealed by `sealer`, and its webhook URL shown everywhere without credentials.
+pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str, sealer: &Sealer) -> Result<CreatedApiKey, KeyError> {
+    let (name, webhook) = validate(new)?;
     let key = random_secret(KEY_PREFIX);
-    let webhook_secret = webhook_url.as_ref().map(|_| random_secret("whsec_"));
+    let webhook_secret = webhook.as_ref().map(|_| random_secret("whsec_"));
+    let stored = webhook
+        .as_deref()
+        .zip(webhook_secret.as_deref())
+        .map(|(url, secret)| target::seal(sealer, url, secret));
+    let webhook_url = stored.as_ref().map(|s| s.shown_url.clone());
     let now = tx.now_ms();
     let prefix: String = key.chars().take(SHOWN).collect();
     let id = api_key::insert(
@@ -136,7 +145,7 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
             hash: &hash(&key),
             created_by: actor,
             webhook_url: webhook_url.as_deref(),
-            webhook_secret: webhook_secret.as_deref(),
+            webhook_secret: stored.as_ref().map(|s| s.sealed.as_str()),
         },
     )?;
     tx.audit().append(&NewAudit {
@@ -212,12 +221,17 @@ mod tests {
         (dir, store)
     }
 
+    fn sealer(dir: &tempfile::TempDir) -> Sealer {
+        Sealer::for_data_dir(dir.path()).unwrap()
+    }
+
     #[test]
     fn a_created_key_verifies_until_it_is_revoked_and_only_its_hash_is_stored() {
-        let (_d, store) = store();
+        let (d, store) = store();
+        let sealer = sealer(&d);
         let created = store
             .writer()
-            .write_blocking(|tx| {
+            .write_blocking(move |tx| {
                 create(
                     tx,
                     &NewApiKey {
@@ -225,6 +239,7 @@ mod tests {
                         webhook_url: Some("https://crm.example/hook".into()),
                     },
                     "operator",
+                    &sealer,
                 )
             })
             .unwrap();
@@ -274,7 +289,8 @@ mod tests {
 
     #[test]
     fn bad_names_and_webhooks_are_refused_and_nothing_is_written() {
-        let (_d, store) = store();
+        let (d, store) = store();
+        let sealer = sealer(&d);
         for (name, hook) in [
             ("", None),
             ("  ", None),
@@ -285,9 +301,10 @@ mod tests {
                 name: name.into(),
                 webhook_url: hook.map(Into::into),
             };
+            let sealer = sealer.clone();
             assert!(store
                 .writer()
-                .write_blocking(move |tx| create(tx, &new, "operator"))
+                .write_blocking(move |tx| create(tx, &new, "operator", &sealer))
                 .is_err());
         }
         assert!(store.reader().read_blocking(list).unwrap().is_empty());

@@ -44,6 +44,8 @@ pub enum EngineError {
     Instance(#[from] InstanceError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("cannot read or make the data directory's key (secret.key), which seals the stored webhook secrets: {0}")]
+    Key(#[from] crate::settings::SecretError),
     #[error("cannot start the sandbox SMSC: {0}")]
     Sandbox(std::io::Error),
     #[error("[http] bind is {addr}, beyond this computer: set [http] allow_network = true to let your network reach the API (every request still needs an API key)")]

@@ -20,6 +20,7 @@ pub mod paths;
 pub mod permissions;
 pub mod progress;
 pub mod receipts;
+pub mod sealed;
 pub mod service;
 pub mod settings;
 pub mod smpp;

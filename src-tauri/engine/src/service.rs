@@ -33,6 +33,7 @@ use crate::idempotency::InFlight;
 use crate::intake::IntakeRules;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::sealed::Sealer;
 use crate::settings::Settings;
 use crate::smpp::session::LinkState;
 use crate::store::Store;
@@ -53,6 +54,8 @@ pub struct Service {
     settings: Option<Arc<Settings>>,
     /// Where "show the window" requests go, when this instance has one.
     window: Option<broadcast::Sender<()>>,
+    /// Seals the webhook secrets of new keys (the data directory's key).
+    sealer: Option<Arc<Sealer>>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -79,7 +82,14 @@ impl Service {
             in_flight: Arc::default(),
             settings: None,
             window: None,
+            sealer: None,
         }
+    }
+
+    /// Seals what must be stored but not shown (new keys' webhook secrets) with this sealer.
+    pub fn with_sealer(mut self, sealer: Arc<Sealer>) -> Service {
+        self.sealer = Some(sealer);
+        self
     }
 
     /// This instance has a desktop window, which [`Service::show_window`] brings to the front.

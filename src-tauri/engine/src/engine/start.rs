@@ -20,11 +20,12 @@ use crate::paths::DataDir;
 use crate::permissions;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::sealed::Sealer;
 use crate::service::Service;
 use crate::settings::Settings;
 use crate::smpp::session::InboundHandler;
 use crate::store::Store;
-use crate::webhooks::{WebhookConfig, Webhooks};
+use crate::webhooks::{target, WebhookConfig, Webhooks};
 
 /// What [`Engine::start`] has started so far, to stop again if a later step fails.
 #[derive(Default)]
@@ -93,8 +94,11 @@ impl Engine {
         let settings = Arc::new(settings);
         let policy = ReceiptPolicy::from(&config.receipts);
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
+        let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
+        target::seal_at_rest(&store, &sealer).await?;
 
         let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
+        let service = service.with_sealer(sealer.clone());
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
         started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
 
@@ -112,7 +116,7 @@ impl Engine {
 
         // Nothing can fail from here on: what was started belongs to the engine.
         let background = background(&store, &service);
-        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
+        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         Ok(Engine {
             store,
             info,
