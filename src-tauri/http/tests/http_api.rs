@@ -922,7 +922,11 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
         let at = columns.iter().position(|c| c == column).unwrap();
         row[at].to_owned()
     };
-    assert_eq!(cell(&rows[0], "body"), "=SUM(A1)", "newest first");
+    assert_eq!(
+        (cell(&rows[0], "body"), cell(&rows[0], "client_ref")),
+        ("'=SUM(A1)".to_owned(), "'+cmd".to_owned()),
+        "newest first, and what a spreadsheet would run as a formula made inert"
+    );
     assert_eq!(cell(&rows[1], "body"), tricky, "commas, quotes and line breaks survive");
     assert_eq!(cell(&rows[1], "client_ref"), "ref, with comma");
     assert!(rows.iter().all(|r| cell(r, "kind") == "otp"));
