@@ -112,8 +112,10 @@ pub fn prepare(cli: &Cli) -> Result<(Prepared, LogGuard), ExitCode> {
         ExitCode::from(EXIT_CONFIG)
     };
     let root = cli.data_dir().map_err(fail)?;
-    let prepared = Prepared::load(root, std::env::vars()).map_err(|e| fail(e.to_string()))?;
+    let mut prepared = Prepared::load(root, std::env::vars()).map_err(|e| fail(e.to_string()))?;
     let guard = logging::init(&prepared.dir.logs(), &prepared.config.log).map_err(fail)?;
+    // Every command says what it closed to other users, the first time it is closed.
+    smsdesk_engine::permissions::report(&std::mem::take(&mut prepared.permissions));
     Ok((prepared, guard))
 }
 

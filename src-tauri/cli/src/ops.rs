@@ -23,6 +23,7 @@ use smsdesk_engine::instance::{self, InstanceError, InstanceLock};
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::receipts::ingest::Ingestor;
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
+use smsdesk_engine::sealed::Sealer;
 use smsdesk_engine::service::{Service, ServiceError};
 use smsdesk_engine::store::Store;
 use smsdesk_engine::views;
@@ -167,12 +168,15 @@ impl Target {
                 let store = Arc::new(store);
                 let policy = ReceiptPolicy::from(&prepared.config.receipts);
                 let ingestor = Ingestor::new(store.writer().clone(), policy);
+                let sealer =
+                    Sealer::for_data_dir(prepared.dir.root()).map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 let service = Service::new(
                     store.clone(),
                     ingestor,
                     intake_rules(&prepared.config),
                     prepared.config.intake.max_batch.0 as usize,
-                );
+                )
+                .with_sealer(Arc::new(sealer));
                 Ok(Target::Local {
                     service,
                     _lock: lock,
@@ -470,11 +474,14 @@ pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
                         Scope::join(&created.info.scopes)
                     );
                     println!("  {}", created.key);
-                    if let Some(secret) = &created.webhook_secret {
-                        println!("Webhook signing secret:");
-                        println!("  {secret}");
+                    match &created.webhook_secret {
+                        Some(secret) => {
+                            println!("Webhook signing secret:");
+                            println!("  {secret}");
+                            println!("Copy both now: the key is not stored, the secret is stored encrypted, and neither can be shown again.");
+                        }
+                        None => println!("Copy it now: it is not stored and cannot be shown again."),
                     }
-                    println!("Copy it now: it is not stored and cannot be shown again.");
                 }
                 ApiKeyCommand::List => {
                     let keys: Vec<ApiKeyInfo> = match &target {

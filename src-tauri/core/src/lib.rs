@@ -12,6 +12,7 @@ pub mod domain;
 pub mod message;
 pub mod parts;
 pub mod receipts;
+pub mod redact;
 pub mod retry;
 pub mod sms;
 pub mod time;

@@ -14,9 +14,11 @@ pub use crate::access::Caller;
 pub use smsdesk_core::api_key::ApiKeyInfo;
 
 use crate::access::{KeyLimits, Scope};
-
+use crate::sealed::Sealer;
 use crate::store::tables::{api_key, NewAudit};
 use crate::store::{StoreError, WriteTx};
+use crate::webhooks::target;
+use smsdesk_core::redact::redact_url;
 
 /// What every key starts with, so a key found in a log or a file is recognisable.
 pub const KEY_PREFIX: &str = "sdk_";
@@ -117,7 +119,7 @@ fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
                 .map(|p| matches!(p.scheme(), "http" | "https") && p.host_str().is_some())
                 .unwrap_or(false);
             if !ok {
-                return Err(KeyError::BadWebhook(u.to_owned()));
+                return Err(KeyError::BadWebhook(redact_url(u).into_owned()));
             }
             Some(u.to_owned())
         }
@@ -125,12 +127,18 @@ fn validate(new: &NewApiKey) -> Result<(String, Option<String>), KeyError> {
     Ok((name.to_owned(), webhook))
 }
 
-/// Creates a key (audited). The key in the answer is not stored anywhere.
-pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<CreatedApiKey, KeyError> {
-    let (name, webhook_url) = validate(new)?;
+/// Creates a key (audited). The key in the answer is not stored anywhere; its webhook secret is
+/// stored sealed by `sealer`, and its webhook URL shown everywhere without credentials.
+pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str, sealer: &Sealer) -> Result<CreatedApiKey, KeyError> {
+    let (name, webhook) = validate(new)?;
     let (scopes, limits) = checked_access(new)?;
     let key = random_secret(KEY_PREFIX);
-    let webhook_secret = webhook_url.as_ref().map(|_| random_secret("whsec_"));
+    let webhook_secret = webhook.as_ref().map(|_| random_secret("whsec_"));
+    let stored = webhook
+        .as_deref()
+        .zip(webhook_secret.as_deref())
+        .map(|(url, secret)| target::seal(sealer, url, secret));
+    let webhook_url = stored.as_ref().map(|s| s.shown_url.clone());
     let now = tx.now_ms();
     let prefix: String = key.chars().take(SHOWN).collect();
     let id = api_key::insert(
@@ -141,7 +149,7 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str) -> Result<Crea
             hash: &hash(&key),
             created_by: actor,
             webhook_url: webhook_url.as_deref(),
-            webhook_secret: webhook_secret.as_deref(),
+            webhook_secret: stored.as_ref().map(|s| s.sealed.as_str()),
             scopes: &scopes,
             limits: &limits,
         },
@@ -226,12 +234,17 @@ mod tests {
         (dir, store)
     }
 
+    fn sealer(dir: &tempfile::TempDir) -> Sealer {
+        Sealer::for_data_dir(dir.path()).unwrap()
+    }
+
     #[test]
     fn a_created_key_verifies_until_it_is_revoked_and_only_its_hash_is_stored() {
-        let (_d, store) = store();
+        let (d, store) = store();
+        let sealer = sealer(&d);
         let created = store
             .writer()
-            .write_blocking(|tx| {
+            .write_blocking(move |tx| {
                 create(
                     tx,
                     &NewApiKey {
@@ -240,6 +253,7 @@ mod tests {
                         ..NewApiKey::default()
                     },
                     "operator",
+                    &sealer,
                 )
             })
             .unwrap();
@@ -288,7 +302,8 @@ mod tests {
 
     #[test]
     fn bad_names_and_webhooks_are_refused_and_nothing_is_written() {
-        let (_d, store) = store();
+        let (d, store) = store();
+        let sealer = sealer(&d);
         for (name, hook) in [
             ("", None),
             ("  ", None),
@@ -300,9 +315,10 @@ mod tests {
                 webhook_url: hook.map(Into::into),
                 ..NewApiKey::default()
             };
+            let sealer = sealer.clone();
             assert!(store
                 .writer()
-                .write_blocking(move |tx| create(tx, &new, "operator"))
+                .write_blocking(move |tx| create(tx, &new, "operator", &sealer))
                 .is_err());
         }
         assert!(store.reader().read_blocking(list).unwrap().is_empty());
@@ -310,7 +326,8 @@ mod tests {
 
     #[test]
     fn scopes_and_limits_are_kept_as_asked_and_bad_ones_refused() {
-        let (_d, store) = store();
+        let (d, store) = store();
+        let sealer = sealer(&d);
         let new = NewApiKey {
             name: "backoffice".into(),
             scopes: Some(vec![Scope::Export, Scope::ReadAll, Scope::ReadAll]),
@@ -323,7 +340,10 @@ mod tests {
         };
         let created = store
             .writer()
-            .write_blocking(move |tx| create(tx, &new, "marie"))
+            .write_blocking({
+                let sealer = sealer.clone();
+                move |tx| create(tx, &new, "marie", &sealer)
+            })
             .unwrap();
         assert_eq!(created.info.scopes, vec![Scope::ReadAll, Scope::Export]);
         assert_eq!(created.info.limits.destination_prefixes, vec!["+336", "+44"]);
@@ -359,9 +379,10 @@ mod tests {
                 name: "x".into(),
                 ..bad
             };
+            let sealer = sealer.clone();
             assert!(store
                 .writer()
-                .write_blocking(move |tx| create(tx, &bad, "marie"))
+                .write_blocking(move |tx| create(tx, &bad, "marie", &sealer))
                 .is_err());
         }
     }

@@ -26,6 +26,7 @@ use crate::door::{Door, Open};
 use crate::instance::{InstanceError, InstanceLock};
 use crate::intake::{self, IntakeRules};
 use crate::paths::DataDir;
+use crate::permissions::{self, Tightening};
 use crate::receipts::ingest::Ingestor;
 use crate::service::Service;
 use crate::smpp::session::SessionHandle;
@@ -43,6 +44,8 @@ pub enum EngineError {
     Instance(#[from] InstanceError),
     #[error(transparent)]
     Store(#[from] StoreError),
+    #[error("cannot read or make the data directory's key (secret.key), which seals the stored webhook secrets: {0}")]
+    Key(#[from] crate::settings::SecretError),
     #[error("cannot start the sandbox SMSC: {0}")]
     Sandbox(std::io::Error),
     #[error("[http] bind is {addr}, beyond this computer: set [http] allow_network = true to let your network reach the API (every request still needs an API key)")]
@@ -69,18 +72,30 @@ pub struct Prepared {
     /// The environment's overrides (`SMSDESK_…`), for the settings screen to say which settings
     /// they lock.
     pub env: Vec<(String, String)>,
+    /// What was closed to other users in the data directory, to be logged once logging runs
+    /// ([`crate::permissions::report`]; [`Engine::start`] logs what is still here).
+    pub permissions: Tightening,
 }
 
 impl Prepared {
     /// Loads (creating on first run) the data directory's config file, with environment overrides.
+    /// Every file the process writes from here on is its user's alone, and what an earlier run
+    /// left open to other users is closed first.
     pub fn load(root: PathBuf, env: impl IntoIterator<Item = (String, String)>) -> Result<Prepared, ConfigError> {
+        permissions::restrict_new_files();
+        let permissions = permissions::tighten(&root, &[]);
         let dir = DataDir::new(root);
         let env: Vec<(String, String)> = env
             .into_iter()
             .filter(|(k, _)| k.starts_with(config::ENV_PREFIX))
             .collect();
         let config = config::load(&dir.config_file(), env.clone())?;
-        Ok(Prepared { dir, config, env })
+        Ok(Prepared {
+            dir,
+            config,
+            env,
+            permissions,
+        })
     }
 }
 

@@ -38,6 +38,7 @@ use crate::idempotency::InFlight;
 use crate::intake::IntakeRules;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::sealed::Sealer;
 use crate::settings::Settings;
 use crate::smpp::session::LinkState;
 use crate::store::Store;
@@ -61,6 +62,8 @@ pub struct Service {
     window: Option<broadcast::Sender<()>>,
     /// Sign-in's memory: failed tries, the setup link, session lifetimes.
     people: Arc<People>,
+    /// Seals the webhook secrets of new keys (the data directory's key).
+    sealer: Option<Arc<Sealer>>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -91,7 +94,14 @@ impl Service {
             settings: None,
             window: None,
             people: Arc::default(),
+            sealer: None,
         }
+    }
+
+    /// Seals what must be stored but not shown (new keys' webhook secrets) with this sealer.
+    pub fn with_sealer(mut self, sealer: Arc<Sealer>) -> Service {
+        self.sealer = Some(sealer);
+        self
     }
 
     /// This instance has a desktop window, which [`Service::show_window`] brings to the front.

@@ -66,9 +66,10 @@ impl From<ExportFilter> for views::MessageFilter {
     }
 }
 
-/// Every message the filter selects, newest first, as CSV
-/// (UTF-8, a header line, RFC 4180 quoting; text is written as stored). `X-Total-Count` is the
-/// number of messages the filter selected when the export began.
+/// Every message the filter selects, newest first, as CSV (UTF-8, a header line, RFC 4180
+/// quoting; a cell a spreadsheet would run as a formula starts with `'`, and control characters
+/// but tab and line breaks are U+FFFD). `X-Total-Count` is the number of messages the filter
+/// selected when the export began.
 #[utoipa::path(get, path = "/api/v1/messages/export", tag = "messages",
     params(ExportFilter),
     responses(

@@ -68,7 +68,12 @@ impl Running {
 
     /// Hands in a message as `who`; its id.
     async fn send_as(&self, who: &Who, body: Value) -> i64 {
-        let r = self.call(who, Method::POST, "/api/v1/messages").json(&body).send().await.unwrap();
+        let r = self
+            .call(who, Method::POST, "/api/v1/messages")
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
         assert_eq!(r.status(), StatusCode::CREATED, "{}", r.text().await.unwrap());
         r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
     }
@@ -138,14 +143,78 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
         callers.push((label, Who::Key(t.key_with(label, &scopes).await.1)));
     }
     let expectations = [
-        Expect { who: "Ada", send: true, read_all: true, act: true, resolve: true, export: true, admin: true },
-        Expect { who: "Olga", send: true, read_all: true, act: true, resolve: true, export: true, admin: false },
-        Expect { who: "Vik", send: false, read_all: true, act: false, resolve: false, export: false, admin: false },
-        Expect { who: "website", send: true, read_all: false, act: false, resolve: false, export: false, admin: false },
-        Expect { who: "reader", send: false, read_all: true, act: false, resolve: false, export: false, admin: false },
-        Expect { who: "actor", send: false, read_all: false, act: true, resolve: false, export: false, admin: false },
-        Expect { who: "resolver", send: false, read_all: true, act: true, resolve: true, export: false, admin: false },
-        Expect { who: "exporter", send: false, read_all: false, act: false, resolve: false, export: true, admin: false },
+        Expect {
+            who: "Ada",
+            send: true,
+            read_all: true,
+            act: true,
+            resolve: true,
+            export: true,
+            admin: true,
+        },
+        Expect {
+            who: "Olga",
+            send: true,
+            read_all: true,
+            act: true,
+            resolve: true,
+            export: true,
+            admin: false,
+        },
+        Expect {
+            who: "Vik",
+            send: false,
+            read_all: true,
+            act: false,
+            resolve: false,
+            export: false,
+            admin: false,
+        },
+        Expect {
+            who: "website",
+            send: true,
+            read_all: false,
+            act: false,
+            resolve: false,
+            export: false,
+            admin: false,
+        },
+        Expect {
+            who: "reader",
+            send: false,
+            read_all: true,
+            act: false,
+            resolve: false,
+            export: false,
+            admin: false,
+        },
+        Expect {
+            who: "actor",
+            send: false,
+            read_all: false,
+            act: true,
+            resolve: false,
+            export: false,
+            admin: false,
+        },
+        Expect {
+            who: "resolver",
+            send: false,
+            read_all: true,
+            act: true,
+            resolve: true,
+            export: false,
+            admin: false,
+        },
+        Expect {
+            who: "exporter",
+            send: false,
+            read_all: false,
+            act: false,
+            resolve: false,
+            export: true,
+            admin: false,
+        },
     ];
     let operator = Who::Key(t.operator.clone());
     for e in expectations {
@@ -153,13 +222,37 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
         // A message of nobody's key: only those who read everything may see or act on it.
         let theirs = t.send_as(&operator, later("the office's own")).await;
         let families: Vec<(&str, bool, Method, String, Option<Value>)> = vec![
-            ("send", e.send, Method::POST, "/api/v1/messages".into(), Some(later("hello"))),
-            ("preview", e.send, Method::POST, "/api/v1/messages/preview".into(), Some(json!({"messages": [later("x")]}))),
-            ("read another's message", e.read_all, Method::GET, format!("/api/v1/messages/{theirs}"), None),
+            (
+                "send",
+                e.send,
+                Method::POST,
+                "/api/v1/messages".into(),
+                Some(later("hello")),
+            ),
+            (
+                "preview",
+                e.send,
+                Method::POST,
+                "/api/v1/messages/preview".into(),
+                Some(json!({"messages": [later("x")]})),
+            ),
+            (
+                "read another's message",
+                e.read_all,
+                Method::GET,
+                format!("/api/v1/messages/{theirs}"),
+                None,
+            ),
             ("exceptions", e.read_all, Method::GET, "/api/v1/exceptions".into(), None),
             ("dashboard", e.read_all, Method::GET, "/api/v1/dashboard".into(), None),
             ("audit", e.read_all, Method::GET, "/api/v1/audit".into(), None),
-            ("resolve", e.resolve, Method::POST, "/api/v1/exceptions/999999/resolve".into(), Some(json!({"action": "dismiss", "note": "n"}))),
+            (
+                "resolve",
+                e.resolve,
+                Method::POST,
+                "/api/v1/exceptions/999999/resolve".into(),
+                Some(json!({"action": "dismiss", "note": "n"})),
+            ),
             ("export", e.export, Method::GET, "/api/v1/messages/export".into(), None),
             ("settings", e.admin, Method::GET, "/api/v1/settings".into(), None),
             ("keys", e.admin, Method::GET, "/api/v1/keys".into(), None),
@@ -179,23 +272,46 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
                 // Each of these keys reads its own: another's message does not exist for it.
                 assert_eq!(status, StatusCode::NOT_FOUND, "{}: `{family}`: {answer}", e.who);
             } else {
-                assert_eq!(status, StatusCode::FORBIDDEN, "{}: `{family}` is refused: {answer}", e.who);
+                assert_eq!(
+                    status,
+                    StatusCode::FORBIDDEN,
+                    "{}: `{family}` is refused: {answer}",
+                    e.who
+                );
                 assert_eq!(answer["code"], "forbidden", "{}: {answer}", e.who);
             }
         }
         // Acting on a message it may read.
-        let own = if e.send { t.send_as(who, later("mine")).await } else { theirs };
+        let own = if e.send {
+            t.send_as(who, later("mine")).await
+        } else {
+            theirs
+        };
         let (status, answer) = t
-            .status(who, Method::POST, &format!("/api/v1/messages/{own}/cancel"), Some(json!({"note": "n"})))
+            .status(
+                who,
+                Method::POST,
+                &format!("/api/v1/messages/{own}/cancel"),
+                Some(json!({"note": "n"})),
+            )
             .await;
         let may_act_here = e.act && (e.read_all || e.send);
         if may_act_here {
             assert_eq!(status, StatusCode::NO_CONTENT, "{}: cancels: {answer}", e.who);
             let actor = t.audit_actor("message.cancel");
-            let named = if matches!(who, Who::Key(_)) { format!("api key {}", e.who) } else { e.who.to_owned() };
+            let named = if matches!(who, Who::Key(_)) {
+                format!("api key {}", e.who)
+            } else {
+                e.who.to_owned()
+            };
             assert_eq!(actor, named, "the audit names who cancelled");
         } else if e.act {
-            assert_eq!(status, StatusCode::NOT_FOUND, "{}: cannot act on what it cannot read: {answer}", e.who);
+            assert_eq!(
+                status,
+                StatusCode::NOT_FOUND,
+                "{}: cannot act on what it cannot read: {answer}",
+                e.who
+            );
         } else {
             assert_eq!(status, StatusCode::FORBIDDEN, "{}: may not act: {answer}", e.who);
         }
@@ -210,18 +326,37 @@ async fn the_website_keys_default_scopes_cannot_read_another_keys_code_in_any_ro
     let (_, clinic) = t.key_with("clinic", &[]).await;
     let (website, clinic) = (Who::Key(website), Who::Key(clinic));
     let code = t
-        .send_as(&clinic, json!({"destination": "+33612345678", "text": "Your code is 771204", "kind": "otp"}))
+        .send_as(
+            &clinic,
+            json!({"destination": "+33612345678", "text": "Your code is 771204", "kind": "otp"}),
+        )
         .await;
     let mine = t.send_as(&website, later("Your table is booked")).await;
 
-    let (status, _) = t.status(&website, Method::GET, &format!("/api/v1/messages/{code}"), None).await;
-    assert_eq!(status, StatusCode::NOT_FOUND, "another key's message does not exist for it");
-    let (status, _) = t.status(&website, Method::GET, &format!("/api/v1/messages/{mine}"), None).await;
+    let (status, _) = t
+        .status(&website, Method::GET, &format!("/api/v1/messages/{code}"), None)
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::NOT_FOUND,
+        "another key's message does not exist for it"
+    );
+    let (status, _) = t
+        .status(&website, Method::GET, &format!("/api/v1/messages/{mine}"), None)
+        .await;
     assert_eq!(status, StatusCode::OK);
     let (_, page) = t.status(&website, Method::GET, "/api/v1/messages", None).await;
-    let ids: Vec<i64> = page["items"].as_array().unwrap().iter().map(|m| m["id"].as_i64().unwrap()).collect();
+    let ids: Vec<i64> = page["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["id"].as_i64().unwrap())
+        .collect();
     assert_eq!(ids, vec![mine], "its list holds its own messages only");
-    assert!(!page.to_string().contains("771204"), "the code is nowhere in its answers");
+    assert!(
+        !page.to_string().contains("771204"),
+        "the code is nowhere in its answers"
+    );
     let (status, _) = t.status(&website, Method::GET, "/api/v1/messages/export", None).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "no export scope by default");
     let (status, _) = t.status(&website, Method::GET, "/api/v1/exceptions", None).await;
@@ -246,7 +381,12 @@ async fn the_website_keys_default_scopes_cannot_read_another_keys_code_in_any_ro
 }
 
 /// The `change` events a stream of `who` announces within `within`, as (entity, id).
-async fn events_heard(t: &Running, who: &Who, within: Duration, while_doing: impl std::future::Future<Output = ()>) -> String {
+async fn events_heard(
+    t: &Running,
+    who: &Who,
+    within: Duration,
+    while_doing: impl std::future::Future<Output = ()>,
+) -> String {
     let mut stream = t.call(who, Method::GET, "/api/v1/events").send().await.unwrap();
     assert_eq!(stream.status(), StatusCode::OK);
     while_doing.await;
@@ -286,14 +426,31 @@ async fn a_key_reading_only_its_own_hears_only_of_its_own_messages_on_the_event_
 async fn a_session_needs_its_csrf_token_to_change_anything_and_ends_at_sign_out() {
     let t = Running::start().await;
     t.account("Olga", "operator").await;
-    let Who::Session { cookie, csrf } = t.sign_in("Olga").await else { unreachable!() };
-    let no_csrf = Who::Session { cookie: cookie.clone(), csrf: String::new() };
-    let (status, body) = t.status(&no_csrf, Method::POST, "/api/v1/messages", Some(later("x"))).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::FORBIDDEN, Some("csrf_token_missing")));
-    assert_eq!(t.count_where("message", "1"), 0, "nothing was written without the token");
+    let Who::Session { cookie, csrf } = t.sign_in("Olga").await else {
+        unreachable!()
+    };
+    let no_csrf = Who::Session {
+        cookie: cookie.clone(),
+        csrf: String::new(),
+    };
+    let (status, body) = t
+        .status(&no_csrf, Method::POST, "/api/v1/messages", Some(later("x")))
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("csrf_token_missing"))
+    );
+    assert_eq!(
+        t.count_where("message", "1"),
+        0,
+        "nothing was written without the token"
+    );
     let (status, me) = t.status(&no_csrf, Method::GET, "/api/v1/me", None).await;
     assert_eq!(status, StatusCode::OK, "reading needs no CSRF token");
-    assert_eq!((me["actor"].as_str(), me["role"].as_str()), (Some("Olga"), Some("operator")));
+    assert_eq!(
+        (me["actor"].as_str(), me["role"].as_str()),
+        (Some("Olga"), Some("operator"))
+    );
     assert_eq!(me["csrf_token"].as_str(), Some(csrf.as_str()));
 
     let session = Who::Session { cookie, csrf };
@@ -301,7 +458,11 @@ async fn a_session_needs_its_csrf_token_to_change_anything_and_ends_at_sign_out(
     let (status, _) = t.status(&session, Method::DELETE, "/api/v1/session", None).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = t.status(&session, Method::GET, "/api/v1/me", None).await;
-    assert_eq!(status, StatusCode::UNAUTHORIZED, "the cookie is worth nothing after sign-out");
+    assert_eq!(
+        status,
+        StatusCode::UNAUTHORIZED,
+        "the cookie is worth nothing after sign-out"
+    );
     t.stop().await;
 }
 
@@ -312,14 +473,22 @@ async fn failed_sign_ins_are_answered_alike_and_slowed_down() {
     let attempt = |name: &'static str, pw: &'static str| {
         let t = &t;
         async move {
-            t.status(&Who::Anonymous, Method::POST, "/api/v1/session", Some(json!({"name": name, "password": pw})))
-                .await
+            t.status(
+                &Who::Anonymous,
+                Method::POST,
+                "/api/v1/session",
+                Some(json!({"name": name, "password": pw})),
+            )
+            .await
         }
     };
     let (s1, unknown) = attempt("Nobody", "whatever-password").await;
     let (s2, wrong) = attempt("Olga", "wrong-password-1").await;
     assert_eq!((s1, s2), (StatusCode::UNAUTHORIZED, StatusCode::UNAUTHORIZED));
-    assert_eq!(unknown, wrong, "an unknown name and a wrong password get the same answer");
+    assert_eq!(
+        unknown, wrong,
+        "an unknown name and a wrong password get the same answer"
+    );
     for _ in 0..3 {
         attempt("Olga", "wrong-password-1").await;
     }
@@ -329,7 +498,11 @@ async fn failed_sign_ins_are_answered_alike_and_slowed_down() {
         .send()
         .await
         .unwrap();
-    assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS, "even the right password waits after five failures");
+    assert_eq!(
+        r.status(),
+        StatusCode::TOO_MANY_REQUESTS,
+        "even the right password waits after five failures"
+    );
     assert!(r.headers().contains_key("retry-after"));
     t.stop().await;
 }
@@ -341,16 +514,34 @@ async fn the_setup_link_makes_the_first_admin_once() {
     assert_eq!(state["open"], true);
     let token = t.engine().service().issue_setup_token().await.unwrap().unwrap();
     let body = |token: &str| json!({"token": token, "name": "Ada", "password": password("Ada")});
-    let (status, refused) = t.status(&Who::Anonymous, Method::POST, "/api/v1/setup", Some(body("setup_wrong"))).await;
-    assert_eq!((status, refused["code"].as_str()), (StatusCode::FORBIDDEN, Some("setup_token_invalid")));
-    let (status, me) = t.status(&Who::Anonymous, Method::POST, "/api/v1/setup", Some(body(&token))).await;
+    let (status, refused) = t
+        .status(
+            &Who::Anonymous,
+            Method::POST,
+            "/api/v1/setup",
+            Some(body("setup_wrong")),
+        )
+        .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("setup_token_invalid"))
+    );
+    let (status, me) = t
+        .status(&Who::Anonymous, Method::POST, "/api/v1/setup", Some(body(&token)))
+        .await;
     assert_eq!(status, StatusCode::CREATED, "{me}");
     assert_eq!((me["actor"].as_str(), me["admin"].as_bool()), (Some("Ada"), Some(true)));
-    let (status, _) = t.status(&Who::Anonymous, Method::POST, "/api/v1/setup", Some(body(&token))).await;
+    let (status, _) = t
+        .status(&Who::Anonymous, Method::POST, "/api/v1/setup", Some(body(&token)))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN, "single use");
     let (_, state) = t.status(&Who::Anonymous, Method::GET, "/api/v1/setup", None).await;
     assert_eq!(state["open"], false);
-    assert_eq!(t.engine().service().issue_setup_token().await.unwrap(), None, "no link once an account exists");
+    assert_eq!(
+        t.engine().service().issue_setup_token().await.unwrap(),
+        None,
+        "no link once an account exists"
+    );
     assert_eq!(t.audit_actor("account.create"), "Ada (setup link)");
     t.stop().await;
 }
@@ -366,24 +557,44 @@ async fn a_keys_limits_refuse_what_is_beyond_them_with_their_own_codes() {
         .unwrap();
     let shop = Who::Key(r.json::<Value>().await.unwrap()["key"].as_str().unwrap().to_owned());
     let (status, body) = t
-        .status(&shop, Method::POST, "/api/v1/messages", Some(json!({"destination": "+447911123456", "text": "hi"})))
+        .status(
+            &shop,
+            Method::POST,
+            "/api/v1/messages",
+            Some(json!({"destination": "+447911123456", "text": "hi"})),
+        )
         .await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("destination_not_allowed")), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("destination_not_allowed")),
+        "{body}"
+    );
     t.send_as(&shop, later("one")).await;
     t.send_as(&shop, later("two")).await;
-    let r = t.call(&shop, Method::POST, "/api/v1/messages").json(&later("three")).send().await.unwrap();
+    let r = t
+        .call(&shop, Method::POST, "/api/v1/messages")
+        .json(&later("three"))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(r.status(), StatusCode::TOO_MANY_REQUESTS);
     let wait: u64 = r.headers()["retry-after"].to_str().unwrap().parse().unwrap();
     assert!((1..=60).contains(&wait), "{wait}");
     assert_eq!(r.json::<Value>().await.unwrap()["code"], "rate_limited");
-    assert_eq!(t.count_where("message", "1"), 2, "the refused messages were not written");
+    assert_eq!(
+        t.count_where("message", "1"),
+        2,
+        "the refused messages were not written"
+    );
     t.stop().await;
 }
 
 /// Waits until message `id` is accepted by the sandbox SMSC.
 async fn accepted(t: &Running, who: &Who, id: i64) {
     for _ in 0..200 {
-        let (_, m) = t.status(who, Method::GET, &format!("/api/v1/messages/{id}"), None).await;
+        let (_, m) = t
+            .status(who, Method::GET, &format!("/api/v1/messages/{id}"), None)
+            .await;
         if m["queue"]["status"] == "accepted" {
             return;
         }
@@ -399,7 +610,10 @@ async fn a_manual_retry_obeys_the_kinds_tries_and_only_an_admin_overrides_with_a
     t.account("Olga", "operator").await;
     let (ada, olga) = (t.sign_in("Ada").await, t.sign_in("Olga").await);
     let code = t
-        .send_as(&olga, json!({"destination": "+33612345678", "text": "Your code is 4821", "kind": "otp"}))
+        .send_as(
+            &olga,
+            json!({"destination": "+33612345678", "text": "Your code is 4821", "kind": "otp"}),
+        )
         .await;
     accepted(&t, &olga, code).await;
     let path = format!("/api/v1/messages/{code}/retry");
@@ -409,22 +623,43 @@ async fn a_manual_retry_obeys_the_kinds_tries_and_only_an_admin_overrides_with_a
         async move { t.status(&who, Method::POST, &path, Some(body)).await }
     };
     let (status, body) = retry(&olga, json!({"note": "customer asked", "confirm_duplicate": true})).await;
-    assert_eq!(status, StatusCode::NO_CONTENT, "an OTP's second try is within its two: {body}");
+    assert_eq!(
+        status,
+        StatusCode::NO_CONTENT,
+        "an OTP's second try is within its two: {body}"
+    );
     accepted(&t, &olga, code).await;
     let (status, body) = retry(&olga, json!({"note": "again", "confirm_duplicate": true})).await;
-    assert_eq!((status, body["code"].as_str()), (StatusCode::CONFLICT, Some("attempts_exhausted")), "{body}");
-    assert!(body["message"].as_str().unwrap().contains("retry.otp_max_attempts"), "{body}");
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("attempts_exhausted")),
+        "{body}"
+    );
+    assert!(
+        body["message"].as_str().unwrap().contains("retry.otp_max_attempts"),
+        "{body}"
+    );
 
     let overriding = |note: &str| json!({"note": note, "confirm_duplicate": true, "override_limits": true});
     let (status, _) = retry(&olga, overriding("please")).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "an operator may not override");
     let (status, body) = retry(&ada, overriding(" ")).await;
-    assert_eq!((status, body["errors"][0]["field"].as_str()), (StatusCode::UNPROCESSABLE_ENTITY, Some("note")));
+    assert_eq!(
+        (status, body["errors"][0]["field"].as_str()),
+        (StatusCode::UNPROCESSABLE_ENTITY, Some("note"))
+    );
     let (status, body) = retry(&ada, overriding("the customer's phone was off; sending once more")).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
-    assert_eq!(t.audit_actor("message.retry_override"), "Ada", "the override is audited with who did it");
     assert_eq!(
-        t.count_where("audit", "action = 'message.retry_override' AND note LIKE 'the customer%'"),
+        t.audit_actor("message.retry_override"),
+        "Ada",
+        "the override is audited with who did it"
+    );
+    assert_eq!(
+        t.count_where(
+            "audit",
+            "action = 'message.retry_override' AND note LIKE 'the customer%'"
+        ),
         1
     );
     t.stop().await;

@@ -87,8 +87,17 @@ async fn requests_without_a_valid_key_are_refused_with_401_and_write_nothing() {
         let r = t.http.get(format!("{}{path}", t.url)).send().await.unwrap();
         assert_eq!(r.status(), StatusCode::UNAUTHORIZED, "{path}");
     }
-    let openapi = t.http.get(format!("{}/api/v1/openapi.json", t.url)).send().await.unwrap();
-    assert_eq!(openapi.status(), StatusCode::OK, "the API's description holds no data and needs no key");
+    let openapi = t
+        .http
+        .get(format!("{}/api/v1/openapi.json", t.url))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        openapi.status(),
+        StatusCode::OK,
+        "the API's description holds no data and needs no key"
+    );
     let health = t.http.get(format!("{}/api/v1/health", t.url)).send().await.unwrap();
     assert_eq!(health.status(), StatusCode::OK, "health needs no key");
 
@@ -919,7 +928,11 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
         let at = columns.iter().position(|c| c == column).unwrap();
         row[at].to_owned()
     };
-    assert_eq!(cell(&rows[0], "body"), "=SUM(A1)", "newest first");
+    assert_eq!(
+        (cell(&rows[0], "body"), cell(&rows[0], "client_ref")),
+        ("'=SUM(A1)".to_owned(), "'+cmd".to_owned()),
+        "newest first, and what a spreadsheet would run as a formula made inert"
+    );
     assert_eq!(cell(&rows[1], "body"), tricky, "commas, quotes and line breaks survive");
     assert_eq!(cell(&rows[1], "client_ref"), "ref, with comma");
     assert!(rows.iter().all(|r| cell(r, "kind") == "otp"));

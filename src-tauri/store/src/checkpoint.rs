@@ -80,3 +80,17 @@ pub(crate) fn checkpoint(conn: &Connection) -> rusqlite::Result<i64> {
     // The row: (blocked, frames in the WAL, frames copied).
     conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |r| r.get(1))
 }
+
+/// Copies the whole WAL into the database file and empties the WAL, on a connection of its own,
+/// waiting (up to the busy timeout) for the writer and the readers to pause. False when they did
+/// not: the WAL is then left as it was, to the background passes.
+pub(crate) fn truncate(path: &Path) -> Result<bool, StoreError> {
+    let conn = Connection::open(path).map_err(|source| StoreError::Open {
+        path: path.to_owned(),
+        source,
+    })?;
+    pragmas::apply(&conn, Role::Writer)?;
+    // The row: (blocked, frames in the WAL, frames copied).
+    let blocked: i64 = conn.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |r| r.get(0))?;
+    Ok(blocked == 0)
+}

@@ -126,6 +126,14 @@ impl Store {
         Some(self.last_checkpoint.load(Ordering::Relaxed)).filter(|&ms| ms > 0)
     }
 
+    /// Copies the whole WAL into the database file and empties the WAL, waiting (up to the busy
+    /// timeout) for the writer and readers to pause: after a secret stored in clear was
+    /// overwritten, so that no frame of the WAL keeps the old bytes. False when they did not pause
+    /// (the background checkpoints then copy it later). Blocking.
+    pub fn checkpoint_truncate(&self) -> Result<bool, StoreError> {
+        checkpoint::truncate(&self.path)
+    }
+
     /// What opening the store did to the schema.
     pub fn migration(&self) -> &MigrationReport {
         &self.migration

@@ -57,6 +57,17 @@ pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
     verify(conn)
 }
 
+/// Runs `f` with SQLite overwriting with zeros what it deletes or replaces (`secure_delete`), then
+/// sets it back: for replacing a secret an earlier version stored in clear, whose bytes would
+/// otherwise stay in the file's free space.
+pub(crate) fn overwriting<T>(conn: &Connection, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+    let before: i64 = conn.pragma_query_value(None, "secure_delete", |r| r.get(0))?;
+    conn.pragma_update(None, "secure_delete", 1)?;
+    let result = f();
+    conn.pragma_update(None, "secure_delete", before)?;
+    result
+}
+
 /// Reads the settings back from SQLite.
 pub fn read(conn: &Connection) -> Result<Pragmas, StoreError> {
     Ok(Pragmas {

@@ -5,7 +5,8 @@
  */
 export type ConnectionTest = { sandbox: boolean | null, host: string | null, port: number | null, system_id: string | null, 
 /**
- * `null` tries the saved password.
+ * `null` tries the saved password, but only against the saved server (its host, port and
+ * system_id): for another server, type its password.
  */
 password: string | null, system_type: string | null, 
 /**

@@ -36,10 +36,11 @@ validity_seconds?: number | null,
  */
 scheduled_at?: string | null, 
 /**
- * Messages sharing it are sent in the order they were handed in. At most 128 characters.
+ * Messages sharing it are sent in the order they were handed in. At most 128 characters, no
+ * control characters.
  */
 ordering_key?: string | null, 
 /**
- * The client's own reference, echoed back. At most 256 characters.
+ * The client's own reference, echoed back. At most 256 characters, no control characters.
  */
 client_ref?: string | null, };

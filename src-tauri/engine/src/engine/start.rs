@@ -17,13 +17,15 @@ use crate::config::Config;
 use crate::door::Open;
 use crate::instance::{InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
+use crate::permissions;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::sealed::Sealer;
 use crate::service::Service;
 use crate::settings::Settings;
 use crate::smpp::session::InboundHandler;
 use crate::store::Store;
-use crate::webhooks::{WebhookConfig, Webhooks};
+use crate::webhooks::{target, WebhookConfig, Webhooks};
 
 /// What [`Engine::start`] has started so far, to stop again if a later step fails.
 #[derive(Default)]
@@ -75,17 +77,28 @@ impl Engine {
         options: EngineOptions,
         started: &mut Started,
     ) -> Result<Engine, EngineError> {
-        let Prepared { dir, config, env } = prepared;
+        let Prepared {
+            dir,
+            config,
+            env,
+            permissions,
+        } = prepared;
+        let db_path = dir.database(&config.store.database);
+        // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
+        permissions::restrict_new_files();
+        permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
         let lock = InstanceLock::acquire(&dir)?;
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
-        let db_path = dir.database(&config.store.database);
         let policy = ReceiptPolicy::from(&config.receipts);
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
+        let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
+        target::seal_at_rest(&store, &sealer).await?;
 
         let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
+        let service = service.with_sealer(sealer.clone());
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
         started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
 
@@ -103,7 +116,7 @@ impl Engine {
 
         // Nothing can fail from here on: what was started belongs to the engine.
         let background = background(&store, &service);
-        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks)).await;
+        let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         Ok(Engine {
             store,
             info,

@@ -15,7 +15,10 @@
 //! - `validity_seconds` counts from `scheduled_at` when the message is scheduled, otherwise from now.
 //! - A message may stay valid at most [`MAX_AHEAD_DAYS`] after its send time, and be scheduled at most
 //!   that far ahead (SMPP absolute times carry a two-digit year, so far-off times cannot be sent).
-//! - An empty `ordering_key` or `client_ref` counts as absent (a CSV cell left blank).
+//! - An empty `ordering_key` or `client_ref` counts as absent (a CSV cell left blank). Neither may
+//!   hold a control character (tab and line breaks included): they are repeated in logs, lists,
+//!   exports and webhooks, where one would hide or forge what follows. Refused as
+//!   `invalid_character`, naming the field.
 
 mod destination;
 mod request_hash;
@@ -53,7 +56,7 @@ pub mod codes {
     pub const INVALID_NUMBER: &str = "invalid_number";
     /// The destination is national and no default region says which country it is in.
     pub const NEEDS_COUNTRY: &str = "needs_country";
-    /// The text holds a character SMS cannot carry.
+    /// The text holds a character SMS cannot carry, or a key a control character.
     pub const INVALID_CHARACTER: &str = "invalid_character";
     /// Longer than allowed (text segments, key lengths).
     pub const TOO_LONG: &str = "too_long";
@@ -95,10 +98,11 @@ pub struct SubmitMessage {
     /// When to send it, RFC 3339 with an offset; now when absent or past. At most 365 days ahead.
     #[serde(default)]
     pub scheduled_at: Option<String>,
-    /// Messages sharing it are sent in the order they were handed in. At most 128 characters.
+    /// Messages sharing it are sent in the order they were handed in. At most 128 characters, no
+    /// control characters.
     #[serde(default)]
     pub ordering_key: Option<String>,
-    /// The client's own reference, echoed back. At most 256 characters.
+    /// The client's own reference, echoed back. At most 256 characters, no control characters.
     #[serde(default)]
     pub client_ref: Option<String>,
 }

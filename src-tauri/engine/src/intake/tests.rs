@@ -603,6 +603,52 @@ fn ordering_key_and_client_ref_are_kept_and_limited_in_characters() {
 }
 
 #[test]
+fn a_control_character_in_ordering_key_or_client_ref_is_refused_and_named() {
+    // NUL, ESC, CR, LF, DEL and a C1 control: none belongs in a key that logs, lists, exports and
+    // webhooks repeat.
+    for bad in [
+        "a\0b",
+        "\u{1b}[31mred",
+        "line\r\nbreak",
+        "tab\there",
+        "del\u{7f}",
+        "c1\u{85}",
+    ] {
+        let req = SubmitMessage {
+            ordering_key: Some(bad.into()),
+            client_ref: Some(bad.into()),
+            ..msg("+33612345678", "hi")
+        };
+        let e = validate(&req, IntakeChannel::Api, &rules(None), NOW).unwrap_err();
+        assert_eq!(
+            e.iter()
+                .map(|e| (e.field.as_str(), e.code.as_str()))
+                .collect::<Vec<_>>(),
+            vec![
+                ("ordering_key", "invalid_character"),
+                ("client_ref", "invalid_character")
+            ],
+            "{bad:?}"
+        );
+        assert!(
+            e[1].message.starts_with("client_ref holds the control character U+"),
+            "{}",
+            e[1].message
+        );
+    }
+    let m = ok(&SubmitMessage {
+        ordering_key: Some("order 7 · é — ok".into()),
+        client_ref: Some("réf/42 (web)".into()),
+        ..msg("+33612345678", "hi")
+    });
+    assert_eq!(
+        m.client_ref.as_deref(),
+        Some("réf/42 (web)"),
+        "printable text is kept as given"
+    );
+}
+
+#[test]
 fn empty_ordering_key_and_client_ref_count_as_absent() {
     let m = ok(&SubmitMessage {
         ordering_key: Some(String::new()),
@@ -788,6 +834,8 @@ proptest! {
                 prop_assert!(m.destination.starts_with('+'));
                 prop_assert!(m.segments <= max_segments);
                 prop_assert!(m.priority <= 9);
+                let keys = m.client_ref.iter().chain(m.ordering_key.iter());
+                prop_assert!(keys.clone().all(|k| !k.chars().any(char::is_control)), "{:?}", keys.collect::<Vec<_>>());
             }
             Err(errors) => prop_assert!(!errors.is_empty()),
         }

@@ -211,13 +211,25 @@ fn keep<T>(errors: &mut Vec<FieldError>, result: Result<T, FieldError>) -> Optio
     result.map_err(|e| errors.push(e)).ok()
 }
 
-/// An optional short key: empty counts as absent, longer than `max` characters is refused.
+/// An optional short key: empty counts as absent, longer than `max` characters is refused, and so
+/// is any control character (Unicode `Cc`: NUL, ESC, CR, LF, tab, DEL, C1): the key is repeated in
+/// logs, lists, exports and webhooks, where such a character hides or forges what follows it.
 fn check_key(field: &str, value: &Option<String>, max: usize) -> Result<Option<String>, FieldError> {
     match value.as_deref() {
         None | Some("") => Ok(None),
         Some(v) => {
             let chars = v.chars().count();
-            if chars > max {
+            if let Some((at, c)) = v.chars().enumerate().find(|&(_, c)| c.is_control()) {
+                Err(FieldError::new(
+                    field,
+                    codes::INVALID_CHARACTER,
+                    format!(
+                        "{field} holds the control character U+{:04X} at character {}; use printable characters only",
+                        u32::from(c),
+                        at + 1
+                    ),
+                ))
+            } else if chars > max {
                 Err(FieldError::new(
                     field,
                     codes::TOO_LONG,

@@ -46,13 +46,18 @@ impl Service {
         Ok(self.settings_door(caller)?.test_connection(test).await?)
     }
 
-    /// Creates an API key (audited). The key in the answer is not stored anywhere.
+    /// Creates an API key (audited). The key in the answer is not stored anywhere; its webhook
+    /// secret is stored sealed, never in clear.
     pub async fn create_key(&self, caller: &Caller, new: NewApiKey) -> Result<CreatedApiKey, ServiceError> {
         let actor = caller.actor();
+        let sealer = self
+            .sealer
+            .clone()
+            .ok_or_else(|| ServiceError::BadRequest("this instance has no key to seal webhook secrets with".into()))?;
         Ok(self
             .store
             .writer()
-            .write(move |tx| apikeys::create(tx, &new, &actor))
+            .write(move |tx| apikeys::create(tx, &new, &actor, &sealer))
             .await?)
     }
 

@@ -50,9 +50,12 @@ pub async fn run(
     } else {
         (host.trim().to_owned(), t.port.unwrap_or(saved.port))
     };
+    let system_id = t.system_id.clone().unwrap_or_else(|| saved.system_id.clone());
+    let sandbox = t.sandbox.unwrap_or(saved.sandbox);
+    let password = password_for(saved, &t, sandbox, (&host, port), &system_id)?;
     let config = SessionConfig {
-        system_id: t.system_id.unwrap_or_else(|| saved.system_id.clone()),
-        password: t.password.unwrap_or_else(|| saved.password.clone()),
+        system_id,
+        password,
         system_type: t.system_type.unwrap_or_else(|| saved.system_type.clone()),
         address_range: t.address_range.unwrap_or_else(|| saved.address_range.clone()),
         interface_version: version.0,
@@ -64,7 +67,49 @@ pub async fn run(
     if let Some(s) = temporary {
         s.stop();
     }
-    let target = format!("{host}:{port}");
+    Ok(result(found, format!("{host}:{port}"), started))
+}
+
+/// The password a trial bind sends: the one typed, else the saved one, but only to where the saved
+/// one is sent (the connection's own server: its host, port and system_id, or the embedded
+/// sandbox when that is the connection). Anywhere else the saved password would go to a server
+/// it was never meant for: the test asks for the password of that server instead.
+fn password_for(
+    saved: &SmppSettings,
+    t: &ConnectionTest,
+    sandbox: bool,
+    (host, port): (&str, u16),
+    system_id: &str,
+) -> Result<String, SettingsError> {
+    if let Some(typed) = &t.password {
+        return Ok(typed.clone());
+    }
+    let same_server = if sandbox {
+        saved.sandbox
+    } else {
+        !saved.sandbox && host.eq_ignore_ascii_case(saved.host.trim()) && port == saved.port
+    };
+    if same_server && system_id == saved.system_id {
+        return Ok(saved.password.clone());
+    }
+    if saved.password.is_empty() || sandbox {
+        // Nothing saved to give away; and the embedded sandbox takes any password.
+        return Ok(String::new());
+    }
+    Err(SettingsError::Invalid(vec![field_error(
+        "smpp.password",
+        "required",
+        format!(
+            "type the password for this server: the saved password is sent only to {}:{} as {}",
+            saved.host.trim(),
+            saved.port,
+            saved.system_id
+        ),
+    )]))
+}
+
+/// The answer for people and programs, from how the trial bind went.
+fn result(found: Probe, target: String, started: Instant) -> ConnectionTestResult {
     let (outcome, status, status_name, message) = match found {
         Probe::Bound => (TestOutcome::Bound, None, None, format!("bound to {target} and unbound")),
         Probe::Refused(code) => {
@@ -80,12 +125,12 @@ pub async fn run(
         Probe::TimedOut(e) => (TestOutcome::Timeout, None, None, e),
         Probe::Failed(e) => (TestOutcome::Failed, None, None, e),
     };
-    Ok(ConnectionTestResult {
+    ConnectionTestResult {
         outcome,
         target,
         status,
         status_name,
         message,
         elapsed_ms: started.elapsed().as_millis() as u64,
-    })
+    }
 }

@@ -171,19 +171,40 @@ impl SecretStore {
         write_private(&self.dir.join(PASSWORD_FILE), &sealed)
     }
 
-    /// The data directory's key, made on first use.
     fn key(&self) -> Result<Vec<u8>, SecretError> {
-        let path = self.dir.join(KEY_FILE);
-        match std::fs::read(&path) {
-            Ok(k) if k.len() == 32 => return Ok(k),
-            Ok(_) => return Err(SecretError::Unreadable(path)),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(source) => return Err(SecretError::Io { path, source }),
+        data_key(&self.dir)
+    }
+}
+
+/// The data directory's key (`secret.key`, 32 random bytes readable by its owner only), made on
+/// first use: it seals the SMPP password's fallback file and the database's sealed values.
+pub(crate) fn data_key(dir: &Path) -> Result<Vec<u8>, SecretError> {
+    let path = dir.join(KEY_FILE);
+    match std::fs::read(&path) {
+        Ok(k) if k.len() == 32 => return Ok(k),
+        Ok(_) => return Err(SecretError::Unreadable(path)),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(SecretError::Io { path, source }),
+    }
+    let mut key = [0u8; 32];
+    getrandom::fill(&mut key).expect("the system's random source works");
+    // Linked into place, never renamed over: a key another caller made meanwhile wins, since
+    // what it sealed must stay readable.
+    let made = dir.join(format!("{KEY_FILE}.new"));
+    write_private(&made, &key)?;
+    match std::fs::hard_link(&made, &path) {
+        Ok(()) => {
+            let _ = std::fs::remove_file(&made);
+            Ok(key.to_vec())
         }
-        let mut key = [0u8; 32];
-        getrandom::fill(&mut key).expect("the system's random source works");
-        write_private(&path, &key)?;
-        Ok(key.to_vec())
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
+            let _ = std::fs::remove_file(&made);
+            data_key(dir)
+        }
+        // A file system without hard links: renamed, as before.
+        Err(_) => std::fs::rename(&made, &path)
+            .map(|()| key.to_vec())
+            .map_err(|source| SecretError::Io { path, source }),
     }
 }
 

@@ -420,3 +420,120 @@ async fn test_connection_tries_the_sandbox_even_when_it_is_not_the_connection() 
         .unwrap();
     assert_eq!(r.outcome, TestOutcome::Bound, "{}", r.message);
 }
+
+/// A server that records every byte sent to it, then hangs up: what a stranger would learn.
+struct Listening {
+    port: u16,
+    heard: std::sync::Arc<std::sync::Mutex<Vec<u8>>>,
+    connections: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+}
+
+async fn listening() -> Listening {
+    use std::sync::atomic::Ordering;
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let heard = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let connections = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let (h, c) = (heard.clone(), connections.clone());
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            c.fetch_add(1, Ordering::SeqCst);
+            let mut buf = [0u8; 512];
+            // The bind PDU comes first; then the stranger hangs up.
+            if let Ok(Ok(n)) = tokio::time::timeout(std::time::Duration::from_millis(500), socket.read(&mut buf)).await
+            {
+                h.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        }
+    });
+    Listening {
+        port,
+        heard,
+        connections,
+    }
+}
+
+#[tokio::test]
+async fn the_saved_password_is_sent_only_to_the_saved_server_never_to_another() {
+    use std::sync::atomic::Ordering;
+    let saved = sandbox_with_password().await;
+    let port = saved.addr().port();
+    let other = listening().await;
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(crate::config::FILE_NAME);
+    std::fs::write(
+        &file,
+        format!("[smpp]\nsandbox = false\nhost = \"127.0.0.1\"\nport = {port}\nsystem_id = \"acme\"\n"),
+    )
+    .unwrap();
+    let secrets = SecretStore::encrypted_file(dir.path());
+    secrets.set_password("right").unwrap();
+    let config = crate::config::load(&file, []).unwrap();
+    let (settings, running) = Settings::with_store(secrets, file, Vec::new(), config);
+    assert_eq!(running.smpp.password, "right", "the scene: a password is saved");
+    let to = |host: &str, port: u16, system_id: Option<&str>, password: Option<&str>| ConnectionTest {
+        sandbox: Some(false),
+        host: Some(host.into()),
+        port: Some(port),
+        system_id: system_id.map(Into::into),
+        password: password.map(Into::into),
+        ..ConnectionTest::default()
+    };
+
+    let same = settings
+        .test_connection(to("127.0.0.1", port, Some("acme"), None))
+        .await
+        .unwrap();
+    assert_eq!(
+        same.outcome,
+        TestOutcome::Bound,
+        "the saved server gets the saved password: {}",
+        same.message
+    );
+
+    for (host, p, system_id) in [
+        ("127.0.0.1", other.port, Some("acme")),
+        ("127.0.0.1", other.port, None),
+        ("localhost", port, Some("acme")),
+        ("127.0.0.1", port, Some("someone-else")),
+    ] {
+        let refused = settings
+            .test_connection(to(host, p, system_id, None))
+            .await
+            .unwrap_err();
+        let SettingsError::Invalid(errors) = refused else {
+            panic!("{refused:?}")
+        };
+        assert_eq!(
+            (errors[0].field.as_str(), errors[0].code.as_str()),
+            ("smpp.password", "required"),
+            "{host}:{p} as {system_id:?}"
+        );
+        assert!(
+            errors[0].message.starts_with("type the password for this server"),
+            "{}",
+            errors[0].message
+        );
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    assert_eq!(
+        other.connections.load(Ordering::SeqCst),
+        0,
+        "another server is not even contacted"
+    );
+    assert_eq!(saved.binds(), 1, "nor is the saved one bound as someone else");
+
+    let typed = settings
+        .test_connection(to("127.0.0.1", other.port, Some("acme"), Some("theirs")))
+        .await
+        .unwrap();
+    assert_ne!(typed.outcome, TestOutcome::Bound);
+    let heard = other.heard.lock().unwrap().clone();
+    let has = |s: &str| heard.windows(s.len()).any(|w| w == s.as_bytes());
+    assert!(
+        has("acme") && has("theirs"),
+        "a typed password goes where it was typed for"
+    );
+    assert!(!has("right"), "the saved password never reaches another server");
+}

@@ -145,7 +145,8 @@ pub struct ConnectionTest {
     pub host: Option<String>,
     pub port: Option<u16>,
     pub system_id: Option<String>,
-    /// `null` tries the saved password.
+    /// `null` tries the saved password, but only against the saved server (its host, port and
+    /// system_id): for another server, type its password.
     pub password: Option<String>,
     pub system_type: Option<String>,
     /// "3.4" or "5.0".

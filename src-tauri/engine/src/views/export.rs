@@ -1,6 +1,7 @@
 //! A CSV export of every message a filter selects, from the rows of `export_page`: [`write_csv`]
 //! writes the whole file; the command line, the HTTP API and the window all export through it.
 
+use std::borrow::Cow;
 use std::io::Write;
 use std::ops::ControlFlow;
 
@@ -56,8 +57,8 @@ const EXPORT_PAGE: u32 = 500;
 
 /// Writes every message `filter` selects as CSV to `out`: the header ([`EXPORT_COLUMNS`]), then
 /// one row per message, newest first, in the cells of [`export_page`] (quoted where a cell holds a
-/// comma, a quote or a line break; text is written as stored, whatever it starts with). The
-/// filter's cursor and limit are ignored.
+/// comma, a quote or a line break), each made inert by [`inert_cell`] first. The filter's cursor
+/// and limit are ignored.
 ///
 /// `progress` is told the total before anything is written, then after every page; returning
 /// [`ControlFlow::Break`] stops the export with [`ExportError::Cancelled`]. The total is counted
@@ -84,7 +85,10 @@ pub fn write_csv<W: Write>(
     loop {
         let page = export_page(c, &filter)?;
         for row in &page.rows {
-            w.write_record(row)?;
+            for cell in row {
+                w.write_field(inert_cell(cell).as_bytes())?;
+            }
+            w.write_record(None::<&[u8]>)?;
         }
         done += page.rows.len() as u64;
         // Handed on page by page, so a reader sees rows while the export goes on.
@@ -99,6 +103,32 @@ pub fn write_csv<W: Write>(
     }
     w.flush().map_err(ExportError::Write)?;
     Ok(done)
+}
+
+/// A cell as the export writes it, so that a spreadsheet opening the file runs nothing a sender
+/// wrote (CSV injection): a cell starting with `=`, `+`, `-`, `@`, a tab or a carriage return gets
+/// a leading `'`, unless it is wholly a whole number (`+33612345678`, `-5`), which a spreadsheet
+/// reads as a number and cannot run; NUL and the other control characters (C0 and DEL) but tab,
+/// line feed and carriage return become U+FFFD, so no reader is misled by what it cannot show.
+pub fn inert_cell(cell: &str) -> Cow<'_, str> {
+    let hidden = |c: char| (c.is_ascii_control()) && !matches!(c, '\t' | '\n' | '\r');
+    let cell: Cow<'_, str> = if cell.contains(hidden) {
+        Cow::Owned(cell.chars().map(|c| if hidden(c) { '\u{fffd}' } else { c }).collect())
+    } else {
+        Cow::Borrowed(cell)
+    };
+    let starts_formula = cell.starts_with(['=', '+', '-', '@', '\t', '\r']);
+    if starts_formula && !whole_number(&cell) {
+        Cow::Owned(format!("'{cell}"))
+    } else {
+        cell
+    }
+}
+
+/// `^[+-]?[0-9]+$`
+fn whole_number(cell: &str) -> bool {
+    let digits = cell.strip_prefix(['+', '-']).unwrap_or(cell);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
 }
 
 impl From<crate::store::StoreError> for ExportError {
@@ -199,6 +229,100 @@ mod tests {
         assert_eq!(result.unwrap_err().code(), "cancelled");
         let rows = csv::Reader::from_reader(out.as_slice()).records().count();
         assert_eq!(rows, 500, "no page is read after the break");
+    }
+
+    /// Cells a spreadsheet would run as a formula, or that hide control characters, in every
+    /// column a person or a program fills: text, client reference, raw destination, last error.
+    #[test]
+    fn hostile_cells_are_written_inert_and_numbers_stay_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+        let hostile = [
+            "=HYPERLINK(\"http://evil.example\",\"click\")",
+            "+1+cmd|' /C calc'!A0",
+            "-2+3",
+            "@SUM(A1:A9)",
+            "\t=1+1",
+            "\r=1+1",
+            "nul\0inside\u{1b}[31m and\u{7}bell",
+        ];
+        store
+            .writer()
+            .write_blocking(move |tx| {
+                for (i, h) in hostile.iter().enumerate() {
+                    let mut m = NewMessage::text(IntakeChannel::Api, "+33612345600", h, MessageKind::Bulk, "sandbox");
+                    m.client_ref = Some((*h).to_owned());
+                    m.destination_raw = if i == 0 { "+33612345600".into() } else { (*h).to_owned() };
+                    let id = messages::insert(tx, &m)?;
+                    tx.sql_for_tests().execute(
+                        "UPDATE queue SET last_error = ?2 WHERE message_id = ?1",
+                        rusqlite::params![id, h],
+                    )?;
+                }
+                Ok::<_, crate::store::StoreError>(())
+            })
+            .unwrap();
+        let mut out = Vec::new();
+        store
+            .reader()
+            .read_blocking::<_, ExportError, _>(|c| {
+                write_csv(c, &MessageFilter::default(), &mut out, |_| ControlFlow::Continue(()))
+            })
+            .unwrap();
+        let mut csv = csv::Reader::from_reader(out.as_slice());
+        let headers = csv.headers().unwrap().clone();
+        let column = |name: &str| headers.iter().position(|h| h == name).unwrap();
+        let rows: Vec<csv::StringRecord> = csv.records().map(Result::unwrap).collect();
+        let inert = [
+            "'=HYPERLINK(\"http://evil.example\",\"click\")",
+            "'+1+cmd|' /C calc'!A0",
+            "'-2+3",
+            "'@SUM(A1:A9)",
+            "'\t=1+1",
+            "'\r=1+1",
+            "nul\u{fffd}inside\u{fffd}[31m and\u{fffd}bell",
+        ];
+        for (row, want) in rows.iter().rev().zip(inert) {
+            for name in ["body", "client_ref", "last_error"] {
+                assert_eq!(
+                    &row[column(name)],
+                    want,
+                    "{name} must not run as a formula nor hide control characters"
+                );
+            }
+        }
+        let first = rows.last().unwrap();
+        assert_eq!(
+            (&first[column("destination_raw")], &first[column("destination")]),
+            ("+33612345600", "+33612345600"),
+            "a phone number is a number, which a spreadsheet cannot run: left as it is"
+        );
+        assert_eq!(&rows[0][column("destination_raw")], inert[6]);
+    }
+
+    #[test]
+    fn a_cell_is_made_inert_only_where_it_must() {
+        for (cell, want) in [
+            ("=1+1", "'=1+1"),
+            ("+33612345678", "+33612345678"),
+            ("-5", "-5"),
+            ("+", "'+"),
+            ("-1.5", "'-1.5"),
+            ("+33 6 12", "'+33 6 12"),
+            ("@x", "'@x"),
+            ("\tx", "'\tx"),
+            ("\rx", "'\rx"),
+            ("\nx", "\nx"),
+            ("a=1", "a=1"),
+            ("ok\ttab\nline\r", "ok\ttab\nline\r"),
+            ("\0=1", "\u{fffd}=1"),
+            ("del\u{7f}", "del\u{fffd}"),
+            ("é ü 😀", "é ü 😀"),
+            ("", ""),
+        ] {
+            assert_eq!(inert_cell(cell), want, "{cell:?}");
+        }
+        assert!(matches!(inert_cell("plain text"), Cow::Borrowed(_)));
     }
 
     fn service(store: Store) -> crate::service::Service {

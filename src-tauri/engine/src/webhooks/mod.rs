@@ -18,9 +18,13 @@
 //! - **Signed.** `Smsdesk-Signature: t=<unix seconds>,v1=<hex HMAC-SHA256(secret, "<t>.<body>")>`;
 //!   see [`verify`] for how a receiver checks it.
 //! - **No redirects followed**: a 3xx answer is a failed try, so a moved endpoint is noticed.
+//!
+//! The signing secret, and the URL when it holds credentials, are kept sealed ([`target`]); what is
+//! shown or recorded of the URL never holds credentials.
 
 mod payload;
 mod signature;
+pub mod target;
 mod worker;
 
 #[cfg(test)]

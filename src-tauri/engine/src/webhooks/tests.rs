@@ -14,6 +14,7 @@ use proptest::prelude::*;
 use rusqlite::params;
 
 use super::payload::rfc3339;
+use super::target;
 use super::{
     deliveries_for_message, sign, verify, DeliveryView, WebhookConfig, WebhookField, WebhookPayload, WebhookStatus,
     Webhooks,
@@ -23,9 +24,13 @@ use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
 use crate::receipts::project;
 use crate::receipts::rules::{Projection, Rule};
+use crate::sealed::Sealer;
 use crate::store::{Store, StoreError};
 
 const SECRET: &str = "whsec_test";
+
+#[path = "at_rest_tests.rs"]
+mod at_rest;
 
 // ---- the receiver -------------------------------------------------------------------------------
 
@@ -38,6 +43,7 @@ enum Answer {
 #[derive(Debug, Clone)]
 struct Seen {
     headers: HeaderMap,
+    query: Option<String>,
     body: Vec<u8>,
     delivery: i64,
     answered: u16,
@@ -85,7 +91,7 @@ impl Receiver {
     }
 }
 
-async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn hook(State(shared): State<Arc<Shared>>, uri: axum::http::Uri, headers: HeaderMap, body: Bytes) -> Response {
     let delivery = headers
         .get("smsdesk-delivery")
         .and_then(|v| v.to_str().ok())
@@ -112,6 +118,7 @@ async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
     };
     shared.seen.lock().unwrap().push(Seen {
         headers,
+        query: uri.query().map(str::to_owned),
         body: body.to_vec(),
         delivery,
         answered: code,
@@ -122,9 +129,10 @@ async fn hook(State(shared): State<Arc<Shared>>, headers: HeaderMap, body: Bytes
 // ---- the store ----------------------------------------------------------------------------------
 
 struct Env {
-    _dir: tempfile::TempDir,
+    dir: tempfile::TempDir,
     store: Arc<Store>,
     rx: Receiver,
+    sealer: Sealer,
 }
 
 fn config() -> WebhookConfig {
@@ -142,10 +150,12 @@ async fn env() -> Env {
     // tokio's clock: the tests that pause time reach backoffs of minutes without waiting.
     let clock = crate::clock::following_tokio();
     let store = Arc::new(Store::open_with_clock(&dir.path().join("w.db"), clock).unwrap());
+    let sealer = Sealer::for_data_dir(dir.path()).unwrap();
     Env {
-        _dir: dir,
+        dir,
         store,
         rx: Receiver::start().await,
+        sealer,
     }
 }
 
@@ -163,8 +173,9 @@ impl Env {
 
     /// An API key; with the receiver as its webhook unless `webhook` is false.
     async fn key(&self, webhook: bool) -> i64 {
-        let url = webhook.then(|| self.rx.url.clone());
-        let secret = webhook.then(|| SECRET.to_owned());
+        let stored = webhook.then(|| target::seal(&self.sealer, &self.rx.url, SECRET));
+        let url = stored.as_ref().map(|s| s.shown_url.clone());
+        let secret = stored.map(|s| s.sealed);
         self.store
             .writer()
             .write(move |tx| {
@@ -279,7 +290,7 @@ impl Env {
     }
 
     async fn start(&self, config: WebhookConfig) -> Webhooks {
-        Webhooks::start(self.store.clone(), config).await
+        Webhooks::start(self.store.clone(), config, self.sealer.clone()).await
     }
 }
 

@@ -16,10 +16,12 @@ use tokio::task::{JoinError, JoinSet};
 
 use super::deliveries::{self, Due, Settled, Target, Tried};
 use super::payload::{rfc3339, WebhookPayload};
-use super::{sign, WebhookConfig, WebhookError};
+use super::{sign, target, WebhookConfig, WebhookError};
 use crate::clock::jitter;
 use crate::domain::DeliveryState;
+use crate::sealed::Sealer;
 use crate::store::{Change, Store};
+use smsdesk_core::redact::redact_url;
 
 /// POSTs under way at most (to different messages).
 const MAX_IN_FLIGHT: usize = 4;
@@ -36,15 +38,24 @@ pub struct Webhooks {
 }
 
 impl Webhooks {
-    /// Starts sending: deliveries left pending by a previous run are due at once.
-    pub async fn start(store: Arc<Store>, config: WebhookConfig) -> Webhooks {
+    /// Starts sending: deliveries left pending by a previous run are due at once. `sealer` opens
+    /// the stored webhook secrets (and URLs with credentials).
+    pub async fn start(store: Arc<Store>, config: WebhookConfig, sealer: Sealer) -> Webhooks {
         let (stop, stopped) = watch::channel(false);
         // Subscribed before the first look, so nothing committed in between goes unnoticed.
         let changes = store.subscribe();
         let grace = config.timeout + Duration::from_secs(5);
         let task = tokio::spawn(async move {
             match client(&config) {
-                Ok(client) => run(store, Arc::new(config), client, changes, stopped).await,
+                Ok(client) => {
+                    let posting = Posting {
+                        store,
+                        config: Arc::new(config),
+                        client,
+                        sealer: Arc::new(sealer),
+                    };
+                    run(posting, changes, stopped).await
+                }
                 Err(e) => tracing::error!(error = %e, "status webhooks will not be sent"),
             }
         });
@@ -73,13 +84,17 @@ fn client(config: &WebhookConfig) -> Result<reqwest::Client, WebhookError> {
         .map_err(WebhookError::Client)
 }
 
-async fn run(
+/// What every send needs.
+#[derive(Clone)]
+struct Posting {
     store: Arc<Store>,
     config: Arc<WebhookConfig>,
     client: reqwest::Client,
-    changes: broadcast::Receiver<Change>,
-    mut stopped: watch::Receiver<bool>,
-) {
+    sealer: Arc<Sealer>,
+}
+
+async fn run(posting: Posting, changes: broadcast::Receiver<Change>, mut stopped: watch::Receiver<bool>) {
+    let (store, config) = (posting.store.clone(), posting.config.clone());
     let mut changes = Some(changes);
     let mut in_flight = JoinSet::new();
     // Task id -> delivery id, for the deliveries being sent (still pending in the table).
@@ -109,7 +124,7 @@ async fn run(
                             Target::Url { .. } if started < free => {
                                 started += 1;
                                 let id = d.id;
-                                let task = in_flight.spawn(deliver(store.clone(), client.clone(), config.clone(), d));
+                                let task = in_flight.spawn(deliver(posting.clone(), d));
                                 busy.insert(task.id(), id);
                             }
                             Target::Url { .. } => {}
@@ -206,6 +221,8 @@ async fn abandon(store: &Store, keys: BTreeSet<i64>) -> bool {
 enum TryFailure {
     #[error("the webhook URL cannot be used: {0}")]
     BadUrl(String),
+    #[error("the webhook's secret cannot be opened: {0}; create the key again")]
+    Sealed(String),
     #[error("no answer within {0} s")]
     Timeout(u64),
     #[error("cannot reach the receiver: {0}")]
@@ -225,11 +242,31 @@ impl TryFailure {
     }
 }
 
-async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<WebhookConfig>, d: Due) {
-    let Target::Url { url, secret } = &d.target else {
+async fn deliver(posting: Posting, d: Due) {
+    let Posting {
+        store,
+        config,
+        client,
+        sealer,
+    } = posting;
+    let Target::Url {
+        url: shown,
+        secret: sealed,
+    } = &d.target
+    else {
         return;
     };
     let attempt = d.attempts.saturating_add(1);
+    let at = store.clock().now_ms();
+    let (url, secret) = match target::open(&sealer, shown, sealed) {
+        Ok(opened) => opened,
+        Err(e) => {
+            // Without its secret nothing can be signed: the delivery fails, saying why.
+            let failure = TryFailure::Sealed(e.to_string());
+            tracing::error!(delivery = d.id, api_key = d.api_key_id, error = %failure, "webhook not sent");
+            return settle(&store, &config, &d, at, shown, Err(failure), 0).await;
+        }
+    };
     let payload = WebhookPayload {
         delivery_id: d.id,
         message_id: d.message_id,
@@ -243,16 +280,29 @@ async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<Webhook
         attempt,
     };
     let body = serde_json::to_vec(&payload).expect("a payload of texts and numbers always serializes");
-    let at = store.clock().now_ms();
-    let signature = sign(secret, at.div_euclid(1_000), &body);
+    let signature = sign(&secret, at.div_euclid(1_000), &body);
     let clock = Instant::now();
-    let outcome = post(&client, url, d.id, &signature, body, config.timeout).await;
+    let outcome = post(&client, &url, d.id, &signature, body, config.timeout).await;
     let duration_ms = clock.elapsed().as_millis() as i64;
+    settle(&store, &config, &d, at, &url, outcome, duration_ms).await;
+}
+
+/// Logs and records a try, and settles its delivery.
+async fn settle(
+    store: &Store,
+    config: &Arc<WebhookConfig>,
+    d: &Due,
+    at: i64,
+    url: &str,
+    outcome: Result<u16, TryFailure>,
+    duration_ms: i64,
+) {
+    let shown = redact_url(url).into_owned();
     tracing::debug!(
         delivery = d.id,
         message = d.message_id,
-        attempt,
-        url = %url,
+        attempt = d.attempts.saturating_add(1),
+        url = %shown,
         duration_ms,
         outcome = %outcome.as_ref().map_or_else(|e| e.to_string(), |s| s.to_string()),
         "webhook try"
@@ -260,16 +310,17 @@ async fn deliver(store: Arc<Store>, client: reqwest::Client, config: Arc<Webhook
     let tried = Tried {
         delivery_id: d.id,
         at,
-        url: url.clone(),
+        url: shown,
         http_status: match &outcome {
             Ok(status) => Some(*status),
             Err(e) => e.http_status(),
         },
-        permanent: matches!(outcome, Err(TryFailure::BadUrl(_))),
+        permanent: matches!(outcome, Err(TryFailure::BadUrl(_) | TryFailure::Sealed(_))),
         error: outcome.err().map(|e| e.to_string()),
         duration_ms,
     };
     let j = jitter();
+    let config = config.clone();
     let recorded = store
         .writer()
         .write(move |tx| deliveries::record(tx, &tried, config.max_attempts, |tries| config.backoff(tries, j)))
@@ -319,8 +370,7 @@ async fn post(
             .headers()
             .get(LOCATION)
             .and_then(|v| v.to_str().ok())
-            .unwrap_or("nowhere")
-            .to_owned();
+            .map_or_else(|| "nowhere".to_owned(), |l| redact_url(l).into_owned());
         return Err(TryFailure::Redirect { status, location });
     }
     let first = response.chunk().await.ok().flatten().unwrap_or_default();

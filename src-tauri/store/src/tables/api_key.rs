@@ -1,10 +1,14 @@
 //! The `api_key` table: integrations' keys, by the SHA-256 of the key (the key itself is never
-//! stored), revoked in place and never deleted.
+//! stored), revoked in place and never deleted. `webhook_url` is the URL as it may be shown (no
+//! credentials); `webhook_secret` is sealed by the engine, with the full URL when that one holds
+//! credentials (an earlier version stored both in clear: the engine seals them at start).
 
 use rusqlite::{params, OptionalExtension, Row};
 use smsdesk_core::access::{KeyLimits, Scope};
 use smsdesk_core::api_key::ApiKeyInfo;
+use smsdesk_core::redact::redact_url;
 
+use crate::pragmas::overwriting;
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::StoreError;
@@ -88,7 +92,8 @@ pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
             created_at_ms: r.get(3)?,
             created_by: r.get(4)?,
             revoked_at_ms: r.get(5)?,
-            webhook_url: r.get(6)?,
+            // Shown: a URL stored before credentials were taken out of it is shown without them.
+            webhook_url: r.get::<_, Option<String>>(6)?.map(|u| redact_url(&u).into_owned()),
             scopes: Scope::split(&r.get::<_, String>(7)?),
             limits: limits(r, 8)?,
         })
@@ -142,5 +147,40 @@ fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
             .get::<_, Option<String>>(first + 2)?
             .map(|p| p.split_whitespace().map(str::to_owned).collect())
             .unwrap_or_default(),
+    })
+}
+
+/// A key's webhook as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredWebhook {
+    pub id: i64,
+    pub url: String,
+    pub secret: String,
+}
+
+/// Every key's webhook, revoked keys' too.
+pub fn webhooks(conn: &impl Reads) -> Result<Vec<StoredWebhook>, StoreError> {
+    let conn = conn.connection();
+    let mut s = conn.prepare_cached(
+        "SELECT id, webhook_url, webhook_secret FROM api_key
+         WHERE webhook_url IS NOT NULL AND webhook_secret IS NOT NULL ORDER BY id",
+    )?;
+    let rows = s.query_map([], |r| {
+        Ok(StoredWebhook {
+            id: r.get(0)?,
+            url: r.get(1)?,
+            secret: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Replaces key `id`'s webhook URL and secret, overwriting the old values in the file.
+pub fn set_webhook(tx: &mut WriteTx<'_>, id: i64, url: &str, secret: &str) -> Result<(), StoreError> {
+    let conn = tx.conn();
+    overwriting(conn, || {
+        conn.prepare_cached("UPDATE api_key SET webhook_url = ?2, webhook_secret = ?3 WHERE id = ?1")?
+            .execute(params![id, url, secret])?;
+        Ok(())
     })
 }

@@ -1,4 +1,5 @@
 use rusqlite::params;
+use smsdesk_core::redact::redact_urls_in;
 
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
@@ -24,7 +25,9 @@ impl<'t, 'c> AuditLog<'t, 'c> {
         AuditLog { tx }
     }
 
-    /// Appends one entry, stamped with the batch's time, and returns its id.
+    /// Appends one entry, stamped with the batch's time, and returns its id. A URL in its note or
+    /// details is kept without credentials ([`redact_urls_in`]): the audit is read by people, and
+    /// kept for ever.
     pub fn append(self, a: &NewAudit) -> Result<i64, StoreError> {
         let at = self.tx.now_ms();
         self.tx
@@ -39,8 +42,8 @@ impl<'t, 'c> AuditLog<'t, 'c> {
                 a.action,
                 a.subject_type,
                 a.subject_id,
-                a.note,
-                a.details_json
+                a.note.as_deref().map(redact_urls_in),
+                a.details_json.as_deref().map(redact_urls_in)
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Audit, id);

@@ -7,8 +7,10 @@ use std::time::Duration;
 use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{DeliveryState, QueueStatus, WebhookField};
 use smsdesk_core::receipts::rules::Rule;
+use smsdesk_core::redact::redact_url;
 use smsdesk_core::webhook::{DeliveryAttemptView, DeliveryView};
 
+use crate::pragmas::overwriting;
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::{StoreError, Text};
@@ -69,7 +71,7 @@ pub fn deliveries_for_message(conn: &impl Reads, message_id: i64) -> Result<Vec<
                 DeliveryAttemptView {
                     id: r.get(1)?,
                     at: r.get(2)?,
-                    url: r.get(3)?,
+                    url: redact_url(&r.get::<_, String>(3)?).into_owned(),
                     http_status: r.get(4)?,
                     error: r.get(5)?,
                     duration_ms: r.get(6)?,
@@ -211,6 +213,7 @@ pub struct Tried {
     pub delivery_id: i64,
     /// When the POST started.
     pub at: i64,
+    /// Where it went; recorded without credentials.
     pub url: String,
     pub http_status: Option<u16>,
     /// Why it failed; `None` when it was answered with a 2xx.
@@ -248,7 +251,7 @@ pub fn record(
         .execute(params![
             tried.delivery_id,
             tried.at,
-            tried.url,
+            redact_url(&tried.url),
             tried.http_status,
             tried.error,
             tried.duration_ms
@@ -286,4 +289,28 @@ pub fn record(
         )?
         .execute(params![tried.delivery_id, tries, next, error])?;
     Ok(Settled::RetryAt(next))
+}
+
+/// Takes credentials out of the URLs of recorded tries (an earlier version recorded the URL as
+/// given), overwriting the old text in the file. Returns how many were changed.
+pub fn redact_attempt_urls(tx: &mut WriteTx<'_>) -> Result<usize, StoreError> {
+    let conn = tx.conn();
+    let candidates: Vec<(i64, String)> = conn
+        .prepare_cached("SELECT id, url FROM webhook_attempt WHERE url LIKE '%@%' OR url LIKE '%?%' OR url LIKE '%#%'")?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    let changed: Vec<(i64, String)> = candidates
+        .into_iter()
+        .filter_map(|(id, url)| match redact_url(&url) {
+            std::borrow::Cow::Owned(shown) => Some((id, shown)),
+            std::borrow::Cow::Borrowed(_) => None,
+        })
+        .collect();
+    overwriting(conn, || {
+        let mut update = conn.prepare_cached("UPDATE webhook_attempt SET url = ?2 WHERE id = ?1")?;
+        for (id, url) in &changed {
+            update.execute(params![id, url])?;
+        }
+        Ok(changed.len())
+    })
 }

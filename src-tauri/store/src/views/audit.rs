@@ -3,6 +3,7 @@
 
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
+use smsdesk_core::redact::redact_urls_in;
 use ts_rs::TS;
 
 use super::{cursor, json, page_limit, ViewError};
@@ -67,8 +68,9 @@ pub fn audit_log(c: &Connection, cursor: Option<&str>, limit: Option<u32>) -> Re
                 action: r.get(3)?,
                 subject_type: r.get(4)?,
                 subject_id: r.get(5)?,
-                note: r.get(6)?,
-                details: json(r.get(7)?),
+                // Entries appended before credentials were taken out of URLs are shown without them.
+                note: r.get::<_, Option<String>>(6)?.map(|n| redact_urls_in(&n).into_owned()),
+                details: json(r.get::<_, Option<String>>(7)?.map(|d| redact_urls_in(&d).into_owned())),
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
