@@ -1,4 +1,4 @@
-//! Scripting subcommands: `send`, `status`, `export` and `api-key`.
+//! Scripting subcommands: `send`, `status`, `export`, `api-key` and `user`.
 //!
 //! `send`, `status` and `api-key` talk to the running instance when there is one (over its HTTP
 //! API, as the operator, with the token it wrote in the data directory), and otherwise open the
@@ -9,13 +9,12 @@
 use std::process::ExitCode;
 use std::sync::Arc;
 
-use clap::{Args, Subcommand, ValueEnum};
+use clap::{Args, ValueEnum};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 
 use super::{prepare, Cli, EXIT_CONFIG};
-use smsdesk_engine::access::{KeyLimits, Scope};
-use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use smsdesk_engine::apikeys::Caller;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::door::OPERATOR_TOKEN_FILE;
 use smsdesk_engine::engine::{intake_rules, Prepared};
@@ -32,9 +31,11 @@ use smsdesk_engine::views;
 const EXIT_REFUSED: u8 = 1;
 
 mod export;
+mod keys;
 pub mod users;
 
 pub use export::{export, ExportArgs};
+pub use keys::{api_key, ApiKeyCommand};
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -91,40 +92,6 @@ pub struct StatusArgs {
     /// Print the whole record (attempts, receipts, timeline) as JSON
     #[arg(long)]
     pub json: bool,
-}
-
-#[derive(Debug, Subcommand)]
-pub enum ApiKeyCommand {
-    /// Create a key; it is printed once and never again
-    Create {
-        /// Who it is for ("website", "crm")
-        #[arg(long)]
-        name: String,
-        /// Where to POST status changes of the messages sent with this key
-        #[arg(long)]
-        webhook_url: Option<String>,
-        /// What it may do, repeated or comma-separated: send, read:own, read:all, act, export
-        /// (default: send,read:own — enough for a website that sends and follows its messages)
-        #[arg(long = "scope", value_delimiter = ',')]
-        scopes: Vec<String>,
-        /// At most this many messages in any 60 seconds
-        #[arg(long)]
-        per_minute: Option<u32>,
-        /// At most this many messages in any 24 hours
-        #[arg(long)]
-        per_day: Option<u32>,
-        /// Destinations must start with one of these international prefixes (+33, +4420),
-        /// repeated or comma-separated
-        #[arg(long = "destination-prefix", value_delimiter = ',')]
-        destination_prefixes: Vec<String>,
-    },
-    /// List keys (never the keys themselves)
-    List,
-    /// Revoke a key at once
-    Revoke {
-        /// The key's id, from `api-key list`
-        id: i64,
-    },
 }
 
 /// Where a command's requests go.
@@ -437,92 +404,4 @@ fn state_words(s: DeliveryState) -> String {
         DeliveryState::Pending => "no report yet".into(),
         other => format!("reported {other}"),
     }
-}
-
-pub fn api_key(cli: &Cli, cmd: ApiKeyCommand) -> ExitCode {
-    run(cli, "api-key", |target| async move {
-        let result = async {
-            match cmd {
-                ApiKeyCommand::Create {
-                    name,
-                    webhook_url,
-                    scopes,
-                    per_minute,
-                    per_day,
-                    destination_prefixes,
-                } => {
-                    let new = NewApiKey {
-                        name,
-                        webhook_url,
-                        scopes: users::scopes(&scopes)?,
-                        limits: KeyLimits {
-                            per_minute,
-                            per_day,
-                            destination_prefixes,
-                        },
-                    };
-                    let created: CreatedApiKey = match &target {
-                        Target::Remote { .. } => {
-                            call(&target, reqwest::Method::POST, "/api/v1/keys", Some(&new), &[]).await?
-                        }
-                        Target::Local { service, .. } => service.create_key(&Caller::command_line(), new).await?,
-                    };
-                    println!(
-                        "API key {} created for {} (scopes: {}):",
-                        created.info.id,
-                        created.info.name,
-                        Scope::join(&created.info.scopes)
-                    );
-                    println!("  {}", created.key);
-                    match &created.webhook_secret {
-                        Some(secret) => {
-                            println!("Webhook signing secret:");
-                            println!("  {secret}");
-                            println!("Copy both now: the key is not stored, the secret is stored encrypted, and neither can be shown again.");
-                        }
-                        None => println!("Copy it now: it is not stored and cannot be shown again."),
-                    }
-                }
-                ApiKeyCommand::List => {
-                    let keys: Vec<ApiKeyInfo> = match &target {
-                        Target::Remote { .. } => {
-                            call(&target, reqwest::Method::GET, "/api/v1/keys", None::<&()>, &[]).await?
-                        }
-                        Target::Local { service, .. } => service.list_keys().await?,
-                    };
-                    if keys.is_empty() {
-                        println!("No API keys yet: create one with `smsdesk api-key create --name <who>`.");
-                    }
-                    for k in keys {
-                        let state = if k.revoked_at_ms.is_some() { "revoked" } else { "active" };
-                        let hook = k.webhook_url.map(|u| format!("  webhook {u}")).unwrap_or_default();
-                        let scopes = Scope::join(&k.scopes);
-                        println!(
-                            "{:>4}  {}…  {:<8} {:<28} {}{hook}",
-                            k.id, k.prefix, state, scopes, k.name
-                        );
-                    }
-                }
-                ApiKeyCommand::Revoke { id } => {
-                    match &target {
-                        Target::Remote { .. } => {
-                            call::<()>(
-                                &target,
-                                reqwest::Method::POST,
-                                &format!("/api/v1/keys/{id}/revoke"),
-                                None::<&()>,
-                                &[],
-                            )
-                            .await?
-                        }
-                        Target::Local { service, .. } => service.revoke_key(&Caller::command_line(), id).await?,
-                    }
-                    println!("API key {id} revoked: requests with it are refused from now on.");
-                }
-            }
-            Ok(())
-        }
-        .await;
-        (target, result)
-    })
 }
