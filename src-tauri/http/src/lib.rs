@@ -28,6 +28,7 @@ mod callbacks;
 mod error;
 mod events;
 mod export;
+mod listen;
 pub mod openapi;
 mod routes;
 
@@ -72,21 +73,16 @@ impl HttpDoor {
 
 impl Door for HttpDoor {
     fn serve(&self, listener: TcpListener, ctx: DoorContext, shutdown: oneshot::Receiver<()>) -> Serving {
+        let limits = ctx.limits;
         let app = router(ApiContext {
             info: ctx.info,
             ui: self.ui.clone(),
             service: ctx.service,
             operator_token: ctx.operator_token,
-            limits: ctx.limits,
+            limits,
             stopping: ctx.stopping,
         });
-        Box::pin(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async move {
-                    let _ = shutdown.await;
-                })
-                .await
-        })
+        Box::pin(listen::serve(listener, app, limits, shutdown))
     }
 }
 

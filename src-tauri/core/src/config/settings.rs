@@ -105,6 +105,16 @@ settings! {
         max_body_kib: AtLeastOne = AtLeastOne(1_024),
         /// Seconds a request may take before it is answered 408.
         request_timeout_seconds: AtLeastOne = AtLeastOne(30),
+        /// Seconds a client may take to send a request's headers; a connection that sends
+        /// none within this time (also between two requests) is closed.
+        header_read_timeout_seconds: AtLeastOne = AtLeastOne(10),
+        /// Seconds a connection may go without a byte read or written (a stalled upload, a
+        /// client that stopped reading its answer) before it is closed. Keep it above
+        /// request_timeout_seconds, and above 15 (the event stream writes every 15 seconds).
+        idle_timeout_seconds: AtLeastOne = AtLeastOne(60),
+        /// Connections served at once; further ones wait until one closes. Keep it below the
+        /// number of files the system lets smsdesk open.
+        max_connections: AtLeastOne = AtLeastOne(200),
     }
 
     /// Messages handed in by the API, CSV import, the compose form and the command line.
