@@ -24,6 +24,8 @@ pub const OPERATOR_TOKEN_FILE: &str = "operator.token";
 pub struct Limits {
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
+    /// The largest body a provider's callback may carry (receipts are small).
+    pub max_callback_body_bytes: usize,
     /// How long a client may take to send a request's headers, and how long an open connection
     /// waits for its next request.
     pub header_read_timeout: Duration,
@@ -38,6 +40,7 @@ impl Default for Limits {
         Limits {
             max_body_bytes: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
+            max_callback_body_bytes: 64 * 1024,
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_connections: 200,

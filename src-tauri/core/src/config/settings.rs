@@ -105,6 +105,9 @@ settings! {
         max_body_kib: AtLeastOne = AtLeastOne(1_024),
         /// Seconds a request may take before it is answered 408.
         request_timeout_seconds: AtLeastOne = AtLeastOne(30),
+        /// Largest body of a provider's delivery report (POST /api/v1/callbacks/...), in KiB;
+        /// larger ones get 413 and nothing is stored.
+        callback_max_body_kib: AtLeastOne = AtLeastOne(64),
         /// Seconds a client may take to send a request's headers; a connection that sends
         /// none within this time (also between two requests) is closed.
         header_read_timeout_seconds: AtLeastOne = AtLeastOne(10),

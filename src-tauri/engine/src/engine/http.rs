@@ -75,6 +75,7 @@ fn limits(config: &Config) -> door::Limits {
     door::Limits {
         max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
         request_timeout: seconds(config.http.request_timeout_seconds),
+        max_callback_body_bytes: config.http.callback_max_body_kib.0 as usize * 1024,
         header_read_timeout: seconds(config.http.header_read_timeout_seconds),
         idle_timeout: seconds(config.http.idle_timeout_seconds),
         max_connections: config.http.max_connections.0 as usize,
