@@ -5,9 +5,10 @@
 //! request's head, before a byte of its body is read, and an unknown provider is answered exactly
 //! as a wrong secret (which it was is logged): a caller without the secret learns nothing, and
 //! costs nothing but its head. The body may be at most `http.callback_max_body_kib`. The request
-//! is stored as evidence (with the secret blanked out) and applied before the provider hears 2xx;
-//! a repeat is stored too, de-duplicated, and answered the same way, so a provider that retries
-//! until it gets 2xx is satisfied and nothing is counted twice.
+//! is stored as evidence (with every provider secret blanked out wherever it appears, see
+//! [`scrub`](crate::scrub)) and applied before the provider hears 2xx; a repeat is stored too,
+//! de-duplicated, and answered the same way, so a provider that retries until it gets 2xx is
+//! satisfied and nothing is counted twice.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Request, State};
@@ -15,6 +16,7 @@ use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
 use futures::StreamExt;
 
+use super::scrub::{scrub, scrub_text};
 use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::same_secret;
@@ -51,6 +53,7 @@ pub async fn receive(
     let query = parts.uri.query().unwrap_or("");
     let conf = admit(&providers, &provider, query, &parts.headers)?;
     let body = read_body(body, &parts.headers, s.ctx.limits.max_callback_body_bytes).await?;
+    let secrets: Vec<&str> = providers.0.values().map(|p| p.secret.trim()).collect();
     let received = HttpReceived {
         provider: conf.preset.clone().unwrap_or_else(|| provider.clone()),
         connection: conf
@@ -58,15 +61,20 @@ pub async fn receive(
             .clone()
             .unwrap_or_else(|| s.ctx.service.connection_name()),
         method: parts.method.to_string(),
-        content_type: header_text(&parts.headers, header::CONTENT_TYPE.as_str()),
-        query: redact_query(query),
+        content_type: header_text(&parts.headers, header::CONTENT_TYPE.as_str()).map(|t| scrub_text(&t, &secrets)),
+        query: scrub_text(&redact_query(query), &secrets),
         headers: parts
             .headers
             .iter()
             .filter(|(n, _)| !CREDENTIAL_HEADERS.contains(&n.as_str()))
-            .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .map(|(n, v)| {
+                (
+                    n.to_string(),
+                    scrub_text(&String::from_utf8_lossy(v.as_bytes()), &secrets),
+                )
+            })
             .collect(),
-        body: body.to_vec(),
+        body: scrub(&body, &secrets),
         received_at: s.ctx.service.clock().now_ms(),
     };
     let stored = s.ctx.service.callback(received).await?;

@@ -31,6 +31,7 @@ mod export;
 mod listen;
 pub mod openapi;
 mod routes;
+mod scrub;
 
 pub use error::Failure;
 pub use events::ChangeEvent;

@@ -4,6 +4,7 @@
 
 use std::time::Duration;
 
+use serde_json::Value;
 use smsdesk_engine::api::RunMode;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
@@ -148,4 +149,108 @@ async fn an_unknown_provider_is_answered_exactly_as_a_wrong_secret() {
         "whether a provider exists must not be told to someone without its secret"
     );
     t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_callback_secret_is_stored_nowhere_even_when_sent_in_other_headers_parameters_or_the_body() {
+    let t = start(&[("SMSDESK_RECEIPTS_UNCORRELATED_GRACE_SECONDS", "0")]).await;
+    let encoded: String = SECRET.bytes().map(|b| format!("%{b:02X}")).collect();
+    let original_uri = format!("/api/v1/callbacks/vonage?token={SECRET}");
+    let referer = format!("https://provider.example/send?ref=x{encoded}y");
+    let cookie = format!("session={SECRET}; theme=dark");
+    let copied_auth = format!("Basic {}", base64(&format!("vonage:{SECRET}")));
+    let r = t
+        .http
+        .post(format!(
+            "{}/api/v1/callbacks/vonage?token={SECRET}&note=sent-with-{encoded}",
+            t.url
+        ))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-original-uri", &original_uri)
+        .header("referer", &referer)
+        .header("cookie", &cookie)
+        .header("x-forwarded-authorization", &copied_auth)
+        .body(format!("{REPORT}&callback={encoded}&echo={SECRET}"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), 200, "{}", r.text().await.unwrap());
+
+    // What any key can read: the exception the receipt opened, with its evidence.
+    let (_, key) = t.key("reader").await;
+    let read = |path: String| {
+        let (t, key) = (&t, key.clone());
+        async move {
+            let r = t
+                .http
+                .get(format!("{}{path}", t.url))
+                .bearer_auth(key)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(r.status(), 200, "{path}");
+            r.text().await.unwrap()
+        }
+    };
+    let list: Value = serde_json::from_str(&read("/api/v1/exceptions".into()).await).unwrap();
+    let id = list["items"][0]["id"]
+        .as_i64()
+        .expect("the receipt that matched nothing opened an exception");
+    let detail = read(format!("/api/v1/exceptions/{id}")).await;
+    assert!(
+        detail.contains("REDACTED"),
+        "the evidence shows where a secret was: {detail}"
+    );
+    assert!(
+        detail.contains("theme=dark"),
+        "the rest of the evidence is kept: {detail}"
+    );
+    let forms = [SECRET.to_owned(), encoded.clone(), base64(&format!("vonage:{SECRET}"))];
+    for form in &forms {
+        assert!(
+            !detail.contains(form.as_str()),
+            "the evidence shows the secret ({form}): {detail}"
+        );
+    }
+    // And on disk: the database, its log, every file in the data directory.
+    for file in files(t.dir.path()) {
+        let bytes = std::fs::read(&file).unwrap();
+        for form in &forms {
+            assert!(
+                !bytes.windows(form.len()).any(|w| w == form.as_bytes()),
+                "{} holds the secret ({form})",
+                file.display()
+            );
+        }
+    }
+    t.stop().await;
+}
+
+fn files(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut all = Vec::new();
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            all.extend(files(&path));
+        } else {
+            all.push(path);
+        }
+    }
+    all
+}
+
+fn base64(text: &str) -> String {
+    const A: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk.iter().fold(0u32, |acc, b| (acc << 8) | u32::from(*b)) << (8 * (3 - chunk.len()));
+        for k in 0..4 {
+            out.push(if k <= chunk.len() {
+                A[((n >> (18 - 6 * k)) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
 }
