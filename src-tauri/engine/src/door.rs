@@ -56,6 +56,8 @@ pub struct DoorContext {
     /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
     pub operator_token: Arc<String>,
     pub limits: Limits,
+    /// Host names the door answers to besides IP addresses and `localhost` (`http.allowed_hosts`).
+    pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
 }

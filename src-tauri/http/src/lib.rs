@@ -25,6 +25,7 @@ use smsdesk_engine::service::Service;
 mod auth;
 pub mod bindings;
 mod callbacks;
+mod edge;
 mod error;
 mod events;
 mod export;
@@ -56,6 +57,8 @@ pub struct ApiContext {
     /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
     pub operator_token: Arc<String>,
     pub limits: Limits,
+    /// Host names answered besides IP addresses and `localhost` (`http.allowed_hosts`).
+    pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
 }
@@ -81,6 +84,7 @@ impl Door for HttpDoor {
             service: ctx.service,
             operator_token: ctx.operator_token,
             limits,
+            allowed_hosts: ctx.allowed_hosts,
             stopping: ctx.stopping,
         });
         Box::pin(listen::serve(listener, app, limits, shutdown))
@@ -152,6 +156,8 @@ pub fn router(ctx: ApiContext) -> Router {
         .route("/api/{*rest}", get(api_not_found).post(api_not_found))
         .fallback(get(ui_file))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
+        // Before anything else, whatever the route, the UI's files included.
+        .layer(middleware::from_fn_with_state(state.clone(), edge::check))
         .with_state(state)
 }
 

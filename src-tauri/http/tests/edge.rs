@@ -2,6 +2,8 @@
 //! any credential is checked, and what it can make the server keep. A real engine, requests
 //! written byte by byte on real TCP.
 
+use std::borrow::Cow;
+use std::sync::Arc;
 use std::time::Duration;
 
 use serde_json::Value;
@@ -20,12 +22,16 @@ const REPORT: &str = "messageId=0A0000001&status=delivered&err-code=0&scts=26112
 const GENEROUS: Duration = Duration::from_secs(20);
 
 async fn start(env: &[(&str, &str)]) -> Running {
+    start_with_ui(env, None).await
+}
+
+async fn start_with_ui(env: &[(&str, &str)], ui: Option<Arc<dyn smsdesk_http::UiAssets>>) -> Running {
     let mut all = vec![(
         "SMSDESK_CALLBACKS_PROVIDERS".to_owned(),
         format!(r#"{{"vonage": {{"secret": "{SECRET}"}}}}"#),
     )];
     all.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
-    Running::launch(None, all, RunMode::Serve).await
+    Running::launch_with_ui(None, all, RunMode::Serve, ui).await
 }
 
 /// `GET path` on `t`, as `host`, with `headers`.
@@ -253,4 +259,51 @@ fn base64(text: &str) -> String {
         }
     }
     out
+}
+
+/// The UI's entry page only.
+struct Page;
+
+impl smsdesk_http::UiAssets for Page {
+    fn get(&self, path: &str) -> Option<Cow<'_, [u8]>> {
+        (path == "/index.html").then_some(Cow::Borrowed(b"<!doctype html><title>smsdesk</title>".as_slice()))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_this_server_does_not_answer_to_gets_421_on_every_route_and_its_own_names_are_served() {
+    let t = start_with_ui(
+        &[("SMSDESK_HTTP_ALLOWED_HOSTS", "desk.example.com")],
+        Some(Arc::new(Page)),
+    )
+    .await;
+    let port = t.addr().port();
+    let bearer = format!("Bearer {}", t.operator);
+    for host in [
+        "evil.example",
+        &format!("evil.example:{port}"),
+        "localhost.evil.example",
+    ] {
+        for (path, headers) in [
+            ("/", vec![]),
+            ("/api/v1/health", vec![]),
+            ("/api/v1/messages", vec![("Authorization", bearer.as_str())]),
+        ] {
+            let a = get(&t, path, host, &headers).await;
+            assert_eq!(a.status, 421, "{host} {path}: {a:?}");
+            assert!(a.is_refusal("host_not_allowed"), "{host} {path}: {a:?}");
+        }
+    }
+    for host in [
+        format!("127.0.0.1:{port}"),
+        format!("localhost:{port}"),
+        format!("desk.example.com:{port}"),
+        "DESK.example.com".to_owned(),
+    ] {
+        let page = get(&t, "/", &host, &[]).await;
+        assert_eq!(page.status, 200, "{host}: {page:?}");
+        let api = get(&t, "/api/v1/messages", &host, &[("Authorization", &bearer)]).await;
+        assert_eq!(api.status, 200, "{host}: {api:?}");
+    }
+    t.stop().await;
 }

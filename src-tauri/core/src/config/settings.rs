@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::callbacks::CallbackProviders;
+use super::hosts::HostNames;
 use super::value::{
     AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
     TlvIdBase, UtcOffset,
@@ -118,6 +119,11 @@ settings! {
         /// Connections served at once; further ones wait until one closes. Keep it below the
         /// number of files the system lets smsdesk open.
         max_connections: AtLeastOne = AtLeastOne(200),
+        /// Host names (besides IP addresses and localhost) the server answers to, as in
+        /// "smsdesk.office.lan, desk.example.com". A request whose Host header names anything
+        /// else gets 421: a web page cannot reach the API by pointing a name of its own at
+        /// this computer.
+        allowed_hosts: HostNames = HostNames::default(),
     }
 
     /// Messages handed in by the API, CSV import, the compose form and the command line.

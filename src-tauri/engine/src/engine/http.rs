@@ -64,6 +64,7 @@ pub(super) fn door_context(
         service: service.clone(),
         operator_token: Arc::new(operator_token),
         limits: limits(config),
+        allowed_hosts: config.http.allowed_hosts.0.clone().into(),
         stopping,
     };
     (ctx, stopping_tx)
