@@ -1,17 +1,24 @@
 //! What every request goes through before its route: the `Host` check (a web page must not reach
-//! the API by pointing a name of its own at this computer: DNS rebinding).
+//! the API by pointing a name of its own at this computer: DNS rebinding), the length of its
+//! address, and, on the way out, every refusal as `{code, message}` JSON, also those the
+//! framework makes itself (an unknown method, a timeout, a body too large, a bad path).
 
 use std::net::IpAddr;
 
+use axum::body::Body;
 use axum::extract::{Request, State};
-use axum::http::header;
+use axum::http::{header, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
 
-/// Refuses a request whose `Host` this server does not answer to.
+/// The longest request address (path and query) answered; longer ones get 414. Well below
+/// hyper's own limit, whose answer is an empty 414.
+pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// Refuses a request whose `Host` this server does not answer to, or whose address is too long.
 pub async fn check(State(s): State<AppState>, request: Request, next: Next) -> Response {
     // A request names its host in its `Host` header, and may in its address too: each must be
     // one this server answers to. One without either (HTTP/1.0) comes from no browser.
@@ -29,6 +36,14 @@ pub async fn check(State(s): State<AppState>, request: Request, next: Next) -> R
         return Failure::new(
             ErrorCode::HostNotAllowed,
             format!("this server does not answer to `{host}`: use its IP address, localhost, or a name in http.allowed_hosts"),
+        )
+        .into_response();
+    }
+    let length = request.uri().path_and_query().map_or(0, |p| p.as_str().len());
+    if length > MAX_URI_BYTES {
+        return Failure::new(
+            ErrorCode::UriTooLong,
+            format!("the request's address is {length} bytes long; this server takes at most {MAX_URI_BYTES}"),
         )
         .into_response();
     }
@@ -56,6 +71,60 @@ fn host_allowed(authority: &str, allowed: &[String]) -> bool {
     host.parse::<IpAddr>().is_ok()
         || name.eq_ignore_ascii_case("localhost")
         || allowed.iter().any(|a| a.eq_ignore_ascii_case(name))
+}
+
+/// Gives a refusal made without our `{code, message}` body (by the framework: 405, 408, 413, a
+/// path that does not parse) that body, with the code of its status; the framework's text, if
+/// any, becomes the message.
+pub async fn json_errors(request: Request, next: Next) -> Response {
+    let (method, path) = (request.method().clone(), request.uri().path().to_owned());
+    let response = next.run(request).await;
+    let status = response.status();
+    let is_json = response
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("application/json"));
+    if !(status.is_client_error() || status.is_server_error()) || is_json {
+        return response;
+    }
+    let (mut parts, body) = response.into_parts();
+    let text = axum::body::to_bytes(body, 4096)
+        .await
+        .map(|b| String::from_utf8_lossy(&b).trim().to_owned())
+        .unwrap_or_default();
+    let failure = failure_for(status, &method, &path, text);
+    let fixed = failure.into_response();
+    parts.status = fixed.status();
+    parts.headers.remove(header::CONTENT_LENGTH);
+    let (fixed_parts, fixed_body) = fixed.into_parts();
+    parts.headers.extend(fixed_parts.headers);
+    Response::from_parts(parts, Body::new(fixed_body))
+}
+
+fn failure_for(status: StatusCode, method: &Method, path: &str, text: String) -> Failure {
+    let said = |fallback: String| if text.is_empty() { fallback } else { text.clone() };
+    match status {
+        StatusCode::NOT_FOUND => Failure::new(ErrorCode::NotFound, said(format!("nothing at {path}"))),
+        StatusCode::METHOD_NOT_ALLOWED => Failure::new(
+            ErrorCode::MethodNotAllowed,
+            format!("{path} does not take {method} (the Allow header lists what it takes)"),
+        ),
+        StatusCode::REQUEST_TIMEOUT => Failure::new(
+            ErrorCode::RequestTimeout,
+            "the request was not answered in time (http.request_timeout_seconds): if it changed something, it may have been committed; send it again with the same Idempotency-Key",
+        ),
+        StatusCode::PAYLOAD_TOO_LARGE => Failure::new(
+            ErrorCode::TooLarge,
+            "the request body is larger than this server accepts (http.max_body_kib)",
+        ),
+        StatusCode::URI_TOO_LONG => Failure::new(ErrorCode::UriTooLong, said("the request's address is too long".into())),
+        s if s.is_server_error() => {
+            tracing::error!(status = %s, %path, error = %text, "a request failed without an answer of ours");
+            Failure::new(ErrorCode::Internal, "something failed on our side (logged)")
+        }
+        _ => Failure::new(ErrorCode::BadRequest, said(format!("{method} {path} was refused ({status})"))),
+    }
 }
 
 #[cfg(test)]

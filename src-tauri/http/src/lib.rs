@@ -11,7 +11,7 @@ use axum::handler::Handler;
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, on, post, MethodFilter, MethodRouter};
+use axum::routing::{any, get, on, post, MethodFilter, MethodRouter};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
@@ -153,11 +153,12 @@ pub fn router(ctx: ApiContext) -> Router {
         // The event stream lasts as long as the client listens: no request timeout.
         .route("/api/v1/events", get(events::stream))
         .merge(api)
-        .route("/api/{*rest}", get(api_not_found).post(api_not_found))
+        .route("/api/{*rest}", any(api_not_found))
         .fallback(get(ui_file))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
         // Before anything else, whatever the route, the UI's files included.
         .layer(middleware::from_fn_with_state(state.clone(), edge::check))
+        .layer(middleware::from_fn(edge::json_errors))
         .with_state(state)
 }
 

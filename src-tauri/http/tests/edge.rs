@@ -307,3 +307,69 @@ async fn a_host_this_server_does_not_answer_to_gets_421_on_every_route_and_its_o
     }
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_unknown_route_is_a_json_404_whatever_the_method() {
+    let t = start(&[]).await;
+    for method in ["GET", "POST", "DELETE", "PUT"] {
+        let a = exchange(
+            t.addr(),
+            head(method, "/api/v1/nothing-here", "127.0.0.1", &[]).as_bytes(),
+        )
+        .await;
+        assert_eq!(a.status, 404, "{method}: {a:?}");
+        assert!(a.is_refusal("not_found"), "{method}: {a:?}");
+    }
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_known_route_asked_with_another_method_is_a_json_405_naming_what_it_takes() {
+    let t = start(&[]).await;
+    let bearer = format!("Bearer {}", t.operator);
+    let a = exchange(
+        t.addr(),
+        head("DELETE", "/api/v1/messages", "127.0.0.1", &[("Authorization", &bearer)]).as_bytes(),
+    )
+    .await;
+    assert_eq!(a.status, 405);
+    assert!(a.is_refusal("method_not_allowed"), "{a:?}");
+    assert!(a.header("allow").is_some_and(|m| m.contains("GET")), "{a:?}");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_request_that_does_not_arrive_in_time_is_a_json_408() {
+    let t = start(&[("SMSDESK_HTTP_REQUEST_TIMEOUT_SECONDS", "1")]).await;
+    let bearer = format!("Bearer {}", t.operator);
+    let text = head(
+        "POST",
+        "/api/v1/messages",
+        "127.0.0.1",
+        &[
+            ("Authorization", &bearer),
+            ("Content-Type", "application/json"),
+            ("Content-Length", "100"),
+        ],
+    );
+    let mut stream = TcpStream::connect(t.addr()).await.unwrap();
+    stream.write_all(text.as_bytes()).await.unwrap();
+    stream.write_all(b"{\"destination\":").await.unwrap();
+    let a = tokio::time::timeout(GENEROUS, read_answer(&mut stream))
+        .await
+        .expect("a request whose body stalls is answered");
+    assert_eq!(a.status, 408);
+    assert!(a.is_refusal("request_timeout"), "{a:?}");
+    assert_eq!(t.count_where("message", "1"), 0);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_address_over_8_kib_is_a_json_414() {
+    let t = start(&[]).await;
+    let long = format!("/api/v1/health?pad={}", "x".repeat(9 * 1024));
+    let a = get(&t, &long, "127.0.0.1", &[]).await;
+    assert_eq!(a.status, 414, "{:?}", a.status);
+    assert!(a.is_refusal("uri_too_long"), "{a:?}");
+    t.stop().await;
+}
