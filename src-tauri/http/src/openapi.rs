@@ -6,7 +6,6 @@ use axum::Json;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::auth::Authenticated;
 use super::{callbacks, events, export};
 use smsdesk_engine::operations::{Method, Place, Spec, OPERATIONS};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
@@ -18,9 +17,9 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
     info(
         title = "smsdesk",
         description = "Send SMS through smsdesk's queue and see, with evidence, what became of each one. \
-            Every route but /api/v1/health needs `Authorization: Bearer <API key>`.",
+            Every route but /api/v1/health and this description needs `Authorization: Bearer <API key>`.",
     ),
-    paths(super::health, export::export_messages, callbacks::receive, events::stream),
+    paths(super::health, document, export::export_messages, callbacks::receive, events::stream),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
     security(("bearer" = [])),
@@ -159,7 +158,10 @@ pub fn json() -> String {
         .expect("the OpenAPI description serialises")
 }
 
-pub async fn document(_: Authenticated) -> Json<utoipa::openapi::OpenApi> {
+/// This description. Needs no key: it holds no data, only what any copy of smsdesk serves.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "instance", security(()),
+    responses((status = 200, description = "The OpenAPI description of every route", content_type = "application/json")))]
+pub async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }
 

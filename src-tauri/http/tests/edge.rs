@@ -373,3 +373,18 @@ async fn an_address_over_8_kib_is_a_json_414() {
     assert!(a.is_refusal("uri_too_long"), "{a:?}");
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_openapi_description_needs_no_key_and_says_so() {
+    let t = start(&[]).await;
+    let a = get(&t, "/api/v1/openapi.json", "127.0.0.1", &[]).await;
+    assert_eq!(a.status, 200, "{:?}", a.status);
+    let doc = a.json();
+    assert_eq!(
+        doc["paths"]["/api/v1/openapi.json"]["get"]["security"],
+        serde_json::json!([{}]),
+        "the description says it needs no key"
+    );
+    assert!(doc["paths"]["/api/v1/messages"].is_object());
+    t.stop().await;
+}
