@@ -19,11 +19,20 @@ use crate::service::Service;
 /// only). The command line reads it to act for the operator on a running instance.
 pub const OPERATOR_TOKEN_FILE: &str = "operator.token";
 
-/// Limits on what one request may ask of the server.
+/// Limits on what one request, and one connection, may ask of the server.
 #[derive(Debug, Clone, Copy)]
 pub struct Limits {
     pub max_body_bytes: usize,
     pub request_timeout: Duration,
+    /// The largest body a provider's callback may carry (receipts are small).
+    pub max_callback_body_bytes: usize,
+    /// How long a client may take to send a request's headers, and how long an open connection
+    /// waits for its next request.
+    pub header_read_timeout: Duration,
+    /// How long a connection may go without a byte read or written before it is closed.
+    pub idle_timeout: Duration,
+    /// Connections served at once; further ones wait to be accepted.
+    pub max_connections: usize,
 }
 
 impl Default for Limits {
@@ -31,6 +40,10 @@ impl Default for Limits {
         Limits {
             max_body_bytes: 1024 * 1024,
             request_timeout: Duration::from_secs(30),
+            max_callback_body_bytes: 64 * 1024,
+            header_read_timeout: Duration::from_secs(10),
+            idle_timeout: Duration::from_secs(60),
+            max_connections: 200,
         }
     }
 }
@@ -43,6 +56,8 @@ pub struct DoorContext {
     /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
     pub operator_token: Arc<String>,
     pub limits: Limits,
+    /// Host names the door answers to besides IP addresses and `localhost` (`http.allowed_hosts`).
+    pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
 }

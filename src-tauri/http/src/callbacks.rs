@@ -1,19 +1,26 @@
 //! `POST /api/v1/callbacks/{provider}`: delivery reports from HTTP SMS providers.
 //!
 //! The provider must be configured (`[callbacks] providers`) and present its secret as
-//! `?token=…`, an `X-Smsdesk-Token` header, or a Basic-auth password. The request is stored as
-//! evidence (with the secret blanked out) and applied before the provider hears 2xx; a repeat is
-//! stored too, de-duplicated, and answered the same way, so a provider that retries until it
-//! gets 2xx is satisfied and nothing is counted twice.
+//! `?token=…`, an `X-Smsdesk-Token` header, or a Basic-auth password. Both are checked from the
+//! request's head, before a byte of its body is read, and an unknown provider is answered exactly
+//! as a wrong secret (which it was is logged): a caller without the secret learns nothing, and
+//! costs nothing but its head. The body may be at most `http.callback_max_body_kib`. The request
+//! is stored as evidence (with every provider secret blanked out wherever it appears, see
+//! [`scrub`](crate::scrub)) and applied before the provider hears 2xx; a repeat is stored too,
+//! de-duplicated, and answered the same way, so a provider that retries until it gets 2xx is
+//! satisfied and nothing is counted twice.
 
-use axum::body::Bytes;
-use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap, Method, StatusCode, Uri};
+use axum::body::{Body, Bytes};
+use axum::extract::{Path, Request, State};
+use axum::http::{header, HeaderMap, StatusCode};
 use axum::Json;
+use futures::StreamExt;
 
+use super::scrub::{scrub, scrub_text};
 use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::same_secret;
+use smsdesk_engine::config::CallbackProviders;
 use smsdesk_engine::receipts::ingest::HttpReceived;
 use smsdesk_engine::receipts::parse::parse_form;
 use smsdesk_engine::service::CallbackAnswer;
@@ -22,6 +29,9 @@ use smsdesk_engine::service::CallbackAnswer;
 const TOKEN_PARAM: &str = "token";
 const TOKEN_HEADER: &str = "x-smsdesk-token";
 
+/// Headers that carry credentials: never kept, whatever they hold.
+const CREDENTIAL_HEADERS: [&str; 3] = ["authorization", "proxy-authorization", TOKEN_HEADER];
+
 /// Receives one provider callback.
 #[utoipa::path(method(get, post), path = "/api/v1/callbacks/{provider}", tag = "callbacks",
     params(("provider" = String, Path, description = "The provider's name in `[callbacks] providers`")),
@@ -29,51 +39,112 @@ const TOKEN_HEADER: &str = "x-smsdesk-token";
     security(("provider_token" = []), ("provider_token_header" = [])),
     responses(
         (status = 200, description = "Stored and applied", body = CallbackAnswer),
-        (status = 401, description = "Wrong or missing secret: nothing stored", body = smsdesk_engine::api::ApiError),
-        (status = 404, description = "No such provider configured", body = smsdesk_engine::api::ApiError),
+        (status = 401, description = "`unauthorized`: no such provider, or a wrong or missing secret (the same answer for both): nothing read or stored", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`: the body is larger than `http.callback_max_body_kib`: nothing stored", body = smsdesk_engine::api::ApiError),
     ))]
 pub async fn receive(
     State(s): State<AppState>,
     Path(provider): Path<String>,
-    method: Method,
-    uri: Uri,
-    headers: HeaderMap,
-    body: Bytes,
+    request: Request,
 ) -> Result<(StatusCode, Json<CallbackAnswer>), Failure> {
     // Read per request: providers added or removed in the settings count at once.
     let providers = s.ctx.service.callbacks();
-    let Some(conf) = providers.0.get(&provider) else {
-        return Err(Failure::new(
-            ErrorCode::UnknownProvider,
-            format!("no provider `{provider}` is configured in [callbacks] providers"),
-        ));
-    };
-    let query = uri.query().unwrap_or("");
-    let presented = token_from_query(query)
-        .or_else(|| header_text(&headers, TOKEN_HEADER))
-        .or_else(|| basic_password(&headers));
-    if !presented.is_some_and(|t| same_secret(&t, &conf.secret)) {
-        return Err(Failure::unauthorized("wrong or missing provider secret"));
-    }
+    let (parts, body) = request.into_parts();
+    let query = parts.uri.query().unwrap_or("");
+    let conf = admit(&providers, &provider, query, &parts.headers)?;
+    let body = read_body(body, &parts.headers, s.ctx.limits.max_callback_body_bytes).await?;
+    let secrets: Vec<&str> = providers.0.values().map(|p| p.secret.trim()).collect();
     let received = HttpReceived {
         provider: conf.preset.clone().unwrap_or_else(|| provider.clone()),
         connection: conf
             .connection
             .clone()
             .unwrap_or_else(|| s.ctx.service.connection_name()),
-        method: method.to_string(),
-        content_type: header_text(&headers, header::CONTENT_TYPE.as_str()),
-        query: redact_query(query),
-        headers: headers
+        method: parts.method.to_string(),
+        content_type: header_text(&parts.headers, header::CONTENT_TYPE.as_str()).map(|t| scrub_text(&t, &secrets)),
+        query: scrub_text(&redact_query(query), &secrets),
+        headers: parts
+            .headers
             .iter()
-            .filter(|(n, _)| *n != header::AUTHORIZATION && n.as_str() != TOKEN_HEADER)
-            .map(|(n, v)| (n.to_string(), String::from_utf8_lossy(v.as_bytes()).into_owned()))
+            .filter(|(n, _)| !CREDENTIAL_HEADERS.contains(&n.as_str()))
+            .map(|(n, v)| {
+                (
+                    n.to_string(),
+                    scrub_text(&String::from_utf8_lossy(v.as_bytes()), &secrets),
+                )
+            })
             .collect(),
-        body: body.to_vec(),
+        body: scrub(&body, &secrets),
         received_at: s.ctx.service.clock().now_ms(),
     };
     let stored = s.ctx.service.callback(received).await?;
     Ok((StatusCode::OK, Json(CallbackAnswer { received: stored.len() })))
+}
+
+/// The provider's entry, when it is configured and the head presents its secret. An unknown
+/// provider and a wrong secret get the same answer, after the same work.
+fn admit<'p>(
+    providers: &'p CallbackProviders,
+    provider: &str,
+    query: &str,
+    headers: &HeaderMap,
+) -> Result<&'p smsdesk_engine::config::CallbackProvider, Failure> {
+    /// Compared with when the provider is unknown, so that answer takes as long as the other.
+    const NO_SECRET: &str = "no provider has this secret, it is only compared with";
+    let conf = providers.0.get(provider);
+    let presented = token_from_query(query)
+        .or_else(|| header_text(headers, TOKEN_HEADER))
+        .or_else(|| basic_password(headers));
+    let expected = conf.map_or(NO_SECRET, |c| c.secret.as_str());
+    let matches = presented.as_deref().is_some_and(|t| same_secret(t, expected));
+    match conf {
+        Some(conf) if matches => Ok(conf),
+        _ => {
+            let reason = match (conf, presented) {
+                (None, _) => "no such provider is configured",
+                (Some(_), None) => "no secret presented",
+                (Some(_), Some(_)) => "wrong secret",
+            };
+            let name: String = provider.chars().take(64).collect();
+            tracing::warn!(provider = %name, reason, "refused a provider callback");
+            Err(Failure::unauthorized(
+                "unknown provider, or a wrong or missing provider secret",
+            ))
+        }
+    }
+}
+
+/// The body, when it is no larger than `limit`: a declared length over it is refused before a
+/// byte is read, and reading stops as soon as the limit is passed.
+async fn read_body(body: Body, headers: &HeaderMap, limit: usize) -> Result<Bytes, Failure> {
+    let too_large = || {
+        Failure::new(
+            ErrorCode::TooLarge,
+            format!(
+                "a provider's report may be at most {} KiB (http.callback_max_body_kib)",
+                limit / 1024
+            ),
+        )
+    };
+    let declared = header_text(headers, header::CONTENT_LENGTH.as_str()).and_then(|l| l.parse::<u64>().ok());
+    if declared.is_some_and(|l| l > limit as u64) {
+        return Err(too_large());
+    }
+    let mut chunks = body.into_data_stream();
+    let mut read = Vec::new();
+    while let Some(chunk) = chunks.next().await {
+        let chunk = chunk.map_err(|e| {
+            Failure::new(
+                ErrorCode::BadRequest,
+                format!("the report's body could not be read: {e}"),
+            )
+        })?;
+        if read.len() + chunk.len() > limit {
+            return Err(too_large());
+        }
+        read.extend_from_slice(&chunk);
+    }
+    Ok(Bytes::from(read))
 }
 
 fn header_text(headers: &HeaderMap, name: &str) -> Option<String> {

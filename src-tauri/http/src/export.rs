@@ -90,6 +90,8 @@ pub async fn export_messages(
 ) -> Result<Response, Failure> {
     let caller = credential.caller;
     check(Access::Export, "export_messages", &caller)?;
+    // A bulk read of every message it may read: the log says who made it.
+    tracing::info!(actor = %caller.actor(), "exporting messages as CSV");
     let (chunks, body) = mpsc::channel::<Result<Bytes, std::io::Error>>(CHUNKS_IN_FLIGHT);
     let (started, total) = oneshot::channel::<u64>();
     let service = s.ctx.service.clone();

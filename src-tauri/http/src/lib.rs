@@ -11,7 +11,7 @@ use axum::handler::Handler;
 use axum::http::{header, HeaderValue, StatusCode, Uri};
 use axum::middleware;
 use axum::response::{IntoResponse, Response};
-use axum::routing::{get, on, post, MethodFilter, MethodRouter};
+use axum::routing::{any, get, on, post, MethodFilter, MethodRouter};
 use axum::{Json, Router};
 use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
@@ -25,12 +25,15 @@ use smsdesk_engine::service::Service;
 mod auth;
 pub mod bindings;
 mod callbacks;
+mod edge;
 mod error;
 mod events;
 mod export;
+mod listen;
 pub mod openapi;
 mod people;
 mod routes;
+mod scrub;
 
 pub use error::Failure;
 pub use events::ChangeEvent;
@@ -55,6 +58,8 @@ pub struct ApiContext {
     /// The token the command line on this computer presents (see [`OPERATOR_TOKEN_FILE`]).
     pub operator_token: Arc<String>,
     pub limits: Limits,
+    /// Host names answered besides IP addresses and `localhost` (`http.allowed_hosts`).
+    pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
 }
@@ -73,24 +78,17 @@ impl HttpDoor {
 
 impl Door for HttpDoor {
     fn serve(&self, listener: TcpListener, ctx: DoorContext, shutdown: oneshot::Receiver<()>) -> Serving {
+        let limits = ctx.limits;
         let app = router(ApiContext {
             info: ctx.info,
             ui: self.ui.clone(),
             service: ctx.service,
             operator_token: ctx.operator_token,
-            limits: ctx.limits,
+            limits,
+            allowed_hosts: ctx.allowed_hosts,
             stopping: ctx.stopping,
         });
-        Box::pin(async move {
-            axum::serve(
-                listener,
-                app.into_make_service_with_connect_info::<std::net::SocketAddr>(),
-            )
-            .with_graceful_shutdown(async move {
-                let _ = shutdown.await;
-            })
-            .await
-        })
+        Box::pin(listen::serve(listener, app, limits, shutdown))
     }
 }
 
@@ -158,9 +156,12 @@ pub fn router(ctx: ApiContext) -> Router {
         // The event stream lasts as long as the client listens: no request timeout.
         .route("/api/v1/events", get(events::stream))
         .merge(api)
-        .route("/api/{*rest}", get(api_not_found).post(api_not_found))
+        .route("/api/{*rest}", any(api_not_found))
         .fallback(get(ui_file))
         .layer(DefaultBodyLimit::max(limits.max_body_bytes))
+        // Before anything else, whatever the route, the UI's files included.
+        .layer(middleware::from_fn_with_state(state.clone(), edge::check))
+        .layer(middleware::from_fn(edge::json_errors))
         .with_state(state)
 }
 

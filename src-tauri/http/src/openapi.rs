@@ -24,7 +24,7 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
             (their role says what they may do: `admin`, `operator`, `viewer`), which must also send \
             `X-CSRF-Token` on every request that changes something. Each operation says what it needs.",
     ),
-    paths(super::health, export::export_messages, callbacks::receive, events::stream,
+    paths(super::health, document, export::export_messages, callbacks::receive, events::stream,
         people::sign_in, people::sign_out, people::setup_state, people::first_admin),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
@@ -171,8 +171,9 @@ pub fn json() -> String {
         .expect("the OpenAPI description serialises")
 }
 
-/// The description: public, it holds no data (code generators and API explorers fetch it
-/// without a key).
+/// This description. Needs no key: it holds no data, only what any copy of smsdesk serves.
+#[utoipa::path(get, path = "/api/v1/openapi.json", tag = "instance", security(()),
+    responses((status = 200, description = "The OpenAPI description of every route", content_type = "application/json")))]
 pub async fn document() -> Json<utoipa::openapi::OpenApi> {
     Json(ApiDoc::openapi())
 }

@@ -72,6 +72,9 @@ fn signed_in(status: StatusCode, s: SignedIn, headers: &HeaderMap) -> Response {
     request_body = SignIn,
     responses(
         (status = 200, description = "Signed in: the `smsdesk_session` cookie is set", body = Me),
+        (status = 400, description = "`bad_json`: the body is not JSON", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`", body = smsdesk_engine::api::ApiError),
+        (status = 422, description = "`invalid`: the body is not a name and a password", body = smsdesk_engine::api::ApiError),
         (status = 401, description = "`unauthorized`: wrong name or password (the same answer whether the name exists or not)", body = smsdesk_engine::api::ApiError),
         (status = 429, description = "`too_many_attempts`: too many failed sign-ins for this account or address; `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
     ))]
@@ -116,6 +119,8 @@ pub async fn setup_state(State(s): State<AppState>) -> Result<Json<SetupState>, 
     request_body = FirstAdmin,
     responses(
         (status = 201, description = "The first admin exists and is signed in", body = Me),
+        (status = 400, description = "`bad_json`: the body is not JSON", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`", body = smsdesk_engine::api::ApiError),
         (status = 403, description = "`setup_token_invalid`: unknown, used or expired link, or an account exists already", body = smsdesk_engine::api::ApiError),
         (status = 422, description = "`invalid`: name or password refused", body = smsdesk_engine::api::ApiError),
     ))]

@@ -372,7 +372,11 @@ async fn a_provider_callback_is_on_disk_before_its_2xx_and_a_repeat_gets_the_sam
         .send()
         .await
         .unwrap();
-    assert_eq!(unknown.status(), StatusCode::NOT_FOUND);
+    assert_eq!(
+        unknown.status(),
+        StatusCode::UNAUTHORIZED,
+        "an unknown provider is answered as a wrong secret"
+    );
 
     let first = t
         .http

@@ -172,7 +172,8 @@ async fn a_callback_provider_added_in_settings_is_accepted_without_a_restart() {
             .header("content-type", "application/x-www-form-urlencoded")
             .send()
     };
-    assert_eq!(post("x").await.unwrap().status(), StatusCode::NOT_FOUND);
+    // Unknown yet: answered as a wrong secret would be.
+    assert_eq!(post("x").await.unwrap().status(), StatusCode::UNAUTHORIZED);
 
     let (status, saved) = t
         .patch(json!({ "callback_providers": [{ "name": "acme", "preset": "vonage" }] }))
@@ -197,7 +198,7 @@ async fn a_callback_provider_added_in_settings_is_accepted_without_a_restart() {
     // Removed: refused at once as well.
     let (status, _) = t.patch(json!({ "callback_providers": [] })).await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(post(&secret).await.unwrap().status(), StatusCode::NOT_FOUND);
+    assert_eq!(post(&secret).await.unwrap().status(), StatusCode::UNAUTHORIZED);
     t.stop().await;
 }
 

@@ -6,12 +6,14 @@
 //! the reason; an unknown key is refused too, since a misspelt setting silently ignored is worse.
 
 mod callbacks;
+mod hosts;
 mod settings;
 mod value;
 
 use std::path::{Path, PathBuf};
 
 pub use callbacks::{CallbackProvider, CallbackProviders};
+pub use hosts::HostNames;
 pub use settings::*;
 pub use value::{
     AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,

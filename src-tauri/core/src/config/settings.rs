@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::callbacks::CallbackProviders;
+use super::hosts::HostNames;
 use super::value::{
     AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
     TlvIdBase, UtcOffset,
@@ -105,6 +106,24 @@ settings! {
         max_body_kib: AtLeastOne = AtLeastOne(1_024),
         /// Seconds a request may take before it is answered 408.
         request_timeout_seconds: AtLeastOne = AtLeastOne(30),
+        /// Largest body of a provider's delivery report (POST /api/v1/callbacks/...), in KiB;
+        /// larger ones get 413 and nothing is stored.
+        callback_max_body_kib: AtLeastOne = AtLeastOne(64),
+        /// Seconds a client may take to send a request's headers; a connection that sends
+        /// none within this time (also between two requests) is closed.
+        header_read_timeout_seconds: AtLeastOne = AtLeastOne(10),
+        /// Seconds a connection may go without a byte read or written (a stalled upload, a
+        /// client that stopped reading its answer) before it is closed. Keep it above
+        /// request_timeout_seconds, and above 15 (the event stream writes every 15 seconds).
+        idle_timeout_seconds: AtLeastOne = AtLeastOne(60),
+        /// Connections served at once; further ones wait until one closes. Keep it below the
+        /// number of files the system lets smsdesk open.
+        max_connections: AtLeastOne = AtLeastOne(200),
+        /// Host names (besides IP addresses and localhost) the server answers to, as in
+        /// "smsdesk.office.lan, desk.example.com". A request whose Host header names anything
+        /// else gets 421: a web page cannot reach the API by pointing a name of its own at
+        /// this computer.
+        allowed_hosts: HostNames = HostNames::default(),
     }
 
     /// Messages handed in by the API, CSV import, the compose form and the command line.

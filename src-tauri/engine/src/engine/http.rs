@@ -64,6 +64,7 @@ pub(super) fn door_context(
         service: service.clone(),
         operator_token: Arc::new(operator_token),
         limits: limits(config),
+        allowed_hosts: config.http.allowed_hosts.0.clone().into(),
         stopping,
     };
     (ctx, stopping_tx)
@@ -71,9 +72,14 @@ pub(super) fn door_context(
 
 /// What one request may ask of the door, from the settings.
 fn limits(config: &Config) -> door::Limits {
+    let seconds = |s: crate::config::AtLeastOne| std::time::Duration::from_secs(s.0.into());
     door::Limits {
         max_body_bytes: config.http.max_body_kib.0 as usize * 1024,
-        request_timeout: std::time::Duration::from_secs(config.http.request_timeout_seconds.0.into()),
+        request_timeout: seconds(config.http.request_timeout_seconds),
+        max_callback_body_bytes: config.http.callback_max_body_kib.0 as usize * 1024,
+        header_read_timeout: seconds(config.http.header_read_timeout_seconds),
+        idle_timeout: seconds(config.http.idle_timeout_seconds),
+        max_connections: config.http.max_connections.0 as usize,
     }
 }
 

@@ -10,6 +10,8 @@ use smsdesk_engine::api::RunMode;
 use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::{Engine, EngineOptions};
 
+pub mod raw;
+
 pub struct Running {
     pub dir: tempfile::TempDir,
     pub engine: Option<Engine>,
@@ -25,6 +27,16 @@ impl Running {
     /// Starts an engine in `mode` with `env` as its environment (an HTTP port of 0 is added) and,
     /// when given, `toml` as its config file.
     pub async fn launch(toml: Option<&str>, env: Vec<(String, String)>, mode: RunMode) -> Running {
+        Running::launch_with_ui(toml, env, mode, None).await
+    }
+
+    /// As [`Running::launch`], serving `ui` as the UI's files.
+    pub async fn launch_with_ui(
+        toml: Option<&str>,
+        env: Vec<(String, String)>,
+        mode: RunMode,
+        ui: Option<std::sync::Arc<dyn smsdesk_http::UiAssets>>,
+    ) -> Running {
         let dir = tempfile::tempdir().unwrap();
         if let Some(toml) = toml {
             std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
@@ -37,7 +49,7 @@ impl Running {
             EngineOptions {
                 mode,
                 http_port: None,
-                door: Some(smsdesk_http::HttpDoor::new(None)),
+                door: Some(smsdesk_http::HttpDoor::new(ui)),
             },
         )
         .await
@@ -53,6 +65,11 @@ impl Running {
             operator,
             http: reqwest::Client::new(),
         }
+    }
+
+    /// The server's address, for requests written byte by byte (see [`raw`]).
+    pub fn addr(&self) -> std::net::SocketAddr {
+        self.url.trim_start_matches("http://").parse().unwrap()
     }
 
     pub fn engine(&self) -> &Engine {
