@@ -664,3 +664,61 @@ async fn a_manual_retry_obeys_the_kinds_tries_and_only_an_admin_overrides_with_a
     );
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_admin_sees_who_is_signed_in_from_where_and_ends_a_session_at_once() {
+    let t = Running::start().await;
+    t.account("Ada", "admin").await;
+    t.account("Olga", "operator").await;
+    let (ada, olga) = (t.sign_in("Ada").await, t.sign_in("Olga").await);
+    let (status, sessions) = t.status(&ada, Method::GET, "/api/v1/sessions", None).await;
+    assert_eq!(status, StatusCode::OK);
+    let theirs = sessions
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["account_name"] == "Olga")
+        .expect("Olga's session is listed");
+    assert_eq!(theirs["address"], "127.0.0.1", "with the address it signed in from");
+    let id = theirs["id"].as_i64().unwrap();
+    let (status, _) = t
+        .status(&ada, Method::POST, &format!("/api/v1/sessions/{id}/revoke"), None)
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, _) = t.status(&olga, Method::GET, "/api/v1/me", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "an ended session is refused at once");
+    assert_eq!(t.audit_actor("session.revoke"), "Ada");
+
+    // Disabling an account ends its sessions too, and the last admin stays one.
+    let olga = t.sign_in("Olga").await;
+    let (_, accounts) = t.status(&ada, Method::GET, "/api/v1/accounts", None).await;
+    let id_of = |name: &str| {
+        accounts.as_array().unwrap().iter().find(|a| a["name"] == name).unwrap()["id"]
+            .as_i64()
+            .unwrap()
+    };
+    let (status, _) = t
+        .status(
+            &ada,
+            Method::PATCH,
+            &format!("/api/v1/accounts/{}", id_of("Olga")),
+            Some(json!({"disabled": true})),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    let (status, _) = t.status(&olga, Method::GET, "/api/v1/me", None).await;
+    assert_eq!(status, StatusCode::UNAUTHORIZED, "a disabled account's session ends");
+    let (status, body) = t
+        .status(
+            &ada,
+            Method::PATCH,
+            &format!("/api/v1/accounts/{}", id_of("Ada")),
+            Some(json!({"role": "viewer"})),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::CONFLICT, Some("last_admin"))
+    );
+    t.stop().await;
+}
