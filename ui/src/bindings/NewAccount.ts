@@ -10,6 +10,6 @@ export type NewAccount = {
  */
 name: string, role: Role, 
 /**
- * At least 10 characters; the person may change it once signed in.
+ * At least 10 characters, not the name; the person may change it once signed in.
  */
 password: string, };

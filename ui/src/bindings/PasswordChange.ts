@@ -3,4 +3,8 @@
 /**
  * A person changing their own password.
  */
-export type PasswordChange = { current: string, new: string, };
+export type PasswordChange = { current: string, 
+/**
+ * At least 10 characters, not the name.
+ */
+new: string, };

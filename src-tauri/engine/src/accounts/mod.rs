@@ -21,9 +21,11 @@ use crate::store::{StoreError, WriteTx};
 #[serde(deny_unknown_fields)]
 pub struct NewAccount {
     /// How the person signs in and how the audit log names them (compared without case).
+    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
     pub name: String,
     pub role: Role,
-    /// At least 10 characters; the person may change it once signed in.
+    /// At least 10 characters, not the name; the person may change it once signed in.
+    #[schema(min_length = 10, max_length = 200)]
     pub password: String,
 }
 
@@ -38,6 +40,7 @@ pub struct AccountChange {
     pub disabled: Option<bool>,
     /// A new password (its sessions end).
     #[serde(default)]
+    #[schema(min_length = 10, max_length = 200)]
     pub password: Option<String>,
 }
 
@@ -46,6 +49,8 @@ pub struct AccountChange {
 #[serde(deny_unknown_fields)]
 pub struct PasswordChange {
     pub current: String,
+    /// At least 10 characters, not the name.
+    #[schema(min_length = 10, max_length = 200)]
     pub new: String,
 }
 
@@ -63,7 +68,9 @@ pub struct SignIn {
 pub struct FirstAdmin {
     /// The token of the link `smsdesk serve` printed.
     pub token: String,
+    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
     pub name: String,
+    #[schema(min_length = 10, max_length = 200)]
     pub password: String,
 }
 
