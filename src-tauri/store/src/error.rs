@@ -35,6 +35,10 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the store is shut down")]
     Closed,
+    /// The database file cannot be trusted (empty, not SQLite, or failing its integrity check):
+    /// refused at open, before anything reads or writes it.
+    #[error("the database {path} cannot be used: {why}. Nothing was changed. Restore it from a backup, or move it away (smsdesk then starts with a new, empty database)")]
+    Unusable { path: PathBuf, why: String },
     #[error("the write operation was aborted (it panicked); nothing of it was applied")]
     Aborted,
 }
