@@ -28,6 +28,8 @@ use crate::webhooks::{WebhookConfig, Webhooks};
 /// What [`Engine::start`] has started so far, to stop again if a later step fails.
 #[derive(Default)]
 pub(super) struct Started {
+    /// Released last, once the store is closed: nobody else may open the database before.
+    lock: Option<InstanceLock>,
     pub(super) store: Option<Arc<Store>>,
     sending: Option<Sending>,
     /// Holds the sending side once it is handed over (settings changes may replace it).
@@ -76,12 +78,12 @@ impl Engine {
         started: &mut Started,
     ) -> Result<Engine, EngineError> {
         let Prepared { dir, config, env } = prepared;
-        let lock = InstanceLock::acquire(&dir)?;
+        let db_path = dir.database(&config.store.database);
+        started.lock = Some(InstanceLock::acquire(&dir, &db_path)?);
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
-        let db_path = dir.database(&config.store.database);
         let policy = ReceiptPolicy::from(&config.receipts);
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
 
@@ -99,7 +101,9 @@ impl Engine {
             started.server = Some(serve(door.as_ref(), listener, ctx, stopping_tx, addr)?);
         }
 
-        lock.publish(&instance_info(&info))?;
+        if let Some(lock) = &started.lock {
+            lock.publish(&instance_info(&info))?;
+        }
 
         // Nothing can fail from here on: what was started belongs to the engine.
         let background = background(&store, &service);
@@ -114,7 +118,7 @@ impl Engine {
             window_requests,
             background,
             token_file,
-            lock: Some(lock),
+            lock: started.lock.take(),
         })
     }
 }
