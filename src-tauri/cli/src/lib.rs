@@ -187,12 +187,14 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
         eprintln!("smsdesk rebuild: {msg}");
         ExitCode::from(EXIT_CONFIG)
     };
-    // A running instance would keep applying receipts underneath us.
-    let _lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir) {
+    // A running instance (through this data directory or another) would keep applying receipts
+    // underneath us.
+    let database = prepared.dir.database(&prepared.config.store.database);
+    let _lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir, &database) {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
-    let store = match smsdesk_engine::store::Store::open(&prepared.dir.database(&prepared.config.store.database)) {
+    let store = match smsdesk_engine::store::Store::open(&database) {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };

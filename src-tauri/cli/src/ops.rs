@@ -2,7 +2,8 @@
 //!
 //! `send`, `status` and `api-key` talk to the running instance when there is one (over its HTTP
 //! API, as the operator, with the token it wrote in the data directory), and otherwise open the
-//! database themselves, holding the instance lock so no instance starts underneath. Either way
+//! database themselves, holding the instance lock so no instance starts underneath. A database
+//! an instance of another data directory holds is refused, naming that instance. Either way
 //! they call the same engine functions as the API and the window. `export` only reads, so it
 //! reads the database file directly, even while an instance runs.
 
@@ -128,10 +129,10 @@ impl From<ServiceError> for Refused {
 
 impl Target {
     fn open(prepared: &Prepared) -> Result<Target, Refused> {
-        match InstanceLock::acquire(&prepared.dir) {
+        let database = prepared.dir.database(&prepared.config.store.database);
+        match InstanceLock::acquire(&prepared.dir, &database) {
             Ok(lock) => {
-                let store = Store::open(&prepared.dir.database(&prepared.config.store.database))
-                    .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
+                let store = Store::open(&database).map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 let store = Arc::new(store);
                 let policy = ReceiptPolicy::from(&prepared.config.receipts);
                 let ingestor = Ingestor::new(store.writer().clone(), policy);

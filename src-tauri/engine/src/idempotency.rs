@@ -43,10 +43,19 @@ impl utoipa::PartialSchema for IdempotencyKey {
 
 impl utoipa::ToSchema for IdempotencyKey {}
 
-/// The hash a request body is compared by: SHA-256 of its JSON, re-serialised with sorted keys,
-/// so whitespace and key order do not make two equal requests differ.
+/// The hash of a request body as it was sent: SHA-256 of its JSON, re-serialised with sorted keys,
+/// so whitespace and key order do not make two equal requests differ. What keys were recorded
+/// with before requests were compared as intake reads them ([`normalised_hash`]); a repeat of
+/// such a request is still recognised by it.
 pub fn request_hash(route: &str, body: &serde_json::Value) -> String {
     crate::intake::request_hash(&serde_json::json!({ "route": route, "body": body }))
+}
+
+/// The hash a request is compared by: of the request as intake reads it ([`crate::intake::normalise`]),
+/// so that a repeat spelling out a default, or writing a number or a time another way, is the
+/// same request. (Its own JSON shape, so it never equals a [`request_hash`].)
+pub fn normalised_hash(route: &str, read: &serde_json::Value) -> String {
+    crate::intake::request_hash(&serde_json::json!({ "route": route, "normalised": 1, "read": read }))
 }
 
 /// Keys whose first request is being processed right now.
@@ -103,6 +112,13 @@ mod tests {
         assert_eq!(request_hash("messages", &a), request_hash("messages", &b));
         assert_ne!(request_hash("messages", &a), request_hash("messages", &c));
         assert_ne!(request_hash("messages", &a), request_hash("batch", &a));
+    }
+
+    #[test]
+    fn a_request_read_by_intake_never_hashes_as_a_body_as_sent() {
+        let v: serde_json::Value = serde_json::from_str(r#"{"text":"hi","destination":"+33612345678"}"#).unwrap();
+        assert_ne!(normalised_hash("messages", &v), request_hash("messages", &v));
+        assert_ne!(normalised_hash("messages", &v), normalised_hash("messages/batch", &v));
     }
 
     #[test]

@@ -25,6 +25,8 @@ mod preview;
 mod reads;
 mod reports;
 mod submit;
+#[cfg(test)]
+mod submit_tests;
 
 use std::sync::{Arc, RwLock};
 

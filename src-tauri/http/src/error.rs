@@ -11,6 +11,9 @@ use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::receipts::exceptions::ResolveError;
 use smsdesk_engine::service::ServiceError;
 
+/// Seconds a client is told to wait before sending again what a full disk refused.
+pub const STORAGE_FULL_RETRY_AFTER_SECS: u64 = 30;
+
 /// A refused request.
 #[derive(Debug)]
 pub struct Failure {
@@ -45,6 +48,7 @@ impl IntoResponse for Failure {
     fn into_response(self) -> Response {
         let unauthorized = self.status == StatusCode::UNAUTHORIZED;
         let retry_after = self.retry_after;
+        let storage_full = self.body.code == ErrorCode::StorageFull;
         let mut r = (self.status, Json(self.body)).into_response();
         if let Some(secs) = retry_after {
             r.headers_mut().insert(header::RETRY_AFTER, HeaderValue::from(secs));
@@ -55,6 +59,10 @@ impl IntoResponse for Failure {
                 HeaderValue::from_static("Bearer realm=\"smsdesk\""),
             );
         }
+        if storage_full {
+            r.headers_mut()
+                .insert(header::RETRY_AFTER, HeaderValue::from(STORAGE_FULL_RETRY_AFTER_SECS));
+        }
         r
     }
 }
@@ -64,6 +72,10 @@ impl From<ServiceError> for Failure {
         use smsdesk_engine::views::{ExportError, ViewError};
         use ErrorCode as C;
         let message = e.to_string();
+        if e.is_storage_full() {
+            tracing::error!(error = %message, "request refused: the disk holding the database is full");
+            return Failure::new(C::StorageFull, message);
+        }
         let code = match &e {
             ServiceError::Invalid(errors) => {
                 let mut f = Failure::new(C::Invalid, describe(errors));

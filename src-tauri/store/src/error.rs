@@ -35,6 +35,43 @@ pub enum StoreError {
     Corrupt(String),
     #[error("the store is shut down")]
     Closed,
+    /// SQLite said SQLITE_FULL (the disk, or the file system's quota, is full): nothing of the
+    /// write was applied, and the same write may succeed once there is room again.
+    #[error("the disk holding the database is full; nothing was stored: {0}")]
+    StorageFull(String),
+    /// The database file cannot be trusted (empty, not SQLite, or failing its integrity check):
+    /// refused at open, before anything reads or writes it.
+    #[error("the database {path} cannot be used: {why}. Nothing was changed. Restore it from a backup, or move it away (smsdesk then starts with a new, empty database)")]
+    Unusable { path: PathBuf, why: String },
     #[error("the write operation was aborted (it panicked); nothing of it was applied")]
     Aborted,
+}
+
+impl StoreError {
+    /// Whether the write failed for want of room on the disk (SQLITE_FULL, or ENOSPC from a file
+    /// the store writes itself): the caller may try again later, and nothing of it was stored.
+    pub fn is_storage_full(&self) -> bool {
+        match self {
+            StoreError::StorageFull(_) => true,
+            StoreError::Open { source, .. } | StoreError::Migration { source, .. } | StoreError::Sqlite(source) => {
+                sqlite_full(source)
+            }
+            _ => false,
+        }
+    }
+
+    /// The same failure again, for another caller of the same transaction.
+    pub fn for_another_caller(&self) -> StoreError {
+        match self {
+            StoreError::StorageFull(s) => StoreError::StorageFull(s.clone()),
+            StoreError::Commit(s) => StoreError::Commit(s.clone()),
+            e if e.is_storage_full() => StoreError::StorageFull(e.to_string()),
+            e => StoreError::Commit(e.to_string()),
+        }
+    }
+}
+
+/// Whether SQLite reported SQLITE_FULL (it reports ENOSPC from a write as SQLITE_FULL too).
+pub(crate) fn sqlite_full(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
 }

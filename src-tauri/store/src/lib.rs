@@ -11,9 +11,14 @@ mod reads;
 pub mod tables;
 mod text;
 pub mod totals;
+pub mod trust;
 pub mod views;
 mod writer;
 
+#[cfg(test)]
+mod full_tests;
+#[cfg(test)]
+mod open_tests;
 #[cfg(test)]
 mod tests;
 
@@ -76,11 +81,18 @@ impl Store {
 
     /// As [`Store::open`], with every time the store writes read from `clock` (each batch's
     /// time, checkpoints, migrations).
+    ///
+    /// A file that is there must be a sound SQLite database ([`trust`]): an empty file, another
+    /// kind of file, or a database that fails its quick check is refused, untouched.
     pub fn open_with_clock(path: &Path, clock: Clock) -> Result<Store, StoreError> {
+        let new = trust::check_header(path)?;
         let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
             source,
         })?;
+        if !new {
+            trust::quick_check(&conn, path)?;
+        }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
         let migration = migrations::migrate(&mut conn, &clock)?;
         // The checkpoint thread copies the WAL into the database; the writer only appends.

@@ -58,7 +58,33 @@ pub enum Guard {
 }
 
 /// Answers an operation's caller, given the outcome of its transaction's commit.
-type Reply = Box<dyn FnOnce(Result<(), String>) + Send>;
+type Reply = Box<dyn FnOnce(Result<(), CommitFailed>) + Send>;
+
+/// Why a transaction did not commit, told to each of its operations' callers.
+#[derive(Debug, Clone)]
+pub(crate) struct CommitFailed {
+    message: String,
+    /// SQLite said SQLITE_FULL: the disk is full, and the write may succeed once there is room.
+    full: bool,
+}
+
+impl CommitFailed {
+    fn from_sqlite(e: &rusqlite::Error) -> CommitFailed {
+        CommitFailed {
+            message: e.to_string(),
+            full: crate::error::sqlite_full(e),
+        }
+    }
+
+    /// The error a caller of the failed transaction sees.
+    pub(crate) fn error(self) -> crate::StoreError {
+        if self.full {
+            crate::StoreError::StorageFull(self.message)
+        } else {
+            crate::StoreError::Commit(self.message)
+        }
+    }
+}
 
 enum Ran {
     /// The operation succeeded; its reply waits for the commit's outcome.

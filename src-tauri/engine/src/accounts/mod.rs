@@ -21,7 +21,11 @@ use crate::store::{StoreError, WriteTx};
 #[serde(deny_unknown_fields)]
 pub struct NewAccount {
     /// How the person signs in and how the audit log names them (compared without case).
-    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     pub role: Role,
     /// At least 10 characters, not the name; the person may change it once signed in.
@@ -68,7 +72,11 @@ pub struct SignIn {
 pub struct FirstAdmin {
     /// The token of the link `smsdesk serve` printed.
     pub token: String,
-    #[schema(min_length = 1, max_length = 100, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 100,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*[^\s\u0000-\u001f\u007f-\u009f][^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub name: String,
     #[schema(min_length = 10, max_length = 200)]
     pub password: String,

@@ -1,6 +1,7 @@
 //! Sending: what the dispatcher decides about each message.
 
 pub mod queue;
+mod upkeep;
 pub mod worker;
 
 pub use smsdesk_core::retry;

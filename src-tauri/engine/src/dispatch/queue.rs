@@ -3,23 +3,26 @@
 //! submit came to, and recover after a crash without ever submitting anything twice.
 //!
 //! Where each part lives:
-//! - here: claiming, expiry, holding a message for a person, and recovery after a crash;
+//! - here: claiming, expiry, and holding a message for a person;
+//! - `recover`: putting right what a send left half-done, after a crash or while running;
 //! - `results`: recording the result of one submit (retry with backoff, give up, or hold);
 //! - `actions`: an operator's retry, cancel and mark-failed, and the duplicate-risk confirmation.
 
 mod actions;
+mod recover;
 mod results;
 
 pub use self::actions::{
     accepted_by_evidence, cancel, duplicate_risk, mark_failed, retry, ActionError, DuplicateRisk, RetryLimits,
 };
+pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
-pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, Claimed};
+pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, stranded, Claimed};
 
 use super::retry::GiveUp;
 use crate::domain::{AttemptOutcome, EvidenceRole, ExceptionKind, QueueStatus};
 use crate::store::tables::exception::{self, NewException};
-use crate::store::tables::{attempt, queue, NewAudit};
+use crate::store::tables::{attempt, queue};
 use crate::store::{StoreError, WriteTx};
 
 /// Marks queued messages whose validity ended as expired, whether or not the link is up. (Claims
@@ -129,38 +132,4 @@ fn hold(
         exception::link_attempt(&*tx, ex, attempt, EvidenceRole::Unanswered)?;
     }
     Ok(ex)
-}
-
-/// After a crash: every pending try was the dead process's, and every message left "sending" too.
-/// A try that may have been written (its row was committed) makes its message an outcome-unknown
-/// exception; a message none of whose tries may be on the wire returns to the queue, where only
-/// the parts not accepted go out again. Nothing is submitted again by itself.
-pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
-    let pending = attempt::pending(tx)?;
-    let why = "smsdesk stopped before the answer was recorded";
-    let mut unknown = std::collections::BTreeMap::new();
-    for (attempt, message_id) in pending {
-        attempt::finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why), None)?;
-        unknown.entry(message_id).or_insert(attempt);
-    }
-    for (&message_id, &attempt) in &unknown {
-        queue::count_try(tx, message_id)?;
-        hold(tx, message_id, ExceptionKind::OutcomeUnknown, Some(attempt), why)?;
-    }
-    let sending = queue::with_status(tx, QueueStatus::Sending)?;
-    for &message_id in &sending {
-        queue::set_status(tx, message_id, QueueStatus::Queued, None, None)?;
-    }
-    let (requeued, unknown) = (sending.len(), unknown.len());
-    if requeued + unknown > 0 {
-        tx.audit().append(&NewAudit {
-            actor: "system".into(),
-            action: "queue.recovered".into(),
-            note: Some(format!(
-                "{requeued} message(s) back in the queue, {unknown} with an unknown outcome"
-            )),
-            ..NewAudit::default()
-        })?;
-    }
-    Ok((requeued, unknown))
 }

@@ -82,6 +82,23 @@ async fn world_with(tps: f64, window: usize, sandbox: SandboxConfig) -> World {
 const FAST_POLL: Duration = Duration::from_millis(20);
 
 async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: ReceiptPolicy, poll: Duration) -> World {
+    let config = DispatcherConfig {
+        idle_poll: poll,
+        retry: fast_retries(),
+        ..Default::default()
+    };
+    world_configured(tps, window, sandbox, policy, config).await
+}
+
+/// A world whose dispatcher runs by `config`.
+async fn world_configured(
+    tps: f64,
+    window: usize,
+    sandbox: SandboxConfig,
+    policy: ReceiptPolicy,
+    config: DispatcherConfig,
+) -> World {
+    let poll = config.idle_poll;
     let dir = tempfile::tempdir().unwrap();
     // One clock for the store, the session and the dispatcher: tokio's, which a test that pauses
     // time moves without waiting.
@@ -105,18 +122,9 @@ async fn world_full(tps: f64, window: usize, sandbox: SandboxConfig, policy: Rec
         },
         Arc::new(Ingestor::new(store.writer().clone(), policy.clone())),
     );
-    let dispatcher = Dispatcher::start(
-        store.clone(),
-        session.handle(),
-        policy.clone(),
-        DispatcherConfig {
-            idle_poll: poll,
-            retry: fast_retries(),
-            ..Default::default()
-        },
-    )
-    .await
-    .unwrap();
+    let dispatcher = Dispatcher::start(store.clone(), session.handle(), policy.clone(), config)
+        .await
+        .unwrap();
     // As the engine does: receipts that match no message wait, then open their exceptions.
     let sweeper = tokio::spawn(crate::receipts::uncorrelated::keep_sweeping(
         store.clone(),
@@ -976,6 +984,183 @@ async fn receipts_that_overtake_their_answer_never_open_an_exception() {
     assert_eq!(
         opened, 0,
         "no exception opened (and closed itself) for a receipt that found its message"
+    );
+    w.stop().await;
+}
+
+/// How many messages stand at each queue status, as "status: n" pairs.
+async fn statuses(store: &Store) -> Vec<(String, i64)> {
+    store
+        .reader()
+        .read(|c| {
+            let mut s = c.prepare("SELECT status, count(*) FROM queue GROUP BY status ORDER BY status")?;
+            let rows = s
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok::<_, StoreError>(rows)
+        })
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn writes_refused_for_a_while_leave_no_message_sending_past_its_lease_and_none_sent_twice() {
+    let lease = Duration::from_secs(1);
+    let config = DispatcherConfig {
+        idle_poll: FAST_POLL,
+        retry: fast_retries(),
+        lease,
+        ..Default::default()
+    };
+    let w = world_configured(100.0, 10, SandboxConfig::default(), ReceiptPolicy::default(), config).await;
+    let texts: Vec<String> = (0..200).map(|i| format!("Order {i} shipped")).collect();
+    let mut ids = Vec::new();
+    for text in &texts {
+        ids.push(w.send("+33612345600", text).await);
+    }
+    let last = *ids.last().unwrap();
+    w.until(ids[9], |r| r.acceptance == QueueStatus::Accepted).await;
+
+    // The disk fills mid-stream: every commit fails, for longer than the lease; then there is
+    // room again.
+    w.store.writer().fail_commits_for_tests(true);
+    tokio::time::sleep(lease * 5 / 2).await;
+    w.store.writer().fail_commits_for_tests(false);
+    let room_again = tokio::time::Instant::now();
+
+    // Every message ends accepted or held for a person; none stays "sending" (the lease, the
+    // sweep, and the sends still under way, each within a lease or two).
+    loop {
+        let now = statuses(&w.store).await;
+        let open = now
+            .iter()
+            .filter(|(s, _)| s == "sending" || s == "queued")
+            .map(|(_, n)| n)
+            .sum::<i64>();
+        if open == 0 {
+            break;
+        }
+        assert!(
+            room_again.elapsed() < Duration::from_secs(15),
+            "messages left mid-send once writes succeed again: {now:?}"
+        );
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    w.until(last, |r| r.acceptance != QueueStatus::Sending).await;
+    let held = w.open_exceptions(ExceptionKind::OutcomeUnknown).await;
+    let settled = statuses(&w.store).await;
+    assert_eq!(
+        settled.iter().map(|(_, n)| n).sum::<i64>(),
+        200,
+        "every message is somewhere: {settled:?}"
+    );
+    let unknown: i64 = settled
+        .iter()
+        .filter(|(s, _)| s == "outcome_unknown")
+        .map(|(_, n)| *n)
+        .sum();
+    assert_eq!(
+        held, unknown,
+        "each message whose outcome is unknown is held with its exception"
+    );
+    let recovered: i64 = w
+        .store
+        .reader()
+        .read(|c| {
+            Ok::<_, StoreError>(c.query_row(
+                "SELECT count(*) FROM audit WHERE action = 'queue.recovered'",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+        .await
+        .unwrap();
+    assert!(
+        recovered > 0,
+        "sends cut short by the refused writes were recovered while running"
+    );
+    for (id, text) in ids.iter().zip(&texts) {
+        let counts = w.sandbox.counts("33612345600", text.as_bytes());
+        assert!(counts.accepted <= 1, "message {id} accepted {} times", counts.accepted);
+        if w.report(*id).await.acceptance == QueueStatus::OutcomeUnknown {
+            assert_eq!(counts.submits, 1, "message {id}: an unknown outcome is never resent");
+        }
+    }
+    w.stop().await;
+}
+
+/// A world whose sandbox answers each submit after `answer_in` (within the session's 300 ms), with
+/// leases of `lease`.
+async fn world_answering_in(answer_in: Duration, lease: Duration) -> World {
+    let config = DispatcherConfig {
+        idle_poll: FAST_POLL,
+        retry: fast_retries(),
+        lease,
+        ..Default::default()
+    };
+    let sandbox = SandboxConfig {
+        response_delay: answer_in,
+        ..SandboxConfig::default()
+    };
+    world_configured(500.0, 10, sandbox, ReceiptPolicy::default(), config).await
+}
+
+/// Queues one message and waits until its try is recorded (so its PDU is being written) and its
+/// answer not yet; then every commit fails for `outage`, as on a full disk.
+async fn answer_during_an_outage(w: &World, text: &str, outage: Duration) -> i64 {
+    let id = w.send("+33612345600", text).await;
+    let started = tokio::time::Instant::now();
+    while w.attempts(id).await == 0 {
+        assert!(started.elapsed() < Duration::from_secs(10), "message {id} never tried");
+        tokio::time::sleep(Duration::from_millis(5)).await;
+    }
+    w.store.writer().fail_commits_for_tests(true);
+    tokio::time::sleep(outage).await;
+    w.store.writer().fail_commits_for_tests(false);
+    id
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_the_full_disk_could_not_record_at_once_is_recorded_once_there_is_room() {
+    let w = world_answering_in(Duration::from_millis(150), Duration::from_secs(10)).await;
+    let id = answer_during_an_outage(&w, "Answered while full", Duration::from_millis(1_500)).await;
+    let r = w.until(id, |r| r.acceptance != QueueStatus::Sending).await;
+    assert_eq!(
+        r.acceptance,
+        QueueStatus::Accepted,
+        "the SMSC's answer is kept, not guessed at"
+    );
+    let provider_id: Option<String> = w
+        .value("SELECT provider_message_id FROM attempt WHERE message_id = ?1", id)
+        .await;
+    assert!(provider_id.is_some(), "with the provider's id, for its receipts");
+    assert_eq!(w.attempts(id).await, 1);
+    assert_eq!(w.open_exceptions(ExceptionKind::OutcomeUnknown).await, 0);
+    assert_eq!(w.sandbox.counts("33612345600", b"Answered while full").submits, 1);
+    w.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_still_unrecorded_after_a_lease_is_held_as_unknown_while_running_never_resent() {
+    let lease = Duration::from_secs(1);
+    let w = world_answering_in(Duration::from_millis(150), lease).await;
+    let id = answer_during_an_outage(&w, "Lost in the outage", lease * 3).await;
+    let r = w
+        .until_within(id, lease * 10, |r| r.acceptance != QueueStatus::Sending)
+        .await;
+    assert_eq!(
+        r.acceptance,
+        QueueStatus::OutcomeUnknown,
+        "a written submit whose answer was never recorded is held for a person"
+    );
+    assert_eq!(w.open_exceptions(ExceptionKind::OutcomeUnknown).await, 1);
+    let error: String = w.value("SELECT error FROM attempt WHERE message_id = ?1", id).await;
+    assert!(error.contains("could not be recorded"), "{error}");
+    tokio::time::sleep(lease * 2).await;
+    assert_eq!(
+        w.sandbox.counts("33612345600", b"Lost in the outage").submits,
+        1,
+        "never resent by itself"
     );
     w.stop().await;
 }

@@ -5,7 +5,9 @@
 //! 2. a leased claim of the next due message;
 //! 3. the attempt row committed with the session and sequence number;
 //! 4. the PDU written, the answer awaited;
-//! 5. the result committed (accepted, retry, failed, or an outcome-unknown exception).
+//! 5. the result committed (accepted, retry, failed, or an outcome-unknown exception); a result
+//!    the database refuses (a full disk) is tried again for up to a lease, and a send that ends
+//!    without its result committed is settled by in-run recovery (`upkeep`), never resent blindly.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -17,6 +19,7 @@ use tokio::sync::watch;
 
 use super::queue::{self, Claimed, SendPolicy, SubmitResult};
 use super::retry::RetryPolicy;
+use super::upkeep::{self, Claims, Sending};
 use crate::clock::{jitter, Clock};
 use crate::domain::MessageKind;
 use crate::messages;
@@ -81,37 +84,6 @@ impl Default for DispatcherConfig {
     }
 }
 
-/// How often queued messages past their validity are looked for (and marked expired).
-const EXPIRE_EVERY: Duration = Duration::from_secs(1);
-
-/// Marks queued messages expired once their validity ends, whether or not the link is up (the
-/// sending loop waits for the link; this does not). The look is a read; the writer is asked only
-/// when something is due.
-async fn expire_on_time(store: Arc<Store>, mut stopped: watch::Receiver<bool>) {
-    let mut every = tokio::time::interval(EXPIRE_EVERY);
-    every.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tokio::select! {
-            _ = every.tick() => {}
-            _ = stopped.changed() => return,
-        }
-        let now = store.clock().now_ms();
-        let due = store
-            .reader()
-            .read(move |c| queue::expiry_due(c, now))
-            .await
-            .unwrap_or(true);
-        if !due {
-            continue;
-        }
-        match store.writer().write(move |tx| queue::expire(tx, now)).await {
-            Ok(0) => {}
-            Ok(n) => tracing::info!(messages = n, "expired before they could be sent"),
-            Err(e) => tracing::error!(error = %e, "expiring messages failed"),
-        }
-    }
-}
-
 /// The rules a dispatcher sends by; replaced while it runs when settings change.
 type Rules = (Arc<ReceiptPolicy>, Arc<DispatcherConfig>);
 
@@ -138,11 +110,20 @@ impl Dispatcher {
             );
         }
         let (stop, stopped) = watch::channel(false);
+        let claims = Arc::new(Claims::default());
+        let recovery = tokio::spawn(upkeep::recover_stranded(
+            store.clone(),
+            claims.clone(),
+            config.owner.clone(),
+            upkeep::sweep_every(config.lease),
+            stopped.clone(),
+        ));
         let (rules, current) = watch::channel((Arc::new(receipts), Arc::new(config)));
-        let expiry = tokio::spawn(expire_on_time(store.clone(), stopped.clone()));
+        let expiry = tokio::spawn(upkeep::expire_on_time(store.clone(), stopped.clone()));
         let task = tokio::spawn(async move {
-            run(store, session, current, stopped).await;
+            run(store, session, current, claims, stopped).await;
             let _ = expiry.await;
+            let _ = recovery.await;
         });
         Ok(Dispatcher { stop, rules, task })
     }
@@ -164,6 +145,7 @@ async fn run(
     store: Arc<Store>,
     session: SessionHandle,
     rules: watch::Receiver<Rules>,
+    claims: Arc<Claims>,
     mut stopped: watch::Receiver<bool>,
 ) {
     let mut in_flight = tokio::task::JoinSet::new();
@@ -188,28 +170,28 @@ async fn run(
             config.lease.as_millis() as i64,
             config.claim_batch.max(1),
         );
-        let claimed = store
-            .writer()
-            .write(move |tx| {
-                let now = tx.now_ms();
-                queue::claim(tx, &owner, now, lease, batch)
-            })
-            .await;
+        let claimed = claim(&store, &claims, owner, lease, batch).await;
         match claimed {
             Ok(claimed) if !claimed.is_empty() => {
                 // The first goes with the permit in hand; the others wait for theirs, so nothing is
                 // attempted while the link is down even if it drops now.
                 let mut permit = Some(permit);
-                for message in claimed {
+                for (message, sending) in claimed {
                     let (store, session, receipts, config) =
                         (store.clone(), session.clone(), receipts.clone(), config.clone());
                     let first = permit.take();
+                    let patience = Patience {
+                        lease: config.lease,
+                        stopped: stopped.clone(),
+                    };
                     in_flight.spawn(async move {
+                        // Until this send ends, in-run recovery leaves the message alone.
+                        let _sending = sending;
                         let Some(permit) = window_slot(first, &session).await else {
                             // Stopping: the lease is left for recovery; nothing was attempted.
                             return;
                         };
-                        send(store, session, permit, message, receipts, config).await;
+                        send(store, session, permit, message, (receipts, config), &patience).await;
                     });
                 }
             }
@@ -228,6 +210,32 @@ async fn run(
         while in_flight.try_join_next().is_some() {}
     }
     while in_flight.join_next().await.is_some() {}
+}
+
+/// Claims up to `batch` due messages under a lease held by `owner`, each marked as being sent
+/// before in-run recovery may look (see [`Claims`]).
+async fn claim(
+    store: &Arc<Store>,
+    claims: &Arc<Claims>,
+    owner: String,
+    lease: i64,
+    batch: u32,
+) -> Result<Vec<(Claimed, Sending)>, StoreError> {
+    let _gate = claims.gate().await;
+    let claimed = store
+        .writer()
+        .write(move |tx| {
+            let now = tx.now_ms();
+            queue::claim(tx, &owner, now, lease, batch)
+        })
+        .await?;
+    Ok(claimed
+        .into_iter()
+        .map(|m| {
+            let sending = claims.sending(m.message_id);
+            (m, sending)
+        })
+        .collect())
 }
 
 /// SMPP absolute time `YYMMDDhhmmss000+` (UTC) for a validity end.
@@ -284,8 +292,8 @@ async fn send(
     session: SessionHandle,
     first: Permit,
     m: Claimed,
-    receipts: Arc<ReceiptPolicy>,
-    config: Arc<DispatcherConfig>,
+    (receipts, config): Rules,
+    patience: &Patience,
 ) {
     let (encoding, parts) = encoding::split(&m.body);
     let total = parts.len();
@@ -301,12 +309,12 @@ async fn send(
             // accepted; nothing of this part was recorded, let alone written.
             return;
         };
-        let Some(attempt) = record_attempt(&store, &permit, &m, segment).await else {
+        let Some(attempt) = record_attempt(&store, &permit, &m, segment, patience).await else {
             return;
         };
         let udh = (total > 1).then(|| encoding::concat_udh(reference, i as u8 + 1, total as u8));
         let result = submit(permit, submit_pdu(&config, &m, encoding, udh, &part.octets)).await;
-        let next = record_result(&store, &m, attempt, result, &receipts, &config).await;
+        let next = record_result(&store, &m, attempt, result, (&receipts, &config), patience).await;
         if !next_part_may_go(next, &session, m.message_id) {
             return;
         }
@@ -327,11 +335,17 @@ async fn window_slot(held: Option<Permit>, session: &SessionHandle) -> Option<Pe
 /// never a blind resend. The validity is checked right before and again right after: a message
 /// past its validity is expired (or held, when parts went out) instead. Returns the attempt's id
 /// when the part may be written; None when it may not (expired, or the attempt could not be
-/// recorded, in which case the message stays leased until recovery).
-async fn record_attempt(store: &Arc<Store>, permit: &Permit, m: &Claimed, segment: u32) -> Option<i64> {
+/// recorded, in which case the message stays `sending` until in-run recovery settles it).
+async fn record_attempt(
+    store: &Arc<Store>,
+    permit: &Permit,
+    m: &Claimed,
+    segment: u32,
+    patience: &Patience,
+) -> Option<i64> {
     let id = m.message_id;
     if past_validity(m, store.clock()) {
-        finish(store, move |tx| queue::expire_claimed(tx, id, None), id).await;
+        finish(store, move |tx| queue::expire_claimed(tx, id, None), id, patience).await;
         return None;
     }
     let (connection, session_id, seq) = (
@@ -354,12 +368,18 @@ async fn record_attempt(store: &Arc<Store>, permit: &Permit, m: &Claimed, segmen
     {
         Ok(a) => a,
         Err(e) => {
-            tracing::error!(error = %e, message = id, "cannot record the attempt; the message stays leased until recovery");
+            tracing::error!(error = %e, message = id, "cannot record the attempt; in-run recovery will put the message back in the queue");
             return None;
         }
     };
     if past_validity(m, store.clock()) {
-        finish(store, move |tx| queue::expire_claimed(tx, id, Some(attempt.id)), id).await;
+        finish(
+            store,
+            move |tx| queue::expire_claimed(tx, id, Some(attempt.id)),
+            id,
+            patience,
+        )
+        .await;
         return None;
     }
     Some(attempt.id)
@@ -387,8 +407,8 @@ async fn record_result(
     m: &Claimed,
     attempt: i64,
     result: SubmitResult,
-    receipts: &Arc<ReceiptPolicy>,
-    config: &Arc<DispatcherConfig>,
+    (receipts, config): (&Arc<ReceiptPolicy>, &Arc<DispatcherConfig>),
+    patience: &Patience,
 ) -> Option<queue::Next> {
     let (c, policy, cfg) = (m.clone(), receipts.clone(), config.clone());
     finish(
@@ -398,6 +418,7 @@ async fn record_result(
             queue::record(tx, &c, attempt, &result, now, &policy, cfg.send_policy(c.kind), jitter)
         },
         m.message_id,
+        patience,
     )
     .await
 }
@@ -422,19 +443,44 @@ fn past_validity(m: &Claimed, clock: &Clock) -> bool {
     m.expires_at.is_some_and(|v| v <= clock.now_ms())
 }
 
-/// Records what became of a send; logs (and returns None) when it cannot be recorded, in which
-/// case the message stays leased until recovery.
+/// How long a send keeps trying to record what it came to while the database refuses the write.
+struct Patience {
+    /// A lease: past it, in-run recovery settles the message instead.
+    lease: Duration,
+    /// A stopping dispatcher does not wait: start-up recovery settles the message instead.
+    stopped: watch::Receiver<bool>,
+}
+
+/// Records what became of a send. A write refused for want of room (or whose commit failed) is
+/// tried again, with growing pauses, within `patience`: what the SMSC answered is known only
+/// here, and recording it beats holding the message as an unknown outcome. Logs (and returns
+/// None) when it cannot be recorded: the message stays `sending` until recovery settles it.
 async fn finish(
     store: &Arc<Store>,
-    op: impl FnOnce(&mut crate::store::WriteTx<'_>) -> Result<queue::Next, StoreError> + Send + 'static,
+    op: impl Fn(&mut crate::store::WriteTx<'_>) -> Result<queue::Next, StoreError> + Clone + Send + 'static,
     message: i64,
+    patience: &Patience,
 ) -> Option<queue::Next> {
-    match store.writer().write(op).await {
-        Ok(next) => Some(next),
-        Err(e) => {
-            tracing::error!(error = %e, message, "cannot record what became of a submit");
-            None
+    let started = tokio::time::Instant::now();
+    let mut pause = Duration::from_millis(100);
+    let mut stopped = patience.stopped.clone();
+    loop {
+        let e = match store.writer().write(op.clone()).await {
+            Ok(next) => return Some(next),
+            Err(e) => e,
+        };
+        let again = e.is_storage_full() || matches!(e, StoreError::Commit(_));
+        let stopping = *stopped.borrow();
+        if !again || stopping || started.elapsed() + pause > patience.lease {
+            tracing::error!(error = %e, message, "cannot record what became of a submit; recovery will settle it");
+            return None;
         }
+        tracing::warn!(error = %e, message, "cannot record what became of a submit yet; trying again");
+        tokio::select! {
+            _ = tokio::time::sleep(pause) => {}
+            _ = stopped.changed() => {}
+        }
+        pause = (pause * 2).min(Duration::from_secs(5));
     }
 }
 

@@ -30,6 +30,8 @@ use crate::webhooks::{target, WebhookConfig, Webhooks};
 /// What [`Engine::start`] has started so far, to stop again if a later step fails.
 #[derive(Default)]
 pub(super) struct Started {
+    /// Released last, once the store is closed: nobody else may open the database before.
+    lock: Option<InstanceLock>,
     pub(super) store: Option<Arc<Store>>,
     sending: Option<Sending>,
     /// Holds the sending side once it is handed over (settings changes may replace it).
@@ -87,7 +89,7 @@ impl Engine {
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
         permissions::restrict_new_files();
         permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
-        let lock = InstanceLock::acquire(&dir)?;
+        started.lock = Some(InstanceLock::acquire(&dir, &db_path)?);
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
@@ -112,7 +114,9 @@ impl Engine {
             started.server = Some(serve(door.as_ref(), listener, ctx, stopping_tx, addr)?);
         }
 
-        lock.publish(&instance_info(&info))?;
+        if let Some(lock) = &started.lock {
+            lock.publish(&instance_info(&info))?;
+        }
 
         // Nothing can fail from here on: what was started belongs to the engine.
         let background = background(&store, &service);
@@ -127,7 +131,7 @@ impl Engine {
             window_requests,
             background,
             token_file,
-            lock: Some(lock),
+            lock: started.lock.take(),
         })
     }
 }

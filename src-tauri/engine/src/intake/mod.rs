@@ -4,8 +4,9 @@
 //! [`validate`] reports every field's problem at once, each as a [`FieldError`] naming the JSON field,
 //! a stable code for programs and a sentence for people. The destination becomes E.164
 //! ([`normalize_destination`]), the text gets the encoding and segment count it will be sent with,
-//! and times written in RFC 3339 become milliseconds since the epoch. [`request_hash`] fingerprints a
-//! request body so that an idempotency key reused with a different body can be told apart.
+//! and times written in RFC 3339 become milliseconds since the epoch. [`normalise`] reads a request
+//! the same way (defaults filled in) and [`request_hash`] fingerprints it, so that an idempotency
+//! key reused with a different request can be told from an equivalent repeat.
 //!
 //! Decisions worth knowing:
 //! - Text may not hold control characters other than line feed, carriage return, tab and form feed
@@ -21,6 +22,7 @@
 //!   `invalid_character`, naming the field.
 
 mod destination;
+mod normalise;
 mod request_hash;
 mod validate;
 
@@ -36,6 +38,7 @@ use crate::domain::{MessageKind, QueueStatus};
 use crate::messages::NewMessage;
 
 pub use destination::{known_region, normalize_destination};
+pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
 pub use validate::validate;
 

@@ -263,6 +263,10 @@ impl Spec {
         }
         codes.extend_from_slice(self.errors);
         codes.extend([ErrorCode::Internal, ErrorCode::Stopping]);
+        if self.method != Method::Get {
+            // What a change stores, a full disk refuses.
+            codes.push(ErrorCode::StorageFull);
+        }
         let mut seen = Vec::new();
         codes.retain(|c| {
             let new = !seen.contains(c);

@@ -304,8 +304,7 @@ fn answer_all(answers: Answers, commit: Result<(), StoreError>) {
     for (reply, result) in answers {
         let answer = match &commit {
             Ok(()) => result,
-            Err(StoreError::Commit(e)) => Err(StoreError::Commit(e.clone())),
-            Err(e) => Err(StoreError::Commit(e.to_string())),
+            Err(e) => Err(e.for_another_caller()),
         };
         // A caller that stopped waiting is fine: its receipt is stored all the same.
         let _ = reply.send(answer);

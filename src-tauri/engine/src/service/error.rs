@@ -74,3 +74,27 @@ impl From<SettingsError> for ServiceError {
         }
     }
 }
+
+impl ServiceError {
+    /// Whether the request failed for want of room on the disk (SQLITE_FULL from the store, or
+    /// ENOSPC writing the config file): nothing of it was stored, and the same request may
+    /// succeed once there is room. The edges answer it as `storage_full` (HTTP 503, with
+    /// `Retry-After`), never as an internal error.
+    pub fn is_storage_full(&self) -> bool {
+        use crate::views::ExportError;
+        let store = match self {
+            ServiceError::Store(e)
+            | ServiceError::Action(ActionError::Store(e))
+            | ServiceError::Resolve(ResolveError::Store(e))
+            | ServiceError::Resolve(ResolveError::Queue(ActionError::Store(e)))
+            | ServiceError::Key(KeyError::Store(e))
+            | ServiceError::View(ViewError::Store(e))
+            | ServiceError::Export(ExportError::View(ViewError::Store(e))) => e,
+            ServiceError::Settings(SettingsError::Io { source, .. }) => {
+                return source.kind() == std::io::ErrorKind::StorageFull
+            }
+            _ => return false,
+        };
+        store.is_storage_full()
+    }
+}

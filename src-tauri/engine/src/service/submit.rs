@@ -52,10 +52,10 @@ impl Service {
         req: SubmitMessage,
         key: Option<String>,
     ) -> Result<Answer<SubmittedMessage>, ServiceError> {
-        let hash = request_hash("messages", &req)?;
         let rules = self.live().rules;
         let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
-        self.create(caller, "messages", vec![new], hash, key, |mut done| done.remove(0))
+        let hashes = Hashes::of("messages", &req, &intake::normalise(&req, &rules))?;
+        self.create(caller, "messages", vec![new], hashes, key, |mut done| done.remove(0))
             .await
     }
 
@@ -77,7 +77,6 @@ impl Service {
         }
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a batch", req.messages.len(), max_batch)?;
-        let hash = request_hash("messages/batch", &req)?;
         let now = self.clock().now_ms();
         let mut news = Vec::with_capacity(req.messages.len());
         let mut errors = Vec::new();
@@ -93,7 +92,9 @@ impl Service {
         if !errors.is_empty() {
             return Err(ServiceError::Invalid(errors));
         }
-        self.create(caller, "messages/batch", news, hash, key, |done| SubmittedBatch {
+        let read: Vec<_> = req.messages.iter().map(|m| intake::normalise(m, &rules)).collect();
+        let hashes = Hashes::of("messages/batch", &req, &serde_json::json!({ "messages": read }))?;
+        self.create(caller, "messages/batch", news, hashes, key, |done| SubmittedBatch {
             messages: done,
         })
         .await
@@ -106,7 +107,7 @@ impl Service {
         caller: &Caller,
         route: &'static str,
         mut news: Vec<NewMessage>,
-        hash: String,
+        hashes: Hashes,
         key: Option<String>,
         answer: impl FnOnce(Vec<SubmittedMessage>) -> T + Send + 'static,
     ) -> Result<Answer<T>, ServiceError> {
@@ -118,21 +119,21 @@ impl Service {
             None => None,
         };
         limits::check_destinations(caller, &news)?;
-        stamp(&mut news, caller, key.as_deref(), &scope, &hash);
+        stamp(&mut news, caller, key.as_deref(), &scope, &hashes.read);
         let who = caller.clone();
         let stored = self
             .store
             .writer()
             .write(move |tx| -> Result<Stored<T>, ServiceError> {
                 if let Some(k) = &key {
-                    if let Some(earlier) = earlier_answer(tx, &scope, k, &hash)? {
+                    if let Some(earlier) = earlier_answer(tx, &scope, k, &hashes)? {
                         return Ok(earlier);
                     }
                 }
                 limits::check_rate(tx, &who, news.len())?;
                 let (value, body) = insert_all(tx, &news, answer)?;
                 if let Some(k) = &key {
-                    idempotency::record(tx, &scope, k, &hash, route, 201, &body)?;
+                    idempotency::record(tx, &scope, k, &hashes.read, route, 201, &body)?;
                 }
                 Ok(Stored::New { value, body })
             })
@@ -184,8 +185,13 @@ fn stamp(news: &mut [NewMessage], caller: &Caller, key: Option<&str>, scope: &st
 
 /// The answer stored for an earlier request with this key, if there was one; the same key with
 /// a different request is refused.
-fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, key: &str, hash: &str) -> Result<Option<Stored<T>>, ServiceError> {
-    match idempotency::lookup(tx, scope, key, hash)? {
+fn earlier_answer<T>(
+    tx: &WriteTx<'_>,
+    scope: &str,
+    key: &str,
+    hashes: &Hashes,
+) -> Result<Option<Stored<T>>, ServiceError> {
+    match idempotency::lookup(tx, scope, key, &[&hashes.read, &hashes.as_sent])? {
         Recorded::New => Ok(None),
         Recorded::Replay { body, .. } => Ok(Some(Stored::Replayed { body })),
         Recorded::Mismatch => Err(ServiceError::KeyReused),
@@ -228,8 +234,20 @@ impl<T: serde::de::DeserializeOwned> Stored<T> {
     }
 }
 
-/// The fingerprint of a request body, to tell a repeat from a different request with the same key.
-fn request_hash<T: Serialize>(route: &str, req: &T) -> Result<String, ServiceError> {
-    let value = serde_json::to_value(req).map_err(|e| ServiceError::BadRequest(e.to_string()))?;
-    Ok(idempotency::request_hash(route, &value))
+/// The fingerprints of a request, to tell a repeat from a different request with the same key.
+struct Hashes {
+    /// Of the request as intake reads it: what a key is recorded with, and compared by.
+    read: String,
+    /// Of the body as sent: what keys were recorded with before, still recognised.
+    as_sent: String,
+}
+
+impl Hashes {
+    fn of<T: Serialize, R: Serialize>(route: &str, req: &T, read: &R) -> Result<Hashes, ServiceError> {
+        let bad = |e: serde_json::Error| ServiceError::BadRequest(e.to_string());
+        Ok(Hashes {
+            read: idempotency::normalised_hash(route, &serde_json::to_value(read).map_err(bad)?),
+            as_sent: idempotency::request_hash(route, &serde_json::to_value(req).map_err(bad)?),
+        })
+    }
 }

@@ -208,6 +208,15 @@ pub fn pending(tx: &WriteTx<'_>) -> Result<Vec<(i64, i64)>, StoreError> {
         .collect::<Result<_, _>>()?)
 }
 
+/// One message's tries whose outcome is still pending, oldest first.
+pub fn pending_of(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<i64>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT id FROM attempt WHERE message_id = ?1 AND outcome = 'pending' ORDER BY id")?
+        .query_map([message_id], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
 /// Gives an unanswered try the provider's id a receipt brought (as received, and its key), unless
 /// it has one.
 pub fn adopt_provider_id(

@@ -20,8 +20,9 @@ pub enum Recorded {
 }
 
 /// Looks a key up (run inside the write transaction that will record it, so two requests can not
-/// both find it new).
-pub fn lookup(conn: &impl Reads, scope: &str, key: &str, hash: &str) -> Result<Recorded, StoreError> {
+/// both find it new): a request whose hash is any of `hashes` (the ways it may have been recorded)
+/// is the same request.
+pub fn lookup(conn: &impl Reads, scope: &str, key: &str, hashes: &[&str]) -> Result<Recorded, StoreError> {
     let conn = conn.connection();
     let found: Option<(String, u16, String)> = conn
         .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
@@ -29,7 +30,7 @@ pub fn lookup(conn: &impl Reads, scope: &str, key: &str, hash: &str) -> Result<R
         .optional()?;
     Ok(match found {
         None => Recorded::New,
-        Some((h, status, body)) if h == hash => Recorded::Replay { status, body },
+        Some((h, status, body)) if hashes.contains(&h.as_str()) => Recorded::Replay { status, body },
         Some(_) => Recorded::Mismatch,
     })
 }
@@ -69,7 +70,7 @@ mod tests {
         let r = |scope: &'static str, key: &'static str, hash: &'static str| {
             store
                 .reader()
-                .read_blocking(move |c| lookup(c, scope, key, hash))
+                .read_blocking(move |c| lookup(c, scope, key, &[hash]))
                 .unwrap()
         };
         assert_eq!(

@@ -150,6 +150,20 @@ pub fn with_status(tx: &WriteTx<'_>, status: QueueStatus) -> Result<Vec<i64>, St
         .collect::<Result<_, _>>()?)
 }
 
+/// Messages left `sending` with no lease anyone may still be sending under: it ended by `now`, or
+/// it is `owner`'s (the dispatcher asking, which leaves out the ones it is still sending). A read.
+pub fn stranded(conn: &impl Reads, now: i64, owner: &str) -> Result<Vec<i64>, StoreError> {
+    let conn = conn.connection();
+    Ok(conn
+        .prepare_cached(
+            "SELECT message_id FROM queue
+             WHERE status = 'sending' AND (lease_until IS NULL OR lease_until <= ?1 OR lease_owner = ?2)
+             ORDER BY message_id",
+        )?
+        .query_map(params![now, owner], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}
+
 /// The message's current queue status.
 pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
     Ok(tx

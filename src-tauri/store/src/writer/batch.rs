@@ -8,22 +8,25 @@
 //! after a commit that succeeded.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rusqlite::Connection;
 use tokio::sync::broadcast;
 
 use super::tx::{run_cached, Pending};
-use super::{Change, Guard, LeadOp, Op, Ran, Reply, WriteTx};
+use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, Reply, WriteTx};
 use crate::totals::Totals;
 
 /// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
+/// While `full` is set (only a test sets it), every commit fails as SQLite fails one on a full
+/// disk.
 pub(super) fn run_batch(
     conn: &Connection,
-    batch: u64,
-    now: i64,
+    (batch, now): (u64, i64),
     lead: Option<LeadOp>,
     ops: Vec<Op>,
     events: &broadcast::Sender<Change>,
+    full: &AtomicBool,
 ) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
@@ -35,7 +38,12 @@ pub(super) fn run_batch(
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
         return;
     };
-    let committed = commit(conn, batch, &mut pending.totals);
+    let committed = if full.load(Ordering::Relaxed) {
+        let _ = conn.execute_batch("ROLLBACK");
+        Err(CommitFailed::from_sqlite(&disk_full()))
+    } else {
+        commit(conn, batch, &mut pending.totals)
+    };
     replies.send(&committed);
     if committed.is_ok() {
         for change in pending.changes {
@@ -71,16 +79,24 @@ fn run_all(
 
 /// Writes the running totals the operations added to, then commits; on failure, rolls the batch
 /// back. The totals go with the rows they count: if they cannot be written, nothing is committed.
-fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), String> {
+fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), CommitFailed> {
     let committed = totals
         .flush(conn)
         .and_then(|()| conn.execute_batch("COMMIT"))
-        .map_err(|e| e.to_string());
+        .map_err(|e| CommitFailed::from_sqlite(&e));
     if let Err(e) = &committed {
-        tracing::error!(error = %e, batch, "commit failed; nothing of this batch was applied");
+        tracing::error!(error = ?e, batch, "commit failed; nothing of this batch was applied");
         let _ = conn.execute_batch("ROLLBACK");
     }
     committed
+}
+
+/// The error SQLite gives when the disk is full (for the commits a test makes fail).
+fn disk_full() -> rusqlite::Error {
+    rusqlite::Error::SqliteFailure(
+        rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_FULL),
+        Some("database or disk is full (made to fail by a test)".into()),
+    )
 }
 
 /// What became of one operation.
@@ -110,7 +126,7 @@ impl Replies {
 
     /// Answers every caller: first the failed operations (each reply carries its own error, so
     /// the commit's outcome is not theirs), then the applied ones, with the commit's outcome.
-    fn send(self, committed: &Result<(), String>) {
+    fn send(self, committed: &Result<(), CommitFailed>) {
         for reply in self.failed {
             reply(Ok(()));
         }
@@ -140,7 +156,7 @@ fn guarded(
         return match run_cached(conn, "RELEASE op") {
             Ok(()) => Done::Applied(reply),
             Err(e) => {
-                reply(Err(e.to_string()));
+                reply(Err(CommitFailed::from_sqlite(&e)));
                 Done::Dropped
             }
         };

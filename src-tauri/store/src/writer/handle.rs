@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{thread, Change, Guard, Job, Op, Ran, WriteTx, QUEUE_DEPTH};
+use super::{thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, QUEUE_DEPTH};
 use crate::StoreError;
 
 /// A cloneable handle to the writer thread.
@@ -20,6 +20,9 @@ pub struct Writer {
     jobs: mpsc::Sender<Job>,
     /// Wait for answers as runtime work: the clock moves with the runtime's (paused) time.
     on_runtime: bool,
+    /// Makes every commit fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
+    #[cfg(any(test, feature = "test-hooks"))]
+    full: Arc<AtomicBool>,
 }
 
 impl Writer {
@@ -34,11 +37,30 @@ impl Writer {
     ) -> (Writer, JoinHandle<()>) {
         let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
         let on_runtime = clock.on_runtime();
+        let full = Arc::new(AtomicBool::new(false));
+        let on_thread = full.clone();
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || thread::run(conn, rx, events, &restart, &clock))
+            .spawn(move || thread::run(conn, rx, events, &restart, &clock, &on_thread))
             .expect("the operating system refused to start the database writer thread");
-        (Writer { jobs, on_runtime }, handle)
+        #[cfg(not(any(test, feature = "test-hooks")))]
+        let _ = full;
+        let writer = Writer {
+            jobs,
+            on_runtime,
+            #[cfg(any(test, feature = "test-hooks"))]
+            full,
+        };
+        (writer, handle)
+    }
+
+    /// While `on`, every transaction fails at its commit as SQLite fails one on a full disk
+    /// (SQLITE_FULL): nothing is applied and each caller gets [`StoreError::StorageFull`]. For
+    /// tests of what happens while the disk is full, and after. Only with the `test-hooks`
+    /// feature.
+    #[cfg(any(test, feature = "test-hooks"))]
+    pub fn fail_commits_for_tests(&self, on: bool) {
+        self.full.store(on, std::sync::atomic::Ordering::Relaxed);
     }
 
     /// Runs `op` in the next batch and returns its result once the batch has committed.
@@ -143,7 +165,7 @@ where
         let value = op(wtx, guard)?;
         let done = done.take()?;
         Some(Ran::Applied(Box::new(move |commit| {
-            done(value, commit.map_err(StoreError::Commit))
+            done(value, commit.map_err(CommitFailed::error))
         })))
     }))
 }
@@ -171,7 +193,7 @@ where
     let (tx, rx) = oneshot::channel::<Result<T, E>>();
     let op: Op = Box::new(move |wtx| match op(wtx) {
         Ok(value) => Ran::Applied(Box::new(move |commit| {
-            let _ = tx.send(commit.map(|()| value).map_err(|e| StoreError::Commit(e).into()));
+            let _ = tx.send(commit.map(|()| value).map_err(|e| e.error().into()));
         })),
         Err(err) => Ran::Failed(Box::new(move |_| {
             let _ = tx.send(Err(err));

@@ -17,6 +17,7 @@ pub(super) fn run(
     events: broadcast::Sender<Change>,
     restart: &AtomicBool,
     clock: &Clock,
+    full: &AtomicBool,
 ) {
     let mut queue = Queue {
         rx,
@@ -30,7 +31,7 @@ pub(super) fn run(
             continue;
         }
         batch += 1;
-        batch::run_batch(&conn, batch, clock.now_ms(), lead, ops, &events);
+        batch::run_batch(&conn, (batch, clock.now_ms()), lead, ops, &events, full);
         if restart.swap(false, Ordering::Relaxed) {
             checkpoint(&conn);
         }

@@ -1,0 +1,96 @@
+//! A full disk: the write refused as storage full, nothing of it applied, and the same write taken
+//! once there is room again. Real files in a temporary directory.
+
+use super::tables::NewAudit;
+use super::*;
+
+fn audit(note: String) -> NewAudit {
+    NewAudit {
+        actor: "system".into(),
+        action: "test.full".into(),
+        note: Some(note),
+        ..NewAudit::default()
+    }
+}
+
+fn count_full(store: &Store) -> i64 {
+    store
+        .reader()
+        .read_blocking(|c| {
+            Ok::<_, StoreError>(
+                c.query_row("SELECT count(*) FROM audit WHERE action = 'test.full'", [], |r| {
+                    r.get(0)
+                })?,
+            )
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_write_the_full_disk_refuses_is_storage_full_and_applies_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    // SQLite answers SQLITE_FULL once the database would need more pages than this, as it does
+    // when the disk has no room for them.
+    store
+        .writer()
+        .write_blocking(|tx| {
+            let pages: i64 = tx.conn().query_row("PRAGMA page_count", [], |r| r.get(0))?;
+            tx.conn().pragma_update(None, "max_page_count", pages)?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let big = "y".repeat(64 * 1024);
+    let err = store
+        .writer()
+        .write_blocking(move |tx| {
+            for _ in 0..4 {
+                tx.audit().append(&audit(big.clone()))?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap_err();
+    assert!(
+        err.is_storage_full(),
+        "a full disk must be told apart from other failures: {err:?}"
+    );
+    assert_eq!(count_full(&store), 0, "nothing of the refused write is stored");
+
+    store
+        .writer()
+        .write_blocking(|tx| Ok::<_, StoreError>(tx.conn().pragma_update(None, "max_page_count", 1_000_000)?))
+        .unwrap();
+    let big = "y".repeat(64 * 1024);
+    store
+        .writer()
+        .write_blocking(move |tx| {
+            for _ in 0..4 {
+                tx.audit().append(&audit(big.clone()))?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .expect("once there is room, the same write is taken");
+    assert_eq!(count_full(&store), 4);
+    store.shutdown();
+}
+
+#[test]
+fn a_commit_the_full_disk_refuses_is_storage_full_for_every_caller_and_applies_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    store.writer().fail_commits_for_tests(true);
+    let err = store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit("first".into())))
+        .unwrap_err();
+    assert!(matches!(err, StoreError::StorageFull(_)), "{err:?}");
+    assert!(err.is_storage_full());
+    assert_eq!(count_full(&store), 0, "nothing of the failed transaction is stored");
+    store.writer().fail_commits_for_tests(false);
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit("again".into())))
+        .expect("once there is room, writes commit again");
+    assert_eq!(count_full(&store), 1);
+    store.shutdown();
+}

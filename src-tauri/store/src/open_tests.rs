@@ -1,0 +1,126 @@
+//! Trusting a database file: refused when empty, not SQLite, or damaged, and left untouched
+//! either way; a sound one opens. Real files in a temporary directory.
+
+use std::path::Path;
+
+use super::tables::NewAudit;
+use super::*;
+
+fn refusal(path: &Path) -> String {
+    match Store::open(path) {
+        Ok(_) => panic!("{} must be refused", path.display()),
+        Err(e) => {
+            assert!(matches!(e, StoreError::Unusable { .. }), "{e:?}");
+            e.to_string()
+        }
+    }
+}
+
+/// What every refusal must say: which file, and the two ways out.
+fn says_what_to_do(message: &str, path: &Path) {
+    assert!(
+        message.contains(&path.display().to_string()),
+        "names the file: {message}"
+    );
+    assert!(message.contains("Restore it from a backup"), "{message}");
+    assert!(message.contains("move it away"), "{message}");
+}
+
+#[test]
+fn a_zero_byte_database_file_is_refused_not_started_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    std::fs::write(&path, b"").unwrap();
+    let message = refusal(&path);
+    assert!(message.contains("empty (0 bytes)"), "{message}");
+    says_what_to_do(&message, &path);
+    assert_eq!(std::fs::metadata(&path).unwrap().len(), 0, "the file is left as it was");
+    assert!(
+        !dir.path().join("smsdesk.db-wal").exists(),
+        "nothing was written beside it"
+    );
+}
+
+#[test]
+fn a_file_that_is_not_an_sqlite_database_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    let text = b"destination,text\n+33612345678,hello\n";
+    std::fs::write(&path, text).unwrap();
+    let message = refusal(&path);
+    assert!(message.contains("not an SQLite database"), "{message}");
+    says_what_to_do(&message, &path);
+    assert_eq!(std::fs::read(&path).unwrap(), text, "the file is left as it was");
+}
+
+/// A database holding `rows` audit rows, closed, with everything copied into the database file
+/// (no WAL left beside it).
+fn closed_database(path: &Path, rows: usize) {
+    let store = Store::open(path).unwrap();
+    store
+        .writer()
+        .write_blocking(move |tx| {
+            for i in 0..rows {
+                tx.audit().append(&NewAudit {
+                    actor: "system".into(),
+                    action: "test.row".into(),
+                    note: Some(format!("row {i} {}", "x".repeat(200))),
+                    ..NewAudit::default()
+                })?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    store.shutdown();
+    drop(store);
+    let c = Connection::open(path).unwrap();
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+    c.pragma_update(None, "journal_mode", "DELETE").unwrap();
+}
+
+#[test]
+fn a_database_with_a_damaged_page_is_refused_untouched() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    closed_database(&path, 500);
+    let (page_size, page): (u64, u64) = {
+        let c = Connection::open(&path).unwrap();
+        let size = c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap();
+        // The last page of the file: a leaf of the audit table, the last thing written.
+        let count: u64 = c.query_row("PRAGMA page_count", [], |r| r.get(0)).unwrap();
+        (size, count)
+    };
+    let mut bytes = std::fs::read(&path).unwrap();
+    let at = ((page - 1) * page_size) as usize;
+    for (i, b) in bytes[at..at + page_size as usize].iter_mut().enumerate() {
+        *b = (i * 7 + 13) as u8;
+    }
+    std::fs::write(&path, &bytes).unwrap();
+
+    let message = refusal(&path);
+    assert!(message.contains("quick_check"), "{message}");
+    says_what_to_do(&message, &path);
+    assert_eq!(
+        std::fs::read(&path).unwrap(),
+        bytes,
+        "the damaged file is left as it was"
+    );
+}
+
+#[test]
+fn a_healthy_database_opens_again_and_a_missing_one_is_created() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    assert!(trust::check_header(&path).unwrap(), "no file yet: a new database");
+    closed_database(&path, 10);
+    assert!(!trust::check_header(&path).unwrap(), "an SQLite database");
+    let store = Store::open(&path).expect("a sound database opens");
+    let rows: i64 = store
+        .reader()
+        .read_blocking(|c| {
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE action = 'test.row'", [], |r| r.get(0))?)
+        })
+        .unwrap();
+    assert_eq!(rows, 10);
+    store.shutdown();
+}
