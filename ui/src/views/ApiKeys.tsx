@@ -1,24 +1,19 @@
 import { useId, useState, type FormEvent } from "react";
-import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
+import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
 import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
-import { CREATE_KEY_COMMAND } from "./SignIn";
 
 const loadKeys = (backend: Backend): Promise<ApiKeyInfo[]> => backend.listKeys();
 
-/**
- * API keys: the operator's (the desktop window) to list, create and revoke. A browser signed in
- * with a key is refused (403), and is told plainly where keys are managed instead.
- */
+/** API keys: an admin's (in the window or a browser) to list, create and revoke. */
 export function ApiKeys({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
   const { state, reload } = useBackendData(backend, loadKeys);
-  const forbidden = state.status === "error" && state.error.code === ERROR_CODES.forbidden;
 
   return (
     <div className="stack">
@@ -31,16 +26,7 @@ export function ApiKeys({ backend }: { backend: Backend }) {
             {t("keys.loading")}
           </p>
         )}
-        {forbidden && (
-          <div className="notice notice-info" data-testid="keys-forbidden">
-            <h3>{t("keys.forbidden.title")}</h3>
-            <p>{t("keys.forbidden.body")}</p>
-            <pre className="command">
-              <code>{CREATE_KEY_COMMAND}</code>
-            </pre>
-          </div>
-        )}
-        {state.status === "error" && !forbidden && (
+        {state.status === "error" && (
           <ErrorNotice title={t("keys.error")} error={state.error} onRetry={reload} testId="keys-error" />
         )}
         {state.status === "ready" && <KeyTable backend={backend} keys={state.data} onChanged={reload} />}
@@ -150,7 +136,14 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
     setError(null);
     setCreated(null);
     const url = webhook.trim();
-    backend.createKey({ name: name.trim(), webhook_url: url === "" ? null : url }).then(
+    backend
+      .createKey({
+        name: name.trim(),
+        webhook_url: url === "" ? null : url,
+        scopes: null,
+        limits: { per_minute: null, per_day: null, destination_prefixes: [] },
+      })
+      .then(
       (key) => {
         setCreated(key);
         setName("");

@@ -2,11 +2,12 @@
 import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendError } from "../backend";
+import type { Me } from "../bindings/Me";
 import type { MessageAction } from "../bindings/MessageAction";
 import type { MessageDetail as Detail } from "../bindings/MessageDetail";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { attempt, deliveredDetail, exceptionSummary, receipt, summary, T0 } from "../test/fixtures";
+import { attempt, deliveredDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
 import { MessageDetail } from "./MessageDetail";
 import { Messages } from "./Messages";
 
@@ -27,11 +28,12 @@ function serving(detail: Detail) {
   };
 }
 
-async function show(detail: Detail, languages?: string[]) {
+async function show(detail: Detail, languages?: string[], me?: Me) {
   const s = serving(detail);
   view = await render(
     <MessageDetail backend={s.backend} id={detail.message.id} onClose={() => {}} onOpenException={() => {}} />,
     languages,
+    me,
   );
   await settle();
   return s;
@@ -263,7 +265,7 @@ describe("message detail: actions", () => {
     expect(queryTestId(root, "retry-duplicate-warning")).toBeNull();
     await click(byTestId(root, "retry-submit"));
     await settle();
-    expect(calls).toEqual([{ note: "", confirm_duplicate: false }]);
+    expect(calls).toEqual([{ note: "", confirm_duplicate: false, override_limits: false }]);
 
     const warning = byTestId(root, "retry-duplicate-warning");
     expect(warning.textContent).toContain("This message may arrive twice");
@@ -276,7 +278,7 @@ describe("message detail: actions", () => {
     expect(confirm.disabled).toBe(false);
     await click(confirm);
     await settle();
-    expect(calls[1]).toEqual({ note: "Customer asked again", confirm_duplicate: true });
+    expect(calls[1]).toEqual({ note: "Customer asked again", confirm_duplicate: true, override_limits: false });
     expect(text(root, "action-done")).toBe("Put back in the queue: it will be sent again.");
     expect(s.loads(), "the detail reloads after the action").toBeGreaterThanOrEqual(2);
   });
@@ -315,7 +317,15 @@ describe("message detail: actions", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "cancel-note"), "Sent by mistake");
     await click(submit);
     await settle();
-    expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false }]);
+    expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false, override_limits: false }]);
+  });
+
+  it("offers a viewer neither retry nor cancel", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, queue: { ...base.queue, status: "queued", accepted_at_ms: null, provider_message_ids: [] } }, undefined, person("viewer"));
+    expect(queryTestId(view!.container, "message-actions"), "a viewer changes nothing").toBeNull();
+    expect(queryTestId(view!.container, "retry-open")).toBeNull();
+    expect(queryTestId(view!.container, "cancel-open")).toBeNull();
   });
 
   it("offers nothing while the message is being sent", async () => {

@@ -90,7 +90,7 @@ export function ResolveForm({
           ? null
           : { action, message_id: targetId, mismatches_seen: shownMismatch !== null && reviewed, note: n };
       case "resend":
-        return { action, note: n, confirm_duplicate: confirmingDuplicate };
+        return { action, note: n, confirm_duplicate: confirmingDuplicate, override_limits: false };
       case "mark_failed":
       case "dismiss":
         return { action, note: n };

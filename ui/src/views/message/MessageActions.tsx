@@ -153,7 +153,7 @@ function RetryForm({
     if (busy || blocked) return;
     setBusy(true);
     setError(null);
-    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming }).then(
+    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming, override_limits: false }).then(
       () => {
         setBusy(false);
         onDone();
@@ -247,7 +247,7 @@ function CancelForm({
     if (busy || blocked) return;
     setBusy(true);
     setError(null);
-    backend.cancel(messageId, { note: note.trim(), confirm_duplicate: false }).then(
+    backend.cancel(messageId, { note: note.trim(), confirm_duplicate: false, override_limits: false }).then(
       () => {
         setBusy(false);
         onDone();
