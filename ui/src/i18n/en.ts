@@ -1012,7 +1012,6 @@ export const en = {
   "sessions.end.label": "End {name}’s session from {address}",
   "sessions.end.failed": "The session was not ended",
   "sessions.refresh": "Refresh",
-
   "keys.col.scopes": "May",
   "keys.col.limits": "Limits",
   "keys.limits.none": "None",
@@ -1050,6 +1049,20 @@ export const en = {
   "limits.submit": "Send anyway, overriding the limits",
   "resolve.blocked.limits": "Sending it again was refused: see why above.",
   "resolve.notYours": "Your role reads exceptions; an operator or an admin decides them.",
+  "error.retryAfter": "Try again in {seconds} s.",
+  "error.csrfTokenMissing": "This page’s session does not match the browser’s any more (you may have signed in again in another tab). Reload the page.",
+  "error.setupTokenInvalid": "The setup link was used already, expired, or is not the one the server printed.",
+  "error.methodNotAllowed": "The server does not accept this kind of request here. The interface and the server may be different versions.",
+  "error.requestTimeout": "The server took too long to answer. Try again.",
+  "error.nameTaken": "An account with this name exists already (names are compared without case).",
+  "error.lastAdmin": "This is the last active admin: make someone else admin first.",
+  "error.attemptsExhausted": "It has had all the tries its kind allows.",
+  "error.uriTooLong": "The request’s address is too long. Narrow what you ask for.",
+  "error.hostNotAllowed": "The server does not answer to the address this page was opened with. Open it with the address the server prints.",
+  "error.destinationNotAllowed": "This number is outside the numbers the key may send to.",
+  "error.rateLimited": "Too many messages in too short a time for this key.",
+  "error.tooManyAttempts": "Too many failed sign-ins: signing in is paused for a while.",
+  "error.storageFull": "The server’s disk is full: nothing new can be stored until space is freed.",
 } as const;
 
 export type MessageKey = keyof typeof en;

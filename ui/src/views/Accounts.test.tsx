@@ -144,7 +144,7 @@ describe("Accounts", () => {
     expect(created).toEqual([]);
   });
 
-  it("a name already taken is refused with the engine's code and words", async () => {
+  it("a name already taken is explained", async () => {
     const { backend, root } = await accountsScreen();
     backend.createAccount = () => Promise.reject(new BackendError("name_taken", "an account named `olga` exists already"));
     await type(byTestId<HTMLInputElement>(root, "new-account-name"), "olga");
@@ -154,7 +154,7 @@ describe("Accounts", () => {
     await settle();
     const error = byTestId(root, "account-create-error");
     expect(error.dataset["code"]).toBe("name_taken");
-    expect(error.textContent).toContain("an account named `olga` exists already");
+    expect(error.textContent).toContain("An account with this name exists already");
   });
 
   it("changes an account's role, disables it after a confirmation, and enables it again", async () => {
@@ -200,7 +200,7 @@ describe("Accounts", () => {
     expect(byTestId<HTMLInputElement>(editor, "account-password").value).toBe("");
   });
 
-  it("the last admin stays one: the engine's refusal is shown", async () => {
+  it("the last admin stays one: the refusal is explained", async () => {
     const { backend, root } = await accountsScreen();
     backend.updateAccount = () => Promise.reject(new BackendError("last_admin", "Alice is the last active admin: make another admin first"));
     const editor = await manage(root, "Alice");
@@ -209,7 +209,7 @@ describe("Accounts", () => {
     await settle();
     const error = byTestId(editor, "account-error");
     expect(error.dataset["code"]).toBe("last_admin");
-    expect(error.textContent).toContain("Alice is the last active admin");
+    expect(error.textContent).toContain("This is the last active admin: make someone else admin first.");
     expect(byTestId(row(root, "Alice"), "account-state").textContent).toBe("Active");
   });
 
