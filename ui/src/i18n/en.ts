@@ -41,6 +41,7 @@ export const en = {
   "signIn.title": "Sign in",
   "signIn.intro": "Sign in with the name and password of your smsdesk account. An admin creates accounts.",
   "signIn.submit": "Sign in",
+  "signIn.submitIn": "Sign in ({seconds} s)",
   "signIn.busy": "Signing in…",
   "signIn.failed": "Could not sign in",
 

@@ -39,6 +39,7 @@ export const fr: Dictionary = {
   "signIn.title": "Se connecter",
   "signIn.intro": "Connectez-vous avec le nom et le mot de passe de votre compte smsdesk. Un administrateur crée les comptes.",
   "signIn.submit": "Se connecter",
+  "signIn.submitIn": "Se connecter ({seconds} s)",
   "signIn.busy": "Connexion…",
   "signIn.failed": "Connexion impossible",
 

@@ -39,6 +39,7 @@ export const ru: Dictionary = {
   "signIn.title": "Вход",
   "signIn.intro": "Войдите с именем и паролем своей учётной записи smsdesk. Учётные записи создаёт администратор.",
   "signIn.submit": "Войти",
+  "signIn.submitIn": "Войти ({seconds} с)",
   "signIn.busy": "Вход…",
   "signIn.failed": "Не удалось войти",
 

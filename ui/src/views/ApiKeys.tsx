@@ -350,7 +350,7 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
             </div>
           </div>
         </fieldset>
-        <div className="row-actions field-wide">
+        <div className="form-actions row-actions">
           <button
             type="submit"
             className="button"

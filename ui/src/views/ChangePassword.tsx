@@ -78,9 +78,11 @@ export function ChangePassword({ people }: { people: PeopleAccess }) {
           testId="password-new"
         />
         <p className="hint field-wide">{t("password.endsSessions")}</p>
-        <button type="submit" className="button field-wide" disabled={busy} data-testid="password-submit">
-          {t("password.submit")}
-        </button>
+        <div className="form-actions">
+          <button type="submit" className="button" disabled={busy} data-testid="password-submit">
+            {t("password.submit")}
+          </button>
+        </div>
       </form>
       <div aria-live="polite">
         {done && (

@@ -70,10 +70,14 @@ describe("signing in (browser)", () => {
     expect(error.dataset["code"]).toBe("too_many_attempts");
     expect(error.textContent).toContain("Too many failed sign-ins");
     expect(byTestId(root, "signin-wait").textContent).toBe("For safety, signing in is paused. Try again in 1 s.");
-    expect(byTestId<HTMLButtonElement>(root, "signin-submit").disabled).toBe(true);
+    const button = byTestId<HTMLButtonElement>(root, "signin-submit");
+    expect(button.disabled).toBe(true);
+    expect(button.textContent, "the countdown is on the button, not in the announced notice").toBe("Sign in (1 s)");
+    expect(button.closest('[aria-live]'), "the button ticks outside any live region").toBeNull();
     await settle(1_100);
     expect(byTestId(root, "signin-wait").textContent).toBe("You may try again now.");
-    expect(byTestId<HTMLButtonElement>(root, "signin-submit").disabled).toBe(false);
+    expect(button.disabled).toBe(false);
+    expect(button.textContent).toBe("Sign in");
   });
 
   it("the right password shows the app, and the header names who is signed in and their role", async () => {

@@ -114,8 +114,9 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
             data-testid="signin-password"
           />
         </div>
+        {/* The countdown ticks on the button, outside the live region: read once, not every second. */}
         <button type="submit" className="button" disabled={busy || waiting} data-testid="signin-submit">
-          {busy ? t("signIn.busy") : t("signIn.submit")}
+          {busy ? t("signIn.busy") : waiting ? t("signIn.submitIn", { seconds: waitLeft }) : t("signIn.submit")}
         </button>
       </form>
       <div id={ids.error} aria-live="polite">
@@ -129,7 +130,7 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
           <div className="notice notice-error" role="alert" data-testid="signin-error" data-code={error.code}>
             <h3>{t("signIn.tooMany")}</h3>
             <p data-testid="signin-wait">
-              {waiting ? t("signIn.tooMany.wait", { seconds: waitLeft }) : t("signIn.tooMany.again")}
+              {waiting ? t("signIn.tooMany.wait", { seconds: error.retryAfterSeconds ?? 0 }) : t("signIn.tooMany.again")}
             </p>
           </div>
         )}

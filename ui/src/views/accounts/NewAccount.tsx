@@ -103,9 +103,11 @@ export function NewAccount({ backend, onCreated }: { backend: Backend; onCreated
             {t("accounts.create.nameNeeded")}
           </p>
         )}
-        <button type="submit" className="button field-wide" disabled={busy} data-testid="new-account-submit">
-          {t("accounts.create.submit")}
-        </button>
+        <div className="form-actions">
+          <button type="submit" className="button" disabled={busy} data-testid="new-account-submit">
+            {t("accounts.create.submit")}
+          </button>
+        </div>
       </form>
       <div aria-live="polite">
         {created !== null && (
