@@ -1,20 +1,25 @@
 // End-to-end: the real server binary in `serve` mode, its UI opened in headless Chromium.
 //
 //   SMSDESK_BIN=path/to/smsdesk [CHROMIUM=path/to/chromium] [SCREENSHOT_DIR=dir] npm test
+//
+// The server starts on a fresh data folder, as an office's does: no account yet, and a one-time
+// setup link on its standard error. The first admin is made from that link in the browser; the
+// admin makes an operator's and a viewer's accounts; each then signs in and sees what their role
+// allows, and the engine refuses what it does not.
 
 import assert from "node:assert/strict";
-import { execFile, spawn } from "node:child_process";
+import { spawn } from "node:child_process";
 import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { promisify } from "node:util";
 import { chromium } from "playwright-core";
 
 import {
   attachGhostReceipt,
   CSV_FILE,
+  eventually,
   importCsv,
   longMessageInParts,
   resolveConflict,
@@ -93,6 +98,17 @@ class Server {
     throw new Error(`the server was not ready within ${READY_TIMEOUT_MS / 1000} s (${lastProblem})${this.log()}`);
   }
 
+  /** The first admin's setup link, as `serve` prints it on a data folder without any account. */
+  async waitForSetupLink() {
+    const deadline = Date.now() + READY_TIMEOUT_MS;
+    while (Date.now() < deadline) {
+      const found = /No account exists yet\. Create the first admin within 30 minutes at\s+(http:\/\/127\.0\.0\.1:\d+\/setup#setup_[0-9a-f]+)/.exec(this.stderr);
+      if (found) return found[1];
+      await sleep(100);
+    }
+    throw new Error(`the server printed no setup link within ${READY_TIMEOUT_MS / 1000} s${this.log()}`);
+  }
+
   /** Resolves with how the process ended, or null if it is still running after `ms`. */
   async waitForExit(ms) {
     return Promise.race([this.exited, sleep(ms).then(() => null)]);
@@ -111,21 +127,6 @@ async function getJson(url, key) {
     assert.fail(`GET ${url} answered ${response.status} with a body that is not JSON: ${text.slice(0, 500)}`);
   }
   return { status: response.status, contentType: response.headers.get("content-type") ?? "", body };
-}
-
-/**
- * Creates an API key the way an operator does, before the server starts (the command then opens
- * the database itself). It prints "API key N created for NAME:" and the key on the next line.
- */
-async function createApiKey(bin, dataDir, name) {
-  const { stdout } = await promisify(execFile)(bin, ["api-key", "create", "--name", name, "--data-dir", dataDir], {
-    env: { ...process.env, RUST_LOG: "warn" },
-  });
-  const lines = stdout.split("\n");
-  const at = lines.findIndex((line) => /^API key \d+ created for .*:$/.test(line.trim()));
-  const key = at === -1 ? undefined : lines[at + 1]?.trim();
-  assert.ok(key && key.startsWith("sdk_"), `\`smsdesk api-key create\` must print the key after its header line:\n${stdout}`);
-  return key;
 }
 
 /** Opens the UI in a fresh browser context and records everything that went wrong on the page. */
@@ -154,18 +155,56 @@ async function openUi(browser, url, contextOptions) {
   return { context, page, problems };
 }
 
-/** Signs in on the sign-in screen as a person would. */
-async function signIn(page, key) {
-  await page.getByLabel("API key", { exact: true }).fill(key);
+/** The accounts the story makes, by role. */
+const ADMIN = { name: "Alice", password: "alice's long password" };
+const OPERATOR = { name: "Olga", password: "olga's long password" };
+const VIEWER = { name: "Victor", password: "victor's long password" };
+
+/** Signs in on the sign-in screen as a person would, and waits for the app. */
+async function signIn(page, { name, password }) {
+  await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
+  await page.getByLabel("Name", { exact: true }).fill(name);
+  await page.getByLabel("Password", { exact: true }).fill(password);
   await page.getByTestId("signin-submit").click();
+  await page
+    .getByTestId("nav-messages")
+    .waitFor({ timeout: 15_000 })
+    .catch(async (error) => {
+      error.message += `\n--- the page says ---\n${await page.locator("main").textContent()}`;
+      throw error;
+    });
 }
 
-/** Problems other than the HTTP `status` answers (and the console line Chromium logs for each) the test provoked on purpose. */
+/** A fresh browser signed in as `who`; the page asked who is signed in first (a 401 then, expected). */
+async function signedIn(browser, url, who, contextOptions = { locale: "en-US", colorScheme: "light" }) {
+  const opened = await openUi(browser, url, contextOptions);
+  await signIn(opened.page, who);
+  opened.problems.splice(0, opened.problems.length, ...unexpected(opened.problems, 401, "/api/v1/me"));
+  return opened;
+}
+
+/** Problems other than the HTTP `status` answers to `path` (and the console line Chromium logs for each) the test provoked on purpose. */
 function unexpected(problems, status, path) {
   return problems.filter(
     (p) =>
       !(p.startsWith(`HTTP ${status} for `) && p.endsWith(path)) &&
       !(p.startsWith("console error: Failed to load resource") && p.includes(`status of ${status}`)),
+  );
+}
+
+/** A request made by the page itself, with its session cookie and, to change something, its CSRF token from `me`. */
+function fromPage(page, method, path, body) {
+  return page.evaluate(
+    async ({ method, path, body }) => {
+      const me = await (await fetch("/api/v1/me")).json();
+      const response = await fetch(path, {
+        method,
+        headers: { "Content-Type": "application/json", "X-CSRF-Token": me.csrf_token ?? "" },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return { status: response.status, body: await response.json().catch(() => null) };
+    },
+    { method, path, body },
   );
 }
 
@@ -191,12 +230,30 @@ function storyUi(page) {
   };
 }
 
-describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, () => {
+/** Opens the Accounts screen and adds an account there, as an admin does. */
+async function addAccount(page, { name, password }, role) {
+  await page.getByTestId("nav-accounts").click();
+  const form = page.getByTestId("account-create-form");
+  await form.waitFor({ timeout: 15_000 });
+  await page.getByTestId("new-account-name").fill(name);
+  await page.getByTestId("new-account-role").selectOption(role);
+  await page.getByTestId("new-account-password").fill(password);
+  await page.getByTestId("new-account-confirm").fill(password);
+  await page.getByTestId("new-account-submit").click();
+  await page.locator(`[data-testid="account-created"][data-name="${name}"]`).waitFor({ timeout: 15_000 });
+  await page.locator(`[data-testid="account-row"][data-name="${name}"][data-role="${role}"]`).waitFor({ timeout: 15_000 });
+}
+
+describe("smsdesk serve: accounts, roles and the operator's story in a browser", { timeout: 300_000 }, () => {
   let dataDir;
   let server;
   let instance;
   let info;
   let browser;
+  let setupLink;
+  /** The first admin's browser, kept open through the story (as an admin's would be). */
+  let admin;
+  /** The key the admin creates in the browser: what the test reads the API with, as an integration. */
   let apiKey;
 
   before(async () => {
@@ -205,7 +262,6 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary, e.g. SMSDESK_BIN=target/debug/smsdesk");
     }
     dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-ui-test-"));
-    apiKey = await createApiKey(bin, dataDir, "browser-test");
     server = new Server(bin, dataDir);
     instance = await server.waitForInstance();
     browser = await chromium.launch({
@@ -215,6 +271,7 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
   });
 
   after(async () => {
+    await admin?.context.close().catch(() => {});
     await browser?.close().catch(() => {});
     if (server?.running) {
       server.child.kill("SIGKILL");
@@ -229,7 +286,19 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     assert.notEqual(new URL(instance.httpUrl).port, "0", "the address must carry the port actually bound");
   });
 
-  test("GET /api/v1/health answers status ok, without a key", async () => {
+  test("a fresh instance prints a one-time setup link, and asks a credential of every route but health and setup", async () => {
+    setupLink = await server.waitForSetupLink();
+    assert.equal(new URL(setupLink).origin, instance.httpUrl, "the link points at this server");
+    const setup = await getJson(`${instance.httpUrl}/api/v1/setup`);
+    assert.equal(setup.status, 200);
+    assert.deepEqual(setup.body, { open: true }, "no account yet: the setup is open");
+    const { status, body } = await getJson(`${instance.httpUrl}/api/v1/info`);
+    assert.equal(status, 401, "every route but health and setup must need a credential");
+    assert.equal(body.code, "unauthorized");
+    assert.equal((await getJson(`${instance.httpUrl}/api/v1/info`, "sdk_not_a_key")).status, 401, "an unknown key must be refused");
+  });
+
+  test("GET /api/v1/health answers status ok, without a credential", async () => {
     const { status, contentType, body } = await getJson(`${instance.httpUrl}/api/v1/health`);
     assert.equal(status, 200, server.log());
     assert.match(contentType, /^application\/json/);
@@ -238,81 +307,149 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     assert.ok(Number.isInteger(body.schemaVersion) && body.schemaVersion >= 1, `schemaVersion ${body.schemaVersion} must be ≥ 1`);
   });
 
-  test("GET /api/v1/info is refused without a key", async () => {
-    const { status, body } = await getJson(`${instance.httpUrl}/api/v1/info`);
-    assert.equal(status, 401, "every route but health must need an API key");
-    assert.equal(body.code, "unauthorized");
-    assert.equal(typeof body.message, "string");
-    const wrong = await getJson(`${instance.httpUrl}/api/v1/info`, "sdk_not_a_key");
-    assert.equal(wrong.status, 401, "an unknown key must be refused");
-  });
-
-  test("GET /api/v1/info with the key describes this instance", async () => {
-    const { status, contentType, body } = await getJson(`${instance.httpUrl}/api/v1/info`, apiKey);
-    assert.equal(status, 200, server.log());
-    assert.match(contentType, /^application\/json/);
-    info = body;
-    assert.equal(info.product, "smsdesk");
-    assert.equal(info.mode, "serve");
-    assert.equal(typeof info.version, "string");
-    assert.ok(info.version.length > 0, "version must not be empty");
-    assert.equal(info.dataDir, dataDir, "dataDir must be the folder given with --data-dir");
-    assert.ok(info.databasePath.startsWith(dataDir), `the database ${info.databasePath} must live in the data folder`);
-    assert.equal(typeof info.configPath, "string");
-    assert.ok(Number.isInteger(info.schemaVersion) && info.schemaVersion >= 1, `schemaVersion ${info.schemaVersion} must be ≥ 1`);
-    assert.equal(info.httpUrl, instance.httpUrl, "info.httpUrl must be the address written to instance.json");
-    assert.ok(Number.isFinite(info.startedAtMs) && info.startedAtMs <= Date.now(), "startedAtMs must be a past instant");
-  });
-
   test("an unknown API route answers a JSON ApiError", async () => {
-    const { status, body } = await getJson(`${instance.httpUrl}/api/v1/no-such-route`, apiKey);
+    const { status, body } = await getJson(`${instance.httpUrl}/api/v1/no-such-route`);
     assert.equal(status, 404);
     assert.equal(typeof body.code, "string");
     assert.equal(typeof body.message, "string");
   });
 
-  test("without a key the page shows the sign-in screen", async () => {
+  test("before any account exists, the sign-in page points to the setup link", async () => {
+    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
+    try {
+      await page.getByTestId("signin-setup-open").waitFor({ timeout: 15_000 });
+      assert.match(await page.getByTestId("signin-setup-open").textContent(), /No account exists yet/);
+      assert.equal(await page.getByTestId("nav-messages").count(), 0, "nothing of the app may show before signing in");
+      assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), [], "a signed-out page only asks who is signed in");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the setup link makes the first admin in the browser, who is then signed in on Accounts", async () => {
+    assert.ok(setupLink, "needs the setup link from the test before");
+    admin = await openUi(browser, setupLink, { locale: "en-US", colorScheme: "light" });
+    const { context, page, problems } = admin;
+    await page.getByTestId("setup-form").waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "Create the first admin");
+    await page.getByLabel("Name", { exact: true }).fill(ADMIN.name);
+    await page.getByLabel("New password", { exact: true }).fill(ADMIN.password);
+    await page.getByLabel("Type it again", { exact: true }).fill(ADMIN.password);
+    await screenshot(page, "setup.png");
+    await page.getByTestId("setup-submit").click();
+    await page.getByTestId("accounts-table").waitFor({ timeout: 15_000 });
+    assert.equal(await page.getByTestId("nav-accounts").getAttribute("aria-current"), "page", "the admin lands on Accounts");
+    assert.equal(await page.getByTestId("user-name").textContent(), ADMIN.name);
+    assert.equal(await page.getByTestId("user-role").textContent(), "Admin");
+    assert.equal(new URL(page.url()).hash, "#/accounts");
+    assert.doesNotMatch(page.url(), /setup_/, "the address forgets the setup token");
+    const [cookie] = (await context.cookies()).filter((c) => c.name === "smsdesk_session");
+    assert.ok(cookie, "signing in sets the session cookie");
+    assert.equal(cookie.httpOnly, true, "no script may read the session");
+    assert.equal(cookie.sameSite, "Strict", "no other site's page may send it");
+    assert.deepEqual(await page.evaluate(() => [sessionStorage.length, localStorage.length]), [0, 0], "the page keeps no credential");
+    assert.deepEqual((await getJson(`${instance.httpUrl}/api/v1/setup`)).body, { open: false }, "the setup closed with the first account");
+    assert.deepEqual(problems, [], "the setup page only asked whether setup is open, never who is signed in");
+  });
+
+  test("the setup link, once used, is refused with a link to sign in", async () => {
+    const { context, page, problems } = await openUi(browser, setupLink, { locale: "en-US", colorScheme: "light" });
+    try {
+      await page.getByTestId("setup-closed").waitFor({ timeout: 15_000 });
+      assert.match(await page.getByTestId("setup-closed").textContent(), /This instance is set up already/);
+      assert.equal(await page.getByTestId("setup-sign-in").getAttribute("href"), "/");
+      assert.deepEqual(problems, []);
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the admin adds an operator and a viewer on the Accounts screen, and sees who is signed in", async () => {
+    const { page, problems } = admin;
+    await addAccount(page, OPERATOR, "operator");
+    await addAccount(page, VIEWER, "viewer");
+    const rows = await page.getByTestId("account-row").evaluateAll((r) => r.map((e) => [e.dataset.name, e.dataset.role]));
+    assert.deepEqual(rows, [
+      ["Alice", "admin"],
+      ["Olga", "operator"],
+      ["Victor", "viewer"],
+    ]);
+    await page.locator('[data-testid="session-row"][data-name="Alice"]').waitFor({ timeout: 15_000 });
+    assert.equal(await page.locator('[data-testid="session-row"][data-name="Alice"] [data-testid="session-address"]').textContent(), "127.0.0.1");
+    await page.locator('[data-testid="account-row"][data-name="Olga"] [data-testid="account-manage"]').click();
+    await page.getByTestId("account-editor").waitFor({ timeout: 15_000 });
+    await screenshot(page, "accounts.png");
+    await page.getByTestId("account-editor-close").click();
+    assert.deepEqual(problems, []);
+  });
+
+  test("the admin creates an API key with chosen scopes and limits in the browser; the key can do that and no more", async () => {
+    const { page, problems } = admin;
+    await page.getByTestId("nav-keys").click();
+    await page.getByTestId("create-key-form").waitFor({ timeout: 15_000 });
+    assert.deepEqual(
+      await page.locator('[data-testid="key-scopes-choice"] input[type="checkbox"]:checked').evaluateAll((b) => b.map((e) => e.value)),
+      ["send", "read:own"],
+      "a new key may send and read its own messages unless more is chosen",
+    );
+    await page.getByLabel("Name", { exact: true }).fill("backoffice");
+    await page.getByTestId("key-scope-read:own").uncheck();
+    await page.getByTestId("key-scope-read:all").check();
+    await page.getByTestId("key-per-minute").fill("120");
+    await page.getByTestId("key-prefixes").fill("+33");
+    await page.getByTestId("create-key-submit").click();
+    await page.getByTestId("created-key-value").waitFor({ timeout: 15_000 });
+    apiKey = (await page.getByTestId("created-key-value").textContent()).trim();
+    assert.match(apiKey, /^sdk_/);
+    const row = page.locator('[data-testid="key-row"]').filter({ hasText: "backoffice" });
+    assert.equal(await row.getByTestId("key-scopes").getAttribute("data-scopes"), "send read:all");
+    assert.match(await row.getByTestId("key-limits").textContent(), /120 per minute.*only to \+33/);
+    assert.doesNotMatch(await page.getByTestId("keys-table").textContent(), /sdk_[A-Za-z0-9_-]{20,}/, "the list never shows a whole key");
+    await screenshot(page, "api-keys.png");
+
+    const { status, body } = await getJson(`${instance.httpUrl}/api/v1/info`, apiKey);
+    assert.equal(status, 200, "the key reads what read:all allows");
+    info = body;
+    const keys = await getJson(`${instance.httpUrl}/api/v1/keys`, apiKey);
+    assert.equal(keys.status, 403, "no key manages keys");
+    assert.equal(keys.body.code, "forbidden");
+    assert.deepEqual(problems, []);
+  });
+
+  test("a wrong password is refused plainly, and nothing of the app shows", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
     try {
       await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByRole("heading", { level: 1 }).textContent(), "smsdesk");
-      assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "Sign in with an API key");
-      const input = page.getByLabel("API key", { exact: true });
-      assert.equal(await input.getAttribute("type"), "password", "a key must not show on screen as it is typed");
-      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "signin-key", "the key field takes focus");
-      assert.equal(await page.getByTestId("signin-submit").getAttribute("type"), "submit");
-      assert.match(await page.getByTestId("sign-in").textContent(), /smsdesk api-key create --name/);
-      assert.equal(await page.getByTestId("nav-messages").count(), 0, "nothing of the app may show before signing in");
+      assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "Sign in");
+      assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "signin-name", "the name field takes focus");
+      assert.equal(await page.getByLabel("Password", { exact: true }).getAttribute("type"), "password", "a password must not show as it is typed");
+      assert.equal(await page.getByTestId("signin-setup-open").count(), 0, "an account exists: no pointer to the setup link");
+      await page.getByLabel("Name", { exact: true }).fill(OPERATOR.name);
       await screenshot(page, "sign-in.png");
-      assert.deepEqual(problems, [], "a signed-out page must not even try the API (no 401s, no console errors)");
-    } finally {
-      await context.close();
-    }
-  });
-
-  test("a wrong key shows the server's message", async () => {
-    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
-    try {
-      await signIn(page, "sdk_wrong");
+      await page.getByLabel("Password", { exact: true }).fill("not olga's password");
+      await page.getByTestId("signin-submit").click();
       const error = page.getByTestId("signin-error");
       await error.waitFor({ timeout: 15_000 });
-      assert.equal(await error.getByTestId("error-message").textContent(), "unknown or revoked API key");
-      assert.equal(await error.getByTestId("error-code").textContent(), "unauthorized");
+      assert.equal(await error.getAttribute("data-code"), "unauthorized");
+      assert.match(await error.textContent(), /Wrong name or password/);
       assert.equal(await page.getByTestId("nav-messages").count(), 0);
-      assert.equal(await page.evaluate(() => sessionStorage.length), 0, "a refused key must not be kept");
-      assert.deepEqual(unexpected(problems, 401, "/api/v1/info"), [], "only the refused sign-in may fail");
+      assert.deepEqual(await page.evaluate(() => [sessionStorage.length, localStorage.length]), [0, 0], "nothing is kept of a refused sign-in");
+      assert.deepEqual(unexpected(unexpected(problems, 401, "/api/v1/me"), 401, "/api/v1/session"), [], "only the refused sign-in may fail");
     } finally {
       await context.close();
     }
   });
 
-  test("the right key shows the app, and the About panel shows what the API reports", async () => {
+  test("the operator signs in: no Settings, API keys or Accounts; About shows what the API reports; a reload keeps the session", async () => {
     assert.ok(info, "needs the /api/v1/info answer from the test before");
-    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR);
     try {
-      await signIn(page, apiKey);
-      await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByTestId("nav-messages").getAttribute("aria-current"), "page", "Messages is the landing section");
+      assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
+      assert.equal(await page.getByTestId("user-role").textContent(), "Operator");
+      const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
 
       // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
       const banner = page.getByTestId("sandbox-banner");
@@ -322,46 +459,37 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       await page.getByTestId("nav-dashboard").click();
       await page.locator('[data-testid="link-state"][data-state="bound"]').waitFor({ timeout: 15_000 });
       assert.match(await page.getByTestId("link-state").textContent(), /^Connected to the sandbox since /);
-      assert.ok(await banner.isVisible(), "the banner stays on the dashboard too");
 
       await page.getByTestId("nav-about").click();
       await page.getByTestId("info-version").waitFor({ timeout: 15_000 });
-
-      assert.equal(await page.getByRole("heading", { level: 1 }).textContent(), "smsdesk");
       assert.equal(await page.getByTestId("info-version").textContent(), info.version);
-
       const mode = page.getByTestId("info-mode");
       assert.equal(await mode.getAttribute("data-mode"), "serve");
       assert.match(await mode.textContent(), /Headless server/);
-
       const schema = page.getByTestId("info-schema-version");
       assert.equal(Number(await schema.getAttribute("data-value")), info.schemaVersion);
-      assert.ok(Number(await schema.textContent()) >= 1, "the schema version shown must be ≥ 1");
-
-      assert.equal(await page.getByTestId("info-data-dir").textContent(), info.dataDir);
+      assert.equal(await page.getByTestId("info-data-dir").textContent(), dataDir);
       assert.equal(await page.getByTestId("info-database-path").textContent(), info.databasePath);
       assert.equal(await page.getByTestId("info-config-path").textContent(), info.configPath);
-
       const link = page.getByTestId("info-http-url");
       assert.equal(await link.evaluate((el) => el.tagName), "A", "the HTTP address must be a link");
       assert.equal(await link.getAttribute("href"), info.httpUrl);
-
-      const started = await page.getByTestId("info-started-at").getAttribute("datetime");
-      assert.equal(Date.parse(started), info.startedAtMs);
+      assert.equal(Date.parse(await page.getByTestId("info-started-at").getAttribute("datetime")), info.startedAtMs);
 
       // From the About tab, the next Tab stop is the panel's link.
       await page.getByTestId("nav-about").focus();
       await page.keyboard.press("Tab");
       assert.equal(await page.evaluate(() => document.activeElement?.getAttribute("data-testid")), "info-http-url");
 
-      // The key stays with this tab (sessionStorage) and survives a reload; nothing goes to localStorage.
+      // The session is the browser's cookie: it survives a reload, and the page itself keeps nothing.
       await page.reload({ waitUntil: "load" });
       await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
-      assert.deepEqual(
-        await page.evaluate(() => [sessionStorage.length, localStorage.length]),
-        [1, 0],
-        "the key must be kept per tab, never in localStorage",
-      );
+      assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
+      assert.deepEqual(await page.evaluate(() => [sessionStorage.length, localStorage.length]), [0, 0], "no credential in web storage");
+
+      await page.goto(`${instance.httpUrl}/#/settings`, { waitUntil: "load" });
+      await page.getByTestId("not-for-you").waitFor({ timeout: 15_000 });
+      assert.match(await page.getByTestId("not-for-you").textContent(), /your role is Operator/);
 
       await page.getByTestId("nav-about").click();
       await page.getByTestId("info-version").waitFor({ timeout: 15_000 });
@@ -372,32 +500,17 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     }
   });
 
-  test("key management is refused to an API key, and the page says so plainly", async () => {
-    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
-    try {
-      await signIn(page, apiKey);
-      await page.getByTestId("nav-keys").click();
-      const notice = page.getByTestId("keys-forbidden");
-      await notice.waitFor({ timeout: 15_000 });
-      assert.match(await notice.textContent(), /Only the operator manages API keys/);
-      assert.equal(await page.getByTestId("keys-error").count(), 0, "a refusal by design must not look like a failure");
-      assert.deepEqual(unexpected(problems, 403, "/api/v1/keys"), []);
-    } finally {
-      await context.close();
-    }
-  });
-
-  test("a message sent from the form appears in the list and reaches delivered by live updates", async () => {
+  test("a message sent from the form appears in the list and reaches delivered by live updates on the session cookie", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
     const eventStreams = [];
     const listRequests = [];
     page.on("request", (request) => {
       const url = new URL(request.url());
-      if (url.pathname === "/api/v1/events") eventStreams.push(request.headers()["authorization"]);
+      if (url.pathname === "/api/v1/events") eventStreams.push(request.allHeaders());
       if (url.pathname === "/api/v1/messages" && request.method() === "GET") listRequests.push(url.search);
     });
     try {
-      await signIn(page, apiKey);
+      await signIn(page, OPERATOR);
       await page.getByTestId("messages-empty").waitFor({ timeout: 15_000 });
 
       // The sandbox SMSC delivers a destination ending in 00 and sends its receipt shortly after.
@@ -417,26 +530,27 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       assert.equal(await row.getByTestId("message-state").textContent(), "Delivered");
 
       assert.ok(eventStreams.length >= 1, "the page must follow /api/v1/events");
-      assert.ok(eventStreams.every((h) => h === `Bearer ${apiKey}`), "the event stream must carry the key in the Authorization header");
+      for (const headers of await Promise.all(eventStreams)) {
+        assert.equal(headers.authorization, undefined, "the event stream carries no API key");
+        assert.match(headers.cookie ?? "", /smsdesk_session=sds_/, "the event stream rides on the session cookie");
+      }
       assert.ok(listRequests.length >= 2, `the list must have reloaded by itself after the first load (${listRequests.length} loads)`);
 
       const { body } = await getJson(`${instance.httpUrl}/api/v1/messages/${id}`, apiKey);
       assert.equal(body.summary.state, "delivered", "the page must show what the API reports");
       await screenshot(page, "messages.png");
-      assert.deepEqual(problems, [], "the page must work without console errors, failed or remote requests");
+      assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), [], "the page must work without console errors, failed or remote requests");
     } finally {
       await context.close();
     }
   });
 
-  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported, a long message part by part, a silent accept settled by its receipt", async () => {
-    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light" });
+  test("the operator's story: delivered, a conflict resolved with a note, a failed message retried, a CSV imported, a long message part by part, a silent accept settled by its receipt; the audit log names the operator", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR);
     try {
-      await signIn(page, apiKey);
-      await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
       const ui = storyUi(page);
       await sendAndWatchDelivered(ui);
-      await resolveConflict(ui);
+      const conflict = await resolveConflict(ui);
       await retryFailed(ui);
       const csv = path.join(dataDir, "import.csv");
       await writeFile(csv, CSV_FILE);
@@ -446,16 +560,77 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
       await page.getByTestId("nav-dashboard").click();
       await page.getByTestId("dashboard-figures").waitFor({ timeout: 15_000 });
       await screenshot(page, "dashboard.png");
+
+      // Every decision is the operator's by name, never a generic "operator".
+      await page.getByTestId("nav-audit").click();
+      const resolution = page.locator('[data-testid="audit-row"][data-action="exception.resolve"]').filter({ hasText: "Customer called: the phone was switched off all day" });
+      await resolution.waitFor({ timeout: 15_000 });
+      assert.equal(await resolution.getByTestId("audit-who").textContent(), OPERATOR.name, "the audit log names who resolved the conflict");
+      const retry = page.locator('[data-testid="audit-row"]').filter({ hasText: "Number corrected by the customer on the phone" });
+      assert.equal(await retry.getByTestId("audit-who").textContent(), OPERATOR.name);
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/audit?limit=200`, apiKey);
+      const resolved = body.items.find((e) => e.action === "exception.resolve" && e.note === "Customer called: the phone was switched off all day");
+      assert.equal(resolved?.actor, OPERATOR.name, `the API's audit entry names the operator: ${JSON.stringify(resolved)}`);
+      const exceptions = await getJson(`${instance.httpUrl}/api/v1/exceptions?limit=100`, apiKey);
+      const decided = exceptions.body.items.find((e) => String(e.message_id) === conflict && e.kind === "conflicting_final");
+      assert.equal(decided?.resolved_by, OPERATOR.name, "the exception itself says who decided it");
       assert.deepEqual(problems, [], "the story must play without console errors, failed or remote requests");
     } finally {
       await context.close();
     }
   });
 
-  test("Export CSV downloads exactly the filtered set, as the API lists it", async () => {
-    const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "en-US", colorScheme: "light", acceptDownloads: true });
+  test("an OTP past its tries: the operator reads why the retry is refused; the admin sends it anyway with a note, audited", async () => {
+    const operator = await signedIn(browser, instance.httpUrl, OPERATOR);
     try {
-      await signIn(page, apiKey);
+      const { page } = operator;
+      // The sandbox refuses a destination ending in 13 for good; an OTP is tried at most twice.
+      await page.getByTestId("send-destination").fill("+33 6 12 34 56 13");
+      await page.getByTestId("send-kind").selectOption("otp");
+      await page.getByTestId("send-text").fill("Your code is 5521");
+      await page.getByTestId("send-submit").click();
+      await page.getByTestId("send-done").waitFor({ timeout: 15_000 });
+      const id = await page.getByTestId("send-done").getAttribute("data-id");
+      await page.locator(`[data-testid="message-row"][data-id="${id}"][data-status="failed"]`).waitFor({ timeout: 30_000 });
+      await page.locator(`[data-testid="message-row"][data-id="${id}"] [data-testid="message-destination"]`).click();
+      await page.getByTestId("retry-open").click();
+      await page.getByTestId("retry-note").fill("The customer asked for a second code");
+      await page.getByTestId("retry-submit").click();
+      await page.getByTestId("action-done").waitFor({ timeout: 15_000 });
+      await eventually("the second try is refused too", async () => (await page.getByTestId("statement-queue").getAttribute("data-status")) === "failed" && (await page.locator('[data-testid="timeline-item"][data-kind="attempt"]').count()) === 2, 30_000);
+
+      await page.getByTestId("retry-open").click();
+      await page.getByTestId("retry-submit").click();
+      const refusal = page.getByTestId("retry-limits");
+      await refusal.waitFor({ timeout: 15_000 });
+      assert.equal(await refusal.getAttribute("data-code"), "attempts_exhausted");
+      assert.match(await refusal.textContent(), /Only an admin may send it past these limits/);
+      assert.equal(await page.getByTestId("retry-limits-override").count(), 0, "an operator is not offered to override");
+      assert.deepEqual(unexpected(operator.problems, 409, `/api/v1/messages/${id}/retry`), []);
+
+      const { page: adminPage, problems } = admin;
+      await adminPage.goto(`${instance.httpUrl}/#/messages/${id}`, { waitUntil: "load" });
+      await adminPage.getByTestId("retry-open").click();
+      await adminPage.getByTestId("retry-submit").click();
+      await adminPage.getByTestId("retry-limits-override").click();
+      assert.equal(await adminPage.getByTestId("retry-override-submit").isDisabled(), true, "overriding needs a note");
+      await adminPage.getByTestId("retry-note").fill("Customer on the phone, identity checked: one more code");
+      await adminPage.getByTestId("retry-override-submit").click();
+      await adminPage.getByTestId("action-done").waitFor({ timeout: 15_000 });
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/audit?limit=50`, apiKey);
+      const override = body.items.find((e) => e.action === "message.retry_override" && e.subject_id === Number(id));
+      assert.equal(override?.actor, ADMIN.name, `the override is audited with the admin's name: ${JSON.stringify(body.items.slice(0, 3))}`);
+      assert.equal(override?.note, "Customer on the phone, identity checked: one more code");
+      problems.splice(0, problems.length, ...unexpected(problems, 409, `/api/v1/messages/${id}/retry`));
+      assert.deepEqual(problems, []);
+    } finally {
+      await operator.context.close();
+    }
+  });
+
+  test("Export CSV downloads exactly the filtered set, as the API lists it", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR, { locale: "en-US", colorScheme: "light", acceptDownloads: true });
+    try {
       await page.getByTestId("message-row").first().waitFor({ timeout: 15_000 });
       await page.getByTestId("filter-state").selectOption("delivered");
       await page.getByTestId("filter-apply").click();
@@ -486,27 +661,105 @@ describe("smsdesk serve: HTTP API and UI in a browser", { timeout: 180_000 }, ()
     }
   });
 
+  test("the viewer reads everything and may change nothing: no action controls, and the engine refuses a retry made with the viewer's session", async () => {
+    // An open exception for the viewer to look at: the sandbox reports DELIVRD then UNDELIV for 07.
+    const sent = await fetch(`${instance.httpUrl}/api/v1/messages`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${apiKey}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ destination: "+33612345607", text: "Viewer test: appointment on Friday" }),
+    });
+    assert.equal(sent.status, 201, await sent.clone().text());
+    const messageId = (await sent.json()).id;
+    const exception = await eventually("the conflict opens an exception", async () => {
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/exceptions?status=open&limit=100`, apiKey);
+      return body.items.find((e) => e.message_id === messageId);
+    }, 30_000);
+
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, VIEWER);
+    try {
+      assert.equal(await page.getByTestId("user-role").textContent(), "Viewer");
+      await page.getByTestId("message-row").first().waitFor({ timeout: 15_000 });
+      for (const control of ["send-form", "import-file", "export-start"]) {
+        assert.equal(await page.getByTestId(control).count(), 0, `a viewer sees no ${control}`);
+      }
+      await page.locator(`[data-testid="message-row"][data-id="${messageId}"] [data-testid="message-destination"]`).click();
+      await page.locator(`[data-testid="message-detail"][data-id="${messageId}"] [data-testid="statement-network"]`).waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("message-actions").count(), 0, "no retry or cancel for a viewer");
+
+      await page.goto(`${instance.httpUrl}/#/exceptions/${exception.id}`, { waitUntil: "load" });
+      await page.getByTestId("resolve-not-yours").waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("resolve-form").count(), 0, "no resolve form for a viewer");
+      const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
+
+      // The screens only spare the viewer buttons; the engine is what refuses.
+      const retry = await fromPage(page, "POST", `/api/v1/messages/${messageId}/retry`, { note: "trying", confirm_duplicate: true, override_limits: false });
+      assert.equal(retry.status, 403, `a viewer's retry must be refused: ${JSON.stringify(retry.body)}`);
+      assert.equal(retry.body.code, "forbidden");
+      const resolve = await fromPage(page, "POST", `/api/v1/exceptions/${exception.id}/resolve`, { action: "dismiss", note: "trying" });
+      assert.equal(resolve.status, 403, "a viewer's decision must be refused");
+      const keys = await fromPage(page, "GET", "/api/v1/keys");
+      assert.equal(keys.status, 403, "a viewer reads no keys");
+      const { body: after } = await getJson(`${instance.httpUrl}/api/v1/exceptions/${exception.id}`, apiKey);
+      assert.equal(after.exception.status, "open", "nothing the viewer tried changed the exception");
+      const provoked = unexpected(unexpected(unexpected(problems, 403, `/api/v1/messages/${messageId}/retry`), 403, `/api/v1/exceptions/${exception.id}/resolve`), 403, "/api/v1/keys");
+      assert.deepEqual(provoked, [], "only the refusals the test provoked may fail");
+
+      // An admin ends the viewer's session: that browser is signed out, and told why.
+      await admin.page.getByTestId("nav-accounts").click();
+      const victor = admin.page.locator('[data-testid="session-row"][data-name="Victor"]');
+      await admin.page.getByTestId("sessions-refresh").click();
+      await victor.waitFor({ timeout: 15_000 });
+      await victor.getByTestId("session-end").click();
+      await victor.waitFor({ state: "detached", timeout: 15_000 });
+      await page.getByTestId("signin-ended").waitFor({ timeout: 30_000 });
+      assert.match(await page.getByTestId("signin-ended").textContent(), /Your session ended/);
+      assert.equal(await page.getByTestId("nav-messages").count(), 0, "nothing of the app stays on screen");
+    } finally {
+      await context.close();
+    }
+  });
+
   test("the UI follows the browser's language and colour scheme", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "fr-FR", colorScheme: "dark" });
     try {
       await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
       assert.equal(await page.evaluate(() => document.documentElement.lang), "fr");
-      assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "Se connecter avec une clé d’API");
+      assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "Se connecter");
       const background = await page.evaluate(() => getComputedStyle(document.body).backgroundColor);
       assert.notEqual(background, "rgb(255, 255, 255)", "the dark scheme must not paint a white page");
 
-      await page.getByLabel("Clé d’API", { exact: true }).fill(apiKey);
+      await page.getByLabel("Nom", { exact: true }).fill(OPERATOR.name);
+      await page.getByLabel("Mot de passe", { exact: true }).fill(OPERATOR.password);
       await page.getByTestId("signin-submit").click();
       await page.getByTestId("nav-about").click();
       await page.getByTestId("info-version").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByRole("heading", { level: 2 }).textContent(), "À propos de cette instance");
       assert.equal(await page.getByTestId("nav-messages").textContent(), "Messages");
-      assert.equal(await page.getByTestId("sign-out").textContent(), "Se déconnecter");
+      assert.equal(await page.getByTestId("user-role").textContent(), "Opérateur");
       await page.getByTestId("nav-messages").click();
       await page.getByTestId("message-row").first().waitFor({ timeout: 15_000 });
-      assert.equal(await page.getByTestId("message-state").first().textContent(), "Remis");
+      assert.equal(await page.locator('[data-testid="message-row"][data-state="delivered"] [data-testid="message-state"]').first().textContent(), "Remis");
       await screenshot(page, "messages-fr-dark.png");
-      assert.deepEqual(problems, [], "the page must load without console errors, failed or remote requests");
+      assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), [], "the page must load without console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("signing out ends the session on the server, not only on screen", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR);
+    try {
+      // Signing out while the list still loads would leave its request to meet the ended session.
+      await page.getByTestId("message-row").first().waitFor({ timeout: 15_000 });
+      await page.getByTestId("user-menu-button").click();
+      assert.match(await page.getByTestId("user-menu-panel").textContent(), /Signed in as Olga, Operator\./);
+      await page.getByTestId("sign-out").click();
+      await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("signin-ended").count(), 0, "a chosen sign-out is not an ended session");
+      const me = await page.evaluate(async () => (await fetch("/api/v1/me")).status);
+      assert.equal(me, 401, "the cookie's session no longer works");
+      assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), []);
     } finally {
       await context.close();
     }

@@ -226,7 +226,11 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
 
   test("the window opens on the app itself (the window is the operator: no sign-in), on the sandbox", async () => {
     assert.equal(await session.call("GET", "/title"), "smsdesk");
-    assert.equal(await ui.count(tid("sign-in")), 0, "the window needs no API key");
+    assert.equal(await ui.count(tid("sign-in")), 0, "the window needs no sign-in");
+    await ui.waitFor(tid("user-menu", '[data-kind="local"]'));
+    assert.equal(await ui.attr(tid("user-role"), "data-role"), "admin", "the window is its computer's admin");
+    assert.equal(await ui.count(tid("sign-out")), 0, "nobody signs out of the window");
+    assert.equal(await ui.count(tid("nav-accounts")), 1, "the window manages accounts too");
     assert.match(await ui.text(tid("sandbox-banner")), /^Sandbox: no real SMS is sent\./);
     await openSection(ui, "dashboard");
     await ui.waitFor(tid("link-state", '[data-state="bound"]'), 20_000);
@@ -264,6 +268,19 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     await ui.waitFor(tid("key-row"));
     assert.doesNotMatch(await ui.text(tid("keys-table")), /sdk_[A-Za-z0-9_-]{20,}/, "the list never shows a whole key");
     await ui.screenshot("api-keys.png");
+  });
+
+  test("the window's admin adds a person's account for the browser, and sees no browser signed in yet", async () => {
+    await openSection(ui, "accounts");
+    await ui.waitFor(tid("account-create-form"));
+    assert.equal(await ui.count(tid("account-row")), 0, "a new instance has no account");
+    await ui.fill(tid("new-account-name"), "Olga");
+    await ui.fill(tid("new-account-password"), "olga's long password");
+    await ui.fill(tid("new-account-confirm"), "olga's long password");
+    await ui.click(tid("new-account-submit"));
+    await ui.waitFor(tid("account-row", '[data-name="Olga"][data-role="operator"]'));
+    assert.match(await ui.text(tid("account-created")), /Olga can now sign in, as Operator/);
+    assert.match(await ui.text(tid("accounts")), /Nobody is signed in from a browser/);
   });
 
   test("the operator's settings: the sandbox connection tested for real; the audit log records what the story did", async () => {

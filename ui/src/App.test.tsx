@@ -4,7 +4,8 @@ import { Sections } from "./App";
 import type { Dashboard } from "./bindings/Dashboard";
 import { byTestId, click, queryTestId, render, settle, type Rendered } from "./test/dom";
 import { FakeBackend } from "./test/fakeBackend";
-import { deliveredDetail, exceptionDetail, exceptionSummary, summary } from "./test/fixtures";
+import { LOCAL_ADMIN } from "./access/access";
+import { deliveredDetail, exceptionDetail, exceptionSummary, person, summary } from "./test/fixtures";
 
 function dashboard(open: number): Dashboard {
   return {
@@ -48,7 +49,7 @@ async function go(hash: string): Promise<void> {
 }
 
 describe("navigation", () => {
-  it("offers Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys and About, and lands on Messages", async () => {
+  it("offers an admin Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys, Accounts and About, and lands on Messages", async () => {
     const { backend, setOpen } = app();
     view = await render(<Sections backend={backend} />);
     await settle();
@@ -61,6 +62,7 @@ describe("navigation", () => {
       "nav-audit",
       "nav-settings",
       "nav-keys",
+      "nav-accounts",
       "nav-about",
     ]);
     expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
@@ -125,5 +127,60 @@ describe("navigation", () => {
     await settle();
     expect(window.location.hash).toBe("#/exceptions/5");
     expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
+  });
+});
+
+describe("what each role sees", () => {
+  it("an operator has no Settings, API keys or Accounts; their address says so instead of failing", async () => {
+    const { backend } = app();
+    view = await render(<Sections backend={backend} />, ["en-US"], person("operator"));
+    await settle();
+    const root = view.container;
+    const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
+    expect(tabs).toEqual(["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
+    for (const section of ["settings", "keys", "accounts"]) {
+      backend.calls.length = 0;
+      await go(`#/${section}`);
+      expect(byTestId(root, "not-for-you").dataset["section"]).toBe(section);
+      expect(byTestId(root, "not-for-you").textContent).toContain("your role is Operator");
+      expect(backend.calls, `${section}: nothing is asked that would be refused`).not.toContain(
+        section === "keys" ? "listKeys" : section === "accounts" ? "listAccounts" : "settings",
+      );
+    }
+    await go("#/messages");
+    expect(queryTestId(root, "send-form"), "an operator sends").not.toBeNull();
+    expect(queryTestId(root, "export-start"), "an operator exports").not.toBeNull();
+  });
+
+  it("a viewer reads messages and exceptions, and sees no way to send, import, export, retry, cancel or resolve", async () => {
+    const { backend } = app();
+    view = await render(<Sections backend={backend} />, ["en-US"], person("viewer"));
+    await settle();
+    const root = view.container;
+    expect(root.querySelectorAll('[data-testid="message-row"]'), "a viewer reads every message").toHaveLength(2);
+    for (const control of ["send-form", "send-submit", "import-file", "export-start"]) {
+      expect(queryTestId(root, control), control).toBeNull();
+    }
+    await go("#/messages/7");
+    expect(byTestId(root, "message-detail").dataset["id"]).toBe("7");
+    expect(queryTestId(root, "message-actions"), "no retry or cancel").toBeNull();
+    await go("#/exceptions/5");
+    expect(byTestId(root, "exception-detail").dataset["id"]).toBe("5");
+    expect(queryTestId(root, "resolve-form"), "no resolve form").toBeNull();
+    expect(byTestId(root, "resolve-not-yours").textContent).toBe("Your role reads exceptions; an operator or an admin decides them.");
+    const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
+    expect(tabs).not.toContain("nav-settings");
+  });
+
+  it("the window, its computer's admin, sees everything an admin does", async () => {
+    const { backend } = app();
+    view = await render(<Sections backend={backend} />, ["en-US"], LOCAL_ADMIN);
+    await settle();
+    const root = view.container;
+    expect(queryTestId(root, "nav-accounts")).not.toBeNull();
+    expect(queryTestId(root, "send-form")).not.toBeNull();
+    expect(queryTestId(root, "export-start")).not.toBeNull();
+    await go("#/password");
+    expect(byTestId(root, "not-for-you").textContent, "the window has no password to change").toContain("the desktop window needs none");
   });
 });

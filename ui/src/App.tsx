@@ -1,33 +1,50 @@
-import { useMemo } from "react";
-import type { Backend, Connection } from "./backend";
+import { useEffect, useMemo, useState } from "react";
+import { AccessProvider, useAccess } from "./access/context";
+import type { Backend, Connection, PeopleAccess } from "./backend";
 import type { ChangeEvent } from "./bindings/ChangeEvent";
 import type { ConnectionStatus } from "./bindings/ConnectionStatus";
 import type { Dashboard as DashboardData } from "./bindings/Dashboard";
 import { AboutPanel } from "./components/AboutPanel";
+import { ErrorNotice } from "./components/ErrorNotice";
+import { UserMenu } from "./components/UserMenu";
 import { useBackendData } from "./hooks/useBackendData";
-import { formatRoute, SECTIONS, useHashRoute } from "./hooks/useHashRoute";
+import { ADMIN_SECTIONS, formatRoute, SECTIONS, useHashRoute, type Section } from "./hooks/useHashRoute";
 import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
 import { shareSubscription } from "./live/sharedBackend";
+import { Accounts } from "./views/Accounts";
 import { ApiKeys } from "./views/ApiKeys";
 import { AuditLog } from "./views/AuditLog";
+import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { Exceptions } from "./views/Exceptions";
 import { Messages } from "./views/Messages";
 import { Settings } from "./views/Settings";
+import { Setup } from "./views/Setup";
 import { SignIn } from "./views/SignIn";
 import logoUrl from "../../icons/icon.svg";
 
 /**
- * The app: in a browser, the sign-in screen until the engine accepts a key (and again as soon as
- * it stops accepting it); in the desktop window, the sections at once.
+ * The app: in a browser, the sign-in screen until a person signs in (and again as soon as their
+ * session ends), or the setup screen on the first admin's link; in the desktop window, the
+ * sections at once, as its computer's admin. What each person sees follows their role.
  */
-export function App({ connection }: { connection: Connection }) {
+export function App({ connection, setupToken = null }: { connection: Connection; setupToken?: string | null }) {
   const { t } = useI18n();
-  const { backend, signIn } = connection;
-  const session = useSession(signIn?.session ?? null);
-  const signedIn = signIn === null || session.key !== null;
+  const { backend, session, people } = connection;
+  const state = useSession(session);
+  // The setup link's page, until the first admin is made (then the address forgets the token).
+  const [setup, setSetup] = useState(people === null ? null : setupToken);
+
+  useEffect(() => {
+    if (setup === null && state.phase === "checking") void session.check();
+  }, [session, setup, state.phase]);
+
+  const setupDone = (): void => {
+    window.history.replaceState(null, "", `/${formatRoute({ section: "accounts" })}`);
+    setSetup(null);
+  };
 
   return (
     <>
@@ -37,23 +54,35 @@ export function App({ connection }: { connection: Connection }) {
           <h1 className="brand-name">{t("app.name")}</h1>
         </div>
         <p className="brand-tagline">{t("app.tagline")}</p>
-        {signIn !== null && signedIn && (
-          <button
-            type="button"
-            className="button button-secondary header-action"
-            onClick={() => signIn.session.signOut()}
-            data-testid="sign-out"
-          >
-            {t("session.signOut")}
-          </button>
-        )}
+        {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
       </header>
       <main className="app-main">
-        {signedIn ? (
-          // A new key starts from a clean slate: nothing loaded with the previous one stays on screen.
-          <Sections key={session.key ?? "operator"} backend={backend} />
+        {setup !== null && people !== null ? (
+          <Setup people={people} token={setup} onDone={setupDone} />
         ) : (
-          <SignIn signIn={signIn} refused={session.refused} />
+          <>
+            {state.phase === "checking" && (
+              <p className="status" role="status" data-testid="session-checking">
+                <span className="spinner" aria-hidden="true" />
+                {t("session.checking")}
+              </p>
+            )}
+            {state.phase === "unavailable" && (
+              <ErrorNotice
+                title={t("session.unavailable")}
+                error={state.error}
+                onRetry={() => void session.check()}
+                testId="session-unavailable"
+              />
+            )}
+            {state.phase === "signed_out" && people !== null && <SignIn people={people} why={state.why} />}
+            {state.phase === "signed_in" && (
+              <AccessProvider me={state.me}>
+                {/* Another person starts from a clean slate: nothing loaded for the previous one stays on screen. */}
+                <Sections key={state.ticket} backend={backend} people={people} onMeChanged={() => void session.check()} />
+              </AccessProvider>
+            )}
+          </>
         )}
       </main>
     </>
@@ -69,8 +98,19 @@ const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.
 export const CONNECTION_POLL_MS = 5_000;
 
 /** The sections, one shown at a time, where the URL's fragment says (so Back and links work). */
-export function Sections({ backend: direct }: { backend: Backend }) {
+export function Sections({
+  backend: direct,
+  people = null,
+  onMeChanged,
+}: {
+  backend: Backend;
+  /** Present in a browser: what the own-password screen needs. */
+  people?: PeopleAccess | null;
+  /** Something the signed-in person did may have changed who they are (their own role). */
+  onMeChanged?: () => void;
+}) {
   const { t, formatNumber } = useI18n();
+  const { me, may } = useAccess();
   // Every view's live updates share one subscription (over HTTP, one event stream).
   const backend = useMemo(() => shareSubscription(direct), [direct]);
   const [route, navigate] = useHashRoute();
@@ -91,7 +131,7 @@ export function Sections({ backend: direct }: { backend: Backend }) {
       <SandboxBanner connection={connection} />
       <nav className="app-nav" aria-label={t("nav.label")}>
         <ul>
-          {SECTIONS.map((s) => (
+          {SECTIONS.filter((s) => may.admin || !ADMIN_SECTIONS.has(s)).map((s) => (
             <li key={s}>
               <a
                 href={formatRoute(s === "messages" || s === "exceptions" ? { section: s, id: null } : { section: s })}
@@ -145,9 +185,29 @@ export function Sections({ backend: direct }: { backend: Backend }) {
           onOpenException={(id) => navigate({ section: "exceptions", id })}
         />
       )}
-      {route.section === "settings" && <Settings backend={backend} />}
-      {route.section === "keys" && <ApiKeys backend={backend} />}
+      {ADMIN_SECTIONS.has(route.section) && !may.admin && <NotForYou section={route.section} />}
+      {route.section === "settings" && may.admin && <Settings backend={backend} />}
+      {route.section === "keys" && may.admin && <ApiKeys backend={backend} />}
+      {route.section === "accounts" && may.admin && <Accounts backend={backend} {...(onMeChanged ? { onChanged: onMeChanged } : {})} />}
       {route.section === "about" && <AboutPanel backend={backend} />}
+      {route.section === "password" &&
+        (people !== null && me.kind === "person" ? <ChangePassword people={people} /> : <NotForYou section={route.section} />)}
     </>
+  );
+}
+
+/** A section this person does not have (an address typed or kept from another sign-in). */
+function NotForYou({ section }: { section: Section }) {
+  const { t } = useI18n();
+  const { me } = useAccess();
+  return (
+    <div className="notice notice-info" data-testid="not-for-you" data-section={section}>
+      <h2>{t("notForYou.title")}</h2>
+      <p>
+        {section === "password"
+          ? t("notForYou.password")
+          : t("notForYou.admin", { role: me.role === null ? "" : t(`role.${me.role}`) })}
+      </p>
+    </div>
   );
 }

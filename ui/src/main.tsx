@@ -5,6 +5,7 @@ import { isTauri, selectBackend } from "./backend";
 import { tauriShell, watchDesktop } from "./desktop/desktop";
 import { I18nProvider } from "./i18n/context";
 import { createI18n } from "./i18n/i18n";
+import { setupTokenOf } from "./views/Setup";
 import "./styles.css";
 import iconUrl from "../../icons/icon.svg";
 
@@ -29,7 +30,7 @@ if (root === null) throw new Error("index.html has no #root element");
 createRoot(root).render(
   <StrictMode>
     <I18nProvider value={i18n}>
-      <App connection={connection} />
+      <App connection={connection} setupToken={isTauri(window) ? null : setupTokenOf(window.location)} />
     </I18nProvider>
   </StrictMode>,
 );

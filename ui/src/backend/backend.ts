@@ -59,12 +59,20 @@ export type BackendErrorCode = ErrorCode | ClientErrorCode;
 
 /** Codes of the engine's answers that the UI itself acts on. */
 export const ERROR_CODES = {
-  /** No key, or an unknown or revoked one (HTTP 401): the browser must sign in again. */
+  /** No session, or one that ended (HTTP 401): the browser must sign in again. Also a wrong name or password. */
   unauthorized: "unauthorized",
-  /** The key may not do this (HTTP 403): key management is the operator's. */
+  /** The caller's role does not allow this (HTTP 403). */
   forbidden: "forbidden",
+  /** A state-changing request without the session's CSRF token, or with another session's (HTTP 403). */
+  csrfTokenMissing: "csrf_token_missing",
+  /** Too many failed sign-ins (HTTP 429); `retryAfterSeconds` says when to try again. */
+  tooManyAttempts: "too_many_attempts",
   /** Fields were refused; `errors` names each. */
   invalid: "invalid",
+  /** A retry past its kind's number of tries (HTTP 409); an admin may override. */
+  attemptsExhausted: "attempts_exhausted",
+  /** A retry past its validity or its kind's age (HTTP 409); an admin may override the age. */
+  validityEnded: "validity_ended",
 } as const satisfies Record<string, ErrorCode>;
 
 /**
@@ -75,16 +83,23 @@ export const ERROR_CODES = {
 export class BackendError extends Error {
   readonly code: BackendErrorCode;
   readonly errors: FieldError[];
+  /** When the engine said how long to wait before trying again (`Retry-After`), in seconds. */
+  readonly retryAfterSeconds: number | null;
 
-  constructor(code: BackendErrorCode, message: string, options?: { cause?: unknown; errors?: FieldError[] | undefined }) {
+  constructor(
+    code: BackendErrorCode,
+    message: string,
+    options?: { cause?: unknown; errors?: FieldError[] | undefined; retryAfterSeconds?: number | null },
+  ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BackendError";
     this.code = code;
     this.errors = options?.errors ?? [];
+    this.retryAfterSeconds = options?.retryAfterSeconds ?? null;
   }
 
-  static from(error: ApiError, cause?: unknown): BackendError {
-    return new BackendError(error.code, error.message, { cause, errors: error.errors });
+  static from(error: ApiError, cause?: unknown, retryAfterSeconds?: number | null): BackendError {
+    return new BackendError(error.code, error.message, { cause, errors: error.errors, retryAfterSeconds: retryAfterSeconds ?? null });
   }
 }
 

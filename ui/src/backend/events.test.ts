@@ -7,9 +7,9 @@ type Responder = (init: RequestInit) => Response | Promise<Response>;
 
 /** A fetch answering from a script, one responder per connection (the last one repeats). */
 function scriptedFetch(responders: Responder[]) {
-  const calls: { url: string; headers: Record<string, string> }[] = [];
+  const calls: { url: string; headers: Record<string, string>; credentials: RequestCredentials | undefined }[] = [];
   const fn = (async (input: RequestInfo | URL, init?: RequestInit) => {
-    calls.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) } });
+    calls.push({ url: String(input), headers: { ...(init?.headers as Record<string, string>) }, credentials: init?.credentials });
     const responder = responders[Math.min(calls.length - 1, responders.length - 1)];
     if (!responder) throw new Error("no responder");
     return responder(init ?? {});
@@ -33,7 +33,7 @@ function stream(chunks: string[], { open = false } = {}): Responder {
 }
 
 const refused: Responder = () =>
-  new Response(JSON.stringify({ code: "unauthorized", message: "unknown or revoked API key" }), {
+  new Response(JSON.stringify({ code: "unauthorized", message: "the session ended: sign in again" }), {
     status: 401,
     headers: { "content-type": "application/json" },
   });
@@ -42,15 +42,16 @@ const networkDown: Responder = () => Promise.reject(new TypeError("fetch failed"
 
 function recorder() {
   const seen: (ChangeEvent | "resync")[] = [];
-  const refusals: [string, BackendError][] = [];
+  const refusals: [number, BackendError][] = [];
   const options = {
     url: "http://engine/api/v1/events",
-    credential: () => "sdk_key",
+    // The sign-in the stream is opened under (a session's ticket).
+    credential: (): number | null => 7,
     onChange: (e: ChangeEvent) => seen.push(e),
     onResync: () => seen.push("resync"),
-    onUnauthorized: (key: string, error: BackendError) => refusals.push([key, error]),
+    onUnauthorized: (ticket: number, error: BackendError) => refusals.push([ticket, error]),
     random: () => 1,
-  } satisfies Partial<EventStreamOptions>;
+  } satisfies Partial<EventStreamOptions<number>>;
   return { seen, refusals, options };
 }
 
@@ -67,7 +68,7 @@ afterEach(() => {
 });
 
 describe("openEventStream", () => {
-  it("delivers change events with the key in the Authorization header, and skips what it cannot read", async () => {
+  it("delivers change events, the session cookie going with the request (same origin, no Authorization header), and skips what it cannot read", async () => {
     const { fetch, calls } = scriptedFetch([
       stream(
         [
@@ -90,7 +91,8 @@ describe("openEventStream", () => {
     expect(calls).toEqual([
       {
         url: "http://engine/api/v1/events",
-        headers: { Accept: "text/event-stream", Authorization: "Bearer sdk_key" },
+        headers: { Accept: "text/event-stream" },
+        credentials: "same-origin",
       },
     ]);
   });
@@ -173,19 +175,19 @@ describe("openEventStream", () => {
     expect(calls).toHaveLength(2);
   });
 
-  it("stops for good when the engine refuses the key, and says so with the engine's message", async () => {
+  it("stops for good when the engine refuses the session, and says so with the engine's message and the sign-in it was opened under", async () => {
     const { fetch, calls } = scriptedFetch([refused]);
     const { seen, refusals, options } = recorder();
     openEventStream({ ...options, fetch, initialDelayMs: 1 });
     await until(() => refusals.length === 1);
     await new Promise((resolve) => setTimeout(resolve, 30));
-    expect(calls, "a refused key must not be tried again").toHaveLength(1);
+    expect(calls, "a refused session must not be tried again").toHaveLength(1);
     expect(seen).toEqual([]);
-    expect(refusals[0]?.[0]).toBe("sdk_key");
-    expect(refusals[0]?.[1]).toMatchObject({ code: "unauthorized", message: "unknown or revoked API key" });
+    expect(refusals[0]?.[0]).toBe(7);
+    expect(refusals[0]?.[1]).toMatchObject({ code: "unauthorized", message: "the session ended: sign in again" });
   });
 
-  it("does not connect without a key", async () => {
+  it("does not connect when signed out", async () => {
     const { fetch, calls } = scriptedFetch([stream([])]);
     const { options } = recorder();
     openEventStream({ ...options, fetch, credential: () => null });

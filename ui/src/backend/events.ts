@@ -2,16 +2,19 @@ import type { ChangeEvent } from "../bindings/ChangeEvent";
 import { BackendError, ERROR_CODES, isApiError, isChangeEvent } from "./backend";
 import { SseParser, type SseEvent } from "./sse";
 
-export interface EventStreamOptions {
+export interface EventStreamOptions<C> {
   /** The full URL of `GET /api/v1/events`. */
   readonly url: string;
-  /** The key for the next connection; null ends the stream (signed out). */
-  readonly credential: () => string | null;
+  /**
+   * Who the next connection is made as (the browser sends its session cookie itself; this names
+   * the sign-in it belongs to); null ends the stream (signed out).
+   */
+  readonly credential: () => C | null;
   readonly onChange: (event: ChangeEvent) => void;
   /** The stream (re)connected or fell behind: changes may have been missed. */
   readonly onResync: () => void;
-  /** The engine refused `key` (401): the stream ends. */
-  readonly onUnauthorized: (key: string, error: BackendError) => void;
+  /** The engine refused the connection made as `credential` (401): the stream ends. */
+  readonly onUnauthorized: (credential: C, error: BackendError) => void;
   readonly fetch?: typeof fetch;
   /** The first wait after a failure; it doubles with each failure in a row, up to maxDelayMs. */
   readonly initialDelayMs?: number;
@@ -29,11 +32,12 @@ export interface EventStreamOptions {
 const DEFAULTS = { initialDelayMs: 1_000, maxDelayMs: 30_000, idleTimeoutMs: 45_000 };
 
 /**
- * Follows the engine's server-sent events over fetch (EventSource cannot send the Authorization
- * header), reconnecting with exponential backoff and jitter whenever the connection drops or
- * fails. Returns the function that ends it.
+ * Follows the engine's server-sent events over fetch (EventSource cannot tell a refused session
+ * from a dropped connection, nor notice a connection gone silent), reconnecting with exponential
+ * backoff and jitter whenever the connection drops or fails. The session cookie goes with each
+ * connection (same origin). Returns the function that ends it.
  */
-export function openEventStream(options: EventStreamOptions): () => void {
+export function openEventStream<C>(options: EventStreamOptions<C>): () => void {
   const stop = new AbortController();
   void follow(options, stop.signal);
   return () => stop.abort();
@@ -41,15 +45,15 @@ export function openEventStream(options: EventStreamOptions): () => void {
 
 type Outcome = "ended" | "failed" | "unauthorized";
 
-async function follow(o: EventStreamOptions, stopped: AbortSignal): Promise<void> {
+async function follow<C>(o: EventStreamOptions<C>, stopped: AbortSignal): Promise<void> {
   const initial = o.initialDelayMs ?? DEFAULTS.initialDelayMs;
   const max = o.maxDelayMs ?? DEFAULTS.maxDelayMs;
   const random = o.random ?? Math.random;
   let failures = 0;
   while (!stopped.aborted) {
-    const key = o.credential();
-    if (key === null) return;
-    const outcome = await connect(o, key, stopped, () => {
+    const credential = o.credential();
+    if (credential === null) return;
+    const outcome = await connect(o, credential, stopped, () => {
       failures = 0;
       safely(o.onResync, o);
     });
@@ -61,7 +65,7 @@ async function follow(o: EventStreamOptions, stopped: AbortSignal): Promise<void
   }
 }
 
-async function connect(o: EventStreamOptions, key: string, stopped: AbortSignal, opened: () => void): Promise<Outcome> {
+async function connect<C>(o: EventStreamOptions<C>, credential: C, stopped: AbortSignal, opened: () => void): Promise<Outcome> {
   const fetchFn = o.fetch ?? fetch;
   const idleMs = o.idleTimeoutMs ?? DEFAULTS.idleTimeoutMs;
   const attempt = new AbortController();
@@ -76,7 +80,8 @@ async function connect(o: EventStreamOptions, key: string, stopped: AbortSignal,
     alive();
     const response = await fetchFn(o.url, {
       method: "GET",
-      headers: { Accept: "text/event-stream", Authorization: `Bearer ${key}` },
+      headers: { Accept: "text/event-stream" },
+      credentials: "same-origin",
       cache: "no-store",
       signal: attempt.signal,
     });
@@ -84,8 +89,8 @@ async function connect(o: EventStreamOptions, key: string, stopped: AbortSignal,
       const body: unknown = await response.json().catch(() => undefined);
       const refusal = isApiError(body)
         ? BackendError.from(body)
-        : new BackendError(ERROR_CODES.unauthorized, "the API key was refused");
-      o.onUnauthorized(key, refusal);
+        : new BackendError(ERROR_CODES.unauthorized, "the session was refused");
+      o.onUnauthorized(credential, refusal);
       return "unauthorized";
     }
     const type = response.headers.get("content-type") ?? "";
@@ -112,7 +117,7 @@ async function connect(o: EventStreamOptions, key: string, stopped: AbortSignal,
   }
 }
 
-function deliver(event: SseEvent, o: EventStreamOptions): void {
+function deliver<C>(event: SseEvent, o: EventStreamOptions<C>): void {
   if (event.type === "resync") {
     safely(o.onResync, o);
     return;
@@ -132,7 +137,7 @@ function parseJson(text: string): unknown {
 }
 
 /** A failing listener is reported, but does not cost everyone the connection. */
-function safely(listener: () => void, o: EventStreamOptions): void {
+function safely<C>(listener: () => void, o: EventStreamOptions<C>): void {
   try {
     listener();
   } catch (error) {

@@ -4,13 +4,22 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { AppInfo } from "../bindings/AppInfo";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ConnectionTest } from "../bindings/ConnectionTest";
+import type { Me } from "../bindings/Me";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { BackendError, type Backend } from "./backend";
-import { HttpBackend } from "./http";
-import { ApiKeySession, memoryKeyStore } from "./session";
+import { HttpBackend, type HttpBackendOptions } from "./http";
 
-const KEY = "sdk_test_key";
+const CSRF = "csrf-of-this-session";
+const MARIE: Me = {
+  actor: "Marie",
+  kind: "person",
+  role: "operator",
+  scopes: ["send", "read:all", "act", "export"],
+  admin: false,
+  only_own: false,
+  csrf_token: CSRF,
+};
 const NO_TEST: ConnectionTest = {
   sandbox: null,
   host: null,
@@ -69,6 +78,7 @@ interface Seen {
   method: string | undefined;
   url: string | undefined;
   authorization: string | undefined;
+  csrf: string | undefined;
   accept: string | undefined;
   contentType: string | undefined;
   idempotencyKey: string | undefined;
@@ -101,8 +111,11 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-function signedIn(key: string | null = KEY): ApiKeySession {
-  return new ApiKeySession(memoryKeyStore(key));
+/** A backend whose browser signed in as `me` (its cookie is the browser's business; the page keeps who and the CSRF token). */
+function signedIn(origin: string, options: HttpBackendOptions = {}, me: Me = MARIE): HttpBackend {
+  const backend = new HttpBackend(origin, options);
+  backend.session.signedIn(me);
+  return backend;
 }
 
 describe("HttpBackend against a real HTTP server", () => {
@@ -117,6 +130,7 @@ describe("HttpBackend against a real HTTP server", () => {
         method: req.method,
         url: req.url,
         authorization: req.headers.authorization,
+        csrf: req.headers["x-csrf-token"] as string | undefined,
         accept: req.headers.accept,
         contentType: req.headers["content-type"],
         idempotencyKey: req.headers["idempotency-key"] as string | undefined,
@@ -134,84 +148,194 @@ describe("HttpBackend against a real HTTP server", () => {
     await close(server);
   });
 
-  it("GETs /api/v1/info with the session's key and returns the AppInfo JSON", async () => {
+  it("GETs /api/v1/info and returns the AppInfo JSON, sending no credential of its own (the browser's cookie is the session)", async () => {
     respond = (req, res) =>
       req.url === "/api/v1/info" ? json(res, 200, info) : json(res, 404, { code: "not_found", message: req.url });
 
-    await expect(new HttpBackend(origin, { session: signedIn() }).info()).resolves.toEqual(info);
-    expect(requests).toMatchObject([
-      { method: "GET", url: "/api/v1/info", accept: "application/json", authorization: `Bearer ${KEY}` },
-    ]);
+    await expect(signedIn(origin).info()).resolves.toEqual(info);
+    expect(requests).toMatchObject([{ method: "GET", url: "/api/v1/info", accept: "application/json" }]);
+    expect(requests[0]?.authorization, "no API key: people sign in with a session cookie").toBeUndefined();
+    expect(requests[0]?.csrf, "a GET changes nothing: no CSRF token").toBeUndefined();
   });
 
   it("ignores a trailing slash on the base", async () => {
     respond = (req, res) => (req.url === "/api/v1/info" ? json(res, 200, info) : json(res, 404, {}));
-    await expect(new HttpBackend(`${origin}/`, { session: signedIn() }).info()).resolves.toEqual(info);
+    await expect(signedIn(`${origin}/`).info()).resolves.toEqual(info);
   });
 
-  it("sends nothing without a key, and rejects as unauthorized", async () => {
-    const error = await new HttpBackend(origin, { session: signedIn(null) }).info().catch((e: unknown) => e);
-    expect(error).toBeInstanceOf(BackendError);
-    expect(error).toMatchObject({ code: "unauthorized" });
-    expect(requests, "a request without a key can only be refused").toEqual([]);
+  it("sends the session's CSRF token with every request that changes something, and only those", async () => {
+    respond = (req, res) => {
+      if (req.method === "GET") json(res, 200, []);
+      else if (req.method === "POST" && req.url === "/api/v1/accounts") json(res, 201, {});
+      else if (req.method === "PATCH") json(res, 200, {});
+      else {
+        res.writeHead(204);
+        res.end();
+      }
+    };
+    const backend = signedIn(origin);
+    await backend.listAccounts();
+    await backend.createAccount({ name: "Paul", role: "viewer", password: "a long password" });
+    await backend.updateAccount(2, { role: "operator", disabled: null, password: null });
+    await backend.revokeSession(5);
+    await backend.signOut();
+    expect(requests.map((r) => [`${r.method} ${r.url}`, r.csrf])).toEqual([
+      ["GET /api/v1/accounts", undefined],
+      ["POST /api/v1/accounts", CSRF],
+      ["PATCH /api/v1/accounts/2", CSRF],
+      ["POST /api/v1/sessions/5/revoke", CSRF],
+      ["DELETE /api/v1/session", CSRF],
+    ]);
   });
 
-  describe("signing in", () => {
-    it("checks the key with the engine, then keeps it in the session", async () => {
-      respond = (req, res) =>
-        req.headers.authorization === "Bearer sdk_right" ? json(res, 200, info) : json(res, 401, {});
-      const session = signedIn(null);
-      await expect(new HttpBackend(origin, { session }).signIn("  sdk_right \n")).resolves.toEqual(info);
-      expect(requests).toMatchObject([{ url: "/api/v1/info", authorization: "Bearer sdk_right" }]);
-      expect(session.key, "the key is kept trimmed, as it was accepted").toBe("sdk_right");
+  describe("signing in and out", () => {
+    it("asks who is signed in with GET /me: signed in with that person's CSRF token, or signed out on 401", async () => {
+      respond = (_req, res) => json(res, 200, MARIE);
+      const backend = new HttpBackend(origin);
+      await backend.session.check();
+      expect(backend.session.getState()).toMatchObject({ phase: "signed_in", me: { actor: "Marie" } });
+      expect(backend.session.csrfToken).toBe(CSRF);
+
+      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "sign in" });
+      const nobody = new HttpBackend(origin);
+      await nobody.session.check();
+      expect(nobody.session.getState()).toEqual({ phase: "signed_out", why: null });
+      expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/v1/me", "GET /api/v1/me"]);
     });
 
-    it("rejects a wrong key with the server's own words and stays signed out", async () => {
-      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "unknown or revoked API key" });
-      const session = signedIn(null);
-      const error = await new HttpBackend(origin, { session }).signIn("sdk_wrong").catch((e: unknown) => e);
+    it("signs in with POST /session {name, password}, and is then that person", async () => {
+      respond = (_req, res) => json(res, 200, MARIE);
+      const backend = new HttpBackend(origin);
+      await expect(backend.signIn({ name: "Marie", password: "correct horse" })).resolves.toEqual(MARIE);
+      expect(requests).toMatchObject([{ method: "POST", url: "/api/v1/session", contentType: "application/json" }]);
+      expect(JSON.parse(requests[0]?.body ?? "")).toEqual({ name: "Marie", password: "correct horse" });
+      expect(backend.session.getState()).toMatchObject({ phase: "signed_in", me: MARIE });
+    });
+
+    it("a wrong password rejects with the engine's words and stays signed out, not 'ended'", async () => {
+      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "wrong name or password" });
+      const backend = new HttpBackend(origin);
+      backend.session.signedOut();
+      const error = await backend.signIn({ name: "Marie", password: "nope" }).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(BackendError);
-      expect(error).toMatchObject({ code: "unauthorized", message: "unknown or revoked API key" });
-      expect(session.getState()).toEqual({ key: null, refused: null });
+      expect(error).toMatchObject({ code: "unauthorized", message: "wrong name or password" });
+      expect(backend.session.getState()).toEqual({ phase: "signed_out", why: null });
     });
 
-    it("a failed check leaves a current sign-in alone", async () => {
-      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "unknown or revoked API key" });
-      const session = signedIn("sdk_current");
-      await new HttpBackend(origin, { session }).signIn("sdk_other").catch(() => undefined);
-      expect(session.key).toBe("sdk_current");
+    it("too many failed sign-ins reject with how long to wait, from Retry-After", async () => {
+      respond = (_req, res) => {
+        res.writeHead(429, { "content-type": "application/json", "retry-after": "30" });
+        res.end(JSON.stringify({ code: "too_many_attempts", message: "try again in 30 s" }));
+      };
+      const error = await new HttpBackend(origin).signIn({ name: "Marie", password: "x" }).catch((e: unknown) => e);
+      expect(error).toMatchObject({ code: "too_many_attempts", retryAfterSeconds: 30 });
     });
 
-    it("refuses an empty key without asking the engine", async () => {
-      await expect(new HttpBackend(origin, { session: signedIn(null) }).signIn("   ")).rejects.toMatchObject({
+    it("signs out with DELETE /session; a session the engine had already ended counts as signed out too", async () => {
+      respond = (_req, res) => {
+        res.writeHead(204);
+        res.end();
+      };
+      const backend = signedIn(origin);
+      await backend.signOut();
+      expect(backend.session.getState()).toEqual({ phase: "signed_out", why: null });
+
+      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "the session ended" });
+      const ended = signedIn(origin);
+      await expect(ended.signOut()).resolves.toBeUndefined();
+      expect(ended.session.getState()).toEqual({ phase: "signed_out", why: null });
+    });
+
+    it("a sign-out that does not reach the engine says so and stays signed in (the cookie still works)", async () => {
+      respond = (_req, res) => json(res, 503, { code: "stopping", message: "the server is stopping" });
+      const backend = signedIn(origin);
+      await expect(backend.signOut()).rejects.toMatchObject({ code: "stopping" });
+      expect(backend.session.getState().phase).toBe("signed_in");
+    });
+  });
+
+  describe("the first admin", () => {
+    it("asks GET /setup whether it is open, and creates the admin with POST /setup {token, name, password}, signed in", async () => {
+      const admin: Me = { ...MARIE, role: "admin", admin: true };
+      respond = (req, res) => (req.method === "GET" ? json(res, 200, { open: true }) : json(res, 201, admin));
+      const backend = new HttpBackend(origin);
+      await expect(backend.setupState()).resolves.toEqual({ open: true });
+      await expect(backend.createFirstAdmin({ token: "setup_abc", name: "Marie", password: "correct horse" })).resolves.toEqual(admin);
+      expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/v1/setup", "POST /api/v1/setup"]);
+      expect(JSON.parse(requests[1]?.body ?? "")).toEqual({ token: "setup_abc", name: "Marie", password: "correct horse" });
+      expect(requests.every((r) => !r.url?.includes("setup_abc")), "the token never travels in a URL").toBe(true);
+      expect(backend.session.getState()).toMatchObject({ phase: "signed_in", me: { admin: true } });
+    });
+
+    it("a refused link rejects with setup_token_invalid and signs nobody in", async () => {
+      respond = (_req, res) => json(res, 403, { code: "setup_token_invalid", message: "unknown, used or expired link" });
+      const backend = new HttpBackend(origin);
+      await expect(backend.createFirstAdmin({ token: "old", name: "Marie", password: "correct horse" })).rejects.toMatchObject({
+        code: "setup_token_invalid",
+      });
+      expect(backend.session.getState().phase).toBe("checking");
+    });
+  });
+
+  describe("changing one's own password", () => {
+    it("POSTs {current, new} to /me/password; when the engine ends this session with it, the session says the password changed", async () => {
+      respond = (req, res) => {
+        if (req.url === "/api/v1/me/password") {
+          res.writeHead(204);
+          res.end();
+        } else json(res, 401, { code: "unauthorized", message: "the session ended: sign in again" });
+      };
+      const backend = signedIn(origin);
+      await backend.changePassword({ current: "old password", new: "a new password" });
+      expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /api/v1/me/password", "GET /api/v1/me"]);
+      expect(requests[0]?.csrf).toBe(CSRF);
+      expect(JSON.parse(requests[0]?.body ?? "")).toEqual({ current: "old password", new: "a new password" });
+      expect(backend.session.getState()).toEqual({ phase: "signed_out", why: { kind: "password_changed" } });
+    });
+
+    it("a wrong current password (401) rejects, and the session goes on", async () => {
+      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "the current password is not right" });
+      const backend = signedIn(origin);
+      await expect(backend.changePassword({ current: "wrong", new: "a new password" })).rejects.toMatchObject({
         code: "unauthorized",
       });
-      expect(requests).toEqual([]);
+      expect(backend.session.getState().phase, "a wrong password is not an ended session").toBe("signed_in");
     });
   });
 
-  it("signs out when the engine refuses the key (401), keeping the refusal to show", async () => {
-    respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "unknown or revoked API key" });
-    const session = signedIn();
-    await expect(new HttpBackend(origin, { session }).dashboard()).rejects.toMatchObject({ code: "unauthorized" });
-    expect(session.key).toBeNull();
-    expect(session.getState().refused).toMatchObject({ message: "unknown or revoked API key" });
+  it("signs out when the engine refuses the session (401) during use, keeping the refusal to show", async () => {
+    respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "the session ended: sign in again" });
+    const backend = signedIn(origin);
+    await expect(backend.dashboard()).rejects.toMatchObject({ code: "unauthorized" });
+    expect(backend.session.getState()).toMatchObject({
+      phase: "signed_out",
+      why: { kind: "ended", error: { message: "the session ended: sign in again" } },
+    });
   });
 
-  it("reports key management refused to an API key (403) as forbidden, and stays signed in", async () => {
-    respond = (_req, res) =>
-      json(res, 403, { code: "forbidden", message: "API keys are managed by the operator" });
-    const session = signedIn();
-    await expect(new HttpBackend(origin, { session }).listKeys()).rejects.toMatchObject({
-      code: "forbidden",
-      message: "API keys are managed by the operator",
+  it("reports an operation the role does not allow (403) as forbidden, and stays signed in", async () => {
+    respond = (_req, res) => json(res, 403, { code: "forbidden", message: "`list_keys` needs the admin role" });
+    const backend = signedIn(origin);
+    await expect(backend.listKeys()).rejects.toMatchObject({ code: "forbidden", message: "`list_keys` needs the admin role" });
+    expect(backend.session.getState().phase, "403 is about the operation, not the session").toBe("signed_in");
+  });
+
+  it("on csrf_token_missing asks again who is signed in (the browser's cookie may be another sign-in's), and follows", async () => {
+    const paul: Me = { ...MARIE, actor: "Paul", csrf_token: "csrf-of-paul" };
+    respond = (req, res) =>
+      req.url === "/api/v1/me" ? json(res, 200, paul) : json(res, 403, { code: "csrf_token_missing", message: "lacks X-CSRF-Token" });
+    const backend = signedIn(origin);
+    await expect(backend.retry(7, { note: "x", confirm_duplicate: false, override_limits: false })).rejects.toMatchObject({
+      code: "csrf_token_missing",
     });
-    expect(session.key, "403 is about the operation, not the key").toBe(KEY);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["POST /api/v1/messages/7/retry", "GET /api/v1/me"]);
+    expect(backend.session.getState()).toMatchObject({ phase: "signed_in", me: { actor: "Paul" } });
   });
 
   it("submits a message as JSON with its idempotency key", async () => {
     respond = (_req, res) => json(res, 201, submitted);
-    const backend = new HttpBackend(origin, { session: signedIn() });
+    const backend = signedIn(origin);
     await expect(
       backend.submitMessage({ destination: "+33 6 12 34 56 00", text: "Hello" }, "order-1042"),
     ).resolves.toEqual(submitted);
@@ -221,7 +345,7 @@ describe("HttpBackend against a real HTTP server", () => {
         url: "/api/v1/messages",
         contentType: "application/json",
         idempotencyKey: "order-1042",
-        authorization: `Bearer ${KEY}`,
+        csrf: CSRF,
       },
     ]);
     expect(JSON.parse(requests[0]?.body ?? "")).toEqual({ destination: "+33 6 12 34 56 00", text: "Hello" });
@@ -229,7 +353,7 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("sends no Idempotency-Key header when none is given", async () => {
     respond = (_req, res) => json(res, 201, submitted);
-    await new HttpBackend(origin, { session: signedIn() }).submitMessage({ destination: "+1", text: "x" });
+    await signedIn(origin).submitMessage({ destination: "+1", text: "x" });
     expect(requests[0]?.idempotencyKey).toBeUndefined();
   });
 
@@ -237,7 +361,7 @@ describe("HttpBackend against a real HTTP server", () => {
     respond = (_req, res) => json(res, 201, { messages: [submitted] });
     const batch = { messages: [{ destination: "+33 6 12 34 56 00", text: "Hello" }] };
     await expect(
-      new HttpBackend(origin, { session: signedIn() }).submitBatch(batch, "csv-abc-0"),
+      signedIn(origin).submitBatch(batch, "csv-abc-0"),
     ).resolves.toEqual({ messages: [submitted] });
     expect(requests).toMatchObject([
       { method: "POST", url: "/api/v1/messages/batch", contentType: "application/json", idempotencyKey: "csv-abc-0" },
@@ -258,7 +382,7 @@ describe("HttpBackend against a real HTTP server", () => {
     };
     respond = (_req, res) => json(res, 200, preview);
     const batch = { messages: [{ destination: "06 12 34 56 00", text: "Hello" }] };
-    await expect(new HttpBackend(origin, { session: signedIn() }).previewMessages(batch)).resolves.toEqual(preview);
+    await expect(signedIn(origin).previewMessages(batch)).resolves.toEqual(preview);
     expect(requests).toMatchObject([{ method: "POST", url: "/api/v1/messages/preview", idempotencyKey: undefined }]);
     expect(JSON.parse(requests[0]?.body ?? "")).toEqual(batch);
   });
@@ -269,7 +393,7 @@ describe("HttpBackend against a real HTTP server", () => {
       { field: "text", code: "required", message: "a message needs a text" },
     ];
     respond = (_req, res) => json(res, 422, { code: "invalid", message: "2 fields are invalid", errors });
-    const error = await new HttpBackend(origin, { session: signedIn() })
+    const error = await signedIn(origin)
       .submitMessage({ destination: "x", text: "" })
       .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendError);
@@ -278,7 +402,7 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("puts filters in the query string, leaving absent fields out", async () => {
     respond = (_req, res) => json(res, 200, { items: [], next_cursor: null, scan_limited: false });
-    const backend = new HttpBackend(origin, { session: signedIn() });
+    const backend = signedIn(origin);
     await backend.listMessages({ ...noFilter, state: "delivered", q: "order 42", limit: 20 });
     await backend.listMessages(noFilter);
     await backend.listExceptions({ status: "open", kind: null, cursor: "c1", limit: null });
@@ -293,18 +417,31 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("maps every operation to its route, and answers void for 204", async () => {
     respond = (req, res) => {
-      if (req.method === "POST" && req.url !== "/api/v1/keys" && req.url !== "/api/v1/settings/test-connection") {
+      if (
+        req.method === "POST" &&
+        req.url !== "/api/v1/keys" &&
+        req.url !== "/api/v1/accounts" &&
+        req.url !== "/api/v1/settings/test-connection"
+      ) {
         res.writeHead(204);
         res.end();
       } else {
         json(res, 200, { route: req.url });
       }
     };
-    const backend = new HttpBackend(origin, { session: signedIn() });
+    const backend = signedIn(origin);
     const calls: [string, (b: Backend) => Promise<unknown>, unknown][] = [
       ["GET /api/v1/messages/7", (b) => b.message(7), { route: "/api/v1/messages/7" }],
-      ["POST /api/v1/messages/7/retry", (b) => b.retry(7, { note: "again", confirm_duplicate: true }), undefined],
-      ["POST /api/v1/messages/7/cancel", (b) => b.cancel(7, { note: "wrong", confirm_duplicate: false }), undefined],
+      [
+        "POST /api/v1/messages/7/retry",
+        (b) => b.retry(7, { note: "again", confirm_duplicate: true, override_limits: false }),
+        undefined,
+      ],
+      [
+        "POST /api/v1/messages/7/cancel",
+        (b) => b.cancel(7, { note: "wrong", confirm_duplicate: false, override_limits: false }),
+        undefined,
+      ],
       ["GET /api/v1/exceptions/3", (b) => b.exception(3), { route: "/api/v1/exceptions/3" }],
       [
         "POST /api/v1/exceptions/3/resolve",
@@ -319,7 +456,17 @@ describe("HttpBackend against a real HTTP server", () => {
       ],
       ["GET /api/v1/connection", (b) => b.connection(), { route: "/api/v1/connection" }],
       ["GET /api/v1/keys", (b) => b.listKeys(), { route: "/api/v1/keys" }],
-      ["POST /api/v1/keys", (b) => b.createKey({ name: "crm", webhook_url: null }), { route: "/api/v1/keys" }],
+      [
+        "POST /api/v1/keys",
+        (b) =>
+          b.createKey({
+            name: "crm",
+            webhook_url: null,
+            scopes: ["send", "read:own"],
+            limits: { per_minute: null, per_day: null, destination_prefixes: [] },
+          }),
+        { route: "/api/v1/keys" },
+      ],
       ["POST /api/v1/keys/2/revoke", (b) => b.revokeKey(2), undefined],
       ["GET /api/v1/settings", (b) => b.settings(), { route: "/api/v1/settings" }],
       [
@@ -332,12 +479,26 @@ describe("HttpBackend against a real HTTP server", () => {
         (b) => b.testConnection({ ...NO_TEST, sandbox: true }),
         { route: "/api/v1/settings/test-connection" },
       ],
+      ["GET /api/v1/me", (b) => b.me(), { route: "/api/v1/me" }],
+      ["GET /api/v1/accounts", (b) => b.listAccounts(), { route: "/api/v1/accounts" }],
+      [
+        "POST /api/v1/accounts",
+        (b) => b.createAccount({ name: "Paul", role: "viewer", password: "a long password" }),
+        { route: "/api/v1/accounts" },
+      ],
+      [
+        "PATCH /api/v1/accounts/4",
+        (b) => b.updateAccount(4, { role: null, disabled: true, password: null }),
+        { route: "/api/v1/accounts/4" },
+      ],
+      ["GET /api/v1/sessions", (b) => b.listSessions(), { route: "/api/v1/sessions" }],
+      ["POST /api/v1/sessions/9/revoke", (b) => b.revokeSession(9), undefined],
     ];
     for (const [route, call, expected] of calls) {
       requests.length = 0;
       await expect(call(backend), route).resolves.toEqual(expected);
       expect(`${requests[0]?.method} ${requests[0]?.url}`).toBe(route);
-      expect(requests[0]?.authorization).toBe(`Bearer ${KEY}`);
+      expect(requests[0]?.csrf, route).toBe(requests[0]?.method === "GET" ? undefined : CSRF);
     }
   });
 
@@ -346,12 +507,12 @@ describe("HttpBackend against a real HTTP server", () => {
       res.writeHead(204);
       res.end();
     };
-    const backend = new HttpBackend(origin, { session: signedIn() });
-    await backend.retry(7, { note: "again", confirm_duplicate: true });
+    const backend = signedIn(origin);
+    await backend.retry(7, { note: "again", confirm_duplicate: true, override_limits: true });
     await backend.resolve(3, { action: "attach", message_id: 9, mismatches_seen: true, note: "same order" });
     await backend.revokeKey(2);
     expect(requests.map((r) => r.body)).toEqual([
-      JSON.stringify({ note: "again", confirm_duplicate: true }),
+      JSON.stringify({ note: "again", confirm_duplicate: true, override_limits: true }),
       JSON.stringify({ action: "attach", message_id: 9, mismatches_seen: true, note: "same order" }),
       "",
     ]);
@@ -359,7 +520,7 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("turns a 5xx ApiError body into a BackendError with that code", async () => {
     respond = (_req, res) => json(res, 503, { code: "stopping", message: "the server is stopping" });
-    await expect(new HttpBackend(origin, { session: signedIn() }).info()).rejects.toMatchObject({ code: "stopping" });
+    await expect(signedIn(origin).info()).rejects.toMatchObject({ code: "stopping" });
   });
 
   it("reports an error answer without an ApiError body as bad_response", async () => {
@@ -367,7 +528,7 @@ describe("HttpBackend against a real HTTP server", () => {
       res.writeHead(502, { "content-type": "text/html" });
       res.end("<h1>Bad gateway</h1>");
     };
-    await expect(new HttpBackend(origin, { session: signedIn() }).info()).rejects.toMatchObject({
+    await expect(signedIn(origin).info()).rejects.toMatchObject({
       code: "bad_response",
     });
   });
@@ -377,7 +538,7 @@ describe("HttpBackend against a real HTTP server", () => {
       res.writeHead(200, { "content-type": "text/html" });
       res.end("<!doctype html>");
     };
-    await expect(new HttpBackend(origin, { session: signedIn() }).info()).rejects.toMatchObject({
+    await expect(signedIn(origin).info()).rejects.toMatchObject({
       code: "bad_response",
     });
   });
@@ -386,7 +547,7 @@ describe("HttpBackend against a real HTTP server", () => {
     respond = () => {
       /* never answers */
     };
-    await expect(new HttpBackend(origin, { timeoutMs: 200, session: signedIn() }).info()).rejects.toMatchObject({
+    await expect(signedIn(origin, { timeoutMs: 200 }).info()).rejects.toMatchObject({
       code: "unreachable",
     });
   });
@@ -398,20 +559,20 @@ describe("HttpBackend without a server", () => {
     const { server, origin } = await listen((_req, res) => res.end());
     await close(server);
 
-    const error = await new HttpBackend(origin, { session: signedIn() }).info().catch((e: unknown) => e);
+    const error = await signedIn(origin).info().catch((e: unknown) => e);
     expect(error).toBeInstanceOf(BackendError);
     expect(error).toMatchObject({ code: "unreachable" });
   });
 });
 
 describe("HttpBackend.subscribe", () => {
-  it("follows /api/v1/events with the key, and a 401 there signs out", async () => {
-    let authorization: string | undefined;
+  it("follows /api/v1/events on the session cookie (no Authorization header), and a 401 there signs out", async () => {
+    let authorization: string | undefined = "not asked";
     let refuse = false;
     const { server, origin } = await listen((req, res) => {
       authorization = req.headers.authorization;
       if (refuse) {
-        json(res, 401, { code: "unauthorized", message: "unknown or revoked API key" });
+        json(res, 401, { code: "unauthorized", message: "the session ended: sign in again" });
         return;
       }
       res.writeHead(200, { "content-type": "text/event-stream" });
@@ -420,8 +581,8 @@ describe("HttpBackend.subscribe", () => {
       res.end();
     });
     try {
-      const session = signedIn();
-      const backend = new HttpBackend(origin, { session, events: { initialDelayMs: 5, maxDelayMs: 5 } });
+      const backend = signedIn(origin, { events: { initialDelayMs: 5, maxDelayMs: 5 } });
+      const session = backend.session;
       const changes: ChangeEvent[] = [];
       let resyncs = 0;
       const signedOut = new Promise<void>((resolve) => session.subscribe(resolve));
@@ -431,10 +592,10 @@ describe("HttpBackend.subscribe", () => {
       );
       await signedOut;
       stop();
-      expect(authorization).toBe(`Bearer ${KEY}`);
+      expect(authorization).toBeUndefined();
       expect(changes).toEqual([{ entity: "message", id: 5 }]);
       expect(resyncs, "the connection becoming live is a resync").toBe(1);
-      expect(session.getState().refused).toMatchObject({ code: "unauthorized" });
+      expect(session.getState()).toMatchObject({ phase: "signed_out", why: { kind: "ended", error: { code: "unauthorized" } } });
     } finally {
       await close(server);
     }
@@ -475,12 +636,11 @@ describe("HttpBackend.exportMessages against a real HTTP server", () => {
     next();
   };
 
-  it("streams the filtered file with the key, counting records for the progress, then saves it", async () => {
+  it("streams the filtered file on the session cookie, counting records for the progress, then saves it", async () => {
     respond = streaming;
     const saved: { type: string; name: string }[] = [];
     let file: Blob | undefined;
-    const backend = new HttpBackend(origin, {
-      session: signedIn(),
+    const backend = signedIn(origin, {
       download: (blob, name) => {
         file = blob;
         saved.push({ type: blob.type, name });
@@ -495,7 +655,7 @@ describe("HttpBackend.exportMessages against a real HTTP server", () => {
     expect(seen).toEqual([
       {
         url: "/api/v1/messages/export?kind=otp&from_ms=1796000000000",
-        authorization: `Bearer ${KEY}`,
+        authorization: undefined,
         accept: "text/csv",
       },
     ]);
@@ -518,7 +678,7 @@ describe("HttpBackend.exportMessages against a real HTTP server", () => {
       // ...and the rest never comes.
     };
     let saves = 0;
-    const backend = new HttpBackend(origin, { session: signedIn(), download: () => (saves += 1) });
+    const backend = signedIn(origin, { download: () => (saves += 1) });
     const controller = new AbortController();
     const result = backend.exportMessages(noFilter, {
       signal: controller.signal,
@@ -532,14 +692,14 @@ describe("HttpBackend.exportMessages against a real HTTP server", () => {
 
   it("reports the engine's refusal with its code, and a 401 signs out", async () => {
     respond = (res) => json(res, 422, { code: "invalid", message: "status: unknown variant `nope`" });
-    const backend = new HttpBackend(origin, { session: signedIn(), download: () => {} });
+    const backend = signedIn(origin, { download: () => {} });
     await expect(backend.exportMessages(noFilter)).rejects.toMatchObject({ code: "invalid" });
 
     respond = (res) => json(res, 401, { code: "unauthorized", message: "revoked" });
-    const session = signedIn();
-    await expect(new HttpBackend(origin, { session, download: () => {} }).exportMessages(noFilter)).rejects.toMatchObject({
+    const ended = signedIn(origin, { download: () => {} });
+    await expect(ended.exportMessages(noFilter)).rejects.toMatchObject({
       code: "unauthorized",
     });
-    expect(session.key).toBeNull();
+    expect(ended.session.getState()).toMatchObject({ phase: "signed_out", why: { kind: "ended" } });
   });
 });

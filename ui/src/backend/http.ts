@@ -1,13 +1,17 @@
-import type { AppInfo } from "../bindings/AppInfo";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ExportProgress } from "../bindings/ExportProgress";
+import type { FirstAdmin } from "../bindings/FirstAdmin";
+import type { Me } from "../bindings/Me";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { OperationRoute, Operations } from "../bindings/operations";
+import type { PasswordChange } from "../bindings/PasswordChange";
+import type { SetupState } from "../bindings/SetupState";
+import type { SignIn } from "../bindings/SignIn";
 import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend, type ExportOptions } from "./backend";
 import { openEventStream } from "./events";
 import { CsvRecordCounter, downloadBlob, exportFileName } from "./exportFile";
 import { operationsOver } from "./operations";
-import { ApiKeySession, memoryKeyStore, type KeySignIn } from "./session";
+import { Session, type PeopleAccess } from "./session";
 
 const API_PREFIX = "/api/v1";
 const DEFAULT_TIMEOUT_MS = 15_000;
@@ -15,8 +19,6 @@ const DEFAULT_TIMEOUT_MS = 15_000;
 export interface HttpBackendOptions {
   /** Gives up on a request after this long and reports the engine as unreachable. */
   timeoutMs?: number;
-  /** The sign-in every request uses; a fresh, signed-out one when not given. */
-  session?: ApiKeySession;
   /** Passed to the event stream (tests shorten its waits). */
   events?: { initialDelayMs?: number; maxDelayMs?: number; idleTimeoutMs?: number };
   /** How an exported file reaches the user: a download by default. */
@@ -26,13 +28,16 @@ export interface HttpBackendOptions {
 type Query = Readonly<Record<string, string | number | boolean | null | undefined>>;
 
 interface Call {
-  readonly method: "GET" | "POST" | "PATCH";
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   readonly path: string;
   readonly query?: Query;
   readonly body?: unknown;
   readonly headers?: Readonly<Record<string, string>>;
-  /** Overrides the session's key (to check a key before signing in with it). */
-  readonly key?: string;
+  /**
+   * A 401 here says something else than "the session ended" (a wrong password when signing in
+   * or changing it, nobody signed in yet): the session is left alone.
+   */
+  readonly own401?: boolean;
 }
 
 // The operations are assigned in the constructor, from the catalogue.
@@ -40,12 +45,14 @@ export interface HttpBackend extends Operations {}
 
 /**
  * Talks to the engine's HTTP API, for the UI served to a browser: each operation at the method
- * and path the catalogue gives it. Every request carries the
- * session's key as `Authorization: Bearer`; a 401 drops the key, which takes the UI back to the
- * sign-in screen.
+ * and path the catalogue gives it. The browser's session is the `smsdesk_session` cookie, which
+ * no script can read and the browser sends with every request to this origin; every request
+ * that changes something also carries the session's CSRF token (`X-CSRF-Token`, from `me`),
+ * which a page of another site cannot know. A 401 ends the sign-in it was made under, which
+ * takes the UI back to the sign-in screen.
  */
-export class HttpBackend implements Backend, KeySignIn {
-  readonly session: ApiKeySession;
+export class HttpBackend implements Backend, PeopleAccess {
+  readonly session: Session;
   readonly #base: string;
   readonly #timeoutMs: number;
   readonly #events: HttpBackendOptions["events"];
@@ -55,7 +62,8 @@ export class HttpBackend implements Backend, KeySignIn {
   constructor(base: string, options: HttpBackendOptions = {}) {
     this.#base = base.replace(/\/+$/, "");
     this.#timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-    this.session = options.session ?? new ApiKeySession(memoryKeyStore());
+    // `me` goes through #call, whose 401 here means "nobody signed in", not "a sign-in ended".
+    this.session = new Session(() => this.#call<Me>({ method: "GET", path: "/me", own401: true }));
     this.#events = options.events;
     this.#download = options.download ?? downloadBlob;
     Object.assign(
@@ -64,12 +72,42 @@ export class HttpBackend implements Backend, KeySignIn {
     );
   }
 
-  async signIn(key: string): Promise<AppInfo> {
-    const candidate = key.trim();
-    if (candidate === "") throw new BackendError(ERROR_CODES.unauthorized, "an API key is needed");
-    const info = await this.#call<AppInfo>({ method: "GET", path: "/info", key: candidate });
-    this.session.signIn(candidate);
-    return info;
+  async signIn(credentials: SignIn): Promise<Me> {
+    const me = await this.#call<Me>({ method: "POST", path: "/session", body: credentials, own401: true });
+    this.session.signedIn(me);
+    return me;
+  }
+
+  /** Ends this browser's session; one the engine had already ended counts as signed out too. */
+  async signOut(): Promise<void> {
+    try {
+      await this.#call<void>({ method: "DELETE", path: "/session", own401: true });
+    } catch (error) {
+      if (!(error instanceof BackendError && error.code === ERROR_CODES.unauthorized)) throw error;
+    }
+    this.session.signedOut();
+  }
+
+  setupState(): Promise<SetupState> {
+    return this.#call<SetupState>({ method: "GET", path: "/setup", own401: true });
+  }
+
+  async createFirstAdmin(first: FirstAdmin): Promise<Me> {
+    const me = await this.#call<Me>({ method: "POST", path: "/setup", body: first, own401: true });
+    this.session.signedIn(me);
+    return me;
+  }
+
+  async changePassword(change: PasswordChange): Promise<void> {
+    await this.#call<void>({ method: "POST", path: "/me/password", body: change, own401: true });
+    // The engine ends the person's sessions with the change: find out whether this one went too.
+    try {
+      this.session.signedIn(await this.#call<Me>({ method: "GET", path: "/me", own401: true }));
+    } catch (error) {
+      if (error instanceof BackendError && error.code === ERROR_CODES.unauthorized) {
+        this.session.signedOut({ kind: "password_changed" });
+      }
+    }
   }
 
   /**
@@ -78,15 +116,15 @@ export class HttpBackend implements Backend, KeySignIn {
    */
   async exportMessages(filter: MessageFilter, options: ExportOptions = {}): Promise<number | null> {
     const { onProgress, signal } = options;
-    const key = this.session.key;
-    if (key === null) throw new BackendError(ERROR_CODES.unauthorized, "not signed in");
+    const ticket = this.session.ticket;
     const url = `${this.#base}${API_PREFIX}/messages/export${queryString({ ...filter, cursor: null, limit: null })}`;
     const cancelled = (): BackendError => new BackendError(CLIENT_ERROR_CODES.cancelled, "the export was cancelled");
     let response: Response;
     try {
       response = await fetch(url, {
         method: "GET",
-        headers: { Accept: "text/csv", Authorization: `Bearer ${key}` },
+        headers: { Accept: "text/csv" },
+        credentials: "same-origin",
         cache: "no-store",
         ...(signal === undefined ? {} : { signal }),
       });
@@ -95,14 +133,8 @@ export class HttpBackend implements Backend, KeySignIn {
       throw new BackendError(CLIENT_ERROR_CODES.unreachable, describeNetworkFailure(`GET ${url}`, error), { cause: error });
     }
     if (!response.ok) {
-      const body = await readJson(response);
-      const error = isApiError(body)
-        ? BackendError.from(body)
-        : new BackendError(
-            response.status === 401 ? ERROR_CODES.unauthorized : CLIENT_ERROR_CODES.badResponse,
-            `GET ${url} answered HTTP ${response.status} without an error body`,
-          );
-      if (response.status === 401) this.session.refuse(key, error);
+      const error = await refusal(response, `GET ${url}`);
+      if (response.status === 401) this.session.refuse(ticket, error);
       throw error;
     }
     const total = Number(response.headers.get("X-Total-Count"));
@@ -135,10 +167,10 @@ export class HttpBackend implements Backend, KeySignIn {
   subscribe(onChange: (event: ChangeEvent) => void, onResync: () => void): () => void {
     return openEventStream({
       url: `${this.#base}${API_PREFIX}/events`,
-      credential: () => this.session.key,
+      credential: () => this.session.ticket,
       onChange,
       onResync,
-      onUnauthorized: (key, error) => this.session.refuse(key, error),
+      onUnauthorized: (ticket, error) => this.session.refuse(ticket, error),
       ...this.#events,
     });
   }
@@ -175,18 +207,18 @@ export class HttpBackend implements Backend, KeySignIn {
   async #call<T>(call: Call): Promise<T> {
     const url = `${this.#base}${API_PREFIX}${call.path}${queryString(call.query)}`;
     const what = `${call.method} ${url}`;
-    const key = call.key ?? this.session.key;
-    // Without a key the engine would only answer 401: do not ask.
-    if (key === null) throw new BackendError(ERROR_CODES.unauthorized, "not signed in");
-
-    const headers: Record<string, string> = { Accept: "application/json", Authorization: `Bearer ${key}` };
+    const ticket = this.session.ticket;
+    const headers: Record<string, string> = { Accept: "application/json" };
     if (call.body !== undefined) headers["Content-Type"] = "application/json";
+    const csrf = this.session.csrfToken;
+    if (call.method !== "GET" && csrf !== null) headers["X-CSRF-Token"] = csrf;
     let response: Response;
     try {
       response = await fetch(url, {
         method: call.method,
         headers: { ...headers, ...call.headers },
         body: call.body === undefined ? null : JSON.stringify(call.body),
+        credentials: "same-origin",
         cache: "no-store",
         signal: AbortSignal.timeout(this.#timeoutMs),
       });
@@ -195,18 +227,15 @@ export class HttpBackend implements Backend, KeySignIn {
     }
 
     if (response.status === 204) return undefined as T;
-    const body = await readJson(response);
     if (!response.ok) {
-      const error = isApiError(body)
-        ? BackendError.from(body)
-        : new BackendError(
-            response.status === 401 ? ERROR_CODES.unauthorized : CLIENT_ERROR_CODES.badResponse,
-            `${what} answered HTTP ${response.status} without an error body`,
-          );
-      // A key being checked for sign-in is not the session's; the session keeps what it had.
-      if (response.status === 401 && call.key === undefined) this.session.refuse(key, error);
+      const error = await refusal(response, what);
+      if (response.status === 401 && call.own401 !== true) this.session.refuse(ticket, error);
+      // The browser's cookie is another session's than this page's token (signed out and in
+      // again in another tab): ask who is signed in now, so the page follows that person.
+      if (error.code === ERROR_CODES.csrfTokenMissing) void this.session.check();
       throw error;
     }
+    const body = await readJson(response);
     if (body === undefined) {
       throw new BackendError(CLIENT_ERROR_CODES.badResponse, `${what} answered HTTP ${response.status} without JSON`);
     }
@@ -227,6 +256,25 @@ function queryString(query: Query | undefined): string {
   }
   const text = params.toString();
   return text === "" ? "" : `?${text}`;
+}
+
+/** An answer that is not a success, as a BackendError (with the wait `Retry-After` asks for). */
+async function refusal(response: Response, what: string): Promise<BackendError> {
+  const body = await readJson(response);
+  const retryAfter = retryAfterSeconds(response.headers.get("Retry-After"));
+  return isApiError(body)
+    ? BackendError.from(body, undefined, retryAfter)
+    : new BackendError(
+        response.status === 401 ? ERROR_CODES.unauthorized : CLIENT_ERROR_CODES.badResponse,
+        `${what} answered HTTP ${response.status} without an error body`,
+        { retryAfterSeconds: retryAfter },
+      );
+}
+
+/** `Retry-After` in seconds (the engine never sends the date form). */
+function retryAfterSeconds(header: string | null): number | null {
+  if (header === null || !/^\d+$/.test(header.trim())) return null;
+  return Number(header.trim());
 }
 
 async function readJson(response: Response): Promise<unknown> {

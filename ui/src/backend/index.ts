@@ -11,4 +11,4 @@ export {
 export { HttpBackend } from "./http";
 export { TauriBackend } from "./tauri";
 export { isTauri, selectBackend, type Connection } from "./select";
-export { ApiKeySession, memoryKeyStore, type KeySignIn, type SessionState } from "./session";
+export { Session, type PeopleAccess, type SessionState, type SignedOutWhy } from "./session";

@@ -1,19 +1,20 @@
 import type { Backend } from "./backend";
 import { HttpBackend } from "./http";
-import { ApiKeySession, storageKeyStore, type KeySignIn } from "./session";
+import { Session, type PeopleAccess } from "./session";
 import { TauriBackend } from "./tauri";
 
 /** The part of `window` the choice depends on, so it can be exercised outside a browser. */
 export interface HostWindow {
   readonly location: { readonly origin: string };
-  readonly sessionStorage?: Storage;
 }
 
-/** How this page reaches the engine, and whether it must sign in first. */
+/** How this page reaches the engine, and who it works for. */
 export interface Connection {
   readonly backend: Backend;
-  /** Present in a browser, which needs an API key; absent in the window, which is the operator. */
-  readonly signIn: KeySignIn | null;
+  /** Who is signed in: in the window, always the person at this computer (its admin). */
+  readonly session: Session;
+  /** In a browser: signing in and out, the first admin, one's own password. Null in the window. */
+  readonly people: PeopleAccess | null;
 }
 
 /** Inside the Tauri window Tauri's IPC is present; anywhere else the page was served by the engine's HTTP server. */
@@ -22,9 +23,10 @@ export function isTauri(host: object): boolean {
 }
 
 export function selectBackend(host: HostWindow): Connection {
-  if (isTauri(host)) return { backend: new TauriBackend(), signIn: null };
-  // Reading `sessionStorage` itself throws where the browser blocks storage: ask lazily, inside the store's guard.
-  const session = new ApiKeySession(storageKeyStore(() => host.sessionStorage));
-  const backend = new HttpBackend(host.location.origin, { session });
-  return { backend, signIn: backend };
+  if (isTauri(host)) {
+    const backend = new TauriBackend();
+    return { backend, session: new Session(() => backend.me()), people: null };
+  }
+  const backend = new HttpBackend(host.location.origin);
+  return { backend, session: backend.session, people: backend };
 }

@@ -1,103 +1,93 @@
 import { describe, expect, it } from "vitest";
+import type { Me } from "../bindings/Me";
 import { BackendError } from "./backend";
-import { ApiKeySession, KEY_STORAGE_NAME, memoryKeyStore, storageKeyStore } from "./session";
+import { Session } from "./session";
 
-/** A Storage as the browser's sessionStorage behaves. */
-class FakeStorage implements Storage {
-  readonly items = new Map<string, string>();
-  get length(): number {
-    return this.items.size;
-  }
-  clear(): void {
-    this.items.clear();
-  }
-  getItem(key: string): string | null {
-    return this.items.get(key) ?? null;
-  }
-  key(index: number): string | null {
-    return [...this.items.keys()][index] ?? null;
-  }
-  removeItem(key: string): void {
-    this.items.delete(key);
-  }
-  setItem(key: string, value: string): void {
-    this.items.set(key, value);
-  }
+function person(actor: string, role: Me["role"] = "operator"): Me {
+  return {
+    actor,
+    kind: "person",
+    role,
+    scopes: ["send", "read:all", "act", "export"],
+    admin: role === "admin",
+    only_own: false,
+    csrf_token: `csrf-of-${actor}`,
+  };
 }
 
-const refusal = new BackendError("unauthorized", "unknown or revoked API key");
+const ended = () => new BackendError("unauthorized", "the session ended: sign in again");
 
-describe("storageKeyStore", () => {
-  it("keeps the key in the given storage under one name", () => {
-    const storage = new FakeStorage();
-    const store = storageKeyStore(() => storage);
-    expect(store.read()).toBeNull();
-    store.write("sdk_abc");
-    expect(storage.getItem(KEY_STORAGE_NAME)).toBe("sdk_abc");
-    expect(storageKeyStore(() => storage).read(), "a reload must find the key again").toBe("sdk_abc");
-    store.clear();
-    expect(storage.items.size).toBe(0);
+describe("Session", () => {
+  it("starts by asking who this is, and follows the answer: signed in, with the session's CSRF token", async () => {
+    const session = new Session(() => Promise.resolve(person("Marie")));
+    expect(session.getState()).toEqual({ phase: "checking" });
+    expect(session.ticket).toBeNull();
+    await session.check();
+    const state = session.getState();
+    expect(state.phase).toBe("signed_in");
+    expect(session.csrfToken).toBe("csrf-of-Marie");
+    expect(session.ticket).not.toBeNull();
   });
 
-  it("keeps the key in memory when the browser refuses storage", () => {
-    const store = storageKeyStore(() => {
-      throw new DOMException("blocked", "SecurityError");
+  it("is signed out when the engine answers unauthorized, and unavailable when it cannot answer", async () => {
+    const out = new Session(() => Promise.reject(ended()));
+    await out.check();
+    expect(out.getState()).toEqual({ phase: "signed_out", why: null });
+    expect(out.csrfToken, "no token without a session").toBeNull();
+
+    const down = new Session(() => Promise.reject(new BackendError("unreachable", "connection refused")));
+    await down.check();
+    expect(down.getState()).toMatchObject({ phase: "unavailable", error: { code: "unreachable" } });
+  });
+
+  it("asks once while a check is under way", async () => {
+    let asked = 0;
+    const session = new Session(() => {
+      asked += 1;
+      return Promise.resolve(person("Marie"));
     });
-    store.write("sdk_abc");
-    expect(store.read()).toBe("sdk_abc");
-    store.clear();
-    expect(store.read()).toBeNull();
-  });
-});
-
-describe("ApiKeySession", () => {
-  it("starts signed in when the tab already holds a key, and ignores a blank one", () => {
-    expect(new ApiKeySession(memoryKeyStore("sdk_abc")).key).toBe("sdk_abc");
-    expect(new ApiKeySession(memoryKeyStore("  ")).key).toBeNull();
+    await Promise.all([session.check(), session.check()]);
+    expect(asked).toBe(1);
   });
 
-  it("stores the key on sign-in, clears it on sign-out, and tells subscribers each time", () => {
-    const store = memoryKeyStore();
-    const session = new ApiKeySession(store);
-    let calls = 0;
-    const unsubscribe = session.subscribe(() => calls++);
-    session.signIn("sdk_abc");
-    expect([session.key, store.read(), calls]).toEqual(["sdk_abc", "sdk_abc", 1]);
-    session.signOut();
-    expect([session.key, store.read(), calls]).toEqual([null, null, 2]);
-    unsubscribe();
-    session.signIn("sdk_def");
-    expect(calls, "an unsubscribed listener must not be called").toBe(2);
+  it("a 401 ends the sign-in it was made under, saying why, and notifies", async () => {
+    const session = new Session(() => Promise.resolve(person("Marie")));
+    await session.check();
+    const ticket = session.ticket;
+    let notified = 0;
+    session.subscribe(() => (notified += 1));
+    session.refuse(ticket, ended());
+    expect(session.getState()).toMatchObject({ phase: "signed_out", why: { kind: "ended", error: { code: "unauthorized" } } });
+    expect(notified).toBe(1);
   });
 
-  it("keeps the same state object between changes (as useSyncExternalStore requires)", () => {
-    const session = new ApiKeySession(memoryKeyStore("sdk_abc"));
-    expect(session.getState()).toBe(session.getState());
-    const before = session.getState();
-    session.signOut();
-    expect(session.getState()).not.toBe(before);
+  it("a late 401 from an earlier sign-in leaves the current one alone", async () => {
+    const session = new Session(() => Promise.resolve(person("Marie")));
+    await session.check();
+    const marie = session.ticket;
+    session.signedOut();
+    session.signedIn(person("Paul"));
+    expect(session.ticket).not.toBe(marie);
+    session.refuse(marie, ended());
+    expect(session.getState()).toMatchObject({ phase: "signed_in", me: { actor: "Paul" } });
   });
 
-  it("drops a refused key and says why", () => {
-    const store = memoryKeyStore();
-    const session = new ApiKeySession(store);
-    session.signIn("sdk_abc");
-    session.refuse("sdk_abc", refusal);
-    expect(session.getState()).toEqual({ key: null, refused: refusal });
-    expect(store.read(), "a refused key must not be tried again after a reload").toBeNull();
+  it("keeps the ticket when the same person is asked about again (their role may change), and gives another person a new one", async () => {
+    const session = new Session(() => Promise.resolve(person("Marie")));
+    await session.check();
+    const first = session.ticket;
+    session.signedIn(person("Marie", "viewer"));
+    expect(session.ticket, "the same person: what they see stays").toBe(first);
+    expect(session.getState()).toMatchObject({ me: { role: "viewer" } });
+    session.signedIn(person("Paul"));
+    expect(session.ticket, "someone else: a clean slate").not.toBe(first);
   });
 
-  it("keeps a newer key when a request made with an older one is refused", () => {
-    const session = new ApiKeySession(memoryKeyStore());
-    session.signIn("sdk_new");
-    session.refuse("sdk_old", refusal);
-    expect(session.getState()).toEqual({ key: "sdk_new", refused: null });
-  });
-
-  it("forgets the last refusal once signed in again", () => {
-    const session = new ApiKeySession(memoryKeyStore("sdk_abc"));
-    session.refuse("sdk_abc", refusal);
-    session.signIn("sdk_def");
-    expect(session.getState().refused).toBeNull();
+  it("keeps why the session ended when a later check finds nobody signed in", async () => {
+    const session = new Session(() => Promise.reject(ended()));
+    session.signedIn(person("Marie"));
+    session.refuse(session.ticket, ended());
+    await session.check();
+    expect(session.getState()).toMatchObject({ phase: "signed_out", why: { kind: "ended" } });
   });
 });

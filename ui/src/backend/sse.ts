@@ -1,7 +1,7 @@
 /**
  * A parser for the server-sent events format (WHATWG HTML, "Parsing an event stream"), fed in
- * chunks as they arrive. EventSource would do this for us, but it cannot send an Authorization
- * header, so the stream is read with fetch and parsed here.
+ * chunks as they arrive. EventSource would do this for us, but it cannot tell a refused session
+ * (401) from a dropped connection, so the stream is read with fetch and parsed here.
  *
  * Lines end in CRLF, LF or CR, and a chunk may end anywhere: inside a line, between CR and LF,
  * or (for bytes) inside a UTF-8 sequence. A blank line dispatches the event gathered so far;

@@ -3,6 +3,7 @@ import type { AppInfo } from "../bindings/AppInfo";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ConnectionTest } from "../bindings/ConnectionTest";
 import type { MessageFilter } from "../bindings/MessageFilter";
+import type { NewApiKey } from "../bindings/NewApiKey";
 import type { SettingsUpdate } from "../bindings/SettingsUpdate";
 import { BackendError, type Backend } from "./backend";
 import { TauriBackend, type InvokeFn, type ListenFn } from "./tauri";
@@ -88,7 +89,13 @@ describe("TauriBackend", () => {
       }),
       noListen,
     );
-    const action = { note: "why", confirm_duplicate: false };
+    const action = { note: "why", confirm_duplicate: false, override_limits: false };
+    const newKey: NewApiKey = {
+      name: "crm",
+      webhook_url: null,
+      scopes: ["send", "read:all"],
+      limits: { per_minute: 10, per_day: null, destination_prefixes: ["+33"] },
+    };
     const update: SettingsUpdate = { values: { "smpp.tps": "25" }, password: "pw", callback_providers: [] };
     const test: ConnectionTest = {
       sandbox: false,
@@ -134,11 +141,22 @@ describe("TauriBackend", () => {
       [(b) => b.connection(), "connection", undefined],
       [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
       [(b) => b.listKeys(), "list_keys", undefined],
-      [(b) => b.createKey({ name: "crm", webhook_url: null }), "create_key", { key: { name: "crm", webhook_url: null } }],
+      [(b) => b.createKey(newKey), "create_key", { key: newKey }],
       [(b) => b.revokeKey(2), "revoke_key", { id: 2 }],
       [(b) => b.settings(), "settings", undefined],
       [(b) => b.updateSettings(update), "update_settings", { update }],
       [(b) => b.testConnection(test), "test_connection", { test }],
+      [(b) => b.me(), "me", undefined],
+      [(b) => b.listAccounts(), "list_accounts", undefined],
+      [(b) => b.createAccount({ name: "Marie", role: "operator", password: "a long password" }), "create_account", {
+        account: { name: "Marie", role: "operator", password: "a long password" },
+      }],
+      [(b) => b.updateAccount(4, { role: "viewer", disabled: null, password: null }), "update_account", {
+        id: 4,
+        change: { role: "viewer", disabled: null, password: null },
+      }],
+      [(b) => b.listSessions(), "list_sessions", undefined],
+      [(b) => b.revokeSession(9), "revoke_session", { id: 9 }],
     ];
     for (const [operation, command, args] of operations) {
       calls.length = 0;
@@ -149,7 +167,7 @@ describe("TauriBackend", () => {
 
   it("answers void for commands that return nothing", async () => {
     const backend = new TauriBackend(invoking(() => null), noListen);
-    await expect(backend.retry(1, { note: "", confirm_duplicate: false })).resolves.toBeUndefined();
+    await expect(backend.retry(1, { note: "", confirm_duplicate: false, override_limits: false })).resolves.toBeUndefined();
     await expect(backend.revokeKey(1)).resolves.toBeUndefined();
   });
 

@@ -22,6 +22,19 @@ type ExplanationKey = Extract<
   | "error.mismatches"
   | "error.stopping"
   | "error.internal"
+  | "error.csrfTokenMissing"
+  | "error.setupTokenInvalid"
+  | "error.methodNotAllowed"
+  | "error.requestTimeout"
+  | "error.nameTaken"
+  | "error.lastAdmin"
+  | "error.attemptsExhausted"
+  | "error.uriTooLong"
+  | "error.hostNotAllowed"
+  | "error.destinationNotAllowed"
+  | "error.rateLimited"
+  | "error.tooManyAttempts"
+  | "error.storageFull"
 >;
 
 const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>>> = {
@@ -41,6 +54,20 @@ const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>
   mismatches_not_seen: "error.mismatches",
   stopping: "error.stopping",
   internal: "error.internal",
+  // Accounts, sign-in and the server's own limits.
+  csrf_token_missing: "error.csrfTokenMissing",
+  setup_token_invalid: "error.setupTokenInvalid",
+  method_not_allowed: "error.methodNotAllowed",
+  request_timeout: "error.requestTimeout",
+  name_taken: "error.nameTaken",
+  last_admin: "error.lastAdmin",
+  attempts_exhausted: "error.attemptsExhausted",
+  uri_too_long: "error.uriTooLong",
+  host_not_allowed: "error.hostNotAllowed",
+  destination_not_allowed: "error.destinationNotAllowed",
+  rate_limited: "error.rateLimited",
+  too_many_attempts: "error.tooManyAttempts",
+  storage_full: "error.storageFull",
 };
 
 /**
@@ -66,6 +93,9 @@ export function ErrorNotice({
     <div className="notice notice-error" role="alert" data-testid={testId} data-code={error.code}>
       <h3>{title}</h3>
       <p>{t(explanation)}</p>
+      {error.retryAfterSeconds !== null && (
+        <p data-testid="error-retry-after">{t("error.retryAfter", { seconds: error.retryAfterSeconds })}</p>
+      )}
       <dl className="error-facts">
         <div>
           <dt>{t("error.code")}</dt>

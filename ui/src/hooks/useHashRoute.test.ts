@@ -11,6 +11,8 @@ describe("routes", () => {
     expect(parseRoute("#/dashboard")).toEqual({ section: "dashboard" });
     expect(parseRoute("#/audit")).toEqual({ section: "audit" });
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
+    expect(parseRoute("#/accounts")).toEqual({ section: "accounts" });
+    expect(parseRoute("#/password")).toEqual({ section: "password" });
   });
 
   it("fall back to the messages list for anything else", () => {
@@ -21,7 +23,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/about"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/accounts", "#/password", "#/about"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

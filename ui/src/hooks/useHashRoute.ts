@@ -12,11 +12,21 @@ export type Route =
   | { readonly section: "audit" }
   | { readonly section: "keys" }
   | { readonly section: "settings" }
-  | { readonly section: "about" };
+  | { readonly section: "accounts" }
+  | { readonly section: "about" }
+  /** The signed-in person's own password (from the user menu; not in the navigation). */
+  | { readonly section: "password" };
 
 export type Section = Route["section"];
 
-export const SECTIONS: readonly Section[] = ["dashboard", "messages", "exceptions", "audit", "settings", "keys", "about"];
+/** A section the navigation lists. */
+export type NavSection = Exclude<Section, "password">;
+
+/** The navigation's sections, in its order. */
+export const SECTIONS: readonly NavSection[] = ["dashboard", "messages", "exceptions", "audit", "settings", "keys", "accounts", "about"];
+
+/** Sections only an admin has. */
+export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts"]);
 
 export const HOME: Route = { section: "messages", id: null };
 
@@ -36,7 +46,9 @@ export function parseRoute(hash: string): Route {
     case "audit":
     case "keys":
     case "settings":
+    case "accounts":
     case "about":
+    case "password":
       return { section };
     default:
       return HOME;

@@ -1,12 +1,7 @@
 import { useSyncExternalStore } from "react";
-import type { ApiKeySession, SessionState } from "../backend";
+import type { Session, SessionState } from "../backend";
 
-/** The window needs no key: it is always "signed in" as the operator. */
-const OPERATOR: SessionState = { key: null, refused: null };
-const subscribeToNothing = (): (() => void) => () => {};
-const operatorState = (): SessionState => OPERATOR;
-
-/** The browser's sign-in state, re-rendering on every change; for the window, a constant. */
-export function useSession(session: ApiKeySession | null): SessionState {
-  return useSyncExternalStore(session?.subscribe ?? subscribeToNothing, session?.getState ?? operatorState);
+/** Who the UI works for, re-rendering on every change. */
+export function useSession(session: Session): SessionState {
+  return useSyncExternalStore(session.subscribe, session.getState);
 }

@@ -36,6 +36,7 @@ export function shareSubscription(inner: Backend): Backend {
 
   return {
     info: () => inner.info(),
+    me: () => inner.me(),
     submitMessage: (message, idempotencyKey) => inner.submitMessage(message, idempotencyKey),
     submitBatch: (batch, idempotencyKey) => inner.submitBatch(batch, idempotencyKey),
     previewMessages: (batch) => inner.previewMessages(batch),
@@ -57,6 +58,11 @@ export function shareSubscription(inner: Backend): Backend {
     settings: () => inner.settings(),
     updateSettings: (update) => inner.updateSettings(update),
     testConnection: (test) => inner.testConnection(test),
+    listAccounts: () => inner.listAccounts(),
+    createAccount: (account) => inner.createAccount(account),
+    updateAccount: (id, change) => inner.updateAccount(id, change),
+    listSessions: () => inner.listSessions(),
+    revokeSession: (id) => inner.revokeSession(id),
     subscribe(onChange, onResync) {
       const listener: Listener = { onChange, onResync };
       listeners.add(listener);

@@ -2,6 +2,9 @@
 
 import { act, type ReactNode } from "react";
 import { createRoot } from "react-dom/client";
+import { LOCAL_ADMIN } from "../access/access";
+import { AccessProvider } from "../access/context";
+import type { Me } from "../bindings/Me";
 import { I18nProvider } from "../i18n/context";
 import { createI18n } from "../i18n/i18n";
 
@@ -13,11 +16,21 @@ export interface Rendered {
   unmount(): Promise<void>;
 }
 
-export async function render(ui: ReactNode, languages: readonly string[] = ["en-US"]): Promise<Rendered> {
+/**
+ * Renders `ui` as the person `me` would see it (the window's admin unless a test says otherwise),
+ * in the first of `languages` the UI speaks.
+ */
+export async function render(ui: ReactNode, languages: readonly string[] = ["en-US"], me: Me = LOCAL_ADMIN): Promise<Rendered> {
   const container = document.createElement("div");
   document.body.append(container);
   const root = createRoot(container);
-  await act(async () => root.render(<I18nProvider value={createI18n(languages)}>{ui}</I18nProvider>));
+  await act(async () =>
+    root.render(
+      <I18nProvider value={createI18n(languages)}>
+        <AccessProvider me={me}>{ui}</AccessProvider>
+      </I18nProvider>,
+    ),
+  );
   return {
     container,
     async unmount() {

@@ -33,6 +33,7 @@ export class FakeBackend implements Backend {
   };
 
   info: Backend["info"] = this.#unset("info");
+  me: Backend["me"] = this.#unset("me");
   submitMessage: Backend["submitMessage"] = this.#unset("submitMessage");
   submitBatch: Backend["submitBatch"] = this.#unset("submitBatch");
   previewMessages: Backend["previewMessages"] = this.#unset("previewMessages");
@@ -54,4 +55,9 @@ export class FakeBackend implements Backend {
   settings: Backend["settings"] = this.#unset("settings");
   updateSettings: Backend["updateSettings"] = this.#unset("updateSettings");
   testConnection: Backend["testConnection"] = this.#unset("testConnection");
+  listAccounts: Backend["listAccounts"] = this.#unset("listAccounts");
+  createAccount: Backend["createAccount"] = this.#unset("createAccount");
+  updateAccount: Backend["updateAccount"] = this.#unset("updateAccount");
+  listSessions: Backend["listSessions"] = this.#unset("listSessions");
+  revokeSession: Backend["revokeSession"] = this.#unset("revokeSession");
 }

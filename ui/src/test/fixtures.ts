@@ -6,9 +6,11 @@ import type { EvidenceItem } from "../bindings/EvidenceItem";
 import type { EvidenceRole } from "../bindings/EvidenceRole";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionSummary } from "../bindings/ExceptionSummary";
+import type { Me } from "../bindings/Me";
 import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { ReceiptView } from "../bindings/ReceiptView";
+import type { Role } from "../bindings/Role";
 import type { TimelineEntry } from "../bindings/TimelineEntry";
 
 export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -254,5 +256,18 @@ export function exceptionDetail(over: Partial<ExceptionDetail> = {}): ExceptionD
     ],
     candidates: [],
     ...over,
+  };
+}
+
+/** A person signed in from a browser with `role`, as `GET /api/v1/me` describes them. */
+export function person(role: Role, actor = role === "admin" ? "Alice" : role === "operator" ? "Olga" : "Victor"): Me {
+  return {
+    actor,
+    kind: "person",
+    role,
+    scopes: role === "viewer" ? ["read:all"] : ["send", "read:all", "act", "export"],
+    admin: role === "admin",
+    only_own: false,
+    csrf_token: `csrf-${actor}`,
   };
 }

@@ -5,16 +5,20 @@ import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { NewApiKey } from "../bindings/NewApiKey";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { ApiKeys } from "./ApiKeys";
+import { ApiKeys, parsePrefixes } from "./ApiKeys";
+
+const NO_LIMITS = { per_minute: null, per_day: null, destination_prefixes: [] };
 
 const website: ApiKeyInfo = {
   id: 1,
   name: "website",
   prefix: "sdk_ab12",
   created_at_ms: 1_700_000_000_000,
-  created_by: "operator",
+  created_by: "Alice",
   revoked_at_ms: null,
   webhook_url: null,
+  scopes: ["send", "read:own"],
+  limits: NO_LIMITS,
 };
 
 let view: Rendered | undefined;
@@ -23,47 +27,48 @@ afterEach(async () => {
   view = undefined;
 });
 
-describe("API keys", () => {
-  it("over HTTP, says plainly that keys are the operator's to manage", async () => {
-    const backend = new FakeBackend();
-    backend.listKeys = () =>
-      Promise.reject(new BackendError("forbidden", "API keys are managed by the operator, not with an API key"));
-    view = await render(<ApiKeys backend={backend} />);
-    await settle();
-    const notice = byTestId(view.container, "keys-forbidden");
-    expect(notice.textContent).toContain("Only the operator manages API keys");
-    expect(notice.textContent).toContain("smsdesk api-key create --name");
-    expect(queryTestId(view.container, "keys-error"), "a refusal by design is not shown as a failure").toBeNull();
-    expect(queryTestId(view.container, "create-key-form")).toBeNull();
-  });
-
-  it("in the window, lists keys, creates one and shows it once, and revokes after a second click", async () => {
-    const keys: ApiKeyInfo[] = [website];
-    const created: NewApiKey[] = [];
-    const revoked: number[] = [];
-    const backend = new FakeBackend();
-    backend.listKeys = () => Promise.resolve([...keys]);
-    backend.createKey = (key) => {
-      created.push(key);
-      const info = { ...website, id: 2, name: key.name, prefix: "sdk_cd34" };
-      keys.push(info);
-      return Promise.resolve({ info, key: "sdk_cd34_full_secret", webhook_secret: null });
+/** The keys screen over a backend that keeps the keys it creates. */
+async function keysScreen(keys: ApiKeyInfo[] = [website]) {
+  const created: NewApiKey[] = [];
+  const backend = new FakeBackend();
+  backend.listKeys = () => Promise.resolve([...keys]);
+  backend.createKey = (key) => {
+    created.push(key);
+    const info: ApiKeyInfo = {
+      ...website,
+      id: keys.length + 1,
+      name: key.name,
+      prefix: "sdk_cd34",
+      scopes: key.scopes ?? ["send", "read:own"],
+      limits: key.limits,
     };
+    keys.push(info);
+    return Promise.resolve({ info, key: "sdk_cd34_full_secret", webhook_secret: null });
+  };
+  view = await render(<ApiKeys backend={backend} />);
+  await settle();
+  return { backend, created, root: view.container };
+}
+
+const checkbox = (root: HTMLElement, scope: string) => byTestId<HTMLInputElement>(root, `key-scope-${scope}`);
+
+describe("API keys", () => {
+  it("lists keys, creates one and shows it once, and revokes after a second click", async () => {
+    const keys: ApiKeyInfo[] = [website];
+    const revoked: number[] = [];
+    const { backend, created, root } = await keysScreen(keys);
     backend.revokeKey = (id) => {
       revoked.push(id);
       keys[0] = { ...website, revoked_at_ms: 1_700_000_100_000 };
       return Promise.resolve();
     };
-    view = await render(<ApiKeys backend={backend} />);
-    await settle();
-    const root = view.container;
     expect(root.querySelectorAll('[data-testid="key-row"]')).toHaveLength(1);
 
     const form = byTestId<HTMLFormElement>(root, "create-key-form");
     await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, " crm ");
     await submit(form);
     await settle();
-    expect(created).toEqual([{ name: "crm", webhook_url: null }]);
+    expect(created).toEqual([{ name: "crm", webhook_url: null, scopes: ["send", "read:own"], limits: NO_LIMITS }]);
     expect(byTestId(root, "created-key-value").textContent).toBe("sdk_cd34_full_secret");
     expect(root.querySelectorAll('[data-testid="key-row"]'), "the list shows the new key").toHaveLength(2);
 
@@ -74,5 +79,111 @@ describe("API keys", () => {
     await settle();
     expect(revoked).toEqual([1]);
     expect(root.querySelector('[data-testid="key-row"]')?.textContent).toContain("Revoked");
+  });
+
+  it("offers every scope as a checkbox with a one-line explanation, send and read:own checked by default", async () => {
+    const { root } = await keysScreen();
+    const choice = byTestId(root, "key-scopes-choice");
+    expect(choice.tagName).toBe("FIELDSET");
+    expect(choice.querySelector("legend")?.textContent).toBe("What the key may do");
+    const boxes = [...choice.querySelectorAll<HTMLInputElement>('input[type="checkbox"]')];
+    expect(boxes.map((b) => [b.value, b.checked])).toEqual([
+      ["send", true],
+      ["read:own", true],
+      ["read:all", false],
+      ["act", false],
+      ["export", false],
+    ]);
+    for (const box of boxes) {
+      const label = box.closest("label");
+      expect(label?.querySelector(".hint")?.textContent, `${box.value} is explained`).not.toBe("");
+    }
+    expect(checkbox(root, "read:all").closest("label")?.textContent).toContain("Read every message, the exceptions");
+  });
+
+  it("creates a key with the scopes and limits chosen, prefixes split on commas and spaces", async () => {
+    const { created, root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "backoffice");
+    await click(checkbox(root, "read:own"));
+    await click(checkbox(root, "read:all"));
+    await click(checkbox(root, "act"));
+    await type(byTestId<HTMLInputElement>(root, "key-per-minute"), "60");
+    await type(byTestId<HTMLInputElement>(root, "key-per-day"), "1000");
+    await type(byTestId<HTMLInputElement>(root, "key-prefixes"), "+33, +32 +41");
+    await submit(form);
+    await settle();
+    expect(created).toEqual([
+      {
+        name: "backoffice",
+        webhook_url: null,
+        scopes: ["send", "read:all", "act"],
+        limits: { per_minute: 60, per_day: 1000, destination_prefixes: ["+33", "+32", "+41"] },
+      },
+    ]);
+    const row = root.querySelector<HTMLElement>('[data-testid="key-row"][data-id="2"]') as HTMLElement;
+    expect(byTestId(row, "key-scopes").dataset["scopes"]).toBe("send read:all act");
+    const limits = byTestId(row, "key-limits").textContent;
+    expect(limits).toContain("60 per minute");
+    expect(limits).toContain("1,000 per day");
+    expect(limits).toContain("only to +33, +32, +41");
+    expect(checkbox(root, "read:own").checked, "the form is back to the defaults for the next key").toBe(true);
+  });
+
+  it("shows each key's scopes and limits, or that it has none", async () => {
+    const crm: ApiKeyInfo = {
+      ...website,
+      id: 2,
+      name: "crm",
+      scopes: ["read:all", "export"],
+      limits: { per_minute: null, per_day: 500, destination_prefixes: ["+33"] },
+    };
+    const { root } = await keysScreen([website, crm]);
+    const [first, second] = [...root.querySelectorAll<HTMLElement>('[data-testid="key-row"]')];
+    expect([...byTestId(first!, "key-scopes").querySelectorAll("code")].map((c) => c.textContent)).toEqual(["send", "read:own"]);
+    expect(byTestId(first!, "key-limits").textContent).toBe("None");
+    expect([...byTestId(second!, "key-scopes").querySelectorAll("code")].map((c) => c.textContent)).toEqual(["read:all", "export"]);
+    expect(byTestId(second!, "key-limits").textContent).toBe("500 per dayonly to +33");
+  });
+
+  it("refuses to send a key with no scope or a limit that is not a whole number, saying why", async () => {
+    const { created, root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "nothing");
+    await click(checkbox(root, "send"));
+    await click(checkbox(root, "read:own"));
+    const button = byTestId<HTMLButtonElement>(root, "create-key-submit");
+    expect(button.disabled).toBe(true);
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("Choose at least one thing the key may do.");
+    expect(button.getAttribute("aria-describedby")).toBe(byTestId(root, "create-key-blocked").id);
+
+    await click(checkbox(root, "send"));
+    await type(byTestId<HTMLInputElement>(root, "key-per-minute"), "0");
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("A limit is a whole number of at least 1, or empty.");
+    expect(byTestId<HTMLInputElement>(root, "key-per-minute").getAttribute("aria-invalid")).toBe("true");
+    await submit(form);
+    await settle();
+    expect(created, "nothing is sent while something is wrong").toEqual([]);
+  });
+
+  it("shows the engine's refusal of a key (a bad prefix) with its words", async () => {
+    const { backend, root } = await keysScreen();
+    backend.createKey = () =>
+      Promise.reject(new BackendError("invalid", "destination prefix `33` is not the start of an international number (`+` and 1 to 15 digits)"));
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "crm");
+    await type(byTestId<HTMLInputElement>(root, "key-prefixes"), "33");
+    await submit(form);
+    await settle();
+    expect(root.textContent).toContain("The key was not created");
+    expect(root.textContent).toContain("destination prefix `33` is not the start of an international number");
+    expect(queryTestId(root, "created-key")).toBeNull();
+  });
+});
+
+describe("parsePrefixes", () => {
+  it("splits on commas, semicolons, spaces and new lines, and drops empty parts", () => {
+    expect(parsePrefixes(" +33, +32;+41\n+44  ")).toEqual(["+33", "+32", "+41", "+44"]);
+    expect(parsePrefixes("   ")).toEqual([]);
   });
 });

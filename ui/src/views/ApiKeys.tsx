@@ -1,24 +1,25 @@
 import { useId, useState, type FormEvent } from "react";
-import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
+import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { ApiKeyInfo } from "../bindings/ApiKeyInfo";
 import type { CreatedApiKey } from "../bindings/CreatedApiKey";
+import type { KeyLimits } from "../bindings/KeyLimits";
+import type { Scope } from "../bindings/Scope";
 import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
-import { CREATE_KEY_COMMAND } from "./SignIn";
+import { DEFAULT_SCOPES, SCOPES } from "./accounts/roles";
 
 const loadKeys = (backend: Backend): Promise<ApiKeyInfo[]> => backend.listKeys();
 
 /**
- * API keys: the operator's (the desktop window) to list, create and revoke. A browser signed in
- * with a key is refused (403), and is told plainly where keys are managed instead.
+ * API keys: an admin's (in the window or a browser) to list, create and revoke. Each key says
+ * what it may do (its scopes) and how much it may hand in (its limits).
  */
 export function ApiKeys({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
   const { state, reload } = useBackendData(backend, loadKeys);
-  const forbidden = state.status === "error" && state.error.code === ERROR_CODES.forbidden;
 
   return (
     <div className="stack">
@@ -31,16 +32,7 @@ export function ApiKeys({ backend }: { backend: Backend }) {
             {t("keys.loading")}
           </p>
         )}
-        {forbidden && (
-          <div className="notice notice-info" data-testid="keys-forbidden">
-            <h3>{t("keys.forbidden.title")}</h3>
-            <p>{t("keys.forbidden.body")}</p>
-            <pre className="command">
-              <code>{CREATE_KEY_COMMAND}</code>
-            </pre>
-          </div>
-        )}
-        {state.status === "error" && !forbidden && (
+        {state.status === "error" && (
           <ErrorNotice title={t("keys.error")} error={state.error} onRetry={reload} testId="keys-error" />
         )}
         {state.status === "ready" && <KeyTable backend={backend} keys={state.data} onChanged={reload} />}
@@ -63,6 +55,8 @@ function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKey
             </th>
             <th scope="col">{t("keys.col.name")}</th>
             <th scope="col">{t("keys.col.prefix")}</th>
+            <th scope="col">{t("keys.col.scopes")}</th>
+            <th scope="col">{t("keys.col.limits")}</th>
             <th scope="col">{t("keys.col.created")}</th>
             <th scope="col">{t("keys.col.state")}</th>
             <th scope="col">{t("keys.col.actions")}</th>
@@ -75,6 +69,18 @@ function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKey
               <td>{k.name}</td>
               <td>
                 <code>{k.prefix}…</code>
+              </td>
+              <td data-testid="key-scopes" data-scopes={k.scopes.join(" ")}>
+                <ul className="chips" aria-label={t("keys.col.scopes")}>
+                  {k.scopes.map((scope) => (
+                    <li key={scope} title={t(`scope.${scope}.explained`)}>
+                      <code>{scope}</code>
+                    </li>
+                  ))}
+                </ul>
+              </td>
+              <td data-testid="key-limits">
+                <Limits limits={k.limits} />
               </td>
               <td>
                 <time dateTime={new Date(k.created_at_ms).toISOString()}>{formatDateTimeShort(k.created_at_ms)}</time>
@@ -131,64 +137,140 @@ function Revoke({ backend, apiKey, onRevoked }: { backend: Backend; apiKey: ApiK
   );
 }
 
+/** A key's limits in words, or that it has none. */
+function Limits({ limits }: { limits: KeyLimits }) {
+  const { t, formatNumber } = useI18n();
+  const parts = [
+    limits.per_minute === null ? null : t("keys.limits.perMinute", { count: formatNumber(limits.per_minute) }),
+    limits.per_day === null ? null : t("keys.limits.perDay", { count: formatNumber(limits.per_day) }),
+    limits.destination_prefixes.length === 0
+      ? null
+      : t("keys.limits.prefixes", { prefixes: limits.destination_prefixes.join(", ") }),
+  ].filter((p) => p !== null);
+  if (parts.length === 0) return <span className="muted">{t("keys.limits.none")}</span>;
+  return (
+    <ul className="plain-list">
+      {parts.map((p) => (
+        <li key={p}>{p}</li>
+      ))}
+    </ul>
+  );
+}
+
+/** A limit as typed: empty for none, else a whole number of at least 1; `undefined` when it is neither. */
+function parseLimit(text: string): number | null | undefined {
+  const v = text.trim();
+  if (v === "") return null;
+  if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1) return undefined;
+  return Number(v);
+}
+
+/** Destination prefixes as typed: separated by commas, spaces or new lines. */
+export function parsePrefixes(text: string): string[] {
+  return text
+    .split(/[\s,;]+/)
+    .map((p) => p.trim())
+    .filter((p) => p !== "");
+}
+
 function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => void }) {
   const { t } = useI18n();
-  const headingId = useId();
-  const nameId = useId();
-  const nameHintId = useId();
-  const webhookId = useId();
+  const ids = {
+    heading: useId(),
+    name: useId(),
+    nameHint: useId(),
+    webhook: useId(),
+    scopesHint: useId(),
+    perMinute: useId(),
+    perDay: useId(),
+    prefixes: useId(),
+    prefixesHint: useId(),
+    blocked: useId(),
+  };
   const [name, setName] = useState("");
   const [webhook, setWebhook] = useState("");
+  const [scopes, setScopes] = useState<ReadonlySet<Scope>>(() => new Set(DEFAULT_SCOPES));
+  const [perMinute, setPerMinute] = useState("");
+  const [perDay, setPerDay] = useState("");
+  const [prefixes, setPrefixes] = useState("");
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<BackendError | null>(null);
+  const minute = parseLimit(perMinute);
+  const day = parseLimit(perDay);
+
+  const blockedBy = ((): string | null => {
+    if (scopes.size === 0) return t("keys.create.blocked.scope");
+    if (minute === undefined || day === undefined) return t("keys.create.blocked.limit");
+    return null;
+  })();
+
+  const toggle = (scope: Scope, on: boolean): void =>
+    setScopes((cur) => {
+      const next = new Set(cur);
+      if (on) next.add(scope);
+      else next.delete(scope);
+      return next;
+    });
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
-    if (busy) return;
+    if (busy || blockedBy !== null || minute === undefined || day === undefined) return;
     setBusy(true);
     setError(null);
     setCreated(null);
     const url = webhook.trim();
-    backend.createKey({ name: name.trim(), webhook_url: url === "" ? null : url }).then(
-      (key) => {
-        setCreated(key);
-        setName("");
-        setWebhook("");
-        setBusy(false);
-        onCreated();
-      },
-      (e: unknown) => {
-        setError(asBackendError(e));
-        setBusy(false);
-      },
-    );
+    backend
+      .createKey({
+        name: name.trim(),
+        webhook_url: url === "" ? null : url,
+        // In the engine's order, as the list shows them.
+        scopes: SCOPES.filter((s) => scopes.has(s)),
+        limits: { per_minute: minute, per_day: day, destination_prefixes: parsePrefixes(prefixes) },
+      })
+      .then(
+        (key) => {
+          setCreated(key);
+          setName("");
+          setWebhook("");
+          setScopes(new Set(DEFAULT_SCOPES));
+          setPerMinute("");
+          setPerDay("");
+          setPrefixes("");
+          setBusy(false);
+          onCreated();
+        },
+        (e: unknown) => {
+          setError(asBackendError(e));
+          setBusy(false);
+        },
+      );
   };
 
   return (
-    <section className="panel" aria-labelledby={headingId}>
-      <h2 id={headingId}>{t("keys.create.title")}</h2>
+    <section className="panel" aria-labelledby={ids.heading}>
+      <h2 id={ids.heading}>{t("keys.create.title")}</h2>
       <form className="form" onSubmit={submit} aria-busy={busy} data-testid="create-key-form">
         <div className="field">
-          <label htmlFor={nameId}>{t("keys.create.name")}</label>
+          <label htmlFor={ids.name}>{t("keys.create.name")}</label>
           <input
-            id={nameId}
+            id={ids.name}
             name="name"
             required
             maxLength={100}
             autoComplete="off"
             value={name}
             onChange={(e) => setName(e.target.value)}
-            aria-describedby={nameHintId}
+            aria-describedby={ids.nameHint}
           />
-          <p className="hint" id={nameHintId}>
+          <p className="hint" id={ids.nameHint}>
             {t("keys.create.name.hint")}
           </p>
         </div>
         <div className="field">
-          <label htmlFor={webhookId}>{t("keys.create.webhook")}</label>
+          <label htmlFor={ids.webhook}>{t("keys.create.webhook")}</label>
           <input
-            id={webhookId}
+            id={ids.webhook}
             name="webhook_url"
             type="url"
             autoComplete="off"
@@ -196,13 +278,98 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
             onChange={(e) => setWebhook(e.target.value)}
           />
         </div>
-        <button type="submit" className="button" disabled={busy}>
-          {t("keys.create.submit")}
-        </button>
+        <fieldset className="choices field-wide" data-testid="key-scopes-choice" aria-describedby={ids.scopesHint}>
+          <legend>{t("keys.create.scopes")}</legend>
+          <p className="hint" id={ids.scopesHint}>
+            {t("keys.create.scopes.hint")}
+          </p>
+          {SCOPES.map((scope) => (
+            <label key={scope} className="choice">
+              <input
+                type="checkbox"
+                name="scopes"
+                value={scope}
+                checked={scopes.has(scope)}
+                onChange={(e) => toggle(scope, e.target.checked)}
+                data-testid={`key-scope-${scope}`}
+              />
+              <span>
+                <span className="choice-label">
+                  <code>{scope}</code> {t(`scope.${scope}`)}
+                </span>
+                <span className="hint">{t(`scope.${scope}.explained`)}</span>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+        <fieldset className="field-wide limits" data-testid="key-limits-choice">
+          <legend>{t("keys.create.limits")}</legend>
+          <p className="hint">{t("keys.create.limits.hint")}</p>
+          <div className="form">
+            <div className="field">
+              <label htmlFor={ids.perMinute}>{t("keys.create.perMinute")}</label>
+              <input
+                id={ids.perMinute}
+                name="per_minute"
+                inputMode="numeric"
+                autoComplete="off"
+                value={perMinute}
+                onChange={(e) => setPerMinute(e.target.value)}
+                aria-invalid={minute === undefined}
+                data-testid="key-per-minute"
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={ids.perDay}>{t("keys.create.perDay")}</label>
+              <input
+                id={ids.perDay}
+                name="per_day"
+                inputMode="numeric"
+                autoComplete="off"
+                value={perDay}
+                onChange={(e) => setPerDay(e.target.value)}
+                aria-invalid={day === undefined}
+                data-testid="key-per-day"
+              />
+            </div>
+            <div className="field field-wide">
+              <label htmlFor={ids.prefixes}>{t("keys.create.prefixes")}</label>
+              <input
+                id={ids.prefixes}
+                name="destination_prefixes"
+                autoComplete="off"
+                spellCheck={false}
+                value={prefixes}
+                onChange={(e) => setPrefixes(e.target.value)}
+                aria-describedby={ids.prefixesHint}
+                data-testid="key-prefixes"
+              />
+              <p className="hint" id={ids.prefixesHint}>
+                {t("keys.create.prefixes.hint")}
+              </p>
+            </div>
+          </div>
+        </fieldset>
+        <div className="form-actions row-actions">
+          <button
+            type="submit"
+            className="button"
+            disabled={busy || blockedBy !== null}
+            aria-describedby={blockedBy === null ? undefined : ids.blocked}
+            data-testid="create-key-submit"
+          >
+            {t("keys.create.submit")}
+          </button>
+          {blockedBy !== null && (
+            <span className="hint blocked" id={ids.blocked} data-testid="create-key-blocked">
+              {blockedBy}
+            </span>
+          )}
+        </div>
       </form>
       <div aria-live="polite">
         {created !== null && (
-          <div className="notice notice-success" data-testid="created-key">
+          <div className="notice notice-success" data-testid="created-key" data-scopes={created.info.scopes.join(" ")}>
             <h3>{t("keys.created.title", { name: created.info.name })}</h3>
             <p>{t("keys.created.body")}</p>
             <pre className="command secret">

@@ -37,6 +37,8 @@ function paging(pages: Record<string, AuditPage>) {
 
 const rows = (root: HTMLElement): HTMLElement[] => [...root.querySelectorAll<HTMLElement>('[data-testid="audit-row"]')];
 
+const cell = (row: HTMLElement | undefined, id: string): string => byTestId(row!, id).textContent ?? "";
+
 let view: Rendered | undefined;
 afterEach(async () => {
   await view?.unmount();
@@ -60,7 +62,6 @@ describe("audit log", () => {
     await settle();
     const root = view.container;
     const [closed, retried, revoked, unknown] = rows(root);
-    const cell = (row: HTMLElement | undefined, id: string): string => byTestId(row!, id).textContent ?? "";
 
     const when = byTestId<HTMLTimeElement>(closed!, "audit-when");
     expect(when.textContent, "a local date-time in the user's language").toBe(createI18n(["fr-FR"]).formatDateTime(AT));
@@ -77,6 +78,30 @@ describe("audit log", () => {
     expect(cell(revoked, "audit-who"), "an API key's name as recorded").toBe("api key crm");
     expect(cell(revoked, "audit-subject")).toBe("Clé d’API 2");
     expect(cell(unknown, "audit-what"), "an action this UI does not know shows its code").toBe("something.new");
+  });
+
+  it("names the people's actions: accounts made and changed, sessions ended, limits overridden, each by the person who did it", async () => {
+    const { backend } = paging({
+      "": {
+        items: [
+          entry(4, { actor: "Alice", action: "account.create", subject_type: "account", subject_id: 2, note: "Olga (operator)" }),
+          entry(3, { actor: "Alice", action: "account.update", subject_type: "account", subject_id: 2, note: "Olga: disabled" }),
+          entry(2, { actor: "Alice", action: "session.revoke", subject_type: "session", subject_id: 9, note: null }),
+          entry(1, { actor: "Alice", action: "message.retry_override", subject_id: 12, note: "the customer is waiting" }),
+        ],
+        next_cursor: null,
+      },
+    });
+    view = await render(<AuditLog backend={backend} />);
+    await settle();
+    const [created, changed, ended, overridden] = rows(view.container);
+    expect(cell(created!, "audit-who")).toBe("Alice");
+    expect(cell(created!, "audit-what")).toBe("Created an account");
+    expect(cell(created!, "audit-subject")).toBe("Account 2");
+    expect(cell(changed!, "audit-what")).toBe("Changed an account");
+    expect(cell(ended!, "audit-what")).toBe("Ended a browser’s session");
+    expect(cell(ended!, "audit-subject")).toBe("Session 9");
+    expect(cell(overridden!, "audit-what")).toBe("Sent a message past its kind’s limits (admin override)");
   });
 
   it("opens the message or exception an entry names", async () => {

@@ -20,12 +20,16 @@ const ACTIONS: Readonly<Record<string, Extract<MessageKey, `audit.action.${strin
   "exception.closed": "audit.action.exception.closed",
   "message.retry": "audit.action.message.retry",
   "message.retry_confirmed": "audit.action.message.retry_confirmed",
+  "message.retry_override": "audit.action.message.retry_override",
   "message.cancel": "audit.action.message.cancel",
   "message.mark_failed": "audit.action.message.mark_failed",
   "queue.recovered": "audit.action.queue.recovered",
   "api_key.create": "audit.action.api_key.create",
   "api_key.revoke": "audit.action.api_key.revoke",
   "settings.update": "audit.action.settings.update",
+  "account.create": "audit.action.account.create",
+  "account.update": "audit.action.account.update",
+  "session.revoke": "audit.action.session.revoke",
 };
 
 function actorWords(actor: string, t: Translate): string {
@@ -210,6 +214,8 @@ function Subject({
   }
   if (e.subject_type === "api_key" && id !== null) return <>{t("audit.subject.apiKey", { id: String(id) })}</>;
   if (e.subject_type === "settings") return <>{t("audit.subject.settings")}</>;
+  if (e.subject_type === "account" && id !== null) return <>{t("audit.subject.account", { id: String(id) })}</>;
+  if (e.subject_type === "session" && id !== null) return <>{t("audit.subject.session", { id: String(id) })}</>;
   if (e.subject_type === null) return <span className="muted">{t("audit.subject.none")}</span>;
   return (
     <code>

@@ -5,10 +5,11 @@ import { BackendError } from "../backend";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { Me } from "../bindings/Me";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, receipt, T0 } from "../test/fixtures";
+import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, person, receipt, T0 } from "../test/fixtures";
 import { Exceptions } from "./Exceptions";
 import { ExceptionView } from "./exceptions/ExceptionView";
 
@@ -427,3 +428,59 @@ describe("resending a message the network had", () => {
     expect(h.requests.map((r) => (r.action === "resend" ? r.confirm_duplicate : null))).toEqual([false, true]);
   });
 });
+
+describe("resending past the kind's limits", () => {
+  function refusingPastLimits() {
+    const detail = exceptionDetail({
+      exception: exceptionSummary(8, { kind: "outcome_unknown", message_id: 7 }),
+      evidence: [],
+    });
+    const h = holding(detail);
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      return request.action === "resend" && !request.override_limits
+        ? Promise.reject(new BackendError("attempts_exhausted", "an otp message is tried at most 2 times; it was tried 2"))
+        : Promise.resolve();
+    };
+    return h;
+  }
+
+  async function resend(me: Me) {
+    const h = refusingPastLimits();
+    view = await render(<ExceptionView backend={h.backend} id={8} onClose={() => {}} onOpenMessage={() => {}} />, ["en-US"], me);
+    await settle();
+    const root = view!.container;
+    await click(byTestId(root, "resolve-action-resend"));
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "the code never arrived");
+    await click(submitButton());
+    await settle();
+    return { h, root };
+  }
+
+  it("an admin is offered to send anyway, with the note, sent as override_limits", async () => {
+    const { h, root } = await resend(person("admin"));
+    const refusal = byTestId(root, "resolve-limits");
+    expect(refusal.dataset["code"]).toBe("attempts_exhausted");
+    expect(refusal.textContent).toContain("tried at most 2 times");
+    expect(submitButton().disabled, "no plain resend once the limits said no").toBe(true);
+    expect(blocked()).toBe("Sending it again was refused: see why above.");
+    await click(byTestId(root, "resolve-limits-override"));
+    expect(submitButton().textContent).toBe("Send anyway, overriding the limits");
+    await click(submitButton());
+    await settle();
+    expect(h.requests.map((r) => (r.action === "resend" ? [r.override_limits, r.note] : null))).toEqual([
+      [false, "the code never arrived"],
+      [true, "the code never arrived"],
+    ]);
+  });
+
+  it("an operator reads why and may decide otherwise (mark failed), but not override", async () => {
+    const { root } = await resend(person("operator"));
+    expect(byTestId(root, "resolve-limits").textContent).toContain("Only an admin may send it past these limits.");
+    expect(queryTestId(root, "resolve-limits-override")).toBeNull();
+    expect(submitButton().disabled).toBe(true);
+    await click(byTestId(root, "resolve-action-mark_failed"));
+    expect(submitButton().disabled, "another decision is still open to them").toBe(false);
+  });
+});
+

@@ -2,11 +2,12 @@
 import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendError } from "../backend";
+import type { Me } from "../bindings/Me";
 import type { MessageAction } from "../bindings/MessageAction";
 import type { MessageDetail as Detail } from "../bindings/MessageDetail";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { attempt, deliveredDetail, exceptionSummary, receipt, summary, T0 } from "../test/fixtures";
+import { attempt, deliveredDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
 import { MessageDetail } from "./MessageDetail";
 import { Messages } from "./Messages";
 
@@ -27,11 +28,12 @@ function serving(detail: Detail) {
   };
 }
 
-async function show(detail: Detail, languages?: string[]) {
+async function show(detail: Detail, languages?: string[], me?: Me) {
   const s = serving(detail);
   view = await render(
     <MessageDetail backend={s.backend} id={detail.message.id} onClose={() => {}} onOpenException={() => {}} />,
     languages,
+    me,
   );
   await settle();
   return s;
@@ -263,7 +265,7 @@ describe("message detail: actions", () => {
     expect(queryTestId(root, "retry-duplicate-warning")).toBeNull();
     await click(byTestId(root, "retry-submit"));
     await settle();
-    expect(calls).toEqual([{ note: "", confirm_duplicate: false }]);
+    expect(calls).toEqual([{ note: "", confirm_duplicate: false, override_limits: false }]);
 
     const warning = byTestId(root, "retry-duplicate-warning");
     expect(warning.textContent).toContain("This message may arrive twice");
@@ -276,22 +278,76 @@ describe("message detail: actions", () => {
     expect(confirm.disabled).toBe(false);
     await click(confirm);
     await settle();
-    expect(calls[1]).toEqual({ note: "Customer asked again", confirm_duplicate: true });
+    expect(calls[1]).toEqual({ note: "Customer asked again", confirm_duplicate: true, override_limits: false });
     expect(text(root, "action-done")).toBe("Put back in the queue: it will be sent again.");
     expect(s.loads(), "the detail reloads after the action").toBeGreaterThanOrEqual(2);
   });
 
   it("retry: any other refusal is shown plainly, with its code", async () => {
     const s = await show(deliveredDetail());
-    s.backend.retry = () => Promise.reject(new BackendError("validity_ended", "its validity has ended; it is never sent late"));
+    s.backend.retry = () => Promise.reject(new BackendError("not_allowed", "message 7 is queued: it cannot be retried"));
     const root = view!.container;
     await click(byTestId(root, "retry-open"));
     await click(byTestId(root, "retry-submit"));
     await settle();
     const error = byTestId(root, "retry-error");
-    expect(error.dataset["code"]).toBe("validity_ended");
-    expect(error.textContent).toContain("Its validity has ended: a message is never sent late.");
+    expect(error.dataset["code"]).toBe("not_allowed");
+    expect(error.textContent).toContain("this cannot be done in its current state");
     expect(queryTestId(root, "retry-duplicate-warning")).toBeNull();
+    expect(queryTestId(root, "retry-limits")).toBeNull();
+  });
+
+  it("retry past the kind's limits: an admin is offered to send anyway, which needs a note and sends override_limits", async () => {
+    const s = await show(deliveredDetail(), undefined, person("admin"));
+    const calls: MessageAction[] = [];
+    s.backend.retry = (_id, action) => {
+      calls.push(action);
+      return action.override_limits
+        ? Promise.resolve()
+        : Promise.reject(new BackendError("attempts_exhausted", "an otp message is tried at most 2 times; it was tried 2"));
+    };
+    const root = view!.container;
+    await click(byTestId(root, "retry-open"));
+    await click(byTestId(root, "retry-submit"));
+    await settle();
+    const refusal = byTestId(root, "retry-limits");
+    expect(refusal.dataset["code"]).toBe("attempts_exhausted");
+    expect(refusal.getAttribute("role")).toBe("alert");
+    expect(refusal.textContent).toContain("It has had all the tries its kind allows");
+    expect(refusal.textContent, "the engine's own words are shown").toContain("tried at most 2 times");
+    expect(queryTestId(root, "retry-error"), "a refusal by the limits is explained, not shown as a failure").toBeNull();
+    expect(queryTestId(root, "retry-submit"), "no plain retry once the limits said no").toBeNull();
+
+    await click(byTestId(root, "retry-limits-override"));
+    const send = byTestId<HTMLButtonElement>(root, "retry-override-submit");
+    expect(send.textContent).toBe("Send anyway, overriding the limits");
+    expect(send.disabled, "overriding the limits needs a note").toBe(true);
+    expect(byTestId<HTMLTextAreaElement>(root, "retry-note").required).toBe(true);
+    await type(byTestId<HTMLTextAreaElement>(root, "retry-note"), "The customer is on the phone waiting for the code");
+    await click(send);
+    await settle();
+    expect(calls[1]).toEqual({
+      note: "The customer is on the phone waiting for the code",
+      confirm_duplicate: false,
+      override_limits: true,
+    });
+    expect(text(root, "action-done")).toBe("Put back in the queue: it will be sent again.");
+  });
+
+  it("retry past the kind's limits: an operator reads why, and is not offered to override", async () => {
+    const s = await show(deliveredDetail(), undefined, person("operator"));
+    s.backend.retry = () => Promise.reject(new BackendError("validity_ended", "an otp message is sent within 5 minutes; this one is 12 minutes old"));
+    const root = view!.container;
+    await click(byTestId(root, "retry-open"));
+    await click(byTestId(root, "retry-submit"));
+    await settle();
+    const refusal = byTestId(root, "retry-limits");
+    expect(refusal.dataset["code"]).toBe("validity_ended");
+    expect(refusal.textContent).toContain("It is too old to send");
+    expect(refusal.textContent).toContain("12 minutes old");
+    expect(text(root, "limits-admin-only")).toBe("Only an admin may send it past these limits.");
+    expect(queryTestId(root, "retry-limits-override")).toBeNull();
+    expect(queryTestId(root, "retry-override-submit")).toBeNull();
   });
 
   it("cancel is offered only while the message is queued, and needs a note", async () => {
@@ -315,7 +371,15 @@ describe("message detail: actions", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "cancel-note"), "Sent by mistake");
     await click(submit);
     await settle();
-    expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false }]);
+    expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false, override_limits: false }]);
+  });
+
+  it("offers a viewer neither retry nor cancel", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, queue: { ...base.queue, status: "queued", accepted_at_ms: null, provider_message_ids: [] } }, undefined, person("viewer"));
+    expect(queryTestId(view!.container, "message-actions"), "a viewer changes nothing").toBeNull();
+    expect(queryTestId(view!.container, "retry-open")).toBeNull();
+    expect(queryTestId(view!.container, "cancel-open")).toBeNull();
   });
 
   it("offers nothing while the message is being sent", async () => {

@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useRef } from "react";
+import { useAccess } from "../access/context";
 import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageDetail as MessageDetailRecord } from "../bindings/MessageDetail";
@@ -50,6 +51,7 @@ export function MessageDetail({
   onOpenException: (id: number) => void;
 }) {
   const { t } = useI18n();
+  const { may } = useAccess();
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const rootRef = useRef<HTMLElement>(null);
@@ -98,7 +100,7 @@ export function MessageDetail({
           <MessageHeader detail={state.data} />
           <Statements detail={state.data} onShowReceipt={showReceipt} onOpenException={onOpenException} />
           <Flags flags={state.data.summary.flags} />
-          <MessageActions backend={backend} messageId={id} status={state.data.queue.status} onDone={reload} />
+          {may.act && <MessageActions backend={backend} messageId={id} status={state.data.queue.status} onDone={reload} />}
           <Timeline detail={state.data} onOpenException={onOpenException} />
         </>
       )}

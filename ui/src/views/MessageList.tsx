@@ -1,4 +1,5 @@
 import { useCallback, useId, useState, type KeyboardEvent } from "react";
+import { useAccess } from "../access/context";
 import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageFilter } from "../bindings/MessageFilter";
@@ -39,6 +40,7 @@ export function openOnKey(open: () => void) {
  */
 export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (id: number) => void }) {
   const { t } = useI18n();
+  const { may } = useAccess();
   const headingId = useId();
   const [query, setQuery] = useState<MessageQuery>(ANY_MESSAGE);
   const fetchPage: FetchPage<MessageSummary> = useCallback(
@@ -56,7 +58,7 @@ export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (i
       <h2 id={headingId}>{t("messages.title")}</h2>
       <p className="panel-intro">{t("messages.intro")}</p>
       <MessageFilters applied={query} onApply={setQuery} />
-      <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />
+      {may.export && <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />}
       <Searching state={state} onStop={stopSearching} />
       {state.status === "loading" && !state.searching && (
         <p className="status" role="status" data-testid="messages-loading">

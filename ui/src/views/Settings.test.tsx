@@ -287,13 +287,14 @@ describe("Settings", () => {
     expect(byTestId(root, "saved-reconnected").textContent).toContain("bound again");
   });
 
-  it("over HTTP with an API key, says plainly that settings are the operator's", async () => {
+  it("a refusal by the engine (a role changed meanwhile) is shown as what it is, with no form", async () => {
     const backend = new FakeBackend();
-    backend.settings = () => Promise.reject(new BackendError("forbidden", "settings are the operator's"));
+    backend.settings = () => Promise.reject(new BackendError("forbidden", "`settings` needs the admin role; Olga does not have it"));
     const root = await open(backend);
-    expect(byTestId(root, "settings-forbidden").textContent).toContain("Only the operator changes settings");
+    const error = byTestId(root, "settings-error");
+    expect(error.dataset["code"]).toBe("forbidden");
+    expect(error.textContent).toContain("Your role does not allow this.");
     expect(queryTestId(root, "settings-form")).toBeNull();
-    expect(queryTestId(root, "settings-error")).toBeNull();
   });
 
   it("speaks French and Russian", async () => {

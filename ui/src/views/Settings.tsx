@@ -1,5 +1,5 @@
 import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
-import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
+import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { FieldError } from "../bindings/FieldError";
 import type { SettingsSaved } from "../bindings/SettingsSaved";
 import type { SettingsView } from "../bindings/SettingsView";
@@ -49,16 +49,14 @@ const SHOWN_ELSEWHERE = new Set([
 ]);
 
 /**
- * Settings: the operator's (the desktop window) to read and change. Each field says where its
+ * Settings: an admin's (in the window or a browser) to read and change. Each field says where its
  * value comes from and when a change applies; a setting an environment variable sets is shown
- * read-only with the variable's name. Over HTTP with an API key the engine refuses (403), and the
- * screen says so plainly.
+ * read-only with the variable's name.
  */
 export function Settings({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
   const { state, reload } = useBackendData(backend, loadSettings);
-  const forbidden = state.status === "error" && state.error.code === ERROR_CODES.forbidden;
   // A save answers with the settings as they now are; they replace what was loaded.
   const [saved, setSaved] = useState<SettingsSaved | null>(null);
   const [saves, setSaves] = useState(0);
@@ -75,13 +73,7 @@ export function Settings({ backend }: { backend: Backend }) {
             {t("settings.loading")}
           </p>
         )}
-        {forbidden && (
-          <div className="notice notice-info" data-testid="settings-forbidden">
-            <h3>{t("settings.forbidden.title")}</h3>
-            <p>{t("settings.forbidden.body")}</p>
-          </div>
-        )}
-        {state.status === "error" && !forbidden && (
+        {state.status === "error" && (
           <ErrorNotice title={t("settings.error")} error={state.error} onRetry={reload} testId="settings-error" />
         )}
         <p className="settings-keys-link">

@@ -1,145 +1,192 @@
 // @vitest-environment happy-dom
 import { afterEach, describe, expect, it } from "vitest";
 import { App } from "../App";
-import { ApiKeySession, BackendError, memoryKeyStore, type Connection, type KeySignIn } from "../backend";
-import type { AppInfo } from "../bindings/AppInfo";
+import { BackendError, Session } from "../backend";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
-import { FakeBackend } from "../test/fakeBackend";
-
-const info: AppInfo = {
-  product: "smsdesk",
-  version: "0.1.0",
-  mode: "serve",
-  dataDir: "/srv",
-  databasePath: "/srv/smsdesk.db",
-  configPath: "/srv/smsdesk.toml",
-  schemaVersion: 3,
-  httpUrl: "http://127.0.0.1:8470",
-  startedAtMs: 1_700_000_000_000,
-};
-
-const RIGHT_KEY = "sdk_right";
-const refusal = () => new BackendError("unauthorized", "unknown or revoked API key");
-
-/** A browser's sign-in against an engine that accepts one key. */
-function browser(answer?: Promise<void>): Connection & { signIn: KeySignIn; backend: FakeBackend } {
-  const session = new ApiKeySession(memoryKeyStore());
-  const backend = new FakeBackend();
-  backend.listMessages = () => Promise.resolve({ items: [], next_cursor: null, scan_limited: false });
-  const signIn: KeySignIn = {
-    session,
-    async signIn(key) {
-      await answer;
-      if (key.trim() !== RIGHT_KEY) throw refusal();
-      session.signIn(key.trim());
-      return info;
-    },
-  };
-  return { backend, signIn };
-}
+import { browser, desktop } from "../test/fakePeople";
+import { person } from "../test/fixtures";
 
 let view: Rendered | undefined;
 afterEach(async () => {
   await view?.unmount();
   view = undefined;
+  window.location.hash = "";
 });
 
-async function signInWith(root: HTMLElement, key: string): Promise<void> {
-  await type(byTestId<HTMLInputElement>(root, "signin-key"), key);
-  await submit(root.querySelector("form") as HTMLFormElement);
+/** The app in a browser tab nobody signed in from yet, once it has asked who is signed in. */
+async function signedOutApp(languages?: string[]) {
+  const b = browser();
+  view = await render(<App connection={b.connection} />, languages);
+  await settle();
+  return { ...b, root: view.container };
+}
+
+async function signInWith(root: HTMLElement, name: string, password: string): Promise<void> {
+  await type(byTestId<HTMLInputElement>(root, "signin-name"), name);
+  await type(byTestId<HTMLInputElement>(root, "signin-password"), password);
+  await submit(byTestId(root, "sign-in").querySelector("form") as HTMLFormElement);
   await settle();
 }
 
 describe("signing in (browser)", () => {
-  it("without a key shows the sign-in screen: a password field, a submit button, and where keys come from", async () => {
-    view = await render(<App connection={browser()} />);
-    const root = view.container;
-    expect(root.querySelector("h2")?.textContent).toBe("Sign in with an API key");
-    const input = byTestId<HTMLInputElement>(root, "signin-key");
-    expect(input.type, "a key must not be shown on screen as it is typed").toBe("password");
-    expect(root.querySelector(`label[for="${input.id}"]`)?.textContent).toBe("API key");
+  it("asks who is signed in first, then, signed out, shows name and password fields, labelled, the password hidden", async () => {
+    const { root, people } = await signedOutApp();
+    expect(people.calls[0], "the app asks the engine who this browser is").toBe("me");
+    expect(root.querySelector("h2")?.textContent).toBe("Sign in");
+    const name = byTestId<HTMLInputElement>(root, "signin-name");
+    const password = byTestId<HTMLInputElement>(root, "signin-password");
+    expect(root.querySelector(`label[for="${name.id}"]`)?.textContent).toBe("Name");
+    expect(root.querySelector(`label[for="${password.id}"]`)?.textContent).toBe("Password");
+    expect(password.type, "a password must not show on screen as it is typed").toBe("password");
+    expect(name.autocomplete).toBe("username");
+    expect(password.autocomplete).toBe("current-password");
     expect(byTestId<HTMLButtonElement>(root, "signin-submit").type).toBe("submit");
-    expect(root.textContent).toContain("smsdesk api-key create --name");
-    expect(root.textContent).toContain("desktop app");
+    expect(root.textContent, "no API key any more: people have accounts").not.toContain("API key");
     expect(queryTestId(root, "nav-messages"), "nothing of the app before signing in").toBeNull();
-    expect(queryTestId(root, "sign-out")).toBeNull();
+    expect(queryTestId(root, "user-menu")).toBeNull();
   });
 
-  it("a wrong key shows the engine's message and stays on the sign-in screen", async () => {
-    view = await render(<App connection={browser()} />);
-    const root = view.container;
-    await signInWith(root, "sdk_wrong");
+  it("a wrong password says so plainly, empties the password and gives it the focus back", async () => {
+    const { root, people } = await signedOutApp();
+    await signInWith(root, "Olga", "not her password");
     const error = byTestId(root, "signin-error");
     expect(error.getAttribute("role")).toBe("alert");
-    expect(byTestId(error, "error-message").textContent).toBe("unknown or revoked API key");
-    expect(byTestId(error, "error-code").textContent).toBe("unauthorized");
+    expect(error.dataset["code"]).toBe("unauthorized");
+    expect(error.textContent).toContain("Wrong name or password");
+    const password = byTestId<HTMLInputElement>(root, "signin-password");
+    expect(password.value).toBe("");
+    expect(password.getAttribute("aria-invalid")).toBe("true");
+    expect(password.getAttribute("aria-describedby")).toBe(error.parentElement?.id);
+    expect(document.activeElement).toBe(password);
     expect(queryTestId(root, "nav-messages")).toBeNull();
-    const input = byTestId<HTMLInputElement>(root, "signin-key");
-    expect(input.getAttribute("aria-invalid")).toBe("true");
-    expect(document.activeElement, "the key field gets focus back, to correct the key").toBe(input);
+    expect(people.session.getState().phase).toBe("signed_out");
   });
 
-  it("the right key shows the app", async () => {
-    const connection = browser();
-    view = await render(<App connection={connection} />);
-    const root = view.container;
-    await signInWith(root, `  ${RIGHT_KEY}\n`);
+  it("too many failed sign-ins: says how long to wait, and the button waits as long", async () => {
+    const { root, people } = await signedOutApp();
+    people.refuseNext = new BackendError("too_many_attempts", "too many failed sign-ins: try again in 1 s", { retryAfterSeconds: 1 });
+    await signInWith(root, "Olga", "operator password");
+    const error = byTestId(root, "signin-error");
+    expect(error.dataset["code"]).toBe("too_many_attempts");
+    expect(error.textContent).toContain("Too many failed sign-ins");
+    expect(byTestId(root, "signin-wait").textContent).toBe("For safety, signing in is paused. Try again in 1 s.");
+    const button = byTestId<HTMLButtonElement>(root, "signin-submit");
+    expect(button.disabled).toBe(true);
+    expect(button.textContent, "the countdown is on the button, not in the announced notice").toBe("Sign in (1 s)");
+    expect(button.closest('[aria-live]'), "the button ticks outside any live region").toBeNull();
+    await settle(1_100);
+    expect(byTestId(root, "signin-wait").textContent).toBe("You may try again now.");
+    expect(button.disabled).toBe(false);
+    expect(button.textContent).toBe("Sign in");
+  });
+
+  it("the right password shows the app, and the header names who is signed in and their role", async () => {
+    const { root, people } = await signedOutApp();
+    await signInWith(root, "Olga", "operator password");
+    expect(people.calls).toContain("signIn Olga");
     expect(queryTestId(root, "sign-in")).toBeNull();
     expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
     expect(byTestId(root, "messages-empty").textContent).toBe("No messages yet.");
-    expect(connection.signIn.session.key).toBe(RIGHT_KEY);
+    expect(byTestId(root, "user-name").textContent).toBe("Olga");
+    expect(byTestId(root, "user-role").textContent).toBe("Operator");
   });
 
-  it("while the key is being checked, the button says so and cannot be pressed twice", async () => {
+  it("while signing in, the button says so and cannot be pressed twice", async () => {
+    const { root, people } = await signedOutApp();
     let answer: () => void = () => {};
-    const connection = browser(new Promise((resolve) => (answer = resolve)));
-    view = await render(<App connection={connection} />);
-    const root = view.container;
-    await signInWith(root, RIGHT_KEY);
+    people.gate = new Promise((resolve) => (answer = resolve));
+    await signInWith(root, "Olga", "operator password");
     const button = byTestId<HTMLButtonElement>(root, "signin-submit");
     expect(button.disabled).toBe(true);
-    expect(button.textContent).toBe("Checking the key…");
+    expect(button.textContent).toBe("Signing in…");
+    await submit(byTestId(root, "sign-in").querySelector("form") as HTMLFormElement);
     answer();
     await settle();
+    expect(people.calls.filter((c) => c.startsWith("signIn"))).toHaveLength(1);
     expect(queryTestId(root, "nav-messages")).not.toBeNull();
   });
 
-  it("a key refused later (revoked) takes the tab back to sign-in, saying why", async () => {
-    const connection = browser();
-    view = await render(<App connection={connection} />);
-    const root = view.container;
-    await signInWith(root, RIGHT_KEY);
-    await settle(() => connection.signIn.session.refuse(RIGHT_KEY, refusal()));
+  it("a session that ends during use (401) takes the tab back to sign-in, saying the session ended", async () => {
+    const { root, people, backend } = await signedOutApp();
+    await signInWith(root, "Olga", "operator password");
+    await settle(() => people.endSession());
     expect(queryTestId(root, "nav-messages")).toBeNull();
-    expect(byTestId(root, "signin-expired").textContent).toContain("unknown or revoked API key");
-    expect(connection.backend.subscribers, "nothing may keep listening with a refused key").toBe(0);
+    const ended = byTestId(root, "signin-ended");
+    expect(ended.dataset["why"]).toBe("ended");
+    expect(ended.textContent).toContain("Your session ended");
+    expect(ended.textContent).toContain("the session ended: sign in again");
+    expect(backend.subscribers, "nothing may keep listening once the session ended").toBe(0);
   });
 
-  it("signing out returns to the sign-in screen", async () => {
-    const connection = browser();
-    view = await render(<App connection={connection} />);
-    const root = view.container;
-    await signInWith(root, RIGHT_KEY);
+  it("signing out from the user menu returns to the sign-in screen, not saying the session ended", async () => {
+    const { root, people } = await signedOutApp();
+    await signInWith(root, "Olga", "operator password");
+    const button = byTestId<HTMLButtonElement>(root, "user-menu-button");
+    expect(button.getAttribute("aria-expanded")).toBe("false");
+    expect(byTestId(root, "user-menu-panel").hidden).toBe(true);
+    await click(button);
+    expect(button.getAttribute("aria-expanded")).toBe("true");
+    expect(byTestId(root, "user-menu-panel").hidden).toBe(false);
+    expect(byTestId(root, "user-menu-panel").textContent).toContain("Signed in as Olga, Operator.");
     await click(byTestId(root, "sign-out"));
+    await settle();
+    expect(people.calls).toContain("signOut");
     expect(queryTestId(root, "sign-in")).not.toBeNull();
-    expect(queryTestId(root, "signin-expired"), "a chosen sign-out is not a refusal").toBeNull();
-    expect(connection.signIn.session.key).toBeNull();
+    expect(queryTestId(root, "signin-ended"), "a chosen sign-out is not an ended session").toBeNull();
+  });
+
+  it("the user menu closes with Escape, giving the focus back to its button", async () => {
+    const { root } = await signedOutApp();
+    await signInWith(root, "Olga", "operator password");
+    const button = byTestId<HTMLButtonElement>(root, "user-menu-button");
+    await click(button);
+    await settle(() => document.body.dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true })));
+    expect(button.getAttribute("aria-expanded")).toBe("false");
+    expect(document.activeElement).toBe(button);
+  });
+
+  it("on an instance without any account, points to the setup link", async () => {
+    const b = browser();
+    b.people.setupOpen = true;
+    view = await render(<App connection={b.connection} />);
+    await settle();
+    expect(byTestId(view.container, "signin-setup-open").textContent).toContain("No account exists yet");
+  });
+
+  it("cannot tell who is signed in when the engine does not answer, and offers to try again", async () => {
+    const b = browser();
+    let reachable = false;
+    const session = new Session(() =>
+      reachable ? Promise.reject(new BackendError("unauthorized", "sign in")) : Promise.reject(new BackendError("unreachable", "connection refused")),
+    );
+    view = await render(<App connection={{ ...b.connection, session }} />);
+    await settle();
+    const notice = byTestId(view.container, "session-unavailable");
+    expect(notice.textContent).toContain("Could not find out who is signed in");
+    reachable = true;
+    await click(byTestId(notice, "retry"));
+    await settle();
+    expect(queryTestId(view.container, "sign-in")).not.toBeNull();
   });
 
   it("speaks the browser's language", async () => {
-    view = await render(<App connection={browser()} />, ["ru-RU"]);
-    expect(view.container.querySelector("h2")?.textContent).toBe("Вход по API-ключу");
+    const { root } = await signedOutApp(["ru-RU"]);
+    expect(root.querySelector("h2")?.textContent).toBe("Вход");
+    expect(byTestId(root, "sign-in").textContent).toContain("Пароль");
   });
 });
 
 describe("the desktop window", () => {
-  it("needs no sign-in: the app is shown at once, without a sign-out button", async () => {
-    const backend = new FakeBackend();
-    backend.listMessages = () => Promise.resolve({ items: [], next_cursor: null, scan_limited: false });
-    view = await render(<App connection={{ backend, signIn: null }} />);
+  it("needs no sign-in: the app is shown at once, naming its computer's admin, without a sign-out", async () => {
+    const local = { ...person("admin"), actor: "ann (desktop)", kind: "local" as const, csrf_token: null };
+    const { connection } = desktop(local);
+    view = await render(<App connection={connection} />);
     await settle();
     expect(queryTestId(view.container, "sign-in")).toBeNull();
     expect(queryTestId(view.container, "nav-messages")).not.toBeNull();
+    expect(byTestId(view.container, "user-name").textContent).toBe("ann (desktop)");
+    expect(byTestId(view.container, "user-role").textContent).toBe("Admin");
     expect(queryTestId(view.container, "sign-out")).toBeNull();
+    expect(queryTestId(view.container, "change-password-open")).toBeNull();
   });
 });

@@ -1,86 +1,144 @@
-import { useId, useRef, useState, type FormEvent } from "react";
-import { asBackendError, type BackendError, type KeySignIn } from "../backend";
+import { useEffect, useId, useRef, useState, type FormEvent } from "react";
+import { asBackendError, ERROR_CODES, type BackendError, type PeopleAccess, type SignedOutWhy } from "../backend";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
-
-/** Where keys come from; a command, so it is not translated. */
-export const CREATE_KEY_COMMAND = "smsdesk api-key create --name …";
+import { useCountdown } from "../hooks/useCountdown";
 
 /**
- * The browser's way in: an API key, checked with the engine before the app is shown. `refused`
- * is why the previous key stopped working, if it did (revoked while this tab was open).
+ * The browser's way in: a person's account name and password. `why` says why the previous
+ * session is over, when the person did not sign out themselves (it expired or was ended, or they
+ * changed their password). On an instance without any account yet, it points to the setup link.
  */
-export function SignIn({ signIn, refused }: { signIn: KeySignIn; refused: BackendError | null }) {
+export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWhy | null }) {
   const { t } = useI18n();
-  const headingId = useId();
-  const inputId = useId();
-  const helpId = useId();
-  const errorId = useId();
-  const inputRef = useRef<HTMLInputElement>(null);
-  const [key, setKey] = useState("");
+  const ids = { heading: useId(), name: useId(), password: useId(), error: useId() };
+  const nameRef = useRef<HTMLInputElement>(null);
+  const passwordRef = useRef<HTMLInputElement>(null);
+  const [name, setName] = useState("");
+  const [password, setPassword] = useState("");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
+  const [setupOpen, setSetupOpen] = useState(false);
+  const waitLeft = useCountdown(error?.code === ERROR_CODES.tooManyAttempts ? error.retryAfterSeconds : null, error);
+  const waiting = waitLeft !== null && waitLeft > 0;
+
+  useEffect(() => {
+    let active = true;
+    // Only a hint: if it cannot be asked, the screen is the same without it.
+    people.setupState().then(
+      (s) => active && setSetupOpen(s.open),
+      () => {},
+    );
+    return () => {
+      active = false;
+    };
+  }, [people]);
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
-    if (busy) return;
+    if (busy || waiting) return;
     setBusy(true);
     setError(null);
     // On success the session changes and the app replaces this screen: nothing more to do here.
-    signIn.signIn(key).catch((e: unknown) => {
-      setError(asBackendError(e));
+    people.signIn({ name: name.trim(), password }).catch((e: unknown) => {
+      const err = asBackendError(e);
+      setError(err);
       setBusy(false);
-      inputRef.current?.focus();
-      inputRef.current?.select();
+      if (err.code === ERROR_CODES.unauthorized) {
+        setPassword("");
+        passwordRef.current?.focus();
+      } else {
+        nameRef.current?.focus();
+      }
     });
   };
 
   return (
-    <section className="panel sign-in" aria-labelledby={headingId} data-testid="sign-in">
-      <h2 id={headingId}>{t("signIn.title")}</h2>
+    <section className="panel sign-in" aria-labelledby={ids.heading} data-testid="sign-in">
+      <h2 id={ids.heading}>{t("signIn.title")}</h2>
       <p className="panel-intro">{t("signIn.intro")}</p>
-      {refused !== null && error === null && (
-        <div className="notice notice-warning" role="status" data-testid="signin-expired">
-          <h3>{t("signIn.expired")}</h3>
-          <p data-testid="error-message">{refused.message}</p>
+      {why !== null && error === null && (
+        <div className="notice notice-warning" role="status" data-testid="signin-ended" data-why={why.kind}>
+          {why.kind === "ended" ? (
+            <>
+              <h3>{t("signIn.ended")}</h3>
+              <p>{t("signIn.ended.body")}</p>
+              <p className="muted" data-testid="error-message">
+                {why.error.message}
+              </p>
+            </>
+          ) : (
+            <h3>{t("signIn.passwordChanged")}</h3>
+          )}
+        </div>
+      )}
+      {setupOpen && (
+        <div className="notice notice-info" data-testid="signin-setup-open">
+          <h3>{t("signIn.setupOpen.title")}</h3>
+          <p>{t("signIn.setupOpen.body")}</p>
         </div>
       )}
       <form className="form sign-in-form" onSubmit={submit} aria-busy={busy}>
         <div className="field">
-          <label htmlFor={inputId}>{t("signIn.label")}</label>
+          <label htmlFor={ids.name}>{t("signIn.name")}</label>
           <input
-            ref={inputRef}
-            id={inputId}
-            name="api-key"
-            type="password"
-            autoComplete="off"
+            ref={nameRef}
+            id={ids.name}
+            name="username"
+            autoComplete="username"
             autoCapitalize="off"
             spellCheck={false}
             required
             autoFocus
-            value={key}
-            onChange={(e) => setKey(e.target.value)}
-            aria-invalid={error !== null}
-            aria-describedby={error !== null ? `${errorId} ${helpId}` : helpId}
-            data-testid="signin-key"
+            maxLength={100}
+            value={name}
+            onChange={(e) => setName(e.target.value)}
+            aria-invalid={error?.code === ERROR_CODES.unauthorized}
+            aria-describedby={error !== null ? ids.error : undefined}
+            data-testid="signin-name"
           />
         </div>
-        <button type="submit" className="button" disabled={busy} data-testid="signin-submit">
-          {busy ? t("signIn.busy") : t("signIn.submit")}
+        <div className="field">
+          <label htmlFor={ids.password}>{t("signIn.password")}</label>
+          <input
+            ref={passwordRef}
+            id={ids.password}
+            name="password"
+            type="password"
+            autoComplete="current-password"
+            required
+            value={password}
+            onChange={(e) => setPassword(e.target.value)}
+            aria-invalid={error?.code === ERROR_CODES.unauthorized}
+            aria-describedby={error !== null ? ids.error : undefined}
+            data-testid="signin-password"
+          />
+        </div>
+        {/* The countdown ticks on the button, outside the live region: read once, not every second. */}
+        <button type="submit" className="button" disabled={busy || waiting} data-testid="signin-submit">
+          {busy ? t("signIn.busy") : waiting ? t("signIn.submitIn", { seconds: waitLeft }) : t("signIn.submit")}
         </button>
       </form>
-      {error !== null && (
-        <div id={errorId}>
+      <div id={ids.error} aria-live="polite">
+        {error !== null && error.code === ERROR_CODES.unauthorized && (
+          <div className="notice notice-error" role="alert" data-testid="signin-error" data-code={error.code}>
+            <h3>{t("signIn.wrong")}</h3>
+            <p>{t("signIn.wrong.body")}</p>
+          </div>
+        )}
+        {error !== null && error.code === ERROR_CODES.tooManyAttempts && (
+          <div className="notice notice-error" role="alert" data-testid="signin-error" data-code={error.code}>
+            <h3>{t("signIn.tooMany")}</h3>
+            <p data-testid="signin-wait">
+              {waiting ? t("signIn.tooMany.wait", { seconds: error.retryAfterSeconds ?? 0 }) : t("signIn.tooMany.again")}
+            </p>
+          </div>
+        )}
+        {error !== null && error.code !== ERROR_CODES.unauthorized && error.code !== ERROR_CODES.tooManyAttempts && (
           <ErrorNotice title={t("signIn.failed")} error={error} testId="signin-error" />
-        </div>
-      )}
-      <div className="help" id={helpId}>
-        <p>{t("signIn.whereFrom")}</p>
-        <pre className="command">
-          <code>{CREATE_KEY_COMMAND}</code>
-        </pre>
-        <p className="muted">{t("signIn.storage")}</p>
+        )}
       </div>
+      <p className="muted help">{t("signIn.help")}</p>
     </section>
   );
 }

@@ -52,6 +52,7 @@ impl Throttle {
         Self::keys(name, address)
             .iter()
             .filter_map(|k| failures.get(k))
+            // `next_try_ms` is i64::MIN while tries are still free: subtracting must not overflow.
             .map(|f| f.next_try_ms().saturating_sub(now_ms))
             .max()
             .unwrap_or(0)
@@ -109,6 +110,18 @@ mod tests {
             t.failed("marie", "10.0.0.9", at + 1_000);
         }
         assert_eq!(t.wait_ms("marie", "10.0.0.9", at + 1_000), MAX_WAIT_MS);
+    }
+
+    #[test]
+    fn free_failures_leave_no_wait_at_a_real_clock_time() {
+        let t = Throttle::default();
+        let now = 1_796_171_513_408;
+        t.failed("marie", "127.0.0.1", now);
+        assert_eq!(
+            t.wait_ms("marie", "127.0.0.1", now + 1_000),
+            0,
+            "one wrong password must not lock the account or the address"
+        );
     }
 
     #[test]

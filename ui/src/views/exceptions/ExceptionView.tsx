@@ -1,4 +1,5 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
+import { useAccess } from "../../access/context";
 import type { Backend, BackendError } from "../../backend";
 import type { Candidate } from "../../bindings/Candidate";
 import type { ChangeEvent } from "../../bindings/ChangeEvent";
@@ -57,6 +58,7 @@ export function ExceptionView({
   onOpenException?: ((id: number) => void) | undefined;
 }) {
   const { t, formatDateTime, formatAge } = useI18n();
+  const { may } = useAccess();
   const headingId = useId();
   const headingRef = useRef<HTMLHeadingElement>(null);
   const resolvedRef = useRef<HTMLDivElement>(null);
@@ -157,13 +159,19 @@ export function ExceptionView({
             </Disclosure>
           )}
           {state.data.exception.status === "open" ? (
-            <ResolveForm
-              key={state.data.exception.id}
-              backend={backend}
-              detail={state.data}
-              onResolved={resolved}
-              onStale={settledElsewhere}
-            />
+            may.resolve ? (
+              <ResolveForm
+                key={state.data.exception.id}
+                backend={backend}
+                detail={state.data}
+                onResolved={resolved}
+                onStale={settledElsewhere}
+              />
+            ) : (
+              <p className="notice notice-info" data-testid="resolve-not-yours">
+                {t("resolve.notYours")}
+              </p>
+            )
           ) : (
             <Resolution exception={state.data.exception} />
           )}

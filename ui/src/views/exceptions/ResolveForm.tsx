@@ -8,7 +8,7 @@ import type { ResolveRequest } from "../../bindings/ResolveRequest";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
-import { CONFIRMATION_REQUIRED } from "../message/MessageActions";
+import { CONFIRMATION_REQUIRED, LimitsRefusal, refusedByLimits } from "../message/MessageActions";
 
 /** The engine's refusal to attach a receipt before the operator has seen how it misfits the message. */
 export const MISMATCHES_NOT_SEEN = "mismatches_not_seen";
@@ -68,11 +68,16 @@ export function ResolveForm({
   const [error, setError] = useState<BackendError | null>(null);
   // The engine said the network had the message: resending needs saying so once more.
   const [confirmingDuplicate, setConfirmingDuplicate] = useState(false);
+  // Resending was refused by the kind's limits; an admin may override them.
+  const [limits, setLimits] = useState<BackendError | null>(null);
+  const [overriding, setOverriding] = useState(false);
+  const resendRefused = action === "resend" && limits !== null && !overriding;
 
   const targetId = parseId(target);
   const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
 
   const blockedBy = ((): string | null => {
+    if (resendRefused) return t("resolve.blocked.limits");
     if (note.trim() === "") return t("resolve.blocked.note");
     if (action === "choose_state" && state === null) return t("resolve.blocked.state");
     if (action === "attach" && targetId === null) return t("resolve.blocked.target");
@@ -90,7 +95,7 @@ export function ResolveForm({
           ? null
           : { action, message_id: targetId, mismatches_seen: shownMismatch !== null && reviewed, note: n };
       case "resend":
-        return { action, note: n, confirm_duplicate: confirmingDuplicate };
+        return { action, note: n, confirm_duplicate: confirmingDuplicate, override_limits: overriding };
       case "mark_failed":
       case "dismiss":
         return { action, note: n };
@@ -124,6 +129,10 @@ export function ResolveForm({
         }
         if (err.code === CONFIRMATION_REQUIRED && r.action === "resend" && !r.confirm_duplicate) {
           setConfirmingDuplicate(true);
+          return;
+        }
+        if (refusedByLimits(err) && r.action === "resend" && !r.override_limits) {
+          setLimits(err);
           return;
         }
         if (err.code === NOT_OPEN) onStale(err);
@@ -247,6 +256,9 @@ export function ResolveForm({
             <p>{t("resolve.duplicate")}</p>
           </div>
         )}
+        {action === "resend" && limits !== null && (
+          <LimitsRefusal error={limits} overriding={overriding} onOverride={() => setOverriding(true)} testId="resolve-limits" />
+        )}
 
         <div className="field field-wide">
           <label htmlFor={ids.note}>{t("note.labelRequired")}</label>
@@ -277,7 +289,9 @@ export function ResolveForm({
               ? t("resolve.busy")
               : shownMismatch !== null
                 ? t("resolve.submit.attachAnyway")
-                : action === "resend" && confirmingDuplicate
+                : action === "resend" && overriding
+                  ? t("limits.submit")
+                  : action === "resend" && confirmingDuplicate
                   ? t("resolve.submit.resendAnyway")
                   : t(`resolve.submit.${action}`)}
           </button>

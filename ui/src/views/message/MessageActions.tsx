@@ -1,11 +1,53 @@
 import { useEffect, useId, useRef, useState, type FormEvent } from "react";
-import { asBackendError, type Backend, type BackendError } from "../../backend";
+import { useAccess } from "../../access/context";
+import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../../backend";
 import type { QueueStatus } from "../../bindings/QueueStatus";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 
 /** The engine's answer when a retry may deliver the message twice and needs saying so. */
 export const CONFIRMATION_REQUIRED = "confirmation_required";
+
+/** Whether the engine refused a send because of its kind's limits (tries, age), which an admin may override. */
+export function refusedByLimits(error: BackendError): boolean {
+  return error.code === ERROR_CODES.attemptsExhausted || error.code === ERROR_CODES.validityEnded;
+}
+
+/**
+ * The engine refused to send a message again because of its kind's limits: why, in words, and
+ * for an admin the way past them ("Send anyway"), which then needs a note. Others read why only.
+ */
+export function LimitsRefusal({
+  error,
+  overriding,
+  onOverride,
+  testId,
+}: {
+  error: BackendError;
+  overriding: boolean;
+  onOverride: () => void;
+  testId: string;
+}) {
+  const { t } = useI18n();
+  const { may } = useAccess();
+  const code = error.code === ERROR_CODES.attemptsExhausted ? "attempts_exhausted" : "validity_ended";
+  return (
+    <div className="notice notice-warning field-wide" role="alert" data-testid={testId} data-code={error.code}>
+      <h3>{t(`limits.${code}.title`)}</h3>
+      <p>{t(`limits.${code}.body`)}</p>
+      <p className="muted" data-testid="error-message">
+        {error.message}
+      </p>
+      {!may.admin && <p data-testid="limits-admin-only">{t("limits.adminOnly")}</p>}
+      {may.admin && !overriding && (
+        <button type="button" className="button button-danger" onClick={onOverride} data-testid={`${testId}-override`}>
+          {t("limits.override")}
+        </button>
+      )}
+      {may.admin && overriding && <p data-testid="limits-overriding">{t("limits.overriding")}</p>}
+    </div>
+  );
+}
 
 type Done = "retried" | "cancelled";
 
@@ -140,9 +182,13 @@ function RetryForm({
   const warningRef = useRef<HTMLDivElement>(null);
   const [note, setNote] = useState("");
   const [confirming, setConfirming] = useState(false);
+  // Refused by its kind's limits; an admin may then override them.
+  const [limits, setLimits] = useState<BackendError | null>(null);
+  const [overriding, setOverriding] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
-  const blocked = confirming && note.trim() === "";
+  const noteRequired = confirming || overriding;
+  const blocked = noteRequired && note.trim() === "";
 
   useEffect(() => {
     if (confirming) warningRef.current?.focus();
@@ -153,7 +199,7 @@ function RetryForm({
     if (busy || blocked) return;
     setBusy(true);
     setError(null);
-    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming }).then(
+    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming, override_limits: overriding }).then(
       () => {
         setBusy(false);
         onDone();
@@ -162,6 +208,7 @@ function RetryForm({
         const err = asBackendError(e);
         setBusy(false);
         if (err.code === CONFIRMATION_REQUIRED && !confirming) setConfirming(true);
+        else if (refusedByLimits(err) && !overriding) setLimits(err);
         else setError(err);
       },
     );
@@ -186,25 +233,40 @@ function RetryForm({
           <p>{t("retry.duplicate.noteNeeded")}</p>
         </div>
       )}
-      {!confirming && <p className="hint field-wide">{t("retry.explained")}</p>}
-      <NoteField
-        id={noteId}
-        value={note}
-        onChange={setNote}
-        required={confirming}
-        hint={confirming ? t("retry.note.required") : t("note.hint")}
-        testId="retry-note"
-      />
+      {!confirming && limits === null && <p className="hint field-wide">{t("retry.explained")}</p>}
+      {limits !== null && (
+        <LimitsRefusal
+          error={limits}
+          overriding={overriding}
+          onOverride={() => {
+            setOverriding(true);
+            setError(null);
+          }}
+          testId="retry-limits"
+        />
+      )}
+      {(limits === null || overriding) && (
+        <NoteField
+          id={noteId}
+          value={note}
+          onChange={setNote}
+          required={noteRequired}
+          hint={overriding ? t("limits.note") : confirming ? t("retry.note.required") : t("note.hint")}
+          testId="retry-note"
+        />
+      )}
       <div className="row-actions field-wide">
-        <button
-          type="submit"
-          className={confirming ? "button button-danger" : "button"}
-          disabled={busy || blocked}
-          aria-describedby={blocked ? blockedId : undefined}
-          data-testid={confirming ? "retry-confirm" : "retry-submit"}
-        >
-          {confirming ? t("retry.confirm") : t("retry.submit")}
-        </button>
+        {(limits === null || overriding) && (
+          <button
+            type="submit"
+            className={confirming || overriding ? "button button-danger" : "button"}
+            disabled={busy || blocked}
+            aria-describedby={blocked ? blockedId : undefined}
+            data-testid={overriding ? "retry-override-submit" : confirming ? "retry-confirm" : "retry-submit"}
+          >
+            {overriding ? t("limits.submit") : confirming ? t("retry.confirm") : t("retry.submit")}
+          </button>
+        )}
         <button type="button" className="button button-secondary" onClick={onClose} disabled={busy} data-testid="retry-close">
           {t("actions.keep")}
         </button>
@@ -247,7 +309,7 @@ function CancelForm({
     if (busy || blocked) return;
     setBusy(true);
     setError(null);
-    backend.cancel(messageId, { note: note.trim(), confirm_duplicate: false }).then(
+    backend.cancel(messageId, { note: note.trim(), confirm_duplicate: false, override_limits: false }).then(
       () => {
         setBusy(false);
         onDone();

@@ -1,0 +1,64 @@
+// @vitest-environment happy-dom
+import { afterEach, describe, expect, it } from "vitest";
+import { BackendError } from "../backend";
+import type { ErrorCode } from "../bindings/ErrorCode";
+import { dictionaries } from "../i18n/i18n";
+import { render, type Rendered } from "../test/dom";
+import { ErrorNotice } from "./ErrorNotice";
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+});
+
+/** The codes the accounts, sign-in and server-hardening work added. */
+const NEW_CODES: ErrorCode[] = [
+  "csrf_token_missing",
+  "setup_token_invalid",
+  "method_not_allowed",
+  "request_timeout",
+  "name_taken",
+  "last_admin",
+  "attempts_exhausted",
+  "uri_too_long",
+  "host_not_allowed",
+  "destination_not_allowed",
+  "rate_limited",
+  "too_many_attempts",
+  "storage_full",
+];
+
+async function explanation(code: ErrorCode, language: string, options?: { retryAfterSeconds: number }): Promise<HTMLElement> {
+  view = await render(<ErrorNotice title="t" error={new BackendError(code, "the engine's words", options)} />, [language]);
+  const notice = view.container.querySelector<HTMLElement>('[role="alert"]') as HTMLElement;
+  return notice;
+}
+
+describe("ErrorNotice explains each new code in its own words", () => {
+  for (const [language, locale] of [
+    ["en-US", "en"],
+    ["fr-FR", "fr"],
+    ["ru-RU", "ru"],
+  ] as const) {
+    it(`in ${locale}`, async () => {
+      const generic = dictionaries[locale]["error.generic"];
+      const seen = new Set<string>();
+      for (const code of NEW_CODES) {
+        const notice = await explanation(code, language);
+        const said = notice.querySelector("p")?.textContent ?? "";
+        expect(said, `${code} must not get the generic sentence`).not.toBe(generic);
+        expect(notice.textContent, "the engine's code and words are shown too").toContain(code);
+        seen.add(said);
+        await view?.unmount();
+        view = undefined;
+      }
+      expect(seen.size, "each code has a sentence of its own").toBe(NEW_CODES.length);
+    });
+  }
+
+  it("says when to try again, when the engine said so (Retry-After)", async () => {
+    const notice = await explanation("rate_limited", "en-US", { retryAfterSeconds: 42 });
+    expect(notice.querySelector('[data-testid="error-retry-after"]')?.textContent).toBe("Try again in 42 s.");
+  });
+});
