@@ -173,6 +173,8 @@ error_codes! {
     LastAdmin = "last_admin", 409;
     /// The message used up the attempts its kind allows (an admin may override, with a note).
     AttemptsExhausted = "attempts_exhausted", 409;
+    /// The message is older than its kind's maximum age (an admin may override, with a note).
+    TooOld = "too_old", 409;
     /// The instance runs headless: there is no window to show.
     NoWindow = "no_window", 409;
     /// The config file no longer loads: fix it before changing settings.

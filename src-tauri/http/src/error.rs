@@ -151,7 +151,8 @@ fn action(a: &ActionError) -> ErrorCode {
         ActionError::NotFound(_) => ErrorCode::NotFound,
         ActionError::NotAllowed(..) => ErrorCode::NotAllowed,
         ActionError::ConfirmationRequired(_) => ErrorCode::ConfirmationRequired,
-        ActionError::ValidityEnded | ActionError::TooOld { .. } => ErrorCode::ValidityEnded,
+        ActionError::ValidityEnded => ErrorCode::ValidityEnded,
+        ActionError::TooOld { .. } => ErrorCode::TooOld,
         ActionError::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
         ActionError::Store(_) => ErrorCode::Internal,
     }

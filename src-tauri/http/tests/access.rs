@@ -722,3 +722,49 @@ async fn an_admin_sees_who_is_signed_in_from_where_and_ends_a_session_at_once() 
     );
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_new_password_ends_the_persons_other_sessions_and_keeps_this_one() {
+    let t = Running::start().await;
+    t.account("Olga", "operator").await;
+    let (here, elsewhere) = (t.sign_in("Olga").await, t.sign_in("Olga").await);
+    let change = |current: &str| json!({"current": current, "new": "a brand new password"});
+    let (status, body) = t
+        .status(
+            &here,
+            Method::POST,
+            "/api/v1/me/password",
+            Some(change("not it at all")),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(
+        (body["errors"][0]["field"].as_str(), body["errors"][0]["code"].as_str()),
+        (Some("current"), Some("wrong_password"))
+    );
+    let (status, _) = t
+        .status(
+            &here,
+            Method::POST,
+            "/api/v1/me/password",
+            Some(change(&password("Olga"))),
+        )
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(
+        t.status(&here, Method::GET, "/api/v1/me", None).await.0,
+        StatusCode::OK,
+        "this session goes on"
+    );
+    assert_eq!(
+        t.status(&elsewhere, Method::GET, "/api/v1/me", None).await.0,
+        StatusCode::UNAUTHORIZED,
+        "the others end"
+    );
+    let key = Who::Key(t.operator.clone());
+    let (status, _) = t
+        .status(&key, Method::POST, "/api/v1/me/password", Some(change("x")))
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN, "only a person has a password to change");
+    t.stop().await;
+}

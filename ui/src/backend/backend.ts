@@ -71,8 +71,10 @@ export const ERROR_CODES = {
   invalid: "invalid",
   /** A retry past its kind's number of tries (HTTP 409); an admin may override. */
   attemptsExhausted: "attempts_exhausted",
-  /** A retry past its validity or its kind's age (HTTP 409); an admin may override the age. */
+  /** A retry past the message's own validity (HTTP 409): never sent, whoever asks. */
   validityEnded: "validity_ended",
+  /** A retry past its kind's maximum age (HTTP 409); an admin may override. */
+  tooOld: "too_old",
 } as const satisfies Record<string, ErrorCode>;
 
 /**

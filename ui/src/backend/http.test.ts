@@ -293,11 +293,16 @@ describe("HttpBackend against a real HTTP server", () => {
       expect(backend.session.getState()).toEqual({ phase: "signed_out", why: { kind: "password_changed" } });
     });
 
-    it("a wrong current password (401) rejects, and the session goes on", async () => {
-      respond = (_req, res) => json(res, 401, { code: "unauthorized", message: "the current password is not right" });
+    it("a wrong current password (an invalid `current` field) rejects, and the session goes on", async () => {
+      respond = (_req, res) =>
+        json(res, 422, {
+          code: "invalid",
+          message: "current: the current password is not right",
+          errors: [{ field: "current", code: "wrong_password", message: "the current password is not right" }],
+        });
       const backend = signedIn(origin);
       await expect(backend.changePassword({ current: "wrong", new: "a new password" })).rejects.toMatchObject({
-        code: "unauthorized",
+        code: "invalid",
       });
       expect(backend.session.getState().phase, "a wrong password is not an ended session").toBe("signed_in");
     });

@@ -29,6 +29,7 @@ type ExplanationKey = Extract<
   | "error.nameTaken"
   | "error.lastAdmin"
   | "error.attemptsExhausted"
+  | "error.tooOld"
   | "error.uriTooLong"
   | "error.hostNotAllowed"
   | "error.destinationNotAllowed"
@@ -62,6 +63,7 @@ const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>
   name_taken: "error.nameTaken",
   last_admin: "error.lastAdmin",
   attempts_exhausted: "error.attemptsExhausted",
+  too_old: "error.tooOld",
   uri_too_long: "error.uriTooLong",
   host_not_allowed: "error.hostNotAllowed",
   destination_not_allowed: "error.destinationNotAllowed",

@@ -79,18 +79,18 @@ export class FakePeople implements PeopleAccess {
     return me;
   }
 
-  /** As the engine does: the change ends every session of the person, this one too. */
+  /** As the engine does: the change ends the person's other sessions; this one goes on. */
   async changePassword({ current, new: next }: PasswordChange): Promise<void> {
     this.calls.push("changePassword");
     await this.gate;
     const me = this.current;
     const account = me === null ? undefined : this.accounts.get(me.actor);
     if (me === null || account === undefined || account.password !== current) {
-      throw new BackendError("unauthorized", "the current password is not right");
+      throw new BackendError("invalid", "current: the current password is not right", {
+        errors: [{ field: "current", code: "wrong_password", message: "the current password is not right" }],
+      });
     }
     account.password = next;
-    this.current = null;
-    this.session.signedOut({ kind: "password_changed" });
   }
 
   /** The engine ends the session (expired, revoked by an admin) and the next request hears 401. */

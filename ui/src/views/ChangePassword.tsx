@@ -7,8 +7,7 @@ import { PasswordFields, passwordProblem } from "./accounts/PasswordFields";
 
 /**
  * A signed-in person changes their own password, proving it is them with the current one. The
- * engine then ends their sessions, this one included: the app asks them to sign in with the new
- * password (see `PeopleAccess.changePassword`).
+ * engine then ends their other sessions; this one goes on (see `PeopleAccess.changePassword`).
  */
 export function ChangePassword({ people }: { people: PeopleAccess }) {
   const { t } = useI18n();
@@ -22,8 +21,8 @@ export function ChangePassword({ people }: { people: PeopleAccess }) {
   const [done, setDone] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
   const problem = passwordProblem(password, confirmation, me.actor);
-  // Here a 401 is the engine's answer to the current password, not an ended session.
-  const wrongCurrent = error?.code === ERROR_CODES.unauthorized;
+  // The engine names the current password as an invalid field when it is not the account's.
+  const wrongCurrent = error?.code === ERROR_CODES.invalid && error.errors.some((e) => e.field === "current");
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
@@ -33,7 +32,7 @@ export function ChangePassword({ people }: { people: PeopleAccess }) {
     setError(null);
     people.changePassword({ current, new: password }).then(
       () => {
-        // Usually the session ends with the change and the sign-in screen says so; if it goes on, say it here.
+        // This session goes on (the others ended): say it is done here.
         setBusy(false);
         setDone(true);
         setCurrent("");

@@ -336,13 +336,13 @@ describe("message detail: actions", () => {
 
   it("retry past the kind's limits: an operator reads why, and is not offered to override", async () => {
     const s = await show(deliveredDetail(), undefined, person("operator"));
-    s.backend.retry = () => Promise.reject(new BackendError("validity_ended", "an otp message is sent within 5 minutes; this one is 12 minutes old"));
+    s.backend.retry = () => Promise.reject(new BackendError("too_old", "an otp message is sent within 5 minutes; this one is 12 minutes old"));
     const root = view!.container;
     await click(byTestId(root, "retry-open"));
     await click(byTestId(root, "retry-submit"));
     await settle();
     const refusal = byTestId(root, "retry-limits");
-    expect(refusal.dataset["code"]).toBe("validity_ended");
+    expect(refusal.dataset["code"]).toBe("too_old");
     expect(refusal.textContent).toContain("It is too old to send");
     expect(refusal.textContent).toContain("12 minutes old");
     expect(text(root, "limits-admin-only")).toBe("Only an admin may send it past these limits.");

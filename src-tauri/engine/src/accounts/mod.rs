@@ -165,13 +165,15 @@ pub fn create(
 }
 
 /// Applies `change` to account `id` (`hash`: the new password's, when there is one), audited.
-/// Disabling an account or changing its password ends its sessions.
+/// Disabling an account or changing its password ends its sessions, but `keep` (the session of a
+/// person changing their own password).
 pub fn update(
     tx: &mut WriteTx<'_>,
     id: i64,
     change: &AccountChange,
     hash: Option<&str>,
     actor: &str,
+    keep: Option<i64>,
 ) -> Result<AccountInfo, AccountError> {
     let before = account::get(tx, id)?.ok_or(AccountError::NotFound(id))?;
     let stays_admin = change.role.unwrap_or(before.role) == Role::Admin
@@ -195,7 +197,7 @@ pub fn update(
         done.push("password set".into());
     }
     if hash.is_some() || change.disabled == Some(true) {
-        sessions::revoke_all(tx, id, actor)?;
+        sessions::revoke_all(tx, id, actor, keep.filter(|_| change.disabled != Some(true)))?;
     }
     if !done.is_empty() {
         audit(

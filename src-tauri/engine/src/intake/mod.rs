@@ -73,6 +73,8 @@ pub mod codes {
     pub const CONFLICT: &str = "conflict";
     /// A password too short, too long, or the account's own name.
     pub const WEAK_PASSWORD: &str = "weak_password";
+    /// The current password given is not the account's.
+    pub const WRONG_PASSWORD: &str = "wrong_password";
 }
 
 /// A message as a client hands it in.

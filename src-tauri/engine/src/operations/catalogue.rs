@@ -69,7 +69,7 @@ operations! { $
     retry: Post "/messages/{id}/retry" -> 204 () {
         tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
-        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted],
+        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld],
     }
 
     /// Takes a message that has not been sent out of the queue.
@@ -96,7 +96,7 @@ operations! { $
     resolve: Post "/exceptions/{id}/resolve" -> 204 () {
         tag: "exceptions", access: Resolve,
         args: [id: Path, request: Body ResolveRequest],
-        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted],
+        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld],
     }
 
     /// Queue depth, states and open exceptions at a glance.
@@ -208,11 +208,10 @@ operations! { $
         args: [id: Path],
     }
 
-    /// Changes the signed-in person's own password (their current one is needed); their other
-    /// sessions end.
+    /// Changes the signed-in person's own password (their current one is needed: a wrong one
+    /// is an invalid `current` field); their other sessions end, this one goes on.
     change_password: Post "/me/password" -> 204 () {
         tag: "accounts", access: Person, window: false,
         args: [change: Body PasswordChange],
-        errors: [Unauthorized],
     }
 }

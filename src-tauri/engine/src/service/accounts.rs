@@ -95,6 +95,17 @@ impl Service {
         id: i64,
         change: AccountChange,
     ) -> Result<AccountInfo, ServiceError> {
+        self.change_account(caller, id, change, None).await
+    }
+
+    /// [`Service::update_account`], keeping session `keep` alive.
+    async fn change_account(
+        &self,
+        caller: &Caller,
+        id: i64,
+        change: AccountChange,
+        keep: Option<i64>,
+    ) -> Result<AccountInfo, ServiceError> {
         let hash = match &change.password {
             Some(p) => {
                 let name = self.account(id).await?.name;
@@ -107,7 +118,7 @@ impl Service {
         Ok(self
             .store
             .writer()
-            .write(move |tx| accounts::update(tx, id, &change, hash.as_deref(), &actor))
+            .write(move |tx| accounts::update(tx, id, &change, hash.as_deref(), &actor, keep))
             .await?)
     }
 
@@ -154,10 +165,16 @@ impl Service {
         }
     }
 
-    /// A signed-in person's new password (their current one proves it is them); their sessions
-    /// end, so they sign in again with it.
+    /// A signed-in person's new password (their current one proves it is them); their other
+    /// sessions end, this one goes on.
     pub async fn change_password(&self, caller: &Caller, change: PasswordChange) -> Result<(), ServiceError> {
-        let Caller::Person { account_id, name, .. } = caller else {
+        let Caller::Person {
+            account_id,
+            name,
+            session_id,
+            ..
+        } = caller
+        else {
             return Err(ServiceError::Forbidden(
                 "only a signed-in person has a password to change".into(),
             ));
@@ -165,14 +182,20 @@ impl Service {
         let who = name.clone();
         let stored = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
         if !verify(change.current, stored.map(|c| c.password_hash)).await {
-            return Err(ServiceError::SignInFailed("the current password is not right".into()));
+            return Err(ServiceError::Invalid(vec![crate::intake::FieldError {
+                field: "current".into(),
+                code: crate::intake::codes::WRONG_PASSWORD.into(),
+                message: "the current password is not right".into(),
+            }]));
         }
         accounts::check_password("new", &change.new, name).map_err(|e| ServiceError::Invalid(vec![e]))?;
         let change = AccountChange {
             password: Some(change.new),
             ..AccountChange::default()
         };
-        self.update_account(caller, *account_id, change).await.map(|_| ())
+        self.change_account(caller, *account_id, change, Some(*session_id))
+            .await
+            .map(|_| ())
     }
 
     /// Signs a person in: a new session, or why not. Failures are slowed down per account and

@@ -88,15 +88,16 @@ pub fn revoke(tx: &mut WriteTx<'_>, id: i64, by: &str) -> Result<bool, StoreErro
         == 1)
 }
 
-/// Revokes every live session of account `account_id`; returns how many.
-pub fn revoke_all(tx: &mut WriteTx<'_>, account_id: i64, by: &str) -> Result<usize, StoreError> {
+/// Revokes every live session of account `account_id` but `except`; returns how many.
+pub fn revoke_all(tx: &mut WriteTx<'_>, account_id: i64, by: &str, except: Option<i64>) -> Result<usize, StoreError> {
     let now = tx.now_ms();
     Ok(tx
         .conn()
         .prepare_cached(
-            "UPDATE session SET revoked_at = ?2, revoked_by = ?3 WHERE account_id = ?1 AND revoked_at IS NULL",
+            "UPDATE session SET revoked_at = ?2, revoked_by = ?3
+             WHERE account_id = ?1 AND revoked_at IS NULL AND id IS NOT ?4",
         )?
-        .execute(params![account_id, now, by])?)
+        .execute(params![account_id, now, by, except])?)
 }
 
 /// Sessions not revoked whose absolute end is after `now_ms`, newest first (those idle too long

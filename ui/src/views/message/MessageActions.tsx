@@ -10,7 +10,7 @@ export const CONFIRMATION_REQUIRED = "confirmation_required";
 
 /** Whether the engine refused a send because of its kind's limits (tries, age), which an admin may override. */
 export function refusedByLimits(error: BackendError): boolean {
-  return error.code === ERROR_CODES.attemptsExhausted || error.code === ERROR_CODES.validityEnded;
+  return error.code === ERROR_CODES.attemptsExhausted || error.code === ERROR_CODES.tooOld;
 }
 
 /**
@@ -30,7 +30,7 @@ export function LimitsRefusal({
 }) {
   const { t } = useI18n();
   const { may } = useAccess();
-  const code = error.code === ERROR_CODES.attemptsExhausted ? "attempts_exhausted" : "validity_ended";
+  const code = error.code === ERROR_CODES.attemptsExhausted ? "attempts_exhausted" : "too_old";
   return (
     <div className="notice notice-warning field-wide" role="alert" data-testid={testId} data-code={error.code}>
       <h3>{t(`limits.${code}.title`)}</h3>
