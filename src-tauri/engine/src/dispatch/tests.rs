@@ -699,3 +699,51 @@ fn a_claimed_message_whose_validity_ends_before_the_write_expires_without_going_
     assert_eq!(next, Next::Failed(GiveUp::ValidityEnded));
     assert_eq!(q.status(otp).0, QueueStatus::Expired);
 }
+
+#[test]
+fn a_manual_retry_past_the_kinds_tries_or_age_is_refused_unless_overridden() {
+    let q = q();
+    let failed = q.add(msg(MessageKind::Transactional));
+    let c = q.claim(now(), 10);
+    q.send(&c[0], answered(0x0B), now());
+    let with = |tweak: fn(&mut RetryPolicy)| {
+        let mut policies = queue::RetryLimits::DEFAULT_POLICIES;
+        tweak(&mut policies[1]);
+        queue::RetryLimits::Obey(policies)
+    };
+    let retry = |limits| {
+        q.store
+            .writer()
+            .write_blocking(move |tx| queue::retry(tx, failed, false, limits, "ann", "customer asked"))
+    };
+    let tried_once = retry(with(|p| p.max_attempts = 1));
+    assert!(
+        matches!(
+            tried_once,
+            Err(queue::ActionError::AttemptsExhausted { tries: 1, max: 1, .. })
+        ),
+        "one try of one allowed: {tried_once:?}"
+    );
+    let old = retry(with(|p| p.max_age_ms = 0));
+    assert!(matches!(old, Err(queue::ActionError::TooOld { .. })), "{old:?}");
+    assert_eq!(
+        q.status(failed).0,
+        QueueStatus::Failed,
+        "a refused retry changes nothing"
+    );
+    retry(queue::RetryLimits::Override).expect("an override goes past the kind's limits");
+    assert_eq!(q.status(failed).0, QueueStatus::Queued);
+    let overrides: i64 = q
+        .store
+        .reader()
+        .read_blocking(move |c| {
+            c.query_row(
+                "SELECT count(*) FROM audit WHERE action = 'message.retry_override' AND subject_id = ?1",
+                [failed],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)
+        })
+        .unwrap();
+    assert_eq!(overrides, 1, "the override is audited as one");
+}
