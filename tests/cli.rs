@@ -22,10 +22,14 @@ fn without_an_instance_the_cli_writes_the_database_and_serve_then_sends_what_it_
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
 
-    let (code, out, err) = run(&data, &["api-key", "create", "--name", "website"]);
+    let (code, out, err) = run(
+        &data,
+        &["api-key", "create", "--name", "backoffice", "--scope", "read:all"],
+    );
     assert_eq!(code, 0, "{err}");
     let key = created_key(&out);
     assert!(out.contains("cannot be shown again"), "{out}");
+    assert!(out.contains("(scopes: read:all)"), "the scopes are said: {out}");
 
     let (code, out, err) = run(
         &data,
@@ -159,6 +163,10 @@ fn with_an_instance_running_the_cli_goes_through_its_api() {
     let (code, out, _) = run(&data, &["api-key", "list"]);
     assert_eq!(code, 0);
     assert!(out.contains("crm") && out.contains("active"), "{out}");
+    assert!(
+        out.contains("send read:own"),
+        "a key made without scopes gets send and read:own: {out}"
+    );
     assert!(!out.contains(&key), "a list never shows a key");
     let id_of_key = out.split_whitespace().next().unwrap().to_owned();
     let (code, _, err) = run(&data, &["api-key", "revoke", &id_of_key]);
