@@ -48,11 +48,22 @@ impl<T: DeserializeOwned, S: Send + Sync> FromRequest<S> for JsonBody<T> {
     }
 }
 
-/// Reads a JSON document into `T`: bad JSON is 400, a document of the wrong shape is 422 with
-/// the path of the offending field.
+/// Reads a JSON object into `T`: bad JSON is 400, anything but an object or an object of the
+/// wrong shape is 422 with the path of the offending field.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
     let value: serde_json::Value = serde_json::from_slice(bytes)
         .map_err(|e| Failure::new(ErrorCode::BadJson, format!("the body is not valid JSON: {e}")))?;
+    // Every body this API takes is an object; serde would also read a struct from an array of
+    // its fields in order, which no client means.
+    if !value.is_object() {
+        let mut f = Failure::new(ErrorCode::Invalid, "body: the body must be a JSON object");
+        f.body.errors = vec![FieldError {
+            field: "body".into(),
+            code: "invalid_type".into(),
+            message: "the body must be a JSON object".into(),
+        }];
+        return Err(f);
+    }
     serde_path_to_error::deserialize(value).map_err(|e| {
         let path = e.path().to_string();
         let inner = e.into_inner().to_string();

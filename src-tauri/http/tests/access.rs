@@ -768,3 +768,28 @@ async fn a_new_password_ends_the_persons_other_sessions_and_keeps_this_one() {
     assert_eq!(status, StatusCode::FORBIDDEN, "only a person has a password to change");
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_body_that_is_not_a_json_object_is_refused_and_changes_nothing() {
+    let t = Running::start().await;
+    t.account("Olga", "operator").await;
+    let admin = Who::Key(t.operator.clone());
+    // serde would read a struct from an array of its fields: `[null, null]` is no change at all,
+    // `["Olga", "viewer"]` would not even name its fields.
+    for (path, method, body) in [
+        ("/api/v1/accounts/1", Method::PATCH, json!([null, "viewer"])),
+        ("/api/v1/messages", Method::POST, json!(["+33612345678", "hello"])),
+        ("/api/v1/accounts", Method::POST, json!("Olga")),
+    ] {
+        let (status, answer) = t.status(&admin, method, path, Some(body)).await;
+        assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}: {answer}");
+        assert_eq!(answer["errors"][0]["field"], "body", "{answer}");
+    }
+    assert_eq!(t.count_where("message", "1"), 0);
+    assert_eq!(
+        t.count_where("account", "role = 'operator'"),
+        1,
+        "Olga is still an operator"
+    );
+    t.stop().await;
+}
