@@ -143,8 +143,8 @@ def parse_args() -> argparse.Namespace:
                    help="test cases per operation and phase (default 200, or SMSDESK_FUZZ_MAX_EXAMPLES)")
     p.add_argument("--seed", type=int, help="repeat an earlier run (its seed is printed)")
     # One worker: on Debian 12's Python 3.11, Hypothesis describing its strategies from two threads
-    # at once trips CPython's AST recursion-depth check ("AST constructor recursion depth mismatch",
-    # python/cpython#106905), a Runtime Error of the fuzzer, not of the server.
+    # at once trips CPython's AST recursion-depth check ("AST constructor recursion depth
+    # mismatch"): a Runtime Error of the fuzzer, not of the server.
     p.add_argument("--workers", type=int, default=1, help="concurrent Schemathesis workers (default 1)")
     p.add_argument("--keep", action="store_true", help="keep the work directory even when everything passed")
     p.add_argument("--baseline-update", action="store_true",
