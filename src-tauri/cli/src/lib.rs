@@ -251,6 +251,7 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
         }
     };
     runtime.block_on(async move {
+        let stop = stop_signals();
         let options = EngineOptions {
             mode: RunMode::Serve,
             http_port: args.http_port,
@@ -281,30 +282,41 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
                 "  No account exists yet. Create the first admin within 30 minutes at\n    {url}/setup#{token}\n  (or run `smsdesk user add NAME --role admin` on this computer)."
             );
         }
-        let signal = wait_for_stop_signal().await;
+        let signal = stop.await;
         tracing::info!(signal, "stopping");
         engine.shutdown().await;
         ExitCode::SUCCESS
     })
 }
 
-/// Waits for SIGINT or SIGTERM (Ctrl+C on other platforms) and names it.
-pub async fn wait_for_stop_signal() -> &'static str {
+/// Catches SIGINT and SIGTERM (Ctrl+C on other platforms) from now on; the future resolves with
+/// the signal's name once one comes. Take it before the process says where it listens, so that a
+/// signal sent as soon as it is ready is caught rather than killing it.
+pub fn stop_signals() -> impl std::future::Future<Output = &'static str> {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{signal, SignalKind};
         let mut term = signal(SignalKind::terminate()).expect("SIGTERM handler");
         let mut int = signal(SignalKind::interrupt()).expect("SIGINT handler");
-        tokio::select! {
-            _ = term.recv() => "SIGTERM",
-            _ = int.recv() => "SIGINT",
+        async move {
+            tokio::select! {
+                _ = term.recv() => "SIGTERM",
+                _ = int.recv() => "SIGINT",
+            }
         }
     }
     #[cfg(not(unix))]
     {
-        let _ = tokio::signal::ctrl_c().await;
-        "Ctrl+C"
+        async {
+            let _ = tokio::signal::ctrl_c().await;
+            "Ctrl+C"
+        }
     }
+}
+
+/// Waits for SIGINT or SIGTERM (Ctrl+C on other platforms) and names it.
+pub async fn wait_for_stop_signal() -> &'static str {
+    stop_signals().await
 }
 
 #[cfg(test)]
