@@ -10,6 +10,7 @@ pub mod command_status;
 pub mod config;
 pub mod domain;
 pub mod message;
+pub mod optout;
 pub mod parts;
 pub mod receipts;
 pub mod redact;

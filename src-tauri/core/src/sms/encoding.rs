@@ -88,6 +88,18 @@ fn gsm_septets(c: char) -> Option<([u8; 2], usize)> {
     EXTENSION.iter().find(|(e, _)| *e == c).map(|(_, s)| ([ESCAPE, *s], 2))
 }
 
+/// The character a received septet stands for: from the basic table, or from the extension table
+/// when `escaped` (it followed the escape septet). `None` where the table has no character: the
+/// escape septet itself in the basic table, most septets in the extension table. The same tables
+/// as [`split`] sends with, so what goes out reads back the same.
+pub(crate) fn gsm_char(septet: u8, escaped: bool) -> Option<char> {
+    if escaped {
+        EXTENSION.iter().find(|(_, s)| *s == septet).map(|(c, _)| *c)
+    } else {
+        BASIC.get(usize::from(septet)).copied().filter(|_| septet != ESCAPE)
+    }
+}
+
 /// How a text will be sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct Plan {
