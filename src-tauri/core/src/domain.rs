@@ -116,6 +116,9 @@ text_enum! {
         Cancelled = "cancelled",
         /// Its validity ended before it could be sent; never sent late.
         Expired = "expired",
+        /// Held for a person before it was sent: its number opted out after it was queued. An
+        /// open exception says why; nothing sends it until someone decides.
+        Held = "held",
     }
 }
 
@@ -188,6 +191,8 @@ text_enum! {
         PartlySent = "partly_sent",
         /// A receipt for a known message whose status word nothing can read.
         StatusUnreadable = "status_unreadable",
+        /// A queued message whose number opted out before it was sent: held, not sent.
+        OptedOut = "opted_out",
     }
 }
 

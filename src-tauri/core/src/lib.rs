@@ -9,6 +9,7 @@ pub mod api_key;
 pub mod command_status;
 pub mod config;
 pub mod domain;
+pub mod inbox;
 pub mod message;
 pub mod optout;
 pub mod parts;

@@ -83,7 +83,7 @@ pub struct Match {
 }
 
 /// One configured word.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
     intent: Intent,
     language: String,
@@ -93,7 +93,7 @@ struct Entry {
 }
 
 /// The stop and start words of each language, folded once, to classify replies by.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Keywords {
     /// Folded word → the configured words that fold to it: stop words first, then in the order
     /// configured.

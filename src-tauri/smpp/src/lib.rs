@@ -20,6 +20,8 @@ pub struct SmppReceived {
     pub esm_class: Option<u8>,
     pub data_coding: Option<u8>,
     pub source_addr: Option<String>,
+    /// The source address's type of number (1 international, 2 national, 5 alphanumeric...).
+    pub source_addr_ton: Option<u8>,
     pub destination_addr: Option<String>,
     pub short_message: Vec<u8>,
     pub tlvs: Vec<Tlv>,

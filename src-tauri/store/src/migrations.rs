@@ -69,6 +69,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "accounts",
         sql: include_str!("migrations/0010_accounts.sql"),
     },
+    Migration {
+        version: 11,
+        name: "inbox",
+        sql: include_str!("migrations/0011_inbox.sql"),
+    },
 ];
 
 /// The schema version this build creates.

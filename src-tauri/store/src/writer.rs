@@ -38,6 +38,10 @@ pub enum Entity {
     Projection,
     Exception,
     Audit,
+    /// A message from a handset, whole (an inbox message).
+    Inbox,
+    /// A number's entry on the opt-out list.
+    OptOut,
 }
 
 /// A committed change, for live views. Emitted only after the transaction that made it committed.

@@ -16,8 +16,8 @@ pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use hosts::HostNames;
 pub use settings::*;
 pub use value::{
-    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
-    TlvIdBase, UtcOffset,
+    AtLeastOne, IdBase, Kinds, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion,
+    StatusCodes, TlvIdBase, UtcOffset, Words,
 };
 
 /// The config file's name inside the data directory.

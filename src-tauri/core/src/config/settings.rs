@@ -6,10 +6,12 @@ use std::net::{IpAddr, Ipv4Addr};
 use super::callbacks::CallbackProviders;
 use super::hosts::HostNames;
 use super::value::{
-    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
-    TlvIdBase, UtcOffset,
+    AtLeastOne, IdBase, Kinds, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion,
+    StatusCodes, TlvIdBase, UtcOffset, Words,
 };
 use super::{KeySpec, SectionSpec};
+use crate::domain::MessageKind;
+use crate::optout;
 
 macro_rules! settings {
     ( $(
@@ -162,6 +164,33 @@ settings! {
         max_attempts: AtLeastOne = AtLeastOne(12),
         /// Seconds to wait for the receiving server's answer.
         timeout_seconds: AtLeastOne = AtLeastOne(10),
+    }
+
+    /// Replies from handsets (mobile-originated messages) and opt-outs. A reply whose whole text is
+    /// one of the stop words puts its number on the opt-out list; one of the start words takes it
+    /// off again. Words match without regard to case, accents and the punctuation around them
+    /// ("Arrêt !" matches ARRET); a word inside a longer reply does not.
+    inbox: InboxSettings {
+        /// Stop words in English.
+        stop_words_en: Words = Words::of(optout::DEFAULT_STOP_EN),
+        /// Stop words in French.
+        stop_words_fr: Words = Words::of(optout::DEFAULT_STOP_FR),
+        /// Stop words in Russian.
+        stop_words_ru: Words = Words::of(optout::DEFAULT_STOP_RU),
+        /// Start words (opting back in) in English.
+        start_words_en: Words = Words::of(optout::DEFAULT_START_EN),
+        /// Start words in French.
+        start_words_fr: Words = Words::of(optout::DEFAULT_START_FR),
+        /// Start words in Russian.
+        start_words_ru: Words = Words::of(optout::DEFAULT_START_RU),
+        /// The kinds of message an opt-out stops: "bulk", "transactional" and "otp". One-time
+        /// codes are not stopped by default: the person asked for each one.
+        opt_out_kinds: Kinds = Kinds(vec![MessageKind::Transactional, MessageKind::Bulk]),
+        /// Seconds to wait for the missing parts of a long reply before it is shown with the
+        /// parts that came.
+        reassembly_timeout_seconds: AtLeastOne = AtLeastOne(600),
+        /// Show a desktop notification when a reply arrives (in the desktop window).
+        notify: bool = true,
     }
 
     /// Logging: to the terminal (standard error) and to daily files in the data directory's logs

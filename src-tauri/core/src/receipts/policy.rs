@@ -30,6 +30,8 @@ pub struct ReceiptPolicy {
     pub timezone_minutes: i32,
     /// How long a receipt that matches no message waits, at most, before it opens an exception.
     pub uncorrelated_grace_ms: i64,
+    /// What is done with messages from handsets that arrive among the reports.
+    pub inbox: std::sync::Arc<crate::inbox::InboxRules>,
 }
 
 impl Default for ReceiptPolicy {
@@ -58,6 +60,17 @@ impl From<&ReceiptSettings> for ReceiptPolicy {
             ],
             timezone_minutes: s.timezone.minutes,
             uncorrelated_grace_ms: i64::from(s.uncorrelated_grace_seconds) * 1_000,
+            inbox: std::sync::Arc::default(),
+        }
+    }
+}
+
+impl ReceiptPolicy {
+    /// The receipt rules of the configuration, with its rules for messages from handsets.
+    pub fn for_config(c: &crate::config::Config) -> ReceiptPolicy {
+        ReceiptPolicy {
+            inbox: std::sync::Arc::new(crate::inbox::InboxRules::from_config(c)),
+            ..ReceiptPolicy::from(&c.receipts)
         }
     }
 }

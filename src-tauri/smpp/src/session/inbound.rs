@@ -180,6 +180,7 @@ fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Comma
             r.esm_class = Some(d.esm_class.into());
             r.data_coding = Some(d.data_coding.into());
             r.source_addr = Some(d.source_addr.to_string());
+            r.source_addr_ton = Some(d.source_addr_ton.into());
             r.destination_addr = Some(d.destination_addr.to_string());
             r.short_message = d.short_message().as_ref().to_vec();
             r.tlvs = d.tlvs().iter().map(raw_tlv).collect();
@@ -189,6 +190,7 @@ fn received(connection: &str, session_id: &str, arrival_no: u64, command: &Comma
             r.esm_class = Some(d.esm_class.into());
             r.data_coding = Some(d.data_coding.into());
             r.source_addr = Some(d.source_addr.to_string());
+            r.source_addr_ton = Some(d.source_addr_ton.into());
             r.destination_addr = Some(d.destination_addr.to_string());
             r.tlvs = d.tlvs().iter().map(raw_tlv).collect();
         }

@@ -1,27 +1,44 @@
-//! The `inbound_message` table: messages from handsets (mobile-originated), kept with the receipt
-//! row they arrived as.
+//! The `inbound_message` table: each PDU from a handset (mobile-originated), kept with the receipt
+//! row it arrived as, its decoded text and its place in a long message. A PDU belongs to an inbox
+//! message ([`super::inbox`]) once its message is whole, or once the wait for its other parts ran
+//! out.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 
 use crate::writer::WriteTx;
+use crate::Reads;
 use crate::StoreError;
 
-/// A message from a handset, as it arrived.
+/// The place of one part in a long message: its reference, the number of parts, its number (from 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Place {
+    pub reference: u16,
+    pub total: u8,
+    pub seq: u8,
+}
+
+/// A PDU from a handset, as it arrived and as it reads.
 pub struct NewInbound<'a> {
     pub receipt_id: i64,
     pub connection: &'a str,
     pub source_addr: Option<&'a str>,
     pub destination_addr: Option<&'a str>,
+    /// The octets as the receipt log's text shows them (latin-1).
     pub body: Option<&'a str>,
+    /// The text, decoded by its data coding.
+    pub text: &'a str,
+    pub alphabet: &'a str,
+    pub place: Option<Place>,
     pub received_at: i64,
 }
 
-/// Stores a message from a handset; returns its id.
+/// Stores a PDU from a handset; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewInbound<'_>) -> Result<i64, StoreError> {
     tx.conn()
         .prepare_cached(
-            "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at,
+                 text, alphabet, concat_ref, concat_total, concat_seq)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
         )?
         .execute(params![
             m.receipt_id,
@@ -29,7 +46,165 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewInbound<'_>) -> Result<i64, StoreErro
             m.source_addr,
             m.destination_addr,
             m.body,
-            m.received_at
+            m.received_at,
+            m.text,
+            m.alphabet,
+            m.place.map(|p| p.reference),
+            m.place.map(|p| p.total),
+            m.place.map(|p| p.seq),
         ])?;
     Ok(tx.conn().last_insert_rowid())
+}
+
+/// One stored part of a long message.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredPart {
+    pub id: i64,
+    pub seq: u8,
+    pub text: String,
+    pub alphabet: String,
+    pub received_at: i64,
+}
+
+/// The parts of one long message from `source_addr` on `connection` (reference and number of
+/// parts) that belong to no inbox message yet, by part number then arrival.
+pub fn waiting_parts(
+    conn: &impl Reads,
+    connection: &str,
+    source_addr: Option<&str>,
+    place: Place,
+) -> Result<Vec<StoredPart>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT id, concat_seq, coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
+             FROM inbound_message
+             WHERE inbox_message_id IS NULL AND connection = ?1 AND source_addr IS ?2 AND concat_ref = ?3
+               AND concat_total = ?4
+             ORDER BY concat_seq, id",
+        )?
+        .query_map(params![connection, source_addr, place.reference, place.total], part_row)?
+        .collect::<Result<_, _>>()?)
+}
+
+/// The parts that belong to inbox message `inbox_id`, by part number then arrival.
+pub fn parts_of(conn: &impl Reads, inbox_id: i64) -> Result<Vec<StoredPart>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT id, coalesce(concat_seq, 1), coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
+             FROM inbound_message WHERE inbox_message_id = ?1 ORDER BY concat_seq, id",
+        )?
+        .query_map([inbox_id], part_row)?
+        .collect::<Result<_, _>>()?)
+}
+
+fn part_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPart> {
+    Ok(StoredPart {
+        id: r.get(0)?,
+        seq: r.get(1)?,
+        text: r.get(2)?,
+        alphabet: r.get(3)?,
+        received_at: r.get(4)?,
+    })
+}
+
+/// Makes the PDUs part of inbox message `inbox_id`.
+pub fn attach(tx: &mut WriteTx<'_>, ids: &[i64], inbox_id: i64) -> Result<(), StoreError> {
+    let mut stmt = tx
+        .conn()
+        .prepare_cached("UPDATE inbound_message SET inbox_message_id = ?2 WHERE id = ?1")?;
+    for id in ids {
+        stmt.execute(params![id, inbox_id])?;
+    }
+    Ok(())
+}
+
+/// A long message some of whose parts have waited since before `before`: its connection, sender
+/// and place (any of its parts' numbers).
+pub fn overdue(conn: &impl Reads, before: i64) -> Result<Vec<(String, Option<String>, Place)>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT connection, source_addr, concat_ref, concat_total, min(received_at) AS first
+             FROM inbound_message WHERE inbox_message_id IS NULL AND concat_ref IS NOT NULL
+             GROUP BY connection, source_addr, concat_ref, concat_total
+             HAVING first < ?1 ORDER BY first LIMIT 100",
+        )?
+        .query_map([before], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                Place {
+                    reference: r.get(2)?,
+                    total: r.get(3)?,
+                    seq: 1,
+                },
+            ))
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+/// A PDU stored before inbox messages existed (schema 11), or one whose inbox message is still
+/// to be made: the oldest after `after`.
+pub fn next_unfiled(conn: &impl Reads, after: i64) -> Result<Option<(i64, i64)>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT id, receipt_id FROM inbound_message
+             WHERE id > ?1 AND inbox_message_id IS NULL AND concat_ref IS NULL ORDER BY id LIMIT 1",
+        )?
+        .query_row([after], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?)
+}
+
+/// What the receipt log holds of a PDU from a handset: what reading it needs.
+#[derive(Debug, Clone, Default)]
+pub struct Arrived {
+    pub connection: String,
+    pub source_addr: Option<String>,
+    pub source_ton: Option<u8>,
+    pub destination_addr: Option<String>,
+    pub raw: Vec<u8>,
+    pub raw_text: Option<String>,
+    pub esm_class: Option<u8>,
+    pub data_coding: Option<u8>,
+    /// The TLVs as `[{"tag": "0x0424", "hex": "..."}]`.
+    pub tlvs_json: Option<String>,
+    pub received_at: i64,
+}
+
+/// The receipt row `receipt_id`, as [`Arrived`].
+pub fn arrived(conn: &impl Reads, receipt_id: i64) -> Result<Option<Arrived>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT connection, source_addr, source_ton, destination_addr, raw, raw_text, esm_class, data_coding,
+                 tlvs_json, received_at
+             FROM receipt WHERE id = ?1",
+        )?
+        .query_row([receipt_id], |r| {
+            Ok(Arrived {
+                connection: r.get(0)?,
+                source_addr: r.get(1)?,
+                source_ton: r.get(2)?,
+                destination_addr: r.get(3)?,
+                raw: r.get(4)?,
+                raw_text: r.get(5)?,
+                esm_class: r.get(6)?,
+                data_coding: r.get(7)?,
+                tlvs_json: r.get(8)?,
+                received_at: r.get(9)?,
+            })
+        })
+        .optional()?)
+}
+
+/// The receipt row PDU `id` arrived as.
+pub fn receipt_of(conn: &impl Reads, id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT receipt_id FROM inbound_message WHERE id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
 }

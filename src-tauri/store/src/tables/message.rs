@@ -106,3 +106,15 @@ pub fn change_owner(conn: &impl Reads, entity: crate::writer::Entity, id: i64) -
         .optional()?
         .flatten())
 }
+
+/// A message's destination and kind.
+pub fn destination_and_kind(
+    conn: &impl Reads,
+    message_id: i64,
+) -> Result<Option<(String, smsdesk_core::domain::MessageKind)>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT destination, kind FROM message WHERE id = ?1")?
+        .query_row([message_id], |r| Ok((r.get(0)?, r.get::<_, crate::Text<_>>(1)?.0)))
+        .optional()?)
+}

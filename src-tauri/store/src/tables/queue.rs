@@ -64,7 +64,7 @@ pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32) -> Result<Vec<(Claimed, u32)>
                AND (m.ordering_key IS NULL OR NOT EXISTS (
                    SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
                    WHERE e.ordering_key = m.ordering_key AND e.id < m.id
-                     AND eq.status IN ('queued', 'sending', 'outcome_unknown')))
+                     AND eq.status IN ('queued', 'sending', 'outcome_unknown', 'held')))
              ORDER BY q.priority, q.next_attempt_at, q.message_id
              LIMIT ?2",
         )?

@@ -23,6 +23,8 @@ pub struct NewReceipt {
     pub arrival_no: Option<u64>,
     pub provider: Option<String>,
     pub source_addr: Option<String>,
+    /// The source address's type of number, as the deliver_sm gave it.
+    pub source_ton: Option<u8>,
     pub destination_addr: Option<String>,
     pub pdu: Option<Vec<u8>>,
     pub part: u32,
@@ -61,9 +63,10 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                  raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
                  parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
                  submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
-                 source_addr, destination_addr, pdu, part, parts, arrival_no, id_source, status_unreadable)
+                 source_addr, destination_addr, pdu, part, parts, arrival_no, id_source, status_unreadable,
+                 source_ton)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37)",
+                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
             )?
             .execute(params![
                 r.received_at,
@@ -103,6 +106,7 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
                 r.arrival_no.map(|n| n as i64),
                 r.fields.id_source.map(Text),
                 r.fields.status_unreadable,
+                r.source_ton,
             ])?;
         let id = self.tx.conn().last_insert_rowid();
         self.tx.changed(Entity::Receipt, id);

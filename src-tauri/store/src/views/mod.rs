@@ -27,6 +27,7 @@ mod detail;
 mod evidence;
 mod exceptions;
 mod export_rows;
+mod inbox;
 pub mod messages;
 mod timeline;
 
@@ -46,6 +47,11 @@ pub use exceptions::{
     exception_detail, list_exceptions, EvidenceItem, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary,
 };
 pub use export_rows::{export_page, ExportPage, EXPORT_COLUMNS};
+pub use inbox::{
+    current_entry, inbox_counts, inbox_message, list_opt_outs, list_threads, thread, InboxCounts, InboxFilter,
+    InboxMessage, OptOutEntry, OptOutFilter, OptOutPage, SentInThread, ThreadItem, ThreadPage, ThreadRequest,
+    ThreadSummary, ThreadView,
+};
 pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
 pub use timeline::{TimelineEntry, TimelineKind};
 

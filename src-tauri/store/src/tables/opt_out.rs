@@ -1,0 +1,129 @@
+//! The `opt_out` table: the numbers not to send to, each with why, when, by whom and the message
+//! kinds it stops. Rows are never deleted: taking a number off the list ends its row.
+
+use rusqlite::{params, OptionalExtension};
+use smsdesk_core::domain::MessageKind;
+
+use crate::writer::{Entity, WriteTx};
+use crate::Reads;
+use crate::StoreError;
+
+/// Why a number went on (or off) the list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reason {
+    /// The person replied with a keyword.
+    Reply,
+    /// An operator added or removed it.
+    Operator,
+    /// It came in a CSV import.
+    Import,
+}
+
+impl Reason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Reason::Reply => "reply",
+            Reason::Operator => "operator",
+            Reason::Import => "import",
+        }
+    }
+}
+
+/// A number's current entry.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Current {
+    pub id: i64,
+    pub kinds: Vec<MessageKind>,
+}
+
+/// Kinds as stored ("bulk,transactional").
+pub fn kinds_text(kinds: &[MessageKind]) -> String {
+    kinds.iter().map(|k| k.as_str()).collect::<Vec<_>>().join(",")
+}
+
+/// Kinds read back (unknown words are skipped: the CHECK keeps the column non-empty).
+pub fn parse_kinds(text: &str) -> Vec<MessageKind> {
+    text.split(',').filter_map(|k| k.trim().parse().ok()).collect()
+}
+
+/// The number's current entry, when it is on the list.
+pub fn current(conn: &impl Reads, phone: &str) -> Result<Option<Current>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT id, kinds FROM opt_out WHERE phone = ?1 AND removed_at IS NULL")?
+        .query_row([phone], |r| {
+            Ok(Current {
+                id: r.get(0)?,
+                kinds: parse_kinds(&r.get::<_, String>(1)?),
+            })
+        })
+        .optional()?)
+}
+
+/// A number going on the list.
+pub struct NewOptOut<'a> {
+    pub phone: &'a str,
+    pub kinds: &'a [MessageKind],
+    pub reason: Reason,
+    pub note: Option<&'a str>,
+    /// The reply that asked for it (for [`Reason::Reply`]).
+    pub inbox_message_id: Option<i64>,
+    pub by: &'a str,
+}
+
+/// Puts a number on the list (it must not be on it); returns the entry's id.
+pub fn add(tx: &mut WriteTx<'_>, o: &NewOptOut<'_>) -> Result<i64, StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO opt_out (phone, kinds, reason, note, inbox_message_id, created_at, created_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?
+        .execute(params![
+            o.phone,
+            kinds_text(o.kinds),
+            o.reason.as_str(),
+            o.note,
+            o.inbox_message_id,
+            now,
+            o.by
+        ])?;
+    let id = tx.conn().last_insert_rowid();
+    tx.changed(Entity::OptOut, id);
+    Ok(id)
+}
+
+/// Takes a number off the list: ends its current entry `id`.
+pub fn end(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    reason: Reason,
+    note: Option<&str>,
+    inbox_message_id: Option<i64>,
+    by: &str,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached(
+            "UPDATE opt_out SET removed_at = ?2, removed_by = ?3, removed_reason = ?4, removed_note = ?5,
+                 removed_inbox_message_id = ?6
+             WHERE id = ?1 AND removed_at IS NULL",
+        )?
+        .execute(params![id, now, by, reason.as_str(), note, inbox_message_id])?;
+    tx.changed(Entity::OptOut, id);
+    Ok(())
+}
+
+/// Messages of `kinds` to `phone` waiting in the queue (not being sent), oldest first.
+pub fn queued_to(conn: &impl Reads, phone: &str, kinds: &[MessageKind]) -> Result<Vec<i64>, StoreError> {
+    let wanted = kinds_text(kinds);
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT m.id FROM message m JOIN queue q ON q.message_id = m.id
+             WHERE m.destination = ?1 AND q.status = 'queued' AND instr(',' || ?2 || ',', ',' || m.kind || ',') > 0
+             ORDER BY m.id",
+        )?
+        .query_map(params![phone, wanted], |r| r.get(0))?
+        .collect::<Result<_, _>>()?)
+}

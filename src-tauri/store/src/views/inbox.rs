@@ -1,0 +1,484 @@
+//! The inbox and the opt-out list: messages from handsets, threaded per number with the messages
+//! sent to it, and the numbers not to send to with their evidence.
+
+use rusqlite::{params, Connection, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use smsdesk_core::domain::{DeliveryState, MessageKind, QueueStatus};
+use ts_rs::TS;
+
+use super::{cursor, page_limit, snapshot, ViewError};
+use crate::tables::opt_out::parse_kinds;
+use crate::Text;
+
+const THREADS: &str = "threads";
+const THREAD: &str = "thread";
+const OPT_OUTS: &str = "opt_outs";
+
+/// One message from a handset, whole.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct InboxMessage {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub connection: String,
+    /// The conversation: the sender's number in E.164, or its address when it reads as none.
+    pub thread: String,
+    /// The sender's number in E.164, when its address reads as one.
+    pub phone: Option<String>,
+    /// The sender's address as received.
+    pub handset: String,
+    /// Our number or sender id it was sent to.
+    pub recipient: Option<String>,
+    pub text: String,
+    /// gsm7, ascii, latin1, ucs2 or binary.
+    pub alphabet: String,
+    /// Parts of a long message, and how many came (fewer when the wait for one ran out).
+    pub parts: u32,
+    pub parts_received: u32,
+    #[ts(type = "number")]
+    pub received_at_ms: i64,
+    /// `opt_out` or `opt_in` when the whole text is one of the keywords, with the keyword.
+    pub intent: Option<String>,
+    pub keyword: Option<String>,
+    #[ts(type = "number | null")]
+    pub read_at_ms: Option<i64>,
+    pub read_by: Option<String>,
+}
+
+const INBOX_COLUMNS: &str = "i.id, i.connection, i.thread, i.phone, i.handset, i.recipient, i.text, i.alphabet, \
+    i.parts, i.parts_received, i.received_at, i.intent, i.keyword, i.read_at, i.read_by";
+
+fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxMessage> {
+    Ok(InboxMessage {
+        id: r.get(0)?,
+        connection: r.get(1)?,
+        thread: r.get(2)?,
+        phone: r.get(3)?,
+        handset: r.get(4)?,
+        recipient: r.get(5)?,
+        text: r.get(6)?,
+        alphabet: r.get(7)?,
+        parts: r.get(8)?,
+        parts_received: r.get(9)?,
+        received_at_ms: r.get(10)?,
+        intent: r.get(11)?,
+        keyword: r.get(12)?,
+        read_at_ms: r.get(13)?,
+        read_by: r.get(14)?,
+    })
+}
+
+/// Which threads to list: all fields optional, combined with AND.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct InboxFilter {
+    /// Digits of the number (any part of it: "3456", "06 12 34"), or words in a reply.
+    pub q: Option<String>,
+    /// Only threads with unread replies.
+    pub unread: Option<bool>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+/// One conversation in the inbox list.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ThreadSummary {
+    pub thread: String,
+    pub phone: Option<String>,
+    /// Its latest reply.
+    pub last: InboxMessage,
+    pub replies: u32,
+    pub unread: u32,
+    /// Whether the number is on the opt-out list now.
+    pub opted_out: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ThreadPage {
+    pub items: Vec<ThreadSummary>,
+    pub next_cursor: Option<String>,
+}
+
+/// Conversations with at least one reply, the latest reply first.
+pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewError> {
+    let before = cursor::decode(THREADS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
+    let limit = page_limit(f.limit)?;
+    let (digits, words) = search_terms(f.q.as_deref());
+    snapshot(c, |c| {
+        let sql = format!(
+            "SELECT t.last_id, t.n, t.unread,
+                 EXISTS (SELECT 1 FROM opt_out o WHERE o.phone = i.phone AND o.removed_at IS NULL), {INBOX_COLUMNS}
+             FROM (SELECT thread, max(id) AS last_id, count(*) AS n, sum(read_at IS NULL) AS unread
+                   FROM inbox_message
+                   WHERE (?3 IS NULL OR instr(thread, ?3) > 0) AND (?4 IS NULL OR instr(lower(text), ?4) > 0)
+                   GROUP BY thread) t
+             JOIN inbox_message i ON i.id = t.last_id
+             WHERE t.last_id < ?1 AND (?5 = 0 OR t.unread > 0)
+             ORDER BY t.last_id DESC LIMIT ?2"
+        );
+        let mut items = c
+            .prepare_cached(&sql)?
+            .query_map(
+                params![before, limit as i64 + 1, digits, words, f.unread.unwrap_or(false)],
+                |r| {
+                    let last = {
+                        let shifted = ShiftedRow { row: r, by: 4 };
+                        shifted.inbox()?
+                    };
+                    Ok(ThreadSummary {
+                        thread: last.thread.clone(),
+                        phone: last.phone.clone(),
+                        replies: r.get(1)?,
+                        unread: r.get(2)?,
+                        opted_out: r.get(3)?,
+                        last,
+                    })
+                },
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(|t| cursor::encode(THREADS, t.last.id))
+        } else {
+            None
+        };
+        Ok(ThreadPage { items, next_cursor })
+    })
+}
+
+/// A row read from column `by` on, as an inbox message.
+struct ShiftedRow<'a, 'b> {
+    row: &'a rusqlite::Row<'b>,
+    by: usize,
+}
+
+impl ShiftedRow<'_, '_> {
+    fn inbox(&self) -> rusqlite::Result<InboxMessage> {
+        let r = self.row;
+        let b = self.by;
+        Ok(InboxMessage {
+            id: r.get(b)?,
+            connection: r.get(b + 1)?,
+            thread: r.get(b + 2)?,
+            phone: r.get(b + 3)?,
+            handset: r.get(b + 4)?,
+            recipient: r.get(b + 5)?,
+            text: r.get(b + 6)?,
+            alphabet: r.get(b + 7)?,
+            parts: r.get(b + 8)?,
+            parts_received: r.get(b + 9)?,
+            received_at_ms: r.get(b + 10)?,
+            intent: r.get(b + 11)?,
+            keyword: r.get(b + 12)?,
+            read_at_ms: r.get(b + 13)?,
+            read_by: r.get(b + 14)?,
+        })
+    }
+}
+
+/// A search as digits of a number (when it holds digits and separators only) or as words of a
+/// reply (lowercase).
+fn search_terms(q: Option<&str>) -> (Option<String>, Option<String>) {
+    let Some(q) = q.map(str::trim).filter(|q| !q.is_empty()) else {
+        return (None, None);
+    };
+    let number_like = q
+        .chars()
+        .all(|c| c.is_ascii_digit() || c.is_whitespace() || matches!(c, '+' | '-' | '.' | '(' | ')'));
+    if number_like {
+        let mut digits: String = q.chars().filter(char::is_ascii_digit).collect();
+        // A national number written with its leading 0 ("06 12 34") finds the E.164 form too.
+        if digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("00") {
+            digits.remove(0);
+        }
+        if let Some(rest) = digits.strip_prefix("00") {
+            digits = rest.to_owned();
+        }
+        (Some(digits), None)
+    } else {
+        (None, Some(q.to_lowercase()))
+    }
+}
+
+/// A message we sent to the thread's number, as the thread shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SentInThread {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub text: String,
+    pub kind: MessageKind,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+    pub status: QueueStatus,
+    /// What the network reported, when a receipt was applied.
+    pub state: Option<DeliveryState>,
+}
+
+/// One line of a conversation: a reply, or a message we sent.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(tag = "direction", rename_all = "snake_case")]
+pub enum ThreadItem {
+    Received(Box<InboxMessage>),
+    Sent(SentInThread),
+}
+
+impl ThreadItem {
+    fn at(&self) -> i64 {
+        match self {
+            ThreadItem::Received(m) => m.received_at_ms,
+            ThreadItem::Sent(m) => m.created_at_ms,
+        }
+    }
+}
+
+/// Which conversation, and which page of it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct ThreadRequest {
+    /// The thread: a number in E.164 (`+33612345678`), or a sender's address as received.
+    pub thread: String,
+    /// `next_cursor` of the previous page (older lines).
+    pub cursor: Option<String>,
+    /// Lines per page: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+/// A conversation: replies and sent messages, oldest first within the page; pages go back in time.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct ThreadView {
+    pub thread: String,
+    pub phone: Option<String>,
+    /// The number's current entry on the opt-out list.
+    pub opt_out: Option<OptOutEntry>,
+    pub items: Vec<ThreadItem>,
+    /// Older lines: pass back as `cursor`.
+    pub next_cursor: Option<String>,
+}
+
+/// A conversation, newest lines first in pages, each page returned oldest first. `None` when no
+/// reply came from this thread.
+pub fn thread(c: &Connection, req: &ThreadRequest) -> Result<Option<ThreadView>, ViewError> {
+    let before = cursor::decode(THREAD, req.cursor.as_deref())?.unwrap_or(i64::MAX);
+    let limit = page_limit(req.limit)?;
+    snapshot(c, |c| {
+        let phone: Option<Option<String>> = c
+            .prepare_cached("SELECT phone FROM inbox_message WHERE thread = ?1 ORDER BY id DESC LIMIT 1")?
+            .query_row([&req.thread], |r| r.get(0))
+            .optional()?;
+        let Some(phone) = phone else {
+            return Ok(None);
+        };
+        let mut items: Vec<ThreadItem> = c
+            .prepare_cached(&format!(
+                "SELECT {INBOX_COLUMNS} FROM inbox_message i WHERE i.thread = ?1 AND i.received_at < ?2
+                 ORDER BY i.received_at DESC, i.id DESC LIMIT ?3"
+            ))?
+            .query_map(params![req.thread, before, limit as i64 + 1], inbox_row)?
+            .map(|r| r.map(|m| ThreadItem::Received(Box::new(m))))
+            .collect::<Result<_, _>>()?;
+        if let Some(p) = &phone {
+            let sent = c
+                .prepare_cached(
+                    "SELECT m.id, m.body, m.kind, m.created_at, q.status, p.state
+                     FROM message m JOIN queue q ON q.message_id = m.id
+                     LEFT JOIN projection p ON p.message_id = m.id
+                     WHERE m.destination = ?1 AND m.created_at < ?2
+                     ORDER BY m.created_at DESC, m.id DESC LIMIT ?3",
+                )?
+                .query_map(params![p, before, limit as i64 + 1], |r| {
+                    Ok(ThreadItem::Sent(SentInThread {
+                        id: r.get(0)?,
+                        text: r.get(1)?,
+                        kind: r.get::<_, Text<_>>(2)?.0,
+                        created_at_ms: r.get(3)?,
+                        status: r.get::<_, Text<_>>(4)?.0,
+                        state: r.get::<_, Option<Text<_>>>(5)?.map(|t| t.0),
+                    }))
+                })?
+                .collect::<Result<Vec<_>, _>>()?;
+            items.extend(sent);
+        }
+        items.sort_by_key(|i| std::cmp::Reverse(i.at()));
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            // Lines at the same millisecond as the oldest one shown go to the next page together,
+            // unless the whole page is that millisecond.
+            let oldest = items.last().map_or(0, ThreadItem::at);
+            if items.iter().any(|i| i.at() > oldest) {
+                items.retain(|i| i.at() > oldest);
+                Some(cursor::encode(THREAD, oldest + 1))
+            } else {
+                Some(cursor::encode(THREAD, oldest))
+            }
+        } else {
+            None
+        };
+        items.reverse();
+        let opt_out = match &phone {
+            Some(p) => current_entry(c, p)?,
+            None => None,
+        };
+        Ok(Some(ThreadView {
+            thread: req.thread.clone(),
+            phone,
+            opt_out,
+            items,
+            next_cursor,
+        }))
+    })
+}
+
+/// Replies not read yet: in all, and in how many threads.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct InboxCounts {
+    pub unread: u32,
+    pub threads_unread: u32,
+}
+
+pub fn inbox_counts(c: &Connection) -> Result<InboxCounts, ViewError> {
+    Ok(
+        c.prepare_cached("SELECT count(*), count(DISTINCT thread) FROM inbox_message WHERE read_at IS NULL")?
+            .query_row([], |r| {
+                Ok(InboxCounts {
+                    unread: r.get(0)?,
+                    threads_unread: r.get(1)?,
+                })
+            })?,
+    )
+}
+
+/// One message from a handset, by id.
+pub fn inbox_message(c: &Connection, id: i64) -> Result<Option<InboxMessage>, ViewError> {
+    Ok(
+        c.prepare_cached(&format!("SELECT {INBOX_COLUMNS} FROM inbox_message i WHERE i.id = ?1"))?
+            .query_row([id], inbox_row)
+            .optional()?,
+    )
+}
+
+// ------------------------------------------------------------------------------------ opt-outs
+
+/// A number's entry on the opt-out list (current, or ended when it was taken off).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct OptOutEntry {
+    #[ts(type = "number")]
+    pub id: i64,
+    pub phone: String,
+    /// The kinds of message it stops.
+    pub kinds: Vec<MessageKind>,
+    /// reply, operator or import.
+    pub reason: String,
+    pub note: Option<String>,
+    /// The reply that asked for it, with its text: the evidence.
+    #[ts(type = "number | null")]
+    pub inbox_message_id: Option<i64>,
+    pub reply_text: Option<String>,
+    #[ts(type = "number")]
+    pub created_at_ms: i64,
+    pub created_by: String,
+    #[ts(type = "number | null")]
+    pub removed_at_ms: Option<i64>,
+    pub removed_by: Option<String>,
+    pub removed_reason: Option<String>,
+    pub removed_note: Option<String>,
+    #[ts(type = "number | null")]
+    pub removed_inbox_message_id: Option<i64>,
+}
+
+const OPT_OUT_COLUMNS: &str = "o.id, o.phone, o.kinds, o.reason, o.note, o.inbox_message_id, i.text, o.created_at, \
+    o.created_by, o.removed_at, o.removed_by, o.removed_reason, o.removed_note, o.removed_inbox_message_id";
+
+fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
+    Ok(OptOutEntry {
+        id: r.get(0)?,
+        phone: r.get(1)?,
+        kinds: parse_kinds(&r.get::<_, String>(2)?),
+        reason: r.get(3)?,
+        note: r.get(4)?,
+        inbox_message_id: r.get(5)?,
+        reply_text: r.get(6)?,
+        created_at_ms: r.get(7)?,
+        created_by: r.get(8)?,
+        removed_at_ms: r.get(9)?,
+        removed_by: r.get(10)?,
+        removed_reason: r.get(11)?,
+        removed_note: r.get(12)?,
+        removed_inbox_message_id: r.get(13)?,
+    })
+}
+
+/// The number's current entry.
+pub fn current_entry(c: &Connection, phone: &str) -> Result<Option<OptOutEntry>, ViewError> {
+    Ok(c.prepare_cached(&format!(
+        "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
+             WHERE o.phone = ?1 AND o.removed_at IS NULL"
+    ))?
+    .query_row([phone], opt_out_row)
+    .optional()?)
+}
+
+/// Which entries to list.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
+#[serde(default, rename_all = "snake_case")]
+#[into_params(parameter_in = Query)]
+pub struct OptOutFilter {
+    /// Digits of the number (any part of it).
+    pub q: Option<String>,
+    /// Also the entries that ended (numbers taken off the list): the list's history.
+    pub history: Option<bool>,
+    /// `next_cursor` of the previous page.
+    pub cursor: Option<String>,
+    /// Page size: 50 when not given, 1 to 500.
+    #[param(minimum = 1, maximum = 500)]
+    #[schema(minimum = 1, maximum = 500)]
+    pub limit: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct OptOutPage {
+    pub items: Vec<OptOutEntry>,
+    pub next_cursor: Option<String>,
+    /// Numbers on the list now (whatever the filter).
+    pub current: u32,
+}
+
+/// The opt-out list, the latest entry first.
+pub fn list_opt_outs(c: &Connection, f: &OptOutFilter) -> Result<OptOutPage, ViewError> {
+    let before = cursor::decode(OPT_OUTS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
+    let limit = page_limit(f.limit)?;
+    let digits = f.q.as_deref().map(|q| search_terms(Some(q))).and_then(|(d, w)| d.or(w));
+    snapshot(c, |c| {
+        let mut items = c
+            .prepare_cached(&format!(
+                "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
+                 WHERE o.id < ?1 AND (?3 OR o.removed_at IS NULL) AND (?4 IS NULL OR instr(o.phone, ?4) > 0)
+                 ORDER BY o.id DESC LIMIT ?2"
+            ))?
+            .query_map(
+                params![before, limit as i64 + 1, f.history.unwrap_or(false), digits],
+                opt_out_row,
+            )?
+            .collect::<Result<Vec<_>, _>>()?;
+        let next_cursor = if items.len() > limit {
+            items.truncate(limit);
+            items.last().map(|e| cursor::encode(OPT_OUTS, e.id))
+        } else {
+            None
+        };
+        let current = c
+            .prepare_cached("SELECT count(*) FROM opt_out WHERE removed_at IS NULL")?
+            .query_row([], |r| r.get(0))?;
+        Ok(OptOutPage {
+            items,
+            next_cursor,
+            current,
+        })
+    })
+}
