@@ -31,6 +31,7 @@ use tauri::{AppHandle, Emitter, State};
 use crate::window::EngineState;
 
 // The commands about people live beside these, registered the same way.
+pub use crate::inbox::*;
 pub use crate::people::*;
 
 pub(crate) type Reply<T> = Result<T, ApiError>;

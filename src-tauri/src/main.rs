@@ -9,6 +9,7 @@ mod commands;
 mod desktop;
 mod events;
 mod geometry;
+mod inbox;
 mod people;
 mod tray;
 mod window;

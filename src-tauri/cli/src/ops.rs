@@ -397,6 +397,7 @@ fn queue_words(s: QueueStatus) -> &'static str {
         QueueStatus::OutcomeUnknown => "outcome unknown: sent, but no answer came (not resent on its own)",
         QueueStatus::Cancelled => "cancelled",
         QueueStatus::Expired => "expired before it could be sent",
+        QueueStatus::Held => "held for a person: its number opted out after it was queued (not sent)",
     }
 }
 

@@ -197,6 +197,9 @@ error_codes! {
     DecisionNotAllowed = "decision_not_allowed", 422;
     /// The key may not send to this destination (its allowed prefixes).
     DestinationNotAllowed = "destination_not_allowed", 422;
+    /// The number opted out of this kind of message (it is on the opt-out list); `errors` names
+    /// each such message of a batch.
+    DestinationOptedOut = "destination_opted_out", 422;
     /// The cursor was not given out by this list.
     InvalidCursor = "invalid_cursor", 422;
     /// A filter value is invalid.

@@ -82,6 +82,11 @@ impl From<ServiceError> for Failure {
                 f.body.errors = errors.clone();
                 return f;
             }
+            ServiceError::OptedOut(errors) => {
+                let mut f = Failure::new(C::DestinationOptedOut, describe(errors));
+                f.body.errors = errors.clone();
+                return f;
+            }
             ServiceError::BadRequest(_) => C::BadRequest,
             ServiceError::NotFound(_) => C::NotFound,
             ServiceError::InFlight => C::IdempotencyKeyInFlight,
@@ -154,6 +159,7 @@ fn action(a: &ActionError) -> ErrorCode {
         ActionError::ValidityEnded => ErrorCode::ValidityEnded,
         ActionError::TooOld { .. } => ErrorCode::TooOld,
         ActionError::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
+        ActionError::OptedOut(_) => ErrorCode::DestinationOptedOut,
         ActionError::Store(_) => ErrorCode::Internal,
     }
 }

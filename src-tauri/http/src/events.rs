@@ -43,6 +43,8 @@ pub fn entity_name(e: Entity) -> &'static str {
         Entity::Projection => "projection",
         Entity::Exception => "exception",
         Entity::Audit => "audit",
+        Entity::Inbox => "inbox_message",
+        Entity::OptOut => "opt_out",
     }
 }
 

@@ -327,3 +327,65 @@ pub async fn test_connection(
 ) -> Result<Json<smsdesk_engine::settings::ConnectionTestResult>, Failure> {
     Ok(Json(s.ctx.service.test_connection(&caller, req).await?))
 }
+
+pub async fn list_threads(
+    State(s): State<AppState>,
+    QueryParams(f): QueryParams<views::InboxFilter>,
+) -> Result<Json<views::ThreadPage>, Failure> {
+    Ok(Json(s.ctx.service.list_threads(f).await?))
+}
+
+pub async fn thread(
+    State(s): State<AppState>,
+    QueryParams(r): QueryParams<views::ThreadRequest>,
+) -> Result<Json<views::ThreadView>, Failure> {
+    Ok(Json(s.ctx.service.thread(r).await?))
+}
+
+pub async fn inbox_counts(State(s): State<AppState>) -> Result<Json<views::InboxCounts>, Failure> {
+    Ok(Json(s.ctx.service.inbox_counts().await?))
+}
+
+pub async fn mark_read(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(m): JsonBody<smsdesk_engine::service::MarkRead>,
+) -> Result<Json<views::InboxCounts>, Failure> {
+    Ok(Json(s.ctx.service.mark_read(&caller, m).await?))
+}
+
+pub async fn list_opt_outs(
+    State(s): State<AppState>,
+    QueryParams(f): QueryParams<views::OptOutFilter>,
+) -> Result<Json<views::OptOutPage>, Failure> {
+    Ok(Json(s.ctx.service.list_opt_outs(f).await?))
+}
+
+pub async fn add_opt_out(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::NewOptOut>,
+) -> Result<Json<smsdesk_engine::service::OptOutAdded>, Failure> {
+    Ok(Json(s.ctx.service.add_opt_out(&caller, req).await?))
+}
+
+pub async fn remove_opt_out(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::RemoveOptOut>,
+) -> Result<StatusCode, Failure> {
+    s.ctx.service.remove_opt_out(&caller, req).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn import_opt_outs(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::OptOutImport>,
+) -> Result<Json<smsdesk_engine::service::OptOutImported>, Failure> {
+    Ok(Json(s.ctx.service.import_opt_outs(&caller, req).await?))
+}
+
+pub async fn export_opt_outs(State(s): State<AppState>) -> Result<Json<smsdesk_engine::service::OptOutCsv>, Failure> {
+    Ok(Json(s.ctx.service.export_opt_outs().await?))
+}

@@ -58,6 +58,12 @@ pub fn claim(
                 continue;
             }
         }
+        // The last word before a message goes out: a number that opted out while it waited (or
+        // while an earlier try was on the wire) gets nothing more.
+        if let Some(entry) = crate::optouts::blocks(&*tx, &c.destination, c.kind)? {
+            crate::optouts::hold(tx, c.message_id, &c.destination, entry, "found when it was due")?;
+            continue;
+        }
         queue::lease(tx, c.message_id, owner, now + lease_ms)?;
         out.push(c);
     }

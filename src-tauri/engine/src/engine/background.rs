@@ -1,5 +1,5 @@
-//! The periodic work that runs beside the rest: overdue receipt deadlines, and receipts that
-//! waited long enough for their message.
+//! The periodic work that runs beside the rest: overdue receipt deadlines, receipts that waited
+//! long enough for their message, and long replies whose missing parts waited long enough.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -14,7 +14,10 @@ const UNCORRELATED_SWEEP_EVERY: Duration = Duration::from_secs(1);
 /// How often overdue receipt deadlines are looked for.
 const DEADLINE_SWEEP_EVERY: Duration = Duration::from_secs(60);
 
-/// Spawns both sweeps; the engine aborts them when it stops.
+/// How often long replies waiting for a missing part are looked at.
+const REASSEMBLY_SWEEP_EVERY: Duration = Duration::from_secs(15);
+
+/// Spawns the sweeps; the engine aborts them when it stops.
 pub(super) fn background(store: &Arc<Store>, service: &Service) -> Vec<tokio::task::JoinHandle<()>> {
     vec![
         tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
@@ -22,7 +25,39 @@ pub(super) fn background(store: &Arc<Store>, service: &Service) -> Vec<tokio::ta
             let service = service.clone();
             uncorrelated::keep_sweeping(store.clone(), move || service.policy(), UNCORRELATED_SWEEP_EVERY)
         }),
+        tokio::spawn(sweep_reassembly(store.clone(), service.clone())),
     ]
+}
+
+/// Shows the long replies whose missing parts waited past `inbox.reassembly_timeout_seconds` with
+/// the parts that came. The look is a read; the writer is asked only when one is found.
+async fn sweep_reassembly(store: Arc<Store>, service: Service) {
+    let mut every = tokio::time::interval(REASSEMBLY_SWEEP_EVERY);
+    loop {
+        every.tick().await;
+        let rules = service.policy().inbox.clone();
+        let before = store.clock().now_ms() - rules.reassembly_ms;
+        let any = store
+            .reader()
+            .read(move |c| crate::store::tables::inbound::overdue(c, before).map(|g| !g.is_empty()))
+            .await;
+        match any {
+            Ok(false) => continue,
+            Ok(true) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "looking for long replies still waiting for a part failed");
+                continue;
+            }
+        }
+        match store
+            .writer()
+            .write(move |tx| crate::inbox::file_overdue(tx, &rules))
+            .await
+        {
+            Ok(n) => tracing::info!(replies = n, "long replies shown without the parts that never came"),
+            Err(e) => tracing::error!(error = %e, "showing long replies without their missing parts failed"),
+        }
+    }
 }
 
 /// Flags accepted messages whose final receipt is overdue, once a minute. The search runs on a

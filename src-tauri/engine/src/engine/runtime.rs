@@ -60,16 +60,21 @@ impl Runtime {
 
     /// Applies changed settings; true when the SMPP session was replaced (bound again).
     async fn reconfigure(&self, old: Arc<Config>, new: Arc<Config>) -> bool {
-        let policy = ReceiptPolicy::from(&new.receipts);
+        let policy = ReceiptPolicy::for_config(&new);
         self.service
             .set_intake(intake_rules(&new), new.intake.max_batch.0 as usize);
         self.service.set_callbacks(new.callbacks.providers.clone());
         self.service
             .set_retry_limits(super::sending::retry_policies(&new.retry));
         self.service.set_session_lifetimes(super::session_lifetimes(&new));
-        if old.receipts != new.receipts {
+        if old.receipts != new.receipts
+            || old.inbox != new.inbox
+            || old.intake.default_region != new.intake.default_region
+        {
             self.service
                 .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
+        }
+        if old.receipts != new.receipts {
             if let Err(e) = rekey(&self.store, &policy, &connection_name(&new)).await {
                 tracing::error!(error = %e, "making the stored id keys by the new rules failed");
             }

@@ -94,7 +94,7 @@ impl Engine {
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
-        let policy = ReceiptPolicy::from(&config.receipts);
+        let policy = ReceiptPolicy::for_config(&config);
         let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;

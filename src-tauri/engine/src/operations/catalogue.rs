@@ -27,7 +27,7 @@ operations! { $
             /// Makes a repeat of this request return the first answer instead of a second message.
             idempotency_key: Header("Idempotency-Key") IdempotencyKey,
         ],
-        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, RateLimited],
+        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, DestinationOptedOut, RateLimited],
     }
 
     /// Hands in several messages (at most `intake.max_batch`): all are committed, or none (field
@@ -39,7 +39,7 @@ operations! { $
             /// As for one message.
             idempotency_key: Header("Idempotency-Key") IdempotencyKey,
         ],
-        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, RateLimited],
+        errors: [IdempotencyKeyInFlight, IdempotencyKeyReused, DestinationNotAllowed, DestinationOptedOut, RateLimited],
     }
 
     /// Checks messages as a submit would and writes nothing: each one's normalised number,
@@ -69,7 +69,7 @@ operations! { $
     retry: Post "/messages/{id}/retry" -> 204 () {
         tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
-        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld],
+        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut],
     }
 
     /// Takes a message that has not been sent out of the queue.
@@ -96,7 +96,68 @@ operations! { $
     resolve: Post "/exceptions/{id}/resolve" -> 204 () {
         tag: "exceptions", access: Resolve,
         args: [id: Path, request: Body ResolveRequest],
-        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld],
+        errors: [NoteRequired, NotOpen, DecisionNotAllowed, MismatchesNotSeen, NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut],
+    }
+
+    /// Conversations with replies from handsets, the latest reply first, each with its unread
+    /// count and whether the number is on the opt-out list.
+    list_threads: Get "/inbox" -> 200 ThreadPage {
+        tag: "inbox", access: ReadAll,
+        args: [filter: Query InboxFilter],
+        errors: [InvalidCursor, InvalidFilter],
+    }
+
+    /// One conversation: the replies from a number beside the messages sent to it (side by side
+    /// only: a reply never changes a message's state), and the number's opt-out entry.
+    thread: Get "/inbox/thread" -> 200 ThreadView {
+        tag: "inbox", access: ReadAll,
+        args: [request: Query ThreadRequest],
+        errors: [InvalidCursor, InvalidFilter],
+    }
+
+    /// Replies not read yet, in all and in how many threads.
+    inbox_counts: Get "/inbox/unread" -> 200 InboxCounts {
+        tag: "inbox", access: ReadAll,
+    }
+
+    /// Marks a thread's replies read (all, or up to the newest one seen); answers the counts left.
+    mark_read: Post "/inbox/read" -> 200 InboxCounts {
+        tag: "inbox", access: Act,
+        args: [read: Body MarkRead],
+    }
+
+    /// The opt-out list: numbers not sent to, each with why, when, by whom and its evidence (the
+    /// reply that asked), the latest first; `history` includes numbers taken off it.
+    list_opt_outs: Get "/opt-outs" -> 200 OptOutPage {
+        tag: "opt-outs", access: ReadAll,
+        args: [filter: Query OptOutFilter],
+        errors: [InvalidCursor, InvalidFilter],
+    }
+
+    /// Puts a number on the opt-out list by hand (audited). Messages waiting for it are held
+    /// with an exception; intake refuses new ones with `destination_opted_out`.
+    add_opt_out: Post "/opt-outs" -> 200 OptOutAdded {
+        tag: "opt-outs", access: Act,
+        args: [opt_out: Body NewOptOut],
+    }
+
+    /// Takes a number off the opt-out list, with a note (audited). Messages held meanwhile stay
+    /// held until someone decides.
+    remove_opt_out: Post "/opt-outs/remove" -> 204 () {
+        tag: "opt-outs", access: Act,
+        args: [removal: Body RemoveOptOut],
+    }
+
+    /// Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only
+    /// says what it would do. A file with an invalid line is refused whole, each line named.
+    import_opt_outs: Post "/opt-outs/import" -> 200 OptOutImported {
+        tag: "opt-outs", access: Act,
+        args: [import: Body OptOutImport],
+    }
+
+    /// The numbers on the opt-out list now, as a CSV file.
+    export_opt_outs: Get "/opt-outs/export" -> 200 OptOutCsv {
+        tag: "opt-outs", access: Export,
     }
 
     /// Queue depth, states and open exceptions at a glance.

@@ -26,11 +26,15 @@ use crate::api::{AppInfo, ErrorCode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
-use crate::service::{ConnectionStatus, MessageAction, Preview, ResolveRequest, SubmitBatch, SubmittedBatch};
+use crate::service::{
+    ConnectionStatus, MarkRead, MessageAction, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported,
+    Preview, RemoveOptOut, ResolveRequest, SubmitBatch, SubmittedBatch,
+};
 use crate::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use crate::views::{
-    Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
-    MessageFilter, MessagePage, PageRequest,
+    Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, InboxCounts,
+    InboxFilter, MessageDetail, MessageFilter, MessagePage, OptOutFilter, OptOutPage, PageRequest, ThreadPage,
+    ThreadRequest, ThreadView,
 };
 
 /// Where every operation's path starts.

@@ -145,13 +145,25 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             attach(tx, &e, event, *message_id, *mismatches_seen, &r.actor, policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
+        (Action::Resend { .. }, ExceptionKind::OptedOut) => {
+            let message = e.message_id.ok_or_else(not_allowed)?;
+            return settle_sending(tx, message, r);
+        }
+        // Not sending a message held because its number opted out is cancelling it.
+        (Action::MarkFailed, ExceptionKind::OptedOut) => {
+            let message = e.message_id.ok_or_else(not_allowed)?;
+            crate::dispatch::queue::cancel(tx, message, &r.actor, &r.note)?;
+            return Ok(());
+        }
         (Action::Resend { .. } | Action::MarkFailed, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
             return settle_sending(tx, message, r);
         }
         // A message held for a decision needs one about the message itself.
-        (Action::Dismiss, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => return Err(not_allowed()),
+        (Action::Dismiss, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent | ExceptionKind::OptedOut) => {
+            return Err(not_allowed())
+        }
         (Action::Dismiss, kind) => {
             if let (Some(message), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) = (e.message_id, kind) {
                 let input = Input::Decision {

@@ -31,7 +31,7 @@ use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
 use super::uncorrelated;
 use crate::domain::{Correlation, DeliveryState, EvidenceRole, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
-use crate::store::tables::{attempt, inbound, logical_event, receipt, NewReceipt};
+use crate::store::tables::{attempt, logical_event, receipt, NewReceipt};
 use crate::store::{Guard, StoreError, WriteTx, Writer};
 pub use smsdesk_smpp::SmppReceived;
 
@@ -386,6 +386,7 @@ fn smpp_row(r: &SmppReceived) -> NewReceipt {
         sequence_number: r.sequence_number,
         arrival_no: r.arrival_no,
         source_addr: r.source_addr.clone(),
+        source_ton: r.source_addr_ton,
         destination_addr: r.destination_addr.clone(),
         pdu: r.pdu.clone(),
         part: 0,
@@ -463,7 +464,6 @@ struct ReceiptView<'a> {
     /// What the report says.
     fields: &'a ReceiptFields,
     source_addr: Option<&'a str>,
-    destination_addr: Option<&'a str>,
     raw_text: Option<&'a str>,
     received_at: i64,
 }
@@ -477,7 +477,6 @@ impl<'a> ReceiptView<'a> {
             parse_error: r.parse_error.as_deref(),
             fields: &r.fields,
             source_addr: r.source_addr.as_deref(),
-            destination_addr: r.destination_addr.as_deref(),
             raw_text: r.raw_text.as_deref(),
             received_at: r.received_at,
         }
@@ -507,17 +506,7 @@ impl<'a> ReceiptView<'a> {
 fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
     match r.kind {
         ReceiptKind::Mo => {
-            let inbound_id = inbound::insert(
-                tx,
-                &inbound::NewInbound {
-                    receipt_id: r.id,
-                    connection: r.connection,
-                    source_addr: r.source_addr,
-                    destination_addr: r.destination_addr,
-                    body: r.raw_text,
-                    received_at: r.received_at,
-                },
-            )?;
+            let inbound_id = crate::inbox::receive(tx, r.id, &policy.inbox)?;
             receipt::record_outcome(tx, r.id, None, false, None)?;
             return Ok(Outcome::Inbound { inbound_id });
         }

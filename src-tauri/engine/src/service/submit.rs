@@ -131,6 +131,7 @@ impl Service {
                     }
                 }
                 limits::check_rate(tx, &who, news.len())?;
+                check_opt_outs(tx, &news, route == "messages/batch")?;
                 let (value, body) = insert_all(tx, &news, answer)?;
                 if let Some(k) = &key {
                     idempotency::record(tx, &scope, k, &hashes.read, route, 201, &body)?;
@@ -139,6 +140,34 @@ impl Service {
             })
             .await?;
         stored.into_answer()
+    }
+}
+
+/// Refuses messages to numbers on the opt-out list for their kind: each one is named (by its index
+/// in a batch), and nothing is stored.
+fn check_opt_outs(tx: &WriteTx<'_>, news: &[NewMessage], batch: bool) -> Result<(), ServiceError> {
+    let mut errors = Vec::new();
+    for (i, n) in news.iter().enumerate() {
+        if crate::optouts::blocks(tx, &n.destination, n.kind)?.is_some() {
+            errors.push(FieldError {
+                field: if batch {
+                    format!("messages[{i}].destination")
+                } else {
+                    "destination".into()
+                },
+                code: "destination_opted_out".into(),
+                message: format!(
+                    "{} opted out of {} messages: it is on the opt-out list, and nothing is sent to it",
+                    n.destination,
+                    n.kind.as_str()
+                ),
+            });
+        }
+    }
+    if errors.is_empty() {
+        Ok(())
+    } else {
+        Err(ServiceError::OptedOut(errors))
     }
 }
 

@@ -6,5 +6,5 @@ mod export;
 #[cfg(test)]
 mod tests;
 
-pub use export::{write_csv, ExportError, ExportProgress};
+pub use export::{inert_cell, write_csv, ExportError, ExportProgress};
 pub use smsdesk_store::views::*;

@@ -28,6 +28,8 @@ pub enum ActionError {
         age_minutes: i64,
         max_minutes: u64,
     },
+    #[error("{0} is on the opt-out list for this kind of message: take it off the list first")]
+    OptedOut(String),
     #[error(transparent)]
     Store(#[from] StoreError),
 }
@@ -137,7 +139,11 @@ impl RetryLimits {
 }
 
 /// The exceptions that hold a message for a decision about sending it.
-const HOLDING: [ExceptionKind; 2] = [ExceptionKind::OutcomeUnknown, ExceptionKind::PartlySent];
+const HOLDING: [ExceptionKind; 3] = [
+    ExceptionKind::OutcomeUnknown,
+    ExceptionKind::PartlySent,
+    ExceptionKind::OptedOut,
+];
 
 /// Puts a message back in the queue to be sent now, with a fresh set of tries. What was already
 /// accepted is not sent again, except for a message accepted whole, which goes out whole again.
@@ -165,6 +171,7 @@ pub fn retry(
         return Err(ActionError::ValidityEnded);
     }
     limits.check(tx, message_id)?;
+    refuse_opted_out(tx, message_id)?;
     queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
         if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
@@ -225,10 +232,11 @@ pub fn accepted_by_evidence(
     Ok(true)
 }
 
-/// Cancels a message that has not been sent: it leaves the queue for good.
+/// Cancels a message that has not been sent (waiting in the queue, or held because its number
+/// opted out): it leaves the queue for good, and the exception holding it closes.
 pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
-    if current != QueueStatus::Queued {
+    if !matches!(current, QueueStatus::Queued | QueueStatus::Held) {
         return Err(ActionError::NotAllowed(current, "cancelled"));
     }
     queue::set_status(
@@ -238,7 +246,21 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
         Some("cancelled by an operator"),
         None,
     )?;
+    if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OptedOut)? {
+        close_exception(tx, ex, "cancel", actor, note)?;
+    }
     audit(tx, actor, "message.cancel", message_id, note)?;
+    Ok(())
+}
+
+/// Refuses to queue again a message whose number is on the opt-out list for its kind.
+fn refuse_opted_out(tx: &WriteTx<'_>, message_id: i64) -> Result<(), ActionError> {
+    let Some((phone, kind)) = crate::store::tables::message::destination_and_kind(tx, message_id)? else {
+        return Err(ActionError::NotFound(message_id));
+    };
+    if crate::optouts::blocks(tx, &phone, kind)?.is_some() {
+        return Err(ActionError::OptedOut(phone));
+    }
     Ok(())
 }
 
