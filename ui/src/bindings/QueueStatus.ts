@@ -3,4 +3,4 @@
 /**
  * Where a message stands in the local send queue (our side only; not what the network says).
  */
-export type QueueStatus = "queued" | "sending" | "accepted" | "failed" | "outcome_unknown" | "cancelled" | "expired";
+export type QueueStatus = "queued" | "sending" | "accepted" | "failed" | "outcome_unknown" | "cancelled" | "expired" | "held";

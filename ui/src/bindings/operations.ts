@@ -15,6 +15,9 @@ import type { ExceptionDetail } from "./ExceptionDetail";
 import type { ExceptionFilter } from "./ExceptionFilter";
 import type { ExceptionPage } from "./ExceptionPage";
 import type { IdempotencyKey } from "./IdempotencyKey";
+import type { InboxCounts } from "./InboxCounts";
+import type { InboxFilter } from "./InboxFilter";
+import type { MarkRead } from "./MarkRead";
 import type { Me } from "./Me";
 import type { MessageAction } from "./MessageAction";
 import type { MessageDetail } from "./MessageDetail";
@@ -22,8 +25,16 @@ import type { MessageFilter } from "./MessageFilter";
 import type { MessagePage } from "./MessagePage";
 import type { NewAccount } from "./NewAccount";
 import type { NewApiKey } from "./NewApiKey";
+import type { NewOptOut } from "./NewOptOut";
+import type { OptOutAdded } from "./OptOutAdded";
+import type { OptOutCsv } from "./OptOutCsv";
+import type { OptOutFilter } from "./OptOutFilter";
+import type { OptOutImport } from "./OptOutImport";
+import type { OptOutImported } from "./OptOutImported";
+import type { OptOutPage } from "./OptOutPage";
 import type { PageRequest } from "./PageRequest";
 import type { Preview } from "./Preview";
+import type { RemoveOptOut } from "./RemoveOptOut";
 import type { ResolveRequest } from "./ResolveRequest";
 import type { SessionInfo } from "./SessionInfo";
 import type { SettingsSaved } from "./SettingsSaved";
@@ -33,6 +44,9 @@ import type { SubmitBatch } from "./SubmitBatch";
 import type { SubmitMessage } from "./SubmitMessage";
 import type { SubmittedBatch } from "./SubmittedBatch";
 import type { SubmittedMessage } from "./SubmittedMessage";
+import type { ThreadPage } from "./ThreadPage";
+import type { ThreadRequest } from "./ThreadRequest";
+import type { ThreadView } from "./ThreadView";
 
 /** Every operation the UI can ask of the engine, over either transport. */
 export interface Operations {
@@ -60,6 +74,24 @@ export interface Operations {
   exception(id: number): Promise<ExceptionDetail>;
   /** Resolves an exception with a decision and a note (audited; the evidence never changes). */
   resolve(id: number, request: ResolveRequest): Promise<void>;
+  /** Conversations with replies from handsets, the latest reply first, each with its unread count and whether the number is on the opt-out list. */
+  listThreads(filter: InboxFilter): Promise<ThreadPage>;
+  /** One conversation: the replies from a number beside the messages sent to it (side by side only: a reply never changes a message's state), and the number's opt-out entry. */
+  thread(request: ThreadRequest): Promise<ThreadView>;
+  /** Replies not read yet, in all and in how many threads. */
+  inboxCounts(): Promise<InboxCounts>;
+  /** Marks a thread's replies read (all, or up to the newest one seen); answers the counts left. */
+  markRead(read: MarkRead): Promise<InboxCounts>;
+  /** The opt-out list: numbers not sent to, each with why, when, by whom and its evidence (the reply that asked), the latest first; `history` includes numbers taken off it. */
+  listOptOuts(filter: OptOutFilter): Promise<OptOutPage>;
+  /** Puts a number on the opt-out list by hand (audited). Messages waiting for it are held with an exception; intake refuses new ones with `destination_opted_out`. */
+  addOptOut(optOut: NewOptOut): Promise<OptOutAdded>;
+  /** Takes a number off the opt-out list, with a note (audited). Messages held meanwhile stay held until someone decides. */
+  removeOptOut(removal: RemoveOptOut): Promise<void>;
+  /** Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only says what it would do. A file with an invalid line is refused whole, each line named. */
+  importOptOuts(import: OptOutImport): Promise<OptOutImported>;
+  /** The numbers on the opt-out list now, as a CSV file. */
+  exportOptOuts(): Promise<OptOutCsv>;
   /** Queue depth, states and open exceptions at a glance. */
   dashboard(): Promise<Dashboard>;
   /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day for the last 30 days. */
@@ -123,6 +155,15 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   listExceptions: { command: "list_exceptions", method: "GET", path: "/exceptions", args: [{ name: "filter", place: "query" }], answers: true },
   exception: { command: "exception", method: "GET", path: "/exceptions/{id}", args: [{ name: "id", place: "path" }], answers: true },
   resolve: { command: "resolve", method: "POST", path: "/exceptions/{id}/resolve", args: [{ name: "id", place: "path" }, { name: "request", place: "body" }], answers: false },
+  listThreads: { command: "list_threads", method: "GET", path: "/inbox", args: [{ name: "filter", place: "query" }], answers: true },
+  thread: { command: "thread", method: "GET", path: "/inbox/thread", args: [{ name: "request", place: "query" }], answers: true },
+  inboxCounts: { command: "inbox_counts", method: "GET", path: "/inbox/unread", args: [], answers: true },
+  markRead: { command: "mark_read", method: "POST", path: "/inbox/read", args: [{ name: "read", place: "body" }], answers: true },
+  listOptOuts: { command: "list_opt_outs", method: "GET", path: "/opt-outs", args: [{ name: "filter", place: "query" }], answers: true },
+  addOptOut: { command: "add_opt_out", method: "POST", path: "/opt-outs", args: [{ name: "optOut", place: "body" }], answers: true },
+  removeOptOut: { command: "remove_opt_out", method: "POST", path: "/opt-outs/remove", args: [{ name: "removal", place: "body" }], answers: false },
+  importOptOuts: { command: "import_opt_outs", method: "POST", path: "/opt-outs/import", args: [{ name: "import", place: "body" }], answers: true },
+  exportOptOuts: { command: "export_opt_outs", method: "GET", path: "/opt-outs/export", args: [], answers: true },
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
