@@ -2,7 +2,9 @@
 //! live views. Each event is sent only after the transaction that made the change committed, so
 //! a client that reloads on an event always finds what the event announced.
 //!
-//! Events: `change` with `{"entity": "message", "id": 12}`; `resync` when this client fell behind
+//! Events: `change` with `{"entity": "message", "id": 12}`; `inbound` when a reply from a handset
+//! arrives (or a long one gains its missing part), with the reply as `InboxMessage` JSON, for
+//! callers that may read everything; `resync` when this client fell behind
 //! and missed events (it should reload what it shows); `revoked` just before the stream ends
 //! because its API key was revoked or its session ended (checked every few seconds). A key that
 //! may read only its own messages hears only of changes to them. A comment is sent every 15 seconds to keep
@@ -60,7 +62,7 @@ impl From<Change> for ChangeEvent {
 /// The stream of committed changes.
 #[utoipa::path(get, path = "/api/v1/events", tag = "overview",
     responses((status = 200, description = "A text/event-stream: `change` events whose data is a ChangeEvent as JSON, \
-        `resync` events whose data is how many changes were missed, and `revoked` before the stream ends"),
+        `inbound` events whose data is an InboxMessage (a reply from a handset, to callers that may read everything), `resync` events whose data is how many changes were missed, and `revoked` before the stream ends"),
         (status = 401, body = smsdesk_engine::api::ApiError)))]
 pub async fn stream(
     credential: Credential,
@@ -92,6 +94,14 @@ pub async fn stream(
                     continue;
                 }
             }
+            if let (Ok(c), None) = (&got, only_key) {
+                if let Some(reply) = unread_reply(&s, *c).await {
+                    let event = Event::default().event("inbound").json_data(reply).expect("a reply serialises");
+                    if tx.send(Ok(event)).await.is_err() {
+                        break;
+                    }
+                }
+            }
             let event = match got {
                 Ok(c) => Event::default()
                     .event("change")
@@ -120,6 +130,24 @@ async fn owned_by(s: &AppState, c: Change, key: i64) -> bool {
         .read(move |conn| smsdesk_engine::store::tables::message::change_owner(conn, c.entity, c.id))
         .await;
     matches!(owner, Ok(Some(k)) if k == key)
+}
+
+/// The reply a change announces, when it is a reply from a handset nobody has read yet (a
+/// change that marks one read announces nothing).
+async fn unread_reply(s: &AppState, c: Change) -> Option<smsdesk_engine::views::InboxMessage> {
+    if c.entity != Entity::Inbox {
+        return None;
+    }
+    let reply = s
+        .ctx
+        .service
+        .store()
+        .reader()
+        .read(move |conn| smsdesk_engine::views::inbox_message(conn, c.id))
+        .await
+        .ok()
+        .flatten()?;
+    reply.read_at_ms.is_none().then_some(reply)
 }
 
 /// A stream fed by a task through a small channel (the task ends when the client goes away).
