@@ -5,8 +5,12 @@
 //! The scenario of a message is chosen by the last two digits of its destination (see
 //! [`Scenario::for_destination`]); anything else is delivered. The sandbox counts submits and
 //! acceptances per destination and content, so a test can prove that nothing was accepted twice.
+//!
+//! It also plays the handsets: [`Sandbox::inject_mo`] sends a reply (a mobile-originated
+//! message, MO) to the bound client, and the reply scenarios send one after the receipt.
 
 mod cstr;
+mod mo;
 mod receipt;
 mod scenario;
 mod session;
@@ -15,7 +19,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,6 +28,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+pub use mo::{Mo, MoStyle};
 pub use scenario::Scenario;
 
 /// How the sandbox behaves.
@@ -75,6 +80,8 @@ pub(crate) struct Shared {
     pending: Mutex<Vec<Command>>,
     /// Tells sessions to drop their connections.
     drop_all: watch::Sender<u64>,
+    /// The reference of the next long MO, which ties its parts together.
+    mo_reference: AtomicU8,
 }
 
 impl Shared {
@@ -106,6 +113,12 @@ impl Shared {
         if let Some(c) = command {
             self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(c);
         }
+    }
+
+    /// The deliver_sm PDUs of an MO, its parts tied by a reference of their own.
+    fn mo_pdus(&self, mo: &Mo) -> Vec<Command> {
+        let reference = self.mo_reference.fetch_add(1, Ordering::Relaxed);
+        mo::deliver_sms(mo, reference)
     }
 
     fn schedule(self: &Arc<Self>, delay: Duration, command: Command) {
@@ -146,6 +159,7 @@ impl Sandbox {
             receivers: Mutex::default(),
             pending: Mutex::default(),
             drop_all,
+            mo_reference: AtomicU8::new(1),
         });
         let task = {
             let shared = shared.clone();
@@ -209,6 +223,19 @@ impl Sandbox {
     /// Drops every open connection (as a network failure does).
     pub fn drop_connections(&self) {
         self.shared.drop_all.send_modify(|n| *n += 1);
+    }
+
+    /// Sends a message from a handset to the client: queues its deliver_sm PDUs (one per part)
+    /// on a bound receiver or transceiver session, or keeps them until one binds. Returns how
+    /// many were queued.
+    pub fn inject_mo(&self, mo: Mo) -> usize {
+        let pdus = self.shared.mo_pdus(&mo);
+        tracing::debug!(from = %mo.from, to = %mo.to, parts = pdus.len(), "sandbox: MO");
+        let queued = pdus.len();
+        for pdu in pdus {
+            self.shared.deliver(pdu);
+        }
+        queued
     }
 
     pub fn stop(self) {
