@@ -115,6 +115,11 @@ impl Shared {
         }
     }
 
+    /// Whether a bound session takes deliver_sm now.
+    fn has_receiver(&self) -> bool {
+        !self.receivers.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
     /// The deliver_sm PDUs of an MO, its parts tied by a reference of their own.
     fn mo_pdus(&self, mo: &Mo) -> Vec<Command> {
         let reference = self.mo_reference.fetch_add(1, Ordering::Relaxed);
@@ -245,21 +250,25 @@ impl Sandbox {
 }
 
 /// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until `stop` completes (Ctrl+C).
+/// Each line of `commands` (standard input) that says `mo FROM TEXT...`,
+/// `mo-ticket FROM TICKET TEXT...` or `mo-sar FROM TEXT...` sends a message from handset FROM to
+/// "smsdesk"; the answer goes to standard error. The end of `commands` does not stop the sandbox.
 pub async fn run_standalone(
     config: SandboxConfig,
     counts_file: Option<std::path::PathBuf>,
+    commands: impl std::io::BufRead + Send + 'static,
     stop: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let sandbox = Sandbox::start(config).await?;
-    // One write, and no panic if whoever started us stopped reading (eprintln! writes piece by
-    // piece and panics on a closed pipe, which would take the SMSC down with it).
-    let banner = format!(
+    say(&format!(
         "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
-         Scenarios by the last two digits of the destination: {}.\nStop with Ctrl+C.\n",
+         Scenarios by the last two digits of the destination: {}.\n\
+         Replies from handsets, typed here one a line (to \"{}\"): mo FROM TEXT..., mo-ticket FROM TICKET TEXT..., \
+         mo-sar FROM TEXT...\nStop with Ctrl+C.\n",
         sandbox.addr(),
-        Scenario::legend()
-    );
-    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), banner.as_bytes());
+        Scenario::legend(),
+        mo::STDIN_TO,
+    ));
     // The counters, for a test on another process: rewritten twice a second and on exit.
     let write_counts = |sandbox: &Sandbox| {
         if let Some(path) = &counts_file {
@@ -276,14 +285,68 @@ pub async fn run_standalone(
         }
     };
     let mut every = tokio::time::interval(Duration::from_millis(500));
+    let mut lines = read_lines(commands);
+    let mut reading = true;
     tokio::pin!(stop);
     loop {
         tokio::select! {
             _ = every.tick() => write_counts(&sandbox),
+            line = lines.recv(), if reading => match line {
+                Some(line) => answer(&sandbox, &line),
+                None => reading = false,
+            },
             _ = &mut stop => break,
         }
     }
     write_counts(&sandbox);
     sandbox.stop();
     Ok(())
+}
+
+/// Writes to standard error in one write, and without panicking if whoever started us stopped
+/// reading (eprintln! writes piece by piece and panics on a closed pipe, which would take the
+/// SMSC down with it).
+fn say(text: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
+}
+
+/// The lines of `input`, read on a thread of their own (a blocking read would hold up the
+/// runtime); the channel closes at the end of the input or on a read error. Invalid UTF-8 is
+/// replaced rather than refused.
+fn read_lines(mut input: impl std::io::BufRead + Send + 'static) -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let spawned = std::thread::Builder::new().name("sandbox-stdin".into()).spawn(move || {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "sandbox: cannot read commands from standard input");
+    }
+    rx
+}
+
+/// Carries out one command line of the standalone sandbox and says what came of it.
+fn answer(sandbox: &Sandbox, line: &str) {
+    match mo::parse_line(line) {
+        Ok(None) => {}
+        Ok(Some(mo)) => {
+            let waiting = if sandbox.shared.has_receiver() {
+                ""
+            } else {
+                " (no client bound: sent when one binds)"
+            };
+            say(&format!("queued {} deliver_sm{waiting}\n", sandbox.inject_mo(mo)));
+        }
+        Err(e) => say(&format!("{e}\n")),
+    }
 }

@@ -4,6 +4,8 @@
 //! long text split into parts joined by a concatenation header or by SAR TLVs, and esm_class
 //! never saying "receipt".
 
+use std::fmt;
+
 use rusmpp::pdus::DeliverSm;
 use rusmpp::tlvs::MessageDeliveryRequestTlvValue;
 use rusmpp::types::OctetString;
@@ -172,6 +174,78 @@ fn destination(to: &str) -> (Ton, Npi, String) {
     }
 }
 
+/// The destination of MOs typed on the standalone sandbox's standard input.
+pub(crate) const STDIN_TO: &str = "smsdesk";
+
+/// The commands the standalone sandbox reads on standard input, for its usage line.
+pub(crate) const USAGE: &str = "usage: mo FROM TEXT... | mo-ticket FROM TICKET TEXT... | mo-sar FROM TEXT...";
+
+/// Why a line of standard input is no command.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LineError {
+    /// The first word names no command.
+    UnknownCommand(String),
+    /// The command lacks this argument.
+    Missing(&'static str),
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineError::UnknownCommand(word) => write!(f, "unknown command {word:?}; {USAGE}"),
+            LineError::Missing(what) => write!(f, "missing {what}; {USAGE}"),
+        }
+    }
+}
+
+impl std::error::Error for LineError {}
+
+/// Reads one line of the standalone sandbox's standard input: `mo FROM TEXT...`,
+/// `mo-ticket FROM TICKET TEXT...` or `mo-sar FROM TEXT...`, each sent to [`STDIN_TO`]. A blank
+/// line is no command (`Ok(None)`).
+pub(crate) fn parse_line(line: &str) -> Result<Option<Mo>, LineError> {
+    let Some((command, rest)) = word(line) else {
+        return Ok(None);
+    };
+    if !["mo", "mo-ticket", "mo-sar"].contains(&command) {
+        return Err(LineError::UnknownCommand(command.to_owned()));
+    }
+    let (from, mut rest) = word(rest).ok_or(LineError::Missing("FROM"))?;
+    let style = match command {
+        "mo-sar" => MoStyle::Sar,
+        "mo-ticket" => {
+            let (ticket, after) = word(rest).ok_or(LineError::Missing("TICKET"))?;
+            rest = after;
+            MoStyle::WithTicketTlv(ticket.to_owned())
+        }
+        _ => MoStyle::Plain,
+    };
+    text(from, rest, style).map(Some)
+}
+
+/// The MO of a command line, once its words before the text are read.
+fn text(from: &str, rest: &str, style: MoStyle) -> Result<Mo, LineError> {
+    let text = rest.trim();
+    if text.is_empty() {
+        return Err(LineError::Missing("TEXT"));
+    }
+    Ok(Mo {
+        from: from.to_owned(),
+        to: STDIN_TO.to_owned(),
+        text: text.to_owned(),
+        style,
+    })
+}
+
+/// The first word of `s` and what follows it, or None when `s` is blank.
+fn word(s: &str) -> Option<(&str, &str)> {
+    let s = s.trim_start();
+    if s.is_empty() {
+        return None;
+    }
+    Some(s.split_once(char::is_whitespace).unwrap_or((s, "")))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -179,10 +253,38 @@ mod tests {
     fn mo(from: &str, text: &str, style: MoStyle) -> Mo {
         Mo {
             from: from.into(),
-            to: "SHOP".into(),
+            to: STDIN_TO.into(),
             text: text.into(),
             style,
         }
+    }
+
+    #[test]
+    fn stdin_lines_become_mos() {
+        assert_eq!(
+            parse_line("mo +33612345626  Je ne  viendrai pas\n"),
+            Ok(Some(mo("+33612345626", "Je ne  viendrai pas", MoStyle::Plain)))
+        );
+        assert_eq!(
+            parse_line("mo-ticket 33612345626 T-42 STOP"),
+            Ok(Some(mo("33612345626", "STOP", MoStyle::WithTicketTlv("T-42".into()))))
+        );
+        assert_eq!(
+            parse_line("mo-sar 33612345626 Arrêt"),
+            Ok(Some(mo("33612345626", "Arrêt", MoStyle::Sar)))
+        );
+        assert_eq!(parse_line("   \n"), Ok(None));
+    }
+
+    #[test]
+    fn other_lines_are_refused_with_the_usage() {
+        assert_eq!(parse_line("help"), Err(LineError::UnknownCommand("help".into())));
+        assert_eq!(parse_line("mo"), Err(LineError::Missing("FROM")));
+        assert_eq!(parse_line("mo +336"), Err(LineError::Missing("TEXT")));
+        assert_eq!(parse_line("mo-ticket +336"), Err(LineError::Missing("TICKET")));
+        assert_eq!(parse_line("mo-ticket +336 T1"), Err(LineError::Missing("TEXT")));
+        let said = LineError::UnknownCommand("help".into()).to_string();
+        assert!(said.ends_with(USAGE) && !said.contains('\n'), "{said}");
     }
 
     #[test]

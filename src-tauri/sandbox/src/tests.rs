@@ -552,3 +552,19 @@ async fn an_mo_waits_for_a_session_to_bind() {
     let d = &c.deliver_sms(1).await[0];
     assert_eq!(d.short_message().as_ref(), b"STOP");
 }
+
+#[tokio::test]
+async fn the_standalone_sandbox_outlives_the_end_of_its_standard_input() {
+    let config = SandboxConfig {
+        port: 0,
+        ..SandboxConfig::default()
+    };
+    let input = std::io::Cursor::new(b"mo +33612345626 hello\nbogus line\n\nmo-sar +336 Arr\xc3\xaat".to_vec());
+    let started = std::time::Instant::now();
+    let stop = tokio::time::sleep(Duration::from_millis(300));
+    super::run_standalone(config, None, input, stop).await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "ran until told to stop"
+    );
+}
