@@ -49,6 +49,10 @@ pub enum Command {
     /// the stored one. Stop smsdesk first.
     Rebuild(RebuildArgs),
     /// Run the sandbox SMSC alone: an SMPP server on 127.0.0.1 that sends no real SMS
+    ///
+    /// Replies from handsets are typed on standard input, one a line: `mo FROM TEXT...`,
+    /// `mo-ticket FROM TICKET TEXT...` (with a receipted_message_id TLV), `mo-sar FROM TEXT...`
+    /// (a long text joined by SAR TLVs)
     SandboxSmsc(SandboxArgs),
     /// Queue one message (through the running instance, or into the database when none runs)
     Send(ops::SendArgs),
@@ -162,9 +166,12 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Read on a thread of its own: its end (a closed or null stdin) does not stop the sandbox.
+    let commands = std::io::BufReader::new(std::io::stdin());
     match runtime.block_on(smsdesk_engine::sandbox::run_standalone(
         config,
         args.counts_file,
+        commands,
         async {
             wait_for_stop_signal().await;
         },

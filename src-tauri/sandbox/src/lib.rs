@@ -5,8 +5,12 @@
 //! The scenario of a message is chosen by the last two digits of its destination (see
 //! [`Scenario::for_destination`]); anything else is delivered. The sandbox counts submits and
 //! acceptances per destination and content, so a test can prove that nothing was accepted twice.
+//!
+//! It also plays the handsets: [`Sandbox::inject_mo`] sends a reply (a mobile-originated
+//! message, MO) to the bound client, and the reply scenarios send one after the receipt.
 
 mod cstr;
+mod mo;
 mod receipt;
 mod scenario;
 mod session;
@@ -15,7 +19,7 @@ mod tests;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -24,6 +28,7 @@ use tokio::net::TcpListener;
 use tokio::sync::{mpsc, watch};
 use tokio::task::JoinHandle;
 
+pub use mo::{Mo, MoStyle};
 pub use scenario::Scenario;
 
 /// How the sandbox behaves.
@@ -75,6 +80,8 @@ pub(crate) struct Shared {
     pending: Mutex<Vec<Command>>,
     /// Tells sessions to drop their connections.
     drop_all: watch::Sender<u64>,
+    /// The reference of the next long MO, which ties its parts together.
+    mo_reference: AtomicU8,
 }
 
 impl Shared {
@@ -106,6 +113,17 @@ impl Shared {
         if let Some(c) = command {
             self.pending.lock().unwrap_or_else(|p| p.into_inner()).push(c);
         }
+    }
+
+    /// Whether a bound session takes deliver_sm now.
+    fn has_receiver(&self) -> bool {
+        !self.receivers.lock().unwrap_or_else(|p| p.into_inner()).is_empty()
+    }
+
+    /// The deliver_sm PDUs of an MO, its parts tied by a reference of their own.
+    fn mo_pdus(&self, mo: &Mo) -> Vec<Command> {
+        let reference = self.mo_reference.fetch_add(1, Ordering::Relaxed);
+        mo::deliver_sms(mo, reference)
     }
 
     fn schedule(self: &Arc<Self>, delay: Duration, command: Command) {
@@ -146,6 +164,7 @@ impl Sandbox {
             receivers: Mutex::default(),
             pending: Mutex::default(),
             drop_all,
+            mo_reference: AtomicU8::new(1),
         });
         let task = {
             let shared = shared.clone();
@@ -211,6 +230,19 @@ impl Sandbox {
         self.shared.drop_all.send_modify(|n| *n += 1);
     }
 
+    /// Sends a message from a handset to the client: queues its deliver_sm PDUs (one per part)
+    /// on a bound receiver or transceiver session, or keeps them until one binds. Returns how
+    /// many were queued.
+    pub fn inject_mo(&self, mo: Mo) -> usize {
+        let pdus = self.shared.mo_pdus(&mo);
+        tracing::debug!(from = %mo.from, to = %mo.to, parts = pdus.len(), "sandbox: MO");
+        let queued = pdus.len();
+        for pdu in pdus {
+            self.shared.deliver(pdu);
+        }
+        queued
+    }
+
     pub fn stop(self) {
         self.task.abort();
         self.drop_connections();
@@ -218,21 +250,25 @@ impl Sandbox {
 }
 
 /// `smsdesk sandbox-smsc --port N`: runs the sandbox alone until `stop` completes (Ctrl+C).
+/// Each line of `commands` (standard input) that says `mo FROM TEXT...`,
+/// `mo-ticket FROM TICKET TEXT...` or `mo-sar FROM TEXT...` sends a message from handset FROM to
+/// "smsdesk"; the answer goes to standard error. The end of `commands` does not stop the sandbox.
 pub async fn run_standalone(
     config: SandboxConfig,
     counts_file: Option<std::path::PathBuf>,
+    commands: impl std::io::BufRead + Send + 'static,
     stop: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
     let sandbox = Sandbox::start(config).await?;
-    // One write, and no panic if whoever started us stopped reading (eprintln! writes piece by
-    // piece and panics on a closed pipe, which would take the SMSC down with it).
-    let banner = format!(
+    say(&format!(
         "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
-         Scenarios by the last two digits of the destination: {}.\nStop with Ctrl+C.\n",
+         Scenarios by the last two digits of the destination: {}.\n\
+         Replies from handsets, typed here one a line (to \"{}\"): mo FROM TEXT..., mo-ticket FROM TICKET TEXT..., \
+         mo-sar FROM TEXT...\nStop with Ctrl+C.\n",
         sandbox.addr(),
-        Scenario::legend()
-    );
-    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), banner.as_bytes());
+        Scenario::legend(),
+        mo::STDIN_TO,
+    ));
     // The counters, for a test on another process: rewritten twice a second and on exit.
     let write_counts = |sandbox: &Sandbox| {
         if let Some(path) = &counts_file {
@@ -249,14 +285,68 @@ pub async fn run_standalone(
         }
     };
     let mut every = tokio::time::interval(Duration::from_millis(500));
+    let mut lines = read_lines(commands);
+    let mut reading = true;
     tokio::pin!(stop);
     loop {
         tokio::select! {
             _ = every.tick() => write_counts(&sandbox),
+            line = lines.recv(), if reading => match line {
+                Some(line) => answer(&sandbox, &line),
+                None => reading = false,
+            },
             _ = &mut stop => break,
         }
     }
     write_counts(&sandbox);
     sandbox.stop();
     Ok(())
+}
+
+/// Writes to standard error in one write, and without panicking if whoever started us stopped
+/// reading (eprintln! writes piece by piece and panics on a closed pipe, which would take the
+/// SMSC down with it).
+fn say(text: &str) {
+    let _ = std::io::Write::write_all(&mut std::io::stderr().lock(), text.as_bytes());
+}
+
+/// The lines of `input`, read on a thread of their own (a blocking read would hold up the
+/// runtime); the channel closes at the end of the input or on a read error. Invalid UTF-8 is
+/// replaced rather than refused.
+fn read_lines(mut input: impl std::io::BufRead + Send + 'static) -> mpsc::UnboundedReceiver<String> {
+    let (tx, rx) = mpsc::unbounded_channel();
+    let spawned = std::thread::Builder::new().name("sandbox-stdin".into()).spawn(move || {
+        let mut line = Vec::new();
+        loop {
+            line.clear();
+            match input.read_until(b'\n', &mut line) {
+                Ok(0) | Err(_) => break,
+                Ok(_) => {
+                    if tx.send(String::from_utf8_lossy(&line).into_owned()).is_err() {
+                        break;
+                    }
+                }
+            }
+        }
+    });
+    if let Err(e) = spawned {
+        tracing::warn!(error = %e, "sandbox: cannot read commands from standard input");
+    }
+    rx
+}
+
+/// Carries out one command line of the standalone sandbox and says what came of it.
+fn answer(sandbox: &Sandbox, line: &str) {
+    match mo::parse_line(line) {
+        Ok(None) => {}
+        Ok(Some(mo)) => {
+            let waiting = if sandbox.shared.has_receiver() {
+                ""
+            } else {
+                " (no client bound: sent when one binds)"
+            };
+            say(&format!("queued {} deliver_sm{waiting}\n", sandbox.inject_mo(mo)));
+        }
+        Err(e) => say(&format!("{e}\n")),
+    }
 }

@@ -1,4 +1,11 @@
 //! What the sandbox does with a message, chosen by the last two digits of its destination.
+//!
+//! 00 to 24 play the good and bad days of a provider: refusals, silences, dropped connections and
+//! receipts of every kind. 25 to 28 are delivered as usual and then the handset answers: a few
+//! receipt delays after the receipt, so after it, the destination sends a reply (an MO) to the
+//! message's sender: "STOP" (25), a plain French sentence (26), a Cyrillic text long enough for
+//! two concatenated UCS-2 parts (27), or "Arrêt" in UCS-2 (28). A long message replies once, to
+//! its first part.
 
 /// One behaviour of the sandbox.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,7 +61,23 @@ pub enum Scenario {
     UnreadableStatus,
     /// The SMSC accepts the submit but its answer never comes; the receipt does.
     GhostAccept,
+    /// Delivered, then the handset replies "STOP".
+    ReplyStop,
+    /// Delivered, then the handset replies with a sentence in GSM 7-bit.
+    ReplyText,
+    /// Delivered, then the handset replies with a Cyrillic text in two UCS-2 parts joined by a
+    /// concatenation header.
+    ReplyLong,
+    /// Delivered, then the handset replies "Arrêt" (UCS-2: ê is not in the GSM alphabet).
+    ReplyArret,
 }
+
+/// What the handset answers in [`Scenario::ReplyText`].
+pub(crate) const REPLY_TEXT: &str = "Je ne pourrai pas venir demain, merci de rappeler.";
+
+/// What the handset answers in [`Scenario::ReplyLong`]: 110 UCS-2 units, two parts of 67.
+pub(crate) const REPLY_LONG: &str = "Спасибо за напоминание. К сожалению, я не смогу прийти завтра утром, \
+                                     перезвоните мне, пожалуйста, после обеда.";
 
 const TABLE: &[(&str, Scenario)] = &[
     ("00", Scenario::Delivered),
@@ -82,6 +105,10 @@ const TABLE: &[(&str, Scenario)] = &[
     ("22", Scenario::MultipartPartUndelivered),
     ("23", Scenario::UnreadableStatus),
     ("24", Scenario::GhostAccept),
+    ("25", Scenario::ReplyStop),
+    ("26", Scenario::ReplyText),
+    ("27", Scenario::ReplyLong),
+    ("28", Scenario::ReplyArret),
 ];
 
 impl Scenario {
@@ -93,6 +120,17 @@ impl Scenario {
             .iter()
             .find(|(suffix, _)| *suffix == tail)
             .map_or(Scenario::Delivered, |(_, s)| *s)
+    }
+
+    /// What the handset replies after the receipt, for the scenarios where it replies.
+    pub fn reply(self) -> Option<&'static str> {
+        Some(match self {
+            Scenario::ReplyStop => "STOP",
+            Scenario::ReplyText => REPLY_TEXT,
+            Scenario::ReplyLong => REPLY_LONG,
+            Scenario::ReplyArret => "Arrêt",
+            _ => return None,
+        })
     }
 
     /// "00 delivered, 01 undeliverable, ..." for help texts.
@@ -119,5 +157,30 @@ mod tests {
         assert_eq!(Scenario::for_destination("+33612345699"), Scenario::Delivered);
         assert_eq!(Scenario::for_destination(""), Scenario::Delivered);
         assert!(Scenario::legend().starts_with("00 delivered, 01 undeliverable"));
+        assert!(Scenario::legend().ends_with("25 replystop, 26 replytext, 27 replylong, 28 replyarret"));
+    }
+
+    #[test]
+    fn the_replies_are_encoded_as_their_scenarios_say() {
+        use smsdesk_core::sms::encoding::{plan, Encoding};
+        let encoding = |s: Scenario| plan(s.reply().unwrap()).encoding;
+        let segments = |s: Scenario| plan(s.reply().unwrap()).segments;
+        assert_eq!(
+            (encoding(Scenario::ReplyStop), segments(Scenario::ReplyStop)),
+            (Encoding::Gsm7, 1)
+        );
+        assert_eq!(
+            (encoding(Scenario::ReplyText), segments(Scenario::ReplyText)),
+            (Encoding::Gsm7, 1)
+        );
+        assert_eq!(
+            (encoding(Scenario::ReplyLong), segments(Scenario::ReplyLong)),
+            (Encoding::Ucs2, 2)
+        );
+        assert_eq!(
+            (encoding(Scenario::ReplyArret), segments(Scenario::ReplyArret)),
+            (Encoding::Ucs2, 1)
+        );
+        assert_eq!(Scenario::Delivered.reply(), None);
     }
 }

@@ -4,15 +4,16 @@
 use std::time::Duration;
 
 use futures::{SinkExt, StreamExt};
-use rusmpp::pdus::{BindTransceiver, SubmitSm};
+use rusmpp::pdus::{BindTransceiver, DeliverSm, SubmitSm};
+use rusmpp::tlvs::TlvValue;
 use rusmpp::tokio_codec::CommandCodec;
 use rusmpp::types::OctetString;
-use rusmpp::values::{EsmClass, InterfaceVersion, RegisteredDelivery};
+use rusmpp::values::{EsmClass, InterfaceVersion, Npi, RegisteredDelivery, Ton};
 use rusmpp::{Command, CommandId, CommandStatus, Pdu};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
-use super::{Sandbox, SandboxConfig};
+use super::{Mo, MoStyle, Sandbox, SandboxConfig};
 use crate::cstr::cstr;
 use smsdesk_core::receipts::parse::{parse_smpp, SmppPdu, SmppReport};
 
@@ -80,14 +81,23 @@ impl Client {
 
     /// Answers deliver_sm as a client must, and returns what each receipt said.
     async fn receipts(&mut self, how_many: usize) -> Vec<Seen> {
-        let mut seen = Vec::new();
-        while seen.len() < how_many {
+        self.deliver_sms(how_many)
+            .await
+            .iter()
+            .map(|d| read(d.esm_class.into(), d.short_message().as_ref()))
+            .collect()
+    }
+
+    /// Answers deliver_sm as a client must, and returns the next `how_many` of them.
+    async fn deliver_sms(&mut self, how_many: usize) -> Vec<DeliverSm> {
+        let mut got = Vec::new();
+        while got.len() < how_many {
             let c = self
                 .next()
                 .await
-                .unwrap_or_else(|| panic!("expected {how_many} receipts, got {seen:?}"));
+                .unwrap_or_else(|| panic!("expected {how_many} deliver_sm, got {got:?}"));
             if let Some(Pdu::DeliverSm(d)) = c.pdu() {
-                seen.push(read(d.esm_class.into(), d.short_message().as_ref()));
+                got.push(d.clone());
                 let resp = Command::new(
                     CommandStatus::EsmeRok,
                     c.sequence_number(),
@@ -96,7 +106,7 @@ impl Client {
                 self.framed.send(resp).await.unwrap();
             }
         }
-        seen
+        got
     }
 
     async fn submit_resp(&mut self) -> (CommandStatus, String) {
@@ -358,4 +368,203 @@ async fn keepalive_and_unbind() {
     c.send(Pdu::Unbind).await;
     assert_eq!(c.next().await.unwrap().id(), CommandId::UnbindResp);
     assert!(c.next().await.is_none(), "the sandbox closes after unbind");
+}
+
+/// A message from `from` to `to`.
+fn mo(from: &str, to: &str, text: &str, style: MoStyle) -> Mo {
+    Mo {
+        from: from.into(),
+        to: to.into(),
+        text: text.into(),
+        style,
+    }
+}
+
+/// The TLVs of a deliver_sm, decoded.
+fn tlvs(d: &DeliverSm) -> Vec<TlvValue> {
+    d.tlvs().iter().filter_map(|t| t.value().cloned()).collect()
+}
+
+/// The text of a UCS-2 payload.
+fn ucs2(octets: &[u8]) -> String {
+    let units: Vec<u16> = octets.chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+    String::from_utf16(&units).unwrap()
+}
+
+/// The concatenation header of a part (reference, total, index) and the payload after it.
+fn udh(d: &DeliverSm) -> ((u8, u8, u8), Vec<u8>) {
+    assert_eq!(u8::from(d.esm_class), 0x40, "UDHI set");
+    match d.short_message().as_ref() {
+        [0x05, 0x00, 0x03, reference, total, index, rest @ ..] => ((*reference, *total, *index), rest.to_vec()),
+        other => panic!("no 8-bit concatenation header in {other:02x?}"),
+    }
+}
+
+const CYRILLIC: &str = "Спасибо за напоминание. К сожалению, я не смогу прийти завтра утром, \
+                        перезвоните мне, пожалуйста, после обеда.";
+
+#[tokio::test]
+async fn an_injected_mo_arrives_as_a_plain_gsm_deliver_sm_from_an_international_number() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    assert_eq!(
+        s.inject_mo(mo("+33612345626", "SHOP", "Merci, à demain", MoStyle::Plain)),
+        1
+    );
+    let [d] = <[DeliverSm; 1]>::try_from(c.deliver_sms(1).await).unwrap();
+    assert_eq!(u8::from(d.esm_class), 0x00, "a message, not a receipt");
+    assert_eq!(
+        (d.source_addr_ton, d.source_addr_npi, d.source_addr.to_string()),
+        (Ton::International, Npi::Isdn, "33612345626".to_owned())
+    );
+    assert_eq!(
+        (d.dest_addr_ton, d.destination_addr.to_string()),
+        (Ton::Alphanumeric, "SHOP".to_owned())
+    );
+    assert_eq!(u8::from(d.data_coding), 0x00);
+    assert_eq!(d.short_message().as_ref(), b"Merci, \x7f demain", "GSM 7-bit, unpacked");
+    assert!(tlvs(&d).is_empty());
+}
+
+#[tokio::test]
+async fn a_text_outside_the_gsm_alphabet_arrives_in_ucs2() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    assert_eq!(s.inject_mo(mo("33612345628", "SHOP", "Arrêt", MoStyle::Plain)), 1);
+    let d = &c.deliver_sms(1).await[0];
+    assert_eq!((u8::from(d.data_coding), u8::from(d.esm_class)), (0x08, 0x00));
+    assert_eq!(
+        d.short_message().as_ref(),
+        &[0x00, 0x41, 0x00, 0x72, 0x00, 0x72, 0x00, 0xEA, 0x00, 0x74]
+    );
+}
+
+#[tokio::test]
+async fn a_long_text_arrives_in_parts_joined_by_a_udh_in_order_or_reversed() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    for (style, order) in [(MoStyle::Plain, [1, 2]), (MoStyle::Reversed, [2, 1])] {
+        assert_eq!(s.inject_mo(mo("+33612345627", "SHOP", CYRILLIC, style.clone())), 2);
+        let parts = c.deliver_sms(2).await;
+        let read: Vec<_> = parts.iter().map(udh).collect();
+        let (reference, _, _) = read[0].0;
+        let headers: Vec<_> = read.iter().map(|(h, _)| *h).collect();
+        assert_eq!(
+            headers,
+            order.map(|i| (reference, 2, i)).to_vec(),
+            "{style:?}: one reference, two parts"
+        );
+        assert!(parts
+            .iter()
+            .all(|d| u8::from(d.data_coding) == 0x08 && tlvs(d).is_empty()));
+        let mut payloads: Vec<_> = read.into_iter().map(|((_, _, i), p)| (i, p)).collect();
+        payloads.sort();
+        let joined: Vec<u8> = payloads.into_iter().flat_map(|(_, p)| p).collect();
+        assert_eq!(ucs2(&joined), CYRILLIC, "{style:?}");
+    }
+}
+
+#[tokio::test]
+async fn sar_style_joins_the_parts_by_tlvs_without_a_udh() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    assert_eq!(s.inject_mo(mo("+33612345627", "SHOP", CYRILLIC, MoStyle::Sar)), 2);
+    let parts = c.deliver_sms(2).await;
+    let reference = match tlvs(&parts[0]).first() {
+        Some(TlvValue::SarMsgRefNum(r)) => *r,
+        other => panic!("sar_msg_ref_num first, got {other:?}"),
+    };
+    for (d, index) in parts.iter().zip(1..) {
+        assert_eq!(u8::from(d.esm_class), 0x00, "no UDHI");
+        assert_eq!(
+            tlvs(d),
+            vec![
+                TlvValue::SarMsgRefNum(reference),
+                TlvValue::SarTotalSegments(2),
+                TlvValue::SarSegmentSeqnum(index)
+            ]
+        );
+    }
+    let joined: Vec<u8> = parts.iter().flat_map(|d| d.short_message().as_ref().to_vec()).collect();
+    assert_eq!(ucs2(&joined), CYRILLIC);
+}
+
+#[tokio::test]
+async fn a_ticket_tlv_does_not_make_the_mo_a_receipt() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    let ticket = MoStyle::WithTicketTlv("T-4242".into());
+    assert_eq!(s.inject_mo(mo("+33612345626", "SHOP", "STOP", ticket)), 1);
+    let d = &c.deliver_sms(1).await[0];
+    assert_eq!(u8::from(d.esm_class), 0x00);
+    assert_eq!(tlvs(d), vec![TlvValue::ReceiptedMessageId(cstr("T-4242"))]);
+    assert_eq!(d.short_message().as_ref(), b"STOP");
+}
+
+#[tokio::test]
+async fn reply_scenarios_send_the_handsets_answer_after_the_receipt() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    c.submit("+33612345625", "Your appointment is tomorrow").await;
+    let (_, id) = c.submit_resp().await;
+    let got = c.deliver_sms(2).await;
+    assert_eq!(
+        read(got[0].esm_class.into(), got[0].short_message().as_ref()),
+        delivered(&id),
+        "the receipt first"
+    );
+    let reply = &got[1];
+    assert_eq!(u8::from(reply.esm_class), 0x00);
+    assert_eq!(
+        (reply.source_addr_ton, reply.source_addr.to_string()),
+        (Ton::International, "33612345625".to_owned()),
+        "from the handset the message went to"
+    );
+    assert_eq!(reply.destination_addr.to_string(), "SHOP", "to the message's sender");
+    assert_eq!(reply.short_message().as_ref(), b"STOP");
+
+    c.submit("+33612345626", "b").await;
+    c.submit_resp().await;
+    let got = c.deliver_sms(2).await;
+    assert_eq!(
+        got[1].short_message().as_ref(),
+        b"Je ne pourrai pas venir demain, merci de rappeler."
+    );
+
+    c.submit("+33612345627", "c").await;
+    c.submit_resp().await;
+    let got = c.deliver_sms(3).await;
+    let joined: Vec<u8> = got[1..].iter().flat_map(|d| udh(d).1).collect();
+    assert_eq!(ucs2(&joined), CYRILLIC);
+
+    c.submit("+33612345628", "d").await;
+    c.submit_resp().await;
+    let got = c.deliver_sms(2).await;
+    assert_eq!(u8::from(got[1].data_coding), 0x08);
+    assert_eq!(ucs2(got[1].short_message().as_ref()), "Arrêt");
+}
+
+#[tokio::test]
+async fn an_mo_waits_for_a_session_to_bind() {
+    let s = sandbox().await;
+    assert_eq!(s.inject_mo(mo("+33612345626", "SHOP", "STOP", MoStyle::Plain)), 1);
+    let mut c = bound(&s).await;
+    let d = &c.deliver_sms(1).await[0];
+    assert_eq!(d.short_message().as_ref(), b"STOP");
+}
+
+#[tokio::test]
+async fn the_standalone_sandbox_outlives_the_end_of_its_standard_input() {
+    let config = SandboxConfig {
+        port: 0,
+        ..SandboxConfig::default()
+    };
+    let input = std::io::Cursor::new(b"mo +33612345626 hello\nbogus line\n\nmo-sar +336 Arr\xc3\xaat".to_vec());
+    let started = std::time::Instant::now();
+    let stop = tokio::time::sleep(Duration::from_millis(300));
+    super::run_standalone(config, None, input, stop).await.unwrap();
+    assert!(
+        started.elapsed() >= Duration::from_millis(300),
+        "ran until told to stop"
+    );
 }

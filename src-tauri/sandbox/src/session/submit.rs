@@ -10,7 +10,7 @@ use tokio::sync::mpsc;
 use super::{respond, After};
 use crate::cstr::cstr;
 use crate::receipt::{self, Receipt};
-use crate::{Scenario, Shared};
+use crate::{Mo, Scenario, Shared};
 use smsdesk_core::time::Clock;
 
 /// How a scenario turns a submit down before accepting it.
@@ -156,6 +156,7 @@ impl Receipts<'_> {
 fn schedule_receipts(shared: &Arc<Shared>, scenario: Scenario, part: Option<u8>, n: u64, r: &Receipts) -> After {
     let later = |k: u32| shared.config.receipt_delay * k;
     let submitted = r.submitted;
+    schedule_reply(shared, scenario, part, r);
     match scenario {
         Scenario::Undeliverable => shared.schedule(later(1), r.make("UNDELIV", "001", submitted + 1)),
         Scenario::Expired => shared.schedule(later(1), r.make("EXPIRED", "000", submitted + 1)),
@@ -204,6 +205,23 @@ fn schedule_receipts(shared: &Arc<Shared>, scenario: Scenario, part: Option<u8>,
         _ => shared.schedule(later(1), r.make("DELIVRD", "000", submitted + 60_000)),
     }
     After::Continue
+}
+
+/// The handset's reply in the reply scenarios: from the message's destination to its sender,
+/// a few receipt delays after the receipt so that it arrives after it. A long message gets one
+/// reply, for its first part.
+fn schedule_reply(shared: &Arc<Shared>, scenario: Scenario, part: Option<u8>, r: &Receipts) {
+    let Some(text) = scenario.reply() else { return };
+    if !matches!(part, None | Some(1)) {
+        return;
+    }
+    let mo = Mo {
+        from: r.handset.to_owned(),
+        to: r.sender.to_owned(),
+        text: text.to_owned(),
+        style: Default::default(),
+    };
+    shared.schedule_all(shared.config.receipt_delay * 4, shared.mo_pdus(&mo));
 }
 
 /// Two incompatible finals sent together, in an order that alternates with the message id.
