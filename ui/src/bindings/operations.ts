@@ -89,7 +89,7 @@ export interface Operations {
   /** Takes a number off the opt-out list, with a note (audited). Messages held meanwhile stay held until someone decides. */
   removeOptOut(removal: RemoveOptOut): Promise<void>;
   /** Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only says what it would do. A file with an invalid line is refused whole, each line named. */
-  importOptOuts(import: OptOutImport): Promise<OptOutImported>;
+  importOptOuts(optOutImport: OptOutImport): Promise<OptOutImported>;
   /** The numbers on the opt-out list now, as a CSV file. */
   exportOptOuts(): Promise<OptOutCsv>;
   /** Queue depth, states and open exceptions at a glance. */
