@@ -44,7 +44,7 @@ export function webhookValue(field: "status" | "state", value: string, t: I18n["
 
 /**
  * An exception's resolution (`state:<s>`, `attached:<id>`, `dismissed`, `resend`, `mark_failed`,
- * `auto:<reason>`) in words. These are the engine's documented codes, not text for people.
+ * `cancel`, `auto:<reason>`) in words. These are the engine's documented codes, not text for people.
  */
 export function resolutionWords(resolution: string, t: I18n["t"]): string {
   const [code, arg = ""] = splitOnce(resolution, ":");
@@ -61,6 +61,8 @@ export function resolutionWords(resolution: string, t: I18n["t"]): string {
       return t("resolution.resend");
     case "mark_failed":
       return t("resolution.markFailed");
+    case "cancel":
+      return t("resolution.cancel");
     case "auto":
       return t("resolution.auto", { reason: arg });
     default:
