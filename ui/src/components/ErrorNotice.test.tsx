@@ -27,6 +27,7 @@ const NEW_CODES: ErrorCode[] = [
   "rate_limited",
   "too_many_attempts",
   "storage_full",
+  "destination_opted_out",
 ];
 
 async function explanation(code: ErrorCode, language: string, options?: { retryAfterSeconds: number }): Promise<HTMLElement> {
