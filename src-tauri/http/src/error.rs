@@ -139,6 +139,7 @@ impl From<ServiceError> for Failure {
             }
             ServiceError::SetupTokenInvalid => C::SetupTokenInvalid,
             ServiceError::DestinationNotAllowed(_) => C::DestinationNotAllowed,
+            ServiceError::NotSandbox => C::NotSandbox,
             ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => C::Stopping,
             ServiceError::Store(_) => C::Internal,
         };
