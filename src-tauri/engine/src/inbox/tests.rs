@@ -43,3 +43,215 @@ fn tlvs_read_back_as_the_receipt_log_wrote_them() {
     assert!(tlvs_of(Some("not json")).is_empty());
     assert!(tlvs_of(None).is_empty());
 }
+
+// ------------------------------------------------------------------ through the store
+
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::Arc;
+
+use smsdesk_core::inbox::InboxRules;
+
+use crate::clock::Clock;
+use crate::dispatch::queue;
+use crate::domain::{ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
+use crate::messages::{self, NewMessage};
+use crate::receipts::ingest::{Ingestor, Outcome, SmppReceived};
+use crate::receipts::policy::ReceiptPolicy;
+use crate::store::tables::exception;
+use crate::store::Store;
+
+struct World {
+    _dir: tempfile::TempDir,
+    store: Store,
+    ingest: Ingestor,
+    now: Arc<AtomicI64>,
+}
+
+fn world() -> World {
+    let dir = tempfile::tempdir().unwrap();
+    let now = Arc::new(AtomicI64::new(1_800_000_000_000));
+    let clock = {
+        let now = now.clone();
+        Clock::from_fn(move || now.load(Ordering::Relaxed))
+    };
+    let store = Store::open_with_clock(&dir.path().join("smsdesk.db"), clock).unwrap();
+    let ingest = Ingestor::new(store.writer().clone(), ReceiptPolicy::default());
+    World {
+        _dir: dir,
+        store,
+        ingest,
+        now,
+    }
+}
+
+/// Part `seq` of 2 of a long UCS-2 reply with reference 7 from +33612345099.
+fn part_of_two(seq: u8, text: &str) -> SmppReceived {
+    let mut short_message = vec![0x05, 0x00, 0x03, 0x07, 0x02, seq];
+    short_message.extend(text.encode_utf16().flat_map(u16::to_be_bytes));
+    SmppReceived {
+        connection: "sandbox".into(),
+        esm_class: Some(0x40),
+        data_coding: Some(0x08),
+        source_addr: Some("33612345099".into()),
+        source_addr_ton: Some(1),
+        destination_addr: Some("smsdesk".into()),
+        short_message,
+        ..SmppReceived::default()
+    }
+}
+
+impl World {
+    async fn receive(&self, r: SmppReceived) -> Outcome {
+        let mut r = r;
+        r.received_at = self.now.load(Ordering::Relaxed);
+        self.ingest.smpp(r).await.unwrap().outcome
+    }
+
+    async fn replies(&self) -> Vec<(String, u32, u32, Option<String>)> {
+        self.store
+            .reader()
+            .read(|c| {
+                let mut s = c.prepare("SELECT text, parts, parts_received, intent FROM inbox_message ORDER BY id")?;
+                let rows = s
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, crate::store::StoreError>(rows)
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn queue(&self, to: &str, kind: MessageKind) -> i64 {
+        let m = NewMessage::text(IntakeChannel::Api, to, "Rappel", kind, "sandbox");
+        self.store
+            .writer()
+            .write(move |tx| messages::insert(tx, &m))
+            .await
+            .unwrap()
+    }
+
+    async fn status(&self, id: i64) -> QueueStatus {
+        self.store
+            .writer()
+            .write(move |tx| crate::store::tables::queue::status(tx, id))
+            .await
+            .unwrap()
+            .unwrap()
+    }
+}
+
+#[tokio::test]
+async fn a_long_reply_missing_a_part_is_shown_after_the_wait_and_takes_the_late_part() {
+    let w = world();
+    let rules = InboxRules::default();
+    assert!(matches!(
+        w.receive(part_of_two(1, "Je ne viendrai ")).await,
+        Outcome::Inbound { .. }
+    ));
+    assert_eq!(w.replies().await, vec![], "a part alone waits for the others");
+
+    // Before the wait is over, nothing is shown; after it, the part that came is.
+    async fn sweep(w: &World, rules: &InboxRules) -> usize {
+        let rules = rules.clone();
+        w.store
+            .writer()
+            .write(move |tx| super::file_overdue(tx, &rules))
+            .await
+            .unwrap()
+    }
+    w.now.fetch_add(rules.reassembly_ms - 1, Ordering::Relaxed);
+    assert_eq!(sweep(&w, &rules).await, 0);
+    w.now.fetch_add(2, Ordering::Relaxed);
+    assert_eq!(sweep(&w, &rules).await, 1);
+    assert_eq!(w.replies().await, vec![("Je ne viendrai  […] ".to_owned(), 2, 1, None)]);
+
+    // The late part joins the reply shown without it.
+    w.receive(part_of_two(2, "pas demain.")).await;
+    assert_eq!(
+        w.replies().await,
+        vec![("Je ne viendrai pas demain.".to_owned(), 2, 2, None)]
+    );
+    assert_eq!(sweep(&w, &rules).await, 0);
+}
+
+#[tokio::test]
+async fn a_keyword_split_in_two_parts_opts_out_once_the_reply_is_whole() {
+    let w = world();
+    w.receive(part_of_two(2, "OP")).await;
+    assert!(w.replies().await.is_empty());
+    w.receive(part_of_two(1, "ST")).await;
+    assert_eq!(
+        w.replies().await,
+        vec![("STOP".to_owned(), 2, 2, Some("opt_out".to_owned()))]
+    );
+    let on_list = w
+        .store
+        .writer()
+        .write(|tx| crate::optouts::blocks(tx, "+33612345099", MessageKind::Bulk))
+        .await
+        .unwrap();
+    assert!(on_list.is_some());
+}
+
+#[tokio::test]
+async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when_it_falls_due() {
+    let w = world();
+    let phone = "+33612345098";
+    let waiting = w.queue(phone, MessageKind::Transactional).await;
+    let on_the_wire = w.queue(phone, MessageKind::Bulk).await;
+    let code = w.queue(phone, MessageKind::Otp).await;
+    // The bulk message is being sent when the number opts out: it cannot be called back.
+    let now = w.now.load(Ordering::Relaxed);
+    w.store
+        .writer()
+        .write(move |tx| crate::store::tables::queue::lease(tx, on_the_wire, "test", now + 60_000))
+        .await
+        .unwrap();
+    w.store
+        .writer()
+        .write(move |tx| {
+            let src = crate::optouts::Source {
+                reason: crate::store::tables::opt_out::Reason::Operator,
+                note: None,
+                inbox_message_id: None,
+                keyword: None,
+                actor: "Olga",
+            };
+            crate::optouts::add(tx, phone, &[MessageKind::Transactional, MessageKind::Bulk], &src)
+        })
+        .await
+        .unwrap();
+    assert_eq!(w.status(waiting).await, QueueStatus::Held);
+    assert_eq!(w.status(on_the_wire).await, QueueStatus::Sending);
+    assert_eq!(
+        w.status(code).await,
+        QueueStatus::Queued,
+        "one-time codes are not stopped"
+    );
+
+    // Its try fails for a while and it goes back in the queue: when it falls due, it is held.
+    w.store
+        .writer()
+        .write(move |tx| {
+            crate::store::tables::queue::set_status(tx, on_the_wire, QueueStatus::Queued, Some("throttled"), None)
+        })
+        .await
+        .unwrap();
+    let now = w.now.load(Ordering::Relaxed) + 1;
+    let claimed = w
+        .store
+        .writer()
+        .write(move |tx| queue::claim(tx, "test", now, 60_000, 10))
+        .await
+        .unwrap();
+    let ids: Vec<i64> = claimed.iter().map(|c| c.message_id).collect();
+    assert_eq!(ids, vec![code], "only the one-time code goes out");
+    assert_eq!(w.status(on_the_wire).await, QueueStatus::Held);
+    let open = w
+        .store
+        .writer()
+        .write(move |tx| exception::open_for_message(tx, on_the_wire, ExceptionKind::OptedOut))
+        .await
+        .unwrap();
+    assert!(open.is_some(), "a person is asked what to do with it");
+}
