@@ -255,3 +255,83 @@ async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when
         .unwrap();
     assert!(open.is_some(), "a person is asked what to do with it");
 }
+
+/// Version 11 on a version 10 database: replies stored before the inbox existed are filed into it
+/// at start, read from their receipt rows as new ones are; a STOP among them opts its number out
+/// and holds what waited for it; every row is kept.
+#[tokio::test]
+async fn replies_stored_before_the_inbox_existed_are_filed_into_it_and_a_stop_among_them_counts() {
+    use crate::store::migrations;
+    use crate::store::pragmas::{self, Role};
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    {
+        let mut c = rusqlite::Connection::open(&path).unwrap();
+        pragmas::apply(&c, Role::Writer).unwrap();
+        migrations::migrate_to(&mut c, 10, &Clock::system()).unwrap();
+        // "Arrêt" in UCS-2 from +33612345097, "Merci" in GSM 7-bit from +33612345096, each as
+        // version 10 kept them; and a bulk message to the first, waiting.
+        c.execute_batch(
+            "INSERT INTO receipt (id, received_at, source, connection, source_addr, destination_addr, raw, raw_text,
+                 esm_class, data_coding, kind, parser_version)
+             VALUES (1, 40, 'smpp_deliver_sm', 'sandbox', '+33612345097', 'smsdesk', x'00410072007200ea0074',
+                     'ignored', 0, 8, 'mo', 1),
+                    (2, 41, 'smpp_deliver_sm', 'sandbox', '+33612345096', 'smsdesk', x'4d65726369', 'Merci',
+                     0, 0, 'mo', 1);
+             INSERT INTO receipt_outcome (receipt_id, is_repeat, processed_at) VALUES (1, 0, 40), (2, 0, 41);
+             INSERT INTO inbound_message (id, receipt_id, connection, source_addr, destination_addr, body, received_at)
+             VALUES (1, 1, 'sandbox', '+33612345097', 'smsdesk', 'ignored', 40),
+                    (2, 2, 'sandbox', '+33612345096', 'smsdesk', 'Merci', 41);
+             INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                 kind, priority, registered_delivery, connection)
+             VALUES (1, 10, 'api', '+33612345097', '+33612345097', 'Soldes', 'gsm7', 1, 'bulk', 3, 1, 'sandbox');
+             INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
+             VALUES (1, 'queued', 35, 0, 10);",
+        )
+        .unwrap();
+    }
+    let store = Store::open(&path).unwrap();
+    let rules = InboxRules::default();
+    let (n, _) = store
+        .writer()
+        .write(move |tx| super::file_earlier(tx, &rules, 0, 100))
+        .await
+        .unwrap();
+    assert_eq!(n, 2);
+    let rows = store
+        .reader()
+        .read(|c| {
+            let mut s = c.prepare("SELECT thread, text, intent FROM inbox_message ORDER BY id")?;
+            let rows = s
+                .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                .collect::<Result<Vec<(String, String, Option<String>)>, _>>()?;
+            Ok::<_, crate::store::StoreError>(rows)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        rows,
+        vec![
+            (
+                "+33612345097".to_owned(),
+                "Arrêt".to_owned(),
+                Some("opt_out".to_owned())
+            ),
+            ("+33612345096".to_owned(), "Merci".to_owned(), None),
+        ]
+    );
+    let held = store
+        .writer()
+        .write(|tx| crate::store::tables::queue::status(tx, 1))
+        .await
+        .unwrap();
+    assert_eq!(held, Some(QueueStatus::Held));
+    // Filed once: a second start finds nothing left to file.
+    let rules = InboxRules::default();
+    let (again, _) = store
+        .writer()
+        .write(move |tx| super::file_earlier(tx, &rules, 0, 100))
+        .await
+        .unwrap();
+    assert_eq!(again, 0);
+}
