@@ -229,6 +229,7 @@ fn file(
     )?;
     let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
     inbound::attach(tx, &ids, id)?;
+    crate::store::tables::webhook::enqueue_inbound(tx, id, sender.phone.as_deref().unwrap_or(sender.handset))?;
     if received == total.max(1) {
         classify(tx, sender, id, &text, rules)?;
     }
