@@ -4,7 +4,7 @@
 
 use smsdesk_engine::apikeys::Caller;
 use smsdesk_engine::service::{
-    MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut,
+    MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };
 use smsdesk_engine::views::{
     InboxCounts, InboxFilter, OptOutFilter, OptOutPage, ThreadPage, ThreadRequest, ThreadView,
@@ -73,4 +73,12 @@ pub async fn import_opt_outs(engine: State<'_, EngineState>, import: OptOutImpor
 #[tauri::command]
 pub async fn export_opt_outs(engine: State<'_, EngineState>) -> Reply<OptOutCsv> {
     engine.service()?.export_opt_outs().await.map_err(refused)
+}
+
+#[tauri::command]
+pub fn sandbox_reply(engine: State<'_, EngineState>, reply: SandboxReply) -> Reply<()> {
+    engine
+        .service()?
+        .sandbox_reply(&Caller::window(), reply)
+        .map_err(refused)
 }

@@ -292,6 +292,8 @@ text_enum! {
         Status = "status",
         /// The state computed from receipts changed.
         State = "state",
+        /// A reply from a handset arrived (its inbox message, not a message we sent).
+        Inbound = "inbound",
     }
 }
 

@@ -177,6 +177,8 @@ error_codes! {
     TooOld = "too_old", 409;
     /// The instance runs headless: there is no window to show.
     NoWindow = "no_window", 409;
+    /// Only the sandbox SMSC can do this, and it is not the connection now.
+    NotSandbox = "not_sandbox", 409;
     /// The config file no longer loads: fix it before changing settings.
     ConfigInvalid = "config_invalid", 409;
     /// What was under way was cancelled.

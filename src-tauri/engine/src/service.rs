@@ -50,7 +50,9 @@ pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
 pub use error::ServiceError;
 pub use health::ConnectionStatus;
-pub use inbox::{MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut};
+pub use inbox::{
+    MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
+};
 pub use preview::{Preview, PreviewRow};
 pub use reports::CallbackAnswer;
 pub use submit::{Answer, SubmitBatch, SubmittedBatch};
@@ -80,6 +82,8 @@ struct Live {
     callbacks: Arc<CallbackProviders>,
     /// Each kind's limits on tries and age (otp, transactional, bulk), which manual retries obey.
     retry: [RetryPolicy; 3],
+    /// The sandbox's handsets, while the sandbox SMSC is the connection.
+    handsets: Option<crate::sandbox::Handsets>,
 }
 
 impl Service {
@@ -93,6 +97,7 @@ impl Service {
                 link: None,
                 callbacks: Arc::default(),
                 retry: RetryLimits::DEFAULT_POLICIES,
+                handsets: None,
             })),
             in_flight: Arc::default(),
             settings: None,
@@ -148,6 +153,11 @@ impl Service {
     /// A new session (after the connection settings changed) reports from now on.
     pub fn set_link(&self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) {
         self.change(|l| l.link = Some((connection.to_owned(), sandbox, link)));
+    }
+
+    /// The sandbox's handsets, while the sandbox SMSC is the connection (none otherwise).
+    pub fn set_handsets(&self, handsets: Option<crate::sandbox::Handsets>) {
+        self.change(|l| l.handsets = handsets);
     }
 
     pub fn set_callbacks(&self, providers: CallbackProviders) {

@@ -173,6 +173,7 @@ fn views() -> Vec<(String, String)> {
         file::<smsdesk_engine::service::OptOutImport>(),
         file::<smsdesk_engine::service::OptOutImported>(),
         file::<smsdesk_engine::service::RemoveOptOut>(),
+        file::<smsdesk_engine::service::SandboxReply>(),
     ]
 }
 

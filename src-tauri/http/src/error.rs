@@ -77,13 +77,13 @@ impl From<ServiceError> for Failure {
             return Failure::new(C::StorageFull, message);
         }
         let code = match &e {
-            ServiceError::Invalid(errors) => {
-                let mut f = Failure::new(C::Invalid, describe(errors));
-                f.body.errors = errors.clone();
-                return f;
-            }
-            ServiceError::OptedOut(errors) => {
-                let mut f = Failure::new(C::DestinationOptedOut, describe(errors));
+            ServiceError::Invalid(errors) | ServiceError::OptedOut(errors) => {
+                let code = if matches!(e, ServiceError::Invalid(_)) {
+                    C::Invalid
+                } else {
+                    C::DestinationOptedOut
+                };
+                let mut f = Failure::new(code, describe(errors));
                 f.body.errors = errors.clone();
                 return f;
             }
@@ -105,16 +105,7 @@ impl From<ServiceError> for Failure {
                 ResolveError::Store(_) => C::Internal,
                 ResolveError::Queue(a) => action(a),
             },
-            ServiceError::Key(k) => match k {
-                KeyError::BadName
-                | KeyError::BadWebhook(_)
-                | KeyError::NoScope
-                | KeyError::BadPrefix(_)
-                | KeyError::BadLimit => C::Invalid,
-                KeyError::NotFound(_) => C::NotFound,
-                KeyError::AlreadyRevoked(_) => C::AlreadyRevoked,
-                KeyError::Store(_) => C::Internal,
-            },
+            ServiceError::Key(k) => key(k),
             ServiceError::View(v) | ServiceError::Export(ExportError::View(v)) => match v {
                 ViewError::InvalidCursor { .. } => C::InvalidCursor,
                 ViewError::InvalidFilter(_) => C::InvalidFilter,
@@ -139,6 +130,7 @@ impl From<ServiceError> for Failure {
             }
             ServiceError::SetupTokenInvalid => C::SetupTokenInvalid,
             ServiceError::DestinationNotAllowed(_) => C::DestinationNotAllowed,
+            ServiceError::NotSandbox => C::NotSandbox,
             ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => C::Stopping,
             ServiceError::Store(_) => C::Internal,
         };
@@ -147,6 +139,20 @@ impl From<ServiceError> for Failure {
             tracing::error!(error = %failure.body.message, "request failed");
         }
         failure
+    }
+}
+
+/// An API key's refusal.
+fn key(k: &KeyError) -> ErrorCode {
+    match k {
+        KeyError::BadName
+        | KeyError::BadWebhook(_)
+        | KeyError::NoScope
+        | KeyError::BadPrefix(_)
+        | KeyError::BadLimit => ErrorCode::Invalid,
+        KeyError::NotFound(_) => ErrorCode::NotFound,
+        KeyError::AlreadyRevoked(_) => ErrorCode::AlreadyRevoked,
+        KeyError::Store(_) => ErrorCode::Internal,
     }
 }
 

@@ -96,7 +96,10 @@ pub async fn stream(
             }
             if let (Ok(c), None) = (&got, only_key) {
                 if let Some(reply) = unread_reply(&s, *c).await {
-                    let event = Event::default().event("inbound").json_data(reply).expect("a reply serialises");
+                    let event = Event::default()
+                        .event("inbound")
+                        .json_data(reply)
+                        .expect("a reply serialises");
                     if tx.send(Ok(event)).await.is_err() {
                         break;
                     }

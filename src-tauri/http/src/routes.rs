@@ -389,3 +389,12 @@ pub async fn import_opt_outs(
 pub async fn export_opt_outs(State(s): State<AppState>) -> Result<Json<smsdesk_engine::service::OptOutCsv>, Failure> {
     Ok(Json(s.ctx.service.export_opt_outs().await?))
 }
+
+pub async fn sandbox_reply(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(r): JsonBody<smsdesk_engine::service::SandboxReply>,
+) -> Result<StatusCode, Failure> {
+    s.ctx.service.sandbox_reply(&caller, r)?;
+    Ok(StatusCode::NO_CONTENT)
+}

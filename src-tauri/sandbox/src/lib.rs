@@ -234,6 +234,32 @@ impl Sandbox {
     /// on a bound receiver or transceiver session, or keeps them until one binds. Returns how
     /// many were queued.
     pub fn inject_mo(&self, mo: Mo) -> usize {
+        self.handsets().reply(mo)
+    }
+
+    /// A handle that makes this sandbox's handsets reply, for whoever holds no `Sandbox`.
+    pub fn handsets(&self) -> Handsets {
+        Handsets {
+            shared: self.shared.clone(),
+        }
+    }
+
+    pub fn stop(self) {
+        self.task.abort();
+        self.drop_connections();
+    }
+}
+
+/// The handsets of a running sandbox: each reply goes to the client as a message from a handset.
+/// Cheap to clone; replies made after the sandbox stopped go nowhere.
+#[derive(Clone)]
+pub struct Handsets {
+    shared: Arc<Shared>,
+}
+
+impl Handsets {
+    /// As [`Sandbox::inject_mo`].
+    pub fn reply(&self, mo: Mo) -> usize {
         let pdus = self.shared.mo_pdus(&mo);
         tracing::debug!(from = %mo.from, to = %mo.to, parts = pdus.len(), "sandbox: MO");
         let queued = pdus.len();
@@ -241,11 +267,6 @@ impl Sandbox {
             self.shared.deliver(pdu);
         }
         queued
-    }
-
-    pub fn stop(self) {
-        self.task.abort();
-        self.drop_connections();
     }
 }
 

@@ -3,4 +3,4 @@
 /**
  * What a webhook notification announces.
  */
-export type WebhookField = "status" | "state";
+export type WebhookField = "status" | "state" | "inbound";

@@ -36,6 +36,7 @@ import type { PageRequest } from "./PageRequest";
 import type { Preview } from "./Preview";
 import type { RemoveOptOut } from "./RemoveOptOut";
 import type { ResolveRequest } from "./ResolveRequest";
+import type { SandboxReply } from "./SandboxReply";
 import type { SessionInfo } from "./SessionInfo";
 import type { SettingsSaved } from "./SettingsSaved";
 import type { SettingsUpdate } from "./SettingsUpdate";
@@ -92,6 +93,8 @@ export interface Operations {
   importOptOuts(optOutImport: OptOutImport): Promise<OptOutImported>;
   /** The numbers on the opt-out list now, as a CSV file. */
   exportOptOuts(): Promise<OptOutCsv>;
+  /** The sandbox SMSC plays a handset: a reply from `from` arrives over SMPP as any message from a handset does (a stop word opts the number out). Only while the sandbox is the connection. */
+  sandboxReply(reply: SandboxReply): Promise<void>;
   /** Queue depth, states and open exceptions at a glance. */
   dashboard(): Promise<Dashboard>;
   /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day for the last 30 days. */
@@ -164,6 +167,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   removeOptOut: { command: "remove_opt_out", method: "POST", path: "/opt-outs/remove", args: [{ name: "removal", place: "body" }], answers: false },
   importOptOuts: { command: "import_opt_outs", method: "POST", path: "/opt-outs/import", args: [{ name: "import", place: "body" }], answers: true },
   exportOptOuts: { command: "export_opt_outs", method: "GET", path: "/opt-outs/export", args: [], answers: true },
+  sandboxReply: { command: "sandbox_reply", method: "POST", path: "/sandbox/reply", args: [{ name: "reply", place: "body" }], answers: false },
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },

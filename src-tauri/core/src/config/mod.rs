@@ -7,6 +7,7 @@
 
 mod callbacks;
 mod hosts;
+mod lists;
 mod settings;
 mod value;
 
@@ -14,10 +15,11 @@ use std::path::{Path, PathBuf};
 
 pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use hosts::HostNames;
+pub use lists::{Kinds, Words};
 pub use settings::*;
 pub use value::{
-    AtLeastOne, IdBase, Kinds, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion,
-    StatusCodes, TlvIdBase, UtcOffset, Words,
+    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
+    TlvIdBase, UtcOffset,
 };
 
 /// The config file's name inside the data directory.

@@ -5,9 +5,10 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use super::callbacks::CallbackProviders;
 use super::hosts::HostNames;
+use super::lists::{Kinds, Words};
 use super::value::{
-    AtLeastOne, IdBase, Kinds, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion,
-    StatusCodes, TlvIdBase, UtcOffset, Words,
+    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
+    TlvIdBase, UtcOffset,
 };
 use super::{KeySpec, SectionSpec};
 use crate::domain::MessageKind;

@@ -1,6 +1,6 @@
 //! Opening the database, and bringing what it holds up to date before anything new arrives: id
 //! keys made by the id rules in force, receipts stored but never applied, projections made by
-//! older rules.
+//! older rules, replies from handsets stored before the inbox existed.
 
 use std::path::Path;
 use std::sync::Arc;
@@ -37,6 +37,7 @@ pub(super) async fn open_store(
     rekey(&store, policy, connection).await?;
     apply_pending_receipts(store.writer(), policy).await?;
     rebuild_wanted(store.writer(), policy).await?;
+    file_earlier_replies(store.writer(), policy).await?;
     Ok(store)
 }
 
@@ -75,6 +76,31 @@ async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), S
             changed,
             rules_version = crate::receipts::rules::RULES_VERSION,
             "projections computed by earlier rules rebuilt from their evidence"
+        );
+    }
+    Ok(())
+}
+
+/// Puts the replies from handsets stored before the inbox existed into it (once: each gets its
+/// decoded text as it is filed), so an upgrade shows them, and a STOP among them counts.
+async fn file_earlier_replies(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    let mut after = 0;
+    let mut total = 0;
+    loop {
+        let rules = policy.inbox.clone();
+        let (n, last) = writer
+            .write(move |tx| crate::inbox::file_earlier(tx, &rules, after, CHUNK))
+            .await?;
+        total += n;
+        after = last;
+        if n < CHUNK as usize {
+            break;
+        }
+    }
+    if total > 0 {
+        tracing::info!(
+            replies = total,
+            "replies from handsets stored before the inbox existed are in it now"
         );
     }
     Ok(())

@@ -28,7 +28,53 @@ const LATE_PARTS_MS: i64 = 24 * 3_600_000;
 
 /// Files the PDU from a handset stored as receipt `receipt_id`; returns its `inbound_message` id.
 pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Result<i64, StoreError> {
-    let a = inbound::arrived(&*tx, receipt_id)?
+    let (a, decoded, place) = read(tx, receipt_id)?;
+    let id = inbound::insert(
+        tx,
+        &NewInbound {
+            receipt_id,
+            connection: &a.connection,
+            source_addr: a.source_addr.as_deref(),
+            destination_addr: a.destination_addr.as_deref(),
+            body: a.raw_text.as_deref(),
+            text: &decoded.text,
+            alphabet: decoded.alphabet.as_str(),
+            place,
+            received_at: a.received_at,
+        },
+    )?;
+    file_part(tx, &a, id, &decoded, place, rules)?;
+    Ok(id)
+}
+
+/// Files the PDUs from handsets stored before the inbox existed (schema 11), oldest first, up to
+/// `limit` of them after `inbound_message` id `after`: each is read again from its receipt row,
+/// as [`receive`] reads a new one (a keyword reply among them opts its number out now). Returns
+/// how many it looked at and the last id.
+pub fn file_earlier(
+    tx: &mut WriteTx<'_>,
+    rules: &InboxRules,
+    after: i64,
+    limit: u32,
+) -> Result<(usize, i64), StoreError> {
+    let mut last = after;
+    let mut n = 0;
+    while let Some((id, receipt_id)) = inbound::next_unread_text(&*tx, last)? {
+        let (a, decoded, place) = read(tx, receipt_id)?;
+        inbound::set_decoded(tx, id, &decoded.text, decoded.alphabet.as_str(), place)?;
+        file_part(tx, &a, id, &decoded, place, rules)?;
+        last = id;
+        n += 1;
+        if n >= limit as usize {
+            break;
+        }
+    }
+    Ok((n, last))
+}
+
+/// The receipt row of a PDU from a handset, its text decoded, and its place in a long message.
+fn read(tx: &WriteTx<'_>, receipt_id: i64) -> Result<(inbound::Arrived, decode::Decoded, Option<Place>), StoreError> {
+    let a = inbound::arrived(tx, receipt_id)?
         .ok_or_else(|| StoreError::Corrupt(format!("receipt {receipt_id} is not stored")))?;
     let tlvs = tlvs_of(a.tlvs_json.as_deref());
     let decoded = decode::decode(&UserData {
@@ -46,20 +92,18 @@ pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Res
         total: c.total,
         seq: c.seq,
     });
-    let id = inbound::insert(
-        tx,
-        &NewInbound {
-            receipt_id,
-            connection: &a.connection,
-            source_addr: a.source_addr.as_deref(),
-            destination_addr: a.destination_addr.as_deref(),
-            body: a.raw_text.as_deref(),
-            text: &decoded.text,
-            alphabet: decoded.alphabet.as_str(),
-            place,
-            received_at: a.received_at,
-        },
-    )?;
+    Ok((a, decoded, place))
+}
+
+/// Files PDU `id` (stored, decoded): a message of one part at once, a part with the others.
+fn file_part(
+    tx: &mut WriteTx<'_>,
+    a: &inbound::Arrived,
+    id: i64,
+    decoded: &decode::Decoded,
+    place: Option<Place>,
+    rules: &InboxRules,
+) -> Result<(), StoreError> {
     let sender = Sender {
         connection: &a.connection,
         address: a.source_addr.as_deref(),
@@ -84,7 +128,7 @@ pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Res
         }
         Some(place) => join(tx, &sender, id, place, a.received_at, rules)?,
     }
-    Ok(id)
+    Ok(())
 }
 
 /// Who a message came from, as the inbox files it.
@@ -185,6 +229,7 @@ fn file(
     )?;
     let ids: Vec<i64> = parts.iter().map(|p| p.id).collect();
     inbound::attach(tx, &ids, id)?;
+    crate::store::tables::webhook::enqueue_inbound(tx, id, sender.phone.as_deref().unwrap_or(sender.handset))?;
     if received == total.max(1) {
         classify(tx, sender, id, &text, rules)?;
     }

@@ -160,6 +160,15 @@ operations! { $
         tag: "opt-outs", access: Export,
     }
 
+    /// The sandbox SMSC plays a handset: a reply from `from` arrives over SMPP as any message
+    /// from a handset does (a stop word opts the number out). Only while the sandbox is the
+    /// connection.
+    sandbox_reply: Post "/sandbox/reply" -> 204 () {
+        tag: "inbox", access: Act,
+        args: [reply: Body SandboxReply],
+        errors: [NotSandbox],
+    }
+
     /// Queue depth, states and open exceptions at a glance.
     dashboard: Get "/dashboard" -> 200 Dashboard {
         tag: "overview", access: ReadAll,

@@ -28,7 +28,7 @@ use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::service::{
     ConnectionStatus, MarkRead, MessageAction, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported,
-    Preview, RemoveOptOut, ResolveRequest, SubmitBatch, SubmittedBatch,
+    Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,
 };
 use crate::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use crate::views::{

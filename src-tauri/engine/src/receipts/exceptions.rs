@@ -145,17 +145,10 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             attach(tx, &e, event, *message_id, *mismatches_seen, &r.actor, policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
-        (Action::Resend { .. }, ExceptionKind::OptedOut) => {
-            let message = e.message_id.ok_or_else(not_allowed)?;
-            return settle_sending(tx, message, r);
-        }
-        // Not sending a message held because its number opted out is cancelling it.
-        (Action::MarkFailed, ExceptionKind::OptedOut) => {
-            let message = e.message_id.ok_or_else(not_allowed)?;
-            crate::dispatch::queue::cancel(tx, message, &r.actor, &r.note)?;
-            return Ok(());
-        }
-        (Action::Resend { .. } | Action::MarkFailed, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent) => {
+        (
+            Action::Resend { .. } | Action::MarkFailed,
+            ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent | ExceptionKind::OptedOut,
+        ) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
             return settle_sending(tx, message, r);
@@ -213,12 +206,18 @@ fn attach(
     Ok(())
 }
 
-/// Resends or marks failed a message held because of an unknown outcome or a partial send. A
+/// Resends or marks failed a message held because of an unknown outcome or a partial send (or
+/// sends or cancels one held because its number opted out: sending it is refused while the number
+/// is on the list). A
 /// resend that may deliver twice needs the operator's confirmation, except when the only risk is
 /// the unknown outcome the exception is about.
 fn settle_sending(tx: &mut WriteTx<'_>, message: i64, r: &Resolution) -> Result<(), ResolveError> {
     use crate::dispatch::queue::{self, DuplicateRisk};
     match r.action {
+        // Not sending a message held because its number opted out is cancelling it.
+        Action::MarkFailed if queue::status(tx, message)? == Some(crate::domain::QueueStatus::Held) => {
+            queue::cancel(tx, message, &r.actor, &r.note)?
+        }
         Action::Resend {
             confirm_duplicate,
             limits,

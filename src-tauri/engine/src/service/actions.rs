@@ -44,7 +44,8 @@ pub enum ResolveRequest {
         mismatches_seen: bool,
         note: String,
     },
-    /// Send again what was not accepted (outcome unknown, or partly sent). When evidence says
+    /// Send again what was not accepted (outcome unknown, or partly sent), or send a message held
+    /// because its number opted out (refused while the number is still on the list). When evidence says
     /// the network had the message (an accepted try or a receipt), `confirm_duplicate: true` is
     /// needed as well.
     Resend {
@@ -55,7 +56,8 @@ pub enum ResolveRequest {
         #[serde(default)]
         override_limits: bool,
     },
-    /// Settle the message as failed (outcome unknown).
+    /// Settle the message as failed (outcome unknown); for a message held because its number
+    /// opted out, do not send it: it is cancelled.
     MarkFailed { note: String },
     /// Close it without changing anything.
     Dismiss { note: String },

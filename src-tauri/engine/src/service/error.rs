@@ -51,6 +51,8 @@ pub enum ServiceError {
     RateLimited { message: String, retry_after_secs: u64 },
     #[error("{0}")]
     DestinationNotAllowed(String),
+    #[error("only the sandbox SMSC can play a handset: it is not the connection now (smpp.sandbox)")]
+    NotSandbox,
     #[error("the destination is on the opt-out list")]
     OptedOut(Vec<FieldError>),
     #[error(transparent)]

@@ -86,6 +86,18 @@ pub struct OptOutCsv {
     pub csv: String,
 }
 
+/// A reply the sandbox's handset sends, for trying the inbox without a phone.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SandboxReply {
+    /// The handset's number, written any usual way.
+    pub from: String,
+    pub text: String,
+}
+
+/// The longest simulated reply, in characters (a long one arrives in parts, as a handset sends it).
+pub const MAX_SANDBOX_REPLY_CHARS: usize = 1_000;
+
 /// The most lines an import takes.
 pub const MAX_IMPORT_LINES: usize = 100_000;
 
@@ -223,8 +235,7 @@ impl Service {
         let kinds = self.policy().inbox.opt_out_kinds.clone();
         let actor = caller.actor();
         let dry_run = req.dry_run;
-        self
-            .store
+        self.store
             .writer()
             .write(move |tx| -> Result<OptOutImported, ServiceError> {
                 let mut out = OptOutImported {
@@ -309,6 +320,33 @@ impl Service {
             file_name: format!("smsdesk-opt-outs-{}.csv", &day[..10]),
             csv,
         })
+    }
+
+    /// Makes the sandbox's handset `from` reply with `text`: it arrives over SMPP as any message
+    /// from a handset does. Only while the sandbox SMSC is the connection.
+    pub fn sandbox_reply(&self, caller: &Caller, r: SandboxReply) -> Result<(), ServiceError> {
+        let handsets = self.live().handsets.ok_or(ServiceError::NotSandbox)?;
+        let from = self.read_phone("from", &r.from)?;
+        let chars = r.text.chars().count();
+        if r.text.trim().is_empty() || chars > MAX_SANDBOX_REPLY_CHARS {
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "text",
+                if chars == 0 || r.text.trim().is_empty() {
+                    "required"
+                } else {
+                    "too_long"
+                },
+                format!("write the reply: 1 to {MAX_SANDBOX_REPLY_CHARS} characters"),
+            )]));
+        }
+        let parts = handsets.reply(crate::sandbox::Mo {
+            from: from.clone(),
+            to: "smsdesk".into(),
+            text: r.text,
+            style: crate::sandbox::MoStyle::Plain,
+        });
+        tracing::info!(from = %from, parts, by = %caller.actor(), "sandbox: a handset replies");
+        Ok(())
     }
 
     /// A number as people write it, in E.164 (national numbers in the default region).

@@ -34,7 +34,7 @@ use std::time::Duration;
 
 pub(crate) use crate::store::tables::webhook as deliveries;
 pub use crate::store::tables::webhook::deliveries_for_message;
-pub use payload::WebhookPayload;
+pub use payload::{InboundPayload, WebhookPayload};
 pub use signature::{sign, verify};
 pub use smsdesk_core::domain::{WebhookField, WebhookStatus};
 pub use smsdesk_core::webhook::{DeliveryAttemptView, DeliveryView};

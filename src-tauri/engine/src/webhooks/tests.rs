@@ -852,3 +852,72 @@ fn timeline_types_render_for_the_ui() {
     let status = super::WebhookStatus::export_to_string().unwrap();
     assert!(status.contains(r#""pending" | "delivered" | "failed""#), "{status}");
 }
+
+// ---- replies from handsets ------------------------------------------------------------------------
+
+/// A reply from a handset is announced, signed as any notification, to the keys with a webhook
+/// that may read everything; a key that may read only its own messages hears nothing of it.
+#[tokio::test]
+async fn a_reply_from_a_handset_is_posted_signed_to_the_keys_that_may_read_everything() {
+    let e = env().await;
+    let everything = e.key(true).await;
+    let own_only = e.key(true).await;
+    e.sql(
+        "UPDATE api_key SET scopes = 'read:all send' WHERE id = ?1",
+        vec![everything.into()],
+    )
+    .await;
+    let w = e.start(config()).await;
+    let ingest = crate::receipts::ingest::Ingestor::new(e.store.writer().clone(), Default::default());
+    let got = ingest
+        .smpp(crate::receipts::ingest::SmppReceived {
+            connection: "sandbox".into(),
+            esm_class: Some(0),
+            data_coding: Some(0),
+            source_addr: Some("33612345678".into()),
+            source_addr_ton: Some(1),
+            destination_addr: Some("smsdesk".into()),
+            short_message: b"STOP".to_vec(),
+            received_at: crate::clock::Clock::system().now_ms(),
+            ..Default::default()
+        })
+        .await
+        .unwrap();
+    let crate::receipts::ingest::Outcome::Inbound { .. } = got.outcome else {
+        panic!("a message from a handset, not a report: {got:?}");
+    };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while e.rx.seen().is_empty() {
+        assert!(Instant::now() < deadline, "no inbound webhook came");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    w.stop().await;
+    let seen = e.rx.seen();
+    assert_eq!(seen.len(), 1, "one key may read everything: one POST");
+    let s = &seen[0];
+    let signature = s.headers.get("smsdesk-signature").unwrap().to_str().unwrap();
+    assert!(verify(SECRET, signature, &s.body, now_s(), 300));
+    let p: super::InboundPayload = serde_json::from_slice(&s.body).unwrap();
+    assert_eq!(p.event, "inbound");
+    assert_eq!(p.from.as_deref(), Some("+33612345678"));
+    assert_eq!(p.from_address, "33612345678");
+    assert_eq!(p.to.as_deref(), Some("smsdesk"));
+    assert_eq!(p.text, "STOP");
+    assert_eq!(p.intent.as_deref(), Some("opt_out"));
+    assert_eq!((p.parts, p.parts_received, p.attempt), (1, 1, 1));
+    let to_own_only: i64 = e
+        .store
+        .reader()
+        .read(move |c| {
+            c.query_row(
+                "SELECT count(*) FROM webhook_delivery WHERE api_key_id = ?1",
+                [own_only],
+                |r| r.get(0),
+            )
+            .map_err(StoreError::from)
+        })
+        .await
+        .unwrap();
+    assert_eq!(to_own_only, 0);
+}

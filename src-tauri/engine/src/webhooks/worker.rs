@@ -15,10 +15,10 @@ use tokio::sync::{broadcast, watch};
 use tokio::task::{JoinError, JoinSet};
 
 use super::deliveries::{self, Due, Settled, Target, Tried};
-use super::payload::{rfc3339, WebhookPayload};
+use super::payload::{rfc3339, InboundPayload, WebhookPayload};
 use super::{sign, target, WebhookConfig, WebhookError};
 use crate::clock::jitter;
-use crate::domain::DeliveryState;
+use crate::domain::{DeliveryState, WebhookField};
 use crate::sealed::Sealer;
 use crate::store::{Change, Store};
 use smsdesk_core::redact::redact_url;
@@ -267,24 +267,47 @@ async fn deliver(posting: Posting, d: Due) {
             return settle(&store, &config, &d, at, shown, Err(failure), 0).await;
         }
     };
-    let payload = WebhookPayload {
-        delivery_id: d.id,
-        message_id: d.message_id,
-        client_ref: d.client_ref.clone(),
-        field: d.field,
-        value: d.value.clone(),
-        status: d.status,
-        state: d.state.unwrap_or(DeliveryState::Pending),
-        rule: d.rule,
-        changed_at: rfc3339(d.created_at),
-        attempt,
+    let body = match body_of(&store, &d, attempt).await {
+        Ok(body) => body,
+        Err(e) => {
+            // Unread, it stays pending and goes again on the next look.
+            tracing::error!(delivery = d.id, error = %e, "cannot read what a webhook announces");
+            return;
+        }
     };
-    let body = serde_json::to_vec(&payload).expect("a payload of texts and numbers always serializes");
     let signature = sign(&secret, at.div_euclid(1_000), &body);
     let clock = Instant::now();
     let outcome = post(&client, &url, d.id, &signature, body, config.timeout).await;
     let duration_ms = clock.elapsed().as_millis() as i64;
     settle(&store, &config, &d, at, &url, outcome, duration_ms).await;
+}
+
+/// The JSON body of delivery `d`'s POST: a message's change, or a reply from a handset.
+async fn body_of(store: &Store, d: &Due, attempt: u32) -> Result<Vec<u8>, String> {
+    let json = match (d.field, d.inbox_message_id, d.message_id) {
+        (WebhookField::Inbound, Some(inbox_id), _) => {
+            let reply = store
+                .reader()
+                .read(move |c| crate::views::inbox_message(c, inbox_id))
+                .await
+                .map_err(|e| e.to_string())?
+                .ok_or_else(|| format!("inbox message {inbox_id} is gone"))?;
+            serde_json::to_vec(&InboundPayload::new(d.id, &reply, attempt))
+        }
+        (_, _, message_id) => serde_json::to_vec(&WebhookPayload {
+            delivery_id: d.id,
+            message_id: message_id.unwrap_or_default(),
+            client_ref: d.client_ref.clone(),
+            field: d.field,
+            value: d.value.clone(),
+            status: d.status,
+            state: d.state.unwrap_or(DeliveryState::Pending),
+            rule: d.rule,
+            changed_at: rfc3339(d.created_at),
+            attempt,
+        }),
+    };
+    Ok(json.expect("a payload of texts and numbers always serializes"))
 }
 
 /// Logs and records a try, and settles its delivery.

@@ -68,6 +68,39 @@ CREATE TABLE opt_out (
 CREATE UNIQUE INDEX opt_out_current ON opt_out (phone) WHERE removed_at IS NULL;
 CREATE INDEX opt_out_phone ON opt_out (phone, id);
 
+-- webhook_delivery: a reply from a handset is announced too ('inbound'), to the keys that may read
+-- everything; such a delivery names its inbox message instead of a message we sent. The queue's
+-- trigger that writes into this table goes first, and comes back with the queue below.
+DROP TRIGGER webhook_on_queue_status;
+CREATE TABLE webhook_delivery_v11 (
+    id               INTEGER PRIMARY KEY AUTOINCREMENT,
+    api_key_id       INTEGER NOT NULL REFERENCES api_key (id),
+    message_id       INTEGER REFERENCES message (id),
+    inbox_message_id INTEGER REFERENCES inbox_message (id),
+    -- What changed: the queue status ('status'), the state receipts reported ('state'), or a
+    -- reply arrived ('inbound').
+    field            TEXT    NOT NULL CHECK (field = 'status' OR field = 'state' OR field = 'inbound'),
+    value            TEXT    NOT NULL,
+    created_at       INTEGER NOT NULL,
+    status           TEXT    NOT NULL DEFAULT 'pending'
+                             CHECK (status = 'pending' OR status = 'delivered' OR status = 'failed'),
+    attempts         INTEGER NOT NULL DEFAULT 0,
+    next_attempt_at  INTEGER NOT NULL,
+    last_error       TEXT,
+    delivered_at     INTEGER,
+    CHECK ((field = 'inbound') = (message_id IS NULL)),
+    CHECK ((field = 'inbound') = (inbox_message_id IS NOT NULL))
+);
+INSERT INTO webhook_delivery_v11 (id, api_key_id, message_id, field, value, created_at, status, attempts,
+    next_attempt_at, last_error, delivered_at)
+SELECT id, api_key_id, message_id, field, value, created_at, status, attempts, next_attempt_at, last_error,
+    delivered_at
+FROM webhook_delivery ORDER BY id;
+DROP TABLE webhook_delivery;
+ALTER TABLE webhook_delivery_v11 RENAME TO webhook_delivery;
+CREATE INDEX webhook_delivery_due ON webhook_delivery (next_attempt_at, id) WHERE status = 'pending';
+CREATE INDEX webhook_delivery_message ON webhook_delivery (message_id);
+
 -- queue: a message may be held ('held') for a person ---------------------------------------------
 CREATE TABLE queue_v11 (
     message_id          INTEGER PRIMARY KEY REFERENCES message (id),

@@ -145,17 +145,41 @@ pub fn overdue(conn: &impl Reads, before: i64) -> Result<Vec<(String, Option<Str
         .collect::<Result<_, _>>()?)
 }
 
-/// A PDU stored before inbox messages existed (schema 11), or one whose inbox message is still
-/// to be made: the oldest after `after`.
-pub fn next_unfiled(conn: &impl Reads, after: i64) -> Result<Option<(i64, i64)>, StoreError> {
+/// The first PDU after `after` stored before inbox messages existed (schema 11): it has no decoded
+/// text yet. Its id and its receipt's.
+pub fn next_unread_text(conn: &impl Reads, after: i64) -> Result<Option<(i64, i64)>, StoreError> {
     Ok(conn
         .connection()
         .prepare_cached(
-            "SELECT id, receipt_id FROM inbound_message
-             WHERE id > ?1 AND inbox_message_id IS NULL AND concat_ref IS NULL ORDER BY id LIMIT 1",
+            "SELECT id, receipt_id FROM inbound_message WHERE id > ?1 AND text IS NULL ORDER BY id LIMIT 1",
         )?
         .query_row([after], |r| Ok((r.get(0)?, r.get(1)?)))
         .optional()?)
+}
+
+/// Records the decoded text of a PDU stored before inbox messages existed.
+pub fn set_decoded(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    text: &str,
+    alphabet: &str,
+    place: Option<Place>,
+) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE inbound_message SET text = ?2, alphabet = ?3, concat_ref = ?4, concat_total = ?5,
+                 concat_seq = ?6
+             WHERE id = ?1",
+        )?
+        .execute(params![
+            id,
+            text,
+            alphabet,
+            place.map(|p| p.reference),
+            place.map(|p| p.total),
+            place.map(|p| p.seq)
+        ])?;
+    Ok(())
 }
 
 /// What the receipt log holds of a PDU from a handset: what reading it needs.

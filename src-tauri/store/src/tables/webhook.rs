@@ -34,6 +34,21 @@ pub fn enqueue(
     Ok(())
 }
 
+/// Announces reply `inbox_message_id` (from `phone_or_address`) to every key that may read
+/// everything and has a webhook URL, due now, in the caller's transaction. Returns how many.
+pub fn enqueue_inbound(tx: &mut WriteTx<'_>, inbox_message_id: i64, from: &str) -> Result<usize, StoreError> {
+    let at = tx.now_ms();
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "INSERT INTO webhook_delivery (api_key_id, inbox_message_id, field, value, created_at, next_attempt_at)
+             SELECT k.id, ?1, 'inbound', ?2, ?3, ?3 FROM api_key k
+             WHERE k.webhook_url IS NOT NULL AND k.revoked_at IS NULL
+               AND instr(' ' || k.scopes || ' ', ' read:all ') > 0",
+        )?
+        .execute(params![inbox_message_id, from, at])?)
+}
+
 /// Every webhook notification of a message, oldest first, with their tries.
 pub fn deliveries_for_message(conn: &impl Reads, message_id: i64) -> Result<Vec<DeliveryView>, StoreError> {
     let conn = conn.connection();
@@ -103,7 +118,10 @@ pub enum Target {
 pub struct Due {
     pub id: i64,
     pub api_key_id: i64,
-    pub message_id: i64,
+    /// The message it is about; none for a reply from a handset (`inbound`).
+    pub message_id: Option<i64>,
+    /// The reply it announces, for `inbound`.
+    pub inbox_message_id: Option<i64>,
     pub field: WebhookField,
     pub value: String,
     pub created_at: i64,
@@ -135,10 +153,11 @@ pub fn due(conn: &impl Reads, now: i64, limit: u32) -> Result<Round, StoreError>
     let conn = conn.connection();
     let sql = format!(
         "SELECT d.id, d.api_key_id, d.message_id, d.field, d.value, d.created_at, d.attempts,
-                k.webhook_url, k.webhook_secret, k.revoked_at, m.client_ref, q.status, p.state, p.rule
+                k.webhook_url, k.webhook_secret, k.revoked_at, m.client_ref, q.status, p.state, p.rule,
+                d.inbox_message_id
          FROM webhook_delivery d
          JOIN api_key k ON k.id = d.api_key_id
-         JOIN message m ON m.id = d.message_id
+         LEFT JOIN message m ON m.id = d.message_id
          LEFT JOIN queue q ON q.message_id = d.message_id
          LEFT JOIN projection p ON p.message_id = d.message_id
          WHERE d.status = 'pending' AND d.next_attempt_at <= ?1 AND {FIRST_OF_MESSAGE}
@@ -168,6 +187,7 @@ pub fn due(conn: &impl Reads, now: i64, limit: u32) -> Result<Round, StoreError>
                 status: r.get::<_, Option<Text<_>>>(11)?.map(|t| t.0),
                 state: r.get::<_, Option<Text<_>>>(12)?.map(|t| t.0),
                 rule: r.get::<_, Option<Text<_>>>(13)?.map(|t| t.0),
+                inbox_message_id: r.get(14)?,
             })
         })?
         .collect::<Result<Vec<_>, _>>()?;
