@@ -2,7 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Sections } from "./App";
 import type { Dashboard } from "./bindings/Dashboard";
-import { byTestId, click, queryTestId, render, settle, type Rendered } from "./test/dom";
+import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "./test/dom";
 import { FakeBackend } from "./test/fakeBackend";
 import { LOCAL_ADMIN } from "./access/access";
 import {
@@ -180,6 +180,28 @@ describe("the inbox in the navigation", () => {
     await click(byTestId(root, "optout-open-thread"));
     await settle();
     expect(window.location.hash, "the evidence opens its conversation").toBe("#/inbox/%2B33612345628");
+  });
+
+  it("on the sandbox, offers to simulate a reply, which the sandbox plays", async () => {
+    const { backend } = app();
+    backend.connection = () => Promise.resolve({ connection: "sandbox", sandbox: true, link: { state: "connecting" } } as never);
+    backend.inboxCounts = () => Promise.resolve({ unread: 0, threads_unread: 0 });
+    backend.listThreads = () => Promise.resolve({ items: [], next_cursor: null });
+    const replies: unknown[] = [];
+    backend.sandboxReply = (reply) => {
+      replies.push(reply);
+      return Promise.resolve();
+    };
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await go("#/inbox");
+    expect(byTestId(root, "threads-empty").textContent).toContain("No replies yet");
+    await type(byTestId<HTMLInputElement>(root, "simulate-from"), "+33 6 12 34 56 26");
+    await type(byTestId<HTMLInputElement>(root, "simulate-text"), "STOP");
+    await submit(byTestId<HTMLFormElement>(root, "simulate-form"));
+    await settle();
+    expect(replies).toEqual([{ from: "+33 6 12 34 56 26", text: "STOP" }]);
   });
 
   it("a key that reads only its own messages has no inbox or opt-out list, and is not asked for counts", async () => {

@@ -210,6 +210,7 @@ export function Sections({
           openThread={route.thread}
           onOpenThread={(thread) => navigate({ section: "inbox", thread })}
           onOpenMessage={(id) => navigate({ section: "messages", id })}
+          {...(may.act ? { simulateReply: (from: string, text: string) => backend.sandboxReply({ from, text }) } : {})}
         />
       )}
       {route.section === "optouts" && may.readAll && (

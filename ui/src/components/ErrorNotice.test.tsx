@@ -28,6 +28,7 @@ const NEW_CODES: ErrorCode[] = [
   "too_many_attempts",
   "storage_full",
   "destination_opted_out",
+  "not_sandbox",
 ];
 
 async function explanation(code: ErrorCode, language: string, options?: { retryAfterSeconds: number }): Promise<HTMLElement> {

@@ -34,6 +34,7 @@ type ExplanationKey = Extract<
   | "error.hostNotAllowed"
   | "error.destinationNotAllowed"
   | "error.destinationOptedOut"
+  | "error.notSandbox"
   | "error.rateLimited"
   | "error.tooManyAttempts"
   | "error.storageFull"
@@ -69,6 +70,7 @@ const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>
   host_not_allowed: "error.hostNotAllowed",
   destination_not_allowed: "error.destinationNotAllowed",
   destination_opted_out: "error.destinationOptedOut",
+  not_sandbox: "error.notSandbox",
   rate_limited: "error.rateLimited",
   too_many_attempts: "error.tooManyAttempts",
   storage_full: "error.storageFull",

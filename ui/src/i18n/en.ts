@@ -744,6 +744,7 @@ export const en = {
   "webhook.try.ms": "{ms} ms",
   "webhookField.status": "A queue change",
   "webhookField.state": "A reported state",
+  "webhookField.inbound": "A reply from a phone",
   "webhookStatus.pending": "Still being tried",
   "webhookStatus.delivered": "Received by the integration",
   "webhookStatus.failed": "Given up",
@@ -1091,6 +1092,7 @@ export const en = {
   "retry.held": "It was held because its number went on the opt-out list: it is sent only once the number is off the list.",
   "retry.optedOut": "Not sent: the number is on the opt-out list",
   "error.destinationOptedOut": "This number is on the opt-out list: the person asked not to receive these messages, so nothing of this kind is sent to it. Take it off the list only if they ask to receive messages again.",
+  "error.notSandbox": "Only the built-in sandbox can play a phone’s reply, and it is not the connection now.",
   "import.optedOut": "These rows are for numbers on the opt-out list; nothing of this batch was queued. Remove them from the file, then import it again:",
   "import.optedOut.row": "Line {line}: {number}",
 

@@ -742,6 +742,7 @@ export const fr: Dictionary = {
   "webhook.try.ms": "{ms} ms",
   "webhookField.status": "Un changement dans la file",
   "webhookField.state": "Un état signalé",
+  "webhookField.inbound": "Une réponse d’un téléphone",
   "webhookStatus.pending": "Encore en cours d’essai",
   "webhookStatus.delivered": "Reçu par l’intégration",
   "webhookStatus.failed": "Abandonné",
@@ -1089,6 +1090,7 @@ export const fr: Dictionary = {
   "retry.held": "Il a été retenu parce que son numéro a été inscrit sur la liste d’opposition : il ne part qu’une fois le numéro retiré de la liste.",
   "retry.optedOut": "Non envoyé : le numéro est sur la liste d’opposition",
   "error.destinationOptedOut": "Ce numéro est sur la liste d’opposition : la personne a demandé à ne plus recevoir ces messages, donc rien de ce type ne lui est envoyé. Ne le retirez de la liste que si elle demande à recevoir de nouveau des messages.",
+  "error.notSandbox": "Seul le bac à sable intégré peut jouer la réponse d’un téléphone, et ce n’est pas la connexion actuelle.",
   "import.optedOut": "Ces lignes concernent des numéros de la liste d’opposition ; rien de ce lot n’a été mis en file. Retirez-les du fichier, puis importez-le de nouveau :",
   "import.optedOut.row": "Ligne {line} : {number}",
 

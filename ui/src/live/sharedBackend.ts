@@ -57,6 +57,7 @@ export function shareSubscription(inner: Backend): Backend {
     removeOptOut: (removal) => inner.removeOptOut(removal),
     importOptOuts: (file) => inner.importOptOuts(file),
     exportOptOuts: () => inner.exportOptOuts(),
+    sandboxReply: (reply) => inner.sandboxReply(reply),
     dashboard: () => inner.dashboard(),
     activity: (window) => inner.activity(window),
     connection: () => inner.connection(),

@@ -54,6 +54,7 @@ export class FakeBackend implements Backend {
   removeOptOut: Backend["removeOptOut"] = this.#unset("removeOptOut");
   importOptOuts: Backend["importOptOuts"] = this.#unset("importOptOuts");
   exportOptOuts: Backend["exportOptOuts"] = this.#unset("exportOptOuts");
+  sandboxReply: Backend["sandboxReply"] = this.#unset("sandboxReply");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
   activity: Backend["activity"] = this.#unset("activity");
   connection: Backend["connection"] = this.#unset("connection");
