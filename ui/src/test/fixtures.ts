@@ -351,7 +351,7 @@ export function optOutEntry(id: number, over: Partial<OptOutEntry> = {}): OptOut
     inbox_message_id: 4,
     reply_text: "Arrêt",
     created_at_ms: T0 + 120_000,
-    created_by: "system",
+    created_by: "+33612345628 (reply)",
     removed_at_ms: null,
     removed_by: null,
     removed_reason: null,

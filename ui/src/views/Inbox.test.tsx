@@ -243,7 +243,7 @@ describe("a conversation", () => {
     const root = await show(e, "+33612345628", person("operator"));
     const entry = byTestId(root, "thread-opt-out");
     expect(entry.textContent).toContain("On the opt-out list");
-    expect(byTestId(entry, "thread-opt-out-since").textContent).toContain("They replied with a stop word");
+    expect(byTestId(entry, "thread-opt-out-since").textContent).toContain("A stop word in their reply");
     expect(byTestId(entry, "thread-opt-out-evidence").querySelector("q")?.textContent).toBe("Arrêt");
     expect(entry.textContent).toContain("Transactional, Bulk");
     await click(byTestId(root, "thread-remove-open"));

@@ -85,11 +85,11 @@ describe("the opt-out list", () => {
     const [row] = all(root, "optout-row");
     expect(byTestId(row!, "optout-phone").textContent).toBe("+33612345628");
     expect(byTestId(row!, "optout-kinds").textContent).toBe("Transactional, Bulk");
-    expect(byTestId(row!, "optout-reason").textContent).toBe("They replied with a stop word");
+    expect(byTestId(row!, "optout-reason").textContent).toBe("A stop word in their reply");
     expect(byTestId(row!, "optout-reply").textContent).toBe("Arrêt");
     expect(byTestId(row!, "optout-open-thread").getAttribute("href")).toBe("#/inbox/%2B33612345628");
     expect(byTestId(row!, "optout-since").getAttribute("datetime")).toBe(new Date(T0 + 120_000).toISOString());
-    expect(byTestId(row!, "optout-by").textContent).toBe("smsdesk");
+    expect(byTestId(row!, "optout-by").textContent).toBe("The number’s owner");
     const headers = [...root.querySelectorAll("thead th")].map((h) => h.textContent);
     expect(headers).toEqual(["Number", "Stops", "Why", "Evidence", "Since", "By", "Note", "Actions"]);
   });
@@ -110,7 +110,8 @@ describe("the opt-out list", () => {
     expect(off).toContain("Off the list");
     expect(off).toContain("Taken off by Alice");
     expect(off).toContain("Added by mistake");
-    expect(byTestId(rows[1]!, "optout-reason").textContent).toBe("Put on the list by Olga");
+    expect(byTestId(rows[1]!, "optout-reason").textContent).toBe("Added by hand");
+    expect(byTestId(rows[1]!, "optout-by").textContent).toBe("Olga");
     expect(queryTestId(rows[1]!, "optout-remove-open"), "an ended entry cannot be ended again").toBeNull();
   });
 

@@ -265,7 +265,9 @@ function OptOutRow({
         {e.phone}
       </th>
       <td data-testid="optout-kinds">{kindsWords(e.kinds, t)}</td>
-      <td data-testid="optout-reason">{reasonWords(e, t)}</td>
+      <td className="optout-reason" data-testid="optout-reason">
+        {reasonWords(e, t)}
+      </td>
       <td className="optout-evidence" data-testid="optout-evidence">
         {e.reply_text === null ? (
           <span className="muted">{t("optOuts.noEvidence")}</span>
@@ -275,7 +277,6 @@ function OptOutRow({
             <a
               href={formatRoute({ section: "inbox", thread: e.phone })}
               onClick={follow(onOpenThread === undefined ? undefined : () => onOpenThread(e.phone))}
-              className="nowrap"
               data-testid="optout-open-thread"
             >
               {t("optOuts.openThread")}
@@ -283,7 +284,7 @@ function OptOutRow({
           </>
         )}
       </td>
-      <td className="nowrap">
+      <td className="optout-since">
         <time dateTime={new Date(e.created_at_ms).toISOString()} title={formatDateTime(e.created_at_ms)} data-testid="optout-since">
           {formatDateTimeShort(e.created_at_ms)}
         </time>

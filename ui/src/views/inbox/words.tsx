@@ -37,15 +37,15 @@ export function kindsWords(kinds: readonly MessageKind[], t: Translate): string 
     .join(", ");
 }
 
-/** Why a number is on the list: a reply, a person, or an import (and who). */
+/** Why a number is on the list: a reply, a person, or an import (who is `byWords`). */
 export function reasonWords(entry: OptOutEntry, t: Translate): string {
   switch (entry.reason) {
     case "reply":
       return t("optOut.reason.reply");
     case "operator":
-      return t("optOut.reason.operator", { who: byWords(entry.created_by, t) });
+      return t("optOut.reason.operator");
     case "import":
-      return t("optOut.reason.import", { who: byWords(entry.created_by, t) });
+      return t("optOut.reason.import");
     default:
       return entry.reason;
   }
