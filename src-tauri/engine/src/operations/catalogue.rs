@@ -152,7 +152,7 @@ operations! { $
     /// says what it would do. A file with an invalid line is refused whole, each line named.
     import_opt_outs: Post "/opt-outs/import" -> 200 OptOutImported {
         tag: "opt-outs", access: Act,
-        args: [import: Body OptOutImport],
+        args: [file: Body OptOutImport],
     }
 
     /// The numbers on the opt-out list now, as a CSV file.
