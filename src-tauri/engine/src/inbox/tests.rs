@@ -210,13 +210,7 @@ async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when
     w.store
         .writer()
         .write(move |tx| {
-            let src = crate::optouts::Source {
-                reason: crate::store::tables::opt_out::Reason::Operator,
-                note: None,
-                inbox_message_id: None,
-                keyword: None,
-                actor: "Olga",
-            };
+            let src = crate::optouts::Source::by("Olga", crate::store::tables::opt_out::Reason::Operator, None);
             crate::optouts::add(tx, phone, &[MessageKind::Transactional, MessageKind::Bulk], &src)
         })
         .await
