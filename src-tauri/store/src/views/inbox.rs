@@ -209,16 +209,18 @@ impl ThreadItem {
 
 /// Which conversation, and which page of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
-#[serde(default, rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 #[into_params(parameter_in = Query)]
 pub struct ThreadRequest {
     /// The thread: a number in E.164 (`+33612345678`), or a sender's address as received.
     pub thread: String,
     /// `next_cursor` of the previous page (older lines).
+    #[serde(default)]
     pub cursor: Option<String>,
     /// Lines per page: 50 when not given, 1 to 500.
     #[param(minimum = 1, maximum = 500)]
     #[schema(minimum = 1, maximum = 500)]
+    #[serde(default)]
     pub limit: Option<u32>,
 }
 
