@@ -52,7 +52,10 @@ async fn a_twilio_stop_opts_the_number_out_before_twilio_hears_200() {
     let (t, key) = start().await;
     let r = t
         .http
-        .post(format!("{}/api/v1/callbacks/twilio/inbound?token={TWILIO_SECRET}", t.url))
+        .post(format!(
+            "{}/api/v1/callbacks/twilio/inbound?token={TWILIO_SECRET}",
+            t.url
+        ))
         .header("content-type", "application/x-www-form-urlencoded")
         .body(
             "ToCountry=FR&SmsMessageSid=SM11&NumMedia=0&SmsStatus=received&Body=STOP&To=%2B33757000000\
@@ -63,7 +66,11 @@ async fn a_twilio_stop_opts_the_number_out_before_twilio_hears_200() {
         .unwrap();
     assert_eq!(r.status(), StatusCode::OK);
     assert!(r.headers()["content-type"].to_str().unwrap().contains("xml"));
-    assert_eq!(r.text().await.unwrap(), "<Response></Response>", "no reply for Twilio to send");
+    assert_eq!(
+        r.text().await.unwrap(),
+        "<Response></Response>",
+        "no reply for Twilio to send"
+    );
 
     // Read at once: the reply was filed, and the number put on the list, before the answer.
     let page = get(&t, &key, "/opt-outs?q=33612345678").await;

@@ -59,11 +59,7 @@ pub(super) fn decoded(receipt_id: i64, a: &Arrived) -> Decoded {
 /// The `inbound_message` that the HTTP message `a` repeats, when its provider posted it before
 /// (the same message id, from the same sender, filed in `thread` or waiting for its other parts).
 pub(super) fn repeat_of(conn: &impl Reads, a: &Arrived, thread: &str) -> Result<Option<i64>, StoreError> {
-    let Some(id) = a
-        .message_id_raw
-        .as_deref()
-        .filter(|m| is_http(a) && !m.is_empty())
-    else {
+    let Some(id) = a.message_id_raw.as_deref().filter(|m| is_http(a) && !m.is_empty()) else {
         return Ok(None);
     };
     inbound::with_provider_id(conn, &a.connection, thread, a.source_addr.as_deref(), id)

@@ -435,10 +435,17 @@ async fn a_message_posted_again_is_kept_as_a_repeat_and_filed_once() {
         })
         .await
         .unwrap();
-    assert_eq!((receipts, repeats), (2, 1), "both kept as evidence, the second a repeat");
+    assert_eq!(
+        (receipts, repeats),
+        (2, 1),
+        "both kept as evidence, the second a repeat"
+    );
     // Another message of the same sender is no repeat.
     let other = "From=%2B33612345091&To=%2B33757000000&Body=START&MessageSid=SM0002";
-    assert!(matches!(w.post("twilio", FORM, "", other).await[..], [Outcome::Inbound { .. }]));
+    assert!(matches!(
+        w.post("twilio", FORM, "", other).await[..],
+        [Outcome::Inbound { .. }]
+    ));
 }
 
 #[tokio::test]

@@ -424,7 +424,10 @@ fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
             .map(|m| (m.parsed, m.from, m.to))
             .collect()
     } else {
-        parse::parse_http(&report).into_iter().map(|p| (p, None, None)).collect()
+        parse::parse_http(&report)
+            .into_iter()
+            .map(|p| (p, None, None))
+            .collect()
     };
     let parts = parsed.len() as u32;
     let mut headers = serde_json::json!({

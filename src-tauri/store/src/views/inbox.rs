@@ -29,7 +29,7 @@ pub struct InboxMessage {
     /// Our number or sender id it was sent to.
     pub recipient: Option<String>,
     pub text: String,
-    /// gsm7, ascii, latin1, ucs2 or binary.
+    /// gsm7, ascii, latin1, ucs2 or binary (as the SMPP data_coding said), or text (an HTTP provider's reply).
     pub alphabet: String,
     /// Parts of a long message, and how many came (fewer when the wait for one ran out).
     pub parts: u32,

@@ -30,7 +30,15 @@ use crate::receipts::parse::{HttpReport, Parsed, ReceiptKindOut};
 use crate::sms::decode::{self, Alphabet, Concat, Decoded, UserData};
 
 /// The providers whose inbound webhooks are read.
-pub const INBOUND_PROVIDERS: &[&str] = &["twilio", "vonage", "plivo", "messagebird", "infobip", "kannel", "jasmin"];
+pub const INBOUND_PROVIDERS: &[&str] = &[
+    "twilio",
+    "vonage",
+    "plivo",
+    "messagebird",
+    "infobip",
+    "kannel",
+    "jasmin",
+];
 
 /// One message from a handset, as a provider posted it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -83,7 +91,12 @@ fn mapping(provider: &str) -> Option<Mapping> {
         coding: NotText::Never,
     };
     Some(match canonical(provider)? {
-        "twilio" => plain(&["From"], &["To"], &["Body"], &["MessageSid", "SmsMessageSid", "SmsSid"]),
+        "twilio" => plain(
+            &["From"],
+            &["To"],
+            &["Body"],
+            &["MessageSid", "SmsMessageSid", "SmsSid"],
+        ),
         "vonage" => Mapping {
             concat: Some(["concat-ref", "concat-total", "concat-part"]),
             coding: NotText::VonageType,
@@ -208,20 +221,16 @@ impl Fields<'_> {
 
     /// The octets of the first of `names` sent in the query string or the form body.
     fn octets(&self, names: &[&str]) -> Option<Vec<u8>> {
-        names.iter().find_map(|n| {
-            field_octets(self.query, n).or_else(|| self.body.and_then(|b| field_octets(b, n)))
-        })
+        names
+            .iter()
+            .find_map(|n| field_octets(self.query, n).or_else(|| self.body.and_then(|b| field_octets(b, n))))
     }
 }
 
 /// One message: `rec` is its element of a list of messages, `None` when the request is the one
 /// message.
 fn one(m: &Mapping, f: &Fields, rec: Option<&Value>) -> Inbound {
-    let trimmed = |paths: &[&str]| {
-        f.get(paths, rec)
-            .map(|s| s.trim().to_owned())
-            .filter(|s| !s.is_empty())
-    };
+    let trimmed = |paths: &[&str]| f.get(paths, rec).map(|s| s.trim().to_owned()).filter(|s| !s.is_empty());
     let from = trimmed(m.from);
     let to = trimmed(m.to);
     let id = trimmed(m.id);

@@ -38,7 +38,12 @@ fn twilio_posts_form_fields() {
     let v = inbound("twilio", FORM, "", body);
     assert_eq!(
         only(&v),
-        ("+33612345678", "+33757000000", "STOP", "SM1f0e8ae6ade43cb3c0ce4525424e404f")
+        (
+            "+33612345678",
+            "+33757000000",
+            "STOP",
+            "SM1f0e8ae6ade43cb3c0ce4525424e404f"
+        )
     );
     let d = v[0].decoded.as_ref().unwrap();
     assert_eq!(d.alphabet, Alphabet::Text);
@@ -79,7 +84,12 @@ fn a_vonage_part_that_does_not_add_up_is_a_message_of_its_own() {
     let v = inbound("vonage", None, query, "");
     assert_eq!(only(&v).2, "abc");
     assert_eq!(v[0].decoded.as_ref().unwrap().concat, None);
-    assert!(v[0].parsed.parse_error.as_deref().unwrap().contains("filed as a message of its own"));
+    assert!(v[0]
+        .parsed
+        .parse_error
+        .as_deref()
+        .unwrap()
+        .contains("filed as a message of its own"));
 }
 
 #[test]
@@ -97,7 +107,12 @@ fn plivo_posts_form_fields() {
     let v = inbound("plivo", FORM, "", body);
     assert_eq!(
         only(&v),
-        ("33612345678", "33757000000", "Merci", "6b2b1a3e-5a8a-11e7-9c5c-02b3e3a1e2f1")
+        (
+            "33612345678",
+            "33757000000",
+            "Merci",
+            "6b2b1a3e-5a8a-11e7-9c5c-02b3e3a1e2f1"
+        )
     );
 }
 
@@ -130,7 +145,11 @@ fn infobip_posts_several_messages_at_once() {
       ],"messageCount":2,"pendingMessageCount":0}"#;
     let v = inbound("infobip", JSON, "", json);
     assert_eq!(v.len(), 2);
-    assert_eq!(only(&v[..1]).2, "QUIZ Correct answer is Paris", "the whole text, keyword and all");
+    assert_eq!(
+        only(&v[..1]).2,
+        "QUIZ Correct answer is Paris",
+        "the whole text, keyword and all"
+    );
     assert_eq!(
         only(&v[1..]),
         ("385916242494", "385921004026", "STOP", "817790313235066448")
@@ -144,7 +163,12 @@ fn kannel_calls_its_get_url() {
     let v = inbound("kannel", None, query, "");
     assert_eq!(
         only(&v),
-        ("+33612345678", "36180", "Arrêt svp", "0f6ba7b8-9dad-11d1-80b4-00c04fd430c8")
+        (
+            "+33612345678",
+            "36180",
+            "Arrêt svp",
+            "0f6ba7b8-9dad-11d1-80b4-00c04fd430c8"
+        )
     );
     // A text Kannel could not recode from unicode comes as UTF-16BE octets.
     let query = "from=33612345678&to=36180&text=%04%21%04%42%04%3E%04%3F&charset=UTF-16BE&id=1";
@@ -180,9 +204,19 @@ fn a_request_without_a_message_is_unparseable_and_says_why() {
     assert_eq!(v[0].parsed.kind, ReceiptKindOut::Unparseable);
     assert!(v[0].parsed.parse_error.as_deref().unwrap().contains("no sender"));
     let v = inbound("plivo", FORM, "", "From=33612345678");
-    assert!(v[0].parsed.parse_error.as_deref().unwrap().contains("no text and no message id"));
+    assert!(v[0]
+        .parsed
+        .parse_error
+        .as_deref()
+        .unwrap()
+        .contains("no text and no message id"));
     // An empty text with an id is a message all the same (a picture message, say).
-    let v = inbound("twilio", FORM, "", "From=%2B33612345678&Body=&MessageSid=SM2&NumMedia=1");
+    let v = inbound(
+        "twilio",
+        FORM,
+        "",
+        "From=%2B33612345678&Body=&MessageSid=SM2&NumMedia=1",
+    );
     assert_eq!(only(&v).2, "");
 }
 
