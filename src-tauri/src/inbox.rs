@@ -62,10 +62,10 @@ pub async fn remove_opt_out(engine: State<'_, EngineState>, removal: RemoveOptOu
 }
 
 #[tauri::command]
-pub async fn import_opt_outs(engine: State<'_, EngineState>, import: OptOutImport) -> Reply<OptOutImported> {
+pub async fn import_opt_outs(engine: State<'_, EngineState>, file: OptOutImport) -> Reply<OptOutImported> {
     engine
         .service()?
-        .import_opt_outs(&Caller::window(), import)
+        .import_opt_outs(&Caller::window(), file)
         .await
         .map_err(refused)
 }

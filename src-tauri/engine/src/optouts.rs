@@ -81,7 +81,18 @@ pub struct Source<'a> {
     pub actor: &'a str,
 }
 
-impl Source<'_> {
+impl<'a> Source<'a> {
+    /// A person's doing (`reason` operator or import), with their note.
+    pub fn by(actor: &'a str, reason: Reason, note: Option<&'a str>) -> Source<'a> {
+        Source {
+            reason,
+            note,
+            inbox_message_id: None,
+            keyword: None,
+            actor,
+        }
+    }
+
     fn why(&self) -> String {
         match (self.reason, self.keyword) {
             (Reason::Reply, Some(k)) => format!("reply \"{k}\""),

@@ -1,4 +1,6 @@
-//! `POST /api/v1/callbacks/{provider}`: delivery reports from HTTP SMS providers.
+//! `POST /api/v1/callbacks/{provider}`: delivery reports from HTTP SMS providers, and
+//! `POST /api/v1/callbacks/{provider}/inbound`: the messages from handsets they pass on (see
+//! [`inbound`](smsdesk_engine::receipts::parse::parse_inbound) for what each preset reads).
 //!
 //! The provider must be configured (`[callbacks] providers`) and present its secret as
 //! `?token=…`, an `X-Smsdesk-Token` header, or a Basic-auth password. Both are checked from the
@@ -6,13 +8,14 @@
 //! as a wrong secret (which it was is logged): a caller without the secret learns nothing, and
 //! costs nothing but its head. The body may be at most `http.callback_max_body_kib`. The request
 //! is stored as evidence (with every provider secret blanked out wherever it appears, see
-//! [`scrub`](crate::scrub)) and applied before the provider hears 2xx; a repeat is stored too,
-//! de-duplicated, and answered the same way, so a provider that retries until it gets 2xx is
-//! satisfied and nothing is counted twice.
+//! [`scrub`](crate::scrub)) and applied (a message filed in the inbox) before the provider hears
+//! 2xx; a repeat is stored too, de-duplicated, and answered the same way, so a provider that
+//! retries until it gets 2xx is satisfied and nothing is counted (or filed) twice.
 
 use axum::body::{Body, Bytes};
 use axum::extract::{Path, Request, State};
 use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::Json;
 use futures::StreamExt;
 
@@ -21,8 +24,8 @@ use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::apikeys::same_secret;
 use smsdesk_engine::config::CallbackProviders;
-use smsdesk_engine::receipts::ingest::HttpReceived;
-use smsdesk_engine::receipts::parse::parse_form;
+use smsdesk_engine::receipts::ingest::{HttpReceived, Ingested};
+use smsdesk_engine::receipts::parse::{inbound_ack, parse_form};
 use smsdesk_engine::service::CallbackAnswer;
 
 /// Query parameter and header that carry the provider's secret.
@@ -47,15 +50,52 @@ pub async fn receive(
     Path(provider): Path<String>,
     request: Request,
 ) -> Result<(StatusCode, Json<CallbackAnswer>), Failure> {
+    let (_, stored) = store(&s, &provider, request, false).await?;
+    Ok((StatusCode::OK, Json(CallbackAnswer { received: stored.len() })))
+}
+
+/// Receives messages from handsets that a provider posts (its inbound webhook): admitted, kept
+/// and answered as its reports are, and filed in the inbox before the answer.
+#[utoipa::path(method(get, post), path = "/api/v1/callbacks/{provider}/inbound", tag = "callbacks",
+    params(("provider" = String, Path, description = "The provider's name in `[callbacks] providers`")),
+    request_body(content = Option<String>, description = "The provider's message from a handset, JSON or form-encoded (or in the query string), exactly as it sends it"),
+    security(("provider_token" = []), ("provider_token_header" = [])),
+    responses(
+        (status = 200, description = "Stored and filed in the inbox (a message posted again is stored, not filed twice). Jasmin is answered `ACK/Jasmin`, Kannel an empty body, Twilio and Plivo an empty `<Response></Response>`; the others this JSON", body = CallbackAnswer),
+        (status = 401, description = "`unauthorized`: no such provider, or a wrong or missing secret (the same answer for both): nothing read or stored", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`: the body is larger than `http.callback_max_body_kib`: nothing stored", body = smsdesk_engine::api::ApiError),
+    ))]
+pub async fn receive_inbound(
+    State(s): State<AppState>,
+    Path(provider): Path<String>,
+    request: Request,
+) -> Result<Response, Failure> {
+    let (preset, stored) = store(&s, &provider, request, true).await?;
+    Ok(match inbound_ack(&preset) {
+        Some((content_type, body)) => (StatusCode::OK, [(header::CONTENT_TYPE, content_type)], body).into_response(),
+        None => (StatusCode::OK, Json(CallbackAnswer { received: stored.len() })).into_response(),
+    })
+}
+
+/// Admits a provider's callback, reads it and hands it to the engine; once it is stored: the
+/// preset that read it, and what became of each report or message in it.
+async fn store(
+    s: &AppState,
+    provider: &str,
+    request: Request,
+    inbound: bool,
+) -> Result<(String, Vec<Ingested>), Failure> {
     // Read per request: providers added or removed in the settings count at once.
     let providers = s.ctx.service.callbacks();
     let (parts, body) = request.into_parts();
     let query = parts.uri.query().unwrap_or("");
-    let conf = admit(&providers, &provider, query, &parts.headers)?;
+    let conf = admit(&providers, provider, query, &parts.headers)?;
     let body = read_body(body, &parts.headers, s.ctx.limits.max_callback_body_bytes).await?;
     let secrets: Vec<&str> = providers.0.values().map(|p| p.secret.trim()).collect();
+    let preset = conf.preset.clone().unwrap_or_else(|| provider.to_owned());
     let received = HttpReceived {
-        provider: conf.preset.clone().unwrap_or_else(|| provider.clone()),
+        provider: preset.clone(),
+        inbound,
         connection: conf
             .connection
             .clone()
@@ -77,8 +117,7 @@ pub async fn receive(
         body: scrub(&body, &secrets),
         received_at: s.ctx.service.clock().now_ms(),
     };
-    let stored = s.ctx.service.callback(received).await?;
-    Ok((StatusCode::OK, Json(CallbackAnswer { received: stored.len() })))
+    Ok((preset, s.ctx.service.callback(received).await?))
 }
 
 /// The provider's entry, when it is configured and the head presents its secret. An unknown

@@ -145,6 +145,10 @@ pub fn router(ctx: ApiContext) -> Router {
             "/api/v1/callbacks/{provider}",
             post(callbacks::receive).get(callbacks::receive),
         )
+        .route(
+            "/api/v1/callbacks/{provider}/inbound",
+            post(callbacks::receive_inbound).get(callbacks::receive_inbound),
+        )
         .route("/api/v1/session", post(people::sign_in).delete(people::sign_out))
         .route("/api/v1/setup", get(people::setup_state).post(people::first_admin))
         .layer(TimeoutLayer::with_status_code(

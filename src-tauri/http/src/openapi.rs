@@ -24,7 +24,7 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
             (their role says what they may do: `admin`, `operator`, `viewer`), which must also send \
             `X-CSRF-Token` on every request that changes something. Each operation says what it needs.",
     ),
-    paths(super::health, document, export::export_messages, callbacks::receive, events::stream,
+    paths(super::health, document, export::export_messages, callbacks::receive, callbacks::receive_inbound, events::stream,
         people::sign_in, people::sign_out, people::setup_state, people::first_admin),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
@@ -270,8 +270,10 @@ mod tests {
         for p in doc["paths"]["/api/v1/audit"]["get"]["parameters"].as_array().unwrap() {
             assert_eq!(p["in"], "query", "{p}");
         }
-        let callback = &doc["paths"]["/api/v1/callbacks/{provider}"];
-        assert!(callback["get"].is_object() && callback["post"].is_object());
-        assert_eq!(callback["post"]["security"][0]["provider_token"], serde_json::json!([]));
+        for path in ["/api/v1/callbacks/{provider}", "/api/v1/callbacks/{provider}/inbound"] {
+            let callback = &doc["paths"][path];
+            assert!(callback["get"].is_object() && callback["post"].is_object(), "{path}");
+            assert_eq!(callback["post"]["security"][0]["provider_token"], serde_json::json!([]));
+        }
     }
 }

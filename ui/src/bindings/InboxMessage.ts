@@ -21,7 +21,7 @@ handset: string,
  */
 recipient: string | null, text: string, 
 /**
- * gsm7, ascii, latin1, ucs2 or binary.
+ * gsm7, ascii, latin1, ucs2 or binary (as the SMPP data_coding said), or text (an HTTP provider's reply).
  */
 alphabet: string, 
 /**

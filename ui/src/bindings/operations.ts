@@ -90,7 +90,7 @@ export interface Operations {
   /** Takes a number off the opt-out list, with a note (audited). Messages held meanwhile stay held until someone decides. */
   removeOptOut(removal: RemoveOptOut): Promise<void>;
   /** Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only says what it would do. A file with an invalid line is refused whole, each line named. */
-  importOptOuts(optOutImport: OptOutImport): Promise<OptOutImported>;
+  importOptOuts(file: OptOutImport): Promise<OptOutImported>;
   /** The numbers on the opt-out list now, as a CSV file. */
   exportOptOuts(): Promise<OptOutCsv>;
   /** The sandbox SMSC plays a handset: a reply from `from` arrives over SMPP as any message from a handset does (a stop word opts the number out). Only while the sandbox is the connection. */
@@ -165,7 +165,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   listOptOuts: { command: "list_opt_outs", method: "GET", path: "/opt-outs", args: [{ name: "filter", place: "query" }], answers: true },
   addOptOut: { command: "add_opt_out", method: "POST", path: "/opt-outs", args: [{ name: "optOut", place: "body" }], answers: true },
   removeOptOut: { command: "remove_opt_out", method: "POST", path: "/opt-outs/remove", args: [{ name: "removal", place: "body" }], answers: false },
-  importOptOuts: { command: "import_opt_outs", method: "POST", path: "/opt-outs/import", args: [{ name: "import", place: "body" }], answers: true },
+  importOptOuts: { command: "import_opt_outs", method: "POST", path: "/opt-outs/import", args: [{ name: "file", place: "body" }], answers: true },
   exportOptOuts: { command: "export_opt_outs", method: "GET", path: "/opt-outs/export", args: [], answers: true },
   sandboxReply: { command: "sandbox_reply", method: "POST", path: "/sandbox/reply", args: [{ name: "reply", place: "body" }], answers: false },
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },

@@ -109,8 +109,8 @@ settings! {
         max_body_kib: AtLeastOne = AtLeastOne(1_024),
         /// Seconds a request may take before it is answered 408.
         request_timeout_seconds: AtLeastOne = AtLeastOne(30),
-        /// Largest body of a provider's delivery report (POST /api/v1/callbacks/...), in KiB;
-        /// larger ones get 413 and nothing is stored.
+        /// Largest body of a provider's callback (POST /api/v1/callbacks/..., a delivery report
+        /// or a message from a handset), in KiB; larger ones get 413 and nothing is stored.
         callback_max_body_kib: AtLeastOne = AtLeastOne(64),
         /// Seconds a client may take to send a request's headers; a connection that sends
         /// none within this time (also between two requests) is closed.
@@ -138,9 +138,10 @@ settings! {
         max_batch: AtLeastOne = AtLeastOne(1_000),
     }
 
-    /// HTTP SMS providers that post delivery reports to POST /api/v1/callbacks/{provider}. One
-    /// entry per provider, each with the secret it must present (as ?token=..., an
-    /// X-Smsdesk-Token header, or a Basic-auth password), at least 16 characters long:
+    /// HTTP SMS providers that post delivery reports to POST /api/v1/callbacks/{provider}, and
+    /// messages from handsets to POST /api/v1/callbacks/{provider}/inbound. One entry per
+    /// provider, each with the secret it must present (as ?token=..., an X-Smsdesk-Token header,
+    /// or a Basic-auth password), at least 16 characters long:
     /// (for example: providers = { vonage = { secret = "long-random-text" } })
     /// Optional per entry: preset (a built-in mapping; the entry's name by default) and
     /// connection (whose message ids its reports carry; the SMPP connection's by default).

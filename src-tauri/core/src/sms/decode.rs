@@ -54,6 +54,8 @@ pub enum Alphabet {
     Ucs2,
     /// Not text: the octets are shown in uppercase hex.
     Binary,
+    /// Received as text, not as octets: an HTTP provider's message, already decoded by it.
+    Text,
 }
 
 impl Alphabet {
@@ -64,6 +66,7 @@ impl Alphabet {
             Alphabet::Latin1 => "latin1",
             Alphabet::Ucs2 => "ucs2",
             Alphabet::Binary => "binary",
+            Alphabet::Text => "text",
         }
     }
 }

@@ -84,19 +84,11 @@ async fn rebuild_wanted(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), S
 /// Puts the replies from handsets stored before the inbox existed into it (once: each gets its
 /// decoded text as it is filed), so an upgrade shows them, and a STOP among them counts.
 async fn file_earlier_replies(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
-    let mut after = 0;
-    let mut total = 0;
-    loop {
-        let rules = policy.inbox.clone();
-        let (n, last) = writer
-            .write(move |tx| crate::inbox::file_earlier(tx, &rules, after, CHUNK))
-            .await?;
-        total += n;
-        after = last;
-        if n < CHUNK as usize {
-            break;
-        }
-    }
+    let rules = policy.inbox.clone();
+    let total = in_chunks(writer, move |tx, after| {
+        crate::inbox::file_earlier(tx, &rules, after, CHUNK)
+    })
+    .await?;
     if total > 0 {
         tracing::info!(
             replies = total,
@@ -106,22 +98,29 @@ async fn file_earlier_replies(writer: &Writer, policy: &ReceiptPolicy) -> Result
     Ok(())
 }
 
-/// Applies receipts that were stored but never applied (a crash between the two, or a failed
-/// effect), before anything new arrives.
-async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
-    let mut after = 0;
-    let mut total = 0;
+/// Runs `step` (one chunk after the id it is given; how many it did and the last id) until a
+/// chunk comes back short; returns how many in all.
+async fn in_chunks<F>(writer: &Writer, step: F) -> Result<usize, StoreError>
+where
+    F: Fn(&mut crate::store::WriteTx<'_>, i64) -> Result<(usize, i64), StoreError> + Clone + Send + 'static,
+{
+    let (mut after, mut total) = (0, 0);
     loop {
-        let p = policy.clone();
-        let (n, last) = writer
-            .write(move |tx| ingest::process_pending(tx, &p, after, CHUNK))
-            .await?;
+        let step = step.clone();
+        let (n, last) = writer.write(move |tx| step(tx, after)).await?;
         total += n;
         after = last;
         if n < CHUNK as usize {
-            break;
+            return Ok(total);
         }
     }
+}
+
+/// Applies receipts that were stored but never applied (a crash between the two, or a failed
+/// effect), before anything new arrives.
+async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
+    let p = policy.clone();
+    let total = in_chunks(writer, move |tx, after| ingest::process_pending(tx, &p, after, CHUNK)).await?;
     if total > 0 {
         tracing::warn!(
             receipts = total,

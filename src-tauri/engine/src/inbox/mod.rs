@@ -1,13 +1,16 @@
-//! Messages from handsets: each PDU is decoded (GSM 7-bit, UCS-2, Latin-1...), the parts of a long
-//! one are put back together by their reference, and a whole message goes to the inbox, in the
-//! thread of the number that sent it. A reply whose whole text is a stop word puts the number on
-//! the opt-out list; a start word takes it off (see [`crate::optouts`]). A reply never changes
-//! the state of a message we sent: threads show them side by side, nothing more.
+//! Messages from handsets: each PDU is decoded (GSM 7-bit, UCS-2, Latin-1...), or read from the
+//! request of the HTTP provider that posted it, the parts of a long one are put back together by
+//! their reference, and a whole message goes to the inbox, in the thread of the number that sent
+//! it. A reply whose whole text is a stop word puts the number on the opt-out list; a start word
+//! takes it off (see [`crate::optouts`]). A reply never changes the state of a message we sent:
+//! threads show them side by side, nothing more. A provider posting the same message again (its
+//! message id) files it once.
 //!
 //! The parts of a long reply wait for each other up to `inbox.reassembly_timeout_seconds`; then
 //! [`file_overdue`] shows the parts that came, marked incomplete, and a late part still joins them.
 //! A keyword is looked for only in a whole message.
 
+mod http;
 mod sender;
 
 use smsdesk_core::inbox::InboxRules;
@@ -26,9 +29,24 @@ pub use sender::phone_of;
 /// How long after its first part a long message shown incomplete still takes its late parts.
 const LATE_PARTS_MS: i64 = 24 * 3_600_000;
 
-/// Files the PDU from a handset stored as receipt `receipt_id`; returns its `inbound_message` id.
-pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Result<i64, StoreError> {
+/// What became of a message from a handset.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Filed {
+    /// Stored as this `inbound_message`: filed, or waiting for the other parts of its message.
+    New(i64),
+    /// A provider posted again the message it had posted as this `inbound_message` (the same
+    /// message id): kept as evidence only, not filed twice.
+    Repeat(i64),
+}
+
+/// Files the message from a handset stored as receipt `receipt_id` (a PDU, or a provider's
+/// inbound webhook).
+pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Result<Filed, StoreError> {
     let (a, decoded, place) = read(tx, receipt_id)?;
+    let sender = sender_of(&a, rules);
+    if let Some(first) = http::repeat_of(&*tx, &a, sender.thread())? {
+        return Ok(Filed::Repeat(first));
+    }
     let id = inbound::insert(
         tx,
         &NewInbound {
@@ -43,8 +61,8 @@ pub fn receive(tx: &mut WriteTx<'_>, receipt_id: i64, rules: &InboxRules) -> Res
             received_at: a.received_at,
         },
     )?;
-    file_part(tx, &a, id, &decoded, place, rules)?;
-    Ok(id)
+    file_part(tx, &sender, &a, id, &decoded, place, rules)?;
+    Ok(Filed::New(id))
 }
 
 /// Files the PDUs from handsets stored before the inbox existed (schema 11), oldest first, up to
@@ -62,7 +80,7 @@ pub fn file_earlier(
     while let Some((id, receipt_id)) = inbound::next_unread_text(&*tx, last)? {
         let (a, decoded, place) = read(tx, receipt_id)?;
         inbound::set_decoded(tx, id, &decoded.text, decoded.alphabet.as_str(), place)?;
-        file_part(tx, &a, id, &decoded, place, rules)?;
+        file_part(tx, &sender_of(&a, rules), &a, id, &decoded, place, rules)?;
         last = id;
         n += 1;
         if n >= limit as usize {
@@ -72,17 +90,22 @@ pub fn file_earlier(
     Ok((n, last))
 }
 
-/// The receipt row of a PDU from a handset, its text decoded, and its place in a long message.
+/// The receipt row of a message from a handset, its text decoded (a PDU's octets, or read again
+/// from a provider's request), and its place in a long message.
 fn read(tx: &WriteTx<'_>, receipt_id: i64) -> Result<(inbound::Arrived, decode::Decoded, Option<Place>), StoreError> {
     let a = inbound::arrived(tx, receipt_id)?
         .ok_or_else(|| StoreError::Corrupt(format!("receipt {receipt_id} is not stored")))?;
-    let tlvs = tlvs_of(a.tlvs_json.as_deref());
-    let decoded = decode::decode(&UserData {
-        esm_class: a.esm_class,
-        data_coding: a.data_coding,
-        short_message: &a.raw,
-        tlvs: &tlvs,
-    });
+    let decoded = if http::is_http(&a) {
+        http::decoded(receipt_id, &a)
+    } else {
+        let tlvs = tlvs_of(a.tlvs_json.as_deref());
+        decode::decode(&UserData {
+            esm_class: a.esm_class,
+            data_coding: a.data_coding,
+            short_message: &a.raw,
+            tlvs: &tlvs,
+        })
+    };
     if !decoded.notes.is_empty() {
         tracing::info!(receipt_id, notes = ?decoded.notes, "a message from a handset was not read exactly");
     }
@@ -95,16 +118,11 @@ fn read(tx: &WriteTx<'_>, receipt_id: i64) -> Result<(inbound::Arrived, decode::
     Ok((a, decoded, place))
 }
 
-/// Files PDU `id` (stored, decoded): a message of one part at once, a part with the others.
-fn file_part(
-    tx: &mut WriteTx<'_>,
-    a: &inbound::Arrived,
-    id: i64,
-    decoded: &decode::Decoded,
-    place: Option<Place>,
-    rules: &InboxRules,
-) -> Result<(), StoreError> {
-    let sender = Sender {
+/// Who a message came from, as the inbox files it. A provider's webhook gives no type of number:
+/// read as unknown, a sender in digits is an international number written with or without `+`
+/// (Twilio's `+33612345678`, Vonage's `33612345678`), and with a leading 0 a national one.
+fn sender_of<'a>(a: &'a inbound::Arrived, rules: &InboxRules) -> Sender<'a> {
+    Sender {
         connection: &a.connection,
         address: a.source_addr.as_deref(),
         handset: a.source_addr.as_deref().unwrap_or(""),
@@ -114,7 +132,19 @@ fn file_part(
             rules.region.as_deref(),
         ),
         recipient: a.destination_addr.as_deref(),
-    };
+    }
+}
+
+/// Files PDU `id` (stored, decoded): a message of one part at once, a part with the others.
+fn file_part(
+    tx: &mut WriteTx<'_>,
+    sender: &Sender<'_>,
+    a: &inbound::Arrived,
+    id: i64,
+    decoded: &decode::Decoded,
+    place: Option<Place>,
+    rules: &InboxRules,
+) -> Result<(), StoreError> {
     match place {
         None => {
             let part = StoredPart {
@@ -124,9 +154,9 @@ fn file_part(
                 alphabet: decoded.alphabet.as_str().to_owned(),
                 received_at: a.received_at,
             };
-            file(tx, &sender, &[part], 1, rules)?;
+            file(tx, sender, &[part], 1, rules)?;
         }
-        Some(place) => join(tx, &sender, id, place, a.received_at, rules)?,
+        Some(place) => join(tx, sender, id, place, a.received_at, rules)?,
     }
     Ok(())
 }
@@ -140,6 +170,13 @@ struct Sender<'a> {
     handset: &'a str,
     phone: Option<String>,
     recipient: Option<&'a str>,
+}
+
+impl Sender<'_> {
+    /// The conversation its messages are filed in.
+    fn thread(&self) -> &str {
+        self.phone.as_deref().unwrap_or(self.handset)
+    }
 }
 
 /// A part of a long message: into the message shown incomplete before it came, or with the parts

@@ -210,13 +210,7 @@ async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when
     w.store
         .writer()
         .write(move |tx| {
-            let src = crate::optouts::Source {
-                reason: crate::store::tables::opt_out::Reason::Operator,
-                note: None,
-                inbox_message_id: None,
-                keyword: None,
-                actor: "Olga",
-            };
+            let src = crate::optouts::Source::by("Olga", crate::store::tables::opt_out::Reason::Operator, None);
             crate::optouts::add(tx, phone, &[MessageKind::Transactional, MessageKind::Bulk], &src)
         })
         .await
@@ -334,4 +328,153 @@ async fn replies_stored_before_the_inbox_existed_are_filed_into_it_and_a_stop_am
         .await
         .unwrap();
     assert_eq!(again, 0);
+}
+
+// ------------------------------------------------------------------ from HTTP providers
+
+impl World {
+    /// A provider's inbound webhook, as the route hands it in.
+    async fn post(&self, provider: &str, content_type: &str, query: &str, body: &str) -> Vec<Outcome> {
+        let r = crate::receipts::ingest::HttpReceived {
+            provider: provider.into(),
+            inbound: true,
+            connection: "vonage".into(),
+            method: "POST".into(),
+            content_type: Some(content_type.into()),
+            query: query.into(),
+            body: body.as_bytes().to_vec(),
+            received_at: self.now.load(Ordering::Relaxed),
+            ..Default::default()
+        };
+        self.ingest
+            .http(r)
+            .await
+            .unwrap()
+            .into_iter()
+            .map(|i| i.outcome)
+            .collect()
+    }
+
+    async fn threads(&self) -> Vec<(String, String, String)> {
+        self.store
+            .reader()
+            .read(|c| {
+                let mut s = c.prepare("SELECT thread, text, alphabet FROM inbox_message ORDER BY id")?;
+                let rows = s
+                    .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect::<Result<Vec<_>, _>>()?;
+                Ok::<_, crate::store::StoreError>(rows)
+            })
+            .await
+            .unwrap()
+    }
+}
+
+const FORM: &str = "application/x-www-form-urlencoded";
+
+/// Part `seq` of 2 of a long Vonage message with reference 42, its own message id.
+fn vonage_part(seq: u8, text: &str) -> String {
+    format!(
+        "msisdn=33612345090&to=33757000000&messageId=0A0{seq}&text={}&type=text&concat=true\
+         &concat-ref=42&concat-total=2&concat-part={seq}",
+        text.replace(' ', "+")
+    )
+}
+
+#[tokio::test]
+async fn a_long_vonage_message_posted_in_parts_is_put_back_together() {
+    let w = world();
+    assert!(matches!(
+        w.post("vonage", FORM, "", &vonage_part(2, "pas demain.")).await[..],
+        [Outcome::Inbound { .. }]
+    ));
+    // The provider posts the same part again: kept, not waiting twice.
+    assert!(matches!(
+        w.post("vonage", FORM, "", &vonage_part(2, "pas demain.")).await[..],
+        [Outcome::InboundRepeat { .. }]
+    ));
+    assert!(w.threads().await.is_empty(), "a part alone waits for the others");
+    w.post("vonage", FORM, "", &vonage_part(1, "Je ne viendrai ")).await;
+    assert_eq!(
+        w.threads().await,
+        vec![(
+            "+33612345090".to_owned(),
+            "Je ne viendrai pas demain.".to_owned(),
+            "text".to_owned()
+        )]
+    );
+}
+
+#[tokio::test]
+async fn a_message_posted_again_is_kept_as_a_repeat_and_filed_once() {
+    let w = world();
+    let body = "From=%2B33612345091&To=%2B33757000000&Body=STOP&MessageSid=SM0001&NumSegments=1";
+    let first = w.post("twilio", FORM, "", body).await;
+    let [Outcome::Inbound { inbound_id }] = first[..] else {
+        panic!("{first:?}")
+    };
+    w.now.fetch_add(60_000, Ordering::Relaxed);
+    assert_eq!(
+        w.post("twilio", FORM, "", body).await,
+        vec![Outcome::InboundRepeat { inbound_id }]
+    );
+    assert_eq!(
+        w.threads().await,
+        vec![("+33612345091".to_owned(), "STOP".to_owned(), "text".to_owned())]
+    );
+    let (receipts, repeats): (i64, i64) = w
+        .store
+        .reader()
+        .read(|c| {
+            Ok::<_, crate::store::StoreError>(c.query_row(
+                "SELECT count(*), sum(o.is_repeat) FROM receipt r JOIN receipt_outcome o ON o.receipt_id = r.id
+                 WHERE r.kind = 'mo' AND r.source = 'http'",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?)
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        (receipts, repeats),
+        (2, 1),
+        "both kept as evidence, the second a repeat"
+    );
+    // Another message of the same sender is no repeat.
+    let other = "From=%2B33612345091&To=%2B33757000000&Body=START&MessageSid=SM0002";
+    assert!(matches!(
+        w.post("twilio", FORM, "", other).await[..],
+        [Outcome::Inbound { .. }]
+    ));
+}
+
+#[tokio::test]
+async fn each_message_of_an_infobip_request_is_filed_and_a_number_without_plus_reads_as_international() {
+    let w = world();
+    let json = r#"{"results":[
+        {"messageId":"ib-1","from":"33612345092","to":"33757000000","text":"Merci","cleanText":"Merci"},
+        {"messageId":"ib-2","from":"0612345093","to":"33757000000","text":"Stop","cleanText":""}
+      ],"messageCount":2,"pendingMessageCount":0}"#;
+    let outcomes = w.post("infobip", "application/json", "", json).await;
+    assert_eq!(outcomes.len(), 2);
+    let threads = w.threads().await;
+    assert_eq!(threads[0].0, "+33612345092");
+    // No region in the rules: a national number reads as no number, and is kept as received.
+    assert_eq!(threads[1].0, "0612345093");
+}
+
+#[tokio::test]
+async fn a_request_without_a_message_or_from_an_unmapped_preset_is_kept_with_an_exception() {
+    let w = world();
+    for (provider, body) in [
+        ("twilio", "MessageSid=SM9&MessageStatus=delivered"),
+        ("sinch", "from=33612345094&body=hi"),
+    ] {
+        let outcomes = w.post(provider, FORM, "", body).await;
+        assert!(
+            matches!(outcomes[..], [Outcome::Unparseable { .. }]),
+            "{provider}: {outcomes:?}"
+        );
+    }
+    assert!(w.threads().await.is_empty());
 }

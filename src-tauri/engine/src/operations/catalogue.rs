@@ -112,7 +112,7 @@ operations! { $
     thread: Get "/inbox/thread" -> 200 ThreadView {
         tag: "inbox", access: ReadAll,
         args: [request: Query ThreadRequest],
-        errors: [InvalidCursor, InvalidFilter],
+        errors: [InvalidCursor, InvalidFilter, NotFound],
     }
 
     /// Replies not read yet, in all and in how many threads.
@@ -124,6 +124,7 @@ operations! { $
     mark_read: Post "/inbox/read" -> 200 InboxCounts {
         tag: "inbox", access: Act,
         args: [read: Body MarkRead],
+        errors: [NotFound],
     }
 
     /// The opt-out list: numbers not sent to, each with why, when, by whom and its evidence (the
@@ -146,13 +147,14 @@ operations! { $
     remove_opt_out: Post "/opt-outs/remove" -> 204 () {
         tag: "opt-outs", access: Act,
         args: [removal: Body RemoveOptOut],
+        errors: [NotFound],
     }
 
     /// Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only
     /// says what it would do. A file with an invalid line is refused whole, each line named.
     import_opt_outs: Post "/opt-outs/import" -> 200 OptOutImported {
         tag: "opt-outs", access: Act,
-        args: [import: Body OptOutImport],
+        args: [file: Body OptOutImport],
     }
 
     /// The numbers on the opt-out list now, as a CSV file.

@@ -31,15 +31,19 @@ use super::project;
 use super::rules::{state_from_stat, EventFacts, Input};
 use super::uncorrelated;
 use crate::domain::{Correlation, DeliveryState, EvidenceRole, ExceptionKind, IdSource, ReceiptKind, ReceiptSource};
+use crate::inbox::Filed;
 use crate::store::tables::{attempt, logical_event, receipt, NewReceipt};
 use crate::store::{Guard, StoreError, WriteTx, Writer};
 pub use smsdesk_smpp::SmppReceived;
 
-/// An HTTP delivery-report callback as it came in.
+/// An HTTP callback as it came in: delivery reports, or messages from handsets.
 #[derive(Debug, Clone, Default)]
 pub struct HttpReceived {
     /// The provider preset or mapping that reads it (vonage, twilio, kannel, ...).
     pub provider: String,
+    /// Whether it came to the provider's inbound webhook: it carries messages from handsets, read
+    /// with the provider's inbound mapping, not reports.
+    pub inbound: bool,
     /// The connection whose messages its ids refer to.
     pub connection: String,
     pub method: String,
@@ -72,6 +76,9 @@ pub enum Outcome {
     Unparseable { exception_id: i64 },
     /// Not a report: an incoming message.
     Inbound { inbound_id: i64 },
+    /// An incoming message its provider posted before (the same message id): recorded, flagged
+    /// as a repeat, and not filed again.
+    InboundRepeat { inbound_id: i64 },
     /// An SME acknowledgement: kept as evidence; it says nothing about delivery.
     Acknowledgement,
     /// The evidence is committed but applying it failed; it will be applied again later.
@@ -401,6 +408,8 @@ fn smpp_row(r: &SmppReceived) -> NewReceipt {
     parsed_fields(row, &parsed)
 }
 
+/// The receipt rows of an HTTP callback: one per report, or per message from a handset (with its
+/// sender and recipient), each keeping the whole request.
 fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
     let report = HttpReport {
         provider: &r.provider,
@@ -409,19 +418,32 @@ fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
         query: &r.query,
         body: &r.body,
     };
-    let parsed = parse::parse_http(&report);
+    let parsed: Vec<(Parsed, Option<String>, Option<String>)> = if r.inbound {
+        parse::parse_inbound(&report)
+            .into_iter()
+            .map(|m| (m.parsed, m.from, m.to))
+            .collect()
+    } else {
+        parse::parse_http(&report)
+            .into_iter()
+            .map(|p| (p, None, None))
+            .collect()
+    };
     let parts = parsed.len() as u32;
-    let headers = serde_json::json!({
+    let mut headers = serde_json::json!({
         "method": r.method,
         "content_type": r.content_type,
         "query": r.query,
         "headers": r.headers,
-    })
-    .to_string();
+    });
+    if r.inbound {
+        headers["route"] = "inbound".into();
+    }
+    let headers = headers.to_string();
     parsed
-        .iter()
+        .into_iter()
         .enumerate()
-        .map(|(i, p)| {
+        .map(|(i, (p, from, to))| {
             let row = NewReceipt {
                 received_at: r.received_at,
                 source: Some(ReceiptSource::Http),
@@ -432,9 +454,11 @@ fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
                 raw: r.body.clone(),
                 raw_text: Some(String::from_utf8_lossy(&r.body).into_owned()),
                 headers_json: Some(headers.clone()),
+                source_addr: from,
+                destination_addr: to,
                 ..NewReceipt::default()
             };
-            parsed_fields(row, p)
+            parsed_fields(row, &p)
         })
         .collect()
 }
@@ -506,9 +530,16 @@ impl<'a> ReceiptView<'a> {
 fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
     match r.kind {
         ReceiptKind::Mo => {
-            let inbound_id = crate::inbox::receive(tx, r.id, &policy.inbox)?;
-            receipt::record_outcome(tx, r.id, None, false, None)?;
-            return Ok(Outcome::Inbound { inbound_id });
+            return Ok(match crate::inbox::receive(tx, r.id, &policy.inbox)? {
+                Filed::New(inbound_id) => {
+                    receipt::record_outcome(tx, r.id, None, false, None)?;
+                    Outcome::Inbound { inbound_id }
+                }
+                Filed::Repeat(inbound_id) => {
+                    receipt::record_outcome(tx, r.id, None, true, None)?;
+                    Outcome::InboundRepeat { inbound_id }
+                }
+            });
         }
         ReceiptKind::Acknowledgement => {
             receipt::record_outcome(tx, r.id, None, false, None)?;

@@ -165,16 +165,7 @@ impl Service {
         let added = self
             .store
             .writer()
-            .write(move |tx| {
-                let src = Source {
-                    reason: Reason::Operator,
-                    note: note.as_deref(),
-                    inbox_message_id: None,
-                    keyword: None,
-                    actor: &actor,
-                };
-                optouts::add(tx, &p, &kinds, &src)
-            })
+            .write(move |tx| optouts::add(tx, &p, &kinds, &Source::by(&actor, Reason::Operator, note.as_deref())))
             .await?;
         let entry = self
             .store
@@ -212,16 +203,7 @@ impl Service {
         let ended = self
             .store
             .writer()
-            .write(move |tx| {
-                let src = Source {
-                    reason: Reason::Operator,
-                    note: Some(&note),
-                    inbox_message_id: None,
-                    keyword: None,
-                    actor: &actor,
-                };
-                optouts::remove(tx, &p, &src)
-            })
+            .write(move |tx| optouts::remove(tx, &p, &Source::by(&actor, Reason::Operator, Some(&note))))
             .await?;
         ended
             .map(|_| ())
@@ -255,14 +237,7 @@ impl Service {
                         }
                         continue;
                     }
-                    let src = Source {
-                        reason: Reason::Import,
-                        note: note.as_deref(),
-                        inbox_message_id: None,
-                        keyword: None,
-                        actor: &actor,
-                    };
-                    match optouts::add(tx, phone, &kinds, &src)? {
+                    match optouts::add(tx, phone, &kinds, &Source::by(&actor, Reason::Import, note.as_deref()))? {
                         Added::New { held, .. } => {
                             out.added += 1;
                             out.held_messages.extend(held);

@@ -69,7 +69,7 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     let applies = match (section, key) {
         ("smpp", "source_addr" | "window" | "tps") => Now,
         ("smpp", _) => Reconnect,
-        ("retry" | "receipts" | "intake" | "callbacks", _) => Now,
+        ("retry" | "receipts" | "intake" | "callbacks" | "inbox", _) => Now,
         _ => Restart,
     };
     match (section, key) {
@@ -123,6 +123,9 @@ mod tests {
             ("receipts", "tlv_id"),
             ("receipts", "id_ignore_case"),
             ("callbacks", "providers"),
+            ("inbox", "stop_words_fr"),
+            ("inbox", "opt_out_kinds"),
+            ("inbox", "notify"),
         ] {
             assert_eq!(applies(s, k), Applies::Now, "{s}.{k} must apply without a restart");
         }

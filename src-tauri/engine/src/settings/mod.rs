@@ -331,6 +331,10 @@ pub(crate) fn field_error(field: &str, code: &str, message: String) -> FieldErro
 fn edit_text(toml: &str) -> String {
     match toml.parse::<toml_edit::Value>() {
         Ok(toml_edit::Value::String(s)) => s.value().clone(),
+        // A list of words is edited as the environment variable takes it: separated by commas.
+        Ok(toml_edit::Value::Array(a)) if a.iter().all(|v| v.as_str().is_some()) => {
+            a.iter().filter_map(|v| v.as_str()).collect::<Vec<_>>().join(", ")
+        }
         _ => toml.trim().to_owned(),
     }
 }

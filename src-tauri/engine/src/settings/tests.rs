@@ -122,6 +122,37 @@ async fn an_edit_is_written_into_the_file_keeping_its_comments_and_the_rest() {
     assert_eq!(crate::config::load(&f.file(), []).unwrap().smpp.tps.0, 25);
 }
 
+/// The opt-out words are edited as a line of words separated by commas, written to the file as a
+/// TOML list, and read back the same; they apply at once.
+#[tokio::test]
+async fn opt_out_words_are_edited_as_a_list_and_apply_at_once() {
+    let f = Fixture::new(&template(), &[]);
+    assert_eq!(
+        f.field("inbox.stop_words_fr").value,
+        "ARRET, ARRÊT, STOP SMS, DESABONNER"
+    );
+    f.settings
+        .update(values(&[("inbox.stop_words_fr", "ARRET, STOP SMS, NE PLUS RECEVOIR")]))
+        .await
+        .unwrap();
+    assert!(
+        f.text()
+            .contains(r#"stop_words_fr = ["ARRET", "STOP SMS", "NE PLUS RECEVOIR"]"#),
+        "{}",
+        f.text()
+    );
+    assert_eq!(
+        f.settings.running().inbox.stop_words_fr.0,
+        ["ARRET", "STOP SMS", "NE PLUS RECEVOIR"]
+    );
+    assert_eq!(
+        f.field("inbox.stop_words_fr").value,
+        "ARRET, STOP SMS, NE PLUS RECEVOIR"
+    );
+    let loaded = crate::config::load(&f.file(), []).unwrap();
+    assert_eq!(loaded.inbox.stop_words_fr, f.settings.running().inbox.stop_words_fr);
+}
+
 #[tokio::test]
 async fn every_invalid_field_is_named_at_once_and_nothing_is_written() {
     let f = Fixture::new("[smpp]\ntps = 25\n", &[("SMSDESK_SMPP_WINDOW", "4")]);

@@ -186,6 +186,16 @@ pub fn set_decoded(
 #[derive(Debug, Clone, Default)]
 pub struct Arrived {
     pub connection: String,
+    /// `smpp_deliver_sm`, `smpp_data_sm` or `http` (a provider's inbound webhook).
+    pub source: String,
+    /// The HTTP provider preset that reads it.
+    pub provider: Option<String>,
+    /// The HTTP request's method, content type and query string, as JSON.
+    pub headers_json: Option<String>,
+    /// Its place among the messages of one HTTP request (from 0).
+    pub part: u32,
+    /// The provider's id of the message, for an HTTP one.
+    pub message_id_raw: Option<String>,
     pub source_addr: Option<String>,
     pub source_ton: Option<u8>,
     pub destination_addr: Option<String>,
@@ -204,12 +214,17 @@ pub fn arrived(conn: &impl Reads, receipt_id: i64) -> Result<Option<Arrived>, St
         .connection()
         .prepare_cached(
             "SELECT connection, source_addr, source_ton, destination_addr, raw, raw_text, esm_class, data_coding,
-                 tlvs_json, received_at
+                 tlvs_json, received_at, source, provider, headers_json, part, message_id_raw
              FROM receipt WHERE id = ?1",
         )?
         .query_row([receipt_id], |r| {
             Ok(Arrived {
                 connection: r.get(0)?,
+                source: r.get(10)?,
+                provider: r.get(11)?,
+                headers_json: r.get(12)?,
+                part: r.get(13)?,
+                message_id_raw: r.get(14)?,
                 source_addr: r.get(1)?,
                 source_ton: r.get(2)?,
                 destination_addr: r.get(3)?,
@@ -231,4 +246,33 @@ pub fn receipt_of(conn: &impl Reads, id: i64) -> Result<Option<i64>, StoreError>
         .prepare_cached("SELECT receipt_id FROM inbound_message WHERE id = ?1")?
         .query_row([id], |r| r.get(0))
         .optional()?)
+}
+
+/// The first PDU from `source_addr` on `connection` that arrived as a receipt of kind `mo` with the
+/// provider's message id `message_id` and is filed or waiting for its other parts: what a provider
+/// posting the same message again repeats. Looked for in the sender's thread `thread` and among
+/// the parts waiting, which the indexes reach without reading every message.
+pub fn with_provider_id(
+    conn: &impl Reads,
+    connection: &str,
+    thread: &str,
+    source_addr: Option<&str>,
+    message_id: &str,
+) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT min(id) FROM (
+                 SELECT im.id FROM inbox_message b
+                     JOIN inbound_message im ON im.inbox_message_id = b.id
+                     JOIN receipt r ON r.id = im.receipt_id
+                 WHERE b.thread = ?2 AND b.connection = ?1 AND r.kind = 'mo' AND r.message_id_raw = ?4
+                 UNION ALL
+                 SELECT im.id FROM inbound_message im
+                     JOIN receipt r ON r.id = im.receipt_id
+                 WHERE im.inbox_message_id IS NULL AND im.connection = ?1 AND im.source_addr IS ?3
+                     AND r.kind = 'mo' AND r.message_id_raw = ?4
+             )",
+        )?
+        .query_row(params![connection, thread, source_addr, message_id], |r| r.get(0))?)
 }

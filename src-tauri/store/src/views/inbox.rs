@@ -29,7 +29,7 @@ pub struct InboxMessage {
     /// Our number or sender id it was sent to.
     pub recipient: Option<String>,
     pub text: String,
-    /// gsm7, ascii, latin1, ucs2 or binary.
+    /// gsm7, ascii, latin1, ucs2 or binary (as the SMPP data_coding said), or text (an HTTP provider's reply).
     pub alphabet: String,
     /// Parts of a long message, and how many came (fewer when the wait for one ran out).
     pub parts: u32,
@@ -48,22 +48,27 @@ const INBOX_COLUMNS: &str = "i.id, i.connection, i.thread, i.phone, i.handset, i
     i.parts, i.parts_received, i.received_at, i.intent, i.keyword, i.read_at, i.read_by";
 
 fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxMessage> {
+    inbox_at(r, 0)
+}
+
+/// The columns of [`INBOX_COLUMNS`] from column `b` on.
+fn inbox_at(r: &rusqlite::Row<'_>, b: usize) -> rusqlite::Result<InboxMessage> {
     Ok(InboxMessage {
-        id: r.get(0)?,
-        connection: r.get(1)?,
-        thread: r.get(2)?,
-        phone: r.get(3)?,
-        handset: r.get(4)?,
-        recipient: r.get(5)?,
-        text: r.get(6)?,
-        alphabet: r.get(7)?,
-        parts: r.get(8)?,
-        parts_received: r.get(9)?,
-        received_at_ms: r.get(10)?,
-        intent: r.get(11)?,
-        keyword: r.get(12)?,
-        read_at_ms: r.get(13)?,
-        read_by: r.get(14)?,
+        id: r.get(b)?,
+        connection: r.get(b + 1)?,
+        thread: r.get(b + 2)?,
+        phone: r.get(b + 3)?,
+        handset: r.get(b + 4)?,
+        recipient: r.get(b + 5)?,
+        text: r.get(b + 6)?,
+        alphabet: r.get(b + 7)?,
+        parts: r.get(b + 8)?,
+        parts_received: r.get(b + 9)?,
+        received_at_ms: r.get(b + 10)?,
+        intent: r.get(b + 11)?,
+        keyword: r.get(b + 12)?,
+        read_at_ms: r.get(b + 13)?,
+        read_by: r.get(b + 14)?,
     })
 }
 
@@ -125,10 +130,7 @@ pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewE
             .query_map(
                 params![before, limit as i64 + 1, digits, words, f.unread.unwrap_or(false)],
                 |r| {
-                    let last = {
-                        let shifted = ShiftedRow { row: r, by: 4 };
-                        shifted.inbox()?
-                    };
+                    let last = inbox_at(r, 4)?;
                     Ok(ThreadSummary {
                         thread: last.thread.clone(),
                         phone: last.phone.clone(),
@@ -148,36 +150,6 @@ pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewE
         };
         Ok(ThreadPage { items, next_cursor })
     })
-}
-
-/// A row read from column `by` on, as an inbox message.
-struct ShiftedRow<'a, 'b> {
-    row: &'a rusqlite::Row<'b>,
-    by: usize,
-}
-
-impl ShiftedRow<'_, '_> {
-    fn inbox(&self) -> rusqlite::Result<InboxMessage> {
-        let r = self.row;
-        let b = self.by;
-        Ok(InboxMessage {
-            id: r.get(b)?,
-            connection: r.get(b + 1)?,
-            thread: r.get(b + 2)?,
-            phone: r.get(b + 3)?,
-            handset: r.get(b + 4)?,
-            recipient: r.get(b + 5)?,
-            text: r.get(b + 6)?,
-            alphabet: r.get(b + 7)?,
-            parts: r.get(b + 8)?,
-            parts_received: r.get(b + 9)?,
-            received_at_ms: r.get(b + 10)?,
-            intent: r.get(b + 11)?,
-            keyword: r.get(b + 12)?,
-            read_at_ms: r.get(b + 13)?,
-            read_by: r.get(b + 14)?,
-        })
-    }
 }
 
 /// A search as digits of a number (when it holds digits and separators only) or as words of a
@@ -237,16 +209,18 @@ impl ThreadItem {
 
 /// Which conversation, and which page of it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
-#[serde(default, rename_all = "snake_case")]
+#[serde(rename_all = "snake_case")]
 #[into_params(parameter_in = Query)]
 pub struct ThreadRequest {
     /// The thread: a number in E.164 (`+33612345678`), or a sender's address as received.
     pub thread: String,
     /// `next_cursor` of the previous page (older lines).
+    #[serde(default)]
     pub cursor: Option<String>,
     /// Lines per page: 50 when not given, 1 to 500.
     #[param(minimum = 1, maximum = 500)]
     #[schema(minimum = 1, maximum = 500)]
+    #[serde(default)]
     pub limit: Option<u32>,
 }
 

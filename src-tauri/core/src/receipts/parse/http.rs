@@ -25,9 +25,11 @@
 //!
 //! The parts: `presets` holds the built-in mappings, `form` decodes form bodies and query
 //! strings, `lookup` finds a mapping's fields in a callback, and `report` reads one report
-//! from them. This file decides what the body is and how many reports it carries.
+//! from them. `inbound` reads the messages from handsets that providers post, with tables of
+//! its own. This file decides what the body is and how many reports it carries.
 
 mod form;
+mod inbound;
 mod lookup;
 mod presets;
 mod report;
@@ -39,6 +41,7 @@ use super::{latin1, HttpReport, Parsed, ReceiptKindOut, Stat};
 use lookup::{json_path, Sources};
 
 pub use form::parse_form;
+pub use inbound::{inbound_ack, parse_inbound, Inbound, INBOUND_PROVIDERS};
 pub use presets::{builtin_mapping, BUILTIN_PROVIDERS};
 
 /// Where to find each field in a provider's callback. Every list is tried in order; the first

@@ -25,6 +25,7 @@ use crate::domain::IdSource;
 
 pub use http::parse_form;
 pub use http::{builtin_mapping, parse_http, parse_http_with, HttpMapping, BUILTIN_PROVIDERS};
+pub use http::{inbound_ack, parse_inbound, Inbound, INBOUND_PROVIDERS};
 pub use smpp::parse_smpp;
 pub use stat::{Stat, UnknownStat};
 

@@ -16,6 +16,30 @@ pub fn parse_form(s: &str) -> Vec<(String, String)> {
 
 /// One name or value, its escapes decoded.
 fn decode(s: &str) -> String {
+    let out = decode_octets(s);
+    match String::from_utf8(out) {
+        Ok(s) => s,
+        Err(e) => latin1(e.as_bytes()),
+    }
+}
+
+/// The octets of one field of a form body or query string (`name` matched exactly, then in any
+/// case), its escapes decoded: for a text whose octets are not UTF-8 (Kannel's UTF-16BE `%b`).
+pub(super) fn field_octets(s: &str, name: &str) -> Option<Vec<u8>> {
+    let pairs: Vec<(String, &str)> = s
+        .split('&')
+        .filter_map(|pair| pair.split_once('='))
+        .map(|(k, v)| (decode(k), v))
+        .collect();
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .or_else(|| pairs.iter().find(|(k, _)| k.eq_ignore_ascii_case(name)))
+        .map(|(_, v)| decode_octets(v))
+}
+
+/// One name or value as octets, its escapes decoded.
+fn decode_octets(s: &str) -> Vec<u8> {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
@@ -34,10 +58,7 @@ fn decode(s: &str) -> String {
         }
         i += 1;
     }
-    match String::from_utf8(out) {
-        Ok(s) => s,
-        Err(e) => latin1(e.as_bytes()),
-    }
+    out
 }
 
 /// The value of one hex digit.

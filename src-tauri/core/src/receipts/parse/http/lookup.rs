@@ -32,8 +32,8 @@ impl Found {
 
 /// The first path with a present, non-empty value: the record, then the body, the form body
 /// and the query string.
-pub(super) fn find(paths: &[String], src: &Sources, rec: Option<&Value>) -> Option<Found> {
-    for path in paths {
+pub(super) fn find<S: AsRef<str>>(paths: &[S], src: &Sources, rec: Option<&Value>) -> Option<Found> {
+    for path in paths.iter().map(AsRef::as_ref) {
         if let Some(rec) = rec {
             if let Some(f) = json_path(rec, path).and_then(found_json) {
                 return Some(f);

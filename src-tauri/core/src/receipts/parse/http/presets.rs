@@ -39,7 +39,7 @@ pub(super) fn builtin(provider: &str) -> Option<&'static HttpMapping> {
 }
 
 /// The provider's canonical name (`Nexmo` → `vonage`, `africas_talking` → `africastalking`).
-fn canonical(provider: &str) -> Option<&'static str> {
+pub(super) fn canonical(provider: &str) -> Option<&'static str> {
     let p: String = provider
         .trim()
         .chars()
