@@ -614,6 +614,21 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await byHand.getByTestId("optout-by").textContent(), OPERATOR.name);
       assert.equal(await byHand.getByTestId("optout-kinds").textContent(), "Bulk");
       assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "2");
+
+      // A file of numbers: checked first (one to add, one on the list already), then imported.
+      const stopList = path.join(dataDir, "stop-list.csv");
+      await writeFile(stopList, "phone,note\n+33612345628,asked again by mail\n+33 6 12 34 56 91,unsubscribed on the website\n");
+      await page.getByTestId("optout-import-file").setInputFiles(stopList);
+      await page.getByTestId("optout-import-plan").waitFor({ timeout: 15_000 });
+      assert.equal(
+        await page.getByTestId("optout-import-counts").textContent(),
+        "To add: 1. Already on the list: 1. Waiting messages that will be held: 0.",
+      );
+      assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "2", "a dry run changes nothing");
+      await page.getByTestId("optout-import-confirm").click();
+      await page.getByTestId("optout-import-done").waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="optout-row"][data-phone="+33612345691"][data-reason="import"]').waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "3");
       assert.deepEqual(await accessibilityProblems(page), [], "the Opt-outs screen has no accessibility problem axe can find");
       await page.evaluate(() => document.activeElement?.blur());
       await screenshot(page, "opt-outs.png");
