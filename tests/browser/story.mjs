@@ -233,6 +233,68 @@ export async function attachGhostReceipt(ui) {
   return id;
 }
 
+/** What the sandbox's handset at a number ending in 26 answers, whatever it was sent. */
+export const REPLY_26 = "Je ne pourrai pas venir demain, merci de rappeler.";
+
+/** Sends one message from the compose form and returns the refusal the form shows: its code and its words. */
+export async function composeRefused(ui, destination, text) {
+  await openSection(ui, "messages");
+  await ui.fill(tid("send-destination"), destination);
+  await ui.fill(tid("send-text"), text);
+  await ui.click(tid("send-submit"));
+  await ui.waitFor(tid("send-error"));
+  return { code: await ui.attr(tid("send-error"), "data-code"), text: await ui.text(tid("send-error")) };
+}
+
+/**
+ * Step 7: the handset at a number ending in 26 answers the message it was delivered. The reply
+ * shows in the Inbox (counted in the navigation until it is read), in the conversation with that
+ * number, after the message sent to it; opening the conversation reads it.
+ */
+export async function replyInInbox(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 26", "Rappel : votre rendez-vous est demain à 10 h 30.");
+  const row = tid("thread-row", '[data-thread="+33612345626"]');
+  await eventually(
+    "the reply is counted beside Inbox",
+    async () => (await ui.count(tid("nav-inbox-count"))) > 0 && Number(await ui.attr(tid("nav-inbox-count"), "data-count")) >= 1,
+    30_000,
+  );
+  await openSection(ui, "inbox");
+  await ui.waitFor(row, 30_000);
+  assert.equal(await ui.text(`${row} ${tid("thread-last")}`), REPLY_26, "the list shows the latest reply");
+  await ui.click(`${row} ${tid("thread-number")}`);
+  await ui.waitFor(tid("conversation", '[data-thread="+33612345626"]'));
+  const reply = tid("thread-item", '[data-direction="received"]');
+  await ui.waitFor(reply, 30_000);
+  assert.equal(await ui.text(`${reply} ${tid("bubble-text")}`), REPLY_26);
+  const first = `${tid("conversation-lines")} > li:first-child`;
+  const last = `${tid("conversation-lines")} > li:last-child`;
+  assert.equal(await ui.attr(first, "data-direction"), "sent", "the message sent comes first");
+  assert.equal(await ui.attr(first, "data-id"), id, "it is the message just sent");
+  assert.equal(await ui.attr(`${first} ${tid("thread-open-message")}`, "href"), `#/messages/${id}`);
+  assert.equal(await ui.attr(last, "data-direction"), "received", "its reply after it");
+  await eventually("reading the conversation marks the reply read", async () => (await ui.count(tid("nav-inbox-count"))) === 0);
+  return id;
+}
+
+/**
+ * Step 8: the handset at a number ending in 28 answers "Arrêt": the number goes on the opt-out
+ * list with that reply as its evidence, and a new message to it is refused before it is queued.
+ */
+export async function optOutByReply(ui) {
+  const id = await compose(ui, "+33 6 12 34 56 28", "Votre colis arrive demain entre 9 h et 12 h.");
+  await openSection(ui, "optouts");
+  const row = tid("optout-row", '[data-phone="+33612345628"]');
+  await ui.waitFor(row, 30_000);
+  assert.equal(await ui.attr(row, "data-reason"), "reply");
+  assert.equal(await ui.text(`${row} ${tid("optout-reply")}`), "Arrêt", "the reply that asked is the evidence");
+  assert.equal(await ui.attr(`${row} ${tid("optout-open-thread")}`, "href"), "#/inbox/%2B33612345628");
+  const refused = await composeRefused(ui, "+33 6 12 34 56 28", "Dernière chance : -20 % sur votre prochaine commande !");
+  assert.equal(refused.code, "destination_opted_out");
+  assert.match(refused.text, /This number is on the opt-out list/, "the refusal says why in plain words");
+  return id;
+}
+
 /** The file `importCsv` expects: header, two good rows, one row with a destination that is not a number. */
 export const CSV_FILE = [
   "destination,text,kind",

@@ -15,6 +15,7 @@ import path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "playwright-core";
+import axe from "axe-core";
 
 import {
   attachGhostReceipt,
@@ -22,6 +23,9 @@ import {
   eventually,
   importCsv,
   longMessageInParts,
+  optOutByReply,
+  REPLY_26,
+  replyInInbox,
   resolveConflict,
   retryFailed,
   sendAndWatchDelivered,
@@ -206,6 +210,16 @@ function fromPage(page, method, path, body) {
     },
     { method, path, body },
   );
+}
+
+/** What axe-core finds wrong on the page as it is now (WCAG 2.x A and AA rules), one line per problem and element. */
+async function accessibilityProblems(page) {
+  const violations = await page.evaluate(async (source) => {
+    if (window.axe === undefined) (0, eval)(source);
+    const result = await window.axe.run(document, { runOnly: { type: "tag", values: ["wcag2a", "wcag2aa", "wcag21a", "wcag21aa"] } });
+    return result.violations.map((v) => ({ id: v.id, help: v.help, targets: v.nodes.map((n) => n.target.join(" ")) }));
+  }, axe.source);
+  return violations.flatMap((v) => v.targets.map((t) => `${v.id} (${v.help}): ${t}`));
 }
 
 async function screenshot(page, name) {
@@ -449,7 +463,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
       assert.equal(await page.getByTestId("user-role").textContent(), "Operator");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
 
       // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
       const banner = page.getByTestId("sandbox-banner");
@@ -580,6 +594,79 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     }
   });
 
+  test("replies and opt-outs: a handset's answer in the Inbox beside the message sent, an 'Arrêt' that puts its number on the opt-out list with the reply as evidence, and a new message to it refused", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR);
+    try {
+      const ui = storyUi(page);
+      await replyInInbox(ui);
+      await optOutByReply(ui);
+
+      // A number put on the list by hand, as after a phone call.
+      await page.getByTestId("nav-optouts").click();
+      await page.getByTestId("optout-add-phone").fill("+33 6 12 34 56 90");
+      await page.getByTestId("optout-add-note").fill("Asked by phone to stop the newsletter");
+      await page.getByTestId("optout-add-kind-transactional").uncheck();
+      await page.getByTestId("optout-add-submit").click();
+      await page.getByTestId("optout-add-done").waitFor({ timeout: 15_000 });
+      const byHand = page.locator('[data-testid="optout-row"][data-phone="+33612345690"]');
+      await byHand.waitFor({ timeout: 15_000 });
+      assert.equal(await byHand.getByTestId("optout-reason").textContent(), "Added by hand");
+      assert.equal(await byHand.getByTestId("optout-by").textContent(), OPERATOR.name);
+      assert.equal(await byHand.getByTestId("optout-kinds").textContent(), "Bulk");
+      assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "2");
+
+      // A file of numbers: checked first (one to add, one on the list already), then imported.
+      const stopList = path.join(dataDir, "stop-list.csv");
+      await writeFile(stopList, "phone,note\n+33612345628,asked again by mail\n+33 6 12 34 56 91,unsubscribed on the website\n");
+      await page.getByTestId("optout-import-file").setInputFiles(stopList);
+      await page.getByTestId("optout-import-plan").waitFor({ timeout: 15_000 });
+      assert.equal(
+        await page.getByTestId("optout-import-counts").textContent(),
+        "To add: 1. Already on the list: 1. Waiting messages that will be held: 0.",
+      );
+      assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "2", "a dry run changes nothing");
+      await page.getByTestId("optout-import-confirm").click();
+      await page.getByTestId("optout-import-done").waitFor({ timeout: 15_000 });
+      await page.locator('[data-testid="optout-row"][data-phone="+33612345691"][data-reason="import"]').waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("optouts-current").getAttribute("data-count"), "3");
+      assert.deepEqual(await accessibilityProblems(page), [], "the Opt-outs screen has no accessibility problem axe can find");
+      await page.evaluate(() => document.activeElement?.blur());
+      await screenshot(page, "opt-outs.png");
+
+      // The opted-out number's conversation says so, with the evidence, and offers no answer.
+      await page.locator('[data-testid="optout-row"][data-phone="+33612345628"] [data-testid="optout-open-thread"]').click();
+      const optedOut = page.locator('[data-testid="conversation"][data-thread="+33612345628"]');
+      await optedOut.getByTestId("thread-opt-out").waitFor({ timeout: 15_000 });
+      assert.match(await optedOut.getByTestId("thread-opt-out-evidence").textContent(), /Arrêt/);
+      assert.equal(await optedOut.getByTestId("reply-composer").getAttribute("data-blocked"), "true");
+      assert.equal(await optedOut.getByTestId("composer-text").isDisabled(), true, "no answer to a number that opted out");
+      assert.match(await optedOut.locator('[data-testid="reply-intent"]').first().textContent(), /^Opt-out: /);
+
+      // Back in the first conversation, the sandbox plays the handset's next reply on request.
+      await page.locator('[data-testid="thread-row"][data-thread="+33612345626"]').click();
+      const conversation = page.locator('[data-testid="conversation"][data-thread="+33612345626"]');
+      await conversation.getByTestId("thread-item").first().waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("simulate-from").inputValue(), "+33612345626", "the form offers the open conversation's number");
+      await page.getByTestId("simulate-text").fill("C'est noté, je rappelle demain matin.");
+      await page.getByTestId("simulate-submit").click();
+      await page.getByTestId("simulate-done").waitFor({ timeout: 15_000 });
+      await conversation.locator('[data-testid="thread-item"][data-direction="received"]').nth(1).waitFor({ timeout: 30_000 });
+      const replies = await conversation.locator('[data-testid="thread-item"][data-direction="received"] [data-testid="bubble-text"]').allTextContents();
+      assert.deepEqual(replies, [REPLY_26, "C'est noté, je rappelle demain matin."]);
+      assert.deepEqual(await accessibilityProblems(page), [], "the Inbox has no accessibility problem axe can find");
+      await page.evaluate(() => document.activeElement?.blur());
+      await screenshot(page, "inbox.png");
+
+      // The engine kept who did what: the reply's opt-out, and the operator's.
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/audit?limit=100`, apiKey);
+      assert.ok(body.items.some((e) => e.action === "opt_out.reply"), "the reply's opt-out is audited");
+      assert.equal(body.items.find((e) => e.action === "opt_out.add")?.actor, OPERATOR.name);
+      assert.deepEqual(unexpected(problems, 422, "/api/v1/messages"), [], "only the refused message may fail");
+    } finally {
+      await context.close();
+    }
+  });
+
   test("an OTP past its tries: the operator reads why the retry is refused; the admin sends it anyway with a note, audited", async () => {
     const operator = await signedIn(browser, instance.httpUrl, OPERATOR);
     try {
@@ -690,7 +777,18 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.getByTestId("resolve-not-yours").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByTestId("resolve-form").count(), 0, "no resolve form for a viewer");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
+
+      await page.getByTestId("nav-optouts").click();
+      await page.locator('[data-testid="optout-row"][data-phone="+33612345628"]').waitFor({ timeout: 15_000 });
+      for (const control of ["optout-add", "optout-import", "optout-remove-open", "optouts-export"]) {
+        assert.equal(await page.getByTestId(control).count(), 0, `a viewer sees no ${control}`);
+      }
+      await page.locator('[data-testid="optout-row"][data-phone="+33612345628"] [data-testid="optout-open-thread"]').click();
+      await page.locator('[data-testid="conversation"][data-thread="+33612345628"] [data-testid="thread-item"]').first().waitFor({ timeout: 15_000 });
+      for (const control of ["reply-composer", "thread-remove-open", "simulate-reply"]) {
+        assert.equal(await page.getByTestId(control).count(), 0, `a viewer sees no ${control}`);
+      }
 
       // The screens only spare the viewer buttons; the engine is what refuses.
       const retry = await fromPage(page, "POST", `/api/v1/messages/${messageId}/retry`, { note: "trying", confirm_duplicate: true, override_limits: false });

@@ -21,6 +21,8 @@ import {
   importCsv,
   longMessageInParts,
   openSection,
+  optOutByReply,
+  replyInInbox,
   resolveConflict,
   retryFailed,
   sendAndWatchDelivered,
@@ -252,6 +254,16 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
       await openSection(ui, "dashboard");
       await ui.waitFor(tid("dashboard-figures"));
       await ui.screenshot("dashboard.png");
+    } catch (error) {
+      error.message += driverLog();
+      throw error;
+    }
+  });
+
+  test("replies and opt-outs over the window's commands: a handset's answer in the Inbox, an 'Arrêt' on the opt-out list, a new message to it refused", async () => {
+    try {
+      await replyInInbox(ui);
+      await optOutByReply(ui);
     } catch (error) {
       error.message += driverLog();
       throw error;

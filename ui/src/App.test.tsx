@@ -2,10 +2,19 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { Sections } from "./App";
 import type { Dashboard } from "./bindings/Dashboard";
-import { byTestId, click, queryTestId, render, settle, type Rendered } from "./test/dom";
+import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "./test/dom";
 import { FakeBackend } from "./test/fakeBackend";
 import { LOCAL_ADMIN } from "./access/access";
-import { deliveredDetail, exceptionDetail, exceptionSummary, person, summary } from "./test/fixtures";
+import {
+  deliveredDetail,
+  exceptionDetail,
+  exceptionSummary,
+  optOutEntry,
+  person,
+  summary,
+  threadSummary,
+  threadView,
+} from "./test/fixtures";
 
 function dashboard(open: number): Dashboard {
   return {
@@ -58,7 +67,9 @@ describe("navigation", () => {
     expect(tabs.map((t) => t.dataset["testid"])).toEqual([
       "nav-dashboard",
       "nav-messages",
+      "nav-inbox",
       "nav-exceptions",
+      "nav-optouts",
       "nav-audit",
       "nav-settings",
       "nav-keys",
@@ -130,6 +141,84 @@ describe("navigation", () => {
   });
 });
 
+describe("the inbox in the navigation", () => {
+  it("counts unread replies beside Inbox, and follows replies as they come and are read", async () => {
+    const { backend } = app();
+    let unread = 3;
+    backend.inboxCounts = () => Promise.resolve({ unread, threads_unread: 2 });
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(byTestId(root, "nav-inbox").textContent).toContain("Inbox");
+    expect(byTestId(root, "nav-inbox-count").dataset["count"]).toBe("3");
+    expect(byTestId(root, "nav-inbox-count").textContent).toContain("3 unread");
+
+    unread = 4;
+    await settle(() => backend.emit({ entity: "inbox_message", id: 9 }), 400);
+    expect(byTestId(root, "nav-inbox-count").dataset["count"], "a new reply").toBe("4");
+    unread = 0;
+    await settle(() => backend.emit({ entity: "inbox_message", id: 9 }), 400);
+    expect(queryTestId(root, "nav-inbox-count"), "everything read: no count").toBeNull();
+  });
+
+  it("opens a conversation from its address, and the opt-out list from its own", async () => {
+    const { backend } = app();
+    backend.inboxCounts = () => Promise.resolve({ unread: 0, threads_unread: 0 });
+    backend.listThreads = () => Promise.resolve({ items: [threadSummary("+33612345626")], next_cursor: null });
+    backend.thread = () => Promise.resolve(threadView());
+    backend.markRead = () => Promise.resolve({ unread: 0, threads_unread: 0 });
+    backend.listOptOuts = () => Promise.resolve({ items: [optOutEntry(1)], next_cursor: null, current: 1 });
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await go("#/inbox/%2B33612345626");
+    expect(byTestId(root, "nav-inbox").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "conversation").dataset["thread"]).toBe("+33612345626");
+    await go("#/opt-outs");
+    expect(byTestId(root, "nav-optouts").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "optout-phone").textContent).toBe("+33612345628");
+    await click(byTestId(root, "optout-open-thread"));
+    await settle();
+    expect(window.location.hash, "the evidence opens its conversation").toBe("#/inbox/%2B33612345628");
+  });
+
+  it("on the sandbox, offers to simulate a reply, which the sandbox plays", async () => {
+    const { backend } = app();
+    backend.connection = () => Promise.resolve({ connection: "sandbox", sandbox: true, link: { state: "connecting" } } as never);
+    backend.inboxCounts = () => Promise.resolve({ unread: 0, threads_unread: 0 });
+    backend.listThreads = () => Promise.resolve({ items: [], next_cursor: null });
+    const replies: unknown[] = [];
+    backend.sandboxReply = (reply) => {
+      replies.push(reply);
+      return Promise.resolve();
+    };
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await go("#/inbox");
+    expect(byTestId(root, "threads-empty").textContent).toContain("No replies yet");
+    await type(byTestId<HTMLInputElement>(root, "simulate-from"), "+33 6 12 34 56 26");
+    await type(byTestId<HTMLInputElement>(root, "simulate-text"), "STOP");
+    await submit(byTestId<HTMLFormElement>(root, "simulate-form"));
+    await settle();
+    expect(replies).toEqual([{ from: "+33 6 12 34 56 26", text: "STOP" }]);
+  });
+
+  it("a key that reads only its own messages has no inbox or opt-out list, and is not asked for counts", async () => {
+    const { backend } = app();
+    const key = { ...person("operator"), kind: "key" as const, role: null, scopes: ["send" as const, "read:own" as const], only_own: true };
+    view = await render(<Sections backend={backend} />, ["en-US"], key);
+    await settle();
+    const root = view.container;
+    expect(queryTestId(root, "nav-inbox")).toBeNull();
+    expect(queryTestId(root, "nav-optouts")).toBeNull();
+    expect(backend.calls).not.toContain("inboxCounts");
+    await go("#/opt-outs");
+    expect(byTestId(root, "not-for-you").dataset["section"]).toBe("optouts");
+    expect(backend.calls).not.toContain("listOptOuts");
+  });
+});
+
 describe("what each role sees", () => {
   it("an operator has no Settings, API keys or Accounts; their address says so instead of failing", async () => {
     const { backend } = app();
@@ -137,7 +226,7 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
-    expect(tabs).toEqual(["nav-dashboard", "nav-messages", "nav-exceptions", "nav-audit", "nav-about"]);
+    expect(tabs).toEqual(["nav-dashboard", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
     for (const section of ["settings", "keys", "accounts"]) {
       backend.calls.length = 0;
       await go(`#/${section}`);

@@ -4,11 +4,20 @@ import type { Backend, Connection, PeopleAccess } from "./backend";
 import type { ChangeEvent } from "./bindings/ChangeEvent";
 import type { ConnectionStatus } from "./bindings/ConnectionStatus";
 import type { Dashboard as DashboardData } from "./bindings/Dashboard";
+import type { InboxCounts } from "./bindings/InboxCounts";
 import { AboutPanel } from "./components/AboutPanel";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
 import { useBackendData } from "./hooks/useBackendData";
-import { ADMIN_SECTIONS, formatRoute, SECTIONS, useHashRoute, type Section } from "./hooks/useHashRoute";
+import {
+  ADMIN_SECTIONS,
+  formatRoute,
+  READ_ALL_SECTIONS,
+  SECTIONS,
+  sectionRoute,
+  useHashRoute,
+  type Section,
+} from "./hooks/useHashRoute";
 import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
 import { shareSubscription } from "./live/sharedBackend";
@@ -19,7 +28,9 @@ import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { Exceptions } from "./views/Exceptions";
+import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
+import { OptOuts } from "./views/OptOuts";
 import { Settings } from "./views/Settings";
 import { Setup } from "./views/Setup";
 import { SignIn } from "./views/SignIn";
@@ -93,6 +104,9 @@ const countsExceptions = (event: ChangeEvent): boolean => event.entity === "exce
 const anyChange = (): boolean => true;
 const loadDashboard = (backend: Backend): Promise<DashboardData> => backend.dashboard();
 const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.connection();
+const countsReplies = (event: ChangeEvent): boolean => event.entity === "inbox_message";
+const loadInboxCounts = (backend: Backend): Promise<InboxCounts> => backend.inboxCounts();
+const noInboxCounts = (): Promise<InboxCounts | null> => Promise.resolve(null);
 
 /** The link's state is not a store change: the dashboard asks for it this often. */
 export const CONNECTION_POLL_MS = 5_000;
@@ -125,16 +139,21 @@ export function Sections({
     ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
   });
   const openExceptions = dashboard.status === "ready" ? dashboard.data.open_exceptions_total : null;
+  // The nav's unread count, for those who may read the inbox; it follows replies as they come and are read.
+  const { state: inbox } = useBackendData<InboxCounts | null>(backend, may.readAll ? loadInboxCounts : noInboxCounts, {
+    ...(may.readAll ? { live: countsReplies, coalesceMs: 300 } : {}),
+  });
+  const unread = inbox.status === "ready" && inbox.data !== null ? inbox.data.unread : null;
 
   return (
     <>
       <SandboxBanner connection={connection} />
       <nav className="app-nav" aria-label={t("nav.label")}>
         <ul>
-          {SECTIONS.filter((s) => may.admin || !ADMIN_SECTIONS.has(s)).map((s) => (
+          {SECTIONS.filter((s) => (may.admin || !ADMIN_SECTIONS.has(s)) && (may.readAll || !READ_ALL_SECTIONS.has(s))).map((s) => (
             <li key={s}>
               <a
-                href={formatRoute(s === "messages" || s === "exceptions" ? { section: s, id: null } : { section: s })}
+                href={formatRoute(sectionRoute(s))}
                 className="nav-item"
                 aria-current={s === route.section ? "page" : undefined}
                 data-testid={`nav-${s}`}
@@ -144,6 +163,12 @@ export function Sections({
                   <span className="nav-count" data-testid="nav-exceptions-count" data-count={openExceptions}>
                     <span aria-hidden="true">{formatNumber(openExceptions)}</span>
                     <span className="visually-hidden">{t("nav.openCount", { count: openExceptions })}</span>
+                  </span>
+                )}
+                {s === "inbox" && unread !== null && unread > 0 && (
+                  <span className="nav-count nav-count-unread" data-testid="nav-inbox-count" data-count={unread}>
+                    <span aria-hidden="true">{formatNumber(unread)}</span>
+                    <span className="visually-hidden">{t("nav.unreadCount", { count: unread })}</span>
                   </span>
                 )}
               </a>
@@ -178,6 +203,20 @@ export function Sections({
           onOpenMessage={(id) => navigate({ section: "messages", id })}
         />
       )}
+      {route.section === "inbox" && may.readAll && (
+        <Inbox
+          backend={backend}
+          connection={connection}
+          openThread={route.thread}
+          onOpenThread={(thread) => navigate({ section: "inbox", thread })}
+          onOpenMessage={(id) => navigate({ section: "messages", id })}
+          {...(may.act ? { simulateReply: (from: string, text: string) => backend.sandboxReply({ from, text }) } : {})}
+        />
+      )}
+      {route.section === "optouts" && may.readAll && (
+        <OptOuts backend={backend} onOpenThread={(thread) => navigate({ section: "inbox", thread })} />
+      )}
+      {READ_ALL_SECTIONS.has(route.section) && !may.readAll && <NotForYou section={route.section} />}
       {route.section === "audit" && (
         <AuditLog
           backend={backend}
@@ -206,7 +245,9 @@ function NotForYou({ section }: { section: Section }) {
       <p>
         {section === "password"
           ? t("notForYou.password")
-          : t("notForYou.admin", { role: me.role === null ? "" : t(`role.${me.role}`) })}
+          : READ_ALL_SECTIONS.has(section)
+            ? t("notForYou.readAll")
+            : t("notForYou.admin", { role: me.role === null ? "" : t(`role.${me.role}`) })}
       </p>
     </div>
   );

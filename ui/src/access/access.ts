@@ -9,8 +9,10 @@ import type { Scope } from "../bindings/Scope";
 export interface Permissions {
   /** Compose, CSV import. */
   readonly send: boolean;
-  /** Retry and cancel a message. */
+  /** Retry and cancel a message; mark replies read; change the opt-out list. */
   readonly act: boolean;
+  /** Everything beyond messages: the inbox and the opt-out list (and exceptions, the dashboard, the audit log). */
+  readonly readAll: boolean;
   /** Decide an exception. */
   readonly resolve: boolean;
   /** Export CSV. */
@@ -25,6 +27,7 @@ export function permissionsOf(me: Me): Permissions {
   return {
     send: has("send"),
     act: has("act") && reads,
+    readAll: has("read:all"),
     resolve: has("act") && has("read:all"),
     export: has("export") && reads,
     admin: me.admin,

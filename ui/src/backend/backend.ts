@@ -75,6 +75,8 @@ export const ERROR_CODES = {
   validityEnded: "validity_ended",
   /** A retry past its kind's maximum age (HTTP 409); an admin may override. */
   tooOld: "too_old",
+  /** A message to a number on the opt-out list (HTTP 422): refused at intake, on a retry or a resend. */
+  destinationOptedOut: "destination_opted_out",
 } as const satisfies Record<string, ErrorCode>;
 
 /**

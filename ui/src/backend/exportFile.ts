@@ -44,3 +44,18 @@ export function downloadBlob(blob: Blob, name: string): void {
   // The download has taken the data by then; the URL only holds on to memory.
   setTimeout(() => URL.revokeObjectURL(url), 60_000);
 }
+
+/** How many records a CSV text holds, its header line included (a last line without a line break counts too). */
+export function csvRecords(text: string): number {
+  const counter = new CsvRecordCounter();
+  counter.push(new TextEncoder().encode(text));
+  return counter.records + (text === "" || text.endsWith("\n") ? 0 : 1);
+}
+
+/**
+ * Saves a CSV text the engine made, as it made it, in a file named `name`: a download, the way a
+ * browser saves a file.
+ */
+export function saveCsvText(text: string, name: string): void {
+  downloadBlob(new Blob([text], { type: "text/csv;charset=utf-8" }), name);
+}

@@ -27,6 +27,8 @@ const NEW_CODES: ErrorCode[] = [
   "rate_limited",
   "too_many_attempts",
   "storage_full",
+  "destination_opted_out",
+  "not_sandbox",
 ];
 
 async function explanation(code: ErrorCode, language: string, options?: { retryAfterSeconds: number }): Promise<HTMLElement> {

@@ -33,6 +33,8 @@ type ExplanationKey = Extract<
   | "error.uriTooLong"
   | "error.hostNotAllowed"
   | "error.destinationNotAllowed"
+  | "error.destinationOptedOut"
+  | "error.notSandbox"
   | "error.rateLimited"
   | "error.tooManyAttempts"
   | "error.storageFull"
@@ -67,6 +69,8 @@ const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>
   uri_too_long: "error.uriTooLong",
   host_not_allowed: "error.hostNotAllowed",
   destination_not_allowed: "error.destinationNotAllowed",
+  destination_opted_out: "error.destinationOptedOut",
+  not_sandbox: "error.notSandbox",
   rate_limited: "error.rateLimited",
   too_many_attempts: "error.tooManyAttempts",
   storage_full: "error.storageFull",

@@ -13,6 +13,11 @@ describe("routes", () => {
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
     expect(parseRoute("#/accounts")).toEqual({ section: "accounts" });
     expect(parseRoute("#/password")).toEqual({ section: "password" });
+    expect(parseRoute("#/inbox")).toEqual({ section: "inbox", thread: null });
+    expect(parseRoute("#/inbox/%2B33612345626")).toEqual({ section: "inbox", thread: "+33612345626" });
+    expect(parseRoute("#/inbox/INFO%2FSHOP")).toEqual({ section: "inbox", thread: "INFO/SHOP" });
+    expect(parseRoute("#/inbox/%E0%A4%A")).toEqual({ section: "inbox", thread: null });
+    expect(parseRoute("#/opt-outs")).toEqual({ section: "optouts" });
   });
 
   it("fall back to the messages list for anything else", () => {
@@ -22,8 +27,13 @@ describe("routes", () => {
     expect(parseRoute("#/messages/abc")).toEqual(HOME);
   });
 
+  it("keep a thread's + and / in the address", () => {
+    expect(formatRoute({ section: "inbox", thread: "+33612345626" })).toBe("#/inbox/%2B33612345626");
+    expect(parseRoute(formatRoute({ section: "inbox", thread: "a/b c" }))).toEqual({ section: "inbox", thread: "a/b c" });
+  });
+
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/accounts", "#/password", "#/about"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

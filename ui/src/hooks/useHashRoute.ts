@@ -9,6 +9,9 @@ export type Route =
   | { readonly section: "dashboard" }
   | { readonly section: "messages"; readonly id: number | null }
   | { readonly section: "exceptions"; readonly id: number | null }
+  /** The inbox, with one conversation open: its thread (a number in E.164, or a sender's address). */
+  | { readonly section: "inbox"; readonly thread: string | null }
+  | { readonly section: "optouts" }
   | { readonly section: "audit" }
   | { readonly section: "keys" }
   | { readonly section: "settings" }
@@ -23,10 +26,37 @@ export type Section = Route["section"];
 export type NavSection = Exclude<Section, "password">;
 
 /** The navigation's sections, in its order. */
-export const SECTIONS: readonly NavSection[] = ["dashboard", "messages", "exceptions", "audit", "settings", "keys", "accounts", "about"];
+export const SECTIONS: readonly NavSection[] = [
+  "dashboard",
+  "messages",
+  "inbox",
+  "exceptions",
+  "optouts",
+  "audit",
+  "settings",
+  "keys",
+  "accounts",
+  "about",
+];
 
 /** Sections only an admin has. */
 export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts"]);
+
+/** Sections for those who may read everything (not a key that reads only its own messages). */
+export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["inbox", "optouts"]);
+
+/** Where a section's entry in the navigation leads: the section itself, nothing open in it. */
+export function sectionRoute(section: NavSection): Route {
+  switch (section) {
+    case "messages":
+    case "exceptions":
+      return { section, id: null };
+    case "inbox":
+      return { section, thread: null };
+    default:
+      return { section };
+  }
+}
 
 export const HOME: Route = { section: "messages", id: null };
 
@@ -37,11 +67,16 @@ function idOf(part: string | undefined): number | null {
 
 /** Reads a fragment; anything unknown is the home screen. */
 export function parseRoute(hash: string): Route {
-  const [section, id] = hash.replace(/^#\/?/, "").split("/");
+  const path = hash.replace(/^#\/?/, "");
+  const [section, id] = path.split("/");
   switch (section) {
     case "messages":
     case "exceptions":
       return { section, id: idOf(id) };
+    case "inbox":
+      return { section, thread: threadOf(path.slice("inbox/".length)) };
+    case "opt-outs":
+      return { section: "optouts" };
     case "dashboard":
     case "audit":
     case "keys":
@@ -55,10 +90,25 @@ export function parseRoute(hash: string): Route {
   }
 }
 
+/** A thread as written in the address (encoded, so that `+` and `/` survive); null when absent or unreadable. */
+function threadOf(part: string): string | null {
+  if (part === "") return null;
+  try {
+    const thread = decodeURIComponent(part);
+    return thread.trim() === "" ? null : thread;
+  } catch {
+    return null;
+  }
+}
+
 export function formatRoute(route: Route): string {
   if ((route.section === "messages" || route.section === "exceptions") && route.id !== null) {
     return `#/${route.section}/${route.id}`;
   }
+  if (route.section === "inbox") {
+    return route.thread === null ? "#/inbox" : `#/inbox/${encodeURIComponent(route.thread)}`;
+  }
+  if (route.section === "optouts") return "#/opt-outs";
   return `#/${route.section}`;
 }
 

@@ -45,6 +45,16 @@ export class FakeBackend implements Backend {
   listExceptions: Backend["listExceptions"] = this.#unset("listExceptions");
   exception: Backend["exception"] = this.#unset("exception");
   resolve: Backend["resolve"] = this.#unset("resolve");
+  listThreads: Backend["listThreads"] = this.#unset("listThreads");
+  thread: Backend["thread"] = this.#unset("thread");
+  inboxCounts: Backend["inboxCounts"] = this.#unset("inboxCounts");
+  markRead: Backend["markRead"] = this.#unset("markRead");
+  listOptOuts: Backend["listOptOuts"] = this.#unset("listOptOuts");
+  addOptOut: Backend["addOptOut"] = this.#unset("addOptOut");
+  removeOptOut: Backend["removeOptOut"] = this.#unset("removeOptOut");
+  importOptOuts: Backend["importOptOuts"] = this.#unset("importOptOuts");
+  exportOptOuts: Backend["exportOptOuts"] = this.#unset("exportOptOuts");
+  sandboxReply: Backend["sandboxReply"] = this.#unset("sandboxReply");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
   activity: Backend["activity"] = this.#unset("activity");
   connection: Backend["connection"] = this.#unset("connection");

@@ -6,11 +6,17 @@ import type { EvidenceItem } from "../bindings/EvidenceItem";
 import type { EvidenceRole } from "../bindings/EvidenceRole";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionSummary } from "../bindings/ExceptionSummary";
+import type { InboxMessage } from "../bindings/InboxMessage";
 import type { Me } from "../bindings/Me";
 import type { MessageDetail } from "../bindings/MessageDetail";
 import type { MessageSummary } from "../bindings/MessageSummary";
+import type { OptOutEntry } from "../bindings/OptOutEntry";
 import type { ReceiptView } from "../bindings/ReceiptView";
 import type { Role } from "../bindings/Role";
+import type { SentInThread } from "../bindings/SentInThread";
+import type { ThreadItem } from "../bindings/ThreadItem";
+import type { ThreadSummary } from "../bindings/ThreadSummary";
+import type { ThreadView } from "../bindings/ThreadView";
 import type { TimelineEntry } from "../bindings/TimelineEntry";
 
 export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -269,5 +275,88 @@ export function person(role: Role, actor = role === "admin" ? "Alice" : role ===
     admin: role === "admin",
     only_own: false,
     csrf_token: `csrf-${actor}`,
+  };
+}
+
+/** A reply from the handset +33612345626, read by nobody yet. */
+export function inboxMessage(id: number, over: Partial<InboxMessage> = {}): InboxMessage {
+  return {
+    id,
+    connection: "sandbox",
+    thread: "+33612345626",
+    phone: "+33612345626",
+    handset: "33612345626",
+    recipient: "smsdesk",
+    text: "Je ne pourrai pas venir demain, merci de rappeler.",
+    alphabet: "gsm7",
+    parts: 1,
+    parts_received: 1,
+    received_at_ms: T0 + 60_000,
+    intent: null,
+    keyword: null,
+    read_at_ms: null,
+    read_by: null,
+    ...over,
+  };
+}
+
+export function received(id: number, over: Partial<InboxMessage> = {}): ThreadItem {
+  return { direction: "received", ...inboxMessage(id, over) };
+}
+
+export function sent(id: number, over: Partial<SentInThread> = {}): ThreadItem {
+  return {
+    direction: "sent",
+    id,
+    text: "Your appointment is tomorrow at 10:30.",
+    kind: "transactional",
+    created_at_ms: T0,
+    status: "accepted",
+    state: "delivered",
+    ...over,
+  };
+}
+
+export function threadSummary(thread: string, over: Partial<ThreadSummary> = {}): ThreadSummary {
+  return {
+    thread,
+    phone: thread.startsWith("+") ? thread : null,
+    last: inboxMessage(1, { thread, phone: thread.startsWith("+") ? thread : null }),
+    replies: 1,
+    unread: 1,
+    opted_out: false,
+    ...over,
+  };
+}
+
+export function threadView(over: Partial<ThreadView> = {}): ThreadView {
+  return {
+    thread: "+33612345626",
+    phone: "+33612345626",
+    opt_out: null,
+    items: [sent(7), received(3)],
+    next_cursor: null,
+    ...over,
+  };
+}
+
+/** +33612345628 on the list since its handset replied "Arrêt" (reply 4). */
+export function optOutEntry(id: number, over: Partial<OptOutEntry> = {}): OptOutEntry {
+  return {
+    id,
+    phone: "+33612345628",
+    kinds: ["transactional", "bulk"],
+    reason: "reply",
+    note: null,
+    inbox_message_id: 4,
+    reply_text: "Arrêt",
+    created_at_ms: T0 + 120_000,
+    created_by: "+33612345628 (reply)",
+    removed_at_ms: null,
+    removed_by: null,
+    removed_reason: null,
+    removed_note: null,
+    removed_inbox_message_id: null,
+    ...over,
   };
 }

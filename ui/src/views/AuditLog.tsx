@@ -30,6 +30,12 @@ const ACTIONS: Readonly<Record<string, Extract<MessageKey, `audit.action.${strin
   "account.create": "audit.action.account.create",
   "account.update": "audit.action.account.update",
   "session.revoke": "audit.action.session.revoke",
+  "message.hold_opted_out": "audit.action.message.hold_opted_out",
+  "opt_out.reply": "audit.action.opt_out.reply",
+  "opt_in.reply": "audit.action.opt_in.reply",
+  "opt_out.add": "audit.action.opt_out.add",
+  "opt_out.remove": "audit.action.opt_out.remove",
+  "opt_out.import": "audit.action.opt_out.import",
 };
 
 function actorWords(actor: string, t: Translate): string {
@@ -216,6 +222,7 @@ function Subject({
   if (e.subject_type === "settings") return <>{t("audit.subject.settings")}</>;
   if (e.subject_type === "account" && id !== null) return <>{t("audit.subject.account", { id: String(id) })}</>;
   if (e.subject_type === "session" && id !== null) return <>{t("audit.subject.session", { id: String(id) })}</>;
+  if (e.subject_type === "opt_out" && id !== null) return <>{t("audit.subject.optOut", { id: String(id) })}</>;
   if (e.subject_type === null) return <span className="muted">{t("audit.subject.none")}</span>;
   return (
     <code>

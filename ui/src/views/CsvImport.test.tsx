@@ -112,6 +112,39 @@ describe("CsvImport", () => {
     expect(batches.slice(5).map((b) => b.key)).toEqual(keys.slice(2));
   });
 
+  it("names the rows refused because their number is on the opt-out list, by their line in the file", async () => {
+    const { backend, batches } = fakeEngine();
+    const submitBatch = backend.submitBatch;
+    backend.submitBatch = (batch, key) => {
+      if (batches.length === 1) {
+        batches.push({ size: batch.messages.length, key, first: batch.messages[0]?.destination });
+        // The second chunk: its rows 3 and 250 are for numbers on the opt-out list.
+        return Promise.reject(
+          new BackendError("destination_opted_out", "the destination is on the opt-out list", {
+            errors: [
+              { field: "messages[3].destination", code: "destination_opted_out", message: "opted out of transactional messages" },
+              { field: "messages[250].destination", code: "destination_opted_out", message: "opted out of transactional messages" },
+            ],
+          }),
+        );
+      }
+      return submitBatch(batch, key);
+    };
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, bigFile());
+    await settle(20);
+    await click(byTestId(root, "import-submit"));
+    await settle(20);
+    const error = byTestId(root, "import-error");
+    expect(error.dataset["code"]).toBe("destination_opted_out");
+    expect(error.textContent).toContain("This number is on the opt-out list");
+    // Ready rows skip the invalid lines 10 and 700: the second chunk starts at ready row 500 (line 503).
+    const lines = [...byTestId(root, "import-opted-out").querySelectorAll<HTMLElement>("li")];
+    expect(lines.map((l) => l.dataset["line"])).toEqual(["506", "754"]);
+    expect(lines[0]?.textContent).toBe("Line 506: +33612300506");
+  });
+
   it("shows progress while checking", async () => {
     const { backend } = fakeEngine();
     const release: (() => void)[] = [];

@@ -1,5 +1,5 @@
 import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
-import { asBackendError, type Backend, type BackendError } from "../backend";
+import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
 import type { FieldError } from "../bindings/FieldError";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
@@ -218,7 +218,11 @@ export function CsvImport({ backend }: { backend: Backend }) {
         )}
         {stage.kind === "importFailed" && (
           <>
-            <ErrorNotice title={t("import.failed")} error={stage.error} testId="import-error" />
+            <ErrorNotice title={t("import.failed")} error={stage.error} testId="import-error">
+              {stage.error.code === ERROR_CODES.destinationOptedOut && (
+                <OptedOutRows rows={optedOutRows(stage.file.ready, stage.queued, stage.error)} />
+              )}
+            </ErrorNotice>
             <p className="hint" data-testid="import-partial">
               {t("import.partial", { queued: stage.queued, total: stage.file.ready.length })}
             </p>
@@ -243,6 +247,36 @@ export function CsvImport({ backend }: { backend: Backend }) {
         </div>
       )}
     </section>
+  );
+}
+
+/**
+ * The rows of a batch refused because their number is on the opt-out list: the engine names each
+ * by its place in the batch (`messages[i].destination`); the batch began after the `queued` rows
+ * already queued.
+ */
+export function optedOutRows(ready: readonly CheckedRow[], queued: number, error: BackendError): CheckedRow[] {
+  return error.errors.flatMap((e) => {
+    const m = /^messages\[(\d+)\]\.destination$/.exec(e.field);
+    const row = m === null ? undefined : ready[queued + Number(m[1])];
+    return row === undefined ? [] : [row];
+  });
+}
+
+function OptedOutRows({ rows }: { rows: readonly CheckedRow[] }) {
+  const { t } = useI18n();
+  if (rows.length === 0) return null;
+  return (
+    <div data-testid="import-opted-out">
+      <p>{t("import.optedOut")}</p>
+      <ul className="field-errors">
+        {rows.map((r) => (
+          <li key={r.line} data-line={r.line}>
+            {t("import.optedOut.row", { line: r.line, number: r.normalised ?? r.message.destination })}
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }
 

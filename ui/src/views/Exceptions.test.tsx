@@ -9,7 +9,7 @@ import type { Me } from "../bindings/Me";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, person, receipt, T0 } from "../test/fixtures";
+import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
 import { Exceptions } from "./Exceptions";
 import { ExceptionView } from "./exceptions/ExceptionView";
 
@@ -229,6 +229,57 @@ describe("resolving", () => {
     await click(submitButton());
     await settle();
     expect(h.requests).toEqual([{ action: "mark_failed", note: "Customer got it by e-mail instead" }]);
+  });
+
+  it("a message held because its number opted out: not sending it (cancelling) or sending it, in those words, and never dismiss", async () => {
+    const held = exceptionDetail({
+      exception: exceptionSummary(14, { kind: "opted_out", summary: "+33612345628 opted out (reply \"ARRET\") while this message waited to be sent" }),
+      message: summary(7, { status: "held", state: "pending", rule: "no_report" }),
+      evidence: [],
+    });
+    const h = await open(held);
+    const root = view!.container;
+    expect(root.querySelector("h2")?.textContent).toBe("Exception 14: Number opted out");
+    expect(byTestId(root, "exception-explained").textContent).toContain("its number went on the opt-out list");
+    expect(byTestId(root, "exception-message").textContent).toContain("Held for a person");
+    const form = byTestId(root, "resolve-form");
+    const choices = [...form.querySelectorAll<HTMLInputElement>('input[name="action"]')];
+    expect(choices.map((i) => i.value)).toEqual(["mark_failed", "resend"]);
+    expect(choices.map((i) => i.closest("label")?.querySelector(".choice-label")?.textContent)).toEqual(["Do not send it", "Send it"]);
+    expect(byTestId(root, "resolve-consequence").textContent).toBe("The message is cancelled and never sent.");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
+    expect(submitButton().textContent).toBe("Do not send: cancel it");
+
+    // Sending it while the number is still on the list is refused, and says so.
+    await click(byTestId(root, "resolve-action-resend"));
+    expect(byTestId(root, "resolve-consequence").textContent).toContain("asked not to receive these messages");
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      return Promise.reject(new BackendError("destination_opted_out", "+33612345628 is on the opt-out list"));
+    };
+    await click(submitButton());
+    await settle();
+    const error = byTestId(root, "resolve-error");
+    expect(error.querySelector("h3")?.textContent).toBe("Not sent: the number is still on the opt-out list");
+    expect(error.textContent).toContain("the person asked not to receive these messages");
+    expect(h.requests.at(-1)).toEqual({ action: "resend", note: "They asked us to stop", confirm_duplicate: false, override_limits: false });
+  });
+
+  it("says a held message not sent was cancelled", async () => {
+    const h = await open(
+      exceptionDetail({ exception: exceptionSummary(14, { kind: "opted_out" }), message: summary(7, { status: "held" }), evidence: [] }),
+    );
+    const root = view!.container;
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      h.settleAs("cancel");
+      return Promise.resolve();
+    };
+    await click(submitButton());
+    await settle(300);
+    expect(h.requests).toEqual([{ action: "mark_failed", note: "They asked us to stop" }]);
+    expect(byTestId(byTestId(root, "resolution"), "resolution-what").textContent).toBe("Message cancelled: not sent");
   });
 
   it("after resolving, shows what was decided: resolution, note, who and when", async () => {

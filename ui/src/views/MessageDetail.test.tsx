@@ -374,6 +374,47 @@ describe("message detail: actions", () => {
     expect(calls).toEqual([{ note: "Sent by mistake", confirm_duplicate: false, override_limits: false }]);
   });
 
+  it("a message held because its number opted out says why, links its exception, may be cancelled, and a send is refused in plain words", async () => {
+    const base = deliveredDetail();
+    const held: Detail = {
+      ...base,
+      summary: summary(7, { status: "held", state: "pending", rule: "no_report" }),
+      queue: {
+        ...base.queue,
+        status: "held",
+        attempts: 0,
+        accepted_at_ms: null,
+        provider_message_ids: [],
+        last_error: 'not sent: +33612345607 is on the opt-out list (reply "STOP")',
+      },
+      state: { ...base.state, state: "pending", rule: "no_report", reported_state: null, supporting_receipt_ids: [], supporting_event_ids: [] },
+      attempts: [],
+      receipts: [],
+      webhooks: [],
+      exceptions: [exceptionSummary(14, { kind: "opted_out", message_id: 7 })],
+      timeline: [
+        { at_ms: T0, kind: "created", ref_id: 7, summary: "Message received via compose.", part: null },
+        { at_ms: T0 + 5_000, kind: "exception_opened", ref_id: 14, summary: "Exception opened: opted_out.", part: null },
+      ],
+    };
+    const s = await show(held);
+    const root = view!.container;
+    expect(byTestId(root, "statement-queue").dataset["status"]).toBe("held");
+    expect(text(root, "statement-queue")).toContain("Held for a person");
+    expect(text(root, "statement-queue-says")).toContain("its number went on the opt-out list after it was queued");
+    expect(text(root, "timeline")).toContain("Number opted out");
+    expect(queryTestId(root, "cancel-open"), "a held message was never sent: it can be cancelled").not.toBeNull();
+
+    s.backend.retry = () => Promise.reject(new BackendError("destination_opted_out", "+33612345607 is on the opt-out list"));
+    await click(byTestId(root, "retry-open"));
+    expect(text(root, "retry-form")).toContain("sent only once the number is off the list");
+    await click(byTestId(root, "retry-submit"));
+    await settle();
+    const error = byTestId(root, "retry-error");
+    expect(error.querySelector("h3")?.textContent).toBe("Not sent: the number is on the opt-out list");
+    expect(error.textContent).toContain("the person asked not to receive these messages");
+  });
+
   it("offers a viewer neither retry nor cancel", async () => {
     const base = deliveredDetail();
     await show({ ...base, queue: { ...base.queue, status: "queued", accepted_at_ms: null, provider_message_ids: [] } }, undefined, person("viewer"));

@@ -32,6 +32,7 @@ export const QUEUE_STATUSES = every<QueueStatus>()([
   "accepted",
   "failed",
   "outcome_unknown",
+  "held",
   "cancelled",
   "expired",
 ]);
@@ -75,6 +76,7 @@ export const EXCEPTION_KINDS = every<ExceptionKind>()([
   "status_unreadable",
   "outcome_unknown",
   "partly_sent",
+  "opted_out",
 ]);
 
 export const EXCEPTION_STATUSES = every<ExceptionStatus>()(["open", "resolved", "dismissed"]);
@@ -103,6 +105,9 @@ export const ALLOWED_ACTIONS: Readonly<Record<ExceptionKind, readonly ResolveAct
   // A message held for a decision needs one about the message itself: it cannot be dismissed.
   outcome_unknown: ["resend", "mark_failed"],
   partly_sent: ["resend", "mark_failed"],
+  // Held because its number opted out: not sending it (cancelling) first, the safe choice; sending
+  // is refused while the number is still on the list.
+  opted_out: ["mark_failed", "resend"],
 };
 
 /** Roles evidence plays in an exception (EvidenceItem.role). */

@@ -11,6 +11,7 @@ export const QUEUE_TONE: Readonly<Record<QueueStatus, Tone>> = {
   accepted: "progress",
   failed: "danger",
   outcome_unknown: "warning",
+  held: "warning",
   cancelled: "neutral",
   expired: "danger",
 };

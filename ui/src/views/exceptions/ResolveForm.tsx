@@ -1,12 +1,14 @@
 import { useId, useState, type FormEvent } from "react";
-import { asBackendError, type Backend, type BackendError } from "../../backend";
+import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../../backend";
 import type { DeliveryState } from "../../bindings/DeliveryState";
 import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
+import type { ExceptionKind } from "../../bindings/ExceptionKind";
 import type { MessageDetail } from "../../bindings/MessageDetail";
 import type { ReceiptView } from "../../bindings/ReceiptView";
 import type { ResolveRequest } from "../../bindings/ResolveRequest";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
+import type { Translate } from "../../i18n/i18n";
 import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
 import { CONFIRMATION_REQUIRED, LimitsRefusal, refusedByLimits } from "../message/MessageActions";
 
@@ -19,6 +21,23 @@ interface Mismatch {
   readonly messageId: number;
   readonly error: BackendError;
   readonly target: MessageDetail | null;
+}
+
+/**
+ * A decision in words. For a message held because its number opted out, sending it and not
+ * sending it (which cancels it) read differently from the same decisions on a message whose
+ * outcome is unknown.
+ */
+export function actionWords(kind: ExceptionKind, t: Translate) {
+  const optedOut = (a: ResolveAction): a is "resend" | "mark_failed" => kind === "opted_out" && (a === "resend" || a === "mark_failed");
+  return {
+    label: (a: ResolveAction): string => (optedOut(a) ? t(`resolve.optedOut.${a}`) : t(`resolve.action.${a}`)),
+    explained: (a: ResolveAction): string =>
+      optedOut(a) ? t(`resolve.optedOut.${a}.explained`) : t(`resolve.action.${a}.explained`),
+    consequence: (a: "resend" | "dismiss" | "mark_failed"): string =>
+      optedOut(a) ? t(`resolve.optedOut.consequence.${a}`) : t(`resolve.consequence.${a}`),
+    submit: (a: ResolveAction): string => (optedOut(a) ? t(`resolve.optedOut.submit.${a}`) : t(`resolve.submit.${a}`)),
+  };
 }
 
 function parseId(value: string): number | null {
@@ -73,6 +92,7 @@ export function ResolveForm({
   const [overriding, setOverriding] = useState(false);
   const resendRefused = action === "resend" && limits !== null && !overriding;
 
+  const words = actionWords(e.kind, t);
   const targetId = parseId(target);
   const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
 
@@ -161,8 +181,8 @@ export function ResolveForm({
                 data-testid={`resolve-action-${a}`}
               />
               <span>
-                <span className="choice-label">{t(`resolve.action.${a}`)}</span>
-                <span className="hint">{t(`resolve.action.${a}.explained`)}</span>
+                <span className="choice-label">{words.label(a)}</span>
+                <span className="hint">{words.explained(a)}</span>
               </span>
             </label>
           ))}
@@ -248,7 +268,7 @@ export function ResolveForm({
             className={action === "resend" ? "notice notice-warning field-wide" : "hint field-wide"}
             data-testid="resolve-consequence"
           >
-            {t(`resolve.consequence.${action}`)}
+            {words.consequence(action)}
           </p>
         )}
         {action === "resend" && confirmingDuplicate && (
@@ -293,7 +313,7 @@ export function ResolveForm({
                   ? t("limits.submit")
                   : action === "resend" && confirmingDuplicate
                   ? t("resolve.submit.resendAnyway")
-                  : t(`resolve.submit.${action}`)}
+                  : words.submit(action)}
           </button>
           {blockedBy !== null && (
             <span className="hint blocked" id={ids.blocked} data-testid="resolve-blocked">
@@ -303,7 +323,11 @@ export function ResolveForm({
         </div>
         {error !== null && (
           <div className="field-wide">
-            <ErrorNotice title={t("resolve.failed")} error={error} testId="resolve-error" />
+            <ErrorNotice
+              title={error.code === ERROR_CODES.destinationOptedOut ? t("resolve.optedOut.refused") : t("resolve.failed")}
+              error={error}
+              testId="resolve-error"
+            />
           </div>
         )}
       </form>

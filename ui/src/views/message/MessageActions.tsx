@@ -53,7 +53,8 @@ type Done = "retried" | "cancelled";
 
 /**
  * What the operator can do with the message: send it again (any time it is not in the queue
- * already) or cancel it (only while it waits in the queue). Each asks for a note, kept in the
+ * already) or cancel it (only while it waits in the queue, or is held because its number opted
+ * out). Each asks for a note, kept in the
  * audit log; sending again a message the provider may already have is said plainly first.
  */
 export function MessageActions({
@@ -72,7 +73,8 @@ export function MessageActions({
   const [open, setOpen] = useState<"retry" | "cancel" | null>(null);
   const [done, setDone] = useState<Done | null>(null);
   const canRetry = status !== "queued" && status !== "sending";
-  const canCancel = status === "queued";
+  // A message held because its number opted out was never sent: it can be cancelled too.
+  const canCancel = status === "queued" || status === "held";
 
   const finished = (what: Done): void => {
     setOpen(null);
@@ -233,7 +235,9 @@ function RetryForm({
           <p>{t("retry.duplicate.noteNeeded")}</p>
         </div>
       )}
-      {!confirming && limits === null && <p className="hint field-wide">{t("retry.explained")}</p>}
+      {!confirming && limits === null && (
+        <p className="hint field-wide">{status === "held" ? t("retry.held") : t("retry.explained")}</p>
+      )}
       {limits !== null && (
         <LimitsRefusal
           error={limits}
@@ -278,7 +282,11 @@ function RetryForm({
       )}
       {error !== null && (
         <div className="field-wide">
-          <ErrorNotice title={t("retry.failed")} error={error} testId="retry-error" />
+          <ErrorNotice
+            title={error.code === ERROR_CODES.destinationOptedOut ? t("retry.optedOut") : t("retry.failed")}
+            error={error}
+            testId="retry-error"
+          />
         </div>
       )}
     </form>

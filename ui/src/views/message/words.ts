@@ -2,6 +2,7 @@ import type { AttemptView } from "../../bindings/AttemptView";
 import type { DeliveryState } from "../../bindings/DeliveryState";
 import type { MessageDetail } from "../../bindings/MessageDetail";
 import type { QueueStatus } from "../../bindings/QueueStatus";
+import type { WebhookField } from "../../bindings/WebhookField";
 import type { I18n } from "../../i18n/i18n";
 import { DELIVERY_STATES, QUEUE_STATUSES } from "../labels";
 
@@ -32,7 +33,7 @@ export function failureReason(detail: MessageDetail, t: I18n["t"]): string {
 }
 
 /** A webhook's value in the screen's words when it is a status or a state this version knows. */
-export function webhookValue(field: "status" | "state", value: string, t: I18n["t"]): string {
+export function webhookValue(field: WebhookField, value: string, t: I18n["t"]): string {
   if (field === "state" && (DELIVERY_STATES as readonly string[]).includes(value)) {
     return t(`reportedState.${value as DeliveryState}`);
   }
@@ -44,7 +45,7 @@ export function webhookValue(field: "status" | "state", value: string, t: I18n["
 
 /**
  * An exception's resolution (`state:<s>`, `attached:<id>`, `dismissed`, `resend`, `mark_failed`,
- * `auto:<reason>`) in words. These are the engine's documented codes, not text for people.
+ * `cancel`, `auto:<reason>`) in words. These are the engine's documented codes, not text for people.
  */
 export function resolutionWords(resolution: string, t: I18n["t"]): string {
   const [code, arg = ""] = splitOnce(resolution, ":");
@@ -61,6 +62,8 @@ export function resolutionWords(resolution: string, t: I18n["t"]): string {
       return t("resolution.resend");
     case "mark_failed":
       return t("resolution.markFailed");
+    case "cancel":
+      return t("resolution.cancel");
     case "auto":
       return t("resolution.auto", { reason: arg });
     default:
