@@ -163,6 +163,7 @@ impl Caller {
             Access::Act => self.has(Scope::Act) && reads,
             Access::Resolve => self.has(Scope::Act) && self.has(Scope::ReadAll),
             Access::Export => self.has(Scope::Export) && reads,
+            Access::ExportAll => self.has(Scope::Export) && self.has(Scope::ReadAll),
             Access::Admin => self.is_admin(),
             Access::Person => matches!(self, Caller::Person { .. }),
         }
@@ -233,7 +234,7 @@ mod tests {
     #[test]
     fn each_role_may_exactly_what_it_promises() {
         use Access::*;
-        let all = [Any, Send, ReadMessages, ReadAll, Act, Resolve, Export, Admin];
+        let all = [Any, Send, ReadMessages, ReadAll, Act, Resolve, Export, ExportAll, Admin];
         let may = |c: &Caller| all.iter().copied().filter(|a| c.may(*a)).collect::<Vec<_>>();
         assert_eq!(may(&person(Role::Admin)), all.to_vec());
         assert_eq!(
@@ -243,7 +244,7 @@ mod tests {
         );
         assert_eq!(
             may(&person(Role::Operator)),
-            vec![Any, Send, ReadMessages, ReadAll, Act, Resolve, Export]
+            vec![Any, Send, ReadMessages, ReadAll, Act, Resolve, Export, ExportAll]
         );
         assert_eq!(may(&person(Role::Viewer)), vec![Any, ReadMessages, ReadAll]);
     }

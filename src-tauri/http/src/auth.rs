@@ -168,6 +168,7 @@ pub fn check(access: Access, name: &str, caller: &Caller) -> Result<(), Failure>
         Access::Act => "the `act` scope with a read scope (or the operator role)",
         Access::Resolve => "the `act` and `read:all` scopes (or the operator role)",
         Access::Export => "the `export` scope with a read scope (or the operator role)",
+        Access::ExportAll => "the `export` and `read:all` scopes (or the operator role)",
         Access::Admin => "the admin role",
         Access::Person => "a person's signed-in session",
     };

@@ -189,6 +189,7 @@ fn needs(access: Access) -> &'static str {
         Access::Act => "scope `act` with a read scope, or the operator or admin role",
         Access::Resolve => "scopes `act` and `read:all`, or the operator or admin role",
         Access::Export => "scope `export` with a read scope, or the operator or admin role",
+        Access::ExportAll => "scopes `export` and `read:all`, or the operator or admin role",
         Access::Admin => "the admin role",
         Access::Person => "a person's session",
     }

@@ -434,5 +434,28 @@ async fn operators_add_remove_import_and_export_numbers_and_keys_need_the_right_
                 .unwrap();
         assert_eq!(r.status(), StatusCode::FORBIDDEN, "{path}");
     }
+    // Nor may one that acts on and exports its own messages change or export the list it cannot
+    // read.
+    let (_, own) = w.t.key_with("crm", &["send", "read:own", "act", "export"]).await;
+    let r = w
+        .t
+        .http
+        .post(format!("{}/api/v1/opt-outs", w.t.url))
+        .bearer_auth(&own)
+        .json(&json!({ "phone": "+33612345051" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    let r = w
+        .t
+        .http
+        .get(format!("{}/api/v1/opt-outs/export", w.t.url))
+        .bearer_auth(&own)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::FORBIDDEN);
+    assert_eq!(w.t.count_where("opt_out", "phone = '+33612345051'"), 0);
     w.stop().await;
 }

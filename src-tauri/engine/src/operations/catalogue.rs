@@ -122,7 +122,7 @@ operations! { $
 
     /// Marks a thread's replies read (all, or up to the newest one seen); answers the counts left.
     mark_read: Post "/inbox/read" -> 200 InboxCounts {
-        tag: "inbox", access: Act,
+        tag: "inbox", access: Resolve,
         args: [read: Body MarkRead],
         errors: [NotFound],
     }
@@ -138,14 +138,14 @@ operations! { $
     /// Puts a number on the opt-out list by hand (audited). Messages waiting for it are held
     /// with an exception; intake refuses new ones with `destination_opted_out`.
     add_opt_out: Post "/opt-outs" -> 200 OptOutAdded {
-        tag: "opt-outs", access: Act,
+        tag: "opt-outs", access: Resolve,
         args: [opt_out: Body NewOptOut],
     }
 
     /// Takes a number off the opt-out list, with a note (audited). Messages held meanwhile stay
     /// held until someone decides.
     remove_opt_out: Post "/opt-outs/remove" -> 204 () {
-        tag: "opt-outs", access: Act,
+        tag: "opt-outs", access: Resolve,
         args: [removal: Body RemoveOptOut],
         errors: [NotFound],
     }
@@ -153,20 +153,20 @@ operations! { $
     /// Puts every number of a CSV file on the opt-out list (audited), or with `dry_run` only
     /// says what it would do. A file with an invalid line is refused whole, each line named.
     import_opt_outs: Post "/opt-outs/import" -> 200 OptOutImported {
-        tag: "opt-outs", access: Act,
+        tag: "opt-outs", access: Resolve,
         args: [file: Body OptOutImport],
     }
 
     /// The numbers on the opt-out list now, as a CSV file.
     export_opt_outs: Get "/opt-outs/export" -> 200 OptOutCsv {
-        tag: "opt-outs", access: Export,
+        tag: "opt-outs", access: ExportAll,
     }
 
     /// The sandbox SMSC plays a handset: a reply from `from` arrives over SMPP as any message
     /// from a handset does (a stop word opts the number out). Only while the sandbox is the
     /// connection.
     sandbox_reply: Post "/sandbox/reply" -> 204 () {
-        tag: "inbox", access: Act,
+        tag: "inbox", access: Resolve,
         args: [reply: Body SandboxReply],
         errors: [NotSandbox],
     }

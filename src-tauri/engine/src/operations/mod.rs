@@ -79,6 +79,9 @@ pub enum Access {
     Resolve,
     /// Exporting the messages the caller may read: `export`.
     Export,
+    /// Exporting what only callers that may read everything see (the opt-out list): `export`
+    /// and `read:all`.
+    ExportAll,
     /// Settings, connections, accounts and keys: the admin role.
     Admin,
     /// A signed-in person (about their own account).
