@@ -78,7 +78,7 @@ pub async fn submit_batch(
 /// Async so that a large preview does not hold up the window's main thread.
 #[tauri::command]
 pub async fn preview_messages(engine: State<'_, EngineState>, batch: SubmitBatch) -> Reply<Preview> {
-    engine.service()?.preview(&batch).map_err(refused)
+    engine.service()?.preview(&batch).await.map_err(refused)
 }
 
 #[tauri::command]

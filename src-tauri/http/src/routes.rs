@@ -191,7 +191,7 @@ pub async fn preview_messages(
     State(s): State<AppState>,
     JsonBody(req): JsonBody<SubmitBatch>,
 ) -> Result<Json<smsdesk_engine::service::Preview>, Failure> {
-    Ok(Json(s.ctx.service.preview(&req)?))
+    Ok(Json(s.ctx.service.preview(&req).await?))
 }
 
 pub async fn list_messages(

@@ -191,6 +191,20 @@ async fn an_arret_reply_opts_the_number_out_and_intake_refuses_it_but_not_an_otp
     assert_eq!(refused["errors"][0]["field"], "messages[1].destination");
     assert_eq!(refused["errors"].as_array().unwrap().len(), 1);
 
+    // The compose form's check says so before anything is sent; a one-time code would go.
+    let (status, preview) = w
+        .post(
+            "/messages/preview",
+            json!({ "messages": [
+                { "destination": phone, "text": "Rappel" },
+                { "destination": phone, "text": "Code 1", "kind": "otp" },
+            ]}),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(preview["rows"][0]["errors"][0]["code"], "destination_opted_out", "{preview}");
+    assert_eq!(preview["rows"][1]["errors"], json!([]));
+
     // The queued bulk message is held with an exception, and never reached the SMSC.
     let held = w.message(waiting).await;
     assert_eq!(held["queue"]["status"], "held", "{held}");
@@ -437,24 +451,22 @@ async fn operators_add_remove_import_and_export_numbers_and_keys_need_the_right_
     // Nor may one that acts on and exports its own messages change or export the list it cannot
     // read.
     let (_, own) = w.t.key_with("crm", &["send", "read:own", "act", "export"]).await;
-    let r = w
-        .t
-        .http
-        .post(format!("{}/api/v1/opt-outs", w.t.url))
-        .bearer_auth(&own)
-        .json(&json!({ "phone": "+33612345051" }))
-        .send()
-        .await
-        .unwrap();
+    let r =
+        w.t.http
+            .post(format!("{}/api/v1/opt-outs", w.t.url))
+            .bearer_auth(&own)
+            .json(&json!({ "phone": "+33612345051" }))
+            .send()
+            .await
+            .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
-    let r = w
-        .t
-        .http
-        .get(format!("{}/api/v1/opt-outs/export", w.t.url))
-        .bearer_auth(&own)
-        .send()
-        .await
-        .unwrap();
+    let r =
+        w.t.http
+            .get(format!("{}/api/v1/opt-outs/export", w.t.url))
+            .bearer_auth(&own)
+            .send()
+            .await
+            .unwrap();
     assert_eq!(r.status(), StatusCode::FORBIDDEN);
     assert_eq!(w.t.count_where("opt_out", "phone = '+33612345051'"), 0);
     w.stop().await;

@@ -20,6 +20,7 @@ destination: string | null,
  */
 plan: Plan | null, 
 /**
- * Every invalid field; empty when the message would be accepted.
+ * Every invalid field; empty when the message would be accepted. A number on the opt-out
+ * list for the message's kind is one (`destination_opted_out`): a submit would be refused.
  */
 errors: Array<FieldError>, };

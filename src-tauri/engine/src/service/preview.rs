@@ -20,7 +20,8 @@ pub struct PreviewRow {
     /// The text's encoding, size and parts, whenever there is a text (even if other fields are
     /// invalid): what a live counter shows.
     pub plan: Option<crate::sms::encoding::Plan>,
-    /// Every invalid field; empty when the message would be accepted.
+    /// Every invalid field; empty when the message would be accepted. A number on the opt-out
+    /// list for the message's kind is one (`destination_opted_out`): a submit would be refused.
     pub errors: Vec<FieldError>,
 }
 
@@ -33,16 +34,47 @@ pub struct Preview {
 impl Service {
     /// Checks messages as a submit would, writing nothing: for the compose form's live counter
     /// and a CSV import's preview. At most `intake.max_batch` at once.
-    pub fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
+    pub async fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a preview", req.messages.len(), max_batch)?;
         let now = self.clock().now_ms();
-        let rows = req
+        let mut rows: Vec<PreviewRow> = req
             .messages
             .iter()
             .enumerate()
             .map(|(index, m)| preview_row(index, m, &rules, now))
             .collect();
+        // Valid messages to numbers on the opt-out list, read in one snapshot.
+        let wanted: Vec<(usize, String, crate::domain::MessageKind)> = rows
+            .iter()
+            .filter(|r| r.errors.is_empty())
+            .filter_map(|r| {
+                let kind = req.messages[r.index]
+                    .kind
+                    .unwrap_or(crate::domain::MessageKind::Transactional);
+                r.destination.clone().map(|d| (r.index, d, kind))
+            })
+            .collect();
+        if !wanted.is_empty() {
+            let blocked = self
+                .store
+                .reader()
+                .read(move |c| {
+                    let mut out = Vec::new();
+                    for (index, phone, kind) in wanted {
+                        if crate::optouts::blocks(c, &phone, kind)?.is_some() {
+                            out.push((index, phone, kind));
+                        }
+                    }
+                    Ok::<_, crate::store::StoreError>(out)
+                })
+                .await?;
+            for (index, phone, kind) in blocked {
+                rows[index]
+                    .errors
+                    .push(super::submit::opted_out_error("destination", &phone, kind));
+            }
+        }
         Ok(Preview { rows })
     }
 }

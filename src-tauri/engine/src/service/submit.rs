@@ -149,19 +149,12 @@ fn check_opt_outs(tx: &WriteTx<'_>, news: &[NewMessage], batch: bool) -> Result<
     let mut errors = Vec::new();
     for (i, n) in news.iter().enumerate() {
         if crate::optouts::blocks(tx, &n.destination, n.kind)?.is_some() {
-            errors.push(FieldError {
-                field: if batch {
-                    format!("messages[{i}].destination")
-                } else {
-                    "destination".into()
-                },
-                code: "destination_opted_out".into(),
-                message: format!(
-                    "{} opted out of {} messages: it is on the opt-out list, and nothing is sent to it",
-                    n.destination,
-                    n.kind.as_str()
-                ),
-            });
+            let field = if batch {
+                format!("messages[{i}].destination")
+            } else {
+                "destination".into()
+            };
+            errors.push(opted_out_error(&field, &n.destination, n.kind));
         }
     }
     if errors.is_empty() {
@@ -169,6 +162,18 @@ fn check_opt_outs(tx: &WriteTx<'_>, news: &[NewMessage], batch: bool) -> Result<
     } else {
         Err(ServiceError::OptedOut(errors))
     }
+}
+
+/// Why a message to `phone` is refused: it opted out of `kind` messages.
+pub(super) fn opted_out_error(field: &str, phone: &str, kind: crate::domain::MessageKind) -> FieldError {
+    FieldError::new(
+        field,
+        "destination_opted_out",
+        format!(
+            "{phone} opted out of {} messages: it is on the opt-out list, and nothing is sent to it",
+            kind.as_str()
+        ),
+    )
 }
 
 /// A batch (or a preview, `what`) holds at most `intake.max_batch` messages.
