@@ -4,6 +4,9 @@ import type { Dashboard } from "../bindings/Dashboard";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
 import type { ExceptionSummary } from "../bindings/ExceptionSummary";
 import type { LinkState } from "../bindings/LinkState";
+import type { InboxMessage } from "../bindings/InboxMessage";
+import type { SettingsView } from "../bindings/SettingsView";
+import type { ThreadPage } from "../bindings/ThreadPage";
 import { createI18n } from "../i18n/i18n";
 import { FakeBackend } from "../test/fakeBackend";
 import { notesFor, tauriShell, trayStatus, watchDesktop, type DesktopNote, type Observation, type TrayStatus } from "./desktop";
@@ -79,6 +82,7 @@ function engine(): { backend: FakeBackend; set: (link: LinkState, conflicts: num
     return Promise.resolve({ items: now.conflicts.map(summary), next_cursor: null } satisfies ExceptionPage);
   };
   backend.dashboard = () => Promise.resolve({ open_exceptions_total: now.conflicts.length } as Dashboard);
+  backend.listThreads = () => Promise.resolve({ items: [], next_cursor: null });
   return { backend, set: (link, conflicts) => (now = { link, conflicts }) };
 }
 
@@ -151,6 +155,73 @@ describe("watching the engine for the desktop", () => {
       "Message 20 got two final receipts that disagree. Open Exceptions to decide.",
       "Message 30 got two final receipts that disagree. Open Exceptions to decide.",
     ]);
+    stop();
+  });
+});
+
+describe("replies from handsets", () => {
+  afterEach(() => {
+    vi.useRealTimers();
+  });
+
+  function reply(id: number, text: string): InboxMessage {
+    return {
+      id,
+      connection: "sandbox",
+      thread: "+33612345626",
+      phone: "+33612345626",
+      handset: "33612345626",
+      recipient: "smsdesk",
+      text,
+      alphabet: "gsm7",
+      parts: 1,
+      parts_received: 1,
+      received_at_ms: NOW,
+      intent: null,
+      keyword: null,
+      read_at_ms: null,
+      read_by: null,
+    };
+  }
+
+  async function watch(notify: string): Promise<{ notes: DesktopNote[]; arrive: (r: InboxMessage) => Promise<void>; stop: () => void }> {
+    vi.useFakeTimers();
+    const { backend } = engine();
+    let newest: InboxMessage | null = reply(1, "already there");
+    backend.listThreads = (filter) => {
+      expect(filter).toMatchObject({ unread: true, limit: 1 });
+      const last = newest;
+      return Promise.resolve({
+        items: last === null ? [] : [{ thread: last.thread, phone: last.phone, last, replies: 1, unread: 1, opted_out: false }],
+        next_cursor: null,
+      } satisfies ThreadPage);
+    };
+    backend.settings = () => Promise.resolve({ fields: [{ key: "inbox.notify", value: notify }] } as SettingsView);
+    const notes: DesktopNote[] = [];
+    const stop = watchDesktop(backend, { setStatus: async () => {}, notify: async (n) => void notes.push(n) }, en, 3_000);
+    await vi.advanceTimersByTimeAsync(0);
+    const arrive = async (r: InboxMessage): Promise<void> => {
+      newest = r;
+      backend.emit({ entity: "inbox_message", id: r.id });
+      await vi.advanceTimersByTimeAsync(0);
+    };
+    return { notes, arrive, stop };
+  }
+
+  it("announces a reply that arrives while the window is open, not those already there", async () => {
+    const { notes, arrive, stop } = await watch("true");
+    expect(notes, "what was unread when the window opened is not news").toEqual([]);
+    await arrive(reply(2, "Je ne pourrai pas venir demain"));
+    expect(notes).toEqual([{ title: "Reply from +33612345626", body: "Je ne pourrai pas venir demain" }]);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(notes, "announced once").toHaveLength(1);
+    stop();
+  });
+
+  it("announces nothing when inbox.notify is off", async () => {
+    const { notes, arrive, stop } = await watch("false");
+    await arrive(reply(2, "STOP"));
+    expect(notes).toEqual([]);
     stop();
   });
 });

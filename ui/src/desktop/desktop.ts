@@ -1,6 +1,7 @@
 import { invoke } from "@tauri-apps/api/core";
 import type { Backend } from "../backend";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { InboxMessage } from "../bindings/InboxMessage";
 import type { I18n } from "../i18n/i18n";
 import { linkWords } from "../views/Dashboard";
 
@@ -88,6 +89,27 @@ export function notesFor(before: Observation | null, now: Observation, i18n: I18
   return notes;
 }
 
+/** The newest reply nobody has read yet, or null when there is none. */
+async function newestUnreadReply(backend: Backend): Promise<InboxMessage | null> {
+  const page = await backend.listThreads({ q: null, unread: true, cursor: null, limit: 1 });
+  return page.items[0]?.last ?? null;
+}
+
+/** Whether replies are to be announced (`inbox.notify`; announced when it cannot be read). */
+async function repliesAnnounced(backend: Backend): Promise<boolean> {
+  try {
+    const view = await backend.settings();
+    return view.fields.find((f) => f.key === "inbox.notify")?.value !== "false";
+  } catch {
+    return true;
+  }
+}
+
+/** The notification for a reply: who sent it, and what it says. */
+export function replyNote(reply: InboxMessage, i18n: I18n): DesktopNote {
+  return { title: i18n.t("desktop.note.reply", { from: reply.phone ?? reply.handset }), body: reply.text };
+}
+
 async function observe(backend: Backend): Promise<Observation> {
   const [connection, conflicts, dashboard] = await Promise.all([
     backend.connection(),
@@ -103,11 +125,14 @@ async function observe(backend: Backend): Promise<Observation> {
 
 /**
  * Keeps the tray's status current and raises notifications, until the returned function is
- * called. Looks again on every exception change and every LINK_POLL_MS; a failed look is
+ * called. Looks again on every exception change, every reply, and every LINK_POLL_MS (a new
+ * reply is announced unless `inbox.notify` is off); a failed look is
  * skipped (the next one tells), and the shell being unable to show something never stops it.
  */
 export function watchDesktop(backend: Backend, shell: DesktopShell, i18n: I18n, pollMs: number = LINK_POLL_MS): () => void {
   let before: Observation | null = null;
+  // The newest reply seen, by id (null before the first look: what was there is not news).
+  let lastReply: number | null = null;
   let shownStatus = "";
   let looking = false;
   let again = false;
@@ -129,6 +154,13 @@ export function watchDesktop(backend: Backend, shell: DesktopShell, i18n: I18n, 
       }
       for (const note of notesFor(before, now, i18n)) await shell.notify(note).catch(() => {});
       before = now;
+      const reply = await newestUnreadReply(backend).catch(() => undefined);
+      if (reply !== undefined && !stopped) {
+        if (lastReply !== null && reply !== null && reply.id > lastReply && (await repliesAnnounced(backend))) {
+          await shell.notify(replyNote(reply, i18n)).catch(() => {});
+        }
+        lastReply = Math.max(lastReply ?? 0, reply?.id ?? 0);
+      }
     } catch {
       // The engine did not answer this time; the next look will.
     } finally {
@@ -144,7 +176,7 @@ export function watchDesktop(backend: Backend, shell: DesktopShell, i18n: I18n, 
   const timer = setInterval(() => void look(), pollMs);
   const unsubscribe = backend.subscribe(
     (event) => {
-      if (event.entity === "exception") void look();
+      if (event.entity === "exception" || event.entity === "inbox_message") void look();
     },
     () => void look(),
   );

@@ -406,6 +406,7 @@ export const en = {
   "desktop.tray.exceptions": "open exceptions: {count}",
   "desktop.note.linkLost": "Connection to the SMS provider lost",
   "desktop.note.linkBack": "Connection to the SMS provider back",
+  "desktop.note.reply": "Reply from {from}",
   "desktop.note.conflict": "Conflicting delivery receipts",
   "desktop.note.conflict.one": "Message {id} got two final receipts that disagree. Open Exceptions to decide.",
   "desktop.note.conflict.many": "{count} messages got final receipts that disagree. Open Exceptions to decide.",

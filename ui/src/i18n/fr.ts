@@ -404,6 +404,7 @@ export const fr: Dictionary = {
   "desktop.tray.exceptions": "exceptions ouvertes : {count}",
   "desktop.note.linkLost": "Connexion au fournisseur SMS perdue",
   "desktop.note.linkBack": "Connexion au fournisseur SMS rétablie",
+  "desktop.note.reply": "Réponse de {from}",
   "desktop.note.conflict": "Accusés de réception contradictoires",
   "desktop.note.conflict.one": "Le message {id} a reçu deux accusés finaux contradictoires. Ouvrez Exceptions pour trancher.",
   "desktop.note.conflict.many": "{count} messages ont reçu des accusés finaux contradictoires. Ouvrez Exceptions pour trancher.",

@@ -404,6 +404,7 @@ export const ru: Dictionary = {
   "desktop.tray.exceptions": "открытых исключений: {count}",
   "desktop.note.linkLost": "Связь с SMS-провайдером потеряна",
   "desktop.note.linkBack": "Связь с SMS-провайдером восстановлена",
+  "desktop.note.reply": "Ответ от {from}",
   "desktop.note.conflict": "Противоречивые отчёты о доставке",
   "desktop.note.conflict.one": "На сообщение {id} пришли два противоречащих друг другу финальных отчёта. Откройте «Исключения», чтобы принять решение.",
   "desktop.note.conflict.many": "Сообщений с противоречащими финальными отчётами: {count}. Откройте «Исключения», чтобы принять решение.",
