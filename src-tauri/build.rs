@@ -21,7 +21,13 @@ macro_rules! operations {
 include!("engine/src/operations/catalogue.rs");
 
 /// Commands of the shell's own, outside the catalogue.
-const OWN_COMMANDS: &[&str] = &["export_messages", "cancel_export", "desktop_status", "notify"];
+const OWN_COMMANDS: &[&str] = &[
+    "export_messages",
+    "cancel_export",
+    "save_opt_outs",
+    "desktop_status",
+    "notify",
+];
 
 fn window_operations() -> Vec<&'static str> {
     OPERATIONS

@@ -2,6 +2,7 @@
 //! [`Service`](smsdesk_engine::service::Service), registered from the catalogue like the others.
 //! The window is the local admin (`Caller::window()`).
 
+use smsdesk_engine::api::{ApiError, ErrorCode};
 use smsdesk_engine::apikeys::Caller;
 use smsdesk_engine::service::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
@@ -81,4 +82,15 @@ pub fn sandbox_reply(engine: State<'_, EngineState>, reply: SandboxReply) -> Rep
         .service()?
         .sandbox_reply(&Caller::window(), reply)
         .map_err(refused)
+}
+
+/// Writes the opt-out list, as `export_opt_outs` makes it, to `path` (chosen in the save dialog).
+/// Returns how many numbers it holds.
+#[tauri::command]
+pub async fn save_opt_outs(engine: State<'_, EngineState>, path: std::path::PathBuf) -> Reply<u32> {
+    let file = engine.service()?.export_opt_outs().await.map_err(refused)?;
+    tokio::fs::write(&path, file.csv.as_bytes())
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::WriteFailed, format!("cannot write {}: {e}", path.display())))?;
+    Ok(file.numbers)
 }

@@ -24,6 +24,7 @@ macro_rules! window_commands {
             $(commands::$name,)+
             commands::export_messages,
             commands::cancel_export,
+            commands::save_opt_outs,
             crate::desktop::desktop_status,
             crate::desktop::notify,
         ]

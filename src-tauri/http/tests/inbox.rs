@@ -202,7 +202,10 @@ async fn an_arret_reply_opts_the_number_out_and_intake_refuses_it_but_not_an_otp
         )
         .await;
     assert_eq!(status, StatusCode::OK);
-    assert_eq!(preview["rows"][0]["errors"][0]["code"], "destination_opted_out", "{preview}");
+    assert_eq!(
+        preview["rows"][0]["errors"][0]["code"], "destination_opted_out",
+        "{preview}"
+    );
     assert_eq!(preview["rows"][1]["errors"], json!([]));
 
     // The queued bulk message is held with an exception, and never reached the SMSC.

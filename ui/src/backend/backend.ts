@@ -24,6 +24,14 @@ export interface Backend extends Operations {
   exportMessages(filter: MessageFilter, options?: ExportOptions): Promise<number | null>;
 
   /**
+   * Saves the opt-out list as a CSV file, as the engine writes it: a download in a browser, a
+   * file chosen in the save dialog in the window. Resolves with how many numbers it holds, or
+   * null when the save dialog was closed without choosing a file. Rejects with
+   * `dialog_unavailable` when the window cannot show a save dialog.
+   */
+  saveOptOuts(): Promise<number | null>;
+
+  /**
    * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
    * been missed (the subscription just became live, reconnected, or fell behind), upon which a
    * view reloads what it shows. Returns the unsubscribe function.

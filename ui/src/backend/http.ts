@@ -9,7 +9,7 @@ import type { SetupState } from "../bindings/SetupState";
 import type { SignIn } from "../bindings/SignIn";
 import { BackendError, CLIENT_ERROR_CODES, ERROR_CODES, isApiError, type Backend, type ExportOptions } from "./backend";
 import { openEventStream } from "./events";
-import { CsvRecordCounter, downloadBlob, exportFileName } from "./exportFile";
+import { CsvRecordCounter, downloadBlob, exportFileName, saveCsvText } from "./exportFile";
 import { operationsOver } from "./operations";
 import { Session, type PeopleAccess } from "./session";
 
@@ -108,6 +108,13 @@ export class HttpBackend implements Backend, PeopleAccess {
         this.session.signedOut({ kind: "password_changed" });
       }
     }
+  }
+
+  /** The list as GET /opt-outs/export makes it, handed to the browser as a download. */
+  async saveOptOuts(): Promise<number | null> {
+    const file = await this.exportOptOuts();
+    saveCsvText(file.csv, file.file_name);
+    return file.numbers;
   }
 
   /**

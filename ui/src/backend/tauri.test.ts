@@ -226,6 +226,44 @@ describe("TauriBackend", () => {
   });
 });
 
+describe("TauriBackend.saveOptOuts", () => {
+  it("asks for a file in the save dialog, then has the shell write the list there", async () => {
+    const invoked: [string, Record<string, unknown> | undefined][] = [];
+    let dialog: unknown;
+    const backend = new TauriBackend(
+      invoking((command, args) => {
+        invoked.push([command, args]);
+        return 3;
+      }),
+      noListen,
+      (options) => {
+        dialog = options;
+        return Promise.resolve("/home/ann/opt-outs.csv");
+      },
+    );
+    await expect(backend.saveOptOuts()).resolves.toBe(3);
+    expect((dialog as { defaultPath: string }).defaultPath).toMatch(/^smsdesk-opt-outs-\d{4}-\d{2}-\d{2}\.csv$/);
+    expect(invoked).toEqual([["save_opt_outs", { path: "/home/ann/opt-outs.csv" }]]);
+  });
+
+  it("writes nothing when the dialog is closed, and names a dialog that cannot open", async () => {
+    const invoked: string[] = [];
+    const closed = new TauriBackend(
+      invoking((command) => invoked.push(command)),
+      noListen,
+      () => Promise.resolve(null),
+    );
+    await expect(closed.saveOptOuts()).resolves.toBeNull();
+    expect(invoked).toEqual([]);
+    const broken = new TauriBackend(
+      invoking(() => 0),
+      noListen,
+      () => Promise.reject(new Error("no portal")),
+    );
+    await expect(broken.saveOptOuts()).rejects.toMatchObject({ code: "dialog_unavailable" });
+  });
+});
+
 describe("TauriBackend.exportMessages", () => {
   type Invoked = [string, Record<string, unknown> | undefined];
 

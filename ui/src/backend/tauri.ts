@@ -48,21 +48,33 @@ export class TauriBackend implements Backend {
     );
   }
 
-  /**
-   * Asks for a file in the native save dialog, then has the engine write the CSV there
-   * (`export_messages`), following its `export-progress` events; aborting asks `cancel_export`.
-   */
-  async exportMessages(filter: MessageFilter, options: ExportOptions = {}): Promise<number | null> {
-    const { onProgress, signal } = options;
-    let path: string | null;
+  /** Asks for a file in the native save dialog, then has the shell write the list there (`save_opt_outs`). */
+  async saveOptOuts(): Promise<number | null> {
+    const day = new Date().toISOString().slice(0, 10);
+    const path = await this.#choose(`smsdesk-opt-outs-${day}.csv`);
+    if (path === null) return null;
+    return this.#call<number>("save_opt_outs", { path });
+  }
+
+  /** A file chosen in the native save dialog, or null when it was closed without one. */
+  async #choose(defaultPath: string): Promise<string | null> {
     try {
-      path = await this.#save({ defaultPath: exportFileName(new Date()), filters: [{ name: "CSV", extensions: ["csv"] }] });
+      return await this.#save({ defaultPath, filters: [{ name: "CSV", extensions: ["csv"] }] });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new BackendError(CLIENT_ERROR_CODES.dialogUnavailable, `the save dialog could not be opened: ${reason}`, {
         cause: error,
       });
     }
+  }
+
+  /**
+   * Asks for a file in the native save dialog, then has the engine write the CSV there
+   * (`export_messages`), following its `export-progress` events; aborting asks `cancel_export`.
+   */
+  async exportMessages(filter: MessageFilter, options: ExportOptions = {}): Promise<number | null> {
+    const { onProgress, signal } = options;
+    const path = await this.#choose(exportFileName(new Date()));
     if (path === null) return null;
     if (signal?.aborted === true) throw new BackendError(CLIENT_ERROR_CODES.cancelled, "the export was cancelled");
     const stop = await this.#listen<ExportProgress>("export-progress", ({ payload }) => onProgress?.(payload)).catch(

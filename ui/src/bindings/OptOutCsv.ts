@@ -3,4 +3,8 @@
 /**
  * The opt-out list as a CSV file.
  */
-export type OptOutCsv = { file_name: string, csv: string, };
+export type OptOutCsv = { file_name: string, csv: string, 
+/**
+ * How many numbers it holds.
+ */
+numbers: number, };

@@ -1193,7 +1193,7 @@ export const en = {
   "optOuts.onList": "On the list",
   "optOuts.export": "Export the list (CSV)",
   "optOuts.export.busy": "Exporting…",
-  "optOuts.export.done": "Saved as {file}: {count} numbers.",
+  "optOuts.export.done": "Saved: {count} numbers.",
   "optOuts.export.error": "Could not export the opt-out list",
 
   "optOut.reason.reply": "A stop word in their reply",

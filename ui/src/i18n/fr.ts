@@ -1191,7 +1191,7 @@ export const fr: Dictionary = {
   "optOuts.onList": "Sur la liste",
   "optOuts.export": "Exporter la liste (CSV)",
   "optOuts.export.busy": "Export en cours…",
-  "optOuts.export.done": "Enregistré sous {file} : {count} numéros.",
+  "optOuts.export.done": "Enregistré : {count} numéros.",
   "optOuts.export.error": "Impossible d’exporter la liste d’opposition",
 
   "optOut.reason.reply": "Un mot d’arrêt dans sa réponse",

@@ -1191,7 +1191,7 @@ export const ru: Dictionary = {
   "optOuts.onList": "В списке",
   "optOuts.export": "Экспортировать список (CSV)",
   "optOuts.export.busy": "Экспорт…",
-  "optOuts.export.done": "Сохранено как {file}; номеров: {count}.",
+  "optOuts.export.done": "Сохранено; номеров: {count}.",
   "optOuts.export.error": "Не удалось экспортировать список отказа",
 
   "optOut.reason.reply": "Стоп-слово в ответе",

@@ -42,6 +42,7 @@ export function shareSubscription(inner: Backend): Backend {
     previewMessages: (batch) => inner.previewMessages(batch),
     listMessages: (filter) => inner.listMessages(filter),
     exportMessages: (filter, options) => inner.exportMessages(filter, options),
+    saveOptOuts: () => inner.saveOptOuts(),
     message: (id) => inner.message(id),
     retry: (id, action) => inner.retry(id, action),
     cancel: (id, action) => inner.cancel(id, action),

@@ -39,6 +39,7 @@ export class FakeBackend implements Backend {
   previewMessages: Backend["previewMessages"] = this.#unset("previewMessages");
   listMessages: Backend["listMessages"] = this.#unset("listMessages");
   exportMessages: Backend["exportMessages"] = this.#unset("exportMessages");
+  saveOptOuts: Backend["saveOptOuts"] = this.#unset("saveOptOuts");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");
   cancel: Backend["cancel"] = this.#unset("cancel");

@@ -263,18 +263,19 @@ describe("importing a file", () => {
 });
 
 describe("exporting", () => {
-  it("saves the engine's CSV under its name, and says how many numbers it holds", async () => {
+  it("saves the list and says how many numbers it holds; a closed save dialog saves nothing and says nothing", async () => {
     const backend = new FakeBackend();
-    const csv = 'phone,kinds,reason,note,reply,since,by\n+33612345628,transactional bulk,reply,,Arrêt,2026-11-29T12:02:00Z,"+33612345628 (reply)"\n+33612345600,bulk,operator,"two\nlines",,2026-11-29T12:03:00Z,Olga\n';
-    backend.exportOptOuts = () => Promise.resolve({ file_name: "smsdesk-opt-outs-2026-11-29.csv", csv });
-    const saved: [string, string][] = [];
-    view = await render(<OptOutExport backend={backend} save={(text, name) => saved.push([text, name])} />);
+    const answers: (number | null)[] = [2, null];
+    backend.saveOptOuts = () => Promise.resolve(answers.shift() ?? null);
+    view = await render(<OptOutExport backend={backend} />);
     await click(byTestId(view.container, "optouts-export-start"));
     await settle();
-    expect(saved).toEqual([[csv, "smsdesk-opt-outs-2026-11-29.csv"]]);
     const done = byTestId(view.container, "optouts-export-done");
     expect(done.dataset["count"]).toBe("2");
-    expect(done.textContent).toBe("Saved as smsdesk-opt-outs-2026-11-29.csv: 2 numbers.");
+    expect(done.textContent).toBe("Saved: 2 numbers.");
+    await click(byTestId(view.container, "optouts-export-start"));
+    await settle();
+    expect(view.container.querySelector('[data-testid="optouts-export-done"]')).toBeNull();
   });
 });
 

@@ -84,6 +84,8 @@ pub struct OptOutImported {
 pub struct OptOutCsv {
     pub file_name: String,
     pub csv: String,
+    /// How many numbers it holds.
+    pub numbers: u32,
 }
 
 /// A reply the sandbox's handset sends, for trying the inbox without a phone.
@@ -252,11 +254,12 @@ impl Service {
 
     /// The numbers on the list now, as CSV: phone, kinds, reason, note, reply, since, by.
     pub async fn export_opt_outs(&self) -> Result<OptOutCsv, ServiceError> {
-        let csv = self
+        let (csv, numbers) = self
             .store
             .reader()
-            .read(|c| -> Result<String, views::ViewError> {
+            .read(|c| -> Result<(String, u32), views::ViewError> {
                 let mut out = String::from("phone,kinds,reason,note,reply,since,by\n");
+                let mut numbers = 0;
                 let mut cursor = None;
                 loop {
                     let page = views::list_opt_outs(
@@ -281,19 +284,21 @@ impl Service {
                         let line: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
                         out.push_str(&line.join(","));
                         out.push('\n');
+                        numbers += 1;
                     }
                     match page.next_cursor {
                         Some(c) => cursor = Some(c),
                         None => break,
                     }
                 }
-                Ok(out)
+                Ok((out, numbers))
             })
             .await?;
         let day = smsdesk_core::time::format_rfc3339(self.clock().now_ms());
         Ok(OptOutCsv {
             file_name: format!("smsdesk-opt-outs-{}.csv", &day[..10]),
             csv,
+            numbers,
         })
     }
 

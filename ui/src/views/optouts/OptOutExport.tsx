@@ -1,34 +1,26 @@
 import { useState } from "react";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
-import { csvRecords, saveCsvText } from "../../backend/exportFile";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 
 type Stage =
   | { readonly kind: "idle" }
   | { readonly kind: "running" }
-  | { readonly kind: "done"; readonly file: string; readonly count: number }
+  | { readonly kind: "done"; readonly count: number }
   | { readonly kind: "failed"; readonly error: BackendError };
 
-/** Saves the numbers on the opt-out list now as a CSV file, as the engine writes it. */
-export function OptOutExport({
-  backend,
-  save = saveCsvText,
-}: {
-  backend: Backend;
-  /** How the file is handed to the person (a download); tests replace it. */
-  save?: (text: string, name: string) => void;
-}) {
+/**
+ * Saves the numbers on the opt-out list now as a CSV file, as the engine writes it: a download in
+ * a browser, a file chosen in the save dialog in the window.
+ */
+export function OptOutExport({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const [stage, setStage] = useState<Stage>({ kind: "idle" });
 
   const start = (): void => {
     setStage({ kind: "running" });
-    backend.exportOptOuts().then(
-      (file) => {
-        save(file.csv, file.file_name);
-        setStage({ kind: "done", file: file.file_name, count: Math.max(0, csvRecords(file.csv) - 1) });
-      },
+    backend.saveOptOuts().then(
+      (count) => setStage(count === null ? { kind: "idle" } : { kind: "done", count }),
       (e: unknown) => setStage({ kind: "failed", error: asBackendError(e) }),
     );
   };
@@ -49,7 +41,7 @@ export function OptOutExport({
       <div aria-live="polite">
         {stage.kind === "done" && (
           <p className="notice notice-success" data-testid="optouts-export-done" data-count={stage.count}>
-            {t("optOuts.export.done", { file: stage.file, count: stage.count })}
+            {t("optOuts.export.done", { count: stage.count })}
           </p>
         )}
         {stage.kind === "failed" && (
