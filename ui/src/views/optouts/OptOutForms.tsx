@@ -124,27 +124,14 @@ export function AddOptOutForm({
         </p>
       </div>
       <p className="hint field-wide">{t("optOut.add.consequence")}</p>
-      <div className="row-actions field-wide">
-        <button
-          type="submit"
-          className="button"
-          disabled={busy || blockedBy !== null}
-          aria-describedby={blockedBy === null ? undefined : ids.blocked}
-          data-testid={`${testId}-submit`}
-        >
-          {busy ? t("optOut.add.busy") : t("optOut.add.submit")}
-        </button>
-        {onCancel !== undefined && (
-          <button type="button" className="button button-secondary" onClick={onCancel} data-testid={`${testId}-cancel`}>
-            {t("action.cancel")}
-          </button>
-        )}
-        {blockedBy !== null && (
-          <span className="hint blocked" id={ids.blocked} data-testid={`${testId}-blocked`}>
-            {blockedBy}
-          </span>
-        )}
-      </div>
+      <FormActions
+        label={busy ? t("optOut.add.busy") : t("optOut.add.submit")}
+        busy={busy}
+        blockedBy={blockedBy}
+        blockedId={ids.blocked}
+        testId={testId}
+        onCancel={onCancel}
+      />
       <div className="field-wide" aria-live="polite">
         {done !== null && (
           <div className="notice notice-success" data-testid={`${testId}-done`} data-added={done.added}>
@@ -229,32 +216,64 @@ export function RemoveOptOutForm({
           {t("optOut.remove.note.hint")}
         </p>
       </div>
-      <div className="row-actions field-wide">
-        <button
-          type="submit"
-          className="button button-danger"
-          disabled={busy || blockedBy !== null}
-          aria-describedby={blockedBy === null ? undefined : ids.blocked}
-          data-testid={`${testId}-submit`}
-        >
-          {busy ? t("optOut.remove.busy") : t("optOut.remove.submit")}
-        </button>
-        {onCancel !== undefined && (
-          <button type="button" className="button button-secondary" onClick={onCancel} data-testid={`${testId}-cancel`}>
-            {t("action.cancel")}
-          </button>
-        )}
-        {blockedBy !== null && (
-          <span className="hint blocked" id={ids.blocked} data-testid={`${testId}-blocked`}>
-            {blockedBy}
-          </span>
-        )}
-      </div>
+      <FormActions
+        label={busy ? t("optOut.remove.busy") : t("optOut.remove.submit")}
+        danger
+        busy={busy}
+        blockedBy={blockedBy}
+        blockedId={ids.blocked}
+        testId={testId}
+        onCancel={onCancel}
+      />
       {error !== null && (
         <div className="field-wide">
           <ErrorNotice title={t("optOut.remove.failed")} error={error} testId={`${testId}-error`} />
         </div>
       )}
     </form>
+  );
+}
+
+/** A form's submit button, with Cancel when the form may be closed, and why it cannot be sent yet. */
+function FormActions({
+  label,
+  danger = false,
+  busy,
+  blockedBy,
+  blockedId,
+  testId,
+  onCancel,
+}: {
+  label: string;
+  danger?: boolean;
+  busy: boolean;
+  blockedBy: string | null;
+  blockedId: string;
+  testId: string;
+  onCancel?: (() => void) | undefined;
+}) {
+  const { t } = useI18n();
+  return (
+    <div className="row-actions field-wide">
+      <button
+        type="submit"
+        className={danger ? "button button-danger" : "button"}
+        disabled={busy || blockedBy !== null}
+        aria-describedby={blockedBy === null ? undefined : blockedId}
+        data-testid={`${testId}-submit`}
+      >
+        {label}
+      </button>
+      {onCancel !== undefined && (
+        <button type="button" className="button button-secondary" onClick={onCancel} data-testid={`${testId}-cancel`}>
+          {t("action.cancel")}
+        </button>
+      )}
+      {blockedBy !== null && (
+        <span className="hint blocked" id={blockedId} data-testid={`${testId}-blocked`}>
+          {blockedBy}
+        </span>
+      )}
+    </div>
   );
 }
