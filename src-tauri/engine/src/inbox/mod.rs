@@ -190,6 +190,13 @@ fn join(
     rules: &InboxRules,
 ) -> Result<(), StoreError> {
     let since = received_at - LATE_PARTS_MS;
+    // A part delivered again (its answer lost on the way) is kept with the message that has it,
+    // and changes nothing.
+    let key = (place.reference, place.total, place.seq);
+    if let Some(holding) = inbox::holding_part(&*tx, sender.connection, sender.handset, key, since)? {
+        inbound::attach(tx, &[id], holding)?;
+        return Ok(());
+    }
     if let Some(shown) = inbox::incomplete(
         &*tx,
         sender.connection,

@@ -175,6 +175,29 @@ async fn a_long_reply_missing_a_part_is_shown_after_the_wait_and_takes_the_late_
 }
 
 #[tokio::test]
+async fn a_part_delivered_again_after_its_reply_was_whole_changes_nothing_and_waits_for_nothing() {
+    let w = world();
+    w.receive(part_of_two(1, "Je ne viendrai ")).await;
+    w.receive(part_of_two(2, "pas demain.")).await;
+    w.receive(part_of_two(2, "pas demain.")).await;
+    assert_eq!(
+        w.replies().await,
+        vec![("Je ne viendrai pas demain.".to_owned(), 2, 2, None)]
+    );
+    // Long after, nothing is left waiting to be shown on its own.
+    let rules = InboxRules::default();
+    w.now.fetch_add(rules.reassembly_ms + 1, Ordering::Relaxed);
+    let shown = w
+        .store
+        .writer()
+        .write(move |tx| super::file_overdue(tx, &rules))
+        .await
+        .unwrap();
+    assert_eq!(shown, 0);
+    assert_eq!(w.replies().await.len(), 1);
+}
+
+#[tokio::test]
 async fn a_keyword_split_in_two_parts_opts_out_once_the_reply_is_whole() {
     let w = world();
     w.receive(part_of_two(2, "OP")).await;

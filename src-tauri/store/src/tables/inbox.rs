@@ -100,6 +100,28 @@ pub fn incomplete(
         .optional()?)
 }
 
+/// The inbox message from `handset` on `connection`, received since `since`, that already holds
+/// part `seq` of the long message with this reference and number of parts (a part the SMSC
+/// delivered again).
+pub fn holding_part(
+    conn: &impl Reads,
+    connection: &str,
+    handset: &str,
+    (reference, total, seq): (u16, u8, u8),
+    since: i64,
+) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT i.id FROM inbox_message i JOIN inbound_message p ON p.inbox_message_id = i.id
+             WHERE i.connection = ?1 AND i.handset = ?2 AND i.parts = ?4 AND i.received_at >= ?6
+               AND p.concat_ref = ?3 AND p.concat_seq = ?5
+             ORDER BY i.id DESC LIMIT 1",
+        )?
+        .query_row(params![connection, handset, reference, total, seq, since], |r| r.get(0))
+        .optional()?)
+}
+
 /// Puts a late part's text into a long message shown before it came.
 pub fn fill_in(tx: &mut WriteTx<'_>, id: i64, text: &str, parts_received: u8) -> Result<(), StoreError> {
     let now = tx.now_ms();
