@@ -258,8 +258,7 @@ impl Service {
             .store
             .reader()
             .read(|c| -> Result<(String, u32), views::ViewError> {
-                let mut out = String::from("phone,kinds,reason,note,reply,since,by\n");
-                let mut numbers = 0;
+                let mut out = OptOutWriter::new();
                 let mut cursor = None;
                 loop {
                     let page = views::list_opt_outs(
@@ -270,28 +269,13 @@ impl Service {
                             ..OptOutFilter::default()
                         },
                     )?;
-                    for e in &page.items {
-                        let kinds: Vec<&str> = e.kinds.iter().map(|k| k.as_str()).collect();
-                        let cells = [
-                            e.phone.clone(),
-                            kinds.join(" "),
-                            e.reason.clone(),
-                            e.note.clone().unwrap_or_default(),
-                            e.reply_text.clone().unwrap_or_default(),
-                            smsdesk_core::time::format_rfc3339(e.created_at_ms),
-                            e.created_by.clone(),
-                        ];
-                        let line: Vec<String> = cells.iter().map(|c| csv_cell(c)).collect();
-                        out.push_str(&line.join(","));
-                        out.push('\n');
-                        numbers += 1;
-                    }
+                    page.items.iter().for_each(|e| out.entry(e));
                     match page.next_cursor {
                         Some(c) => cursor = Some(c),
                         None => break,
                     }
                 }
-                Ok((out, numbers))
+                Ok(out.finish())
             })
             .await?;
         let day = smsdesk_core::time::format_rfc3339(self.clock().now_ms());
@@ -338,115 +322,206 @@ impl Service {
         })
     }
 
-    /// The numbers (and notes) of an import file; every invalid line named as `lines[N]` (from 1).
+    /// The numbers (and notes) of an import file, read with the default region; every invalid
+    /// line named.
     fn read_import(&self, csv: &str) -> Result<Vec<(String, Option<String>)>, ServiceError> {
-        let mut rows = Vec::new();
-        let mut errors = Vec::new();
-        let lines: Vec<&str> = csv.lines().collect();
-        if lines.len() > MAX_IMPORT_LINES {
-            return Err(ServiceError::Invalid(vec![FieldError::new(
+        import_rows(csv, self.policy().inbox.region.as_deref()).map_err(ServiceError::Invalid)
+    }
+}
+
+/// The numbers of an import file, each once, with the note of its first line: one number per
+/// line in the first column (commas, or semicolons when the first line has no comma; quoted cells
+/// as CSV writes them), an optional note in the second, a first line without a digit in its first
+/// cell taken as a header. Every invalid line is named as `lines[N]` (its first line, from 1).
+fn import_rows(csv: &str, region: Option<&str>) -> Result<Vec<(String, Option<String>)>, Vec<FieldError>> {
+    let first_line = csv.lines().next().unwrap_or("");
+    let delimiter = if !first_line.contains(',') && first_line.contains(';') {
+        b';'
+    } else {
+        b','
+    };
+    let mut reader = ::csv::ReaderBuilder::new()
+        .has_headers(false)
+        .flexible(true)
+        .delimiter(delimiter)
+        .from_reader(csv.as_bytes());
+    let (mut rows, mut seen, mut errors) = (Vec::new(), std::collections::HashSet::new(), Vec::new());
+    for (i, record) in reader.records().enumerate() {
+        if i >= MAX_IMPORT_LINES {
+            return Err(vec![FieldError::new(
                 "csv",
                 "too_many",
-                format!(
-                    "an import takes at most {MAX_IMPORT_LINES} lines; this file has {}",
-                    lines.len()
-                ),
-            )]));
+                format!("an import takes at most {MAX_IMPORT_LINES} lines; this file has more"),
+            )]);
         }
-        for (i, line) in lines.iter().enumerate() {
-            let cells = split_csv_line(line);
-            let first = cells.first().map(|c| c.trim()).unwrap_or("");
-            if first.is_empty() {
+        let record = match record {
+            Ok(r) => r,
+            Err(e) => {
+                let line = e.position().map_or(i + 1, |p| line_at(csv, p.byte()));
+                errors.push(FieldError::new(&format!("lines[{line}]"), "invalid", e.to_string()));
                 continue;
             }
-            // A header: a first line whose first cell has no digit.
-            if i == 0 && !first.chars().any(|c| c.is_ascii_digit()) {
-                continue;
-            }
-            match self.read_phone(&format!("lines[{}]", i + 1), first) {
-                Ok(phone) => {
-                    let note = cells.get(1).map(|n| n.trim().to_owned()).filter(|n| !n.is_empty());
-                    if !rows.iter().any(|(p, _)| *p == phone) {
-                        rows.push((phone, note));
-                    }
+        };
+        let line = record.position().map_or(i + 1, |p| line_at(csv, p.byte()));
+        let first = record.get(0).unwrap_or("").trim();
+        if first.is_empty() || (line == 1 && !first.chars().any(|c| c.is_ascii_digit())) {
+            continue;
+        }
+        match normalize_destination(first, region) {
+            Ok(phone) => {
+                let note = record
+                    .get(1)
+                    .map(str::trim)
+                    .filter(|n| !n.is_empty())
+                    .map(str::to_owned);
+                if seen.insert(phone.clone()) {
+                    rows.push((phone, note));
                 }
-                Err(ServiceError::Invalid(es)) => errors.extend(es),
-                Err(e) => return Err(e),
+            }
+            Err(mut e) => {
+                e.field = format!("lines[{line}]");
+                errors.push(e);
             }
         }
-        if !errors.is_empty() {
-            return Err(ServiceError::Invalid(errors));
-        }
-        if rows.is_empty() {
-            return Err(ServiceError::Invalid(vec![FieldError::new(
-                "csv",
-                "required",
-                "the file holds no number: put one number per line in the first column",
-            )]));
-        }
-        Ok(rows)
     }
+    if !errors.is_empty() {
+        return Err(errors);
+    }
+    if rows.is_empty() {
+        return Err(vec![FieldError::new(
+            "csv",
+            "required",
+            "the file holds no number: put one number per line in the first column",
+        )]);
+    }
+    Ok(rows)
 }
 
-/// The cells of one CSV line (commas or semicolons; double quotes around a cell, "" inside one).
-fn split_csv_line(line: &str) -> Vec<String> {
-    let sep = if !line.contains(',') && line.contains(';') {
-        ';'
-    } else {
-        ','
-    };
-    let mut cells = Vec::new();
-    let mut cell = String::new();
-    let mut quoted = false;
-    let mut chars = line.chars().peekable();
-    while let Some(c) = chars.next() {
-        match c {
-            '"' if quoted && chars.peek() == Some(&'"') => {
-                cell.push('"');
-                chars.next();
-            }
-            '"' => quoted = !quoted,
-            c if c == sep && !quoted => cells.push(std::mem::take(&mut cell)),
-            c => cell.push(c),
-        }
+/// The line (from 1) of `text` that a record the CSV reader says starts at byte `at` is on. The
+/// reader counts lines without the blank ones it skips, and starts a record at the blank lines
+/// before it: those are skipped here too.
+fn line_at(text: &str, at: u64) -> usize {
+    let bytes = text.as_bytes();
+    let mut at = usize::try_from(at).unwrap_or(usize::MAX).min(bytes.len());
+    while matches!(bytes.get(at), Some(b'\n' | b'\r')) {
+        at += 1;
     }
-    cells.push(cell);
-    cells
+    bytes[..at].iter().filter(|&&b| b == b'\n').count() + 1
 }
 
-/// A CSV cell: made inert for spreadsheets as the message export does, and quoted when it needs to be.
-fn csv_cell(s: &str) -> String {
-    let s = crate::views::inert_cell(s);
-    if s.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", s.replace('"', "\"\""))
-    } else {
-        s.into_owned()
+/// The opt-out list as CSV, entry by entry: each cell made inert for spreadsheets as the message
+/// export does, quoted where it needs to be.
+struct OptOutWriter {
+    out: ::csv::Writer<Vec<u8>>,
+    numbers: u32,
+}
+
+impl OptOutWriter {
+    fn new() -> OptOutWriter {
+        let mut out = ::csv::Writer::from_writer(Vec::new());
+        out.write_record(["phone", "kinds", "reason", "note", "reply", "since", "by"])
+            .expect("writing into memory does not fail");
+        OptOutWriter { out, numbers: 0 }
+    }
+
+    fn entry(&mut self, e: &views::OptOutEntry) {
+        let kinds: Vec<&str> = e.kinds.iter().map(|k| k.as_str()).collect();
+        let cells = [
+            e.phone.clone(),
+            kinds.join(" "),
+            e.reason.clone(),
+            e.note.clone().unwrap_or_default(),
+            e.reply_text.clone().unwrap_or_default(),
+            smsdesk_core::time::format_rfc3339(e.created_at_ms),
+            e.created_by.clone(),
+        ];
+        self.out
+            .write_record(cells.iter().map(|c| crate::views::inert_cell(c).into_owned()))
+            .expect("writing into memory does not fail");
+        self.numbers += 1;
+    }
+
+    /// The text, and how many numbers it holds.
+    fn finish(self) -> (String, u32) {
+        let bytes = self.out.into_inner().expect("writing into memory does not fail");
+        (String::from_utf8(bytes).expect("the cells are text"), self.numbers)
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{csv_cell, split_csv_line};
+    use super::{import_rows, OptOutWriter};
+    use crate::intake::FieldError;
+
+    fn numbers(csv: &str) -> Vec<(String, Option<String>)> {
+        import_rows(csv, Some("FR")).unwrap()
+    }
+
+    fn fields(errors: Vec<FieldError>) -> Vec<String> {
+        errors.into_iter().map(|e| e.field).collect()
+    }
 
     #[test]
-    fn csv_lines_split_on_commas_or_semicolons_with_quotes() {
+    fn an_import_reads_commas_or_semicolons_quotes_a_header_and_each_number_once() {
+        let note = |n: &str| Some(n.to_owned());
         assert_eq!(
-            split_csv_line("+33612345678,asked by phone"),
-            vec!["+33612345678", "asked by phone"]
+            numbers("phone,note\n+33612345678,asked by phone\n"),
+            vec![("+33612345678".to_owned(), note("asked by phone"))]
         );
-        assert_eq!(split_csv_line("0612345678;\"a; b\""), vec!["0612345678", "a; b"]);
         assert_eq!(
-            split_csv_line("\"+33 6 12\",\"say \"\"stop\"\"\""),
-            vec!["+33 6 12", "say \"stop\""]
+            numbers("0612345678;\"a; b\"\n06 12 34 56 78;again\n"),
+            vec![("+33612345678".to_owned(), note("a; b"))],
+            "the same number twice is one entry, with its first note"
+        );
+        assert_eq!(
+            numbers("\"+33 6 12 34 56 79\",\"say \"\"stop\"\"\nby mail\"\n+33612345680\n"),
+            vec![
+                ("+33612345679".to_owned(), note("say \"stop\"\nby mail")),
+                ("+33612345680".to_owned(), None)
+            ],
+            "a quoted note may hold quotes and a line break"
         );
     }
 
     #[test]
+    fn an_import_names_every_bad_line_by_its_line_in_the_file() {
+        let bad = import_rows("phone\n+33612345678\nnot a number\n\n12\n", Some("FR")).unwrap_err();
+        assert_eq!(fields(bad), ["lines[3]", "lines[5]"]);
+        let empty = import_rows("phone,note\n\n", Some("FR")).unwrap_err();
+        assert_eq!(fields(empty), ["csv"]);
+    }
+
+    #[test]
     fn exported_cells_are_quoted_and_never_formulas() {
-        assert_eq!(csv_cell("+33612345678"), "+33612345678");
-        assert_eq!(csv_cell("a, b"), "\"a, b\"");
-        assert_eq!(csv_cell("=HYPERLINK(1)"), "'=HYPERLINK(1)");
-        assert_eq!(csv_cell("-x"), "'-x");
-        assert_eq!(csv_cell("@x"), "'@x");
+        let mut w = OptOutWriter::new();
+        let entry = |phone: &str, note: &str| crate::views::OptOutEntry {
+            id: 1,
+            phone: phone.into(),
+            kinds: vec![crate::domain::MessageKind::Bulk],
+            reason: "operator".into(),
+            note: Some(note.into()),
+            inbox_message_id: None,
+            reply_text: None,
+            created_at_ms: 0,
+            created_by: "Olga".into(),
+            removed_at_ms: None,
+            removed_by: None,
+            removed_reason: None,
+            removed_note: None,
+            removed_inbox_message_id: None,
+        };
+        w.entry(&entry("+33612345678", "a, b"));
+        w.entry(&entry("+33612345679", "=HYPERLINK(1)"));
+        w.entry(&entry("+33612345680", "-x"));
+        let (text, numbers) = w.finish();
+        assert_eq!(numbers, 3);
+        let lines: Vec<&str> = text.lines().collect();
+        assert_eq!(lines[0], "phone,kinds,reason,note,reply,since,by");
+        assert_eq!(
+            lines[1],
+            "+33612345678,bulk,operator,\"a, b\",,1970-01-01T00:00:00Z,Olga"
+        );
+        assert!(lines[2].contains(",'=HYPERLINK(1),"), "{}", lines[2]);
+        assert!(lines[3].contains(",'-x,"), "{}", lines[3]);
     }
 }
