@@ -1,7 +1,8 @@
-import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
+import { useId, useState, type ChangeEvent } from "react";
 import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../backend";
 import type { FieldError } from "../bindings/FieldError";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { useRuns } from "../hooks/useRuns";
 import { useI18n } from "../i18n/context";
 import type { Translate } from "../i18n/i18n";
 import { chunkKey, chunks, contentHash, LOCAL_CODES, readImportFile, type CsvProblem, type ImportRow } from "./csv";
@@ -113,23 +114,16 @@ export function CsvImport({ backend }: { backend: Backend }) {
   const headingId = useId();
   const fileId = useId();
   const [stage, setStage] = useState<Stage>({ kind: "idle" });
-  // Each file chosen starts a new run; a run's late answers are dropped once another began.
-  const run = useRef(0);
-  useEffect(
-    () => () => {
-      run.current += 1;
-    },
-    [],
-  );
+  // A file chosen starts a new run; a run's late answers are dropped once another began.
+  const runs = useRuns();
 
   const choose = (event: ChangeEvent<HTMLInputElement>): void => {
     const file = event.target.files?.[0];
-    const id = ++run.current;
+    const live = runs.start();
     if (file === undefined) {
       setStage({ kind: "idle" });
       return;
     }
-    const live = () => run.current === id;
     setStage({ kind: "reading" });
     void (async () => {
       try {
@@ -153,8 +147,7 @@ export function CsvImport({ backend }: { backend: Backend }) {
   };
 
   const startImport = (file: CheckedFile): void => {
-    const id = run.current;
-    const live = () => run.current === id;
+    const live = runs.current();
     let queued = 0;
     setStage({ kind: "importing", file, progress: { done: 0, total: file.ready.length } });
     importRows(backend, file.ready, file.hash, (progress) => {

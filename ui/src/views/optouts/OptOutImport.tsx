@@ -1,8 +1,9 @@
-import { useEffect, useId, useRef, useState, type ChangeEvent } from "react";
+import { useId, useRef, useState, type ChangeEvent } from "react";
 import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../../backend";
 import type { FieldError } from "../../bindings/FieldError";
 import type { OptOutImported } from "../../bindings/OptOutImported";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { useRuns } from "../../hooks/useRuns";
 import { useI18n } from "../../i18n/context";
 
 type Stage =
@@ -47,22 +48,15 @@ export function OptOutImport({ backend }: { backend: Backend }) {
   const [stage, setStage] = useState<Stage>({ kind: "idle" });
   const fileRef = useRef<HTMLInputElement>(null);
   // A file chosen starts a new run; a run's late answers are dropped once another began.
-  const run = useRef(0);
-  useEffect(
-    () => () => {
-      run.current += 1;
-    },
-    [],
-  );
+  const runs = useRuns();
 
   const choose = (event: ChangeEvent<HTMLInputElement>): void => {
     const file = event.target.files?.[0];
-    const id = ++run.current;
+    const live = runs.start();
     if (file === undefined) {
       setStage({ kind: "idle" });
       return;
     }
-    const live = (): boolean => run.current === id;
     setStage({ kind: "checking" });
     void (async () => {
       try {
@@ -79,8 +73,7 @@ export function OptOutImport({ backend }: { backend: Backend }) {
   };
 
   const confirm = (csv: string, name: string, plan: OptOutImported): void => {
-    const id = run.current;
-    const live = (): boolean => run.current === id;
+    const live = runs.current();
     setStage({ kind: "importing", csv, name, plan });
     backend.importOptOuts({ csv, dry_run: false }).then(
       (result) => {
@@ -95,7 +88,7 @@ export function OptOutImport({ backend }: { backend: Backend }) {
   };
 
   const cancel = (): void => {
-    run.current += 1;
+    runs.cancel();
     setStage({ kind: "idle" });
     if (fileRef.current !== null) fileRef.current.value = "";
   };
