@@ -15,6 +15,9 @@ ALTER TABLE inbound_message ADD COLUMN inbox_message_id INTEGER REFERENCES inbox
 CREATE INDEX inbound_message_waiting ON inbound_message (connection, source_addr, concat_ref)
     WHERE inbox_message_id IS NULL;
 CREATE INDEX inbound_message_inbox ON inbound_message (inbox_message_id) WHERE inbox_message_id IS NOT NULL;
+-- The PDUs stored before this version, read into the inbox at the next start (found by an index
+-- probe at every start, not a scan).
+CREATE INDEX inbound_message_unread_text ON inbound_message (id) WHERE text IS NULL;
 
 -- A message from a handset, whole: one PDU, or the parts of a long one put back together (or, once
 -- the wait for a missing part ran out, the parts that came). `thread` is the conversation it
