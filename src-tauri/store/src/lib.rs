@@ -156,8 +156,8 @@ impl Store {
         self.events.subscribe()
     }
 
-    /// Lets the writer finish every operation queued so far, then stops it and waits for it.
-    /// Blocking: call it from a blocking context. Later writes fail with [`StoreError::Closed`].
+    /// Lets the writer finish every operation queued so far, then stops it and waits for it, and
+    /// empties the WAL into the database file (a clean stop leaves no WAL behind). Blocking: call it from a blocking context. Later writes fail with [`StoreError::Closed`].
     /// (A store dropped without this stops its writer once the last writer handle is gone.)
     pub fn shutdown(&self) {
         let handle = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
@@ -169,6 +169,13 @@ impl Store {
         }
         if let Some(c) = self.checkpointer.lock().unwrap_or_else(|p| p.into_inner()).take() {
             c.stop();
+            // Nothing writes any more: copy the whole WAL into the database and empty it, so a
+            // clean stop leaves one self-contained file (and no WAL for the next start to read).
+            match checkpoint::truncate(&self.path) {
+                Ok(true) => {}
+                Ok(false) => tracing::warn!("a reader was busy at stop: the WAL is left for the next start to copy"),
+                Err(e) => tracing::warn!(error = %e, "the WAL could not be emptied at stop; the next start copies it"),
+            }
         }
     }
 }

@@ -124,3 +124,46 @@ fn a_healthy_database_opens_again_and_a_missing_one_is_created() {
     assert_eq!(rows, 10);
     store.shutdown();
 }
+
+#[test]
+fn a_clean_stop_copies_the_wal_into_the_database_and_leaves_it_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    let wal = dir.path().join("smsdesk.db-wal");
+    let store = Store::open(&path).unwrap();
+    // A reader connection stays open across the stop, as the engine's pool does.
+    let rows = move |store: &Store| {
+        store
+            .reader()
+            .read_blocking(|c| Ok::<i64, StoreError>(c.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?))
+            .unwrap()
+    };
+    store
+        .writer()
+        .write_blocking(|tx| {
+            for i in 0..2_000 {
+                tx.audit().append(&NewAudit {
+                    actor: "system".into(),
+                    action: "test.row".into(),
+                    note: Some(format!("row {i} {}", "x".repeat(200))),
+                    ..NewAudit::default()
+                })?;
+            }
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let written = rows(&store);
+    assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the rows are in the WAL before the stop");
+    store.shutdown();
+    assert_eq!(
+        std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0),
+        0,
+        "no WAL content is left after a clean stop"
+    );
+    drop(store);
+    // Everything is in the database file itself: read it alone, without any WAL.
+    std::fs::remove_file(&wal).ok();
+    let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let n: i64 = c.query_row("SELECT count(*) FROM audit", [], |r| r.get(0)).unwrap();
+    assert_eq!(n, written);
+}
