@@ -105,6 +105,8 @@ fn main() {
         .await
         .unwrap();
         let t = Instant::now();
+        let io = support::WriteCounters::now();
+        let cpu = support::thread_cpu_secs("smsdesk-writer");
         let mut sent = None;
         loop {
             tokio::time::sleep(Duration::from_millis(250)).await;
@@ -129,6 +131,11 @@ fn main() {
             );
         }
         let all = t.elapsed();
+        eprintln!(
+            "dispatch: per message {}; writer CPU {:.1} µs",
+            support::WriteCounters::now().per_item(io, n),
+            (support::thread_cpu_secs("smsdesk-writer") - cpu) * 1e6 / n as f64
+        );
         dispatcher.stop().await;
         session.stop().await;
         (sent.unwrap_or(all), all)

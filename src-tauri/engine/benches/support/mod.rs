@@ -91,3 +91,44 @@ impl AnonPeak {
         self.thread.join().unwrap_or(f64::NAN)
     }
 }
+
+#[allow(dead_code)]
+/// This process's write counters so far (Linux /proc/self/io; zeros elsewhere).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct WriteCounters {
+    /// write()-family calls.
+    pub calls: u64,
+    /// Bytes passed to them.
+    pub bytes: u64,
+    /// Bytes that reached the block layer.
+    pub disk_bytes: u64,
+}
+
+#[allow(dead_code)]
+impl WriteCounters {
+    pub fn now() -> WriteCounters {
+        let io = std::fs::read_to_string("/proc/self/io").unwrap_or_default();
+        let field = |name: &str| {
+            io.lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.trim().parse::<u64>().ok())
+                .unwrap_or(0)
+        };
+        WriteCounters {
+            calls: field("syscw:"),
+            bytes: field("wchar:"),
+            disk_bytes: field("write_bytes:"),
+        }
+    }
+
+    /// Per item of `n`, since `earlier`: "C write() calls, B KB passed to write(), D KB to disk".
+    pub fn per_item(self, earlier: WriteCounters, n: usize) -> String {
+        let n = n.max(1) as f64;
+        format!(
+            "{:.1} write() calls, {:.1} KB passed to write(), {:.1} KB to disk",
+            (self.calls - earlier.calls) as f64 / n,
+            (self.bytes - earlier.bytes) as f64 / n / 1024.0,
+            (self.disk_bytes - earlier.disk_bytes) as f64 / n / 1024.0
+        )
+    }
+}
