@@ -8,6 +8,7 @@ pub mod migrations;
 pub mod pragmas;
 mod reader;
 mod reads;
+mod search_index;
 pub mod tables;
 mod text;
 pub mod totals;

@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "inbox",
         sql: include_str!("migrations/0011_inbox.sql"),
     },
+    Migration {
+        version: 12,
+        name: "lean_writer",
+        sql: include_str!("migrations/0012_lean_writer.sql"),
+    },
 ];
 
 /// The schema version this build creates.

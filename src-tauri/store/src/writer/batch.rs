@@ -77,11 +77,12 @@ fn run_all(
     Some(replies)
 }
 
-/// Writes the running totals the operations added to, then commits; on failure, rolls the batch
-/// back. The totals go with the rows they count: if they cannot be written, nothing is committed.
+/// Indexes the transaction's new messages for text search and writes the running totals the
+/// operations added to, then commits; on failure, rolls the batch back. The index and the totals
+/// go with the rows they describe: if they cannot be written, nothing is committed.
 fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), CommitFailed> {
-    let committed = totals
-        .flush(conn)
+    let committed = crate::search_index::catch_up(conn)
+        .and_then(|()| totals.flush(conn))
         .and_then(|()| conn.execute_batch("COMMIT"))
         .map_err(|e| CommitFailed::from_sqlite(&e));
     if let Err(e) = &committed {
