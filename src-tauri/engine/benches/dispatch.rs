@@ -106,6 +106,7 @@ fn main() {
         .unwrap();
         let t = Instant::now();
         let io = support::WriteCounters::now();
+        let (tx0, ops0) = store.writer().stats();
         let cpu = support::thread_cpu_secs("smsdesk-writer");
         let mut sent = None;
         loop {
@@ -131,10 +132,13 @@ fn main() {
             );
         }
         let all = t.elapsed();
+        let (tx1, ops1) = store.writer().stats();
         eprintln!(
-            "dispatch: per message {}; writer CPU {:.1} µs",
+            "dispatch: per message {}; writer CPU {:.1} µs; {:.2} transactions and {:.2} write operations",
             support::WriteCounters::now().per_item(io, n),
-            (support::thread_cpu_secs("smsdesk-writer") - cpu) * 1e6 / n as f64
+            (support::thread_cpu_secs("smsdesk-writer") - cpu) * 1e6 / n as f64,
+            (tx1 - tx0) as f64 / n as f64,
+            (ops1 - ops0) as f64 / n as f64,
         );
         dispatcher.stop().await;
         session.stop().await;

@@ -27,6 +27,28 @@ pub const MAX_BATCH: usize = 1_000;
 /// Operations that may wait for the writer before callers are held back.
 const QUEUE_DEPTH: usize = 16_384;
 
+/// What the writer has done since it started: for benchmarks and diagnostics (how many operations
+/// share a commit).
+#[derive(Debug, Default)]
+pub struct WriterStats {
+    transactions: std::sync::atomic::AtomicU64,
+    operations: std::sync::atomic::AtomicU64,
+}
+
+impl WriterStats {
+    fn add(&self, operations: usize) {
+        use std::sync::atomic::Ordering::Relaxed;
+        self.transactions.fetch_add(1, Relaxed);
+        self.operations.fetch_add(operations as u64, Relaxed);
+    }
+
+    /// Transactions run (committed or not) and operations they held, so far.
+    pub fn read(&self) -> (u64, u64) {
+        use std::sync::atomic::Ordering::Relaxed;
+        (self.transactions.load(Relaxed), self.operations.load(Relaxed))
+    }
+}
+
 /// Which kind of row changed; sent to subscribers after commit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Entity {

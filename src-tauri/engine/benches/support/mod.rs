@@ -1,6 +1,7 @@
 //! Shared by the benchmarks.
 
 /// The process's peak resident memory, in MiB (Linux; NaN elsewhere).
+#[allow(dead_code)]
 pub fn peak_rss_mib() -> f64 {
     status_mib("VmHWM:")
 }

@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, QUEUE_DEPTH};
+use super::{thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
 use crate::StoreError;
 
 /// A cloneable handle to the writer thread.
@@ -20,6 +20,7 @@ pub struct Writer {
     jobs: mpsc::Sender<Job>,
     /// Wait for answers as runtime work: the clock moves with the runtime's (paused) time.
     on_runtime: bool,
+    stats: Arc<WriterStats>,
     /// Makes every commit fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
     #[cfg(any(test, feature = "test-hooks"))]
     full: Arc<AtomicBool>,
@@ -39,15 +40,18 @@ impl Writer {
         let on_runtime = clock.on_runtime();
         let full = Arc::new(AtomicBool::new(false));
         let on_thread = full.clone();
+        let stats = Arc::new(WriterStats::default());
+        let counted = stats.clone();
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || thread::run(conn, rx, events, &restart, &clock, &on_thread))
+            .spawn(move || thread::run(conn, rx, events, &restart, &clock, &on_thread, &counted))
             .expect("the operating system refused to start the database writer thread");
         #[cfg(not(any(test, feature = "test-hooks")))]
         let _ = full;
         let writer = Writer {
             jobs,
             on_runtime,
+            stats,
             #[cfg(any(test, feature = "test-hooks"))]
             full,
         };
@@ -61,6 +65,11 @@ impl Writer {
     #[cfg(any(test, feature = "test-hooks"))]
     pub fn fail_commits_for_tests(&self, on: bool) {
         self.full.store(on, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// What the writer has done so far: transactions run and operations they held.
+    pub fn stats(&self) -> (u64, u64) {
+        self.stats.read()
     }
 
     /// Runs `op` in the next batch and returns its result once the batch has committed.

@@ -7,7 +7,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc};
 
-use super::{batch, Change, Job, LeadOp, Op, MAX_BATCH};
+use super::{batch, Change, Job, LeadOp, Op, WriterStats, MAX_BATCH};
 
 /// The body of the writer thread: runs batches until shut down, or until every [`super::Writer`]
 /// is gone.
@@ -18,6 +18,7 @@ pub(super) fn run(
     restart: &AtomicBool,
     clock: &Clock,
     full: &AtomicBool,
+    stats: &WriterStats,
 ) {
     let mut queue = Queue {
         rx,
@@ -31,6 +32,7 @@ pub(super) fn run(
             continue;
         }
         batch += 1;
+        stats.add(ops.len() + usize::from(lead.is_some()));
         batch::run_batch(&conn, (batch, clock.now_ms()), lead, ops, &events, full);
         if restart.swap(false, Ordering::Relaxed) {
             checkpoint(&conn);
