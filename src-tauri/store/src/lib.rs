@@ -21,6 +21,8 @@ mod full_tests;
 #[cfg(test)]
 mod open_tests;
 #[cfg(test)]
+mod replay_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};

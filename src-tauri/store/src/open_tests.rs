@@ -153,7 +153,10 @@ fn a_clean_stop_copies_the_wal_into_the_database_and_leaves_it_empty() {
         })
         .unwrap();
     let written = rows(&store);
-    assert!(std::fs::metadata(&wal).unwrap().len() > 0, "the rows are in the WAL before the stop");
+    assert!(
+        std::fs::metadata(&wal).unwrap().len() > 0,
+        "the rows are in the WAL before the stop"
+    );
     store.shutdown();
     assert_eq!(
         std::fs::metadata(&wal).map(|m| m.len()).unwrap_or(0),

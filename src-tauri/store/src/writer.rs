@@ -12,10 +12,13 @@
 //! - `thread`: the writer thread's loop, which takes a batch of jobs off the queue at a time;
 //! - `batch`: running one batch: the transaction, a savepoint per operation, the commit, then
 //!   the answers and the change events;
+//! - `replay`: operations that may run more than once ([`Writer::write_replayable`]), which
+//!   share one savepoint instead of each opening its own;
 //! - `tx`: [`WriteTx`], what an operation sees of the transaction.
 
 mod batch;
 mod handle;
+mod replay;
 mod thread;
 mod tx;
 
@@ -119,7 +122,15 @@ enum Ran {
     Failed(Reply),
 }
 
-type Op = Box<dyn FnOnce(&mut WriteTx<'_>) -> Ran + Send>;
+/// An ordinary operation, queued.
+enum Op {
+    /// Runs once, in a savepoint of its own.
+    Once(OnceOp),
+    /// May run again after a rollback (see [`replay`]).
+    Replay(Box<dyn replay::Replay>),
+}
+
+type OnceOp = Box<dyn FnOnce(&mut WriteTx<'_>) -> Ran + Send>;
 
 /// An operation that runs first in its transaction, without a savepoint (see [`Slot::submit`]).
 /// `None` asks for what it wrote to be undone and for it to be called again in a savepoint.

@@ -224,7 +224,7 @@ async fn claim(
     let _gate = claims.gate().await;
     let claimed = store
         .writer()
-        .write(move |tx| {
+        .write_replayable(move |tx| {
             let now = tx.now_ms();
             queue::claim(tx, &owner, now, lease, batch)
         })
@@ -356,7 +356,7 @@ async fn record_attempt(
     let registered_delivery = m.registered_delivery;
     let attempt = match store
         .writer()
-        .write(move |tx| {
+        .write_replayable(move |tx| {
             let wire = messages::Wire {
                 connection: &connection,
                 session_id: &session_id,
@@ -465,7 +465,7 @@ async fn finish(
     let mut pause = Duration::from_millis(100);
     let mut stopped = patience.stopped.clone();
     loop {
-        let e = match store.writer().write(op.clone()).await {
+        let e = match store.writer().write_replayable(op.clone()).await {
             Ok(next) => return Some(next),
             Err(e) => e,
         };

@@ -109,7 +109,7 @@ impl Service {
         mut news: Vec<NewMessage>,
         hashes: Hashes,
         key: Option<String>,
-        answer: impl FnOnce(Vec<SubmittedMessage>) -> T + Send + 'static,
+        answer: impl Fn(Vec<SubmittedMessage>) -> T + Send + 'static,
     ) -> Result<Answer<T>, ServiceError> {
         let scope = caller.scope();
         check_key(key.as_deref())?;
@@ -124,7 +124,7 @@ impl Service {
         let stored = self
             .store
             .writer()
-            .write(move |tx| -> Result<Stored<T>, ServiceError> {
+            .write_replayable(move |tx| -> Result<Stored<T>, ServiceError> {
                 if let Some(k) = &key {
                     if let Some(earlier) = earlier_answer(tx, &scope, k, &hashes)? {
                         return Ok(earlier);
@@ -132,7 +132,7 @@ impl Service {
                 }
                 limits::check_rate(tx, &who, news.len())?;
                 check_opt_outs(tx, &news, route == "messages/batch")?;
-                let (value, body) = insert_all(tx, &news, answer)?;
+                let (value, body) = insert_all(tx, &news, &answer)?;
                 if let Some(k) = &key {
                     idempotency::record(tx, &scope, k, &hashes.read, route, 201, &body)?;
                 }
@@ -236,7 +236,7 @@ fn earlier_answer<T>(
 fn insert_all<T: Serialize>(
     tx: &mut WriteTx<'_>,
     news: &[NewMessage],
-    answer: impl FnOnce(Vec<SubmittedMessage>) -> T,
+    answer: impl Fn(Vec<SubmittedMessage>) -> T,
 ) -> Result<(T, String), ServiceError> {
     let created_at = tx.now_ms();
     let mut done = Vec::with_capacity(news.len());

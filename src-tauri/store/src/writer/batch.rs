@@ -13,6 +13,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::Connection;
 use tokio::sync::broadcast;
 
+use super::replay::{run_together, Replay};
 use super::tx::{run_cached, Pending};
 use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, Reply, WriteTx};
 use crate::totals::Totals;
@@ -71,8 +72,20 @@ fn run_all(
     if let Some(op) = lead {
         replies.add(lead_first(conn, batch, now, pending, op).ok()?);
     }
-    for op in ops {
-        replies.add(guarded(conn, batch, now, pending, |wtx| Some(op(wtx))));
+    let mut ops = ops.into_iter().peekable();
+    while let Some(op) = ops.next() {
+        match op {
+            Op::Once(op) => replies.add(guarded(conn, batch, now, pending, |wtx| Some(op(wtx)))),
+            Op::Replay(first) => {
+                let mut together: Vec<Box<dyn Replay>> = vec![first];
+                while let Some(Op::Replay(_)) = ops.peek() {
+                    if let Some(Op::Replay(next)) = ops.next() {
+                        together.push(next);
+                    }
+                }
+                run_together(conn, (batch, now), pending, together, &mut replies);
+            }
+        }
     }
     Some(replies)
 }
@@ -101,7 +114,7 @@ fn disk_full() -> rusqlite::Error {
 }
 
 /// What became of one operation.
-enum Done {
+pub(super) enum Done {
     Applied(Reply),
     Failed(Reply),
     /// Panicked, or failed with nothing to answer: already rolled back and reported.
@@ -109,15 +122,15 @@ enum Done {
 }
 
 /// The replies a batch owes, kept until its commit's outcome is known.
-struct Replies {
+pub(super) struct Replies {
     /// Operations that succeeded: their answer is the commit's outcome.
-    applied: Vec<Reply>,
+    pub(super) applied: Vec<Reply>,
     /// Operations that failed and were rolled back: their answer is their own error.
     failed: Vec<Reply>,
 }
 
 impl Replies {
-    fn add(&mut self, done: Done) {
+    pub(super) fn add(&mut self, done: Done) {
         match done {
             Done::Applied(reply) => self.applied.push(reply),
             Done::Failed(reply) => self.failed.push(reply),
@@ -138,7 +151,7 @@ impl Replies {
 }
 
 /// Runs `f` in a savepoint of its own, undoing it when it fails or panics.
-fn guarded(
+pub(super) fn guarded(
     conn: &Connection,
     batch: u64,
     now: i64,

@@ -11,7 +11,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
-use super::{thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
+use super::{replay, thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
 use crate::StoreError;
 
 /// A cloneable handle to the writer thread.
@@ -80,6 +80,32 @@ impl Writer {
         E: From<StoreError> + Send + 'static,
     {
         let (job, rx) = package(op);
+        self.queue_and_wait(job, rx).await
+    }
+
+    /// Like [`Writer::write`], for an operation that may be run more than once in its
+    /// transaction: it must do nothing but read and write through `tx`, so that running it again
+    /// after its writes were rolled back gives what one run would have. Such operations share one
+    /// savepoint (a savepoint copies aside every page its operations change, the writer's main
+    /// cost per operation); when one of them fails, they are all rolled back and run again one by
+    /// one, each in a savepoint of its own, so only the one that failed is left out. The caller
+    /// gets the value of the run that committed.
+    pub async fn write_replayable<T, E, F>(&self, op: F) -> Result<T, E>
+    where
+        F: FnMut(&mut WriteTx<'_>) -> Result<T, E> + Send + 'static,
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
+        let (job, rx) = replay::package(op);
+        self.queue_and_wait(job, rx).await
+    }
+
+    /// Queues `job` and waits for its answer on `rx`.
+    async fn queue_and_wait<T, E>(&self, job: Job, rx: oneshot::Receiver<Result<T, E>>) -> Result<T, E>
+    where
+        T: Send + 'static,
+        E: From<StoreError> + Send + 'static,
+    {
         self.jobs.send(job).await.map_err(|_| StoreError::Closed)?;
         let answer = if self.on_runtime {
             answer_as_runtime_work(rx).await
@@ -200,7 +226,7 @@ where
     E: From<StoreError> + Send + 'static,
 {
     let (tx, rx) = oneshot::channel::<Result<T, E>>();
-    let op: Op = Box::new(move |wtx| match op(wtx) {
+    let op: super::OnceOp = Box::new(move |wtx| match op(wtx) {
         Ok(value) => Ran::Applied(Box::new(move |commit| {
             let _ = tx.send(commit.map(|()| value).map_err(|e| e.error().into()));
         })),
@@ -208,5 +234,5 @@ where
             let _ = tx.send(Err(err));
         })),
     });
-    (Job::Op(op), rx)
+    (Job::Op(Op::Once(op)), rx)
 }
