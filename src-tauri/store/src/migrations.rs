@@ -74,6 +74,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "inbox",
         sql: include_str!("migrations/0011_inbox.sql"),
     },
+    Migration {
+        version: 12,
+        name: "created_totals",
+        sql: include_str!("migrations/0012_created_totals.sql"),
+    },
 ];
 
 /// The schema version this build creates.

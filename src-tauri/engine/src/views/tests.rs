@@ -20,6 +20,7 @@ use crate::receipts::exceptions::{self as resolve, Action, Resolution};
 use crate::receipts::ingest::{Ingested, Ingestor, SmppReceived};
 use crate::receipts::parse::Tlv;
 use crate::receipts::policy::ReceiptPolicy;
+use crate::store::totals::Delta;
 use crate::store::Text;
 use crate::store::{Store, StoreError, WriteTx};
 
@@ -1134,10 +1135,12 @@ fn a_date_range_stays_exact_after_the_clock_was_set_back() {
              VALUES (?1, 'api', '+33600000000', '+33600000000', 'late clock', 'gsm7', 1, 'otp', 5, 1, 'sandbox')",
             [t2 - 1],
         )?;
+        let id = tx.sql_for_tests().last_insert_rowid();
+        tx.count_for_tests(Delta::Created { id, created_at: t2 - 1 });
         tx.sql_for_tests().execute(
             "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at)
-             VALUES (last_insert_rowid(), 'queued', 5, 0, 0)",
-            [],
+             VALUES (?1, 'queued', 5, 0, 0)",
+            [id],
         )?;
         Ok(())
     });
@@ -1562,9 +1565,9 @@ mod charts {
     }
 
     /// Rows written at chosen times, so buckets and latencies are known exactly: messages,
-    /// attempts and logical events with plain SQL (the schema's triggers keep their totals),
-    /// receipts through the receipt log and projections through `project::save`, which record
-    /// theirs as the engine's own writes do.
+    /// attempts and logical events with plain SQL (the schema's triggers keep the attempts'
+    /// totals; a message records its own, as intake does), receipts through the receipt log and
+    /// projections through `project::save`, which record theirs as the engine's own writes do.
     struct Rows<'t, 'c> {
         tx: &'t mut WriteTx<'c>,
         next: i64,
@@ -1584,6 +1587,7 @@ mod charts {
                     params![id, at],
                 )
                 .unwrap();
+            self.tx.count_for_tests(Delta::Created { id, created_at: at });
             self.tx
                 .sql_for_tests()
                 .execute(
