@@ -5,7 +5,11 @@
 //! Then every view is timed through the store's reader pool, as the API and UI call it, and the
 //! median and 99th percentile of each are printed.
 //!
-//!   cargo bench -p smsdesk-engine --bench views [-- N]     (default 1000000)
+//! With `today`, the same N messages are all created today (from UTC midnight to now; the last
+//! ten minutes when the day is younger): what the dashboard's counts of the day cost when the day
+//! is busy.
+//!
+//!   cargo bench -p smsdesk-engine --bench views [-- N [today]]     (default 1000000)
 
 mod support;
 
@@ -252,9 +256,9 @@ impl Seeder<'_> {
             .unwrap();
     }
 
-    fn message(&mut self, i: usize, n: usize, start: i64, r: &mut Rng) {
+    fn message(&mut self, i: usize, n: usize, (start, span): (i64, i64), r: &mut Rng) {
         let m = i as i64 + 1;
-        let at = start + (i as i64) * (30 * DAY) / n as i64;
+        let at = start + (i as i64) * span / n as i64;
         let kind = match r.below(10) {
             0 => MessageKind::Otp,
             1..=7 => MessageKind::Transactional,
@@ -431,11 +435,21 @@ impl Seeder<'_> {
     }
 }
 
-fn seed(path: &std::path::Path, n: usize) {
+/// When the fixture's messages are created: the last 30 days, or with `today` from UTC midnight
+/// (at least the last ten minutes) to now.
+fn times(today: bool) -> (i64, i64) {
+    let now = now_ms();
+    let span = match today {
+        true => (now % DAY).max(10 * 60_000),
+        false => 30 * DAY,
+    };
+    (now - span, span)
+}
+
+fn seed(path: &std::path::Path, n: usize, times: (i64, i64)) {
     let mut c = Connection::open(path).unwrap();
     c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -200000;")
         .unwrap();
-    let start = now_ms() - 30 * DAY;
     let mut r = Rng(0x9E37_79B9_7F4A_7C15);
     const CHUNK: usize = 50_000;
     let (mut receipts, mut events, mut exceptions, mut attempts) = (0, 0, 0, 0);
@@ -449,7 +463,7 @@ fn seed(path: &std::path::Path, n: usize) {
             attempts,
         };
         for i in from..(from + CHUNK).min(n) {
-            s.message(i, n, start, &mut r);
+            s.message(i, n, times, &mut r);
         }
         (receipts, events, exceptions, attempts) = (s.receipts, s.events, s.exceptions, s.attempts);
         tx.commit().unwrap();
@@ -482,12 +496,13 @@ fn measure(name: &str, runs: usize, mut f: impl FnMut(usize) -> usize) {
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let today = args.iter().any(|a| a == "today");
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("bench.db");
     // Create the schema (every migration, views included), then write the fixture directly.
     Store::open(&path).unwrap().shutdown();
     let t = Instant::now();
-    seed(&path, n);
+    seed(&path, n, times(today));
     let db_mib = std::fs::metadata(&path)
         .map(|m| m.len() as f64 / 1_048_576.0)
         .unwrap_or(0.0);
@@ -512,7 +527,11 @@ fn main() {
     let mut r = Rng(42);
     let runs = 200;
 
-    println!("views: {n} messages, pages of 50, reader pool, warm page cache");
+    let created = match today {
+        true => "all created today",
+        false => "created over 30 days",
+    };
+    println!("views: {n} messages {created}, pages of 50, reader pool, warm page cache");
     measure("first page, no filter", runs, |_| list(MessageFilter::default()));
     let deep = {
         let mut f = MessageFilter::default();
@@ -592,8 +611,18 @@ fn main() {
         let d = destination(r.below(200_000));
         list(filter(&|f| f.destination = Some(d.clone())))
     });
-    measure("destination, prefix +3361*", runs, |_| {
+    measure("destination, prefix +3361* (10%)", runs, |_| {
         list(filter(&|f| f.destination = Some("+3361*".to_owned())))
+    });
+    measure("destination, prefix +33612* (1%)", runs, |_| {
+        list(filter(&|f| f.destination = Some("+33612*".to_owned())))
+    });
+    measure("destination, prefix +3361234* (0.01%)", runs, |_| {
+        list(filter(&|f| f.destination = Some("+3361234*".to_owned())))
+    });
+    measure("destination, rare prefix (~0.001%)", runs, |i| {
+        let p = format!("+336{}*", 12_345 + (i % 50) * 1_717);
+        list(filter(&|f| f.destination = Some(p.clone())))
     });
     measure("message detail", runs, |_| {
         let id = 1 + r.below(n as u64) as i64;
@@ -650,6 +679,18 @@ fn main() {
             .queue
             .len()
     });
+    measure("dashboard, today from local midnight at +05:30", runs, |_| {
+        reader
+            .read_blocking(move |c| views::dashboard_at(c, now_ms(), 330))
+            .unwrap()
+            .queue
+            .len()
+    });
+    let d = reader.read_blocking(|c| views::dashboard_at(c, now_ms(), 0)).unwrap();
+    println!(
+        "views: dashboard: {} messages, {} created today (UTC), {} in the last 24 h",
+        d.messages_total, d.created_today, d.created_last_24h
+    );
     for (window, name) in [
         (ActivityWindow::Hour, "charts: last hour by minute"),
         (ActivityWindow::Day, "charts: last 24 h by hour"),

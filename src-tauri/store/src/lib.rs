@@ -17,6 +17,8 @@ pub mod views;
 mod writer;
 
 #[cfg(test)]
+mod created_tests;
+#[cfg(test)]
 mod full_tests;
 #[cfg(test)]
 mod open_tests;

@@ -76,8 +76,13 @@ pub const MIGRATIONS: &[Migration] = &[
     },
     Migration {
         version: 12,
+        name: "created_totals",
+        sql: include_str!("migrations/0012_created_totals.sql"),
+    },
+    Migration {
+        version: 13,
         name: "lean_writer",
-        sql: include_str!("migrations/0012_lean_writer.sql"),
+        sql: include_str!("migrations/0013_lean_writer.sql"),
     },
 ];
 

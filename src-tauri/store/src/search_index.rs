@@ -8,7 +8,7 @@
 //! then merged again: most of what an HTTP request cost the writer. Indexing the transaction's
 //! messages in one statement writes one segment per transaction.
 //!
-//! `search_indexed.upto` (migration 12) is the highest message id in the index. Message ids only
+//! `search_indexed.upto` (migration 13) is the highest message id in the index. Message ids only
 //! grow (AUTOINCREMENT) and message rows are immutable, so the messages past it are exactly those
 //! still to index, however they were inserted.
 

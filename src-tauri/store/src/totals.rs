@@ -1,21 +1,23 @@
 //! Running totals the writer keeps for the dashboard: receipts received and receipt latency by
-//! minute, hour and day (`activity_count`, `activity_latency`), messages by outcome and by day of
-//! creation (`activity_outcome`), and projections by state (`view_count`).
+//! minute, hour and day (`activity_count`, `activity_latency`), messages created by minute, hour
+//! and day (`activity_count`, metric 'created'), messages by outcome and by day of creation
+//! (`activity_outcome`), and messages in all, projections by state and the steps back of the clock
+//! (`view_count`).
 //!
-//! Receipt ingestion changes these on every receipt. Schema version 5 kept them with triggers,
-//! three to eight upserts per receipt; now each write that changes a total records what it adds
-//! here ([`WriteTx::count`](super::WriteTx::count)), and the writer adds the sums of the whole
-//! transaction just before it commits: a few upserts per transaction instead of per receipt. The
-//! totals stay exact and in step: they are written in the same transaction as the rows they
-//! count, and what a rolled-back savepoint recorded is dropped with it.
+//! Receipt ingestion changes these on every receipt, intake on every message. Schema version 5
+//! kept them with triggers, three to eight upserts per receipt and three per message; now each
+//! write that changes a total records what it adds here ([`WriteTx::count`](super::WriteTx::count)),
+//! and the writer adds the sums of the whole transaction just before it commits: a few upserts per
+//! transaction instead of per row. The totals stay exact and in step: they are written in the same
+//! transaction as the rows they count, and what a rolled-back savepoint recorded is dropped with it.
 //!
 //! What each total means, and the SQL that recomputes it from the evidence, are in
-//! `migrations/0005_activity.sql`; the triggers that remain there (submits, messages, queue
-//! statuses) still keep their parts.
+//! `migrations/0005_activity.sql` (and `0012_created_totals.sql` for the messages created); the
+//! triggers that remain there (submits, queue statuses) still keep their parts.
 
 use std::collections::BTreeMap;
 
-use rusqlite::{params, Connection};
+use rusqlite::{Connection, OptionalExtension};
 
 pub const MINUTE_MS: i64 = 60_000;
 pub const HOUR_MS: i64 = 3_600_000;
@@ -40,6 +42,8 @@ pub enum Delta {
     },
     /// `n` more (or fewer) projections stand at `state`.
     ProjectionState { state: &'static str, n: i64 },
+    /// Message `id` was written, created at `created_at`.
+    Created { id: i64, created_at: i64 },
 }
 
 /// The changes recorded since the transaction began.
@@ -69,69 +73,142 @@ impl Totals {
     /// Adds the recorded changes to the tables, summed: one upsert per bucket touched. Run in the
     /// transaction that recorded them, just before it commits.
     pub(crate) fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
-        let mut counts: BTreeMap<(i64, i64), i64> = BTreeMap::new();
-        let mut latencies: BTreeMap<(i64, i64, i64), i64> = BTreeMap::new();
-        let mut outcomes: BTreeMap<(i64, &'static str), i64> = BTreeMap::new();
-        let mut states: BTreeMap<&'static str, i64> = BTreeMap::new();
+        let mut sums = Sums::default();
+        let mut created = Vec::new();
         for d in self.deltas.drain(..) {
-            match d {
-                Delta::Receipt { at } => {
-                    for g in GRAINS {
-                        *counts.entry((g, at - at % g)).or_default() += 1;
-                    }
-                }
-                Delta::Latency { at, ms } => {
-                    let latency_ms = latency_bin(ms);
-                    for g in GRAINS {
-                        *latencies.entry((g, at - at % g, latency_ms)).or_default() += 1;
-                    }
-                }
-                Delta::Outcome { created_at, outcome, n } => {
-                    *outcomes.entry((created_at - created_at % DAY_MS, outcome)).or_default() += n;
-                }
-                Delta::ProjectionState { state, n } => *states.entry(state).or_default() += n,
+            sums.add(d);
+            if let Delta::Created { id, created_at } = d {
+                created.push((id, created_at));
             }
         }
-        if !counts.is_empty() {
-            let mut s = conn.prepare_cached(
-                "INSERT INTO activity_count (grain, bucket, metric, n) VALUES (?1, ?2, 'receipt', ?3)
-                 ON CONFLICT (grain, bucket, metric) DO UPDATE SET n = n + excluded.n",
-            )?;
-            for ((grain, bucket), n) in counts {
-                s.execute(params![grain, bucket, n])?;
-            }
+        let backwards = steps_back(conn, created)?;
+        if backwards > 0 {
+            *sums.views.entry(("clock", "backwards")).or_default() += backwards;
         }
-        if !latencies.is_empty() {
-            let mut s = conn.prepare_cached(
-                "INSERT INTO activity_latency (grain, bucket, latency_ms, n) VALUES (?1, ?2, ?3, ?4)
-                 ON CONFLICT (grain, bucket, latency_ms) DO UPDATE SET n = n + excluded.n",
-            )?;
-            for ((grain, bucket, latency), n) in latencies {
-                s.execute(params![grain, bucket, latency, n])?;
-            }
-        }
-        let outcomes: Vec<_> = outcomes.into_iter().filter(|(_, n)| *n != 0).collect();
-        if !outcomes.is_empty() {
-            let mut s = conn.prepare_cached(
-                "INSERT INTO activity_outcome (day, outcome, n) VALUES (?1, ?2, ?3)
-                 ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n",
-            )?;
-            for ((day, outcome), n) in outcomes {
-                s.execute(params![day, outcome, n])?;
-            }
-        }
-        let states: Vec<_> = states.into_iter().filter(|(_, n)| *n != 0).collect();
-        if !states.is_empty() {
-            let mut s = conn.prepare_cached(
-                "INSERT INTO view_count (scope, value, n) VALUES ('projection', ?1, ?2)
-                 ON CONFLICT (scope, value) DO UPDATE SET n = n + excluded.n",
-            )?;
-            for (state, n) in states {
-                s.execute(params![state, n])?;
-            }
-        }
-        Ok(())
+        sums.write(conn)
     }
+}
+
+/// A transaction's changes, summed by the row of the table they go to.
+#[derive(Default)]
+struct Sums {
+    /// `activity_count`: (grain, bucket, metric).
+    counts: BTreeMap<(i64, i64, &'static str), i64>,
+    /// `activity_latency`: (grain, bucket, latency).
+    latencies: BTreeMap<(i64, i64, i64), i64>,
+    /// `activity_outcome`: (day, outcome).
+    outcomes: BTreeMap<(i64, &'static str), i64>,
+    /// `view_count`: (scope, value).
+    views: BTreeMap<(&'static str, &'static str), i64>,
+}
+
+impl Sums {
+    fn add(&mut self, d: Delta) {
+        match d {
+            Delta::Receipt { at } => {
+                for g in GRAINS {
+                    *self.counts.entry((g, at - at % g, "receipt")).or_default() += 1;
+                }
+            }
+            Delta::Latency { at, ms } => {
+                let latency_ms = latency_bin(ms);
+                for g in GRAINS {
+                    *self.latencies.entry((g, at - at % g, latency_ms)).or_default() += 1;
+                }
+            }
+            Delta::Outcome { created_at, outcome, n } => {
+                *self
+                    .outcomes
+                    .entry((created_at - created_at % DAY_MS, outcome))
+                    .or_default() += n;
+            }
+            Delta::ProjectionState { state, n } => *self.views.entry(("projection", state)).or_default() += n,
+            Delta::Created { created_at, .. } => {
+                for g in GRAINS {
+                    *self
+                        .counts
+                        .entry((g, created_at - created_at % g, "created"))
+                        .or_default() += 1;
+                }
+                *self
+                    .outcomes
+                    .entry((created_at - created_at % DAY_MS, "created"))
+                    .or_default() += 1;
+                *self.views.entry(("message", "all")).or_default() += 1;
+            }
+        }
+    }
+
+    fn write(self, conn: &Connection) -> rusqlite::Result<()> {
+        upsert(
+            conn,
+            "INSERT INTO activity_count (grain, bucket, metric, n) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (grain, bucket, metric) DO UPDATE SET n = n + excluded.n",
+            self.counts.into_iter().map(|((g, b, m), n)| ((g, b, m, n), n)),
+        )?;
+        upsert(
+            conn,
+            "INSERT INTO activity_latency (grain, bucket, latency_ms, n) VALUES (?1, ?2, ?3, ?4)
+             ON CONFLICT (grain, bucket, latency_ms) DO UPDATE SET n = n + excluded.n",
+            self.latencies.into_iter().map(|((g, b, l), n)| ((g, b, l, n), n)),
+        )?;
+        upsert(
+            conn,
+            "INSERT INTO activity_outcome (day, outcome, n) VALUES (?1, ?2, ?3)
+             ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n",
+            self.outcomes.into_iter().map(|((d, o), n)| ((d, o, n), n)),
+        )?;
+        upsert(
+            conn,
+            "INSERT INTO view_count (scope, value, n) VALUES (?1, ?2, ?3)
+             ON CONFLICT (scope, value) DO UPDATE SET n = n + excluded.n",
+            self.views.into_iter().map(|((s, v), n)| ((s, v, n), n)),
+        )
+    }
+}
+
+/// Runs `sql` once for each row whose addition is not zero.
+fn upsert<P: rusqlite::Params>(
+    conn: &Connection,
+    sql: &str,
+    rows: impl Iterator<Item = (P, i64)>,
+) -> rusqlite::Result<()> {
+    let mut rows = rows.filter(|(_, n)| *n != 0).peekable();
+    if rows.peek().is_none() {
+        return Ok(());
+    }
+    let mut s = conn.prepare_cached(sql)?;
+    for (p, _) in rows {
+        s.execute(p)?;
+    }
+    Ok(())
+}
+
+/// How many of the messages a transaction wrote (ids and creation times) were created before a
+/// message written ahead of them (the clock was set back): the count that tells the message list
+/// whether creation times still follow ids (`view_count` 'clock'/'backwards', migration 3). One
+/// index probe per transaction: the latest creation time among the messages written before it,
+/// found from the top of `message_created`, past this transaction's own rows only.
+fn steps_back(conn: &Connection, mut created: Vec<(i64, i64)>) -> rusqlite::Result<i64> {
+    created.sort_unstable();
+    let Some(&(first, _)) = created.first() else {
+        return Ok(0);
+    };
+    let mut latest: Option<i64> = conn
+        .prepare_cached(
+            "SELECT created_at FROM message INDEXED BY message_created WHERE id < ?1
+             ORDER BY created_at DESC LIMIT 1",
+        )?
+        .query_row([first], |r| r.get(0))
+        .optional()?;
+    let mut backwards = 0;
+    for (_, at) in created {
+        if latest.is_some_and(|l| at < l) {
+            backwards += 1;
+        }
+        latest = Some(latest.map_or(at, |l| l.max(at)));
+    }
+    Ok(backwards)
 }
 
 /// A latency as the totals keep it: two significant digits, rounded down (the rule the SQL of
@@ -146,23 +223,37 @@ pub fn latency_bin(ms: i64) -> i64 {
 }
 
 /// Recomputes every running total from the rows it counts, in place of what is stored ([`FILL`],
-/// and for projections by state a count of them). For fixtures written with plain SQL, and to
-/// check the totals kept; the engine keeps them as it writes.
+/// and in `view_count` the counts of projections by state, of messages and of the clock's steps
+/// back). For fixtures written with plain SQL, and to check the totals kept; the engine keeps them
+/// as it writes.
 ///
 /// One difference with the totals kept as rows are written: a first final that an operator's
 /// decision later replaced was counted in the latency totals when it arrived, and is not here.
 pub fn refill(c: &Connection) -> rusqlite::Result<()> {
     c.execute_batch(&format!(
         "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
-         DELETE FROM view_count WHERE scope = 'projection';
+         DELETE FROM view_count WHERE scope = 'projection' OR scope = 'message' OR scope = 'clock';
          INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
+         INSERT INTO view_count (scope, value, n) SELECT 'message', 'all', count(*) FROM message;
+         {BACKWARDS}
          {FILL}"
     ))
 }
 
+/// How many messages were created before a message written ahead of them (migration 3's
+/// statement).
+const BACKWARDS: &str = "
+INSERT INTO view_count (scope, value, n)
+SELECT 'clock', 'backwards', count(*) FROM (
+    SELECT created_at,
+           max(created_at) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
+    FROM message
+) WHERE created_at < before;
+";
+
 /// The totals of every row, as the current schema defines them (version 5's statements, with a
 /// try never written left out and a long message whose parts all have their finals counted as a
-/// first final, as version 9 does).
+/// first final, as version 9 does, and version 12's messages created by minute, hour and day).
 const FILL: &str = "
 INSERT INTO activity_count (grain, bucket, metric, n)
 SELECT g.grain, a.created_at - a.created_at % g.grain,
@@ -203,6 +294,15 @@ FROM activity_grain g,
       JOIN attempt a ON a.id = last.id
       WHERE p.rule = 'first_final' OR p.rule = 'parts_final') l
 GROUP BY 1, 2, 3;
+
+INSERT INTO activity_count (grain, bucket, metric, n)
+SELECT 60000, created_at - created_at % 60000, 'created', count(*) FROM message GROUP BY 2;
+INSERT INTO activity_count (grain, bucket, metric, n)
+SELECT 3600000, bucket - bucket % 3600000, 'created', sum(n) FROM activity_count
+WHERE grain = 60000 AND metric = 'created' GROUP BY 2;
+INSERT INTO activity_count (grain, bucket, metric, n)
+SELECT 86400000, bucket - bucket % 86400000, 'created', sum(n) FROM activity_count
+WHERE grain = 3600000 AND metric = 'created' GROUP BY 2;
 
 INSERT INTO activity_outcome (day, outcome, n)
 SELECT created_at - created_at % 86400000, 'created', count(*) FROM message GROUP BY 1;

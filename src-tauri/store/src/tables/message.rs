@@ -5,6 +5,7 @@ use smsdesk_core::domain::MessageKind;
 use smsdesk_core::message::{queue_priority, NewMessage};
 use smsdesk_core::receipts::mismatch;
 
+use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::{StoreError, Text};
@@ -49,6 +50,9 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
         )?
         .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now, m.valid_until])?;
     tx.changed(Entity::Message, id);
+    // The messages created by minute, hour and day, in all, and the clock's steps back: summed
+    // for the whole transaction and written before it commits (see `crate::totals`).
+    tx.count(Delta::Created { id, created_at: now });
     Ok(id)
 }
 

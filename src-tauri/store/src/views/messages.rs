@@ -2,13 +2,23 @@
 //!
 //! How a page is found, so that it stays fast on a million messages:
 //! - One index *drives* the page, walked newest first from the cursor: the full-text index when
-//!   `q` is given, else the destination index for an exact destination, else `queue (status,
-//!   message_id)` for a status, else `projection (state, message_id)` for a state other than
-//!   pending, else the message table itself. The order is always the message id, so a page never
-//!   needs a sort and stops as soon as it is full.
+//!   `q` is given, else the destination index for an exact destination, else the API key's index
+//!   for a key's own messages, else `queue (status, message_id)` for a status, else `projection
+//!   (state, message_id)` for a state other than pending, else the message table itself. The order
+//!   is the message id, so the page needs no sort and stops as soon as it is full.
+//! - A destination prefix (without words) is a range of the destination index, which is ordered by
+//!   number, not id. Its entries after the cursor are first counted in that index alone (no row
+//!   read), up to one more than [`SCAN_BUDGET`]: none, and the page is empty at once; no more than
+//!   the budget, and the range drives: its ids are sorted newest first (the one sort a page may
+//!   make: of ids only, at most the budget of them) and rows are read in that order until the page
+//!   is full, so the matches of a rare prefix come on the first page however old they are. A larger
+//!   range has many matches: the page is driven as if there were no prefix, which is checked on
+//!   each row; should that find none within the budget (the matches are all older), the newest of
+//!   the range's ids, up to the budget, drive the page instead: a prefix alone never gives an empty
+//!   page while it has matches.
 //! - A creation-time range narrows whichever index drives to an id range (two lookups in
 //!   `message_created`), as long as creation times have followed ids; should the clock ever have
-//!   been set back, it is checked row by row instead (migration 3 keeps count).
+//!   been set back, it is checked row by row instead (the writer counts the steps back).
 //! - Every other filter is checked on the driven rows. So that a rare combination cannot turn one
 //!   request into a scan of the whole table, a page looks at no more than [`SCAN_BUDGET`]
 //!   candidates: when it stops there it comes back with fewer items than asked (possibly none),
@@ -47,7 +57,7 @@ pub const SCAN_BUDGET: i64 = 20_000;
 const LIST: &str = "messages";
 
 /// One page of messages, newest first.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct MessagePage {
     pub items: Vec<MessageSummary>,
@@ -66,13 +76,15 @@ pub fn list_messages(c: &Connection, f: &MessageFilter) -> Result<MessagePage, V
 /// How many messages a filter selects in all (its cursor and limit are ignored). Unlike a page,
 /// this reads every match: for exports and reports, not for every screen refresh.
 pub fn count_messages(c: &Connection, f: &MessageFilter) -> Result<u64, ViewError> {
-    let mut plan = Plan::new(
-        &MessageFilter {
-            cursor: None,
-            ..f.clone()
-        },
-        SCAN_BUDGET,
-    )?;
+    let f = MessageFilter {
+        cursor: None,
+        ..f.clone()
+    };
+    // A prefix counts its range of the destination index rather than every message.
+    let mut plan = match Plan::by_prefix(&f, SCAN_BUDGET)? {
+        Some(plan) => plan,
+        None => Plan::new(&f, SCAN_BUDGET)?,
+    };
     snapshot(c, |c| {
         if !plan.bound_dates(c)? {
             return Ok(0);
@@ -91,50 +103,100 @@ pub fn count_messages(c: &Connection, f: &MessageFilter) -> Result<u64, ViewErro
 
 /// [`list_messages`] with another scan budget (tests use a small one).
 pub fn list_with_budget(c: &Connection, f: &MessageFilter, budget: i64) -> Result<MessagePage, ViewError> {
+    let by_prefix = Plan::by_prefix(f, budget)?;
     let mut plan = Plan::new(f, budget)?;
     snapshot(c, |c| {
-        if !plan.bound_dates(c)? {
-            return Ok(MessagePage {
-                items: Vec::new(),
-                next_cursor: None,
-                scan_limited: false,
-            });
+        let Some(mut ranged) = by_prefix else {
+            return match plan.bound_dates(c)? {
+                true => page(c, &plan),
+                false => Ok(MessagePage::default()),
+            };
+        };
+        if !ranged.bound_dates(c)? {
+            return Ok(MessagePage::default());
         }
-        let floor: Option<i64> = match plan.floor_query() {
-            Some((sql, params)) => c
-                .prepare_cached(&sql)?
-                .query_row(params_from_iter(params), |r| r.get(0))
-                .optional()?,
-            None => None,
-        };
-        let (sql, params) = plan.page_query(floor);
-        let mut items = c
-            .prepare_cached(&sql)?
-            .query_map(params_from_iter(params), summary_row)?
-            .collect::<Result<Vec<_>, _>>()?;
-
-        let (next_cursor, scan_limited) = if items.len() > plan.limit {
-            items.truncate(plan.limit);
-            (items.last().map(|m| cursor::encode(LIST, m.id)), false)
-        } else if let Some(floor) = floor {
-            (Some(cursor::encode(LIST, floor)), true)
-        } else {
-            (None, false)
-        };
-        Ok(MessagePage {
-            items,
-            next_cursor,
-            scan_limited,
-        })
+        let entries = prefix_entries(c, &ranged)?;
+        if entries == 0 {
+            return Ok(MessagePage::default());
+        }
+        if ranged.range_within_budget(entries) {
+            return page(c, &ranged);
+        }
+        // More entries than the budget: matches are many, and the message ids find them faster
+        // than a sort of the whole range would; but should they all be older than the budget
+        // reaches, the range's newest (a sort of all its ids) give the page instead of nothing.
+        if !plan.bound_dates(c)? {
+            return Ok(MessagePage::default());
+        }
+        let by_id = page(c, &plan)?;
+        if by_id.items.is_empty() && by_id.scan_limited {
+            return page(c, &ranged);
+        }
+        Ok(by_id)
     })
 }
 
-/// The query plans SQLite picks for a filter's queries (the budget probe, then the page), for
-/// tests that pin down index use and for whoever checks one by hand.
+/// How many entries the destination prefix's range has after the cursor, up to one more than the
+/// budget.
+fn prefix_entries(c: &Connection, plan: &Plan) -> Result<i64, ViewError> {
+    let (sql, params) = plan.range_probe();
+    Ok(c.prepare_cached(&sql)?
+        .query_row(params_from_iter(params), |r| r.get(0))?)
+}
+
+/// The page a plan gives: its rows down to where the scan budget ends, when rows may be skipped.
+fn page(c: &Connection, plan: &Plan) -> Result<MessagePage, ViewError> {
+    let floor: Option<i64> = match plan.floor_query() {
+        Some((sql, params)) => c
+            .prepare_cached(&sql)?
+            .query_row(params_from_iter(params), |r| r.get(0))
+            .optional()?,
+        None => None,
+    };
+    let (sql, params) = plan.page_query(floor);
+    let mut items = c
+        .prepare_cached(&sql)?
+        .query_map(params_from_iter(params), summary_row)?
+        .collect::<Result<Vec<_>, _>>()?;
+
+    let (next_cursor, scan_limited) = if items.len() > plan.limit {
+        items.truncate(plan.limit);
+        (items.last().map(|m| cursor::encode(LIST, m.id)), false)
+    } else if let Some(floor) = floor {
+        (Some(cursor::encode(LIST, floor)), true)
+    } else {
+        (None, false)
+    };
+    Ok(MessagePage {
+        items,
+        next_cursor,
+        scan_limited,
+    })
+}
+
+/// The query plans SQLite picks for a filter's queries (for a destination prefix, the count of its
+/// range; then the budget probe and the page of the plan that range chooses), for tests that pin
+/// down index use and for whoever checks one by hand.
 pub fn query_plans(c: &Connection, f: &MessageFilter) -> Result<Vec<String>, ViewError> {
-    let mut plan = Plan::new(f, SCAN_BUDGET)?;
-    plan.bound_dates(c)?;
-    let mut queries: Vec<(String, Vec<Value>)> = plan.floor_query().into_iter().collect();
+    let mut queries: Vec<(String, Vec<Value>)> = Vec::new();
+    let by_id = |c: &Connection| -> Result<Plan, ViewError> {
+        let mut plan = Plan::new(f, SCAN_BUDGET)?;
+        plan.bound_dates(c)?;
+        Ok(plan)
+    };
+    let plan = match Plan::by_prefix(f, SCAN_BUDGET)? {
+        Some(mut ranged) => {
+            ranged.bound_dates(c)?;
+            queries.push(ranged.range_probe());
+            let entries = prefix_entries(c, &ranged)?;
+            match ranged.range_within_budget(entries) {
+                true => ranged,
+                false => by_id(c)?,
+            }
+        }
+        None => by_id(c)?,
+    };
+    queries.extend(plan.floor_query());
     queries.push(plan.page_query(Some(1)));
     let mut out = Vec::new();
     for (sql, params) in queries {

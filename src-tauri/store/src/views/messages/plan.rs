@@ -16,6 +16,9 @@ use smsdesk_core::domain::DeliveryState;
 enum Driver {
     Text,
     Destination,
+    /// The destination index's range for a prefix: not in id order, so its ids are sorted first
+    /// (only when the range is small: see the parent module).
+    Prefix,
     Key,
     Status,
     State,
@@ -25,8 +28,9 @@ enum Driver {
 impl Driver {
     /// The index for a filter: the full-text index for words to search for, else the destination
     /// index for an exact destination, else the API key's index for a key's own messages, else the
-    /// queue's status index, else the projection's state
-    /// index for a state other than pending, else the message table itself.
+    /// queue's status index, else the projection's state index for a state other than pending,
+    /// else the message table itself. (A destination prefix's range is chosen by a count of it:
+    /// [`Plan::by_prefix`].)
     fn choose(f: &MessageFilter, text: bool, dest: Option<&Destination>) -> Driver {
         if text {
             Driver::Text
@@ -47,7 +51,7 @@ impl Driver {
     fn table(self) -> &'static str {
         match self {
             Driver::Text => "message_fts f",
-            Driver::Destination => "message m INDEXED BY message_destination",
+            Driver::Destination | Driver::Prefix => "message m INDEXED BY message_destination",
             Driver::Key => "message m INDEXED BY message_api_key",
             Driver::Status => "queue q INDEXED BY queue_status_message",
             Driver::State => "projection p INDEXED BY projection_state",
@@ -63,7 +67,7 @@ impl Driver {
                 "{t} CROSS JOIN message m ON m.id = f.rowid CROSS JOIN queue q ON q.message_id = m.id
                  LEFT JOIN projection p ON p.message_id = m.id"
             ),
-            Driver::Destination | Driver::Key | Driver::All => {
+            Driver::Destination | Driver::Prefix | Driver::Key | Driver::All => {
                 format!("{t} CROSS JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id")
             }
             Driver::Status => {
@@ -79,7 +83,7 @@ impl Driver {
     fn id(self) -> &'static str {
         match self {
             Driver::Text => "f.rowid",
-            Driver::Destination | Driver::Key | Driver::All => "m.id",
+            Driver::Destination | Driver::Prefix | Driver::Key | Driver::All => "m.id",
             Driver::Status => "q.message_id",
             Driver::State => "p.message_id",
         }
@@ -115,6 +119,8 @@ pub(super) struct Plan {
     /// The page size asked for.
     pub(super) limit: usize,
     budget: i64,
+    /// Every candidate fits in the budget (a prefix's range counted): no floor to look for.
+    within_budget: bool,
 }
 
 impl Plan {
@@ -122,13 +128,34 @@ impl Plan {
     /// the page and sorts each filter's condition onto it or onto the rows it gives. `budget` is
     /// the most candidate rows one page looks at.
     pub(super) fn new(f: &MessageFilter, budget: i64) -> Result<Plan, ViewError> {
+        Plan::build(f, budget, false)
+    }
+
+    /// The plan driven by the destination index's range, when `f` has a destination prefix and no
+    /// words to search for (the full-text index drives those); `None` otherwise.
+    pub(super) fn by_prefix(f: &MessageFilter, budget: i64) -> Result<Option<Plan>, ViewError> {
+        let prefix = matches!(
+            f.destination.as_deref().and_then(destination),
+            Some(Destination::Prefix(_))
+        );
+        if !prefix || text_query(f)?.is_some() {
+            return Ok(None);
+        }
+        Plan::build(f, budget, true).map(Some)
+    }
+
+    fn build(f: &MessageFilter, budget: i64, by_prefix: bool) -> Result<Plan, ViewError> {
         let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
         let limit = page_limit(f.limit)?;
         check_range(f)?;
         let text = text_query(f)?;
         let dest = f.destination.as_deref().and_then(destination);
         let mut plan = Plan {
-            driver: Driver::choose(f, text.is_some(), dest.as_ref()),
+            driver: if by_prefix {
+                Driver::Prefix
+            } else {
+                Driver::choose(f, text.is_some(), dest.as_ref())
+            },
             driving: Conds::default(),
             residual: Conds::default(),
             from_ms: f.from_ms,
@@ -136,6 +163,7 @@ impl Plan {
             before,
             limit,
             budget: budget.max(1),
+            within_budget: false,
         };
         plan.add_conditions(f, text, dest);
         Ok(plan)
@@ -153,7 +181,7 @@ impl Plan {
                 // A range rather than LIKE: exact bytes, no escaping, no case folding.
                 let mut end = p.clone();
                 end.push(char::MAX);
-                self.residual.push(
+                self.on(Driver::Prefix).push(
                     "m.destination >= ? AND m.destination < ?",
                     [Conds::text(p), Value::Text(end)],
                 );
@@ -190,9 +218,10 @@ impl Plan {
     }
 
     /// Narrows the page to the creation-time range. While creation times have followed ids (the
-    /// clock was never set back: migration 3 keeps count), the range is an id range found with two
-    /// index lookups and given to the driving index, so an old range costs no more than a recent
-    /// one; otherwise each row's time is checked. `false` when no message can be in the range.
+    /// clock was never set back: the writer counts its steps back), the range is an id range found
+    /// with two index lookups and given to the driving index, so an old range costs no more than a
+    /// recent one; otherwise each row's time is checked. `false` when no message can be in the
+    /// range.
     pub(super) fn bound_dates(&mut self, c: &Connection) -> Result<bool, ViewError> {
         if self.from_ms.is_none() && self.to_ms.is_none() {
             return Ok(true);
@@ -237,7 +266,7 @@ impl Plan {
 
     /// The query for the id where the scan budget runs out, when rows may be skipped at all.
     pub(super) fn floor_query(&self) -> Option<(String, Vec<Value>)> {
-        if self.residual.sql.is_empty() {
+        if self.residual.sql.is_empty() || self.within_budget {
             return None;
         }
         let id = self.driver.id();
@@ -254,8 +283,34 @@ impl Plan {
         Some((sql, params))
     }
 
+    /// How many entries of the destination prefix's range (after the cursor, within the dates)
+    /// there are, counted up to one more than the budget: the covering index alone, no row read.
+    pub(super) fn range_probe(&self) -> (String, Vec<Value>) {
+        let mut where_ = self.driving.sql.clone();
+        where_.push("m.id < ?".to_owned());
+        let mut params = self.driving.params.clone();
+        params.push(Value::Integer(self.before));
+        params.push(Value::Integer(self.budget + 1));
+        let sql = format!(
+            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
+            Driver::Prefix.table(),
+            where_.join(" AND ")
+        );
+        (sql, params)
+    }
+
+    /// Whether the prefix's range has no more entries than the budget (the count of
+    /// [`Plan::range_probe`] says so): then the page looks at all of them, with no floor.
+    pub(super) fn range_within_budget(&mut self, entries: i64) -> bool {
+        self.within_budget = entries <= self.budget;
+        self.within_budget
+    }
+
     /// The query for the page's rows, down to `floor` when the budget ends there.
     pub(super) fn page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
+        if self.driver == Driver::Prefix {
+            return self.range_page_query(floor);
+        }
         let id = self.driver.id();
         let mut where_ = self.driving.sql.clone();
         where_.push(format!("{id} < ?"));
@@ -272,6 +327,42 @@ impl Plan {
             "SELECT {SUMMARY_COLUMNS} FROM {} WHERE {} ORDER BY {id} DESC LIMIT ?",
             self.driver.joined(),
             where_.join(" AND ")
+        );
+        (sql, params)
+    }
+
+    /// The page's query when the destination prefix's range drives: the range's ids after the
+    /// cursor (down to `floor`), from the covering index, sorted newest first, then the rows of
+    /// those ids in that order until the page is full. Only the ids are sorted, and only as many
+    /// as may be read: the page's worth when every row matches, else the budget.
+    fn range_page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
+        let mut inner = self.driving.sql.clone();
+        inner.push("m.id < ?".to_owned());
+        let mut params = self.driving.params.clone();
+        params.push(Value::Integer(self.before));
+        if let Some(floor) = floor {
+            inner.push("m.id >= ?".to_owned());
+            params.push(Value::Integer(floor));
+        }
+        let page = self.limit as i64 + 1;
+        params.push(Value::Integer(match self.residual.sql.is_empty() {
+            true => page,
+            false => self.budget.max(page),
+        }));
+        let residual = match self.residual.sql.is_empty() {
+            true => String::new(),
+            false => format!("WHERE {}", self.residual.sql.join(" AND ")),
+        };
+        params.extend(self.residual.params.iter().cloned());
+        params.push(Value::Integer(page));
+        let sql = format!(
+            "SELECT {SUMMARY_COLUMNS}
+             FROM (SELECT m.id FROM {} WHERE {} ORDER BY m.id DESC LIMIT ?) d
+             CROSS JOIN message m ON m.id = d.id CROSS JOIN queue q ON q.message_id = m.id
+             LEFT JOIN projection p ON p.message_id = m.id
+             {residual} ORDER BY d.id DESC LIMIT ?",
+            Driver::Prefix.table(),
+            inner.join(" AND ")
         );
         (sql, params)
     }

@@ -1,4 +1,4 @@
--- Schema 12: less work for the writer per message.
+-- Schema 13: less work for the writer per message.
 --
 -- The text-search index is written once per transaction, by the writer just before it commits
 -- (`store::search_index`), instead of by a trigger for each message inserted: FTS5 writes out
