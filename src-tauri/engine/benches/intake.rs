@@ -1,8 +1,9 @@
-//! The writer under intake: N messages handed in one per write operation by C concurrent
-//! callers (as C HTTP clients posting one message each would), each message different, each
-//! answered only after its transaction committed (`synchronous=FULL`). Prints messages/s, the
-//! latency of each write from queueing to answer (p50, p99, max), the writer thread's CPU per
-//! message and the write() calls and bytes per message.
+//! The writer under intake: N messages handed in one per write operation (replayable, as the
+//! service hands them in) by C concurrent callers (as C HTTP clients posting one message each
+//! would), each message different, each answered only after its transaction committed
+//! (`synchronous=FULL`). Prints messages/s, the latency of each write from queueing to answer
+//! (p50, p99, max), the writer thread's CPU per message and the write() calls and bytes per
+//! message.
 //!
 //!   cargo bench -p smsdesk-engine --bench intake -- [N] [C]      (default 50000 16)
 
@@ -46,7 +47,7 @@ fn main() {
                         let asked = Instant::now();
                         store
                             .writer()
-                            .write(move |tx| messages::insert(tx, &m).map(|_| ()))
+                            .write_replayable(move |tx| messages::insert(tx, &m).map(|_| ()))
                             .await
                             .unwrap();
                         lat.push(asked.elapsed());
