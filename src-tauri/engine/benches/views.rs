@@ -468,8 +468,14 @@ fn seed(path: &std::path::Path, n: usize, times: (i64, i64)) {
         (receipts, events, exceptions, attempts) = (s.receipts, s.events, s.exceptions, s.attempts);
         tx.commit().unwrap();
     }
-    // The engine keeps the dashboard's running totals as it writes; plain SQL leaves them to this.
+    // The engine keeps the dashboard's running totals as it writes, and indexes each
+    // transaction's messages for text search as it commits; plain SQL leaves both to this.
     smsdesk_engine::store::totals::refill(&c).unwrap();
+    c.execute_batch(
+        "INSERT INTO message_fts (message_fts) VALUES ('rebuild');
+         UPDATE search_indexed SET upto = (SELECT coalesce(max(id), 0) FROM message);",
+    )
+    .unwrap();
     c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
     eprintln!("views: fixture has {attempts} attempts, {receipts} receipts, {exceptions} exceptions");
 }
