@@ -3,6 +3,7 @@
 
 mod checkpoint;
 pub mod checks;
+mod clean_stop;
 mod error;
 pub mod migrations;
 pub mod pragmas;
@@ -95,7 +96,9 @@ impl Store {
             path: path.to_owned(),
             source,
         })?;
-        if !new {
+        // A file as the last clean stop left it was checked then and not touched since.
+        let untouched = !new && clean_stop::take(path);
+        if !new && !untouched {
             trust::quick_check(&conn, path)?;
         }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
@@ -177,7 +180,7 @@ impl Store {
             // Nothing writes any more: copy the whole WAL into the database and empty it, so a
             // clean stop leaves one self-contained file (and no WAL for the next start to read).
             match checkpoint::truncate(&self.path) {
-                Ok(true) => {}
+                Ok(true) => clean_stop::mark(&self.path),
                 Ok(false) => tracing::warn!("a reader was busy at stop: the WAL is left for the next start to copy"),
                 Err(e) => tracing::warn!(error = %e, "the WAL could not be emptied at stop; the next start copies it"),
             }

@@ -73,6 +73,9 @@ fn closed_database(path: &Path, rows: usize) {
         .unwrap();
     store.shutdown();
     drop(store);
+    // What the test does to the file next must show in its modification time, which the file
+    // system keeps to a tick of a few milliseconds (see `clean_stop`).
+    std::thread::sleep(std::time::Duration::from_millis(30));
     let c = Connection::open(path).unwrap();
     c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
     c.pragma_update(None, "journal_mode", "DELETE").unwrap();
@@ -169,4 +172,62 @@ fn a_clean_stop_copies_the_wal_into_the_database_and_leaves_it_empty() {
     let c = Connection::open_with_flags(&path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     let n: i64 = c.query_row("SELECT count(*) FROM audit", [], |r| r.get(0)).unwrap();
     assert_eq!(n, written);
+}
+
+/// Opens `path`, writes a few rows and stops cleanly (or, with `clean` false, stops the writer
+/// without the stop's last checkpoint, as a crash would leave it).
+fn run_once(path: &Path, clean: bool) {
+    let store = Store::open(path).unwrap();
+    store
+        .writer()
+        .write_blocking(|tx| {
+            tx.audit().append(&NewAudit {
+                actor: "system".into(),
+                action: "test.row".into(),
+                ..NewAudit::default()
+            })
+        })
+        .unwrap();
+    if clean {
+        store.shutdown();
+    } else {
+        std::mem::forget(store);
+    }
+}
+
+#[test]
+fn a_database_left_by_a_clean_stop_and_untouched_is_not_read_in_full_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    let mark = dir.path().join("smsdesk.db.clean-stop");
+    run_once(&path, true);
+    assert!(mark.exists(), "a clean stop leaves its mark");
+    assert!(clean_stop::take(&path), "the file is as the stop left it");
+    assert!(!mark.exists(), "opening takes the mark away before anything writes");
+    assert!(!clean_stop::take(&path), "without a mark, the file is checked in full");
+
+    // A crash leaves no mark: the next start checks the whole file.
+    let crashed = dir.path().join("crashed.db");
+    run_once(&crashed, true);
+    run_once(&crashed, false);
+    assert!(!dir.path().join("crashed.db.clean-stop").exists());
+    assert!(!clean_stop::take(&crashed));
+}
+
+#[test]
+fn a_database_changed_after_a_clean_stop_is_checked_in_full() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    run_once(&path, true);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    let c = Connection::open(&path).unwrap();
+    c.execute("DELETE FROM view_count WHERE scope = 'no such scope'", [])
+        .unwrap();
+    c.execute_batch("CREATE TABLE touched (x); DROP TABLE touched;")
+        .unwrap();
+    drop(c);
+    assert!(
+        !clean_stop::take(&path),
+        "a file written after the stop is not trusted by its mark"
+    );
 }
