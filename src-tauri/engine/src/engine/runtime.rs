@@ -9,6 +9,7 @@ use super::database::rekey;
 use super::sending::{dispatcher_config, Sending};
 use super::{connection_name, intake_rules};
 use crate::config::{self, Config, SmppSettings};
+use crate::pace::sending_limits;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::Sandbox;
@@ -86,9 +87,11 @@ impl Runtime {
             return true;
         }
         if let Some(s) = sending.as_ref() {
+            // The same rule the session started with: the sandbox keeps its own pace.
+            let limits = sending_limits(&new.smpp);
             s.session
                 .handle()
-                .set_limits(new.smpp.window.0 as usize, f64::from(new.smpp.tps.0));
+                .set_limits(limits.window as usize, f64::from(limits.tps));
             s.dispatcher.reconfigure(policy, dispatcher_config(&new));
         }
         false
