@@ -10,7 +10,7 @@ use smsdesk_engine::api::RunMode;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::messages::{self, NewMessage};
-use smsdesk_engine::pace::{SANDBOX_TPS, SANDBOX_WINDOW};
+use smsdesk_engine::pace::{PaceConnection, SANDBOX_TPS, SANDBOX_WINDOW};
 use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 use smsdesk_engine::settings::SettingsUpdate;
 use smsdesk_engine::smpp::session::LinkState;
@@ -134,6 +134,11 @@ async fn the_sandbox_sends_at_its_own_pace_and_a_provider_at_the_accounts_limits
         sandbox_limits,
         "smpp.window and smpp.tps are the provider account's, not the sandbox's"
     );
+    let pace = engine.service().pace().await.unwrap();
+    assert_eq!(
+        (pace.connection, pace.window, pace.tps_limit, pace.max_rate_per_s),
+        (PaceConnection::Sandbox, SANDBOX_WINDOW, SANDBOX_TPS, SANDBOX_TPS)
+    );
 
     // Limits changed while running apply to the running session by the same rule.
     assert!(!change(&engine, &[("smpp.window", "7"), ("smpp.tps", "3")]).await);
@@ -159,6 +164,15 @@ async fn the_sandbox_sends_at_its_own_pace_and_a_provider_at_the_accounts_limits
     );
     wait_bound(&engine).await;
     assert_eq!(engine.session().unwrap().limits(), (7, 3.0));
+    let pace = engine.service().pace().await.unwrap();
+    assert_eq!(
+        (pace.connection, pace.window, pace.tps_limit, pace.max_rate_per_s),
+        (PaceConnection::Provider, 7, 3, 3)
+    );
+    assert_eq!(
+        (pace.sandbox_window, pace.sandbox_tps_limit),
+        (SANDBOX_WINDOW, SANDBOX_TPS)
+    );
     assert!(!change(&engine, &[("smpp.tps", "40")]).await);
     assert_eq!(
         engine.session().unwrap().limits(),
@@ -180,6 +194,8 @@ async fn a_burst_to_the_sandbox_goes_out_far_faster_than_the_provider_default_of
     // The provider defaults (window 10, tps 10) are in the settings: at 10/s the burst would take
     // 20 s at the very least.
     let engine = bound_engine(&dir, "").await;
+    let before = engine.service().pace().await.unwrap();
+    assert_eq!((before.queued, before.eta_seconds), (0, 0));
 
     let connection = engine.connection();
     let ids = engine
@@ -236,6 +252,10 @@ async fn a_burst_to_the_sandbox_goes_out_far_faster_than_the_provider_default_of
         (BURST, BURST),
         "one accepted submit per message, none twice"
     );
+
+    let after = engine.service().pace().await.unwrap();
+    assert_eq!((after.queued, after.eta_seconds), (0, 0), "nothing left to send");
+    assert!(after.sent_last_minute_per_s > 0.0, "{after:?}");
     engine.shutdown().await;
 }
 

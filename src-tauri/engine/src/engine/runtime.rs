@@ -54,7 +54,7 @@ impl Runtime {
     /// Makes `s` the sending side the service and the engine's readers see.
     fn publish(&self, s: &Sending) {
         self.service
-            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle().state());
+            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle());
         self.service.set_handsets(s.sandbox.as_ref().map(Sandbox::handsets));
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
             (Some(s.session.handle()), s.sandbox.as_ref().map(Sandbox::addr));
