@@ -17,6 +17,7 @@ use smsdesk_engine::api::{ApiError, AppInfo};
 use smsdesk_engine::apikeys::{ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
+use smsdesk_engine::pace::Pace;
 use smsdesk_engine::service::{
     ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch, SubmittedBatch,
 };
@@ -140,6 +141,11 @@ pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
 #[tauri::command]
 pub async fn activity(engine: State<'_, EngineState>, window: ActivityWindow) -> Reply<Activity> {
     engine.service()?.activity(window).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn pace(engine: State<'_, EngineState>) -> Reply<Pace> {
+    engine.service()?.pace().await.map_err(refused)
 }
 
 #[tauri::command]

@@ -27,6 +27,7 @@ import { AuditLog } from "./views/AuditLog";
 import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { DashboardCharts } from "./views/DashboardCharts";
+import { DashboardPace } from "./views/DashboardPace";
 import { Exceptions } from "./views/Exceptions";
 import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
@@ -182,6 +183,7 @@ export function Sections({
           connection={connection}
           onRetry={reloadDashboard}
           onRetryConnection={reloadConnection}
+          {...(may.readAll ? { pace: <DashboardPace backend={backend} /> } : {})}
           charts={<DashboardCharts backend={backend} />}
         />
       )}

@@ -20,6 +20,7 @@ pub mod logging;
 pub mod messages;
 pub mod operations;
 pub mod optouts;
+pub mod pace;
 pub mod paths;
 pub mod permissions;
 pub mod progress;

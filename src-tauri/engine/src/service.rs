@@ -8,7 +8,7 @@
 //! - `preview`: checking messages as a submit would, writing nothing ([`Preview`]);
 //! - `actions`: the operator's actions on messages and exceptions ([`MessageAction`],
 //!   [`ResolveRequest`]);
-//! - `reads`: lists, details, the dashboard, CSV export and the audit log;
+//! - `reads`: lists, details, the dashboard and its pace, CSV export and the audit log;
 //! - `admin`: settings (admin only) and API keys;
 //! - `accounts`: people's accounts, signing in and out, sessions, the setup link;
 //! - `health`: the SMPP connection and how the instance is ([`ConnectionStatus`]);
@@ -43,7 +43,7 @@ use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sealed::Sealer;
 use crate::settings::Settings;
-use crate::smpp::session::LinkState;
+use crate::smpp::session::{LinkState, SessionHandle};
 use crate::store::Store;
 
 pub use accounts::{Origin, People, SignedIn};
@@ -79,6 +79,8 @@ struct Live {
     rules: Arc<IntakeRules>,
     max_batch: usize,
     link: Option<(String, bool, watch::Receiver<LinkState>)>,
+    /// The session messages go out on now, for the window and rate it applies.
+    session: Option<SessionHandle>,
     callbacks: Arc<CallbackProviders>,
     /// Each kind's limits on tries and age (otp, transactional, bulk), which manual retries obey.
     retry: [RetryPolicy; 3],
@@ -95,6 +97,7 @@ impl Service {
                 rules: Arc::new(rules),
                 max_batch,
                 link: None,
+                session: None,
                 callbacks: Arc::default(),
                 retry: RetryLimits::DEFAULT_POLICIES,
                 handsets: None,
@@ -151,8 +154,11 @@ impl Service {
     }
 
     /// A new session (after the connection settings changed) reports from now on.
-    pub fn set_link(&self, connection: &str, sandbox: bool, link: watch::Receiver<LinkState>) {
-        self.change(|l| l.link = Some((connection.to_owned(), sandbox, link)));
+    pub fn set_link(&self, connection: &str, sandbox: bool, session: SessionHandle) {
+        self.change(|l| {
+            l.link = Some((connection.to_owned(), sandbox, session.state()));
+            l.session = Some(session);
+        });
     }
 
     /// The sandbox's handsets, while the sandbox SMSC is the connection (none otherwise).

@@ -128,6 +128,8 @@ fn views() -> Vec<(String, String)> {
         file::<Activity>(),
         file::<ActivityBucket>(),
         file::<DayOutcomes>(),
+        file::<smsdesk_engine::pace::Pace>(),
+        file::<smsdesk_engine::pace::PaceConnection>(),
         file::<EvidenceItem>(),
         file::<ExceptionCount>(),
         file::<ExceptionDetail>(),

@@ -259,6 +259,10 @@ pub async fn dashboard(State(s): State<AppState>) -> Result<Json<views::Dashboar
     Ok(Json(s.ctx.service.dashboard().await?))
 }
 
+pub async fn pace(State(s): State<AppState>) -> Result<Json<smsdesk_engine::pace::Pace>, Failure> {
+    Ok(Json(s.ctx.service.pace().await?))
+}
+
 /// The activity's query: `?window=`, `hour` when not given.
 #[derive(Debug, Deserialize)]
 pub struct ActivityQuery {

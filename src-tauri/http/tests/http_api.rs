@@ -674,6 +674,36 @@ async fn the_connection_route_says_the_sandbox_is_bound() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pace_route_says_the_sandbox_runs_at_its_own_pace_and_nothing_waits() {
+    let t = Running::start(&[]).await;
+    let (_, key) = t.key("dashboard").await;
+    let r = t.get("/api/v1/dashboard/pace", &key).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK);
+    let pace: Value = r.json().await.unwrap();
+    assert_eq!(pace["connection"], "sandbox", "{pace}");
+    assert_eq!(
+        (
+            pace["tps_limit"].as_u64(),
+            pace["window"].as_u64(),
+            pace["max_rate_per_s"].as_u64()
+        ),
+        (
+            Some(smsdesk_engine::pace::SANDBOX_TPS.into()),
+            Some(smsdesk_engine::pace::SANDBOX_WINDOW.into()),
+            Some(smsdesk_engine::pace::SANDBOX_TPS.into())
+        ),
+        "not the provider defaults (10/s, window 10): {pace}"
+    );
+    assert_eq!(
+        (pace["queued"].as_i64(), pace["eta_seconds"].as_u64()),
+        (Some(0), Some(0)),
+        "{pace}"
+    );
+    assert_eq!(pace["sent_last_minute_per_s"].as_f64(), Some(0.0), "{pace}");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_activity_route_charts_a_sent_message_in_the_window_asked_for() {
     let t = Running::start(&[]).await;
     let (_, key) = t.key("dashboard").await;

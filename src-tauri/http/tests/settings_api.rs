@@ -6,6 +6,7 @@ use std::time::{Duration, Instant};
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
+use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 
 mod support;
 
@@ -124,7 +125,14 @@ async fn settings_are_the_operators_an_api_key_gets_403() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_tps_change_is_followed_by_the_dispatcher_without_a_restart() {
-    let t = Running::start("[smpp]\ntps = 2\n").await;
+    // The account's limits apply to a provider (here a second sandbox, over TCP); the embedded
+    // sandbox runs at its own pace whatever they are.
+    let provider = Sandbox::start(SandboxConfig::default()).await.unwrap();
+    let t = Running::start(&format!(
+        "[smpp]\nsandbox = false\nhost = \"127.0.0.1\"\nport = {}\ntps = 2\n",
+        provider.addr().port()
+    ))
+    .await;
     t.bound_session().await;
     for i in 0..5 {
         t.send(&format!("+33612{i}45600"), "slow").await;
@@ -160,6 +168,7 @@ async fn a_tps_change_is_followed_by_the_dispatcher_without_a_restart() {
         "tps = 200 must apply at once: {fast:?}"
     );
     t.stop().await;
+    provider.stop();
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

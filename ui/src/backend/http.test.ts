@@ -459,6 +459,7 @@ describe("HttpBackend against a real HTTP server", () => {
         (b) => b.activity("month"),
         { route: "/api/v1/dashboard/activity?window=month" },
       ],
+      ["GET /api/v1/dashboard/pace", (b) => b.pace(), { route: "/api/v1/dashboard/pace" }],
       ["GET /api/v1/connection", (b) => b.connection(), { route: "/api/v1/connection" }],
       ["GET /api/v1/keys", (b) => b.listKeys(), { route: "/api/v1/keys" }],
       [

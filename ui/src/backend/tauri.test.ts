@@ -138,6 +138,7 @@ describe("TauriBackend", () => {
       }],
       [(b) => b.dashboard(), "dashboard", undefined],
       [(b) => b.activity("day"), "activity", { window: "day" }],
+      [(b) => b.pace(), "pace", undefined],
       [(b) => b.connection(), "connection", undefined],
       [(b) => b.auditLog({ cursor: "c", limit: null }), "audit_log", { page: { cursor: "c", limit: null } }],
       [(b) => b.listKeys(), "list_keys", undefined],

@@ -32,6 +32,7 @@ import type { OptOutFilter } from "./OptOutFilter";
 import type { OptOutImport } from "./OptOutImport";
 import type { OptOutImported } from "./OptOutImported";
 import type { OptOutPage } from "./OptOutPage";
+import type { Pace } from "./Pace";
 import type { PageRequest } from "./PageRequest";
 import type { Preview } from "./Preview";
 import type { RemoveOptOut } from "./RemoveOptOut";
@@ -99,6 +100,8 @@ export interface Operations {
   dashboard(): Promise<Dashboard>;
   /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day for the last 30 days. */
   activity(window: ActivityWindow): Promise<Activity>;
+  /** How fast messages go out and how long the queue will take: the window and rate in force (the sandbox's own while it is the connection, else the provider account's `smpp.window` and `smpp.tps`), the rate the SMSC accepted submits at over the last minute, and about how long the messages waiting will take at it. */
+  pace(): Promise<Pace>;
   /** The SMPP connection and its link state now (with the last error and since when). */
   connection(): Promise<ConnectionStatus>;
   /** Every operator action and automatic decision, newest first. */
@@ -170,6 +173,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   sandboxReply: { command: "sandbox_reply", method: "POST", path: "/sandbox/reply", args: [{ name: "reply", place: "body" }], answers: false },
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
+  pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
   auditLog: { command: "audit_log", method: "GET", path: "/audit", args: [{ name: "page", place: "query" }], answers: true },
   listKeys: { command: "list_keys", method: "GET", path: "/keys", args: [], answers: true },

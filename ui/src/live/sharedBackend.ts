@@ -61,6 +61,7 @@ export function shareSubscription(inner: Backend): Backend {
     sandboxReply: (reply) => inner.sandboxReply(reply),
     dashboard: () => inner.dashboard(),
     activity: (window) => inner.activity(window),
+    pace: () => inner.pace(),
     connection: () => inner.connection(),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),

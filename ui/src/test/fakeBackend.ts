@@ -58,6 +58,7 @@ export class FakeBackend implements Backend {
   sandboxReply: Backend["sandboxReply"] = this.#unset("sandboxReply");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
   activity: Backend["activity"] = this.#unset("activity");
+  pace: Backend["pace"] = this.#unset("pace");
   connection: Backend["connection"] = this.#unset("connection");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");

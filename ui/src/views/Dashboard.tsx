@@ -65,12 +65,14 @@ export interface DashboardProps {
   readonly connection: DataState<ConnectionStatus>;
   readonly onRetry: () => void;
   readonly onRetryConnection: () => void;
+  /** The pace of sending and the time the queue will take (it loads its own data). */
+  readonly pace?: ReactNode;
   /** The charts (they load their own data, for the period the user picks). */
   readonly charts?: ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
-export function Dashboard({ dashboard, connection, onRetry, onRetryConnection, charts }: DashboardProps) {
+export function Dashboard({ dashboard, connection, onRetry, onRetryConnection, pace, charts }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
   return (
@@ -78,6 +80,7 @@ export function Dashboard({ dashboard, connection, onRetry, onRetryConnection, c
       <h2 id={headingId}>{t("dashboard.title")}</h2>
       <p className="panel-intro">{t("dashboard.intro")}</p>
       <ConnectionCard connection={connection} onRetry={onRetryConnection} />
+      {pace}
       {dashboard.status === "loading" && (
         <p className="status" role="status" data-testid="dashboard-loading">
           <span className="spinner" aria-hidden="true" />

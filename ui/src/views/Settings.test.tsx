@@ -168,6 +168,59 @@ describe("Settings", () => {
     expect(byTestId<HTMLButtonElement>(root, "settings-save").disabled).toBe(true);
   });
 
+  it("says under the rate and window what they allow, from the values being edited", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    const root = await open(backend);
+    const rate = () => queryTestId(root, "settings-pace-rate")?.textContent ?? null;
+    expect(rate()).toBe("At most 10 messages/s with these settings: 20,000 messages take about 33 minutes.");
+    expect(queryTestId(root, "settings-pace-window"), "a window of 4 at 10/s leaves 400 ms per answer").toBeNull();
+
+    const tps = byTestId<HTMLInputElement>(root, "setting-smpp.tps");
+    await type(tps, "1000");
+    expect(rate()).toBe("At most 1,000 messages/s with these settings: 20,000 messages take about 20 seconds.");
+    expect(byTestId(root, "settings-pace-window").textContent).toBe(
+      "To keep that rate with a window of 4, your provider must answer each message within 4 ms; slower answers lower it.",
+    );
+    await type(tps, "0");
+    expect(rate(), "nothing is promised of a value the engine would refuse").toBeNull();
+    expect(queryTestId(root, "settings-pace-window")).toBeNull();
+  });
+
+  it("says the sandbox runs at its own pace while it is the connection being edited", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    backend.pace = () =>
+      Promise.resolve({
+        at_ms: 0,
+        connection: "sandbox",
+        tps_limit: 1_000,
+        window: 64,
+        max_rate_per_s: 1_000,
+        queued: 0,
+        sent_last_minute_per_s: 0,
+        eta_seconds: 0,
+        sandbox_tps_limit: 1_000,
+        sandbox_window: 64,
+      });
+    const root = await open(backend);
+    expect(byTestId(root, "settings-pace-sandbox").textContent).toBe(
+      "With the sandbox as the connection, sending goes at the sandbox’s own pace: 1,000 messages/s, 20,000 messages in about 20 seconds. The limits above are your provider’s and apply once the sandbox is off.",
+    );
+    await click(byTestId<HTMLInputElement>(root, "setting-smpp.sandbox"));
+    expect(queryTestId(root, "settings-pace-sandbox"), "the provider's limits are the pace now").toBeNull();
+    expect(byTestId(root, "settings-pace-rate").textContent).toContain("At most 10 messages/s");
+    await rendered?.unmount();
+
+    // Without the engine's word on the sandbox's pace, it is still said that it has its own.
+    const quiet = new FakeBackend();
+    quiet.settings = () => Promise.resolve(view());
+    const again = await open(quiet);
+    expect(byTestId(again, "settings-pace-sandbox").textContent).toBe(
+      "With the sandbox as the connection, sending goes at the sandbox’s own pace. The limits above are your provider’s and apply once the sandbox is off.",
+    );
+  });
+
   it("shows each field the engine refused next to that field, and keeps the edits", async () => {
     const backend = new FakeBackend();
     backend.settings = () => Promise.resolve(view());

@@ -10,9 +10,13 @@ import { useI18n } from "../i18n/context";
 import { ConnectionTestButton } from "./settings/ConnectionTest";
 import { draftsOf, providersChanged, ProvidersEditor, toEdits, type ProviderDraft } from "./settings/Providers";
 import { SavedNotice } from "./settings/SavedNotice";
+import { SendingPace, type SandboxLimits } from "./settings/SendingPace";
 import { PasswordControl, SettingControl } from "./settings/SettingControl";
 
 const loadSettings = (backend: Backend): Promise<SettingsView> => backend.settings();
+// Only for the sandbox's own limits, which no setting holds.
+const loadSandboxLimits = (backend: Backend): Promise<SandboxLimits> =>
+  backend.pace().then((p) => ({ tps: p.sandbox_tps_limit, window: p.sandbox_window }));
 
 const CONNECTION = [
   "smpp.sandbox",
@@ -57,6 +61,7 @@ export function Settings({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
   const { state, reload } = useBackendData(backend, loadSettings);
+  const { state: sandbox } = useBackendData(backend, loadSandboxLimits);
   // A save answers with the settings as they now are; they replace what was loaded.
   const [saved, setSaved] = useState<SettingsSaved | null>(null);
   const [saves, setSaves] = useState(0);
@@ -89,6 +94,7 @@ export function Settings({ backend }: { backend: Backend }) {
           key={saves}
           backend={backend}
           view={view}
+          sandboxLimits={sandbox.status === "ready" ? sandbox.data : null}
           lastSave={saved}
           onSaved={(answer) => {
             setSaved(answer);
@@ -103,11 +109,14 @@ export function Settings({ backend }: { backend: Backend }) {
 function SettingsForm({
   backend,
   view,
+  sandboxLimits,
   lastSave,
   onSaved,
 }: {
   backend: Backend;
   view: SettingsView;
+  /** The sandbox's own pace, once the engine said it. */
+  sandboxLimits: SandboxLimits | null;
   /** What the last save did, shown until the next edit. */
   lastSave: SettingsSaved | null;
   onSaved: (saved: SettingsSaved) => void;
@@ -207,6 +216,12 @@ function SettingsForm({
 
       <Section id="sending" title={t("settings.section.sending")}>
         <div className="form settings-fields">{SENDING.map((k) => control(k))}</div>
+        <SendingPace
+          tps={valueOf("smpp.tps")}
+          window={valueOf("smpp.window")}
+          sandbox={valueOf("smpp.sandbox") === "true"}
+          sandboxLimits={sandboxLimits}
+        />
       </Section>
 
       <Section id="retry" title={t("settings.section.retry")} intro={t("settings.section.retry.intro")}>

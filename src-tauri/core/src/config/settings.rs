@@ -256,8 +256,9 @@ settings! {
 
     /// The SMPP connection messages go out on and receipts come back from.
     smpp: SmppSettings {
-        /// Use the embedded sandbox SMSC (on 127.0.0.1, a free port): no real SMS is sent. Set to
-        /// false, with host, port, system_id and password, to use your provider.
+        /// Use the embedded sandbox SMSC (on 127.0.0.1, a free port): no real SMS is sent. It runs
+        /// at its own pace, not at window and tps below, which are your provider's. Set to false,
+        /// with host, port, system_id and password, to use your provider.
         sandbox: bool = true,
         /// The provider's SMPP host.
         host: String = "127.0.0.1".into(),
@@ -275,9 +276,10 @@ settings! {
         address_range: String = String::new(),
         /// The sender id (up to 11 letters) or number messages go out from.
         source_addr: String = "smsdesk".into(),
-        /// Requests awaiting their answer at most (the SMPP window).
+        /// Requests awaiting their answer at most (the SMPP window), with your provider.
         window: AtLeastOne = AtLeastOne(10),
-        /// Submits per second at most (the account's TPS).
+        /// Submits per second at most (the account's TPS), with your provider: at 10, 20,000
+        /// messages take 33 minutes.
         tps: AtLeastOne = AtLeastOne(10),
         /// Seconds between enquire_link keepalives.
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),

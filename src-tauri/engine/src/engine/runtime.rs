@@ -9,6 +9,7 @@ use super::database::rekey;
 use super::sending::{dispatcher_config, Sending};
 use super::{connection_name, intake_rules};
 use crate::config::{self, Config, SmppSettings};
+use crate::pace::sending_limits;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::Sandbox;
@@ -53,7 +54,7 @@ impl Runtime {
     /// Makes `s` the sending side the service and the engine's readers see.
     fn publish(&self, s: &Sending) {
         self.service
-            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle().state());
+            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle());
         self.service.set_handsets(s.sandbox.as_ref().map(Sandbox::handsets));
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
             (Some(s.session.handle()), s.sandbox.as_ref().map(Sandbox::addr));
@@ -86,9 +87,11 @@ impl Runtime {
             return true;
         }
         if let Some(s) = sending.as_ref() {
+            // The same rule the session started with: the sandbox keeps its own pace.
+            let limits = sending_limits(&new.smpp);
             s.session
                 .handle()
-                .set_limits(new.smpp.window.0 as usize, f64::from(new.smpp.tps.0));
+                .set_limits(limits.window as usize, f64::from(limits.tps));
             s.dispatcher.reconfigure(policy, dispatcher_config(&new));
         }
         false

@@ -1,5 +1,6 @@
 //! The sending side: the SMPP session, its dispatcher, and the sandbox when it is the connection,
-//! all made from the settings.
+//! all made from the settings. The session's window and rate are the sandbox's own while it is the
+//! connection, the account's settings otherwise ([`sending_limits`]).
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +11,7 @@ use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};
 use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
 use crate::domain::MessageKind;
+use crate::pace::sending_limits;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::smpp::session::{InboundHandler, Session, SessionConfig};
@@ -72,14 +74,15 @@ impl Sending {
 
 /// How the session binds and paces itself, from the settings, to `host:port`.
 fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &str, port: u16) -> SessionConfig {
+    let limits = sending_limits(smpp);
     SessionConfig {
         system_id: smpp.system_id.clone(),
         password: smpp.password.clone(),
         system_type: smpp.system_type.clone(),
         address_range: smpp.address_range.clone(),
         interface_version: smpp.interface_version.0,
-        window: smpp.window.0 as usize,
-        tps: f64::from(smpp.tps.0),
+        window: limits.window as usize,
+        tps: f64::from(limits.tps),
         enquire_link_every: Duration::from_secs(smpp.enquire_link_seconds.0.into()),
         response_timeout: Duration::from_secs(smpp.response_timeout_seconds.0.into()),
         clock: clock.clone(),
@@ -87,11 +90,12 @@ fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &s
     }
 }
 
-/// How the dispatcher sends, from the settings.
+/// How the dispatcher sends, from the settings: it keeps up to twice the session's window
+/// claimed, so the next ones are ready as answers come back.
 pub(super) fn dispatcher_config(config: &Config) -> DispatcherConfig {
     DispatcherConfig {
         source_addr: config.smpp.source_addr.clone(),
-        max_in_flight: config.smpp.window.0 as usize * 2,
+        max_in_flight: sending_limits(&config.smpp).window as usize * 2,
         retry: retry_policies(&config.retry),
         classes: ClassOverrides {
             throttled: config.retry.throttled_codes.0.clone(),

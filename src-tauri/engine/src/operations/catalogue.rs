@@ -187,6 +187,15 @@ operations! { $
         ],
     }
 
+    /// How fast messages go out and how long the queue will take: the window and rate in force
+    /// (the sandbox's own while it is the connection, else the provider account's `smpp.window`
+    /// and `smpp.tps`), the rate the SMSC accepted submits at over the last minute, and about how
+    /// long the messages waiting will take at it.
+    pace: Get "/dashboard/pace" -> 200 Pace {
+        tag: "overview", access: ReadAll,
+        errors: [NotFound],
+    }
+
     /// The SMPP connection and its link state now (with the last error and since when).
     connection: Get "/connection" -> 200 ConnectionStatus {
         tag: "overview", access: ReadAll,

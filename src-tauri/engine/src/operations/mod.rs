@@ -26,6 +26,7 @@ use crate::api::{AppInfo, ErrorCode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
+use crate::pace::Pace;
 use crate::service::{
     ConnectionStatus, MarkRead, MessageAction, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported,
     Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,

@@ -1,11 +1,12 @@
-//! What the screens and the API read: messages, exceptions, the dashboard, CSV exports and the
-//! audit log. Nothing here writes to the database.
+//! What the screens and the API read: messages, exceptions, the dashboard and the pace of sending,
+//! CSV exports and the audit log. Nothing here writes to the database.
 
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::{Service, ServiceError};
 use crate::access::Caller;
+use crate::pace::{Pace, PaceConnection, SendingLimits};
 use crate::views::{self, ExportProgress, MessageFilter};
 
 impl Service {
@@ -49,6 +50,29 @@ impl Service {
             .reader()
             .read(move |c| views::dashboard_at(c, now, 0))
             .await?)
+    }
+
+    /// How fast messages go out now and how long those waiting will take: the window and rate the
+    /// session applies (the sandbox's own, or the provider account's), the rate measured over the
+    /// last minute, and the queue at that rate. `NotFound` while there is no session.
+    pub async fn pace(&self) -> Result<Pace, ServiceError> {
+        let live = self.live();
+        let (Some((_, sandbox, _)), Some(session)) = (live.link, live.session) else {
+            return Err(ServiceError::NotFound("an SMPP connection".into()));
+        };
+        let (window, tps) = session.limits();
+        let limits = SendingLimits {
+            connection: if sandbox {
+                PaceConnection::Sandbox
+            } else {
+                PaceConnection::Provider
+            },
+            window: u32::try_from(window).unwrap_or(u32::MAX),
+            tps: tps.round() as u32,
+        };
+        let now = self.clock().now_ms();
+        let counts = self.store.reader().read(move |c| views::pace_counts(c, now)).await?;
+        Ok(Pace::new(now, limits, counts))
     }
 
     /// The dashboard's charts over the last hour, day or month, and outcomes by day.

@@ -1945,6 +1945,33 @@ mod charts {
     }
 
     #[test]
+    fn the_pace_counts_what_will_be_sent_and_the_submits_accepted_this_minute_and_the_last() {
+        let w = seeded();
+        w.write(|tx| {
+            let mut rows = Rows { tx, next: 1_000 };
+            rows.message(t0(), "held");
+            Ok(())
+        });
+        let now = t0() + MIN + 30_000;
+        let p = w.read(|c| pace_counts(c, now));
+        let d = w.read(|c| dashboard_at(c, now, 0));
+        let count = |status: QueueStatus| d.queue.iter().find(|q| q.status == status).unwrap().count;
+        assert_eq!(
+            p.waiting,
+            count(QueueStatus::Queued) + count(QueueStatus::Sending),
+            "queued and sending; a held message waits for a person"
+        );
+        assert_eq!((p.waiting, count(QueueStatus::Held)), (2, 1));
+        assert_eq!(
+            (p.accepted_previous_minute, p.accepted_this_minute),
+            (19, 1),
+            "minute 0's accepted submits, and minute 1's so far (a throttled try is not one)"
+        );
+        let later = w.read(|c| pace_counts(c, t0() + 5 * MIN));
+        assert_eq!((later.accepted_previous_minute, later.accepted_this_minute), (0, 0));
+    }
+
+    #[test]
     fn the_hour_window_counts_each_minute_apart() {
         let w = seeded();
         let now = t0() + 2 * MIN + 45_000;

@@ -14,6 +14,7 @@
 //! - [`activity`] / [`ActivityWindow`]: the overview's charts (submits, receipts and receipt
 //!   latency over the last hour, day or month; outcomes by day), from running totals.
 //! - [`audit_log`]: the audit trail, newest first.
+//! - [`pace_counts`]: what the pace of sending and the time the queue will take are measured from.
 //!
 //! Every function reads one snapshot of the database (a savepoint around its queries), so the parts
 //! of an answer agree with each other.
@@ -29,6 +30,7 @@ mod exceptions;
 mod export_rows;
 mod inbox;
 pub mod messages;
+mod pace;
 mod timeline;
 
 use rusqlite::Connection;
@@ -53,6 +55,7 @@ pub use inbox::{
     ThreadSummary, ThreadView,
 };
 pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
+pub use pace::{pace_counts, PaceCounts};
 pub use timeline::{TimelineEntry, TimelineKind};
 
 /// Page size when none is asked for.

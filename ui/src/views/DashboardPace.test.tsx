@@ -1,0 +1,129 @@
+// @vitest-environment happy-dom
+import { act } from "react";
+import { afterEach, describe, expect, it, vi } from "vitest";
+import { Sections } from "../App";
+import type { ConnectionStatus } from "../bindings/ConnectionStatus";
+import type { Dashboard } from "../bindings/Dashboard";
+import type { Pace } from "../bindings/Pace";
+import { byTestId, queryTestId, render, settle, type Rendered } from "../test/dom";
+import { FakeBackend } from "../test/fakeBackend";
+import { person } from "../test/fixtures";
+import { PACE_POLL_MS, PaceSummary } from "./DashboardPace";
+
+const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
+
+function pace(over: Partial<Pace> = {}): Pace {
+  return {
+    at_ms: NOW,
+    connection: "provider",
+    tps_limit: 10,
+    window: 10,
+    max_rate_per_s: 10,
+    queued: 4_738,
+    sent_last_minute_per_s: 10,
+    eta_seconds: 474,
+    sandbox_tps_limit: 1_000,
+    sandbox_window: 64,
+    ...over,
+  };
+}
+
+const figures: Dashboard = {
+  at_ms: NOW,
+  today_start_ms: NOW,
+  utc_offset_minutes: 0,
+  messages_total: 0,
+  created_today: 0,
+  created_last_24h: 0,
+  queue: [],
+  states: [],
+  open_exceptions: [],
+  open_exceptions_total: 0,
+};
+
+const bound: ConnectionStatus = {
+  connection: "smpp",
+  sandbox: false,
+  link: { state: "bound", session_id: "s", since_ms: NOW - 60_000 },
+};
+
+let view: Rendered | undefined;
+afterEach(async () => {
+  await view?.unmount();
+  view = undefined;
+  vi.useRealTimers();
+  window.location.hash = "";
+});
+
+async function advance(ms: number): Promise<void> {
+  await act(async () => {
+    await vi.advanceTimersByTimeAsync(ms);
+  });
+}
+
+describe("the pace on the dashboard", () => {
+  it("says what is queued, how fast it goes and how long is left", async () => {
+    view = await render(<PaceSummary pace={pace()} />);
+    const line = byTestId(view.container, "pace");
+    expect(line.textContent).toBe("4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left");
+    expect([line.dataset["connection"], line.dataset["queued"]]).toEqual(["provider", "4738"]);
+    expect(byTestId(view.container, "dashboard-pace").querySelector("h3")?.textContent).toBe("Sending pace");
+  });
+
+  it("is on the dashboard and follows sending: on changes, at most once a second, and as time passes", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout", "Date"] });
+    vi.setSystemTime(NOW);
+    window.location.hash = "#/dashboard";
+    const backend = new FakeBackend();
+    backend.connection = () => Promise.resolve(bound);
+    backend.dashboard = () => Promise.resolve(figures);
+    let loads = 0;
+    backend.pace = () => {
+      loads += 1;
+      return Promise.resolve(pace({ queued: 4_738 - 10 * (loads - 1) }));
+    };
+    view = await render(<Sections backend={backend} />);
+    await advance(0);
+    const root = view.container;
+    expect(byTestId(root, "pace").textContent).toContain("4,738 queued");
+    expect(loads).toBe(1);
+
+    await act(async () => {
+      for (let id = 1; id <= 10; id += 1) backend.emit({ entity: "queue", id });
+    });
+    await advance(999);
+    expect(loads, "a burst of sends is one reload").toBe(1);
+    await advance(1);
+    expect(loads).toBe(2);
+    expect(byTestId(root, "pace").dataset["queued"]).toBe("4728");
+
+    await advance(PACE_POLL_MS);
+    expect(loads, "the measured rate moves with time alone").toBe(3);
+    expect(backend.subscribers, "through the one shared subscription").toBe(1);
+  });
+
+  it("stays out of the way when it cannot be loaded, and is not asked for by a key that reads only its own", async () => {
+    window.location.hash = "#/dashboard";
+    const backend = new FakeBackend();
+    backend.connection = () => Promise.resolve(bound);
+    backend.dashboard = () => Promise.resolve(figures);
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    expect(backend.calls).toContain("pace");
+    expect(queryTestId(view.container, "dashboard-pace"), "the other figures stand alone").toBeNull();
+    expect(queryTestId(view.container, "dashboard-figures")).not.toBeNull();
+    await view.unmount();
+
+    backend.calls.length = 0;
+    const key = {
+      ...person("operator"),
+      kind: "key" as const,
+      role: null,
+      scopes: ["send" as const, "read:own" as const],
+      only_own: true,
+    };
+    view = await render(<Sections backend={backend} />, ["en-US"], key);
+    await settle();
+    expect(backend.calls).not.toContain("pace");
+  });
+});

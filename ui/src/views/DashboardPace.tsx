@@ -1,0 +1,32 @@
+import type { Backend } from "../backend";
+import type { Pace } from "../bindings/Pace";
+import { useBackendData } from "../hooks/useBackendData";
+import { useI18n } from "../i18n/context";
+import { paceWords } from "./pace";
+
+/** The measured rate moves with time, not only with store changes: the pace is asked for this often. */
+export const PACE_POLL_MS = 5_000;
+
+const anyChange = (): boolean => true;
+const loadPace = (backend: Backend): Promise<Pace> => backend.pace();
+
+/** How fast messages go out and how long the queue will take, kept current while it is shown. */
+export function DashboardPace({ backend }: { backend: Backend }) {
+  // While a campaign goes out every send is a change: one reload a second is plenty.
+  const { state } = useBackendData(backend, loadPace, { live: anyChange, coalesceMs: 1_000, pollMs: PACE_POLL_MS });
+  // Until it answers (or if it cannot), the dashboard's other figures stand alone.
+  if (state.status !== "ready") return null;
+  return <PaceSummary pace={state.data} />;
+}
+
+export function PaceSummary({ pace }: { pace: Pace }) {
+  const i18n = useI18n();
+  return (
+    <div className="dashboard-pace" data-testid="dashboard-pace">
+      <h3>{i18n.t("dashboard.pace")}</h3>
+      <p data-testid="pace" data-connection={pace.connection} data-queued={pace.queued}>
+        {paceWords(pace, i18n)}
+      </p>
+    </div>
+  );
+}

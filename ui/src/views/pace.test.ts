@@ -1,0 +1,89 @@
+import { describe, expect, it } from "vitest";
+import type { Pace } from "../bindings/Pace";
+import { createI18n } from "../i18n/i18n";
+import { aboutDuration, answerWithinMs, formatRate, paceWords, secondsFor } from "./pace";
+
+const en = createI18n(["en-US"]);
+
+function pace(over: Partial<Pace> = {}): Pace {
+  return {
+    at_ms: Date.UTC(2026, 10, 29, 12, 0, 30),
+    connection: "provider",
+    tps_limit: 10,
+    window: 10,
+    max_rate_per_s: 10,
+    queued: 0,
+    sent_last_minute_per_s: 0,
+    eta_seconds: 0,
+    sandbox_tps_limit: 1_000,
+    sandbox_window: 64,
+    ...over,
+  };
+}
+
+describe("durations and rates in words", () => {
+  it("rounds a duration as a person would", () => {
+    expect(aboutDuration(0, "en-US"), "never less than a second").toBe("1 second");
+    expect(aboutDuration(19.2, "en-US")).toBe("20 seconds");
+    expect(aboutDuration(474, "en-US")).toBe("8 minutes");
+    expect(aboutDuration(2_000, "en-US"), "20,000 messages at 10/s").toBe("33 minutes");
+    expect(aboutDuration(3_580, "en-US"), "not “60 minutes”").toBe("1 hour");
+    expect(aboutDuration(9_000, "en-US")).toBe("2.5 hours");
+    expect(aboutDuration(40 * 3_600, "en-US")).toBe("40 hours");
+    expect(aboutDuration(5 * 86_400, "en-US")).toBe("5 days");
+    expect(aboutDuration(9_000, "fr-FR")).toBe("2,5\u00a0heures");
+    expect(aboutDuration(2_000, "ru-RU")).toBe("33 минуты");
+  });
+
+  it("gives a rate whole from 10 up, to a tenth below", () => {
+    expect(formatRate(1_000, "en-US")).toBe("1,000");
+    expect(formatRate(9.96, "en-US")).toBe("10");
+    expect(formatRate(2.46, "en-US")).toBe("2.5");
+    expect(formatRate(0.42, "fr-FR")).toBe("0,4");
+  });
+
+  it("times a campaign at a rate, and says how fast a window needs its answers", () => {
+    expect(secondsFor(20_000, 10)).toBe(2_000);
+    expect(secondsFor(20_000, 1_000)).toBe(20);
+    expect(secondsFor(7, 2)).toBe(4);
+    expect(secondsFor(0, 10)).toBe(0);
+    expect(answerWithinMs(10, 10)).toBe(1_000);
+    expect(answerWithinMs(10, 1_500)).toBe(6);
+  });
+});
+
+describe("the pace in plain words", () => {
+  it("says what is queued, how fast it goes against whose limit, and how long is left", () => {
+    expect(paceWords(pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 }), en)).toBe(
+      "4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left",
+    );
+    expect(
+      paceWords(pace({ queued: 4_738, sent_last_minute_per_s: 2.5, eta_seconds: 1_896 }), en),
+      "below the limit, the limit is not named",
+    ).toBe("4,738 queued · sending at 2.5/s · about 32 minutes left");
+  });
+
+  it("before anything goes out, times the queue at the limit", () => {
+    expect(paceWords(pace({ queued: 20_000, eta_seconds: 2_000 }), en)).toBe(
+      "20,000 queued · to go at up to 10/s (the account’s limit) · about 33 minutes left",
+    );
+  });
+
+  it("names the sandbox’s own pace while it is the connection", () => {
+    const sandbox = pace({ connection: "sandbox", tps_limit: 1_000, window: 64, max_rate_per_s: 1_000 });
+    expect(paceWords(sandbox, en)).toBe("Nothing waiting to be sent · at most 1,000/s (the sandbox’s own pace)");
+    expect(paceWords({ ...sandbox, queued: 20_000, sent_last_minute_per_s: 990, eta_seconds: 21 }, en)).toBe(
+      "20,000 queued · sending at 990/s (the sandbox’s own pace) · about 21 seconds left",
+    );
+  });
+
+  it("speaks French and Russian too", () => {
+    const busy = pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 });
+    expect(paceWords(busy, createI18n(["fr-FR"]))).toBe(
+      "4\u202f738 en file · envoi à 10/s (la limite du compte) · encore 8 minutes environ",
+    );
+    expect(paceWords(busy, createI18n(["ru-RU"]))).toBe(
+      "в очереди: 4\u00a0738 · отправка: 10/с (лимит провайдера) · до конца — примерно 8 минут",
+    );
+  });
+});

@@ -1,0 +1,73 @@
+import type { Pace } from "../bindings/Pace";
+import type { PaceConnection } from "../bindings/PaceConnection";
+import type { I18n } from "../i18n/i18n";
+
+/** The campaign the settings screen times: the size that took 33 minutes at the defaults. */
+export const EXAMPLE_CAMPAIGN = 20_000;
+
+/**
+ * Below this answer time the window, not the rate, may be what holds sending back: with `window`
+ * submits awaiting their answer at most, `tps` per second needs each answered within
+ * `window / tps` seconds. Providers over the internet answer in tens of milliseconds.
+ */
+export const WINDOW_WARNING_MS = 100;
+
+/** Seconds `count` messages take at `ratePerS` (one submit each), rounded up. */
+export function secondsFor(count: number, ratePerS: number): number {
+  if (count <= 0) return 0;
+  return Math.ceil(count / Math.max(ratePerS, Number.MIN_VALUE));
+}
+
+/** The longest a provider may take to answer each submit for `window` in flight to keep `tps`, in ms. */
+export function answerWithinMs(window: number, tps: number): number {
+  return Math.floor((window / tps) * 1_000);
+}
+
+/** A duration as a person rounds it: "40 seconds", "8 minutes", "2.5 hours", "3 days". */
+export function aboutDuration(seconds: number, locale: string): string {
+  const s = Math.max(1, Math.ceil(seconds));
+  const [value, unit, digits]: [number, string, number] =
+    s < 60
+      ? [s, "second", 0]
+      : s < 3_570
+        ? [Math.round(s / 60), "minute", 0]
+        : s < 48 * 3_600
+          ? [s / 3_600, "hour", s < 10 * 3_600 ? 1 : 0]
+          : [s / 86_400, "day", s < 10 * 86_400 ? 1 : 0];
+  return new Intl.NumberFormat(locale, { style: "unit", unit, unitDisplay: "long", maximumFractionDigits: digits }).format(
+    value,
+  );
+}
+
+/** A rate in messages per second: whole from 10 up, to a tenth below ("0.4", "2.5", "1,000"). */
+export function formatRate(ratePerS: number, locale: string): string {
+  return new Intl.NumberFormat(locale, { maximumFractionDigits: ratePerS < 10 ? 1 : 0 }).format(ratePerS);
+}
+
+/** Whose limit it is, in words: "the account’s limit" or "the sandbox’s own pace". */
+export function limitWords(connection: PaceConnection, i18n: I18n): string {
+  return connection === "sandbox" ? i18n.t("pace.limit.sandbox") : i18n.t("pace.limit.provider");
+}
+
+/** Measured within a tenth of the limit: sending as fast as it is allowed to. */
+const AT_LIMIT = 0.9;
+
+/**
+ * The pace in plain words, as the dashboard shows it: "4,738 queued · sending at 10/s (the
+ * account’s limit) · about 8 minutes left".
+ */
+export function paceWords(pace: Pace, i18n: I18n): string {
+  const { t, formatTag } = i18n;
+  const limit = limitWords(pace.connection, i18n);
+  const max = formatRate(pace.max_rate_per_s, formatTag);
+  if (pace.queued <= 0) return t("pace.idle", { rate: max, limit });
+  const measured = pace.sent_last_minute_per_s;
+  const rate =
+    measured <= 0
+      ? t("pace.waiting", { rate: max, limit })
+      : measured >= pace.max_rate_per_s * AT_LIMIT
+        ? t("pace.sending.atLimit", { rate: formatRate(measured, formatTag), limit })
+        : t("pace.sending", { rate: formatRate(measured, formatTag) });
+  const left = t("pace.left", { duration: aboutDuration(pace.eta_seconds, formatTag) });
+  return [t("pace.queued", { count: pace.queued }), rate, left].join(" · ");
+}
