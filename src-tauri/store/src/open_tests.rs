@@ -53,10 +53,8 @@ fn a_file_that_is_not_an_sqlite_database_is_refused_untouched() {
     assert_eq!(std::fs::read(&path).unwrap(), text, "the file is left as it was");
 }
 
-/// A database holding `rows` audit rows, closed, with everything copied into the database file
-/// (no WAL left beside it).
-fn closed_database(path: &Path, rows: usize) {
-    let store = Store::open(path).unwrap();
+/// Appends `rows` audit rows of about 200 bytes.
+fn fill(store: &Store, rows: usize) {
     store
         .writer()
         .write_blocking(move |tx| {
@@ -71,6 +69,13 @@ fn closed_database(path: &Path, rows: usize) {
             Ok::<_, StoreError>(())
         })
         .unwrap();
+}
+
+/// A database holding `rows` audit rows, closed, with everything copied into the database file
+/// (no WAL left beside it).
+fn closed_database(path: &Path, rows: usize) {
+    let store = Store::open(path).unwrap();
+    fill(&store, rows);
     store.shutdown();
     drop(store);
     // What the test does to the file next must show in its modification time, which the file
@@ -141,20 +146,7 @@ fn a_clean_stop_copies_the_wal_into_the_database_and_leaves_it_empty() {
             .read_blocking(|c| Ok::<i64, StoreError>(c.query_row("SELECT count(*) FROM audit", [], |r| r.get(0))?))
             .unwrap()
     };
-    store
-        .writer()
-        .write_blocking(|tx| {
-            for i in 0..2_000 {
-                tx.audit().append(&NewAudit {
-                    actor: "system".into(),
-                    action: "test.row".into(),
-                    note: Some(format!("row {i} {}", "x".repeat(200))),
-                    ..NewAudit::default()
-                })?;
-            }
-            Ok::<_, StoreError>(())
-        })
-        .unwrap();
+    fill(&store, 2_000);
     let written = rows(&store);
     assert!(
         std::fs::metadata(&wal).unwrap().len() > 0,
