@@ -100,6 +100,9 @@ impl Store {
         let untouched = !new && clean_stop::take(path);
         if !new && !untouched {
             trust::quick_check(&conn, path)?;
+            // The check read every page through this connection's cache: let it go, rather than
+            // hold tens of MiB of pages nothing may read again while the engine idles.
+            conn.execute_batch("PRAGMA shrink_memory")?;
         }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
         let migration = migrations::migrate(&mut conn, &clock)?;
