@@ -5,7 +5,9 @@
 //! - `test`: every check the project has, in the order that fails fastest.
 //! - `api-fuzz`: malformed and valid requests against the API from its OpenAPI description
 //!   (scripts/api_fuzz.py), then the database checked for anything half-written.
-//! - `bench-http`: the HTTP intake benchmark (scripts/bench_http.py) on a release build.
+//! - `bench`: every benchmark on release builds, several runs each, one table (docs/benchmarks.md).
+//! - `bench-http`: the HTTP intake benchmark with ApacheBench (scripts/bench_http.py) on a release
+//!   build, over several client counts and sending modes.
 //! - `setup`: only the installation part, for both running and testing.
 //! - `house`: check the crate graph and where SQL is written (`--write` redraws the README's graph).
 //! - `bindings`: regenerate the UI's TypeScript types from the Rust types.
@@ -13,6 +15,7 @@
 //!
 //! Plain std on purpose: this has to build in seconds on a machine that has nothing else yet.
 
+mod bench;
 mod house;
 mod setup;
 mod steps;
@@ -20,7 +23,7 @@ mod steps;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|house|bindings|icons> [args]
+const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
@@ -29,6 +32,7 @@ const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|ho
   api-fuzz [-- ARGS]
                     fuzz the HTTP API from its OpenAPI description (Schemathesis) on a debug
                     build, then check the database; ARGS go to scripts/api_fuzz.py
+{BENCH}
   bench-http [-- ARGS]
                     post 100,000 messages over HTTP to a release build and report committed/s
                     and latency; ARGS go to scripts/bench_http.py
@@ -39,19 +43,21 @@ const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench-http|setup|ho
   icons             regenerate icons/ from icons/icon.svg";
 
 fn main() -> ExitCode {
+    let usage = USAGE.replace("{BENCH}", bench::USAGE);
     let args: Vec<String> = std::env::args().skip(1).collect();
     let root = repo_root();
     let result = match args.first().map(String::as_str) {
         Some("start") => steps::start(&root, passthrough(&args[1..])),
         Some("test") => steps::test(&root),
         Some("api-fuzz") => steps::api_fuzz(&root, passthrough(&args[1..])),
+        Some("bench") => bench::run(&root, passthrough(&args[1..])),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),
         Some("bindings") => steps::bindings(&root),
         Some("icons") => steps::icons(&root),
         _ => {
-            eprintln!("{USAGE}");
+            eprintln!("{usage}");
             return ExitCode::from(2);
         }
     };

@@ -13,6 +13,7 @@ pub struct Cmd {
     args: Vec<OsString>,
     dir: Option<PathBuf>,
     env: Vec<(OsString, OsString)>,
+    stdout_to_stderr: bool,
 }
 
 impl Cmd {
@@ -22,6 +23,7 @@ impl Cmd {
             args: Vec::new(),
             dir: None,
             env: Vec::new(),
+            stdout_to_stderr: false,
         }
     }
     pub fn arg(mut self, a: impl Into<OsString>) -> Cmd {
@@ -38,6 +40,12 @@ impl Cmd {
     }
     pub fn env(mut self, k: impl Into<OsString>, v: impl Into<OsString>) -> Cmd {
         self.env.push((k.into(), v.into()));
+        self
+    }
+    /// Sends what it prints to our standard error: a build step's chatter stays off the standard
+    /// output of a command whose output is its result (`cargo xtask bench`'s table).
+    pub fn stdout_to_stderr(mut self) -> Cmd {
+        self.stdout_to_stderr = true;
         self
     }
     fn describe(&self) -> String {
@@ -59,6 +67,9 @@ impl Cmd {
         }
         for (k, v) in &self.env {
             c.env(k, v);
+        }
+        if self.stdout_to_stderr {
+            c.stdout(std::io::stderr());
         }
         c
     }
@@ -91,9 +102,9 @@ fn npm(root: &Path, dir: &str, script: &str) -> Cmd {
 
 /// Installs what building needs, builds the UI (embedded in the binary) and the app; returns the
 /// binary's path.
-fn build_app(root: &Path, release: bool) -> Result<PathBuf, String> {
+pub fn build_app(root: &Path, release: bool) -> Result<PathBuf, String> {
     setup::all(root, Purpose::Run)?;
-    run(npm(root, "ui", "build"))?;
+    run(npm(root, "ui", "build").stdout_to_stderr())?;
     let mut cargo = Cmd::new("cargo").args(["build", "--locked", "-p", "smsdesk"]).dir(root);
     if release {
         cargo = cargo.arg("--release");

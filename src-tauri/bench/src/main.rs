@@ -1,0 +1,184 @@
+//! `smsdesk-bench`: one benchmark per invocation, its figures on standard output as
+//! `figure KEY VALUE` lines. `cargo xtask bench` builds it and runs each one as many times as asked.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Args, Parser, Subcommand};
+
+use smsdesk_bench::dispatch::{self, Dispatch};
+use smsdesk_bench::intake::{self, IntakeRun};
+use smsdesk_bench::load::Intake;
+use smsdesk_bench::smpp_raw::{self, RawSmpp};
+use smsdesk_bench::start::{self, StartRun};
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "smsdesk-bench",
+    about = "Benchmarks of the smsdesk release binary (run by `cargo xtask bench`)"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Bench,
+}
+
+#[derive(Debug, Args)]
+struct Common {
+    /// The smsdesk binary (a release build)
+    #[arg(long, value_name = "FILE")]
+    smsdesk: PathBuf,
+    /// Where the runs' data directories go (each is removed once its checks passed)
+    #[arg(long, value_name = "DIR")]
+    work: PathBuf,
+    /// Keep the run's directory even when its checks passed
+    #[arg(long)]
+    keep: bool,
+}
+
+#[derive(Debug, Subcommand)]
+enum Bench {
+    /// N messages through `smsdesk serve` to `smsdesk sandbox-smsc` (its own process), until
+    /// every receipt is applied
+    Dispatch {
+        #[command(flatten)]
+        common: Common,
+        /// `batch` (POST /api/v1/messages/batch) or `single` (POST /api/v1/messages)
+        #[arg(long, value_parser = ["batch", "single"])]
+        intake: String,
+        #[arg(short, long, default_value_t = 20_000)]
+        n: usize,
+        /// Concurrent keep-alive clients
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        /// Messages per batch request
+        #[arg(long, default_value_t = 500)]
+        batch: usize,
+        /// smpp.window: submits awaiting their answer at most
+        #[arg(long, default_value_t = 64)]
+        window: u32,
+        /// The sandbox's delay between acceptance and receipt
+        #[arg(long, default_value_t = 5)]
+        receipt_delay_ms: u64,
+    },
+    /// HTTP intake alone, one message per request, sending held off
+    Intake {
+        #[command(flatten)]
+        common: Common,
+        #[arg(short, long, default_value_t = 20_000)]
+        n: usize,
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+    },
+    /// The bare SMPP client baseline: the same N messages to the same sandbox process
+    SmppRaw {
+        #[command(flatten)]
+        common: Common,
+        #[arg(short, long, default_value_t = 20_000)]
+        n: usize,
+        #[arg(long, default_value_t = 64)]
+        window: usize,
+        #[arg(long, default_value_t = 5)]
+        receipt_delay_ms: u64,
+    },
+    /// Start, idle memory and stop of `smsdesk serve` on a copy of a database
+    Start {
+        #[command(flatten)]
+        common: Common,
+        /// The database to copy and start on
+        #[arg(long, value_name = "FILE")]
+        fixture: PathBuf,
+        /// Seconds to stay idle before reading the memory
+        #[arg(long, default_value_t = 5)]
+        idle_secs: u64,
+    },
+}
+
+async fn run(bench: Bench) -> anyhow::Result<()> {
+    match bench {
+        Bench::Dispatch {
+            common,
+            intake,
+            n,
+            clients,
+            batch,
+            window,
+            receipt_delay_ms,
+        } => {
+            let intake = if intake == "batch" {
+                Intake::Batch(batch)
+            } else {
+                Intake::Single
+            };
+            dispatch::run(&Dispatch {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                keep: common.keep,
+                intake,
+                n,
+                clients,
+                window,
+                receipt_delay_ms,
+            })
+            .await
+        }
+        Bench::Intake { common, n, clients } => {
+            intake::run(&IntakeRun {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                keep: common.keep,
+                n,
+                clients,
+            })
+            .await
+        }
+        Bench::SmppRaw {
+            common,
+            n,
+            window,
+            receipt_delay_ms,
+        } => {
+            smpp_raw::run(&RawSmpp {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                keep: common.keep,
+                n,
+                window,
+                receipt_delay_ms,
+            })
+            .await
+        }
+        Bench::Start {
+            common,
+            fixture,
+            idle_secs,
+        } => {
+            start::run(&StartRun {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                fixture,
+                idle: Duration::from_secs(idle_secs),
+            })
+            .await
+        }
+    }
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    // One thread: the load generator takes as little of the machine as it can from the server.
+    let runtime = match tokio::runtime::Builder::new_current_thread().enable_all().build() {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("smsdesk-bench: cannot start the async runtime: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    match runtime.block_on(run(cli.command)) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("smsdesk-bench: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
