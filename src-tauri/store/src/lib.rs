@@ -167,9 +167,11 @@ impl Store {
         self.events.subscribe()
     }
 
-    /// Lets the writer finish every operation queued so far, then stops it and waits for it, and
-    /// empties the WAL into the database file (a clean stop leaves no WAL behind). Blocking: call it from a blocking context. Later writes fail with [`StoreError::Closed`].
-    /// (A store dropped without this stops its writer once the last writer handle is gone.)
+    /// Lets the writer finish every operation queued so far, then stops it and waits for it,
+    /// empties the WAL into the database file (a clean stop leaves no WAL behind) and marks the
+    /// stop as clean (see [`clean_stop`]). Blocking: call it from a blocking context. Later writes
+    /// fail with [`StoreError::Closed`]. (A store dropped without this stops its writer once the
+    /// last writer handle is gone, and leaves no mark: the next start checks the whole file.)
     pub fn shutdown(&self) {
         let handle = self.thread.lock().unwrap_or_else(|p| p.into_inner()).take();
         if let Some(handle) = handle {
