@@ -184,6 +184,9 @@ impl Store {
             c.stop();
             // Nothing writes any more: copy the whole WAL into the database and empty it, so a
             // clean stop leaves one self-contained file (and no WAL for the next start to read).
+            // A read still running (a search at a million messages can take a while) would keep
+            // its frames in use: it is interrupted first.
+            self.reader.interrupt_all();
             match checkpoint::truncate(&self.path) {
                 Ok(true) => clean_stop::mark(&self.path),
                 Ok(false) => tracing::warn!("a reader was busy at stop: the WAL is left for the next start to copy"),

@@ -223,3 +223,33 @@ fn a_database_changed_after_a_clean_stop_is_checked_in_full() {
         "a file written after the stop is not trusted by its mark"
     );
 }
+
+#[test]
+fn a_read_still_running_at_the_stop_is_interrupted_and_the_stop_is_clean() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("smsdesk.db");
+    let store = std::sync::Arc::new(Store::open(&path).unwrap());
+    fill(&store, 100);
+    let (started, running) = std::sync::mpsc::channel();
+    let reader = store.reader().clone();
+    let read = std::thread::spawn(move || {
+        reader.read_blocking(|c| {
+            started.send(()).unwrap();
+            // Minutes of work unless interrupted.
+            Ok::<i64, StoreError>(c.query_row(
+                "WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < 4000000000)
+                 SELECT count(*) FROM n, audit",
+                [],
+                |r| r.get(0),
+            )?)
+        })
+    });
+    running.recv().unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(50));
+    store.shutdown();
+    assert!(
+        dir.path().join("smsdesk.db.clean-stop").exists(),
+        "the WAL was emptied and the stop marked clean, the read notwithstanding"
+    );
+    assert!(read.join().unwrap().is_err(), "the read was interrupted");
+}

@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, OpenFlags};
+use rusqlite::{Connection, InterruptHandle, OpenFlags};
 
 use super::pragmas::{self, Role};
 use super::StoreError;
@@ -21,6 +21,8 @@ pub struct Reader {
 struct Inner {
     path: PathBuf,
     idle: Mutex<Vec<Connection>>,
+    /// The reads running now, by a number of their own: what a stop interrupts.
+    busy: Mutex<(u64, Vec<(u64, InterruptHandle)>)>,
 }
 
 impl Reader {
@@ -29,6 +31,7 @@ impl Reader {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
                 idle: Mutex::new(Vec::new()),
+                busy: Mutex::new((0, Vec::new())),
             }),
         }
     }
@@ -53,9 +56,31 @@ impl Reader {
         E: From<StoreError>,
     {
         let conn = self.take()?;
+        let id = {
+            let mut busy = self.inner.busy.lock().unwrap_or_else(|p| p.into_inner());
+            busy.0 += 1;
+            let id = busy.0;
+            busy.1.push((id, conn.get_interrupt_handle()));
+            id
+        };
         let result = f(&conn);
+        self.inner
+            .busy
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .1
+            .retain(|(i, _)| *i != id);
         self.give_back(conn);
         result
+    }
+
+    /// Interrupts every read running now: each fails with SQLITE_INTERRUPT and ends its read
+    /// transaction. For the stop, so that a long search does not keep the WAL from being emptied
+    /// (nor the process from exiting until it is done).
+    pub(crate) fn interrupt_all(&self) {
+        for (_, handle) in &self.inner.busy.lock().unwrap_or_else(|p| p.into_inner()).1 {
+            handle.interrupt();
+        }
     }
 
     fn take(&self) -> Result<Connection, StoreError> {
