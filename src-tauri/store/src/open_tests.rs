@@ -188,7 +188,7 @@ fn run_once(path: &Path, clean: bool) {
 }
 
 #[test]
-fn a_database_left_by_a_clean_stop_and_untouched_is_not_read_in_full_again() {
+fn a_clean_stop_leaves_a_mark_that_the_next_open_takes_and_a_crash_leaves_none() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("smsdesk.db");
     let mark = dir.path().join("smsdesk.db.clean-stop");
