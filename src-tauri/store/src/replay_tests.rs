@@ -65,6 +65,14 @@ fn good(writer: &Writer, runs: &Arc<AtomicUsize>) -> tokio::task::JoinHandle<Res
     })
 }
 
+/// Waits until `n` jobs sit in the writer's queue, so that the operations spawned so far arrive
+/// in the order they were spawned (spawned tasks otherwise race each other to the queue).
+async fn until_queued(writer: &Writer, n: usize) {
+    while writer.queued() < n {
+        tokio::time::sleep(Duration::from_millis(1)).await;
+    }
+}
+
 fn stored_ids(store: &Store) -> Vec<i64> {
     store
         .reader()
@@ -83,8 +91,11 @@ async fn replayable_operations_that_all_succeed_run_once_and_commit_together() {
     let writer = store.writer().clone();
     let (release, blocker) = hold(&writer).await;
     let runs = Arc::new(AtomicUsize::new(0));
-    let ops: Vec<_> = (0..5).map(|_| good(&writer, &runs)).collect();
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let mut ops = Vec::new();
+    for n in 1..=5 {
+        ops.push(good(&writer, &runs));
+        until_queued(&writer, n).await;
+    }
     release.send(()).unwrap();
     let first = blocker.await.unwrap();
     let mut answered = Vec::new();
@@ -105,7 +116,11 @@ async fn a_failing_or_panicking_replayable_operation_leaves_the_others_whole_and
     let writer = store.writer().clone();
     let (release, blocker) = hold(&writer).await;
     let runs = Arc::new(AtomicUsize::new(0));
-    let mut goods: Vec<_> = (0..3).map(|_| good(&writer, &runs)).collect();
+    let mut goods = Vec::new();
+    for n in 1..=3 {
+        goods.push(good(&writer, &runs));
+        until_queued(&writer, n).await;
+    }
     let failing = {
         let w = writer.clone();
         tokio::spawn(async move {
@@ -117,6 +132,7 @@ async fn a_failing_or_panicking_replayable_operation_leaves_the_others_whole_and
             .await
         })
     };
+    until_queued(&writer, 4).await;
     let panicking = {
         let w = writer.clone();
         tokio::spawn(async move {
@@ -130,13 +146,17 @@ async fn a_failing_or_panicking_replayable_operation_leaves_the_others_whole_and
             .await
         })
     };
+    until_queued(&writer, 5).await;
     // An ordinary operation among them, and more replayable ones after.
     let once = {
         let w = writer.clone();
         tokio::spawn(async move { w.write(|tx| tx.audit().append(&row("once"))).await })
     };
-    goods.extend((0..2).map(|_| good(&writer, &runs)));
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    until_queued(&writer, 6).await;
+    for n in 7..=8 {
+        goods.push(good(&writer, &runs));
+        until_queued(&writer, n).await;
+    }
     release.send(()).unwrap();
 
     let first = blocker.await.unwrap();

@@ -100,6 +100,12 @@ impl Writer {
         self.queue_and_wait(job, rx).await
     }
 
+    /// How many jobs wait in the queue (tests that need a known order of arrival).
+    #[cfg(test)]
+    pub(crate) fn queued(&self) -> usize {
+        self.jobs.max_capacity() - self.jobs.capacity()
+    }
+
     /// Queues `job` and waits for its answer on `rx`.
     async fn queue_and_wait<T, E>(&self, job: Job, rx: oneshot::Receiver<Result<T, E>>) -> Result<T, E>
     where
