@@ -330,3 +330,52 @@ fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
         .unwrap();
     assert!(child.wait().unwrap().success());
 }
+
+/// Waits until the captured standard error holds `needle`.
+fn wait_for_log(r: &Running, needle: &str) -> String {
+    let started = std::time::Instant::now();
+    loop {
+        let log = r.stderr();
+        if log.contains(needle) {
+            return log;
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "no {needle:?} in the log:\n{log}"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+#[test]
+fn a_config_file_outside_the_data_directory_is_used_and_re_read_at_sighup() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("data");
+    let config = tmp.path().join("etc").join("smsdesk.toml");
+    let config_arg = config.to_str().unwrap();
+    let r = start(&dir, &["serve", "--http-port", "0", "--config", config_arg], &[]);
+    assert!(config.exists(), "the config is created where --config says");
+    assert!(!dir.join("smsdesk.toml").exists(), "and not in the data directory");
+
+    // A live setting edited by hand, then `systemctl reload` (SIGHUP).
+    std::fs::write(&config, "[smpp]\ntps = 40\n").unwrap();
+    r.signal("HUP");
+    wait_for_log(&r, "SIGHUP: config re-read; what applies while running is in effect");
+    let db = Connection::open_with_flags(dir.join("smsdesk.db"), OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let reloads: i64 = db
+        .query_row(
+            "SELECT count(*) FROM audit WHERE action = 'settings.reload' AND actor = 'system'",
+            [],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(reloads, 1, "the reload is audited");
+
+    // A broken edit changes nothing and stops nothing.
+    std::fs::write(&config, "[smpp]\ntps = \"fast\"\n").unwrap();
+    r.signal("HUP");
+    let log = wait_for_log(&r, "SIGHUP: the config was not re-read, nothing changed");
+    assert!(log.contains("smpp.tps"), "the refusal names the key:\n{log}");
+    assert_eq!(r.get("/api/v1/health").status, 200, "the engine runs on");
+    stop(r, "TERM");
+}

@@ -34,6 +34,11 @@ pub struct Cli {
     #[arg(long, global = true, env = paths::DATA_DIR_ENV, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
 
+    /// The config file, when it is not the data directory's smsdesk.toml (the packaged service
+    /// uses /etc/smsdesk/smsdesk.toml); created with every setting commented out when missing
+    #[arg(long, global = true, env = paths::CONFIG_ENV, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+
     #[command(subcommand)]
     pub command: Option<Command>,
 }
@@ -115,8 +120,8 @@ pub fn prepare(cli: &Cli) -> Result<(Prepared, LogGuard), ExitCode> {
         eprintln!("smsdesk: {msg}");
         ExitCode::from(EXIT_CONFIG)
     };
-    let root = cli.data_dir().map_err(fail)?;
-    let mut prepared = Prepared::load(root, std::env::vars()).map_err(|e| fail(e.to_string()))?;
+    let dir = paths::DataDir::new(cli.data_dir().map_err(fail)?).with_config_file(cli.config.clone());
+    let mut prepared = Prepared::load_dir(dir, std::env::vars()).map_err(|e| fail(e.to_string()))?;
     let guard = logging::init(&prepared.dir.logs(), &prepared.config.log).map_err(fail)?;
     // Every command says what it closed to other users, the first time it is closed.
     smsdesk_engine::permissions::report(&std::mem::take(&mut prepared.permissions));
@@ -289,11 +294,42 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
                 "  No account exists yet. Create the first admin within 30 minutes at\n    {url}/setup#{token}\n  (or run `smsdesk user add NAME --role admin` on this computer)."
             );
         }
+        let reloads = tokio::spawn(reload_on_hangup(engine.service().clone()));
         let signal = stop.await;
+        reloads.abort();
         tracing::info!(signal, "stopping");
         engine.shutdown().await;
         ExitCode::SUCCESS
     })
+}
+
+/// Re-reads the config file at each SIGHUP (`systemctl reload`), for as long as the engine runs.
+async fn reload_on_hangup(service: smsdesk_engine::service::Service) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        let Ok(mut hangup) = signal(SignalKind::hangup()) else {
+            tracing::warn!("cannot catch SIGHUP: the config is re-read only at the next start");
+            return;
+        };
+        while hangup.recv().await.is_some() {
+            match service.reload_settings().await {
+                Ok(r) if !r.changed && !r.at_next_start => tracing::info!("SIGHUP: config re-read, nothing changed"),
+                Ok(r) => tracing::info!(
+                    reconnected = r.reconnected,
+                    "SIGHUP: config re-read; what applies while running is in effect{}",
+                    if r.at_next_start {
+                        " (other changes, to [http], [webhooks], [log] or [store], apply at the next start)"
+                    } else {
+                        ""
+                    }
+                ),
+                Err(e) => tracing::error!("SIGHUP: the config was not re-read, nothing changed: {e}"),
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = service;
 }
 
 /// Catches SIGINT and SIGTERM (Ctrl+C on other platforms) from now on; the future resolves with

@@ -82,9 +82,14 @@ impl Prepared {
     /// Every file the process writes from here on is its user's alone, and what an earlier run
     /// left open to other users is closed first.
     pub fn load(root: PathBuf, env: impl IntoIterator<Item = (String, String)>) -> Result<Prepared, ConfigError> {
+        Prepared::load_dir(DataDir::new(root), env)
+    }
+
+    /// As [`Prepared::load`], for a data directory whose config file may live elsewhere.
+    pub fn load_dir(dir: DataDir, env: impl IntoIterator<Item = (String, String)>) -> Result<Prepared, ConfigError> {
         permissions::restrict_new_files();
-        let permissions = permissions::tighten(&root, &[]);
-        let dir = DataDir::new(root);
+        // A config file kept elsewhere (the service's in /etc/smsdesk) may hold a password too.
+        let permissions = permissions::tighten(dir.root(), &[dir.config_file()]);
         let env: Vec<(String, String)> = env
             .into_iter()
             .filter(|(k, _)| k.starts_with(config::ENV_PREFIX))

@@ -32,10 +32,16 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
         .build(logs_dir)
         .map_err(|e| format!("cannot write logs to {}: {e}", logs_dir.display()))?;
     let (file_writer, guard) = tracing_appender::non_blocking(appender);
-    let stderr = fmt::layer()
-        .with_writer(std::io::stderr)
-        .with_target(false)
-        .with_filter(filter());
+    // Under systemd, standard error goes to the journal, which stamps each line itself and shows
+    // colour codes as they are.
+    let journal = std::env::var_os("JOURNAL_STREAM").is_some();
+    let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let stderr = if journal {
+        stderr.with_ansi(false).without_time().boxed()
+    } else {
+        stderr.boxed()
+    }
+    .with_filter(filter());
     let file = fmt::layer()
         .with_writer(file_writer)
         .with_ansi(false)

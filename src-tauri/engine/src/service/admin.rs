@@ -4,7 +4,9 @@ use std::sync::Arc;
 
 use super::{Service, ServiceError};
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
-use crate::settings::{ConnectionTest, ConnectionTestResult, Settings, SettingsSaved, SettingsUpdate, SettingsView};
+use crate::settings::{
+    ConnectionTest, ConnectionTestResult, Reloaded, Settings, SettingsSaved, SettingsUpdate, SettingsView,
+};
 use crate::store::tables::NewAudit;
 
 impl Service {
@@ -35,6 +37,31 @@ impl Service {
                 .await?;
         }
         Ok(saved)
+    }
+
+    /// Re-reads the config file and applies what may change while running (the operating system's
+    /// reload: SIGHUP, `systemctl reload`); audited as the system's doing when anything changed.
+    pub async fn reload_settings(&self) -> Result<Reloaded, ServiceError> {
+        let settings = self
+            .settings
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("settings (no running engine)".into()))?;
+        let reloaded = settings.reload().await?;
+        if reloaded.changed {
+            let audit = NewAudit {
+                actor: "system".into(),
+                action: "settings.reload".into(),
+                subject_type: Some("settings".into()),
+                note: Some("config file re-read; what applies while running is in effect".into()),
+                details_json: Some(serde_json::json!({ "reconnected": reloaded.reconnected }).to_string()),
+                ..Default::default()
+            };
+            self.store
+                .writer()
+                .write(move |tx| tx.audit().append(&audit).map(|_| ()))
+                .await?;
+        }
+        Ok(reloaded)
     }
 
     /// A trial bind with unsaved connection settings (admin only).

@@ -51,6 +51,17 @@ pub trait Apply: Send + Sync + 'static {
     fn sandbox_addr(&self) -> Option<SocketAddr>;
 }
 
+/// What re-reading the config file did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Reloaded {
+    /// Some setting that applies while running changed, and is in effect now.
+    pub changed: bool,
+    /// The SMPP link was re-bound for it.
+    pub reconnected: bool,
+    /// The file differs from what runs in settings that apply only at the next start.
+    pub at_next_start: bool,
+}
+
 /// The settings of one data directory, as the running engine uses them.
 pub struct Settings {
     file: PathBuf,
@@ -254,19 +265,44 @@ impl Settings {
             new_saved.smpp.password = self.secrets.password()?.unwrap_or_default();
         }
 
-        let old = self.running();
-        let new = Arc::new(live_part(&old, &new_saved));
-        *self.running.write().unwrap_or_else(|p| p.into_inner()) = new.clone();
-        let reconnected = match self.apply.get().and_then(Weak::upgrade) {
-            Some(a) if *old != *new => a.apply(old, new).await,
-            _ => false,
-        };
+        let reconnected = self.put_in_effect(&new_saved).await.reconnected;
         Ok(SettingsSaved {
             settings: self.view_of(&new_text, &new_saved)?,
             changes,
             reconnected,
             generated_secrets: generated,
         })
+    }
+
+    /// Reads the config file again (edited by hand; `systemctl reload`, SIGHUP) and puts into
+    /// effect what may change while running, as a save from the Settings screen would. A file
+    /// that no longer loads changes nothing: the error says why, and the engine runs on as it was.
+    pub async fn reload(&self) -> Result<Reloaded, SettingsError> {
+        let _one_at_a_time = self.writing.lock().await;
+        let text = self.read_file()?;
+        let mut saved = config::from_sources(&self.file, &text, self.env.clone())?;
+        if !password_in(&text, &self.env) {
+            saved.smpp.password = self.secrets.password()?.unwrap_or_default();
+        }
+        Ok(self.put_in_effect(&saved).await)
+    }
+
+    /// Runs with the live part of `saved` from now on (the rest waits for the next start).
+    async fn put_in_effect(&self, saved: &Config) -> Reloaded {
+        let old = self.running();
+        let new = Arc::new(live_part(&old, saved));
+        *self.running.write().unwrap_or_else(|p| p.into_inner()) = new.clone();
+        let changed = *old != *new;
+        let at_next_start = *new != *saved;
+        let reconnected = match self.apply.get().and_then(Weak::upgrade) {
+            Some(a) if changed => a.apply(old, new).await,
+            _ => false,
+        };
+        Reloaded {
+            changed,
+            reconnected,
+            at_next_start,
+        }
     }
 
     /// Binds once with the given (unsaved) connection settings, completed from the saved ones,
@@ -354,3 +390,6 @@ fn hint(secret: &str) -> String {
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod reload_tests;
