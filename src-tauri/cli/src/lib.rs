@@ -288,7 +288,17 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
             info.http_url.as_deref().unwrap_or("(no HTTP server)"),
             info.data_dir,
         );
-        if let (Some(url), Ok(Some(token))) = (info.http_url.as_deref(), engine.service().issue_setup_token().await) {
+        if logging::to_journal() {
+            // The journal keeps what is printed, for everyone who may read it: no token there.
+            eprintln!(
+                "  If no account exists yet, create the first admin on this computer with\n    sudo -u {} smsdesk --data-dir {} --config {} user add NAME --role admin",
+                whoami(),
+                info.data_dir,
+                info.config_path
+            );
+        } else if let (Some(url), Ok(Some(token))) =
+            (info.http_url.as_deref(), engine.service().issue_setup_token().await)
+        {
             // Printed, never logged: whoever reads this terminal may make the first admin.
             eprintln!(
                 "  No account exists yet. Create the first admin within 30 minutes at\n    {url}/setup#{token}\n  (or run `smsdesk user add NAME --role admin` on this computer)."
@@ -301,6 +311,14 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
         engine.shutdown().await;
         ExitCode::SUCCESS
     })
+}
+
+/// The name of the user this process runs as (for a command to copy), `smsdesk` when unknown.
+fn whoami() -> String {
+    std::env::var("USER")
+        .ok()
+        .filter(|u| !u.is_empty())
+        .unwrap_or_else(|| "smsdesk".into())
 }
 
 /// Re-reads the config file at each SIGHUP (`systemctl reload`), for as long as the engine runs.

@@ -34,7 +34,7 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
     let (file_writer, guard) = tracing_appender::non_blocking(appender);
     // Under systemd, standard error goes to the journal, which stamps each line itself and shows
     // colour codes as they are.
-    let journal = std::env::var_os("JOURNAL_STREAM").is_some();
+    let journal = to_journal();
     let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false);
     let stderr = if journal {
         stderr.with_ansi(false).without_time().boxed()
@@ -49,6 +49,12 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
     // A second init in one process (tests) keeps the first subscriber.
     let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
     Ok(LogGuard { _file: guard })
+}
+
+/// Whether standard error goes to systemd's journal (a service), where what is printed is kept
+/// and read by more people than whoever started the process.
+pub fn to_journal() -> bool {
+    std::env::var_os("JOURNAL_STREAM").is_some()
 }
 
 /// Logging to standard error only, for commands that must not touch the data directory.

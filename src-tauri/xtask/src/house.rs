@@ -128,6 +128,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     problems.extend(sql_outside_the_store(root)?);
     problems.extend(wall_clock_outside_the_clock(root)?);
     problems.extend(too_long(root)?);
+    problems.extend(crate::layout::strangers(root));
 
     let graph = mermaid(&members, &built_from);
     let readme_path = root.join("README.md");

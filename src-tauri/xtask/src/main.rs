@@ -3,10 +3,11 @@
 //! - `start`: install what is missing (system packages, npm packages, Rust crates), build the UI and
 //!   the app, and run it: the desktop window where a display exists, `smsdesk serve` otherwise.
 //! - `test`: every check the project has, in the order that fails fastest.
+//! - `bundle`: the .deb and .rpm packages of a release build.
 //! - `api-fuzz`: malformed and valid requests against the API from its OpenAPI description
-//!   (scripts/api_fuzz.py), then the database checked for anything half-written.
+//!   (tests/http/api_fuzz.py), then the database checked for anything half-written.
 //! - `bench`: every benchmark on release builds, several runs each, one table (docs/benchmarks.md).
-//! - `bench-http`: the HTTP intake benchmark with ApacheBench (scripts/bench_http.py) on a release
+//! - `bench-http`: the HTTP intake benchmark with ApacheBench (tests/http/bench_http.py) on a release
 //!   build, over several client counts and sending modes.
 //! - `setup`: only the installation part, for both running and testing.
 //! - `house`: check the crate graph and where SQL is written (`--write` redraws the README's graph).
@@ -17,25 +18,33 @@
 
 mod bench;
 mod house;
+mod layout;
+mod package;
+mod package_test;
 mod setup;
 mod steps;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-const USAGE: &str = "usage: cargo xtask <start|test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
+const USAGE: &str =
+    "usage: cargo xtask <start|test|bundle|package-test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
   test              run the whole test suite (formatting, lints, Rust tests, UI type check and
                     tests, API fuzzing, end-to-end tests in a browser and in the desktop window)
+  bundle            build (release) the Debian and RPM packages, with the man pages, shell
+                    completions and the systemd unit (target/package/release/bundle/)
+  package-test      the test command's package test alone: a .deb of the debug build installed
+                    on this machine (root or sudo), its service run, then removed
   api-fuzz [-- ARGS]
                     fuzz the HTTP API from its OpenAPI description (Schemathesis) on a debug
-                    build, then check the database; ARGS go to scripts/api_fuzz.py
+                    build, then check the database; ARGS go to tests/http/api_fuzz.py
 {BENCH}
   bench-http [-- ARGS]
                     post 100,000 messages over HTTP to a release build and report committed/s
-                    and latency; ARGS go to scripts/bench_http.py
+                    and latency; ARGS go to tests/http/bench_http.py
   setup             install system packages, npm packages and Rust crates, nothing else
   house [--write]   check the house rules: which crate may depend on which, SQL only in the
                     store, the README's crate graph drawn from the code (--write redraws it)
@@ -51,6 +60,8 @@ fn main() -> ExitCode {
         Some("test") => steps::test(&root),
         Some("api-fuzz") => steps::api_fuzz(&root, passthrough(&args[1..])),
         Some("bench") => bench::run(&root, passthrough(&args[1..])),
+        Some("bundle") => package::bundle_release(&root),
+        Some("package-test") => steps::build_app(&root, false).and_then(|bin| package_test::run_test(&root, &bin)),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),

@@ -43,7 +43,7 @@ const TEST_PACKAGES: &[&str] = &[
 ];
 
 /// What `cargo xtask api-fuzz` needs: Python, and venv to install Schemathesis apart from the
-/// system's packages (scripts/api_fuzz.py installs it).
+/// system's packages (tests/http/api_fuzz.py installs it).
 pub const FUZZ_PACKAGES: &[&str] = &["python3", "python3-venv"];
 
 /// The oldest Node.js the UI's build tools support.
@@ -53,6 +53,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
     let mut packages: Vec<&str> = BUILD_PACKAGES.to_vec();
     if purpose == Purpose::Test {
         packages.extend_from_slice(TEST_PACKAGES);
+        packages.extend_from_slice(crate::package_test::PACKAGES);
     }
     system_packages(&packages)?;
     check_node()?;

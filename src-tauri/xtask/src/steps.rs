@@ -59,6 +59,10 @@ impl Cmd {
         }
         s
     }
+    /// The command, to run with its output captured.
+    pub fn into_command(self) -> Command {
+        self.command()
+    }
     fn command(&self) -> Command {
         let mut c = Command::new(&self.program);
         c.args(&self.args);
@@ -195,6 +199,10 @@ pub fn test(root: &Path) -> Result<(), String> {
                     .env("TAURI_DRIVER", setup::cargo_bin("tauri-driver")))
             }),
         ),
+        (
+            "package: the .deb checked (lintian, desktop entry, unit), installed, its service run as its user, removed",
+            Box::new(|| crate::package_test::run_test(root, &bin)),
+        ),
     ];
     let started = Instant::now();
     let total = steps.len();
@@ -218,28 +226,28 @@ pub fn test(root: &Path) -> Result<(), String> {
 /// The seed of the API fuzz run in `cargo xtask test`.
 const FUZZ_SEED: &str = "20261129";
 
-/// `python3 scripts/api_fuzz.py` against `bin` (the debug build `cargo test` made).
+/// `python3 tests/http/api_fuzz.py` against `bin` (the debug build `cargo test` made).
 fn fuzz_script(root: &Path, bin: &Path, args: &[String]) -> Cmd {
     Cmd::new("python3")
-        .arg(root.join("scripts/api_fuzz.py"))
+        .arg(root.join("tests/http/api_fuzz.py"))
         .args(args.iter().cloned())
         .dir(root)
         .env("SMSDESK_BIN", bin)
 }
 
-/// Builds the debug binary and fuzzes its API (scripts/api_fuzz.py; ARGS go to it).
+/// Builds the debug binary and fuzzes its API (tests/http/api_fuzz.py; ARGS go to it).
 pub fn api_fuzz(root: &Path, args: Vec<String>) -> Result<(), String> {
     setup::system_packages(setup::FUZZ_PACKAGES)?;
     let bin = build_app(root, false)?;
     run(fuzz_script(root, &bin, &args))
 }
 
-/// Builds the release binary and measures HTTP intake (scripts/bench_http.py, which installs its
+/// Builds the release binary and measures HTTP intake (tests/http/bench_http.py, which installs its
 /// load generator; ARGS go to it).
 pub fn bench_http(root: &Path, args: Vec<String>) -> Result<(), String> {
     let bin = build_app(root, true)?;
     run(Cmd::new("python3")
-        .arg(root.join("scripts/bench_http.py"))
+        .arg(root.join("tests/http/bench_http.py"))
         .arg("--bin")
         .arg(&bin)
         .args(args)

@@ -2,7 +2,7 @@
 """Malformed and valid requests against the API, generated from its OpenAPI description, then a
 look at the database for anything half-written.
 
-    python3 scripts/api_fuzz.py [--bin target/debug/smsdesk] [--max-examples 200] [--seed N] [--keep]
+    python3 tests/http/api_fuzz.py [--bin target/debug/smsdesk] [--max-examples 200] [--seed N] [--keep]
 
 (`cargo xtask api-fuzz` builds the binary and runs this; `cargo xtask test` runs it after the
 Rust tests.) What it does:

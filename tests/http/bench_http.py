@@ -2,7 +2,7 @@
 """HTTP intake benchmark: messages posted to POST /api/v1/messages over keep-alive connections by a
 few concurrent clients (ApacheBench), against a release build on a fresh data directory.
 
-    python3 scripts/bench_http.py [--bin target/release/smsdesk] [--requests 100000]
+    python3 tests/http/bench_http.py [--bin target/release/smsdesk] [--requests 100000]
                                   [--concurrency 4,8,16] [--modes intake,sandbox,sandbox-full]
 
 (`cargo xtask bench-http -- ARGS` builds the release binary and runs this.) Modes:
