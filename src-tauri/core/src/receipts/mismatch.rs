@@ -4,6 +4,8 @@
 
 use serde::Serialize;
 
+use super::echo;
+
 /// What the receipt says besides its id.
 #[derive(Debug, Clone, Default)]
 pub struct ReceiptFacts {
@@ -59,9 +61,9 @@ pub fn check(r: &ReceiptFacts, m: &MessageFacts, timezone_minutes: i32) -> Vec<M
     if let Some(text) = r.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
         let n = text.chars().count();
         let prefix: String = m.body.chars().take(n).collect();
-        // A receipt for a part of a long message echoes the start of that part.
-        let echoes_a_part = m.segments > 1 && m.body.to_lowercase().contains(&text.to_lowercase());
-        if !prefix.trim().eq_ignore_ascii_case(text) && !echoes_a_part {
+        // Only an echo that can be compared is (GSM-7 text, after an SMSC's lossy transforms); a
+        // receipt for a part of a long message echoes the start of that part.
+        if echo::comparable(&m.body) && !echo::fits(text, &m.body, m.segments > 1) {
             out.push(Mismatch {
                 field: "text",
                 receipt: text.into(),

@@ -3,6 +3,7 @@
 //! into its state.
 
 pub mod dedup;
+pub mod echo;
 pub mod fields;
 pub mod mismatch;
 pub mod parse;

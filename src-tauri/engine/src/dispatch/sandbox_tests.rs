@@ -1176,3 +1176,32 @@ async fn an_answer_still_unrecorded_after_a_lease_is_held_as_unknown_while_runni
     );
     w.stop().await;
 }
+
+/// The receipt's `text:` echo is the first bytes the SMSC got: GSM codes for é and the escape of
+/// €, raw UTF-16 for a UCS-2 text. None of that is a mismatch: only messages whose receipts
+/// disagree with them need a look.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn accented_euro_and_emoji_texts_whose_receipts_agree_raise_no_mismatch() {
+    let texts = [
+        "Réservation confirmée à 10h",
+        "Votre commande est prête",
+        "Total 10€ TTC, merci",
+        "Ваш код 4821",
+        "À demain 🙂",
+        "Your parcel is on its way",
+        "Rendez-vous lundi",
+        "Ihr Paket ist da: Straße 5",
+        "Código 7731 válido",
+        "Your code is 1234",
+    ];
+    let w = world().await;
+    let mut ids = Vec::new();
+    for text in texts {
+        ids.push(w.send("+33612345600", text).await);
+    }
+    for (text, id) in texts.iter().zip(&ids) {
+        let r = w.until(*id, |r| r.reported_state == DeliveryState::Delivered).await;
+        assert!(!r.flags.contains(&"mismatch"), "{text:?} was flagged: {:?}", r.flags);
+    }
+    w.stop().await;
+}
