@@ -234,6 +234,48 @@ pub fn check_copy(path: &Path) -> Result<u32, BackupError> {
     Ok(found)
 }
 
+/// Puts the copy `copy` (checked with [`check_copy`]; only read) in place of the database
+/// `database`, which nothing may have open (hold the instance lock): the copy is written beside
+/// the database under a temporary name (its owner's only) and flushed; the database's WAL, shared
+/// memory and clean-stop mark are removed (a WAL left beside the new file would be replayed into
+/// it); then the copy is renamed over the database. Keep the database first: it is gone after.
+pub fn install(copy: &Path, database: &Path) -> Result<u64, BackupError> {
+    let partial = partial_path(database);
+    let written = create_private(&partial).and_then(|()| {
+        let mut from = std::fs::File::open(copy).map_err(|e| io("read", copy, e))?;
+        let mut to = std::fs::OpenOptions::new()
+            .write(true)
+            .open(&partial)
+            .map_err(|e| io("write", &partial, e))?;
+        let n = std::io::copy(&mut from, &mut to).map_err(|e| io("write", &partial, e))?;
+        to.sync_all().map_err(|e| io("flush", &partial, e))?;
+        Ok(n)
+    });
+    let bytes = match written {
+        Ok(n) => n,
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
+        }
+    };
+    for beside in ["-wal", "-shm", "-journal"] {
+        let mut p = database.as_os_str().to_owned();
+        p.push(beside);
+        remove_if_there(Path::new(&p))?;
+    }
+    remove_if_there(&crate::clean_stop::mark_path(database))?;
+    std::fs::rename(&partial, database).map_err(|e| io("put in place", database, e))?;
+    sync_dir(database)?;
+    Ok(bytes)
+}
+
+fn remove_if_there(path: &Path) -> Result<(), BackupError> {
+    match std::fs::remove_file(path) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(io("remove", path, e)),
+        _ => Ok(()),
+    }
+}
+
 /// Creates `path` as a new, empty file readable and writable by its owner only.
 fn create_private(path: &Path) -> Result<(), BackupError> {
     let mut options = std::fs::OpenOptions::new();

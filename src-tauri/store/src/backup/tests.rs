@@ -207,3 +207,35 @@ fn opening_an_older_schema_backs_it_up_first_and_a_current_or_new_one_is_not_cop
         .shutdown();
     assert!(!dir.path().join("none").exists(), "a new database has nothing to keep");
 }
+
+#[test]
+fn an_installed_copy_replaces_the_database_and_what_was_beside_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("smsdesk.db");
+    let store = Store::open(&db).unwrap();
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit(1)))
+        .unwrap();
+    let copy = dir.path().join("copy.db");
+    copy_file(&db, &copy).unwrap();
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit(2)))
+        .unwrap();
+    store.shutdown();
+    let beside = |s: &str| dir.path().join(format!("smsdesk.db{s}"));
+    std::fs::write(beside("-wal"), b"stale frames").unwrap();
+    std::fs::write(beside("-shm"), b"stale").unwrap();
+    assert!(beside(".clean-stop").exists(), "a clean stop left its mark");
+
+    let bytes = install(&copy, &db).unwrap();
+    assert_eq!(bytes, std::fs::metadata(&copy).unwrap().len());
+    for s in ["-wal", "-shm", ".clean-stop"] {
+        assert!(!beside(s).exists(), "smsdesk.db{s} is gone");
+    }
+    assert_eq!(count(&db, "SELECT count(*) FROM audit WHERE action LIKE 'row %'"), 1);
+    assert!(copy.exists(), "the copy is only read");
+    let store = Store::open(&db).unwrap();
+    store.shutdown();
+}
