@@ -208,7 +208,10 @@ mod tests {
         let (copied, deleted) = plan.daily(&db, now).unwrap();
         assert_eq!(deleted, vec![old.clone()]);
         assert!(!old.exists() && kept.exists() && mine.exists() && copied.path.exists());
-        assert_eq!(backup::check_copy(&copied.path).unwrap(), copied.schema_version);
+        assert_eq!(
+            backup::check_copy(&copied.path, &copied.path).unwrap(),
+            copied.schema_version
+        );
         let status = plan.status();
         assert_eq!(status.last_backup_ms, Some(now));
         assert!(status.automatic);

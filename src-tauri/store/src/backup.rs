@@ -189,18 +189,22 @@ pub(crate) fn schema_version(c: &Connection, path: &Path) -> Result<u32, BackupE
 /// Checks a copy before it may replace the database: it is an SQLite file, `PRAGMA
 /// integrity_check` (every page, every index against its table) says "ok", and it holds an
 /// smsdesk schema no newer than this build's. Returns its schema version. Opens `path` for
-/// writing (SQLite may roll back a journal left beside it): give it a copy to check.
-pub fn check_copy(path: &Path) -> Result<u32, BackupError> {
+/// writing (SQLite may roll back a journal left beside it): give it a copy to check, and the
+/// name of the file it is a copy of (`shown_as`), which the errors give.
+pub fn check_copy(path: &Path, shown_as: &Path) -> Result<u32, BackupError> {
     let unusable = |why: String| BackupError::Unusable {
-        path: path.to_owned(),
+        path: shown_as.to_owned(),
         why,
     };
     if !path.is_file() {
-        return Err(BackupError::NoDatabase(path.to_owned()));
+        return Err(BackupError::NoDatabase(shown_as.to_owned()));
     }
-    crate::trust::check_header(path).map_err(|e| unusable(e.to_string()))?;
+    crate::trust::check_header(path).map_err(|e| match e {
+        crate::StoreError::Unusable { why, .. } => unusable(why),
+        other => unusable(other.to_string()),
+    })?;
     let c = Connection::open(path).map_err(|source| BackupError::Source {
-        path: path.to_owned(),
+        path: shown_as.to_owned(),
         source,
     })?;
     let findings = c
@@ -217,7 +221,7 @@ pub fn check_copy(path: &Path) -> Result<u32, BackupError> {
             quoted.join("; ")
         )));
     }
-    let found = schema_version(&c, path)?;
+    let found = schema_version(&c, shown_as)?;
     let known = migrations::latest_version();
     if found == 0 {
         return Err(unusable(
@@ -226,7 +230,7 @@ pub fn check_copy(path: &Path) -> Result<u32, BackupError> {
     }
     if found > known {
         return Err(BackupError::TooNew {
-            path: path.to_owned(),
+            path: shown_as.to_owned(),
             found,
             known,
         });

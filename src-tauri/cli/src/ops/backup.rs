@@ -75,7 +75,7 @@ fn size(bytes: u64) -> String {
     let digits = bytes.to_string();
     let mut grouped = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             grouped.push(',');
         }
         grouped.push(ch);
@@ -107,7 +107,7 @@ fn restore_checked(prepared: &Prepared, file: &Path) -> Result<(), Refusal> {
     refuse_the_database_itself(file, &database)?;
     let (schema, messages) = check(prepared, file)?;
     println!(
-        "{} checked: integrity ok, schema version {schema}, {messages} message states recomputed from their receipts and decisions, each equal to the stored one.",
+        "{} checked: integrity ok, schema version {schema}; the states of {messages} messages recomputed from their receipts and decisions, each equal to the stored one.",
         file.display()
     );
     if database.exists() {
@@ -183,7 +183,7 @@ fn check(prepared: &Prepared, file: &Path) -> Result<(u32, usize), Refusal> {
             code,
         )
     })?;
-    let schema = backup::check_copy(&copy).map_err(refused)?;
+    let schema = backup::check_copy(&copy, file).map_err(refused)?;
     // Opening migrates the scratch copy (the file given keeps its version).
     let store = Store::open(&copy).map_err(|e| {
         (

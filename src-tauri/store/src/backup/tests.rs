@@ -77,7 +77,7 @@ fn a_copy_taken_while_the_writer_commits_holds_every_row_committed_before_it_sta
     assert_eq!(highest, rows - 1, "the copy is the database as one commit left it");
     assert_eq!(copied.bytes, std::fs::metadata(&dest).unwrap().len());
     assert_eq!(copied.schema_version, crate::migrations::latest_version());
-    assert_eq!(check_copy(&dest).unwrap(), crate::migrations::latest_version());
+    assert_eq!(check_copy(&dest, &dest).unwrap(), crate::migrations::latest_version());
     store.shutdown();
 }
 
@@ -149,7 +149,10 @@ fn the_check_refuses_a_damaged_copy_a_newer_schema_and_a_database_that_is_not_sm
         *b = 0x5a;
     }
     std::fs::write(&damaged, bytes).unwrap();
-    assert!(matches!(check_copy(&damaged), Err(BackupError::Unusable { .. })));
+    assert!(matches!(
+        check_copy(&damaged, &damaged),
+        Err(BackupError::Unusable { .. })
+    ));
 
     let newer = dir.path().join("newer.db");
     std::fs::copy(&good, &newer).unwrap();
@@ -158,7 +161,7 @@ fn the_check_refuses_a_damaged_copy_a_newer_schema_and_a_database_that_is_not_sm
         .execute_batch("INSERT INTO schema_migration VALUES (999, 'future', 'x', 0)")
         .unwrap();
     assert!(matches!(
-        check_copy(&newer),
+        check_copy(&newer, &newer),
         Err(BackupError::TooNew { found: 999, .. })
     ));
 
@@ -167,10 +170,10 @@ fn the_check_refuses_a_damaged_copy_a_newer_schema_and_a_database_that_is_not_sm
         .unwrap()
         .execute_batch("CREATE TABLE t (x)")
         .unwrap();
-    assert!(matches!(check_copy(&other), Err(BackupError::Unusable { .. })));
+    assert!(matches!(check_copy(&other, &other), Err(BackupError::Unusable { .. })));
     let text = dir.path().join("text.db");
     std::fs::write(&text, b"not a database at all, just some text").unwrap();
-    assert!(matches!(check_copy(&text), Err(BackupError::Unusable { .. })));
+    assert!(matches!(check_copy(&text, &text), Err(BackupError::Unusable { .. })));
 }
 
 #[test]
@@ -189,7 +192,7 @@ fn opening_an_older_schema_backs_it_up_first_and_a_current_or_new_one_is_not_cop
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].kind, names::Kind::BeforeMigration(latest));
     assert_eq!(
-        check_copy(&found[0].path).unwrap(),
+        check_copy(&found[0].path, &found[0].path).unwrap(),
         5,
         "the copy holds the schema before the upgrade"
     );
