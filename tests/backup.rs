@@ -10,12 +10,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
-use support::{post_json, run, start, Running};
-
-fn count(db: &Path, sql: &str) -> i64 {
-    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    c.query_row(sql, [], |r| r.get(0)).unwrap()
-}
+use support::{count, post_json, run, start, Running};
 
 fn operator_token(r: &Running) -> String {
     std::fs::read_to_string(r.data_dir.join("operator.token"))

@@ -12,17 +12,12 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
 use smsdesk_engine::store::migrations;
-use support::{post_json, run, run_with_input, start, Running};
+use support::{count, post_json, run, run_with_input, start, Running};
 
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade");
 
 fn fixture() -> PathBuf {
     Path::new(FIXTURE_DIR).join("smsdesk-0.1.0-schema13.db")
-}
-
-fn count(db: &Path, sql: &str) -> i64 {
-    let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-    c.query_row(sql, [], |r| r.get(0)).unwrap()
 }
 
 /// What the upgrade must keep, counted in a database.

@@ -157,6 +157,12 @@ impl Response {
     }
 }
 
+/// What `sql` (a query of one integer) counts in the database `db`, opened read-only.
+pub fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
 /// Runs `smsdesk <args> --data-dir <data_dir>` to completion with `input` on its standard input.
 pub fn run_with_input(data_dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
     let mut child = Command::new(BIN)

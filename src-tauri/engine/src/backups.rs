@@ -216,4 +216,34 @@ mod tests {
         assert_eq!(status.last_backup_ms, Some(now));
         assert!(status.automatic);
     }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_daily_task_takes_a_backup_soon_after_start_and_no_other_while_the_newest_is_not_a_day_old() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
+        let plan = BackupPlan {
+            dir: dir.path().join("backups"),
+            keep_days: 14,
+        };
+        let task = tokio::spawn(keep_backing_up(store.clone(), plan.clone()));
+        // Virtual seconds: time moves only while nothing runs (a copy on its thread holds it).
+        let mut waited = Duration::ZERO;
+        while names::list(&plan.dir).unwrap().is_empty() {
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            waited += Duration::from_secs(1);
+            assert!(
+                waited < Duration::from_secs(3_600),
+                "no backup within an hour of the start"
+            );
+        }
+        assert!(waited >= FIRST_DELAY, "the start's own work goes first");
+        tokio::time::sleep(Duration::from_secs(6 * 3_600)).await;
+        task.abort();
+        let _ = task.await;
+        let taken = names::list(&plan.dir).unwrap();
+        assert_eq!(taken.len(), 1, "one a day: {taken:?}");
+        assert_eq!(taken[0].kind, names::Kind::Regular);
+        let store = Arc::try_unwrap(store).ok().expect("the task let go of the store");
+        store.shutdown();
+    }
 }
