@@ -157,6 +157,37 @@ impl Response {
     }
 }
 
+/// What `sql` (a query of one integer) counts in the database `db`, opened read-only.
+pub fn count(db: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open_with_flags(db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    c.query_row(sql, [], |r| r.get(0)).unwrap()
+}
+
+/// Runs `smsdesk <args> --data-dir <data_dir>` to completion with `input` on its standard input.
+pub fn run_with_input(data_dir: &Path, args: &[&str], input: &str) -> (i32, String, String) {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .arg("--data-dir")
+        .arg(data_dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("the smsdesk binary runs");
+    child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// A POST of a JSON body with `Authorization: Bearer <key>`, over a fresh TCP connection.
+pub fn post_json(base: &str, path: &str, key: &str, body: &serde_json::Value) -> Response {
+    request(base, "POST", path, Some(key), Some(&body.to_string()))
+}
+
 /// A plain HTTP/1.1 GET over a fresh TCP connection.
 pub fn get(base: &str, path: &str) -> Response {
     get_with(base, path, None)
@@ -164,15 +195,26 @@ pub fn get(base: &str, path: &str) -> Response {
 
 /// A GET with `Authorization: Bearer <key>` when a key is given.
 pub fn get_with(base: &str, path: &str, key: Option<&str>) -> Response {
+    request(base, "GET", path, key, None)
+}
+
+fn request(base: &str, method: &str, path: &str, key: Option<&str>, json: Option<&str>) -> Response {
     let authority = base.strip_prefix("http://").expect("http URL");
     let mut stream = TcpStream::connect(authority).expect("connect to smsdesk");
-    stream.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
     let auth = key
         .map(|k| format!("Authorization: Bearer {k}\r\n"))
         .unwrap_or_default();
+    let body = json.map_or(String::new(), |j| {
+        format!(
+            "Content-Type: application/json\r\nContent-Length: {}\r\n\r\n{j}",
+            j.len()
+        )
+    });
+    let head_end = if json.is_some() { "" } else { "\r\n" };
     write!(
         stream,
-        "GET {path} HTTP/1.1\r\nHost: {authority}\r\n{auth}Connection: close\r\n\r\n"
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\n{auth}Connection: close\r\n{head_end}{body}"
     )
     .unwrap();
     let mut raw = Vec::new();

@@ -28,6 +28,7 @@ function dashboard(open: number): Dashboard {
     states: [],
     open_exceptions: [],
     open_exceptions_total: open,
+    backups: { last_backup_ms: null, automatic: true, keep_days: 14 },
   };
 }
 

@@ -71,6 +71,12 @@ pub enum Command {
     /// Add, list and change the accounts people sign in with from a browser
     #[command(subcommand)]
     User(ops::users::UserCommand),
+    /// Write a consistent, checked copy of the database, also while smsdesk runs
+    Backup(ops::backup::BackupArgs),
+    /// Replace the database with a backup, once the backup passes its checks (integrity, schema
+    /// version, the comparison `rebuild --check` makes). Stop smsdesk first; the database it
+    /// replaces is kept in the backup folder
+    Restore(ops::backup::RestoreArgs),
 }
 
 #[derive(Debug, Args)]
@@ -140,6 +146,8 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Export(args) => ops::export(&cli, args),
         Command::ApiKey(args) => ops::api_key(&cli, args),
         Command::User(args) => ops::users::user(&cli, args),
+        Command::Backup(args) => ops::backup::backup(&cli, args),
+        Command::Restore(args) => ops::backup::restore(&cli, args),
     }
 }
 
@@ -190,7 +198,7 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
 }
 
 fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
-    use smsdesk_engine::receipts::{policy::ReceiptPolicy, rebuild};
+    use smsdesk_engine::receipts::policy::ReceiptPolicy;
     let (prepared, _log) = match prepare(cli) {
         Ok(p) => p,
         Err(code) => return code,
@@ -206,27 +214,18 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
-    let store = match smsdesk_engine::store::Store::open(&database) {
+    let store = match smsdesk_engine::store::Store::open_keeping_backups(&database, &prepared.backup_plan().dir) {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
     let policy = ReceiptPolicy::from(&prepared.config.receipts);
-    let mut bar: Option<smsdesk_engine::progress::Progress> = None;
-    let report = rebuild::run(&store, &policy, !args.check, |done, total| {
-        bar.get_or_insert_with(|| {
-            smsdesk_engine::progress::Progress::new(if args.check { "checking" } else { "rebuilding" }, total as u64)
-        })
-        .set(done as u64)
-    });
-    let report = match report {
+    let label = if args.check { "checking" } else { "rebuilding" };
+    let report = match recompute(&store, &policy, !args.check, label) {
         Ok(r) => r,
         Err(e) => return fail(e.to_string()),
     };
     for m in &report.differing {
         tracing::warn!(message = m, "stored state differs from the recomputed one");
-    }
-    if let Some(bar) = bar.as_mut() {
-        bar.finish();
     }
     store.shutdown();
     let done = report.messages;
@@ -244,6 +243,25 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
             ExitCode::SUCCESS
         }
     }
+}
+
+/// Recomputes every message's state from its receipts and decisions with a progress bar, and
+/// compares it with the stored one (with `write`, replaces those that differ).
+fn recompute(
+    store: &smsdesk_engine::store::Store,
+    policy: &smsdesk_engine::receipts::policy::ReceiptPolicy,
+    write: bool,
+    label: &'static str,
+) -> Result<smsdesk_engine::receipts::rebuild::RebuildReport, smsdesk_engine::store::StoreError> {
+    let mut bar: Option<smsdesk_engine::progress::Progress> = None;
+    let report = smsdesk_engine::receipts::rebuild::run(store, policy, write, |done, total| {
+        bar.get_or_insert_with(|| smsdesk_engine::progress::Progress::new(label, total as u64))
+            .set(done as u64)
+    });
+    if let Some(bar) = bar.as_mut() {
+        bar.finish();
+    }
+    report
 }
 
 fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode {

@@ -1,4 +1,4 @@
-//! Scripting subcommands: `send`, `status`, `export`, `api-key` and `user`.
+//! Scripting subcommands: `send`, `status`, `export`, `api-key`, `user`, `backup` and `restore`.
 //!
 //! `send`, `status` and `api-key` talk to the running instance when there is one (over its HTTP
 //! API, as the operator, with the token it wrote in the data directory), and otherwise open the
@@ -31,6 +31,7 @@ use smsdesk_engine::views;
 /// Exit code when the request was refused (bad input, not found).
 const EXIT_REFUSED: u8 = 1;
 
+pub mod backup;
 mod export;
 mod keys;
 pub mod users;
@@ -132,7 +133,8 @@ impl Target {
         let database = prepared.dir.database(&prepared.config.store.database);
         match InstanceLock::acquire(&prepared.dir, &database) {
             Ok(lock) => {
-                let store = Store::open(&database).map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
+                let store = Store::open_keeping_backups(&database, &prepared.backup_plan().dir)
+                    .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 let store = Arc::new(store);
                 let policy = ReceiptPolicy::from(&prepared.config.receipts);
                 let ingestor = Ingestor::new(store.writer().clone(), policy);

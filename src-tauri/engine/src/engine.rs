@@ -78,6 +78,16 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// The database file the configuration names.
+    pub fn database(&self) -> PathBuf {
+        self.dir.database(&self.config.store.database)
+    }
+
+    /// Where backups go and how long daily ones are kept (`[backup]`).
+    pub fn backup_plan(&self) -> crate::backups::BackupPlan {
+        crate::backups::BackupPlan::new(self.dir.root(), &self.config)
+    }
+
     /// Loads (creating on first run) the data directory's config file, with environment overrides.
     /// Every file the process writes from here on is its user's alone, and what an earlier run
     /// left open to other users is closed first.

@@ -7,6 +7,7 @@ pub mod access;
 pub mod accounts;
 pub mod api;
 pub mod apikeys;
+pub mod backups;
 pub mod clock;
 pub mod config;
 pub mod dispatch;

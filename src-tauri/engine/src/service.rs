@@ -33,6 +33,7 @@ use std::sync::{Arc, RwLock};
 
 use tokio::sync::{broadcast, watch};
 
+use crate::backups::BackupPlan;
 use crate::clock::Clock;
 use crate::config::CallbackProviders;
 use crate::dispatch::queue::RetryLimits;
@@ -70,6 +71,8 @@ pub struct Service {
     people: Arc<People>,
     /// Seals the webhook secrets of new keys (the data directory's key).
     sealer: Option<Arc<Sealer>>,
+    /// Where backups go, for the dashboard's last backup.
+    backups: Option<Arc<BackupPlan>>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -107,12 +110,19 @@ impl Service {
             window: None,
             people: Arc::default(),
             sealer: None,
+            backups: None,
         }
     }
 
     /// Seals what must be stored but not shown (new keys' webhook secrets) with this sealer.
     pub fn with_sealer(mut self, sealer: Arc<Sealer>) -> Service {
         self.sealer = Some(sealer);
+        self
+    }
+
+    /// The dashboard says when the last backup in this plan's folder was taken.
+    pub fn with_backups(mut self, plan: BackupPlan) -> Service {
+        self.backups = Some(Arc::new(plan));
         self
     }
 

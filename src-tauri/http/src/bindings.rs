@@ -23,11 +23,11 @@ use smsdesk_engine::settings::{
 use smsdesk_engine::smpp::session::LinkState;
 use smsdesk_engine::sms::encoding::{Encoding, Plan};
 use smsdesk_engine::views::{
-    Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, Candidate, CandidateFact,
-    CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail, ExceptionFilter,
-    ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage, MessageRecord,
-    MessageSummary, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView, ReceiptView, StateCount,
-    StateFlags, StateView, TimelineEntry, TimelineKind,
+    Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, BackupStatus, Candidate,
+    CandidateFact, CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail,
+    ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage,
+    MessageRecord, MessageSummary, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView, ReceiptView,
+    StateCount, StateFlags, StateView, TimelineEntry, TimelineKind,
 };
 use smsdesk_engine::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
@@ -125,6 +125,7 @@ fn views() -> Vec<(String, String)> {
         file::<AuditPage>(),
         file::<ExportProgress>(),
         file::<Dashboard>(),
+        file::<BackupStatus>(),
         file::<Activity>(),
         file::<ActivityBucket>(),
         file::<DayOutcomes>(),

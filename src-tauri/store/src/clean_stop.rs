@@ -13,7 +13,7 @@
 use std::path::{Path, PathBuf};
 
 /// The mark's name beside the database file.
-fn mark_path(db: &Path) -> PathBuf {
+pub(crate) fn mark_path(db: &Path) -> PathBuf {
     let mut name = db.as_os_str().to_owned();
     name.push(".clean-stop");
     PathBuf::from(name)

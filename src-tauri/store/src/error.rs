@@ -43,6 +43,10 @@ pub enum StoreError {
     /// refused at open, before anything reads or writes it.
     #[error("the database {path} cannot be used: {why}. Nothing was changed. Restore it from a backup, or move it away (smsdesk then starts with a new, empty database)")]
     Unusable { path: PathBuf, why: String },
+    /// The copy taken before a migration (or another backup the store was asked for) failed;
+    /// nothing was migrated.
+    #[error("the backup taken before the database is upgraded failed, so it was not upgraded: {0}")]
+    Backup(#[from] crate::backup::BackupError),
     #[error("the write operation was aborted (it panicked); nothing of it was applied")]
     Aborted,
 }

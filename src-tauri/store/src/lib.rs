@@ -1,6 +1,7 @@
 //! smsdesk's SQLite store: one database file, one writer thread, read connections on blocking
 //! threads, the schema's migrations, and the tables' typed operations.
 
+pub mod backup;
 mod checkpoint;
 pub mod checks;
 mod clean_stop;
@@ -91,6 +92,18 @@ impl Store {
     /// A file that is there must be a sound SQLite database ([`trust`]): an empty file, another
     /// kind of file, or a database that fails its quick check is refused, untouched.
     pub fn open_with_clock(path: &Path, clock: Clock) -> Result<Store, StoreError> {
+        Store::open_with(path, clock, None)
+    }
+
+    /// As [`Store::open`], and before migrating an existing database to this build's schema,
+    /// copies it into `backups` as `smsdesk-before-v<N>-<time>.db` ([`backup::names`]): an
+    /// upgrade keeps what the older version had. When that copy fails, nothing is migrated.
+    pub fn open_keeping_backups(path: &Path, backups: &Path) -> Result<Store, StoreError> {
+        Store::open_with(path, Clock::system(), Some(backups))
+    }
+
+    /// [`Store::open_with_clock`], backing up into `backups` (when given) before a migration.
+    pub fn open_with(path: &Path, clock: Clock, backups: Option<&Path>) -> Result<Store, StoreError> {
         let new = trust::check_header(path)?;
         let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
@@ -105,6 +118,9 @@ impl Store {
             conn.execute_batch("PRAGMA shrink_memory")?;
         }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
+        if let (false, Some(dir)) = (new, backups) {
+            backup_before_migration(&conn, path, dir, &clock)?;
+        }
         let migration = migrations::migrate(&mut conn, &clock)?;
         // The checkpoint thread copies the WAL into the database; the writer only appends.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
@@ -194,6 +210,31 @@ impl Store {
             }
         }
     }
+}
+
+/// Copies the database `conn` has open into `dir` when its schema is older than this build's (and
+/// it has one: a database without tables has nothing to keep).
+fn backup_before_migration(conn: &Connection, path: &Path, dir: &Path, clock: &Clock) -> Result<(), StoreError> {
+    let found = backup::schema_version(conn, path)?;
+    let latest = migrations::latest_version();
+    if found == 0 || found >= latest {
+        return Ok(());
+    }
+    backup::ensure_dir(dir)?;
+    let dest = dir.join(backup::names::file_name(
+        backup::names::Kind::BeforeMigration(latest),
+        clock.now_ms(),
+    ));
+    let copied = backup::copy_from(conn, &dest)?;
+    tracing::info!(
+        from = found,
+        to = latest,
+        path = %copied.path.display(),
+        bytes = copied.bytes,
+        took_ms = copied.took.as_millis() as u64,
+        "database backed up before its migration"
+    );
+    Ok(())
 }
 
 /// Opens the database at `path` read-only, without migrating or writing anything, for a process

@@ -48,6 +48,7 @@ function figures(over: Partial<DashboardData> = {}): DashboardData {
       { kind: "outcome_unknown", count: 2 },
     ],
     open_exceptions_total: 3,
+    backups: { last_backup_ms: NOW - 3 * 3_600_000, automatic: true, keep_days: 14 },
     ...over,
   };
 }
@@ -246,5 +247,28 @@ describe("the dashboard section", () => {
     expect(queryTestId(view.container, "sandbox-banner")).not.toBeNull();
     await advance(3 * CONNECTION_POLL_MS);
     expect(connections).toBe(1);
+  });
+
+  it("says when the last backup was taken and whether one is taken daily", async () => {
+    const last = NOW - 3 * 3_600_000;
+    view = await render(
+      <Dashboard dashboard={ready(figures())} connection={ready(status({ state: "stopped" }))} onRetry={() => {}} onRetryConnection={() => {}} />,
+    );
+    expect(byTestId(view.container, "backup-last").dataset["ms"]).toBe(String(last));
+    expect(byTestId(view.container, "backup-last").textContent).toBe(`Last backup: ${en.formatDateTimeShort(last)}`);
+    expect(byTestId(view.container, "backup-automatic").textContent).toBe("A backup is taken every day and kept 14 days.");
+    await view.unmount();
+
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures({ backups: { last_backup_ms: null, automatic: false, keep_days: 0 } }))}
+        connection={ready(status({ state: "stopped" }))}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    expect(byTestId(view.container, "backup-last").textContent).toBe("No backup yet.");
+    expect(byTestId(view.container, "backup-automatic").dataset["automatic"]).toBe("false");
+    expect(byTestId(view.container, "backup-automatic").textContent).toContain("smsdesk backup");
   });
 });

@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from "react";
+import type { BackupStatus } from "../bindings/BackupStatus";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { Dashboard as DashboardData } from "../bindings/Dashboard";
 import type { LinkState } from "../bindings/LinkState";
@@ -167,6 +168,7 @@ function Figures({ data }: { data: DashboardData }) {
           </>
         )}
       </div>
+      <BackupsCard backups={data.backups} />
       <div className="dashboard-card">
         <h3>{t("dashboard.queue")}</h3>
         <dl className="count-list">
@@ -195,6 +197,28 @@ function Figures({ data }: { data: DashboardData }) {
           ))}
         </dl>
       </div>
+    </div>
+  );
+}
+
+/** When the last backup was taken, and whether one is taken every day. */
+function BackupsCard({ backups }: { backups: BackupStatus }) {
+  const { t, formatDateTimeShort } = useI18n();
+  return (
+    <div className="dashboard-card" data-testid="dashboard-backups">
+      <h3>{t("dashboard.backups")}</h3>
+      {backups.last_backup_ms === null ? (
+        <p className="muted" data-testid="backup-last" data-ms="">
+          {t("dashboard.backups.none")}
+        </p>
+      ) : (
+        <p data-testid="backup-last" data-ms={backups.last_backup_ms}>
+          {t("dashboard.backups.last", { time: formatDateTimeShort(backups.last_backup_ms) })}
+        </p>
+      )}
+      <p className="muted" data-testid="backup-automatic" data-automatic={backups.automatic}>
+        {backups.automatic ? t("dashboard.backups.daily", { days: backups.keep_days }) : t("dashboard.backups.off")}
+      </p>
     </div>
   );
 }

@@ -39,6 +39,7 @@ const figures: Dashboard = {
   states: [],
   open_exceptions: [],
   open_exceptions_total: 0,
+  backups: { last_backup_ms: null, automatic: true, keep_days: 14 },
 };
 
 const bound: ConnectionStatus = {

@@ -211,6 +211,17 @@ settings! {
         database: String = "smsdesk.db".into(),
     }
 
+    /// Backups of the database: consistent copies taken while smsdesk runs, each checked before
+    /// it is kept (`smsdesk backup` takes one at any time, `smsdesk restore` puts one back).
+    backup: BackupSettings {
+        /// Folder the backups go to. Empty: `backups` in the data directory. A relative path is
+        /// taken inside the data directory.
+        dir: String = String::new(),
+        /// Days a daily backup is kept; older ones are deleted (only the files smsdesk named
+        /// itself). 0 turns the daily backup off.
+        keep_days: u32 = 14,
+    }
+
     /// Delivery receipts: how they are matched to messages and how their state is computed.
     /// (These apply to every connection until connections get settings of their own.)
     receipts: ReceiptSettings {

@@ -1,10 +1,12 @@
 //! The periodic work that runs beside the rest: overdue receipt deadlines, receipts that waited
-//! long enough for their message, and long replies whose missing parts waited long enough.
+//! long enough for their message, long replies whose missing parts waited long enough, and the
+//! daily backup.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use super::CHUNK;
+use crate::backups::BackupPlan;
 use crate::receipts::{deadline, uncorrelated};
 use crate::service::Service;
 use crate::store::Store;
@@ -18,8 +20,13 @@ const DEADLINE_SWEEP_EVERY: Duration = Duration::from_secs(60);
 const REASSEMBLY_SWEEP_EVERY: Duration = Duration::from_secs(15);
 
 /// Spawns the sweeps; the engine aborts them when it stops.
-pub(super) fn background(store: &Arc<Store>, service: &Service) -> Vec<tokio::task::JoinHandle<()>> {
+pub(super) fn background(
+    store: &Arc<Store>,
+    service: &Service,
+    backups: BackupPlan,
+) -> Vec<tokio::task::JoinHandle<()>> {
     vec![
+        tokio::spawn(crate::backups::keep_backing_up(store.clone(), backups)),
         tokio::spawn(sweep_deadlines(store.clone(), service.clone())),
         tokio::spawn({
             let service = service.clone();

@@ -12,18 +12,19 @@ use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::{rebuild, rekey};
 use crate::store::{Store, StoreError, Writer};
 
-/// Opens the database (migrating it), then brings what it holds up to date before anything new
+/// Opens the database (migrating it, after a copy into `backups` when it is older), then brings what it holds up to date before anything new
 /// arrives: id keys made by the id rules in force, receipts stored but never applied, projections
 /// made by older rules. The store is recorded in `started` as soon as it is open.
 pub(super) async fn open_store(
     path: &Path,
+    backups: &Path,
     policy: &ReceiptPolicy,
     connection: &str,
     started: &mut Started,
 ) -> Result<Arc<Store>, EngineError> {
     let store = {
-        let path = path.to_owned();
-        tokio::task::spawn_blocking(move || Store::open(&path))
+        let (path, backups) = (path.to_owned(), backups.to_owned());
+        tokio::task::spawn_blocking(move || Store::open_keeping_backups(&path, &backups))
             .await
             .map_err(|_| StoreError::Aborted)??
     };

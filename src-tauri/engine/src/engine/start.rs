@@ -13,6 +13,7 @@ use super::runtime::Runtime;
 use super::sending::Sending;
 use super::{connection_name, intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
+use crate::backups::BackupPlan;
 use crate::config::Config;
 use crate::door::Open;
 use crate::instance::{InstanceInfo, InstanceLock};
@@ -86,6 +87,7 @@ impl Engine {
             permissions,
         } = prepared;
         let db_path = dir.database(&config.store.database);
+        let backups = BackupPlan::new(dir.root(), &config);
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
         permissions::restrict_new_files();
         permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
@@ -95,12 +97,12 @@ impl Engine {
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
         let policy = ReceiptPolicy::for_config(&config);
-        let store = open_store(&db_path, &policy, &connection_name(&config), started).await?;
+        let store = open_store(&db_path, &backups.dir, &policy, &connection_name(&config), started).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
 
         let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
-        let service = service.with_sealer(sealer.clone());
+        let service = service.with_sealer(sealer.clone()).with_backups(backups.clone());
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
         started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
 
@@ -119,7 +121,7 @@ impl Engine {
         }
 
         // Nothing can fail from here on: what was started belongs to the engine.
-        let background = background(&store, &service);
+        let background = background(&store, &service, backups);
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         Ok(Engine {
             store,

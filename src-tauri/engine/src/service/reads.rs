@@ -42,13 +42,19 @@ impl Service {
             .ok_or_else(|| ServiceError::NotFound(format!("exception {id}")))
     }
 
-    /// The overview now, "today" starting at midnight UTC.
+    /// The overview now, "today" starting at midnight UTC, with the last backup.
     pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
         let now = self.clock().now_ms();
+        let backups = self.backups.clone();
         Ok(self
             .store
             .reader()
-            .read(move |c| views::dashboard_at(c, now, 0))
+            .read(move |c| {
+                let mut d = views::dashboard_at(c, now, 0)?;
+                // A look at the backup folder, on the same blocking thread.
+                d.backups = backups.map(|plan| plan.status()).unwrap_or_default();
+                Ok::<_, views::ViewError>(d)
+            })
             .await?)
     }
 

@@ -44,6 +44,20 @@ pub struct ExceptionCount {
     pub count: i64,
 }
 
+/// The database's backups, as the dashboard shows them. Not read from the database: the engine
+/// fills it in from the backup folder ([`crate::backup::names`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct BackupStatus {
+    /// When the newest backup in the backup folder was taken (of any kind smsdesk names), if any.
+    #[ts(type = "number | null")]
+    pub last_backup_ms: Option<i64>,
+    /// Whether a backup is taken daily (`backup.keep_days` above 0).
+    pub automatic: bool,
+    /// Days a daily backup is kept.
+    pub keep_days: u32,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct Dashboard {
@@ -68,6 +82,8 @@ pub struct Dashboard {
     pub open_exceptions: Vec<ExceptionCount>,
     #[ts(type = "number")]
     pub open_exceptions_total: i64,
+    /// The last backup, and whether one is taken daily.
+    pub backups: BackupStatus,
 }
 
 /// The overview at `now_ms`, with "today" starting at midnight at `utc_offset_minutes`.
@@ -125,6 +141,7 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
             states,
             open_exceptions_total: open_exceptions.iter().map(|e| e.count).sum(),
             open_exceptions,
+            backups: BackupStatus::default(),
         })
     })
 }

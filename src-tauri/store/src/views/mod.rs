@@ -40,7 +40,9 @@ use crate::StoreError;
 pub use activity::{activity_at, Activity, ActivityBucket, ActivityWindow, DayOutcomes, OUTCOME_DAYS};
 pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
 pub use candidates::{Candidate, CandidateFact, CandidateField};
-pub use dashboard::{dashboard_at, dashboard_query_plans, Dashboard, ExceptionCount, QueueCount, StateCount};
+pub use dashboard::{
+    dashboard_at, dashboard_query_plans, BackupStatus, Dashboard, ExceptionCount, QueueCount, StateCount,
+};
 pub use detail::{
     message_detail, MessageDetail, MessageRecord, OperatorDecision, PartStateView, QueueView, StateFlags, StateView,
 };

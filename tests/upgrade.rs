@@ -1,0 +1,328 @@
+//! Upgrades through the real binary: the database the previous release made (a committed fixture)
+//! opens under this one with everything in it, a database of an older schema is backed up before
+//! it is migrated, and a database newer than the binary is refused, untouched.
+//!
+//! The fixture is made by `make_the_upgrade_fixture` below (ignored; run it by name to make it
+//! again, see tests/fixtures/upgrade/README.md).
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use rusqlite::{Connection, OpenFlags};
+use smsdesk_engine::store::migrations;
+use support::{count, post_json, run, run_with_input, start, Running};
+
+const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade");
+
+fn fixture() -> PathBuf {
+    Path::new(FIXTURE_DIR).join("smsdesk-0.1.0-schema13.db")
+}
+
+/// What the upgrade must keep, counted in a database.
+const KEPT: &[(&str, &str)] = &[
+    ("messages", "SELECT count(*) FROM message"),
+    ("receipts", "SELECT count(*) FROM receipt"),
+    ("exceptions", "SELECT count(*) FROM exception"),
+    (
+        "open exceptions",
+        "SELECT count(*) FROM exception WHERE status = 'open'",
+    ),
+    ("attempts", "SELECT count(*) FROM attempt"),
+    ("api keys", "SELECT count(*) FROM api_key"),
+    ("accounts", "SELECT count(*) FROM account"),
+    ("audit rows", "SELECT count(*) FROM audit"),
+];
+
+fn counts(db: &Path) -> Vec<(&'static str, i64)> {
+    KEPT.iter().map(|&(what, sql)| (what, count(db, sql))).collect()
+}
+
+#[test]
+fn the_fixture_of_the_previous_release_opens_with_every_message_receipt_and_exception_and_passes_rebuild_check() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("smsdesk.db");
+    std::fs::copy(fixture(), &db).unwrap();
+    let before = counts(&db);
+    for (what, n) in &before {
+        assert!(*n > 0, "the fixture holds {what}");
+    }
+    let fixture_schema = count(&db, "SELECT max(version) FROM schema_migration");
+
+    let (code, out, err) = run(&data, &["rebuild", "--check"]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    assert!(out.contains("every one equals the stored state"), "{out}");
+    let csv = data.with_file_name("all.csv");
+    let (code, _, err) = run(&data, &["export", "--csv", "-o", csv.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let rows = std::fs::read_to_string(&csv).unwrap().lines().count() as i64 - 1;
+    assert_eq!(rows, before[0].1, "the export lists every message");
+    let (code, out, err) = run(&data, &["status", "1"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Message 1 to"), "{out}");
+
+    assert_eq!(
+        counts(&db),
+        before,
+        "every message, receipt and exception is still there"
+    );
+    let latest = i64::from(migrations::latest_version());
+    assert_eq!(count(&db, "SELECT max(version) FROM schema_migration"), latest);
+    let before_migration: Vec<_> = backups(&data, "smsdesk-before-v");
+    if fixture_schema < latest {
+        assert_eq!(before_migration.len(), 1, "a backup before the migration");
+        assert_eq!(
+            count(&before_migration[0], "SELECT max(version) FROM schema_migration"),
+            fixture_schema
+        );
+    } else {
+        assert!(before_migration.is_empty(), "nothing to migrate, nothing copied");
+    }
+}
+
+/// smsdesk's backups in `data`'s backup folder whose names start with `prefix`.
+fn backups(data: &Path, prefix: &str) -> Vec<PathBuf> {
+    match std::fs::read_dir(data.join("backups")) {
+        Ok(entries) => entries
+            .map(|e| e.unwrap().path())
+            .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix))
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+#[test]
+fn a_database_of_an_older_schema_is_backed_up_before_it_is_migrated() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("smsdesk.db");
+    {
+        let mut c = Connection::open(&db).unwrap();
+        migrations::migrate_to(&mut c, 8, &smsdesk_engine::clock::Clock::system()).unwrap();
+        c.execute(
+            "INSERT INTO audit (at, actor, action) VALUES (1, 'system', 'made by an older smsdesk')",
+            [],
+        )
+        .unwrap();
+    }
+    let r = start(&data, &["serve", "--http-port", "0"], &[]);
+    let mut r = r;
+    r.signal("TERM");
+    assert!(r.wait(Duration::from_secs(30)).success(), "{}", r.stderr());
+
+    let latest = migrations::latest_version();
+    let copies = backups(&data, &format!("smsdesk-before-v{latest}-"));
+    assert_eq!(
+        copies.len(),
+        1,
+        "one copy before the migration: {:?}",
+        backups(&data, "")
+    );
+    assert_eq!(
+        count(&copies[0], "SELECT max(version) FROM schema_migration"),
+        8,
+        "as it was"
+    );
+    assert_eq!(
+        count(
+            &copies[0],
+            "SELECT count(*) FROM audit WHERE action = 'made by an older smsdesk'"
+        ),
+        1
+    );
+    assert_eq!(
+        count(&db, "SELECT max(version) FROM schema_migration"),
+        i64::from(latest)
+    );
+    assert!(r.stderr().contains("database backed up before its migration"), "logged");
+}
+
+#[test]
+fn a_database_newer_than_the_binary_is_refused_with_a_clear_message_and_left_untouched() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("smsdesk.db");
+    std::fs::copy(fixture(), &db).unwrap();
+    Connection::open(&db)
+        .unwrap()
+        .execute(
+            "INSERT INTO schema_migration VALUES (999, 'from the future', 'x', 0)",
+            [],
+        )
+        .unwrap();
+    let before = counts(&db);
+    for args in [
+        &["serve", "--http-port", "0"][..],
+        &["status", "1"],
+        &["rebuild", "--check"],
+    ] {
+        let (code, _, err) = run(&data, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(
+            err.contains("the database is at schema version 999, newer than this smsdesk knows")
+                && err.contains("use a newer smsdesk"),
+            "{args:?}: {err}"
+        );
+    }
+    assert_eq!(counts(&db), before, "nothing in it changed");
+    assert_eq!(
+        count(&db, "SELECT max(version) FROM schema_migration"),
+        999,
+        "nothing was migrated"
+    );
+    assert!(
+        backups(&data, "").is_empty(),
+        "nothing to back up: nothing was migrated"
+    );
+}
+
+// ---- Making the fixture ----
+
+/// Waits until `sql` counts at least `n` in `db`.
+fn wait_for(r: &Running, db: &Path, sql: &str, n: i64) {
+    let started = Instant::now();
+    while count(db, sql) < n {
+        assert!(
+            started.elapsed() < Duration::from_secs(120),
+            "waited for {sql} >= {n}:\n{}",
+            r.stderr()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Makes tests/fixtures/upgrade/smsdesk-<version>-schema<N>.db again, with the real binary and the
+/// sandbox SMSC, and its README's counts:
+/// `cargo test -p smsdesk --test e2e_upgrade -- --ignored make_the_upgrade_fixture`.
+/// Rename the test above's `fixture()` when the version or the schema changed.
+#[test]
+#[ignore = "makes the committed fixture; run by name"]
+fn make_the_upgrade_fixture() {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    let (code, _, err) = run(
+        &data,
+        &["api-key", "create", "--name", "website", "--scope", "send,read:own"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = run_with_input(
+        &data,
+        &["user", "add", "anna", "--role", "admin", "--password-stdin"],
+        "fixture-password-anna\n",
+    );
+    assert_eq!(code, 0, "{err}");
+    let env = [
+        ("SMSDESK_RECEIPTS_UNCORRELATED_GRACE_SECONDS", "0"),
+        ("SMSDESK_SMPP_RESPONSE_TIMEOUT_SECONDS", "2"),
+    ];
+    let r = start(&data, &["serve", "--http-port", "0"], &env);
+    let token = std::fs::read_to_string(data.join("operator.token"))
+        .unwrap()
+        .trim()
+        .to_owned();
+    // Delivered, undeliverable, expired, rejected, delivered after ENROUTE, a duplicate receipt,
+    // two conflicting finals (twice), a receipt for no message, refused for good, no answer.
+    let endings = ["00", "01", "02", "03", "04", "05", "07", "07", "08", "13", "15"];
+    let messages: Vec<_> = endings
+        .iter()
+        .map(|e| serde_json::json!({ "destination": format!("+336123456{e}"), "text": format!("fixture {e}") }))
+        .collect();
+    let answer = post_json(
+        &r.url,
+        "/api/v1/messages/batch",
+        &token,
+        &serde_json::json!({ "messages": messages }),
+    );
+    assert_eq!(answer.status, 201, "{}", answer.body);
+    let db = data.join("smsdesk.db");
+    wait_for(
+        &r,
+        &db,
+        "SELECT count(*) FROM queue WHERE status NOT IN ('queued', 'sending')",
+        endings.len() as i64,
+    );
+    let open = "SELECT count(*) FROM exception WHERE status = 'open'";
+    wait_for(&r, &db, "SELECT count(DISTINCT kind) FROM exception WHERE kind IN ('conflicting_final', 'uncorrelated', 'outcome_unknown')", 3);
+    wait_for(
+        &r,
+        &db,
+        "SELECT count(*) FROM exception WHERE kind = 'conflicting_final'",
+        2,
+    );
+    let first = |kind: &str| count(&db, &format!("SELECT min(id) FROM exception WHERE kind = '{kind}'"));
+    for (id, body) in [
+        (
+            first("conflicting_final"),
+            serde_json::json!({ "action": "choose_state", "state": "delivered", "note": "the customer confirmed" }),
+        ),
+        (
+            first("uncorrelated"),
+            serde_json::json!({ "action": "dismiss", "note": "not ours" }),
+        ),
+    ] {
+        let done = post_json(&r.url, &format!("/api/v1/exceptions/{id}/resolve"), &token, &body);
+        assert_eq!(done.status, 204, "{}", done.body);
+    }
+    assert!(count(&db, open) > 0, "some stay open");
+    let mut r = r;
+    r.signal("TERM");
+    assert!(r.wait(Duration::from_secs(30)).success(), "{}", r.stderr());
+    let (code, _, err) = run(
+        &data,
+        &["send", "--to", "+33612345600", "--text", "queued while stopped"],
+    );
+    assert_eq!(code, 0, "{err}");
+    write_fixture(&db);
+}
+
+/// VACUUMs `db` into the fixture folder and writes its README with what it holds.
+fn write_fixture(db: &Path) {
+    let schema = count(db, "SELECT max(version) FROM schema_migration");
+    let name = format!("smsdesk-{}-schema{schema}.db", env!("CARGO_PKG_VERSION"));
+    let dest = Path::new(FIXTURE_DIR).join(&name);
+    std::fs::create_dir_all(FIXTURE_DIR).unwrap();
+    let _ = std::fs::remove_file(&dest);
+    Connection::open(db)
+        .unwrap()
+        .execute("VACUUM INTO ?1", [dest.to_str().unwrap()])
+        .unwrap();
+    let c = Connection::open_with_flags(&dest, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let grouped = |sql: &str| -> String {
+        let mut s = c.prepare(sql).unwrap();
+        let rows = s
+            .query_map([], |r| {
+                Ok(format!("{} {}", r.get::<_, i64>(1)?, r.get::<_, String>(0)?))
+            })
+            .unwrap();
+        rows.map(Result::unwrap).collect::<Vec<_>>().join(", ")
+    };
+    let held = counts(&dest)
+        .iter()
+        .map(|(what, n)| format!("{n} {what}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let readme = format!(
+        "# Upgrade fixtures\n\n\
+         `{name}` ({} bytes) was made by smsdesk {} (schema version {schema}) with the real binary and the sandbox SMSC, by\n\
+         `cargo test -p smsdesk --test e2e_upgrade -- --ignored make_the_upgrade_fixture` (tests/upgrade.rs): an API key and an\n\
+         account made on the command line, eleven messages sent through `smsdesk serve` to the sandbox's scenarios\n\
+         (delivered, UNDELIV, EXPIRED, REJECTD, ENROUTE then DELIVRD, a duplicate receipt, conflicting finals twice, a receipt\n\
+         for no message, refused for good, no submit response), two exceptions resolved through the API, and one message\n\
+         queued while smsdesk was stopped; then VACUUMed.\n\n\
+         It holds {held}.\n\n\
+         - queue: {}\n- states: {}\n- exceptions: {}\n\n\
+         The upgrade test (tests/upgrade.rs) opens a copy with the current binary and checks that all of it is still there.\n\
+         Keep this file as it is; a later release adds its own fixture beside it.\n",
+        std::fs::metadata(&dest).unwrap().len(),
+        env!("CARGO_PKG_VERSION"),
+        grouped("SELECT status, count(*) FROM queue GROUP BY status ORDER BY status"),
+        grouped("SELECT state, count(*) FROM projection GROUP BY state ORDER BY state"),
+        grouped("SELECT kind || ' (' || status || ')', count(*) FROM exception GROUP BY kind, status ORDER BY kind, status"),
+    );
+    std::fs::write(Path::new(FIXTURE_DIR).join("README.md"), readme).unwrap();
+}
