@@ -9,7 +9,7 @@
 //! the target directory.
 
 mod context;
-mod json;
+pub(crate) mod json;
 mod legend;
 mod outputs;
 mod report;

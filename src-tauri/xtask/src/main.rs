@@ -21,6 +21,7 @@ mod house;
 mod layout;
 mod package;
 mod package_test;
+mod service_test;
 mod setup;
 mod steps;
 
@@ -28,7 +29,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: cargo xtask <start|test|bundle|package-test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
+    "usage: cargo xtask <start|test|bundle|package-test|service-test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
@@ -38,6 +39,9 @@ const USAGE: &str =
                     completions and the systemd unit (target/package/release/bundle/)
   package-test      the test command's package test alone: a .deb of the debug build installed
                     on this machine (root or sudo), its service run, then removed
+  service-test      the .deb on a fresh Debian 12 booted with systemd in a container
+                    (systemd-nspawn; downloads a base system once): smsdesk.service started,
+                    reloaded and stopped as systemd runs it, hardening included
   api-fuzz [-- ARGS]
                     fuzz the HTTP API from its OpenAPI description (Schemathesis) on a debug
                     build, then check the database; ARGS go to tests/http/api_fuzz.py
@@ -61,6 +65,7 @@ fn main() -> ExitCode {
         Some("api-fuzz") => steps::api_fuzz(&root, passthrough(&args[1..])),
         Some("bench") => bench::run(&root, passthrough(&args[1..])),
         Some("bundle") => package::bundle_release(&root),
+        Some("service-test") => service_test::run_test(&root),
         Some("package-test") => steps::build_app(&root, false).and_then(|bin| package_test::run_test(&root, &bin)),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),

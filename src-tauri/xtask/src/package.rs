@@ -7,6 +7,7 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::bench::json::json_string;
 use crate::setup;
 use crate::steps::{build_app, run, target_dir, Cmd};
 
@@ -143,18 +144,4 @@ fn files_config(m: &Manuals) -> String {
         .collect();
     let files = format!("{{{}}}", entries.join(", "));
     format!(r#"{{"bundle": {{"linux": {{"deb": {{"files": {files}}}, "rpm": {{"files": {files}}}}}}}}}"#)
-}
-
-fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
 }

@@ -6,7 +6,8 @@ use std::fmt::Write as _;
 use super::context::Context;
 use super::report::Samples;
 
-fn json_string(s: &str) -> String {
+/// `s` as a JSON string literal.
+pub(crate) fn json_string(s: &str) -> String {
     let mut out = String::from("\"");
     for c in s.chars() {
         match c {
