@@ -580,6 +580,7 @@ export const en = {
   "decision.none": "No state chosen",
 
   "flags.title": "Needs a look",
+  "flags.noted": "Noted in the evidence",
   "flag.outcome_unknown": "Outcome unknown",
   "flag.outcome_unknown.explained": "A try was sent but no answer came: it may or may not have gone out.",
   "flag.conflict": "Conflict",

@@ -578,6 +578,7 @@ export const fr: Dictionary = {
   "decision.none": "Aucun état choisi",
 
   "flags.title": "À regarder",
+  "flags.noted": "Relevé dans les preuves",
   "flag.outcome_unknown": "Issue inconnue",
   "flag.outcome_unknown.explained": "Une tentative est partie sans réponse : le message est peut-être parti, peut-être pas.",
   "flag.conflict": "Conflit",

@@ -578,6 +578,7 @@ export const ru: Dictionary = {
   "decision.none": "Состояние не выбрано",
 
   "flags.title": "Требует внимания",
+  "flags.noted": "Отмечено в доказательствах",
   "flag.outcome_unknown": "Исход неизвестен",
   "flag.outcome_unknown.explained": "Попытка отправлена, но ответа не было: сообщение могло уйти, а могло и не уйти.",
   "flag.conflict": "Противоречие",

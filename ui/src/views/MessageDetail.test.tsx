@@ -176,6 +176,16 @@ describe("message detail: flags", () => {
     }
   });
 
+  it("notes a late or repeated receipt apart from what needs a look", async () => {
+    const base = deliveredDetail();
+    await show({ ...base, summary: { ...base.summary, flags: ["repeat", "late", "conflict"] } });
+    const listed = (section: string) =>
+      [...byTestId(view!.container, section).querySelectorAll<HTMLElement>('[data-testid="flag"]')].map((f) => f.dataset["flag"]);
+    expect(listed("flags")).toEqual(["conflict"]);
+    expect(listed("flags-noted")).toEqual(["late", "repeat"]);
+    expect(byTestId(view!.container, "flags-noted").querySelector("h3")?.textContent).toBe("Noted in the evidence");
+  });
+
   it("shows no flag section when there is none", async () => {
     const base = deliveredDetail();
     await show({ ...base, summary: { ...base.summary, flags: [] } });

@@ -169,3 +169,28 @@ describe("message list paging", () => {
     expect(ids(view.container)).toEqual(["10", "9", "8", "7"]);
   });
 });
+
+describe("message list: needs a look", () => {
+  it("lists what needs a person, never a late or repeated receipt, which changed nothing", async () => {
+    const { backend } = paging({
+      "": {
+        items: [
+          summary(1, { flags: ["late", "repeat"] }),
+          summary(2, { flags: ["repeat", "conflict"] }),
+          summary(3, { flags: [] }),
+        ],
+        next_cursor: null,
+        scan_limited: false,
+      },
+    });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const flagsOf = (id: string) =>
+      [...view!.container.querySelectorAll<HTMLElement>(`[data-testid="message-row"][data-id="${id}"] [data-testid="message-flags"] .badge`)].map(
+        (b) => b.textContent,
+      );
+    expect(flagsOf("1"), "late and repeated receipts are facts in the evidence").toEqual([]);
+    expect(flagsOf("2")).toEqual(["Conflict"]);
+    expect(flagsOf("3")).toEqual([]);
+  });
+});

@@ -10,7 +10,7 @@ import { ListFooter } from "../components/ListFooter";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
 import { ExportCsv } from "./ExportCsv";
-import { FLAGS } from "./labels";
+import { ATTENTION_FLAGS } from "./labels";
 import { ANY_MESSAGE, isAny, MessageFilters, toMessageFilter, toMessageFilterKey, type MessageQuery } from "./MessageFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
 
@@ -155,7 +155,7 @@ function MessageTable({
 function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: ((id: number) => void) | undefined }) {
   const { t, formatDateTimeShort } = useI18n();
   const open = onOpen === undefined ? undefined : () => onOpen(m.id);
-  const flags = FLAGS.filter((f) => m.flags.includes(f));
+  const flags = ATTENTION_FLAGS.filter((f) => m.flags.includes(f));
   return (
     <tr
       className={open ? "row-link" : undefined}

@@ -92,6 +92,13 @@ export const FLAGS = every<Flag>()([
   "repeat",
 ]);
 
+/** The flags that need a person: what "Needs a look" lists. */
+export const ATTENTION_FLAGS: readonly Flag[] = ["outcome_unknown", "conflict", "no_receipt", "mismatch", "id_disagree"];
+
+/** Facts the evidence shows that need nobody (a late intermediate report, a repeated receipt):
+ * noted on the message, never under "Needs a look". */
+export const NOTED_FLAGS: readonly Flag[] = FLAGS.filter((f) => !ATTENTION_FLAGS.includes(f));
+
 export type ResolveAction = ResolveRequest["action"];
 
 /** What the engine accepts for each kind (receipts/exceptions.rs `resolve`); anything else is refused. */

@@ -1,7 +1,7 @@
 import { useId } from "react";
 import { Badge } from "../../components/Badge";
 import { useI18n } from "../../i18n/context";
-import { FLAGS, type Flag } from "../labels";
+import { ATTENTION_FLAGS, NOTED_FLAGS, type Flag } from "../labels";
 import type { Tone } from "../tones";
 
 const FLAG_TONE: Readonly<Record<Flag, Tone>> = {
@@ -14,17 +14,29 @@ const FLAG_TONE: Readonly<Record<Flag, Tone>> = {
   repeat: "neutral",
 };
 
-/** Every flag the message carries, each with one line saying what it means. */
+/** Every flag the message carries, each with one line saying what it means: first what needs a
+ * look, then what the evidence merely notes (a late or repeated receipt changed nothing). */
 export function Flags({ flags }: { flags: readonly Flag[] }) {
+  const { t } = useI18n();
+  const attention = ATTENTION_FLAGS.filter((f) => flags.includes(f));
+  const noted = NOTED_FLAGS.filter((f) => flags.includes(f));
+  return (
+    <>
+      <FlagList title={t("flags.title")} flags={attention} testId="flags" />
+      <FlagList title={t("flags.noted")} flags={noted} testId="flags-noted" />
+    </>
+  );
+}
+
+function FlagList({ title, flags, testId }: { title: string; flags: readonly Flag[]; testId: string }) {
   const { t } = useI18n();
   const headingId = useId();
   if (flags.length === 0) return null;
-  const shown = FLAGS.filter((f) => flags.includes(f));
   return (
-    <section className="flags" aria-labelledby={headingId} data-testid="flags">
-      <h3 id={headingId}>{t("flags.title")}</h3>
+    <section className="flags" aria-labelledby={headingId} data-testid={testId}>
+      <h3 id={headingId}>{title}</h3>
       <ul>
-        {shown.map((f) => (
+        {flags.map((f) => (
           <li key={f} data-testid="flag" data-flag={f}>
             <Badge tone={FLAG_TONE[f]}>{t(`flag.${f}`)}</Badge> <span>{t(`flag.${f}.explained`)}</span>
           </li>
