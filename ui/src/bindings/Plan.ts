@@ -12,4 +12,9 @@ units: number, segments: number,
 /**
  * Units still free in the last segment.
  */
-remaining_in_segment: number, };
+remaining_in_segment: number, 
+/**
+ * The first character outside the GSM 7-bit alphabet: what makes a text Unicode (UCS-2),
+ * halving what fits in a part. Absent for a GSM 7-bit text.
+ */
+unicode_because?: string, };

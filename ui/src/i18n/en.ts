@@ -92,6 +92,7 @@ export const en = {
   "send.normalised": "Will be sent to {number}",
   "counter.gsm7": "GSM 7-bit",
   "counter.ucs2": "Unicode (UCS-2)",
+  "counter.ucs2.because": "Unicode (UCS-2) because of “{char}”",
   "counter.parts.one": "1 part",
   "counter.parts.other": "{count} parts",
   "counter.left": "{count} characters left",

@@ -90,6 +90,7 @@ export const fr: Dictionary = {
   "send.normalised": "Sera envoyé au {number}",
   "counter.gsm7": "GSM 7 bits",
   "counter.ucs2": "Unicode (UCS-2)",
+  "counter.ucs2.because": "Unicode (UCS-2) à cause de « {char} »",
   "counter.parts.one": "1 partie",
   "counter.parts.other": "{count} parties",
   "counter.left": "{count} caractères restants",

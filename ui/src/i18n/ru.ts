@@ -90,6 +90,7 @@ export const ru: Dictionary = {
   "send.normalised": "Будет отправлено на {number}",
   "counter.gsm7": "GSM 7 бит",
   "counter.ucs2": "Юникод (UCS-2)",
+  "counter.ucs2.because": "Юникод (UCS-2) из-за «{char}»",
   "counter.parts.one": "1 часть",
   "counter.parts.other": "частей: {count}",
   "counter.left": "осталось символов: {count}",

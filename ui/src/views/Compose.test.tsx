@@ -28,6 +28,13 @@ describe("counterText", () => {
     );
   });
 
+  it("names the character that makes a text Unicode", () => {
+    const plan = { encoding: "ucs2", units: 30, segments: 1, remaining_in_segment: 40, unicode_because: "ê" } as const;
+    expect(counterText(t, plan)).toBe("Unicode (UCS-2) because of “ê” · 1 part · 40 characters left");
+    expect(counterText(createI18n(["fr"]).t, plan)).toContain("à cause de « ê »");
+    expect(counterText(createI18n(["ru"]).t, plan)).toContain("из-за «ê»");
+  });
+
   it("has words in French and Russian", () => {
     const plan = { encoding: "ucs2", units: 122, segments: 2, remaining_in_segment: 12 } as const;
     expect(counterText(createI18n(["fr"]).t, plan)).toBe("Unicode (UCS-2) · 2 parties · 12 restants dans cette partie");

@@ -31,9 +31,15 @@ export function newIdempotencyKey(): string {
   return `ui-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
-/** The counter under the text: "GSM 7-bit · 1 part · 45 characters left". */
+/** The counter under the text: "GSM 7-bit · 1 part · 45 characters left", or "Unicode (UCS-2)
+ * because of “ê” · 2 parts · …": the character that halves what fits in a part is named. */
 export function counterText(t: Translate, plan: Plan): string {
-  const encoding = plan.encoding === "gsm7" ? t("counter.gsm7") : t("counter.ucs2");
+  const encoding =
+    plan.encoding === "gsm7"
+      ? t("counter.gsm7")
+      : plan.unicode_because !== undefined
+        ? t("counter.ucs2.because", { char: plan.unicode_because })
+        : t("counter.ucs2");
   const parts = plan.segments === 1 ? t("counter.parts.one") : t("counter.parts.other", { count: plan.segments });
   const left =
     plan.segments > 1

@@ -111,6 +111,11 @@ pub struct Plan {
     /// Units still free in the last segment.
     #[ts(type = "number")]
     pub remaining_in_segment: usize,
+    /// The first character outside the GSM 7-bit alphabet: what makes a text Unicode (UCS-2),
+    /// halving what fits in a part. Absent for a GSM 7-bit text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub unicode_because: Option<String>,
 }
 
 /// One part as it goes into a submit_sm's short_message (without the UDH).
@@ -182,6 +187,10 @@ pub fn plan(text: &str) -> Plan {
         units,
         segments: parts.len() as u32,
         remaining_in_segment: capacity - last,
+        unicode_because: match encoding {
+            Encoding::Gsm7 => None,
+            Encoding::Ucs2 => text.chars().find(|c| gsm_septets(*c).is_none()).map(String::from),
+        },
     }
 }
 
@@ -195,6 +204,20 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
+
+    #[test]
+    fn a_unicode_text_names_the_first_character_that_made_it_so() {
+        assert_eq!(
+            plan("Votre commande est prête 🙂").unicode_because.as_deref(),
+            Some("ê")
+        );
+        assert_eq!(plan("See you 🙂").unicode_because.as_deref(), Some("🙂"));
+        assert_eq!(
+            plan("Réservation à 10€").unicode_because,
+            None,
+            "é, à and € are GSM 7-bit"
+        );
+    }
 
     #[test]
     fn plain_text_fits_one_gsm_message_up_to_160() {
