@@ -15,6 +15,6 @@ units: number, segments: number,
 remaining_in_segment: number, 
 /**
  * The first character outside the GSM 7-bit alphabet: what makes a text Unicode (UCS-2),
- * halving what fits in a part. Absent for a GSM 7-bit text.
+ * halving what fits in a part; none for a GSM 7-bit text.
  */
-unicode_because?: string, };
+unicode_because?: string | null, };

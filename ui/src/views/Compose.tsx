@@ -37,7 +37,7 @@ export function counterText(t: Translate, plan: Plan): string {
   const encoding =
     plan.encoding === "gsm7"
       ? t("counter.gsm7")
-      : plan.unicode_because !== undefined
+      : plan.unicode_because
         ? t("counter.ucs2.because", { char: plan.unicode_because })
         : t("counter.ucs2");
   const parts = plan.segments === 1 ? t("counter.parts.one") : t("counter.parts.other", { count: plan.segments });

@@ -112,9 +112,9 @@ pub struct Plan {
     #[ts(type = "number")]
     pub remaining_in_segment: usize,
     /// The first character outside the GSM 7-bit alphabet: what makes a text Unicode (UCS-2),
-    /// halving what fits in a part. Absent for a GSM 7-bit text.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    /// halving what fits in a part; none for a GSM 7-bit text.
+    #[serde(default)]
+    #[ts(optional = nullable)]
     pub unicode_because: Option<String>,
 }
 
