@@ -62,6 +62,7 @@ pub const TABLES: &[&str] = &[
     "exception_evidence",
     "audit",
     "schema_migration",
+    "deadline_frontier",
 ];
 
 /// The open store. Clone the writer and reader handles freely; shut down once.

@@ -84,6 +84,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "lean_writer",
         sql: include_str!("migrations/0013_lean_writer.sql"),
     },
+    Migration {
+        version: 14,
+        name: "deadline_frontier",
+        sql: include_str!("migrations/0014_deadline_frontier.sql"),
+    },
 ];
 
 /// The schema version this build creates.

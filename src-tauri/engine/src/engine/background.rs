@@ -16,6 +16,10 @@ const UNCORRELATED_SWEEP_EVERY: Duration = Duration::from_secs(1);
 /// How often overdue receipt deadlines are looked for.
 const DEADLINE_SWEEP_EVERY: Duration = Duration::from_secs(60);
 
+/// How many message ids the deadline frontier may move past in one sweep (tens of milliseconds
+/// of the writer's time).
+const FRONTIER_SPAN: i64 = 50_000;
+
 /// How often long replies waiting for a missing part are looked at.
 const REASSEMBLY_SWEEP_EVERY: Duration = Duration::from_secs(15);
 
@@ -76,6 +80,16 @@ async fn sweep_deadlines(store: Arc<Store>, service: Service) {
         // Read each time: the deadline is a setting that changes without a restart.
         let policy = service.policy();
         let now = store.clock().now_ms();
+        // First past what settled since the last sweep, so that the search reads only what may
+        // still become due (a bounded piece at a time: a database that never had a frontier gets
+        // one within minutes, without holding the writer up).
+        if let Err(e) = store
+            .writer()
+            .write(|tx| deadline::advance_frontier(tx, FRONTIER_SPAN))
+            .await
+        {
+            tracing::error!(error = %e, "moving the deadline search's frontier failed");
+        }
         let p = policy.clone();
         let due = match store
             .reader()

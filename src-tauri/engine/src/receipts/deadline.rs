@@ -11,7 +11,8 @@ use crate::domain::ExceptionKind;
 use crate::store::tables::message;
 use crate::store::{StoreError, WriteTx};
 
-pub use crate::store::tables::queue::no_receipt_due as due;
+pub use crate::store::tables::deadline::advance_frontier;
+pub use crate::store::tables::deadline::no_receipt_due as due;
 
 /// Flags the given messages "no receipt by deadline" (each re-checked inside the transaction, so a
 /// receipt that arrived since [`due`] ran wins) and opens their exceptions. Returns how many.

@@ -7,6 +7,7 @@ pub mod api_key;
 pub mod attempt;
 mod audit;
 pub mod connection_rules;
+pub mod deadline;
 pub mod exception;
 pub mod idempotency;
 pub mod inbound;

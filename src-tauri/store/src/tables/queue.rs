@@ -3,7 +3,6 @@
 
 use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{MessageKind, QueueStatus};
-use smsdesk_core::receipts::policy::ReceiptPolicy;
 
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
@@ -244,91 +243,4 @@ pub fn unsettled_parts(tx: &WriteTx<'_>, message_id: i64) -> Result<(Vec<(i64, S
         )?
         .query_row([message_id], |r| r.get(0))?;
     Ok((unknown, untried))
-}
-
-/// Accepted messages whose deadline passed before `now` without a final state and that are not
-/// flagged yet; `only` narrows the search to one message. A read: run it on a read connection, so
-/// the scan never holds up the writer.
-pub fn no_receipt_due(
-    conn: &impl Reads,
-    now: i64,
-    policy: &ReceiptPolicy,
-    only: Option<i64>,
-    limit: u32,
-) -> Result<Vec<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(&no_receipt_sql(policy))?
-        .query_map(
-            params![
-                only,
-                limit,
-                now,
-                policy.deadline_ms[0],
-                policy.deadline_ms[1],
-                policy.deadline_ms[2]
-            ],
-            |r| r.get(0),
-        )?
-        .collect::<Result<_, _>>()?)
-}
-
-/// The query of [`no_receipt_due`]: ?1 the one message or NULL, ?2 the limit, ?3 now, ?4–?6 the
-/// deadlines of OTPs, transactional and bulk messages.
-fn no_receipt_sql(policy: &ReceiptPolicy) -> String {
-    let finals = if policy.accepted_is_final {
-        "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped','accepted')"
-    } else {
-        "('delivered','expired','deleted','undeliverable','rejected','unknown','skipped')"
-    };
-    // registered_delivery bit 0 set (1: final on success or failure, 3: on success only) asks for
-    // a receipt when all goes well.
-    format!(
-        "SELECT q.message_id
-         FROM queue q JOIN message m ON m.id = q.message_id
-             JOIN attempt a ON a.message_id = q.message_id AND a.outcome = 'accepted'
-         WHERE q.status = 'accepted'
-           -- A range rather than `?1 IS NULL OR q.message_id = ?1`, which no index can take:
-           -- re-checking one message must look at its row, not at every accepted one.
-           AND q.message_id BETWEEN coalesce(?1, 0) AND coalesce(?1, 9223372036854775807)
-           AND NOT EXISTS (SELECT 1 FROM projection p WHERE p.message_id = q.message_id
-                           AND (p.state IN {finals} OR p.flag_no_receipt = 1 OR p.rule = 'operator_decision'
-                                OR p.rule = 'parts_final'))
-           AND NOT EXISTS (SELECT 1 FROM exception e WHERE e.message_id = q.message_id AND e.kind = 'no_receipt')
-         GROUP BY q.message_id
-         HAVING max(a.responded_at) <= ?3 - CASE m.kind WHEN 'otp' THEN ?4 WHEN 'transactional' THEN ?5 ELSE ?6 END
-            AND max(coalesce(a.registered_delivery, m.registered_delivery) & 1) = 1
-         LIMIT ?2"
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn re_checking_one_message_for_its_deadline_reads_its_row_not_every_accepted_one() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = crate::Store::open(&dir.path().join("smsdesk.db")).unwrap();
-        let plan: Vec<String> = store
-            .reader()
-            .read_blocking(|c| {
-                let sql = format!("EXPLAIN QUERY PLAN {}", no_receipt_sql(&ReceiptPolicy::default()));
-                let mut s = c.prepare(&sql)?;
-                let rows = s
-                    .query_map(params![5, 1, 0, 0, 0, 0], |r| r.get::<_, String>(3))?
-                    .collect::<Result<Vec<_>, _>>()?;
-                Ok::<_, StoreError>(rows)
-            })
-            .unwrap();
-        let queue = plan
-            .iter()
-            .find(|l| l.contains(" q "))
-            .expect("the plan reads the queue");
-        assert!(
-            queue.starts_with("SEARCH") && queue.contains("message_id"),
-            "the queue row is found by its key: {plan:?}"
-        );
-        store.shutdown();
-    }
 }
