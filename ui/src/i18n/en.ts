@@ -899,6 +899,8 @@ export const en = {
   "resolve.blocked.state": "Choose a state.",
   "resolve.blocked.target": "Enter the number of the message.",
   "resolve.blocked.reviewed": "Tick “I have reviewed every mismatch” to attach anyway.",
+  "resolve.blocked.action": "Choose a decision above: none is made for you.",
+  "resolve.submit.none": "Save the decision",
   "resolve.submit.choose_state": "Set this state",
   "resolve.submit.attach": "Attach the receipt",
   "resolve.submit.resend": "Send again",

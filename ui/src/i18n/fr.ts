@@ -897,6 +897,8 @@ export const fr: Dictionary = {
   "resolve.blocked.state": "Choisissez un état.",
   "resolve.blocked.target": "Saisissez le numéro du message.",
   "resolve.blocked.reviewed": "Cochez « J’ai examiné chaque incohérence » pour rattacher quand même.",
+  "resolve.blocked.action": "Choisissez une décision ci-dessus : aucune n’est prise pour vous.",
+  "resolve.submit.none": "Enregistrer la décision",
   "resolve.submit.choose_state": "Fixer cet état",
   "resolve.submit.attach": "Rattacher l’accusé",
   "resolve.submit.resend": "Renvoyer",

@@ -897,6 +897,8 @@ export const ru: Dictionary = {
   "resolve.blocked.state": "Выберите состояние.",
   "resolve.blocked.target": "Введите номер сообщения.",
   "resolve.blocked.reviewed": "Отметьте «Я проверил каждое несоответствие», чтобы всё равно привязать.",
+  "resolve.blocked.action": "Выберите решение выше: никакое не выбрано за вас.",
+  "resolve.submit.none": "Сохранить решение",
   "resolve.submit.choose_state": "Задать это состояние",
   "resolve.submit.attach": "Привязать отчёт",
   "resolve.submit.resend": "Отправить снова",

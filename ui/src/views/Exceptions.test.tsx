@@ -111,6 +111,8 @@ describe("resolving", () => {
   it("choosing a state lists every final state, marks the ones the receipts reported, and sends the choice", async () => {
     const h = await open(exceptionDetail());
     const root = view!.container;
+    expect(queryTestId(root, "resolve-states"), "no decision is chosen for the operator").toBeNull();
+    await click(byTestId(root, "resolve-action-choose_state"));
     const states = [...byTestId(root, "resolve-states").querySelectorAll<HTMLInputElement>('input[type="radio"]')];
     expect(states.map((s) => s.value)).toEqual(["delivered", "undeliverable", "expired", "rejected", "deleted", "unknown", "skipped"]);
     const labels = states.map((s) => s.closest("label")?.textContent ?? "");
@@ -140,7 +142,8 @@ describe("resolving", () => {
       }),
     );
     const root = view!.container;
-    expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "attaching is the first choice here").toBe(true);
+    expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "nothing is chosen for the operator").toBe(false);
+    await click(byTestId(root, "resolve-action-attach"));
     expect(byTestId(root, "resolve-candidates").textContent).toContain("Message 7");
     h.backend.message = () => Promise.resolve(deliveredDetail());
     h.backend.resolve = (_id, request) => {
@@ -201,6 +204,7 @@ describe("resolving", () => {
       return Promise.reject(new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (connection)"));
     };
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-attach"));
     await type(byTestId<HTMLInputElement>(root, "resolve-target"), "7");
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "note");
     await click(submitButton());
@@ -223,6 +227,12 @@ describe("resolving", () => {
     const root = view!.container;
     const actions = [...byTestId(root, "resolve-form").querySelectorAll<HTMLInputElement>('input[name="action"]')].map((i) => i.value);
     expect(actions).toEqual(["resend", "mark_failed"]);
+    const checked = [...byTestId(root, "resolve-form").querySelectorAll<HTMLInputElement>('input[name="action"]:checked')];
+    expect(checked, "sending again is never the choice the form opens with").toEqual([]);
+    expect(submitButton().disabled).toBe(true);
+    expect(blocked()).toBe("Choose a decision above: none is made for you.");
+    expect(submitButton().textContent).toBe("Save the decision");
+    await click(byTestId(root, "resolve-action-resend"));
     expect(byTestId(root, "resolve-consequence").textContent).toContain("deliver it twice");
     await click(byTestId(root, "resolve-action-mark_failed"));
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Customer got it by e-mail instead");
@@ -246,6 +256,7 @@ describe("resolving", () => {
     const choices = [...form.querySelectorAll<HTMLInputElement>('input[name="action"]')];
     expect(choices.map((i) => i.value)).toEqual(["mark_failed", "resend"]);
     expect(choices.map((i) => i.closest("label")?.querySelector(".choice-label")?.textContent)).toEqual(["Do not send it", "Send it"]);
+    await click(byTestId(root, "resolve-action-mark_failed"));
     expect(byTestId(root, "resolve-consequence").textContent).toBe("The message is cancelled and never sent.");
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
     expect(submitButton().textContent).toBe("Do not send: cancel it");
@@ -270,6 +281,7 @@ describe("resolving", () => {
       exceptionDetail({ exception: exceptionSummary(14, { kind: "opted_out" }), message: summary(7, { status: "held" }), evidence: [] }),
     );
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-mark_failed"));
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
     h.backend.resolve = (_id, request) => {
       h.requests.push(request);
@@ -285,6 +297,7 @@ describe("resolving", () => {
   it("after resolving, shows what was decided: resolution, note, who and when", async () => {
     const h = await open(exceptionDetail());
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-choose_state"));
     await click(root.querySelector<HTMLInputElement>('[data-testid="resolve-state"][value="delivered"]')!);
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "The first receipt is right");
     h.backend.resolve = (_id, request) => {

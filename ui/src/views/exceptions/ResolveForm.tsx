@@ -77,9 +77,10 @@ export function ResolveForm({
   ];
   const receipts = detail.evidence.flatMap((x) => (x.receipt === null ? [] : [x.receipt]));
 
-  const [action, setAction] = useState<ResolveAction>(allowed[0] ?? "dismiss");
+  // Nothing is chosen for the operator (least of all sending again), unless there is one choice only.
+  const [action, setAction] = useState<ResolveAction | null>(allowed.length === 1 ? (allowed[0] ?? null) : null);
   const [state, setState] = useState<DeliveryState | null>(null);
-  const [target, setTarget] = useState(candidates.length === 1 ? String(candidates[0]) : "");
+  const [target, setTarget] = useState("");
   const [note, setNote] = useState("");
   const [mismatch, setMismatch] = useState<Mismatch | null>(null);
   const [reviewed, setReviewed] = useState(false);
@@ -97,6 +98,7 @@ export function ResolveForm({
   const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
 
   const blockedBy = ((): string | null => {
+    if (action === null) return t("resolve.blocked.action");
     if (resendRefused) return t("resolve.blocked.limits");
     if (note.trim() === "") return t("resolve.blocked.note");
     if (action === "choose_state" && state === null) return t("resolve.blocked.state");
@@ -108,6 +110,8 @@ export function ResolveForm({
   const request = (): ResolveRequest | null => {
     const n = note.trim();
     switch (action) {
+      case null:
+        return null;
       case "choose_state":
         return state === null ? null : { action, state, note: n };
       case "attach":
@@ -313,7 +317,9 @@ export function ResolveForm({
                   ? t("limits.submit")
                   : action === "resend" && confirmingDuplicate
                   ? t("resolve.submit.resendAnyway")
-                  : words.submit(action)}
+                  : action === null
+                    ? t("resolve.submit.none")
+                    : words.submit(action)}
           </button>
           {blockedBy !== null && (
             <span className="hint blocked" id={ids.blocked} data-testid="resolve-blocked">
