@@ -598,6 +598,8 @@ export const en = {
 
   "flags.title": "Needs a look",
   "flags.noted": "Noted in the evidence",
+  "flags.decide": "Decide…",
+  "flags.decide.label": "Decide exception {id}: {kind}",
   "flag.outcome_unknown": "Outcome unknown",
   "flag.outcome_unknown.explained": "A try was sent but no answer came: it may or may not have gone out.",
   "flag.conflict": "Conflict",

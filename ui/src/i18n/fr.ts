@@ -596,6 +596,8 @@ export const fr: Dictionary = {
 
   "flags.title": "À regarder",
   "flags.noted": "Relevé dans les preuves",
+  "flags.decide": "Décider…",
+  "flags.decide.label": "Décider de l’exception {id} : {kind}",
   "flag.outcome_unknown": "Issue inconnue",
   "flag.outcome_unknown.explained": "Une tentative est partie sans réponse : le message est peut-être parti, peut-être pas.",
   "flag.conflict": "Conflit",

@@ -596,6 +596,8 @@ export const ru: Dictionary = {
 
   "flags.title": "Требует внимания",
   "flags.noted": "Отмечено в доказательствах",
+  "flags.decide": "Решить…",
+  "flags.decide.label": "Решить исключение {id}: {kind}",
   "flag.outcome_unknown": "Исход неизвестен",
   "flag.outcome_unknown.explained": "Попытка отправлена, но ответа не было: сообщение могло уйти, а могло и не уйти.",
   "flag.conflict": "Противоречие",
