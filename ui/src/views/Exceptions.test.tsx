@@ -6,6 +6,8 @@ import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
 import type { Me } from "../bindings/Me";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import type { SettingsView } from "../bindings/SettingsView";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
@@ -548,3 +550,90 @@ describe("resending past the kind's limits", () => {
   });
 });
 
+
+describe("the message picker of a receipt that matched nothing", () => {
+  const ghost = () =>
+    receipt(40, {
+      message_id_raw: "5f2a",
+      id_source: "text",
+      correlation: "none",
+      message_id: null,
+      logical_event_id: 9,
+      received_at_ms: T0 + 60_000,
+      source_addr: "33612345624",
+      raw_text: "id:5f2a sub:001 dlvrd:001 submit date:2611291200 done date:2611291201 stat:DELIVRD err:000 text:Your code is 4821",
+    });
+  const detail = (): ExceptionDetail =>
+    exceptionDetail({
+      exception: exceptionSummary(6, { kind: "uncorrelated", message_id: null, logical_event_id: 9 }),
+      message: null,
+      evidence: [{ role: "receipt", receipt: ghost(), attempt: null }],
+    });
+  const found = [
+    summary(24, { destination: "+33612345624", preview: "Your code is 4821", body_chars: 17 }),
+    summary(23, { destination: "+33612345624", preview: "Your parcel is here", body_chars: 19, created_at_ms: T0 - 3_600_000 }),
+  ];
+
+  async function openAs(me: Me, settingsFormat: string | null = null) {
+    const h = holding(detail());
+    const filters: MessageFilter[] = [];
+    h.backend.listMessages = (filter) => {
+      filters.push(filter);
+      return Promise.resolve({ items: filter.q === "parcel" ? [found[1]!] : found, next_cursor: null, scan_limited: false });
+    };
+    h.backend.settings = () =>
+      settingsFormat === null
+        ? Promise.reject(new BackendError("forbidden", "admins only"))
+        : Promise.resolve({ fields: [{ key: "receipts.receipt_id", value: settingsFormat }] } as unknown as SettingsView);
+    view = await render(<ExceptionView backend={h.backend} id={6} onClose={() => {}} onOpenMessage={() => {}} />, ["en-US"], me);
+    await settle();
+    await click(byTestId(view.container, "resolve-action-attach"));
+    await settle();
+    return { ...h, filters };
+  }
+
+  it("searches the receipt's number before it arrived, shows every mismatch of each message, and attaches the one picked", async () => {
+    const h = await openAs(person("operator"));
+    const root = view!.container;
+    expect(h.filters[0]).toMatchObject({ destination: "33612345624", q: null, from_ms: T0 + 60_000 - 86_400_000, to_ms: T0 + 660_000 });
+    const candidates = [...root.querySelectorAll<HTMLElement>('[data-testid="picker-candidate"]')];
+    expect(candidates.map((c) => [c.dataset["id"], c.dataset["differs"]])).toEqual([
+      ["24", "0"],
+      ["23", "1"],
+    ]);
+    const verdicts = (c: HTMLElement) =>
+      [...c.querySelectorAll<HTMLElement>("tbody tr")].map((r) => `${r.dataset["field"]}:${r.dataset["verdict"]}`);
+    expect(verdicts(candidates[1]!)).toEqual(["connection:agrees", "destination:agrees", "text:differs", "time:agrees"]);
+    expect(candidates[1]!.textContent).toContain("Facts that differ: 1.");
+    expect(h.requests, "nothing is attached by searching").toEqual([]);
+
+    await type(byTestId<HTMLInputElement>(root, "picker-text"), "parcel");
+    await click(byTestId(root, "picker-search"));
+    await settle();
+    expect(h.filters.at(-1)?.q).toBe("parcel");
+    expect(root.querySelectorAll('[data-testid="picker-candidate"]')).toHaveLength(1);
+    await type(byTestId<HTMLInputElement>(root, "picker-text"), "");
+    await click(byTestId(root, "picker-search"));
+    await settle();
+
+    await click(byTestId(byTestId(root, "picker-candidate"), "picker-pick"));
+    expect(byTestId<HTMLInputElement>(root, "resolve-target").value, "picking fills the message number").toBe("24");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Same number and text");
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "attach", message_id: 24, mismatches_seen: false, note: "Same number and text" }]);
+  });
+
+  it("says when the id looks hex where the connection expects decimal; without the settings, judges by shape and says so", async () => {
+    await openAs(person("admin"), "decimal");
+    const hint = byTestId(view!.container, "picker-id-hint");
+    expect(hint.dataset["kind"]).toBe("hex_where_decimal");
+    expect(hint.textContent).toContain("In decimal it would be 24362");
+    await view!.unmount();
+    view = undefined;
+    await openAs(person("operator"));
+    const shape = byTestId(view!.container, "picker-id-hint");
+    expect(shape.dataset["kind"]).toBe("looks_hex");
+    expect(shape.textContent).toContain("Judged by the id’s shape alone");
+  });
+});
