@@ -637,3 +637,88 @@ describe("the message picker of a receipt that matched nothing", () => {
     expect(shape.textContent).toContain("Judged by the id’s shape alone");
   });
 });
+
+describe("bulk decisions", () => {
+  const items = [
+    exceptionSummary(31, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(32, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(33, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(30, { kind: "conflicting_final" }),
+  ];
+
+  async function listing(me: Me = person("operator")) {
+    const backend = new FakeBackend();
+    backend.listExceptions = () => Promise.resolve({ items, next_cursor: null });
+    const resolved: [number, ResolveRequest][] = [];
+    backend.resolve = (id, request) => {
+      resolved.push([id, request]);
+      return id === 32 ? Promise.reject(new BackendError("not_open", "exception 32 is already dismissed")) : Promise.resolve();
+    };
+    view = await render(<Exceptions backend={backend} />, ["en-US"], me);
+    await settle();
+    return { backend, resolved };
+  }
+  const boxes = () => [...view!.container.querySelectorAll<HTMLInputElement>('[data-testid="exception-select"]')];
+
+  it("resolves the selected exceptions of one kind with one note, listing each one's outcome; the failed stay selected", async () => {
+    const { resolved } = await listing();
+    const root = view!.container;
+    expect(queryTestId(root, "bulk")).toBeNull();
+    expect(boxes().map((b) => b.getAttribute("aria-label"))).toEqual([
+      "Select exception 31",
+      "Select exception 32",
+      "Select exception 33",
+      "Select exception 30",
+    ]);
+    await click(byTestId(root, "exception-select-all"));
+    expect(boxes().every((b) => b.checked), "select all takes every open exception shown").toBe(true);
+    expect(byTestId(root, "bulk-kinds").textContent).toBe("Select exceptions of one kind to decide them together.");
+    await click(boxes()[3]!);
+    expect(byTestId(root, "bulk").querySelector("h3")?.textContent).toBe("3 exceptions selected");
+
+    const submitBulk = () => byTestId<HTMLButtonElement>(root, "bulk-submit");
+    expect(root.querySelectorAll('[data-testid="bulk-form"] input[name="bulk-action"]:checked'), "nothing chosen").toHaveLength(0);
+    expect(submitBulk().disabled).toBe(true);
+    expect(byTestId(root, "bulk-blocked").textContent).toBe("Choose a decision above: none is made for you.");
+    await click(byTestId(root, "bulk-action-dismiss"));
+    expect(byTestId(root, "bulk-blocked").textContent).toBe("Write a note to explain the decision.");
+    await type(byTestId<HTMLTextAreaElement>(root, "bulk-note"), "Test receipts from the provider's maintenance");
+    expect(submitBulk().textContent).toBe("Dismiss: 3 exceptions");
+    await click(submitBulk());
+    await settle(10);
+
+    expect(resolved.map(([id]) => id)).toEqual([31, 32, 33]);
+    expect(resolved[0]?.[1]).toEqual({ action: "dismiss", note: "Test receipts from the provider's maintenance" });
+    expect(byTestId(root, "bulk-summary").textContent).toBe("2 of 3 decided; 1 not: they stay selected, see why below.");
+    const results = [...root.querySelectorAll<HTMLElement>('[data-testid="bulk-result"]')];
+    expect(results.map((r) => [r.dataset["id"], r.dataset["ok"]])).toEqual([
+      ["31", "true"],
+      ["32", "false"],
+      ["33", "true"],
+    ]);
+    expect(results[1]?.textContent).toContain("Exception 32: not decided");
+    expect(results[1]?.dataset["code"]).toBe("not_open");
+    expect(boxes().filter((b) => b.checked).map((b) => b.closest("tr")?.dataset["id"])).toEqual(["32"]);
+  });
+
+  it("keeps the outcome in view when every one was decided", async () => {
+    const { backend } = await listing();
+    backend.resolve = () => Promise.resolve();
+    const root = view!.container;
+    await click(boxes()[0]!);
+    await click(byTestId(root, "bulk-action-dismiss"));
+    await type(byTestId<HTMLTextAreaElement>(root, "bulk-note"), "Duplicate");
+    await click(byTestId(root, "bulk-submit"));
+    await settle(10);
+    expect(byTestId(root, "bulk-summary").textContent).toBe("All 1 decided.");
+    expect(queryTestId(root, "bulk-form"), "nothing left selected to decide").toBeNull();
+    await click(byTestId(root, "bulk-clear"));
+    expect(queryTestId(root, "bulk")).toBeNull();
+  });
+
+  it("offers no selection to a person who may not decide", async () => {
+    await listing(person("viewer"));
+    expect(boxes()).toEqual([]);
+    expect(queryTestId(view!.container, "exception-select-all")).toBeNull();
+  });
+});
