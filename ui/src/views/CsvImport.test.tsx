@@ -293,6 +293,8 @@ describe("CsvImport", () => {
     const deadline = Date.now() + 15_000;
     while (queryTestId(root, "import-progress")?.textContent !== "Checking rows: 500 of 10,000" && Date.now() < deadline) await settle(5);
     expect(byTestId(root, "import-progress").textContent, "the page is drawn between chunks").toBe("Checking rows: 500 of 10,000");
+    // The next chunk is asked once the page was drawn: answer it then.
+    while (hold === null && Date.now() < deadline) await settle(5);
     await settle(() => hold?.());
     await settled(root);
     expect(previews).toHaveLength(20);
