@@ -326,4 +326,24 @@ mod tests {
             "each invalid field must reach the UI with its own code"
         );
     }
+
+    #[test]
+    fn save_csv_writes_only_a_csv_file_at_an_absolute_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |path: PathBuf| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(save_csv(path, "line,reason\r\n".into()))
+        };
+        let file = dir.path().join("contacts-rejected.CSV");
+        run(file.clone()).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "line,reason\r\n");
+        for refused in [dir.path().join(".bashrc"), PathBuf::from("rejected.csv")] {
+            let e = run(refused.clone()).unwrap_err();
+            assert_eq!(e.code.as_str(), "invalid", "{}", refused.display());
+            assert!(!refused.exists(), "nothing is written at {}", refused.display());
+        }
+    }
 }
