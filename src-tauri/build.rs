@@ -25,6 +25,7 @@ const OWN_COMMANDS: &[&str] = &[
     "export_messages",
     "cancel_export",
     "save_opt_outs",
+    "save_csv",
     "desktop_status",
     "notify",
 ];

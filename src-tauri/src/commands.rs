@@ -216,6 +216,23 @@ pub fn cancel_export(exports: State<'_, Exports>) {
     exports.cancel();
 }
 
+/// Writes a CSV text the window made (the rows an import left out) to `path`, chosen in the save
+/// dialog. Only a `.csv` file is written.
+#[tauri::command]
+pub async fn save_csv(path: PathBuf, text: String) -> Reply<()> {
+    use smsdesk_engine::api::ErrorCode;
+    let is_csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
+    if !path.is_absolute() || !is_csv {
+        return Err(ApiError::new(
+            ErrorCode::Invalid,
+            format!("{} is not the path of a .csv file", path.display()),
+        ));
+    }
+    tokio::fs::write(&path, text.as_bytes())
+        .await
+        .map_err(|e| ApiError::new(ErrorCode::WriteFailed, format!("cannot write {}: {e}", path.display())))
+}
+
 #[tauri::command]
 pub async fn list_keys(engine: State<'_, EngineState>) -> Reply<Vec<ApiKeyInfo>> {
     engine.service()?.list_keys().await.map_err(refused)
@@ -308,5 +325,25 @@ mod tests {
             e.errors, fields,
             "each invalid field must reach the UI with its own code"
         );
+    }
+
+    #[test]
+    fn save_csv_writes_only_a_csv_file_at_an_absolute_path() {
+        let dir = tempfile::tempdir().unwrap();
+        let run = |path: PathBuf| {
+            tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap()
+                .block_on(save_csv(path, "line,reason\r\n".into()))
+        };
+        let file = dir.path().join("contacts-rejected.CSV");
+        run(file.clone()).unwrap();
+        assert_eq!(std::fs::read_to_string(&file).unwrap(), "line,reason\r\n");
+        for refused in [dir.path().join(".bashrc"), PathBuf::from("rejected.csv")] {
+            let e = run(refused.clone()).unwrap_err();
+            assert_eq!(e.code.as_str(), "invalid", "{}", refused.display());
+            assert!(!refused.exists(), "nothing is written at {}", refused.display());
+        }
     }
 }

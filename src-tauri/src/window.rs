@@ -25,6 +25,7 @@ macro_rules! window_commands {
             commands::export_messages,
             commands::cancel_export,
             commands::save_opt_outs,
+            commands::save_csv,
             crate::desktop::desktop_status,
             crate::desktop::notify,
         ]

@@ -3,7 +3,7 @@
 // tauri-driver (window.test.mjs). Each engine hands in a small adapter (`ui`) with the same verbs:
 //
 //   click(sel)  fill(sel, text)  check(sel)  setFile(sel, path)  waitFor(sel, ms?)  count(sel)
-//   text(sel)  attr(sel, name)  screenshot(name)
+//   text(sel)  attr(sel, name)  screenshot(name, {fullPage}?)  accessible?(what) (where axe-core runs)
 //
 // Selectors are CSS, nearly always a data-testid. The story talks to the sandbox SMSC, whose
 // behaviour follows the last two digits of the destination (see the README's sandbox section).
@@ -98,6 +98,7 @@ export async function resolveConflict(ui) {
   await ui.waitFor(row, 30_000);
   assert.equal(await ui.count(tid("exception-row", `[data-message-id="${id}"]`)), 1, "two incompatible finals open exactly one exception");
   assert.equal(await ui.attr(row, "data-status"), "open");
+  await ui.accessible?.("the exception queue, with its checkboxes");
   await ui.screenshot("exceptions.png");
 
   // Before anyone decides: the first final stands, the message is flagged, both receipts are kept.
@@ -106,11 +107,12 @@ export async function resolveConflict(ui) {
   await ui.waitFor(tid("flag", '[data-flag="conflict"]'));
   assert.equal(await ui.count(RECEIPTS), 2, "both receipts are kept as evidence");
 
-  await openSection(ui, "exceptions");
-  await ui.waitFor(row);
-  await ui.click(`${row} ${tid("exception-kind")}`);
+  // "Decide…" beside the conflict leads to its exception.
+  await ui.click(`${tid("flag", '[data-flag="conflict"]')} ${tid("flag-decide")}`);
   await ui.waitFor(tid("resolve-form"));
   assert.equal(await ui.count(tid("evidence-item")), 2, "both receipts are shown side by side");
+  assert.equal(await ui.count(`${tid("resolve-form")} input[name="action"]:checked`), 0, "no decision is chosen for the operator");
+  assert.match(await ui.text(tid("resolve-blocked")), /decision/i, "the button says a decision must be chosen");
   await ui.click(tid("resolve-action-choose_state"));
   await ui.click(`${tid("resolve-state")}[value="undeliverable"]`);
   await ui.waitFor(tid("resolve-blocked"));
@@ -154,15 +156,23 @@ export async function retryFailed(ui) {
   return id;
 }
 
-/** Step 4: a CSV file with two good rows and one bad one; the bad row is named and not queued. */
+/**
+ * Step 4: a CSV file with two good rows and one bad one, checked in a dialog that lists only the
+ * bad row (named, and offered as a file of rejected rows); the good ones are queued on Import.
+ */
 export async function importCsv(ui, file) {
   await openSection(ui, "messages");
   await ui.setFile(tid("import-file"), file);
-  await ui.waitFor(tid("import-rows"));
-  assert.equal(await ui.count(tid("import-row")), 3);
+  await ui.waitFor(tid("import-dialog"));
+  await ui.waitFor(tid("import-rows"), 30_000);
+  assert.match(await ui.text(tid("import-counts")), /\b2\b.*\b1\b/, "two rows ready, one with errors");
+  assert.equal(await ui.count(tid("import-row")), 1, "only the row with errors is listed");
   const bad = tid("import-row", '[data-line="4"]');
   assert.match(await ui.text(bad), /destination/i, "the bad row says which field is wrong");
-  await ui.screenshot("csv-import.png");
+  assert.match(await ui.text(bad), /not-a-number/, "and shows the line as written");
+  await ui.waitFor(tid("import-download-rejected"));
+  await ui.accessible?.("the import dialog");
+  await ui.screenshot("csv-import.png", { fullPage: false });
   await ui.click(tid("import-submit"));
   await ui.waitFor(tid("import-done"), 30_000);
   assert.match(await ui.text(tid("import-done")), /\b2\b/, "two messages queued");
@@ -218,9 +228,16 @@ export async function attachGhostReceipt(ui) {
     0,
     "the number, the text echo and the minute all agree",
   );
+  assert.equal(await ui.count(`${tid("resolve-form")} input[name="action"]:checked`), 0, "no decision is chosen for the operator");
   await ui.click(tid("resolve-action-attach"));
-  await ui.fill(tid("resolve-target"), id);
+  // The picker finds the message sent to the receipt's number, every fact agreeing; picking it fills its number.
+  const found = tid("picker-candidate", `[data-id="${id}"]`);
+  await ui.waitFor(found, 15_000);
+  assert.equal(await ui.attr(found, "data-differs"), "0", "the picker finds nothing that differs");
+  await ui.click(`${found} ${tid("picker-pick")}`);
+  await eventually("picking fills the message number", async () => (await ui.attr(tid("resolve-target"), "value")) === id || undefined);
   await ui.fill(tid("resolve-note"), "Same number, same text, submitted the minute the try was written");
+  await ui.accessible?.("the message picker");
   await ui.screenshot("exception-candidates.png");
   await ui.click(tid("resolve-submit"));
   await ui.waitFor(tid("resolve-done"));

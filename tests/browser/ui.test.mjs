@@ -222,11 +222,11 @@ async function accessibilityProblems(page) {
   return violations.flatMap((v) => v.targets.map((t) => `${v.id} (${v.help}): ${t}`));
 }
 
-async function screenshot(page, name) {
+async function screenshot(page, name, { fullPage = true } = {}) {
   const dir = process.env.SCREENSHOT_DIR;
   if (!dir) return;
   await mkdir(dir, { recursive: true });
-  await page.screenshot({ path: path.join(dir, name), fullPage: true });
+  await page.screenshot({ path: path.join(dir, name), fullPage });
 }
 
 /** The story's verbs (story.mjs) on a Playwright page. */
@@ -240,7 +240,9 @@ function storyUi(page) {
     count: (sel) => page.locator(sel).count(),
     text: (sel) => first(sel).textContent({ timeout: 15_000 }),
     attr: (sel, name) => first(sel).getAttribute(name, { timeout: 15_000 }),
-    screenshot: (name) => screenshot(page, name),
+    screenshot: (name, options) => screenshot(page, name, options),
+    accessible: async (what) =>
+      assert.deepEqual(await accessibilityProblems(page), [], `${what} has no accessibility problem axe can find`),
   };
 }
 

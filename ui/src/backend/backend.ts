@@ -32,6 +32,14 @@ export interface Backend extends Operations {
   saveOptOuts(): Promise<number | null>;
 
   /**
+   * Saves a CSV text the UI made (the rows a CSV import left out) as a file offered under `name`:
+   * a download in a browser, a file chosen in the save dialog in the window. Resolves true once
+   * saved (in a browser: handed to its downloads), false when the save dialog was closed without
+   * choosing a file. Rejects with `dialog_unavailable` when the window cannot show a save dialog.
+   */
+  saveCsv(text: string, name: string): Promise<boolean>;
+
+  /**
    * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
    * been missed (the subscription just became live, reconnected, or fell behind), upon which a
    * view reloads what it shows. Returns the unsubscribe function.

@@ -117,6 +117,12 @@ export class HttpBackend implements Backend, PeopleAccess {
     return file.numbers;
   }
 
+  /** Hands the text to the browser as a download. */
+  saveCsv(text: string, name: string): Promise<boolean> {
+    this.#download(new Blob([text], { type: "text/csv;charset=utf-8" }), name);
+    return Promise.resolve(true);
+  }
+
   /**
    * Reads GET /messages/export as it streams, counting its records against `X-Total-Count` for
    * the progress, then hands the whole file to the browser as a download.

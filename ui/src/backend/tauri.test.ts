@@ -265,6 +265,34 @@ describe("TauriBackend.saveOptOuts", () => {
   });
 });
 
+describe("TauriBackend.saveCsv", () => {
+  it("asks for a file in the save dialog, then has the shell write the text there; nothing when the dialog is closed", async () => {
+    const invoked: [string, Record<string, unknown> | undefined][] = [];
+    let dialog: unknown;
+    const backend = new TauriBackend(
+      invoking((command, args) => {
+        invoked.push([command, args]);
+        return null;
+      }),
+      noListen,
+      (options) => {
+        dialog = options;
+        return Promise.resolve("/home/ann/rejected.csv");
+      },
+    );
+    await expect(backend.saveCsv("line,reason\r\n", "contacts-rejected.csv")).resolves.toBe(true);
+    expect(dialog).toEqual({ defaultPath: "contacts-rejected.csv", filters: [{ name: "CSV", extensions: ["csv"] }] });
+    expect(invoked).toEqual([["save_csv", { path: "/home/ann/rejected.csv", text: "line,reason\r\n" }]]);
+    const closed = new TauriBackend(
+      invoking((command, args) => invoked.push([command, args])),
+      noListen,
+      () => Promise.resolve(null),
+    );
+    await expect(closed.saveCsv("x", "x.csv")).resolves.toBe(false);
+    expect(invoked).toHaveLength(1);
+  });
+});
+
 describe("TauriBackend.exportMessages", () => {
   type Invoked = [string, Record<string, unknown> | undefined];
 

@@ -56,6 +56,14 @@ export class TauriBackend implements Backend {
     return this.#call<number>("save_opt_outs", { path });
   }
 
+  /** Asks for a file in the native save dialog, then has the shell write the text there (`save_csv`). */
+  async saveCsv(text: string, name: string): Promise<boolean> {
+    const path = await this.#choose(name);
+    if (path === null) return false;
+    await this.#call<void>("save_csv", { path, text });
+    return true;
+  }
+
   /** A file chosen in the native save dialog, or null when it was closed without one. */
   async #choose(defaultPath: string): Promise<string | null> {
     try {

@@ -76,6 +76,11 @@ const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>
   storage_full: "error.storageFull",
 };
 
+/** What went wrong, in the reader's language (the generic sentence for a code the UI does not explain). */
+export function errorExplanation(t: ReturnType<typeof useI18n>["t"], error: BackendError): string {
+  return t(EXPLAINED_CODES[error.code] ?? "error.generic");
+}
+
 /**
  * An error as a person reads it: what went wrong in their language, then the engine's code and
  * its own words (which the operator may need to quote), and every refused field.

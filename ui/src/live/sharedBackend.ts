@@ -43,6 +43,7 @@ export function shareSubscription(inner: Backend): Backend {
     listMessages: (filter) => inner.listMessages(filter),
     exportMessages: (filter, options) => inner.exportMessages(filter, options),
     saveOptOuts: () => inner.saveOptOuts(),
+    saveCsv: (text, name) => inner.saveCsv(text, name),
     message: (id) => inner.message(id),
     retry: (id, action) => inner.retry(id, action),
     cancel: (id, action) => inner.cancel(id, action),

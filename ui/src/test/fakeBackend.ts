@@ -40,6 +40,7 @@ export class FakeBackend implements Backend {
   listMessages: Backend["listMessages"] = this.#unset("listMessages");
   exportMessages: Backend["exportMessages"] = this.#unset("exportMessages");
   saveOptOuts: Backend["saveOptOuts"] = this.#unset("saveOptOuts");
+  saveCsv: Backend["saveCsv"] = this.#unset("saveCsv");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");
   cancel: Backend["cancel"] = this.#unset("cancel");

@@ -6,6 +6,7 @@ import type { Preview } from "../bindings/Preview";
 import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import { byTestId, click, queryTestId, render, settle, type Rendered } from "../test/dom";
+import { readImportFile } from "./csv";
 import { FakeBackend } from "../test/fakeBackend";
 import { CsvImport } from "./CsvImport";
 
@@ -22,6 +23,15 @@ async function choose(root: HTMLElement, content: string): Promise<void> {
   await act(async () => {
     input.dispatchEvent(new Event("change", { bubbles: true }));
   });
+}
+
+/** Lets the import run until it waits for the person (or is done, or stopped by a problem). */
+async function settled(root: HTMLElement): Promise<void> {
+  const quiet = () =>
+    queryTestId(root, "import-progress") === null &&
+    ["import-counts", "import-problem", "import-done", "import-error", "import-stopped"].some((id) => queryTestId(root, id) !== null);
+  const deadline = Date.now() + 15_000;
+  while (!quiet() && Date.now() < deadline) await settle(5);
 }
 
 /** 1203 rows: line 10 and 700 have a number the engine refuses, line 1000 an unknown kind. */
@@ -68,7 +78,7 @@ describe("CsvImport", () => {
     view = await render(<CsvImport backend={backend} />);
     const root = view.container;
     await choose(root, bigFile());
-    await settle(20);
+    await settled(root);
     expect(previews, "previews of at most 500").toEqual([500, 500, 203]);
     expect(byTestId(root, "import-counts").textContent).toBe("1,200 ready, 3 with errors");
     const bad = [...root.querySelectorAll<HTMLElement>('[data-testid="import-row"][data-ok="false"]')];
@@ -79,7 +89,7 @@ describe("CsvImport", () => {
     const button = byTestId(root, "import-submit");
     expect(button.textContent).toBe("Import the 1,200 valid rows");
     await click(button);
-    await settle(20);
+    await settled(root);
     expect(batches.map((b) => b.size)).toEqual([500, 500, 200]);
     expect(batches.some((b) => b.first === "bad"), "rows with errors are never sent").toBe(false);
     expect(byTestId(root, "import-done").textContent).toBe("1,200 messages queued.3 rows with errors were not sent.");
@@ -90,14 +100,14 @@ describe("CsvImport", () => {
     view = await render(<CsvImport backend={backend} />);
     const root = view.container;
     await choose(root, bigFile());
-    await settle(20);
+    await settled(root);
     failAt(2);
     await click(byTestId(root, "import-submit"));
-    await settle(20);
+    await settled(root);
     expect(byTestId(root, "import-error").dataset["code"]).toBe("unreachable");
     expect(byTestId(root, "import-partial").textContent).toContain("500 of 1,200 messages were queued");
     await click(byTestId(root, "import-retry"));
-    await settle(20);
+    await settled(root);
     expect(queryTestId(root, "import-done")).not.toBeNull();
     const keys = batches.map((b) => b.key);
     expect(keys).toHaveLength(5);
@@ -106,9 +116,9 @@ describe("CsvImport", () => {
 
     // The same file chosen again gets the same keys: the engine replays instead of queuing twice.
     await choose(root, bigFile());
-    await settle(20);
+    await settled(root);
     await click(byTestId(root, "import-submit"));
-    await settle(20);
+    await settled(root);
     expect(batches.slice(5).map((b) => b.key)).toEqual(keys.slice(2));
   });
 
@@ -133,9 +143,9 @@ describe("CsvImport", () => {
     view = await render(<CsvImport backend={backend} />);
     const root = view.container;
     await choose(root, bigFile());
-    await settle(20);
+    await settled(root);
     await click(byTestId(root, "import-submit"));
-    await settle(20);
+    await settled(root);
     const error = byTestId(root, "import-error");
     expect(error.dataset["code"]).toBe("destination_opted_out");
     expect(error.textContent).toContain("This number is on the opt-out list");
@@ -152,14 +162,19 @@ describe("CsvImport", () => {
     backend.previewMessages = (batch) => new Promise((resolve) => release.push(() => resolve(preview(batch))));
     view = await render(<CsvImport backend={backend} />);
     const root = view.container;
+    // Each chunk's check is answered once it was asked (reading and hashing the file take their time).
+    const answer = async (k: number): Promise<void> => {
+      const deadline = Date.now() + 15_000;
+      while (release[k] === undefined && Date.now() < deadline) await settle(5);
+      await settle(() => release[k]?.(), 10);
+    };
     await choose(root, bigFile());
-    await settle(10);
-    await settle(() => release[0]?.(), 10);
+    await answer(0);
     const progress = byTestId(root, "import-progress");
     expect(progress.textContent).toBe("Checking rows: 500 of 1,203");
     expect(progress.querySelector("progress")?.getAttribute("value")).toBe("500");
-    await settle(() => release[1]?.(), 10);
-    await settle(() => release[2]?.(), 10);
+    await answer(1);
+    await answer(2);
     expect(queryTestId(root, "import-progress")).toBeNull();
     expect(byTestId(root, "import-counts").textContent).toBe("1,200 ready, 3 with errors");
   });
@@ -174,5 +189,145 @@ describe("CsvImport", () => {
     expect(problem.dataset["code"]).toBe("unknown_column");
     expect(problem.textContent).toContain("“phone”");
     expect(previews).toEqual([]);
+  });
+
+  it("opens a labelled modal dialog whose Cancel (or Escape) queues nothing, listing only the rows with errors", async () => {
+    const { backend, batches } = fakeEngine();
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, bigFile());
+    await settled(root);
+    const dialog = byTestId(root, "import-dialog");
+    expect(dialog.getAttribute("role")).toBe("dialog");
+    expect(dialog.getAttribute("aria-modal")).toBe("true");
+    const title = document.getElementById(dialog.getAttribute("aria-labelledby") ?? "");
+    expect(title?.textContent).toBe("Import contacts.csv");
+    expect(document.activeElement, "the dialog takes the keyboard, at its title").toBe(title);
+    expect(root.querySelectorAll('[data-testid="import-row"]'), "only the rows with errors are listed").toHaveLength(3);
+    expect(root.querySelector('[data-testid="import-row"][data-line="10"] code')?.textContent).toBe('bad,"Hello, number 10",');
+    expect(byTestId(dialog, "import-submit").closest(".modal-head"), "Import sits in the head, above the rows").not.toBeNull();
+    expect(byTestId(dialog, "import-cancel").closest(".modal-head")).not.toBeNull();
+
+    // Tab goes round inside the dialog.
+    const last = byTestId<HTMLButtonElement>(dialog, "import-download-rejected");
+    last.focus();
+    await act(async () => {
+      last.dispatchEvent(new KeyboardEvent("keydown", { key: "Tab", bubbles: true, cancelable: true }));
+    });
+    expect(document.activeElement).toBe(byTestId(dialog, "import-submit"));
+
+    await click(byTestId(dialog, "import-cancel"));
+    expect(queryTestId(root, "import-dialog")).toBeNull();
+    expect(batches, "nothing is queued on Cancel").toEqual([]);
+
+    await choose(root, bigFile());
+    await settled(root);
+    await act(async () => {
+      byTestId(root, "import-dialog").dispatchEvent(new KeyboardEvent("keydown", { key: "Escape", bubbles: true, cancelable: true }));
+    });
+    expect(queryTestId(root, "import-dialog")).toBeNull();
+    expect(batches, "nor on Escape").toEqual([]);
+    expect(queryTestId(root, "import-done")).toBeNull();
+  });
+
+  it("saves the rejected rows as a CSV: line, reason, then the row as written under the file's header", async () => {
+    const { backend } = fakeEngine();
+    const saved: { text: string; name: string }[] = [];
+    backend.saveCsv = (text, name) => {
+      saved.push({ text, name });
+      return Promise.resolve(true);
+    };
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, bigFile());
+    await settled(root);
+    const button = byTestId(root, "import-download-rejected");
+    expect(button.textContent).toBe("Download rejected rows (3)");
+    await click(button);
+    await settle();
+    expect(saved.map((s) => s.name)).toEqual(["contacts-rejected.csv"]);
+    expect(saved[0]?.text).toBe(
+      [
+        "line,reason,destination,text,kind",
+        '10,destination: not a phone number,bad,"Hello, number 10",',
+        '700,destination: not a phone number,bad,"Hello, number 700",',
+        '1000,"kind: must be otp, transactional or bulk",+33612301000,"Hello, number 1000",promo',
+        "",
+      ].join("\r\n"),
+    );
+    expect(byTestId(root, "import-rejected-saved").textContent).toBe("Rejected rows saved.");
+    // Corrected, the file can be imported as it is: line and reason are left aside.
+    const again = readImportFile(saved[0]?.text ?? "");
+    expect(again.ok && again.rows.map((r) => r.line)).toEqual([2, 3, 4]);
+  });
+
+  it("checks and imports 10,000 rows in batches, showing n of N, with the import's kind and send time where rows give none", async () => {
+    const { backend, previews, batches } = fakeEngine();
+    const sent: SubmitBatch[] = [];
+    const submit = backend.submitBatch;
+    const release: (() => void)[] = [];
+    backend.submitBatch = (batch, key) => {
+      sent.push(batch);
+      return new Promise((resolve) => release.push(() => resolve(submit(batch, key))));
+    };
+    const lines = ["destination,text,kind"];
+    for (let i = 0; i < 10_000; i += 1) lines.push(`${i % 4000 === 5 ? "bad" : `+3361${String(i).padStart(7, "0")}`},Row ${i},${i === 1 ? "otp" : ""}`);
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await act(async () => {
+      byTestId<HTMLSelectElement>(root, "import-kind").value = "bulk";
+      byTestId<HTMLSelectElement>(root, "import-kind").dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await act(async () => {
+      const when = byTestId<HTMLInputElement>(root, "import-when");
+      Object.getOwnPropertyDescriptor(HTMLInputElement.prototype, "value")?.set?.call(when, "2031-03-04T09:30");
+      when.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+    const preview = backend.previewMessages;
+    let hold: (() => void) | null = null;
+    backend.previewMessages = (batch) =>
+      previews.length === 1 && hold === null
+        ? new Promise((resolve) => (hold = () => resolve(preview(batch))))
+        : preview(batch);
+    await choose(root, `${lines.join("\n")}\n`);
+    const deadline = Date.now() + 15_000;
+    while (queryTestId(root, "import-progress")?.textContent !== "Checking rows: 500 of 10,000" && Date.now() < deadline) await settle(5);
+    expect(byTestId(root, "import-progress").textContent, "the page is drawn between chunks").toBe("Checking rows: 500 of 10,000");
+    // The next chunk is asked once the page was drawn: answer it then.
+    while (hold === null && Date.now() < deadline) await settle(5);
+    await settle(() => hold?.());
+    await settled(root);
+    expect(previews).toHaveLength(20);
+    expect(byTestId(root, "import-counts").textContent).toBe("9,997 ready, 3 with errors");
+    await click(byTestId(root, "import-submit"));
+    await settle();
+    expect(byTestId(root, "import-progress").textContent).toBe("Queuing messages: 0 of 9,997");
+    await settle(() => release[0]?.(), 5);
+    expect(byTestId(root, "import-progress").textContent).toBe("Queuing messages: 500 of 9,997");
+    expect(byTestId<HTMLButtonElement>(root, "import-submit").disabled, "one import at a time").toBe(true);
+    for (let i = 1; i < 20; i += 1) await settle(() => release[i]?.(), 5);
+    expect(batches.map((b) => b.size)).toEqual([...Array(19).fill(500), 497]);
+    expect(byTestId(root, "import-done").textContent).toContain("9,997 messages queued.");
+    expect(queryTestId(root, "import-dialog"), "the dialog closes once done").toBeNull();
+    const first = sent[0]?.messages ?? [];
+    expect(first[0]).toMatchObject({ kind: "bulk", scheduled_at: new Date("2031-03-04T09:30").toISOString() });
+    expect(first[1]?.kind, "a row's own kind stays").toBe("otp");
+  }, 30_000);
+
+  it("stops after the batch under way when Stop is pressed while importing", async () => {
+    const { backend, batches } = fakeEngine();
+    const submit = backend.submitBatch;
+    const release: (() => void)[] = [];
+    backend.submitBatch = (batch, key) => new Promise((resolve) => release.push(() => resolve(submit(batch, key))));
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, bigFile());
+    await settled(root);
+    await click(byTestId(root, "import-submit"));
+    await click(byTestId(root, "import-cancel"));
+    expect(byTestId(root, "import-cancel").textContent).toBe("Stopping after this batch…");
+    await settle(() => release[0]?.(), 5);
+    expect(batches).toHaveLength(1);
+    expect(byTestId(root, "import-stopped").textContent).toContain("500 of 1,200 messages were queued");
   });
 });

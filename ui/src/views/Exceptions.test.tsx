@@ -6,6 +6,8 @@ import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
 import type { Me } from "../bindings/Me";
+import type { MessageFilter } from "../bindings/MessageFilter";
+import type { SettingsView } from "../bindings/SettingsView";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
@@ -111,6 +113,8 @@ describe("resolving", () => {
   it("choosing a state lists every final state, marks the ones the receipts reported, and sends the choice", async () => {
     const h = await open(exceptionDetail());
     const root = view!.container;
+    expect(queryTestId(root, "resolve-states"), "no decision is chosen for the operator").toBeNull();
+    await click(byTestId(root, "resolve-action-choose_state"));
     const states = [...byTestId(root, "resolve-states").querySelectorAll<HTMLInputElement>('input[type="radio"]')];
     expect(states.map((s) => s.value)).toEqual(["delivered", "undeliverable", "expired", "rejected", "deleted", "unknown", "skipped"]);
     const labels = states.map((s) => s.closest("label")?.textContent ?? "");
@@ -140,7 +144,8 @@ describe("resolving", () => {
       }),
     );
     const root = view!.container;
-    expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "attaching is the first choice here").toBe(true);
+    expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "nothing is chosen for the operator").toBe(false);
+    await click(byTestId(root, "resolve-action-attach"));
     expect(byTestId(root, "resolve-candidates").textContent).toContain("Message 7");
     h.backend.message = () => Promise.resolve(deliveredDetail());
     h.backend.resolve = (_id, request) => {
@@ -201,6 +206,7 @@ describe("resolving", () => {
       return Promise.reject(new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (connection)"));
     };
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-attach"));
     await type(byTestId<HTMLInputElement>(root, "resolve-target"), "7");
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "note");
     await click(submitButton());
@@ -223,6 +229,12 @@ describe("resolving", () => {
     const root = view!.container;
     const actions = [...byTestId(root, "resolve-form").querySelectorAll<HTMLInputElement>('input[name="action"]')].map((i) => i.value);
     expect(actions).toEqual(["resend", "mark_failed"]);
+    const checked = [...byTestId(root, "resolve-form").querySelectorAll<HTMLInputElement>('input[name="action"]:checked')];
+    expect(checked, "sending again is never the choice the form opens with").toEqual([]);
+    expect(submitButton().disabled).toBe(true);
+    expect(blocked()).toBe("Choose a decision above: none is made for you.");
+    expect(submitButton().textContent).toBe("Save the decision");
+    await click(byTestId(root, "resolve-action-resend"));
     expect(byTestId(root, "resolve-consequence").textContent).toContain("deliver it twice");
     await click(byTestId(root, "resolve-action-mark_failed"));
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Customer got it by e-mail instead");
@@ -246,6 +258,7 @@ describe("resolving", () => {
     const choices = [...form.querySelectorAll<HTMLInputElement>('input[name="action"]')];
     expect(choices.map((i) => i.value)).toEqual(["mark_failed", "resend"]);
     expect(choices.map((i) => i.closest("label")?.querySelector(".choice-label")?.textContent)).toEqual(["Do not send it", "Send it"]);
+    await click(byTestId(root, "resolve-action-mark_failed"));
     expect(byTestId(root, "resolve-consequence").textContent).toBe("The message is cancelled and never sent.");
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
     expect(submitButton().textContent).toBe("Do not send: cancel it");
@@ -270,6 +283,7 @@ describe("resolving", () => {
       exceptionDetail({ exception: exceptionSummary(14, { kind: "opted_out" }), message: summary(7, { status: "held" }), evidence: [] }),
     );
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-mark_failed"));
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "They asked us to stop");
     h.backend.resolve = (_id, request) => {
       h.requests.push(request);
@@ -285,6 +299,7 @@ describe("resolving", () => {
   it("after resolving, shows what was decided: resolution, note, who and when", async () => {
     const h = await open(exceptionDetail());
     const root = view!.container;
+    await click(byTestId(root, "resolve-action-choose_state"));
     await click(root.querySelector<HTMLInputElement>('[data-testid="resolve-state"][value="delivered"]')!);
     await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "The first receipt is right");
     h.backend.resolve = (_id, request) => {
@@ -535,3 +550,175 @@ describe("resending past the kind's limits", () => {
   });
 });
 
+
+describe("the message picker of a receipt that matched nothing", () => {
+  const ghost = () =>
+    receipt(40, {
+      message_id_raw: "5f2a",
+      id_source: "text",
+      correlation: "none",
+      message_id: null,
+      logical_event_id: 9,
+      received_at_ms: T0 + 60_000,
+      source_addr: "33612345624",
+      raw_text: "id:5f2a sub:001 dlvrd:001 submit date:2611291200 done date:2611291201 stat:DELIVRD err:000 text:Your code is 4821",
+    });
+  const detail = (): ExceptionDetail =>
+    exceptionDetail({
+      exception: exceptionSummary(6, { kind: "uncorrelated", message_id: null, logical_event_id: 9 }),
+      message: null,
+      evidence: [{ role: "receipt", receipt: ghost(), attempt: null }],
+    });
+  const found = [
+    summary(24, { destination: "+33612345624", preview: "Your code is 4821", body_chars: 17 }),
+    summary(23, { destination: "+33612345624", preview: "Your parcel is here", body_chars: 19, created_at_ms: T0 - 3_600_000 }),
+  ];
+
+  async function openAs(me: Me, settingsFormat: string | null = null) {
+    const h = holding(detail());
+    const filters: MessageFilter[] = [];
+    h.backend.listMessages = (filter) => {
+      filters.push(filter);
+      return Promise.resolve({ items: filter.q === "parcel" ? [found[1]!] : found, next_cursor: null, scan_limited: false });
+    };
+    h.backend.settings = () =>
+      settingsFormat === null
+        ? Promise.reject(new BackendError("forbidden", "admins only"))
+        : Promise.resolve({ fields: [{ key: "receipts.receipt_id", value: settingsFormat }] } as unknown as SettingsView);
+    view = await render(<ExceptionView backend={h.backend} id={6} onClose={() => {}} onOpenMessage={() => {}} />, ["en-US"], me);
+    await settle();
+    await click(byTestId(view.container, "resolve-action-attach"));
+    await settle();
+    return { ...h, filters };
+  }
+
+  it("searches the receipt's number before it arrived, shows every mismatch of each message, and attaches the one picked", async () => {
+    const h = await openAs(person("operator"));
+    const root = view!.container;
+    expect(h.filters[0]).toMatchObject({ destination: "33612345624", q: null, from_ms: T0 + 60_000 - 86_400_000, to_ms: T0 + 660_000 });
+    const candidates = [...root.querySelectorAll<HTMLElement>('[data-testid="picker-candidate"]')];
+    expect(candidates.map((c) => [c.dataset["id"], c.dataset["differs"]])).toEqual([
+      ["24", "0"],
+      ["23", "1"],
+    ]);
+    const verdicts = (c: HTMLElement) =>
+      [...c.querySelectorAll<HTMLElement>("tbody tr")].map((r) => `${r.dataset["field"]}:${r.dataset["verdict"]}`);
+    expect(verdicts(candidates[1]!)).toEqual(["connection:agrees", "destination:agrees", "text:differs", "time:agrees"]);
+    expect(candidates[1]!.textContent).toContain("Facts that differ: 1.");
+    expect(h.requests, "nothing is attached by searching").toEqual([]);
+
+    await type(byTestId<HTMLInputElement>(root, "picker-text"), "parcel");
+    await click(byTestId(root, "picker-search"));
+    await settle();
+    expect(h.filters.at(-1)?.q).toBe("parcel");
+    expect(root.querySelectorAll('[data-testid="picker-candidate"]')).toHaveLength(1);
+    await type(byTestId<HTMLInputElement>(root, "picker-text"), "");
+    await click(byTestId(root, "picker-search"));
+    await settle();
+
+    await click(byTestId(byTestId(root, "picker-candidate"), "picker-pick"));
+    expect(byTestId<HTMLInputElement>(root, "resolve-target").value, "picking fills the message number").toBe("24");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Same number and text");
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "attach", message_id: 24, mismatches_seen: false, note: "Same number and text" }]);
+  });
+
+  it("says when the id looks hex where the connection expects decimal; without the settings, judges by shape and says so", async () => {
+    await openAs(person("admin"), "decimal");
+    const hint = byTestId(view!.container, "picker-id-hint");
+    expect(hint.dataset["kind"]).toBe("hex_where_decimal");
+    expect(hint.textContent).toContain("In decimal it would be 24362");
+    await view!.unmount();
+    view = undefined;
+    await openAs(person("operator"));
+    const shape = byTestId(view!.container, "picker-id-hint");
+    expect(shape.dataset["kind"]).toBe("looks_hex");
+    expect(shape.textContent).toContain("Judged by the id’s shape alone");
+  });
+});
+
+describe("bulk decisions", () => {
+  const items = [
+    exceptionSummary(31, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(32, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(33, { kind: "uncorrelated", message_id: null }),
+    exceptionSummary(30, { kind: "conflicting_final" }),
+  ];
+
+  async function listing(me: Me = person("operator")) {
+    const backend = new FakeBackend();
+    backend.listExceptions = () => Promise.resolve({ items, next_cursor: null });
+    const resolved: [number, ResolveRequest][] = [];
+    backend.resolve = (id, request) => {
+      resolved.push([id, request]);
+      return id === 32 ? Promise.reject(new BackendError("not_open", "exception 32 is already dismissed")) : Promise.resolve();
+    };
+    view = await render(<Exceptions backend={backend} />, ["en-US"], me);
+    await settle();
+    return { backend, resolved };
+  }
+  const boxes = () => [...view!.container.querySelectorAll<HTMLInputElement>('[data-testid="exception-select"]')];
+
+  it("resolves the selected exceptions of one kind with one note, listing each one's outcome; the failed stay selected", async () => {
+    const { resolved } = await listing();
+    const root = view!.container;
+    expect(queryTestId(root, "bulk")).toBeNull();
+    expect(boxes().map((b) => b.getAttribute("aria-label"))).toEqual([
+      "Select exception 31",
+      "Select exception 32",
+      "Select exception 33",
+      "Select exception 30",
+    ]);
+    await click(byTestId(root, "exception-select-all"));
+    expect(boxes().every((b) => b.checked), "select all takes every open exception shown").toBe(true);
+    expect(byTestId(root, "bulk-kinds").textContent).toBe("Select exceptions of one kind to decide them together.");
+    await click(boxes()[3]!);
+    expect(byTestId(root, "bulk").querySelector("h3")?.textContent).toBe("3 exceptions selected");
+
+    const submitBulk = () => byTestId<HTMLButtonElement>(root, "bulk-submit");
+    expect(root.querySelectorAll('[data-testid="bulk-form"] input[name="bulk-action"]:checked'), "nothing chosen").toHaveLength(0);
+    expect(submitBulk().disabled).toBe(true);
+    expect(byTestId(root, "bulk-blocked").textContent).toBe("Choose a decision above: none is made for you.");
+    await click(byTestId(root, "bulk-action-dismiss"));
+    expect(byTestId(root, "bulk-blocked").textContent).toBe("Write a note to explain the decision.");
+    await type(byTestId<HTMLTextAreaElement>(root, "bulk-note"), "Test receipts from the provider's maintenance");
+    expect(submitBulk().textContent).toBe("Dismiss: 3 exceptions");
+    await click(submitBulk());
+    await settle(10);
+
+    expect(resolved.map(([id]) => id)).toEqual([31, 32, 33]);
+    expect(resolved[0]?.[1]).toEqual({ action: "dismiss", note: "Test receipts from the provider's maintenance" });
+    expect(byTestId(root, "bulk-summary").textContent).toBe("2 of 3 decided; 1 not: they stay selected, see why below.");
+    const results = [...root.querySelectorAll<HTMLElement>('[data-testid="bulk-result"]')];
+    expect(results.map((r) => [r.dataset["id"], r.dataset["ok"]])).toEqual([
+      ["31", "true"],
+      ["32", "false"],
+      ["33", "true"],
+    ]);
+    expect(results[1]?.textContent).toContain("Exception 32: not decided");
+    expect(results[1]?.dataset["code"]).toBe("not_open");
+    expect(boxes().filter((b) => b.checked).map((b) => b.closest("tr")?.dataset["id"])).toEqual(["32"]);
+  });
+
+  it("keeps the outcome in view when every one was decided", async () => {
+    const { backend } = await listing();
+    backend.resolve = () => Promise.resolve();
+    const root = view!.container;
+    await click(boxes()[0]!);
+    await click(byTestId(root, "bulk-action-dismiss"));
+    await type(byTestId<HTMLTextAreaElement>(root, "bulk-note"), "Duplicate");
+    await click(byTestId(root, "bulk-submit"));
+    await settle(10);
+    expect(byTestId(root, "bulk-summary").textContent).toBe("All 1 decided.");
+    expect(queryTestId(root, "bulk-form"), "nothing left selected to decide").toBeNull();
+    await click(byTestId(root, "bulk-clear"));
+    expect(queryTestId(root, "bulk")).toBeNull();
+  });
+
+  it("offers no selection to a person who may not decide", async () => {
+    await listing(person("viewer"));
+    expect(boxes()).toEqual([]);
+    expect(queryTestId(view!.container, "exception-select-all")).toBeNull();
+  });
+});

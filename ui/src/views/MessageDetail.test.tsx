@@ -186,6 +186,36 @@ describe("message detail: flags", () => {
     expect(byTestId(view!.container, "flags-noted").querySelector("h3")?.textContent).toBe("Noted in the evidence");
   });
 
+  it("puts “Decide…” beside each item with an open exception, above the statements, leading to that exception", async () => {
+    const base = deliveredDetail();
+    const s = serving({
+      ...base,
+      summary: { ...base.summary, flags: ["conflict", "mismatch", "late"] },
+      exceptions: [
+        exceptionSummary(5, { kind: "conflicting_final" }),
+        exceptionSummary(4, { kind: "conflicting_final", status: "resolved" }),
+        exceptionSummary(9, { kind: "opted_out" }),
+      ],
+    });
+    const opened: number[] = [];
+    view = await render(<MessageDetail backend={s.backend} id={base.message.id} onClose={() => {}} onOpenException={(id) => opened.push(id)} />);
+    await settle();
+    const root = view.container;
+    const section = byTestId(root, "flags");
+    const decide = [...section.querySelectorAll<HTMLElement>('[data-testid="flag-decide"]')];
+    expect(decide.map((d) => d.dataset["exception"]), "open exceptions only: the conflict's and the opt-out's").toEqual(["5", "9"]);
+    expect(decide[0]?.closest('[data-testid="flag"]')?.getAttribute("data-flag")).toBe("conflict");
+    expect(decide[0]?.textContent).toBe("Decide…");
+    expect(decide[0]?.getAttribute("aria-label")).toBe("Decide exception 5: Receipts disagree");
+    expect(byTestId(section, "flag-exception").dataset["kind"], "an open exception no flag stands for is listed too").toBe("opted_out");
+    expect(section.querySelector('[data-flag="mismatch"] [data-testid="flag-decide"]'), "nothing to decide about a mismatch").toBeNull();
+    expect(byTestId(root, "flags-noted").querySelector('[data-testid="flag-decide"]')).toBeNull();
+    const statements = byTestId(root, "statement-queue");
+    expect(section.compareDocumentPosition(statements) & Node.DOCUMENT_POSITION_FOLLOWING, "near the top, before the statements").toBeTruthy();
+    await click(decide[0]!);
+    expect(opened).toEqual([5]);
+  });
+
   it("shows no flag section when there is none", async () => {
     const base = deliveredDetail();
     await show({ ...base, summary: { ...base.summary, flags: [] } });

@@ -98,8 +98,8 @@ export function MessageDetail({
       {state.status === "ready" && (
         <>
           <MessageHeader detail={state.data} />
+          <Flags flags={state.data.summary.flags} exceptions={state.data.exceptions} onOpenException={onOpenException} />
           <Statements detail={state.data} onShowReceipt={showReceipt} onOpenException={onOpenException} />
-          <Flags flags={state.data.summary.flags} />
           {may.act && <MessageActions backend={backend} messageId={id} status={state.data.queue.status} onDone={reload} />}
           <Timeline detail={state.data} onOpenException={onOpenException} />
         </>

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { chunkKey, chunks, contentHash, fnv1a64, parseCsv, readImportFile } from "./csv";
+import { chunkKey, chunks, contentHash, fnv1a64, parseCsv, readImportFile, rejectedRowsCsv } from "./csv";
 
 const fields = (text: string) => {
   const parsed = parseCsv(text);
@@ -40,6 +40,19 @@ describe("parseCsv", () => {
   });
 });
 
+describe("rejectedRowsCsv", () => {
+  it("gives each rejected record as written, after its line and the reason, and can be imported again once corrected", () => {
+    const read = readImportFile('destination,text\r\nbad,"Hello, ""you""\nthere"\r\n+33612345600,ok\r\n');
+    if (!read.ok) throw new Error("unreadable");
+    const bad = read.rows[0]!;
+    expect(bad.raw).toBe('bad,"Hello, ""you""\nthere"');
+    const csv = rejectedRowsCsv(read.header, [{ line: bad.line, raw: bad.raw, reason: 'destination: not a "number", really' }]);
+    expect(csv).toBe('line,reason,destination,text\r\n2,"destination: not a ""number"", really",bad,"Hello, ""you""\nthere"\r\n');
+    const again = readImportFile(csv);
+    expect(again.ok && again.rows.map((r) => r.message)).toEqual([{ destination: "bad", text: 'Hello, "you"\nthere' }]);
+  });
+});
+
 describe("readImportFile", () => {
   it("reads rows into messages, with optional columns in any order and case", () => {
     const read = readImportFile(
@@ -47,13 +60,15 @@ describe("readImportFile", () => {
     );
     expect(read).toEqual({
       ok: true,
+      header: "Text, Destination ,kind,priority,client_ref",
       rows: [
         {
           line: 2,
           message: { destination: "+33612345600", text: "Hello", kind: "otp", priority: 1, client_ref: "ref-1" },
+          raw: "Hello,+33612345600,OTP,1,ref-1",
           errors: [],
         },
-        { line: 4, message: { destination: "+33612345601", text: "Bye" }, errors: [] },
+        { line: 4, message: { destination: "+33612345601", text: "Bye" }, raw: "Bye,+33612345601,,,", errors: [] },
       ],
     });
   });

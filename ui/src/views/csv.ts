@@ -13,8 +13,10 @@ export const OPTIONAL_COLUMNS = [
   "valid_until",
   "scheduled_at",
 ] as const;
+/** Columns read and left aside: those the file of rejected rows adds, so it can be corrected and imported again as it is. */
+export const IGNORED_COLUMNS = ["line", "reason"] as const;
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
-const KNOWN: readonly string[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+const KNOWN: readonly string[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS, ...IGNORED_COLUMNS];
 
 /** Why a whole file cannot be read; `line` counts from 1, as a spreadsheet shows it. */
 export type CsvProblem =
@@ -32,17 +34,21 @@ export interface ImportRow {
   /** The line the record starts on in the file, from 1 (the header is line 1). */
   readonly line: number;
   readonly message: SubmitMessage;
+  /** The record exactly as the file has it (without its line break). */
+  readonly raw: string;
   /** Problems found while reading the row (a kind or priority the engine could not even read). */
   readonly errors: readonly FieldError[];
 }
 
 export type ReadResult =
-  | { readonly ok: true; readonly rows: readonly ImportRow[] }
+  | { readonly ok: true; readonly header: string; readonly rows: readonly ImportRow[] }
   | { readonly ok: false; readonly problem: CsvProblem };
 
 export interface CsvRecord {
   readonly line: number;
   readonly fields: string[];
+  /** The record as written, without its line break. */
+  readonly raw: string;
 }
 
 /**
@@ -60,14 +66,15 @@ export function parseCsv(input: string): { records: CsvRecord[] } | { unclosedQu
   let quoted = false;
   let quoteLine = 1;
   let i = 0;
+  let start = 0;
 
   const endField = () => {
     fields.push(field);
     field = "";
   };
-  const endRecord = () => {
+  const endRecord = (end: number) => {
     endField();
-    records.push({ line: recordLine, fields });
+    records.push({ line: recordLine, fields, raw: text.slice(start, end) });
     fields = [];
   };
 
@@ -94,14 +101,16 @@ export function parseCsv(input: string): { records: CsvRecord[] } | { unclosedQu
     } else if (c === ",") {
       endField();
     } else if (c === "\r" && text[i + 1] === "\n") {
-      endRecord();
+      endRecord(i);
       line += 1;
       recordLine = line;
       i += 1;
+      start = i + 1;
     } else if (c === "\n") {
-      endRecord();
+      endRecord(i);
       line += 1;
       recordLine = line;
+      start = i + 1;
     } else {
       field += c;
     }
@@ -109,7 +118,7 @@ export function parseCsv(input: string): { records: CsvRecord[] } | { unclosedQu
   }
   if (quoted) return { unclosedQuoteLine: quoteLine };
   // The last record, unless the text ended with a line break.
-  if (field !== "" || fields.length > 0) endRecord();
+  if (field !== "" || fields.length > 0) endRecord(text.length);
   return { records };
 }
 
@@ -146,12 +155,12 @@ export function readImportFile(input: string): ReadResult {
     }
     const cell = new Map<Column, string>();
     columns.forEach((column, i) => cell.set(column as Column, record.fields[i] ?? ""));
-    rows.push(toRow(record.line, cell));
+    rows.push(toRow(record.line, record.raw, cell));
   }
-  return { ok: true, rows };
+  return { ok: true, header: header.raw, rows };
 }
 
-function toRow(line: number, cell: Map<Column, string>): ImportRow {
+function toRow(line: number, raw: string, cell: Map<Column, string>): ImportRow {
   const errors: FieldError[] = [];
   const optional = (column: Column): string | null => {
     const value = cell.get(column)?.trim() ?? "";
@@ -181,7 +190,22 @@ function toRow(line: number, cell: Map<Column, string>): ImportRow {
   text("ordering_key");
   text("valid_until");
   text("scheduled_at");
-  return { line, message, errors };
+  return { line, message, raw, errors };
+}
+
+/** One CSV field, quoted when it must be (a comma, a quote or a line break in it). */
+export function csvField(value: string): string {
+  return /[",\r\n]/.test(value) ? `"${value.replaceAll('"', '""')}"` : value;
+}
+
+/**
+ * The rows an import left out, as a CSV file: `line` (in the file imported) and `reason` first,
+ * then each row exactly as it was written under the file's own header. Imported again as it is
+ * (once corrected), its `line` and `reason` columns are left aside.
+ */
+export function rejectedRowsCsv(header: string, rows: readonly { line: number; raw: string; reason: string }[]): string {
+  const lines = [`line,reason,${header}`, ...rows.map((r) => `${r.line},${csvField(r.reason)},${r.raw}`)];
+  return `${lines.join("\r\n")}\r\n`;
 }
 
 /** Splits a list into chunks of at most `size` (the engine takes at most intake.max_batch at once). */

@@ -1,4 +1,5 @@
 import { useCallback, useId, useState } from "react";
+import { useAccess } from "../../access/context";
 import type { Backend } from "../../backend";
 import type { ChangeEvent } from "../../bindings/ChangeEvent";
 import type { ExceptionFilter } from "../../bindings/ExceptionFilter";
@@ -14,6 +15,7 @@ import { EXCEPTION_KINDS, EXCEPTION_STATUSES } from "../labels";
 import { openOnKey } from "../MessageList";
 import { resolutionWords } from "../message/words";
 import { EXCEPTION_STATUS_TONE } from "../tones";
+import { BulkResolve } from "./BulkResolve";
 
 export interface ExceptionQuery {
   readonly status: ExceptionStatus | "";
@@ -50,7 +52,24 @@ export function ExceptionList({
   const headingId = useId();
   const statusId = useId();
   const kindId = useId();
-  const [query, setQuery] = useState<ExceptionQuery>(OPEN_EXCEPTIONS);
+  const { may } = useAccess();
+  const [query, setQueryOnly] = useState<ExceptionQuery>(OPEN_EXCEPTIONS);
+  // Open exceptions chosen for one decision together; another filter starts afresh.
+  const [selected, setSelectedOnly] = useState<ReadonlySet<number>>(new Set());
+  // The bulk panel stays once opened, to show each outcome, until the selection is cleared.
+  const [bulk, setBulk] = useState(false);
+  const setSelected = (next: ReadonlySet<number>): void => {
+    setSelectedOnly(next);
+    if (next.size > 0) setBulk(true);
+  };
+  const clear = (): void => {
+    setSelectedOnly(new Set());
+    setBulk(false);
+  };
+  const setQuery = (q: ExceptionQuery): void => {
+    setQueryOnly(q);
+    clear();
+  };
   const fetchPage: FetchPage<ExceptionSummary> = useCallback(
     (cursor, limit) => backend.listExceptions(toExceptionFilter(query, cursor, limit)),
     [backend, query],
@@ -114,9 +133,18 @@ export function ExceptionList({
       {state.status === "error" && state.error !== null && (
         <ErrorNotice title={t("exceptions.error")} error={state.error} onRetry={retry} testId="exceptions-error" />
       )}
+      {state.status === "ready" && may.resolve && bulk && (
+        <BulkResolve
+          backend={backend}
+          selected={state.items.filter((e) => selected.has(e.id))}
+          onDone={(decided) => setSelectedOnly((cur) => new Set([...cur].filter((id) => !decided.includes(id))))}
+          onClear={clear}
+        />
+      )}
       {state.status === "ready" && (
         <ExceptionTable
           state={state}
+          selection={may.resolve ? { selected, onChange: setSelected } : null}
           open={query.status === "open" && query.kind === ""}
           labelledBy={headingId}
           onOpen={onOpen}
@@ -128,8 +156,14 @@ export function ExceptionList({
   );
 }
 
+interface Selection {
+  readonly selected: ReadonlySet<number>;
+  readonly onChange: (next: ReadonlySet<number>) => void;
+}
+
 function ExceptionTable({
   state,
+  selection,
   open,
   labelledBy,
   onOpen,
@@ -137,6 +171,8 @@ function ExceptionTable({
   onMore,
 }: {
   state: PagedState<ExceptionSummary>;
+  /** Null: no selecting (the person may not decide). */
+  selection: Selection | null;
   open: boolean;
   labelledBy: string;
   onOpen: (id: number) => void;
@@ -145,6 +181,15 @@ function ExceptionTable({
 }) {
   const { t } = useI18n();
   const now = Date.now();
+  const selectable = state.items.filter((e) => e.status === "open").map((e) => e.id);
+  const allSelected = selection !== null && selectable.length > 0 && selectable.every((id) => selection.selected.has(id));
+  const toggle = (id: number, on: boolean): void => {
+    if (selection === null) return;
+    const next = new Set(selection.selected);
+    if (on) next.add(id);
+    else next.delete(id);
+    selection.onChange(next);
+  };
   return (
     <>
       {state.error !== null && <ErrorNotice title={t("exceptions.errorMore")} error={state.error} />}
@@ -157,6 +202,18 @@ function ExceptionTable({
           <table className="table table-rows" aria-labelledby={labelledBy} data-testid="exceptions-table">
             <thead>
               <tr>
+                {selection !== null && (
+                  <th scope="col" className="select">
+                    <input
+                      type="checkbox"
+                      checked={allSelected}
+                      disabled={selectable.length === 0}
+                      onChange={(e) => selection.onChange(e.target.checked ? new Set(selectable) : new Set())}
+                      aria-label={t("exceptions.selectAll")}
+                      data-testid="exception-select-all"
+                    />
+                  </th>
+                )}
                 <th scope="col" className="num">
                   {t("exceptions.col.id")}
                 </th>
@@ -169,7 +226,15 @@ function ExceptionTable({
             </thead>
             <tbody>
               {state.items.map((e) => (
-                <ExceptionRow key={e.id} exception={e} now={now} onOpen={onOpen} onOpenMessage={onOpenMessage} />
+                <ExceptionRow
+                  key={e.id}
+                  exception={e}
+                  now={now}
+                  selected={selection === null ? null : selection.selected.has(e.id)}
+                  onSelect={(on) => toggle(e.id, on)}
+                  onOpen={onOpen}
+                  onOpenMessage={onOpenMessage}
+                />
               ))}
             </tbody>
           </table>
@@ -189,11 +254,16 @@ function ExceptionTable({
 function ExceptionRow({
   exception: e,
   now,
+  selected,
+  onSelect,
   onOpen,
   onOpenMessage,
 }: {
   exception: ExceptionSummary;
   now: number;
+  /** Null: no selecting. */
+  selected: boolean | null;
+  onSelect: (on: boolean) => void;
   onOpen: (id: number) => void;
   onOpenMessage: (id: number) => void;
 }) {
@@ -212,6 +282,20 @@ function ExceptionRow({
       data-status={e.status}
       data-message-id={messageId ?? undefined}
     >
+      {selected !== null && (
+        <td className="select" onClick={(event) => event.stopPropagation()}>
+          {e.status === "open" && (
+            <input
+              type="checkbox"
+              checked={selected}
+              onChange={(event) => onSelect(event.target.checked)}
+              onKeyDown={(event) => event.stopPropagation()}
+              aria-label={t("exceptions.select", { id: String(e.id) })}
+              data-testid="exception-select"
+            />
+          )}
+        </td>
+      )}
       <td className="num">{e.id}</td>
       <td data-testid="exception-kind">{t(`exceptionKind.${e.kind}`)}</td>
       <td className="preview">

@@ -3,25 +3,19 @@ import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "..
 import type { DeliveryState } from "../../bindings/DeliveryState";
 import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
 import type { ExceptionKind } from "../../bindings/ExceptionKind";
-import type { MessageDetail } from "../../bindings/MessageDetail";
-import type { ReceiptView } from "../../bindings/ReceiptView";
 import type { ResolveRequest } from "../../bindings/ResolveRequest";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
 import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
 import { CONFIRMATION_REQUIRED, LimitsRefusal, refusedByLimits } from "../message/MessageActions";
+import { MessagePicker } from "./MessagePicker";
+import { MismatchNotice, type Mismatch } from "./MismatchNotice";
 
 /** The engine's refusal to attach a receipt before the operator has seen how it misfits the message. */
 export const MISMATCHES_NOT_SEEN = "mismatches_not_seen";
 /** Someone (or new evidence) settled the exception first. */
 export const NOT_OPEN = "not_open";
-
-interface Mismatch {
-  readonly messageId: number;
-  readonly error: BackendError;
-  readonly target: MessageDetail | null;
-}
 
 /**
  * A decision in words. For a message held because its number opted out, sending it and not
@@ -77,9 +71,10 @@ export function ResolveForm({
   ];
   const receipts = detail.evidence.flatMap((x) => (x.receipt === null ? [] : [x.receipt]));
 
-  const [action, setAction] = useState<ResolveAction>(allowed[0] ?? "dismiss");
+  // Nothing is chosen for the operator (least of all sending again), unless there is one choice only.
+  const [action, setAction] = useState<ResolveAction | null>(allowed.length === 1 ? (allowed[0] ?? null) : null);
   const [state, setState] = useState<DeliveryState | null>(null);
-  const [target, setTarget] = useState(candidates.length === 1 ? String(candidates[0]) : "");
+  const [target, setTarget] = useState("");
   const [note, setNote] = useState("");
   const [mismatch, setMismatch] = useState<Mismatch | null>(null);
   const [reviewed, setReviewed] = useState(false);
@@ -97,6 +92,7 @@ export function ResolveForm({
   const shownMismatch = action === "attach" && mismatch !== null && mismatch.messageId === targetId ? mismatch : null;
 
   const blockedBy = ((): string | null => {
+    if (action === null) return t("resolve.blocked.action");
     if (resendRefused) return t("resolve.blocked.limits");
     if (note.trim() === "") return t("resolve.blocked.note");
     if (action === "choose_state" && state === null) return t("resolve.blocked.state");
@@ -108,6 +104,8 @@ export function ResolveForm({
   const request = (): ResolveRequest | null => {
     const n = note.trim();
     switch (action) {
+      case null:
+        return null;
       case "choose_state":
         return state === null ? null : { action, state, note: n };
       case "attach":
@@ -220,6 +218,9 @@ export function ResolveForm({
           </fieldset>
         )}
 
+        {action === "attach" && receipts[0] !== undefined && (
+          <MessagePicker backend={backend} receipt={receipts[0]} selected={targetId} onPick={(id) => setTarget(String(id))} />
+        )}
         {action === "attach" && (
           <div className="field field-wide">
             <label htmlFor={ids.target}>{t("resolve.target")}</label>
@@ -313,7 +314,9 @@ export function ResolveForm({
                   ? t("limits.submit")
                   : action === "resend" && confirmingDuplicate
                   ? t("resolve.submit.resendAnyway")
-                  : words.submit(action)}
+                  : action === null
+                    ? t("resolve.submit.none")
+                    : words.submit(action)}
           </button>
           {blockedBy !== null && (
             <span className="hint blocked" id={ids.blocked} data-testid="resolve-blocked">
@@ -332,114 +335,5 @@ export function ResolveForm({
         )}
       </form>
     </section>
-  );
-}
-
-/** The receipt's `text:` field, as the engine compares it (the start of the message). */
-function textField(raw: string | null): string | null {
-  if (raw === null) return null;
-  const at = raw.toLowerCase().indexOf("text:");
-  return at < 0 ? null : raw.slice(at + 5).replace(/\0+$/, "");
-}
-
-/** As much of the body as the receipt quotes (receipts carry its first characters only). */
-function bodyStart(body: string, quoted: string | null): string {
-  const n = quoted === null ? 20 : [...quoted.trim()].length;
-  const chars = [...body];
-  return chars.length > n ? `${chars.slice(0, n).join("")}…` : body;
-}
-
-function MismatchNotice({
-  mismatch,
-  receipt,
-  reviewed,
-  onReviewed,
-}: {
-  mismatch: Mismatch;
-  receipt: ReceiptView | null;
-  reviewed: boolean;
-  onReviewed: (value: boolean) => void;
-}) {
-  const { t, formatDateTime } = useI18n();
-  const checkId = useId();
-  const m = mismatch.target?.message ?? null;
-  const named = new Set(mismatch.error.errors.map((x) => x.field));
-  const receiptText = textField(receipt?.raw_text ?? null);
-  const rows: { field: string; label: string; receipt: string | null; message: string | null }[] = [
-    {
-      field: "connection",
-      label: t("mismatch.connection"),
-      receipt: receipt?.connection ?? null,
-      message: m?.connection ?? null,
-    },
-    {
-      field: "destination",
-      label: t("mismatch.destination"),
-      receipt: receipt?.source_addr ?? null,
-      message: m?.destination ?? null,
-    },
-    {
-      field: "text",
-      label: t("mismatch.text"),
-      receipt: receiptText,
-      message: m === null ? null : bodyStart(m.body, receiptText),
-    },
-    {
-      field: "time",
-      label: t("mismatch.time"),
-      receipt: receipt?.done_ts ?? receipt?.done_date ?? null,
-      message: m === null ? null : formatDateTime(m.created_at_ms),
-    },
-  ];
-  return (
-    <div className="notice notice-warning field-wide" role="alert" data-testid="attach-mismatches">
-      <h3>{t("mismatch.title", { id: String(mismatch.messageId) })}</h3>
-      <p>{t("mismatch.intro")}</p>
-      <p>
-        <span className="muted">{t("mismatch.engineSays")}</span>{" "}
-        <span lang="en" data-testid="mismatch-message">
-          {mismatch.error.message}
-        </span>
-      </p>
-      {mismatch.error.errors.length > 0 && (
-        <ul className="field-errors" data-testid="mismatch-list">
-          {mismatch.error.errors.map((x) => (
-            <li key={`${x.field}:${x.code}`} data-field={x.field}>
-              {t("error.field", { field: x.field, message: x.message })}
-            </li>
-          ))}
-        </ul>
-      )}
-      <div className="table-scroll">
-        <table className="table table-compact" data-testid="mismatch-compare">
-          <thead>
-            <tr>
-              <th scope="col">{t("mismatch.fact")}</th>
-              <th scope="col">{t("mismatch.receiptSays")}</th>
-              <th scope="col">{t("mismatch.messageSays", { id: String(mismatch.messageId) })}</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map((r) => (
-              <tr key={r.field} className={named.has(r.field) ? "mismatch-row" : undefined} data-field={r.field}>
-                <th scope="row">{r.label}</th>
-                <td className="wrap">{r.receipt ?? "—"}</td>
-                <td className="wrap">{r.message ?? (mismatch.target === null ? "…" : "—")}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <label className="choice" htmlFor={checkId}>
-        <input
-          id={checkId}
-          type="checkbox"
-          checked={reviewed}
-          onChange={(x) => onReviewed(x.target.checked)}
-          data-testid="attach-reviewed"
-        />
-        <span className="choice-label">{t("mismatch.reviewed")}</span>
-      </label>
-    </div>
   );
 }

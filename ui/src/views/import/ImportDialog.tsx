@@ -1,0 +1,265 @@
+import { useId, useRef, useState } from "react";
+import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../../backend";
+import type { FieldError } from "../../bindings/FieldError";
+import { ErrorNotice } from "../../components/ErrorNotice";
+import { Modal } from "../../components/Modal";
+import { useI18n } from "../../i18n/context";
+import type { Translate } from "../../i18n/i18n";
+import { LOCAL_CODES, rejectedRowsCsv } from "../csv";
+import { optedOutRows, rejectedFileName, TABLE_LIMIT, type CheckedRow, type ImportOptions, type Progress } from "./rows";
+
+export interface CheckedFile {
+  readonly name: string;
+  readonly header: string;
+  readonly rows: readonly CheckedRow[];
+  readonly ready: readonly CheckedRow[];
+  readonly hash: string;
+  readonly options: ImportOptions;
+}
+
+/** Where the dialog stands: checking the rows, waiting for the person, queuing, or stopped by a refusal. */
+export type DialogStage =
+  | { readonly kind: "checking"; readonly name: string; readonly progress: Progress }
+  | { readonly kind: "checked"; readonly file: CheckedFile }
+  | { readonly kind: "importing"; readonly file: CheckedFile; readonly progress: Progress; readonly stopping: boolean }
+  | { readonly kind: "importFailed"; readonly file: CheckedFile; readonly queued: number; readonly error: BackendError };
+
+export function rowErrorText(t: Translate, error: FieldError): string {
+  const message =
+    error.code === LOCAL_CODES.kind
+      ? t("import.local.kind")
+      : error.code === LOCAL_CODES.priority
+        ? t("import.local.priority")
+        : error.message;
+  return t("import.fieldError", { field: error.field, message });
+}
+
+/**
+ * The second step of an import: a modal whose head stays in view (what is ready, what is wrong,
+ * Import and Cancel), over the rows with errors only, each with what is wrong and the line as the
+ * file has it. Nothing is queued until Import; Cancel (or Escape) queues nothing.
+ */
+export function ImportDialog({
+  backend,
+  stage,
+  onImport,
+  onCancel,
+}: {
+  backend: Backend;
+  stage: DialogStage;
+  onImport: (file: CheckedFile) => void;
+  onCancel: () => void;
+}) {
+  const { t } = useI18n();
+  const titleId = useId();
+  const headingRef = useRef<HTMLHeadingElement>(null);
+  const file = stage.kind === "checking" ? null : stage.file;
+  const name = stage.kind === "checking" ? stage.name : stage.file.name;
+  const invalid = file === null ? [] : file.rows.filter((r) => r.errors.length > 0);
+
+  return (
+    <Modal labelledBy={titleId} onCancel={onCancel} initialFocus={headingRef} testId="import-dialog">
+      <div className="modal-head">
+        <h2 id={titleId} ref={headingRef} tabIndex={-1}>
+          {t("import.dialog.title", { name })}
+        </h2>
+        <div aria-live="polite">
+          {stage.kind === "checking" && (
+            <ProgressBar label={t("import.checking", { done: stage.progress.done, total: stage.progress.total })} progress={stage.progress} />
+          )}
+          {stage.kind === "importing" && (
+            <ProgressBar label={t("import.sending", { done: stage.progress.done, total: stage.progress.total })} progress={stage.progress} />
+          )}
+          {file !== null && (
+            <p className="import-counts" data-testid="import-counts">
+              {t("import.counts", { ready: file.ready.length, invalid: invalid.length })}
+            </p>
+          )}
+        </div>
+        {file !== null && <OptionsLine options={file.options} />}
+        {stage.kind === "importFailed" && <ImportFailed stage={stage} />}
+        <div className="row-actions">
+          {stage.kind === "importFailed" ? (
+            <button type="button" className="button" onClick={() => onImport(stage.file)} data-testid="import-retry">
+              {t("import.retry")}
+            </button>
+          ) : file !== null && file.ready.length === 0 ? (
+            <p className="hint">{t("import.nothingReady")}</p>
+          ) : (
+            <button
+              type="button"
+              className="button"
+              disabled={file === null || stage.kind === "importing"}
+              onClick={() => file !== null && onImport(file)}
+              data-testid="import-submit"
+            >
+              {file === null ? t("import.submit.checking") : t("import.submit", { count: file.ready.length })}
+            </button>
+          )}
+          <button
+            type="button"
+            className="button button-secondary"
+            onClick={onCancel}
+            disabled={stage.kind === "importing" && stage.stopping}
+            data-testid="import-cancel"
+          >
+            {stage.kind === "importing"
+              ? stage.stopping
+                ? t("import.stopping")
+                : t("import.stop")
+              : stage.kind === "importFailed"
+                ? t("import.close")
+                : t("import.cancel")}
+          </button>
+          {invalid.length > 0 && file !== null && <DownloadRejected backend={backend} file={file} rows={invalid} />}
+        </div>
+      </div>
+      <div className="modal-body">
+        {invalid.length > 0 && <InvalidRows rows={invalid} />}
+        {file !== null && invalid.length === 0 && (
+          <p className="hint" data-testid="import-all-valid">
+            {t("import.allValid")}
+          </p>
+        )}
+      </div>
+    </Modal>
+  );
+}
+
+function OptionsLine({ options }: { options: ImportOptions }) {
+  const { t, formatDateTime } = useI18n();
+  const kind = options.kind === null ? t("import.kind.fromFile") : t(`messageKind.${options.kind}`);
+  const when = options.scheduledAt === null ? t("import.when.now") : formatDateTime(Date.parse(options.scheduledAt));
+  return (
+    <p className="hint" data-testid="import-options">
+      {t("import.optionsLine", { kind, when })}
+    </p>
+  );
+}
+
+function ImportFailed({ stage }: { stage: Extract<DialogStage, { kind: "importFailed" }> }) {
+  const { t } = useI18n();
+  return (
+    <>
+      <ErrorNotice title={t("import.failed")} error={stage.error} testId="import-error">
+        {stage.error.code === ERROR_CODES.destinationOptedOut && (
+          <OptedOutRows rows={optedOutRows(stage.file.ready, stage.queued, stage.error)} />
+        )}
+      </ErrorNotice>
+      <p className="hint" data-testid="import-partial">
+        {t("import.partial", { queued: stage.queued, total: stage.file.ready.length })}
+      </p>
+    </>
+  );
+}
+
+function OptedOutRows({ rows }: { rows: readonly CheckedRow[] }) {
+  const { t } = useI18n();
+  if (rows.length === 0) return null;
+  return (
+    <div data-testid="import-opted-out">
+      <p>{t("import.optedOut")}</p>
+      <ul className="field-errors">
+        {rows.map((r) => (
+          <li key={r.line} data-line={r.line}>
+            {t("import.optedOut.row", { line: r.line, number: r.normalised ?? r.message.destination })}
+          </li>
+        ))}
+      </ul>
+    </div>
+  );
+}
+
+type SaveState = { readonly kind: "idle" | "saving" | "saved" } | { readonly kind: "failed"; readonly error: BackendError };
+
+/** Saves the rows with errors as a CSV file (their line, why, and the row as written). */
+function DownloadRejected({ backend, file, rows }: { backend: Backend; file: CheckedFile; rows: readonly CheckedRow[] }) {
+  const { t } = useI18n();
+  const [state, setState] = useState<SaveState>({ kind: "idle" });
+  const save = (): void => {
+    const csv = rejectedRowsCsv(
+      file.header,
+      rows.map((r) => ({ line: r.line, raw: r.raw, reason: r.errors.map((e) => rowErrorText(t, e)).join("; ") })),
+    );
+    setState({ kind: "saving" });
+    backend.saveCsv(csv, rejectedFileName(file.name)).then(
+      (saved) => setState({ kind: saved ? "saved" : "idle" }),
+      (error: unknown) => setState({ kind: "failed", error: asBackendError(error) }),
+    );
+  };
+  return (
+    <>
+      <button
+        type="button"
+        className="button button-secondary"
+        onClick={save}
+        disabled={state.kind === "saving"}
+        data-testid="import-download-rejected"
+      >
+        {t("import.downloadRejected", { count: rows.length })}
+      </button>
+      <span aria-live="polite" className="hint">
+        {state.kind === "saved" && <span data-testid="import-rejected-saved">{t("import.rejectedSaved")}</span>}
+      </span>
+      {state.kind === "failed" && <ErrorNotice title={t("import.rejectedFailed")} error={state.error} testId="import-rejected-error" />}
+    </>
+  );
+}
+
+export function ProgressBar({ label, progress }: { label: string; progress: Progress }) {
+  return (
+    <div className="import-progress" data-testid="import-progress">
+      <progress max={Math.max(progress.total, 1)} value={progress.done} aria-label={label} />
+      <span className="hint">{label}</span>
+    </div>
+  );
+}
+
+/** Only the rows with errors: their line, what is wrong, and the line as the file has it. */
+function InvalidRows({ rows }: { rows: readonly CheckedRow[] }) {
+  const { t } = useI18n();
+  const noteId = useId();
+  const listed = rows.slice(0, TABLE_LIMIT);
+  return (
+    <>
+      <p className="hint" id={noteId}>
+        {t("import.invalidNote")}
+      </p>
+      <div className="table-scroll">
+        <table className="table table-compact" aria-describedby={noteId} data-testid="import-rows">
+          <thead>
+            <tr>
+              <th scope="col" className="num">
+                {t("import.col.line")}
+              </th>
+              <th scope="col">{t("import.col.problem")}</th>
+              <th scope="col">{t("import.col.raw")}</th>
+            </tr>
+          </thead>
+          <tbody>
+            {listed.map((row) => (
+              <tr key={row.line} data-testid="import-row" data-line={row.line} data-ok="false">
+                <td className="num">{row.line}</td>
+                <td>
+                  <ul className="field-problems">
+                    {row.errors.map((e) => (
+                      <li key={`${e.field}:${e.code}`}>{rowErrorText(t, e)}</li>
+                    ))}
+                  </ul>
+                </td>
+                <td>
+                  <code className="import-raw">{row.raw}</code>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+      {listed.length < rows.length && (
+        <p className="table-note muted" data-testid="import-shown">
+          {t("import.shownInvalid", { shown: listed.length, total: rows.length })}
+        </p>
+      )}
+    </>
+  );
+}
