@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from "react";
+import { RadioChoice } from "../../components/RadioChoice";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
 import type { ExceptionSummary } from "../../bindings/ExceptionSummary";
 import { errorExplanation } from "../../components/ErrorNotice";
@@ -88,20 +89,16 @@ export function BulkResolve({
           <fieldset className="choices field-wide">
             <legend>{t("bulk.action", { kind: t(`exceptionKind.${kind}`) })}</legend>
             {allowed.map((a) => (
-              <label key={a} className="choice">
-                <input
-                  type="radio"
-                  name="bulk-action"
-                  value={a}
-                  checked={chosen === a}
-                  onChange={() => setAction(a)}
-                  data-testid={`bulk-action-${a}`}
-                />
-                <span>
-                  <span className="choice-label">{words.label(a)}</span>
-                  <span className="hint">{words.explained(a)}</span>
-                </span>
-              </label>
+              <RadioChoice
+                key={a}
+                name="bulk-action"
+                value={a}
+                checked={chosen === a}
+                onChoose={() => setAction(a)}
+                label={words.label(a)}
+                hint={words.explained(a)}
+                testId={`bulk-action-${a}`}
+              />
             ))}
           </fieldset>
           <div className="field field-wide">

@@ -1,4 +1,5 @@
 import { useId, useState, type FormEvent } from "react";
+import { RadioChoice } from "../../components/RadioChoice";
 import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "../../backend";
 import type { DeliveryState } from "../../bindings/DeliveryState";
 import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
@@ -166,23 +167,19 @@ export function ResolveForm({
         <fieldset className="choices field-wide">
           <legend>{t("resolve.action")}</legend>
           {allowed.map((a) => (
-            <label key={a} className="choice">
-              <input
-                type="radio"
-                name="action"
-                value={a}
-                checked={action === a}
-                onChange={() => {
-                  setAction(a);
-                  setError(null);
-                }}
-                data-testid={`resolve-action-${a}`}
-              />
-              <span>
-                <span className="choice-label">{words.label(a)}</span>
-                <span className="hint">{words.explained(a)}</span>
-              </span>
-            </label>
+            <RadioChoice
+              key={a}
+              name="action"
+              value={a}
+              checked={action === a}
+              onChoose={() => {
+                setAction(a);
+                setError(null);
+              }}
+              label={words.label(a)}
+              hint={words.explained(a)}
+              testId={`resolve-action-${a}`}
+            />
           ))}
         </fieldset>
 
