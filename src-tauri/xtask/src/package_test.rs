@@ -171,24 +171,27 @@ fn clear_previous_run() -> Result<(), String> {
     let marked = run_quiet(as_root("test").args(["-e", MARK]));
     let installed =
         output(Cmd::new("dpkg-query").args(["-W", "-f=${Status}", "smsdesk"])).is_ok_and(|s| s.contains("installed"));
-    let present = installed || Path::new(DATA).exists() || Path::new(CONFIG_DIR).exists();
+    let user = run_quiet(Cmd::new("getent").args(["passwd", "smsdesk"]));
+    let present = installed || user || Path::new(DATA).exists() || Path::new(CONFIG_DIR).exists();
     if present && !marked {
         return Err(format!(
-            "this machine has an smsdesk installation of its own (the package, {DATA} or {CONFIG_DIR}); \
-             the package test installs and removes smsdesk and would touch it: run the test command \
-             on a machine without one"
+            "this machine has an smsdesk installation of its own (the package, the smsdesk user, \
+             {DATA} or {CONFIG_DIR}); the package test installs and removes smsdesk and would touch \
+             it: run the test command on a machine without one"
         ));
     }
     if installed {
         run(as_root("dpkg").args(["--purge", "smsdesk"]))?;
     }
-    run(as_root("rm").args(["-rf", DATA, CONFIG_DIR]))?;
+    // The user and group first, the folders (and the mark in them) last: a run stopped half-way
+    // leaves the mark behind, and the next run clears what is left.
     for (kind, name) in [("passwd", "smsdesk"), ("group", "smsdesk")] {
         if run_quiet(Cmd::new("getent").args([kind, name])) {
             let tool = if kind == "passwd" { "userdel" } else { "groupdel" };
             run(as_root(tool).arg(name))?;
         }
     }
+    run(as_root("rm").args(["-rf", DATA, CONFIG_DIR]))?;
     Ok(())
 }
 
