@@ -207,8 +207,10 @@ fn ensure_root() -> Result<(), String> {
     )
 }
 
+/// Whether this process is root (asked once).
 fn is_root() -> bool {
-    output(Cmd::new("id").arg("-u")).is_ok_and(|u| u.trim() == "0")
+    static ROOT: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ROOT.get_or_init(|| output(Cmd::new("id").arg("-u")).is_ok_and(|u| u.trim() == "0"))
 }
 
 fn as_root(program: &str) -> Cmd {
@@ -219,14 +221,9 @@ fn as_root(program: &str) -> Cmd {
     }
 }
 
+/// As [`as_root`], with nothing of this process's environment.
 fn as_root_command(program: &str) -> Command {
-    let mut c = if is_root() {
-        Command::new(program)
-    } else {
-        let mut s = Command::new("sudo");
-        s.args(["-n", program]);
-        s
-    };
+    let mut c = as_root(program).into_command();
     c.env_clear();
     c
 }

@@ -87,10 +87,11 @@ fn base_system() -> Result<PathBuf, String> {
     Ok(base)
 }
 
+/// systemd-nspawn on a machine folder, without a machine manager (this host's PID 1 is not systemd).
+const NSPAWN: &[&str] = &["systemd-nspawn", "--quiet", "--keep-unit", "--register=no", "-D"];
+
 fn nspawn(machine: &Path) -> Cmd {
-    Cmd::new("systemd-nspawn")
-        .args(["--quiet", "--keep-unit", "--register=no", "-D"])
-        .arg(machine)
+    Cmd::new(NSPAWN[0]).args(&NSPAWN[1..]).arg(machine)
 }
 
 fn check_in(machine: &Path, deb: &Path) -> Result<(), String> {
@@ -109,10 +110,7 @@ fn check_in(machine: &Path, deb: &Path) -> Result<(), String> {
          /root/smsdesk.deb && systemctl enable smsdesk smsdesk-check",
     ]))?;
     eprintln!("xtask: booting the container (systemd); the check powers it off when done");
-    run(Cmd::new("timeout")
-        .arg("300")
-        .args(["systemd-nspawn", "--quiet", "--keep-unit", "--register=no", "-b", "-D"])
-        .arg(machine))?;
+    run(Cmd::new("timeout").arg("300").args(NSPAWN).arg(machine).arg("-b"))?;
     let out = std::fs::read_to_string(machine.join("root/check.out")).map_err(|e| format!("no check output: {e}"))?;
     let journal = std::fs::read_to_string(machine.join("root/journal.txt")).unwrap_or_default();
     let mut failures = Vec::new();
