@@ -8,6 +8,7 @@
 //! from the catalogue, and the build script grants the window exactly those (plus the export's
 //! and the desktop's own, in capabilities/default.json).
 
+use smsdesk_engine::said::FieldCode;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -308,16 +309,8 @@ mod tests {
     #[test]
     fn invalid_fields_cross_with_every_field_named() {
         let fields = vec![
-            FieldError {
-                field: "destination".into(),
-                code: "invalid_number".into(),
-                message: "not a phone number".into(),
-            },
-            FieldError {
-                field: "text".into(),
-                code: "required".into(),
-                message: "a message needs a text".into(),
-            },
+            FieldError::new("destination", FieldCode::InvalidNumber, "not a phone number"),
+            FieldError::new("text", FieldCode::Required, "a message needs a text"),
         ];
         let e = refused(ServiceError::Invalid(fields.clone()));
         assert_eq!(e.code.as_str(), "invalid");

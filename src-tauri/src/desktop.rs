@@ -21,8 +21,18 @@ fn cut(text: &str, max: usize) -> String {
 }
 
 #[tauri::command]
-pub fn desktop_status<R: Runtime>(app: AppHandle<R>, tooltip: String, summary: String) {
+pub fn desktop_status<R: Runtime>(
+    app: AppHandle<R>,
+    tooltip: String,
+    summary: String,
+    open: Option<String>,
+    quit: Option<String>,
+) {
     crate::tray::set_status(&app, &cut(&tooltip, MAX_BODY), &cut(&summary, MAX_TITLE));
+    // The menu's own words, in the operator's language (English until the UI has said them).
+    if let (Some(open), Some(quit)) = (open, quit) {
+        crate::tray::set_labels(&app, &cut(&open, MAX_TITLE), &cut(&quit, MAX_TITLE));
+    }
 }
 
 /// Shows a desktop notification. A desktop without a notification service still gets the line in

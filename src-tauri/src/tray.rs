@@ -10,6 +10,12 @@ const TRAY: &str = "main";
 /// The menu's status line, kept to change its text.
 pub struct StatusLine<R: Runtime>(MenuItem<R>);
 
+/// The menu's "open" and "quit" items, kept to word them in the operator's language.
+pub struct Actions<R: Runtime> {
+    open: MenuItem<R>,
+    quit: MenuItem<R>,
+}
+
 pub fn create<R: Runtime>(app: &App<R>) -> tauri::Result<()> {
     let status = MenuItem::with_id(app, "status", "smsdesk", false, None::<&str>)?;
     let open = MenuItem::with_id(app, "open", "Open smsdesk", true, None::<&str>)?;
@@ -29,6 +35,7 @@ pub fn create<R: Runtime>(app: &App<R>) -> tauri::Result<()> {
     }
     tray.build(app)?;
     app.manage(StatusLine(status));
+    app.manage(Actions { open, quit });
     Ok(())
 }
 
@@ -39,6 +46,17 @@ pub fn show_window<R: Runtime>(app: &AppHandle<R>) {
         let _ = w.show();
         let _ = w.unminimize();
         let _ = w.set_focus();
+    }
+}
+
+/// Words the menu's actions as the UI says them.
+pub fn set_labels<R: Runtime>(app: &AppHandle<R>, open: &str, quit: &str) {
+    if let Some(items) = app.try_state::<Actions<R>>() {
+        for (item, text) in [(&items.open, open), (&items.quit, quit)] {
+            if let Err(e) = item.set_text(text) {
+                tracing::debug!(error = %e, "tray menu item not worded");
+            }
+        }
     }
 }
 

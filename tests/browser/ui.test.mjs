@@ -30,6 +30,7 @@ import {
   retryFailed,
   sendAndWatchDelivered,
 } from "./story.mjs";
+import { englishIn, englishTells } from "./languages.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
@@ -819,6 +820,51 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await context.close();
     }
   });
+
+  for (const [locale, language] of [
+    ["fr-FR", "fr"],
+    ["ru-RU", "ru"],
+  ]) {
+    test(`in ${language}, no English sentence of the catalogue is left on any screen the admin visits`, async () => {
+      const tells = await englishTells(language);
+      const { body } = await getJson(`${instance.httpUrl}/api/v1/messages?limit=200`, apiKey);
+      const failed = body.items.find((m) => m.status === "failed");
+      const exceptions = await getJson(`${instance.httpUrl}/api/v1/exceptions?limit=100`, apiKey);
+      const withMessage = exceptions.body.items.find((e) => e.message_id !== null);
+      const unmatched = exceptions.body.items.find((e) => e.kind === "uncorrelated");
+      assert.ok(failed && withMessage && unmatched, "the story before left a failed message, an exception on a message and an unmatched receipt");
+      const places = [
+        ...["dashboard", "messages", "inbox", "exceptions", "opt-outs", "audit", "settings", "keys", "accounts", "about"].map((s) => `#/${s}`),
+        `#/messages/${failed.id}`,
+        `#/messages/${withMessage.message_id}`,
+        `#/exceptions/${withMessage.id}`,
+        `#/exceptions/${unmatched.id}`,
+      ];
+      const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale, colorScheme: "light" });
+      try {
+        await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
+        await page.getByTestId("signin-name").fill(ADMIN.name);
+        await page.getByTestId("signin-password").fill(ADMIN.password);
+        await page.getByTestId("signin-submit").click();
+        await page.getByTestId("nav-messages").waitFor({ timeout: 15_000 });
+        const found = [];
+        for (const place of places) {
+          await page.evaluate((hash) => (window.location.hash = hash), place);
+          await page.waitForLoadState("networkidle").catch(() => {});
+          // Open every disclosure, so that evidence is read too.
+          await page.locator("details:not([open]) > summary").evaluateAll((all) => all.forEach((s) => s.click()));
+          await sleep(400);
+          const text = await page.locator("body").innerText();
+          for (const f of englishIn(text, tells)) found.push(`${place} ${f}`);
+          await screenshot(page, `${language}-${place.replace(/[#/]+/g, "-").replace(/^-/, "")}.png`);
+        }
+        assert.deepEqual(found, [], `English sentences of the catalogue on ${language} screens`);
+        assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), [], "the screens load without console errors, failed or remote requests");
+      } finally {
+        await context.close();
+      }
+    });
+  }
 
   test("the UI follows the browser's language and colour scheme", async () => {
     const { context, page, problems } = await openUi(browser, instance.httpUrl, { locale: "fr-FR", colorScheme: "dark" });

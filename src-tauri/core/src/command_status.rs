@@ -92,6 +92,11 @@ const TABLE: &[(u32, &str, &str, ErrorClass)] = &[
     (0xFF, "ESME_RUNKNOWNERR", "Unknown error", ErrorClass::Unlisted),
 ];
 
+/// The name of every status this table knows, in code order: what the screens word.
+pub fn names() -> impl Iterator<Item = &'static str> {
+    TABLE.iter().map(|&(_, name, ..)| name)
+}
+
 /// The name, meaning and default class of a command_status.
 pub fn describe(code: u32) -> StatusInfo {
     match TABLE.iter().find(|(c, ..)| *c == code) {

@@ -8,6 +8,7 @@ pub mod access;
 pub mod api_key;
 pub mod command_status;
 pub mod config;
+#[macro_use]
 pub mod domain;
 pub mod inbox;
 pub mod message;
@@ -16,6 +17,7 @@ pub mod parts;
 pub mod receipts;
 pub mod redact;
 pub mod retry;
+pub mod said;
 pub mod sms;
 pub mod time;
 pub mod webhook;

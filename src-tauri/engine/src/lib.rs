@@ -36,7 +36,7 @@ pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
-pub use smsdesk_core::{domain, sms};
+pub use smsdesk_core::{command_status, domain, said, sms};
 pub use smsdesk_sandbox as sandbox;
 pub use smsdesk_store as store;
 

@@ -4,6 +4,7 @@
 //! the dispatcher and intake ask [`blocks`] before a message goes anywhere.
 
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
+use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::opt_out::{self, NewOptOut, Reason};
 use crate::store::tables::{exception, queue, NewAudit};
 use crate::store::{Reads, StoreError, WriteTx};
@@ -27,9 +28,13 @@ pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, phone: &str, entry: i64, why:
                 kind: ExceptionKind::OptedOut,
                 message_id: Some(message_id),
                 logical_event_id: None,
-                summary: format!(
-                    "{phone} opted out ({why}) while this message waited to be sent: it is held, not sent. \
-                     Cancel it, or take the number off the opt-out list and send it."
+                summary: Summary::new(
+                    SummaryCode::OptedOut,
+                    said::params([("phone", phone.to_owned())]),
+                    format!(
+                        "{phone} opted out ({why}) while this message waited to be sent: it is held, not sent. \
+                         Cancel it, or take the number off the opt-out list and send it."
+                    ),
                 ),
             },
         )?;

@@ -4,6 +4,7 @@
 //! description; the router puts each behind its access check. Every refusal is an [`ApiError`](smsdesk_engine::api::ApiError) with a stable
 //! code; no route answers before what it reports is committed.
 
+use smsdesk_engine::said::FieldCode;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
@@ -57,11 +58,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
     // its fields in order, which no client means.
     if !value.is_object() {
         let mut f = Failure::new(ErrorCode::Invalid, "body: the body must be a JSON object");
-        f.body.errors = vec![FieldError {
-            field: "body".into(),
-            code: "invalid_type".into(),
-            message: "the body must be a JSON object".into(),
-        }];
+        f.body.errors = vec![FieldError::new("body", FieldCode::InvalidType, "the body must be a JSON object")];
         return Err(f);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {
@@ -80,16 +77,12 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
         let code = if inner.starts_with("unknown field") {
             "unknown_field"
         } else if inner.starts_with("missing field") {
-            "required"
+            FieldCode::Required
         } else {
-            "invalid_type"
+            FieldCode::InvalidType
         };
         let mut f = Failure::new(ErrorCode::Invalid, format!("{field}: {inner}"));
-        f.body.errors = vec![FieldError {
-            field,
-            code: code.into(),
-            message: inner,
-        }];
+        f.body.errors = vec![FieldError::new(&field, code, inner)];
         f
     })
 }

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import { CLIENT_ERROR_CODES, ERROR_CODES, type BackendError, type BackendErrorCode } from "../backend";
 import { useI18n } from "../i18n/context";
 import type { MessageKey } from "../i18n/i18n";
+import { fieldErrorLine } from "../i18n/server/words";
 
 /** Codes the UI explains in its own words; any other code gets the generic sentence. */
 type ExplanationKey = Extract<
@@ -40,7 +41,7 @@ type ExplanationKey = Extract<
   | "error.storageFull"
 >;
 
-const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>>> = {
+export const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, ExplanationKey>>> = {
   [CLIENT_ERROR_CODES.unreachable]: "error.unreachable",
   [CLIENT_ERROR_CODES.badResponse]: "error.badResponse",
   [ERROR_CODES.unauthorized]: "error.unauthorized",
@@ -116,14 +117,16 @@ export function ErrorNotice({
         </div>
         <div>
           <dt>{t("error.details")}</dt>
-          <dd data-testid="error-message">{error.message}</dd>
+          <dd data-testid="error-message" lang="en">
+            {error.message}
+          </dd>
         </div>
       </dl>
       {error.errors.length > 0 && (
         <ul className="field-errors" data-testid="field-errors">
           {error.errors.map((e) => (
             <li key={`${e.field}:${e.code}`} data-field={e.field}>
-              {t("error.field", { field: e.field, message: e.message })}
+              {fieldErrorLine(e, t)}
             </li>
           ))}
         </ul>

@@ -36,6 +36,11 @@ describe("the tray's status", () => {
   it("speaks the user's language", () => {
     expect(trayStatus(seen(BOUND, [], 1234), fr, NOW).tooltip).toMatch(/exceptions ouvertes : 1\u202f234$/);
   });
+
+  it("words the menu's actions in the user's language too", () => {
+    const s = trayStatus(seen(BOUND, [], 0), fr, NOW);
+    expect([s.open, s.quit]).toEqual(["Ouvrir smsdesk", "Quitter"]);
+  });
 });
 
 describe("desktop notifications", () => {
@@ -230,10 +235,10 @@ describe("the shell's commands", () => {
   it("are desktop_status and notify, with the Rust parameter names", async () => {
     const invoke = vi.fn(() => Promise.resolve(undefined));
     const shell = tauriShell(invoke as never);
-    await shell.setStatus({ tooltip: "t", summary: "s" });
+    await shell.setStatus({ tooltip: "t", summary: "s", open: "Ouvrir smsdesk", quit: "Quitter" });
     await shell.notify({ title: "a", body: "b" });
     expect(invoke.mock.calls).toEqual([
-      ["desktop_status", { tooltip: "t", summary: "s" }],
+      ["desktop_status", { tooltip: "t", summary: "s", open: "Ouvrir smsdesk", quit: "Quitter" }],
       ["notify", { title: "a", body: "b" }],
     ]);
   });

@@ -20,6 +20,9 @@ export interface TrayStatus {
   readonly tooltip: string;
   /** The first line of the tray menu: the link, in words. */
   readonly summary: string;
+  /** The menu's actions, in the operator's language. */
+  readonly open: string;
+  readonly quit: string;
 }
 
 export interface DesktopNote {
@@ -46,7 +49,8 @@ export const LINK_POLL_MS = 3_000;
 
 export function tauriShell(invokeFn: typeof invoke = invoke): DesktopShell {
   return {
-    setStatus: (status) => invokeFn("desktop_status", { tooltip: status.tooltip, summary: status.summary }),
+    setStatus: (status) =>
+      invokeFn("desktop_status", { tooltip: status.tooltip, summary: status.summary, open: status.open, quit: status.quit }),
     notify: (note) => invokeFn("notify", { title: note.title, body: note.body }),
   };
 }
@@ -57,7 +61,12 @@ export function trayStatus(o: Observation, i18n: I18n, nowMs: number = Date.now(
     o.openExceptions === 0
       ? i18n.t("desktop.tray.noExceptions")
       : i18n.t("desktop.tray.exceptions", { count: i18n.formatNumber(o.openExceptions) });
-  return { tooltip: `${i18n.t("app.name")}: ${summary} · ${exceptions}`, summary };
+  return {
+    tooltip: `${i18n.t("app.name")}: ${summary} · ${exceptions}`,
+    summary,
+    open: i18n.t("desktop.tray.open"),
+    quit: i18n.t("desktop.tray.quit"),
+  };
 }
 
 const isUp = (c: ConnectionStatus): boolean => c.link.state === "bound";

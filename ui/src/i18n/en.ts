@@ -2,6 +2,8 @@
  * English is the reference dictionary: its keys are the keys of every language,
  * and its `{placeholders}` are the parameters `t` requires.
  */
+import { serverEn } from "./server/en";
+
 export const en = {
   "app.name": "smsdesk",
   "app.tagline": "SMS dispatch and delivery receipts",
@@ -1344,6 +1346,7 @@ export const en = {
   "audit.action.opt_out.remove": "Took a number off the opt-out list",
   "audit.action.opt_out.import": "Imported a number into the opt-out list",
   "audit.subject.optOut": "Opt-out entry {id}",
+  ...serverEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -1,4 +1,5 @@
 import type { Dictionary } from "./en";
+import { serverFr } from "./server/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1342,4 +1343,5 @@ export const fr: Dictionary = {
   "audit.action.opt_out.remove": "A retiré un numéro de la liste d’opposition",
   "audit.action.opt_out.import": "A importé un numéro dans la liste d’opposition",
   "audit.subject.optOut": "Inscription {id} de la liste d’opposition",
+  ...serverFr,
 };

@@ -1,4 +1,5 @@
 import type { Dictionary } from "./en";
+import { serverRu } from "./server/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1342,4 +1343,5 @@ export const ru: Dictionary = {
   "audit.action.opt_out.remove": "Убрал номер из списка отказа",
   "audit.action.opt_out.import": "Импортировал номер в список отказа",
   "audit.subject.optOut": "Запись {id} списка отказа",
+  ...serverRu,
 };

@@ -8,6 +8,7 @@ import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
 import type { Translate } from "../i18n/i18n";
+import { FieldProblem } from "../components/FieldProblem";
 import { MESSAGE_KINDS } from "./labels";
 
 type Outcome =
@@ -222,7 +223,9 @@ function FieldErrors({ id, errors, testId }: { id?: string; errors: readonly Fie
   return (
     <ul className="field-problems" id={id} data-testid={testId}>
       {errors.map((e) => (
-        <li key={`${e.code}:${e.message}`}>{e.message}</li>
+        <li key={`${e.code}:${e.message}`}>
+          <FieldProblem error={e} />
+        </li>
       ))}
     </ul>
   );

@@ -103,12 +103,8 @@ pub enum AccountError {
     Store(#[from] StoreError),
 }
 
-fn field(field: &str, code: &str, message: impl Into<String>) -> FieldError {
-    FieldError {
-        field: field.into(),
-        code: code.into(),
-        message: message.into(),
-    }
+fn field(field: &str, code: crate::said::FieldCode, message: impl Into<String>) -> FieldError {
+    FieldError::new(field, code, message)
 }
 
 /// The trimmed name, or why it is refused.

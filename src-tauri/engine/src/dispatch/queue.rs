@@ -19,6 +19,7 @@ pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
 pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, stranded, Claimed};
 
+use crate::said::{self, Summary, SummaryCode};
 use super::retry::GiveUp;
 use crate::domain::{AttemptOutcome, EvidenceRole, ExceptionKind, QueueStatus};
 use crate::store::tables::exception::{self, NewException};
@@ -108,7 +109,7 @@ fn hold(
 ) -> Result<i64, StoreError> {
     let (segments, tries) = attempt::current_round(&*tx, message_id)?;
     let parts = smsdesk_core::parts::describe(segments, &tries);
-    let summary = match (kind, parts) {
+    let english = match (kind, parts) {
         (ExceptionKind::OutcomeUnknown, None) => {
             format!("A submit was written but {why}: it may or may not have been accepted. Resend, or mark failed.")
         }
@@ -121,7 +122,17 @@ fn hold(
             parts.unwrap_or_default()
         ),
     };
-    queue::set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary), None)?;
+    let code = match kind {
+        ExceptionKind::OutcomeUnknown => SummaryCode::OutcomeUnknown,
+        _ => SummaryCode::PartlySent,
+    };
+    let params = if segments > 1 {
+        said::params([("parts", segments.to_string())])
+    } else {
+        said::Params::new()
+    };
+    let summary = Summary::new(code, params, english);
+    queue::set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary.english), None)?;
     let ex = match exception::open_for_message(&*tx, message_id, kind)? {
         Some(ex) => ex,
         None => exception::open(

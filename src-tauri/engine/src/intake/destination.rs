@@ -1,5 +1,6 @@
 //! Phone numbers as people write them, to E.164.
 
+use crate::said::FieldCode;
 use phonenumber::country::Id;
 use phonenumber::metadata::DATABASE;
 use phonenumber::{Mode, ParseError};
@@ -23,7 +24,7 @@ pub fn known_region(code: &str) -> Option<Id> {
     DATABASE.by_id(id.as_ref()).map(|_| id)
 }
 
-fn error(code: &str, message: String) -> FieldError {
+fn error(code: FieldCode, message: String) -> FieldError {
     FieldError::new("destination", code, message)
 }
 

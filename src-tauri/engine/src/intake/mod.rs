@@ -35,6 +35,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::domain::{MessageKind, QueueStatus};
+use crate::said::{FieldCode, Params};
 use crate::messages::NewMessage;
 
 pub use destination::{known_region, normalize_destination};
@@ -51,30 +52,21 @@ pub const MAX_ORDERING_KEY_CHARS: usize = 128;
 /// Longest `client_ref`, in characters.
 pub const MAX_CLIENT_REF_CHARS: usize = 256;
 
-/// The stable codes of [`FieldError`]: what programs branch on.
+/// The stable codes of [`FieldError`]: what programs branch on (the whole list is
+/// [`FieldCode::ALL`]).
 pub mod codes {
-    /// The field is missing or empty.
-    pub const REQUIRED: &str = "required";
-    /// The destination is not a phone number we can send to.
-    pub const INVALID_NUMBER: &str = "invalid_number";
-    /// The destination is national and no default region says which country it is in.
-    pub const NEEDS_COUNTRY: &str = "needs_country";
-    /// The text holds a character SMS cannot carry, or a key a control character.
-    pub const INVALID_CHARACTER: &str = "invalid_character";
-    /// Longer than allowed (text segments, key lengths).
-    pub const TOO_LONG: &str = "too_long";
-    /// A number or time outside its allowed range.
-    pub const OUT_OF_RANGE: &str = "out_of_range";
-    /// Not an RFC 3339 timestamp with an offset.
-    pub const INVALID_TIME: &str = "invalid_time";
-    /// A time that has already passed.
-    pub const IN_PAST: &str = "in_past";
-    /// Two fields that cannot go together.
-    pub const CONFLICT: &str = "conflict";
-    /// A password too short, too long, or the account's own name.
-    pub const WEAK_PASSWORD: &str = "weak_password";
-    /// The current password given is not the account's.
-    pub const WRONG_PASSWORD: &str = "wrong_password";
+    use smsdesk_core::said::FieldCode;
+    pub const REQUIRED: FieldCode = FieldCode::Required;
+    pub const INVALID_NUMBER: FieldCode = FieldCode::InvalidNumber;
+    pub const NEEDS_COUNTRY: FieldCode = FieldCode::NeedsCountry;
+    pub const INVALID_CHARACTER: FieldCode = FieldCode::InvalidCharacter;
+    pub const TOO_LONG: FieldCode = FieldCode::TooLong;
+    pub const OUT_OF_RANGE: FieldCode = FieldCode::OutOfRange;
+    pub const INVALID_TIME: FieldCode = FieldCode::InvalidTime;
+    pub const IN_PAST: FieldCode = FieldCode::InPast;
+    pub const CONFLICT: FieldCode = FieldCode::Conflict;
+    pub const WEAK_PASSWORD: FieldCode = FieldCode::WeakPassword;
+    pub const WRONG_PASSWORD: FieldCode = FieldCode::WrongPassword;
 }
 
 /// A message as a client hands it in.
@@ -112,25 +104,37 @@ pub struct SubmitMessage {
     pub client_ref: Option<String>,
 }
 
-/// One field's problem: which field, a stable code to branch on, and a sentence for people.
+/// One field's problem: which field, a stable code to branch on with its parameters (what the
+/// UI words in the operator's language), and a sentence in English.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct FieldError {
     /// The JSON field name, such as "destination".
     pub field: String,
-    /// One of [`codes`], such as "invalid_number".
-    pub code: String,
+    /// What is wrong, such as "invalid_number".
+    pub code: FieldCode,
+    /// The code's parameters, such as `{"max": "10"}` for too_long; empty when it has none.
+    #[serde(default)]
+    #[ts(type = "Record<string, string>")]
+    pub params: Params,
     /// What is wrong with the value, in plain English.
     pub message: String,
 }
 
 impl FieldError {
-    pub fn new(field: &str, code: &str, message: impl Into<String>) -> FieldError {
+    pub fn new(field: &str, code: FieldCode, message: impl Into<String>) -> FieldError {
         FieldError {
             field: field.into(),
-            code: code.into(),
+            code,
+            params: Params::new(),
             message: message.into(),
         }
+    }
+
+    /// The same error with one more parameter.
+    pub fn with(mut self, name: &str, value: impl ToString) -> FieldError {
+        self.params.insert(name.to_owned(), value.to_string());
+        self
     }
 }
 

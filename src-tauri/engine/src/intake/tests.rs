@@ -1,3 +1,4 @@
+use crate::said::FieldCode;
 use proptest::prelude::*;
 use serde_json::json;
 
@@ -29,7 +30,7 @@ fn ok(req: &SubmitMessage) -> NewMessage {
 fn errors(req: &SubmitMessage) -> Vec<(String, String)> {
     match validate(req, IntakeChannel::Api, &rules(Some("FR")), NOW) {
         Ok(m) => panic!("{req:?} must be refused, got {m:?}"),
-        Err(e) => e.into_iter().map(|e| (e.field, e.code)).collect(),
+        Err(e) => e.into_iter().map(|e| (e.field, e.code.as_str().to_owned())).collect(),
     }
 }
 
@@ -227,6 +228,9 @@ fn text_over_the_segment_limit_is_too_long_and_says_by_how_much() {
     assert_eq!((e.field.as_str(), e.code.as_str()), ("text", "too_long"));
     assert!(e.message.contains("11 SMS segments"), "{}", e.message);
     assert!(e.message.contains("at most 10"), "{}", e.message);
+    // The screens word it from the code and its parameters, in the operator's language.
+    let said: Vec<_> = e.params.iter().map(|(k, v)| (k.as_str(), v.as_str())).collect();
+    assert_eq!(said, vec![("max", "10"), ("parts", "11")]);
 
     let text = format!("Noël {}", "a".repeat(700));
     let e = only_error(&msg("+33612345678", &text));
@@ -265,7 +269,7 @@ fn control_characters_in_text_are_refused_but_line_breaks_and_tabs_are_not() {
     for bad in ["\u{1b}[31m", "a\u{7f}", "bell\u{7}", "a\u{85}"] {
         assert_eq!(
             only_error(&msg("+33612345678", bad)).code,
-            "invalid_character",
+            FieldCode::InvalidCharacter,
             "{bad:?}"
         );
     }

@@ -57,7 +57,7 @@ pub fn validate(
 }
 
 fn check_text(text: &str, max_segments: u32) -> Result<(), FieldError> {
-    let error = |code, message| Err(FieldError::new("text", code, message));
+    let error = |code, message: String| Err(FieldError::new("text", code, message));
     if text.is_empty() {
         return error(codes::REQUIRED, "text is required: it is empty".to_string());
     }
@@ -72,14 +72,13 @@ fn check_text(text: &str, max_segments: u32) -> Result<(), FieldError> {
         .enumerate()
         .find(|&(_, c)| c.is_control() && !matches!(c, '\n' | '\r' | '\t' | '\u{c}'))
     {
-        return error(
-            codes::INVALID_CHARACTER,
-            format!(
-                "text holds the control character U+{:04X} at character {}, which SMS cannot carry; remove it",
-                u32::from(c),
-                at + 1
-            ),
+        let message = format!(
+            "text holds the control character U+{:04X} at character {}, which SMS cannot carry; remove it",
+            u32::from(c),
+            at + 1
         );
+        let e = FieldError::new("text", codes::INVALID_CHARACTER, message);
+        return Err(e.with("char", format!("U+{:04X}", u32::from(c))).with("at", at + 1));
     }
     let p = plan(text);
     if p.segments > max_segments {
@@ -91,13 +90,12 @@ fn check_text(text: &str, max_segments: u32) -> Result<(), FieldError> {
                 format!("UCS-2{because}, {} characters a segment", p.encoding.part_capacity())
             }
         };
-        return error(
-            codes::TOO_LONG,
-            format!(
-                "text would take {} SMS segments ({why}); at most {max_segments} are allowed",
-                p.segments
-            ),
+        let message = format!(
+            "text would take {} SMS segments ({why}); at most {max_segments} are allowed",
+            p.segments
         );
+        let e = FieldError::new("text", codes::TOO_LONG, message);
+        return Err(e.with("parts", p.segments).with("max", max_segments));
     }
     Ok(())
 }
@@ -110,7 +108,9 @@ fn check_priority(priority: Option<u8>) -> Result<u8, FieldError> {
             "priority",
             codes::OUT_OF_RANGE,
             format!("priority {p} is out of range: use 0 (sent first) to 9 (sent last) within the message's kind"),
-        )),
+        )
+        .with("min", 0)
+        .with("max", 9)),
     }
 }
 
@@ -136,7 +136,8 @@ fn check_scheduled_at(text: Option<&str>, now_ms: i64) -> Result<Option<i64>, Fi
             "scheduled_at",
             codes::OUT_OF_RANGE,
             format!("scheduled_at {} is more than {MAX_AHEAD_DAYS} days ahead", quote(text)),
-        ));
+        )
+        .with("days", MAX_AHEAD_DAYS));
     }
     Ok((at > now_ms).then_some(at))
 }
@@ -181,6 +182,7 @@ fn check_validity(req: &SubmitMessage, send_at: i64, now_ms: i64, errors: &mut V
                             quote(text)
                         ),
                     )
+                    .map_err(|e: FieldError| e.with("days", MAX_AHEAD_DAYS))
                 } else {
                     Ok(until)
                 }
@@ -197,7 +199,9 @@ fn check_validity(req: &SubmitMessage, send_at: i64, now_ms: i64, errors: &mut V
                         "validity_seconds {seconds} is out of range: use 1 to {} ({MAX_AHEAD_DAYS} days)",
                         longest / 1_000
                     ),
-                ));
+                )
+                .with("min", 1)
+                .with("max", longest / 1_000));
                 None
             } else {
                 Some(send_at + ms)
@@ -228,7 +232,9 @@ fn check_key(field: &str, value: &Option<String>, max: usize) -> Result<Option<S
                         u32::from(c),
                         at + 1
                     ),
-                ))
+                )
+                .with("char", format!("U+{:04X}", u32::from(c)))
+                .with("at", at + 1))
             } else if chars > max {
                 Err(FieldError::new(
                     field,
@@ -237,7 +243,8 @@ fn check_key(field: &str, value: &Option<String>, max: usize) -> Result<Option<S
                         "{field} {} is {chars} characters long; at most {max} are allowed",
                         quote(v)
                     ),
-                ))
+                )
+                .with("max", max))
             } else {
                 Ok(Some(v.to_owned()))
             }

@@ -3,6 +3,7 @@
 //! failed: nobody knows yet. A message whose tries asked for no receipt, or for one on failure only,
 //! is never flagged: no receipt is what it expects when all goes well.
 
+use crate::said::{self, Summary, SummaryCode};
 use super::exceptions::{self, NewException};
 use super::policy::ReceiptPolicy;
 use super::project;
@@ -23,9 +24,14 @@ pub fn flag(tx: &mut WriteTx<'_>, candidates: &[i64], now: i64, policy: &Receipt
             continue;
         }
         let kind = message::kind(&*tx, message_id)?;
-        let summary = format!(
-            "No final receipt within {} of acceptance: delivery is not known.",
-            duration_words(policy.deadline_of(kind))
+        let deadline = policy.deadline_of(kind);
+        let summary = Summary::new(
+            SummaryCode::NoReceipt,
+            said::params([("minutes", (deadline / 60_000).to_string())]),
+            format!(
+                "No final receipt within {} of acceptance: delivery is not known.",
+                duration_words(deadline)
+            ),
         );
         let ex = exceptions::open(
             tx,

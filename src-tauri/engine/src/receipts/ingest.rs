@@ -15,6 +15,7 @@
 //! effects in a savepoint of their own, which is what one report alone would have got. (A
 //! savepoint per receipt copies every page it touches aside; that was a tenth of ingestion.)
 
+use crate::said::{self, Summary, SummaryCode};
 use std::sync::{Arc, Mutex};
 
 use crate::store::Reads;
@@ -646,11 +647,19 @@ fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) ->
             Ok(Outcome::Uncorrelated { exception_id: ex })
         }
         (None, _) => {
-            let summary = format!(
-                "{} messages sent on {} have the provider id {:?}; none was chosen.",
-                candidates.len(),
-                r.connection,
-                r.fields.message_id_raw.as_deref().unwrap_or_default()
+            let id = r.fields.message_id_raw.as_deref().unwrap_or_default();
+            let summary = Summary::new(
+                SummaryCode::Ambiguous,
+                said::params([
+                    ("count", candidates.len().to_string()),
+                    ("connection", r.connection.to_owned()),
+                    ("id", id.to_owned()),
+                ]),
+                format!(
+                    "{} messages sent on {} have the provider id {id:?}; none was chosen.",
+                    candidates.len(),
+                    r.connection,
+                ),
             );
             let ex = exceptions::open_for_receipt(tx, ExceptionKind::Ambiguous, None, event, r.id, summary)?;
             let key = id_key.unwrap_or_default();
@@ -686,9 +695,10 @@ fn new_logical_event(
 }
 
 fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<Outcome, StoreError> {
-    let summary = format!(
-        "A report on {} could not be read: {why}. It is kept as received.",
-        r.connection
+    let summary = Summary::new(
+        SummaryCode::Unparseable,
+        said::params([("connection", r.connection.to_owned())]),
+        format!("A report on {} could not be read: {why}. It is kept as received.", r.connection),
     );
     let ex = exceptions::open(
         tx,

@@ -3,6 +3,7 @@
 //! by ingestion, late correlation, deadlines and operator decisions alike, so all of them go
 //! through the same rules.
 
+use crate::said::{self, Summary, SummaryCode};
 use super::exceptions::{self, NewException};
 use super::rules::{self, Input, Projection, RuleSettings};
 use crate::domain::{DeliveryState, EvidenceRole, ExceptionKind};
@@ -93,9 +94,13 @@ fn open_or_extend_conflict(
     let id = match existing {
         Some(id) => id,
         None => {
-            let summary = format!(
-                "Incompatible final receipts: the first said {}, a later one says otherwise.",
-                p.state.as_str().to_uppercase()
+            let summary = Summary::new(
+                SummaryCode::ConflictingFinal,
+                said::params([("state", p.state.as_str().to_owned())]),
+                format!(
+                    "Incompatible final receipts: the first said {}, a later one says otherwise.",
+                    p.state.as_str().to_uppercase()
+                ),
             );
             let id = exceptions::open(
                 tx,

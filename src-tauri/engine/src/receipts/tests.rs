@@ -1519,3 +1519,34 @@ fn each_kind_has_its_own_receipt_deadline_in_minutes() {
         "a code is overdue after 15 minutes; an order update is not ({transactional})"
     );
 }
+
+/// The screens word an exception's summary in the operator's language from its code and
+/// parameters; the English sentence stays beside them.
+#[test]
+fn each_exception_says_why_as_a_code_with_its_parameters() {
+    use crate::said::SummaryCode;
+    let w = world();
+    w.accepted("S1");
+    w.dlr("S1", "DELIVRD");
+    w.dlr("S1", "UNDELIV");
+    let conflict = &w.open_exceptions(ExceptionKind::ConflictingFinal)[0];
+    assert_eq!(conflict.summary_code, Some(SummaryCode::ConflictingFinal));
+    assert_eq!(conflict.summary_params.get("state").map(String::as_str), Some("delivered"));
+    assert!(conflict.summary.contains("DELIVERED"), "the English sentence is kept: {}", conflict.summary);
+
+    w.dlr("NO-SUCH-ID", "DELIVRD");
+    w.sweep_waiting();
+    let unmatched = &w.open_exceptions(ExceptionKind::Uncorrelated)[0];
+    assert_eq!(unmatched.summary_code, Some(SummaryCode::Uncorrelated));
+    assert_eq!(unmatched.summary_params.get("id").map(String::as_str), Some("NO-SUCH-ID"));
+    assert!(unmatched.summary_params.contains_key("connection"));
+
+    w.smpp(0x04, "\u{1}\u{2}garbage %%% ###", vec![]);
+    let unreadable = &w.open_exceptions(ExceptionKind::Unparseable)[0];
+    assert_eq!(unreadable.summary_code, Some(SummaryCode::Unparseable));
+    assert_eq!(
+        unreadable.summary_params.keys().collect::<Vec<_>>(),
+        vec!["connection"],
+        "the parser's own English reason stays in the sentence, not in a parameter"
+    );
+}

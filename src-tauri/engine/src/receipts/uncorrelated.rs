@@ -4,6 +4,7 @@
 //! arrived still awaits its answer, or after the grace (`receipts.uncorrelated_grace_seconds`),
 //! whichever comes first.
 
+use crate::said::{self, Summary, SummaryCode};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -24,10 +25,18 @@ pub(crate) fn open_exception(
     message_id_raw: Option<&str>,
 ) -> Result<i64, StoreError> {
     let summary = match message_id_raw {
-        Some(id) => format!(
-            "No message sent on {connection} has the provider id {id:?}; kept until one does, or until you attach it."
+        Some(id) => Summary::new(
+            SummaryCode::Uncorrelated,
+            said::params([("connection", connection.to_owned()), ("id", id.to_owned())]),
+            format!(
+                "No message sent on {connection} has the provider id {id:?}; kept until one does, or until you attach it."
+            ),
         ),
-        None => "The receipt carries no message id, so no message can be matched to it.".to_owned(),
+        None => Summary::new(
+            SummaryCode::UncorrelatedNoId,
+            said::Params::new(),
+            "The receipt carries no message id, so no message can be matched to it.".to_owned(),
+        ),
     };
     exceptions::open_for_receipt(tx, ExceptionKind::Uncorrelated, None, event, receipt, summary)
 }

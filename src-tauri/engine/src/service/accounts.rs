@@ -182,11 +182,11 @@ impl Service {
         let who = name.clone();
         let stored = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
         if !verify(change.current, stored.map(|c| c.password_hash)).await {
-            return Err(ServiceError::Invalid(vec![crate::intake::FieldError {
-                field: "current".into(),
-                code: crate::intake::codes::WRONG_PASSWORD.into(),
-                message: "the current password is not right".into(),
-            }]));
+            return Err(ServiceError::Invalid(vec![crate::intake::FieldError::new(
+                "current",
+                crate::intake::codes::WRONG_PASSWORD,
+                "the current password is not right",
+            )]));
         }
         accounts::check_password("new", &change.new, name).map_err(|e| ServiceError::Invalid(vec![e]))?;
         let change = AccountChange {

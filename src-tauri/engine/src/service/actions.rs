@@ -1,6 +1,7 @@
 //! The operator's actions: on a message (retry, cancel) and on an exception (resolve). Each is
 //! audited with the note given.
 
+use crate::said::FieldCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -125,11 +126,7 @@ impl Service {
             ));
         }
         if note.trim().is_empty() {
-            return Err(ServiceError::Invalid(vec![FieldError {
-                field: "note".into(),
-                code: "required".into(),
-                message: "overriding the limits needs a note saying why".into(),
-            }]));
+            return Err(ServiceError::Invalid(vec![FieldError::new("note", FieldCode::Required, "overriding the limits needs a note saying why")]));
         }
         Ok(RetryLimits::Override)
     }
@@ -199,10 +196,6 @@ fn check_note(note: &str) -> Result<(), ServiceError> {
         .position(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
     {
         None => Ok(()),
-        Some(at) => Err(ServiceError::Invalid(vec![FieldError {
-            field: "note".into(),
-            code: "invalid_character".into(),
-            message: format!("the note holds a control character at position {at}; write it in plain text"),
-        }])),
+        Some(at) => Err(ServiceError::Invalid(vec![FieldError::new("note", FieldCode::InvalidCharacter, format!("the note holds a control character at position {at}; write it in plain text"))])),
     }
 }

@@ -2,6 +2,7 @@
 //! sent, read marks, and the list's entries added, removed, imported and exported by people, each
 //! change audited under their name.
 
+use crate::said::FieldCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -196,7 +197,7 @@ impl Service {
         if note.is_empty() {
             return Err(ServiceError::Invalid(vec![FieldError::new(
                 "note",
-                "required",
+                FieldCode::Required,
                 "say why the number comes off the list: it asked to receive messages again, or was added by mistake",
             )]));
         }
@@ -350,7 +351,7 @@ fn import_rows(csv: &str, region: Option<&str>) -> Result<Vec<(String, Option<St
         if i >= MAX_IMPORT_LINES {
             return Err(vec![FieldError::new(
                 "csv",
-                "too_many",
+                FieldCode::TooMany,
                 format!("an import takes at most {MAX_IMPORT_LINES} lines; this file has more"),
             )]);
         }
@@ -358,7 +359,7 @@ fn import_rows(csv: &str, region: Option<&str>) -> Result<Vec<(String, Option<St
             Ok(r) => r,
             Err(e) => {
                 let line = e.position().map_or(i + 1, |p| line_at(csv, p.byte()));
-                errors.push(FieldError::new(&format!("lines[{line}]"), "invalid", e.to_string()));
+                errors.push(FieldError::new(&format!("lines[{line}]"), FieldCode::Invalid, e.to_string()));
                 continue;
             }
         };
@@ -390,7 +391,7 @@ fn import_rows(csv: &str, region: Option<&str>) -> Result<Vec<(String, Option<St
     if rows.is_empty() {
         return Err(vec![FieldError::new(
             "csv",
-            "required",
+            FieldCode::Required,
             "the file holds no number: put one number per line in the first column",
         )]);
     }

@@ -1,6 +1,7 @@
 //! Handing messages in: one, or a batch that is accepted whole or not at all. With an
 //! idempotency key, a repeat of the same request gets the first answer again, byte for byte.
 
+use crate::said::FieldCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -69,11 +70,7 @@ impl Service {
         key: Option<String>,
     ) -> Result<Answer<SubmittedBatch>, ServiceError> {
         if req.messages.is_empty() {
-            return Err(ServiceError::Invalid(vec![FieldError {
-                field: "messages".into(),
-                code: "required".into(),
-                message: "a batch needs at least one message".into(),
-            }]));
+            return Err(ServiceError::Invalid(vec![FieldError::new("messages", FieldCode::Required, "a batch needs at least one message")]));
         }
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a batch", req.messages.len(), max_batch)?;
@@ -168,12 +165,14 @@ fn check_opt_outs(tx: &WriteTx<'_>, news: &[NewMessage], batch: bool) -> Result<
 pub(super) fn opted_out_error(field: &str, phone: &str, kind: crate::domain::MessageKind) -> FieldError {
     FieldError::new(
         field,
-        "destination_opted_out",
+        FieldCode::DestinationOptedOut,
         format!(
             "{phone} opted out of {} messages: it is on the opt-out list, and nothing is sent to it",
             kind.as_str()
         ),
     )
+    .with("phone", phone)
+    .with("kind", kind.as_str())
 }
 
 /// A batch (or a preview, `what`) holds at most `intake.max_batch` messages.
@@ -181,11 +180,9 @@ pub(super) fn check_batch_size(what: &str, len: usize, max_batch: usize) -> Resu
     if len <= max_batch {
         return Ok(());
     }
-    Err(ServiceError::Invalid(vec![FieldError {
-        field: "messages".into(),
-        code: "too_many".into(),
-        message: format!("{what} holds at most {max_batch} messages (intake.max_batch); this one has {len}"),
-    }]))
+    let message = format!("{what} holds at most {max_batch} messages (intake.max_batch); this one has {len}");
+    let e = FieldError::new("messages", FieldCode::TooMany, message);
+    Err(ServiceError::Invalid(vec![e.with("max", max_batch).with("count", len)]))
 }
 
 /// An idempotency key, when given, is 1 to [`idempotency::MAX_KEY_LEN`] printable characters.

@@ -1,6 +1,7 @@
 //! A settings update checked before anything is written: the configuration it would give, the
 //! edits it makes to the file, the changes it reports, and every refused field.
 
+use crate::said::FieldCode;
 use std::collections::BTreeMap;
 
 use super::catalog::{self, Applies, SettingKind};
@@ -44,7 +45,7 @@ impl Draft {
         let Some((section, spec)) = lookup(key) else {
             return Err(field_error(
                 key,
-                "unknown_setting",
+                FieldCode::UnknownSetting,
                 format!("there is no setting `{key}`"),
             ));
         };
@@ -52,14 +53,14 @@ impl Draft {
         if matches!(entry.kind, SettingKind::Password | SettingKind::Providers) {
             return Err(field_error(
                 key,
-                "not_a_value",
+                FieldCode::NotAValue,
                 "set this with its own field (`password`, `callback_providers`)".into(),
             ));
         }
         if entry.read_only {
             return Err(field_error(
                 key,
-                "read_only",
+                FieldCode::ReadOnly,
                 format!("`{key}` is changed in the config file only"),
             ));
         }
@@ -76,7 +77,7 @@ impl Draft {
         }
         self.candidate
             .set_from_env(section.name, spec.name, value)
-            .map_err(|reason| field_error(key, "invalid", reason))?;
+            .map_err(|reason| field_error(key, FieldCode::Invalid, reason))?;
         let after = self.candidate.value_as_toml(section.name, spec.name);
         if after != before {
             self.changes.push(SettingChange {
@@ -101,7 +102,7 @@ impl Draft {
         if !self.candidate.http.bind.is_loopback() && !self.candidate.http.allow_network {
             self.errors.push(field_error(
                 "http.bind",
-                "needs_allow_network",
+                FieldCode::NeedsAllowNetwork,
                 format!(
                     "{} is beyond this computer: set http.allow_network as well, or smsdesk will refuse to start",
                     self.candidate.http.bind
@@ -142,7 +143,7 @@ impl Draft {
             return;
         }
         if let Some(reason) = password_problem(password) {
-            self.errors.push(field_error("smpp.password", "invalid", reason.into()));
+            self.errors.push(field_error("smpp.password", FieldCode::Invalid, reason.into()));
             return;
         }
         self.changes.push(SettingChange {
@@ -167,7 +168,7 @@ impl Draft {
 fn locked(key: &str, var: &str) -> FieldError {
     field_error(
         key,
-        "locked_by_environment",
+        FieldCode::LockedByEnvironment,
         format!("set by the environment variable {var}; change or remove it there"),
     )
 }

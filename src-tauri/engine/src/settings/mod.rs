@@ -10,6 +10,7 @@ mod probe;
 pub mod secret;
 mod types;
 
+use crate::said::FieldCode;
 use std::future::Future;
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
@@ -249,7 +250,7 @@ impl Settings {
         }
 
         let new_text = file::apply(&text, &edits)
-            .map_err(|e| SettingsError::Invalid(vec![field_error("settings", "invalid", e)]))?;
+            .map_err(|e| SettingsError::Invalid(vec![field_error("settings", FieldCode::Invalid, e)]))?;
         // The loader itself must accept the result, or the next start would fail.
         let mut new_saved = config::from_sources(&self.file, &new_text, self.env.clone())?;
         if let Some(password) = &req.password {
@@ -354,12 +355,8 @@ fn lookup(key: &str) -> Option<(&'static SectionSpec, &'static KeySpec)> {
     section.keys.iter().find(|x| x.name == k).map(|spec| (section, spec))
 }
 
-pub(crate) fn field_error(field: &str, code: &str, message: String) -> FieldError {
-    FieldError {
-        field: field.into(),
-        code: code.into(),
-        message,
-    }
+pub(crate) fn field_error(field: &str, code: FieldCode, message: String) -> FieldError {
+    FieldError::new(field, code, message)
 }
 
 /// A value as the screen edits it (and as an environment variable would give it): text without

@@ -1,5 +1,6 @@
 //! "Test connection": a trial bind with unsaved settings, over the engine's own SMPP code.
 
+use crate::said::FieldCode;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
@@ -20,14 +21,14 @@ pub async fn run(
 ) -> Result<ConnectionTestResult, SettingsError> {
     let version = match &t.interface_version {
         Some(v) => SmppVersion::from_env(v)
-            .map_err(|e| SettingsError::Invalid(vec![field_error("smpp.interface_version", "invalid", e)]))?,
+            .map_err(|e| SettingsError::Invalid(vec![field_error("smpp.interface_version", FieldCode::Invalid, e)]))?,
         None => saved.interface_version,
     };
     let host = t.host.clone().unwrap_or_else(|| saved.host.clone());
     if host.trim().is_empty() {
         return Err(SettingsError::Invalid(vec![field_error(
             "smpp.host",
-            "required",
+            FieldCode::Required,
             "a host is needed to test the connection".into(),
         )]));
     }
@@ -98,7 +99,7 @@ fn password_for(
     }
     Err(SettingsError::Invalid(vec![field_error(
         "smpp.password",
-        "required",
+        FieldCode::Required,
         format!(
             "type the password for this server: the saved password is sent only to {}:{} as {}",
             saved.host.trim(),

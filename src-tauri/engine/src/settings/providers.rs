@@ -1,6 +1,7 @@
 //! Edits to the callback providers: each one checked on its own, so every bad field is named;
 //! secrets kept when not replaced, made for new providers, and never echoed back but once.
 
+use crate::said::FieldCode;
 use std::collections::BTreeMap;
 
 use super::catalog::Applies;
@@ -46,7 +47,7 @@ fn checked(
     if name.is_empty() || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_') {
         errors.push(field_error(
             &at("name"),
-            "invalid",
+            FieldCode::Invalid,
             "a provider's name (its URL's last part) may hold only letters, digits, - and _".into(),
         ));
         return None;
@@ -54,7 +55,7 @@ fn checked(
     if listed.contains_key(name) {
         errors.push(field_error(
             &at("name"),
-            "duplicate",
+            FieldCode::Duplicate,
             format!("`{name}` is listed twice"),
         ));
         return None;
@@ -74,7 +75,7 @@ fn checked(
     if secret.trim().len() < 16 {
         errors.push(field_error(
             &at("secret"),
-            "too_short",
+            FieldCode::TooShort,
             "a provider's secret must be at least 16 characters".into(),
         ));
     }
@@ -85,7 +86,7 @@ fn checked(
         let field = if preset.is_some() { "preset" } else { "name" };
         errors.push(field_error(
             &at(field),
-            "unknown_preset",
+            FieldCode::UnknownPreset,
             format!(
                 "no built-in mapping `{wanted}`; choose a preset (known: {})",
                 crate::receipts::parse::BUILTIN_PROVIDERS.join(", ")

@@ -29,6 +29,12 @@ impl<'t, 'c> AuditLog<'t, 'c> {
     /// details is kept without credentials ([`redact_urls_in`]): the audit is read by people, and
     /// kept for ever.
     pub fn append(self, a: &NewAudit) -> Result<i64, StoreError> {
+        // The screens word each action by its code: one they do not know would show as a code.
+        debug_assert!(
+            smsdesk_core::said::AUDIT_ACTIONS.contains(&a.action.as_str()),
+            "audit action {:?} is not listed in said::AUDIT_ACTIONS",
+            a.action
+        );
         let at = self.tx.now_ms();
         self.tx
             .conn()

@@ -4,6 +4,7 @@
 use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::receipts::mismatch;
+use smsdesk_core::said::{self, Summary, SummaryCode};
 
 use crate::tables::NewAudit;
 use crate::writer::{Entity, WriteTx};
@@ -14,18 +15,31 @@ pub struct NewException {
     pub kind: ExceptionKind,
     pub message_id: Option<i64>,
     pub logical_event_id: Option<i64>,
-    pub summary: String,
+    pub summary: Summary,
 }
 
-/// Opens an exception and returns its id.
+/// Opens an exception and returns its id. The summary's English sentence goes to `summary`; its
+/// code and parameters, which the screens word in the operator's language, to `details_json`.
 pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
     let now = tx.now_ms();
+    let details = serde_json::json!({
+        "summary_code": e.summary.code.as_str(),
+        "summary_params": e.summary.params,
+    })
+    .to_string();
     tx.conn()
         .prepare_cached(
-            "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, created_at)
-             VALUES (?1, 'open', ?2, ?3, ?4, ?5)",
+            "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, details_json, created_at)
+             VALUES (?1, 'open', ?2, ?3, ?4, ?5, ?6)",
         )?
-        .execute(params![Text(e.kind), e.message_id, e.logical_event_id, e.summary, now])?;
+        .execute(params![
+            Text(e.kind),
+            e.message_id,
+            e.logical_event_id,
+            e.summary.english,
+            details,
+            now
+        ])?;
     let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Exception, id);
     Ok(id)
@@ -39,7 +53,7 @@ pub fn open_for_receipt(
     message_id: Option<i64>,
     logical_event_id: i64,
     receipt_id: i64,
-    summary: String,
+    summary: Summary,
 ) -> Result<i64, StoreError> {
     let open_one = match message_id {
         Some(m) => open_for_message(tx.conn(), m, kind)?,
@@ -71,15 +85,19 @@ pub fn open_status_unreadable(
     stat_raw: Option<&str>,
 ) -> Result<i64, StoreError> {
     let said = stat_raw.map(|w| format!(" says {w:?},")).unwrap_or_default();
+    let english =
+        format!("A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing.");
+    let params = match stat_raw {
+        Some(w) => said::params([("stat", w.to_owned())]),
+        None => said::Params::new(),
+    };
     open_for_receipt(
         tx,
         ExceptionKind::StatusUnreadable,
         Some(message_id),
         logical_event_id,
         receipt_id,
-        format!(
-            "A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing."
-        ),
+        Summary::new(SummaryCode::StatusUnreadable, params, english),
     )
 }
 

@@ -10,7 +10,7 @@ use ts_rs::TS;
 use super::evidence::{self, AttemptView, ReceiptView};
 use super::exceptions::{self, ExceptionSummary};
 use super::messages::{self, MessageSummary};
-use super::timeline::{self, AuditFact, TimelineEntry};
+use super::timeline::{self, AuditLine, TimelineEntry};
 use super::{snapshot, ViewError};
 use crate::StoreError;
 use crate::Text;
@@ -200,6 +200,9 @@ pub struct MessageDetail {
     /// Status notifications owed to the API key's webhook, with every try.
     pub webhooks: Vec<smsdesk_core::webhook::DeliveryView>,
     pub timeline: Vec<TimelineEntry>,
+    /// The audited actions on it and on its exceptions, oldest first (the timeline's audit
+    /// entries name them by id).
+    pub audit: Vec<AuditLine>,
 }
 
 /// The stored projection columns a detail needs.
@@ -356,7 +359,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
     })
 }
 
-fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditFact>, ViewError> {
+fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditLine>, ViewError> {
     let mut stmt = c.prepare_cached(
         "SELECT id, at, actor, action, subject_type, subject_id, note FROM audit
          WHERE subject_type = ?1 AND subject_id = ?2 ORDER BY id",
@@ -365,9 +368,9 @@ fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary])
     let subjects = std::iter::once(("message", message_id)).chain(exceptions.iter().map(|e| ("exception", e.id)));
     for (kind, id) in subjects {
         let rows = stmt.query_map(rusqlite::params![kind, id], |r| {
-            Ok(AuditFact {
+            Ok(AuditLine {
                 id: r.get(0)?,
-                at: r.get(1)?,
+                at_ms: r.get(1)?,
                 actor: r.get(2)?,
                 action: r.get(3)?,
                 subject_type: r.get(4)?,
@@ -379,6 +382,7 @@ fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary])
             out.push(row?);
         }
     }
+    out.sort_by_key(|a| a.id);
     Ok(out)
 }
 
@@ -438,6 +442,7 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             exceptions,
             webhooks,
             timeline,
+            audit,
         }))
     })
 }

@@ -14,6 +14,7 @@ use super::{cursor, json, page_limit, snapshot, ViewError};
 use crate::tables::exception as queue;
 use crate::Text;
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
+use smsdesk_core::said::{Params, SummaryCode};
 
 const LIST: &str = "exceptions";
 
@@ -33,7 +34,14 @@ pub struct ExceptionSummary {
     /// The receipt's logical event it is about (uncorrelated, ambiguous).
     #[ts(type = "number | null")]
     pub logical_event_id: Option<i64>,
+    /// Why it was opened, in English.
     pub summary: String,
+    /// The same as a code, for the screens to word in the operator's language; null for an
+    /// exception opened by a version that did not record it.
+    pub summary_code: Option<SummaryCode>,
+    /// The code's parameters (a provider id, a connection, a count...).
+    #[ts(type = "Record<string, string>")]
+    pub summary_params: Params,
     #[ts(type = "number")]
     pub created_at_ms: i64,
     /// What was decided: `state:<state>`, `attached:<message id>`, `dismissed`, `resend`,
@@ -46,9 +54,10 @@ pub struct ExceptionSummary {
 }
 
 pub(crate) const SUMMARY_COLUMNS: &str = "x.id, x.kind, x.status, x.message_id, m.destination, x.logical_event_id,
-     x.summary, x.created_at, x.resolution, x.resolution_note, x.resolved_by, x.resolved_at";
+     x.summary, x.created_at, x.resolution, x.resolution_note, x.resolved_by, x.resolved_at, x.details_json";
 
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionSummary> {
+    let (summary_code, summary_params) = said_of(r.get::<_, Option<String>>(12)?.as_deref());
     Ok(ExceptionSummary {
         id: r.get(0)?,
         kind: r.get::<_, Text<_>>(1)?.0,
@@ -57,12 +66,31 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionSu
         destination: r.get(4)?,
         logical_event_id: r.get(5)?,
         summary: r.get(6)?,
+        summary_code,
+        summary_params,
         created_at_ms: r.get(7)?,
         resolution: r.get(8)?,
         resolution_note: r.get(9)?,
         resolved_by: r.get(10)?,
         resolved_at_ms: r.get(11)?,
     })
+}
+
+/// The summary's code and parameters an exception's details hold (none for older rows).
+fn said_of(details: Option<&str>) -> (Option<SummaryCode>, Params) {
+    #[derive(Deserialize)]
+    struct Said {
+        summary_code: Option<String>,
+        #[serde(default)]
+        summary_params: Params,
+    }
+    let Some(said) = details.and_then(|d| serde_json::from_str::<Said>(d).ok()) else {
+        return (None, Params::new());
+    };
+    match said.summary_code.and_then(|c| c.parse().ok()) {
+        Some(code) => (Some(code), said.summary_params),
+        None => (None, Params::new()),
+    }
 }
 
 /// Which exceptions to list. Read from a query string as is.
@@ -182,7 +210,7 @@ pub fn exception_detail(c: &Connection, id: i64, timezone_minutes: i32) -> Resul
         };
         let (exception, details): (ExceptionSummary, Option<String>) = c
             .prepare_cached(&format!(
-                "SELECT {SUMMARY_COLUMNS}, x.details_json FROM exception x LEFT JOIN message m ON m.id = x.message_id
+                "SELECT {SUMMARY_COLUMNS} FROM exception x LEFT JOIN message m ON m.id = x.message_id
                  WHERE x.id = ?1"
             ))?
             .query_row([id], |r| Ok((summary_row(r)?, r.get(12)?)))?;

@@ -58,7 +58,7 @@ pub use inbox::{
 };
 pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
 pub use pace::{pace_counts, PaceCounts};
-pub use timeline::{TimelineEntry, TimelineKind};
+pub use timeline::{AuditLine, TimelineEntry, TimelineKind};
 
 /// Page size when none is asked for.
 pub const DEFAULT_LIMIT: u32 = 50;

@@ -44,13 +44,20 @@ pub struct TimelineEntry {
     pub part: Option<u32>,
 }
 
-/// An audit row, as the timeline needs it.
-pub(crate) struct AuditFact {
+/// An audited action on a message or one of its exceptions, as its timeline shows it: the action
+/// is a code (`message.retry`, `exception.resolve`...) the screens word in the operator's language.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub struct AuditLine {
+    #[ts(type = "number")]
     pub id: i64,
-    pub at: i64,
+    #[ts(type = "number")]
+    pub at_ms: i64,
+    /// An operator's name, or "system".
     pub actor: String,
     pub action: String,
     pub subject_type: Option<String>,
+    #[ts(type = "number | null")]
     pub subject_id: Option<i64>,
     pub note: Option<String>,
 }
@@ -184,7 +191,7 @@ fn receipt_summary(r: &ReceiptView, parts: u32) -> String {
     format!("{what}{about}{says}{err}{via}{effect}{flags}.")
 }
 
-fn audit_summary(a: &AuditFact) -> String {
+fn audit_summary(a: &AuditLine) -> String {
     let subject = match (a.subject_type.as_deref(), a.subject_id) {
         (Some("exception"), Some(id)) => format!("exception #{id}"),
         (Some("message"), Some(_)) => "the message".to_owned(),
@@ -271,7 +278,7 @@ pub(crate) fn build(
     attempts: &[AttemptView],
     receipts: &[ReceiptView],
     exceptions: &[ExceptionSummary],
-    audit: &[AuditFact],
+    audit: &[AuditLine],
 ) -> Vec<TimelineEntry> {
     let mut out = Vec::with_capacity(2 + attempts.len() * 2 + receipts.len() + exceptions.len() * 2 + audit.len());
     out.push(created(message));
@@ -295,7 +302,7 @@ pub(crate) fn build(
     }
     for a in audit {
         out.push(TimelineEntry {
-            at_ms: a.at,
+            at_ms: a.at_ms,
             kind: TimelineKind::Audit,
             summary: audit_summary(a),
             ref_id: a.id,

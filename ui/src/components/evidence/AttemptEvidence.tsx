@@ -1,5 +1,6 @@
 import type { AttemptView } from "../../bindings/AttemptView";
 import { useI18n } from "../../i18n/context";
+import { smppStatusMeaning } from "../../i18n/server/words";
 import { Exact, Fact, Facts } from "../Facts";
 
 /** One submit try as recorded before its PDU went out, and the SMSC's answer (or its absence). */
@@ -20,7 +21,7 @@ export function AttemptEvidence({ attempt: a }: { attempt: AttemptView }) {
             <>
               <code>{a.command_status_hex ?? String(a.command_status)}</code>
               {a.command_status_name !== null && <> {a.command_status_name}</>}
-              {a.command_status_meaning !== null && <span className="muted"> — {a.command_status_meaning}</span>}
+              {a.command_status_name !== null && <span className="muted"> — {smppStatusMeaning(a.command_status_name, t)}</span>}
             </>
           )}
         </Fact>
@@ -30,7 +31,7 @@ export function AttemptEvidence({ attempt: a }: { attempt: AttemptView }) {
         <Fact label={t("attempt.providerIdNorm")}>
           {a.provider_id_norm === null ? null : <Exact value={a.provider_id_norm} />}
         </Fact>
-        <Fact label={t("attempt.error")}>{a.error}</Fact>
+        <Fact label={t("attempt.error")}>{a.error === null ? null : <span lang="en">{a.error}</span>}</Fact>
         <Fact label={t("attempt.recordedAt")}>{at(a.created_at_ms)}</Fact>
         <Fact label={t("attempt.sentAt")}>{at(a.sent_at_ms)}</Fact>
         <Fact label={t("attempt.answeredAt")}>{at(a.responded_at_ms)}</Fact>

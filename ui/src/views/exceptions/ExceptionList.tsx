@@ -15,6 +15,7 @@ import { EXCEPTION_KINDS, EXCEPTION_STATUSES } from "../labels";
 import { openOnKey } from "../MessageList";
 import { resolutionWords } from "../message/words";
 import { EXCEPTION_STATUS_TONE } from "../tones";
+import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { BulkResolve } from "./BulkResolve";
 
 export interface ExceptionQuery {
@@ -299,8 +300,8 @@ function ExceptionRow({
       <td className="num">{e.id}</td>
       <td data-testid="exception-kind">{t(`exceptionKind.${e.kind}`)}</td>
       <td className="preview">
-        <span lang="en" className="preview-text">
-          {e.summary}
+        <span className="preview-text">
+          <ExceptionSummaryWords exception={e} />
         </span>
       </td>
       <td>

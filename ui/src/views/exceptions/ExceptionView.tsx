@@ -19,6 +19,7 @@ import { useI18n } from "../../i18n/context";
 import { FLAGS } from "../labels";
 import { EXCEPTION_STATUS_TONE, QUEUE_TONE, STATE_TONE } from "../tones";
 import { Resolution } from "./Resolution";
+import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { ResolveForm } from "./ResolveForm";
 
 /** Changes that can alter what exception `id` shows: itself, receipts, and the message it concerns. */
@@ -129,8 +130,8 @@ export function ExceptionView({
             </p>
             <Facts>
               <Fact label={t("exception.summary")}>
-                <span lang="en" data-testid="exception-summary">
-                  {state.data.exception.summary}
+                <span data-testid="exception-summary">
+                  <ExceptionSummaryWords exception={state.data.exception} />
                 </span>
               </Fact>
             </Facts>

@@ -3,6 +3,7 @@ import type { BackendError } from "../../backend";
 import type { MessageDetail } from "../../bindings/MessageDetail";
 import type { ReceiptView } from "../../bindings/ReceiptView";
 import { useI18n } from "../../i18n/context";
+import { FieldProblem } from "../../components/FieldProblem";
 import { receiptTextField } from "./picker";
 
 /** The engine's refusal to attach a receipt to a message it does not fit, and that message once read. */
@@ -75,7 +76,7 @@ export function MismatchNotice({
         <ul className="field-errors" data-testid="mismatch-list">
           {mismatch.error.errors.map((x) => (
             <li key={`${x.field}:${x.code}`} data-field={x.field}>
-              {t("error.field", { field: x.field, message: x.message })}
+              <FieldProblem error={x} withField />
             </li>
           ))}
         </ul>

@@ -11,6 +11,8 @@ import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import { MessageRecordFacts } from "./MessageHeader";
 import { buildTimeline, groupByPart, type TimelineItem, type TimelineItemKind } from "./timeline";
+import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
+import { auditActionText, smppStatusText } from "../../i18n/server/words";
 import { resolutionWords, webhookValue } from "./words";
 
 /** A mark per kind, beside its name (the name is what counts; the mark only helps the eye). */
@@ -164,11 +166,7 @@ function Line({
             </>
           )}
           {a.outcome !== "accepted" && a.command_status_name !== null && (
-            <span className="muted">
-              {" "}
-              {a.command_status_name}
-              {a.command_status_meaning !== null && `: ${a.command_status_meaning}`}
-            </span>
+            <span className="muted"> {smppStatusText(a.command_status_name, t)}</span>
           )}
         </>
       );
@@ -223,8 +221,15 @@ function Line({
         </>
       );
     }
-    case "audit":
-      return <span lang="en">{item.entry.summary}</span>;
+    case "audit": {
+      const line = detail.audit.find((a) => a.id === item.entry.ref_id);
+      if (line === undefined) return <span lang="en">{item.entry.summary}</span>;
+      const who = line.actor === "system" ? t("audit.actor.system") : line.actor;
+      const what = auditActionText(line.action, t);
+      return line.note === null || line.note === ""
+        ? t("timeline.audit", { who, what })
+        : t("timeline.auditNote", { who, what, note: line.note });
+    }
     case "webhook": {
       const d = item.delivery;
       return t("timeline.webhook", {
@@ -297,7 +302,7 @@ export function ExceptionFacts({ exception: e }: { exception: ExceptionSummary }
       <Fact label={t("exception.kind")}>{t(`exceptionKind.${e.kind}`)}</Fact>
       <Fact label={t("exception.status")}>{t(`exceptionStatus.${e.status}`)}</Fact>
       <Fact label={t("exception.summary")}>
-        <span lang="en">{e.summary}</span>
+        <ExceptionSummaryWords exception={e} />
       </Fact>
       <Fact label={t("exception.openedAt")}>{formatDateTime(e.created_at_ms)}</Fact>
       <Fact label={t("resolution.what")}>{e.resolution === null ? null : resolutionWords(e.resolution, t)}</Fact>

@@ -4,6 +4,7 @@ import type { MessageDetail } from "../../bindings/MessageDetail";
 import type { QueueStatus } from "../../bindings/QueueStatus";
 import type { WebhookField } from "../../bindings/WebhookField";
 import type { I18n } from "../../i18n/i18n";
+import { smppStatusText } from "../../i18n/server/words";
 import { DELIVERY_STATES, QUEUE_STATUSES } from "../labels";
 
 /**
@@ -25,10 +26,7 @@ export function lastAnswered(attempts: readonly AttemptView[]): AttemptView | nu
 /** Why the message failed, in the SMSC's words when it gave some, else the queue's. */
 export function failureReason(detail: MessageDetail, t: I18n["t"]): string {
   const a = lastAnswered(detail.attempts);
-  if (a?.command_status_name != null) {
-    const meaning = a.command_status_meaning === null ? "" : ` — ${a.command_status_meaning}`;
-    return `${a.command_status_name}${meaning}`;
-  }
+  if (a?.command_status_name != null) return smppStatusText(a.command_status_name, t);
   return detail.queue.last_error ?? a?.error ?? t("queue.noReason");
 }
 

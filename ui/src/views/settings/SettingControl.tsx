@@ -6,6 +6,7 @@ import type { SettingsView } from "../../bindings/SettingsView";
 import { Badge } from "../../components/Badge";
 import { useI18n } from "../../i18n/context";
 import type { Tone } from "../tones";
+import { FieldProblem } from "../../components/FieldProblem";
 import { choiceLabel, settingLabel } from "./labels";
 
 const APPLIES_TONE: Record<Applies, Tone> = { now: "success", reconnect: "progress", restart: "warning" };
@@ -36,7 +37,9 @@ export function FieldErrors({ errors, id }: { errors: FieldError[]; id: string }
   return (
     <ul className="field-problems" id={id} data-testid="field-errors">
       {errors.map((e) => (
-        <li key={`${e.code}:${e.message}`}>{e.message}</li>
+        <li key={`${e.code}:${e.message}`}>
+          <FieldProblem error={e} />
+        </li>
       ))}
     </ul>
   );

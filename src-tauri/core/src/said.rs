@@ -1,0 +1,162 @@
+//! What the engine says to people, as codes with parameters: the UI words each code in the
+//! operator's language, and API clients branch on it. The English sentence the engine also writes
+//! stays beside it, for logs and for clients that show text as it comes.
+
+use std::collections::BTreeMap;
+use std::fmt;
+use std::str::FromStr;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::domain::{TextForm, UnknownVariant};
+
+text_enum! {
+    /// What is wrong with one field of a request: the code of a field error.
+    FieldCode, "field error code" {
+        /// The field is missing or empty.
+        Required = "required",
+        /// The destination is not a phone number we can send to.
+        InvalidNumber = "invalid_number",
+        /// The destination is national and no default country says which country it is in.
+        NeedsCountry = "needs_country",
+        /// The text holds a character SMS cannot carry, or a key a control character.
+        InvalidCharacter = "invalid_character",
+        /// Longer than allowed (text parts, key lengths).
+        TooLong = "too_long",
+        /// Shorter than allowed (a provider's secret).
+        TooShort = "too_short",
+        /// More lines or items than one request takes.
+        TooMany = "too_many",
+        /// A number or time outside its allowed range.
+        OutOfRange = "out_of_range",
+        /// Not an RFC 3339 timestamp with an offset.
+        InvalidTime = "invalid_time",
+        /// A time that has already passed.
+        InPast = "in_past",
+        /// Two fields that cannot go together.
+        Conflict = "conflict",
+        /// A password too short, too long, or the account's own name.
+        WeakPassword = "weak_password",
+        /// The current password given is not the account's.
+        WrongPassword = "wrong_password",
+        /// The number is on the opt-out list for this kind of message.
+        DestinationOptedOut = "destination_opted_out",
+        /// A value of the wrong type (a number where text is expected, and so on).
+        InvalidType = "invalid_type",
+        /// A value its setting does not accept; the message says why.
+        Invalid = "invalid",
+        /// A name given twice.
+        Duplicate = "duplicate",
+        /// No setting of that name.
+        UnknownSetting = "unknown_setting",
+        /// A setting changed through a field of its own (the password, the callback providers).
+        NotAValue = "not_a_value",
+        /// A setting only the config file changes.
+        ReadOnly = "read_only",
+        /// A setting an environment variable sets.
+        LockedByEnvironment = "locked_by_environment",
+        /// Listening beyond this machine needs `http.allow_network`.
+        NeedsAllowNetwork = "needs_allow_network",
+        /// A callback provider preset this version does not know.
+        UnknownPreset = "unknown_preset",
+    }
+}
+
+text_enum! {
+    /// Why an exception was opened: the code of its summary.
+    SummaryCode, "exception summary code" {
+        /// A receipt names a provider id no message sent on its connection has.
+        Uncorrelated = "uncorrelated",
+        /// A receipt carries no message id at all.
+        UncorrelatedNoId = "uncorrelated_no_id",
+        /// Several messages sent on the connection have the receipt's provider id.
+        Ambiguous = "ambiguous",
+        /// A report could not be read.
+        Unparseable = "unparseable",
+        /// No final receipt by the kind's deadline.
+        NoReceipt = "no_receipt",
+        /// Final receipts that disagree.
+        ConflictingFinal = "conflicting_final",
+        /// A submit written whose answer never came.
+        OutcomeUnknown = "outcome_unknown",
+        /// A long message of which only some parts went out.
+        PartlySent = "partly_sent",
+        /// A receipt whose status word nobody can read.
+        StatusUnreadable = "status_unreadable",
+        /// The number opted out while the message waited.
+        OptedOut = "opted_out",
+    }
+}
+
+/// Every action the audit log records (`NewAudit::action`): the screens word each one. The store
+/// refuses, in debug builds, to record one not listed here.
+pub const AUDIT_ACTIONS: &[&str] = &[
+    "account.create",
+    "account.update",
+    "api_key.create",
+    "api_key.revoke",
+    "exception.closed",
+    "exception.resolve",
+    "message.accepted_by_evidence",
+    "message.cancel",
+    "message.hold_opted_out",
+    "message.mark_failed",
+    "message.retry",
+    "message.retry_confirmed",
+    "message.retry_override",
+    "opt_in.reply",
+    "opt_out.add",
+    "opt_out.import",
+    "opt_out.remove",
+    "opt_out.reply",
+    "queue.recovered",
+    "session.revoke",
+    "settings.reload",
+    "settings.update",
+];
+
+/// The parameters of a code: names to values, all text (numbers as digits).
+pub type Params = BTreeMap<String, String>;
+
+/// Builds [`Params`] from pairs.
+pub fn params<const N: usize>(pairs: [(&str, String); N]) -> Params {
+    pairs.into_iter().map(|(k, v)| (k.to_owned(), v)).collect()
+}
+
+/// An exception's summary: its code and parameters for people's words, and the English sentence.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Summary {
+    pub code: SummaryCode,
+    pub params: Params,
+    pub english: String,
+}
+
+impl Summary {
+    pub fn new(code: SummaryCode, params: Params, english: String) -> Summary {
+        Summary { code, params, english }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_read_back_from_their_text() {
+        for c in FieldCode::ALL {
+            assert_eq!(c.as_str().parse::<FieldCode>().unwrap(), *c);
+        }
+        for c in SummaryCode::ALL {
+            assert_eq!(c.as_str().parse::<SummaryCode>().unwrap(), *c);
+        }
+        assert!("nonsense".parse::<FieldCode>().is_err());
+    }
+
+    #[test]
+    fn params_keep_every_pair() {
+        let p = params([("max", "10".to_owned()), ("field", "text".to_owned())]);
+        assert_eq!(p.get("max").map(String::as_str), Some("10"));
+        assert_eq!(p.len(), 2);
+    }
+}
