@@ -8,6 +8,7 @@ import type { InboxCounts } from "./bindings/InboxCounts";
 import { AboutPanel } from "./components/AboutPanel";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
+import { DisplayControls } from "./display/DisplayControls";
 import { useBackendData } from "./hooks/useBackendData";
 import {
   ADMIN_SECTIONS,
@@ -66,6 +67,7 @@ export function App({ connection, setupToken = null }: { connection: Connection;
           <h1 className="brand-name">{t("app.name")}</h1>
         </div>
         <p className="brand-tagline">{t("app.tagline")}</p>
+        <DisplayControls />
         {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
       </header>
       <main className="app-main">
