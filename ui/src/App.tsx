@@ -67,8 +67,10 @@ export function App({ connection, setupToken = null }: { connection: Connection;
           <h1 className="brand-name">{t("app.name")}</h1>
         </div>
         <p className="brand-tagline">{t("app.tagline")}</p>
-        <DisplayControls />
-        {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
+        <div className="header-end">
+          <DisplayControls />
+          {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
+        </div>
       </header>
       <main className="app-main">
         {setup !== null && people !== null ? (
