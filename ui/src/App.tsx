@@ -8,6 +8,7 @@ import type { InboxCounts } from "./bindings/InboxCounts";
 import { AboutPanel } from "./components/AboutPanel";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
+import { DisplayControls } from "./display/DisplayControls";
 import { useBackendData } from "./hooks/useBackendData";
 import {
   ADMIN_SECTIONS,
@@ -66,7 +67,10 @@ export function App({ connection, setupToken = null }: { connection: Connection;
           <h1 className="brand-name">{t("app.name")}</h1>
         </div>
         <p className="brand-tagline">{t("app.tagline")}</p>
-        {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
+        <div className="header-end">
+          <DisplayControls />
+          {setup === null && state.phase === "signed_in" && <UserMenu me={state.me} people={people} />}
+        </div>
       </header>
       <main className="app-main">
         {setup !== null && people !== null ? (

@@ -104,7 +104,7 @@ describe("watching the engine for the desktop", () => {
     const stop = watchDesktop(
       backend,
       { setStatus: async (s) => void statuses.push(s), notify: async (n) => void notes.push(n) },
-      en,
+      () => en,
       3_000,
     );
     await vi.advanceTimersByTimeAsync(0);
@@ -131,6 +131,29 @@ describe("watching the engine for the desktop", () => {
     expect(notes, "nothing after stop").toHaveLength(2);
   });
 
+  it("speaks the language in force at each look, so switching it in the window changes the tray and the notes", async () => {
+    vi.useFakeTimers();
+    const { backend, set } = engine();
+    const statuses: TrayStatus[] = [];
+    const notes: DesktopNote[] = [];
+    let words = en;
+    const stop = watchDesktop(
+      backend,
+      { setStatus: async (s) => void statuses.push(s), notify: async (n) => void notes.push(n) },
+      () => words,
+      3_000,
+    );
+    await vi.advanceTimersByTimeAsync(0);
+    expect(statuses.at(-1)?.tooltip).toContain(en.t("desktop.tray.noExceptions"));
+
+    words = fr;
+    set(DOWN, []);
+    await vi.advanceTimersByTimeAsync(3_000);
+    expect(notes.map((n) => n.title)).toEqual([fr.t("desktop.note.linkLost")]);
+    expect(statuses.at(-1)?.tooltip).toContain(fr.t("desktop.tray.noExceptions"));
+    stop();
+  });
+
   it("keeps watching when the engine does not answer or the shell cannot show a notification", async () => {
     vi.useFakeTimers();
     const { backend, set } = engine();
@@ -146,7 +169,7 @@ describe("watching the engine for the desktop", () => {
           throw new Error("no notification daemon");
         },
       },
-      en,
+      () => en,
       1_000,
     );
     await vi.advanceTimersByTimeAsync(1_000);
@@ -203,7 +226,7 @@ describe("replies from handsets", () => {
     };
     backend.settings = () => Promise.resolve({ fields: [{ key: "inbox.notify", value: notify }] } as SettingsView);
     const notes: DesktopNote[] = [];
-    const stop = watchDesktop(backend, { setStatus: async () => {}, notify: async (n) => void notes.push(n) }, en, 3_000);
+    const stop = watchDesktop(backend, { setStatus: async () => {}, notify: async (n) => void notes.push(n) }, () => en, 3_000);
     await vi.advanceTimersByTimeAsync(0);
     const arrive = async (r: InboxMessage): Promise<void> => {
       newest = r;

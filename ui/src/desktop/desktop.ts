@@ -135,10 +135,11 @@ async function observe(backend: Backend): Promise<Observation> {
 /**
  * Keeps the tray's status current and raises notifications, until the returned function is
  * called. Looks again on every exception change, every reply, and every LINK_POLL_MS (a new
- * reply is announced unless `inbox.notify` is off); a failed look is
- * skipped (the next one tells), and the shell being unable to show something never stops it.
+ * reply is announced unless `inbox.notify` is off), in the language `words` gives at that moment
+ * (the operator may switch it); a failed look is skipped (the next one tells), and the shell being
+ * unable to show something never stops it.
  */
-export function watchDesktop(backend: Backend, shell: DesktopShell, i18n: I18n, pollMs: number = LINK_POLL_MS): () => void {
+export function watchDesktop(backend: Backend, shell: DesktopShell, words: () => I18n, pollMs: number = LINK_POLL_MS): () => void {
   let before: Observation | null = null;
   // The newest reply seen, by id (null before the first look: what was there is not news).
   let lastReply: number | null = null;
@@ -156,6 +157,7 @@ export function watchDesktop(backend: Backend, shell: DesktopShell, i18n: I18n, 
     try {
       const now = await observe(backend);
       if (stopped) return;
+      const i18n = words();
       const status = trayStatus(now, i18n);
       if (status.tooltip !== shownStatus) {
         shownStatus = status.tooltip;

@@ -38,7 +38,8 @@ export interface I18n {
   formatAge(epochMs: number, nowMs: number): string;
 }
 
-function languageOf(tag: string): string {
+/** The language of a BCP 47 tag, lower-case (`fr-CA` → `fr`). */
+export function languageOf(tag: string): string {
   return tag.trim().toLowerCase().split(/[-_]/)[0] ?? "";
 }
 
