@@ -100,15 +100,23 @@ fn the_desktop_window_renders_the_ui_and_reaches_the_engine() {
     // The UI's first IPC call is answered by the engine and logged: the webview loaded the embedded
     // UI, ran it, and the command reached the engine.
     wait_for_log(&r, "window UI connected", Duration::from_secs(60));
-    std::thread::sleep(Duration::from_secs(2)); // let the page paint its data
 
     let shots = std::env::var_os("SMSDESK_SCREENSHOT_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| tmp.path().to_owned());
     std::fs::create_dir_all(&shots).unwrap();
     let png = shots.join("window.png");
-    screenshot(&x.display, &png);
-    let colours = distinct_colours(&png);
+    // The page paints its data some time after its first call, longer on a busy machine: look
+    // again each second, for up to 30 s, until it shows more than a blank window would.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let colours = loop {
+        std::thread::sleep(Duration::from_secs(1));
+        screenshot(&x.display, &png);
+        let colours = distinct_colours(&png);
+        if colours > 64 || Instant::now() > deadline {
+            break colours;
+        }
+    };
     assert!(
         colours > 64,
         "the window must paint a real UI (text, colours), found {colours} colours in {}",

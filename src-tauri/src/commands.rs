@@ -8,7 +8,6 @@
 //! from the catalogue, and the build script grants the window exactly those (plus the export's
 //! and the desktop's own, in capabilities/default.json).
 
-use smsdesk_engine::said::FieldCode;
 use std::ops::ControlFlow;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -285,6 +284,7 @@ pub async fn test_connection(engine: State<'_, EngineState>, test: ConnectionTes
 mod tests {
     use smsdesk_engine::dispatch::queue::{ActionError, DuplicateRisk};
     use smsdesk_engine::intake::FieldError;
+    use smsdesk_engine::said::FieldCode;
 
     use super::*;
 

@@ -42,6 +42,8 @@ text_enum! {
         WrongPassword = "wrong_password",
         /// The number is on the opt-out list for this kind of message.
         DestinationOptedOut = "destination_opted_out",
+        /// A field the request does not take.
+        UnknownField = "unknown_field",
         /// A value of the wrong type (a number where text is expected, and so on).
         InvalidType = "invalid_type",
         /// A value its setting does not accept; the message says why.
@@ -86,6 +88,13 @@ text_enum! {
         StatusUnreadable = "status_unreadable",
         /// The number opted out while the message waited.
         OptedOut = "opted_out",
+    }
+}
+
+/// A code compares equal to its text form, so that a test or a client reads as the API does.
+impl PartialEq<&str> for FieldCode {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
     }
 }
 

@@ -75,7 +75,7 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
             path
         };
         let code = if inner.starts_with("unknown field") {
-            "unknown_field"
+            FieldCode::UnknownField
         } else if inner.starts_with("missing field") {
             FieldCode::Required
         } else {

@@ -297,9 +297,9 @@ impl Service {
             return Err(ServiceError::Invalid(vec![FieldError::new(
                 "text",
                 if chars == 0 || r.text.trim().is_empty() {
-                    "required"
+                    FieldCode::Required
                 } else {
-                    "too_long"
+                    FieldCode::TooLong
                 },
                 format!("write the reply: 1 to {MAX_SANDBOX_REPLY_CHARS} characters"),
             )]));

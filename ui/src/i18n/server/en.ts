@@ -47,6 +47,7 @@ export const serverEn = {
   "fieldError.wrong_password": "This is not the current password.",
   "fieldError.destination_opted_out": "This number is on the opt-out list: nothing is sent to it.",
   "fieldError.destination_opted_out.detailed": "{phone} is on the opt-out list: nothing is sent to it.",
+  "fieldError.unknown_field": "This request does not take this field.",
   "fieldError.invalid_type": "The wrong kind of value.",
   "fieldError.invalid": "Not a value this accepts.",
   "fieldError.duplicate": "Given twice: each one must be different.",

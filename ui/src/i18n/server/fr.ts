@@ -48,6 +48,7 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.wrong_password": "Ce n’est pas le mot de passe actuel.",
   "fieldError.destination_opted_out": "Ce numéro figure sur la liste d’opposition : rien ne lui est envoyé.",
   "fieldError.destination_opted_out.detailed": "{phone} figure sur la liste d’opposition : rien ne lui est envoyé.",
+  "fieldError.unknown_field": "Cette demande ne prend pas ce champ.",
   "fieldError.invalid_type": "Ce type de valeur ne convient pas.",
   "fieldError.invalid": "Valeur non acceptée.",
   "fieldError.duplicate": "Donné deux fois : chacun doit être différent.",

@@ -47,6 +47,7 @@ export const serverRu: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.wrong_password": "Это не текущий пароль.",
   "fieldError.destination_opted_out": "Этот номер в списке отказа от рассылки: ему ничего не отправляется.",
   "fieldError.destination_opted_out.detailed": "{phone} в списке отказа от рассылки: ему ничего не отправляется.",
+  "fieldError.unknown_field": "Этот запрос не принимает такое поле.",
   "fieldError.invalid_type": "Неподходящий тип значения.",
   "fieldError.invalid": "Недопустимое значение.",
   "fieldError.duplicate": "Указано дважды: каждое значение должно быть своим.",
