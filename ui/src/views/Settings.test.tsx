@@ -290,6 +290,25 @@ describe("Settings", () => {
     expect(byTestId(root, "test-result").textContent).toContain("ESME_RINVPASWD");
   });
 
+  it("names each setting in plain words, with its key in small print and what it means where written", async () => {
+    const backend = new FakeBackend();
+    const v = view();
+    backend.settings = () =>
+      Promise.resolve({
+        ...v,
+        fields: [...v.fields, field("receipts.receipt_id", "text", { kind: "choice", choices: ["text", "hex", "decimal"] })],
+      });
+    const root = await open(backend);
+    const receipt = root.querySelector('[data-key="receipts.receipt_id"]');
+    expect(receipt?.querySelector("label")?.textContent).toBe("Ids in receipts");
+    expect(receipt?.querySelector("code.setting-key")?.textContent).toBe("receipts.receipt_id");
+    expect(receipt?.querySelector(".setting-help")?.textContent).toContain("“0A1B” and “2587” are the same number");
+    const select = byTestId(root, "setting-receipts.receipt_id");
+    const help = receipt?.querySelector(".setting-help");
+    expect(select.getAttribute("aria-describedby")?.split(" ")).toContain(help?.id);
+    expect(root.querySelector('[data-key="smpp.password"] code.setting-key')?.textContent).toBe("smpp.password");
+  });
+
   it("adds a provider, sends the list without secrets, and shows the secret the engine made once", async () => {
     const updates: SettingsUpdate[] = [];
     const backend = new FakeBackend();
