@@ -235,6 +235,8 @@ export const en = {
   "settings.providers.remove": "Remove {name}",
   "settings.providers.add": "Add provider",
   "settings.providers.new": "New",
+  "settings.sandboxHint": "While the sandbox is chosen, the provider’s fields below are not used: they apply once “Use the sandbox SMSC” is unticked and saved.",
+  "settings.sandboxHint.guide": "Connect your provider step by step",
   "settings.test.hint.sandbox": "Tries the sandbox, as ticked in the form; untick it to try the provider’s server typed below.",
   "settings.test.check.refused": "The provider answered but did not accept this account: check the System ID, the password and the system type exactly as the provider gave them (the password is case-sensitive).",
   "settings.test.check.unreachable": "Nothing answered at this address: check the host and the port, and that this computer may reach the provider (many providers accept only addresses they know, and a firewall may block the port).",

@@ -233,6 +233,8 @@ export const fr: Dictionary = {
   "settings.providers.remove": "Retirer {name}",
   "settings.providers.add": "Ajouter un fournisseur",
   "settings.providers.new": "Nouveau",
+  "settings.sandboxHint": "Tant que le bac à sable est choisi, les champs du fournisseur ci-dessous ne servent pas : ils s’appliquent une fois « Utiliser le SMSC bac à sable » décoché et enregistré.",
+  "settings.sandboxHint.guide": "Connecter votre fournisseur pas à pas",
   "settings.test.hint.sandbox": "Essaie le bac à sable, tel que coché dans le formulaire ; décochez-le pour essayer le serveur du fournisseur saisi ci-dessous.",
   "settings.test.check.refused": "Le fournisseur a répondu mais n’accepte pas ce compte : vérifiez l’identifiant système, le mot de passe et le type de système tels que le fournisseur les a donnés (le mot de passe distingue majuscules et minuscules).",
   "settings.test.check.unreachable": "Rien n’a répondu à cette adresse : vérifiez l’hôte et le port, et que cet ordinateur peut joindre le fournisseur (beaucoup n’acceptent que des adresses connues, et un pare-feu peut bloquer le port).",
