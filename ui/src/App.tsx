@@ -34,6 +34,7 @@ import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
 import { OptOuts } from "./views/OptOuts";
 import { Settings } from "./views/Settings";
+import { ConnectProvider } from "./views/settings/ConnectProvider";
 import { Setup } from "./views/Setup";
 import { SignIn } from "./views/SignIn";
 import logoUrl from "../../icons/icon.svg";
@@ -231,7 +232,17 @@ export function Sections({
         />
       )}
       {ADMIN_SECTIONS.has(route.section) && !may.admin && <NotForYou section={route.section} />}
-      {route.section === "settings" && may.admin && <Settings backend={backend} />}
+      {route.section === "settings" &&
+        may.admin &&
+        (route.connect === true ? (
+          <ConnectProvider
+            backend={backend}
+            onClose={() => navigate({ section: "settings" })}
+            onSwitched={reloadConnection}
+          />
+        ) : (
+          <Settings backend={backend} />
+        ))}
       {route.section === "keys" && may.admin && <ApiKeys backend={backend} />}
       {route.section === "accounts" && may.admin && <Accounts backend={backend} {...(onMeChanged ? { onChanged: onMeChanged } : {})} />}
       {route.section === "about" && <AboutPanel backend={backend} />}

@@ -8,6 +8,8 @@ describe("routes", () => {
     expect(parseRoute("#/exceptions")).toEqual({ section: "exceptions", id: null });
     expect(parseRoute("#/about")).toEqual({ section: "about" });
     expect(parseRoute("#/settings")).toEqual({ section: "settings" });
+    expect(parseRoute("#/settings/connect")).toEqual({ section: "settings", connect: true });
+    expect(parseRoute("#/settings/other")).toEqual({ section: "settings" });
     expect(parseRoute("#/dashboard")).toEqual({ section: "dashboard" });
     expect(parseRoute("#/audit")).toEqual({ section: "audit" });
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
@@ -33,7 +35,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

@@ -14,7 +14,8 @@ export type Route =
   | { readonly section: "optouts" }
   | { readonly section: "audit" }
   | { readonly section: "keys" }
-  | { readonly section: "settings" }
+  /** Settings; `connect` opens the step-by-step guide to connecting a provider (`#/settings/connect`). */
+  | { readonly section: "settings"; readonly connect?: true }
   | { readonly section: "accounts" }
   | { readonly section: "about" }
   /** The signed-in person's own password (from the user menu; not in the navigation). */
@@ -77,10 +78,11 @@ export function parseRoute(hash: string): Route {
       return { section, thread: threadOf(path.slice("inbox/".length)) };
     case "opt-outs":
       return { section: "optouts" };
+    case "settings":
+      return id === "connect" ? { section, connect: true } : { section };
     case "dashboard":
     case "audit":
     case "keys":
-    case "settings":
     case "accounts":
     case "about":
     case "password":
@@ -109,6 +111,7 @@ export function formatRoute(route: Route): string {
     return route.thread === null ? "#/inbox" : `#/inbox/${encodeURIComponent(route.thread)}`;
   }
   if (route.section === "optouts") return "#/opt-outs";
+  if (route.section === "settings" && route.connect === true) return "#/settings/connect";
   return `#/${route.section}`;
 }
 

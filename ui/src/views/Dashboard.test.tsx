@@ -10,6 +10,7 @@ import type { DataState } from "../hooks/useBackendData";
 import { createI18n } from "../i18n/i18n";
 import { byTestId, queryTestId, render, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
+import { person } from "../test/fixtures";
 import { Dashboard, linkWords, SandboxBanner } from "./Dashboard";
 
 const en = createI18n(["en-US"]);
@@ -165,7 +166,9 @@ describe("the sandbox banner", () => {
     view = await render(<SandboxBanner connection={ready(status(bound, true))} />);
     const banner = byTestId(view.container, "sandbox-banner");
     expect(banner.getAttribute("role")).toBe("status");
-    expect(banner.textContent).toBe("Sandbox: no real SMS is sent. Messages go to smsdesk’s built-in test SMSC.");
+    expect(byTestId(banner, "sandbox-banner-text").textContent).toBe(
+      "Sandbox: no real SMS is sent. Messages go to smsdesk’s built-in test SMSC.",
+    );
     await view.unmount();
 
     view = await render(<SandboxBanner connection={ready(status(bound, false))} />);
@@ -174,6 +177,30 @@ describe("the sandbox banner", () => {
 
     view = await render(<SandboxBanner connection={{ status: "loading" }} />);
     expect(queryTestId(view.container, "sandbox-banner")).toBeNull();
+  });
+
+  it("leads an admin to connecting the provider, and tells anyone else who can", async () => {
+    const bound: LinkState = { state: "bound", session_id: "s", since_ms: SINCE };
+    view = await render(<SandboxBanner connection={ready(status(bound, true))} />, ["en-US"], person("admin"));
+    const link = byTestId<HTMLAnchorElement>(view.container, "sandbox-banner-connect");
+    expect(link.textContent).toBe("Connect your provider");
+    expect(link.getAttribute("href")).toBe("#/settings/connect");
+    expect(queryTestId(view.container, "sandbox-banner-admin")).toBeNull();
+    await view.unmount();
+
+    for (const role of ["operator", "viewer"] as const) {
+      view = await render(<SandboxBanner connection={ready(status(bound, true))} />, ["en-US"], person(role));
+      expect(queryTestId(view.container, "sandbox-banner-connect"), role).toBeNull();
+      expect(byTestId(view.container, "sandbox-banner-admin").textContent).toBe(
+        "An admin can connect your provider in Settings.",
+      );
+      await view.unmount();
+    }
+
+    view = await render(<SandboxBanner connection={ready(status(bound, true))} />, ["fr-FR"], person("operator"));
+    expect(byTestId(view.container, "sandbox-banner-admin").textContent).toBe(
+      "Un administrateur peut connecter votre fournisseur dans les Réglages.",
+    );
   });
 });
 

@@ -1,4 +1,5 @@
 import { useId, type ReactNode } from "react";
+import { useAccess } from "../access/context";
 import type { BackupStatus } from "../bindings/BackupStatus";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { Dashboard as DashboardData } from "../bindings/Dashboard";
@@ -50,14 +51,25 @@ export function linkWords(status: ConnectionStatus, i18n: I18n, nowMs: number = 
   }
 }
 
-/** Across the top of every screen while the embedded sandbox SMSC is the connection. */
+/**
+ * Across the top of every screen while the embedded sandbox SMSC is the connection, with the way
+ * out: the guide to connecting the provider for an admin; for anyone else, who can do it.
+ */
 export function SandboxBanner({ connection }: { connection: DataState<ConnectionStatus> }) {
   const { t } = useI18n();
+  const { may } = useAccess();
   if (connection.status !== "ready" || !connection.data.sandbox) return null;
   return (
-    <p className="sandbox-banner" role="status" data-testid="sandbox-banner">
-      {t("sandbox.banner")}
-    </p>
+    <div className="sandbox-banner" role="status" data-testid="sandbox-banner">
+      <span data-testid="sandbox-banner-text">{t("sandbox.banner")}</span>{" "}
+      {may.admin ? (
+        <a href={formatRoute({ section: "settings", connect: true })} data-testid="sandbox-banner-connect">
+          {t("sandbox.banner.connect")}
+        </a>
+      ) : (
+        <span data-testid="sandbox-banner-admin">{t("sandbox.banner.askAdmin")}</span>
+      )}
+    </div>
   );
 }
 

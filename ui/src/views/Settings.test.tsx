@@ -290,6 +290,71 @@ describe("Settings", () => {
     expect(byTestId(root, "test-result").textContent).toContain("ESME_RINVPASWD");
   });
 
+  it("keeps the provider's fields off while the sandbox is ticked, and wakes them as soon as it is unticked", async () => {
+    const backend = new FakeBackend();
+    backend.settings = () => Promise.resolve(view());
+    const root = await open(backend);
+    const provider = ["smpp.host", "smpp.port", "smpp.system_id", "smpp.password", "smpp.interface_version"];
+    const disabled = (key: string) => byTestId<HTMLInputElement | HTMLSelectElement>(root, `setting-${key}`).disabled;
+
+    for (const key of provider) expect(disabled(key), key).toBe(true);
+    expect(disabled("smpp.tps"), "the rest of the form is not affected").toBe(false);
+    const hint = byTestId(root, "settings-sandbox-hint");
+    expect(hint.textContent).toContain("the provider’s fields below are not used");
+    expect(byTestId<HTMLAnchorElement>(root, "settings-connect-link").getAttribute("href")).toBe("#/settings/connect");
+    expect(byTestId(root, "setting-smpp.host").getAttribute("aria-describedby")?.split(" ")).toContain(hint.id);
+    expect(byTestId(root, "test-connection-hint").textContent).toContain("Tries the sandbox");
+
+    await click(byTestId(root, "setting-smpp.sandbox"));
+    for (const key of provider) expect(disabled(key), `${key}, before any save`).toBe(false);
+    expect(queryTestId(root, "settings-sandbox-hint")).toBeNull();
+    expect(byTestId(root, "test-connection-hint").textContent).toBe("Tries the values in the form, saved or not.");
+
+    await click(byTestId(root, "setting-smpp.sandbox"));
+    for (const key of provider) expect(disabled(key), `${key}, ticked again`).toBe(true);
+  });
+
+  it("tests the sandbox while it is ticked in the form, even when a provider is saved", async () => {
+    const tests: ConnectionTest[] = [];
+    const backend = new FakeBackend();
+    const saved = view();
+    backend.settings = () =>
+      Promise.resolve({
+        ...saved,
+        fields: saved.fields.map((f) => (f.key === "smpp.sandbox" ? { ...f, value: "false" } : f)),
+      });
+    backend.testConnection = (test) => {
+      tests.push(test);
+      return Promise.resolve({ outcome: "bound", target: "127.0.0.1:40001", status: null, status_name: null, message: "", elapsed_ms: 3 });
+    };
+    const root = await open(backend);
+    expect(byTestId<HTMLInputElement>(root, "setting-smpp.host").disabled).toBe(false);
+    await click(byTestId(root, "setting-smpp.sandbox"));
+    expect(byTestId<HTMLInputElement>(root, "setting-smpp.host").disabled).toBe(true);
+    await click(byTestId(root, "test-connection"));
+    await settle();
+    expect(tests.map((t) => t.sandbox)).toEqual([true]);
+  });
+
+  it("names each setting in plain words, with its key in small print and what it means where written", async () => {
+    const backend = new FakeBackend();
+    const v = view();
+    backend.settings = () =>
+      Promise.resolve({
+        ...v,
+        fields: [...v.fields, field("receipts.receipt_id", "text", { kind: "choice", choices: ["text", "hex", "decimal"] })],
+      });
+    const root = await open(backend);
+    const receipt = root.querySelector('[data-key="receipts.receipt_id"]');
+    expect(receipt?.querySelector("label")?.textContent).toBe("Ids in receipts");
+    expect(receipt?.querySelector("code.setting-key")?.textContent).toBe("receipts.receipt_id");
+    expect(receipt?.querySelector(".setting-help")?.textContent).toContain("“0A1B” and “2587” are the same number");
+    const select = byTestId(root, "setting-receipts.receipt_id");
+    const help = receipt?.querySelector(".setting-help");
+    expect(select.getAttribute("aria-describedby")?.split(" ")).toContain(help?.id);
+    expect(root.querySelector('[data-key="smpp.password"] code.setting-key')?.textContent).toBe("smpp.password");
+  });
+
   it("adds a provider, sends the list without secrets, and shows the secret the engine made once", async () => {
     const updates: SettingsUpdate[] = [];
     const backend = new FakeBackend();

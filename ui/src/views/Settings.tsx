@@ -28,6 +28,20 @@ const CONNECTION = [
   "smpp.address_range",
   "smpp.source_addr",
 ];
+/**
+ * The provider's own connection fields: the sandbox binds on its own address and takes any
+ * account, so these do nothing while it is chosen. (The sender id and the receipt id formats are
+ * still used with the sandbox: its scenarios send ids in hex and decimal.)
+ */
+const PROVIDER_ONLY = new Set([
+  "smpp.host",
+  "smpp.port",
+  "smpp.system_id",
+  "smpp.password",
+  "smpp.system_type",
+  "smpp.interface_version",
+  "smpp.address_range",
+]);
 const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
 export const KINDS = ["otp", "transactional", "bulk"] as const;
@@ -122,6 +136,7 @@ function SettingsForm({
   onSaved: (saved: SettingsSaved) => void;
 }) {
   const { t } = useI18n();
+  const sandboxHintId = useId();
   const fields = useMemo(() => new Map(view.fields.map((f) => [f.key, f])), [view]);
   const [edits, setEdits] = useState<Record<string, string>>({});
   const [password, setPassword] = useState<string | null>(null);
@@ -139,6 +154,10 @@ function SettingsForm({
   const errorsOf = (field: string): FieldError[] => errors.filter((e) => e.field === field);
 
   const set = (key: string) => (value: string) => setEdits((e) => ({ ...e, [key]: value }));
+  // As ticked in the form, saved or not: the provider's fields wake as soon as it is unticked.
+  const sandboxChosen = valueOf("smpp.sandbox") === "true";
+  const inactive = (key: string) =>
+    sandboxChosen && PROVIDER_ONLY.has(key) ? { inactive: true, inactiveReason: sandboxHintId } : {};
 
   const control = (key: string, label?: string) => {
     const field = fields.get(key);
@@ -151,6 +170,7 @@ function SettingsForm({
         onChange={set(key)}
         errors={errorsOf(key)}
         {...(label === undefined ? {} : { label })}
+        {...inactive(key)}
       />
     );
   };
@@ -198,8 +218,10 @@ function SettingsForm({
   return (
     <form className="stack settings-form" onSubmit={save} aria-busy={saving} data-testid="settings-form" noValidate>
       <Section id="connection" title={t("settings.section.connection")} intro={t("settings.section.connection.intro")}>
+        <div className="form settings-fields">{control("smpp.sandbox")}</div>
+        {sandboxChosen && <SandboxHint id={sandboxHintId} />}
         <div className="form settings-fields">
-          {CONNECTION.slice(0, 4).map((k) => control(k))}
+          {CONNECTION.slice(1, 4).map((k) => control(k))}
           {passwordField !== undefined && (
             <PasswordControl
               field={passwordField}
@@ -207,6 +229,7 @@ function SettingsForm({
               value={password}
               onChange={setPassword}
               errors={errorsOf("smpp.password")}
+              {...inactive("smpp.password")}
             />
           )}
           {CONNECTION.slice(4).map((k) => control(k))}
@@ -308,6 +331,19 @@ function SettingsForm({
         {lastSave !== null && changes === 0 && <SavedNotice saved={lastSave} fields={fields} />}
       </div>
     </form>
+  );
+}
+
+/** While the sandbox is chosen: the provider's fields wait, and where to connect the provider. */
+function SandboxHint({ id }: { id: string }) {
+  const { t } = useI18n();
+  return (
+    <p className="hint settings-sandbox-hint" id={id} data-testid="settings-sandbox-hint">
+      {t("settings.sandboxHint")}{" "}
+      <a href={formatRoute({ section: "settings", connect: true })} data-testid="settings-connect-link">
+        {t("settings.sandboxHint.guide")}
+      </a>
+    </p>
   );
 }
 

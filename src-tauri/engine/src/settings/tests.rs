@@ -452,6 +452,38 @@ async fn test_connection_tries_the_sandbox_even_when_it_is_not_the_connection() 
     assert_eq!(r.outcome, TestOutcome::Bound, "{}", r.message);
 }
 
+#[tokio::test]
+async fn test_connection_tries_the_typed_server_even_while_the_sandbox_is_the_connection() {
+    use std::sync::atomic::Ordering;
+    let f = Fixture::new("[smpp]\nsandbox = true\n", &[]);
+    let provider = listening().await;
+    let r = f
+        .settings
+        .test_connection(ConnectionTest {
+            sandbox: Some(false),
+            ..trial(provider.port, "theirs")
+        })
+        .await
+        .unwrap();
+    assert_eq!(
+        r.target,
+        format!("127.0.0.1:{}", provider.port),
+        "the typed server is the one tried"
+    );
+    assert_ne!(
+        r.outcome,
+        TestOutcome::Bound,
+        "a server that hangs up binds nobody: {}",
+        r.message
+    );
+    assert_eq!(provider.connections.load(Ordering::SeqCst), 1);
+    let heard = provider.heard.lock().unwrap().clone();
+    assert!(
+        heard.windows(4).any(|w| w == b"acme"),
+        "the bind went to the typed server"
+    );
+}
+
 /// A server that records every byte sent to it, then hangs up: what a stranger would learn.
 struct Listening {
     port: u16,

@@ -1,12 +1,36 @@
 import { useState } from "react";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
+import type { ConnectionTest } from "../../bindings/ConnectionTest";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 
 /**
- * "Test connection": a trial bind with the connection values in the form, saved or not, and a
- * plain answer: bound, refused (with the SMSC's reason), unreachable, or no answer in time.
+ * The trial a test runs: the connection values as on screen, saved or not. `sandbox` says which
+ * is tried: the sandbox, or the server typed (a saved sandbox does not stand in for it).
+ */
+export function trialOf(
+  valueOf: (key: string) => string,
+  password: string | null,
+  sandbox: boolean,
+): ConnectionTest {
+  const port = Number(valueOf("smpp.port"));
+  return {
+    sandbox,
+    host: valueOf("smpp.host"),
+    port: Number.isInteger(port) && port > 0 && port < 65_536 ? port : null,
+    system_id: valueOf("smpp.system_id"),
+    password: password === null || password === "" ? null : password,
+    system_type: valueOf("smpp.system_type"),
+    interface_version: valueOf("smpp.interface_version"),
+    address_range: valueOf("smpp.address_range"),
+  };
+}
+
+/**
+ * "Test connection": a trial bind with the connection values in the form, saved or not (the
+ * sandbox while it is ticked there, else the server typed), and a plain answer: bound, refused
+ * (with the SMSC's reason), unreachable, or no answer in time, each with what to check.
  */
 export function ConnectionTestButton({
   backend,
@@ -21,33 +45,22 @@ export function ConnectionTestButton({
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ConnectionTestResult | null>(null);
   const [error, setError] = useState<BackendError | null>(null);
+  const sandbox = valueOf("smpp.sandbox") === "true";
 
   const run = (): void => {
     setBusy(true);
     setResult(null);
     setError(null);
-    const port = Number(valueOf("smpp.port"));
-    backend
-      .testConnection({
-        sandbox: valueOf("smpp.sandbox") === "true",
-        host: valueOf("smpp.host"),
-        port: Number.isInteger(port) && port > 0 && port < 65_536 ? port : null,
-        system_id: valueOf("smpp.system_id"),
-        password: password === null || password === "" ? null : password,
-        system_type: valueOf("smpp.system_type"),
-        interface_version: valueOf("smpp.interface_version"),
-        address_range: valueOf("smpp.address_range"),
-      })
-      .then(
-        (r) => {
-          setResult(r);
-          setBusy(false);
-        },
-        (e: unknown) => {
-          setError(asBackendError(e));
-          setBusy(false);
-        },
-      );
+    backend.testConnection(trialOf(valueOf, password, sandbox)).then(
+      (r) => {
+        setResult(r);
+        setBusy(false);
+      },
+      (e: unknown) => {
+        setError(asBackendError(e));
+        setBusy(false);
+      },
+    );
   };
 
   return (
@@ -56,7 +69,9 @@ export function ConnectionTestButton({
         <button type="button" className="button button-secondary" onClick={run} disabled={busy} data-testid="test-connection">
           {busy ? t("settings.test.running") : t("settings.test.action")}
         </button>
-        <span className="hint">{t("settings.test.hint")}</span>
+        <span className="hint" data-testid="test-connection-hint">
+          {sandbox ? t("settings.test.hint.sandbox") : t("settings.test.hint")}
+        </span>
       </div>
       <div aria-live="polite">
         {result !== null && <TestResult result={result} />}
@@ -66,9 +81,12 @@ export function ConnectionTestButton({
   );
 }
 
-function TestResult({ result }: { result: ConnectionTestResult }) {
+/** How a trial bind went, in plain words, and what to check when it did not bind. */
+export function TestResult({ result, testId = "test-result" }: { result: ConnectionTestResult; testId?: string }) {
   const { t, formatNumber } = useI18n();
-  const ok = result.outcome === "bound";
+  const outcome = result.outcome;
+  const ok = outcome === "bound";
+  const check = outcome === "bound" ? null : t(`settings.test.check.${outcome}`);
   const summary = (() => {
     switch (result.outcome) {
       case "bound":
@@ -87,12 +105,13 @@ function TestResult({ result }: { result: ConnectionTestResult }) {
     <div
       className={`notice ${ok ? "notice-success" : "notice-error"}`}
       role="status"
-      data-testid="test-result"
+      data-testid={testId}
       data-outcome={result.outcome}
     >
       <p>
         <strong>{summary}</strong>
       </p>
+      {check !== null && <p data-testid={`${testId}-check`}>{check}</p>}
       {!ok && <p className="hint">{result.message}</p>}
     </div>
   );

@@ -7,7 +7,7 @@ import { Badge } from "../../components/Badge";
 import { useI18n } from "../../i18n/context";
 import type { Tone } from "../tones";
 import { FieldProblem } from "../../components/FieldProblem";
-import { choiceLabel, settingLabel } from "./labels";
+import { choiceLabel, settingHelp, settingLabel } from "./labels";
 
 const APPLIES_TONE: Record<Applies, Tone> = { now: "success", reconnect: "progress", restart: "warning" };
 
@@ -45,8 +45,18 @@ export function FieldErrors({ errors, id }: { errors: FieldError[]; id: string }
   );
 }
 
+/** How a setting is shown beyond its value: not in use for now, and its test id where the default will not do. */
+export interface ControlOptions {
+  /** Not used as things are chosen (a provider's field while the sandbox is): shown, but not editable. */
+  inactive?: boolean;
+  /** The element saying why it is inactive. */
+  inactiveReason?: string;
+  testId?: string;
+}
+
 /**
- * One setting: its control by kind, where its value comes from, when a change applies, and the
+ * One setting: its name in plain words, its control by kind, what it means where that is written,
+ * when a change applies and its config key in small print, where its value comes from, and the
  * engine's refusal of it, if any, right below it.
  */
 export function SettingControl({
@@ -55,30 +65,41 @@ export function SettingControl({
   onChange,
   errors,
   label,
+  inactive = false,
+  inactiveReason,
+  testId,
 }: {
   field: SettingField;
   value: string;
   onChange: (value: string) => void;
   errors: FieldError[];
   label?: string;
-}) {
+} & ControlOptions) {
   const { t } = useI18n();
   const id = useId();
   const hintId = `${id}-hint`;
+  const helpId = `${id}-help`;
   const lockedId = `${id}-locked`;
   const errorId = `${id}-errors`;
   const invalid = errors.length > 0;
-  const describedBy = [hintId, field.editable ? null : lockedId, invalid ? errorId : null]
+  const help = settingHelp(t, field.key);
+  const describedBy = [
+    help === null ? null : helpId,
+    hintId,
+    field.editable ? null : lockedId,
+    inactive ? (inactiveReason ?? null) : null,
+    invalid ? errorId : null,
+  ]
     .filter((x) => x !== null)
     .join(" ");
   const name = label ?? settingLabel(t, field.key);
   const common = {
     id,
     name: field.key,
-    disabled: !field.editable,
+    disabled: !field.editable || inactive,
     "aria-invalid": invalid ? ("true" as const) : undefined,
     "aria-describedby": describedBy,
-    "data-testid": `setting-${field.key}`,
+    "data-testid": testId ?? `setting-${field.key}`,
   };
 
   let input;
@@ -115,6 +136,7 @@ export function SettingControl({
       className={`field setting ${field.kind === "bool" ? "setting-bool" : ""}`}
       data-key={field.key}
       data-source={field.source}
+      data-inactive={inactive ? "true" : undefined}
     >
       {field.kind === "bool" ? (
         <label htmlFor={id} className="setting-check">
@@ -127,8 +149,13 @@ export function SettingControl({
           {input}
         </>
       )}
+      {help !== null && (
+        <p className="hint setting-help" id={helpId}>
+          {help}
+        </p>
+      )}
       <p className="hint setting-meta" id={hintId}>
-        <AppliesBadge applies={field.applies} /> <code>{field.key}</code>
+        <AppliesBadge applies={field.applies} /> <code className="setting-key">{field.key}</code>
         {field.default !== "" && field.default !== value && (
           <> · {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default) : field.default })}</>
         )}
@@ -154,13 +181,16 @@ export function PasswordControl({
   value,
   onChange,
   errors,
+  inactive = false,
+  inactiveReason,
+  testId = "setting-smpp.password",
 }: {
   field: SettingField;
   view: SettingsView;
   value: string | null;
   onChange: (value: string | null) => void;
   errors: FieldError[];
-}) {
+} & ControlOptions) {
   const { t } = useI18n();
   const id = useId();
   const stateId = `${id}-state`;
@@ -170,30 +200,40 @@ export function PasswordControl({
   const where = t(`settings.password.where.${field.source}`);
   const store = t(`settings.password.where.${view.secret_store}`);
   return (
-    <div className="field setting" data-key={field.key} data-source={field.source}>
+    <div
+      className="field setting"
+      data-key={field.key}
+      data-source={field.source}
+      data-inactive={inactive ? "true" : undefined}
+    >
       <label htmlFor={id}>{settingLabel(t, field.key)}</label>
       <input
         id={id}
         type="password"
         name="smpp.password"
         autoComplete="new-password"
-        disabled={!field.editable}
+        disabled={!field.editable || inactive}
         value={value ?? ""}
         onChange={(e) => onChange(e.target.value === "" ? null : e.target.value)}
         aria-invalid={invalid ? "true" : undefined}
-        aria-describedby={[stateId, field.editable ? null : lockedId, invalid ? errorId : null]
+        aria-describedby={[
+          stateId,
+          field.editable ? null : lockedId,
+          inactive ? (inactiveReason ?? null) : null,
+          invalid ? errorId : null,
+        ]
           .filter((x) => x !== null)
           .join(" ")}
-        data-testid="setting-smpp.password"
+        data-testid={testId}
       />
       <div className="hint setting-meta" id={stateId}>
-        <AppliesBadge applies={field.applies} />{" "}
+        <AppliesBadge applies={field.applies} /> <code className="setting-key">{field.key}</code>{" "}
         <span data-testid="password-state">
           {view.password_set ? t("settings.password.set", { where }) : t("settings.password.unset")}
         </span>{" "}
         {field.editable && <span>{t("settings.password.store", { where: store })}</span>}
       </div>
-      {field.editable && view.password_set && value !== "" && (
+      {field.editable && !inactive && view.password_set && value !== "" && (
         <button
           type="button"
           className="button button-secondary button-small"

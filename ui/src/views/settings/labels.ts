@@ -12,3 +12,9 @@ export function choiceLabel(t: Translate, choice: string): string {
   const id = `settings.choice.${choice}`;
   return id in en ? t(id as MessageKey & `settings.choice.${string}`) : choice;
 }
+
+/** What a setting means for a person choosing its value, where a sentence is written; else null. */
+export function settingHelp(t: Translate, key: string): string | null {
+  const id = `settingHelp.${key}`;
+  return id in en ? t(id as MessageKey & `settingHelp.${string}`) : null;
+}
