@@ -298,7 +298,7 @@ describe("HttpBackend against a real HTTP server", () => {
         json(res, 422, {
           code: "invalid",
           message: "current: the current password is not right",
-          errors: [{ field: "current", code: "wrong_password", message: "the current password is not right" }],
+          errors: [{ field: "current", code: "wrong_password", params: {}, message: "the current password is not right" }],
         });
       const backend = signedIn(origin);
       await expect(backend.changePassword({ current: "wrong", new: "a new password" })).rejects.toMatchObject({
@@ -394,8 +394,8 @@ describe("HttpBackend against a real HTTP server", () => {
 
   it("carries every invalid field of a 422 answer", async () => {
     const errors = [
-      { field: "destination", code: "invalid_number", message: "not a phone number" },
-      { field: "text", code: "required", message: "a message needs a text" },
+      { field: "destination", code: "invalid_number", params: {}, message: "not a phone number" },
+      { field: "text", code: "required", params: {}, message: "a message needs a text" },
     ];
     respond = (_req, res) => json(res, 422, { code: "invalid", message: "2 fields are invalid", errors });
     const error = await signedIn(origin)

@@ -173,7 +173,7 @@ describe("TauriBackend", () => {
   });
 
   it("surfaces a command's ApiError as a BackendError with the same code and fields", async () => {
-    const errors = [{ field: "destination", code: "invalid_number", message: "not a phone number" }];
+    const errors = [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }];
     const backend = new TauriBackend(
       invoking(() => Promise.reject({ code: "invalid", message: "destination: not a phone number", errors })),
       noListen,

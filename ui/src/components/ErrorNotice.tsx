@@ -7,6 +7,7 @@ import { fieldErrorLine } from "../i18n/server/words";
 /** Codes the UI explains in its own words; any other code gets the generic sentence. */
 type ExplanationKey = Extract<
   MessageKey,
+  | `error.code.${string}`
   | "error.unreachable"
   | "error.badResponse"
   | "error.unauthorized"
@@ -75,6 +76,20 @@ export const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, Explanat
   rate_limited: "error.rateLimited",
   too_many_attempts: "error.tooManyAttempts",
   storage_full: "error.storageFull",
+  bad_request: "error.code.bad_request",
+  bad_json: "error.code.bad_json",
+  unknown_provider: "error.code.unknown_provider",
+  no_ui: "error.code.no_ui",
+  idempotency_key_in_flight: "error.code.idempotency_key_in_flight",
+  already_revoked: "error.code.already_revoked",
+  no_window: "error.code.no_window",
+  config_invalid: "error.code.config_invalid",
+  cancelled: "error.code.cancelled",
+  too_large: "error.code.too_large",
+  idempotency_key_reused: "error.code.idempotency_key_reused",
+  invalid_cursor: "error.code.invalid_cursor",
+  invalid_filter: "error.code.invalid_filter",
+  write_failed: "error.code.write_failed",
 };
 
 /** What went wrong, in the reader's language (the generic sentence for a code the UI does not explain). */

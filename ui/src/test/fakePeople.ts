@@ -87,7 +87,7 @@ export class FakePeople implements PeopleAccess {
     const account = me === null ? undefined : this.accounts.get(me.actor);
     if (me === null || account === undefined || account.password !== current) {
       throw new BackendError("invalid", "current: the current password is not right", {
-        errors: [{ field: "current", code: "wrong_password", message: "the current password is not right" }],
+        errors: [{ field: "current", code: "wrong_password", params: {}, message: "the current password is not right" }],
       });
     }
     account.password = next;

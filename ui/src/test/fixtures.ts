@@ -128,6 +128,8 @@ export function exceptionSummary(id: number, over: Partial<ExceptionSummary> = {
     id,
     kind: "conflicting_final",
     status: "open",
+    summary_code: null,
+    summary_params: {},
     message_id: 7,
     destination: "+33612345607",
     logical_event_id: null,
@@ -171,6 +173,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
   const r1 = receipt(11);
   const r2 = receipt(12, { received_at_ms: T0 + 9_000, is_repeat: true });
   return {
+    audit: [],
     summary: summary(7, { status: "accepted", state: "delivered", rule: "first_final", flags: ["repeat"], attempts: 1 }),
     message: {
       id: 7,

@@ -86,15 +86,15 @@ describe("Compose", () => {
       destination: null,
       plan: m.text === "" ? null : { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 150 },
       errors: [
-        { field: "destination", code: "invalid_number", message: "not a phone number" },
-        ...(m.text === "" ? [{ field: "text", code: "required", message: "a message needs a text" }] : []),
+        { field: "destination", code: "invalid_number", params: {}, message: "not a phone number" },
+        ...(m.text === "" ? [{ field: "text", code: "required" as const, params: {}, message: "a message needs a text" }] : []),
       ],
     }));
     view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
     const root = view.container;
     await type(byTestId<HTMLInputElement>(root, "send-destination"), "12");
     await settle(DELAY * 3);
-    expect(byTestId(root, "send-destination-errors").textContent).toBe("not a phone number");
+    expect(byTestId(root, "send-destination-errors").textContent).toBe("This is not a phone number a message can be sent to.");
     expect(byTestId(root, "send-destination").getAttribute("aria-invalid")).toBe("true");
     expect(queryTestId(root, "send-text-errors"), "the text was not typed in yet").toBeNull();
     expect(byTestId(root, "send-text").getAttribute("aria-invalid")).toBe("false");

@@ -57,7 +57,7 @@ function fakeEngine() {
         destination: m.destination === "bad" ? null : m.destination,
         plan: { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 160 - m.text.length },
         errors:
-          m.destination === "bad" ? [{ field: "destination", code: "invalid_number", message: "not a phone number" }] : [],
+          m.destination === "bad" ? [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }] : [],
       })),
     });
   };
@@ -83,8 +83,8 @@ describe("CsvImport", () => {
     expect(byTestId(root, "import-counts").textContent).toBe("1,200 ready, 3 with errors");
     const bad = [...root.querySelectorAll<HTMLElement>('[data-testid="import-row"][data-ok="false"]')];
     expect(bad.map((r) => r.dataset["line"])).toEqual(["10", "700", "1000"]);
-    expect(bad[0]?.textContent).toContain("destination: not a phone number");
-    expect(bad[2]?.textContent).toContain("kind: must be otp, transactional or bulk");
+    expect(bad[0]?.textContent).toContain("Phone number: This is not a phone number a message can be sent to.");
+    expect(bad[2]?.textContent).toContain("Kind: must be otp, transactional or bulk");
 
     const button = byTestId(root, "import-submit");
     expect(button.textContent).toBe("Import the 1,200 valid rows");
@@ -132,8 +132,8 @@ describe("CsvImport", () => {
         return Promise.reject(
           new BackendError("destination_opted_out", "the destination is on the opt-out list", {
             errors: [
-              { field: "messages[3].destination", code: "destination_opted_out", message: "opted out of transactional messages" },
-              { field: "messages[250].destination", code: "destination_opted_out", message: "opted out of transactional messages" },
+              { field: "messages[3].destination", code: "destination_opted_out", params: {}, message: "opted out of transactional messages" },
+              { field: "messages[250].destination", code: "destination_opted_out", params: {}, message: "opted out of transactional messages" },
             ],
           }),
         );
@@ -249,9 +249,9 @@ describe("CsvImport", () => {
     expect(saved[0]?.text).toBe(
       [
         "line,reason,destination,text,kind",
-        '10,destination: not a phone number,bad,"Hello, number 10",',
-        '700,destination: not a phone number,bad,"Hello, number 700",',
-        '1000,"kind: must be otp, transactional or bulk",+33612301000,"Hello, number 1000",promo',
+        '10,Phone number: This is not a phone number a message can be sent to.,bad,"Hello, number 10",',
+        '700,Phone number: This is not a phone number a message can be sent to.,bad,"Hello, number 700",',
+        '1000,"Kind: must be otp, transactional or bulk",+33612301000,"Hello, number 1000",promo',
         "",
       ].join("\r\n"),
     );

@@ -154,8 +154,8 @@ describe("resolving", () => {
         return Promise.reject(
           new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (destination, text); confirm after reviewing", {
             errors: [
-              { field: "destination", code: "mismatch", message: "receipt 33799999999, message +33612345607" },
-              { field: "text", code: "mismatch", message: "receipt “Your code”, message “Your order”" },
+              { field: "destination", code: "conflict", params: {}, message: "receipt 33799999999, message +33612345607" },
+              { field: "text", code: "conflict", params: {}, message: "receipt “Your code”, message “Your order”" },
             ],
           }),
         );

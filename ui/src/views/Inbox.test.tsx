@@ -208,7 +208,7 @@ describe("a conversation", () => {
     e.backend.submitMessage = () =>
       Promise.reject(
         new BackendError("destination_opted_out", "+33612345626 opted out of transactional messages", {
-          errors: [{ field: "destination", code: "destination_opted_out", message: "on the opt-out list" }],
+          errors: [{ field: "destination", code: "destination_opted_out", params: {}, message: "on the opt-out list" }],
         }),
       );
     const root = await show(e, "+33612345626");

@@ -135,7 +135,7 @@ describe("message detail: three statements, never merged", () => {
         }),
       ],
     });
-    expect(text(view!.container, "statement-queue-says")).toBe("Failed: ESME_RINVDSTADR — Invalid destination address");
+    expect(text(view!.container, "statement-queue-says")).toBe("Failed: Invalid destination: the phone number was refused (ESME_RINVDSTADR)");
   });
 
   it("says an unknown outcome is never resent on its own", async () => {

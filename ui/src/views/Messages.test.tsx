@@ -170,7 +170,7 @@ describe("sending a test message", () => {
     backend.submitMessage = () =>
       Promise.reject(
         new BackendError("invalid", "destination: not a phone number", {
-          errors: [{ field: "destination", code: "invalid_number", message: "not a phone number" }],
+          errors: [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }],
         }),
       );
     view = await render(<Messages backend={backend} />);
@@ -180,7 +180,7 @@ describe("sending a test message", () => {
     await settle();
     const error = byTestId(root, "send-error");
     expect(error.dataset["code"]).toBe("invalid");
-    expect(byTestId(error, "field-errors").textContent).toBe("destination: not a phone number");
+    expect(byTestId(error, "field-errors").textContent).toBe("Phone number: This is not a phone number a message can be sent to.");
     expect(byTestId(root, "send-destination").getAttribute("aria-invalid")).toBe("true");
     expect(byTestId(root, "send-text").getAttribute("aria-invalid")).toBe("false");
   });

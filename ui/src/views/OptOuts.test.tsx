@@ -161,13 +161,13 @@ describe("changing the list", () => {
     const e = engine();
     e.backend.addOptOut = () =>
       Promise.reject(
-        new BackendError("invalid", "invalid", { errors: [{ field: "phone", code: "invalid_number", message: "not a phone number" }] }),
+        new BackendError("invalid", "invalid", { errors: [{ field: "phone", code: "invalid_number", params: {}, message: "not a phone number" }] }),
       );
     const root = await show(e);
     await type(byTestId<HTMLInputElement>(root, "optout-add-phone"), "hello");
     await submit(byTestId<HTMLFormElement>(root, "optout-add"));
     await settle();
-    expect(byTestId(root, "optout-add-error").textContent).toContain("phone: not a phone number");
+    expect(byTestId(root, "optout-add-error").textContent).toContain("Phone number: This is not a phone number a message can be sent to.");
     expect(byTestId(root, "optout-add-phone").getAttribute("aria-invalid")).toBe("true");
   });
 
@@ -227,8 +227,8 @@ describe("importing a file", () => {
       return Promise.reject(
         new BackendError("invalid", "2 invalid fields", {
           errors: [
-            { field: "lines[5]", code: "invalid_number", message: "“call me” is not a phone number" },
-            { field: "lines[3]", code: "invalid_number", message: "“+33” is too short" },
+            { field: "lines[5]", code: "invalid_number", params: {}, message: "“call me” is not a phone number" },
+            { field: "lines[3]", code: "invalid_number", params: {}, message: "“+33” is too short" },
           ],
         }),
       );
@@ -248,16 +248,16 @@ describe("importing a file", () => {
   it("reads the engine's line names", () => {
     expect(
       lineErrors([
-        { field: "lines[12]", code: "x", message: "twelve" },
-        { field: "csv", code: "too_many", message: "too many lines" },
-        { field: "lines[2]", code: "x", message: "two" },
+        { field: "lines[12]", code: "invalid", params: {}, message: "twelve" },
+        { field: "csv", code: "too_many", params: {}, message: "too many lines" },
+        { field: "lines[2]", code: "invalid", params: {}, message: "two" },
       ]),
     ).toEqual({
       lines: [
         { line: 2, message: "two" },
         { line: 12, message: "twelve" },
       ],
-      other: [{ field: "csv", code: "too_many", message: "too many lines" }],
+      other: [{ field: "csv", code: "too_many", params: {}, message: "too many lines" }],
     });
   });
 });

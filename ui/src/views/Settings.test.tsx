@@ -228,8 +228,8 @@ describe("Settings", () => {
       Promise.reject(
         new BackendError("invalid", "2 fields are invalid: smpp.tps, receipts.otp_deadline_minutes", {
           errors: [
-            { field: "smpp.tps", code: "invalid", message: "must be at least 1" },
-            { field: "receipts.otp_deadline_minutes", code: "invalid", message: "`soon` is not a valid integer here" },
+            { field: "smpp.tps", code: "invalid", params: {}, message: "must be at least 1" },
+            { field: "receipts.otp_deadline_minutes", code: "invalid", params: {}, message: "`soon` is not a valid integer here" },
           ],
         }),
       );
@@ -242,13 +242,13 @@ describe("Settings", () => {
     const tps = byTestId<HTMLInputElement>(root, "setting-smpp.tps");
     expect(tps.getAttribute("aria-invalid")).toBe("true");
     expect(root.querySelector('[data-key="smpp.tps"] [data-testid="field-errors"]')?.textContent).toBe(
-      "must be at least 1",
+      "Not a value this accepts. (must be at least 1)",
     );
     expect(root.querySelector('[data-key="receipts.otp_deadline_minutes"] [data-testid="field-errors"]')?.textContent).toContain(
       "soon",
     );
     const describedBy = tps.getAttribute("aria-describedby") ?? "";
-    expect(describedBy.split(" ").some((id) => document.getElementById(id)?.textContent === "must be at least 1")).toBe(
+    expect(describedBy.split(" ").some((id) => document.getElementById(id)?.textContent === "Not a value this accepts. (must be at least 1)")).toBe(
       true,
     );
     expect(tps.value, "the operator's edit stays to be corrected").toBe("0");

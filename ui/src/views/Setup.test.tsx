@@ -113,7 +113,7 @@ describe("the setup link (first admin)", () => {
     people.createFirstAdmin = () =>
       Promise.reject(
         new BackendError("invalid", "the account has invalid fields", {
-          errors: [{ field: "password", code: "weak_password", message: "a password must not be the account's name" }],
+          errors: [{ field: "password", code: "weak_password", params: {}, message: "a password must not be the account's name" }],
         }),
       );
     await fill(root, "Alice", "a long enough password");

@@ -106,8 +106,8 @@ describe("readImportFile", () => {
     expect(read.ok && read.rows[0]).toMatchObject({
       message: { destination: "+1", text: "a" },
       errors: [
-        { field: "kind", code: "csv_kind" },
-        { field: "priority", code: "csv_priority" },
+        { field: "kind", code: "invalid", params: { value: "promo" } },
+        { field: "priority", code: "invalid_type", params: { value: "high" } },
       ],
     });
   });

@@ -28,7 +28,8 @@ export type CsvProblem =
   | { readonly code: "field_count"; readonly line: number; readonly found: number; readonly expected: number };
 
 /** Codes of the problems found in the browser, before the engine sees a row. */
-export const LOCAL_CODES = { kind: "csv_kind", priority: "csv_priority" } as const;
+/** The codes of what the page itself refuses in a row before the engine sees it (field kind or priority). */
+export const LOCAL_CODES = { kind: "invalid", priority: "invalid_type" } as const;
 
 export interface ImportRow {
   /** The line the record starts on in the file, from 1 (the header is line 1). */
@@ -175,12 +176,12 @@ function toRow(line: number, raw: string, cell: Map<Column, string>): ImportRow 
   const kind = optional("kind")?.toLowerCase() ?? null;
   if (kind !== null) {
     if ((MESSAGE_KINDS as readonly string[]).includes(kind)) message.kind = kind as MessageKind;
-    else errors.push({ field: "kind", code: LOCAL_CODES.kind, message: `unknown kind "${kind}"` });
+    else errors.push({ field: "kind", code: LOCAL_CODES.kind, params: { value: kind }, message: `unknown kind "${kind}"` });
   }
   const priority = optional("priority");
   if (priority !== null) {
     if (/^\d+$/.test(priority)) message.priority = Number(priority);
-    else errors.push({ field: "priority", code: LOCAL_CODES.priority, message: `"${priority}" is not a whole number` });
+    else errors.push({ field: "priority", code: LOCAL_CODES.priority, params: { value: priority }, message: `"${priority}" is not a whole number` });
   }
   const text = (column: "client_ref" | "ordering_key" | "valid_until" | "scheduled_at") => {
     const value = optional(column);

@@ -6,6 +6,7 @@ import { Modal } from "../../components/Modal";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
 import { LOCAL_CODES, rejectedRowsCsv } from "../csv";
+import { fieldName, fieldProblem } from "../../i18n/server/words";
 import { optedOutRows, rejectedFileName, TABLE_LIMIT, type CheckedRow, type ImportOptions, type Progress } from "./rows";
 
 export interface CheckedFile {
@@ -26,12 +27,12 @@ export type DialogStage =
 
 export function rowErrorText(t: Translate, error: FieldError): string {
   const message =
-    error.code === LOCAL_CODES.kind
+    error.field === "kind" && error.code === LOCAL_CODES.kind
       ? t("import.local.kind")
-      : error.code === LOCAL_CODES.priority
+      : error.field === "priority" && error.code === LOCAL_CODES.priority
         ? t("import.local.priority")
-        : error.message;
-  return t("import.fieldError", { field: error.field, message });
+        : fieldProblem(error, t);
+  return t("import.fieldError", { field: fieldName(error.field, t), message });
 }
 
 /**

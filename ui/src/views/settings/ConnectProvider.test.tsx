@@ -244,7 +244,7 @@ describe("Connect your provider", () => {
     backend.updateSettings = () =>
       Promise.reject(
         new BackendError("invalid", "1 field is invalid: smpp.source_addr", {
-          errors: [{ field: "smpp.source_addr", code: "invalid", message: "at most 11 characters" }],
+          errors: [{ field: "smpp.source_addr", code: "invalid", params: {}, message: "at most 11 characters" }],
         }),
       );
     const scene = await open(backend);
@@ -256,7 +256,7 @@ describe("Connect your provider", () => {
     await settle();
     expect(byTestId(root, "connect-switch-error").dataset["code"]).toBe("invalid");
     expect(root.querySelector('[data-key="smpp.source_addr"] [data-testid="field-errors"]')?.textContent).toBe(
-      "at most 11 characters",
+      "Not a value this accepts. (at most 11 characters)",
     );
     expect(byTestId<HTMLInputElement>(root, "connect-smpp.host").value).toBe("smpp.acme.example");
     expect(queryTestId(root, "connect-outcome")).toBeNull();
