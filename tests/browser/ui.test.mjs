@@ -31,6 +31,7 @@ import {
   sendAndWatchDelivered,
 } from "./story.mjs";
 import { englishIn, englishTells } from "./languages.mjs";
+import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
@@ -168,8 +169,8 @@ const VIEWER = { name: "Victor", password: "victor's long password" };
 /** Signs in on the sign-in screen as a person would, and waits for the app. */
 async function signIn(page, { name, password }) {
   await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
-  await page.getByLabel("Name", { exact: true }).fill(name);
-  await page.getByLabel("Password", { exact: true }).fill(password);
+  await page.getByTestId("signin-name").fill(name);
+  await page.getByTestId("signin-password").fill(password);
   await page.getByTestId("signin-submit").click();
   await page
     .getByTestId("nav-messages")
@@ -242,6 +243,12 @@ function storyUi(page) {
     text: (sel) => first(sel).textContent({ timeout: 15_000 }),
     attr: (sel, name) => first(sel).getAttribute(name, { timeout: 15_000 }),
     screenshot: (name, options) => screenshot(page, name, options),
+    select: (sel, value) => first(sel).selectOption(value, { timeout: 15_000 }),
+    setValue: (sel, value) => first(sel).fill(value, { timeout: 15_000 }),
+    download: async (sel) => {
+      const [download] = await Promise.all([page.waitForEvent("download", { timeout: 15_000 }), first(sel).click({ timeout: 15_000 })]);
+      return readFile(await download.path(), "utf8");
+    },
     accessible: async (what) =>
       assert.deepEqual(await accessibilityProblems(page), [], `${what} has no accessibility problem axe can find`),
   };
@@ -261,7 +268,7 @@ async function addAccount(page, { name, password }, role) {
   await page.locator(`[data-testid="account-row"][data-name="${name}"][data-role="${role}"]`).waitFor({ timeout: 15_000 });
 }
 
-describe("smsdesk serve: accounts, roles and the operator's story in a browser", { timeout: 300_000 }, () => {
+describe("smsdesk serve: accounts, roles and the operator's story in a browser", { timeout: 900_000 }, () => {
   let dataDir;
   let server;
   let instance;
@@ -890,6 +897,25 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.deepEqual(unexpected(problems, 401, "/api/v1/me"), [], "the page must load without console errors, failed or remote requests");
     } finally {
       await context.close();
+    }
+  });
+
+  test("the office's day in French: a 10,000-row campaign for tomorrow with its 3 bad rows downloaded, a message scheduled, an unmatched receipt settled by picking its message, and the provider connected from the browser by the admin", async () => {
+    const provider = await startSandboxSmsc(process.env.SMSDESK_BIN);
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, ADMIN, { locale: "fr-FR", colorScheme: "light", acceptDownloads: true });
+    try {
+      const ui = storyUi(page);
+      await inFrench(ui);
+      const csv = path.join(dataDir, "campagne.csv");
+      await writeFile(csv, campaignCsv());
+      await importCampaign(ui, csv);
+      await scheduleMessage(ui);
+      await pickTheGhostsMessage(ui);
+      await connectProvider(ui, provider.port);
+      assert.deepEqual(problems, [], "the day plays without console errors, failed or remote requests");
+    } finally {
+      await context.close();
+      provider.child.kill("SIGTERM");
     }
   });
 

@@ -28,6 +28,7 @@ import {
   sendAndWatchDelivered,
   tid,
 } from "./story.mjs";
+import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
 
@@ -152,6 +153,22 @@ function storyUi(session, screenshotPrefix) {
       const el = await element(sel);
       await session.call("POST", `/element/${el}/value`, { text: file });
     },
+    // A value set as the browser would set it, so that React sees the change (dates, choices).
+    async setValue(sel, value) {
+      await element(sel);
+      await session.script(
+        `const e = document.querySelector(arguments[0]);
+         const proto = e instanceof HTMLSelectElement ? HTMLSelectElement.prototype : HTMLInputElement.prototype;
+         Object.getOwnPropertyDescriptor(proto, "value").set.call(e, arguments[1]);
+         e.dispatchEvent(new Event("input", { bubbles: true }));
+         e.dispatchEvent(new Event("change", { bubbles: true }));`,
+        sel,
+        value,
+      );
+    },
+    select(sel, value) {
+      return this.setValue(sel, value);
+    },
     waitFor: (sel, ms = 15_000) => eventually(`an element ${sel}`, () => session.find(sel), ms),
     count: (sel) => session.script("return document.querySelectorAll(arguments[0]).length", sel),
     text: (sel) => session.script("const e = document.querySelector(arguments[0]); return e ? e.textContent : null", sel),
@@ -174,7 +191,7 @@ async function windowLog(dataDir) {
   return parts.join("");
 }
 
-describe("the desktop window, driven through tauri-driver and WebKitWebDriver under Xvfb", { timeout: 300_000 }, () => {
+describe("the desktop window, driven through tauri-driver and WebKitWebDriver under Xvfb", { timeout: 900_000 }, () => {
   let bin;
   let dataDir;
   let display;
@@ -323,6 +340,24 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     const notes = log.split("\n").filter((l) => l.includes("desktop notification"));
     assert.equal(notes.filter((l) => l.includes("Conflicting delivery receipts")).length, 1, `one conflict, one notification:\n${notes.join("\n")}`);
     assert.match(notes.join("\n"), /got two final receipts that disagree/);
+  });
+
+  test("the office's day in French, in the window: a 10,000-row campaign for tomorrow with its 3 bad rows, a message scheduled, an unmatched receipt settled by picking its message, and the provider connected", async () => {
+    const provider = await startSandboxSmsc(bin);
+    try {
+      await inFrench(ui);
+      const csv = path.join(dataDir, "campagne.csv");
+      await writeFile(csv, campaignCsv());
+      await importCampaign(ui, csv);
+      await scheduleMessage(ui);
+      await pickTheGhostsMessage(ui);
+      await connectProvider(ui, provider.port);
+    } catch (error) {
+      error.message += driverLog();
+      throw error;
+    } finally {
+      provider.child.kill("SIGTERM");
+    }
   });
 
   test("the window's process logged no error while the story played", async () => {

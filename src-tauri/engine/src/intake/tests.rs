@@ -765,7 +765,12 @@ fn typescript_types_use_numbers_and_optional_request_fields() {
     assert!(submit.contains("destination: string"), "{submit}");
     assert!(submit.contains("kind?: MessageKind | null"), "{submit}");
     let field = FieldError::decl();
-    for part in ["field: string", "code: string", "message: string"] {
+    for part in [
+        "field: string",
+        "code: FieldCode",
+        "params: Record<string, string>",
+        "message: string",
+    ] {
         assert!(field.contains(part), "{field}");
     }
 }
