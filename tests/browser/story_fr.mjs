@@ -48,7 +48,8 @@ function tomorrowAtNine() {
  */
 export async function importCampaign(ui, file) {
   await openSection(ui, "messages");
-  if ((await ui.count(tid("import-send-at"))) > 0) await ui.setValue(tid("import-send-at"), tomorrowAtNine());
+  if ((await ui.count(tid("messages-tab-import"))) > 0) await ui.click(tid("messages-tab-import"));
+  await ui.setValue(tid("import-when"), tomorrowAtNine());
   await ui.setFile(tid("import-file"), file);
   await ui.waitFor(tid("import-dialog"));
   await ui.waitFor(tid("import-rows"), 120_000);
@@ -134,10 +135,10 @@ export async function startSandboxSmsc(bin) {
  */
 export async function scheduleMessage(ui) {
   await openSection(ui, "messages");
-  if ((await ui.count(tid("messages-new"))) > 0) await ui.click(tid("messages-new"));
+  if ((await ui.count(tid("messages-tab-new"))) > 0) await ui.click(tid("messages-tab-new"));
   await ui.fill(tid("send-destination"), "+33 6 12 34 56 00");
   await ui.fill(tid("send-text"), "Rappel : votre rendez-vous est demain à 10 h.");
-  await ui.setValue(tid("send-at"), tomorrowAtNine());
+  await ui.setValue(tid("send-later"), tomorrowAtNine());
   await ui.click(tid("send-submit"));
   await ui.waitFor(tid("send-done"), 15_000);
   const id = await ui.attr(tid("send-done"), "data-id");
