@@ -78,7 +78,7 @@ function Item({
   detail: MessageDetail;
   onOpenException: (id: number) => void;
 }) {
-  const { t, formatDateTimePrecise, formatDateTimeShort } = useI18n();
+  const { t, formatDateTimePrecise, formatDateTime } = useI18n();
   return (
     <li
       className={`timeline-item timeline-${item.kind}`}
@@ -93,7 +93,7 @@ function Item({
         </span>
         <span className="timeline-kind">{t(`timelineKind.${item.kind}`)}</span>
         <time className="timeline-time" dateTime={new Date(item.at).toISOString()} title={formatDateTimePrecise(item.at)}>
-          {formatDateTimeShort(item.at)}
+          {formatDateTime(item.at)}
         </time>
       </div>
       <div className="timeline-line" data-testid="timeline-line">
