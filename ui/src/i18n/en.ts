@@ -655,8 +655,6 @@ export const en = {
   "timeline.created": "Handed in through {channel}.",
   "timeline.attempt": "Try {n} recorded, before it was sent.",
   "timeline.part": "(part {part} of {parts})",
-  "timeline.session": "Session {session}.",
-  "timeline.sessionSequence": "Session {session}, sequence number {sequence}.",
   "timeline.result.pending": "Try {n}: waiting for the provider’s answer.",
   "timeline.result.accepted": "Try {n}: accepted by the provider — not proof of delivery.",
   "timeline.result.temporary": "Try {n}: refused for now; it will be tried again.",

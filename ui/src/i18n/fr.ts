@@ -653,8 +653,6 @@ export const fr: Dictionary = {
   "timeline.created": "Reçu par {channel}.",
   "timeline.attempt": "Tentative {n} enregistrée, avant l’envoi.",
   "timeline.part": "(partie {part} sur {parts})",
-  "timeline.session": "Session {session}.",
-  "timeline.sessionSequence": "Session {session}, numéro de séquence {sequence}.",
   "timeline.result.pending": "Tentative {n} : en attente de la réponse du fournisseur.",
   "timeline.result.accepted": "Tentative {n} : acceptée par le fournisseur — ce n’est pas une preuve de remise.",
   "timeline.result.temporary": "Tentative {n} : refusée pour l’instant ; elle sera refaite.",

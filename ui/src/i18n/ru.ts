@@ -653,8 +653,6 @@ export const ru: Dictionary = {
   "timeline.created": "Получено через {channel}.",
   "timeline.attempt": "Попытка {n} записана перед отправкой.",
   "timeline.part": "(часть {part} из {parts})",
-  "timeline.session": "Сессия {session}.",
-  "timeline.sessionSequence": "Сессия {session}, порядковый номер {sequence}.",
   "timeline.result.pending": "Попытка {n}: ждём ответа провайдера.",
   "timeline.result.accepted": "Попытка {n}: принята провайдером — это не доказательство доставки.",
   "timeline.result.temporary": "Попытка {n}: временно отклонена; будет повторена.",

@@ -239,11 +239,15 @@ describe("message detail: timeline", () => {
     expect([...times].sort((a, b) => a - b), "chronological").toEqual(times);
   });
 
-  it("shows each try with its session, sequence number, status and the provider's id exactly as returned", async () => {
+  it("shows each try with its status and the provider's id exactly as returned; session and sequence only in its evidence", async () => {
     await show(deliveredDetail());
     const root = view!.container;
     const tried = root.querySelector<HTMLElement>('[data-kind="attempt"]')!;
-    expect(text(tried, "timeline-line")).toContain("Session s-1, sequence number 41.");
+    expect(text(tried, "timeline-line")).toBe("Try 1 recorded, before it was sent.");
+    for (const line of root.querySelectorAll<HTMLElement>('[data-testid="timeline-line"]')) {
+      expect(line.textContent, "no PDU-level id in a timeline line").not.toMatch(/s-1|sequence|\b41\b/i);
+    }
+    expect(text(byTestId(tried, "attempt-evidence"), "attempt-session")).toBe("s-1");
     const answer = root.querySelector<HTMLElement>('[data-kind="attempt_result"]')!;
     expect(text(answer, "timeline-line")).toContain("accepted by the provider — not proof of delivery");
     expect(answer.querySelector(".exact")?.textContent).toBe('"0A1b "');

@@ -138,15 +138,8 @@ function Line({
       return (
         <>
           {t("timeline.attempt", { n: a.attempt_no })}
+          {/* The session and sequence number are the PDU's ids: they are in the evidence below. */}
           {parts > 1 && <> {t("timeline.part", { part: a.segment_no, parts })}</>}
-          {a.session_id !== null && (
-            <span className="muted">
-              {" "}
-              {a.sequence_number === null
-                ? t("timeline.session", { session: a.session_id })
-                : t("timeline.sessionSequence", { session: a.session_id, sequence: a.sequence_number })}
-            </span>
-          )}
         </>
       );
     }
