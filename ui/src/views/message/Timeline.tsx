@@ -6,6 +6,7 @@ import type { TimelineEntry } from "../../bindings/TimelineEntry";
 import { Badge } from "../../components/Badge";
 import { Disclosure } from "../../components/Disclosure";
 import { AttemptEvidence } from "../../components/evidence/AttemptEvidence";
+import { isNoError } from "../../components/evidence/receiptCodes";
 import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
@@ -190,7 +191,13 @@ function Line({
                 : t("timeline.parts", { list: r.message_parts.join(", "), parts })}
             </span>
           )}
-          {r.stat_raw !== null && <span className="muted"> ({r.stat_raw}{r.err === null ? "" : `, err ${r.err}`})</span>}{" "}
+          {r.stat_raw !== null && (
+            <span className="muted" data-testid="timeline-receipt-codes">
+              {" "}
+              ({r.stat_raw}
+              {r.err === null ? "" : `, ${isNoError(r.err) ? t("receiptCode.err.none") : t("receiptCode.timeline.err", { err: r.err })}`})
+            </span>
+          )}{" "}
           {r.is_repeat && <Badge tone="warning">{t("receipt.repeat")}</Badge>}{" "}
           {item.late && <Badge tone="warning">{t("receipt.late")}</Badge>}{" "}
           {s.supporting_receipt_ids.includes(r.id) && <Badge tone="progress">{t("receipt.basis")}</Badge>}{" "}
