@@ -395,6 +395,8 @@ export const en = {
   "pace.sending.atLimit": "sending at {rate}/s ({limit})",
   "pace.waiting": "to go at up to {rate}/s ({limit})",
   "pace.left": "about {duration} left",
+  "pace.paused.down": "paused: link down",
+  "pace.paused.connecting": "paused: connecting",
   "pace.limit.provider": "the account’s limit",
   "pace.limit.sandbox": "the sandbox’s own pace",
   "charts.title": "Activity",

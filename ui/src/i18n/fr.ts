@@ -393,6 +393,8 @@ export const fr: Dictionary = {
   "pace.sending.atLimit": "envoi à {rate}/s ({limit})",
   "pace.waiting": "partiront à {rate}/s au plus ({limit})",
   "pace.left": "encore {duration} environ",
+  "pace.paused.down": "en pause : liaison coupée",
+  "pace.paused.connecting": "en pause : connexion en cours",
   "pace.limit.provider": "la limite du compte",
   "pace.limit.sandbox": "le rythme propre du bac à sable",
   "charts.title": "Activité",

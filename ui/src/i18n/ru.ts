@@ -393,6 +393,8 @@ export const ru: Dictionary = {
   "pace.sending.atLimit": "отправка: {rate}/с ({limit})",
   "pace.waiting": "уйдут со скоростью до {rate}/с ({limit})",
   "pace.left": "до конца — примерно {duration}",
+  "pace.paused.down": "пауза: связь потеряна",
+  "pace.paused.connecting": "пауза: идёт подключение",
   "pace.limit.provider": "лимит провайдера",
   "pace.limit.sandbox": "собственный темп песочницы",
   "charts.title": "Активность",
