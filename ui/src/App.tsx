@@ -188,7 +188,9 @@ export function Sections({
           connection={connection}
           onRetry={reloadDashboard}
           onRetryConnection={reloadConnection}
-          {...(may.readAll ? { pace: <DashboardPace backend={backend} /> } : {})}
+          {...(may.readAll
+            ? { pace: <DashboardPace backend={backend} link={connection.status === "ready" ? connection.data.link : null} /> }
+            : {})}
           charts={<DashboardCharts backend={backend} />}
         />
       )}

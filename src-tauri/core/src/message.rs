@@ -25,6 +25,10 @@ pub struct NewMessage {
     pub priority: u8,
     /// The API key that handed it in, if one did.
     pub api_key_id: Option<i64>,
+    /// Who handed it in, as named when they did: the person (the window's operator, or the
+    /// account signed in from a browser) or the API key. None for rows written before this was
+    /// recorded, and for messages made by the engine itself.
+    pub submitted_by: Option<String>,
     /// The client's Idempotency-Key, with its scope and the hash of the request it came with.
     pub idempotency: Option<Idempotency>,
 }
@@ -72,6 +76,7 @@ impl NewMessage {
             scheduled_at: None,
             priority: DEFAULT_PRIORITY,
             api_key_id: None,
+            submitted_by: None,
             idempotency: None,
         }
     }

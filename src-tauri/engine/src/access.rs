@@ -103,6 +103,16 @@ impl Caller {
         }
     }
 
+    /// Who hands a message in, as a message records it: the person's name (the login name of the
+    /// person at this computer, or the signed-in account's), or the API key's name. The channel
+    /// (compose, CSV, API, command line) is recorded beside it.
+    pub fn submitter(&self) -> String {
+        match self {
+            Caller::Key { name, .. } | Caller::Person { name, .. } => name.clone(),
+            Caller::Local { user, .. } => user.clone(),
+        }
+    }
+
     pub fn api_key_id(&self) -> Option<i64> {
         match self {
             Caller::Key { id, .. } => Some(*id),

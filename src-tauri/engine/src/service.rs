@@ -28,6 +28,8 @@ mod reports;
 mod submit;
 #[cfg(test)]
 mod submit_tests;
+#[cfg(test)]
+mod submitted_by_tests;
 
 use std::sync::{Arc, RwLock};
 

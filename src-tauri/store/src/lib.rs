@@ -27,6 +27,8 @@ mod open_tests;
 #[cfg(test)]
 mod replay_tests;
 #[cfg(test)]
+mod submitted_by_tests;
+#[cfg(test)]
 mod tests;
 
 use std::path::{Path, PathBuf};

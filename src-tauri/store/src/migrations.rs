@@ -89,6 +89,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "deadline_frontier",
         sql: include_str!("migrations/0014_deadline_frontier.sql"),
     },
+    Migration {
+        version: 15,
+        name: "submitted_by",
+        sql: include_str!("migrations/0018_submitted_by.sql"),
+    },
 ];
 
 /// The schema version this build creates.

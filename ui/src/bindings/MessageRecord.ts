@@ -33,4 +33,10 @@ scheduled_at_ms: number | null,
 /**
  * The SMPP registered_delivery asked for.
  */
-registered_delivery: number, connection: string, api_key_id: number | null, api_key_name: string | null, };
+registered_delivery: number, connection: string, api_key_id: number | null, api_key_name: string | null, 
+/**
+ * Who handed it in, as named then: the person who composed it or imported its CSV file (the
+ * window's operator, or the account signed in from a browser), or the API key. Null for
+ * messages handed in before this was recorded: their channel says how they came.
+ */
+submitted_by: string | null, };

@@ -27,14 +27,14 @@ const seen = (link: LinkState, conflicts: number[] = [], openExceptions = confli
 
 describe("the tray's status", () => {
   it("says the link in the dashboard's words and counts open exceptions", () => {
-    const s = trayStatus({ connection: connection(BOUND, true), conflicts: [], openExceptions: 0 }, en, NOW);
+    const s = trayStatus({ connection: connection(BOUND, true), conflicts: [], openExceptions: 0 }, en);
     expect(s.summary).toMatch(/^Connected to the sandbox since /);
     expect(s.tooltip).toBe(`smsdesk: ${s.summary} · no open exceptions`);
-    expect(trayStatus(seen(DOWN, [4, 3], 5), en, NOW).tooltip).toMatch(/^smsdesk: Down since .*connection reset by peer.* · open exceptions: 5$/);
+    expect(trayStatus(seen(DOWN, [4, 3], 5), en).tooltip).toMatch(/^smsdesk: Down since .*connection reset by peer.* · open exceptions: 5$/);
   });
 
   it("speaks the user's language", () => {
-    expect(trayStatus(seen(BOUND, [], 1234), fr, NOW).tooltip).toMatch(/exceptions ouvertes : 1\u202f234$/);
+    expect(trayStatus(seen(BOUND, [], 1234), fr).tooltip).toMatch(/exceptions ouvertes : 1\u202f234$/);
   });
 
   it("words the menu's actions in the user's language too", () => {
@@ -45,31 +45,31 @@ describe("the tray's status", () => {
 
 describe("desktop notifications", () => {
   it("say nothing about what was already there when the window opened", () => {
-    expect(notesFor(null, seen(DOWN, [7, 6]), en, NOW)).toEqual([]);
+    expect(notesFor(null, seen(DOWN, [7, 6]), en)).toEqual([]);
   });
 
   it("announce the link lost once, with the reason, and back again after a loss", () => {
-    const lost = notesFor(seen(BOUND), seen(DOWN), en, NOW);
+    const lost = notesFor(seen(BOUND), seen(DOWN), en);
     expect(lost).toEqual([{ title: "Connection to the SMS provider lost", body: expect.stringContaining("connection reset by peer") }]);
-    expect(notesFor(seen(DOWN), seen(DOWN), en, NOW), "still down is not news").toEqual([]);
-    expect(notesFor(seen(DOWN), seen(BOUND), en, NOW)).toEqual([
+    expect(notesFor(seen(DOWN), seen(DOWN), en), "still down is not news").toEqual([]);
+    expect(notesFor(seen(DOWN), seen(BOUND), en)).toEqual([
       { title: "Connection to the SMS provider back", body: expect.stringMatching(/^Connected to the SMS provider since /) },
     ]);
-    expect(notesFor(seen(BOUND), seen(BOUND), en, NOW)).toEqual([]);
+    expect(notesFor(seen(BOUND), seen(BOUND), en)).toEqual([]);
     const refused: LinkState = { state: "bind_refused", status: 0x0e, name: "ESME_RINVPASWD", since_ms: NOW };
-    expect(notesFor(seen(BOUND), seen(refused), en, NOW)[0]?.body).toContain("ESME_RINVPASWD");
-    expect(notesFor(seen(BOUND), seen({ state: "stopped" }), en, NOW), "shutting down is not a loss").toEqual([]);
+    expect(notesFor(seen(BOUND), seen(refused), en)[0]?.body).toContain("ESME_RINVPASWD");
+    expect(notesFor(seen(BOUND), seen({ state: "stopped" }), en), "shutting down is not a loss").toEqual([]);
   });
 
   it("announce conflicts newer than any seen, naming the message when there is one", () => {
-    expect(notesFor(seen(BOUND, [3]), seen(BOUND, [5, 3]), en, NOW)).toEqual([
+    expect(notesFor(seen(BOUND, [3]), seen(BOUND, [5, 3]), en)).toEqual([
       { title: "Conflicting delivery receipts", body: "Message 50 got two final receipts that disagree. Open Exceptions to decide." },
     ]);
-    expect(notesFor(seen(BOUND, [3]), seen(BOUND, [9, 8, 3]), en, NOW)[0]?.body).toBe(
+    expect(notesFor(seen(BOUND, [3]), seen(BOUND, [9, 8, 3]), en)[0]?.body).toBe(
       "2 messages got final receipts that disagree. Open Exceptions to decide.",
     );
-    expect(notesFor(seen(BOUND, [5, 3]), seen(BOUND, [3]), en, NOW), "a resolved conflict is not news").toEqual([]);
-    expect(notesFor(seen(BOUND, [5]), seen(BOUND, [4]), en, NOW), "an older one reopened is not a new conflict").toEqual([]);
+    expect(notesFor(seen(BOUND, [5, 3]), seen(BOUND, [3]), en), "a resolved conflict is not news").toEqual([]);
+    expect(notesFor(seen(BOUND, [5]), seen(BOUND, [4]), en), "an older one reopened is not a new conflict").toEqual([]);
   });
 });
 

@@ -55,8 +55,8 @@ export function tauriShell(invokeFn: typeof invoke = invoke): DesktopShell {
   };
 }
 
-export function trayStatus(o: Observation, i18n: I18n, nowMs: number = Date.now()): TrayStatus {
-  const summary = linkWords(o.connection, i18n, nowMs);
+export function trayStatus(o: Observation, i18n: I18n): TrayStatus {
+  const summary = linkWords(o.connection, i18n);
   const exceptions =
     o.openExceptions === 0
       ? i18n.t("desktop.tray.noExceptions")
@@ -77,14 +77,14 @@ const isLost = (c: ConnectionStatus): boolean => c.link.state === "down" || c.li
  * after a loss), and conflicts that were not open before. Nothing on the first observation:
  * what was already there when the window opened is on the dashboard, not news.
  */
-export function notesFor(before: Observation | null, now: Observation, i18n: I18n, nowMs: number = Date.now()): DesktopNote[] {
+export function notesFor(before: Observation | null, now: Observation, i18n: I18n): DesktopNote[] {
   if (before === null) return [];
   const { t } = i18n;
   const notes: DesktopNote[] = [];
   if (isUp(before.connection) && isLost(now.connection)) {
-    notes.push({ title: t("desktop.note.linkLost"), body: linkWords(now.connection, i18n, nowMs) });
+    notes.push({ title: t("desktop.note.linkLost"), body: linkWords(now.connection, i18n) });
   } else if (isLost(before.connection) && isUp(now.connection)) {
-    notes.push({ title: t("desktop.note.linkBack"), body: linkWords(now.connection, i18n, nowMs) });
+    notes.push({ title: t("desktop.note.linkBack"), body: linkWords(now.connection, i18n) });
   }
   // Exception ids only grow: anything above the newest seen was opened since.
   const newest = Math.max(0, ...before.conflicts.map((c) => c.exception));

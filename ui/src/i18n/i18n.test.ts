@@ -69,18 +69,31 @@ describe("formatting follows the locale", () => {
     expect(createI18n(["ru-RU"]).formatNumber(12345)).toBe("12\u00a0345");
   });
 
-  it("formats dates", () => {
-    const at = Date.UTC(2024, 2, 15, 12, 0, 0);
-    expect(createI18n(["en-US"]).formatDateTime(at)).toContain("March");
-    expect(createI18n(["fr-FR"]).formatDateTime(at)).toContain("mars");
-    expect(createI18n(["ru-RU"]).formatDateTime(at)).toContain("марта");
+  it("shows every moment one way: the locale's date and time, with the time zone", () => {
+    const at = Date.UTC(2026, 11, 2, 13, 2, 5, 7);
+    const paris = { timeZone: "Europe/Paris" };
+    expect(createI18n(["en-GB"], paris).formatDateTime(at)).toBe("2 Dec 2026, 14:02 GMT+1");
+    expect(createI18n(["en-US"], paris).formatDateTime(at)).toBe("Dec 2, 2026, 2:02 PM GMT+1");
+    expect(createI18n(["fr-FR"], paris).formatDateTime(at)).toBe("2 déc. 2026, 14:02 UTC+1");
+    expect(createI18n(["ru-RU"], paris).formatDateTime(at)).toBe("2 дек. 2026 г., 14:02 GMT+1");
+    expect(createI18n(["en-GB"], { timeZone: "Asia/Kolkata" }).formatDateTime(at)).toBe("2 Dec 2026, 18:32 GMT+5:30");
+    expect(createI18n(["en-GB"], { timeZone: "UTC" }).formatDateTime(at), "UTC is named too").toMatch(/13:02 (GMT|UTC)/);
   });
 
-  it("formats compact dates in the locale's order", () => {
-    const at = Date.UTC(2024, 2, 15, 12, 0, 0);
-    expect(createI18n(["en-US"]).formatDateTimeShort(at)).toMatch(/^3\/15\/24/);
-    expect(createI18n(["fr-FR"]).formatDateTimeShort(at)).toMatch(/^15\/03\/2024/);
-    expect(createI18n(["ru-RU"]).formatDateTimeShort(at)).toMatch(/^15\.03\.2024/);
+  it("has no second format: the old compact and time-only names give the same text", () => {
+    const at = Date.UTC(2026, 11, 2, 13, 2, 5, 7);
+    const fr = createI18n(["fr-FR"], { timeZone: "Europe/Paris" });
+    expect(fr.formatDateTimeShort(at)).toBe(fr.formatDateTime(at));
+    expect(fr.formatTime(at)).toBe(fr.formatDateTime(at));
+  });
+
+  it("keeps chart axis labels short and days in UTC", () => {
+    const at = Date.UTC(2026, 11, 2, 23, 30, 0);
+    const fr = createI18n(["fr-FR"], { timeZone: "Europe/Paris" });
+    expect(fr.formatAxisTime(at), "the local time of day").toBe("00:30");
+    expect(fr.formatUtcDay(at), "the UTC day, whatever the zone").toBe("2 déc. 2026");
+    expect(fr.formatAxisUtcDay(at)).toBe("2 déc.");
+    expect(createI18n(["en-US"], { timeZone: "Europe/Paris" }).formatAxisTime(at)).toBe("12:30 AM");
   });
 });
 
@@ -98,8 +111,9 @@ describe("ages and precise times follow the locale", () => {
     expect(createI18n(["ru-RU"]).formatAge(now - 3 * 3_600_000, now)).toBe("3 часа назад");
   });
 
-  it("shows evidence times to the millisecond", () => {
-    expect(createI18n(["en-US"]).formatDateTimePrecise(now + 7)).toMatch(/\.007/);
-    expect(createI18n(["fr-FR"]).formatDateTimePrecise(now + 7)).toMatch(/^29\/11\/2026/);
+  it("shows evidence times to the millisecond, in the same format with the zone", () => {
+    const paris = { timeZone: "Europe/Paris" };
+    expect(createI18n(["en-GB"], paris).formatDateTimePrecise(now + 5_007)).toBe("29 Nov 2026, 13:00:05.007 GMT+1");
+    expect(createI18n(["fr-FR"], paris).formatDateTimePrecise(now + 5_007)).toBe("29 nov. 2026, 13:00:05,007 UTC+1");
   });
 });

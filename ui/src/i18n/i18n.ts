@@ -27,13 +27,24 @@ export interface I18n {
   readonly formatTag: string;
   readonly t: Translate;
   formatNumber(value: number): string;
+  /**
+   * The one way a moment is shown: the locale's date and time of day with the time zone
+   * ("2 Dec 2026, 14:02 GMT+1", "2 déc. 2026, 14:02 UTC+1"). Wherever a date is shown, this is it
+   * (a relative "3 minutes ago" may stand in its place when this is in its tooltip).
+   */
   formatDateTime(epochMs: number): string;
-  /** The time of day only ("10:42"), for what happened today. */
-  formatTime(epochMs: number): string;
-  /** Compact, for table cells. */
-  formatDateTimeShort(epochMs: number): string;
-  /** To the millisecond, for evidence (receive times, answers). */
+  /** The same, to the millisecond, for evidence (receive times, answers): "2 Dec 2026, 14:02:05.007 GMT+1". */
   formatDateTimePrecise(epochMs: number): string;
+  /** A chart axis label: the time of day only ("14:02"); the chart's table and note carry the date and zone. */
+  formatAxisTime(epochMs: number): string;
+  /** A UTC day (the charts' day buckets) in the same date style: "2 Dec 2026". */
+  formatUtcDay(epochMs: number): string;
+  /** A UTC day as a chart axis label: "2 Dec". */
+  formatAxisUtcDay(epochMs: number): string;
+  /** @deprecated The same as {@link formatDateTime} (there is one format); use that. */
+  formatDateTimeShort(epochMs: number): string;
+  /** @deprecated The same as {@link formatDateTime} (there is one format); use that. */
+  formatTime(epochMs: number): string;
   /** How long ago, in words ("3 hours ago"), counted from `nowMs`. */
   formatAge(epochMs: number, nowMs: number): string;
 }
@@ -68,23 +79,44 @@ export function placeholdersOf(message: string): string[] {
   return [...message.matchAll(/\{(\w+)\}/g)].map((match) => match[1] ?? "").sort();
 }
 
-export function createI18n(preferred: readonly string[]): I18n {
+export interface I18nOptions {
+  /** The IANA time zone to show times in; the system's when absent (tests name one). */
+  readonly timeZone?: string;
+}
+
+/** Day, abbreviated month and year, in the locale's order: the date part of every moment shown. */
+const DATE_PARTS = { day: "numeric", month: "short", year: "numeric" } as const;
+/** The time of day in the locale's clock: "14:02" and "00:30" on a 24-hour one, "2:02 PM" on a 12-hour one. */
+function timeParts(formatTag: string): Intl.DateTimeFormatOptions {
+  const { hourCycle } = new Intl.DateTimeFormat(formatTag, { timeStyle: "short" }).resolvedOptions();
+  return { hour: hourCycle === "h23" || hourCycle === "h24" ? "2-digit" : "numeric", minute: "2-digit" };
+}
+
+export function createI18n(preferred: readonly string[], options: I18nOptions = {}): I18n {
   const { locale, formatTag } = pickLocale(preferred);
   const dictionary: Dictionary = dictionaries[locale];
   const numberFormat = new Intl.NumberFormat(formatTag);
-  const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
-  const shortDateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short", timeStyle: "medium" });
-  const timeFormat = new Intl.DateTimeFormat(formatTag, { timeStyle: "short" });
-
+  const zone = options.timeZone === undefined ? {} : { timeZone: options.timeZone };
+  const time = timeParts(formatTag);
+  const dateTimeFormat = new Intl.DateTimeFormat(formatTag, {
+    ...DATE_PARTS,
+    ...time,
+    timeZoneName: "shortOffset",
+    ...zone,
+  });
   const preciseFormat = new Intl.DateTimeFormat(formatTag, {
-    year: "numeric",
-    month: "2-digit",
-    day: "2-digit",
-    hour: "2-digit",
-    minute: "2-digit",
+    ...DATE_PARTS,
+    ...time,
     second: "2-digit",
     fractionalSecondDigits: 3,
+    timeZoneName: "shortOffset",
+    ...zone,
   });
+  const axisTimeFormat = new Intl.DateTimeFormat(formatTag, { ...time, ...zone });
+  // A day bucket is a UTC day: its date is the UTC one, wherever the user is.
+  const utcDayFormat = new Intl.DateTimeFormat(formatTag, { ...DATE_PARTS, timeZone: "UTC" });
+  const axisUtcDayFormat = new Intl.DateTimeFormat(formatTag, { day: "numeric", month: "short", timeZone: "UTC" });
+  const formatDateTime = (epochMs: number): string => dateTimeFormat.format(new Date(epochMs));
   const relativeFormat = new Intl.RelativeTimeFormat(formatTag, { numeric: "auto" });
 
   const formatNumber = (value: number): string => numberFormat.format(value);
@@ -105,10 +137,13 @@ export function createI18n(preferred: readonly string[]): I18n {
     formatTag,
     t,
     formatNumber,
-    formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
-    formatTime: (epochMs) => timeFormat.format(new Date(epochMs)),
-    formatDateTimeShort: (epochMs) => shortDateTimeFormat.format(new Date(epochMs)),
+    formatDateTime,
     formatDateTimePrecise: (epochMs) => preciseFormat.format(new Date(epochMs)),
+    formatAxisTime: (epochMs) => axisTimeFormat.format(new Date(epochMs)),
+    formatUtcDay: (epochMs) => utcDayFormat.format(new Date(epochMs)),
+    formatAxisUtcDay: (epochMs) => axisUtcDayFormat.format(new Date(epochMs)),
+    formatDateTimeShort: formatDateTime,
+    formatTime: formatDateTime,
     formatAge: (epochMs, nowMs) => formatAge(relativeFormat, epochMs, nowMs),
   };
 }

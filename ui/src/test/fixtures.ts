@@ -203,6 +203,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       connection: "sandbox",
       api_key_id: 2,
       api_key_name: "crm",
+      submitted_by: null,
     },
     queue: {
       status: "accepted",

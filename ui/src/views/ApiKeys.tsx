@@ -43,7 +43,7 @@ export function ApiKeys({ backend }: { backend: Backend }) {
 }
 
 function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKeyInfo[]; onChanged: () => void }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   if (keys.length === 0) return <p className="empty">{t("keys.empty")}</p>;
   return (
     <div className="table-scroll">
@@ -83,7 +83,7 @@ function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKey
                 <Limits limits={k.limits} />
               </td>
               <td>
-                <time dateTime={new Date(k.created_at_ms).toISOString()}>{formatDateTimeShort(k.created_at_ms)}</time>
+                <time dateTime={new Date(k.created_at_ms).toISOString()}>{formatDateTime(k.created_at_ms)}</time>
               </td>
               <td>
                 {k.revoked_at_ms === null ? (

@@ -66,38 +66,42 @@ afterEach(async () => {
 
 describe("the connection in plain words", () => {
   it("says each link state as a person would", () => {
-    const time = en.formatTime(SINCE);
-    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }), en, NOW)).toBe(
+    const time = en.formatDateTime(SINCE);
+    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }), en)).toBe(
       `Connected to the sandbox since ${time}`,
     );
-    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }, false), en, NOW)).toBe(
+    expect(linkWords(status({ state: "bound", session_id: "s1", since_ms: SINCE }, false), en)).toBe(
       `Connected to the SMS provider since ${time}`,
     );
-    expect(linkWords(status({ state: "connecting", attempt: 1 }), en, NOW)).toBe("Connecting…");
-    expect(linkWords(status({ state: "connecting", attempt: 3 }), en, NOW)).toBe("Reconnecting (attempt 3)");
+    expect(linkWords(status({ state: "connecting", attempt: 1 }), en)).toBe("Connecting…");
+    expect(linkWords(status({ state: "connecting", attempt: 3 }), en)).toBe("Reconnecting (attempt 3)");
     expect(
-      linkWords(status({ state: "down", error: "connection refused", since_ms: SINCE, retry_in_ms: 4_200 }), en, NOW),
+      linkWords(status({ state: "down", error: "connection refused", since_ms: SINCE, retry_in_ms: 4_200 }), en),
     ).toBe(`Down since ${time}: connection refused, retrying in 5 s`);
     expect(
-      linkWords(status({ state: "bind_refused", status: 0x0e, name: "ESME_RINVPASWD", since_ms: SINCE }), en, NOW),
+      linkWords(status({ state: "bind_refused", status: 0x0e, name: "ESME_RINVPASWD", since_ms: SINCE }), en),
     ).toBe("The provider refused the login (ESME_RINVPASWD): check the SMPP settings");
-    expect(linkWords(status({ state: "bind_refused", status: 0x0e, name: "", since_ms: SINCE }), en, NOW)).toContain(
+    expect(linkWords(status({ state: "bind_refused", status: 0x0e, name: "", since_ms: SINCE }), en)).toContain(
       "(0x0000000e)",
     );
-    expect(linkWords(status({ state: "stopped" }), en, NOW)).toBe("Stopped: no messages are being sent.");
+    expect(linkWords(status({ state: "stopped" }), en)).toBe("Stopped: no messages are being sent.");
   });
 
-  it("gives the date too when the state began on another day", () => {
+  it("gives the date, the time and the zone, today as on another day", () => {
+    const paris = createI18n(["en-GB"], { timeZone: "Europe/Paris" });
+    expect(linkWords(status({ state: "bound", session_id: "s", since_ms: SINCE }), paris)).toMatch(
+      /^Connected to the sandbox since \d+ \w+ \d{4}, \d\d:\d\d GMT\+1$/,
+    );
     const yesterday = NOW - 30 * 3_600_000;
-    expect(linkWords(status({ state: "bound", session_id: "s", since_ms: yesterday }), en, NOW)).toBe(
-      `Connected to the sandbox since ${en.formatDateTimeShort(yesterday)}`,
+    expect(linkWords(status({ state: "bound", session_id: "s", since_ms: yesterday }), en)).toBe(
+      `Connected to the sandbox since ${en.formatDateTime(yesterday)}`,
     );
   });
 
   it("speaks French and Russian too", () => {
     const link: LinkState = { state: "connecting", attempt: 2 };
-    expect(linkWords(status(link), createI18n(["fr-FR"]), NOW)).toBe("Reconnexion (tentative 2)");
-    expect(linkWords(status(link), createI18n(["ru-RU"]), NOW)).toBe("Повторное подключение (попытка 2)");
+    expect(linkWords(status(link), createI18n(["fr-FR"]))).toBe("Reconnexion (tentative 2)");
+    expect(linkWords(status(link), createI18n(["ru-RU"]))).toBe("Повторное подключение (попытка 2)");
   });
 });
 
@@ -282,7 +286,7 @@ describe("the dashboard section", () => {
       <Dashboard dashboard={ready(figures())} connection={ready(status({ state: "stopped" }))} onRetry={() => {}} onRetryConnection={() => {}} />,
     );
     expect(byTestId(view.container, "backup-last").dataset["ms"]).toBe(String(last));
-    expect(byTestId(view.container, "backup-last").textContent).toBe(`Last backup: ${en.formatDateTimeShort(last)}`);
+    expect(byTestId(view.container, "backup-last").textContent).toBe(`Last backup: ${en.formatDateTime(last)}`);
     expect(byTestId(view.container, "backup-automatic").textContent).toBe("A backup is taken every day and kept 14 days.");
     await view.unmount();
 

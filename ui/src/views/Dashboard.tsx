@@ -20,14 +20,10 @@ export const LINK_TONE: Readonly<Record<LinkState["state"], Tone>> = {
   stopped: "warning",
 };
 
-function sameDay(a: number, b: number): boolean {
-  return new Date(a).toDateString() === new Date(b).toDateString();
-}
-
-/** The connection's state as a person says it: "Connected to the sandbox since 10:42". */
-export function linkWords(status: ConnectionStatus, i18n: I18n, nowMs: number = Date.now()): string {
+/** The connection's state as a person says it: "Connected to the sandbox since 2 Dec 2026, 10:42 GMT+1". */
+export function linkWords(status: ConnectionStatus, i18n: I18n): string {
   const { t } = i18n;
-  const since = (ms: number): string => (sameDay(ms, nowMs) ? i18n.formatTime(ms) : i18n.formatDateTimeShort(ms));
+  const since = (ms: number): string => i18n.formatDateTime(ms);
   const link = status.link;
   switch (link.state) {
     case "bound":
@@ -215,7 +211,7 @@ function Figures({ data }: { data: DashboardData }) {
 
 /** When the last backup was taken, and whether one is taken every day. */
 function BackupsCard({ backups }: { backups: BackupStatus }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   return (
     <div className="dashboard-card" data-testid="dashboard-backups">
       <h3>{t("dashboard.backups")}</h3>
@@ -225,7 +221,7 @@ function BackupsCard({ backups }: { backups: BackupStatus }) {
         </p>
       ) : (
         <p data-testid="backup-last" data-ms={backups.last_backup_ms}>
-          {t("dashboard.backups.last", { time: formatDateTimeShort(backups.last_backup_ms) })}
+          {t("dashboard.backups.last", { time: formatDateTime(backups.last_backup_ms) })}
         </p>
       )}
       <p className="muted" data-testid="backup-automatic" data-automatic={backups.automatic}>

@@ -1,4 +1,4 @@
-import { useCallback, useId, useMemo, useState } from "react";
+import { useCallback, useId, useState } from "react";
 import type { Backend } from "../backend";
 import type { Activity } from "../bindings/Activity";
 import type { ActivityWindow } from "../bindings/ActivityWindow";
@@ -29,28 +29,18 @@ const OUTCOMES: readonly [Outcome, ChartTone][] = [
   ["pending", "pending"],
 ];
 
-/** Formatters for bucket times in the user's locale and time zone (the engine's buckets are UTC). */
+/**
+ * Bucket times as the rest of the app shows them (the engine's buckets are UTC): short axis
+ * labels (the time of day, or the day), and the full date, time and zone in the data table.
+ */
 function useTimeFormats(period: ActivityWindow) {
-  const { formatTag } = useI18n();
-  return useMemo(() => {
-    const time = new Intl.DateTimeFormat(formatTag, { hour: "2-digit", minute: "2-digit" });
-    // A day bucket is a UTC day: its date is the UTC one, wherever the user is.
-    const dayMonth = new Intl.DateTimeFormat(formatTag, { day: "numeric", month: "short", timeZone: "UTC" });
-    const full = new Intl.DateTimeFormat(formatTag, {
-      day: "numeric",
-      month: "short",
-      hour: "2-digit",
-      minute: "2-digit",
-    });
-    const date = new Intl.DateTimeFormat(formatTag, { dateStyle: "medium", timeZone: "UTC" });
-    const format = (f: Intl.DateTimeFormat) => (ms: number) => f.format(new Date(ms));
-    return {
-      tick: format(period === "month" ? dayMonth : time),
-      row: format(period === "month" ? date : full),
-      dayTick: format(dayMonth),
-      dayRow: format(date),
-    };
-  }, [formatTag, period]);
+  const { formatDateTime, formatAxisTime, formatUtcDay, formatAxisUtcDay } = useI18n();
+  return {
+    tick: period === "month" ? formatAxisUtcDay : formatAxisTime,
+    row: period === "month" ? formatUtcDay : formatDateTime,
+    dayTick: formatAxisUtcDay,
+    dayRow: formatUtcDay,
+  };
 }
 
 /** The dashboard's charts: submits, receipts and latency over a chosen period, and outcomes by day. */

@@ -103,6 +103,27 @@ describe("the pace on the dashboard", () => {
     expect(backend.subscribers, "through the one shared subscription").toBe(1);
   });
 
+  it("says on the dashboard that sending is paused while the link is down, and shows a dash when idle", async () => {
+    window.location.hash = "#/dashboard";
+    const backend = new FakeBackend();
+    backend.connection = () =>
+      Promise.resolve({ ...bound, link: { state: "down", error: "connection refused", since_ms: NOW, retry_in_ms: 5_000 } });
+    backend.dashboard = () => Promise.resolve(figures);
+    backend.pace = () => Promise.resolve(pace());
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const line = byTestId(view.container, "pace");
+    expect(line.textContent).toBe("4,738 queued · paused: link down");
+    expect(line.dataset["status"]).toBe("paused");
+    expect(queryTestId(view.container, "pace-note")).toBeNull();
+    await view.unmount();
+
+    view = await render(<PaceSummary pace={pace({ queued: 0, sent_last_minute_per_s: 0, eta_seconds: 0 })} />, ["fr-FR"]);
+    expect(byTestId(view.container, "pace").textContent).toBe("—");
+    expect(byTestId(view.container, "pace").dataset["status"]).toBe("idle");
+    expect(byTestId(view.container, "pace-note").textContent).toBe("Rien en attente d’envoi · au plus 10/s (la limite du compte)");
+  });
+
   it("stays out of the way when it cannot be loaded, and is not asked for by a key that reads only its own", async () => {
     window.location.hash = "#/dashboard";
     const backend = new FakeBackend();

@@ -75,7 +75,7 @@ describe("an exception", () => {
     const items = [...root.querySelectorAll<HTMLElement>('[data-testid="evidence-item"]')];
     expect(items.map((i) => i.dataset["role"])).toEqual(["materialised_final", "conflicting_final"]);
     expect(byTestId(items[1]!, "receipt-text").textContent).toContain("stat:DELIVRD");
-    expect(byTestId(items[1]!, "receipt-stat").textContent).toBe("UNDELIV");
+    expect(byTestId(items[1]!, "receipt-stat").textContent).toBe("UNDELIV — it could not be delivered (a final failure)");
     expect(byTestId(items[1]!, "receipt-hex").tagName).toBe("DETAILS");
     expect(byTestId(items[0]!, "receipt-tlvs")).not.toBeNull();
   });

@@ -84,7 +84,10 @@ describe("message detail: three statements, never merged", () => {
 
   it("never says delivered without saying reported", async () => {
     await show(deliveredDetail());
-    const all = view!.container.textContent ?? "";
+    // Codes are quoted as received or as SMPP names them (message_state 2 is DELIVERED): not our words.
+    const ours = view!.container.cloneNode(true) as HTMLElement;
+    for (const code of ours.querySelectorAll("code")) code.remove();
+    const all = ours.textContent ?? "";
     const bare = [...all.matchAll(/delivered/gi)].filter((m) => !/reported\s$/i.test(all.slice(Math.max(0, m.index - 9), m.index)));
     expect(bare.map((m) => all.slice(Math.max(0, m.index - 40), m.index + 20)), "every 'delivered' must read 'reported delivered'").toEqual([]);
     expect(all).toContain("Reported delivered");
@@ -239,11 +242,15 @@ describe("message detail: timeline", () => {
     expect([...times].sort((a, b) => a - b), "chronological").toEqual(times);
   });
 
-  it("shows each try with its session, sequence number, status and the provider's id exactly as returned", async () => {
+  it("shows each try with its status and the provider's id exactly as returned; session and sequence only in its evidence", async () => {
     await show(deliveredDetail());
     const root = view!.container;
     const tried = root.querySelector<HTMLElement>('[data-kind="attempt"]')!;
-    expect(text(tried, "timeline-line")).toContain("Session s-1, sequence number 41.");
+    expect(text(tried, "timeline-line")).toBe("Try 1 recorded, before it was sent.");
+    for (const line of root.querySelectorAll<HTMLElement>('[data-testid="timeline-line"]')) {
+      expect(line.textContent, "no PDU-level id in a timeline line").not.toMatch(/s-1|sequence|\b41\b/i);
+    }
+    expect(text(byTestId(tried, "attempt-evidence"), "attempt-session")).toBe("s-1");
     const answer = root.querySelector<HTMLElement>('[data-kind="attempt_result"]')!;
     expect(text(answer, "timeline-line")).toContain("accepted by the provider — not proof of delivery");
     expect(answer.querySelector(".exact")?.textContent).toBe('"0A1b "');
@@ -264,14 +271,23 @@ describe("message detail: timeline", () => {
     expect(hex.tagName, "the bytes are behind a disclosure").toBe("DETAILS");
     expect(hex.open).toBe(false);
     expect(text(hex, "receipt-raw-hex")).toBe("69 64 3a 30 41 31");
-    expect(text(evidence, "receipt-stat")).toBe("DELIVRD");
-    expect(text(evidence, "receipt-err")).toBe("000");
+    expect(text(evidence, "receipt-stat")).toBe("DELIVRD — reported delivered to the phone by the network");
+    expect(text(evidence, "receipt-err")).toBe("000 — no error");
+    expect(text(first!, "timeline-receipt-codes"), "the line explains err too").toBe(" (DELIVRD, no error)");
     expect(text(evidence, "receipt-done")).toContain("2611291201");
     expect(byTestId(evidence, "receipt-tlvs").textContent).toContain("0x001e");
     expect(byTestId(evidence, "receipt-tlvs").textContent, "a C-string TLV is also shown as text").toContain("0A1b");
     expect(queryTestId(evidence, "receipt-repeat")).toBeNull();
     expect(queryTestId(byTestId(second!, "receipt-evidence"), "receipt-repeat")?.textContent).toBe("Repeat");
     expect(byTestId(first!, "timeline-evidence").tagName, "each entry's evidence is on demand").toBe("DETAILS");
+  });
+
+  it("says in the line whose code err is, or that 000 is no error", async () => {
+    const base = deliveredDetail();
+    const failed = receipt(11, { stat: "UNDELIV", stat_raw: "UNDELIV", err: "001", reported_state: "undeliverable" });
+    await show({ ...base, receipts: [failed, ...base.receipts.slice(1)] });
+    const item = view!.container.querySelector<HTMLElement>('[data-kind="receipt"][data-ref="11"]')!;
+    expect(text(item, "timeline-receipt-codes")).toBe(" (UNDELIV, provider’s error code 001)");
   });
 
   it("marks an intermediate report that came after a final one as late", async () => {

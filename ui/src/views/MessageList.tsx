@@ -153,7 +153,7 @@ function MessageTable({
 }
 
 function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: ((id: number) => void) | undefined }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const open = onOpen === undefined ? undefined : () => onOpen(m.id);
   const flags = ATTENTION_FLAGS.filter((f) => m.flags.includes(f));
   return (
@@ -195,7 +195,7 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
         </span>
       </td>
       <td className="nowrap">
-        <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTimeShort(m.created_at_ms)}</time>
+        <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTime(m.created_at_ms)}</time>
       </td>
     </tr>
   );

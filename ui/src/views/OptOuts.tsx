@@ -256,7 +256,7 @@ function OptOutRow({
   onRemove: () => void;
   onOpenThread: ((thread: string) => void) | undefined;
 }) {
-  const { t, formatDateTime, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const { may } = useAccess();
   const ended = e.removed_at_ms !== null;
   return (
@@ -285,8 +285,8 @@ function OptOutRow({
         )}
       </td>
       <td className="optout-since">
-        <time dateTime={new Date(e.created_at_ms).toISOString()} title={formatDateTime(e.created_at_ms)} data-testid="optout-since">
-          {formatDateTimeShort(e.created_at_ms)}
+        <time dateTime={new Date(e.created_at_ms).toISOString()} data-testid="optout-since">
+          {formatDateTime(e.created_at_ms)}
         </time>
       </td>
       <td data-testid="optout-by">{byWords(e.created_by, t)}</td>
@@ -298,8 +298,8 @@ function OptOutRow({
           {ended ? (
             <>
               <Badge tone="neutral">{t("optOuts.ended")}</Badge>{" "}
-              <time dateTime={new Date(e.removed_at_ms ?? 0).toISOString()} title={formatDateTime(e.removed_at_ms ?? 0)}>
-                {formatDateTimeShort(e.removed_at_ms ?? 0)}
+              <time dateTime={new Date(e.removed_at_ms ?? 0).toISOString()}>
+                {formatDateTime(e.removed_at_ms ?? 0)}
               </time>
               <div className="hint">{removedWords(e, t)}</div>
               {e.removed_note !== null && <div className="hint">{e.removed_note}</div>}

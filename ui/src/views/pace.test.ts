@@ -1,9 +1,12 @@
 import { describe, expect, it } from "vitest";
+import type { LinkState } from "../bindings/LinkState";
 import type { Pace } from "../bindings/Pace";
 import { createI18n } from "../i18n/i18n";
-import { aboutDuration, answerWithinMs, formatRate, paceWords, secondsFor } from "./pace";
+import { aboutDuration, answerWithinMs, formatRate, paceNote, paceStatus, paceWords, secondsFor } from "./pace";
 
 const en = createI18n(["en-US"]);
+const down: LinkState = { state: "down", error: "connection refused", since_ms: 0, retry_in_ms: 5_000 };
+const bound: LinkState = { state: "bound", session_id: "s", since_ms: 0 };
 
 function pace(over: Partial<Pace> = {}): Pace {
   return {
@@ -71,14 +74,41 @@ describe("the pace in plain words", () => {
 
   it("names the sandbox’s own pace while it is the connection", () => {
     const sandbox = pace({ connection: "sandbox", tps_limit: 1_000, window: 64, max_rate_per_s: 1_000 });
-    expect(paceWords(sandbox, en)).toBe("Nothing waiting to be sent · at most 1,000/s (the sandbox’s own pace)");
+    expect(paceNote(sandbox, en)).toBe("Nothing waiting to be sent · at most 1,000/s (the sandbox’s own pace)");
     expect(paceWords({ ...sandbox, queued: 20_000, sent_last_minute_per_s: 990, eta_seconds: 21 }, en)).toBe(
       "20,000 queued · sending at 990/s (the sandbox’s own pace) · about 21 seconds left",
     );
   });
 
+  it("shows a dash when nothing waits, with what the limit would allow beneath it", () => {
+    const idle = pace();
+    expect(paceWords(idle, en)).toBe("—");
+    expect(paceWords(idle, en, down), "idle is idle, link or no link").toBe("—");
+    expect(paceStatus(idle, down)).toBe("idle");
+    expect(paceNote(idle, en)).toBe("Nothing waiting to be sent · at most 10/s (the account’s limit)");
+    expect(paceNote(pace({ queued: 1 }), en), "no note while something waits").toBeNull();
+  });
+
+  it("says sending is paused while the link is not up, and promises no time", () => {
+    const busy = pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 });
+    expect(paceWords(busy, en, down)).toBe("4,738 queued · paused: link down");
+    expect(paceWords(busy, en, { state: "bind_refused", status: 14, name: "ESME_RINVPASWD", since_ms: 0 })).toBe(
+      "4,738 queued · paused: link down",
+    );
+    expect(paceWords(busy, en, { state: "connecting", attempt: 3 }), "reconnecting after a loss").toBe(
+      "4,738 queued · paused: link down",
+    );
+    expect(paceWords(busy, en, { state: "connecting", attempt: 1 })).toBe("4,738 queued · paused: connecting");
+    expect(paceStatus(busy, down)).toBe("paused");
+    expect(paceWords(busy, en, bound)).toBe("4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left");
+    expect([paceStatus(busy, bound), paceStatus(pace({ queued: 3 }), bound)]).toEqual(["sending", "waiting"]);
+    expect(paceWords(busy, createI18n(["fr-FR"]), down)).toBe("4\u202f738 en file · en pause : liaison coupée");
+    expect(paceWords(busy, createI18n(["ru-RU"]), down)).toBe("в очереди: 4\u00a0738 · пауза: связь потеряна");
+  });
+
   it("speaks French and Russian too", () => {
     const busy = pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 });
+    expect(paceNote(pace(), createI18n(["fr-FR"]))).toBe("Rien en attente d’envoi · au plus 10/s (la limite du compte)");
     expect(paceWords(busy, createI18n(["fr-FR"]))).toBe(
       "4\u202f738 en file · envoi à 10/s (la limite du compte) · encore 8 minutes environ",
     );

@@ -1,3 +1,4 @@
+import type { LinkState } from "../bindings/LinkState";
 import type { Pace } from "../bindings/Pace";
 import type { PaceConnection } from "../bindings/PaceConnection";
 import type { I18n } from "../i18n/i18n";
@@ -52,15 +53,34 @@ export function limitWords(connection: PaceConnection, i18n: I18n): string {
 /** Measured within a tenth of the limit: sending as fast as it is allowed to. */
 const AT_LIMIT = 0.9;
 
+/** Where sending stands: nothing to send, sending, about to, or held by the link. */
+export type PaceStatus = "idle" | "sending" | "waiting" | "paused";
+
+/** The link holds sending back unless it is bound; a first connection is said apart from a loss. */
+function pausedBy(link: LinkState | null, i18n: I18n): string | null {
+  if (link === null || link.state === "bound") return null;
+  return link.state === "connecting" && link.attempt <= 1 ? i18n.t("pace.paused.connecting") : i18n.t("pace.paused.down");
+}
+
+export function paceStatus(pace: Pace, link: LinkState | null = null): PaceStatus {
+  if (pace.queued <= 0) return "idle";
+  if (link !== null && link.state !== "bound") return "paused";
+  return pace.sent_last_minute_per_s > 0 ? "sending" : "waiting";
+}
+
 /**
  * The pace in plain words, as the dashboard shows it: "4,738 queued · sending at 10/s (the
- * account’s limit) · about 8 minutes left".
+ * account’s limit) · about 8 minutes left"; "4,738 queued · paused: link down" while the link
+ * (when known) is not up, with no time left to promise; "—" when nothing waits (see [`paceNote`]).
  */
-export function paceWords(pace: Pace, i18n: I18n): string {
+export function paceWords(pace: Pace, i18n: I18n, link: LinkState | null = null): string {
   const { t, formatTag } = i18n;
+  if (pace.queued <= 0) return "—";
+  const queued = t("pace.queued", { count: pace.queued });
+  const paused = pausedBy(link, i18n);
+  if (paused !== null) return [queued, paused].join(" · ");
   const limit = limitWords(pace.connection, i18n);
   const max = formatRate(pace.max_rate_per_s, formatTag);
-  if (pace.queued <= 0) return t("pace.idle", { rate: max, limit });
   const measured = pace.sent_last_minute_per_s;
   const rate =
     measured <= 0
@@ -69,5 +89,11 @@ export function paceWords(pace: Pace, i18n: I18n): string {
         ? t("pace.sending.atLimit", { rate: formatRate(measured, formatTag), limit })
         : t("pace.sending", { rate: formatRate(measured, formatTag) });
   const left = t("pace.left", { duration: aboutDuration(pace.eta_seconds, formatTag) });
-  return [t("pace.queued", { count: pace.queued }), rate, left].join(" · ");
+  return [queued, rate, left].join(" · ");
+}
+
+/** Under the "—" of an idle queue: that nothing waits, and how fast sending would go. */
+export function paceNote(pace: Pace, i18n: I18n): string | null {
+  if (pace.queued > 0) return null;
+  return i18n.t("pace.idle", { rate: formatRate(pace.max_rate_per_s, i18n.formatTag), limit: limitWords(pace.connection, i18n) });
 }

@@ -42,6 +42,7 @@ fn msg(kind: MessageKind) -> NewMessage {
         scheduled_at: Some(now() - 1_000),
         priority: crate::messages::DEFAULT_PRIORITY,
         api_key_id: None,
+        submitted_by: None,
         idempotency: None,
     }
 }

@@ -198,10 +198,12 @@ fn check_key(key: Option<&str>) -> Result<(), ServiceError> {
     }
 }
 
-/// Marks the messages as the caller's, and a single one with its request's key.
+/// Marks the messages as the caller's (by key, and by name), and a single one with its request's key.
 fn stamp(news: &mut [NewMessage], caller: &Caller, key: Option<&str>, scope: &str, hash: &str) {
+    let submitter = caller.submitter();
     for n in news.iter_mut() {
         n.api_key_id = caller.api_key_id();
+        n.submitted_by = Some(submitter.clone());
         n.idempotency = None;
     }
     // A single message carries its key, so its row says which request made it.

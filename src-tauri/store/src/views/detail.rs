@@ -60,6 +60,10 @@ pub struct MessageRecord {
     #[ts(type = "number | null")]
     pub api_key_id: Option<i64>,
     pub api_key_name: Option<String>,
+    /// Who handed it in, as named then: the person who composed it or imported its CSV file (the
+    /// window's operator, or the account signed in from a browser), or the API key. Null for
+    /// messages handed in before this was recorded: their channel says how they came.
+    pub submitted_by: Option<String>,
 }
 
 /// Our side: the message's place in the local queue, and whether the SMSC accepted a submit.
@@ -221,7 +225,7 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      m.scheduled_at, m.registered_delivery, m.connection, m.api_key_id, k.name,
      q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
      p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
-     p.flag_mismatch, p.flag_id_disagree";
+     p.flag_mismatch, p.flag_id_disagree, m.submitted_by";
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
     let message = MessageRecord {
@@ -252,6 +256,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         connection: r.get(24)?,
         api_key_id: r.get(25)?,
         api_key_name: r.get(26)?,
+        submitted_by: r.get(45)?,
     };
     let queue = QueueView {
         status: r.get::<_, Text<_>>(27)?.0,

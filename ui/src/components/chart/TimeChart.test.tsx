@@ -1,4 +1,6 @@
 // @vitest-environment happy-dom
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { byTestId, queryTestId, render, type Rendered } from "../../test/dom";
 import { formatDuration, heightOf, linearScale, linePath, timeTickIndexes } from "./scale";
@@ -124,10 +126,27 @@ describe("the chart", () => {
     expect(chart.querySelector(".chart-legend")?.textContent).toBe("AcceptedRefused");
   });
 
+  it("hides that table in a box that takes no width: a table itself cannot be made narrower than its content", async () => {
+    const style = document.createElement("style");
+    style.textContent = readFileSync(resolve(process.cwd(), "src/styles.css"), "utf8");
+    document.head.append(style);
+    try {
+      view = await render(<TimeChart {...props()} />);
+      const table = byTestId(view.container, "chart-table");
+      expect(table.classList.contains("visually-hidden"), "not on the table: it would stretch the page").toBe(false);
+      const box = getComputedStyle(byTestId(view.container, "chart-table-hidden"));
+      expect([box.display, box.position, box.width, box.height, box.overflow]).toEqual(["block", "absolute", "1px", "1px", "hidden"]);
+      expect(box.clipPath).toBe("inset(50%)");
+      expect(getComputedStyle(byTestId(view.container, "chart")).position, "placed within its card").toBe("relative");
+    } finally {
+      style.remove();
+    }
+  });
+
   it("gives screen readers the figures as a table", async () => {
     view = await render(<TimeChart {...props()} />);
     const table = byTestId(view.container, "chart-table");
-    expect(table.className).toBe("visually-hidden");
+    expect(table.closest(".visually-hidden"), "hidden by a wrapper").toBe(byTestId(view.container, "chart-table-hidden"));
     expect(table.querySelector("caption")?.textContent).toBe("Submits to the SMSC");
     expect([...table.querySelectorAll("thead th")].map((th) => th.textContent)).toEqual(["Time", "Accepted", "Refused"]);
     expect([...table.querySelectorAll("tbody tr")].map((tr) => [...tr.children].map((c) => c.textContent))).toEqual([

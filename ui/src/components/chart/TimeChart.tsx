@@ -206,31 +206,37 @@ function Plot({
   );
 }
 
+/**
+ * The figures for screen readers. The wrapper hides them: a table cannot be made 1px wide (it is
+ * as wide as its content), so hidden by its own class it widened the page by its full width.
+ */
 function DataTable({ title, times, series, formatTime, formatValue, timeHeader }: TimeChartProps) {
   return (
-    <table className="visually-hidden" data-testid="chart-table">
-      <caption>{title}</caption>
-      <thead>
-        <tr>
-          <th scope="col">{timeHeader}</th>
-          {series.map((s) => (
-            <th scope="col" key={s.key}>
-              {s.label}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {times.map((time, i) => (
-          <tr key={time}>
-            <th scope="row">{formatTime(time)}</th>
-            {series.map((s) => {
-              const v = s.values[i] ?? null;
-              return <td key={s.key}>{v === null ? "–" : formatValue(v)}</td>;
-            })}
+    <div className="visually-hidden" data-testid="chart-table-hidden">
+      <table data-testid="chart-table">
+        <caption>{title}</caption>
+        <thead>
+          <tr>
+            <th scope="col">{timeHeader}</th>
+            {series.map((s) => (
+              <th scope="col" key={s.key}>
+                {s.label}
+              </th>
+            ))}
           </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {times.map((time, i) => (
+            <tr key={time}>
+              <th scope="row">{formatTime(time)}</th>
+              {series.map((s) => {
+                const v = s.values[i] ?? null;
+                return <td key={s.key}>{v === null ? "–" : formatValue(v)}</td>;
+              })}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }

@@ -3,6 +3,7 @@ import { useI18n } from "../../i18n/context";
 import { Badge } from "../Badge";
 import { Disclosure } from "../Disclosure";
 import { Exact, Fact, Facts } from "../Facts";
+import { errMeaning, messageStateMeaning, messageStateName, statMeaning } from "./receiptCodes";
 import { printable, readTlvs, spacedHex, tlvName } from "./tlv";
 
 /**
@@ -11,7 +12,7 @@ import { printable, readTlvs, spacedHex, tlvName } from "./tlv";
  * TLVs and headers. Nothing here is rewritten: stored values are shown as stored.
  */
 export function ReceiptEvidence({ receipt: r, late = false }: { receipt: ReceiptView; late?: boolean }) {
-  const { t, formatDateTimePrecise, formatNumber } = useI18n();
+  const { t, formatDateTimePrecise } = useI18n();
   const tlvs = readTlvs(r.tlvs);
   return (
     <div className="evidence" data-testid="receipt-evidence" data-receipt-id={r.id}>
@@ -48,10 +49,12 @@ export function ReceiptEvidence({ receipt: r, late = false }: { receipt: Receipt
           {r.reported_state === null ? t("receipt.says.nothing") : t(`reportedState.${r.reported_state}`)}
         </Fact>
         <Fact label={t("receipt.stat")} testId="receipt-stat">
-          {r.stat_raw ?? r.stat}
+          {r.stat_raw === null && r.stat === null ? null : (
+            <Explained code={r.stat_raw ?? r.stat ?? ""} meaning={statMeaning(r.stat, t)} testId="receipt-stat-meaning" />
+          )}
         </Fact>
         <Fact label={t("receipt.err")} testId="receipt-err">
-          {r.err}
+          {r.err === null ? null : <Explained code={r.err} meaning={errMeaning(r.err, t)} testId="receipt-err-meaning" />}
         </Fact>
         <Fact label={t("receipt.doneDate")} testId="receipt-done">
           {r.done_date === null ? null : (
@@ -76,7 +79,15 @@ export function ReceiptEvidence({ receipt: r, late = false }: { receipt: Receipt
         <Fact label={t("receipt.eventId")}>{r.event_id === null ? null : <Exact value={r.event_id} />}</Fact>
         <Fact label={t("receipt.sub")}>{r.sub}</Fact>
         <Fact label={t("receipt.dlvrd")}>{r.dlvrd}</Fact>
-        <Fact label={t("receipt.messageState")}>{r.message_state === null ? null : formatNumber(r.message_state)}</Fact>
+        <Fact label={t("receipt.messageState")} testId="receipt-message-state">
+          {r.message_state === null ? null : (
+            <Explained
+              code={[String(r.message_state), messageStateName(r.message_state)].filter((x) => x !== null).join(" ")}
+              meaning={messageStateMeaning(r.message_state, t)}
+              testId="receipt-message-state-meaning"
+            />
+          )}
+        </Fact>
         <Fact label={t("receipt.networkError")}>{r.network_error_code}</Fact>
         <Fact label={t("receipt.correlation")} testId="receipt-correlation">
           {r.correlation === null
@@ -166,5 +177,17 @@ export function ReceiptEvidence({ receipt: r, late = false }: { receipt: Receipt
         </Disclosure>
       )}
     </div>
+  );
+}
+
+/** A code exactly as the receipt gave it, and what it means in plain words. */
+function Explained({ code, meaning, testId }: { code: string; meaning: string; testId: string }) {
+  return (
+    <>
+      <code>{code}</code>{" "}
+      <span className="muted" data-testid={testId}>
+        — {meaning}
+      </span>
+    </>
   );
 }

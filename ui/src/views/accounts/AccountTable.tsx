@@ -70,7 +70,7 @@ function AccountRows({
   onToggle: () => void;
   children: ReactNode;
 }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const editorId = `account-editor-${a.id}`;
   return (
     <>
@@ -90,11 +90,11 @@ function AccountRows({
           {a.last_sign_in_ms === null ? (
             <span className="muted">{t("accounts.never")}</span>
           ) : (
-            <time dateTime={new Date(a.last_sign_in_ms).toISOString()}>{formatDateTimeShort(a.last_sign_in_ms)}</time>
+            <time dateTime={new Date(a.last_sign_in_ms).toISOString()}>{formatDateTime(a.last_sign_in_ms)}</time>
           )}
         </td>
         <td>
-          <time dateTime={new Date(a.created_at_ms).toISOString()}>{formatDateTimeShort(a.created_at_ms)}</time>
+          <time dateTime={new Date(a.created_at_ms).toISOString()}>{formatDateTime(a.created_at_ms)}</time>
           <span className="muted"> · {t("accounts.by", { name: a.created_by })}</span>
         </td>
         <td>

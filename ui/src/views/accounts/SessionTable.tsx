@@ -39,7 +39,7 @@ export function SessionTable({
 }
 
 function SessionRow({ backend, session: s, onEnded }: { backend: Backend; session: SessionInfo; onEnded: () => void }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
 
@@ -65,10 +65,10 @@ function SessionRow({ backend, session: s, onEnded }: { backend: Backend; sessio
         )}
       </td>
       <td>
-        <time dateTime={new Date(s.created_at_ms).toISOString()}>{formatDateTimeShort(s.created_at_ms)}</time>
+        <time dateTime={new Date(s.created_at_ms).toISOString()}>{formatDateTime(s.created_at_ms)}</time>
       </td>
       <td>
-        <time dateTime={new Date(s.last_seen_ms).toISOString()}>{formatDateTimeShort(s.last_seen_ms)}</time>
+        <time dateTime={new Date(s.last_seen_ms).toISOString()}>{formatDateTime(s.last_seen_ms)}</time>
       </td>
       <td>
         <button

@@ -189,7 +189,7 @@ function ConcernedMessage({
   message: MessageSummary | null;
   onOpenMessage: (id: number) => void;
 }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const headingId = useId();
   return (
     <section className="concerned" aria-labelledby={headingId} data-testid="exception-message">
@@ -203,7 +203,7 @@ function ConcernedMessage({
           <p>
             <strong>{t("exceptions.messageRef", { id: String(m.id) })}</strong>{" "}
             <span className="phone">{m.destination}</span>{" "}
-            <span className="muted">{formatDateTimeShort(m.created_at_ms)}</span>
+            <span className="muted">{formatDateTime(m.created_at_ms)}</span>
           </p>
           <p className="message-body">{m.preview}</p>
           <p className="badges">
@@ -247,7 +247,7 @@ function Candidates({
   onOpenMessage: (id: number) => void;
   onOpenException: ((id: number) => void) | undefined;
 }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const headingId = useId();
   return (
     <section aria-labelledby={headingId} data-testid="exception-candidates">
@@ -266,11 +266,11 @@ function Candidates({
               ? t("candidates.attempt", {
                   n: c.attempt.attempt_no,
                   id: String(c.attempt.message_id),
-                  at: formatDateTimeShort(c.attempt.sent_at_ms ?? c.attempt.created_at_ms),
+                  at: formatDateTime(c.attempt.sent_at_ms ?? c.attempt.created_at_ms),
                 })
               : t("candidates.receipt", {
                   id: String(c.receipt.id),
-                  at: formatDateTimeShort(c.receipt.received_at_ms),
+                  at: formatDateTime(c.receipt.received_at_ms),
                 })}
           </h4>
           {c.message !== null && (

@@ -47,7 +47,7 @@ export function MessagePicker({
   selected: number | null;
   onPick: (id: number) => void;
 }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const { may } = useAccess();
   const ids = { heading: useId(), number: useId(), window: useId(), text: useId() };
   const [search, setSearch] = useState<PickerSearch>(() => suggestedSearch(receipt));
@@ -176,7 +176,7 @@ export function MessagePicker({
               message={m}
               picked={selected === m.id}
               onPick={() => onPick(m.id)}
-              formatTime={formatDateTimeShort}
+              formatTime={formatDateTime}
             />
           ))}
         </fieldset>

@@ -130,10 +130,10 @@ function Line({ item, onOpenMessage }: { item: ThreadItem; onOpenMessage: ((id: 
 }
 
 function When({ at }: { at: number }) {
-  const { formatDateTime, formatDateTimeShort } = useI18n();
+  const { formatDateTime } = useI18n();
   return (
-    <time className="bubble-time" dateTime={new Date(at).toISOString()} title={formatDateTime(at)}>
-      {formatDateTimeShort(at)}
+    <time className="bubble-time" dateTime={new Date(at).toISOString()}>
+      {formatDateTime(at)}
     </time>
   );
 }

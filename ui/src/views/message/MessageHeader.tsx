@@ -3,8 +3,19 @@ import type { MessageRecord } from "../../bindings/MessageRecord";
 import { Disclosure } from "../../components/Disclosure";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
+import type { Translate } from "../../i18n/i18n";
 
 const ENCODINGS = ["gsm7", "ucs2"] as const;
+
+/**
+ * Where the message came from, with who when it was recorded: "Composed by Marie", "Imported
+ * from CSV by Marie", "API key website". A message handed in before people were recorded says
+ * its channel as before (an API one still names its key).
+ */
+export function originWords(m: MessageRecord, t: Translate): string {
+  const name = m.submitted_by ?? (m.channel === "api" ? m.api_key_name : null);
+  return name === null ? t(`channel.${m.channel}`) : t(`message.origin.${m.channel}`, { name });
+}
 
 /** What was sent, to whom, and when: the message as it was handed in, which never changes. */
 export function MessageHeader({ detail }: { detail: MessageDetail }) {
@@ -21,6 +32,9 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
         </Fact>
         <Fact label={t("message.kind")} testId="detail-kind">
           {t(`messageKind.${m.kind}`)}
+        </Fact>
+        <Fact label={t("message.origin")} testId="detail-origin">
+          {originWords(m, t)}
         </Fact>
         <Fact label={t("message.created")} testId="detail-created">
           <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTime(m.created_at_ms)}</time>

@@ -150,7 +150,7 @@ function ReceiptRefs({
   onShow: (id: number) => void;
   testId: string;
 }) {
-  const { t, formatDateTimeShort } = useI18n();
+  const { t, formatDateTime } = useI18n();
   return (
     <div className="receipt-refs" data-testid={testId}>
       <h4>{title}</h4>
@@ -166,7 +166,7 @@ function ReceiptRefs({
                 <span className="muted">
                   {" "}
                   {r.reported_state === null ? "" : t(`reportedState.${r.reported_state}`)}
-                  {r.stat_raw === null ? "" : ` (${r.stat_raw})`} · {formatDateTimeShort(r.received_at_ms)}
+                  {r.stat_raw === null ? "" : ` (${r.stat_raw})`} · {formatDateTime(r.received_at_ms)}
                 </span>
               )}
             </li>

@@ -6,6 +6,7 @@ import type { TimelineEntry } from "../../bindings/TimelineEntry";
 import { Badge } from "../../components/Badge";
 import { Disclosure } from "../../components/Disclosure";
 import { AttemptEvidence } from "../../components/evidence/AttemptEvidence";
+import { isNoError } from "../../components/evidence/receiptCodes";
 import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
@@ -80,7 +81,7 @@ function Item({
   detail: MessageDetail;
   onOpenException: (id: number) => void;
 }) {
-  const { t, formatDateTimePrecise, formatDateTimeShort } = useI18n();
+  const { t, formatDateTimePrecise, formatDateTime } = useI18n();
   return (
     <li
       className={`timeline-item timeline-${item.kind}`}
@@ -95,7 +96,7 @@ function Item({
         </span>
         <span className="timeline-kind">{t(`timelineKind.${item.kind}`)}</span>
         <time className="timeline-time" dateTime={new Date(item.at).toISOString()} title={formatDateTimePrecise(item.at)}>
-          {formatDateTimeShort(item.at)}
+          {formatDateTime(item.at)}
         </time>
       </div>
       <div className="timeline-line" data-testid="timeline-line">
@@ -140,15 +141,8 @@ function Line({
       return (
         <>
           {t("timeline.attempt", { n: a.attempt_no })}
+          {/* The session and sequence number are the PDU's ids: they are in the evidence below. */}
           {parts > 1 && <> {t("timeline.part", { part: a.segment_no, parts })}</>}
-          {a.session_id !== null && (
-            <span className="muted">
-              {" "}
-              {a.sequence_number === null
-                ? t("timeline.session", { session: a.session_id })
-                : t("timeline.sessionSequence", { session: a.session_id, sequence: a.sequence_number })}
-            </span>
-          )}
         </>
       );
     }
@@ -195,7 +189,13 @@ function Line({
                 : t("timeline.parts", { list: r.message_parts.join(", "), parts })}
             </span>
           )}
-          {r.stat_raw !== null && <span className="muted"> ({r.stat_raw}{r.err === null ? "" : `, err ${r.err}`})</span>}{" "}
+          {r.stat_raw !== null && (
+            <span className="muted" data-testid="timeline-receipt-codes">
+              {" "}
+              ({r.stat_raw}
+              {r.err === null ? "" : `, ${isNoError(r.err) ? t("receiptCode.err.none") : t("receiptCode.timeline.err", { err: r.err })}`})
+            </span>
+          )}{" "}
           {r.is_repeat && <Badge tone="warning">{t("receipt.repeat")}</Badge>}{" "}
           {item.late && <Badge tone="warning">{t("receipt.late")}</Badge>}{" "}
           {s.supporting_receipt_ids.includes(r.id) && <Badge tone="progress">{t("receipt.basis")}</Badge>}{" "}
