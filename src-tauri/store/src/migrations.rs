@@ -92,7 +92,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 15,
         name: "submitted_by",
-        sql: include_str!("migrations/0018_submitted_by.sql"),
+        sql: include_str!("migrations/0015_submitted_by.sql"),
     },
 ];
 

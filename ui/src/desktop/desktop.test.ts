@@ -38,7 +38,7 @@ describe("the tray's status", () => {
   });
 
   it("words the menu's actions in the user's language too", () => {
-    const s = trayStatus(seen(BOUND, [], 0), fr, NOW);
+    const s = trayStatus(seen(BOUND, [], 0), fr);
     expect([s.open, s.quit]).toEqual(["Ouvrir smsdesk", "Quitter"]);
   });
 });
