@@ -17,5 +17,6 @@ pub mod receipts;
 pub mod redact;
 pub mod retry;
 pub mod sms;
+pub mod template;
 pub mod time;
 pub mod webhook;

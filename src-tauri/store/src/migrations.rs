@@ -89,6 +89,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "deadline_frontier",
         sql: include_str!("migrations/0014_deadline_frontier.sql"),
     },
+    Migration {
+        version: 17,
+        name: "templates",
+        sql: include_str!("migrations/0017_templates.sql"),
+    },
 ];
 
 /// The schema version this build creates.
