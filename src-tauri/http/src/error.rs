@@ -95,6 +95,11 @@ impl From<ServiceError> for Failure {
             ServiceError::NoWindow => C::NoWindow,
             ServiceError::Settings(smsdesk_engine::settings::SettingsError::Config(_)) => C::ConfigInvalid,
             ServiceError::Settings(_) => C::Internal,
+            ServiceError::Action(ActionError::PermanentFailure { status, .. }) => {
+                let mut f = Failure::new(C::PermanentFailureRetry, message);
+                f.body.command_status = Some(status.clone());
+                return f;
+            }
             ServiceError::Action(a) => action(a),
             ServiceError::Resolve(r) => match r {
                 ResolveError::NoteRequired => C::NoteRequired,
@@ -166,6 +171,7 @@ fn action(a: &ActionError) -> ErrorCode {
         ActionError::TooOld { .. } => ErrorCode::TooOld,
         ActionError::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
         ActionError::OptedOut(_) => ErrorCode::DestinationOptedOut,
+        ActionError::PermanentFailure { .. } => ErrorCode::PermanentFailureRetry,
         ActionError::Store(_) => ErrorCode::Internal,
     }
 }

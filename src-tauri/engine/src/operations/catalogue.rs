@@ -66,10 +66,12 @@ operations! { $
     /// Sends a message again now. When its last try was accepted or its outcome is unknown, it
     /// may arrive twice: that needs `confirm_duplicate: true`. Its kind's limits on tries and
     /// age apply (an OTP: 2 tries, 5 minutes); only an admin may override them, with a note.
+    /// When its last try was refused for good (an invalid destination, say), it will fail again:
+    /// that needs `confirm_permanent_failure: true`.
     retry: Post "/messages/{id}/retry" -> 204 () {
         tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
-        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut],
+        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut, PermanentFailureRetry],
     }
 
     /// Takes a message that has not been sent out of the queue.
