@@ -10,6 +10,7 @@ use smsdesk_engine::apikeys::KeyError;
 use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::receipts::exceptions::ResolveError;
 use smsdesk_engine::service::ServiceError;
+use smsdesk_engine::store::tables::template::TemplateError;
 
 /// Seconds a client is told to wait before sending again what a full disk refused.
 pub const STORAGE_FULL_RETRY_AFTER_SECS: u64 = 30;
@@ -126,6 +127,8 @@ impl From<ServiceError> for Failure {
                 AccountError::LastAdmin(_) => C::LastAdmin,
                 AccountError::Store(_) => C::Internal,
             },
+            ServiceError::Template(TemplateError::NameTaken(_)) => C::NameTaken,
+            ServiceError::Template(TemplateError::Store(_)) => C::Internal,
             ServiceError::SignInFailed(_) => C::Unauthorized,
             ServiceError::TooManyAttempts { retry_after_secs } => {
                 return Failure::new(C::TooManyAttempts, message).retry_after(*retry_after_secs)

@@ -173,6 +173,25 @@ operations! { $
         errors: [NotSandbox],
     }
 
+    /// The office's message templates, by name, each with the `{placeholders}` its text names.
+    list_templates: Get "/templates" -> 200 [Template] {
+        tag: "templates", access: ReadAll,
+    }
+
+    /// Saves a message template for everyone in the office (audited); its name must not be
+    /// taken, whatever the case.
+    create_template: Post "/templates" -> 201 Template {
+        tag: "templates", access: Resolve,
+        args: [template: Body NewTemplate],
+        errors: [NameTaken],
+    }
+
+    /// Deletes a message template (audited). Messages keep the texts they were sent with.
+    delete_template: Delete "/templates/{id}" -> 204 () {
+        tag: "templates", access: Resolve,
+        args: [id: Path],
+    }
+
     /// Queue depth, states and open exceptions at a glance.
     dashboard: Get "/dashboard" -> 200 Dashboard {
         tag: "overview", access: ReadAll,
