@@ -2,6 +2,7 @@ import type { FieldError } from "../bindings/FieldError";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import { MESSAGE_KINDS } from "./labels";
+import { fillTemplate } from "./templates";
 
 /** The columns an import file may have; the first two are required. */
 export const REQUIRED_COLUMNS = ["destination", "text"] as const;
@@ -27,8 +28,12 @@ export type CsvProblem =
   | { readonly code: "duplicate_column"; readonly column: string }
   | { readonly code: "field_count"; readonly line: number; readonly found: number; readonly expected: number };
 
-/** Codes of the problems found in the browser, before the engine sees a row. */
-export const LOCAL_CODES = { kind: "csv_kind", priority: "csv_priority" } as const;
+/**
+ * Codes of the problems found in the browser, before the engine sees a row. With
+ * `placeholder`, the error's message is the template's placeholders the row has no value for,
+ * comma-separated.
+ */
+export const LOCAL_CODES = { kind: "csv_kind", priority: "csv_priority", placeholder: "csv_placeholder" } as const;
 
 export interface ImportRow {
   /** The line the record starts on in the file, from 1 (the header is line 1). */
@@ -128,8 +133,13 @@ const isBlank = (record: CsvRecord): boolean => record.fields.length === 1 && re
  * Reads an import file: a header row naming the columns (destination and text required, in any
  * order, any case), then one message per row. Blank lines are skipped; empty optional cells are
  * absent values.
+ *
+ * With a `template`, each row's text is the template's, its `{placeholders}` filled from the
+ * row's columns of the same names (any case; the value trimmed): the file needs no text column
+ * and may have columns of any name. A row with no value for a placeholder (the column is missing
+ * or the cell empty) is a row with an error naming them.
  */
-export function readImportFile(input: string): ReadResult {
+export function readImportFile(input: string, template: string | null = null): ReadResult {
   const parsed = parseCsv(input);
   if ("unclosedQuoteLine" in parsed) return { ok: false, problem: { code: "unclosed_quote", line: parsed.unclosedQuoteLine } };
   const records = parsed.records.filter((r) => !isBlank(r));
@@ -138,10 +148,13 @@ export function readImportFile(input: string): ReadResult {
 
   const columns = header.fields.map((name) => name.trim().toLowerCase());
   for (const [i, column] of columns.entries()) {
-    if (!KNOWN.includes(column)) return { ok: false, problem: { code: "unknown_column", column: header.fields[i] ?? column } };
+    if (template === null && !KNOWN.includes(column)) {
+      return { ok: false, problem: { code: "unknown_column", column: header.fields[i] ?? column } };
+    }
     if (columns.indexOf(column) !== i) return { ok: false, problem: { code: "duplicate_column", column } };
   }
   for (const column of REQUIRED_COLUMNS) {
+    if (template !== null && column === "text") continue;
     if (!columns.includes(column)) return { ok: false, problem: { code: "missing_column", column } };
   }
 
@@ -155,7 +168,8 @@ export function readImportFile(input: string): ReadResult {
     }
     const cell = new Map<Column, string>();
     columns.forEach((column, i) => cell.set(column as Column, record.fields[i] ?? ""));
-    rows.push(toRow(record.line, record.raw, cell));
+    const row = toRow(record.line, record.raw, cell);
+    rows.push(template === null ? row : filled(row, template, columns, record.fields));
   }
   return { ok: true, header: header.raw, rows };
 }
@@ -191,6 +205,19 @@ function toRow(line: number, raw: string, cell: Map<Column, string>): ImportRow 
   text("valid_until");
   text("scheduled_at");
   return { line, message, raw, errors };
+}
+
+/** `row` with its text the template's, filled from the row's cells (any case, trimmed). */
+function filled(row: ImportRow, template: string, columns: readonly string[], fields: readonly string[]): ImportRow {
+  const value = (name: string): string | null => {
+    const at = columns.indexOf(name.toLowerCase());
+    const v = at < 0 ? "" : (fields[at] ?? "").trim();
+    return v === "" ? null : v;
+  };
+  const result = fillTemplate(template, value);
+  if (result.ok) return { ...row, message: { ...row.message, text: result.text } };
+  const error: FieldError = { field: "text", code: LOCAL_CODES.placeholder, message: result.missing.join(", ") };
+  return { ...row, message: { ...row.message, text: "" }, errors: [...row.errors, error] };
 }
 
 /** One CSV field, quoted when it must be (a comma, a quote or a line break in it). */
