@@ -155,10 +155,7 @@ async fn a_message_that_failed_for_now_is_retried_without_the_guard() {
 async fn the_compose_form_schedules_a_message_ahead_and_refuses_a_time_already_past() {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine(&dir).await;
-    let now = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .unwrap()
-        .as_millis() as i64;
+    let now = smsdesk_engine::clock::Clock::system().now_ms();
     let ahead = smsdesk_engine::clock::format_rfc3339(now + 3_600_000);
     let id = send(&engine, "+33612345600", Some(ahead)).await.unwrap();
     tokio::time::sleep(Duration::from_millis(500)).await;

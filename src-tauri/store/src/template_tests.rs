@@ -20,7 +20,7 @@ fn save(store: &Store, name: &str, text: &str) -> Result<smsdesk_core::template:
 fn names(store: &Store) -> Vec<String> {
     store
         .reader()
-        .read_blocking(|c| template::list(c))
+        .read_blocking(template::list)
         .unwrap()
         .into_iter()
         .map(|t| t.name)
@@ -40,7 +40,7 @@ fn templates_are_saved_with_their_placeholders_and_listed_by_name() {
         ["Appointment", "code", "reminder"],
         "by name, whatever the case"
     );
-    let listed = store.reader().read_blocking(|c| template::list(c)).unwrap();
+    let listed = store.reader().read_blocking(template::list).unwrap();
     let again = listed.iter().find(|t| t.id == reminder.id).unwrap();
     assert_eq!(again, &reminder, "read back as it was saved");
 }

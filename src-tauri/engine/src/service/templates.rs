@@ -92,7 +92,7 @@ fn audit(action: &str, actor: &str, t: &Template) -> NewAudit {
 impl Service {
     /// Every template, by name.
     pub async fn list_templates(&self) -> Result<Vec<Template>, ServiceError> {
-        Ok(self.store.reader().read(|c| table::list(c)).await?)
+        Ok(self.store.reader().read(table::list).await?)
     }
 
     /// Saves a new template (audited); its name must not be taken, whatever the case.
