@@ -34,6 +34,7 @@ use crate::window::EngineState;
 // The commands about people live beside these, registered the same way.
 pub use crate::inbox::*;
 pub use crate::people::*;
+pub use crate::templates::*;
 
 pub(crate) type Reply<T> = Result<T, ApiError>;
 

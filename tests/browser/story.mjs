@@ -146,6 +146,11 @@ export async function retryFailed(ui) {
   await ui.click(tid("retry-open"));
   await ui.fill(tid("retry-note"), "Number corrected by the customer on the phone");
   await ui.click(tid("retry-submit"));
+  // Refused for good: the screen says a retry will fail again for that reason, and asks.
+  await ui.waitFor(tid("retry-permanent-warning"));
+  assert.equal(await ui.attr(tid("retry-permanent-reason"), "data-status"), "ESME_RINVDSTADR");
+  await ui.screenshot("retry-guard.png", { fullPage: false });
+  await ui.click(tid("retry-permanent-confirm"));
   await ui.waitFor(tid("action-done"));
   await eventually("a second attempt appears in the timeline", async () => (await ui.count(ATTEMPTS)) === 2, 30_000);
   await eventually(
@@ -168,7 +173,7 @@ export async function importCsv(ui, file) {
   assert.match(await ui.text(tid("import-counts")), /\b2\b.*\b1\b/, "two rows ready, one with errors");
   assert.equal(await ui.count(tid("import-row")), 1, "only the row with errors is listed");
   const bad = tid("import-row", '[data-line="4"]');
-  assert.match(await ui.text(bad), /destination/i, "the bad row says which field is wrong");
+  assert.match(await ui.text(bad), /phone number/i, "the bad row says which field is wrong, in words");
   assert.match(await ui.text(bad), /not-a-number/, "and shows the line as written");
   await ui.waitFor(tid("import-download-rejected"));
   await ui.accessible?.("the import dialog");

@@ -19,5 +19,6 @@ pub mod redact;
 pub mod retry;
 pub mod said;
 pub mod sms;
+pub mod template;
 pub mod time;
 pub mod webhook;

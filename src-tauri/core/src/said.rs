@@ -114,6 +114,7 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "message.retry",
     "message.retry_confirmed",
     "message.retry_override",
+    "message.retry_permanent_confirmed",
     "opt_in.reply",
     "opt_out.add",
     "opt_out.import",
@@ -123,6 +124,8 @@ pub const AUDIT_ACTIONS: &[&str] = &[
     "session.revoke",
     "settings.reload",
     "settings.update",
+    "template.create",
+    "template.delete",
 ];
 
 /// The parameters of a code: names to values, all text (numbers as digits).

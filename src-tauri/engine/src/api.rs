@@ -87,6 +87,11 @@ pub struct ApiError {
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     #[ts(as = "Option<Vec<crate::intake::FieldError>>", optional)]
     pub errors: Vec<crate::intake::FieldError>,
+    /// With code "permanent_failure_retry": the name of the SMSC's status the message's last try
+    /// was refused with for good (`ESME_RINVDSTADR`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub command_status: Option<String>,
 }
 
 impl ApiError {
@@ -95,6 +100,7 @@ impl ApiError {
             code,
             message: message.into(),
             errors: Vec::new(),
+            command_status: None,
         }
     }
 }
@@ -161,13 +167,17 @@ error_codes! {
     ConfirmationRequired = "confirmation_required", 409;
     /// The message's validity has ended: sending it now would be useless.
     ValidityEnded = "validity_ended", 409;
+    /// The message's last try was refused for good by the SMSC (an invalid destination, a barred
+    /// number), so sending it again will fail the same way; `command_status` names the status.
+    /// The retry needs `confirm_permanent_failure: true`.
+    PermanentFailureRetry = "permanent_failure_retry", 409;
     /// The exception is already resolved.
     NotOpen = "not_open", 409;
     /// Receipt text that disagrees with the message was not acknowledged.
     MismatchesNotSeen = "mismatches_not_seen", 409;
     /// The key was already revoked.
     AlreadyRevoked = "already_revoked", 409;
-    /// An account with this name exists already.
+    /// An account, or a template, with this name exists already.
     NameTaken = "name_taken", 409;
     /// The last active admin cannot be removed, disabled or demoted.
     LastAdmin = "last_admin", 409;

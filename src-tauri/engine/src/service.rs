@@ -11,6 +11,7 @@
 //! - `reads`: lists, details, the dashboard and its pace, CSV export and the audit log;
 //! - `admin`: settings (admin only) and API keys;
 //! - `accounts`: people's accounts, signing in and out, sessions, the setup link;
+//! - `templates`: the office's message templates ([`NewTemplate`]);
 //! - `health`: the SMPP connection and how the instance is ([`ConnectionStatus`]);
 //! - `reports`: delivery reports coming in, by HTTP callback or SMPP session;
 //! - `error`: why a request was refused ([`ServiceError`]).
@@ -30,6 +31,7 @@ mod submit;
 mod submit_tests;
 #[cfg(test)]
 mod submitted_by_tests;
+mod templates;
 
 use std::sync::{Arc, RwLock};
 
@@ -59,6 +61,7 @@ pub use inbox::{
 pub use preview::{Preview, PreviewRow};
 pub use reports::CallbackAnswer;
 pub use submit::{Answer, SubmitBatch, SubmittedBatch};
+pub use templates::{NewTemplate, Template};
 
 /// The engine's operations, for every caller.
 #[derive(Clone)]

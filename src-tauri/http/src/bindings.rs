@@ -206,6 +206,8 @@ fn views() -> Vec<(String, String)> {
         file::<smsdesk_engine::service::OptOutImported>(),
         file::<smsdesk_engine::service::RemoveOptOut>(),
         file::<smsdesk_engine::service::SandboxReply>(),
+        file::<smsdesk_engine::service::NewTemplate>(),
+        file::<smsdesk_engine::service::Template>(),
     ]
 }
 
@@ -289,7 +291,7 @@ const ROUTE_TYPES: &str = "/** Where an argument travels over HTTP (over IPC eac
     readonly header?: string;\n}\n\n\
     /** How an operation travels: the window's command, or the HTTP method and path. */\n\
     export interface OperationRoute {\n  readonly command: string;\n  \
-    readonly method: \"GET\" | \"POST\" | \"PATCH\";\n  readonly path: string;\n  \
+    readonly method: \"GET\" | \"POST\" | \"PATCH\" | \"DELETE\";\n  readonly path: string;\n  \
     readonly args: readonly OperationArg[];\n  readonly answers: boolean;\n}\n\n";
 
 /// One operation's entry in `OPERATIONS`.

@@ -10,6 +10,7 @@ use smsdesk_engine::apikeys::KeyError;
 use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::receipts::exceptions::ResolveError;
 use smsdesk_engine::service::ServiceError;
+use smsdesk_engine::store::tables::template::TemplateError;
 
 /// Seconds a client is told to wait before sending again what a full disk refused.
 pub const STORAGE_FULL_RETRY_AFTER_SECS: u64 = 30;
@@ -95,6 +96,11 @@ impl From<ServiceError> for Failure {
             ServiceError::NoWindow => C::NoWindow,
             ServiceError::Settings(smsdesk_engine::settings::SettingsError::Config(_)) => C::ConfigInvalid,
             ServiceError::Settings(_) => C::Internal,
+            ServiceError::Action(ActionError::PermanentFailure { status, .. }) => {
+                let mut f = Failure::new(C::PermanentFailureRetry, message);
+                f.body.command_status = Some(status.clone());
+                return f;
+            }
             ServiceError::Action(a) => action(a),
             ServiceError::Resolve(r) => match r {
                 ResolveError::NoteRequired => C::NoteRequired,
@@ -121,6 +127,8 @@ impl From<ServiceError> for Failure {
                 AccountError::LastAdmin(_) => C::LastAdmin,
                 AccountError::Store(_) => C::Internal,
             },
+            ServiceError::Template(TemplateError::NameTaken(_)) => C::NameTaken,
+            ServiceError::Template(TemplateError::Store(_)) => C::Internal,
             ServiceError::SignInFailed(_) => C::Unauthorized,
             ServiceError::TooManyAttempts { retry_after_secs } => {
                 return Failure::new(C::TooManyAttempts, message).retry_after(*retry_after_secs)
@@ -166,6 +174,7 @@ fn action(a: &ActionError) -> ErrorCode {
         ActionError::TooOld { .. } => ErrorCode::TooOld,
         ActionError::AttemptsExhausted { .. } => ErrorCode::AttemptsExhausted,
         ActionError::OptedOut(_) => ErrorCode::DestinationOptedOut,
+        ActionError::PermanentFailure { .. } => ErrorCode::PermanentFailureRetry,
         ActionError::Store(_) => ErrorCode::Internal,
     }
 }

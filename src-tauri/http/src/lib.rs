@@ -125,6 +125,7 @@ where
         Method::Get => MethodFilter::GET,
         Method::Post => MethodFilter::POST,
         Method::Patch => MethodFilter::PATCH,
+        Method::Delete => MethodFilter::DELETE,
     };
     on(filter, handler).route_layer(middleware::from_fn_with_state(
         state.clone(),

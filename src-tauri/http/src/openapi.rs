@@ -72,6 +72,7 @@ impl Modify for Catalogue {
                 Method::Get => HttpMethod::Get,
                 Method::Post => HttpMethod::Post,
                 Method::Patch => HttpMethod::Patch,
+                Method::Delete => HttpMethod::Delete,
             };
             openapi
                 .paths
@@ -250,6 +251,7 @@ mod tests {
                 Method::Get => "get",
                 Method::Post => "post",
                 Method::Patch => "patch",
+                Method::Delete => "delete",
             };
             let op = &doc["paths"][spec.http_path()][method];
             assert_eq!(op["operationId"], spec.name, "{}: {op}", spec.name);

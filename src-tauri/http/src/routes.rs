@@ -395,3 +395,29 @@ pub async fn sandbox_reply(
     s.ctx.service.sandbox_reply(&caller, r)?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+pub async fn list_templates(
+    State(s): State<AppState>,
+) -> Result<Json<Vec<smsdesk_engine::service::Template>>, Failure> {
+    Ok(Json(s.ctx.service.list_templates().await?))
+}
+
+pub async fn create_template(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(t): JsonBody<smsdesk_engine::service::NewTemplate>,
+) -> Result<(StatusCode, Json<smsdesk_engine::service::Template>), Failure> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.ctx.service.create_template(&caller, t).await?),
+    ))
+}
+
+pub async fn delete_template(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    Id(id): Id,
+) -> Result<StatusCode, Failure> {
+    s.ctx.service.delete_template(&caller, id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}

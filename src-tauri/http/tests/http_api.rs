@@ -1113,6 +1113,7 @@ fn request_for(t: &Running, spec: &smsdesk_engine::operations::Spec, key: Option
         Method::Get => t.http.get(url),
         Method::Post => t.http.post(url),
         Method::Patch => t.http.patch(url),
+        Method::Delete => t.http.delete(url),
     };
     if spec.args.iter().any(|a| a.place == Place::Body) {
         r = r.json(&json!({}));

@@ -29,7 +29,11 @@ mod replay_tests;
 #[cfg(test)]
 mod submitted_by_tests;
 #[cfg(test)]
+mod template_tests;
+#[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tries_tests;
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};

@@ -94,6 +94,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "submitted_by",
         sql: include_str!("migrations/0015_submitted_by.sql"),
     },
+    Migration {
+        version: 17,
+        name: "templates",
+        sql: include_str!("migrations/0017_templates.sql"),
+    },
 ];
 
 /// The schema version this build creates.

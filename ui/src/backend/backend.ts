@@ -93,6 +93,10 @@ export const ERROR_CODES = {
   tooOld: "too_old",
   /** A message to a number on the opt-out list (HTTP 422): refused at intake, on a retry or a resend. */
   destinationOptedOut: "destination_opted_out",
+  /** A retry of a message whose last try was refused for good (HTTP 409); `commandStatus` names the status. */
+  permanentFailureRetry: "permanent_failure_retry",
+  /** A template (or an account) with this name exists already (HTTP 409). */
+  nameTaken: "name_taken",
 } as const satisfies Record<string, ErrorCode>;
 
 /**
@@ -105,21 +109,34 @@ export class BackendError extends Error {
   readonly errors: FieldError[];
   /** When the engine said how long to wait before trying again (`Retry-After`), in seconds. */
   readonly retryAfterSeconds: number | null;
+  /** With `permanent_failure_retry`: the SMSC's status the last try was refused with (`ESME_RINVDSTADR`). */
+  readonly commandStatus: string | null;
 
   constructor(
     code: BackendErrorCode,
     message: string,
-    options?: { cause?: unknown; errors?: FieldError[] | undefined; retryAfterSeconds?: number | null },
+    options?: {
+      cause?: unknown;
+      errors?: FieldError[] | undefined;
+      retryAfterSeconds?: number | null;
+      commandStatus?: string | null | undefined;
+    },
   ) {
     super(message, options?.cause === undefined ? undefined : { cause: options.cause });
     this.name = "BackendError";
     this.code = code;
     this.errors = options?.errors ?? [];
     this.retryAfterSeconds = options?.retryAfterSeconds ?? null;
+    this.commandStatus = options?.commandStatus ?? null;
   }
 
   static from(error: ApiError, cause?: unknown, retryAfterSeconds?: number | null): BackendError {
-    return new BackendError(error.code, error.message, { cause, errors: error.errors, retryAfterSeconds: retryAfterSeconds ?? null });
+    return new BackendError(error.code, error.message, {
+      cause,
+      errors: error.errors,
+      retryAfterSeconds: retryAfterSeconds ?? null,
+      commandStatus: error.command_status,
+    });
   }
 }
 
@@ -128,6 +145,8 @@ export function isApiError(value: unknown): value is ApiError {
   const candidate = value as Record<string, unknown>;
   if (typeof candidate["code"] !== "string" || typeof candidate["message"] !== "string") return false;
   const errors = candidate["errors"];
+  const status = candidate["command_status"];
+  if (status !== undefined && status !== null && typeof status !== "string") return false;
   return errors === undefined || (Array.isArray(errors) && errors.every(isFieldError));
 }
 

@@ -10,4 +10,9 @@ export type ApiError = { code: ErrorCode, message: string,
 /**
  * With code "invalid": every invalid field, each with its own code and message.
  */
-errors?: Array<FieldError>, };
+errors?: Array<FieldError>, 
+/**
+ * With code "permanent_failure_retry": the name of the SMSC's status the message's last try
+ * was refused with for good (`ESME_RINVDSTADR`).
+ */
+command_status?: string, };

@@ -17,4 +17,9 @@ confirm_duplicate: boolean,
  * Retry only, admins only: send it although its kind's limits on tries or age say no (an OTP
  * tried twice, or older than its 5 minutes). Needs a note; audited as an override.
  */
-override_limits: boolean, };
+override_limits: boolean, 
+/**
+ * Retry only: its last try was refused for good by the SMSC (an invalid destination, say),
+ * so it will most likely fail again; set true to send it anyway. Audited as such.
+ */
+confirm_permanent_failure?: boolean | null, };

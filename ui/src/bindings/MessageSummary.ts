@@ -47,6 +47,12 @@ rule: Rule,
  */
 flags: Array<Flag>, 
 /**
- * Submit tries made (the most for any one part).
+ * Every try the message had, over every round of sending (an operator's retries included),
+ * numbered as the timeline numbers them; for a long message, the most any one part had. A
+ * try that never went out (the link closed first) is not counted.
  */
-attempts: number, client_ref: string | null, api_key_id: number | null, connection: string, };
+attempts: number, client_ref: string | null, api_key_id: number | null, connection: string, 
+/**
+ * Not sent before this time, when it was scheduled.
+ */
+scheduled_at_ms: number | null, };

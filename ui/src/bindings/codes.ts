@@ -17,6 +17,7 @@ export const ERROR_CODES = [
   "not_allowed",
   "confirmation_required",
   "validity_ended",
+  "permanent_failure_retry",
   "not_open",
   "mismatches_not_seen",
   "already_revoked",
@@ -104,6 +105,7 @@ export const AUDIT_ACTIONS = [
   "message.retry",
   "message.retry_confirmed",
   "message.retry_override",
+  "message.retry_permanent_confirmed",
   "opt_in.reply",
   "opt_out.add",
   "opt_out.import",
@@ -113,6 +115,8 @@ export const AUDIT_ACTIONS = [
   "session.revoke",
   "settings.reload",
   "settings.update",
+  "template.create",
+  "template.delete",
 ] as const;
 
 /** AttemptView.command_status_name, for every status the engine names */

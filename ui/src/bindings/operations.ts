@@ -26,6 +26,7 @@ import type { MessagePage } from "./MessagePage";
 import type { NewAccount } from "./NewAccount";
 import type { NewApiKey } from "./NewApiKey";
 import type { NewOptOut } from "./NewOptOut";
+import type { NewTemplate } from "./NewTemplate";
 import type { OptOutAdded } from "./OptOutAdded";
 import type { OptOutCsv } from "./OptOutCsv";
 import type { OptOutFilter } from "./OptOutFilter";
@@ -46,6 +47,7 @@ import type { SubmitBatch } from "./SubmitBatch";
 import type { SubmitMessage } from "./SubmitMessage";
 import type { SubmittedBatch } from "./SubmittedBatch";
 import type { SubmittedMessage } from "./SubmittedMessage";
+import type { Template } from "./Template";
 import type { ThreadPage } from "./ThreadPage";
 import type { ThreadRequest } from "./ThreadRequest";
 import type { ThreadView } from "./ThreadView";
@@ -66,7 +68,7 @@ export interface Operations {
   listMessages(filter: MessageFilter): Promise<MessagePage>;
   /** One message: its computed state with the rule behind it, flags, attempts, receipts and timeline. */
   message(id: number): Promise<MessageDetail>;
-  /** Sends a message again now. When its last try was accepted or its outcome is unknown, it may arrive twice: that needs `confirm_duplicate: true`. Its kind's limits on tries and age apply (an OTP: 2 tries, 5 minutes); only an admin may override them, with a note. */
+  /** Sends a message again now. When its last try was accepted or its outcome is unknown, it may arrive twice: that needs `confirm_duplicate: true`. Its kind's limits on tries and age apply (an OTP: 2 tries, 5 minutes); only an admin may override them, with a note. When its last try was refused for good (an invalid destination, say), it will fail again: that needs `confirm_permanent_failure: true`. */
   retry(id: number, action: MessageAction): Promise<void>;
   /** Takes a message that has not been sent out of the queue. */
   cancel(id: number, action: MessageAction): Promise<void>;
@@ -96,6 +98,12 @@ export interface Operations {
   exportOptOuts(): Promise<OptOutCsv>;
   /** The sandbox SMSC plays a handset: a reply from `from` arrives over SMPP as any message from a handset does (a stop word opts the number out). Only while the sandbox is the connection. */
   sandboxReply(reply: SandboxReply): Promise<void>;
+  /** The office's message templates, by name, each with the `{placeholders}` its text names. */
+  listTemplates(): Promise<Template[]>;
+  /** Saves a message template for everyone in the office (audited); its name must not be taken, whatever the case. */
+  createTemplate(template: NewTemplate): Promise<Template>;
+  /** Deletes a message template (audited). Messages keep the texts they were sent with. */
+  deleteTemplate(id: number): Promise<void>;
   /** Queue depth, states and open exceptions at a glance. */
   dashboard(): Promise<Dashboard>;
   /** Submits, receipts and receipt latency over the window (UTC buckets), and outcomes by day for the last 30 days. */
@@ -142,7 +150,7 @@ export interface OperationArg {
 /** How an operation travels: the window's command, or the HTTP method and path. */
 export interface OperationRoute {
   readonly command: string;
-  readonly method: "GET" | "POST" | "PATCH";
+  readonly method: "GET" | "POST" | "PATCH" | "DELETE";
   readonly path: string;
   readonly args: readonly OperationArg[];
   readonly answers: boolean;
@@ -171,6 +179,9 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   importOptOuts: { command: "import_opt_outs", method: "POST", path: "/opt-outs/import", args: [{ name: "file", place: "body" }], answers: true },
   exportOptOuts: { command: "export_opt_outs", method: "GET", path: "/opt-outs/export", args: [], answers: true },
   sandboxReply: { command: "sandbox_reply", method: "POST", path: "/sandbox/reply", args: [{ name: "reply", place: "body" }], answers: false },
+  listTemplates: { command: "list_templates", method: "GET", path: "/templates", args: [], answers: true },
+  createTemplate: { command: "create_template", method: "POST", path: "/templates", args: [{ name: "template", place: "body" }], answers: true },
+  deleteTemplate: { command: "delete_template", method: "DELETE", path: "/templates/{id}", args: [{ name: "id", place: "path" }], answers: false },
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },

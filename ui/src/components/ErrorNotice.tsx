@@ -90,6 +90,7 @@ export const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, Explanat
   invalid_cursor: "error.code.invalid_cursor",
   invalid_filter: "error.code.invalid_filter",
   write_failed: "error.code.write_failed",
+  permanent_failure_retry: "error.code.permanent_failure_retry",
 };
 
 /** What went wrong, in the reader's language (the generic sentence for a code the UI does not explain). */

@@ -57,6 +57,9 @@ export class FakeBackend implements Backend {
   importOptOuts: Backend["importOptOuts"] = this.#unset("importOptOuts");
   exportOptOuts: Backend["exportOptOuts"] = this.#unset("exportOptOuts");
   sandboxReply: Backend["sandboxReply"] = this.#unset("sandboxReply");
+  listTemplates: Backend["listTemplates"] = this.#unset("listTemplates");
+  createTemplate: Backend["createTemplate"] = this.#unset("createTemplate");
+  deleteTemplate: Backend["deleteTemplate"] = this.#unset("deleteTemplate");
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
   activity: Backend["activity"] = this.#unset("activity");
   pace: Backend["pace"] = this.#unset("pace");

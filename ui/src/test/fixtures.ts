@@ -41,6 +41,7 @@ export function summary(id: number, over: Partial<MessageSummary> = {}): Message
     client_ref: null,
     api_key_id: null,
     connection: "sandbox",
+    scheduled_at_ms: null,
     ...over,
   };
 }

@@ -36,6 +36,9 @@ const ACTIONS: Readonly<Record<string, Extract<MessageKey, `audit.action.${strin
   "opt_out.add": "audit.action.opt_out.add",
   "opt_out.remove": "audit.action.opt_out.remove",
   "opt_out.import": "audit.action.opt_out.import",
+  "message.retry_permanent_confirmed": "audit.action.message.retry_permanent_confirmed",
+  "template.create": "audit.action.template.create",
+  "template.delete": "audit.action.template.delete",
 };
 
 function actorWords(actor: string, t: Translate): string {
@@ -223,6 +226,7 @@ function Subject({
   if (e.subject_type === "account" && id !== null) return <>{t("audit.subject.account", { id: String(id) })}</>;
   if (e.subject_type === "session" && id !== null) return <>{t("audit.subject.session", { id: String(id) })}</>;
   if (e.subject_type === "opt_out" && id !== null) return <>{t("audit.subject.optOut", { id: String(id) })}</>;
+  if (e.subject_type === "template" && id !== null) return <>{t("audit.subject.template", { id: String(id) })}</>;
   if (e.subject_type === null) return <span className="muted">{t("audit.subject.none")}</span>;
   return (
     <code>

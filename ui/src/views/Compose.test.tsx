@@ -3,7 +3,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { PreviewRow } from "../bindings/PreviewRow";
 import type { SubmitBatch } from "../bindings/SubmitBatch";
 import { createI18n } from "../i18n/i18n";
-import { byTestId, queryTestId, render, settle, type, type Rendered } from "../test/dom";
+import { BackendError } from "../backend";
+import { byTestId, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
 import { Compose, counterText } from "./Compose";
 
@@ -121,5 +122,93 @@ describe("Compose", () => {
     await settle(() => pending[1]?.(row(2)));
     await settle(() => pending[0]?.(row(1)));
     expect(byTestId(root, "send-counter").textContent).toBe("GSM 7-bit · 1 part · 158 characters left");
+  });
+});
+
+/** A `datetime-local` value for `ms`, in this computer's zone. */
+function localValue(ms: number): string {
+  const d = new Date(ms);
+  const two = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${two(d.getMonth() + 1)}-${two(d.getDate())}T${two(d.getHours())}:${two(d.getMinutes())}`;
+}
+
+describe("Compose: send later", () => {
+  const sending = () => {
+    const { backend } = previewing(() => ({ index: 0, destination: null, plan: null, errors: [] }));
+    const sent: Parameters<typeof backend.submitMessage>[0][] = [];
+    backend.submitMessage = (message) => {
+      sent.push(message);
+      return Promise.resolve({ id: 41 } as never);
+    };
+    return { backend, sent };
+  };
+
+  it("sends the time picked, read in the person's zone (which it names), as scheduled_at, and says when it goes", async () => {
+    const { backend, sent } = sending();
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    expect(byTestId(root, "send-later-zone").textContent).toContain(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    const later = localValue(Date.now() + 2 * 86_400_000);
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Your appointment is tomorrow");
+    await type(byTestId<HTMLInputElement>(root, "send-later"), later);
+    await submit(byTestId<HTMLFormElement>(root, "send-form"));
+    await settle();
+    expect(sent).toEqual([
+      {
+        destination: "+33612345600",
+        text: "Your appointment is tomorrow",
+        kind: "transactional",
+        scheduled_at: new Date(later).toISOString(),
+      },
+    ]);
+    expect(byTestId(root, "send-done").textContent).toBe(
+      `Queued as message 41, to be sent at ${createI18n(["en-US"]).formatDateTime(new Date(later).getTime())}.`,
+    );
+    expect(byTestId<HTMLInputElement>(root, "send-later").value, "the next message goes now unless told").toBe("");
+  });
+
+  it("sends no scheduled_at when no time is picked", async () => {
+    const { backend, sent } = sending();
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Now");
+    await submit(byTestId<HTMLFormElement>(root, "send-form"));
+    await settle();
+    expect(sent).toEqual([{ destination: "+33612345600", text: "Now", kind: "transactional" }]);
+    expect(byTestId(root, "send-done").textContent).toBe("Queued as message 41.");
+  });
+
+  it("refuses a time already past beside the field, and sends nothing", async () => {
+    const { backend, sent } = sending();
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Too late");
+    await type(byTestId<HTMLInputElement>(root, "send-later"), localValue(Date.now() - 3_600_000));
+    await submit(byTestId<HTMLFormElement>(root, "send-form"));
+    await settle();
+    expect(sent).toEqual([]);
+    expect(byTestId(root, "send-later-errors").textContent).toBe(
+      "This time has passed: choose a later one, or clear it to send now.",
+    );
+    expect(byTestId(root, "send-later").getAttribute("aria-invalid")).toBe("true");
+  });
+
+  it("shows the engine's refusal of the time under the field", async () => {
+    const { backend } = sending();
+    backend.submitMessage = () =>
+      Promise.reject(
+        new BackendError("invalid", "scheduled_at: has already passed", {
+          errors: [{ field: "scheduled_at", code: "in_past", params: {}, message: "scheduled_at \"…\" has already passed" }],
+        }),
+      );
+    view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
+    const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-later"), localValue(Date.now() + 60 * 60_000));
+    await submit(byTestId<HTMLFormElement>(root, "send-form"));
+    await settle();
+    expect(byTestId(root, "send-later-errors").textContent).toBe("This time has passed: choose a later one, or clear it to send now.");
   });
 });

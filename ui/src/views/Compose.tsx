@@ -9,15 +9,18 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
 import type { Translate } from "../i18n/i18n";
 import { FieldProblem } from "../components/FieldProblem";
+import { TemplatePicker } from "./compose/TemplatePicker";
 import { MESSAGE_KINDS } from "./labels";
+import { localToRfc3339, localZone } from "./localTime";
+import { placeholdersOf } from "./templates";
 
 type Outcome =
   | { readonly kind: "idle" }
   | { readonly kind: "sending" }
-  | { readonly kind: "sent"; readonly message: SubmittedMessage }
+  | { readonly kind: "sent"; readonly message: SubmittedMessage; readonly scheduledAt: number | null }
   | { readonly kind: "failed"; readonly error: BackendError };
 
-type Field = "destination" | "text" | "kind";
+type Field = "destination" | "text" | "kind" | "scheduled_at";
 
 /** How long typing must pause before the counter asks the engine again. */
 export const PREVIEW_DELAY_MS = 200;
@@ -55,7 +58,7 @@ export function counterText(t: Translate, plan: Plan): string {
  * field once they have typed in it.
  */
 export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backend: Backend; previewDelayMs?: number }) {
-  const { t } = useI18n();
+  const { t, formatDateTime } = useI18n();
   const headingId = useId();
   const destinationId = useId();
   const destinationHintId = useId();
@@ -64,10 +67,16 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
   const counterId = useId();
   const textErrorsId = useId();
   const kindId = useId();
+  const laterId = useId();
+  const laterHintId = useId();
+  const laterErrorsId = useId();
   const outcomeId = useId();
   const [destination, setDestination] = useState("");
   const [text, setText] = useState("");
   const [kind, setKind] = useState<MessageKind>("transactional");
+  // Send later: a `datetime-local` value in this computer's zone; empty sends now.
+  const [later, setLater] = useState("");
+  const [laterProblem, setLaterProblem] = useState<FieldError | null>(null);
   const [touched, setTouched] = useState<ReadonlySet<Field>>(new Set());
   const [preview, setPreview] = useState<PreviewRow | null>(null);
   const [requestKey, setRequestKey] = useState(newIdempotencyKey);
@@ -109,11 +118,17 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
     if (outcome.kind === "sending") return;
+    const scheduledAt = localToRfc3339(later);
+    const problem = laterCheck(t, later, scheduledAt);
+    setLaterProblem(problem);
+    if (problem !== null) return;
     setOutcome({ kind: "sending" });
-    backend.submitMessage({ destination, text, kind }, requestKey).then(
-      (message) => {
-        setOutcome({ kind: "sent", message });
+    const message = scheduledAt === null ? { destination, text, kind } : { destination, text, kind, scheduled_at: scheduledAt };
+    backend.submitMessage(message, requestKey).then(
+      (sent) => {
+        setOutcome({ kind: "sent", message: sent, scheduledAt: scheduledAt === null ? null : Date.parse(scheduledAt) });
         setText("");
+        setLater("");
         setTouched(new Set());
         setRequestKey(newIdempotencyKey());
       },
@@ -130,6 +145,8 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
   const destinationErrors = errorsOf("destination");
   const textErrors = errorsOf("text");
   const kindErrors = errorsOf("kind");
+  const laterErrors = laterProblem !== null ? [laterProblem] : outcome.kind === "failed" ? errorsOf("scheduled_at") : [];
+  const unfilled = placeholdersOf(text);
   const sending = outcome.kind === "sending";
   const plan = text === "" ? null : (preview?.plan ?? null);
   const normalised = destination.trim() === "" ? null : (preview?.destination ?? null);
@@ -182,6 +199,27 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
           </select>
           <FieldErrors errors={kindErrors} testId="send-kind-errors" />
         </div>
+        <div className="field field-narrow">
+          <label htmlFor={laterId}>{t("send.later")}</label>
+          <input
+            id={laterId}
+            name="scheduled_at"
+            type="datetime-local"
+            value={later}
+            onChange={(e) => {
+              setLaterProblem(null);
+              edited("scheduled_at", setLater)(e.target.value);
+            }}
+            aria-invalid={laterErrors.length > 0}
+            aria-describedby={describedBy(laterHintId, laterErrors.length > 0 && laterErrorsId)}
+            data-testid="send-later"
+          />
+          <p className="hint" id={laterHintId} data-testid="send-later-zone">
+            {t("send.later.hint", { zone: localZone() })}
+          </p>
+          <FieldErrors id={laterErrorsId} errors={laterErrors} testId="send-later-errors" />
+        </div>
+        <TemplatePicker backend={backend} text={text} onPick={(picked) => edited("text", setText)(picked)} />
         <div className="field field-wide">
           <label htmlFor={textId}>{t("send.text")}</label>
           <textarea
@@ -200,6 +238,11 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
               {counterText(t, plan)}
             </p>
           )}
+          {unfilled.length > 0 && (
+            <p className="hint notice-warning" data-testid="send-placeholders">
+              {t("send.placeholders", { names: unfilled.map((n) => `{${n}}`).join(", ") })}
+            </p>
+          )}
           <FieldErrors id={textErrorsId} errors={textErrors} testId="send-text-errors" />
         </div>
         <button type="submit" className="button" disabled={sending} data-testid="send-submit">
@@ -209,13 +252,23 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
       <div id={outcomeId} aria-live="polite">
         {outcome.kind === "sent" && (
           <p className="notice notice-success" data-testid="send-done" data-id={outcome.message.id}>
-            {t("send.done", { id: String(outcome.message.id) })}
+            {outcome.scheduledAt === null
+              ? t("send.done", { id: String(outcome.message.id) })
+              : t("send.done.scheduled", { id: String(outcome.message.id), when: formatDateTime(outcome.scheduledAt) })}
           </p>
         )}
         {outcome.kind === "failed" && <ErrorNotice title={t("send.failed")} error={outcome.error} testId="send-error" />}
       </div>
     </section>
   );
+}
+
+/** What is wrong with a send-later time before it is sent: unreadable, or already past. */
+export function laterCheck(t: Translate, value: string, at: string | null): FieldError | null {
+  if (value.trim() === "") return null;
+  if (at === null) return { field: "scheduled_at", code: "invalid_time", params: {}, message: t("send.later.invalid") };
+  if (Date.parse(at) <= Date.now()) return { field: "scheduled_at", code: "in_past", params: {}, message: t("send.later.past") };
+  return null;
 }
 
 function FieldErrors({ id, errors, testId }: { id?: string; errors: readonly FieldError[]; testId: string }) {

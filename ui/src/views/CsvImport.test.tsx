@@ -331,3 +331,77 @@ describe("CsvImport", () => {
     expect(byTestId(root, "import-stopped").textContent).toContain("500 of 1,200 messages were queued");
   });
 });
+
+describe("CsvImport with a template", () => {
+  const reminder = {
+    id: 4,
+    name: "Reminder",
+    text: "Hello {name}, see you on {date} at {time}.",
+    placeholders: ["name", "date", "time"],
+    created_at_ms: 0,
+    created_by: "Olga",
+  };
+
+  it("fills each row's text from its columns, previews the first rows with their parts, and refuses a row missing a value", async () => {
+    const { backend } = fakeEngine();
+    backend.listTemplates = () => Promise.resolve([reminder]);
+    const check = backend.previewMessages;
+    // Parts as GSM 7-bit counts them: 160 characters in one, 153 a part beyond.
+    backend.previewMessages = async (batch) => {
+      const answer = await check(batch);
+      const parts = (n: number) => (n <= 160 ? 1 : Math.ceil(n / 153));
+      return {
+        rows: answer.rows.map((r, i) => {
+          const n = batch.messages[i]?.text.length ?? 0;
+          return { ...r, plan: r.plan === null ? null : { ...r.plan, segments: parts(n) } };
+        }),
+      };
+    };
+    const sent: SubmitBatch[] = [];
+    const submitBatch = backend.submitBatch;
+    backend.submitBatch = (batch, key) => {
+      sent.push(batch);
+      return submitBatch(batch, key);
+    };
+    view = await render(<CsvImport backend={backend} />);
+    await settle();
+    const root = view.container;
+    const picker = byTestId<HTMLSelectElement>(root, "import-template");
+    picker.value = "4";
+    await settle(() => picker.dispatchEvent(new Event("change", { bubbles: true })));
+    const long = "x".repeat(200);
+    await choose(
+      root,
+      `destination,Name,date,time\r\n+33612345600,Anna,Monday,10:00\r\n+33612345601,${long},Tuesday,11:00\r\n+33612345602,Léo,,9:00\r\n+33612345603,Zoé,Friday,16:00\r\n`,
+    );
+    await settled(root);
+    expect(byTestId(root, "import-counts").textContent).toBe("3 ready, 1 with errors");
+    expect(byTestId(root, "import-options").textContent).toContain("Text: the template “Reminder”.");
+
+    const preview = byTestId(root, "import-template-preview");
+    const rows = [...preview.querySelectorAll<HTMLElement>('[data-testid="import-preview-row"]')];
+    expect(rows.map((r) => r.dataset["line"]), "the first three rows, whatever their state").toEqual(["2", "3", "4"]);
+    expect(rows[0]?.textContent).toContain("Hello Anna, see you on Monday at 10:00.");
+    expect(rows.map((r) => byTestId(r, "import-preview-parts").textContent)).toEqual(["1", "2", "—"]);
+    expect(rows[2]?.textContent).toContain("Not filled: a value is missing");
+
+    const bad = root.querySelector<HTMLElement>('[data-testid="import-row"][data-line="4"]');
+    expect(bad?.textContent).toContain("Text: no value for date (the file’s column of that name is missing or empty)");
+
+    await click(byTestId(root, "import-submit"));
+    await settled(root);
+    expect(sent.flatMap((b) => b.messages.map((m) => m.text))).toEqual([
+      "Hello Anna, see you on Monday at 10:00.",
+      `Hello ${long}, see you on Tuesday at 11:00.`,
+      "Hello Zoé, see you on Friday at 16:00.",
+    ]);
+  });
+
+  it("offers no template choice when the office has none", async () => {
+    const { backend } = fakeEngine();
+    backend.listTemplates = () => Promise.resolve([]);
+    view = await render(<CsvImport backend={backend} />);
+    await settle();
+    expect(queryTestId(view.container, "import-template")).toBeNull();
+  });
+});

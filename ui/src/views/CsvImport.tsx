@@ -3,12 +3,15 @@ import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { MessageKind } from "../bindings/MessageKind";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useRuns } from "../hooks/useRuns";
+import { useAccess } from "../access/context";
 import { useI18n } from "../i18n/context";
 import type { Translate } from "../i18n/i18n";
 import { contentHash, readImportFile, type CsvProblem } from "./csv";
 import { ImportDialog, type CheckedFile, type DialogStage } from "./import/ImportDialog";
 import { checkRows, importRows, withOptions, type ImportOptions, type Progress } from "./import/rows";
+import { useTemplates } from "./compose/TemplatePicker";
 import { MESSAGE_KINDS } from "./labels";
+import { localToRfc3339 } from "./localTime";
 
 export { CHUNK_SIZE, TABLE_LIMIT, checkRows, importRows, optedOutRows, type CheckedRow } from "./import/rows";
 
@@ -38,12 +41,7 @@ function problemText(t: Translate, problem: CsvProblem): string {
   }
 }
 
-/** A `datetime-local` value ("2026-12-01T09:30"), in this computer's zone, as RFC 3339; null when empty or unreadable. */
-export function localToRfc3339(value: string): string | null {
-  if (value.trim() === "") return null;
-  const ms = new Date(value).getTime();
-  return Number.isNaN(ms) ? null : new Date(ms).toISOString();
-}
+export { localToRfc3339 } from "./localTime";
 
 /**
  * Imports messages from a CSV file, in two steps. First the file, with the kind and the send time
@@ -53,7 +51,21 @@ export function localToRfc3339(value: string): string | null {
  */
 export function CsvImport({ backend }: { backend: Backend }) {
   const { t } = useI18n();
-  const ids = { heading: useId(), file: useId(), kind: useId(), kindHint: useId(), when: useId(), whenHint: useId() };
+  const ids = {
+    heading: useId(),
+    file: useId(),
+    kind: useId(),
+    kindHint: useId(),
+    when: useId(),
+    whenHint: useId(),
+    template: useId(),
+    templateHint: useId(),
+  };
+  const { may } = useAccess();
+  const { loaded } = useTemplates(backend);
+  const templates = loaded.kind === "ready" ? loaded.templates : [];
+  const [templateId, setTemplateId] = useState("");
+  const template = templates.find((x) => String(x.id) === templateId) ?? null;
   const [stage, setStage] = useState<Stage>({ kind: "idle" });
   const [kind, setKind] = useState<MessageKind | "">("");
   const [later, setLater] = useState("");
@@ -61,7 +73,11 @@ export function CsvImport({ backend }: { backend: Backend }) {
   const runs = useRuns();
   // Stop asked while importing: the batch under way ends, no other begins.
   const stopping = useRef(false);
-  const options: ImportOptions = { kind: kind === "" ? null : kind, scheduledAt: localToRfc3339(later) };
+  const options: ImportOptions = {
+    kind: kind === "" ? null : kind,
+    scheduledAt: localToRfc3339(later),
+    template: template?.name ?? null,
+  };
 
   const choose = (event: ChangeEvent<HTMLInputElement>): void => {
     const file = event.target.files?.[0];
@@ -73,11 +89,12 @@ export function CsvImport({ backend }: { backend: Backend }) {
       return;
     }
     const chosen = options;
+    const text = template?.text ?? null;
     setStage({ kind: "reading" });
     void (async () => {
       try {
         const content = await file.text();
-        const read = readImportFile(content);
+        const read = readImportFile(content, text);
         if (!live()) return;
         if (!read.ok) {
           setStage({ kind: "problem", problem: read.problem });
@@ -187,6 +204,29 @@ export function CsvImport({ backend }: { backend: Backend }) {
             {t("import.when.hint")}
           </p>
         </div>
+        {may.readAll && templates.length > 0 && (
+          <div className="field">
+            <label htmlFor={ids.template}>{t("import.template")}</label>
+            <select
+              id={ids.template}
+              value={templateId}
+              onChange={(e) => setTemplateId(e.target.value)}
+              aria-describedby={ids.templateHint}
+              disabled={busy}
+              data-testid="import-template"
+            >
+              <option value="">{t("import.template.none")}</option>
+              {templates.map((x) => (
+                <option key={x.id} value={x.id}>
+                  {x.name}
+                </option>
+              ))}
+            </select>
+            <p className="hint" id={ids.templateHint}>
+              {t("import.template.hint")}
+            </p>
+          </div>
+        )}
         <div className="field">
           <label htmlFor={ids.file}>{t("import.file")}</label>
           <input id={ids.file} type="file" accept=".csv,text/csv" onChange={choose} disabled={busy} data-testid="import-file" />

@@ -10,6 +10,7 @@ import { useEscape } from "../hooks/useEscape";
 import { useI18n } from "../i18n/context";
 import { Flags } from "./message/Flags";
 import { MessageActions } from "./message/MessageActions";
+import { networkEvidence } from "./message/words";
 import { MessageHeader } from "./message/MessageHeader";
 import { Statements } from "./message/Statements";
 import { Timeline, timelineElementId } from "./message/Timeline";
@@ -100,7 +101,15 @@ export function MessageDetail({
           <MessageHeader detail={state.data} />
           <Flags flags={state.data.summary.flags} exceptions={state.data.exceptions} onOpenException={onOpenException} />
           <Statements detail={state.data} onShowReceipt={showReceipt} onOpenException={onOpenException} />
-          {may.act && <MessageActions backend={backend} messageId={id} status={state.data.queue.status} onDone={reload} />}
+          {may.act && (
+            <MessageActions
+              backend={backend}
+              messageId={id}
+              status={state.data.queue.status}
+              evidence={networkEvidence(state.data)}
+              onDone={reload}
+            />
+          )}
           <Timeline detail={state.data} onOpenException={onOpenException} />
         </>
       )}

@@ -5,7 +5,10 @@ import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessagePage } from "../bindings/MessagePage";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { summary } from "../test/fixtures";
+import type { MessageDetail } from "../bindings/MessageDetail";
+import { createI18n } from "../i18n/i18n";
+import { deliveredDetail, summary } from "../test/fixtures";
+import { MessageDetail as Detail } from "./MessageDetail";
 import { FIRST_PAGE, MessageList } from "./MessageList";
 
 async function choose(select: HTMLSelectElement, value: string): Promise<void> {
@@ -192,5 +195,40 @@ describe("message list: needs a look", () => {
     expect(flagsOf("1"), "late and repeated receipts are facts in the evidence").toEqual([]);
     expect(flagsOf("2")).toEqual(["Conflict"]);
     expect(flagsOf("3")).toEqual([]);
+  });
+});
+
+describe("scheduled messages", () => {
+  it("a queued message scheduled ahead says for when, in the list and in its detail", async () => {
+    const at = Date.now() + 3 * 86_400_000;
+    const { backend } = paging({
+      "": {
+        items: [
+          summary(2, { status: "queued", scheduled_at_ms: at }),
+          summary(1, { status: "accepted", scheduled_at_ms: Date.now() - 60_000 }),
+        ],
+        next_cursor: null,
+        scan_limited: false,
+      },
+    });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const root = view.container;
+    const row = (id: string) => root.querySelector<HTMLElement>(`[data-testid="message-row"][data-id="${id}"]`)!;
+    const { formatDateTimeShort, formatDateTime } = createI18n(["en-US"]);
+    expect(byTestId(row("2"), "message-scheduled").textContent?.trim()).toBe(`scheduled for ${formatDateTimeShort(at)}`);
+    expect(queryTestId(row("1"), "message-scheduled"), "sent already: nothing scheduled to say").toBeNull();
+
+    await view.unmount();
+    const detail = deliveredDetail();
+    const scheduled: MessageDetail = {
+      ...detail,
+      message: { ...detail.message, scheduled_at_ms: at },
+      queue: { ...detail.queue, status: "queued", accepted_at_ms: null },
+    };
+    backend.message = () => Promise.resolve(scheduled);
+    view = await render(<Detail backend={backend} id={7} onClose={() => {}} onOpenException={() => {}} />);
+    await settle();
+    expect(byTestId(view.container, "statement-queue-says").textContent).toBe(`Queued: scheduled for ${formatDateTime(at)}.`);
   });
 });

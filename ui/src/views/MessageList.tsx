@@ -181,6 +181,12 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
       </td>
       <td data-testid="message-status">
         <Badge tone={QUEUE_TONE[m.status]}>{t(`queueStatus.${m.status}`)}</Badge>
+        {m.status === "queued" && m.scheduled_at_ms !== null && m.scheduled_at_ms > Date.now() && (
+          <span className="hint nowrap" data-testid="message-scheduled">
+            {" "}
+            {t("messages.scheduledFor", { when: formatDateTime(m.scheduled_at_ms) })}
+          </span>
+        )}
       </td>
       <td data-testid="message-state">
         <Badge tone={STATE_TONE[m.state]}>{t(`deliveryState.${m.state}`)}</Badge>

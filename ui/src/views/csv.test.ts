@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chunkKey, chunks, contentHash, fnv1a64, parseCsv, readImportFile, rejectedRowsCsv } from "./csv";
+import { fillTemplate, placeholdersOf } from "./templates";
 
 const fields = (text: string) => {
   const parsed = parseCsv(text);
@@ -130,5 +131,47 @@ describe("chunks and keys", () => {
   it("has an FNV-1a fallback with the reference values", () => {
     expect(fnv1a64(new Uint8Array())).toBe("cbf29ce484222325");
     expect(fnv1a64(new TextEncoder().encode("a"))).toBe("af63dc4c8601ec8c");
+  });
+});
+
+describe("readImportFile with a template", () => {
+  const TEMPLATE = "Bonjour {Prénom}, RDV le {date} à {heure}. {Prénom}, à bientôt";
+
+  it("fills each row's text from its columns of the same names, in any case, and needs no text column", () => {
+    const read = readImportFile(
+      "destination,prénom,DATE,heure,kind\r\n+33612345600, Anna ,12/03,10:00,otp\r\n+33612345601,Léo,13/03,11:30,\r\n",
+      TEMPLATE,
+    );
+    expect(read.ok && read.rows.map((r) => [r.line, r.message, r.errors])).toEqual([
+      [2, { destination: "+33612345600", text: "Bonjour Anna, RDV le 12/03 à 10:00. Anna, à bientôt", kind: "otp" }, []],
+      [3, { destination: "+33612345601", text: "Bonjour Léo, RDV le 13/03 à 11:30. Léo, à bientôt" }, []],
+    ]);
+  });
+
+  it("marks a row without a value for a placeholder (missing column or empty cell), naming each", () => {
+    const read = readImportFile("destination,prénom,date\n+33612345600,Anna,\n+33612345601,,\n", TEMPLATE);
+    expect(read.ok && read.rows.map((r) => r.errors)).toEqual([
+      [{ field: "text", code: "required", params: { placeholders: "date, heure" }, message: "date, heure" }],
+      [{ field: "text", code: "required", params: { placeholders: "Prénom, date, heure" }, message: "Prénom, date, heure" }],
+    ]);
+    expect(read.ok && read.rows[0]?.message.text, "nothing half-filled is sent").toBe("");
+  });
+
+  it("uses the template rather than a text column, and still needs a destination", () => {
+    const read = readImportFile("destination,text,Prénom,date,heure\n+1,ignored,A,B,C\n", TEMPLATE);
+    expect(read.ok && read.rows[0]?.message.text).toBe("Bonjour A, RDV le B à C. A, à bientôt");
+    expect(readImportFile("phone,Prénom\n+1,A\n", TEMPLATE)).toEqual({
+      ok: false,
+      problem: { code: "missing_column", column: "destination" },
+    });
+  });
+});
+
+describe("placeholders", () => {
+  it("are read as the engine reads them", () => {
+    expect(placeholdersOf("Код {код_1} для {имя}, {имя}; {} {a b} {{x}}")).toEqual(["код_1", "имя", "x"]);
+    expect(placeholdersOf(`{${"x".repeat(65)}}`)).toEqual([]);
+    expect(fillTemplate("{a}{b}", (n) => (n === "a" ? "1" : null))).toEqual({ ok: false, missing: ["b"] });
+    expect(fillTemplate("{a} {a} {b c}", () => "$&")).toEqual({ ok: true, text: "$& $& {b c}" });
   });
 });

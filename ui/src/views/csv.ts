@@ -2,6 +2,7 @@ import type { FieldError } from "../bindings/FieldError";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import { MESSAGE_KINDS } from "./labels";
+import { fillTemplate } from "./templates";
 
 /** The columns an import file may have; the first two are required. */
 export const REQUIRED_COLUMNS = ["destination", "text"] as const;
@@ -27,9 +28,17 @@ export type CsvProblem =
   | { readonly code: "duplicate_column"; readonly column: string }
   | { readonly code: "field_count"; readonly line: number; readonly found: number; readonly expected: number };
 
-/** Codes of the problems found in the browser, before the engine sees a row. */
-/** The codes of what the page itself refuses in a row before the engine sees it (field kind or priority). */
-export const LOCAL_CODES = { kind: "invalid", priority: "invalid_type" } as const;
+/**
+ * The codes of what the page itself refuses in a row before the engine sees it: a kind or a
+ * priority it cannot read, and, with a template, placeholders the row has no value for (then
+ * `params.placeholders` names them, comma-separated).
+ */
+export const LOCAL_CODES = { kind: "invalid", priority: "invalid_type", placeholder: "required" } as const;
+
+/** Whether a row's error is a template's placeholders left without a value. */
+export function isUnfilled(e: FieldError): boolean {
+  return e.field === "text" && e.code === LOCAL_CODES.placeholder && e.params["placeholders"] !== undefined;
+}
 
 export interface ImportRow {
   /** The line the record starts on in the file, from 1 (the header is line 1). */
@@ -129,8 +138,13 @@ const isBlank = (record: CsvRecord): boolean => record.fields.length === 1 && re
  * Reads an import file: a header row naming the columns (destination and text required, in any
  * order, any case), then one message per row. Blank lines are skipped; empty optional cells are
  * absent values.
+ *
+ * With a `template`, each row's text is the template's, its `{placeholders}` filled from the
+ * row's columns of the same names (any case; the value trimmed): the file needs no text column
+ * and may have columns of any name. A row with no value for a placeholder (the column is missing
+ * or the cell empty) is a row with an error naming them.
  */
-export function readImportFile(input: string): ReadResult {
+export function readImportFile(input: string, template: string | null = null): ReadResult {
   const parsed = parseCsv(input);
   if ("unclosedQuoteLine" in parsed) return { ok: false, problem: { code: "unclosed_quote", line: parsed.unclosedQuoteLine } };
   const records = parsed.records.filter((r) => !isBlank(r));
@@ -139,10 +153,13 @@ export function readImportFile(input: string): ReadResult {
 
   const columns = header.fields.map((name) => name.trim().toLowerCase());
   for (const [i, column] of columns.entries()) {
-    if (!KNOWN.includes(column)) return { ok: false, problem: { code: "unknown_column", column: header.fields[i] ?? column } };
+    if (template === null && !KNOWN.includes(column)) {
+      return { ok: false, problem: { code: "unknown_column", column: header.fields[i] ?? column } };
+    }
     if (columns.indexOf(column) !== i) return { ok: false, problem: { code: "duplicate_column", column } };
   }
   for (const column of REQUIRED_COLUMNS) {
+    if (template !== null && column === "text") continue;
     if (!columns.includes(column)) return { ok: false, problem: { code: "missing_column", column } };
   }
 
@@ -156,7 +173,8 @@ export function readImportFile(input: string): ReadResult {
     }
     const cell = new Map<Column, string>();
     columns.forEach((column, i) => cell.set(column as Column, record.fields[i] ?? ""));
-    rows.push(toRow(record.line, record.raw, cell));
+    const row = toRow(record.line, record.raw, cell);
+    rows.push(template === null ? row : filled(row, template, columns, record.fields));
   }
   return { ok: true, header: header.raw, rows };
 }
@@ -192,6 +210,20 @@ function toRow(line: number, raw: string, cell: Map<Column, string>): ImportRow 
   text("valid_until");
   text("scheduled_at");
   return { line, message, raw, errors };
+}
+
+/** `row` with its text the template's, filled from the row's cells (any case, trimmed). */
+function filled(row: ImportRow, template: string, columns: readonly string[], fields: readonly string[]): ImportRow {
+  const value = (name: string): string | null => {
+    const at = columns.indexOf(name.toLowerCase());
+    const v = at < 0 ? "" : (fields[at] ?? "").trim();
+    return v === "" ? null : v;
+  };
+  const result = fillTemplate(template, value);
+  if (result.ok) return { ...row, message: { ...row.message, text: result.text } };
+  const names = result.missing.join(", ");
+  const error: FieldError = { field: "text", code: LOCAL_CODES.placeholder, params: { placeholders: names }, message: names };
+  return { ...row, message: { ...row.message, text: "" }, errors: [...row.errors, error] };
 }
 
 /** One CSV field, quoted when it must be (a comma, a quote or a line break in it). */

@@ -13,7 +13,8 @@ mod recover;
 mod results;
 
 pub use self::actions::{
-    accepted_by_evidence, cancel, duplicate_risk, mark_failed, retry, ActionError, DuplicateRisk, RetryLimits,
+    accepted_by_evidence, cancel, duplicate_risk, mark_failed, operator_retry, retry, ActionError, Confirmed,
+    DuplicateRisk, RetryLimits,
 };
 pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};

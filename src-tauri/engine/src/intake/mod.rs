@@ -12,7 +12,9 @@
 //! - Text may not hold control characters other than line feed, carriage return, tab and form feed
 //!   (NUL included): SMS cannot carry them faithfully, and they are invisible to whoever checks the
 //!   message. They are refused as `invalid_character`, not stripped.
-//! - `scheduled_at` at or before now means "send now": the message is stored unscheduled.
+//! - `scheduled_at` at or before now means "send now": the message is stored unscheduled. Except
+//!   from the compose form (the window's, or a browser's single message), where a person picked
+//!   the time: one already past is refused as `in_past`.
 //! - `validity_seconds` counts from `scheduled_at` when the message is scheduled, otherwise from now.
 //! - A message may stay valid at most [`MAX_AHEAD_DAYS`] after its send time, and be scheduled at most
 //!   that far ahead (SMPP absolute times carry a two-digit year, so far-off times cannot be sent).

@@ -551,6 +551,33 @@ fn scheduled_at_in_the_past_or_now_means_send_now() {
 }
 
 #[test]
+fn a_past_scheduled_at_from_the_compose_form_is_refused_and_a_future_one_kept() {
+    let compose = |t: &str| {
+        validate(
+            &SubmitMessage {
+                scheduled_at: Some(t.into()),
+                ..msg("+33612345678", "hi")
+            },
+            IntakeChannel::Compose,
+            &rules(None),
+            NOW,
+        )
+    };
+    for t in ["2026-06-01T00:00:00Z", "2026-05-31T23:59:00+00:00"] {
+        let e = compose(t).unwrap_err();
+        assert_eq!(
+            (e[0].field.as_str(), e[0].code.as_str()),
+            ("scheduled_at", "in_past"),
+            "{t}"
+        );
+        assert!(e[0].message.contains("has already passed"), "{}", e[0].message);
+    }
+    let later = compose("2026-06-01T09:30:00+02:00").expect("a time ahead is kept");
+    assert_eq!(later.scheduled_at, Some(NOW + 7 * 3_600_000 + 30 * 60_000));
+    assert_eq!(later.channel, IntakeChannel::Compose);
+}
+
+#[test]
 fn scheduled_at_more_than_365_days_ahead_is_out_of_range() {
     let at = |t: &str| {
         validate(

@@ -29,7 +29,10 @@ pub fn validate(
     );
     let text_ok = keep(e, check_text(&req.text, rules.max_segments)).is_some();
     let priority = keep(e, check_priority(req.priority));
-    let scheduled_at = keep(e, check_scheduled_at(req.scheduled_at.as_deref(), now_ms)).flatten();
+    // A person who picks a send time in the compose form means it: a time already past is a
+    // mistake to point out, not "now".
+    let past_is_now = channel != IntakeChannel::Compose;
+    let scheduled_at = keep(e, check_scheduled_at(req.scheduled_at.as_deref(), now_ms, past_is_now)).flatten();
     let valid_until = check_validity(req, scheduled_at.unwrap_or(now_ms), now_ms, e);
     let ordering_key = keep(e, check_key("ordering_key", &req.ordering_key, MAX_ORDERING_KEY_CHARS));
     let client_ref = keep(e, check_key("client_ref", &req.client_ref, MAX_CLIENT_REF_CHARS));
@@ -127,10 +130,22 @@ fn timestamp(field: &str, text: &str) -> Result<i64, FieldError> {
     })
 }
 
-/// The scheduled send time, or None when the message goes now.
-fn check_scheduled_at(text: Option<&str>, now_ms: i64) -> Result<Option<i64>, FieldError> {
+/// The scheduled send time, or None when the message goes now; a time at or before now means now
+/// when `past_is_now`, and is refused otherwise.
+fn check_scheduled_at(text: Option<&str>, now_ms: i64, past_is_now: bool) -> Result<Option<i64>, FieldError> {
     let Some(text) = text else { return Ok(None) };
     let at = timestamp("scheduled_at", text)?;
+    if at <= now_ms && !past_is_now {
+        return Err(FieldError::new(
+            "scheduled_at",
+            codes::IN_PAST,
+            format!(
+                "scheduled_at {} has already passed (it is now {}): choose a later time, or none to send it now",
+                quote(text),
+                format_rfc3339(now_ms)
+            ),
+        ));
+    }
     if at > now_ms + MAX_AHEAD_DAYS * DAY_MS {
         return Err(FieldError::new(
             "scheduled_at",

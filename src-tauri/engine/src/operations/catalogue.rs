@@ -66,10 +66,12 @@ operations! { $
     /// Sends a message again now. When its last try was accepted or its outcome is unknown, it
     /// may arrive twice: that needs `confirm_duplicate: true`. Its kind's limits on tries and
     /// age apply (an OTP: 2 tries, 5 minutes); only an admin may override them, with a note.
+    /// When its last try was refused for good (an invalid destination, say), it will fail again:
+    /// that needs `confirm_permanent_failure: true`.
     retry: Post "/messages/{id}/retry" -> 204 () {
         tag: "messages", access: Act,
         args: [id: Path, action: Body MessageAction],
-        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut],
+        errors: [NotAllowed, ConfirmationRequired, ValidityEnded, AttemptsExhausted, TooOld, DestinationOptedOut, PermanentFailureRetry],
     }
 
     /// Takes a message that has not been sent out of the queue.
@@ -169,6 +171,25 @@ operations! { $
         tag: "inbox", access: Resolve,
         args: [reply: Body SandboxReply],
         errors: [NotSandbox],
+    }
+
+    /// The office's message templates, by name, each with the `{placeholders}` its text names.
+    list_templates: Get "/templates" -> 200 [Template] {
+        tag: "templates", access: ReadAll,
+    }
+
+    /// Saves a message template for everyone in the office (audited); its name must not be
+    /// taken, whatever the case.
+    create_template: Post "/templates" -> 201 Template {
+        tag: "templates", access: Resolve,
+        args: [template: Body NewTemplate],
+        errors: [NameTaken],
+    }
+
+    /// Deletes a message template (audited). Messages keep the texts they were sent with.
+    delete_template: Delete "/templates/{id}" -> 204 () {
+        tag: "templates", access: Resolve,
+        args: [id: Path],
     }
 
     /// Queue depth, states and open exceptions at a glance.

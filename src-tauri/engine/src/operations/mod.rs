@@ -28,8 +28,8 @@ use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
 use crate::service::{
-    ConnectionStatus, MarkRead, MessageAction, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported,
-    Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,
+    ConnectionStatus, MarkRead, MessageAction, NewOptOut, NewTemplate, OptOutAdded, OptOutCsv, OptOutImport,
+    OptOutImported, Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch, Template,
 };
 use crate::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use crate::views::{
@@ -47,6 +47,7 @@ pub enum Method {
     Get,
     Post,
     Patch,
+    Delete,
 }
 
 impl Method {
@@ -55,6 +56,7 @@ impl Method {
             Method::Get => "GET",
             Method::Post => "POST",
             Method::Patch => "PATCH",
+            Method::Delete => "DELETE",
         }
     }
 }

@@ -28,6 +28,11 @@ pub struct MessageAction {
     /// tried twice, or older than its 5 minutes). Needs a note; audited as an override.
     #[serde(default)]
     pub override_limits: bool,
+    /// Retry only: its last try was refused for good by the SMSC (an invalid destination, say),
+    /// so it will most likely fail again; set true to send it anyway. Audited as such.
+    #[serde(default)]
+    #[ts(optional = nullable)]
+    pub confirm_permanent_failure: Option<bool>,
 }
 
 /// The operator's decision on an exception.
@@ -141,7 +146,13 @@ impl Service {
         Ok(self
             .store
             .writer()
-            .write(move |tx| queue::retry(tx, id, a.confirm_duplicate, limits, &actor, &a.note))
+            .write(move |tx| {
+                let confirmed = queue::Confirmed {
+                    duplicate: a.confirm_duplicate,
+                    permanent_failure: a.confirm_permanent_failure.unwrap_or(false),
+                };
+                queue::operator_retry(tx, id, confirmed, limits, &actor, &a.note)
+            })
             .await?)
     }
 

@@ -6,6 +6,7 @@ use crate::dispatch::queue::ActionError;
 use crate::intake::FieldError;
 use crate::receipts::exceptions::ResolveError;
 use crate::settings::SettingsError;
+use crate::store::tables::template::TemplateError;
 use crate::store::StoreError;
 use crate::views::{self, ViewError};
 
@@ -41,6 +42,8 @@ pub enum ServiceError {
     Export(#[from] views::ExportError),
     #[error(transparent)]
     Account(AccountError),
+    #[error(transparent)]
+    Template(#[from] TemplateError),
     #[error("{0}")]
     SignInFailed(String),
     #[error("too many failed sign-ins for this account or from this address: try again in {retry_after_secs} s")]
@@ -92,6 +95,7 @@ impl ServiceError {
             | ServiceError::Resolve(ResolveError::Store(e))
             | ServiceError::Resolve(ResolveError::Queue(ActionError::Store(e)))
             | ServiceError::Key(KeyError::Store(e))
+            | ServiceError::Template(TemplateError::Store(e))
             | ServiceError::View(ViewError::Store(e))
             | ServiceError::Export(ExportError::View(ViewError::Store(e))) => e,
             ServiceError::Settings(SettingsError::Io { source, .. }) => {

@@ -83,7 +83,9 @@ impl Service {
 /// the destination and the text's plan still shown when they can be worked out).
 fn preview_row(index: usize, m: &SubmitMessage, rules: &IntakeRules, now: i64) -> PreviewRow {
     let plan = (!m.text.is_empty()).then(|| crate::sms::encoding::plan(&m.text));
-    match intake::validate(m, IntakeChannel::Compose, rules, now) {
+    // Checked as an import or an integration's submit is: a past `scheduled_at` means now. (The
+    // compose form, where it is refused, checks a past time itself.)
+    match intake::validate(m, IntakeChannel::Csv, rules, now) {
         Ok(n) => PreviewRow {
             index,
             destination: Some(n.destination),

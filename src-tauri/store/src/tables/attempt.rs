@@ -307,8 +307,28 @@ pub fn parts_with_provider_key(
         .collect::<Result<_, _>>()?)
 }
 
+/// Whether the message's last try was refused for good: among the latest try of each part that
+/// went out (neither pending nor never written), the latest one whose outcome is `permanent`,
+/// with its command_status. `None` when no part's latest try was refused for good.
+pub fn permanent_failure(conn: &impl Reads, message_id: i64) -> Result<Option<Option<u32>>, StoreError> {
+    use rusqlite::OptionalExtension;
+    let conn = conn.connection();
+    Ok(conn
+        .prepare_cached(
+            "SELECT a.command_status FROM attempt a
+             WHERE a.message_id = ?1 AND a.outcome = 'permanent'
+               AND a.id = (SELECT max(b.id) FROM attempt b
+                           WHERE b.message_id = ?1 AND b.segment_no = a.segment_no
+                             AND b.outcome <> 'pending' AND b.outcome <> 'not_sent')
+             ORDER BY a.id DESC LIMIT 1",
+        )?
+        .query_row([message_id], |r| r.get(0))
+        .optional()?)
+}
+
 /// What a manual retry is measured against: the message's kind, when it was created, and how
-/// many times it was tried in all (over every round; a long message's most-tried part counts).
+/// many times it was tried in all (over every round; a long message's most-tried part counts; a
+/// try that never went out is none), as the message list and detail count them.
 pub fn retry_facts(
     conn: &impl Reads,
     message_id: i64,
@@ -318,7 +338,8 @@ pub fn retry_facts(
     Ok(conn
         .prepare_cached(
             "SELECT m.kind, m.created_at,
-                    (SELECT count(DISTINCT a.attempt_no) FROM attempt a WHERE a.message_id = m.id)
+                    (SELECT count(DISTINCT a.attempt_no) FROM attempt a
+                     WHERE a.message_id = m.id AND a.outcome <> 'not_sent')
              FROM message m WHERE m.id = ?1",
         )?
         .query_row([message_id], |r| {

@@ -43,6 +43,8 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.out_of_range.valid_until": "Trop loin : {days} jours au plus après l’envoi du message.",
   "fieldError.out_of_range.validity_seconds": "Utilisez de {min} à {max} secondes.",
   "fieldError.invalid_time": "Date et heure illisibles (par exemple 2026-12-01T10:00:00+01:00).",
+  "fieldError.in_past.scheduled_at": "Ce moment est passé : choisissez-en un plus tard, ou videz le champ pour envoyer maintenant.",
+  "fieldError.invalid_time.scheduled_at": "Cette date et cette heure sont illisibles : choisissez-les à nouveau.",
   "fieldError.in_past": "Ce moment est déjà passé.",
   "fieldError.conflict":
     "Cette valeur ne va pas avec une autre du formulaire : vérifiez ensemble les dates et la validité.",
@@ -107,6 +109,7 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "error.code.idempotency_key_reused": "Cette clé d’idempotence a déjà servi pour une autre demande.",
   "error.code.invalid_cursor": "La page demandée n’existe plus : reprenez depuis la première page.",
   "error.code.invalid_filter": "Une valeur de filtre est illisible.",
+  "error.code.permanent_failure_retry": "Le SMSC a refusé ce message définitivement : un nouvel essai sera très probablement refusé aussi. Ne confirmez que si quelque chose a changé.",
   "error.code.write_failed": "Le fichier n’a pas pu être écrit.",
   "smppStatus.line": "{meaning} ({name})",
   "smppStatus.ESME_ROK": "Pas d’erreur : le SMSC a accepté la demande",

@@ -5,7 +5,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { Modal } from "../../components/Modal";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
-import { LOCAL_CODES, rejectedRowsCsv } from "../csv";
+import { isUnfilled, LOCAL_CODES, rejectedRowsCsv } from "../csv";
 import { fieldName, fieldProblem } from "../../i18n/server/words";
 import { optedOutRows, rejectedFileName, TABLE_LIMIT, type CheckedRow, type ImportOptions, type Progress } from "./rows";
 
@@ -31,7 +31,9 @@ export function rowErrorText(t: Translate, error: FieldError): string {
       ? t("import.local.kind")
       : error.field === "priority" && error.code === LOCAL_CODES.priority
         ? t("import.local.priority")
-        : fieldProblem(error, t);
+        : isUnfilled(error)
+          ? t("import.template.missing", { names: error.params["placeholders"] ?? error.message })
+          : fieldProblem(error, t);
   return t("import.fieldError", { field: fieldName(error.field, t), message });
 }
 
@@ -116,6 +118,7 @@ export function ImportDialog({
         </div>
       </div>
       <div className="modal-body">
+        {file !== null && (file.options.template ?? null) !== null && <TemplatePreview rows={file.rows} />}
         {invalid.length > 0 && <InvalidRows rows={invalid} />}
         {file !== null && invalid.length === 0 && (
           <p className="hint" data-testid="import-all-valid">
@@ -131,10 +134,60 @@ function OptionsLine({ options }: { options: ImportOptions }) {
   const { t, formatDateTime } = useI18n();
   const kind = options.kind === null ? t("import.kind.fromFile") : t(`messageKind.${options.kind}`);
   const when = options.scheduledAt === null ? t("import.when.now") : formatDateTime(Date.parse(options.scheduledAt));
+  const template = options.template ?? null;
   return (
     <p className="hint" data-testid="import-options">
       {t("import.optionsLine", { kind, when })}
+      {template !== null && ` ${t("import.optionsLine.template", { name: template })}`}
     </p>
+  );
+}
+
+/** How many rows of a file filled from a template are shown as they will be sent. */
+export const PREVIEW_ROWS = 3;
+
+/** The first rows' texts as the template filled them, with the parts each takes, before anything is sent. */
+function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
+  const { t } = useI18n();
+  const headingId = useId();
+  const shown = rows.slice(0, PREVIEW_ROWS);
+  return (
+    <section aria-labelledby={headingId} data-testid="import-template-preview">
+      <h3 id={headingId}>{t("import.preview.title", { count: shown.length })}</h3>
+      <div className="table-scroll">
+        <table className="table table-compact">
+          <thead>
+            <tr>
+              <th scope="col" className="num">
+                {t("import.col.line")}
+              </th>
+              <th scope="col">{t("import.col.number")}</th>
+              <th scope="col">{t("import.col.text")}</th>
+              <th scope="col" className="num">
+                {t("import.col.parts")}
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((row) => {
+              const unfilled = row.errors.some(isUnfilled);
+              return (
+                <tr key={row.line} data-testid="import-preview-row" data-line={row.line}>
+                  <td className="num">{row.line}</td>
+                  <td className="phone">{row.normalised ?? row.message.destination}</td>
+                  <td className="preview-text">
+                    {unfilled ? <span className="muted">{t("import.preview.notFilled")}</span> : row.message.text}
+                  </td>
+                  <td className="num" data-testid="import-preview-parts">
+                    {unfilled || row.segments === null ? "—" : row.segments}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      </div>
+    </section>
   );
 }
 

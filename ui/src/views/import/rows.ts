@@ -10,6 +10,8 @@ export const TABLE_LIMIT = 500;
 export interface CheckedRow extends ImportRow {
   /** The number as it will be sent, when valid. */
   readonly normalised: string | null;
+  /** How many SMS parts its text takes, when it has one. */
+  readonly segments: number | null;
 }
 
 export type Progress = { readonly done: number; readonly total: number };
@@ -20,6 +22,8 @@ export interface ImportOptions {
   readonly kind: MessageKind | null;
   /** RFC 3339; null: as soon as possible (or each row's own scheduled_at). */
   readonly scheduledAt: string | null;
+  /** The template each row's text was filled from (its name), if any. */
+  readonly template?: string | null;
 }
 
 /** The rows with the import's kind and send time where a row names none. */
@@ -50,7 +54,12 @@ export async function checkRows(
       const preview = answer.rows[i];
       // A field already refused in the browser (kind, priority) was left out of the check.
       const engine = (preview?.errors ?? []).filter((e) => !row.errors.some((local) => local.field === e.field));
-      checked.push({ ...row, normalised: preview?.destination ?? null, errors: [...row.errors, ...engine] });
+      checked.push({
+        ...row,
+        normalised: preview?.destination ?? null,
+        segments: preview?.plan?.segments ?? null,
+        errors: [...row.errors, ...engine],
+      });
     });
     onProgress({ done: checked.length, total: rows.length });
     await breathe();

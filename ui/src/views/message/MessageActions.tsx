@@ -4,6 +4,7 @@ import { asBackendError, ERROR_CODES, type Backend, type BackendError } from "..
 import type { QueueStatus } from "../../bindings/QueueStatus";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
+import { permanentReason, type NetworkEvidence } from "./words";
 
 /** The engine's answer when a retry may deliver the message twice and needs saying so. */
 export const CONFIRMATION_REQUIRED = "confirmation_required";
@@ -61,11 +62,14 @@ export function MessageActions({
   backend,
   messageId,
   status,
+  evidence = null,
   onDone,
 }: {
   backend: Backend;
   messageId: number;
   status: QueueStatus;
+  /** The strongest evidence that the network had it already, named when a retry may deliver it twice. */
+  evidence?: NetworkEvidence | null;
   onDone: () => void;
 }) {
   const { t } = useI18n();
@@ -117,6 +121,7 @@ export function MessageActions({
           backend={backend}
           messageId={messageId}
           status={status}
+          evidence={evidence}
           onDone={() => finished("retried")}
           onClose={() => setOpen(null)}
         />
@@ -165,16 +170,56 @@ function NoteField({
   );
 }
 
+/** Why sending the message again may deliver it twice, naming the strongest evidence there is. */
+function DuplicateWarning({ status, evidence }: { status: QueueStatus; evidence: NetworkEvidence | null }) {
+  const { t, formatDateTime } = useI18n();
+  const says =
+    evidence?.kind === "delivered"
+      ? t("retry.duplicate.delivered", { when: formatDateTime(evidence.atMs), receipt: evidence.receiptId })
+      : evidence?.kind === "accepted"
+        ? t("retry.duplicate.acceptedAt", { when: formatDateTime(evidence.atMs) })
+        : status === "outcome_unknown"
+          ? t("retry.duplicate.outcome_unknown")
+          : t("retry.duplicate.other");
+  return (
+    <>
+      <h3>{t("retry.duplicate.title")}</h3>
+      <p data-testid="retry-duplicate-evidence" data-evidence={evidence?.kind ?? status}>
+        {says}
+      </p>
+      <p>{t("retry.duplicate.noteNeeded")}</p>
+    </>
+  );
+}
+
+/** Its last try was refused for good: why, in plain words, and that retrying will fail again. */
+function PermanentWarning({ error }: { error: BackendError }) {
+  const { t } = useI18n();
+  const status = error.commandStatus;
+  return (
+    <>
+      <h3>{t("retry.permanent.title")}</h3>
+      <p data-testid="retry-permanent-reason" data-status={status ?? ""}>
+        {t(`retry.permanent.${permanentReason(status)}`, { status: status ?? "?" })}
+      </p>
+      <p>{t("retry.permanent.again")}</p>
+      <p>{t("retry.permanent.noteNeeded")}</p>
+    </>
+  );
+}
+
 function RetryForm({
   backend,
   messageId,
   status,
+  evidence,
   onDone,
   onClose,
 }: {
   backend: Backend;
   messageId: number;
   status: QueueStatus;
+  evidence: NetworkEvidence | null;
   onDone: () => void;
   onClose: () => void;
 }) {
@@ -184,24 +229,33 @@ function RetryForm({
   const warningRef = useRef<HTMLDivElement>(null);
   const [note, setNote] = useState("");
   const [confirming, setConfirming] = useState(false);
+  // Its last try was refused for good: retrying needs saying so, with a note.
+  const [permanent, setPermanent] = useState<BackendError | null>(null);
   // Refused by its kind's limits; an admin may then override them.
   const [limits, setLimits] = useState<BackendError | null>(null);
   const [overriding, setOverriding] = useState(false);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
-  const noteRequired = confirming || overriding;
+  const noteRequired = confirming || overriding || permanent !== null;
   const blocked = noteRequired && note.trim() === "";
+  const warning = confirming || permanent !== null;
 
   useEffect(() => {
-    if (confirming) warningRef.current?.focus();
-  }, [confirming]);
+    if (warning) warningRef.current?.focus();
+  }, [warning, permanent]);
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
     if (busy || blocked) return;
     setBusy(true);
     setError(null);
-    backend.retry(messageId, { note: note.trim(), confirm_duplicate: confirming, override_limits: overriding }).then(
+    const action = {
+      note: note.trim(),
+      confirm_duplicate: confirming,
+      override_limits: overriding,
+      ...(permanent === null ? {} : { confirm_permanent_failure: true }),
+    };
+    backend.retry(messageId, action).then(
       () => {
         setBusy(false);
         onDone();
@@ -210,32 +264,46 @@ function RetryForm({
         const err = asBackendError(e);
         setBusy(false);
         if (err.code === CONFIRMATION_REQUIRED && !confirming) setConfirming(true);
+        else if (err.code === ERROR_CODES.permanentFailureRetry && permanent === null) setPermanent(err);
         else if (refusedByLimits(err) && !overriding) setLimits(err);
         else setError(err);
       },
     );
   };
 
+  // The last refusal confirmed names the button (the engine asks for each in turn).
+  const submitWords =
+    permanent !== null
+      ? t("retry.permanent.confirm")
+      : overriding
+        ? t("limits.submit")
+        : confirming
+          ? t("retry.confirm")
+          : t("retry.submit");
+  const submitId =
+    permanent !== null
+      ? "retry-permanent-confirm"
+      : overriding
+        ? "retry-override-submit"
+        : confirming
+          ? "retry-confirm"
+          : "retry-submit";
+
   return (
     <form className="form action-form" onSubmit={submit} aria-busy={busy} data-testid="retry-form" noValidate>
-      {confirming && (
+      {warning && (
         <div
           className="notice notice-warning action-warning"
           role="alert"
           tabIndex={-1}
           ref={warningRef}
-          data-testid="retry-duplicate-warning"
+          data-testid={permanent !== null ? "retry-permanent-warning" : "retry-duplicate-warning"}
         >
-          <h3>{t("retry.duplicate.title")}</h3>
-          <p>
-            {status === "accepted" || status === "outcome_unknown"
-              ? t(`retry.duplicate.${status}`)
-              : t("retry.duplicate.other")}
-          </p>
-          <p>{t("retry.duplicate.noteNeeded")}</p>
+          {confirming && <DuplicateWarning status={status} evidence={evidence} />}
+          {permanent !== null && <PermanentWarning error={permanent} />}
         </div>
       )}
-      {!confirming && limits === null && (
+      {!warning && limits === null && (
         <p className="hint field-wide">{status === "held" ? t("retry.held") : t("retry.explained")}</p>
       )}
       {limits !== null && (
@@ -255,7 +323,15 @@ function RetryForm({
           value={note}
           onChange={setNote}
           required={noteRequired}
-          hint={overriding ? t("limits.note") : confirming ? t("retry.note.required") : t("note.hint")}
+          hint={
+            permanent !== null
+              ? t("retry.permanent.note")
+              : overriding
+                ? t("limits.note")
+                : confirming
+                  ? t("retry.note.required")
+                  : t("note.hint")
+          }
           testId="retry-note"
         />
       )}
@@ -263,12 +339,12 @@ function RetryForm({
         {(limits === null || overriding) && (
           <button
             type="submit"
-            className={confirming || overriding ? "button button-danger" : "button"}
+            className={warning || overriding ? "button button-danger" : "button"}
             disabled={busy || blocked}
             aria-describedby={blocked ? blockedId : undefined}
-            data-testid={overriding ? "retry-override-submit" : confirming ? "retry-confirm" : "retry-submit"}
+            data-testid={submitId}
           >
-            {overriding ? t("limits.submit") : confirming ? t("retry.confirm") : t("retry.submit")}
+            {submitWords}
           </button>
         )}
         <button type="button" className="button button-secondary" onClick={onClose} disabled={busy} data-testid="retry-close">

@@ -37,8 +37,13 @@ function QueueStatement({ detail }: { detail: MessageDetail }) {
   const { t, formatDateTime, formatNumber } = useI18n();
   const headingId = useId();
   const q = detail.queue;
+  const scheduledAt = detail.message.scheduled_at_ms;
   const says =
-    q.status === "failed" ? t("queueSays.failed", { reason: failureReason(detail, t) }) : t(`queueSays.${q.status}`);
+    q.status === "failed"
+      ? t("queueSays.failed", { reason: failureReason(detail, t) })
+      : q.status === "queued" && scheduledAt !== null && scheduledAt > Date.now()
+        ? t("queueSays.scheduled", { when: formatDateTime(scheduledAt) })
+        : t(`queueSays.${q.status}`);
   return (
     <section className="statement" aria-labelledby={headingId} data-testid="statement-queue" data-status={q.status}>
       <h3 id={headingId}>{t("statement.queue")}</h3>
@@ -47,7 +52,9 @@ function QueueStatement({ detail }: { detail: MessageDetail }) {
       </p>
       <p data-testid="statement-queue-says">{says}</p>
       <Facts>
-        <Fact label={t("queue.tries")}>{formatNumber(q.attempts)}</Fact>
+        <Fact label={t("queue.tries")} testId="queue-tries">
+          {formatNumber(detail.summary.attempts)}
+        </Fact>
         <Fact label={t("queue.nextTry")}>
           {q.status === "queued" ? formatDateTime(Math.max(q.next_attempt_at_ms, detail.message.created_at_ms)) : null}
         </Fact>

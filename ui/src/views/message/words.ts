@@ -73,3 +73,42 @@ function splitOnce(value: string, separator: string): [string, string?] {
   const at = value.indexOf(separator);
   return at < 0 ? [value] : [value.slice(0, at), value.slice(at + separator.length)];
 }
+
+/**
+ * The strongest evidence that the network already had the message, for a warning before sending
+ * it again: a receipt that reported it delivered (when it arrived, and which), else the SMSC's
+ * acceptance of a try (when). Null when there is neither.
+ */
+export type NetworkEvidence =
+  | { readonly kind: "delivered"; readonly atMs: number; readonly receiptId: number }
+  | { readonly kind: "accepted"; readonly atMs: number };
+
+export function networkEvidence(detail: MessageDetail): NetworkEvidence | null {
+  const delivered = detail.receipts.find((r) => r.reported_state === "delivered" && !r.is_repeat);
+  if (delivered !== undefined) return { kind: "delivered", atMs: delivered.received_at_ms, receiptId: delivered.id };
+  if (detail.queue.accepted_at_ms !== null) return { kind: "accepted", atMs: detail.queue.accepted_at_ms };
+  const accepted = detail.attempts.find((a) => a.outcome === "accepted");
+  const at = accepted?.responded_at_ms ?? accepted?.sent_at_ms ?? null;
+  return at === null ? null : { kind: "accepted", atMs: at };
+}
+
+/** The kind of reason a status gives for a refusal for good, for words a person reads. */
+export type PermanentReason = "destination" | "source" | "receiver" | "other";
+
+export function permanentReason(status: string | null): PermanentReason {
+  switch (status) {
+    case "ESME_RINVDSTADR":
+    case "ESME_RINVDSTTON":
+    case "ESME_RINVDSTNPI":
+      return "destination";
+    case "ESME_RINVSRCADR":
+    case "ESME_RINVSRCTON":
+    case "ESME_RINVSRCNPI":
+      return "source";
+    case "ESME_RX_P_APPN":
+    case "ESME_RX_R_APPN":
+      return "receiver";
+    default:
+      return "other";
+  }
+}

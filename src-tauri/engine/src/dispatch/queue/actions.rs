@@ -30,18 +30,31 @@ pub enum ActionError {
     },
     #[error("{0} is on the opt-out list for this kind of message: take it off the list first")]
     OptedOut(String),
+    #[error("its last try was refused for good by the SMSC ({status}: {meaning}); sending it again will fail the same way unless that changed: confirm to go on")]
+    PermanentFailure { status: String, meaning: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note: &str) -> Result<(), StoreError> {
+    audit_with(tx, actor, action, message_id, note, None)
+}
+
+fn audit_with(
+    tx: &mut WriteTx<'_>,
+    actor: &str,
+    action: &str,
+    message_id: i64,
+    note: &str,
+    details_json: Option<String>,
+) -> Result<(), StoreError> {
     tx.audit().append(&NewAudit {
         actor: actor.into(),
         action: action.into(),
         subject_type: Some("message".into()),
         subject_id: Some(message_id),
         note: (!note.trim().is_empty()).then(|| note.trim().to_owned()),
-        details_json: None,
+        details_json,
     })?;
     Ok(())
 }
@@ -145,6 +158,52 @@ const HOLDING: [ExceptionKind; 3] = [
     ExceptionKind::OptedOut,
 ];
 
+/// What a person confirmed when sending a message again.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Confirmed {
+    /// That it may arrive twice (a try was accepted or unanswered, or a receipt came).
+    pub duplicate: bool,
+    /// That its last try was refused for good (an invalid destination, say) and it will likely
+    /// fail again.
+    pub permanent_failure: bool,
+}
+
+/// The operator's retry of a message: [`retry`], with one more rule after its others. When the
+/// last try of the message (of any of its parts) was refused for good by the SMSC, as the
+/// dispatcher classed its status (an invalid destination, a barred number), sending it again will
+/// most likely fail the same way: that is refused, naming the status, unless
+/// `confirmed.permanent_failure`. Such a confirmed retry is audited as
+/// `message.retry_permanent_confirmed`, with the status in its details.
+pub fn operator_retry(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    confirmed: Confirmed,
+    limits: RetryLimits,
+    actor: &str,
+    note: &str,
+) -> Result<(), ActionError> {
+    let refused_for_good = attempt::permanent_failure(&*tx, message_id)?.map(|code| match code {
+        Some(code) => {
+            let info = crate::smpp::status::describe(code);
+            (info.name.to_owned(), info.meaning.to_owned())
+        }
+        None => ("an unnamed status".to_owned(), "refused for good".to_owned()),
+    });
+    let guard = Guard {
+        refused_for_good,
+        confirmed: confirmed.permanent_failure,
+    };
+    requeue(tx, message_id, confirmed.duplicate, limits, actor, note, guard)
+}
+
+/// The permanent-failure guard of a retry: the status (name, meaning) the last try was refused
+/// for good with, if it was, and whether the person confirmed going on anyway.
+#[derive(Default)]
+struct Guard {
+    refused_for_good: Option<(String, String)>,
+    confirmed: bool,
+}
+
 /// Puts a message back in the queue to be sent now, with a fresh set of tries. What was already
 /// accepted is not sent again, except for a message accepted whole, which goes out whole again.
 /// Sending again a message of which anything may have reached the network (an accepted or
@@ -157,6 +216,27 @@ pub fn retry(
     limits: RetryLimits,
     actor: &str,
     note: &str,
+) -> Result<(), ActionError> {
+    requeue(
+        tx,
+        message_id,
+        confirm_duplicate_risk,
+        limits,
+        actor,
+        note,
+        Guard::default(),
+    )
+}
+
+/// [`retry`], with the permanent-failure `guard` checked after every other rule.
+fn requeue(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    confirm_duplicate_risk: bool,
+    limits: RetryLimits,
+    actor: &str,
+    note: &str,
+    guard: Guard,
 ) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
     if matches!(current, QueueStatus::Queued | QueueStatus::Sending) {
@@ -172,18 +252,32 @@ pub fn retry(
     }
     limits.check(tx, message_id)?;
     refuse_opted_out(tx, message_id)?;
+    let permanent = match guard.refused_for_good {
+        Some((status, meaning)) if !guard.confirmed => return Err(ActionError::PermanentFailure { status, meaning }),
+        Some((status, _)) => Some(status),
+        None => None,
+    };
     queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
         if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
             close_exception(tx, ex, "resend", actor, note)?;
         }
     }
-    let action = match (limits, confirm_duplicate_risk) {
-        (RetryLimits::Override, _) => "message.retry_override",
-        (_, true) => "message.retry_confirmed",
-        (_, false) => "message.retry",
+    let action = match (&permanent, limits, confirm_duplicate_risk) {
+        (Some(_), _, _) => "message.retry_permanent_confirmed",
+        (None, RetryLimits::Override, _) => "message.retry_override",
+        (None, _, true) => "message.retry_confirmed",
+        (None, _, false) => "message.retry",
     };
-    audit(tx, actor, action, message_id, note)?;
+    let details = permanent.map(|status| {
+        serde_json::json!({
+            "command_status": status,
+            "override_limits": limits == RetryLimits::Override,
+            "confirm_duplicate": confirm_duplicate_risk,
+        })
+        .to_string()
+    });
+    audit_with(tx, actor, action, message_id, note, details)?;
     Ok(())
 }
 

@@ -41,12 +41,17 @@ pub struct MessageSummary {
     /// receipt for it came more than once) and outcome_unknown (the queue could not tell whether a
     /// submit went out).
     pub flags: Vec<Flag>,
-    /// Submit tries made (the most for any one part).
+    /// Every try the message had, over every round of sending (an operator's retries included),
+    /// numbered as the timeline numbers them; for a long message, the most any one part had. A
+    /// try that never went out (the link closed first) is not counted.
     pub attempts: u32,
     pub client_ref: Option<String>,
     #[ts(type = "number | null")]
     pub api_key_id: Option<i64>,
     pub connection: String,
+    /// Not sent before this time, when it was scheduled.
+    #[ts(type = "number | null")]
+    pub scheduled_at_ms: Option<i64>,
 }
 
 /// The columns of a [`MessageSummary`], over `m` (message), `q` (queue) and `p` (projection, may
@@ -57,8 +62,8 @@ pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.desti
      coalesce(p.flag_no_receipt, 0), coalesce(p.flag_mismatch, 0), coalesce(p.flag_id_disagree, 0),
      EXISTS (SELECT 1 FROM logical_event e JOIN receipt_outcome o ON o.logical_event_id = e.id
              WHERE e.message_id = m.id AND o.is_repeat = 1),
-     (SELECT coalesce(max(a.attempt_no), 0) FROM attempt a WHERE a.message_id = m.id),
-     m.client_ref, m.api_key_id, m.connection";
+     (SELECT count(DISTINCT a.attempt_no) FROM attempt a WHERE a.message_id = m.id AND a.outcome <> 'not_sent'),
+     m.client_ref, m.api_key_id, m.connection, m.scheduled_at";
 
 /// A row of [`SUMMARY_COLUMNS`], read.
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
@@ -99,6 +104,7 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
         client_ref: r.get(20)?,
         api_key_id: r.get(21)?,
         connection: r.get(22)?,
+        scheduled_at_ms: r.get(23)?,
     })
 }
 

@@ -1,0 +1,224 @@
+//! Message templates and the retry guard over real HTTP on a real engine (sandbox SMSC, real
+//! SQLite file): who may list, save and delete templates; the refusal of a retry of a message the
+//! SMSC refused for good, with the status named; a browser's compose form refused a past send time.
+
+use std::time::Duration;
+
+use reqwest::{Method, StatusCode};
+use serde_json::{json, Value};
+use smsdesk_engine::api::RunMode;
+
+mod support;
+
+use support::Running;
+
+/// A credential a test request carries.
+enum Who {
+    Key(String),
+    Session { cookie: String, csrf: String },
+}
+
+fn password(name: &str) -> String {
+    format!("{name}-long-enough-password")
+}
+
+impl Running {
+    async fn start() -> Running {
+        Running::launch(None, Vec::new(), RunMode::Serve).await
+    }
+
+    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
+        let mut r = self.http.request(method, format!("{}{path}", self.url));
+        r = match who {
+            Who::Key(k) => r.bearer_auth(k),
+            Who::Session { cookie, csrf } => r.header("cookie", cookie).header("x-csrf-token", csrf),
+        };
+        if let Some(b) = body {
+            r = r.json(&b);
+        }
+        let r = r.send().await.unwrap();
+        let status = r.status();
+        (status, r.json().await.unwrap_or(Value::Null))
+    }
+
+    /// An account with `role`, signed in.
+    async fn person(&self, name: &str, role: &str) -> Who {
+        let admin = Who::Key(self.operator.clone());
+        let body = json!({ "name": name, "role": role, "password": password(name) });
+        let (status, _) = self.call(&admin, Method::POST, "/api/v1/accounts", Some(body)).await;
+        assert_eq!(status, StatusCode::CREATED);
+        let r = self
+            .http
+            .post(format!("{}/api/v1/session", self.url))
+            .json(&json!({ "name": name, "password": password(name) }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::OK);
+        let cookie = r.headers()["set-cookie"]
+            .to_str()
+            .unwrap()
+            .split(';')
+            .next()
+            .unwrap()
+            .to_owned();
+        let me: Value = r.json().await.unwrap();
+        Who::Session {
+            cookie,
+            csrf: me["csrf_token"].as_str().unwrap().to_owned(),
+        }
+    }
+
+    fn audited(&self, action: &str) -> i64 {
+        self.count_where("audit", &format!("action = '{action}'"))
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key_does_neither() {
+    let t = Running::start().await;
+    let olga = t.person("Olga", "operator").await;
+    let vik = t.person("Vik", "viewer").await;
+    let (_, website) = t.key_with("website", &["send", "read:own"]).await;
+    let website = Who::Key(website);
+
+    let body = json!({ "name": " Reminder ", "text": "Hello {name}, see you on {date}." });
+    let (status, saved) = t.call(&olga, Method::POST, "/api/v1/templates", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED, "{saved}");
+    assert_eq!(saved["name"], "Reminder", "the name is trimmed");
+    assert_eq!(saved["placeholders"], json!(["name", "date"]));
+    assert_eq!(saved["created_by"], "Olga");
+    let id = saved["id"].as_i64().unwrap();
+    assert_eq!(t.audited("template.create"), 1);
+
+    let (status, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
+    assert_eq!(status, StatusCode::OK);
+    assert_eq!(list, json!([saved]), "a viewer reads the office's templates");
+
+    let other = json!({ "name": "Other", "text": "x" });
+    let (status, refused) = t
+        .call(&vik, Method::POST, "/api/v1/templates", Some(other.clone()))
+        .await;
+    assert_eq!(
+        (status, refused["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("forbidden"))
+    );
+    let (status, _) = t
+        .call(&vik, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+    let (status, _) = t.call(&website, Method::GET, "/api/v1/templates", None).await;
+    assert_eq!(
+        status,
+        StatusCode::FORBIDDEN,
+        "a key that reads only its own messages lists no templates"
+    );
+    let (status, _) = t.call(&website, Method::POST, "/api/v1/templates", Some(other)).await;
+    assert_eq!(status, StatusCode::FORBIDDEN);
+
+    let same = json!({ "name": "REMINDER", "text": "again" });
+    let (status, taken) = t.call(&olga, Method::POST, "/api/v1/templates", Some(same)).await;
+    assert_eq!(
+        (status, taken["code"].as_str()),
+        (StatusCode::CONFLICT, Some("name_taken"))
+    );
+    let empty = json!({ "name": "", "text": "" });
+    let (status, invalid) = t.call(&olga, Method::POST, "/api/v1/templates", Some(empty)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    let fields: Vec<&str> = invalid["errors"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["field"].as_str().unwrap())
+        .collect();
+    assert_eq!(fields, ["name", "text"]);
+    assert_eq!(t.count_where("message_template", "1"), 1, "nothing refused was written");
+
+    let (status, _) = t
+        .call(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    let (status, gone) = t
+        .call(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .await;
+    assert_eq!(
+        (status, gone["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found"))
+    );
+    assert_eq!(t.audited("template.delete"), 1);
+    let (_, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
+    assert_eq!(list, json!([]));
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_until_confirmed() {
+    let t = Running::start().await;
+    let (_, key) = t.key("crm").await;
+    let crm = Who::Key(key);
+    let body = json!({ "destination": "+33612345613", "text": "Your parcel is on its way" });
+    let (status, sent) = t.call(&crm, Method::POST, "/api/v1/messages", Some(body)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let id = sent["id"].as_i64().unwrap();
+    let path = format!("/api/v1/messages/{id}");
+    let deadline = std::time::Instant::now() + Duration::from_secs(15);
+    loop {
+        let (_, d) = t.call(&crm, Method::GET, &path, None).await;
+        if d["queue"]["status"] == "failed" {
+            break;
+        }
+        assert!(std::time::Instant::now() < deadline, "the sandbox refuses it: {d}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+
+    let retry = format!("{path}/retry");
+    let (status, refused) = t.call(&crm, Method::POST, &retry, Some(json!({ "note": "" }))).await;
+    assert_eq!(status, StatusCode::CONFLICT);
+    assert_eq!(refused["code"], "permanent_failure_retry");
+    assert_eq!(refused["command_status"], "ESME_RINVDSTADR");
+    assert!(
+        refused["message"].as_str().unwrap().contains("refused for good"),
+        "{refused}"
+    );
+
+    let confirmed = json!({ "note": "number checked with the customer", "confirm_permanent_failure": true });
+    let (status, _) = t.call(&crm, Method::POST, &retry, Some(confirmed)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT);
+    assert_eq!(t.audited("message.retry_permanent_confirmed"), 1);
+
+    let (_, missing) = t
+        .call(&crm, Method::POST, "/api/v1/messages/999/retry", Some(json!({})))
+        .await;
+    assert!(
+        missing.get("command_status").is_none(),
+        "other refusals carry no status: {missing}"
+    );
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_browsers_compose_form_is_refused_a_past_send_time_and_an_integration_sends_now() {
+    let t = Running::start().await;
+    let olga = t.person("Olga", "operator").await;
+    let (_, key) = t.key("crm").await;
+    let past = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::Clock::system().now_ms() - 60_000);
+    let body = json!({ "destination": "+33612345600", "text": "hi", "scheduled_at": past });
+
+    let (status, refused) = t
+        .call(&olga, Method::POST, "/api/v1/messages", Some(body.clone()))
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
+    assert_eq!(refused["errors"][0]["field"], "scheduled_at");
+    assert_eq!(refused["errors"][0]["code"], "in_past");
+
+    let (status, sent) = t
+        .call(&Who::Key(key), Method::POST, "/api/v1/messages", Some(body))
+        .await;
+    assert_eq!(
+        status,
+        StatusCode::CREATED,
+        "a past time from an integration still means now"
+    );
+    assert_eq!(sent["scheduled_at_ms"], Value::Null);
+    t.stop().await;
+}

@@ -1,0 +1,86 @@
+//! The `message_template` table: the office's saved texts, by name (unique whatever the case).
+//! A message keeps the text it was sent with, so a template may be deleted outright.
+
+use rusqlite::{params, OptionalExtension, Row};
+use smsdesk_core::template::{placeholders, Template};
+
+use crate::writer::WriteTx;
+use crate::{Reads, StoreError};
+
+/// Why a template was not stored.
+#[derive(Debug, thiserror::Error)]
+pub enum TemplateError {
+    #[error("a template named {0:?} exists already (names are compared without case)")]
+    NameTaken(String),
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl From<rusqlite::Error> for TemplateError {
+    fn from(e: rusqlite::Error) -> TemplateError {
+        TemplateError::Store(e.into())
+    }
+}
+
+const COLUMNS: &str = "id, name, body, created_at, created_by";
+
+fn row(r: &Row<'_>) -> rusqlite::Result<Template> {
+    let text: String = r.get(2)?;
+    Ok(Template {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        placeholders: placeholders(&text),
+        text,
+        created_at_ms: r.get(3)?,
+        created_by: r.get(4)?,
+    })
+}
+
+/// Stores a new template, created at the batch's time, and answers it as lists show it.
+pub fn insert(tx: &mut WriteTx<'_>, name: &str, text: &str, created_by: &str) -> Result<Template, TemplateError> {
+    let taken: Option<i64> = tx
+        .conn()
+        .prepare_cached("SELECT id FROM message_template WHERE name = ?1 COLLATE NOCASE")?
+        .query_row([name], |r| r.get(0))
+        .optional()?;
+    if taken.is_some() {
+        return Err(TemplateError::NameTaken(name.to_owned()));
+    }
+    let now = tx.now_ms();
+    let id = tx
+        .conn()
+        .prepare_cached(
+            "INSERT INTO message_template (name, body, created_at, created_by) VALUES (?1, ?2, ?3, ?4)
+             RETURNING id",
+        )?
+        .query_row(params![name, text, now, created_by], |r| r.get(0))?;
+    Ok(Template {
+        id,
+        name: name.to_owned(),
+        text: text.to_owned(),
+        placeholders: placeholders(text),
+        created_at_ms: now,
+        created_by: created_by.to_owned(),
+    })
+}
+
+/// Deletes template `id`; answers it as it was, or `None` when there is no such template.
+pub fn delete(tx: &mut WriteTx<'_>, id: i64) -> Result<Option<Template>, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(&format!(
+            "DELETE FROM message_template WHERE id = ?1 RETURNING {COLUMNS}"
+        ))?
+        .query_row([id], row)
+        .optional()?)
+}
+
+/// Every template, by name (without case).
+pub fn list(conn: &impl Reads) -> Result<Vec<Template>, StoreError> {
+    let conn = conn.connection();
+    let mut s = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM message_template ORDER BY name COLLATE NOCASE, id"
+    ))?;
+    let rows = s.query_map([], row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
