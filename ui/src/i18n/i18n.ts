@@ -19,6 +19,13 @@ export type TranslateArgs<K extends MessageKey> = [Placeholders<(typeof en)[K]>]
   ? []
   : [params: Record<Placeholders<(typeof en)[K]>, string | number>];
 
+/**
+ * The plural forms the catalogues write for a count (CLDR's, as `Intl.PluralRules` picks them):
+ * English uses one and other, French one, many (a million, "de messages") and other, Russian one,
+ * few, many (and other for fractions). A message with plural forms has a key for each of the four.
+ */
+export type PluralForm = "one" | "few" | "many" | "other";
+
 export type Translate = <K extends MessageKey>(key: K, ...args: TranslateArgs<K>) => string;
 
 export interface I18n {
@@ -27,11 +34,15 @@ export interface I18n {
   readonly formatTag: string;
   readonly t: Translate;
   formatNumber(value: number): string;
+  /** Which plural form a count takes in this language (see {@link PluralForm}). */
+  plural(count: number): PluralForm;
   formatDateTime(epochMs: number): string;
   /** The time of day only ("10:42"), for what happened today. */
   formatTime(epochMs: number): string;
   /** Compact, for table cells. */
   formatDateTimeShort(epochMs: number): string;
+  /** The day alone, compact ("11/29/26"), for a table cell that puts the time under it. */
+  formatDateShort(epochMs: number): string;
   /** To the millisecond, for evidence (receive times, answers). */
   formatDateTimePrecise(epochMs: number): string;
   /** How long ago, in words ("3 hours ago"), counted from `nowMs`. */
@@ -74,6 +85,8 @@ export function createI18n(preferred: readonly string[]): I18n {
   const dateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "long", timeStyle: "medium" });
   const shortDateTimeFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short", timeStyle: "medium" });
   const timeFormat = new Intl.DateTimeFormat(formatTag, { timeStyle: "short" });
+  const shortDateFormat = new Intl.DateTimeFormat(formatTag, { dateStyle: "short" });
+  const pluralRules = new Intl.PluralRules(locale);
 
   const preciseFormat = new Intl.DateTimeFormat(formatTag, {
     year: "numeric",
@@ -104,12 +117,19 @@ export function createI18n(preferred: readonly string[]): I18n {
     formatTag,
     t,
     formatNumber,
+    plural: (count) => pluralFormOf(pluralRules.select(count)),
     formatDateTime: (epochMs) => dateTimeFormat.format(new Date(epochMs)),
     formatTime: (epochMs) => timeFormat.format(new Date(epochMs)),
     formatDateTimeShort: (epochMs) => shortDateTimeFormat.format(new Date(epochMs)),
+    formatDateShort: (epochMs) => shortDateFormat.format(new Date(epochMs)),
     formatDateTimePrecise: (epochMs) => preciseFormat.format(new Date(epochMs)),
     formatAge: (epochMs, nowMs) => formatAge(relativeFormat, epochMs, nowMs),
   };
+}
+
+/** CLDR's category as one the catalogues write: zero and two (no language here has them) read as other. */
+function pluralFormOf(category: Intl.LDMLPluralRule): PluralForm {
+  return category === "one" || category === "few" || category === "many" ? category : "other";
 }
 
 const AGE_UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [
