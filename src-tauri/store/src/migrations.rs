@@ -89,6 +89,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "deadline_frontier",
         sql: include_str!("migrations/0014_deadline_frontier.sql"),
     },
+    Migration {
+        version: 16,
+        name: "destination_suffix",
+        sql: include_str!("migrations/0016_destination_suffix.sql"),
+    },
 ];
 
 /// The schema version this build creates.

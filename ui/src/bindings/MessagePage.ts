@@ -14,4 +14,11 @@ next_cursor: string | null,
  * The page stopped at its scan budget before it was full: there may be more matches past
  * `next_cursor` even though this page has fewer items than asked.
  */
-scan_limited: boolean, total?: MessageTotal | null, };
+scan_limited: boolean, 
+/**
+ * On the first page (no `cursor`), how many messages the filter selects in all; `null` on the
+ * pages after it. Exact when nothing is filtered, or only a queue status, a reported state or
+ * a creation-time range (running totals); otherwise counted, up to 10,000 (`more_than`) and
+ * among at most the newest 50,000 candidates (`at_least` when it stopped there).
+ */
+total?: MessageTotal | null, };

@@ -37,6 +37,7 @@ use ts_rs::TS;
 use crate::domain::{MessageKind, QueueStatus};
 use crate::messages::NewMessage;
 
+pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
