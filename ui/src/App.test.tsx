@@ -238,8 +238,13 @@ describe("what each role sees", () => {
       );
     }
     await go("#/messages");
-    expect(queryTestId(root, "send-form"), "an operator sends").not.toBeNull();
     expect(queryTestId(root, "export-start"), "an operator exports").not.toBeNull();
+    expect(queryTestId(root, "send-form"), "the list is a place of its own").toBeNull();
+    await go("#/messages/new");
+    expect(queryTestId(root, "send-form"), "an operator sends").not.toBeNull();
+    expect(byTestId(root, "nav-messages").getAttribute("aria-current"), "writing a message is in Messages").toBe("page");
+    await go("#/messages/import");
+    expect(queryTestId(root, "import-file"), "an operator imports").not.toBeNull();
   });
 
   it("a viewer reads messages and exceptions, and sees no way to send, import, export, retry, cancel or resolve", async () => {
@@ -248,8 +253,14 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     expect(root.querySelectorAll('[data-testid="message-row"]'), "a viewer reads every message").toHaveLength(2);
-    for (const control of ["send-form", "send-submit", "import-file", "export-start"]) {
+    for (const control of ["send-form", "send-submit", "import-file", "export-start", "messages-tab-new", "messages-tab-import"]) {
       expect(queryTestId(root, control), control).toBeNull();
+    }
+    for (const place of ["#/messages/new", "#/messages/import"]) {
+      await go(place);
+      expect(byTestId(root, "not-for-you").textContent, `${place} says why instead of a form`).toContain("not send them");
+      expect(queryTestId(root, "send-form")).toBeNull();
+      expect(queryTestId(root, "import-file")).toBeNull();
     }
     await go("#/messages/7");
     expect(byTestId(root, "message-detail").dataset["id"]).toBe("7");
@@ -268,8 +279,10 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     expect(queryTestId(root, "nav-accounts")).not.toBeNull();
-    expect(queryTestId(root, "send-form")).not.toBeNull();
     expect(queryTestId(root, "export-start")).not.toBeNull();
+    expect(queryTestId(root, "messages-tab-new")).not.toBeNull();
+    await go("#/messages/new");
+    expect(queryTestId(root, "send-form")).not.toBeNull();
     await go("#/password");
     expect(byTestId(root, "not-for-you").textContent, "the window has no password to change").toContain("the desktop window needs none");
   });

@@ -13,6 +13,8 @@ import { useBackendData } from "./hooks/useBackendData";
 import {
   ADMIN_SECTIONS,
   formatRoute,
+  messagesPlaceOf,
+  navSectionOf,
   READ_ALL_SECTIONS,
   SECTIONS,
   sectionRoute,
@@ -134,6 +136,7 @@ export function Sections({
   // Every view's live updates share one subscription (over HTTP, one event stream).
   const backend = useMemo(() => shareSubscription(direct), [direct]);
   const [route, navigate] = useHashRoute();
+  const messagesPlace = messagesPlaceOf(route);
   const onDashboard = route.section === "dashboard";
   // The nav's count needs only exception changes; the dashboard shows figures any change may move.
   const { state: dashboard, reload: reloadDashboard } = useBackendData(backend, loadDashboard, {
@@ -161,7 +164,7 @@ export function Sections({
               <a
                 href={formatRoute(sectionRoute(s))}
                 className="nav-item"
-                aria-current={s === route.section ? "page" : undefined}
+                aria-current={s === navSectionOf(route.section) ? "page" : undefined}
                 data-testid={`nav-${s}`}
               >
                 {t(`nav.${s}`)}
@@ -194,10 +197,11 @@ export function Sections({
           charts={<DashboardCharts backend={backend} />}
         />
       )}
-      {route.section === "messages" && (
+      {messagesPlace !== null && (
         <Messages
           backend={backend}
-          openId={route.id}
+          place={messagesPlace}
+          openId={route.section === "messages" ? route.id : null}
           onOpen={(id) => navigate({ section: "messages", id })}
           onClose={() => navigate({ section: "messages", id: null })}
           onOpenException={(id) => navigate({ section: "exceptions", id })}

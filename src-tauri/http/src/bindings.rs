@@ -27,8 +27,8 @@ use smsdesk_engine::views::{
     Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, BackupStatus, Candidate,
     CandidateFact, CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail,
     ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage,
-    MessageRecord, MessageSummary, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView, ReceiptView,
-    StateCount, StateFlags, StateView, TimelineEntry, TimelineKind,
+    MessageRecord, MessageSummary, MessageTotal, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView,
+    ReceiptView, StateCount, StateFlags, StateView, TimelineEntry, TimelineKind, TotalBound,
 };
 use smsdesk_engine::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
@@ -170,6 +170,8 @@ fn views() -> Vec<(String, String)> {
         file::<MessagePage>(),
         file::<MessageRecord>(),
         file::<MessageSummary>(),
+        file::<MessageTotal>(),
+        file::<TotalBound>(),
         file::<OperatorDecision>(),
         file::<PageRequest>(),
         file::<QueueCount>(),

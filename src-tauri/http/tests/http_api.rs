@@ -522,6 +522,64 @@ async fn a_message_posted_over_http_reaches_the_sandbox_and_its_timeline_shows_i
     t.stop().await;
 }
 
+/// The list reads a number as people type it, national ones in `intake.default_region`, finds it
+/// by its last digits, refuses what cannot be searched, and its first page says how many match.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_list_finds_a_number_as_typed_and_says_how_many_messages_match() {
+    let t = Running::start(&[("SMSDESK_INTAKE_DEFAULT_REGION", "FR")]).await;
+    let (_, key) = t.key("crm").await;
+    let mut ids = Vec::new();
+    for destination in ["+33 6 12 34 56 00", "+33 6 99 99 99 99"] {
+        let r = t
+            .post("/api/v1/messages", &key)
+            .json(&json!({ "destination": destination, "text": "Votre colis arrive demain" }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        ids.push(r.json::<Value>().await.unwrap()["id"].as_i64().unwrap());
+    }
+    let list = |query: String| {
+        let request = t.get(&format!("/api/v1/messages?{query}"), &key);
+        async move {
+            let r = request.send().await.unwrap();
+            (r.status(), r.json::<Value>().await.unwrap())
+        }
+    };
+    for typed in [
+        "06%2012%2034%2056%2000",
+        "06.12.34.56.00",
+        "0612345600",
+        "%2B33612345600",
+        "33612345600",
+        "5600",
+    ] {
+        let (status, page) = list(format!("destination={typed}")).await;
+        assert_eq!(status, StatusCode::OK, "{typed}: {page}");
+        let found: Vec<i64> = page["items"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["id"].as_i64().unwrap())
+            .collect();
+        assert_eq!(found, vec![ids[0]], "{typed}");
+        assert_eq!(page["total"], json!({ "count": 1, "bound": "exact" }), "{typed}");
+    }
+    let (_, all) = list("limit=1".into()).await;
+    assert_eq!(all["total"], json!({ "count": 2, "bound": "exact" }));
+    let next = all["next_cursor"].as_str().unwrap().to_owned();
+    let (_, later) = list(format!("limit=1&cursor={next}")).await;
+    assert_eq!(later["total"], Value::Null, "a page further on has no total");
+    let (status, refused) = list("destination=456".into()).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["code"], "invalid_filter");
+    assert!(
+        refused["message"].as_str().unwrap().contains("at least 4 digits"),
+        "{refused}"
+    );
+    t.stop().await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_openapi_description_lists_every_route() {
     let t = Running::start(&[]).await;

@@ -95,6 +95,11 @@ pub const MIGRATIONS: &[Migration] = &[
         sql: include_str!("migrations/0015_submitted_by.sql"),
     },
     Migration {
+        version: 16,
+        name: "destination_suffix",
+        sql: include_str!("migrations/0016_destination_suffix.sql"),
+    },
+    Migration {
         version: 17,
         name: "templates",
         sql: include_str!("migrations/0017_templates.sql"),

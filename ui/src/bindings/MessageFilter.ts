@@ -14,9 +14,12 @@ export type MessageFilter = { status: QueueStatus | null,
  */
 state: DeliveryState | null, kind: MessageKind | null, channel: IntakeChannel | null, 
 /**
- * An exact E.164 number (`+33612345678`); spaces, dashes, dots and brackets are ignored, and
- * a leading `00` or a bare digit counts as `+`. End it with `*` for every number that starts
- * so (`+3361*`).
+ * A phone number as people write it. The whole number: international (`+33 6 12 34 56 78`,
+ * `0033…`, or its digits alone, `33612345678`) or national (`06 12 34 56 78`, read in
+ * `intake.default_region`); spaces, dashes, dots and brackets are ignored. Its last digits,
+ * at least 4 (`5678`, or `*5678`): every number that ends so; a bare number that is not a
+ * valid one in the default region is read so. Its beginning followed by `*` (`+3361*`, or
+ * `0612*` in the default region): every number that starts so.
  */
 destination: string | null, 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatRoute, HOME, parseRoute } from "./useHashRoute";
+import { formatRoute, HOME, messagesPlaceOf, messagesPlaceRoute, navSectionOf, parseRoute } from "./useHashRoute";
 
 describe("routes", () => {
   it("read a section and an item from the fragment", () => {
@@ -20,6 +20,8 @@ describe("routes", () => {
     expect(parseRoute("#/inbox/INFO%2FSHOP")).toEqual({ section: "inbox", thread: "INFO/SHOP" });
     expect(parseRoute("#/inbox/%E0%A4%A")).toEqual({ section: "inbox", thread: null });
     expect(parseRoute("#/opt-outs")).toEqual({ section: "optouts" });
+    expect(parseRoute("#/messages/new")).toEqual({ section: "compose" });
+    expect(parseRoute("#/messages/import")).toEqual({ section: "import" });
   });
 
   it("fall back to the messages list for anything else", () => {
@@ -35,8 +37,29 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs", "#/messages/new", "#/messages/import"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
+  });
+});
+
+describe("the Messages section's places", () => {
+  it("are the list, writing one message and importing a file, all under Messages in the navigation", () => {
+    expect(messagesPlaceOf(parseRoute("#/messages"))).toBe("list");
+    expect(messagesPlaceOf(parseRoute("#/messages/12")), "a message open is still the list's place").toBe("list");
+    expect(messagesPlaceOf(parseRoute("#/messages/new"))).toBe("compose");
+    expect(messagesPlaceOf(parseRoute("#/messages/import"))).toBe("import");
+    expect(messagesPlaceOf(parseRoute("#/exceptions"))).toBeNull();
+    expect(navSectionOf("compose")).toBe("messages");
+    expect(navSectionOf("import")).toBe("messages");
+    expect(navSectionOf("inbox")).toBe("inbox");
+    expect(navSectionOf("password")).toBeNull();
+  });
+
+  it("each have an address that reads back as the same place", () => {
+    for (const place of ["list", "compose", "import"] as const) {
+      expect(messagesPlaceOf(parseRoute(formatRoute(messagesPlaceRoute(place))))).toBe(place);
+    }
+    expect(formatRoute(messagesPlaceRoute("compose"))).toBe("#/messages/new");
   });
 });

@@ -8,6 +8,10 @@ import { useCallback, useSyncExternalStore } from "react";
 export type Route =
   | { readonly section: "dashboard" }
   | { readonly section: "messages"; readonly id: number | null }
+  /** Writing one message (`#/messages/new`): a place of the Messages section, not in the navigation. */
+  | { readonly section: "compose" }
+  /** Importing messages from a CSV file (`#/messages/import`): likewise. */
+  | { readonly section: "import" }
   | { readonly section: "exceptions"; readonly id: number | null }
   /** The inbox, with one conversation open: its thread (a number in E.164, or a sender's address). */
   | { readonly section: "inbox"; readonly thread: string | null }
@@ -24,7 +28,41 @@ export type Route =
 export type Section = Route["section"];
 
 /** A section the navigation lists. */
-export type NavSection = Exclude<Section, "password">;
+export type NavSection = Exclude<Section, "password" | "compose" | "import">;
+
+/** The places of the Messages section: the list, writing one message, importing a file. */
+export type MessagesPlace = "list" | "compose" | "import";
+
+/** The Messages section's place a route is, or null for a route elsewhere. */
+export function messagesPlaceOf(route: Route): MessagesPlace | null {
+  switch (route.section) {
+    case "messages":
+      return "list";
+    case "compose":
+    case "import":
+      return route.section;
+    default:
+      return null;
+  }
+}
+
+/** Where one of the Messages section's places is (the list with nothing open). */
+export function messagesPlaceRoute(place: MessagesPlace): Route {
+  return place === "list" ? { section: "messages", id: null } : { section: place };
+}
+
+/** The navigation's entry a section belongs to: compose and import are Messages; null when none. */
+export function navSectionOf(section: Section): NavSection | null {
+  switch (section) {
+    case "compose":
+    case "import":
+      return "messages";
+    case "password":
+      return null;
+    default:
+      return section;
+  }
+}
 
 /** The navigation's sections, in its order. */
 export const SECTIONS: readonly NavSection[] = [
@@ -72,6 +110,9 @@ export function parseRoute(hash: string): Route {
   const [section, id] = path.split("/");
   switch (section) {
     case "messages":
+      if (id === "new") return { section: "compose" };
+      if (id === "import") return { section: "import" };
+      return { section, id: idOf(id) };
     case "exceptions":
       return { section, id: idOf(id) };
     case "inbox":
@@ -112,6 +153,8 @@ export function formatRoute(route: Route): string {
   }
   if (route.section === "optouts") return "#/opt-outs";
   if (route.section === "settings" && route.connect === true) return "#/settings/connect";
+  if (route.section === "compose") return "#/messages/new";
+  if (route.section === "import") return "#/messages/import";
   return `#/${route.section}`;
 }
 

@@ -1,6 +1,7 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import type { MessageTotal } from "../bindings/MessageTotal";
 
 /** A page as the engine's lists answer (MessagePage, ExceptionPage). */
 export interface Page<T> {
@@ -8,6 +9,8 @@ export interface Page<T> {
   readonly next_cursor: string | null;
   /** The engine stopped at its scan budget: more may match past `next_cursor` even if this page is short or empty. */
   readonly scan_limited?: boolean;
+  /** On a first page (no cursor), how many rows the filter selects in all, where the list counts them. */
+  readonly total?: MessageTotal | null;
 }
 
 export type FetchPage<T> = (cursor: string | null, limit: number) => Promise<Page<T>>;
@@ -28,20 +31,22 @@ export async function fetchUntilRows<T>(
   limit: number,
   want: number,
   hooks: { onSearching?: () => void; cancelled?: () => boolean } = {},
-): Promise<{ items: T[]; next_cursor: string | null }> {
+): Promise<{ items: T[]; next_cursor: string | null; total: MessageTotal | null }> {
   const items: T[] = [];
   let cursor = start;
+  let total: MessageTotal | null = null;
   for (let first = true; ; first = false) {
     if (!first) {
       if (hooks.cancelled?.() === true) break;
       hooks.onSearching?.();
     }
     const page = await fetchPage(cursor, limit);
+    if (first && start === null) total = page.total ?? null;
     items.push(...page.items);
     cursor = page.next_cursor;
     if (cursor === null || items.length >= want) break;
   }
-  return { items, next_cursor: cursor };
+  return { items, next_cursor: cursor, total };
 }
 
 export interface PagedState<T> {
@@ -54,6 +59,8 @@ export interface PagedState<T> {
   readonly loadingMore: boolean;
   /** Why the last fetch failed (the first load, a "load more" or a refresh); rows already shown stay. */
   readonly error: BackendError | null;
+  /** How many rows the filter selects, as the first page said (null when the list gives none). */
+  readonly total: MessageTotal | null;
 }
 
 export interface PagedOptions {
@@ -65,7 +72,7 @@ export interface PagedOptions {
   readonly coalesceMs?: number;
 }
 
-const EMPTY = { items: [], nextCursor: null, searching: false, loadingMore: false, error: null } as const;
+const EMPTY = { items: [], nextCursor: null, searching: false, loadingMore: false, error: null, total: null } as const;
 
 /**
  * A list read page by page, newest first, with "load more", kept current: a committed change
@@ -113,7 +120,7 @@ export function usePagedList<T>(
         items = r.items;
         cursor = r.next_cursor;
         loaded = true;
-        show({ status: "ready", items, nextCursor: cursor, searching: false, error: null });
+        show({ status: "ready", items, nextCursor: cursor, searching: false, error: null, total: r.total });
       } catch (e) {
         show({ status: "error", searching: false, error: asBackendError(e) });
       }
@@ -139,7 +146,7 @@ export function usePagedList<T>(
         const r = await fetchUntilRows(fetch, null, Math.min(MAX_LIMIT, Math.max(pageSize, want)), want);
         items = r.items;
         cursor = r.next_cursor;
-        show({ items, nextCursor: cursor, error: null });
+        show({ items, nextCursor: cursor, error: null, total: r.total });
       } catch (e) {
         show({ error: asBackendError(e) });
       }

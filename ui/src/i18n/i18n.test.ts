@@ -97,6 +97,32 @@ describe("formatting follows the locale", () => {
   });
 });
 
+describe("plural forms follow the language", () => {
+  it("pick one of the forms each catalogue writes", () => {
+    const en = createI18n(["en-US"]);
+    expect([1, 2, 5, 1000000].map(en.plural)).toEqual(["one", "other", "other", "other"]);
+    const fr = createI18n(["fr-FR"]);
+    expect([0, 1, 2, 1000000].map(fr.plural), "French says 0 message, 1 million de messages").toEqual(["one", "one", "other", "many"]);
+    const ru = createI18n(["ru-RU"]);
+    expect([1, 2, 5, 21, 22, 11, 10000].map(ru.plural)).toEqual(["one", "few", "many", "one", "few", "many", "many"]);
+  });
+
+  it("give a message in the form its count needs, with the count in the locale's digits", () => {
+    const say = (tag: string, count: number): string => {
+      const { t, plural } = createI18n([tag]);
+      return t(`messages.total.${plural(count)}`, { count });
+    };
+    expect(say("en-US", 1)).toBe("1 message");
+    expect(say("en-US", 1234)).toBe("1,234 messages");
+    expect(say("fr-FR", 1234)).toBe("1\u202f234 messages");
+    expect(say("fr-FR", 1000000)).toBe("1\u202f000\u202f000 de messages");
+    expect(say("ru-RU", 1)).toBe("1 сообщение");
+    expect(say("ru-RU", 3)).toBe("3 сообщения");
+    expect(say("ru-RU", 1234)).toBe("1\u00a0234 сообщения");
+    expect(say("ru-RU", 25)).toBe("25 сообщений");
+  });
+});
+
 describe("ages and precise times follow the locale", () => {
   const now = Date.UTC(2026, 10, 29, 12, 0, 0);
 

@@ -19,6 +19,13 @@ export type TranslateArgs<K extends MessageKey> = [Placeholders<(typeof en)[K]>]
   ? []
   : [params: Record<Placeholders<(typeof en)[K]>, string | number>];
 
+/**
+ * The plural forms the catalogues write for a count (CLDR's, as `Intl.PluralRules` picks them):
+ * English uses one and other, French one, many (a million, "de messages") and other, Russian one,
+ * few, many (and other for fractions). A message with plural forms has a key for each of the four.
+ */
+export type PluralForm = "one" | "few" | "many" | "other";
+
 export type Translate = <K extends MessageKey>(key: K, ...args: TranslateArgs<K>) => string;
 
 export interface I18n {
@@ -34,6 +41,10 @@ export interface I18n {
    */
   formatDateTime(epochMs: number): string;
   /** The same, to the millisecond, for evidence (receive times, answers): "2 Dec 2026, 14:02:05.007 GMT+1". */
+  /** Which plural form a count takes in this language (see {@link PluralForm}). */
+  plural(count: number): PluralForm;
+  /** The day alone, in the same date style ("2 Dec 2026"), for a table cell that puts the time under it. */
+  formatDateShort(epochMs: number): string;
   formatDateTimePrecise(epochMs: number): string;
   /** A chart axis label: the time of day only ("14:02"); the chart's table and note carry the date and zone. */
   formatAxisTime(epochMs: number): string;
@@ -104,6 +115,8 @@ export function createI18n(preferred: readonly string[], options: I18nOptions = 
     timeZoneName: "shortOffset",
     ...zone,
   });
+  const shortDateFormat = new Intl.DateTimeFormat(formatTag, { ...DATE_PARTS, ...zone });
+  const pluralRules = new Intl.PluralRules(locale);
   const preciseFormat = new Intl.DateTimeFormat(formatTag, {
     ...DATE_PARTS,
     ...time,
@@ -137,7 +150,9 @@ export function createI18n(preferred: readonly string[], options: I18nOptions = 
     formatTag,
     t,
     formatNumber,
+    plural: (count) => pluralFormOf(pluralRules.select(count)),
     formatDateTime,
+    formatDateShort: (epochMs) => shortDateFormat.format(new Date(epochMs)),
     formatDateTimePrecise: (epochMs) => preciseFormat.format(new Date(epochMs)),
     formatAxisTime: (epochMs) => axisTimeFormat.format(new Date(epochMs)),
     formatUtcDay: (epochMs) => utcDayFormat.format(new Date(epochMs)),
@@ -146,6 +161,11 @@ export function createI18n(preferred: readonly string[], options: I18nOptions = 
     formatTime: formatDateTime,
     formatAge: (epochMs, nowMs) => formatAge(relativeFormat, epochMs, nowMs),
   };
+}
+
+/** CLDR's category as one the catalogues write: zero and two (no language here has them) read as other. */
+function pluralFormOf(category: Intl.LDMLPluralRule): PluralForm {
+  return category === "one" || category === "few" || category === "many" ? category : "other";
 }
 
 const AGE_UNITS: readonly [Intl.RelativeTimeFormatUnit, number][] = [

@@ -57,7 +57,16 @@ export function counterText(t: Translate, plan: Plan): string {
  * writes nothing): the number as it will be sent, the encoding and parts, and what is wrong with a
  * field once they have typed in it.
  */
-export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backend: Backend; previewDelayMs?: number }) {
+export function Compose({
+  backend,
+  previewDelayMs = PREVIEW_DELAY_MS,
+  onOpenMessage,
+}: {
+  backend: Backend;
+  previewDelayMs?: number;
+  /** Opens a message queued here (offered beside the word that it was queued). */
+  onOpenMessage?: (id: number) => void;
+}) {
   const { t, formatDateTime } = useI18n();
   const headingId = useId();
   const destinationId = useId();
@@ -251,11 +260,23 @@ export function Compose({ backend, previewDelayMs = PREVIEW_DELAY_MS }: { backen
       </form>
       <div id={outcomeId} aria-live="polite">
         {outcome.kind === "sent" && (
-          <p className="notice notice-success" data-testid="send-done" data-id={outcome.message.id}>
-            {outcome.scheduledAt === null
-              ? t("send.done", { id: String(outcome.message.id) })
-              : t("send.done.scheduled", { id: String(outcome.message.id), when: formatDateTime(outcome.scheduledAt) })}
-          </p>
+          <div className="notice notice-success send-done">
+            <p data-testid="send-done" data-id={outcome.message.id}>
+              {outcome.scheduledAt === null
+                ? t("send.done", { id: String(outcome.message.id) })
+                : t("send.done.scheduled", { id: String(outcome.message.id), when: formatDateTime(outcome.scheduledAt) })}
+            </p>
+            {onOpenMessage && (
+              <button
+                type="button"
+                className="link-button"
+                onClick={() => onOpenMessage(outcome.message.id)}
+                data-testid="send-open"
+              >
+                {t("send.open", { id: String(outcome.message.id) })}
+              </button>
+            )}
+          </div>
         )}
         {outcome.kind === "failed" && <ErrorNotice title={t("send.failed")} error={outcome.error} testId="send-error" />}
       </div>

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { ANY_MESSAGE, dateProblem, localDayStart, toMessageFilter } from "./MessageFilters";
+import { ANY_MESSAGE, dateProblem, destinationProblem, localDayStart, toMessageFilter } from "./MessageFilters";
 import { FIRST_PAGE, MessageList } from "./MessageList";
 
 /** Runs `body` with the process in time zone `zone` (Node reads TZ again when it is assigned). */
@@ -126,5 +126,40 @@ describe("the From and To fields", () => {
     await settle();
     expect(filters.at(-1)).toEqual(FIRST_PAGE);
     expect(byTestId<HTMLInputElement>(root, "filter-from").value).toBe("");
+  });
+});
+
+describe("the phone number filter", () => {
+  const problem = (destination: string) => destinationProblem({ ...ANY_MESSAGE, destination });
+
+  it("takes a number as people write it, its last digits, or its beginning and *; the engine reads it", () => {
+    for (const written of ["06 12 34 56 00", "06.12.34.56.00", "06-12-34-56-00", "+33 6 12 34 56 00", "33612345600", "0033612345600", "3456", "*3456", "+3361*", "06 12*", ""]) {
+      expect(problem(written), written).toBeNull();
+    }
+  });
+
+  it("refuses fewer than 4 digits of an ending, and what is not a number, next to the field and without searching", async () => {
+    expect(problem("345")).toBe("tooShort");
+    expect(problem("*34")).toBe("tooShort");
+    for (const written of ["martin", "+33 6 12 34 56 0x", "*3456*", "3+456", "*", "+"]) {
+      expect(problem(written), written).toBe("notNumber");
+    }
+    const { backend, filters } = recording();
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const root = view.container;
+    const asked = filters.length;
+    await type(byTestId<HTMLInputElement>(root, "filter-destination"), "456");
+    await submit(byTestId<HTMLFormElement>(root, "message-filters"));
+    await settle();
+    expect(filters.length, "nothing is searched").toBe(asked);
+    expect(byTestId(root, "filter-destination-error").textContent).toContain("at least 4 digits");
+    expect(byTestId(root, "filter-destination").getAttribute("aria-invalid")).toBe("true");
+
+    await type(byTestId<HTMLInputElement>(root, "filter-destination"), "3456");
+    await submit(byTestId<HTMLFormElement>(root, "message-filters"));
+    await settle();
+    expect(filters.at(-1)).toEqual({ ...FIRST_PAGE, destination: "3456" });
+    expect(queryTestId(root, "filter-destination-error")).toBeNull();
   });
 });

@@ -1,4 +1,4 @@
-import { useId, useState, type FormEvent } from "react";
+import { useEffect, useId, useState, type FormEvent } from "react";
 import type { DeliveryState } from "../bindings/DeliveryState";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessageKind } from "../bindings/MessageKind";
@@ -41,6 +41,24 @@ export function dateProblem(query: MessageQuery): "fromInvalid" | "toInvalid" | 
   if (query.from.trim() !== "" && from === null) return "fromInvalid";
   if (query.to.trim() !== "" && to === null) return "toInvalid";
   if (from !== null && to !== null && from > to) return "fromAfterTo";
+  return null;
+}
+
+/** Separators people put in a phone number, which the engine ignores. */
+const NUMBER_SEPARATORS = /[\s.\-()/\u2010-\u2015\u2212]/g;
+
+/**
+ * Why the phone number cannot be searched, if it cannot: anything but digits (and separators)
+ * with a + in front, a * at the end (a beginning) or in front (an ending); or a bare number of
+ * fewer than 4 digits, which the engine reads as the end of numbers only from 4 digits on. The
+ * engine decides the rest: a national number is read in its default region, else as an ending.
+ */
+export function destinationProblem(query: MessageQuery): "tooShort" | "notNumber" | null {
+  const bare = query.destination.trim().replace(NUMBER_SEPARATORS, "");
+  if (bare === "") return null;
+  if (!/^(\+?\d+\*?|\*\d+)$/.test(bare)) return "notNumber";
+  const international = bare.startsWith("+") || bare.startsWith("00");
+  if (!international && !bare.endsWith("*") && bare.replace(/\D/g, "").length < 4) return "tooShort";
   return null;
 }
 
@@ -90,16 +108,27 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
     to: useId(),
     qHint: useId(),
     destHint: useId(),
+    destError: useId(),
     toHint: useId(),
     dateError: useId(),
   };
   const [draft, setDraft] = useState<MessageQuery>(applied);
   const [problem, setProblem] = useState<ReturnType<typeof dateProblem>>(null);
+  const [numberProblem, setNumberProblem] = useState<ReturnType<typeof destinationProblem>>(null);
+
+  // Filters applied from elsewhere (a saved set) show here as if chosen.
+  useEffect(() => {
+    setDraft(applied);
+    setProblem(null);
+    setNumberProblem(null);
+  }, [applied]);
 
   const apply = (next: MessageQuery): void => {
     const found = dateProblem(next);
+    const number = destinationProblem(next);
     setProblem(found);
-    if (found === null) onApply(next);
+    setNumberProblem(number);
+    if (found === null && number === null) onApply(next);
   };
   const choose = <K extends "status" | "state" | "kind">(key: K, value: MessageQuery[K]): void => {
     const next = { ...draft, [key]: value };
@@ -113,6 +142,7 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
   const clear = (): void => {
     setDraft(ANY_MESSAGE);
     setProblem(null);
+    setNumberProblem(null);
     onApply(ANY_MESSAGE);
   };
   const fromWrong = problem === "fromInvalid";
@@ -191,12 +221,18 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
           inputMode="tel"
           value={draft.destination}
           onChange={(e) => setDraft({ ...draft, destination: e.target.value })}
-          aria-describedby={ids.destHint}
+          aria-invalid={numberProblem !== null ? "true" : undefined}
+          aria-describedby={describedBy(ids.destHint, numberProblem !== null && ids.destError)}
           data-testid="filter-destination"
         />
         <p className="hint" id={ids.destHint}>
           {t("filters.destination.hint")}
         </p>
+        {numberProblem !== null && (
+          <p className="field-problem" id={ids.destError} role="alert" data-testid="filter-destination-error">
+            {numberProblem === "tooShort" ? t("filters.destination.tooShort") : t("filters.destination.notNumber")}
+          </p>
+        )}
       </div>
       <div className="field field-narrow">
         <label htmlFor={ids.from}>{t("filters.from")}</label>

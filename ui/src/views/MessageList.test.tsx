@@ -3,6 +3,7 @@ import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessagePage } from "../bindings/MessagePage";
+import type { MessageTotal } from "../bindings/MessageTotal";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
 import type { MessageDetail } from "../bindings/MessageDetail";
@@ -230,5 +231,108 @@ describe("scheduled messages", () => {
     view = await render(<Detail backend={backend} id={7} onClose={() => {}} onOpenException={() => {}} />);
     await settle();
     expect(byTestId(view.container, "statement-queue-says").textContent).toBe(`Queued: scheduled for ${formatDateTime(at)}.`);
+  });
+});
+
+describe("message list: the total", () => {
+  /** A backend whose first page says `total` for any filter but `failed` (which has 3); later pages say none. */
+  function counted(total: MessageTotal) {
+    const backend = new FakeBackend();
+    const filters: MessageFilter[] = [];
+    backend.listMessages = (filter) => {
+      filters.push(filter);
+      if (filter.cursor !== null) return Promise.resolve({ items: [summary(1)], next_cursor: null, scan_limited: false, total: null });
+      const mine = filter.status === "failed" ? { count: 3, bound: "exact" as const } : total;
+      return Promise.resolve({ items: [summary(3), summary(2)], next_cursor: "c1", scan_limited: false, total: mine });
+    };
+    return { backend, filters };
+  }
+  const totalOf = (root: HTMLElement): string | null => byTestId(root, "messages-total").textContent;
+
+  it("says how many messages the filters select, and follows the filters; a further page keeps it", async () => {
+    const { backend } = counted({ count: 1234, bound: "exact" });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(totalOf(root)).toBe("1,234 messages");
+    expect(byTestId(root, "messages-total").dataset["count"]).toBe("1234");
+    expect(byTestId(root, "messages-count").textContent, "the footer still says how many are shown").toBe("Showing 2.");
+    await click(byTestId(root, "messages-more"));
+    await settle();
+    expect(totalOf(root), "a page further on does not lose the total").toBe("1,234 messages");
+
+    await choose(byTestId<HTMLSelectElement>(root, "filter-status"), "failed");
+    await settle();
+    expect(totalOf(root)).toBe("3 messages");
+  });
+
+  it("writes the count in the language's digits and plural form", async () => {
+    const cases: [string[], number, string][] = [
+      [["en-US"], 1, "1 message"],
+      [["fr-FR"], 1234, "1\u202f234 messages"],
+      [["fr-FR"], 1_000_000, "1\u202f000\u202f000 de messages"],
+      [["ru-RU"], 1, "1 сообщение"],
+      [["ru-RU"], 1234, "1\u00a0234 сообщения"],
+      [["ru-RU"], 1235, "1\u00a0235 сообщений"],
+    ];
+    for (const [languages, count, said] of cases) {
+      const { backend } = counted({ count, bound: "exact" });
+      view = await render(<MessageList backend={backend} />, languages);
+      await settle();
+      expect(totalOf(view.container), `${languages[0]} ${count}`).toBe(said);
+      await view.unmount();
+      view = undefined;
+    }
+  });
+
+  it("says so when the engine counted only so far: more than its cap, or at least what it found before it stopped", async () => {
+    const more = counted({ count: 10_000, bound: "more_than" });
+    view = await render(<MessageList backend={more.backend} />);
+    await settle();
+    expect(totalOf(view.container)).toBe("More than 10,000 messages");
+    await view.unmount();
+
+    const partial = counted({ count: 12, bound: "at_least" });
+    view = await render(<MessageList backend={partial.backend} />, ["ru-RU"]);
+    await settle();
+    expect(totalOf(view.container)).toBe("Не менее 12 сообщений (подсчёт остановлен досрочно: уточните фильтры, чтобы получить точное число)");
+    expect(byTestId(view.container, "messages-total").dataset["bound"]).toBe("at_least");
+  });
+
+  it("says nothing of a total the engine did not give", async () => {
+    const { backend } = paging({ "": { items: [summary(1)], next_cursor: null, scan_limited: false } });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    expect(queryTestId(view.container, "messages-total")).toBeNull();
+  });
+});
+
+describe("message list: fits its panel", () => {
+  it("has five columns; the statuses and the creation time may wrap, the rest of a message is in its detail", async () => {
+    const { backend } = paging({
+      "": { items: [summary(1, { status: "accepted", state: "partially_delivered", flags: ["conflict", "no_receipt"] })], next_cursor: null, scan_limited: false },
+    });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const table = byTestId(view.container, "messages-table");
+    const heads = [...table.querySelectorAll("th")].map((th) => th.textContent);
+    expect(heads).toEqual(["No.", "Destination", "Text", "Queue and reported state", "Created"]);
+    const row = byTestId(table, "message-row");
+    expect(row.querySelectorAll("td")).toHaveLength(5);
+    const statuses = row.querySelectorAll("td")[3]!;
+    expect(statuses.className).toBe("statuses");
+    expect(byTestId(statuses, "message-status").textContent).toBe("Accepted by the provider");
+    expect(byTestId(statuses, "message-state").textContent).toBe("Partly delivered");
+    expect([...byTestId(statuses, "message-flags").querySelectorAll(".badge")].map((b) => b.textContent)).toEqual([
+      "Conflict",
+      "No receipt by deadline",
+    ]);
+    // The day and the time are two unbreakable pieces with a space between: the cell wraps there, nowhere else.
+    const created = row.querySelector("td.created time")!;
+    const at = summary(1).created_at_ms;
+    const { formatDateShort, formatAxisTime, formatDateTime } = createI18n(["en-US"]);
+    expect([...created.querySelectorAll(".nowrap")].map((p) => p.textContent)).toEqual([formatDateShort(at), formatAxisTime(at)]);
+    expect(created.getAttribute("title"), "the whole moment, with its zone, is in the tooltip").toBe(formatDateTime(at));
+    expect(row.querySelector("td.nowrap"), "no cell is kept on one line whole").toBeNull();
   });
 });

@@ -4,6 +4,7 @@ import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessageSummary } from "../bindings/MessageSummary";
+import type { MessageTotal } from "../bindings/MessageTotal";
 import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { ListFooter } from "../components/ListFooter";
@@ -12,6 +13,7 @@ import { useI18n } from "../i18n/context";
 import { ExportCsv } from "./ExportCsv";
 import { ATTENTION_FLAGS } from "./labels";
 import { ANY_MESSAGE, isAny, MessageFilters, toMessageFilter, toMessageFilterKey, type MessageQuery } from "./MessageFilters";
+import { SavedFilters } from "./SavedFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
 
 export const PAGE_SIZE = 50;
@@ -36,13 +38,28 @@ export function openOnKey(open: () => void) {
 
 /**
  * The messages, newest first, filtered, page by page ("Load more"), kept current by the engine's
- * change events, and exported as CSV as filtered. A row opens the message (click, Enter or Space).
+ * change events, with how many the filters select, and exported as CSV as filtered. Filters can be
+ * saved under a name and applied again in one click. A row opens the message (click, Enter or
+ * Space). The filters are kept by the caller when `query` is given (so that they outlive the list),
+ * here otherwise.
  */
-export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (id: number) => void }) {
+export function MessageList({
+  backend,
+  onOpen,
+  query: given,
+  onQuery,
+}: {
+  backend: Backend;
+  onOpen?: (id: number) => void;
+  query?: MessageQuery;
+  onQuery?: (query: MessageQuery) => void;
+}) {
   const { t } = useI18n();
   const { may } = useAccess();
   const headingId = useId();
-  const [query, setQuery] = useState<MessageQuery>(ANY_MESSAGE);
+  const [own, setOwn] = useState<MessageQuery>(ANY_MESSAGE);
+  const query = given ?? own;
+  const setQuery = (next: MessageQuery): void => (onQuery ?? setOwn)(next);
   const fetchPage: FetchPage<MessageSummary> = useCallback(
     (cursor, limit) => backend.listMessages(toMessageFilter(query, cursor, limit)),
     [backend, query],
@@ -58,7 +75,11 @@ export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (i
       <h2 id={headingId}>{t("messages.title")}</h2>
       <p className="panel-intro">{t("messages.intro")}</p>
       <MessageFilters applied={query} onApply={setQuery} />
-      {may.export && <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />}
+      <div className="list-tools">
+        <SavedFilters current={query} onApply={setQuery} />
+        {may.export && <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />}
+      </div>
+      {state.status === "ready" && <Total total={state.total} />}
       <Searching state={state} onStop={stopSearching} />
       {state.status === "loading" && !state.searching && (
         <p className="status" role="status" data-testid="messages-loading">
@@ -73,6 +94,29 @@ export function MessageList({ backend, onOpen }: { backend: Backend; onOpen?: (i
         <MessageTable state={state} filtered={!isAny(query)} labelledBy={headingId} onOpen={onOpen} onMore={loadMore} />
       )}
     </section>
+  );
+}
+
+/**
+ * How many messages the filters select: exactly, more than the engine counts up to, or at least
+ * what it counted before it stopped (then how to get an exact figure). Nothing when the engine
+ * gave no total.
+ */
+export function Total({ total }: { total: MessageTotal | null }) {
+  const { t, plural } = useI18n();
+  if (total === null) return null;
+  const count = total.count;
+  const form = plural(count);
+  return (
+    <p className="list-total" data-testid="messages-total" data-count={count} data-bound={total.bound}>
+      {total.bound === "exact" && t(`messages.total.${form}`, { count })}
+      {total.bound === "more_than" && t(`messages.total.moreThan.${form}`, { count })}
+      {total.bound === "at_least" && (
+        <>
+          {t(`messages.total.atLeast.${form}`, { count })} <span className="muted">{t("messages.total.partial")}</span>
+        </>
+      )}
+    </p>
   );
 }
 
@@ -127,9 +171,7 @@ function MessageTable({
                 </th>
                 <th scope="col">{t("messages.col.destination")}</th>
                 <th scope="col">{t("messages.col.text")}</th>
-                <th scope="col">{t("messages.col.status")}</th>
-                <th scope="col">{t("messages.col.state")}</th>
-                <th scope="col">{t("messages.col.flags")}</th>
+                <th scope="col" className="statuses">{t("messages.col.statuses")}</th>
                 <th scope="col">{t("messages.col.created")}</th>
               </tr>
             </thead>
@@ -153,7 +195,7 @@ function MessageTable({
 }
 
 function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: ((id: number) => void) | undefined }) {
-  const { t, formatDateTime } = useI18n();
+  const { t, formatDateTime, formatDateShort, formatAxisTime } = useI18n();
   const open = onOpen === undefined ? undefined : () => onOpen(m.id);
   const flags = ATTENTION_FLAGS.filter((f) => m.flags.includes(f));
   return (
@@ -179,20 +221,22 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
           {m.body_chars > m.preview.length && "…"}
         </span>
       </td>
-      <td data-testid="message-status">
-        <Badge tone={QUEUE_TONE[m.status]}>{t(`queueStatus.${m.status}`)}</Badge>
-        {m.status === "queued" && m.scheduled_at_ms !== null && m.scheduled_at_ms > Date.now() && (
-          <span className="hint nowrap" data-testid="message-scheduled">
-            {" "}
-            {t("messages.scheduledFor", { when: formatDateTime(m.scheduled_at_ms) })}
-          </span>
-        )}
-      </td>
-      <td data-testid="message-state">
-        <Badge tone={STATE_TONE[m.state]}>{t(`deliveryState.${m.state}`)}</Badge>
-      </td>
-      <td data-testid="message-flags">
+      <td className="statuses">
         <span className="badges">
+          <span data-testid="message-status">
+            <Badge tone={QUEUE_TONE[m.status]}>{t(`queueStatus.${m.status}`)}</Badge>
+            {m.status === "queued" && m.scheduled_at_ms !== null && m.scheduled_at_ms > Date.now() && (
+              <span className="hint nowrap" data-testid="message-scheduled">
+                {" "}
+                {t("messages.scheduledFor", { when: formatDateTime(m.scheduled_at_ms) })}
+              </span>
+            )}
+          </span>
+          <span data-testid="message-state">
+            <Badge tone={STATE_TONE[m.state]}>{t(`deliveryState.${m.state}`)}</Badge>
+          </span>
+        </span>
+        <span className="badges" data-testid="message-flags">
           {flags.map((f) => (
             <Badge key={f} tone="warning">
               {t(`flag.${f}`)}
@@ -200,8 +244,10 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
           ))}
         </span>
       </td>
-      <td className="nowrap">
-        <time dateTime={new Date(m.created_at_ms).toISOString()}>{formatDateTime(m.created_at_ms)}</time>
+      <td className="created">
+        <time dateTime={new Date(m.created_at_ms).toISOString()} title={formatDateTime(m.created_at_ms)}>
+          <span className="nowrap">{formatDateShort(m.created_at_ms)}</span> <span className="nowrap">{formatAxisTime(m.created_at_ms)}</span>
+        </time>
       </td>
     </tr>
   );

@@ -1,4 +1,5 @@
 // @vitest-environment happy-dom
+import { act, useState } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendError } from "../backend";
 import type { MessageFilter } from "../bindings/MessageFilter";
@@ -6,7 +7,8 @@ import type { MessagePage } from "../bindings/MessagePage";
 import type { MessageSummary } from "../bindings/MessageSummary";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
-import { byTestId, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
+import type { MessagesPlace } from "../hooks/useHashRoute";
+import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
 import { summary } from "../test/fixtures";
 import { FIRST_PAGE } from "./MessageList";
@@ -131,7 +133,7 @@ describe("sending a test message", () => {
       sent.push([message, key]);
       return Promise.resolve(submitted(41, message.destination));
     };
-    view = await render(<Messages backend={backend} />);
+    view = await render(<Messages backend={backend} place="compose" />);
     const root = view.container;
     await fill(root, "+33612345600", "Your order has shipped");
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
@@ -150,7 +152,7 @@ describe("sending a test message", () => {
       keys.push(key);
       return Promise.reject(new BackendError("unreachable", "no answer"));
     };
-    view = await render(<Messages backend={backend} />);
+    view = await render(<Messages backend={backend} place="compose" />);
     const root = view.container;
     const form = byTestId<HTMLFormElement>(root, "send-form");
     await fill(root, "+33612345600", "hello");
@@ -173,7 +175,7 @@ describe("sending a test message", () => {
           errors: [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }],
         }),
       );
-    view = await render(<Messages backend={backend} />);
+    view = await render(<Messages backend={backend} place="compose" />);
     const root = view.container;
     await fill(root, "12", "hello");
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
@@ -183,5 +185,78 @@ describe("sending a test message", () => {
     expect(byTestId(error, "field-errors").textContent).toBe("Phone number: This is not a phone number a message can be sent to.");
     expect(byTestId(root, "send-destination").getAttribute("aria-invalid")).toBe("true");
     expect(byTestId(root, "send-text").getAttribute("aria-invalid")).toBe("false");
+  });
+});
+
+describe("the section's places", () => {
+  it("the list is the Messages screen, with links to the places to write one message and to import a file", async () => {
+    const { backend } = listing([summary(1)]);
+    view = await render(<Messages backend={backend} />);
+    await settle();
+    const root = view.container;
+    expect(queryTestId(root, "messages-table")).not.toBeNull();
+    expect(queryTestId(root, "send-form"), "writing a message is elsewhere").toBeNull();
+    expect(queryTestId(root, "import-file"), "so is importing a file").toBeNull();
+    expect(byTestId(root, "messages-tab-list").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "messages-tab-new").getAttribute("aria-current")).toBeNull();
+    expect(byTestId(root, "messages-tab-new").getAttribute("href")).toBe("#/messages/new");
+    expect(byTestId(root, "messages-tab-new").textContent).toBe("New message");
+    expect(byTestId(root, "messages-tab-import").getAttribute("href")).toBe("#/messages/import");
+  });
+
+  it("writing a message shows the form alone, and the message queued opens from there", async () => {
+    const { backend, filters } = listing([]);
+    backend.submitMessage = (message) => Promise.resolve(submitted(41, message.destination));
+    const opened: number[] = [];
+    view = await render(<Messages backend={backend} place="compose" openId={null} onOpen={(id) => opened.push(id)} />);
+    await settle();
+    const root = view.container;
+    expect(filters, "the list is not loaded behind the form").toHaveLength(0);
+    expect(byTestId(root, "messages-tab-new").getAttribute("aria-current")).toBe("page");
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "hello");
+    await submit(byTestId<HTMLFormElement>(root, "send-form"));
+    await settle();
+    expect(byTestId(root, "send-done").dataset["id"]).toBe("41");
+    expect(byTestId(root, "send-open").textContent).toBe("Open message 41");
+    await click(byTestId(root, "send-open"));
+    expect(opened).toEqual([41]);
+  });
+
+  it("the list's filters stay as they were while another place shows", async () => {
+    const { backend, filters } = listing([summary(1)]);
+    let go: (place: MessagesPlace) => void = () => {};
+    function Switching() {
+      const [place, setPlace] = useState<MessagesPlace>("list");
+      go = setPlace;
+      return <Messages backend={backend} place={place} />;
+    }
+    view = await render(<Switching />);
+    await settle();
+    const root = view.container;
+    const status = byTestId<HTMLSelectElement>(root, "filter-status");
+    await act(async () => {
+      status.value = "failed";
+      status.dispatchEvent(new Event("change", { bubbles: true }));
+    });
+    await settle();
+    await act(async () => go("import"));
+    expect(queryTestId(root, "import-file")).not.toBeNull();
+    expect(queryTestId(root, "message-filters")).toBeNull();
+    await act(async () => go("list"));
+    await settle();
+    expect(byTestId<HTMLSelectElement>(root, "filter-status").value).toBe("failed");
+    expect(filters.at(-1)?.status, "the list comes back filtered as it was").toBe("failed");
+  });
+
+  it("a viewer has the list alone, and an address of a place to send from says why there is no form", async () => {
+    const { backend } = listing([summary(1)]);
+    const viewer = { actor: "Victor", kind: "person" as const, role: "viewer" as const, scopes: ["read:all" as const], admin: false, only_own: false, csrf_token: null };
+    view = await render(<Messages backend={backend} place="compose" />, ["en-US"], viewer);
+    await settle();
+    const root = view.container;
+    expect(queryTestId(root, "messages-places"), "no links to places a viewer cannot use").toBeNull();
+    expect(queryTestId(root, "send-form")).toBeNull();
+    expect(byTestId(root, "not-for-you").textContent).toContain("may read messages but not send them");
   });
 });

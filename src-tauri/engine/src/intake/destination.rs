@@ -12,7 +12,7 @@ const SHORT_CODE_MAX_DIGITS: usize = 6;
 
 /// Characters a written phone number may hold besides digits: a leading +, and separators (dashes
 /// pasted from word processors included).
-fn is_separator(c: char) -> bool {
+pub(crate) fn is_separator(c: char) -> bool {
     matches!(c, '-' | '.' | '(' | ')' | '/' | '\u{2010}'..='\u{2015}' | '\u{2212}') || c.is_whitespace()
 }
 

@@ -40,6 +40,7 @@ use crate::domain::{MessageKind, QueueStatus};
 use crate::said::{FieldCode, Params};
 use crate::messages::NewMessage;
 
+pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;

@@ -12,7 +12,7 @@ use crate::views::{self, ExportProgress, MessageFilter};
 impl Service {
     /// A page of the messages `caller` may read, newest first, as `f` filters them.
     pub async fn list_messages(&self, caller: &Caller, f: MessageFilter) -> Result<views::MessagePage, ServiceError> {
-        let f = seen_by(caller, f);
+        let f = self.number_read(seen_by(caller, f))?;
         Ok(self.store.reader().read(move |c| views::list_messages(c, &f)).await?)
     }
 
@@ -101,7 +101,7 @@ impl Service {
         out: W,
         progress: impl FnMut(ExportProgress) -> ControlFlow<()> + Send + 'static,
     ) -> Result<u64, ServiceError> {
-        let filter = seen_by(caller, filter);
+        let filter = self.number_read(seen_by(caller, filter))?;
         Ok(self
             .store
             .reader()
@@ -145,6 +145,19 @@ impl Service {
 }
 
 /// `f`, narrowed to the messages `caller` may read.
+impl Service {
+    /// `f` with its phone number read as typed ([`views::search_number`]), national numbers in
+    /// the intake's default region, so that the list and its export find the same messages.
+    fn number_read(&self, f: MessageFilter) -> Result<MessageFilter, ServiceError> {
+        let region = self.live().rules.default_region.clone();
+        let destination = match f.destination.as_deref() {
+            Some(raw) => views::search_number(raw, region.as_deref())?,
+            None => None,
+        };
+        Ok(MessageFilter { destination, ..f })
+    }
+}
+
 fn seen_by(caller: &Caller, f: MessageFilter) -> MessageFilter {
     MessageFilter {
         only_key: caller.only_own(),

@@ -24,6 +24,8 @@ use crate::store::totals::Delta;
 use crate::store::Text;
 use crate::store::{Store, StoreError, WriteTx};
 
+mod search_tests;
+
 const CONN: &str = "sandbox";
 
 struct World {
@@ -518,6 +520,7 @@ fn expected(facts: &[Fact], f: &MessageFilter) -> Vec<i64> {
             None => true,
             Some(Destination::Exact(d)) => &m.destination == d,
             Some(Destination::Prefix(p)) => m.destination.starts_with(p.as_str()),
+            Some(Destination::Suffix(d)) => m.destination.ends_with(d.as_str()),
         })
         .filter(|m| match &f.q {
             None => true,
@@ -663,6 +666,9 @@ fn every_filter_selects_exactly_the_matching_messages_across_pages() {
         "+336123400*",
         "+336123400",
         "33612340005",
+        "*0003",
+        "*000015",
+        "*9999",
     ] {
         filters.push(MessageFilter {
             destination: Some(d.into()),

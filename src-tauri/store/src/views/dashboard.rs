@@ -92,10 +92,7 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
     let local = now_ms + offset;
     let today_start_ms = local - local.rem_euclid(DAY_MS) - offset;
     snapshot(c, |c| {
-        let counted = |scope: &str, value: &str| -> Result<i64, ViewError> {
-            Ok(c.prepare_cached(COUNTED)?
-                .query_row(params![scope, value], |r| r.get(0))?)
-        };
+        let counted = |scope: &str, value: &str| counted(c, scope, value);
         let messages_total = counted("message", "all")?;
         let queue = QueueStatus::ALL
             .iter()
@@ -146,6 +143,12 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
     })
 }
 
+/// A running total of `view_count` (`scope`, `value`), zero when none was kept.
+pub(crate) fn counted(c: &Connection, scope: &str, value: &str) -> Result<i64, ViewError> {
+    Ok(c.prepare_cached(COUNTED)?
+        .query_row(params![scope, value], |r| r.get(0))?)
+}
+
 /// A running total of `view_count`.
 const COUNTED: &str = "SELECT coalesce(max(n), 0) FROM view_count WHERE scope = ?1 AND value = ?2";
 
@@ -166,7 +169,7 @@ const CREATED_IN_RANGE: &str = "SELECT count(*) FROM message INDEXED BY message_
 /// minute `t` falls in counted in the index from whichever end of that minute is nearer.
 /// `messages_total` is the count of every message (for a time before 1970, when no minute is
 /// counted: buckets round towards zero there).
-fn created_since(c: &Connection, t: i64, messages_total: i64) -> Result<i64, ViewError> {
+pub(crate) fn created_since(c: &Connection, t: i64, messages_total: i64) -> Result<i64, ViewError> {
     let range = |from: i64, to: i64| -> Result<i64, ViewError> {
         Ok(c.prepare_cached(CREATED_IN_RANGE)?
             .query_row(params![from, to], |r| r.get(0))?)

@@ -16,6 +16,9 @@
 //!   each row; should that find none within the budget (the matches are all older), the newest of
 //!   the range's ids, up to the budget, drive the page instead: a prefix alone never gives an empty
 //!   page while it has matches.
+//! - A destination suffix (its last digits) is a range of `message_destination_suffix`, an index
+//!   on the destination's last 16 characters reversed (migration 16), so an ending is a beginning
+//!   there: it drives a page exactly as a prefix's range does.
 //! - A creation-time range narrows whichever index drives to an id range (two lookups in
 //!   `message_created`), as long as creation times have followed ids; should the clock ever have
 //!   been set back, it is checked row by row instead (the writer counts the steps back).
@@ -29,13 +32,17 @@
 //! shift later pages. (A message whose status or state changes between two requests can of course
 //! leave or enter a filtered list; it is still never returned twice.)
 //!
+//! The first page (no cursor) also says how many messages the filter selects ([`MessageTotal`]):
+//! from running totals when it can, else counted with a cap and a budget (see `total`).
+//!
 //! The parts: `filter` reads what to list ([`MessageFilter`], [`destination`]); `plan` picks the
-//! driving index and builds the queries; `summary` reads one row ([`MessageSummary`]); this file
-//! runs the queries for a page, a count or their query plans.
+//! driving index and builds the queries; `summary` reads one row ([`MessageSummary`]); `total`
+//! counts for the first page; this file runs the queries for a page, a count or their query plans.
 
 mod filter;
 mod plan;
 mod summary;
+mod total;
 
 use rusqlite::types::Value;
 use rusqlite::{params_from_iter, Connection, OptionalExtension};
@@ -48,6 +55,7 @@ use summary::summary_row;
 
 pub use filter::{destination, Destination, MessageFilter};
 pub use summary::MessageSummary;
+pub use total::{total_query_plans, total_within, MessageTotal, TotalBound, COUNT_BUDGET, TOTAL_CAP};
 
 pub(crate) use summary::summary;
 
@@ -66,6 +74,12 @@ pub struct MessagePage {
     /// The page stopped at its scan budget before it was full: there may be more matches past
     /// `next_cursor` even though this page has fewer items than asked.
     pub scan_limited: bool,
+    /// On the first page (no `cursor`), how many messages the filter selects in all; `null` on the
+    /// pages after it. Exact when nothing is filtered, or only a queue status, a reported state or
+    /// a creation-time range (running totals); otherwise counted, up to 10,000 (`more_than`) and
+    /// among at most the newest 50,000 candidates (`at_least` when it stopped there).
+    #[ts(optional = nullable)]
+    pub total: Option<MessageTotal>,
 }
 
 /// A page of messages, newest first (see the module documentation for how it stays fast).
@@ -81,7 +95,7 @@ pub fn count_messages(c: &Connection, f: &MessageFilter) -> Result<u64, ViewErro
         ..f.clone()
     };
     // A prefix counts its range of the destination index rather than every message.
-    let mut plan = match Plan::by_prefix(&f, SCAN_BUDGET)? {
+    let mut plan = match Plan::by_range(&f, SCAN_BUDGET)? {
         Some(plan) => plan,
         None => Plan::new(&f, SCAN_BUDGET)?,
     };
@@ -103,42 +117,52 @@ pub fn count_messages(c: &Connection, f: &MessageFilter) -> Result<u64, ViewErro
 
 /// [`list_messages`] with another scan budget (tests use a small one).
 pub fn list_with_budget(c: &Connection, f: &MessageFilter, budget: i64) -> Result<MessagePage, ViewError> {
-    let by_prefix = Plan::by_prefix(f, budget)?;
-    let mut plan = Plan::new(f, budget)?;
+    let by_range = Plan::by_range(f, budget)?;
+    let plan = Plan::new(f, budget)?;
     snapshot(c, |c| {
-        let Some(mut ranged) = by_prefix else {
-            return match plan.bound_dates(c)? {
-                true => page(c, &plan),
-                false => Ok(MessagePage::default()),
-            };
-        };
-        if !ranged.bound_dates(c)? {
-            return Ok(MessagePage::default());
+        let mut page = page_of(c, by_range, plan)?;
+        if f.cursor.is_none() {
+            page.total = Some(total::total(c, f)?);
         }
-        let entries = prefix_entries(c, &ranged)?;
-        if entries == 0 {
-            return Ok(MessagePage::default());
-        }
-        if ranged.range_within_budget(entries) {
-            return page(c, &ranged);
-        }
-        // More entries than the budget: matches are many, and the message ids find them faster
-        // than a sort of the whole range would; but should they all be older than the budget
-        // reaches, the range's newest (a sort of all its ids) give the page instead of nothing.
-        if !plan.bound_dates(c)? {
-            return Ok(MessagePage::default());
-        }
-        let by_id = page(c, &plan)?;
-        if by_id.items.is_empty() && by_id.scan_limited {
-            return page(c, &ranged);
-        }
-        Ok(by_id)
+        Ok(page)
     })
 }
 
-/// How many entries the destination prefix's range has after the cursor, up to one more than the
-/// budget.
-fn prefix_entries(c: &Connection, plan: &Plan) -> Result<i64, ViewError> {
+/// The page `plan` gives, or `by_range` for a destination range that is small enough (or the
+/// only way to matches older than the budget reaches).
+fn page_of(c: &Connection, by_range: Option<Plan>, mut plan: Plan) -> Result<MessagePage, ViewError> {
+    let Some(mut ranged) = by_range else {
+        return match plan.bound_dates(c)? {
+            true => page(c, &plan),
+            false => Ok(MessagePage::default()),
+        };
+    };
+    if !ranged.bound_dates(c)? {
+        return Ok(MessagePage::default());
+    }
+    let entries = range_entries(c, &ranged)?;
+    if entries == 0 {
+        return Ok(MessagePage::default());
+    }
+    if ranged.range_within_budget(entries) {
+        return page(c, &ranged);
+    }
+    // More entries than the budget: matches are many, and the message ids find them faster
+    // than a sort of the whole range would; but should they all be older than the budget
+    // reaches, the range's newest (a sort of all its ids) give the page instead of nothing.
+    if !plan.bound_dates(c)? {
+        return Ok(MessagePage::default());
+    }
+    let by_id = page(c, &plan)?;
+    if by_id.items.is_empty() && by_id.scan_limited {
+        return page(c, &ranged);
+    }
+    Ok(by_id)
+}
+
+/// How many entries the destination range (a prefix's or a suffix's) has after the cursor, up to
+/// one more than the budget.
+fn range_entries(c: &Connection, plan: &Plan) -> Result<i64, ViewError> {
     let (sql, params) = plan.range_probe();
     Ok(c.prepare_cached(&sql)?
         .query_row(params_from_iter(params), |r| r.get(0))?)
@@ -171,6 +195,7 @@ fn page(c: &Connection, plan: &Plan) -> Result<MessagePage, ViewError> {
         items,
         next_cursor,
         scan_limited,
+        total: None,
     })
 }
 
@@ -184,11 +209,11 @@ pub fn query_plans(c: &Connection, f: &MessageFilter) -> Result<Vec<String>, Vie
         plan.bound_dates(c)?;
         Ok(plan)
     };
-    let plan = match Plan::by_prefix(f, SCAN_BUDGET)? {
+    let plan = match Plan::by_range(f, SCAN_BUDGET)? {
         Some(mut ranged) => {
             ranged.bound_dates(c)?;
             queries.push(ranged.range_probe());
-            let entries = prefix_entries(c, &ranged)?;
+            let entries = range_entries(c, &ranged)?;
             match ranged.range_within_budget(entries) {
                 true => ranged,
                 false => by_id(c)?,

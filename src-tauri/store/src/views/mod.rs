@@ -56,7 +56,9 @@ pub use inbox::{
     InboxMessage, OptOutEntry, OptOutFilter, OptOutPage, SentInThread, ThreadItem, ThreadPage, ThreadRequest,
     ThreadSummary, ThreadView,
 };
-pub use messages::{count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, SCAN_BUDGET};
+pub use messages::{
+    count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, MessageTotal, TotalBound, SCAN_BUDGET,
+};
 pub use pace::{pace_counts, PaceCounts};
 pub use timeline::{AuditLine, TimelineEntry, TimelineKind};
 

@@ -17,9 +17,12 @@ pub struct MessageFilter {
     pub state: Option<DeliveryState>,
     pub kind: Option<MessageKind>,
     pub channel: Option<IntakeChannel>,
-    /// An exact E.164 number (`+33612345678`); spaces, dashes, dots and brackets are ignored, and
-    /// a leading `00` or a bare digit counts as `+`. End it with `*` for every number that starts
-    /// so (`+3361*`).
+    /// A phone number as people write it. The whole number: international (`+33 6 12 34 56 78`,
+    /// `0033…`, or its digits alone, `33612345678`) or national (`06 12 34 56 78`, read in
+    /// `intake.default_region`); spaces, dashes, dots and brackets are ignored. Its last digits,
+    /// at least 4 (`5678`, or `*5678`): every number that ends so; a bare number that is not a
+    /// valid one in the default region is read so. Its beginning followed by `*` (`+3361*`, or
+    /// `0612*` in the default region): every number that starts so.
     pub destination: Option<String>,
     /// Words to find in the text or the client reference: every word must occur, each as the start
     /// of a word (`ord 42` finds "Order 4217"; a single letter or digit must be a whole word);
@@ -51,10 +54,14 @@ pub struct MessageFilter {
 pub enum Destination {
     Exact(String),
     Prefix(String),
+    /// The last digits of a number (without its `+`).
+    Suffix(String),
 }
 
-/// Reads the `destination` filter: formatting characters dropped, `00` or a bare leading digit
-/// made `+`, a trailing `*` making it a prefix.
+/// Reads the `destination` filter as the store takes it: formatting characters dropped, `00` or
+/// a bare leading digit made `+`, a trailing `*` making it a prefix, and a leading `*` before
+/// digits a suffix. (The engine reads what people type first: a national number in its region, a
+/// bare number that is no valid one as a suffix; see `smsdesk_engine::views::destination`.)
 pub fn destination(raw: &str) -> Option<Destination> {
     let raw = raw.trim();
     let (raw, prefix) = match raw.strip_suffix('*') {
@@ -65,6 +72,11 @@ pub fn destination(raw: &str) -> Option<Destination> {
         .chars()
         .filter(|c| !c.is_whitespace() && !matches!(c, '-' | '.' | '(' | ')' | '/'))
         .collect();
+    if let Some(digits) = s.strip_prefix('*') {
+        if !prefix && !digits.is_empty() && digits.chars().all(|c| c.is_ascii_digit()) {
+            return Some(Destination::Suffix(digits.to_owned()));
+        }
+    }
     if let Some(rest) = s.strip_prefix("00") {
         s = format!("+{rest}");
     } else if s.starts_with(|c: char| c.is_ascii_digit()) {

@@ -19,6 +19,8 @@ enum Driver {
     /// The destination index's range for a prefix: not in id order, so its ids are sorted first
     /// (only when the range is small: see the parent module).
     Prefix,
+    /// The reversed destination index's range for a suffix (migration 16), used as a prefix's.
+    Suffix,
     Key,
     Status,
     State,
@@ -30,7 +32,7 @@ impl Driver {
     /// index for an exact destination, else the API key's index for a key's own messages, else the
     /// queue's status index, else the projection's state index for a state other than pending,
     /// else the message table itself. (A destination prefix's range is chosen by a count of it:
-    /// [`Plan::by_prefix`].)
+    /// [`Plan::by_range`].)
     fn choose(f: &MessageFilter, text: bool, dest: Option<&Destination>) -> Driver {
         if text {
             Driver::Text
@@ -52,6 +54,7 @@ impl Driver {
         match self {
             Driver::Text => "message_fts f",
             Driver::Destination | Driver::Prefix => "message m INDEXED BY message_destination",
+            Driver::Suffix => "message m INDEXED BY message_destination_suffix",
             Driver::Key => "message m INDEXED BY message_api_key",
             Driver::Status => "queue q INDEXED BY queue_status_message",
             Driver::State => "projection p INDEXED BY projection_state",
@@ -67,7 +70,7 @@ impl Driver {
                 "{t} CROSS JOIN message m ON m.id = f.rowid CROSS JOIN queue q ON q.message_id = m.id
                  LEFT JOIN projection p ON p.message_id = m.id"
             ),
-            Driver::Destination | Driver::Prefix | Driver::Key | Driver::All => {
+            Driver::Destination | Driver::Prefix | Driver::Suffix | Driver::Key | Driver::All => {
                 format!("{t} CROSS JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id")
             }
             Driver::Status => {
@@ -83,7 +86,7 @@ impl Driver {
     fn id(self) -> &'static str {
         match self {
             Driver::Text => "f.rowid",
-            Driver::Destination | Driver::Prefix | Driver::Key | Driver::All => "m.id",
+            Driver::Destination | Driver::Prefix | Driver::Suffix | Driver::Key | Driver::All => "m.id",
             Driver::Status => "q.message_id",
             Driver::State => "p.message_id",
         }
@@ -121,6 +124,8 @@ pub(super) struct Plan {
     budget: i64,
     /// Every candidate fits in the budget (a prefix's range counted): no floor to look for.
     within_budget: bool,
+    /// Where a count's budget of candidates ends ([`Plan::set_floor`]).
+    floor: Option<i64>,
 }
 
 impl Plan {
@@ -128,34 +133,32 @@ impl Plan {
     /// the page and sorts each filter's condition onto it or onto the rows it gives. `budget` is
     /// the most candidate rows one page looks at.
     pub(super) fn new(f: &MessageFilter, budget: i64) -> Result<Plan, ViewError> {
-        Plan::build(f, budget, false)
+        Plan::build(f, budget, None)
     }
 
-    /// The plan driven by the destination index's range, when `f` has a destination prefix and no
-    /// words to search for (the full-text index drives those); `None` otherwise.
-    pub(super) fn by_prefix(f: &MessageFilter, budget: i64) -> Result<Option<Plan>, ViewError> {
-        let prefix = matches!(
-            f.destination.as_deref().and_then(destination),
-            Some(Destination::Prefix(_))
-        );
-        if !prefix || text_query(f)?.is_some() {
+    /// The plan driven by a range of a destination index (the destination's for a prefix, the
+    /// reversed destination's for a suffix), when `f` has such a destination and no words to
+    /// search for (the full-text index drives those); `None` otherwise.
+    pub(super) fn by_range(f: &MessageFilter, budget: i64) -> Result<Option<Plan>, ViewError> {
+        let driver = match f.destination.as_deref().and_then(destination) {
+            Some(Destination::Prefix(_)) => Driver::Prefix,
+            Some(Destination::Suffix(_)) => Driver::Suffix,
+            _ => return Ok(None),
+        };
+        if text_query(f)?.is_some() {
             return Ok(None);
         }
-        Plan::build(f, budget, true).map(Some)
+        Plan::build(f, budget, Some(driver)).map(Some)
     }
 
-    fn build(f: &MessageFilter, budget: i64, by_prefix: bool) -> Result<Plan, ViewError> {
+    fn build(f: &MessageFilter, budget: i64, range: Option<Driver>) -> Result<Plan, ViewError> {
         let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
         let limit = page_limit(f.limit)?;
         check_range(f)?;
         let text = text_query(f)?;
         let dest = f.destination.as_deref().and_then(destination);
         let mut plan = Plan {
-            driver: if by_prefix {
-                Driver::Prefix
-            } else {
-                Driver::choose(f, text.is_some(), dest.as_ref())
-            },
+            driver: range.unwrap_or_else(|| Driver::choose(f, text.is_some(), dest.as_ref())),
             driving: Conds::default(),
             residual: Conds::default(),
             from_ms: f.from_ms,
@@ -164,6 +167,7 @@ impl Plan {
             limit,
             budget: budget.max(1),
             within_budget: false,
+            floor: None,
         };
         plan.add_conditions(f, text, dest);
         Ok(plan)
@@ -186,6 +190,7 @@ impl Plan {
                     [Conds::text(p), Value::Text(end)],
                 );
             }
+            Some(Destination::Suffix(digits)) => self.add_suffix(digits),
             None => {}
         }
         if let Some(s) = f.status {
@@ -204,6 +209,27 @@ impl Plan {
         }
         if let Some(key) = f.only_key {
             self.on(Driver::Key).push("m.api_key_id = ?", [Value::Integer(key)]);
+        }
+    }
+
+    /// The last digits of the destination: a range of the reversed destination when its index
+    /// drives, else the end of each row's destination compared.
+    fn add_suffix(&mut self, digits: &str) {
+        if self.driver == Driver::Suffix {
+            let reversed: String = digits.chars().rev().collect();
+            let mut end = reversed.clone();
+            end.push(char::MAX);
+            let key = reversed_destination("m.destination");
+            self.driving.push(
+                format!("{key} >= ? AND {key} < ?"),
+                [Value::Text(reversed), Value::Text(end)],
+            );
+        } else {
+            let len = digits.chars().count() as i64;
+            self.residual.push(
+                "substr(m.destination, ?) = ?",
+                [Value::Integer(-len), Conds::text(digits)],
+            );
         }
     }
 
@@ -283,8 +309,8 @@ impl Plan {
         Some((sql, params))
     }
 
-    /// How many entries of the destination prefix's range (after the cursor, within the dates)
-    /// there are, counted up to one more than the budget: the covering index alone, no row read.
+    /// How many entries of the destination range (after the cursor, within the dates) there are,
+    /// counted up to one more than the budget: the index alone, no row read.
     pub(super) fn range_probe(&self) -> (String, Vec<Value>) {
         let mut where_ = self.driving.sql.clone();
         where_.push("m.id < ?".to_owned());
@@ -293,10 +319,15 @@ impl Plan {
         params.push(Value::Integer(self.budget + 1));
         let sql = format!(
             "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
-            Driver::Prefix.table(),
+            self.driver.table(),
             where_.join(" AND ")
         );
         (sql, params)
+    }
+
+    /// Whether a range of a destination index drives (a prefix or a suffix).
+    pub(super) fn is_range(&self) -> bool {
+        matches!(self.driver, Driver::Prefix | Driver::Suffix)
     }
 
     /// Whether the prefix's range has no more entries than the budget (the count of
@@ -308,7 +339,7 @@ impl Plan {
 
     /// The query for the page's rows, down to `floor` when the budget ends there.
     pub(super) fn page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
-        if self.driver == Driver::Prefix {
+        if self.is_range() {
             return self.range_page_query(floor);
         }
         let id = self.driver.id();
@@ -361,8 +392,55 @@ impl Plan {
              CROSS JOIN message m ON m.id = d.id CROSS JOIN queue q ON q.message_id = m.id
              LEFT JOIN projection p ON p.message_id = m.id
              {residual} ORDER BY d.id DESC LIMIT ?",
-            Driver::Prefix.table(),
+            self.driver.table(),
             inner.join(" AND ")
+        );
+        (sql, params)
+    }
+
+    /// A count looks at no candidate below `floor` (from [`Plan::floor_query`]; `None`: every one).
+    pub(super) fn set_floor(&mut self, floor: Option<i64>) {
+        self.floor = floor;
+    }
+
+    /// The query that counts matches among the candidates a count may look at: the driving index
+    /// down to the floor ([`Plan::set_floor`]), or the first `budget` entries of a destination
+    /// range (in the index's order: which of them does not matter once the range is within the
+    /// budget). Its last parameter, left to the caller, is how many matches to count at most.
+    pub(super) fn bounded_count_query(&self) -> (String, Vec<Value>) {
+        let residual = match self.residual.sql.is_empty() {
+            true => String::new(),
+            false => format!("WHERE {}", self.residual.sql.join(" AND ")),
+        };
+        let mut params = self.driving.params.clone();
+        if self.is_range() {
+            params.push(Value::Integer(self.budget));
+            params.extend(self.residual.params.iter().cloned());
+            let sql = format!(
+                "SELECT count(*) FROM (SELECT 1
+                 FROM (SELECT m.id FROM {} WHERE {} LIMIT ?) d
+                 CROSS JOIN message m ON m.id = d.id CROSS JOIN queue q ON q.message_id = m.id
+                 LEFT JOIN projection p ON p.message_id = m.id {residual} LIMIT ?)",
+                self.driver.table(),
+                self.driving.sql.join(" AND ")
+            );
+            return (sql, params);
+        }
+        let id = self.driver.id();
+        let mut where_ = self.driving.sql.clone();
+        if let Some(floor) = self.floor {
+            where_.push(format!("{id} >= ?"));
+            params.push(Value::Integer(floor));
+        }
+        where_.extend(self.residual.sql.iter().cloned());
+        params.extend(self.residual.params.iter().cloned());
+        if where_.is_empty() {
+            where_.push("1".to_owned());
+        }
+        let sql = format!(
+            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
+            self.driver.joined(),
+            where_.join(" AND ")
         );
         (sql, params)
     }
@@ -386,6 +464,15 @@ impl Plan {
     }
 }
 
+/// The last 16 characters of `column` reversed (all of an E.164 number, whose + ends it), as the
+/// index `message_destination_suffix` of migration 16 keeps them for `destination`: an ending of
+/// the number is a beginning of this, so a range of that index. Only `substr` and `||`, so that
+/// the database needs no function of ours to be read, written or checked.
+pub(crate) fn reversed_destination(column: &str) -> String {
+    let chars: Vec<String> = (1..=16).map(|k| format!("substr({column}, -{k}, 1)")).collect();
+    format!("({})", chars.join(" || "))
+}
+
 /// Refuses a creation-time range that does not start before it ends.
 fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
     if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
@@ -400,7 +487,7 @@ fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
 
 /// The full-text query for the filter's words, if it has any; refused when `q` is given but has
 /// no letter or digit to search for.
-fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
+pub(super) fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
     let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) else {
         return Ok(None);
     };
