@@ -45,15 +45,18 @@ export async function openSection(ui, section) {
 /** Sends one message from the compose form and returns its id as the engine answered it. */
 export async function compose(ui, destination, text) {
   await openSection(ui, "messages");
+  await ui.click(tid("messages-tab-new"));
   const before = (await ui.count(tid("send-done"))) > 0 ? await ui.attr(tid("send-done"), "data-id") : null;
   await ui.fill(tid("send-destination"), destination);
   await ui.fill(tid("send-text"), text);
   await ui.click(tid("send-submit"));
-  return eventually("the form names the queued message", async () => {
+  const id = await eventually("the form names the queued message", async () => {
     if ((await ui.count(tid("send-done"))) === 0) return undefined;
     const id = await ui.attr(tid("send-done"), "data-id");
     return id !== before && /^\d+$/.test(id ?? "") ? id : undefined;
   });
+  await ui.click(tid("messages-tab-list"));
+  return id;
 }
 
 /** Opens a message's detail from the list. */
@@ -167,6 +170,7 @@ export async function retryFailed(ui) {
  */
 export async function importCsv(ui, file) {
   await openSection(ui, "messages");
+  await ui.click(tid("messages-tab-import"));
   await ui.setFile(tid("import-file"), file);
   await ui.waitFor(tid("import-dialog"));
   await ui.waitFor(tid("import-rows"), 30_000);
@@ -181,6 +185,7 @@ export async function importCsv(ui, file) {
   await ui.click(tid("import-submit"));
   await ui.waitFor(tid("import-done"), 30_000);
   assert.match(await ui.text(tid("import-done")), /\b2\b/, "two messages queued");
+  await ui.click(tid("messages-tab-list"));
   for (const destination of ["+33612345600", "+33612345604"]) {
     await eventually(
       `the imported message to ${destination} is delivered`,
@@ -261,6 +266,7 @@ export const REPLY_26 = "Je ne pourrai pas venir demain, merci de rappeler.";
 /** Sends one message from the compose form and returns the refusal the form shows: its code and its words. */
 export async function composeRefused(ui, destination, text) {
   await openSection(ui, "messages");
+  await ui.click(tid("messages-tab-new"));
   await ui.fill(tid("send-destination"), destination);
   await ui.fill(tid("send-text"), text);
   await ui.click(tid("send-submit"));

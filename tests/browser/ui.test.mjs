@@ -538,6 +538,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.getByTestId("messages-empty").waitFor({ timeout: 15_000 });
 
       // The sandbox SMSC delivers a destination ending in 00 and sends its receipt shortly after.
+      await page.getByTestId("messages-tab-new").click();
       await page.getByLabel("Destination", { exact: true }).fill("+33 6 12 34 56 00");
       await page.getByLabel("Text", { exact: true }).fill("Browser test: your order has shipped");
       await page.getByTestId("send-submit").click();
@@ -545,6 +546,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await done.waitFor({ timeout: 15_000 });
       const id = await done.getAttribute("data-id");
       assert.match(id, /^\d+$/, "the answer must name the queued message");
+      await page.getByTestId("messages-tab-list").click();
 
       const row = page.locator(`[data-testid="message-row"][data-id="${id}"]`);
       await row.waitFor({ timeout: 15_000 });
@@ -682,17 +684,22 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     try {
       const { page } = operator;
       // The sandbox refuses a destination ending in 13 for good; an OTP is tried at most twice.
+      await page.getByTestId("messages-tab-new").click();
       await page.getByTestId("send-destination").fill("+33 6 12 34 56 13");
       await page.getByTestId("send-kind").selectOption("otp");
       await page.getByTestId("send-text").fill("Your code is 5521");
       await page.getByTestId("send-submit").click();
       await page.getByTestId("send-done").waitFor({ timeout: 15_000 });
       const id = await page.getByTestId("send-done").getAttribute("data-id");
+      await page.getByTestId("messages-tab-list").click();
       await page.locator(`[data-testid="message-row"][data-id="${id}"][data-status="failed"]`).waitFor({ timeout: 30_000 });
       await page.locator(`[data-testid="message-row"][data-id="${id}"] [data-testid="message-destination"]`).click();
       await page.getByTestId("retry-open").click();
       await page.getByTestId("retry-note").fill("The customer asked for a second code");
       await page.getByTestId("retry-submit").click();
+      // Refused for good before: the screen says it will likely fail again, and asks.
+      await page.getByTestId("retry-permanent-warning").waitFor({ timeout: 15_000 });
+      await page.getByTestId("retry-permanent-confirm").click();
       await page.getByTestId("action-done").waitFor({ timeout: 15_000 });
       await eventually("the second try is refused too", async () => (await page.getByTestId("statement-queue").getAttribute("data-status")) === "failed" && (await page.locator('[data-testid="timeline-item"][data-kind="attempt"]').count()) === 2, 30_000);
 
@@ -713,6 +720,9 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await adminPage.getByTestId("retry-override-submit").isDisabled(), true, "overriding needs a note");
       await adminPage.getByTestId("retry-note").fill("Customer on the phone, identity checked: one more code");
       await adminPage.getByTestId("retry-override-submit").click();
+      // Past the limits, the permanent refusal is the next thing to confirm.
+      await adminPage.getByTestId("retry-permanent-warning").waitFor({ timeout: 15_000 });
+      await adminPage.getByTestId("retry-permanent-confirm").click();
       await adminPage.getByTestId("action-done").waitFor({ timeout: 15_000 });
       const { body } = await getJson(`${instance.httpUrl}/api/v1/audit?limit=50`, apiKey);
       const override = body.items.find((e) => e.action === "message.retry_override" && e.subject_id === Number(id));

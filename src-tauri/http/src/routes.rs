@@ -4,7 +4,6 @@
 //! description; the router puts each behind its access check. Every refusal is an [`ApiError`](smsdesk_engine::api::ApiError) with a stable
 //! code; no route answers before what it reports is committed.
 
-use smsdesk_engine::said::FieldCode;
 use axum::body::Bytes;
 use axum::extract::{FromRequest, FromRequestParts, Path, Query, Request, State};
 use axum::http::request::Parts;
@@ -13,6 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde::de::DeserializeOwned;
 use serde::Deserialize;
+use smsdesk_engine::said::FieldCode;
 
 use super::auth::Allowed;
 use super::{AppState, Failure};
@@ -58,7 +58,11 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, Failure> {
     // its fields in order, which no client means.
     if !value.is_object() {
         let mut f = Failure::new(ErrorCode::Invalid, "body: the body must be a JSON object");
-        f.body.errors = vec![FieldError::new("body", FieldCode::InvalidType, "the body must be a JSON object")];
+        f.body.errors = vec![FieldError::new(
+            "body",
+            FieldCode::InvalidType,
+            "the body must be a JSON object",
+        )];
         return Err(f);
     }
     serde_path_to_error::deserialize(value).map_err(|e| {

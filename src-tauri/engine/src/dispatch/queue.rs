@@ -20,9 +20,9 @@ pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
 pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, stranded, Claimed};
 
-use crate::said::{self, Summary, SummaryCode};
 use super::retry::GiveUp;
 use crate::domain::{AttemptOutcome, EvidenceRole, ExceptionKind, QueueStatus};
+use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::exception::{self, NewException};
 use crate::store::tables::{attempt, queue};
 use crate::store::{StoreError, WriteTx};
@@ -133,7 +133,13 @@ fn hold(
         said::Params::new()
     };
     let summary = Summary::new(code, params, english);
-    queue::set_status(tx, message_id, QueueStatus::OutcomeUnknown, Some(&summary.english), None)?;
+    queue::set_status(
+        tx,
+        message_id,
+        QueueStatus::OutcomeUnknown,
+        Some(&summary.english),
+        None,
+    )?;
     let ex = match exception::open_for_message(&*tx, message_id, kind)? {
         Some(ex) => ex,
         None => exception::open(

@@ -37,8 +37,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::domain::{MessageKind, QueueStatus};
-use crate::said::{FieldCode, Params};
 use crate::messages::NewMessage;
+use crate::said::{FieldCode, Params};
 
 pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};

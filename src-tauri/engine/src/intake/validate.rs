@@ -207,16 +207,18 @@ fn check_validity(req: &SubmitMessage, send_at: i64, now_ms: i64, errors: &mut V
         (None, Some(seconds)) => {
             let ms = i64::from(seconds) * 1_000;
             if seconds == 0 || ms > longest {
-                errors.push(FieldError::new(
-                    "validity_seconds",
-                    codes::OUT_OF_RANGE,
-                    format!(
-                        "validity_seconds {seconds} is out of range: use 1 to {} ({MAX_AHEAD_DAYS} days)",
-                        longest / 1_000
-                    ),
-                )
-                .with("min", 1)
-                .with("max", longest / 1_000));
+                errors.push(
+                    FieldError::new(
+                        "validity_seconds",
+                        codes::OUT_OF_RANGE,
+                        format!(
+                            "validity_seconds {seconds} is out of range: use 1 to {} ({MAX_AHEAD_DAYS} days)",
+                            longest / 1_000
+                        ),
+                    )
+                    .with("min", 1)
+                    .with("max", longest / 1_000),
+                );
                 None
             } else {
                 Some(send_at + ms)

@@ -3,12 +3,12 @@
 //! failed: nobody knows yet. A message whose tries asked for no receipt, or for one on failure only,
 //! is never flagged: no receipt is what it expects when all goes well.
 
-use crate::said::{self, Summary, SummaryCode};
 use super::exceptions::{self, NewException};
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;
 use crate::domain::ExceptionKind;
+use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::message;
 use crate::store::{StoreError, WriteTx};
 

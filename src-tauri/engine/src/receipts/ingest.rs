@@ -698,7 +698,10 @@ fn unparseable(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, why: &str) -> Result<O
     let summary = Summary::new(
         SummaryCode::Unparseable,
         said::params([("connection", r.connection.to_owned())]),
-        format!("A report on {} could not be read: {why}. It is kept as received.", r.connection),
+        format!(
+            "A report on {} could not be read: {why}. It is kept as received.",
+            r.connection
+        ),
     );
     let ex = exceptions::open(
         tx,

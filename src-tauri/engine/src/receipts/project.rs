@@ -3,10 +3,10 @@
 //! by ingestion, late correlation, deadlines and operator decisions alike, so all of them go
 //! through the same rules.
 
-use crate::said::{self, Summary, SummaryCode};
 use super::exceptions::{self, NewException};
 use super::rules::{self, Input, Projection, RuleSettings};
 use crate::domain::{DeliveryState, EvidenceRole, ExceptionKind};
+use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::projection;
 use crate::store::{Entity, StoreError, WriteTx};
 

@@ -1531,14 +1531,24 @@ fn each_exception_says_why_as_a_code_with_its_parameters() {
     w.dlr("S1", "UNDELIV");
     let conflict = &w.open_exceptions(ExceptionKind::ConflictingFinal)[0];
     assert_eq!(conflict.summary_code, Some(SummaryCode::ConflictingFinal));
-    assert_eq!(conflict.summary_params.get("state").map(String::as_str), Some("delivered"));
-    assert!(conflict.summary.contains("DELIVERED"), "the English sentence is kept: {}", conflict.summary);
+    assert_eq!(
+        conflict.summary_params.get("state").map(String::as_str),
+        Some("delivered")
+    );
+    assert!(
+        conflict.summary.contains("DELIVERED"),
+        "the English sentence is kept: {}",
+        conflict.summary
+    );
 
     w.dlr("NO-SUCH-ID", "DELIVRD");
     w.sweep_waiting();
     let unmatched = &w.open_exceptions(ExceptionKind::Uncorrelated)[0];
     assert_eq!(unmatched.summary_code, Some(SummaryCode::Uncorrelated));
-    assert_eq!(unmatched.summary_params.get("id").map(String::as_str), Some("NO-SUCH-ID"));
+    assert_eq!(
+        unmatched.summary_params.get("id").map(String::as_str),
+        Some("NO-SUCH-ID")
+    );
     assert!(unmatched.summary_params.contains_key("connection"));
 
     w.smpp(0x04, "\u{1}\u{2}garbage %%% ###", vec![]);

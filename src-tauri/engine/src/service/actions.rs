@@ -131,7 +131,11 @@ impl Service {
             ));
         }
         if note.trim().is_empty() {
-            return Err(ServiceError::Invalid(vec![FieldError::new("note", FieldCode::Required, "overriding the limits needs a note saying why")]));
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "note",
+                FieldCode::Required,
+                "overriding the limits needs a note saying why",
+            )]));
         }
         Ok(RetryLimits::Override)
     }
@@ -207,6 +211,10 @@ fn check_note(note: &str) -> Result<(), ServiceError> {
         .position(|c| c.is_control() && !matches!(c, '\n' | '\r' | '\t'))
     {
         None => Ok(()),
-        Some(at) => Err(ServiceError::Invalid(vec![FieldError::new("note", FieldCode::InvalidCharacter, format!("the note holds a control character at position {at}; write it in plain text"))])),
+        Some(at) => Err(ServiceError::Invalid(vec![FieldError::new(
+            "note",
+            FieldCode::InvalidCharacter,
+            format!("the note holds a control character at position {at}; write it in plain text"),
+        )])),
     }
 }

@@ -359,7 +359,11 @@ fn import_rows(csv: &str, region: Option<&str>) -> Result<Vec<(String, Option<St
             Ok(r) => r,
             Err(e) => {
                 let line = e.position().map_or(i + 1, |p| line_at(csv, p.byte()));
-                errors.push(FieldError::new(&format!("lines[{line}]"), FieldCode::Invalid, e.to_string()));
+                errors.push(FieldError::new(
+                    &format!("lines[{line}]"),
+                    FieldCode::Invalid,
+                    e.to_string(),
+                ));
                 continue;
             }
         };

@@ -70,7 +70,11 @@ impl Service {
         key: Option<String>,
     ) -> Result<Answer<SubmittedBatch>, ServiceError> {
         if req.messages.is_empty() {
-            return Err(ServiceError::Invalid(vec![FieldError::new("messages", FieldCode::Required, "a batch needs at least one message")]));
+            return Err(ServiceError::Invalid(vec![FieldError::new(
+                "messages",
+                FieldCode::Required,
+                "a batch needs at least one message",
+            )]));
         }
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a batch", req.messages.len(), max_batch)?;

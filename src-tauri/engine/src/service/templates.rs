@@ -148,7 +148,11 @@ mod tests {
     fn a_template_needs_a_name_and_a_text_without_control_characters() {
         assert_eq!(check(&new("  Reminder ", "See you {date}")).unwrap(), "Reminder");
         let fields = |t: NewTemplate| -> Vec<(String, String)> {
-            check(&t).unwrap_err().into_iter().map(|e| (e.field, e.code.as_str().to_owned())).collect()
+            check(&t)
+                .unwrap_err()
+                .into_iter()
+                .map(|e| (e.field, e.code.as_str().to_owned()))
+                .collect()
         };
         assert_eq!(
             fields(new(" ", " \n")),

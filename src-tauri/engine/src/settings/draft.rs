@@ -143,7 +143,8 @@ impl Draft {
             return;
         }
         if let Some(reason) = password_problem(password) {
-            self.errors.push(field_error("smpp.password", FieldCode::Invalid, reason.into()));
+            self.errors
+                .push(field_error("smpp.password", FieldCode::Invalid, reason.into()));
             return;
         }
         self.changes.push(SettingChange {

@@ -85,8 +85,9 @@ pub fn open_status_unreadable(
     stat_raw: Option<&str>,
 ) -> Result<i64, StoreError> {
     let said = stat_raw.map(|w| format!(" says {w:?},")).unwrap_or_default();
-    let english =
-        format!("A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing.");
+    let english = format!(
+        "A receipt for this message{said} a status nobody can read: it is kept as evidence and changed nothing."
+    );
     let params = match stat_raw {
         Some(w) => said::params([("stat", w.to_owned())]),
         None => said::Params::new(),

@@ -263,9 +263,11 @@ fn requeue(
             close_exception(tx, ex, "resend", actor, note)?;
         }
     }
+    // An admin's override of the kind's limits is the act to find in the log; a confirmed
+    // permanent refusal it also passed is in its details.
     let action = match (&permanent, limits, confirm_duplicate_risk) {
+        (_, RetryLimits::Override, _) => "message.retry_override",
         (Some(_), _, _) => "message.retry_permanent_confirmed",
-        (None, RetryLimits::Override, _) => "message.retry_override",
         (None, _, true) => "message.retry_confirmed",
         (None, _, false) => "message.retry",
     };
