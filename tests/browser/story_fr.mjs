@@ -61,7 +61,7 @@ export async function importCampaign(ui, file) {
   assert.doesNotMatch(noCountry, /not a phone number|required|is not/i, `the reason is in French: ${noCountry}`);
   if (ui.download) {
     const rejected = await ui.download(tid("import-download-rejected"));
-    const rows = rejected.trim().split("\n");
+    const rows = rejected.trim().split(/\r?\n/);
     assert.equal(rows.length, 4, `a header and the three rejected rows:\n${rejected}`);
     assert.match(rows[0], /^line,reason,destination,text,kind$/);
     assert.deepEqual(rows.slice(1).map((r) => r.split(",")[0]), CAMPAIGN_BAD_LINES);
