@@ -59,7 +59,7 @@ async fn every_file_a_run_creates_in_the_data_directory_is_readable_by_its_owner
         .write(|tx| {
             tx.audit().append(&smsdesk_engine::store::tables::NewAudit {
                 actor: "test".into(),
-                action: "test.write".into(),
+                action: "settings.update".into(),
                 ..Default::default()
             })
         })
