@@ -208,6 +208,11 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
     session = await Session.create(base, bin);
     ui = storyUi(session, "window-");
     await ui.waitFor(tid("nav-messages"), 30_000);
+    // The web view keeps its storage in the user's home, across runs: a language or theme chosen
+    // in an earlier run (the French day chooses French) would still be in force.
+    await ui.setValue(tid("display-language"), "system");
+    await ui.setValue(tid("display-theme"), "system");
+    await eventually("the window follows the system's language", async () => (await ui.attr("html", "lang")) === "en");
   }
 
   before(async () => {
