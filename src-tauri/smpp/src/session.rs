@@ -103,7 +103,7 @@ struct Inner {
     window: Arc<Semaphore>,
     /// The window and rate now (settings change them while the session runs).
     limits: Mutex<(usize, f64)>,
-    next_slot: tokio::sync::Mutex<Instant>,
+    next_slot: Mutex<Instant>,
     /// Until when the rate is cut after the SMSC said ESME_RTHROTTLED.
     slowed_until: Mutex<Option<Instant>>,
 }
@@ -133,7 +133,7 @@ impl Session {
             link,
             window,
             limits,
-            next_slot: tokio::sync::Mutex::new(Instant::now()),
+            next_slot: Mutex::new(Instant::now()),
             slowed_until: Mutex::new(None),
         });
         let (stop, stopped) = watch::channel(false);

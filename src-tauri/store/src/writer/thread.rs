@@ -39,7 +39,9 @@ pub(super) fn run(
         }
     }
     queue.rx.close();
-    tracing::debug!(batches = batch, "database writer stopped");
+    // How many operations shared a commit, for whoever looks into the writer's pace.
+    let (transactions, operations) = stats.read();
+    tracing::info!(transactions, operations, "database writer stopped");
 }
 
 /// The writer's queue, as the thread takes jobs off it.
