@@ -13,9 +13,11 @@ use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::pace::{PaceConnection, SANDBOX_TPS, SANDBOX_WINDOW};
 use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 use smsdesk_engine::settings::SettingsUpdate;
-use smsdesk_engine::smpp::session::LinkState;
 use smsdesk_engine::views;
 use smsdesk_engine::{Engine, EngineOptions};
+
+mod common;
+use common::wait_bound;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() {
@@ -34,14 +36,7 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
     .await
     .unwrap();
     assert_eq!(engine.connection(), "sandbox");
-    let mut link = engine.session().unwrap().state();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        link.wait_for(|s| matches!(s, LinkState::Bound { .. })),
-    )
-    .await
-    .expect("the session binds to the sandbox")
-    .unwrap();
+    wait_bound(&engine).await;
 
     let m = NewMessage::text(
         IntakeChannel::Cli,
@@ -80,31 +75,7 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
 /// An engine on a fresh data directory whose config file is `toml`, with its session bound.
 async fn bound_engine(dir: &tempfile::TempDir, toml: &str) -> Engine {
     std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
-    let env = [("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned())];
-    let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
-    let engine = Engine::start(
-        prepared,
-        EngineOptions {
-            mode: RunMode::Serve,
-            http_port: None,
-            door: None,
-        },
-    )
-    .await
-    .unwrap();
-    wait_bound(&engine).await;
-    engine
-}
-
-async fn wait_bound(engine: &Engine) {
-    let mut link = engine.session().unwrap().state();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        link.wait_for(|s| matches!(s, LinkState::Bound { .. })),
-    )
-    .await
-    .expect("the session binds")
-    .unwrap();
+    common::bound_engine(dir.path()).await
 }
 
 /// Saves `values` as the settings screen does, applied while the engine runs.

@@ -6,38 +6,17 @@
 use std::time::Duration;
 
 use smsdesk_engine::access::Caller;
-use smsdesk_engine::api::RunMode;
 use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::domain::{IntakeChannel, QueueStatus};
-use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::intake::SubmitMessage;
 use smsdesk_engine::service::{MessageAction, ServiceError};
-use smsdesk_engine::smpp::session::LinkState;
 use smsdesk_engine::views::MessageDetail;
-use smsdesk_engine::{Engine, EngineOptions};
+use smsdesk_engine::Engine;
+
+mod common;
 
 async fn engine(dir: &tempfile::TempDir) -> Engine {
-    let env = [("SMSDESK_HTTP_PORT".to_owned(), "0".to_owned())];
-    let prepared = Prepared::load(dir.path().to_owned(), env).unwrap();
-    let engine = Engine::start(
-        prepared,
-        EngineOptions {
-            mode: RunMode::Serve,
-            http_port: None,
-            door: None,
-        },
-    )
-    .await
-    .unwrap();
-    let mut link = engine.session().unwrap().state();
-    tokio::time::timeout(
-        Duration::from_secs(10),
-        link.wait_for(|s| matches!(s, LinkState::Bound { .. })),
-    )
-    .await
-    .expect("the session binds to the sandbox")
-    .unwrap();
-    engine
+    common::bound_engine(dir.path()).await
 }
 
 /// The message's detail once `done` says so (within 15 s).
