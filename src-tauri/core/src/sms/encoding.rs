@@ -77,13 +77,33 @@ const EXTENSION: [(char, u8); 10] = [
 
 const ESCAPE: u8 = 0x1B;
 
+/// Marks an ASCII character the basic table has no place for.
+const NO_SEPTET: u8 = 0xFF;
+
+/// The basic table's septet of each ASCII character (`NO_SEPTET` where it has none): most texts
+/// are ASCII, and this spares them a search of the table per character.
+const ASCII_SEPTETS: [u8; 128] = {
+    let mut table = [NO_SEPTET; 128];
+    let mut septet = 0;
+    while septet < BASIC.len() {
+        let c = BASIC[septet] as u32;
+        if c < 128 && septet != ESCAPE as usize && table[c as usize] == NO_SEPTET {
+            table[c as usize] = septet as u8;
+        }
+        septet += 1;
+    }
+    table
+};
+
 /// The septets of one character in the default alphabet (one, or escape + one), if it has any.
 fn gsm_septets(c: char) -> Option<([u8; 2], usize)> {
-    // The escape septet itself is not a character one can send.
-    if c != '\u{1b}' {
-        if let Some(i) = BASIC.iter().position(|&b| b == c) {
-            return Some(([i as u8, 0], 1));
+    if c.is_ascii() {
+        let septet = ASCII_SEPTETS[c as usize];
+        if septet != NO_SEPTET {
+            return Some(([septet, 0], 1));
         }
+    } else if let Some(i) = BASIC.iter().position(|&b| b == c) {
+        return Some(([i as u8, 0], 1));
     }
     EXTENSION.iter().find(|(e, _)| *e == c).map(|(_, s)| ([ESCAPE, *s], 2))
 }
@@ -125,67 +145,99 @@ pub struct Part {
     pub units: usize,
 }
 
+/// The alphabet `text` goes out in: GSM 7-bit when every character has a place in it.
+fn encoding_of(text: &str) -> Encoding {
+    if text.chars().all(|c| gsm_septets(c).is_some()) {
+        Encoding::Gsm7
+    } else {
+        Encoding::Ucs2
+    }
+}
+
+/// One character in `encoding`, already known to hold it: its octets (the first `.1` of `.0`) and
+/// its units (septets or UTF-16 units).
+fn symbol(c: char, encoding: Encoding) -> ([u8; 4], usize, usize) {
+    match encoding {
+        Encoding::Gsm7 => {
+            // `encoding_of` chose GSM only when every character has septets; '?' otherwise.
+            let (septets, n) = gsm_septets(c).unwrap_or(([0x3F, 0], 1));
+            ([septets[0], septets[1], 0, 0], n, n)
+        }
+        Encoding::Ucs2 => {
+            let mut units = [0u16; 2];
+            let units = c.encode_utf16(&mut units);
+            let mut octets = [0u8; 4];
+            for (i, u) in units.iter().enumerate() {
+                octets[2 * i..2 * i + 2].copy_from_slice(&u.to_be_bytes());
+            }
+            (octets, 2 * units.len(), units.len())
+        }
+    }
+}
+
+/// The units a part may hold: the whole text fits one message, or parts of `part_capacity`.
+fn part_limit(text: &str, encoding: Encoding) -> usize {
+    let total: usize = text.chars().map(|c| symbol(c, encoding).2).sum();
+    if total <= encoding.single_capacity() {
+        usize::MAX
+    } else {
+        encoding.part_capacity()
+    }
+}
+
 /// Encodes a text and splits it into the parts it is sent as. A part never ends in the middle of an
 /// escape sequence or a surrogate pair.
 pub fn split(text: &str) -> (Encoding, Vec<Part>) {
-    let gsm: Option<Vec<([u8; 2], usize)>> = text.chars().map(gsm_septets).collect();
-    let (encoding, symbols): (Encoding, Vec<(Vec<u8>, usize)>) = match gsm {
-        Some(septets) => (
-            Encoding::Gsm7,
-            septets.into_iter().map(|(s, n)| (s[..n].to_vec(), n)).collect(),
-        ),
-        None => (
-            Encoding::Ucs2,
-            text.chars()
-                .map(|c| {
-                    let mut units = [0u16; 2];
-                    let units = c.encode_utf16(&mut units);
-                    (units.iter().flat_map(|u| u.to_be_bytes()).collect(), units.len())
-                })
-                .collect(),
-        ),
-    };
-    let total: usize = symbols.iter().map(|(_, n)| n).sum();
-    if total <= encoding.single_capacity() {
-        let octets = symbols.into_iter().flat_map(|(o, _)| o).collect();
-        return (encoding, vec![Part { octets, units: total }]);
-    }
+    let encoding = encoding_of(text);
+    let limit = part_limit(text, encoding);
     let mut parts = Vec::new();
     let mut current = Part {
-        octets: Vec::new(),
+        octets: Vec::with_capacity(text.len().min(2 * encoding.single_capacity())),
         units: 0,
     };
-    for (octets, n) in symbols {
-        if current.units + n > encoding.part_capacity() {
+    for c in text.chars() {
+        let (octets, len, n) = symbol(c, encoding);
+        if current.units + n > limit {
+            let fresh = Vec::with_capacity(current.octets.len());
             parts.push(std::mem::replace(
                 &mut current,
                 Part {
-                    octets: Vec::new(),
+                    octets: fresh,
                     units: 0,
                 },
             ));
         }
-        current.octets.extend(octets);
+        current.octets.extend_from_slice(&octets[..len]);
         current.units += n;
     }
     parts.push(current);
     (encoding, parts)
 }
 
-/// The encoding, size and segment count of a text, as the operator's counter shows them.
+/// The encoding, size and segment count of a text, as the operator's counter shows them: the
+/// parts [`split`] makes, counted without encoding them.
 pub fn plan(text: &str) -> Plan {
-    let (encoding, parts) = split(text);
-    let units = parts.iter().map(|p| p.units).sum();
-    let capacity = if parts.len() == 1 {
+    let encoding = encoding_of(text);
+    let limit = part_limit(text, encoding);
+    let (mut units, mut segments, mut last) = (0, 1u32, 0);
+    for c in text.chars() {
+        let n = symbol(c, encoding).2;
+        if last + n > limit {
+            segments += 1;
+            last = 0;
+        }
+        last += n;
+        units += n;
+    }
+    let capacity = if segments == 1 {
         encoding.single_capacity()
     } else {
         encoding.part_capacity()
     };
-    let last = parts.last().map_or(0, |p| p.units);
     Plan {
         encoding,
         units,
-        segments: parts.len() as u32,
+        segments,
         remaining_in_segment: capacity - last,
         unicode_because: match encoding {
             Encoding::Gsm7 => None,
@@ -313,7 +365,28 @@ mod tests {
             prop_assert_eq!(decoded, text.clone());
             let cap = if parts.len() == 1 { enc.single_capacity() } else { enc.part_capacity() };
             prop_assert!(parts.iter().all(|p| p.units <= cap));
-            prop_assert_eq!(plan(&text).segments as usize, parts.len());
+            let p = plan(&text);
+            prop_assert_eq!(p.segments as usize, parts.len());
+            prop_assert_eq!(p.units, parts.iter().map(|p| p.units).sum::<usize>());
+            prop_assert_eq!(p.remaining_in_segment, cap - parts.last().map_or(0, |p| p.units));
+        }
+
+        #[test]
+        fn mostly_ascii_texts_plan_as_they_split(text in "[ -~\n€{}é\u{1F600}]{0,400}") {
+            let (enc, parts) = split(&text);
+            let p = plan(&text);
+            prop_assert_eq!(p.encoding, enc);
+            prop_assert_eq!(p.segments as usize, parts.len());
+            prop_assert_eq!(p.units, parts.iter().map(|p| p.units).sum::<usize>());
+        }
+    }
+
+    #[test]
+    fn the_ascii_table_gives_each_character_the_septet_the_alphabet_gives_it() {
+        for c in (0u8..128).map(char::from) {
+            let searched = (c != '\u{1b}').then(|| BASIC.iter().position(|&b| b == c)).flatten();
+            let tabled = Some(ASCII_SEPTETS[c as usize]).filter(|&s| s != NO_SEPTET);
+            assert_eq!(tabled.map(usize::from), searched, "{c:?}");
         }
     }
 }
