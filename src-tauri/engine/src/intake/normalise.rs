@@ -6,7 +6,7 @@
 
 use serde::Serialize;
 
-use super::{normalize_destination, IntakeRules, SubmitMessage};
+use super::SubmitMessage;
 use crate::clock::parse_rfc3339;
 use crate::domain::MessageKind;
 use crate::messages::DEFAULT_PRIORITY;
@@ -33,17 +33,17 @@ enum Time {
     Written(String),
 }
 
-/// `req` as intake reads it under `rules` (a value intake would refuse is kept as written: such
-/// a request is refused before any key is looked up).
-pub fn normalise(req: &SubmitMessage, rules: &IntakeRules) -> Normalised {
+/// `req` as intake read it, `destination` being the number it validated to (in E.164): only a
+/// message intake accepted is compared, so its number is not read a second time here. A time
+/// that does not read as one is kept as written.
+pub fn normalise(req: &SubmitMessage, destination: &str) -> Normalised {
     let time = |t: &Option<String>| {
         t.as_deref()
             .map(|text| parse_rfc3339(text).map_or_else(|_| Time::Written(text.to_owned()), Time::Ms))
     };
     let present = |v: &Option<String>| v.clone().filter(|v| !v.is_empty());
     Normalised {
-        destination: normalize_destination(&req.destination, rules.default_region.as_deref())
-            .unwrap_or_else(|_| req.destination.clone()),
+        destination: destination.to_owned(),
         text: req.text.clone(),
         kind: req.kind.unwrap_or(MessageKind::Transactional),
         priority: req.priority.unwrap_or(DEFAULT_PRIORITY),

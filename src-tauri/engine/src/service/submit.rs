@@ -55,7 +55,7 @@ impl Service {
     ) -> Result<Answer<SubmittedMessage>, ServiceError> {
         let rules = self.live().rules;
         let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
-        let hashes = Hashes::of("messages", &req, &intake::normalise(&req, &rules))?;
+        let hashes = Hashes::of("messages", &req, &intake::normalise(&req, &new.destination))?;
         self.create(caller, "messages", vec![new], hashes, key, |mut done| done.remove(0))
             .await
     }
@@ -93,7 +93,12 @@ impl Service {
         if !errors.is_empty() {
             return Err(ServiceError::Invalid(errors));
         }
-        let read: Vec<_> = req.messages.iter().map(|m| intake::normalise(m, &rules)).collect();
+        let read: Vec<_> = req
+            .messages
+            .iter()
+            .zip(&news)
+            .map(|(m, n)| intake::normalise(m, &n.destination))
+            .collect();
         let hashes = Hashes::of("messages/batch", &req, &serde_json::json!({ "messages": read }))?;
         self.create(caller, "messages/batch", news, hashes, key, |done| SubmittedBatch {
             messages: done,
