@@ -204,12 +204,22 @@ pub fn list(conn: &Connection) -> Result<Vec<ApiKeyInfo>, StoreError> {
     api_key::list(conn)
 }
 
+/// The stored form of a presented key, when it has the form of one.
+pub fn presented_hash(key: &str) -> Option<String> {
+    key.starts_with(KEY_PREFIX).then(|| hash(key))
+}
+
 /// The caller a presented key stands for: `None` when it is unknown or revoked.
 pub fn verify(conn: &Connection, key: &str) -> Result<Option<Caller>, StoreError> {
-    if !key.starts_with(KEY_PREFIX) {
-        return Ok(None);
+    match presented_hash(key) {
+        Some(hash) => verify_hash(conn, &hash),
+        None => Ok(None),
     }
-    Ok(api_key::active(conn, &hash(key))?.map(|k| Caller::Key {
+}
+
+/// The caller the key stored as `hash` stands for: `None` when it is unknown or revoked.
+pub fn verify_hash(conn: &Connection, hash: &str) -> Result<Option<Caller>, StoreError> {
+    Ok(api_key::active(conn, hash)?.map(|k| Caller::Key {
         id: k.id,
         name: k.name,
         scopes: k.scopes,

@@ -17,6 +17,7 @@ pub mod idempotency;
 pub mod inbox;
 pub mod instance;
 pub mod intake;
+pub mod known_keys;
 pub mod logging;
 pub mod messages;
 pub mod operations;

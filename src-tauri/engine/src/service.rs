@@ -22,6 +22,8 @@ mod admin;
 mod error;
 mod health;
 mod inbox;
+#[cfg(test)]
+mod known_keys_tests;
 mod limits;
 mod preview;
 mod reads;
@@ -44,6 +46,7 @@ use crate::dispatch::queue::RetryLimits;
 use crate::dispatch::retry::RetryPolicy;
 use crate::idempotency::InFlight;
 use crate::intake::IntakeRules;
+use crate::known_keys::KnownKeys;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sealed::Sealer;
@@ -78,6 +81,8 @@ pub struct Service {
     sealer: Option<Arc<Sealer>>,
     /// Where backups go, for the dashboard's last backup.
     backups: Option<Arc<BackupPlan>>,
+    /// The API keys requests presented, as last read.
+    known_keys: Arc<KnownKeys>,
 }
 
 /// What settings may change while the engine runs: replaced whole, read per request.
@@ -116,6 +121,7 @@ impl Service {
             people: Arc::default(),
             sealer: None,
             backups: None,
+            known_keys: Arc::default(),
         }
     }
 

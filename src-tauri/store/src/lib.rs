@@ -51,7 +51,7 @@ pub use reads::Reads;
 /// it; the others pass it on to this crate's functions.
 pub use rusqlite::Connection;
 pub use text::Text;
-pub use writer::{Change, Entity, Guard, Slot, WriteTx, Writer};
+pub use writer::{Change, Entity, Guard, KeysVersion, Slot, WriteTx, Writer};
 
 /// Every table the schema must have; checked by tests and by `smsdesk serve` at start.
 pub const TABLES: &[&str] = &[
@@ -77,6 +77,7 @@ pub struct Store {
     writer: Writer,
     reader: Reader,
     events: broadcast::Sender<Change>,
+    keys: KeysVersion,
     thread: Mutex<Option<JoinHandle<()>>>,
     checkpointer: Mutex<Option<checkpoint::Checkpointer>>,
     /// When the last WAL checkpoint succeeded (ms since the epoch; 0 before the first).
@@ -136,12 +137,14 @@ impl Store {
         let checkpointer =
             checkpoint::Checkpointer::start(path, restart.clone(), last_checkpoint.clone(), clock.clone())?;
         let (events, _) = broadcast::channel(4_096);
-        let (writer, thread) = Writer::start(conn, events.clone(), restart, clock.clone());
+        let keys = KeysVersion::default();
+        let (writer, thread) = Writer::start(conn, events.clone(), restart, clock.clone(), keys.clone());
         Ok(Store {
             path: path.to_owned(),
             writer,
             reader: Reader::new(path),
             events,
+            keys,
             thread: Mutex::new(Some(thread)),
             checkpointer: Mutex::new(Some(checkpointer)),
             last_checkpoint,
@@ -183,6 +186,11 @@ impl Store {
     /// What opening the store did to the schema.
     pub fn migration(&self) -> &MigrationReport {
         &self.migration
+    }
+
+    /// Moves on after every transaction that wrote the API keys (see [`KeysVersion`]).
+    pub fn keys_version(&self) -> &KeysVersion {
+        &self.keys
     }
 
     /// Committed changes, in commit order.

@@ -14,16 +14,19 @@
 //!   the answers and the change events;
 //! - `replay`: operations that may run more than once ([`Writer::write_replayable`]), which
 //!   share one savepoint instead of each opening its own;
-//! - `tx`: [`WriteTx`], what an operation sees of the transaction.
+//! - `tx`: [`WriteTx`], what an operation sees of the transaction;
+//! - `watch`: [`KeysVersion`], which moves when a transaction wrote the API keys.
 
 mod batch;
 mod handle;
 mod replay;
 mod thread;
 mod tx;
+mod watch;
 
 pub use handle::{Slot, Writer};
 pub use tx::WriteTx;
+pub use watch::KeysVersion;
 
 /// Most operations one transaction takes; bounds the latency a large backlog adds to a commit.
 pub const MAX_BATCH: usize = 1_000;

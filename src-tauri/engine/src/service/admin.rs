@@ -104,8 +104,27 @@ impl Service {
     }
 
     /// The caller an API key stands for, if it is valid.
+    /// The key is read from the database only when it was not read since the keys last changed
+    /// ([`crate::known_keys`]).
     pub async fn authenticate(&self, key: String) -> Result<Option<Caller>, ServiceError> {
-        Ok(self.store.reader().read(move |c| apikeys::verify(c, &key)).await?)
+        let Some(hash) = apikeys::presented_hash(&key) else {
+            return Ok(None);
+        };
+        let keys = self.store.keys_version();
+        let version = keys.get();
+        if let Some(caller) = self.known_keys.get(version, &hash) {
+            return Ok(Some(caller));
+        }
+        let stored = hash.clone();
+        let caller = self
+            .store
+            .reader()
+            .read(move |c| apikeys::verify_hash(c, &stored))
+            .await?;
+        if let Some(caller) = &caller {
+            self.known_keys.keep(version, keys.get(), hash, caller.clone());
+        }
+        Ok(caller)
     }
 }
 

@@ -15,6 +15,7 @@ use tokio::sync::broadcast;
 
 use super::replay::{run_together, Replay};
 use super::tx::{run_cached, Pending};
+use super::watch::Watch;
 use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, Reply, WriteTx};
 use crate::totals::Totals;
 
@@ -26,7 +27,7 @@ pub(super) fn run_batch(
     (batch, now): (u64, i64),
     lead: Option<LeadOp>,
     ops: Vec<Op>,
-    events: &broadcast::Sender<Change>,
+    (events, watch): (&broadcast::Sender<Change>, &Watch),
     full: &AtomicBool,
 ) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
@@ -45,6 +46,7 @@ pub(super) fn run_batch(
     } else {
         commit(conn, batch, &mut pending.totals)
     };
+    watch.transaction_over();
     replies.send(&committed);
     if committed.is_ok() {
         for change in pending.changes {

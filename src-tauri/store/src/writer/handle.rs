@@ -11,6 +11,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
+use super::watch::{KeysVersion, Watch};
 use super::{replay, thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
 use crate::StoreError;
 
@@ -29,12 +30,14 @@ pub struct Writer {
 impl Writer {
     /// Starts the writer thread on `conn`, which must already carry the writer's pragmas. When
     /// `restart` is set, the thread finishes the background checkpoint between two transactions,
-    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]).
+    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]). `keys`
+    /// moves on after every transaction that wrote the API keys.
     pub(crate) fn start(
         conn: Connection,
         events: broadcast::Sender<Change>,
         restart: Arc<AtomicBool>,
         clock: Clock,
+        keys: KeysVersion,
     ) -> (Writer, JoinHandle<()>) {
         let (jobs, rx) = mpsc::channel(QUEUE_DEPTH);
         let on_runtime = clock.on_runtime();
@@ -42,9 +45,10 @@ impl Writer {
         let on_thread = full.clone();
         let stats = Arc::new(WriterStats::default());
         let counted = stats.clone();
+        let watch = Watch::install(&conn, keys);
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || thread::run(conn, rx, events, &restart, &clock, &on_thread, &counted))
+            .spawn(move || thread::run(conn, rx, (events, watch), &restart, &clock, &on_thread, &counted))
             .expect("the operating system refused to start the database writer thread");
         #[cfg(not(any(test, feature = "test-hooks")))]
         let _ = full;

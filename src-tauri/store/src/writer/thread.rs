@@ -7,6 +7,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc};
 
+use super::watch::Watch;
 use super::{batch, Change, Job, LeadOp, Op, WriterStats, MAX_BATCH};
 
 /// The body of the writer thread: runs batches until shut down, or until every [`super::Writer`]
@@ -14,7 +15,7 @@ use super::{batch, Change, Job, LeadOp, Op, WriterStats, MAX_BATCH};
 pub(super) fn run(
     conn: Connection,
     rx: mpsc::Receiver<Job>,
-    events: broadcast::Sender<Change>,
+    (events, watch): (broadcast::Sender<Change>, Watch),
     restart: &AtomicBool,
     clock: &Clock,
     full: &AtomicBool,
@@ -33,7 +34,7 @@ pub(super) fn run(
         }
         batch += 1;
         stats.add(ops.len() + usize::from(lead.is_some()));
-        batch::run_batch(&conn, (batch, clock.now_ms()), lead, ops, &events, full);
+        batch::run_batch(&conn, (batch, clock.now_ms()), lead, ops, (&events, &watch), full);
         if restart.swap(false, Ordering::Relaxed) {
             checkpoint(&conn);
         }
