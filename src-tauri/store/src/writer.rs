@@ -19,6 +19,8 @@
 
 mod batch;
 mod handle;
+#[cfg(test)]
+mod pages_tests;
 mod replay;
 mod thread;
 mod tx;
@@ -39,6 +41,8 @@ const QUEUE_DEPTH: usize = 16_384;
 pub struct WriterStats {
     transactions: std::sync::atomic::AtomicU64,
     operations: std::sync::atomic::AtomicU64,
+    /// Times the writer let its cached pages go.
+    releases: std::sync::atomic::AtomicU64,
 }
 
 impl WriterStats {
@@ -46,6 +50,15 @@ impl WriterStats {
         use std::sync::atomic::Ordering::Relaxed;
         self.transactions.fetch_add(1, Relaxed);
         self.operations.fetch_add(operations as u64, Relaxed);
+    }
+
+    fn released(&self) {
+        self.releases.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    /// Times the writer let its cached pages go, so far.
+    pub fn releases(&self) -> u64 {
+        self.releases.load(std::sync::atomic::Ordering::Relaxed)
     }
 
     /// Transactions run (committed or not) and operations they held, so far.

@@ -76,6 +76,11 @@ impl Writer {
         self.stats.read()
     }
 
+    /// Times the writer let its cached pages go since it started (see `thread::KEEP_PAGES`).
+    pub fn pages_released(&self) -> u64 {
+        self.stats.releases()
+    }
+
     /// Runs `op` in the next batch and returns its result once the batch has committed.
     pub async fn write<T, E, F>(&self, op: F) -> Result<T, E>
     where

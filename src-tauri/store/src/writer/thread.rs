@@ -28,8 +28,22 @@ pub(super) fn run(
         carried: None,
     };
     let mut batch: u64 = 0;
-    let mut released = Instant::now();
-    while let Some(first) = queue.first() {
+    let mut pages = Pages {
+        held: false,
+        released: Instant::now(),
+    };
+    // Only to wait for the next job at most so long (no task ever runs on it).
+    let timer = tokio::runtime::Builder::new_current_thread().enable_time().build().ok();
+    loop {
+        let first = match queue.next(pages.wait(), timer.as_ref()) {
+            Next::Job(job) => job,
+            Next::Quiet => {
+                pages.release(&conn);
+                stats.released();
+                continue;
+            }
+            Next::Stop => break,
+        };
         let (lead, ops) = queue.gather(first);
         if lead.is_none() && ops.is_empty() {
             continue;
@@ -40,9 +54,10 @@ pub(super) fn run(
         if restart.swap(false, Ordering::Relaxed) {
             checkpoint(&conn);
         }
-        if queue.rx.is_empty() && released.elapsed() >= KEEP_PAGES {
-            release_pages(&conn);
-            released = Instant::now();
+        pages.held = true;
+        if queue.rx.is_empty() && pages.wait() == Some(Duration::ZERO) {
+            pages.release(&conn);
+            stats.released();
         }
     }
     queue.rx.close();
@@ -51,11 +66,32 @@ pub(super) fn run(
     tracing::info!(transactions, operations, "database writer stopped");
 }
 
-/// How long the writer keeps the pages it read and wrote in its cache: when its queue is empty and
-/// this long has passed since it last let them go, it lets them go again. The cache is there for a
-/// busy writer; an idle engine on a million messages otherwise holds its 64 MiB for good (the
-/// pages a start's sweeps read), and a busy one reads the few it needs back within milliseconds.
+/// How long the writer keeps the pages it read and wrote in its cache: once this long has passed
+/// since it last let them go, it lets them go again as soon as its queue is empty, or when nothing
+/// comes. The cache is there for a busy writer; an idle engine on a million messages otherwise
+/// holds its 64 MiB for good (what a start's deadline sweep read), and a busy one reads the few
+/// pages it needs back within milliseconds.
 const KEEP_PAGES: Duration = Duration::from_secs(2);
+
+/// The writer's cached pages: whether a batch ran since they were last let go, and when that was.
+struct Pages {
+    held: bool,
+    released: Instant,
+}
+
+impl Pages {
+    /// How long the writer may wait for its next job before it lets its pages go (zero: now);
+    /// `None` while no batch ran since the last time.
+    fn wait(&self) -> Option<Duration> {
+        self.held.then(|| KEEP_PAGES.saturating_sub(self.released.elapsed()))
+    }
+
+    fn release(&mut self, conn: &Connection) {
+        release_pages(conn);
+        self.held = false;
+        self.released = Instant::now();
+    }
+}
 
 /// Hands the pages cached on the writer's connection back to the allocator, and the allocator's
 /// free memory back to the system.
@@ -71,6 +107,15 @@ fn release_pages(conn: &Connection) {
     }
 }
 
+/// What the writer thread does next.
+enum Next {
+    /// Opens a batch with this job.
+    Job(Job),
+    /// Nothing came for as long as the pages are kept: let them go.
+    Quiet,
+    Stop,
+}
+
 /// The writer's queue, as the thread takes jobs off it.
 struct Queue {
     rx: mpsc::Receiver<Job>,
@@ -81,14 +126,26 @@ struct Queue {
 }
 
 impl Queue {
-    /// The job that opens the next batch: the carried one, else the next queued (waiting for
-    /// it). `None` when the thread is to stop: after a shutdown request with nothing carried, or
-    /// when every sender is gone.
-    fn first(&mut self) -> Option<Job> {
+    /// The job that opens the next batch: the carried one, else the next queued, waiting for it
+    /// at most `wait` (on `timer`) when given: [`Next::Quiet`] when none came by then. The thread
+    /// is to stop after a shutdown request with nothing carried, or when every sender is gone.
+    fn next(&mut self, wait: Option<Duration>, timer: Option<&tokio::runtime::Runtime>) -> Next {
         if self.stop && self.carried.is_none() {
-            return None;
+            return Next::Stop;
         }
-        self.carried.take().or_else(|| self.rx.blocking_recv())
+        if let Some(job) = self.carried.take() {
+            return Next::Job(job);
+        }
+        let job = match (wait, timer) {
+            (Some(wait), Some(timer)) => {
+                match timer.block_on(async { tokio::time::timeout(wait, self.rx.recv()).await }) {
+                    Ok(job) => job,
+                    Err(_) => return Next::Quiet,
+                }
+            }
+            _ => self.rx.blocking_recv(),
+        };
+        job.map_or(Next::Stop, Next::Job)
     }
 
     /// One transaction's work, from `first` on, taking what is already queued without waiting:
