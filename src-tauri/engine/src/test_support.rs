@@ -85,3 +85,29 @@ pub fn message_report(conn: &Connection, message_id: i64) -> Result<Option<Messa
         flags,
     }))
 }
+
+/// A service on a new database file in `dir`: the sandbox connection, national numbers read as
+/// French, batches of at most 100.
+pub fn service(dir: &tempfile::TempDir) -> crate::service::Service {
+    let store = std::sync::Arc::new(crate::store::Store::open(&dir.path().join("smsdesk.db")).unwrap());
+    let ingestor = crate::receipts::ingest::Ingestor::new(store.writer().clone(), Default::default());
+    let rules = crate::intake::IntakeRules::new("sandbox", Some("FR"));
+    crate::service::Service::new(store, ingestor, rules, 100)
+}
+
+/// A new key named "website" with the default scopes, made as the operator on `s` (whose data
+/// directory is `dir`): its id and the key to present.
+pub async fn new_key(s: &crate::service::Service, dir: &tempfile::TempDir) -> (i64, String) {
+    let sealer = crate::sealed::Sealer::for_data_dir(dir.path()).unwrap();
+    let new = crate::apikeys::NewApiKey {
+        name: "website".into(),
+        ..Default::default()
+    };
+    let created = s
+        .store()
+        .writer()
+        .write(move |tx| crate::apikeys::create(tx, &new, "operator", &sealer))
+        .await
+        .unwrap();
+    (created.info.id, created.key)
+}

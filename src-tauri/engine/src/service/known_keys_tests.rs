@@ -1,37 +1,10 @@
 //! Keys are read once and then kept ([`crate::known_keys`]); every change to the keys, by any
 //! statement the writer runs, is seen by the next request. On a real database file.
 
-use std::sync::Arc;
-
 use super::Service;
 use crate::access::{Caller, Scope};
-use crate::apikeys::{self, NewApiKey};
-use crate::intake::IntakeRules;
-use crate::receipts::ingest::Ingestor;
-use crate::sealed::Sealer;
-use crate::store::{Store, StoreError};
-
-fn service(dir: &tempfile::TempDir) -> Service {
-    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
-    let ingestor = Ingestor::new(store.writer().clone(), Default::default());
-    Service::new(store, ingestor, IntakeRules::new("sandbox", Some("FR")), 100)
-}
-
-/// A new key with the default scopes: its id and the key to present.
-async fn new_key(s: &Service, dir: &tempfile::TempDir) -> (i64, String) {
-    let sealer = Sealer::for_data_dir(dir.path()).unwrap();
-    let new = NewApiKey {
-        name: "website".into(),
-        ..NewApiKey::default()
-    };
-    let created = s
-        .store()
-        .writer()
-        .write(move |tx| apikeys::create(tx, &new, "operator", &sealer))
-        .await
-        .unwrap();
-    (created.info.id, created.key)
-}
+use crate::store::StoreError;
+use crate::test_support::{new_key, service};
 
 /// Runs `sql` on key `id` through the writer, as any other statement would.
 async fn change(s: &Service, sql: &'static str, id: i64) {

@@ -2,25 +2,14 @@
 //! or imported its CSV file (in a browser the signed-in account, in the window its operator), or
 //! the API key. On a real database file, read back through the message's detail.
 
-use std::sync::Arc;
-
 use serde_json::json;
 
 use super::{Service, SubmitBatch};
 use crate::access::{Caller, Role};
-use crate::apikeys::{self, NewApiKey};
 use crate::domain::IntakeChannel;
-use crate::intake::{IntakeRules, SubmitMessage};
-use crate::receipts::ingest::Ingestor;
-use crate::sealed::Sealer;
-use crate::store::Store;
+use crate::intake::SubmitMessage;
+use crate::test_support::{new_key, service};
 use crate::views::MessageRecord;
-
-fn service(dir: &tempfile::TempDir) -> Service {
-    let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
-    let ingestor = Ingestor::new(store.writer().clone(), Default::default());
-    Service::new(store, ingestor, IntakeRules::new("sandbox", Some("FR")), 100)
-}
 
 fn message(text: &str) -> SubmitMessage {
     serde_json::from_value(json!({ "destination": "+33612345678", "text": text })).unwrap()
@@ -77,27 +66,10 @@ async fn a_persons_compose_and_csv_import_record_the_person() {
 async fn an_api_keys_submit_records_the_key() {
     let dir = tempfile::tempdir().unwrap();
     let s = service(&dir);
-    let sealer = Sealer::for_data_dir(dir.path()).unwrap();
-    let new = NewApiKey {
-        name: "website".into(),
-        ..NewApiKey::default()
-    };
-    let created = s
-        .store()
-        .writer()
-        .write(move |tx| apikeys::create(tx, &new, "operator", &sealer))
-        .await
-        .unwrap();
-    let key = created.key.clone();
-    let caller = s
-        .store()
-        .reader()
-        .read(move |c| apikeys::verify(c, &key))
-        .await
-        .unwrap()
-        .expect("the key just made");
+    let (id, key) = new_key(&s, &dir).await;
+    let caller = s.authenticate(key).await.unwrap().expect("the key just made");
     let record = submit(&s, &caller, IntakeChannel::Api, "Order 7 shipped").await;
     assert_eq!(record.submitted_by.as_deref(), Some("website"));
-    assert_eq!(record.api_key_id, Some(created.info.id));
+    assert_eq!(record.api_key_id, Some(id));
     assert_eq!(record.channel, IntakeChannel::Api);
 }
