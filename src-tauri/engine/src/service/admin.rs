@@ -104,6 +104,7 @@ impl Service {
     }
 
     /// The caller an API key stands for, if it is valid.
+    ///
     /// The key is read from the database only when it was not read since the keys last changed
     /// ([`crate::known_keys`]).
     pub async fn authenticate(&self, key: String) -> Result<Option<Caller>, ServiceError> {
