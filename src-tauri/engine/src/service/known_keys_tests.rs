@@ -57,7 +57,7 @@ async fn a_key_given_other_scopes_acts_with_them_at_the_next_request() {
 }
 
 #[tokio::test]
-async fn a_change_to_another_table_keeps_what_was_read() {
+async fn a_write_to_another_table_does_not_move_the_keys_version() {
     let dir = tempfile::tempdir().unwrap();
     let s = service(&dir);
     let (_, key) = new_key(&s, &dir).await;

@@ -38,8 +38,7 @@ pub(super) fn run(
         let first = match queue.next(pages.wait(), timer.as_ref()) {
             Next::Job(job) => job,
             Next::Quiet => {
-                pages.release(&conn);
-                stats.released();
+                pages.release(&conn, stats);
                 continue;
             }
             Next::Stop => break,
@@ -56,8 +55,7 @@ pub(super) fn run(
         }
         pages.held = true;
         if queue.rx.is_empty() && pages.wait() == Some(Duration::ZERO) {
-            pages.release(&conn);
-            stats.released();
+            pages.release(&conn, stats);
         }
     }
     queue.rx.close();
@@ -86,8 +84,9 @@ impl Pages {
         self.held.then(|| KEEP_PAGES.saturating_sub(self.released.elapsed()))
     }
 
-    fn release(&mut self, conn: &Connection) {
+    fn release(&mut self, conn: &Connection, stats: &WriterStats) {
         release_pages(conn);
+        stats.released();
         self.held = false;
         self.released = Instant::now();
     }
