@@ -1,8 +1,10 @@
-//! The SMPP client session: an owner task behind a cloneable handle. It binds as a transceiver,
-//! keeps the link alive with enquire_link, reconnects with exponential backoff and jitter, stops
-//! (and says so) when a bind is refused instead of hammering the provider, and hands every
+//! The SMPP client session of one connection: its binds (one or more transceivers, or transmitters
+//! and a receiver), each an owner task, behind one cloneable handle. Each bind keeps its link
+//! alive with enquire_link, reconnects with exponential backoff and jitter, stops (and says so)
+//! when the credentials are refused instead of hammering the provider, and hands every
 //! deliver_sm/data_sm to an inbound handler, answering deliver_sm_resp only once the handler says
-//! the report is committed.
+//! the report is committed. The rate is the connection's, shared by its sending binds; each
+//! sending bind has its own window.
 //!
 //! Sending is in two steps so the dispatcher can commit its attempt row before the PDU is written:
 //! [`SessionHandle::reserve`] waits for a bound link, a free window slot and the rate limit, and
@@ -11,15 +13,17 @@
 //! and nothing here ever resends.
 //!
 //! Where things are:
-//! - here: the state the task and the handles share ([`Session`], `Inner`, `Link`, `Outgoing`);
-//! - `config`: [`SessionConfig`] and [`LinkState`];
+//! - here: the state the tasks and the handles share ([`Session`], `Inner`, `Link`, `Outgoing`);
+//! - `config`: [`SessionConfig`], [`BindMode`], [`BindRole`] and [`LinkState`];
+//! - `binds`: each bind's link and state, the connection's state, and finding a free slot;
 //! - `handle`: [`SessionHandle::reserve`], [`Permit::submit`] and what a submit comes back with;
 //! - `rate`: the window and the rate limit (and slowing down when the SMSC throttles);
 //! - `connect`: connecting and binding, and the trial bind ([`probe`]);
-//! - `reconnect`: the owner task's loop: bind, run the link, back off, again;
+//! - `reconnect`: a bind's owner task's loop: bind, run the link, back off, again;
 //! - `link`: one bound link: reading, writing, keepalive, and how it ends;
 //! - `inbound`: what the link does with each PDU the SMSC sends, and storing reports in order.
 
+mod binds;
 mod config;
 mod connect;
 mod handle;
@@ -29,18 +33,18 @@ mod rate;
 mod reconnect;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use rusmpp::tokio_codec::CommandCodec;
 use rusmpp::Command;
 use tokio::net::TcpStream;
-use tokio::sync::{mpsc, oneshot, watch, Semaphore};
+use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
-pub use config::{LinkState, SessionConfig};
+pub use config::{BindMode, BindRole, LinkState, SessionConfig};
 pub use connect::{probe, Probe};
 pub use handle::{Permit, SessionHandle, SubmitAnswer, SubmitFailure};
 pub use inbound::InboundHandler;
@@ -95,13 +99,20 @@ impl Link {
     }
 }
 
-/// What the owner task and every handle share.
+/// What the owner tasks (one per bind) and every handle share.
 struct Inner {
     config: SessionConfig,
+    /// The connection's state, made from its binds' ([`binds::overall`]).
     state: watch::Sender<LinkState>,
-    link: watch::Sender<Option<Link>>,
-    window: Arc<Semaphore>,
-    /// The window and rate now (settings change them while the session runs).
+    binds: Vec<binds::Bind>,
+    /// Pinged when a bind's link or state changes and when a window slot comes back.
+    changed: Arc<Notify>,
+    /// Submits looking for a window slot wait here, in the order they came.
+    turn: tokio::sync::Mutex<()>,
+    /// The bind the next look for a slot starts from.
+    next_bind: AtomicUsize,
+    /// The window and rate now (settings change them while the session runs). The rate is the
+    /// connection's, shared by its binds.
     limits: Mutex<(usize, f64)>,
     next_slot: Mutex<Instant>,
     /// Until when the rate is cut after the SMSC said ESME_RTHROTTLED.
@@ -118,30 +129,39 @@ enum LinkEnd {
 pub struct Session {
     handle: SessionHandle,
     stop: watch::Sender<bool>,
-    task: tokio::task::JoinHandle<()>,
+    tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Session {
+    /// Opens the connection's binds (each its own owner task) and shares their rate.
     pub fn start(config: SessionConfig, inbound: Arc<dyn InboundHandler>) -> Session {
+        let window = config.window.max(1);
+        let binds = config
+            .bind_plan()
+            .into_iter()
+            .map(|(role, label)| binds::Bind::new(role, label, window))
+            .collect::<Vec<_>>();
         let (state, _) = watch::channel(LinkState::Connecting { attempt: 1 });
-        let (link, _) = watch::channel(None);
-        let window = Arc::new(Semaphore::new(config.window.max(1)));
-        let limits = Mutex::new((config.window.max(1), config.tps));
+        let limits = Mutex::new((window, config.tps));
         let inner = Arc::new(Inner {
             config,
             state,
-            link,
-            window,
+            binds,
+            changed: Arc::new(Notify::new()),
+            turn: tokio::sync::Mutex::new(()),
+            next_bind: AtomicUsize::new(0),
             limits,
             next_slot: Mutex::new(Instant::now()),
             slowed_until: Mutex::new(None),
         });
         let (stop, stopped) = watch::channel(false);
-        let task = tokio::spawn(reconnect::run(inner.clone(), inbound, stopped));
+        let tasks = (0..inner.binds.len())
+            .map(|i| tokio::spawn(reconnect::run(inner.clone(), i, inbound.clone(), stopped.clone())))
+            .collect();
         Session {
             handle: SessionHandle { inner },
             stop,
-            task,
+            tasks,
         }
     }
 
@@ -152,7 +172,7 @@ impl Session {
     /// Unbinds (when bound) and stops.
     pub async fn stop(self) {
         let _ = self.stop.send(true);
-        let _ = tokio::time::timeout(Duration::from_secs(5), self.task).await;
+        let _ = tokio::time::timeout(Duration::from_secs(5), futures::future::join_all(self.tasks)).await;
     }
 }
 

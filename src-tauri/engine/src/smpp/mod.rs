@@ -11,6 +11,8 @@ use crate::receipts::ingest::{Ingestor, SmppReceived};
 use session::InboundHandler;
 
 #[cfg(test)]
+mod binds_tests;
+#[cfg(test)]
 mod tests;
 
 /// The ingestor stores a session's reports in the order they arrived; each is acknowledged to the

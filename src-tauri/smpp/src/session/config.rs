@@ -22,9 +22,14 @@ pub struct SessionConfig {
     pub interface_version: u8,
     pub enquire_link_every: Duration,
     pub response_timeout: Duration,
-    /// Requests awaiting their answer at most.
+    /// Whether each bind sends and receives (transceiver), or sending binds are transmitters and
+    /// one receiver bind beside them takes the reports.
+    pub bind_mode: BindMode,
+    /// Sending binds to open (each with its own window); the rate is shared by all of them.
+    pub binds: usize,
+    /// Requests awaiting their answer at most, on each sending bind.
     pub window: usize,
-    /// Submits per second at most.
+    /// Submits per second at most, across every bind of the connection.
     pub tps: f64,
     pub reconnect_min: Duration,
     pub reconnect_max: Duration,
@@ -43,6 +48,8 @@ impl SessionConfig {
             system_type: String::new(),
             address_range: String::new(),
             interface_version: 0x34,
+            bind_mode: BindMode::Transceiver,
+            binds: 1,
             enquire_link_every: Duration::from_secs(30),
             response_timeout: Duration::from_secs(10),
             window: 10,
@@ -51,6 +58,60 @@ impl SessionConfig {
             reconnect_max: Duration::from_secs(60),
             clock: Clock::system(),
         }
+    }
+}
+
+/// How a connection's binds divide the work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum BindMode {
+    /// Every bind sends and takes reports.
+    #[default]
+    Transceiver,
+    /// The sending binds are transmitters; one receiver bind takes the reports.
+    TransmitterReceiver,
+}
+
+/// What one bind is bound as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum BindRole {
+    Transceiver,
+    Transmitter,
+    Receiver,
+}
+
+impl BindRole {
+    /// Whether submits go out on a bind of this role.
+    pub fn sends(self) -> bool {
+        self != BindRole::Receiver
+    }
+
+    fn short(self) -> &'static str {
+        match self {
+            BindRole::Transceiver => "trx",
+            BindRole::Transmitter => "tx",
+            BindRole::Receiver => "rx",
+        }
+    }
+}
+
+impl SessionConfig {
+    /// The binds this connection opens, in order: each one's role and label. The label names the
+    /// bind in its session ids; a lone transceiver has none, so its ids read as they always did.
+    pub fn bind_plan(&self) -> Vec<(BindRole, String)> {
+        let n = self.binds.max(1);
+        let sending = match self.bind_mode {
+            BindMode::Transceiver => BindRole::Transceiver,
+            BindMode::TransmitterReceiver => BindRole::Transmitter,
+        };
+        let mut plan: Vec<(BindRole, String)> = (1..=n).map(|i| (sending, format!("{}{i}", sending.short()))).collect();
+        if self.bind_mode == BindMode::TransmitterReceiver {
+            plan.push((BindRole::Receiver, "rx1".into()));
+        }
+        if plan.len() == 1 {
+            plan[0].1.clear();
+        }
+        plan
     }
 }
 

@@ -6,9 +6,10 @@ use std::time::Duration;
 
 use rusmpp::pdus::SubmitSm;
 use rusmpp::{Command, CommandStatus, Pdu};
-use tokio::sync::{oneshot, watch, OwnedSemaphorePermit};
+use tokio::sync::{oneshot, watch};
 
-use super::{Inner, Link, LinkState, Outgoing};
+use super::binds::Slot;
+use super::{BindRole, Inner, Link, LinkState, Outgoing};
 
 /// Why a submit did not get an answer.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -48,7 +49,7 @@ pub struct Permit {
     connection: String,
     sequence_number: u32,
     response_timeout: Duration,
-    _slot: OwnedSemaphorePermit,
+    _slot: Slot,
 }
 
 impl Permit {
@@ -145,50 +146,38 @@ fn accepted_message_id(answer: &Command) -> Option<String> {
 }
 
 impl SessionHandle {
+    /// The connection's state (bound while any sending bind is).
     pub fn state(&self) -> watch::Receiver<LinkState> {
         self.inner.state.subscribe()
     }
 
-    /// Waits for a bound link, a free window slot and the rate limit. Spends nothing while the
-    /// link is down.
-    pub async fn reserve(&self) -> Result<Permit, SubmitFailure> {
-        let slot = self
-            .inner
-            .window
-            .clone()
-            .acquire_owned()
-            .await
-            .map_err(|_| SubmitFailure::NotSent("stopped".into()))?;
-        self.inner.wait_for_rate().await;
-        let link = self.bound_link().await?;
-        let sequence_number = link.next_seq();
-        Ok(Permit {
-            link,
-            connection: self.inner.config.connection.clone(),
-            sequence_number,
-            response_timeout: self.inner.config.response_timeout,
-            _slot: slot,
-        })
+    /// Each bind's role and state, in the order they were opened.
+    pub fn binds(&self) -> Vec<(BindRole, LinkState)> {
+        self.inner
+            .binds
+            .iter()
+            .map(|b| (b.role, b.state.borrow().clone()))
+            .collect()
     }
 
-    /// The bound link, once there is one; an error once the session stopped or the SMSC refused
-    /// the credentials (no link is coming).
-    async fn bound_link(&self) -> Result<Link, SubmitFailure> {
-        let mut links = self.inner.link.subscribe();
+    /// Waits for a bound sending bind with a free window slot, then for the rate limit. Spends
+    /// nothing while no bind is bound. When the bind's link is lost during the wait for the rate,
+    /// looks for a slot again (on any bind).
+    pub async fn reserve(&self) -> Result<Permit, SubmitFailure> {
         loop {
-            if let Some(link) = links.borrow_and_update().clone() {
-                return Ok(link);
-            }
-            if matches!(
-                *self.inner.state.borrow(),
-                LinkState::Stopped | LinkState::BindRefused { .. }
-            ) {
-                return Err(SubmitFailure::NotSent("the session is stopped".into()));
-            }
-            links
-                .changed()
-                .await
-                .map_err(|_| SubmitFailure::NotSent("stopped".into()))?;
+            let (i, slot) = self.inner.free_slot().await?;
+            self.inner.wait_for_rate().await;
+            let Some(link) = self.inner.binds[i].link.borrow().clone() else {
+                continue;
+            };
+            let sequence_number = link.next_seq();
+            return Ok(Permit {
+                link,
+                connection: self.inner.config.connection.clone(),
+                sequence_number,
+                response_timeout: self.inner.config.response_timeout,
+                _slot: slot,
+            });
         }
     }
 }

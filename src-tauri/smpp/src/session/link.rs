@@ -23,6 +23,7 @@ use super::{InboundHandler, Inner, Link, LinkEnd, LinkState, Outgoing, Wire};
 /// Runs a freshly bound link until it is lost or the session stops, and says which.
 pub(super) async fn run_link(
     inner: &Arc<Inner>,
+    i: usize,
     inbound: &Arc<dyn InboundHandler>,
     framed: Wire,
     session_id: String,
@@ -36,7 +37,7 @@ pub(super) async fn run_link(
         // 1 was the bind's.
         seq: Arc::new(AtomicU32::new(2)),
     };
-    announce_bound(inner, &link);
+    announce_bound(inner, i, &link);
 
     // Reports go to one task, in the order they arrived, so that they are stored in that order.
     let (arrivals, arrived) = mpsc::unbounded_channel::<Arrival>();
@@ -44,17 +45,22 @@ pub(super) async fn run_link(
     let mut incoming = Incoming::new(&inner.config, &link, &arrivals);
 
     let end = serve(inner, &link, &mut incoming, framed, &mut outgoing, stopped).await;
-    wind_down(inner, &link, outgoing, arrivals, delivery).await;
+    wind_down(inner, i, &link, outgoing, arrivals, delivery).await;
     end
 }
 
 /// Hands the link to the senders and says (in the log and the state) that it is bound.
-fn announce_bound(inner: &Inner, link: &Link) {
-    inner.link.send_replace(Some(link.clone()));
-    inner.state.send_replace(LinkState::Bound {
-        session_id: link.session_id.clone(),
-        since_ms: inner.config.clock.now_ms(),
-    });
+fn announce_bound(inner: &Inner, i: usize, link: &Link) {
+    if inner.binds[i].role.sends() {
+        inner.set_link(i, Some(link.clone()));
+    }
+    inner.set_state(
+        i,
+        LinkState::Bound {
+            session_id: link.session_id.clone(),
+            since_ms: inner.config.clock.now_ms(),
+        },
+    );
     tracing::info!(session_id = link.session_id, "SMPP link bound");
 }
 
@@ -128,6 +134,7 @@ async fn unbind(sink: &mut SplitSink<Wire, Command>, source: &mut SplitStream<Wi
 /// After the link ended: takes it from the senders and waits (a while) for the reports it read.
 async fn wind_down(
     inner: &Inner,
+    i: usize,
     link: &Link,
     outgoing: mpsc::UnboundedReceiver<Outgoing>,
     arrivals: mpsc::UnboundedSender<Arrival>,
@@ -135,7 +142,7 @@ async fn wind_down(
 ) {
     // Senders whose frames were never written learn it (not sent); those waiting for answers
     // learn the link is gone (their outcome is unknown).
-    inner.link.send_replace(None);
+    inner.set_link(i, None);
     drop(outgoing);
     link.pending.lock().unwrap_or_else(|p| p.into_inner()).clear();
     // Reports already read are stored before the next session starts, so nothing of this session

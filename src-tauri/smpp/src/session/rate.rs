@@ -35,7 +35,10 @@ impl SessionHandle {
             *limits = (window, tps);
             old
         };
-        resize_window(&self.inner.window, old, window);
+        for bind in &self.inner.binds {
+            resize_window(&bind.window, old, window);
+        }
+        self.inner.changed.notify_one();
         tracing::info!(window, tps, "SMPP window and rate changed");
     }
 }

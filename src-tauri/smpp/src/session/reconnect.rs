@@ -1,4 +1,4 @@
-//! The owner task: connect and bind, run the link until it ends, wait with backoff, and again,
+//! A bind's owner task: connect and bind, run the link until it ends, wait with backoff, and again,
 //! until stopped or until the SMSC refuses the credentials.
 
 use std::sync::Arc;
@@ -13,20 +13,26 @@ use super::connect::{connect_and_bind, Bind};
 use super::link::run_link;
 use super::{InboundHandler, Inner, LinkEnd, LinkState, SessionConfig};
 
-/// The session task: binds, runs each link, and reconnects after a loss or a failed bind, until
+/// Bind `i`'s task: binds, runs each link, and reconnects after a loss or a failed bind, until
 /// asked to stop (or the credentials are refused). Ends with the state [`LinkState::Stopped`].
-pub(super) async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut stopped: watch::Receiver<bool>) {
+pub(super) async fn run(
+    inner: Arc<Inner>,
+    i: usize,
+    inbound: Arc<dyn InboundHandler>,
+    mut stopped: watch::Receiver<bool>,
+) {
     let mut attempt: u32 = 0;
     let mut session_no: u64 = 0;
+    let role = inner.binds[i].role;
     loop {
         attempt += 1;
-        inner.state.send_replace(LinkState::Connecting { attempt });
-        let error = match connect_and_bind(&inner.config).await {
+        inner.set_state(i, LinkState::Connecting { attempt });
+        let error = match connect_and_bind(&inner.config, role).await {
             Ok(framed) => {
                 attempt = 0;
                 session_no += 1;
-                let session_id = new_session_id(&inner.config, session_no);
-                match run_link(&inner, &inbound, framed, session_id, &mut stopped).await {
+                let session_id = new_session_id(&inner.config, &inner.binds[i].label, session_no);
+                match run_link(&inner, i, &inbound, framed, session_id, &mut stopped).await {
                     LinkEnd::Stop => break,
                     LinkEnd::Lost(e) => e,
                 }
@@ -34,7 +40,7 @@ pub(super) async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut
             // Wrong credentials will not fix themselves: stop and say so. Other refusals
             // (ESME_RBINDFAIL during maintenance, say) are retried with backoff.
             Err(Bind::Refused(status)) if matches!(status, 0x0E | 0x0F) => {
-                announce_refused(&inner, status);
+                announce_refused(&inner, i, status);
                 until_stopped(&mut stopped).await;
                 break;
             }
@@ -50,43 +56,56 @@ pub(super) async fn run(inner: Arc<Inner>, inbound: Arc<dyn InboundHandler>, mut
             attempt,
             jitter(),
         );
-        announce_down(&inner, error, wait);
+        announce_down(&inner, i, error, wait);
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
             _ = until_stopped(&mut stopped) => break,
         }
     }
-    inner.link.send_replace(None);
-    inner.state.send_replace(LinkState::Stopped);
+    inner.set_link(i, None);
+    inner.set_state(i, LinkState::Stopped);
 }
 
-/// The id of the `session_no`th bound link of this session: connection, number, and when.
-fn new_session_id(config: &SessionConfig, session_no: u64) -> String {
-    format!("{}#{}@{}", config.connection, session_no, config.clock.now_ms())
+/// The id of the `session_no`th bound link of the bind labelled `label`: connection, bind (when
+/// the connection has several), number, and when.
+fn new_session_id(config: &SessionConfig, label: &str, session_no: u64) -> String {
+    let bind = if label.is_empty() {
+        String::new()
+    } else {
+        format!("/{label}")
+    };
+    format!("{}{bind}#{}@{}", config.connection, session_no, config.clock.now_ms())
 }
 
 /// Says (in the log and the state) that the SMSC refused the credentials and nothing is retried.
-fn announce_refused(inner: &Inner, status: u32) {
+fn announce_refused(inner: &Inner, i: usize, status: u32) {
     let info = status::describe(status);
     tracing::error!(
         status = info.name,
+        bind = inner.binds[i].label,
         "the SMSC refused the bind; not retrying until reconfigured"
     );
-    inner.state.send_replace(LinkState::BindRefused {
-        status,
-        name: info.name.into(),
-        since_ms: inner.config.clock.now_ms(),
-    });
+    inner.set_state(
+        i,
+        LinkState::BindRefused {
+            status,
+            name: info.name.into(),
+            since_ms: inner.config.clock.now_ms(),
+        },
+    );
 }
 
 /// Says (in the log and the state) that the link is down for `error`, and when it is tried again.
-fn announce_down(inner: &Inner, error: String, wait: Duration) {
-    tracing::warn!(error = %error, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
-    inner.state.send_replace(LinkState::Down {
-        error,
-        since_ms: inner.config.clock.now_ms(),
-        retry_in_ms: wait.as_millis() as u64,
-    });
+fn announce_down(inner: &Inner, i: usize, error: String, wait: Duration) {
+    tracing::warn!(error = %error, bind = inner.binds[i].label, retry_in_ms = wait.as_millis() as u64, "SMPP link down");
+    inner.set_state(
+        i,
+        LinkState::Down {
+            error,
+            since_ms: inner.config.clock.now_ms(),
+            retry_in_ms: wait.as_millis() as u64,
+        },
+    );
 }
 
 /// How long to wait before connecting again after the `attempt`th failure in a row: exponential
