@@ -41,8 +41,10 @@ pub enum PaceConnection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct SendingLimits {
     pub connection: PaceConnection,
-    /// Requests awaiting their answer at most.
+    /// Requests awaiting their answer at most, on each sending bind.
     pub window: u32,
+    /// Sending binds, each with its own window.
+    pub binds: u32,
     /// Submits per second at most.
     pub tps: u32,
 }
@@ -54,12 +56,14 @@ pub fn sending_limits(smpp: &SmppSettings) -> SendingLimits {
         SendingLimits {
             connection: PaceConnection::Sandbox,
             window: SANDBOX_WINDOW,
+            binds: 1,
             tps: SANDBOX_TPS,
         }
     } else {
         SendingLimits {
             connection: PaceConnection::Provider,
             window: smpp.window.0,
+            binds: smpp.binds.0,
             tps: smpp.tps.0,
         }
     }
@@ -76,7 +80,8 @@ pub struct Pace {
     pub connection: PaceConnection,
     /// Submits per second at most, as the session applies it now.
     pub tps_limit: u32,
-    /// Requests awaiting their answer at most, as the session applies it now.
+    /// Requests awaiting their answer at most, as the session applies it now: the window of each
+    /// sending bind, times the binds.
     pub window: u32,
     /// The most messages per second these limits allow (one submit per message part). The window
     /// can hold it lower when the SMSC answers slowly: `window` answers per round trip at most.
@@ -107,7 +112,7 @@ impl Pace {
             at_ms,
             connection: limits.connection,
             tps_limit: limits.tps,
-            window: limits.window,
+            window: limits.window.saturating_mul(limits.binds.max(1)),
             max_rate_per_s: max_rate,
             queued: counts.waiting,
             sent_last_minute_per_s: measured,

@@ -57,7 +57,7 @@ use crate::store::Store;
 pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
 pub use error::ServiceError;
-pub use health::ConnectionStatus;
+pub use health::{BindStatus, ConnectionStatus};
 pub use inbox::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };

@@ -15,13 +15,14 @@ use smsdesk_engine::operations::{Place, Spec, OPERATIONS};
 use smsdesk_engine::receipts::rules::Rule;
 use smsdesk_engine::said::{FieldCode, SummaryCode};
 use smsdesk_engine::service::{
-    CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch, SubmittedBatch,
+    BindStatus, CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch,
+    SubmittedBatch,
 };
 use smsdesk_engine::settings::{
     Applies, ConnectionTest, ConnectionTestResult, GeneratedSecret, ProviderEdit, ProviderView, SecretBackend,
     SettingChange, SettingField, SettingKind, SettingSource, SettingsSaved, SettingsUpdate, SettingsView, TestOutcome,
 };
-use smsdesk_engine::smpp::session::LinkState;
+use smsdesk_engine::smpp::session::{BindRole, LinkState};
 use smsdesk_engine::sms::encoding::{Encoding, Plan};
 use smsdesk_engine::views::{
     Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, BackupStatus, Candidate,
@@ -150,6 +151,8 @@ fn instance_and_intake() -> Vec<(String, String)> {
         file::<PreviewRow>(),
         file::<Plan>(),
         file::<LinkState>(),
+        file::<BindRole>(),
+        file::<BindStatus>(),
         file::<MessageAction>(),
         file::<ResolveRequest>(),
         file::<SubmitBatch>(),

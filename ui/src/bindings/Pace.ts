@@ -19,7 +19,8 @@ connection: PaceConnection,
  */
 tps_limit: number, 
 /**
- * Requests awaiting their answer at most, as the session applies it now.
+ * Requests awaiting their answer at most, as the session applies it now: the window of each
+ * sending bind, times the binds.
  */
 window: number, 
 /**

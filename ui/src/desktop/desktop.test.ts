@@ -17,7 +17,12 @@ const NOW = Date.UTC(2026, 10, 30, 9, 0, 0);
 const BOUND: LinkState = { state: "bound", session_id: "s1", since_ms: NOW - 60_000 };
 const DOWN: LinkState = { state: "down", error: "connection reset by peer", since_ms: NOW - 5_000, retry_in_ms: 4_000 };
 
-const connection = (link: LinkState, sandbox = false): ConnectionStatus => ({ connection: sandbox ? "sandbox" : "smpp", sandbox, link });
+const connection = (link: LinkState, sandbox = false): ConnectionStatus => ({
+  connection: sandbox ? "sandbox" : "smpp",
+  sandbox,
+  link,
+  binds: [{ role: "transceiver", link }],
+});
 /** Conflict exception `id` concerns message `id * 10`. */
 const seen = (link: LinkState, conflicts: number[] = [], openExceptions = conflicts.length): Observation => ({
   connection: connection(link),

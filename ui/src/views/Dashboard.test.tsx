@@ -18,7 +18,7 @@ const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SINCE = NOW - 20 * 60_000;
 
 function status(link: LinkState, sandbox = true): ConnectionStatus {
-  return { connection: sandbox ? "sandbox" : "smpp", sandbox, link };
+  return { connection: sandbox ? "sandbox" : "smpp", sandbox, link, binds: [{ role: "transceiver", link }] };
 }
 
 function figures(over: Partial<DashboardData> = {}): DashboardData {
@@ -147,6 +147,45 @@ describe("the dashboard", () => {
     for (const e of open) expect(e.querySelector("a")?.getAttribute("href")).toBe("#/exceptions");
     expect(open[0]?.querySelector("a")?.textContent).toBe("Receipts disagree");
     expect(byTestId(root, "exceptions-all").textContent).toBe("See all open exceptions (3)");
+  });
+
+  it("lists each bind of a connection that opens several, and no list for a lone one", async () => {
+    const bound: LinkState = { state: "bound", session_id: "acme/tx1#1@1", since_ms: SINCE };
+    const down: LinkState = { state: "down", error: "connection refused", since_ms: SINCE, retry_in_ms: 2_000 };
+    const pair: ConnectionStatus = {
+      ...status(bound, false),
+      binds: [
+        { role: "transmitter", link: bound },
+        { role: "transmitter", link: down },
+        { role: "receiver", link: down },
+      ],
+    };
+    view = await render(
+      <Dashboard dashboard={ready(figures())} connection={ready(pair)} onRetry={() => {}} onRetryConnection={() => {}} />,
+    );
+    const root = view.container;
+    expect(byTestId(root, "link-state").dataset["state"], "sending while any transmitter is bound").toBe("bound");
+    const binds = [...root.querySelectorAll<HTMLElement>('[data-testid="bind-state"]')];
+    expect(binds.map((b) => [b.dataset["role"], b.dataset["state"]])).toEqual([
+      ["transmitter", "bound"],
+      ["transmitter", "down"],
+      ["receiver", "down"],
+    ]);
+    expect(binds[1]?.textContent).toBe(
+      `Transmitter 2 Down since ${en.formatDateTime(SINCE)}: connection refused, retrying in 2 s`,
+    );
+    expect(binds[2]?.textContent).toContain("Receiver 1 Down since");
+    await view.unmount();
+
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures())}
+        connection={ready(status(bound, false))}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    expect(queryTestId(view.container, "bind-states")).toBeNull();
   });
 
   it("says so when nothing needs a person, and explains a failed load", async () => {

@@ -134,7 +134,34 @@ function ConnectionCard({ connection, onRetry }: { connection: DataState<Connect
           {linkWords(connection.data, i18n)}
         </p>
       )}
+      {connection.status === "ready" && connection.data.binds.length > 1 && <BindStates status={connection.data} />}
     </div>
+  );
+}
+
+/** Each bind of a connection that opens several, numbered within its role ("Transmitter 2"). */
+function BindStates({ status }: { status: ConnectionStatus }) {
+  const i18n = useI18n();
+  const seen = new Map<string, number>();
+  return (
+    <ul className="bind-states" data-testid="bind-states">
+      {status.binds.map((bind, i) => {
+        const n = (seen.get(bind.role) ?? 0) + 1;
+        seen.set(bind.role, n);
+        return (
+          <li
+            key={i}
+            className={`link-state link-${LINK_TONE[bind.link.state]}`}
+            data-testid="bind-state"
+            data-role={bind.role}
+            data-state={bind.link.state}
+          >
+            <span className="bind-role">{i18n.t(`bind.${bind.role}`, { n })}</span>{" "}
+            {linkWords({ ...status, link: bind.link }, i18n)}
+          </li>
+        );
+      })}
+    </ul>
   );
 }
 

@@ -46,6 +46,7 @@ const bound: ConnectionStatus = {
   connection: "smpp",
   sandbox: false,
   link: { state: "bound", session_id: "s", since_ms: NOW - 60_000 },
+  binds: [{ role: "transceiver", link: { state: "bound", session_id: "s", since_ms: NOW - 60_000 } }],
 };
 
 let view: Rendered | undefined;

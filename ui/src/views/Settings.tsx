@@ -26,6 +26,8 @@ const CONNECTION = [
   "smpp.system_type",
   "smpp.interface_version",
   "smpp.address_range",
+  "smpp.bind_mode",
+  "smpp.binds",
   "smpp.source_addr",
 ];
 /**
@@ -41,6 +43,8 @@ const PROVIDER_ONLY = new Set([
   "smpp.system_type",
   "smpp.interface_version",
   "smpp.address_range",
+  "smpp.bind_mode",
+  "smpp.binds",
 ]);
 const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];

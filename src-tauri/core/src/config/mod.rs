@@ -18,8 +18,8 @@ pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
 pub use settings::*;
 pub use value::{
-    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
-    TlvIdBase, UtcOffset,
+    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
+    SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 
 /// The config file's name inside the data directory.

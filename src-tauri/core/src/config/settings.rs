@@ -7,8 +7,8 @@ use super::callbacks::CallbackProviders;
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
 use super::value::{
-    AtLeastOne, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue, SmppVersion, StatusCodes,
-    TlvIdBase, UtcOffset,
+    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
+    SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 use super::{KeySpec, SectionSpec};
 use crate::domain::MessageKind;
@@ -285,12 +285,20 @@ settings! {
         interface_version: SmppVersion = SmppVersion(0x34),
         /// address_range for the bind, if the provider asks for one.
         address_range: String = String::new(),
+        /// How the binds divide the work: "transceiver" (each bind sends and takes receipts) or
+        /// "transmitter_receiver" (the sending binds are transmitters, and one receiver bind
+        /// beside them takes the receipts), as the provider asks.
+        bind_mode: BindModeSetting = BindModeSetting::Transceiver,
+        /// Sending binds to open at once, when the provider asks for several to reach the
+        /// contracted rate. Each has its own window; tps is shared by all of them.
+        binds: BindCount = BindCount(1),
         /// The sender id (up to 11 letters) or number messages go out from.
         source_addr: String = "smsdesk".into(),
-        /// Requests awaiting their answer at most (the SMPP window), with your provider.
+        /// Requests awaiting their answer at most on each bind (the SMPP window), with your
+        /// provider.
         window: AtLeastOne = AtLeastOne(10),
-        /// Submits per second at most (the account's TPS), with your provider: at 10, 20,000
-        /// messages take 33 minutes.
+        /// Submits per second at most (the account's TPS) across all its binds, with your
+        /// provider: at 10, 20,000 messages take 33 minutes.
         tps: AtLeastOne = AtLeastOne(10),
         /// Seconds between enquire_link keepalives.
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),

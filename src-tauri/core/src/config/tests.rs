@@ -165,6 +165,39 @@ fn retry_codes_versions_and_policies_are_read_and_checked() {
 }
 
 #[test]
+fn binds_and_their_mode_are_read_from_the_file_and_the_environment_and_a_count_past_16_is_refused() {
+    let c = from_sources(
+        Path::new("f.toml"),
+        "[smpp]\nbind_mode = \"transmitter_receiver\"\nbinds = 2\n",
+        env(&[]),
+    )
+    .unwrap();
+    assert_eq!(
+        (c.smpp.bind_mode, c.smpp.binds),
+        (BindModeSetting::TransmitterReceiver, BindCount(2))
+    );
+    let c = from_sources(Path::new("f.toml"), "", env(&[("SMSDESK_SMPP_BINDS", "4")])).unwrap();
+    assert_eq!(
+        (c.smpp.bind_mode, c.smpp.binds),
+        (BindModeSetting::Transceiver, BindCount(4)),
+        "one transceiver unless told otherwise"
+    );
+    for (text, says) in [
+        ("[smpp]\nbinds = 40\n", "from 1 to 16"),
+        ("[smpp]\nbinds = 0\n", "from 1 to 16"),
+        (
+            "[smpp]\nbind_mode = \"receiver\"\n",
+            "transceiver or transmitter_receiver",
+        ),
+    ] {
+        let msg = from_sources(Path::new("f.toml"), text, env(&[]))
+            .unwrap_err()
+            .to_string();
+        assert!(msg.contains("smpp.bind") && msg.contains(says), "{text}: {msg}");
+    }
+}
+
+#[test]
 fn a_file_of_version_0_1_with_one_deadline_in_hours_still_starts_and_the_new_settings_win() {
     let old = from_sources(Path::new("smsdesk.toml"), "[receipts]\ndeadline_hours = 12\n", env(&[])).unwrap();
     assert_eq!(

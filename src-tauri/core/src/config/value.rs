@@ -148,6 +148,31 @@ impl AtLeastOne {
     }
 }
 
+/// How many sending binds a connection opens: 1 to [`BindCount::MOST`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BindCount(pub u32);
+
+impl BindCount {
+    /// More binds than any provider contract asks for; a typo past it is refused, not obeyed.
+    pub const MOST: u32 = 16;
+}
+
+impl SettingValue for BindCount {
+    const KIND: &'static str = "integer from 1 to 16";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(&u32::from_toml(value)?.to_string())
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match u32::from_env(text)? {
+            n @ 1..=Self::MOST => Ok(BindCount(n)),
+            n => Err(format!("{n} binds: must be from 1 to {}", Self::MOST)),
+        }
+    }
+    fn to_toml(&self) -> String {
+        self.0.to_string()
+    }
+}
+
 /// How a connection writes provider message ids: as opaque text, or as a number in hex or decimal.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum IdBase {
@@ -406,6 +431,38 @@ impl SettingValue for SmppVersion {
             "\"5.0\"".into()
         } else {
             "\"3.4\"".into()
+        }
+    }
+}
+
+/// How a connection's binds divide the work: every bind a transceiver, or transmitters with one
+/// receiver beside them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BindModeSetting {
+    Transceiver,
+    TransmitterReceiver,
+}
+
+impl SettingValue for BindModeSetting {
+    const KIND: &'static str = "transceiver or transmitter_receiver";
+    fn from_toml(value: &toml::Value) -> Result<Self, String> {
+        Self::from_env(
+            value
+                .as_str()
+                .ok_or_else(|| wrong_type("\"transceiver\" or \"transmitter_receiver\"", value))?,
+        )
+    }
+    fn from_env(text: &str) -> Result<Self, String> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "transceiver" => Ok(BindModeSetting::Transceiver),
+            "transmitter_receiver" => Ok(BindModeSetting::TransmitterReceiver),
+            _ => Err(format!("`{text}` is not transceiver or transmitter_receiver")),
+        }
+    }
+    fn to_toml(&self) -> String {
+        match self {
+            BindModeSetting::Transceiver => "\"transceiver\"".into(),
+            BindModeSetting::TransmitterReceiver => "\"transmitter_receiver\"".into(),
         }
     }
 }

@@ -72,7 +72,8 @@ impl Sending {
     }
 }
 
-/// How the session binds and paces itself, from the settings, to `host:port`.
+/// How the session binds and paces itself, from the settings, to `host:port`. The sandbox binds
+/// one transceiver, at its own pace.
 fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &str, port: u16) -> SessionConfig {
     let limits = sending_limits(smpp);
     SessionConfig {
@@ -81,6 +82,8 @@ fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &s
         system_type: smpp.system_type.clone(),
         address_range: smpp.address_range.clone(),
         interface_version: smpp.interface_version.0,
+        bind_mode: crate::smpp::bind_mode(smpp.bind_mode, smpp.sandbox),
+        binds: limits.binds as usize,
         window: limits.window as usize,
         tps: f64::from(limits.tps),
         enquire_link_every: Duration::from_secs(smpp.enquire_link_seconds.0.into()),
@@ -90,12 +93,15 @@ fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &s
     }
 }
 
-/// How the dispatcher sends, from the settings: it keeps up to twice the session's window
-/// claimed, so the next ones are ready as answers come back.
+/// How the dispatcher sends, from the settings: it keeps up to twice the session's windows (all
+/// its binds') claimed, so the next ones are ready as answers come back.
 pub(super) fn dispatcher_config(config: &Config) -> DispatcherConfig {
     DispatcherConfig {
         source_addr: config.smpp.source_addr.clone(),
-        max_in_flight: sending_limits(&config.smpp).window as usize * 2,
+        max_in_flight: {
+            let limits = sending_limits(&config.smpp);
+            (limits.window * limits.binds) as usize * 2
+        },
         retry: retry_policies(&config.retry),
         classes: ClassOverrides {
             throttled: config.retry.throttled_codes.0.clone(),

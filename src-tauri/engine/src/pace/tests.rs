@@ -22,6 +22,7 @@ fn the_sandbox_runs_at_its_own_limits_whatever_the_providers_are() {
             SendingLimits {
                 connection: PaceConnection::Sandbox,
                 window: SANDBOX_WINDOW,
+                binds: 1,
                 tps: SANDBOX_TPS,
             },
             "smpp.window {window} and smpp.tps {tps} are the provider's"
@@ -36,6 +37,7 @@ fn a_provider_is_sent_to_at_the_accounts_limits() {
         SendingLimits {
             connection: PaceConnection::Provider,
             window: 3,
+            binds: 1,
             tps: 25,
         }
     );

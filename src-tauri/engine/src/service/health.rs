@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::{Service, ServiceError};
 use crate::api::{AppInfo, Health, HealthStatus, WriterHealth};
-use crate::smpp::session::LinkState;
+use crate::smpp::session::{BindRole, LinkState};
 
 /// The SMPP connection messages go out on, as the dashboard shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -17,7 +17,18 @@ pub struct ConnectionStatus {
     /// True while the embedded sandbox SMSC is the connection: no real SMS is sent.
     pub sandbox: bool,
     /// The session's state now: connecting, bound (since when), down (with the last error and
-    /// since when), bind refused, or stopped.
+    /// since when), bind refused, or stopped. Bound while any sending bind is.
+    pub link: LinkState,
+    /// Each bind of the connection and its state, in the order they were opened (one, for a lone
+    /// transceiver).
+    pub binds: Vec<BindStatus>,
+}
+
+/// One bind of the connection, as the dashboard shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct BindStatus {
+    /// Bound as a transceiver, a transmitter or a receiver.
+    pub role: BindRole,
     pub link: LinkState,
 }
 
@@ -29,15 +40,23 @@ impl Service {
 
     /// The connection and its link state now.
     pub fn connection_status(&self) -> Result<ConnectionStatus, ServiceError> {
-        let (connection, sandbox, link) = self
-            .live()
+        let live = self.live();
+        let (connection, sandbox, link) = live
             .link
             .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))?;
         let link = link.borrow().clone();
+        let binds = live
+            .session
+            .map(|s| s.binds())
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(role, link)| BindStatus { role, link })
+            .collect();
         Ok(ConnectionStatus {
             connection,
             sandbox,
             link,
+            binds,
         })
     }
 

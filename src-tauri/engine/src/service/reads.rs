@@ -67,6 +67,7 @@ impl Service {
             return Err(ServiceError::NotFound("an SMPP connection".into()));
         };
         let (window, tps) = session.limits();
+        let binds = session.binds().iter().filter(|(role, _)| role.sends()).count();
         let limits = SendingLimits {
             connection: if sandbox {
                 PaceConnection::Sandbox
@@ -74,6 +75,7 @@ impl Service {
                 PaceConnection::Provider
             },
             window: u32::try_from(window).unwrap_or(u32::MAX),
+            binds: u32::try_from(binds).unwrap_or(1),
             tps: tps.round() as u32,
         };
         let now = self.clock().now_ms();

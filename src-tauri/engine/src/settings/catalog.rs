@@ -75,6 +75,7 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     match (section, key) {
         ("smpp", "password") => entry(Reconnect, SettingKind::Password),
         ("smpp", "interface_version") => choice(Reconnect, &["3.4", "5.0"]),
+        ("smpp", "bind_mode") => choice(Reconnect, &["transceiver", "transmitter_receiver"]),
         ("receipts", "response_id" | "receipt_id") => choice(Now, &["text", "hex", "decimal"]),
         ("receipts", "tlv_id") => choice(Now, &["response", "text", "hex", "decimal"]),
         ("receipts", k) if k.ends_with("_request") => {

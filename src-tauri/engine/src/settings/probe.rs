@@ -60,6 +60,7 @@ pub async fn run(
         system_type: t.system_type.unwrap_or_else(|| saved.system_type.clone()),
         address_range: t.address_range.unwrap_or_else(|| saved.address_range.clone()),
         interface_version: version.0,
+        bind_mode: crate::smpp::bind_mode(saved.bind_mode, sandbox),
         response_timeout: STEP_TIMEOUT,
         ..SessionConfig::new("test", &host, port)
     };

@@ -7,8 +7,19 @@ use std::pin::Pin;
 pub use smsdesk_core::command_status as status;
 pub use smsdesk_smpp::{cstr, session};
 
+use crate::config::BindModeSetting;
 use crate::receipts::ingest::{Ingestor, SmppReceived};
-use session::InboundHandler;
+use session::{BindMode, InboundHandler};
+
+/// The bind mode a connection's session opens with: the setting's, but always a lone transceiver
+/// with the embedded sandbox.
+pub fn bind_mode(setting: BindModeSetting, sandbox: bool) -> BindMode {
+    match setting {
+        _ if sandbox => BindMode::Transceiver,
+        BindModeSetting::Transceiver => BindMode::Transceiver,
+        BindModeSetting::TransmitterReceiver => BindMode::TransmitterReceiver,
+    }
+}
 
 #[cfg(test)]
 mod binds_tests;

@@ -3,8 +3,10 @@ import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { Sections } from "../../App";
 import { BackendError } from "../../backend";
+import type { ConnectionStatus } from "../../bindings/ConnectionStatus";
 import type { ConnectionTest } from "../../bindings/ConnectionTest";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
+import type { LinkState } from "../../bindings/LinkState";
 import type { SettingField } from "../../bindings/SettingField";
 import type { SettingsUpdate } from "../../bindings/SettingsUpdate";
 import type { SettingsView } from "../../bindings/SettingsView";
@@ -59,6 +61,12 @@ function view(sandbox: Partial<SettingField> = {}): SettingsView {
     providers: [],
     presets: [],
   };
+}
+
+/** The connection as the backend reports it: bound on its one transceiver. */
+function boundTo(connection: string, sandbox: boolean, session_id: string): ConnectionStatus {
+  const link: LinkState = { state: "bound", session_id, since_ms: Date.now() };
+  return { connection, sandbox, link, binds: [{ role: "transceiver", link }] };
 }
 
 function answer(outcome: ConnectionTestResult["outcome"], target = "smpp.acme.example:2776"): ConnectionTestResult {
@@ -198,7 +206,7 @@ describe("Connect your provider", () => {
       });
     };
     backend.connection = () =>
-      Promise.resolve({ connection: "smpp", sandbox: false, link: { state: "bound", session_id: "s1", since_ms: Date.now() } });
+      Promise.resolve(boundTo("smpp", false, "s1"));
     const scene = await open(backend);
     const { root } = scene;
     await fillIn(root);
@@ -287,7 +295,7 @@ describe("Connect your provider", () => {
     backend.settings = () => Promise.resolve(view());
     backend.pace = () => new Promise(() => {});
     backend.connection = () =>
-      Promise.resolve({ connection: "sandbox", sandbox: true, link: { state: "bound", session_id: "s", since_ms: Date.now() } });
+      Promise.resolve(boundTo("sandbox", true, "s"));
     window.location.hash = "#/settings/connect";
     rendered = await render(<Sections backend={backend} />);
     await settle();
