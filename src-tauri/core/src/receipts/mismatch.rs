@@ -21,7 +21,9 @@ pub struct ReceiptFacts {
 /// What the message says.
 #[derive(Debug, Clone, Default)]
 pub struct MessageFacts {
-    pub connection: String,
+    /// The connections the message was written to (its tries'), or, before any try, the one it was
+    /// queued for: a message that went out on a backup connection has its receipts from there.
+    pub connections: Vec<String>,
     pub destination: String,
     pub body: String,
     pub created_at: i64,
@@ -42,11 +44,11 @@ const CLOCK_SLACK_MS: i64 = 10 * 60_000;
 
 pub fn check(r: &ReceiptFacts, m: &MessageFacts, timezone_minutes: i32) -> Vec<Mismatch> {
     let mut out = Vec::new();
-    if r.connection != m.connection {
+    if !m.connections.contains(&r.connection) {
         out.push(Mismatch {
             field: "connection",
             receipt: r.connection.clone(),
-            message: m.connection.clone(),
+            message: m.connections.join(", "),
         });
     }
     if let Some(handset) = r.handset.as_deref().filter(|h| !h.trim().is_empty()) {
@@ -136,7 +138,7 @@ mod tests {
 
     fn msg() -> MessageFacts {
         MessageFacts {
-            connection: "sandbox".into(),
+            connections: vec!["sandbox".into()],
             destination: "+33612345678".into(),
             body: "Your code is 1234".into(),
             created_at: naive_to_utc_ms("2026-11-29T12:00:00", 0).unwrap(),
@@ -165,6 +167,28 @@ mod tests {
         };
         let fields: Vec<_> = check(&r, &msg(), 0).into_iter().map(|m| m.field).collect();
         assert_eq!(fields, vec!["connection", "destination", "text", "time"]);
+    }
+
+    #[test]
+    fn a_receipt_from_any_connection_the_message_went_out_on_fits_and_from_no_other() {
+        let sent_on_both = MessageFacts {
+            connections: vec!["primary".into(), "backup".into()],
+            ..msg()
+        };
+        let from = |connection: &str| ReceiptFacts {
+            connection: connection.into(),
+            ..ReceiptFacts::default()
+        };
+        assert_eq!(check(&from("backup"), &sent_on_both, 0), vec![]);
+        assert_eq!(check(&from("primary"), &sent_on_both, 0), vec![]);
+        assert_eq!(
+            check(&from("third"), &sent_on_both, 0),
+            vec![Mismatch {
+                field: "connection",
+                receipt: "third".into(),
+                message: "primary, backup".into(),
+            }]
+        );
     }
 
     #[test]

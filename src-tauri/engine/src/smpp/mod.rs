@@ -24,6 +24,8 @@ pub fn bind_mode(setting: BindModeSetting, sandbox: bool) -> BindMode {
 #[cfg(test)]
 mod binds_tests;
 #[cfg(test)]
+mod connections_tests;
+#[cfg(test)]
 mod tests;
 
 /// The ingestor stores a session's reports in the order they arrived; each is acknowledged to the

@@ -57,14 +57,39 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     Ok(id)
 }
 
+/// The connections message `$m` (a table alias) was written to, one per line: its tries' (those
+/// not refused before the write), or the connection it was queued for before any.
+macro_rules! message_connections {
+    ($m:literal) => {
+        concat!(
+            "coalesce((SELECT group_concat(c, char(10)) FROM (SELECT a.connection AS c FROM attempt a
+                       WHERE a.message_id = ",
+            $m,
+            ".id AND a.outcome <> 'not_sent' GROUP BY a.connection ORDER BY min(a.id))), ",
+            $m,
+            ".connection)"
+        )
+    };
+}
+pub(crate) use message_connections;
+
+/// The connections [`message_connections`] lists, one per line.
+pub(crate) fn connections(lines: String) -> Vec<String> {
+    lines.lines().map(str::to_owned).collect()
+}
+
 /// What a message says, for checking a receipt against it.
 pub fn message_facts(conn: &impl Reads, message_id: i64) -> Result<Option<mismatch::MessageFacts>, StoreError> {
     let conn = conn.connection();
     Ok(conn
-        .prepare_cached("SELECT connection, destination, body, created_at, segments FROM message WHERE id = ?1")?
+        .prepare_cached(concat!(
+            "SELECT ",
+            message_connections!("m"),
+            ", destination, body, created_at, segments FROM message m WHERE id = ?1"
+        ))?
         .query_row([message_id], |r| {
             Ok(mismatch::MessageFacts {
-                connection: r.get(0)?,
+                connections: connections(r.get(0)?),
                 destination: r.get(1)?,
                 body: r.get(2)?,
                 created_at: r.get(3)?,

@@ -166,7 +166,9 @@ pub struct MessageRow {
 macro_rules! message_row {
     ($which:literal) => {
         concat!(
-            "SELECT m.id, m.connection, m.destination, m.body, m.created_at, q.status, q.accepted_at,
+            "SELECT m.id, ",
+            crate::tables::message::message_connections!("m"),
+            ", m.destination, m.body, m.created_at, q.status, q.accepted_at,
                 (SELECT k.id FROM api_key k
                  WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
                 p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments
@@ -185,7 +187,7 @@ impl MessageRow {
         let row = MessageRow {
             id: r.get(0)?,
             facts: MessageFacts {
-                connection: r.get(1)?,
+                connections: crate::tables::message::connections(r.get(1)?),
                 destination: r.get(2)?,
                 body: r.get(3)?,
                 created_at,
