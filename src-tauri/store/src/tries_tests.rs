@@ -120,3 +120,40 @@ fn the_last_try_refused_for_good_is_found_with_its_status() {
         "a part refused for good, though a later part was accepted"
     );
 }
+
+#[test]
+fn a_messages_connections_are_the_queued_one_then_each_other_its_tries_were_written_to_once() {
+    let (_dir, store) = temp_store();
+    let id = new_message(&store, "Rendez-vous demain");
+    let on = |connection: &'static str, outcome: AttemptOutcome| {
+        store
+            .writer()
+            .write_blocking(move |tx| {
+                let wire = attempt::Wire {
+                    connection,
+                    ..attempt::Wire::sandbox()
+                };
+                let a = attempt::begin_attempt(tx, id, 1, wire, 1)?;
+                attempt::finish_attempt(tx, a.id, outcome, None, None, Some(tx.now_ms()))
+            })
+            .unwrap();
+    };
+    let connections = || {
+        store
+            .reader()
+            .read_blocking(move |c| message::message_facts(c, id))
+            .unwrap()
+            .unwrap()
+            .connections
+    };
+    assert_eq!(connections(), ["sandbox"], "before any try: the one it was queued for");
+    on("backup", AttemptOutcome::Temporary);
+    on("sandbox", AttemptOutcome::Timeout);
+    on("backup", AttemptOutcome::Accepted);
+    on("third", AttemptOutcome::NotSent);
+    assert_eq!(
+        connections(),
+        ["sandbox", "backup"],
+        "each once; a try never written names no connection"
+    );
+}

@@ -21,8 +21,8 @@ pub struct ReceiptFacts {
 /// What the message says.
 #[derive(Debug, Clone, Default)]
 pub struct MessageFacts {
-    /// The connections the message was written to (its tries'), or, before any try, the one it was
-    /// queued for: a message that went out on a backup connection has its receipts from there.
+    /// The connection the message was queued for, and any other its tries were written to: a
+    /// message that went out on a backup connection has its receipts from there.
     pub connections: Vec<String>,
     pub destination: String,
     pub body: String,

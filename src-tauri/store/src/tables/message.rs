@@ -57,25 +57,33 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     Ok(id)
 }
 
-/// The connections message `$m` (a table alias) was written to, one per line: its tries' (those
-/// not refused before the write), or the connection it was queued for before any.
+/// The connections of message `$m` (a table alias), one per line: the one it was queued for, then
+/// any other its tries were written to (a failover's). Without a temporary b-tree: the common case
+/// (every try on the queued connection) reads the message's tries through their index and no more.
 macro_rules! message_connections {
     ($m:literal) => {
         concat!(
-            "coalesce((SELECT group_concat(c, char(10)) FROM (SELECT a.connection AS c FROM attempt a
-                       WHERE a.message_id = ",
             $m,
-            ".id AND a.outcome <> 'not_sent' GROUP BY a.connection ORDER BY min(a.id))), ",
+            ".connection || coalesce(char(10) || (SELECT group_concat(a.connection, char(10)) FROM attempt a
+                 WHERE a.message_id = ",
             $m,
-            ".connection)"
+            ".id AND a.outcome <> 'not_sent' AND a.connection <> ",
+            $m,
+            ".connection), '')"
         )
     };
 }
 pub(crate) use message_connections;
 
-/// The connections [`message_connections`] lists, one per line.
+/// The connections [`message_connections`] lists, each once, in the order listed.
 pub(crate) fn connections(lines: String) -> Vec<String> {
-    lines.lines().map(str::to_owned).collect()
+    let mut out: Vec<String> = Vec::new();
+    for line in lines.lines() {
+        if !out.iter().any(|c| c == line) {
+            out.push(line.to_owned());
+        }
+    }
+    out
 }
 
 /// What a message says, for checking a receipt against it.
