@@ -5,12 +5,8 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use rusmpp::pdus::SubmitSm;
-use rusmpp::types::OctetString;
-use rusmpp::values::{EsmClass, RegisteredDelivery};
-
-use super::cstr;
-use super::session::{Session, SessionConfig, SessionHandle};
+use super::session::{Session, SessionConfig};
+use super::tests::{send_by_hand, submit_sm};
 use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
 use crate::messages::{self, NewMessage};
 use crate::receipts::ingest::Ingestor;
@@ -33,53 +29,6 @@ async fn connection(name: &str, ingestor: &Ingestor) -> (Sandbox, Session) {
     };
     let session = Session::start(config, Arc::new(ingestor.clone()));
     (sandbox, session)
-}
-
-/// Sends message `id` on `session` as the dispatcher does (the try recorded with the permit's
-/// connection before the write, the answer after): the provider's id for it.
-async fn send(store: &Store, session: &SessionHandle, id: i64, destination: &str, text: &str) -> String {
-    let permit = session.reserve().await.unwrap();
-    let (connection, session_id, seq) = (
-        permit.connection().to_owned(),
-        permit.session_id().to_owned(),
-        permit.sequence_number(),
-    );
-    let attempt = store
-        .writer()
-        .write(move |tx| {
-            let wire = messages::Wire {
-                connection: &connection,
-                session_id: &session_id,
-                sequence_number: seq,
-            };
-            messages::begin_attempt(tx, id, 1, wire, 1)
-        })
-        .await
-        .unwrap();
-    let pdu = SubmitSm::builder()
-        .source_addr(cstr("SHOP"))
-        .destination_addr(cstr(destination))
-        .esm_class(EsmClass::from(0))
-        .registered_delivery(RegisteredDelivery::from(1))
-        .short_message(OctetString::from_vec(text.as_bytes().to_vec()).unwrap())
-        .build();
-    let answer = permit.submit(pdu).await.unwrap();
-    let provider_id = answer.message_id.expect("accepted");
-    let recorded = provider_id.clone();
-    store
-        .writer()
-        .write(move |tx| {
-            messages::record_accepted(
-                tx,
-                attempt.id,
-                Some(answer.written_at),
-                &recorded,
-                &ReceiptPolicy::default(),
-            )
-        })
-        .await
-        .unwrap();
-    provider_id
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -107,7 +56,7 @@ async fn two_connections_whose_ids_collide_never_cross_attribute_and_a_send_on_t
         );
         let id = store.writer().write(move |tx| messages::insert(tx, &m)).await.unwrap();
         let session = if on_backup { backup.handle() } else { primary.handle() };
-        let provider_id = send(&store, &session, id, &destination, &text).await;
+        let provider_id = send_by_hand(&store, &session, id, submit_sm(&destination, &text)).await;
         sent.push((id, on_backup, provider_id));
     }
     let ids = |backup: bool| -> Vec<&str> {

@@ -8,7 +8,7 @@ use rusmpp::types::OctetString;
 use rusmpp::values::{EsmClass, RegisteredDelivery};
 
 use super::cstr;
-use super::session::{LinkState, Session, SessionConfig, SubmitFailure};
+use super::session::{LinkState, Session, SessionConfig, SessionHandle, SubmitFailure};
 use crate::domain::{DeliveryState, IntakeChannel, MessageKind};
 use crate::messages::{self, NewMessage};
 use crate::receipts::ingest::Ingestor;
@@ -74,7 +74,7 @@ async fn until_within(
         .clone()
 }
 
-fn submit_sm(destination: &str, text: &str) -> SubmitSm {
+pub(super) fn submit_sm(destination: &str, text: &str) -> SubmitSm {
     SubmitSm::builder()
         .source_addr(cstr("SHOP"))
         .destination_addr(cstr(destination))
@@ -82,6 +82,48 @@ fn submit_sm(destination: &str, text: &str) -> SubmitSm {
         .registered_delivery(RegisteredDelivery::from(1))
         .short_message(OctetString::from_vec(text.as_bytes().to_vec()).unwrap())
         .build()
+}
+
+/// Sends message `id` on `session` as the dispatcher does: the try recorded with the permit's
+/// connection, session and sequence number before the write, the acceptance after. The provider's
+/// id for it.
+pub(super) async fn send_by_hand(store: &Store, session: &SessionHandle, id: i64, pdu: SubmitSm) -> String {
+    let permit = session.reserve().await.unwrap();
+    let (connection, session_id, seq) = (
+        permit.connection().to_owned(),
+        permit.session_id().to_owned(),
+        permit.sequence_number(),
+    );
+    let attempt = store
+        .writer()
+        .write(move |tx| {
+            let wire = messages::Wire {
+                connection: &connection,
+                session_id: &session_id,
+                sequence_number: seq,
+            };
+            messages::begin_attempt(tx, id, 1, wire, 1)
+        })
+        .await
+        .unwrap();
+    let answer = permit.submit(pdu).await.unwrap();
+    assert_eq!(answer.command_status, 0, "accepted");
+    let provider_id = answer.message_id.expect("an accepted submit carries the provider's id");
+    let recorded = provider_id.clone();
+    store
+        .writer()
+        .write(move |tx| {
+            messages::record_accepted(
+                tx,
+                attempt.id,
+                Some(answer.written_at),
+                &recorded,
+                &ReceiptPolicy::default(),
+            )
+        })
+        .await
+        .unwrap();
+    provider_id
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -102,44 +144,13 @@ async fn a_submit_is_answered_and_its_receipt_is_stored_before_it_is_acknowledge
         .unwrap();
 
     // The attempt row names the session and sequence number before the PDU is written.
-    let permit = w.session.handle().reserve().await.unwrap();
-    let (connection, session_id, seq) = (
-        permit.connection().to_owned(),
-        permit.session_id().to_owned(),
-        permit.sequence_number(),
-    );
-    let attempt = w
-        .store
-        .writer()
-        .write(move |tx| {
-            let wire = messages::Wire {
-                connection: &connection,
-                session_id: &session_id,
-                sequence_number: seq,
-            };
-            messages::begin_attempt(tx, id, 1, wire, 1)
-        })
-        .await
-        .unwrap();
-    let answer = permit
-        .submit(submit_sm("+33612345600", "Your order shipped"))
-        .await
-        .unwrap();
-    assert_eq!(answer.command_status, 0);
-    let provider_id = answer.message_id.expect("an accepted submit carries the provider's id");
-    w.store
-        .writer()
-        .write(move |tx| {
-            messages::record_accepted(
-                tx,
-                attempt.id,
-                Some(answer.written_at),
-                &provider_id,
-                &ReceiptPolicy::default(),
-            )
-        })
-        .await
-        .unwrap();
+    send_by_hand(
+        &w.store,
+        &w.session.handle(),
+        id,
+        submit_sm("+33612345600", "Your order shipped"),
+    )
+    .await;
 
     let store = w.store.clone();
     let state = tokio::time::timeout(Duration::from_secs(5), async move {
