@@ -221,6 +221,23 @@ fn a_total_stops_at_its_cap_and_at_its_budget_and_says_which() {
         TotalBound::AtLeast,
         "a range larger than the budget"
     );
+    let prefix = MessageFilter {
+        destination: Some("+336100*".into()),
+        ..MessageFilter::default()
+    };
+    assert_eq!(
+        total(&prefix, 100, 2),
+        MessageTotal::exact(30),
+        "a destination range alone is counted in its index, whatever the budget"
+    );
+    assert_eq!(
+        total(&prefix, 25, 2),
+        MessageTotal {
+            count: 25,
+            bound: TotalBound::MoreThan
+        },
+        "and no further than the cap"
+    );
     assert_eq!(
         total(&MessageFilter::default(), 10, 5),
         MessageTotal::exact(30),
@@ -287,4 +304,19 @@ fn a_total_reads_running_totals_or_an_index_range_never_the_table() {
             "{f:?} must not scan a table: {text}"
         );
     }
+    let prefix = MessageFilter {
+        destination: Some("+3361*".into()),
+        ..MessageFilter::default()
+    };
+    let plans = w.read(|c| total_query_plans(c, &prefix));
+    assert!(
+        plans.iter().any(|l| l.contains("COVERING INDEX message_destination ")),
+        "a prefix alone is counted in its index: {plans:?}"
+    );
+    assert!(
+        !plans
+            .iter()
+            .any(|l| l.contains("PRIMARY KEY") || l.contains(" q ") || l.contains(" p ")),
+        "and no row of a table is read: {plans:?}"
+    );
 }

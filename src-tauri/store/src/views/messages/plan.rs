@@ -312,17 +312,28 @@ impl Plan {
     /// How many entries of the destination range (after the cursor, within the dates) there are,
     /// counted up to one more than the budget: the index alone, no row read.
     pub(super) fn range_probe(&self) -> (String, Vec<Value>) {
+        self.range_count_upto(self.budget + 1)
+    }
+
+    /// The entries of the destination range (after the cursor, within the dates) counted up to
+    /// `limit`, from the index alone.
+    pub(super) fn range_count_upto(&self, limit: i64) -> (String, Vec<Value>) {
         let mut where_ = self.driving.sql.clone();
         where_.push("m.id < ?".to_owned());
         let mut params = self.driving.params.clone();
         params.push(Value::Integer(self.before));
-        params.push(Value::Integer(self.budget + 1));
+        params.push(Value::Integer(limit));
         let sql = format!(
             "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
             self.driver.table(),
             where_.join(" AND ")
         );
         (sql, params)
+    }
+
+    /// Whether some condition is checked on the rows rather than by the driving index.
+    pub(super) fn has_residual(&self) -> bool {
+        !self.residual.sql.is_empty()
     }
 
     /// Whether a range of a destination index drives (a prefix or a suffix).

@@ -124,6 +124,20 @@ impl Counter<'_> {
         if !plan.bound_dates(self.c)? {
             return Ok(MessageTotal::exact(0));
         }
+        let over_cap = cap.min(i64::MAX as u64 - 1) as i64 + 1;
+        if plan.is_range() && !plan.has_residual() {
+            // Every entry of the range matches: they are counted in the index alone, no row
+            // read, and no further than the cap.
+            let (sql, params) = plan.range_count_upto(over_cap);
+            let n = self.value(&sql, params)?.unwrap_or(0).max(0) as u64;
+            return Ok(match n > cap {
+                true => MessageTotal {
+                    count: cap,
+                    bound: TotalBound::MoreThan,
+                },
+                false => MessageTotal::exact(n),
+            });
+        }
         let complete = if plan.is_range() {
             let (sql, params) = plan.range_probe();
             let entries = self.value(&sql, params)?.unwrap_or(0);
@@ -136,7 +150,7 @@ impl Counter<'_> {
             true
         };
         let (sql, mut params) = plan.bounded_count_query();
-        params.push(Value::Integer(cap.min(i64::MAX as u64 - 1) as i64 + 1));
+        params.push(Value::Integer(over_cap));
         let n = self.value(&sql, params)?.unwrap_or(0).max(0) as u64;
         Ok(if n > cap {
             MessageTotal {
