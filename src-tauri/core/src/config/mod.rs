@@ -6,6 +6,7 @@
 //! the reason; an unknown key is refused too, since a misspelt setting silently ignored is worse.
 
 mod callbacks;
+mod connections;
 mod hosts;
 mod lists;
 mod settings;
@@ -14,6 +15,7 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use callbacks::{CallbackProvider, CallbackProviders};
+pub use connections::{ConnectionSettings, Route, RouteInput, DEFAULT_ROUTE, OVERRIDABLE};
 pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
 pub use settings::*;
@@ -105,10 +107,22 @@ pub fn from_sources(
         }
     }
     for (section_name, section_value) in &table {
+        let read = match section_name.as_str() {
+            "connections" => connections::read_connections(section_value).map(|c| config.connections = c),
+            "routes" => connections::read_routes(section_value).map(|r| config.routes = r),
+            _ => Ok(()),
+        };
+        read.map_err(|(key, reason)| in_file(key, reason))?;
+        if section_name == "connections" || section_name == "routes" {
+            continue;
+        }
         let Some(section) = SECTIONS.iter().find(|s| s.name == section_name) else {
             return Err(in_file(
                 section_name.clone(),
-                format!("unknown section; known sections: {}", section_names()),
+                format!(
+                    "unknown section; known sections: {}, connections, routes",
+                    section_names()
+                ),
             ));
         };
         let Some(keys) = section_value.as_table() else {
@@ -137,10 +151,12 @@ pub fn from_sources(
 
     let mut overrides: Vec<(String, String)> = env.into_iter().collect();
     overrides.sort();
+    let mut smpp_set = table.contains_key("smpp");
     for (var, value) in overrides {
         let Some((section, key)) = match_env_var(&var)? else {
             continue;
         };
+        smpp_set |= section.name == "smpp";
         config
             .set_from_env(section.name, key.name, &value)
             .map_err(|reason| ConfigError::InEnv {
@@ -149,6 +165,7 @@ pub fn from_sources(
                 reason,
             })?;
     }
+    connections::check(&config, smpp_set).map_err(|(key, reason)| in_file(key, reason))?;
     Ok(config)
 }
 

@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::callbacks::CallbackProviders;
+use super::connections::{ConnectionSettings, Route};
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
 use super::value::{
@@ -26,11 +27,17 @@ macro_rules! settings {
     )* ) => {
         /// The whole configuration, after file, environment and defaults were merged.
         #[derive(Debug, Clone, PartialEq)]
-        pub struct Config { $( pub $section: $Section, )* }
+        pub struct Config {
+            $( pub $section: $Section, )*
+            /// `[connections.<name>]`, in the file's order (none: `[smpp]` is the connection).
+            pub connections: Vec<ConnectionSettings>,
+            /// `[[routes]]`, in order (none: the default route).
+            pub routes: Vec<Route>,
+        }
 
         impl Default for Config {
             fn default() -> Self {
-                Config { $( $section: $Section::default(), )* }
+                Config { $( $section: $Section::default(), )* connections: Vec::new(), routes: Vec::new() }
             }
         }
 
@@ -304,6 +311,17 @@ settings! {
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),
         /// Seconds to wait for an answer before the outcome of a submit counts as unknown.
         response_timeout_seconds: AtLeastOne = AtLeastOne(10),
+    }
+
+    /// Which connection a message goes out on when several are configured ([connections.<name>]
+    /// and [[routes]], see the README): how long a route waits for its connection to come back
+    /// before the messages waiting for it move to the next connection of its list.
+    routing: RoutingSettings {
+        /// Seconds a connection may be down (or its binds refused) before the messages waiting
+        /// for it move on to the route's next connection.
+        failover_grace_seconds: AtLeastOne = AtLeastOne(60),
+        /// The same, for one-time codes, which are worth little late.
+        otp_failover_grace_seconds: AtLeastOne = AtLeastOne(20),
     }
 
     /// What happens after a submit fails. Codes listed here take that class; any other code keeps
