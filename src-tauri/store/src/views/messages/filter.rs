@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::views::ViewError;
 use smsdesk_core::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 
 /// What to list. Every field is optional; they combine with AND. Read from a query string as is
@@ -108,4 +109,27 @@ pub(crate) fn fts_query(q: &str) -> Option<String> {
         })
         .collect();
     (!words.is_empty()).then(|| words.join(" "))
+}
+
+/// Refuses a creation-time range that does not start before it ends.
+pub(super) fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
+    if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
+        if from >= to {
+            return Err(ViewError::InvalidFilter(format!(
+                "from_ms ({from}) must be before to_ms ({to})"
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// The full-text query for the filter's words, if it has any; refused when `q` is given but has
+/// no letter or digit to search for.
+pub(super) fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
+    let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) else {
+        return Ok(None);
+    };
+    let query =
+        fts_query(q).ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
+    Ok(Some(query))
 }

@@ -5,7 +5,7 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::filter::{destination, fts_query, Destination, MessageFilter};
+use super::filter::{check_range, destination, text_query, Destination, MessageFilter};
 use super::summary::SUMMARY_COLUMNS;
 use super::LIST;
 use crate::views::{cursor, page_limit, ViewError};
@@ -482,27 +482,4 @@ impl Plan {
 pub(crate) fn reversed_destination(column: &str) -> String {
     let chars: Vec<String> = (1..=16).map(|k| format!("substr({column}, -{k}, 1)")).collect();
     format!("({})", chars.join(" || "))
-}
-
-/// Refuses a creation-time range that does not start before it ends.
-fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
-    if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
-        if from >= to {
-            return Err(ViewError::InvalidFilter(format!(
-                "from_ms ({from}) must be before to_ms ({to})"
-            )));
-        }
-    }
-    Ok(())
-}
-
-/// The full-text query for the filter's words, if it has any; refused when `q` is given but has
-/// no letter or digit to search for.
-pub(super) fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
-    let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) else {
-        return Ok(None);
-    };
-    let query =
-        fts_query(q).ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
-    Ok(Some(query))
 }

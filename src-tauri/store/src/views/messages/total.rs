@@ -16,8 +16,8 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::filter::{destination, MessageFilter};
-use super::plan::{text_query, Plan};
+use super::filter::{destination, text_query, MessageFilter};
+use super::plan::Plan;
 use crate::views::dashboard::{counted, created_since};
 use crate::views::ViewError;
 use smsdesk_core::domain::DeliveryState;
