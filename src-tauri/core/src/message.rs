@@ -13,7 +13,12 @@ pub struct NewMessage {
     pub encoding: String,
     pub segments: u32,
     pub kind: MessageKind,
+    /// The connection it is queued for: its route's first (its primary).
     pub connection: String,
+    /// The route that took it (config [[routes]], or "default"), kept on its queue row: a
+    /// connection of that route sends it. None (as earlier versions queued): it goes out on
+    /// `connection` alone.
+    pub route: Option<String>,
     /// SMPP registered_delivery requested for it.
     pub registered_delivery: u8,
     pub client_ref: Option<String>,
@@ -69,6 +74,7 @@ impl NewMessage {
             segments: plan.segments,
             kind,
             connection: connection.into(),
+            route: None,
             registered_delivery: 1,
             client_ref: None,
             ordering_key: None,

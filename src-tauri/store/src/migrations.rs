@@ -104,6 +104,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "templates",
         sql: include_str!("migrations/0017_templates.sql"),
     },
+    Migration {
+        version: 18,
+        name: "routes",
+        sql: include_str!("migrations/0018_routes.sql"),
+    },
 ];
 
 /// The schema version this build creates.

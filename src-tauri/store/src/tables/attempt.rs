@@ -52,6 +52,8 @@ pub struct Wire<'a> {
     pub connection: &'a str,
     pub session_id: &'a str,
     pub sequence_number: u32,
+    /// Why it goes out on this connection when that is not its route's first (a failover).
+    pub routing: Option<&'a str>,
 }
 
 impl Wire<'static> {
@@ -62,6 +64,7 @@ impl Wire<'static> {
             connection: "sandbox",
             session_id: "s1",
             sequence_number: 7,
+            routing: None,
         }
     }
 }
@@ -85,8 +88,8 @@ pub fn begin_attempt(
     tx.conn()
         .prepare_cached(
             "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, sequence_number,
-                 created_at, outcome, registered_delivery)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 created_at, outcome, registered_delivery, routing)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
         )?
         .execute(params![
             message_id,
@@ -98,6 +101,7 @@ pub fn begin_attempt(
             now,
             Text(AttemptOutcome::Pending),
             registered_delivery,
+            wire.routing,
         ])?;
     let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Attempt, id);
@@ -170,6 +174,14 @@ pub fn record_accepted(
         connection,
         whole,
     })
+}
+
+/// The connection a try was written to.
+pub fn connection_of(tx: &WriteTx<'_>, attempt_id: i64) -> Result<String, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached("SELECT connection FROM attempt WHERE id = ?1")?
+        .query_row([attempt_id], |r| r.get(0))?)
 }
 
 /// Records how a try ended. `written_at` is when its PDU was written, if it was.

@@ -46,10 +46,17 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     let id = tx.conn().last_insert_rowid();
     tx.conn()
         .prepare_cached(
-            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at, expires_at)
-             VALUES (?1, 'queued', ?2, ?3, ?4, ?5)",
+            "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at, expires_at, route)
+             VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6)",
         )?
-        .execute(params![id, priority, m.scheduled_at.unwrap_or(now), now, m.valid_until])?;
+        .execute(params![
+            id,
+            priority,
+            m.scheduled_at.unwrap_or(now),
+            now,
+            m.valid_until,
+            m.route
+        ])?;
     tx.changed(Entity::Message, id);
     // The messages created by minute, hour and day, in all, and the clock's steps back: summed
     // for the whole transaction and written before it commits (see `crate::totals`).

@@ -23,6 +23,10 @@ pub struct Claimed {
     pub attempts: u32,
     /// Parts (from 1) accepted earlier in this round of sending: they are not sent again.
     pub parts_accepted: Vec<u32>,
+    /// The route that took it (None: queued by an earlier version and not routed since).
+    pub route: Option<String>,
+    /// Kept on one connection (a try there had an unknown outcome, or parts were accepted there).
+    pub pinned: bool,
 }
 
 /// The queued messages whose validity ended by `now`.
@@ -47,43 +51,168 @@ pub fn expiry_due(conn: &impl Reads, now: i64) -> Result<bool, StoreError> {
         .query_row([now], |r| r.get(0))?)
 }
 
-/// Up to `limit` messages due at `now`, each with its number of parts, in the order they go out:
-/// OTPs first, then transactional, then bulk; within a priority, the earliest due; never one past
-/// its validity; and never a message whose ordering key has an earlier message still queued,
-/// sending (a long message stays so until every part is accepted), or waiting for a decision.
-pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32) -> Result<Vec<(Claimed, u32)>, StoreError> {
+/// What one connection may claim now: the messages pinned to it, and the unpinned ones of each
+/// route it serves (of every kind, or one-time codes only while the route's own connection is
+/// down less than the longer grace of the other kinds).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Serving {
+    pub connection: String,
+    /// (route, one-time codes only).
+    pub routes: Vec<(String, bool)>,
+}
+
+impl Serving {
+    /// A connection that serves no route: what is pinned to it or queued for it without a route.
+    pub fn queued_for(connection: &str) -> Serving {
+        Serving {
+            connection: connection.to_owned(),
+            routes: Vec::new(),
+        }
+    }
+}
+
+/// Up to `limit` messages `serving` may claim at `now`, each with its number of parts, in the
+/// order they go out: OTPs first, then transactional, then bulk; within a priority, the earliest
+/// due; never one past its validity; and never a message whose ordering key has an earlier message
+/// still queued, sending (a long message stays so until every part is accepted), or waiting for a
+/// decision. One query per route served (and one for the pinned), each in the order of an index,
+/// merged here.
+pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32, serving: &Serving) -> Result<Vec<(Claimed, u32)>, StoreError> {
+    let mut rows = due_where(tx, "q.pinned = ?3", now, limit, &serving.connection)?;
+    // Queued by an earlier version (no route): on the connection it was queued for, as then.
+    let legacy = "q.route IS NULL AND q.pinned IS NULL AND m.connection = ?3";
+    rows.extend(due_where(tx, legacy, now, limit, &serving.connection)?);
+    for (route, otp_only) in &serving.routes {
+        let filter = match otp_only {
+            true => "q.route = ?3 AND q.pinned IS NULL AND q.priority < 10",
+            false => "q.route = ?3 AND q.pinned IS NULL",
+        };
+        rows.extend(due_where(tx, filter, now, limit, route)?);
+    }
+    rows.sort_by_key(|(order, _)| *order);
+    rows.truncate(limit as usize);
+    Ok(rows.into_iter().map(|(_, c)| c).collect())
+}
+
+/// Where a due message stands in the order they go out: (priority, due time, id).
+type SendOrder = (i64, i64, i64);
+
+/// A due message and its number of parts.
+type Due = (Claimed, u32);
+
+/// The due messages `filter` (on `q`, with `?3` its value) selects, with their order.
+fn due_where(
+    tx: &WriteTx<'_>,
+    filter: &str,
+    now: i64,
+    limit: u32,
+    value: &str,
+) -> Result<Vec<(SendOrder, Due)>, StoreError> {
+    let sql = format!(
+        "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
+                q.attempts, m.segments, q.route, q.priority, q.next_attempt_at, q.pinned IS NOT NULL
+         FROM queue q JOIN message m ON m.id = q.message_id
+         WHERE q.status = 'queued' AND {filter} AND q.next_attempt_at <= ?1
+           AND (q.expires_at IS NULL OR q.expires_at > ?1)
+           AND (m.ordering_key IS NULL OR NOT EXISTS (
+               SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
+               WHERE e.ordering_key = m.ordering_key AND e.id < m.id
+                 AND eq.status IN ('queued', 'sending', 'outcome_unknown', 'held')))
+         ORDER BY q.priority, q.next_attempt_at, q.message_id
+         LIMIT ?2"
+    );
     Ok(tx
         .conn()
-        .prepare_cached(
-            "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
-                    q.attempts, m.segments
-             FROM queue q JOIN message m ON m.id = q.message_id
-             WHERE q.status = 'queued' AND q.next_attempt_at <= ?1
-               AND (q.expires_at IS NULL OR q.expires_at > ?1)
-               AND (m.ordering_key IS NULL OR NOT EXISTS (
-                   SELECT 1 FROM message e JOIN queue eq ON eq.message_id = e.id
-                   WHERE e.ordering_key = m.ordering_key AND e.id < m.id
-                     AND eq.status IN ('queued', 'sending', 'outcome_unknown', 'held')))
-             ORDER BY q.priority, q.next_attempt_at, q.message_id
-             LIMIT ?2",
-        )?
-        .query_map(params![now, limit], |r| {
+        .prepare_cached(&sql)?
+        .query_map(params![now, limit, value], |r| {
+            let id: i64 = r.get(0)?;
             Ok((
-                Claimed {
-                    message_id: r.get(0)?,
-                    destination: r.get(1)?,
-                    body: r.get(2)?,
-                    kind: r.get::<_, Text<_>>(3)?.0,
-                    registered_delivery: r.get(4)?,
-                    expires_at: r.get(5)?,
-                    created_at: r.get(6)?,
-                    attempts: r.get(7)?,
-                    parts_accepted: Vec::new(),
-                },
-                r.get(8)?,
+                (r.get(10)?, r.get(11)?, id),
+                (
+                    Claimed {
+                        message_id: id,
+                        destination: r.get(1)?,
+                        body: r.get(2)?,
+                        kind: r.get::<_, Text<_>>(3)?.0,
+                        registered_delivery: r.get(4)?,
+                        expires_at: r.get(5)?,
+                        created_at: r.get(6)?,
+                        attempts: r.get(7)?,
+                        parts_accepted: Vec::new(),
+                        route: r.get(9)?,
+                        pinned: r.get(12)?,
+                    },
+                    r.get(8)?,
+                ),
             ))
         })?
         .collect::<Result<_, _>>()?)
+}
+
+/// Keeps a message on the connection of `attempt_id` from now on: a try there had an unknown
+/// outcome, or some of its parts were accepted there.
+pub fn pin_to_attempt(tx: &mut WriteTx<'_>, message_id: i64, attempt_id: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE queue SET pinned = (SELECT connection FROM attempt WHERE id = ?2)
+             WHERE message_id = ?1 AND pinned IS NULL",
+        )?
+        .execute(params![message_id, attempt_id])?;
+    Ok(())
+}
+
+/// Messages still to be sent (or decided) that no connection would take: a route that is none of
+/// `routes` (since removed), or, queued by an earlier version with no route, a connection that is
+/// none of `connections` (since renamed). Up to `limit`, from message id `after`.
+pub fn unrouted(
+    tx: &WriteTx<'_>,
+    routes: &[String],
+    connections: &[String],
+    after: i64,
+    limit: u32,
+) -> Result<Vec<Unrouted>, StoreError> {
+    let known = serde_json::to_string(routes).unwrap_or_default();
+    let links = serde_json::to_string(connections).unwrap_or_default();
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "SELECT m.id, m.destination, m.kind, k.name, q.route FROM queue q JOIN message m ON m.id = q.message_id
+             LEFT JOIN api_key k ON k.id = m.api_key_id
+             WHERE q.message_id > ?1 AND q.status IN ('queued', 'sending', 'outcome_unknown', 'held')
+               AND CASE WHEN q.route IS NULL THEN m.connection NOT IN (SELECT value FROM json_each(?4))
+                        ELSE q.route NOT IN (SELECT value FROM json_each(?2)) END
+             ORDER BY q.message_id LIMIT ?3",
+        )?
+        .query_map(params![after, known, limit, links], |r| {
+            Ok(Unrouted {
+                message_id: r.get(0)?,
+                destination: r.get(1)?,
+                kind: r.get::<_, Text<_>>(2)?.0,
+                api_key: r.get(3)?,
+                route: r.get(4)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+/// A message whose route is to be chosen again ([`unrouted`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unrouted {
+    pub message_id: i64,
+    pub destination: String,
+    pub kind: MessageKind,
+    /// The name of the API key that handed it in.
+    pub api_key: Option<String>,
+    /// The route it had, if any.
+    pub route: Option<String>,
+}
+
+/// Gives a message the route chosen for it.
+pub fn set_route(tx: &mut WriteTx<'_>, message_id: i64, route: &str) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("UPDATE queue SET route = ?2 WHERE message_id = ?1")?
+        .execute(params![message_id, route])?;
+    Ok(())
 }
 
 /// Marks a message as being sent, under a lease held by `owner` until `until`.

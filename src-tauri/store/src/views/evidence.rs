@@ -54,11 +54,13 @@ pub struct AttemptView {
     /// The receipt it asked for (registered_delivery: 0 none, 1 final, 2 on failure only, 17
     /// final and intermediate); `None` for a try recorded before smsdesk kept it.
     pub registered_delivery: Option<u8>,
+    /// Why it went out on its connection when that was not its route's first (a failover).
+    pub routing: Option<String>,
 }
 
 pub(crate) const ATTEMPT_COLUMNS: &str = "a.id, a.message_id, a.attempt_no, a.segment_no, a.connection, a.session_id,
      a.sequence_number, a.created_at, a.sent_at, a.responded_at, a.command_status, a.provider_message_id,
-     a.provider_id_norm, a.outcome, a.error, a.registered_delivery";
+     a.provider_id_norm, a.outcome, a.error, a.registered_delivery, a.routing";
 
 pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView> {
     let command_status: Option<u32> = r.get(10)?;
@@ -83,6 +85,7 @@ pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView
         outcome: r.get::<_, Text<_>>(13)?.0,
         error: r.get(14)?,
         registered_delivery: r.get(15)?,
+        routing: r.get(16)?,
     })
 }
 

@@ -102,7 +102,10 @@ fn attempt_entries(a: &AttemptView, parts: u32, out: &mut Vec<TimelineEntry>) {
     out.push(TimelineEntry {
         at_ms: a.created_at_ms,
         kind: TimelineKind::Attempt,
-        summary: format!("Submit {label} recorded on {}{session}.", a.connection),
+        summary: match &a.routing {
+            Some(why) => format!("Submit {label} recorded on {} ({why}){session}.", a.connection),
+            None => format!("Submit {label} recorded on {}{session}.", a.connection),
+        },
         ref_id: a.id,
         part,
     });
