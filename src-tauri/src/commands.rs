@@ -155,6 +155,11 @@ pub fn connection(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
 }
 
 #[tauri::command]
+pub fn connections(engine: State<'_, EngineState>) -> Reply<Vec<ConnectionStatus>> {
+    Ok(engine.service()?.connections_status())
+}
+
+#[tauri::command]
 pub async fn audit_log(engine: State<'_, EngineState>, page: PageRequest) -> Reply<AuditPage> {
     engine
         .service()?

@@ -40,6 +40,9 @@ text_enum! {
         WeakPassword = "weak_password",
         /// The current password given is not the account's.
         WrongPassword = "wrong_password",
+        /// No route of the settings takes the message (or its route's connections are all
+        /// disabled).
+        NoRoute = "no_route",
         /// The number is on the opt-out list for this kind of message.
         DestinationOptedOut = "destination_opted_out",
         /// A field the request does not take.

@@ -39,6 +39,7 @@ fn seed(store: &Store, n: usize) {
                         connection: "bench",
                         session_id: "bench-1",
                         sequence_number: i as u32,
+                        routing: None,
                     };
                     let attempt = messages::begin_attempt(tx, id, 1, wire, 1)?;
                     messages::record_accepted(tx, attempt.id, None, &format!("P{i}"), &policy)?;

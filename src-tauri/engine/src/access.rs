@@ -113,6 +113,14 @@ impl Caller {
         }
     }
 
+    /// The name of the caller's API key, if it is one.
+    pub fn key_name(&self) -> Option<&str> {
+        match self {
+            Caller::Key { name, .. } => Some(name),
+            _ => None,
+        }
+    }
+
     pub fn api_key_id(&self) -> Option<i64> {
         match self {
             Caller::Key { id, .. } => Some(*id),

@@ -160,10 +160,26 @@ pub fn intake_rules(config: &Config) -> IntakeRules {
     IntakeRules {
         default_region: config.intake.default_region.0.clone(),
         connection: connection_name(config),
+        routes: std::sync::Arc::new(enabled_routes(config)),
         max_segments: intake::MAX_SEGMENTS,
         registered_delivery: [r.otp_request, r.transactional_request, r.bulk_request].map(|q| q.registered_delivery()),
         otp_validity_ms: i64::from(config.retry.otp_max_age_minutes.0) * 60_000,
     }
+}
+
+/// The routes, each with its enabled connections only.
+fn enabled_routes(config: &Config) -> Vec<config::Route> {
+    let enabled: Vec<String> = config
+        .connection_list()
+        .into_iter()
+        .filter(|c| c.enabled)
+        .map(|c| c.name)
+        .collect();
+    let mut routes = config.route_list();
+    for r in &mut routes {
+        r.connections.retain(|c| enabled.contains(c));
+    }
+    routes
 }
 
 impl Engine {

@@ -30,6 +30,11 @@ pub fn record_accepted(
     provider_message_id: &str,
     policy: &ReceiptPolicy,
 ) -> Result<Accepted, StoreError> {
+    // By the id rules of the connection it was written to (read only when connections differ).
+    let policy = match policy.connections.is_empty() {
+        true => policy,
+        false => policy.on(&attempt::connection_of(tx, attempt_id)?),
+    };
     let key = policy.response_key(provider_message_id);
     let done = attempt::record_accepted(tx, attempt_id, written_at, provider_message_id, &key)?;
     let matched = correlate::on_provider_id(tx, &done.connection, provider_message_id, done.message_id, policy)?;

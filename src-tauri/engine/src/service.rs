@@ -37,7 +37,7 @@ mod templates;
 
 use std::sync::{Arc, RwLock};
 
-use tokio::sync::{broadcast, watch};
+use tokio::sync::broadcast;
 
 use crate::backups::BackupPlan;
 use crate::clock::Clock;
@@ -51,7 +51,7 @@ use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sealed::Sealer;
 use crate::settings::Settings;
-use crate::smpp::session::{LinkState, SessionHandle};
+use crate::smpp::session::SessionHandle;
 use crate::store::Store;
 
 pub use accounts::{Origin, People, SignedIn};
@@ -85,15 +85,23 @@ pub struct Service {
     known_keys: Arc<KnownKeys>,
 }
 
+/// One running connection, as the service reports it.
+#[derive(Clone)]
+struct LiveLink {
+    connection: String,
+    sandbox: bool,
+    session: SessionHandle,
+}
+
 /// What settings may change while the engine runs: replaced whole, read per request.
 #[derive(Clone)]
 struct Live {
     ingestor: Ingestor,
     rules: Arc<IntakeRules>,
     max_batch: usize,
-    link: Option<(String, bool, watch::Receiver<LinkState>)>,
-    /// The session messages go out on now, for the window and rate it applies.
-    session: Option<SessionHandle>,
+    /// Each running connection: its name, whether it is the sandbox, and its session (for its
+    /// state and the window and rate it applies), in the order the settings list them.
+    links: Vec<LiveLink>,
     callbacks: Arc<CallbackProviders>,
     /// Each kind's limits on tries and age (otp, transactional, bulk), which manual retries obey.
     retry: [RetryPolicy; 3],
@@ -109,8 +117,7 @@ impl Service {
                 ingestor,
                 rules: Arc::new(rules),
                 max_batch,
-                link: None,
-                session: None,
+                links: Vec::new(),
                 callbacks: Arc::default(),
                 retry: RetryLimits::DEFAULT_POLICIES,
                 handsets: None,
@@ -174,11 +181,18 @@ impl Service {
         f(&mut self.live.write().unwrap_or_else(|p| p.into_inner()));
     }
 
-    /// A new session (after the connection settings changed) reports from now on.
-    pub fn set_link(&self, connection: &str, sandbox: bool, session: SessionHandle) {
+    /// The sessions (after the connection settings changed) that report from now on: each
+    /// connection's name, whether it is the sandbox, and its session.
+    pub fn set_links(&self, links: Vec<(String, bool, SessionHandle)>) {
         self.change(|l| {
-            l.link = Some((connection.to_owned(), sandbox, session.state()));
-            l.session = Some(session);
+            l.links = links
+                .into_iter()
+                .map(|(connection, sandbox, session)| LiveLink {
+                    connection,
+                    sandbox,
+                    session,
+                })
+                .collect();
         });
     }
 

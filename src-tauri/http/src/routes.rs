@@ -252,6 +252,12 @@ pub async fn connection(State(s): State<AppState>) -> Result<Json<smsdesk_engine
     Ok(Json(s.ctx.service.connection_status()?))
 }
 
+pub async fn connections(
+    State(s): State<AppState>,
+) -> Result<Json<Vec<smsdesk_engine::service::ConnectionStatus>>, Failure> {
+    Ok(Json(s.ctx.service.connections_status()))
+}
+
 pub async fn dashboard(State(s): State<AppState>) -> Result<Json<views::Dashboard>, Failure> {
     Ok(Json(s.ctx.service.dashboard().await?))
 }

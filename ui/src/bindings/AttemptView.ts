@@ -41,4 +41,8 @@ provider_id_norm: string | null, outcome: AttemptOutcome, error: string | null,
  * The receipt it asked for (registered_delivery: 0 none, 1 final, 2 on failure only, 17
  * final and intermediate); `None` for a try recorded before smsdesk kept it.
  */
-registered_delivery: number | null, };
+registered_delivery: number | null, 
+/**
+ * Why it went out on its connection when that was not its route's first (a failover).
+ */
+routing: string | null, };

@@ -7,11 +7,11 @@ import type { LinkState } from "./LinkState";
  */
 export type ConnectionStatus = { 
 /**
- * "sandbox" or "smpp".
+ * Its name (`[connections.<name>]`; "sandbox" or "smpp" without them).
  */
 connection: string, 
 /**
- * True while the embedded sandbox SMSC is the connection: no real SMS is sent.
+ * True when it is the embedded sandbox SMSC: no real SMS is sent on it.
  */
 sandbox: boolean, 
 /**

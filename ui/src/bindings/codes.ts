@@ -63,6 +63,7 @@ export const FIELD_CODES = [
   "conflict",
   "weak_password",
   "wrong_password",
+  "no_route",
   "destination_opted_out",
   "unknown_field",
   "invalid_type",

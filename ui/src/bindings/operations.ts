@@ -110,8 +110,10 @@ export interface Operations {
   activity(window: ActivityWindow): Promise<Activity>;
   /** How fast messages go out and how long the queue will take: the window and rate in force (the sandbox's own while it is the connection, else the provider account's `smpp.window` and `smpp.tps`), the rate the SMSC accepted submits at over the last minute, and about how long the messages waiting will take at it. */
   pace(): Promise<Pace>;
-  /** The SMPP connection and its link state now (with the last error and since when). */
+  /** The SMPP connection and its link state now (with the last error and since when); with several connections, the first the settings list. */
   connection(): Promise<ConnectionStatus>;
+  /** Every running SMPP connection (`[connections.<name>]`; one without them), in the order the settings list them, each with its link state and binds. */
+  connections(): Promise<ConnectionStatus[]>;
   /** Every operator action and automatic decision, newest first. */
   auditLog(page: PageRequest): Promise<AuditPage>;
   /** API keys (admin only). */
@@ -186,6 +188,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
+  connections: { command: "connections", method: "GET", path: "/connections", args: [], answers: true },
   auditLog: { command: "audit_log", method: "GET", path: "/audit", args: [{ name: "page", place: "query" }], answers: true },
   listKeys: { command: "list_keys", method: "GET", path: "/keys", args: [], answers: true },
   createKey: { command: "create_key", method: "POST", path: "/keys", args: [{ name: "key", place: "body" }], answers: true },

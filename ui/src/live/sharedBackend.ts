@@ -67,6 +67,7 @@ export function shareSubscription(inner: Backend): Backend {
     activity: (window) => inner.activity(window),
     pace: () => inner.pace(),
     connection: () => inner.connection(),
+    connections: () => inner.connections(),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),
     createKey: (key) => inner.createKey(key),

@@ -64,6 +64,7 @@ export class FakeBackend implements Backend {
   activity: Backend["activity"] = this.#unset("activity");
   pace: Backend["pace"] = this.#unset("pace");
   connection: Backend["connection"] = this.#unset("connection");
+  connections: Backend["connections"] = this.#unset("connections");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");

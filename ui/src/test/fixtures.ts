@@ -67,6 +67,7 @@ export function attempt(id: number, over: Partial<AttemptView> = {}): AttemptVie
     outcome: "accepted",
     error: null,
     registered_delivery: 1,
+    routing: null,
     ...over,
   };
 }

@@ -44,7 +44,7 @@ pub struct ConnectionSettings {
 }
 
 /// One route: which messages (every criterion set must match), and the connections they go to.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct Route {
     /// Its name, as the message's timeline shows it ("route 2" when the file gives none).
     pub name: String,

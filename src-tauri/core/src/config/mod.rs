@@ -149,9 +149,18 @@ pub fn from_sources(
         }
     }
 
+    let smpp_from_env = apply_env(&mut config, env)?;
+    connections::check(&config, table.contains_key("smpp") || smpp_from_env)
+        .map_err(|(key, reason)| in_file(key, reason))?;
+    Ok(config)
+}
+
+/// Applies the environment's overrides (in order of their names); true when one set an `[smpp]`
+/// key.
+fn apply_env(config: &mut Config, env: impl IntoIterator<Item = (String, String)>) -> Result<bool, ConfigError> {
     let mut overrides: Vec<(String, String)> = env.into_iter().collect();
     overrides.sort();
-    let mut smpp_set = table.contains_key("smpp");
+    let mut smpp_set = false;
     for (var, value) in overrides {
         let Some((section, key)) = match_env_var(&var)? else {
             continue;
@@ -165,8 +174,7 @@ pub fn from_sources(
                 reason,
             })?;
     }
-    connections::check(&config, smpp_set).map_err(|(key, reason)| in_file(key, reason))?;
-    Ok(config)
+    Ok(smpp_set)
 }
 
 /// Maps `SMSDESK_HTTP_PORT` to (http, port). Variables that name a known section but no key in it

@@ -32,6 +32,8 @@ pub struct ReceiptPolicy {
     pub uncorrelated_grace_ms: i64,
     /// What is done with messages from handsets that arrive among the reports.
     pub inbox: std::sync::Arc<crate::inbox::InboxRules>,
+    /// The rules of connections that set id rules of their own ([`ReceiptPolicy::on`]).
+    pub connections: std::sync::Arc<Vec<(String, ReceiptPolicy)>>,
 }
 
 impl Default for ReceiptPolicy {
@@ -61,17 +63,42 @@ impl From<&ReceiptSettings> for ReceiptPolicy {
             timezone_minutes: s.timezone.minutes,
             uncorrelated_grace_ms: i64::from(s.uncorrelated_grace_seconds) * 1_000,
             inbox: std::sync::Arc::default(),
+            connections: std::sync::Arc::default(),
         }
     }
 }
 
 impl ReceiptPolicy {
     /// The receipt rules of the configuration, with its rules for messages from handsets.
+    /// Each connection's id rules are its own where it sets them (`[connections.<name>]`), the
+    /// section's otherwise.
     pub fn for_config(c: &crate::config::Config) -> ReceiptPolicy {
+        let inbox = std::sync::Arc::new(crate::inbox::InboxRules::from_config(c));
+        let connections = c
+            .connection_list()
+            .into_iter()
+            .filter_map(|link| {
+                let own = c.for_connection(&link.name)?;
+                let policy = ReceiptPolicy {
+                    inbox: inbox.clone(),
+                    ..ReceiptPolicy::from(&own.receipts)
+                };
+                (own.receipts != c.receipts).then_some((link.name, policy))
+            })
+            .collect();
         ReceiptPolicy {
-            inbox: std::sync::Arc::new(crate::inbox::InboxRules::from_config(c)),
+            inbox,
+            connections: std::sync::Arc::new(connections),
             ..ReceiptPolicy::from(&c.receipts)
         }
+    }
+
+    /// The rules on `connection`: its own, or these.
+    pub fn on(&self, connection: &str) -> &ReceiptPolicy {
+        self.connections
+            .iter()
+            .find(|(name, _)| name == connection)
+            .map_or(self, |(_, p)| p)
     }
 }
 

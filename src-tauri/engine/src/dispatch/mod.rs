@@ -1,6 +1,8 @@
 //! Sending: what the dispatcher decides about each message.
 
+mod lanes;
 pub mod queue;
+pub mod routing;
 mod upkeep;
 pub mod worker;
 

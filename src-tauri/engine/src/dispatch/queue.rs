@@ -18,7 +18,9 @@ pub use self::actions::{
 };
 pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
-pub use crate::store::tables::queue::{expiry_due, parts_accepted, status, stranded, Claimed};
+pub use crate::store::tables::queue::{
+    expiry_due, parts_accepted, set_route, status, stranded, unrouted, Claimed, Serving, Unrouted,
+};
 
 use super::retry::GiveUp;
 use crate::domain::{AttemptOutcome, EvidenceRole, ExceptionKind, QueueStatus};
@@ -48,8 +50,9 @@ pub fn claim(
     now: i64,
     lease_ms: i64,
     limit: u32,
+    serving: &queue::Serving,
 ) -> Result<Vec<Claimed>, StoreError> {
-    let claimed = queue::due(tx, now, limit)?;
+    let claimed = queue::due(tx, now, limit, serving)?;
     let mut out = Vec::with_capacity(claimed.len());
     for (mut c, segments) in claimed {
         if segments > 1 {
@@ -70,6 +73,15 @@ pub fn claim(
         out.push(c);
     }
     Ok(out)
+}
+
+/// A message claimed and not tried (no attempt recorded) goes back to the queue as it was, for
+/// whichever connection claims it next; `why` is kept as its last word.
+pub fn give_back(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<(), StoreError> {
+    if queue::status(&*tx, message_id)? == Some(QueueStatus::Sending) {
+        queue::set_status(tx, message_id, QueueStatus::Queued, Some(why), None)?;
+    }
+    Ok(())
 }
 
 /// A claimed message whose validity ended before its next PDU was written: expired, or, when some

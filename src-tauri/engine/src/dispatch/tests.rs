@@ -35,6 +35,7 @@ fn msg(kind: MessageKind) -> NewMessage {
         segments: 1,
         kind,
         connection: "sandbox".into(),
+        route: None,
         registered_delivery: 1,
         client_ref: None,
         ordering_key: None,
@@ -58,7 +59,9 @@ impl Q {
     fn claim(&self, now: i64, limit: u32) -> Vec<Claimed> {
         self.store
             .writer()
-            .write_blocking(move |tx| queue::claim(tx, "test", now, 60_000, limit))
+            .write_blocking(move |tx| {
+                queue::claim(tx, "test", now, 60_000, limit, &queue::Serving::queued_for("sandbox"))
+            })
             .unwrap()
     }
 

@@ -9,6 +9,7 @@
 //!    the database refuses (a full disk) is tried again for up to a lease, and a send that ends
 //!    without its result committed is settled by in-run recovery (`upkeep`), never resent blindly.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,9 +18,11 @@ use rusmpp::types::{EmptyOrFullCOctetString, OctetString};
 use rusmpp::values::{DataCoding, EsmClass, Npi, RegisteredDelivery, Ton};
 use tokio::sync::watch;
 
+use super::lanes;
 use super::queue::{self, Claimed, SendPolicy, SubmitResult};
 use super::retry::RetryPolicy;
-use super::upkeep::{self, Claims, Sending};
+use super::routing::{RouteTable, Router};
+use super::upkeep::{self, Claims};
 use crate::clock::{jitter, Clock};
 use crate::domain::MessageKind;
 use crate::messages;
@@ -85,21 +88,46 @@ impl Default for DispatcherConfig {
 }
 
 /// The rules a dispatcher sends by; replaced while it runs when settings change.
-type Rules = (Arc<ReceiptPolicy>, Arc<DispatcherConfig>);
+pub(super) type Rules = (Arc<ReceiptPolicy>, Arc<DispatcherConfig>);
+
+/// One connection the dispatcher sends on, with the rules it sends by there.
+pub struct Lane {
+    pub session: SessionHandle,
+    pub receipts: ReceiptPolicy,
+    pub config: DispatcherConfig,
+}
 
 pub struct Dispatcher {
     stop: watch::Sender<bool>,
-    rules: watch::Sender<Rules>,
+    rules: HashMap<String, watch::Sender<Rules>>,
     task: tokio::task::JoinHandle<()>,
 }
 
 impl Dispatcher {
-    /// Recovers what a previous process left half-done, then starts sending.
+    /// Recovers what a previous process left half-done, then sends on one connection the
+    /// messages queued for it (no routes: as earlier versions did, and as tests of one link do).
     pub async fn start(
         store: Arc<Store>,
         session: SessionHandle,
         receipts: ReceiptPolicy,
         config: DispatcherConfig,
+    ) -> Result<Dispatcher, StoreError> {
+        let link = vec![(session.connection().to_owned(), session.state())];
+        let router = Arc::new(Router::new(RouteTable::none(), link, store.clock().now_ms()));
+        let lane = Lane {
+            session,
+            receipts,
+            config,
+        };
+        Dispatcher::start_lanes(store, vec![lane], router).await
+    }
+
+    /// Recovers what a previous process left half-done (once, for every connection), then sends
+    /// on each lane the messages `router` gives its connection.
+    pub async fn start_lanes(
+        store: Arc<Store>,
+        lanes: Vec<Lane>,
+        router: Arc<Router>,
     ) -> Result<Dispatcher, StoreError> {
         let (requeued, unknown) = store.writer().write(queue::recover).await?;
         if requeued + unknown > 0 {
@@ -111,27 +139,54 @@ impl Dispatcher {
         }
         let (stop, stopped) = watch::channel(false);
         let claims = Arc::new(Claims::default());
+        let first = lanes.first().map(|l| l.config.clone()).unwrap_or_default();
         let recovery = tokio::spawn(upkeep::recover_stranded(
             store.clone(),
             claims.clone(),
-            config.owner.clone(),
-            upkeep::sweep_every(config.lease),
+            first.owner.clone(),
+            upkeep::sweep_every(first.lease),
             stopped.clone(),
         ));
-        let (rules, current) = watch::channel((Arc::new(receipts), Arc::new(config)));
         let expiry = tokio::spawn(upkeep::expire_on_time(store.clone(), stopped.clone()));
+        let mut rules = HashMap::new();
+        let mut runs = Vec::new();
+        for lane in lanes {
+            let (tx, current) = watch::channel((Arc::new(lane.receipts), Arc::new(lane.config)));
+            rules.insert(lane.session.connection().to_owned(), tx);
+            let run = lanes::run(
+                store.clone(),
+                lane.session,
+                current,
+                claims.clone(),
+                router.clone(),
+                stopped.clone(),
+            );
+            runs.push(tokio::spawn(run));
+        }
         let task = tokio::spawn(async move {
-            run(store, session, current, claims, stopped).await;
+            for run in runs {
+                let _ = run.await;
+            }
             let _ = expiry.await;
             let _ = recovery.await;
         });
         Ok(Dispatcher { stop, rules, task })
     }
 
-    /// New rules (retry limits, classes, receipt policy, sender id) for every message claimed
-    /// from now on; sends already under way finish by the rules they started with.
+    /// New rules (retry limits, classes, receipt policy, sender id) on every connection for
+    /// every message claimed from now on; sends already under way finish by the rules they
+    /// started with.
     pub fn reconfigure(&self, receipts: ReceiptPolicy, config: DispatcherConfig) {
-        self.rules.send_replace((Arc::new(receipts), Arc::new(config)));
+        for rules in self.rules.values() {
+            rules.send_replace((Arc::new(receipts.clone()), Arc::new(config.clone())));
+        }
+    }
+
+    /// New rules on one connection (see [`Dispatcher::reconfigure`]).
+    pub fn reconfigure_lane(&self, connection: &str, receipts: ReceiptPolicy, config: DispatcherConfig) {
+        if let Some(rules) = self.rules.get(connection) {
+            rules.send_replace((Arc::new(receipts), Arc::new(config)));
+        }
     }
 
     /// Stops taking new messages; sends in flight finish (or time out) and are recorded.
@@ -139,103 +194,6 @@ impl Dispatcher {
         let _ = self.stop.send(true);
         let _ = tokio::time::timeout(Duration::from_secs(30), self.task).await;
     }
-}
-
-async fn run(
-    store: Arc<Store>,
-    session: SessionHandle,
-    rules: watch::Receiver<Rules>,
-    claims: Arc<Claims>,
-    mut stopped: watch::Receiver<bool>,
-) {
-    let mut in_flight = tokio::task::JoinSet::new();
-    loop {
-        let (receipts, config) = rules.borrow().clone();
-        if *stopped.borrow() {
-            break;
-        }
-        while in_flight.len() >= config.max_in_flight.max(1) {
-            in_flight.join_next().await;
-        }
-        let permit = tokio::select! {
-            p = session.reserve() => p,
-            _ = stopped.changed() => break,
-        };
-        let Ok(permit) = permit else {
-            tokio::time::sleep(config.idle_poll).await;
-            continue;
-        };
-        let (owner, lease, batch) = (
-            config.owner.clone(),
-            config.lease.as_millis() as i64,
-            config.claim_batch.max(1),
-        );
-        let claimed = claim(&store, &claims, owner, lease, batch).await;
-        match claimed {
-            Ok(claimed) if !claimed.is_empty() => {
-                // The first goes with the permit in hand; the others wait for theirs, so nothing is
-                // attempted while the link is down even if it drops now.
-                let mut permit = Some(permit);
-                for (message, sending) in claimed {
-                    let (store, session, receipts, config) =
-                        (store.clone(), session.clone(), receipts.clone(), config.clone());
-                    let first = permit.take();
-                    let patience = Patience {
-                        lease: config.lease,
-                        stopped: stopped.clone(),
-                    };
-                    in_flight.spawn(async move {
-                        // Until this send ends, in-run recovery leaves the message alone.
-                        let _sending = sending;
-                        let Some(permit) = window_slot(first, &session).await else {
-                            // Stopping: the lease is left for recovery; nothing was attempted.
-                            return;
-                        };
-                        send(store, session, permit, message, (receipts, config), &patience).await;
-                    });
-                }
-            }
-            Ok(_) => {
-                drop(permit);
-                tokio::select! {
-                    _ = tokio::time::sleep(config.idle_poll) => {}
-                    _ = stopped.changed() => break,
-                }
-            }
-            Err(e) => {
-                tracing::error!(error = %e, "claiming from the queue failed");
-                tokio::time::sleep(config.idle_poll).await;
-            }
-        }
-        while in_flight.try_join_next().is_some() {}
-    }
-    while in_flight.join_next().await.is_some() {}
-}
-
-/// Claims up to `batch` due messages under a lease held by `owner`, each marked as being sent
-/// before in-run recovery may look (see [`Claims`]).
-async fn claim(
-    store: &Arc<Store>,
-    claims: &Arc<Claims>,
-    owner: String,
-    lease: i64,
-    batch: u32,
-) -> Result<Vec<(Claimed, Sending)>, StoreError> {
-    let _gate = claims.gate().await;
-    let claimed = store
-        .writer()
-        .write_replayable(move |tx| {
-            let now = tx.now_ms();
-            queue::claim(tx, &owner, now, lease, batch)
-        })
-        .await?;
-    Ok(claimed
-        .into_iter()
-        .map(|m| {
-            let sending = claims.sending(m.message_id);
-            (m, sending)
-        })
-        .collect())
 }
 
 /// SMPP absolute time `YYMMDDhhmmss000+` (UTC) for a validity end.
@@ -287,13 +245,14 @@ fn submit_pdu(
 /// Sends every part of the message not accepted yet, one submit each, stopping at the first that
 /// is not accepted. Each part's validity is checked right before its attempt is recorded and again
 /// right before its PDU is written.
-async fn send(
+pub(super) async fn send(
     store: Arc<Store>,
     session: SessionHandle,
     first: Permit,
     m: Claimed,
     (receipts, config): Rules,
     patience: &Patience,
+    routing: Option<String>,
 ) {
     let (encoding, parts) = encoding::split(&m.body);
     let total = parts.len();
@@ -309,7 +268,7 @@ async fn send(
             // accepted; nothing of this part was recorded, let alone written.
             return;
         };
-        let Some(attempt) = record_attempt(&store, &permit, &m, segment, patience).await else {
+        let Some(attempt) = record_attempt(&store, &permit, &m, segment, patience, routing.clone()).await else {
             return;
         };
         let udh = (total > 1).then(|| encoding::concat_udh(reference, i as u8 + 1, total as u8));
@@ -323,7 +282,7 @@ async fn send(
 
 /// The permit in hand, else the next one the session grants (a bound link, a window slot, the
 /// rate); None when the session grants none.
-async fn window_slot(held: Option<Permit>, session: &SessionHandle) -> Option<Permit> {
+pub(super) async fn window_slot(held: Option<Permit>, session: &SessionHandle) -> Option<Permit> {
     match held {
         Some(p) => Some(p),
         None => session.reserve().await.ok(),
@@ -342,6 +301,7 @@ async fn record_attempt(
     m: &Claimed,
     segment: u32,
     patience: &Patience,
+    routing: Option<String>,
 ) -> Option<i64> {
     let id = m.message_id;
     if past_validity(m, store.clock()) {
@@ -361,6 +321,7 @@ async fn record_attempt(
                 connection: &connection,
                 session_id: &session_id,
                 sequence_number: seq,
+                routing: routing.as_deref(),
             };
             messages::begin_attempt(tx, id, segment, wire, registered_delivery)
         })
@@ -444,11 +405,11 @@ fn past_validity(m: &Claimed, clock: &Clock) -> bool {
 }
 
 /// How long a send keeps trying to record what it came to while the database refuses the write.
-struct Patience {
+pub(super) struct Patience {
     /// A lease: past it, in-run recovery settles the message instead.
-    lease: Duration,
+    pub(super) lease: Duration,
     /// A stopping dispatcher does not wait: start-up recovery settles the message instead.
-    stopped: watch::Receiver<bool>,
+    pub(super) stopped: watch::Receiver<bool>,
 }
 
 /// Records what became of a send. A write refused for want of room (or whose commit failed) is

@@ -3,10 +3,15 @@
 //! older rules, replies from handsets stored before the inbox existed.
 
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::start::Started;
 use super::{EngineError, CHUNK};
+use crate::config::Config;
+use crate::dispatch::queue;
+use crate::domain::IntakeChannel;
+use crate::messages::NewMessage;
 use crate::receipts::ingest;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::{rebuild, rekey};
@@ -19,7 +24,7 @@ pub(super) async fn open_store(
     path: &Path,
     backups: &Path,
     policy: &ReceiptPolicy,
-    connection: &str,
+    config: &Config,
     started: &mut Started,
 ) -> Result<Arc<Store>, EngineError> {
     let store = {
@@ -35,11 +40,57 @@ pub(super) async fn open_store(
         tracing::info!(from = report.from_version, to = report.to_version, db = %path.display(), "database migrated");
     }
     let store = started.store.insert(Arc::new(store)).clone();
-    rekey(&store, policy, connection).await?;
+    rekey_all(&store, policy, config).await?;
+    route_unrouted(store.writer(), config).await?;
     apply_pending_receipts(store.writer(), policy).await?;
     rebuild_wanted(store.writer(), policy).await?;
     file_earlier_replies(store.writer(), policy).await?;
     Ok(store)
+}
+
+/// Makes the stored id keys again on each connection whose id rules changed.
+pub(super) async fn rekey_all(store: &Store, policy: &ReceiptPolicy, config: &Config) -> Result<(), StoreError> {
+    for c in config.connection_list() {
+        rekey(store, policy.on(&c.name), &c.name).await?;
+    }
+    Ok(())
+}
+
+/// Gives a route, by the routes in force, to each message still to be sent that no connection
+/// would take: queued by an earlier version for a connection since renamed, or for a route since
+/// removed. One that no route takes keeps waiting, and is counted in a warning.
+async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreError> {
+    let routes = Arc::new(super::enabled_routes(config));
+    let names: Vec<String> = routes.iter().map(|r| r.name.clone()).collect();
+    let links: Vec<String> = config.connection_list().into_iter().map(|c| c.name).collect();
+    let unmatched = Arc::new(AtomicUsize::new(0));
+    let left = unmatched.clone();
+    let total = in_chunks(writer, move |tx, after| {
+        let rows = queue::unrouted(tx, &names, &links, after, CHUNK)?;
+        for row in &rows {
+            let mut m = NewMessage::text(IntakeChannel::Api, &row.destination, "", row.kind, "");
+            match crate::intake::route(&mut m, &routes, row.api_key.as_deref()) {
+                Ok(()) => queue::set_route(tx, row.message_id, m.route.as_deref().unwrap_or_default())?,
+                Err(_) => _ = left.fetch_add(1, Ordering::Relaxed),
+            }
+        }
+        Ok((rows.len(), rows.last().map_or(after, |r| r.message_id)))
+    })
+    .await?;
+    let unmatched = unmatched.load(Ordering::Relaxed);
+    if total > unmatched {
+        tracing::info!(
+            messages = total - unmatched,
+            "messages waiting to be sent given a route by the routes in force"
+        );
+    }
+    if unmatched > 0 {
+        tracing::warn!(
+            messages = unmatched,
+            "messages waiting to be sent that no route takes: they wait until a route does (add a last [[routes]] without conditions, then restart)"
+        );
+    }
+    Ok(())
 }
 
 /// Makes the stored id keys by the id rules in force, where earlier rules made them.

@@ -5,11 +5,10 @@
 use std::net::SocketAddr;
 use std::sync::Arc;
 
-use super::database::rekey;
-use super::sending::{dispatcher_config, Sending};
-use super::{connection_name, intake_rules};
+use super::database::rekey_all;
+use super::intake_rules;
+use super::sending::Sending;
 use crate::config::{self, Config, SmppSettings};
-use crate::pace::sending_limits;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::Sandbox;
@@ -53,11 +52,16 @@ impl Runtime {
 
     /// Makes `s` the sending side the service and the engine's readers see.
     fn publish(&self, s: &Sending) {
-        self.service
-            .set_link(&s.connection, s.sandbox.is_some(), s.session.handle());
-        self.service.set_handsets(s.sandbox.as_ref().map(Sandbox::handsets));
+        self.service.set_links(
+            s.links
+                .iter()
+                .map(|l| (l.connection.clone(), l.sandbox.is_some(), l.session.handle()))
+                .collect(),
+        );
+        let sandbox = s.links.iter().find_map(|l| l.sandbox.as_ref());
+        self.service.set_handsets(sandbox.map(Sandbox::handsets));
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) =
-            (Some(s.session.handle()), s.sandbox.as_ref().map(Sandbox::addr));
+            (s.first().map(|l| l.session.handle()), sandbox.map(Sandbox::addr));
     }
 
     /// Applies changed settings; true when the SMPP session was replaced (bound again).
@@ -69,30 +73,24 @@ impl Runtime {
         self.service
             .set_retry_limits(super::sending::retry_policies(&new.retry));
         self.service.set_session_lifetimes(super::session_lifetimes(&new));
-        if old.receipts != new.receipts
-            || old.inbox != new.inbox
-            || old.intake.default_region != new.intake.default_region
-        {
+        let id_rules_changed = old.receipts != new.receipts || old.connection_list() != new.connection_list();
+        if id_rules_changed || old.inbox != new.inbox || old.intake.default_region != new.intake.default_region {
             self.service
                 .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
         }
-        if old.receipts != new.receipts {
-            if let Err(e) = rekey(&self.store, &policy, &connection_name(&new)).await {
+        if id_rules_changed {
+            if let Err(e) = rekey_all(&self.store, &policy, &new).await {
                 tracing::error!(error = %e, "making the stored id keys by the new rules failed");
             }
         }
         let mut sending = self.sending.lock().await;
-        if rebind_needed(&old.smpp, &new.smpp) {
+        if rebind_needed(&old, &new) {
             self.rebind(&mut sending, &new, &policy).await;
             return true;
         }
         if let Some(s) = sending.as_ref() {
-            // The same rule the session started with: the sandbox keeps its own pace.
-            let limits = sending_limits(&new.smpp);
-            s.session
-                .handle()
-                .set_limits(limits.window as usize, f64::from(limits.tps));
-            s.dispatcher.reconfigure(policy, dispatcher_config(&new));
+            // The same rule the sessions started with: the sandbox keeps its own pace.
+            s.reconfigure(&new, &policy);
         }
         false
     }
@@ -129,14 +127,21 @@ impl Apply for Runtime {
     }
 }
 
-/// Whether a change of SMPP settings needs a new session (a new bind); the window, the rate and
-/// the sender id change on the running one.
-fn rebind_needed(old: &SmppSettings, new: &SmppSettings) -> bool {
+/// Whether a change of settings needs new sessions (new binds): a connection added, removed,
+/// enabled, disabled or changed beyond its window, rate and sender id, or the routes changed.
+/// The window, the rate and the sender id change on the running sessions.
+fn rebind_needed(old: &Config, new: &Config) -> bool {
     let same_session = |s: &SmppSettings| SmppSettings {
         source_addr: String::new(),
         window: config::AtLeastOne(1),
         tps: config::AtLeastOne(1),
         ..s.clone()
     };
-    same_session(old) != same_session(new)
+    let links = |c: &Config| -> Vec<(String, bool, SmppSettings)> {
+        c.connection_list()
+            .into_iter()
+            .map(|l| (l.name, l.enabled, same_session(&l.smpp)))
+            .collect()
+    };
+    links(old) != links(new) || old.route_list() != new.route_list() || old.routing != new.routing
 }

@@ -1,15 +1,17 @@
-//! The sending side: the SMPP session, its dispatcher, and the sandbox when it is the connection,
-//! all made from the settings. The session's window and rate are the sandbox's own while it is the
-//! connection, the account's settings otherwise ([`sending_limits`]).
+//! The sending side: one SMPP session per enabled connection, the dispatcher that sends on them
+//! by the routes, and the sandbox when it is one of the connections, all made from the settings.
+//! A session's window and rate are the sandbox's own while it is the sandbox, the account's
+//! settings otherwise ([`sending_limits`]).
 
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::{connection_name, EngineError};
+use super::EngineError;
 use crate::clock::Clock;
 use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};
 use crate::dispatch::retry::RetryPolicy;
-use crate::dispatch::worker::{Dispatcher, DispatcherConfig};
+use crate::dispatch::routing::{RouteTable, Router};
+use crate::dispatch::worker::{Dispatcher, DispatcherConfig, Lane};
 use crate::domain::MessageKind;
 use crate::pace::sending_limits;
 use crate::receipts::policy::ReceiptPolicy;
@@ -18,58 +20,102 @@ use crate::smpp::session::{InboundHandler, Session, SessionConfig};
 use crate::smpp::status::ClassOverrides;
 use crate::store::Store;
 
-/// The sending side: the SMPP session, its dispatcher, and the sandbox when it is the connection.
-pub(super) struct Sending {
+/// One connection's link: its session, and the sandbox when it is the sandbox.
+pub(super) struct Link {
     pub(super) connection: String,
     pub(super) sandbox: Option<Sandbox>,
     pub(super) session: Session,
+}
+
+/// The sending side: every enabled connection's link, and the dispatcher.
+pub(super) struct Sending {
+    /// In the order the settings list them: the first is the one shown alone.
+    pub(super) links: Vec<Link>,
     pub(super) dispatcher: Dispatcher,
 }
 
 impl Sending {
-    /// Starts the sandbox (when it is the connection), the session to it or to the configured
-    /// SMSC, and the dispatcher that sends on that session.
+    /// Starts the sandbox (when a connection is the sandbox), a session per enabled connection,
+    /// and the dispatcher that sends on them by the routes.
     pub(super) async fn start(
         config: &Config,
         store: &Arc<Store>,
         inbound: Arc<dyn InboundHandler>,
         policy: &ReceiptPolicy,
     ) -> Result<Sending, EngineError> {
-        let smpp = &config.smpp;
-        let (sandbox, connection, host, port) = if smpp.sandbox {
-            let sandbox = Sandbox::start(SandboxConfig::default())
-                .await
-                .map_err(EngineError::Sandbox)?;
-            let port = sandbox.addr().port();
-            tracing::info!(port, "sandbox SMSC is the connection: no real SMS is sent");
-            (Some(sandbox), connection_name(config), "127.0.0.1".to_owned(), port)
-        } else {
-            (None, connection_name(config), smpp.host.clone(), smpp.port)
-        };
-        let session = Session::start(session_config(smpp, store.clock(), &connection, &host, port), inbound);
-        let dispatcher = Dispatcher::start(
-            store.clone(),
-            session.handle(),
-            policy.clone(),
-            dispatcher_config(config),
-        )
-        .await?;
-        Ok(Sending {
-            connection,
-            sandbox,
-            session,
-            dispatcher,
-        })
+        let mut links = Vec::new();
+        for c in config.connection_list().into_iter().filter(|c| c.enabled) {
+            let own = config.for_connection(&c.name).unwrap_or_else(|| config.clone());
+            let (sandbox, host, port) = if c.smpp.sandbox {
+                let sandbox = Sandbox::start(SandboxConfig::default())
+                    .await
+                    .map_err(EngineError::Sandbox)?;
+                let port = sandbox.addr().port();
+                tracing::info!(port, connection = %c.name, "the sandbox SMSC is a connection: no real SMS is sent on it");
+                (Some(sandbox), "127.0.0.1".to_owned(), port)
+            } else {
+                (None, c.smpp.host.clone(), c.smpp.port)
+            };
+            let session = Session::start(
+                session_config(&own.smpp, store.clock(), &c.name, &host, port),
+                inbound.clone(),
+            );
+            links.push(Link {
+                connection: c.name,
+                sandbox,
+                session,
+            });
+        }
+        let states = links
+            .iter()
+            .map(|l| (l.connection.clone(), l.session.handle().state()))
+            .collect();
+        let router = Router::new(RouteTable::from_config(config), states, store.clock().now_ms());
+        let lanes = links
+            .iter()
+            .map(|l| Lane {
+                session: l.session.handle(),
+                receipts: policy.clone(),
+                config: lane_config(config, &l.connection),
+            })
+            .collect();
+        let dispatcher = Dispatcher::start_lanes(store.clone(), lanes, Arc::new(router)).await?;
+        Ok(Sending { links, dispatcher })
     }
 
-    /// Stops the dispatcher, then the session, then the sandbox.
-    pub(super) async fn stop(self) {
-        self.dispatcher.stop().await;
-        self.session.stop().await;
-        if let Some(s) = self.sandbox {
-            s.stop();
+    /// The first connection's link: the one the single-link status shows.
+    pub(super) fn first(&self) -> Option<&Link> {
+        self.links.first()
+    }
+
+    /// Puts new rules (retry, classes, sender id, pace) into effect on every running link.
+    pub(super) fn reconfigure(&self, config: &Config, policy: &ReceiptPolicy) {
+        for l in &self.links {
+            let own = config.for_connection(&l.connection).unwrap_or_else(|| config.clone());
+            let limits = sending_limits(&own.smpp);
+            l.session
+                .handle()
+                .set_limits(limits.window as usize, f64::from(limits.tps));
+            self.dispatcher
+                .reconfigure_lane(&l.connection, policy.clone(), lane_config(config, &l.connection));
         }
     }
+
+    /// Stops the dispatcher, then the sessions, then the sandbox.
+    pub(super) async fn stop(self) {
+        self.dispatcher.stop().await;
+        for l in self.links {
+            l.session.stop().await;
+            if let Some(s) = l.sandbox {
+                s.stop();
+            }
+        }
+    }
+}
+
+/// How the dispatcher sends on `connection`: by its own settings (sender id, window, codes).
+fn lane_config(config: &Config, connection: &str) -> DispatcherConfig {
+    dispatcher_config(&config.for_connection(connection).unwrap_or_else(|| config.clone()))
 }
 
 /// How the session binds and paces itself, from the settings, to `host:port`. The sandbox binds

@@ -11,7 +11,7 @@ use super::database::open_store;
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
-use super::{connection_name, intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
+use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
 use crate::backups::BackupPlan;
 use crate::config::Config;
@@ -97,7 +97,7 @@ impl Engine {
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
         let policy = ReceiptPolicy::for_config(&config);
-        let store = open_store(&db_path, &backups.dir, &policy, &connection_name(&config), started).await?;
+        let store = open_store(&db_path, &backups.dir, &policy, &config, started).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
 

@@ -258,7 +258,7 @@ async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when
     let claimed = w
         .store
         .writer()
-        .write(move |tx| queue::claim(tx, "test", now, 60_000, 10))
+        .write(move |tx| queue::claim(tx, "test", now, 60_000, 10, &queue::Serving::queued_for("sandbox")))
         .await
         .unwrap();
     let ids: Vec<i64> = claimed.iter().map(|c| c.message_id).collect();

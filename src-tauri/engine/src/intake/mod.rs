@@ -26,6 +26,7 @@
 mod destination;
 mod normalise;
 mod request_hash;
+mod routing;
 mod validate;
 
 #[cfg(test)]
@@ -44,6 +45,7 @@ pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
+pub use routing::route;
 pub use validate::validate;
 
 /// Segments a message may take under the default rules.
@@ -152,8 +154,11 @@ impl fmt::Display for FieldError {
 pub struct IntakeRules {
     /// ISO 3166 alpha-2 code ("FR") of the country national numbers are in.
     pub default_region: Option<String>,
-    /// The connection messages are queued for.
+    /// The connection messages are queued for when there are no routes.
     pub connection: String,
+    /// The routes, in order, each with its enabled connections only (none: every message is
+    /// queued for `connection`, without a route).
+    pub routes: std::sync::Arc<Vec<crate::config::Route>>,
     /// Segments a message may take at most.
     pub max_segments: u32,
     /// The registered_delivery each kind asks for (otp, transactional, bulk).
@@ -169,6 +174,7 @@ impl IntakeRules {
         IntakeRules {
             default_region: default_region.map(str::to_owned),
             connection: connection.into(),
+            routes: std::sync::Arc::default(),
             max_segments: MAX_SEGMENTS,
             registered_delivery: [1; 3],
             otp_validity_ms: DEFAULT_OTP_VALIDITY_MS,

@@ -217,8 +217,15 @@ operations! { $
         errors: [NotFound],
     }
 
-    /// The SMPP connection and its link state now (with the last error and since when).
+    /// The SMPP connection and its link state now (with the last error and since when); with
+    /// several connections, the first the settings list.
     connection: Get "/connection" -> 200 ConnectionStatus {
+        tag: "overview", access: ReadAll,
+    }
+
+    /// Every running SMPP connection (`[connections.<name>]`; one without them), in the order
+    /// the settings list them, each with its link state and binds.
+    connections: Get "/connections" -> 200 [ConnectionStatus] {
         tag: "overview", access: ReadAll,
     }
 

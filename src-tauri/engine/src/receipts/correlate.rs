@@ -24,7 +24,7 @@ pub fn on_provider_id(
     on_key(
         tx,
         connection,
-        &policy.response_key(provider_id),
+        &policy.on(connection).response_key(provider_id),
         message_id,
         policy,
         "The submit response for this message brought its id after the receipt arrived.",

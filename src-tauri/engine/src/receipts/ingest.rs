@@ -529,6 +529,8 @@ impl<'a> ReceiptView<'a> {
 
 /// Applies one stored receipt: de-duplicate, correlate, project, raise exceptions.
 fn process(tx: &mut WriteTx<'_>, r: &ReceiptView<'_>, policy: &ReceiptPolicy) -> Result<Outcome, StoreError> {
+    // Its ids are read by the rules of the connection it arrived on.
+    let policy = policy.on(r.connection);
     match r.kind {
         ReceiptKind::Mo => {
             return Ok(match crate::inbox::receive(tx, r.id, &policy.inbox)? {

@@ -12,9 +12,9 @@ use crate::smpp::session::{BindRole, LinkState};
 /// The SMPP connection messages go out on, as the dashboard shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 pub struct ConnectionStatus {
-    /// "sandbox" or "smpp".
+    /// Its name (`[connections.<name>]`; "sandbox" or "smpp" without them).
     pub connection: String,
-    /// True while the embedded sandbox SMSC is the connection: no real SMS is sent.
+    /// True when it is the embedded sandbox SMSC: no real SMS is sent on it.
     pub sandbox: bool,
     /// The session's state now: connecting, bound (since when), down (with the last error and
     /// since when), bind refused, or stopped. Bound while any sending bind is.
@@ -33,41 +33,51 @@ pub struct BindStatus {
 }
 
 impl Service {
-    /// The name of the connection messages go out on now ("sandbox" or "smpp"; "" before one).
+    /// The name of the first connection ("sandbox" or "smpp" without `[connections]`; "" before
+    /// one runs).
     pub fn connection_name(&self) -> String {
-        self.live().link.map(|(c, _, _)| c).unwrap_or_default()
+        self.live()
+            .links
+            .first()
+            .map(|l| l.connection.clone())
+            .unwrap_or_default()
     }
 
-    /// The connection and its link state now.
+    /// The first connection and its link state now (the only one without `[connections]`).
     pub fn connection_status(&self) -> Result<ConnectionStatus, ServiceError> {
-        let live = self.live();
-        let (connection, sandbox, link) = live
-            .link
-            .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))?;
-        let link = link.borrow().clone();
-        let binds = live
-            .session
-            .map(|s| s.binds())
-            .unwrap_or_default()
+        self.connections_status()
             .into_iter()
-            .map(|(role, link)| BindStatus { role, link })
-            .collect();
-        Ok(ConnectionStatus {
-            connection,
-            sandbox,
-            link,
-            binds,
-        })
+            .next()
+            .ok_or_else(|| ServiceError::NotFound("an SMPP connection".into()))
+    }
+
+    /// Every running connection and its link state now, in the order the settings list them.
+    pub fn connections_status(&self) -> Vec<ConnectionStatus> {
+        self.live()
+            .links
+            .iter()
+            .map(|l| ConnectionStatus {
+                connection: l.connection.clone(),
+                sandbox: l.sandbox,
+                link: l.session.state().borrow().clone(),
+                binds: l
+                    .session
+                    .binds()
+                    .into_iter()
+                    .map(|(role, link)| BindStatus { role, link })
+                    .collect(),
+            })
+            .collect()
     }
 
     /// How this instance is: whether the database writer answers (a probe it must run within
     /// [`WriterHealth::PROBE_TIMEOUT_MS`]), the SMPP link, the last WAL checkpoint.
     pub async fn health(&self, info: &AppInfo) -> Health {
         let writer = self.probe_writer().await;
-        let connection = self.connection_status().ok();
-        let bound = connection
-            .as_ref()
-            .is_some_and(|c| matches!(c.link, LinkState::Bound { .. }));
+        let connections = self.connections_status();
+        // Degraded while any connection is not bound: what waits for it does not go out.
+        let bound = !connections.is_empty() && connections.iter().all(|c| matches!(c.link, LinkState::Bound { .. }));
+        let connection = connections.into_iter().next();
         Health {
             status: status(&writer, bound),
             version: info.version.clone(),

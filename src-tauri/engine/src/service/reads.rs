@@ -63,13 +63,19 @@ impl Service {
     /// last minute, and the queue at that rate. `NotFound` while there is no session.
     pub async fn pace(&self) -> Result<Pace, ServiceError> {
         let live = self.live();
-        let (Some((_, sandbox, _)), Some(session)) = (live.link, live.session) else {
+        if live.links.is_empty() {
             return Err(ServiceError::NotFound("an SMPP connection".into()));
-        };
-        let (window, tps) = session.limits();
-        let binds = session.binds().iter().filter(|(role, _)| role.sends()).count();
+        }
+        // Every connection sends at once: their windows and rates add up.
+        let (mut window, mut tps, mut binds) = (0usize, 0f64, 0usize);
+        for l in &live.links {
+            let (w, t) = l.session.limits();
+            window += w;
+            tps += t;
+            binds += l.session.binds().iter().filter(|(role, _)| role.sends()).count();
+        }
         let limits = SendingLimits {
-            connection: if sandbox {
+            connection: if live.links.iter().all(|l| l.sandbox) {
                 PaceConnection::Sandbox
             } else {
                 PaceConnection::Provider

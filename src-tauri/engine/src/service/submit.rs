@@ -9,7 +9,7 @@ use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
 use crate::domain::IntakeChannel;
 use crate::idempotency::{self, Recorded};
-use crate::intake::{self, FieldError, SubmitMessage, SubmittedMessage};
+use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage};
 use crate::messages::{self, Idempotency, NewMessage};
 use crate::store::{StoreError, WriteTx};
 
@@ -126,6 +126,7 @@ impl Service {
         };
         limits::check_destinations(caller, &news)?;
         stamp(&mut news, caller, key.as_deref(), &scope, &hashes.read);
+        route_each(&mut news, caller, &self.live().rules, route)?;
         let who = caller.clone();
         let stored = self
             .store
@@ -192,6 +193,28 @@ pub(super) fn check_batch_size(what: &str, len: usize, max_batch: usize) -> Resu
     let message = format!("{what} holds at most {max_batch} messages (intake.max_batch); this one has {len}");
     let e = FieldError::new("messages", FieldCode::TooMany, message);
     Err(ServiceError::Invalid(vec![e.with("max", max_batch).with("count", len)]))
+}
+
+/// Gives each message its route (a batch's errors name the message's index).
+fn route_each(news: &mut [NewMessage], caller: &Caller, rules: &IntakeRules, scope: &str) -> Result<(), ServiceError> {
+    let key = caller.key_name();
+    let batch = scope.ends_with("/batch");
+    let mut errors = Vec::new();
+    for (i, n) in news.iter_mut().enumerate() {
+        if let Err(e) = intake::route(n, &rules.routes, key) {
+            errors.push(match batch {
+                true => FieldError {
+                    field: format!("messages[{i}].{}", e.field),
+                    ..e
+                },
+                false => e,
+            });
+        }
+    }
+    match errors.is_empty() {
+        true => Ok(()),
+        false => Err(ServiceError::Invalid(errors)),
+    }
 }
 
 /// An idempotency key, when given, is 1 to [`idempotency::MAX_KEY_LEN`] printable characters.

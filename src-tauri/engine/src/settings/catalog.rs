@@ -70,6 +70,7 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
         ("smpp", "source_addr" | "window" | "tps") => Now,
         ("smpp", _) => Reconnect,
         ("retry" | "receipts" | "intake" | "callbacks" | "inbox", _) => Now,
+        ("routing", _) => Reconnect,
         _ => Restart,
     };
     match (section, key) {

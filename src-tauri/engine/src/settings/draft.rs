@@ -64,6 +64,13 @@ impl Draft {
                 format!("`{key}` is changed in the config file only"),
             ));
         }
+        if section.name == "smpp" && !self.candidate.connections.is_empty() {
+            return Err(field_error(
+                key,
+                FieldCode::ReadOnly,
+                "with [connections], each connection's settings are in its [connections.<name>] table of the config file".into(),
+            ));
+        }
         let before = self.candidate.value_as_toml(section.name, spec.name);
         if let Some(var) = settings.env_set(section.name, spec.name) {
             // The screen sends what it shows: an unchanged locked value is no edit.

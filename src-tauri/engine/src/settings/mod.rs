@@ -182,7 +182,10 @@ impl Settings {
                     choices: entry.choices.iter().map(|c| (*c).to_owned()).collect(),
                     source,
                     env_var: env_var(section.name, spec.name),
-                    editable: env.is_none() && !entry.read_only,
+                    // With [connections], [smpp] is not in force: each connection is edited in its table.
+                    editable: env.is_none()
+                        && !entry.read_only
+                        && (section.name != "smpp" || saved.connections.is_empty()),
                     applies: entry.applies,
                     pending_restart: entry.applies == Applies::Restart && value_of(saved) != value_of(&running),
                     doc: spec.doc.split_whitespace().collect::<Vec<_>>().join(" "),

@@ -101,6 +101,7 @@ pub(super) async fn send_by_hand(store: &Store, session: &SessionHandle, id: i64
                 connection: &connection,
                 session_id: &session_id,
                 sequence_number: seq,
+                routing: None,
             };
             messages::begin_attempt(tx, id, 1, wire, 1)
         })

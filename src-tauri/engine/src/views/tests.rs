@@ -107,6 +107,8 @@ impl World {
                 created_at: tx.now_ms(),
                 attempts: 0,
                 parts_accepted: Vec::new(),
+                route: None,
+                pinned: false,
             };
             let retry = RetryPolicy::default_for(kind);
             let send = queue::SendPolicy {

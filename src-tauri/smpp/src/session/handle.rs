@@ -146,6 +146,11 @@ fn accepted_message_id(answer: &Command) -> Option<String> {
 }
 
 impl SessionHandle {
+    /// The name of the connection it sends on.
+    pub fn connection(&self) -> &str {
+        &self.inner.config.connection
+    }
+
     /// The connection's state (bound while any sending bind is).
     pub fn state(&self) -> watch::Receiver<LinkState> {
         self.inner.state.subscribe()

@@ -49,6 +49,8 @@ export const serverEn = {
   "fieldError.conflict": "This does not go with another value of the form: check the dates and the validity together.",
   "fieldError.weak_password": "This password is refused: too short, too long, or the account’s own name.",
   "fieldError.wrong_password": "This is not the current password.",
+  "fieldError.no_route": "No route of the settings takes this message: ask an admin to add one (a last route without conditions takes every message).",
+  "fieldError.no_route.detailed": "No route of the settings takes this message to {destination}: ask an admin to add one (a last route without conditions takes every message).",
   "fieldError.destination_opted_out": "This number is on the opt-out list: nothing is sent to it.",
   "fieldError.destination_opted_out.detailed": "{phone} is on the opt-out list: nothing is sent to it.",
   "fieldError.unknown_field": "This request does not take this field.",

@@ -50,6 +50,8 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
     "Cette valeur ne va pas avec une autre du formulaire : vérifiez ensemble les dates et la validité.",
   "fieldError.weak_password": "Ce mot de passe est refusé : trop court, trop long, ou identique au nom du compte.",
   "fieldError.wrong_password": "Ce n’est pas le mot de passe actuel.",
+  "fieldError.no_route": "Aucune route des réglages ne prend ce message : demandez à un administrateur d’en ajouter une (une dernière route sans condition prend tous les messages).",
+  "fieldError.no_route.detailed": "Aucune route des réglages ne prend ce message vers {destination} : demandez à un administrateur d’en ajouter une (une dernière route sans condition prend tous les messages).",
   "fieldError.destination_opted_out": "Ce numéro figure sur la liste d’opposition : rien ne lui est envoyé.",
   "fieldError.destination_opted_out.detailed": "{phone} figure sur la liste d’opposition : rien ne lui est envoyé.",
   "fieldError.unknown_field": "Cette demande ne prend pas ce champ.",

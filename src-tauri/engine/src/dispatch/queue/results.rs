@@ -132,9 +132,16 @@ pub fn record(
     };
     let decision = retry::decide(policy.retry, &failed, random);
     match decision {
-        // Parts already accepted are not sent again, so a retry is safe.
-        Decision::Retry { .. } => settle(tx, m, decision, &error),
+        // Parts already accepted are not sent again, so a retry is safe; on the same connection,
+        // whose SMSC holds the parts that went out.
+        Decision::Retry { .. } => {
+            if !claimed.parts_accepted.is_empty() || !parts_accepted(tx, m)?.is_empty() {
+                queue::pin_to_attempt(tx, m, attempt_id)?;
+            }
+            settle(tx, m, decision, &error)
+        }
         Decision::GiveUp { .. } if !parts_accepted(tx, m)?.is_empty() => {
+            queue::pin_to_attempt(tx, m, attempt_id)?;
             let exception_id = hold(tx, m, ExceptionKind::PartlySent, Some(attempt_id), &error)?;
             Ok(Next::Held { exception_id })
         }
@@ -165,6 +172,8 @@ fn unknown_outcome(
     };
     attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), result.written_at())?;
     queue::count_try(tx, m)?;
+    // Whatever comes next, it stays on this connection: the SMSC may have it.
+    queue::pin_to_attempt(tx, m, attempt_id)?;
     let partly = !parts_accepted(tx, m)?.is_empty();
     // A long message partly out is always held: resending it whole would repeat parts.
     if partly || !policy.resend_unknown {
