@@ -93,6 +93,13 @@ pub struct SandboxArgs {
     /// Keep the submit and acceptance counters in this JSON file (for tests on another process)
     #[arg(long, value_name = "FILE")]
     pub counts_file: Option<PathBuf>,
+    /// Refuse binds with any other password (ESME_RINVPASWD), as a provider would a wrong one;
+    /// without it, any password binds
+    #[arg(long, value_name = "PASSWORD")]
+    pub password: Option<String>,
+    /// The message id of the first submit accepted, then counting up (in hex in the answers)
+    #[arg(long, value_name = "N", default_value_t = smsdesk_engine::sandbox::FIRST_ID)]
+    pub first_id: u64,
 }
 
 #[derive(Debug, Args)]
@@ -170,6 +177,8 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
         port: args.port,
         receipt_delay: std::time::Duration::from_millis(args.receipt_delay_ms),
         response_delay: std::time::Duration::from_millis(args.response_delay_ms),
+        password: args.password,
+        first_id: args.first_id,
         ..Default::default()
     };
     let runtime = match tokio::runtime::Builder::new_multi_thread().enable_all().build() {

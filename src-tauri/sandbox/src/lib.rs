@@ -44,7 +44,13 @@ pub struct SandboxConfig {
     pub password: Option<String>,
     /// How long the sandbox takes to answer each submit (a slow SMSC).
     pub response_delay: Duration,
+    /// The message id it gives the first submit it accepts (then counts up), in hex in its
+    /// answers: an SMSC started again may give out the ids of its earlier run, or not.
+    pub first_id: u64,
 }
+
+/// The first message id a sandbox gives by default.
+pub const FIRST_ID: u64 = 0x1000_0000;
 
 impl Default for SandboxConfig {
     fn default() -> Self {
@@ -54,6 +60,7 @@ impl Default for SandboxConfig {
             system_id: "sandbox".into(),
             password: None,
             response_delay: Duration::ZERO,
+            first_id: FIRST_ID,
         }
     }
 }
@@ -155,10 +162,11 @@ impl Sandbox {
         let listener = TcpListener::bind(("127.0.0.1", config.port)).await?;
         let addr = listener.local_addr()?;
         let (drop_all, _) = watch::channel(0);
+        let first_id = config.first_id;
         let shared = Arc::new(Shared {
             config,
             counts: Mutex::default(),
-            next_id: AtomicU64::new(0x1000_0000),
+            next_id: AtomicU64::new(first_id),
             refuse_binds: AtomicBool::new(false),
             binds: AtomicU64::new(0),
             receivers: Mutex::default(),
@@ -280,9 +288,13 @@ pub async fn run_standalone(
     commands: impl std::io::BufRead + Send + 'static,
     stop: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()> {
+    let binds = match config.password {
+        Some(_) => "any system_id, the password given",
+        None => "any system_id and password",
+    };
     let sandbox = Sandbox::start(config).await?;
     say(&format!(
-        "smsdesk sandbox SMSC listening on {} (SMPP; any system_id and password). Sandbox: no real SMS is sent.\n\
+        "smsdesk sandbox SMSC listening on {} (SMPP; {binds}). Sandbox: no real SMS is sent.\n\
          Scenarios by the last two digits of the destination: {}.\n\
          Replies from handsets, typed here one a line (to \"{}\"): mo FROM TEXT..., mo-ticket FROM TICKET TEXT..., \
          mo-sar FROM TEXT...\nStop with Ctrl+C.\n",
