@@ -181,6 +181,51 @@ fn a_database_newer_than_the_binary_is_refused_with_a_clear_message_and_left_unt
     );
 }
 
+/// What the previous release queued for its one connection goes out on it when `[smpp]` is kept
+/// (the same name, no route); when the connections are named anew, the next start gives it a
+/// route by the routes in force, and it goes out on that route's connection.
+#[test]
+fn a_message_queued_by_the_previous_release_goes_out_on_its_connection_or_on_the_route_it_is_given() {
+    let queued = "SELECT count(*) FROM queue WHERE status = 'queued'";
+    let sent_on = |db: &Path, connection: &str| {
+        count(
+            db,
+            &format!(
+                "SELECT count(*) FROM queue q JOIN attempt a ON a.id = q.accepted_attempt_id
+                 WHERE q.message_id = (SELECT max(message_id) FROM queue) AND a.connection = '{connection}'"
+            ),
+        )
+    };
+    for (config, connection, expected) in [
+        ("", "sandbox", None),
+        ("[connections.office]\nsandbox = true\n", "office", Some("default")),
+    ] {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        std::fs::create_dir_all(&data).unwrap();
+        let db = data.join("smsdesk.db");
+        std::fs::copy(fixture(), &db).unwrap();
+        std::fs::write(data.join("smsdesk.toml"), config).unwrap();
+        assert_eq!(count(&db, queued), 1, "the fixture holds one message queued for \"sandbox\"");
+        let mut r = start(&data, &["serve", "--http-port", "0"], &[]);
+        let started = Instant::now();
+        while sent_on(&db, connection) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(60), "not sent on {connection}:\n{}", r.stderr());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        let route: Option<String> = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .unwrap()
+            .query_row("SELECT route FROM queue WHERE message_id = (SELECT max(message_id) FROM queue)", [], |row| row.get(0))
+            .unwrap();
+        assert_eq!(route.as_deref(), expected, "{config:?}");
+        r.signal("TERM");
+        assert!(r.wait(Duration::from_secs(30)).success());
+        if route.is_some() {
+            assert!(r.stderr().contains("given a route by the routes in force"), "{}", r.stderr());
+        }
+    }
+}
+
 // ---- Making the fixture ----
 
 /// Waits until `sql` counts at least `n` in `db`.

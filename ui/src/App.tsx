@@ -112,6 +112,8 @@ const countsExceptions = (event: ChangeEvent): boolean => event.entity === "exce
 const anyChange = (): boolean => true;
 const loadDashboard = (backend: Backend): Promise<DashboardData> => backend.dashboard();
 const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.connection();
+const loadConnections = (backend: Backend): Promise<ConnectionStatus[]> => backend.connections();
+const noConnections = (): Promise<ConnectionStatus[]> => Promise.resolve([]);
 const countsReplies = (event: ChangeEvent): boolean => event.entity === "inbox_message";
 const loadInboxCounts = (backend: Backend): Promise<InboxCounts> => backend.inboxCounts();
 const noInboxCounts = (): Promise<InboxCounts | null> => Promise.resolve(null);
@@ -145,6 +147,10 @@ export function Sections({
   });
   // The banner needs it once; the dashboard follows the link.
   const { state: connection, reload: reloadConnection } = useBackendData(backend, loadConnection, {
+    ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
+  });
+  // Every connection, for the dashboard only (one card each when there are several).
+  const { state: links } = useBackendData(backend, onDashboard ? loadConnections : noConnections, {
     ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
   });
   const openExceptions = dashboard.status === "ready" ? dashboard.data.open_exceptions_total : null;
@@ -189,6 +195,7 @@ export function Sections({
         <Dashboard
           dashboard={dashboard}
           connection={connection}
+          links={links}
           onRetry={reloadDashboard}
           onRetryConnection={reloadConnection}
           {...(may.readAll

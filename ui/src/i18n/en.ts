@@ -421,6 +421,7 @@ export const en = {
   "dashboard.loading": "Loading the figures…",
   "dashboard.error": "Could not load the figures",
   "dashboard.connection": "Connection to the SMS provider",
+  "dashboard.connections": "Connections to the SMS providers",
   "dashboard.connection.loading": "Checking the connection…",
   "dashboard.connection.error": "Could not check the connection",
   "dashboard.created": "Messages created",

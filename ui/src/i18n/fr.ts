@@ -418,6 +418,7 @@ export const fr: Dictionary = {
   "dashboard.loading": "Chargement des chiffres…",
   "dashboard.error": "Impossible de charger les chiffres",
   "dashboard.connection": "Connexion au fournisseur de SMS",
+  "dashboard.connections": "Connexions aux fournisseurs de SMS",
   "dashboard.connection.loading": "Vérification de la connexion…",
   "dashboard.connection.error": "Impossible de vérifier la connexion",
   "dashboard.created": "Messages créés",

@@ -418,6 +418,7 @@ export const ru: Dictionary = {
   "dashboard.loading": "Загрузка сводки…",
   "dashboard.error": "Не удалось загрузить сводку",
   "dashboard.connection": "Соединение с SMS-провайдером",
+  "dashboard.connections": "Соединения с SMS-провайдерами",
   "dashboard.connection.loading": "Проверка соединения…",
   "dashboard.connection.error": "Не удалось проверить соединение",
   "dashboard.created": "Создано сообщений",

@@ -188,6 +188,55 @@ describe("the dashboard", () => {
     expect(queryTestId(view.container, "bind-states")).toBeNull();
   });
 
+  it("names each connection and its link when there are several, and keeps the one card for one", async () => {
+    const bound: LinkState = { state: "bound", session_id: "primary#1@1", since_ms: SINCE };
+    const refused: LinkState = { state: "bind_refused", status: 0x0e, name: "ESME_RINVPASWD", since_ms: SINCE };
+    const primary: ConnectionStatus = { ...status(refused, false), connection: "primary" };
+    const backup: ConnectionStatus = {
+      ...status(bound, false),
+      connection: "backup",
+      binds: [
+        { role: "transmitter", link: bound },
+        { role: "receiver", link: bound },
+      ],
+    };
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures())}
+        connection={ready(primary)}
+        links={ready([primary, backup])}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    const root = view.container;
+    expect(byTestId(root, "dashboard-connection").querySelector("h3")?.textContent).toBe("Connections to the SMS providers");
+    const links = [...root.querySelectorAll<HTMLElement>('[data-testid="connection-link"]')];
+    expect(links.map((l) => [l.dataset["connection"], byTestId(l, "link-state").dataset["state"]])).toEqual([
+      ["primary", "bind_refused"],
+      ["backup", "bound"],
+    ]);
+    expect(byTestId(links[0]!, "link-state").textContent).toContain("primary");
+    expect(byTestId(links[0]!, "link-state").textContent).toContain("ESME_RINVPASWD");
+    expect(queryTestId(links[0]!, "bind-states"), "one bind: no list").toBeNull();
+    expect(links[1]!.querySelectorAll('[data-testid="bind-state"]').length, "the backup's two binds").toBe(2);
+    await view.unmount();
+
+    view = await render(
+      <Dashboard
+        dashboard={ready(figures())}
+        connection={ready(primary)}
+        links={ready([primary])}
+        onRetry={() => {}}
+        onRetryConnection={() => {}}
+      />,
+    );
+    expect(queryTestId(view.container, "connection-links")).toBeNull();
+    expect(byTestId(view.container, "dashboard-connection").querySelector("h3")?.textContent).toBe(
+      "Connection to the SMS provider",
+    );
+  });
+
   it("says so when nothing needs a person, and explains a failed load", async () => {
     view = await render(
       <Dashboard

@@ -72,6 +72,8 @@ export function SandboxBanner({ connection }: { connection: DataState<Connection
 export interface DashboardProps {
   readonly dashboard: DataState<DashboardData>;
   readonly connection: DataState<ConnectionStatus>;
+  /** Every connection; when there are several, each is shown with its name. */
+  readonly links?: DataState<ConnectionStatus[]>;
   readonly onRetry: () => void;
   readonly onRetryConnection: () => void;
   /** The pace of sending and the time the queue will take (it loads its own data). */
@@ -81,14 +83,18 @@ export interface DashboardProps {
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
-export function Dashboard({ dashboard, connection, onRetry, onRetryConnection, pace, charts }: DashboardProps) {
+export function Dashboard({ dashboard, connection, links, onRetry, onRetryConnection, pace, charts }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
   return (
     <section className="panel" aria-labelledby={headingId} data-testid="dashboard">
       <h2 id={headingId}>{t("dashboard.title")}</h2>
       <p className="panel-intro">{t("dashboard.intro")}</p>
-      <ConnectionCard connection={connection} onRetry={onRetryConnection} />
+      {links?.status === "ready" && links.data.length > 1 ? (
+        <ConnectionsCard links={links.data} />
+      ) : (
+        <ConnectionCard connection={connection} onRetry={onRetryConnection} />
+      )}
       {pace}
       {dashboard.status === "loading" && (
         <p className="status" role="status" data-testid="dashboard-loading">
@@ -135,6 +141,30 @@ function ConnectionCard({ connection, onRetry }: { connection: DataState<Connect
         </p>
       )}
       {connection.status === "ready" && connection.data.binds.length > 1 && <BindStates status={connection.data} />}
+    </div>
+  );
+}
+
+/** Several connections: each one's name and link, and its binds when it opens several. */
+function ConnectionsCard({ links }: { links: readonly ConnectionStatus[] }) {
+  const i18n = useI18n();
+  return (
+    <div className="dashboard-connection" data-testid="dashboard-connection">
+      <h3>{i18n.t("dashboard.connections")}</h3>
+      <ul className="connection-links" data-testid="connection-links">
+        {links.map((link) => (
+          <li key={link.connection} data-testid="connection-link" data-connection={link.connection}>
+            <p
+              className={`link-state link-${LINK_TONE[link.link.state]}`}
+              data-testid="link-state"
+              data-state={link.link.state}
+            >
+              <strong className="connection-name">{link.connection}</strong> {linkWords(link, i18n)}
+            </p>
+            {link.binds.length > 1 && <BindStates status={link} />}
+          </li>
+        ))}
+      </ul>
     </div>
   );
 }
