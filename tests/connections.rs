@@ -422,9 +422,11 @@ fn messages_follow_their_routes_fail_over_come_back_and_are_never_sent_twice() {
     let detail = r.get_as_operator(&format!("/api/v1/messages/{refused}")).json();
     let timeline = detail["timeline"].to_string();
     assert!(
-        timeline.contains("route \\\"main\\\", failover: primary refused its binds"),
-        "the timeline says why: {timeline}"
+        timeline.contains("route \\\"main\\\", queued for primary")
+            && timeline.contains("route \\\"main\\\", failover: primary refused its binds"),
+        "the timeline says which route and connection, and why: {timeline}"
     );
+    assert_eq!(detail["queue"]["route"], "main");
     r.signal("TERM");
     assert!(r.wait(Duration::from_secs(30)).success());
     assert_eq!(primary.stop().accepted, 0);

@@ -206,22 +206,38 @@ fn a_message_queued_by_the_previous_release_goes_out_on_its_connection_or_on_the
         let db = data.join("smsdesk.db");
         std::fs::copy(fixture(), &db).unwrap();
         std::fs::write(data.join("smsdesk.toml"), config).unwrap();
-        assert_eq!(count(&db, queued), 1, "the fixture holds one message queued for \"sandbox\"");
+        assert_eq!(
+            count(&db, queued),
+            1,
+            "the fixture holds one message queued for \"sandbox\""
+        );
         let mut r = start(&data, &["serve", "--http-port", "0"], &[]);
         let started = Instant::now();
         while sent_on(&db, connection) == 0 {
-            assert!(started.elapsed() < Duration::from_secs(60), "not sent on {connection}:\n{}", r.stderr());
+            assert!(
+                started.elapsed() < Duration::from_secs(60),
+                "not sent on {connection}:\n{}",
+                r.stderr()
+            );
             std::thread::sleep(Duration::from_millis(100));
         }
         let route: Option<String> = Connection::open_with_flags(&db, OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap()
-            .query_row("SELECT route FROM queue WHERE message_id = (SELECT max(message_id) FROM queue)", [], |row| row.get(0))
+            .query_row(
+                "SELECT route FROM queue WHERE message_id = (SELECT max(message_id) FROM queue)",
+                [],
+                |row| row.get(0),
+            )
             .unwrap();
         assert_eq!(route.as_deref(), expected, "{config:?}");
         r.signal("TERM");
         assert!(r.wait(Duration::from_secs(30)).success());
         if route.is_some() {
-            assert!(r.stderr().contains("given a route by the routes in force"), "{}", r.stderr());
+            assert!(
+                r.stderr().contains("given a route by the routes in force"),
+                "{}",
+                r.stderr()
+            );
         }
     }
 }

@@ -25,4 +25,14 @@ accepted_at_ms: number | null,
 /**
  * The provider ids its accepted submits were given, exactly as returned, in order.
  */
-provider_message_ids: Array<string>, };
+provider_message_ids: Array<string>, 
+/**
+ * The route that took it (`[[routes]]`, or "default"); null for a message queued before
+ * routes, which goes out on its `connection` only.
+ */
+route: string | null, 
+/**
+ * The connection it stays on, should a try there have had an unknown outcome or some of its
+ * parts been accepted there; null while it may fail over.
+ */
+pinned: string | null, };

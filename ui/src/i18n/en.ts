@@ -621,6 +621,8 @@ export const en = {
   "message.validUntil": "Never sent after",
   "message.sender": "Sender",
   "message.connection": "Connection",
+  "message.route": "Route",
+  "message.pinned": "Kept on",
   "message.idempotencyKey": "Idempotency key",
   "message.requestHash": "Request fingerprint",
 

@@ -618,6 +618,8 @@ export const fr: Dictionary = {
   "message.validUntil": "Jamais envoyé après",
   "message.sender": "Expéditeur",
   "message.connection": "Connexion",
+  "message.route": "Route",
+  "message.pinned": "Maintenu sur",
   "message.idempotencyKey": "Clé d’idempotence",
   "message.requestHash": "Empreinte de la requête",
 

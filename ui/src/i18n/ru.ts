@@ -618,6 +618,8 @@ export const ru: Dictionary = {
   "message.validUntil": "Не отправлять после",
   "message.sender": "Отправитель",
   "message.connection": "Подключение",
+  "message.route": "Маршрут",
+  "message.pinned": "Закреплено за",
   "message.idempotencyKey": "Ключ идемпотентности",
   "message.requestHash": "Отпечаток запроса",
 

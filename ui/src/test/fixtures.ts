@@ -218,6 +218,8 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       updated_at_ms: T0 + 1_200,
       accepted_at_ms: T0 + 1_200,
       provider_message_ids: ["0A1b "],
+      route: "default",
+      pinned: null,
     },
     state: {
       state: "delivered",

@@ -60,6 +60,8 @@ describe("message detail: what was sent", () => {
     expect(text(root, "message-body"), "the whole body, line breaks included").toBe("Your order 1042 has shipped.\nTrack it online.");
     expect(text(root, "detail-encoding")).toBe("GSM 7-bit");
     expect(text(root, "detail-parts")).toBe("1");
+    expect(text(root, "detail-route"), "the route that took it").toBe("default");
+    expect(root.querySelector('[data-testid="detail-pinned"]'), "not kept on one connection: not shown").toBeNull();
   });
 });
 

@@ -196,6 +196,37 @@ async fn every_invalid_field_is_named_at_once_and_nothing_is_written() {
 }
 
 #[tokio::test]
+async fn with_named_connections_the_smpp_section_is_shown_read_only_and_an_edit_of_it_refused() {
+    let text = "[connections.primary]\nhost = \"smpp.example.com\"\n\n[routing]\nfailover_grace_seconds = 30\n";
+    let f = Fixture::new(text, &[]);
+    assert!(!f.field("smpp.host").editable, "[smpp] is not in force");
+    assert!(f.field("routing.failover_grace_seconds").editable);
+    assert_eq!(f.field("routing.failover_grace_seconds").applies, Applies::Reconnect);
+    let err = f
+        .settings
+        .update(values(&[("smpp.host", "other.example.com")]))
+        .await
+        .unwrap_err();
+    let SettingsError::Invalid(errors) = err else {
+        panic!("{err}")
+    };
+    assert_eq!(
+        (errors[0].field.as_str(), errors[0].code.as_str()),
+        ("smpp.host", "read_only")
+    );
+    assert!(
+        errors[0].message.contains("[connections.<name>]"),
+        "{}",
+        errors[0].message
+    );
+    assert_eq!(f.text(), text, "nothing written");
+    assert!(
+        Fixture::new("", &[]).field("smpp.host").editable,
+        "without connections, [smpp] is edited here"
+    );
+}
+
+#[tokio::test]
 async fn a_network_bind_without_allow_network_is_refused_before_it_breaks_the_next_start() {
     let f = Fixture::new("", &[]);
     let err = f

@@ -91,6 +91,12 @@ pub struct QueueView {
     pub accepted_at_ms: Option<i64>,
     /// The provider ids its accepted submits were given, exactly as returned, in order.
     pub provider_message_ids: Vec<String>,
+    /// The route that took it (`[[routes]]`, or "default"); null for a message queued before
+    /// routes, which goes out on its `connection` only.
+    pub route: Option<String>,
+    /// The connection it stays on, should a try there have had an unknown outcome or some of its
+    /// parts been accepted there; null while it may fail over.
+    pub pinned: Option<String>,
 }
 
 /// The projection's flags.
@@ -225,7 +231,7 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      m.scheduled_at, m.registered_delivery, m.connection, m.api_key_id, k.name,
      q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
      p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
-     p.flag_mismatch, p.flag_id_disagree, m.submitted_by";
+     p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned";
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
     let message = MessageRecord {
@@ -269,6 +275,8 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         updated_at_ms: r.get(34)?,
         accepted_at_ms: None,
         provider_message_ids: Vec::new(),
+        route: r.get(46)?,
+        pinned: r.get(47)?,
     };
     let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
         Some(state) => Some(StoredState {
@@ -434,7 +442,14 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
                 decided_at_ms: e.resolved_at_ms,
             })
         });
-        let timeline = timeline::build(&message, &attempts, &receipts, &exceptions, &audit);
+        let timeline = timeline::build(
+            &message,
+            queue.route.as_deref(),
+            &attempts,
+            &receipts,
+            &exceptions,
+            &audit,
+        );
         let webhooks = crate::tables::webhook::deliveries_for_message(c, id)?;
         Ok(Some(MessageDetail {
             summary,

@@ -221,7 +221,7 @@ fn audit_summary(a: &AuditLine) -> String {
 }
 
 /// The entry of the message's arrival.
-fn created(message: &MessageRecord) -> TimelineEntry {
+fn created(message: &MessageRecord, route: Option<&str>) -> TimelineEntry {
     let segments = if message.segments == 1 {
         "1 part".to_owned()
     } else {
@@ -231,11 +231,15 @@ fn created(message: &MessageRecord) -> TimelineEntry {
         at_ms: message.created_at_ms,
         kind: TimelineKind::Created,
         summary: format!(
-            "Message for {} received via {} ({}, {segments}, {}).",
+            "Message for {} received via {} ({}, {segments}, {}){}.",
             message.destination,
             message.channel.as_str(),
             message.kind.as_str(),
-            message.encoding
+            message.encoding,
+            match route {
+                Some(r) => format!("; route {r:?}, queued for {}", message.connection),
+                None => String::new(),
+            }
         ),
         ref_id: message.id,
         part: None,
@@ -278,13 +282,14 @@ fn exception_entries(e: &ExceptionSummary, out: &mut Vec<TimelineEntry>) {
 /// try, answer, receipt, exception, audit), then by row id.
 pub(crate) fn build(
     message: &MessageRecord,
+    route: Option<&str>,
     attempts: &[AttemptView],
     receipts: &[ReceiptView],
     exceptions: &[ExceptionSummary],
     audit: &[AuditLine],
 ) -> Vec<TimelineEntry> {
     let mut out = Vec::with_capacity(2 + attempts.len() * 2 + receipts.len() + exceptions.len() * 2 + audit.len());
-    out.push(created(message));
+    out.push(created(message, route));
     for a in attempts {
         attempt_entries(a, message.segments, &mut out);
     }

@@ -56,14 +56,25 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
         {m.body}
       </p>
       <Disclosure summary={t("message.more")} testId="message-more">
-        <MessageRecordFacts message={m} />
+        <MessageRecordFacts message={m} route={detail.queue.route} pinned={detail.queue.pinned} />
       </Disclosure>
     </div>
   );
 }
 
-/** Everything recorded about the message when it was handed in. */
-export function MessageRecordFacts({ message: m }: { message: MessageRecord }) {
+/**
+ * Everything recorded about the message when it was handed in, with the route that took it and
+ * the connection it is kept on, when known.
+ */
+export function MessageRecordFacts({
+  message: m,
+  route = null,
+  pinned = null,
+}: {
+  message: MessageRecord;
+  route?: string | null;
+  pinned?: string | null;
+}) {
   const { t, formatDateTime, formatNumber } = useI18n();
   return (
     <Facts testId="message-record">
@@ -77,6 +88,12 @@ export function MessageRecordFacts({ message: m }: { message: MessageRecord }) {
       <Fact label={t("message.validUntil")}>{m.valid_until_ms === null ? null : formatDateTime(m.valid_until_ms)}</Fact>
       <Fact label={t("message.sender")}>{m.source_addr ?? m.source_raw}</Fact>
       <Fact label={t("message.connection")}>{m.connection}</Fact>
+      <Fact label={t("message.route")} testId="detail-route">
+        {route}
+      </Fact>
+      <Fact label={t("message.pinned")} testId="detail-pinned">
+        {pinned}
+      </Fact>
       <Fact label="registered_delivery">{String(m.registered_delivery)}</Fact>
       <Fact label={t("message.idempotencyKey")}>
         {m.idempotency_key === null ? null : (

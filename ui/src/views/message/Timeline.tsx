@@ -246,7 +246,7 @@ function Evidence({ item, detail }: { item: TimelineItem; detail: MessageDetail 
     case "created":
       return (
         <>
-          <MessageRecordFacts message={detail.message} />
+          <MessageRecordFacts message={detail.message} route={detail.queue.route} pinned={detail.queue.pinned} />
           <EngineRecord entry={item.entry} />
         </>
       );
