@@ -31,8 +31,7 @@ impl RouteTable {
     pub fn none() -> RouteTable {
         RouteTable {
             routes: Vec::new(),
-            grace_ms: 60_000,
-            otp_grace_ms: 20_000,
+            ..RouteTable::from_config(&Config::default())
         }
     }
 

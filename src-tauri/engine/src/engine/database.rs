@@ -10,8 +10,6 @@ use super::start::Started;
 use super::{EngineError, CHUNK};
 use crate::config::Config;
 use crate::dispatch::queue;
-use crate::domain::IntakeChannel;
-use crate::messages::NewMessage;
 use crate::receipts::ingest;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::{rebuild, rekey};
@@ -68,9 +66,8 @@ async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreErr
     let total = in_chunks(writer, move |tx, after| {
         let rows = queue::unrouted(tx, &names, &links, after, CHUNK)?;
         for row in &rows {
-            let mut m = NewMessage::text(IntakeChannel::Api, &row.destination, "", row.kind, "");
-            match crate::intake::route(&mut m, &routes, row.api_key.as_deref()) {
-                Ok(()) => queue::set_route(tx, row.message_id, m.route.as_deref().unwrap_or_default())?,
+            match crate::intake::choose_route(&routes, &row.destination, row.kind, row.api_key.as_deref()) {
+                Ok(route) => queue::set_route(tx, row.message_id, &route.name)?,
                 Err(_) => _ = left.fetch_add(1, Ordering::Relaxed),
             }
         }

@@ -45,7 +45,7 @@ pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
-pub use routing::route;
+pub use routing::{choose_route, route};
 pub use validate::validate;
 
 /// Segments a message may take under the default rules.

@@ -3,6 +3,7 @@
 //! on its queue row for the dispatcher to follow, failover included.
 
 use crate::config::{Route, RouteInput};
+use crate::domain::MessageKind;
 use crate::messages::NewMessage;
 use crate::said::FieldCode;
 
@@ -15,38 +16,50 @@ pub fn route(m: &mut NewMessage, routes: &[Route], api_key: Option<&str>) -> Res
     if routes.is_empty() {
         return Ok(());
     }
+    let r = choose_route(routes, &m.destination, m.kind, api_key)?;
+    // `choose_route` only answers a route with a connection.
+    m.connection = r.connections[0].clone();
+    m.route = Some(r.name.clone());
+    Ok(())
+}
+
+/// The first of `routes` that takes a message of `kind` to `destination` (E.164) handed in by the
+/// key named `api_key`, and that has a connection to send it on.
+pub fn choose_route<'r>(
+    routes: &'r [Route],
+    destination: &str,
+    kind: MessageKind,
+    api_key: Option<&str>,
+) -> Result<&'r Route, FieldError> {
     // The country is read only when some route asks for it.
     let country = routes
         .iter()
         .any(|r| !r.countries.is_empty())
-        .then(|| destination::country_of(&m.destination))
+        .then(|| destination::country_of(destination))
         .flatten();
     let input = RouteInput {
-        destination: &m.destination,
+        destination,
         country: country.as_deref(),
-        kind: m.kind,
+        kind,
         api_key,
     };
     let none = |why: String| {
         FieldError::new("destination", FieldCode::NoRoute, why)
-            .with("destination", m.destination.clone())
-            .with("kind", m.kind.as_str())
+            .with("destination", destination.to_owned())
+            .with("kind", kind.as_str())
     };
     let Some(r) = routes.iter().find(|r| r.matches(&input)) else {
         return Err(none(format!(
-            "no route takes a {} message to {}: add a route for it, or a last route without conditions \
-             ([[routes]] in the settings)",
-            m.kind.as_str(),
-            m.destination
+            "no route takes a {} message to {destination}: add a route for it, or a last route without \
+             conditions ([[routes]] in the settings)",
+            kind.as_str()
         )));
     };
-    let Some(first) = r.connections.first() else {
+    if r.connections.is_empty() {
         return Err(none(format!(
             "route {:?} takes this message, but every connection it lists is disabled",
             r.name
         )));
-    };
-    m.connection = first.clone();
-    m.route = Some(r.name.clone());
-    Ok(())
+    }
+    Ok(r)
 }
