@@ -117,6 +117,21 @@ struct Inner {
     next_slot: Mutex<Instant>,
     /// Until when the rate is cut after the SMSC said ESME_RTHROTTLED.
     slowed_until: Mutex<Option<Instant>>,
+    /// Whether the binds run, are paused (unbound until resumed), or stop for good.
+    run: watch::Sender<Run>,
+    /// Window slots taken and not yet given back: submits between their permit and their answer.
+    under_way: Arc<AtomicUsize>,
+    /// Submits the SMSC accepted, by second, over the last minute.
+    accepted: Arc<handle::Accepted>,
+}
+
+/// What the bind tasks are asked to do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Run {
+    Go,
+    /// Unbind, and stay unbound until asked to go again.
+    Pause,
+    Stop,
 }
 
 /// Why a bound link ended.
@@ -128,13 +143,18 @@ enum LinkEnd {
 /// The running session.
 pub struct Session {
     handle: SessionHandle,
-    stop: watch::Sender<bool>,
     tasks: Vec<tokio::task::JoinHandle<()>>,
 }
 
 impl Session {
     /// Opens the connection's binds (each its own owner task) and shares their rate.
     pub fn start(config: SessionConfig, inbound: Arc<dyn InboundHandler>) -> Session {
+        Session::start_as(config, inbound, false)
+    }
+
+    /// The same; paused (no bind opened until [`SessionHandle::set_paused`] resumes it) when
+    /// `paused`.
+    pub fn start_as(config: SessionConfig, inbound: Arc<dyn InboundHandler>, paused: bool) -> Session {
         let window = config.window.max(1);
         let binds = config
             .bind_plan()
@@ -153,14 +173,15 @@ impl Session {
             limits,
             next_slot: Mutex::new(Instant::now()),
             slowed_until: Mutex::new(None),
+            run: watch::channel(if paused { Run::Pause } else { Run::Go }).0,
+            under_way: Arc::default(),
+            accepted: Arc::default(),
         });
-        let (stop, stopped) = watch::channel(false);
         let tasks = (0..inner.binds.len())
-            .map(|i| tokio::spawn(reconnect::run(inner.clone(), i, inbound.clone(), stopped.clone())))
+            .map(|i| tokio::spawn(reconnect::run(inner.clone(), i, inbound.clone(), inner.run.subscribe())))
             .collect();
         Session {
             handle: SessionHandle { inner },
-            stop,
             tasks,
         }
     }
@@ -171,7 +192,7 @@ impl Session {
 
     /// Unbinds (when bound) and stops.
     pub async fn stop(self) {
-        let _ = self.stop.send(true);
+        self.handle.inner.run.send_replace(Run::Stop);
         let _ = tokio::time::timeout(Duration::from_secs(5), futures::future::join_all(self.tasks)).await;
     }
 }

@@ -1,7 +1,7 @@
 //! A connection's binds: each one's link and state, the state of the whole connection made from
 //! theirs, and finding a bound sending bind with a free window slot for the next submit.
 
-use std::sync::atomic::Ordering;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
@@ -37,12 +37,14 @@ impl Bind {
 pub(super) struct Slot {
     permit: Option<OwnedSemaphorePermit>,
     freed: Arc<Notify>,
+    under_way: Arc<AtomicUsize>,
 }
 
 impl Drop for Slot {
     fn drop(&mut self) {
         // The slot goes back before the waiter is woken, or it could look and find none.
         drop(self.permit.take());
+        self.under_way.fetch_sub(1, Ordering::AcqRel);
         self.freed.notify_one();
     }
 }
@@ -97,11 +99,13 @@ impl Inner {
                 return None;
             }
             let permit = bind.window.clone().try_acquire_owned().ok()?;
+            self.under_way.fetch_add(1, Ordering::AcqRel);
             Some((
                 i,
                 Slot {
                     permit: Some(permit),
                     freed: self.changed.clone(),
+                    under_way: self.under_way.clone(),
                 },
             ))
         })

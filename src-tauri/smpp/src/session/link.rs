@@ -18,7 +18,7 @@ use smsdesk_core::time::Clock;
 
 use super::inbound::{store_in_order, Arrival, Incoming, STORE_ARRIVED_FOR};
 use super::reconnect::until_stopped;
-use super::{InboundHandler, Inner, Link, LinkEnd, LinkState, Outgoing, Wire};
+use super::{InboundHandler, Inner, Link, LinkEnd, LinkState, Outgoing, Run, Wire};
 
 /// Runs a freshly bound link until it is lost or the session stops, and says which.
 pub(super) async fn run_link(
@@ -27,7 +27,7 @@ pub(super) async fn run_link(
     inbound: &Arc<dyn InboundHandler>,
     framed: Wire,
     session_id: String,
-    stopped: &mut watch::Receiver<bool>,
+    stopped: &mut watch::Receiver<Run>,
 ) -> LinkEnd {
     let (out, mut outgoing) = mpsc::unbounded_channel::<Outgoing>();
     let link = Link {
@@ -72,7 +72,7 @@ async fn serve(
     incoming: &mut Incoming<'_>,
     framed: Wire,
     outgoing: &mut mpsc::UnboundedReceiver<Outgoing>,
-    stopped: &mut watch::Receiver<bool>,
+    stopped: &mut watch::Receiver<Run>,
 ) -> LinkEnd {
     let (mut sink, mut source) = framed.split();
     let mut keepalive = tokio::time::interval(inner.config.enquire_link_every);

@@ -11,20 +11,22 @@ use smsdesk_core::time::jitter;
 
 use super::connect::{connect_and_bind, Bind};
 use super::link::run_link;
-use super::{InboundHandler, Inner, LinkEnd, LinkState, SessionConfig};
+use super::{InboundHandler, Inner, LinkEnd, LinkState, Run, SessionConfig};
 
 /// Bind `i`'s task: binds, runs each link, and reconnects after a loss or a failed bind, until
-/// asked to stop (or the credentials are refused). Ends with the state [`LinkState::Stopped`].
+/// asked to stop. Refused credentials are not tried again until the session is paused and resumed
+/// (an operator disabled and enabled the connection). While paused, nothing is bound, and the
+/// state is [`LinkState::Stopped`], as it is once stopped.
 pub(super) async fn run(
     inner: Arc<Inner>,
     i: usize,
     inbound: Arc<dyn InboundHandler>,
-    mut stopped: watch::Receiver<bool>,
+    mut control: watch::Receiver<Run>,
 ) {
     let mut attempt: u32 = 0;
     let mut session_no: u64 = 0;
     let role = inner.binds[i].role;
-    loop {
+    while until_running(&inner, i, &mut control).await {
         attempt += 1;
         inner.set_state(i, LinkState::Connecting { attempt });
         let error = match connect_and_bind(&inner.config, role).await {
@@ -32,8 +34,8 @@ pub(super) async fn run(
                 attempt = 0;
                 session_no += 1;
                 let session_id = new_session_id(&inner.config, &inner.binds[i].label, session_no);
-                match run_link(&inner, i, &inbound, framed, session_id, &mut stopped).await {
-                    LinkEnd::Stop => break,
+                match run_link(&inner, i, &inbound, framed, session_id, &mut control).await {
+                    LinkEnd::Stop => continue,
                     LinkEnd::Lost(e) => e,
                 }
             }
@@ -41,8 +43,9 @@ pub(super) async fn run(
             // (ESME_RBINDFAIL during maintenance, say) are retried with backoff.
             Err(Bind::Refused(status)) if matches!(status, 0x0E | 0x0F) => {
                 announce_refused(&inner, i, status);
-                until_stopped(&mut stopped).await;
-                break;
+                until_stopped(&mut control).await;
+                attempt = 0;
+                continue;
             }
             Err(Bind::Refused(status)) => {
                 let info = status::describe(status);
@@ -59,11 +62,36 @@ pub(super) async fn run(
         announce_down(&inner, i, error, wait);
         tokio::select! {
             _ = tokio::time::sleep(wait) => {}
-            _ = until_stopped(&mut stopped) => break,
+            _ = until_stopped(&mut control) => attempt = 0,
         }
     }
     inner.set_link(i, None);
     inner.set_state(i, LinkState::Stopped);
+}
+
+/// True once the binds may run; false once the session stops. While paused the bind is unbound
+/// and says it is stopped.
+async fn until_running(inner: &Inner, i: usize, control: &mut watch::Receiver<Run>) -> bool {
+    loop {
+        let run = *control.borrow_and_update();
+        match run {
+            Run::Go => return true,
+            Run::Stop => return false,
+            Run::Pause => {
+                inner.set_link(i, None);
+                if *inner.binds[i].state.borrow() != LinkState::Stopped {
+                    tracing::info!(
+                        bind = inner.binds[i].label,
+                        "SMPP bind paused: the connection is disabled"
+                    );
+                    inner.set_state(i, LinkState::Stopped);
+                }
+                if control.changed().await.is_err() {
+                    return false;
+                }
+            }
+        }
+    }
 }
 
 /// The id of the `session_no`th bound link of the bind labelled `label`: connection, bind (when
@@ -116,10 +144,10 @@ pub fn reconnect_wait(min: Duration, max: Duration, attempt: u32, jitter: f64) -
     min.max(bound.mul_f64(jitter.clamp(0.0, 1.0)))
 }
 
-/// Resolves once a stop is asked for (or the session is dropped).
-pub(super) async fn until_stopped(stopped: &mut watch::Receiver<bool>) {
-    while !*stopped.borrow_and_update() {
-        if stopped.changed().await.is_err() {
+/// Resolves once the binds are asked to stop or pause (or the session is dropped).
+pub(super) async fn until_stopped(control: &mut watch::Receiver<Run>) {
+    while *control.borrow_and_update() == Run::Go {
+        if control.changed().await.is_err() {
             return;
         }
     }
