@@ -122,6 +122,20 @@ text_enum! {
     }
 }
 
+text_enum! {
+    /// An operator's hold on a connection (none: it sends by the routes). Kept in the database,
+    /// so it outlasts a restart, until the connection is enabled again.
+    ConnectionHold, "connection hold" {
+        /// Takes nothing new: its routes' messages go to their next connection at once; what it
+        /// is sending finishes, what is pinned to it still goes out on it, and its binds stay
+        /// open for receipts.
+        Draining = "draining",
+        /// Sends nothing and is unbound, once the sends under way had their answers; what is
+        /// pinned to it waits for it.
+        Disabled = "disabled",
+    }
+}
+
 impl QueueStatus {
     /// True when the dispatcher will never touch the message again on its own.
     pub const fn is_terminal(self) -> bool {

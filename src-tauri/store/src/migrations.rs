@@ -109,6 +109,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "routes",
         sql: include_str!("migrations/0018_routes.sql"),
     },
+    Migration {
+        version: 19,
+        name: "connection_hold",
+        sql: include_str!("migrations/0019_connection_hold.sql"),
+    },
 ];
 
 /// The schema version this build creates.

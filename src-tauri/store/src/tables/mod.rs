@@ -6,6 +6,7 @@ pub mod account;
 pub mod api_key;
 pub mod attempt;
 mod audit;
+pub mod connection_hold;
 pub mod connection_rules;
 pub mod deadline;
 pub mod exception;

@@ -94,6 +94,35 @@ pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32, serving: &Serving) -> Result<
     Ok(rows.into_iter().map(|(_, c)| c).collect())
 }
 
+/// Messages queued that `serving` would claim once due: pinned to its connection, queued for it
+/// by an earlier version without a route, and those of each route it serves (one-time codes only
+/// where it serves only those). Each count reads its index range only.
+pub fn queued_for(conn: &impl Reads, serving: &Serving) -> Result<i64, StoreError> {
+    let conn = conn.connection();
+    let count = |sql: &str, value: &str| -> Result<i64, StoreError> {
+        Ok(conn.prepare_cached(sql)?.query_row([value], |r| r.get(0))?)
+    };
+    let mut n = count(
+        "SELECT count(*) FROM queue WHERE pinned = ?1 AND status = 'queued'",
+        &serving.connection,
+    )?;
+    n += count(
+        "SELECT count(*) FROM queue q JOIN message m ON m.id = q.message_id
+         WHERE q.status = 'queued' AND q.route IS NULL AND q.pinned IS NULL AND m.connection = ?1",
+        &serving.connection,
+    )?;
+    for (route, otp_only) in &serving.routes {
+        let sql = match otp_only {
+            true => {
+                "SELECT count(*) FROM queue WHERE status = 'queued' AND route = ?1 AND pinned IS NULL AND priority < 10"
+            }
+            false => "SELECT count(*) FROM queue WHERE status = 'queued' AND route = ?1 AND pinned IS NULL",
+        };
+        n += count(sql, route)?;
+    }
+    Ok(n)
+}
+
 /// Where a due message stands in the order they go out: (priority, due time, id).
 type SendOrder = (i64, i64, i64);
 
