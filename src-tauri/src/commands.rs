@@ -19,7 +19,8 @@ use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::pace::Pace;
 use smsdesk_engine::service::{
-    ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch, SubmittedBatch,
+    ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch,
+    SubmittedBatch,
 };
 use smsdesk_engine::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use smsdesk_engine::views::{
@@ -150,13 +151,23 @@ pub async fn pace(engine: State<'_, EngineState>) -> Reply<Pace> {
 }
 
 #[tauri::command]
-pub fn connection(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
-    engine.service()?.connection_status().map_err(refused)
+pub async fn connection(engine: State<'_, EngineState>) -> Reply<ConnectionStatus> {
+    engine.service()?.connection_status().await.map_err(refused)
 }
 
 #[tauri::command]
-pub fn connections(engine: State<'_, EngineState>) -> Reply<Vec<ConnectionStatus>> {
-    Ok(engine.service()?.connections_status())
+pub async fn connections(engine: State<'_, EngineState>) -> Reply<Vec<ConnectionStatus>> {
+    engine.service()?.connections_status().await.map_err(refused)
+}
+
+/// Drains, disables or enables a connection (the window is the local admin).
+#[tauri::command]
+pub async fn command_connection(engine: State<'_, EngineState>, action: ConnectionAction) -> Reply<()> {
+    engine
+        .service()?
+        .command_connection(&Caller::window(), action)
+        .await
+        .map_err(refused)
 }
 
 #[tauri::command]

@@ -68,6 +68,9 @@ pub enum Command {
     /// Create, list and revoke the API keys integrations use
     #[command(subcommand)]
     ApiKey(ops::ApiKeyCommand),
+    /// List the SMPP connections; drain, disable or enable one
+    #[command(subcommand)]
+    Connection(ops::ConnectionsCommand),
     /// Add, list and change the accounts people sign in with from a browser
     #[command(subcommand)]
     User(ops::users::UserCommand),
@@ -153,6 +156,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Export(args) => ops::export(&cli, args),
         Command::ApiKey(args) => ops::api_key(&cli, args),
         Command::User(args) => ops::users::user(&cli, args),
+        Command::Connection(args) => ops::connection(&cli, args),
         Command::Backup(args) => ops::backup::backup(&cli, args),
         Command::Restore(args) => ops::backup::restore(&cli, args),
     }

@@ -32,10 +32,12 @@ use smsdesk_engine::views;
 const EXIT_REFUSED: u8 = 1;
 
 pub mod backup;
+mod connections;
 mod export;
 mod keys;
 pub mod users;
 
+pub use connections::{connection, ConnectionsCommand};
 pub use export::{export, ExportArgs};
 pub use keys::{api_key, ApiKeyCommand};
 
@@ -146,7 +148,16 @@ impl Target {
                     intake_rules(&prepared.config),
                     prepared.config.intake.max_batch.0 as usize,
                 )
-                .with_sealer(Arc::new(sealer));
+                .with_sealer(Arc::new(sealer))
+                .with_connections(
+                    prepared
+                        .config
+                        .connection_list()
+                        .into_iter()
+                        .filter(|c| c.enabled)
+                        .map(|c| c.name)
+                        .collect(),
+                );
                 Ok(Target::Local {
                     service,
                     _lock: lock,

@@ -33,7 +33,7 @@ pub struct AppInfo {
 
 /// The answer of `GET /api/v1/health`: what a monitor needs to tell a working instance from one
 /// that only answers HTTP.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "camelCase")]
 pub struct Health {
     pub status: HealthStatus,

@@ -19,6 +19,7 @@
 mod accounts;
 mod actions;
 mod admin;
+mod connections;
 mod error;
 mod health;
 mod inbox;
@@ -56,8 +57,8 @@ use crate::store::Store;
 
 pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
+pub use connections::{BindStatus, ConnectionAction, ConnectionCommand, ConnectionStatus, HoldStatus};
 pub use error::ServiceError;
-pub use health::{BindStatus, ConnectionStatus};
 pub use inbox::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };
@@ -83,6 +84,8 @@ pub struct Service {
     backups: Option<Arc<BackupPlan>>,
     /// The API keys requests presented, as last read.
     known_keys: Arc<KnownKeys>,
+    /// The connections the settings enable, where no instance runs them (the command line).
+    configured: Vec<String>,
 }
 
 /// One running connection, as the service reports it.
@@ -107,6 +110,8 @@ struct Live {
     retry: [RetryPolicy; 3],
     /// The sandbox's handsets, while the sandbox SMSC is the connection.
     handsets: Option<crate::sandbox::Handsets>,
+    /// Which connection sends what, and the operators' holds (none before sending starts).
+    router: Option<Arc<crate::dispatch::routing::Router>>,
 }
 
 impl Service {
@@ -121,6 +126,7 @@ impl Service {
                 callbacks: Arc::default(),
                 retry: RetryLimits::DEFAULT_POLICIES,
                 handsets: None,
+                router: None,
             })),
             in_flight: Arc::default(),
             settings: None,
@@ -129,7 +135,15 @@ impl Service {
             sealer: None,
             backups: None,
             known_keys: Arc::default(),
+            configured: Vec::new(),
         }
+    }
+
+    /// Where no instance runs: the connections the settings enable, which the operators' holds
+    /// may name.
+    pub fn with_connections(mut self, names: Vec<String>) -> Service {
+        self.configured = names;
+        self
     }
 
     /// Seals what must be stored but not shown (new keys' webhook secrets) with this sealer.

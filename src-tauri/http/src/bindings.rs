@@ -93,6 +93,7 @@ fn vocabulary() -> Vec<(String, String)> {
     vec![
         file::<MessageKind>(),
         file::<QueueStatus>(),
+        file::<smsdesk_engine::domain::ConnectionHold>(),
         file::<DeliveryState>(),
         file::<ExceptionKind>(),
         file::<ExceptionStatus>(),
@@ -153,6 +154,9 @@ fn instance_and_intake() -> Vec<(String, String)> {
         file::<LinkState>(),
         file::<BindRole>(),
         file::<BindStatus>(),
+        file::<smsdesk_engine::service::HoldStatus>(),
+        file::<smsdesk_engine::service::ConnectionAction>(),
+        file::<smsdesk_engine::service::ConnectionCommand>(),
         file::<MessageAction>(),
         file::<ResolveRequest>(),
         file::<SubmitBatch>(),

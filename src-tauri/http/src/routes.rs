@@ -249,13 +249,22 @@ pub async fn resolve(
 }
 
 pub async fn connection(State(s): State<AppState>) -> Result<Json<smsdesk_engine::service::ConnectionStatus>, Failure> {
-    Ok(Json(s.ctx.service.connection_status()?))
+    Ok(Json(s.ctx.service.connection_status().await?))
 }
 
 pub async fn connections(
     State(s): State<AppState>,
 ) -> Result<Json<Vec<smsdesk_engine::service::ConnectionStatus>>, Failure> {
-    Ok(Json(s.ctx.service.connections_status()))
+    Ok(Json(s.ctx.service.connections_status().await?))
+}
+
+pub async fn command_connection(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(action): JsonBody<smsdesk_engine::service::ConnectionAction>,
+) -> Result<StatusCode, Failure> {
+    s.ctx.service.command_connection(&caller, action).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 pub async fn dashboard(State(s): State<AppState>) -> Result<Json<views::Dashboard>, Failure> {

@@ -125,26 +125,37 @@ async fn claim(
 const GIVE_BACK_CHECK: std::time::Duration = std::time::Duration::from_secs(1);
 
 /// The session's next permit for a message claimed and not yet tried; or, should its connection
-/// stop serving its route meanwhile (down past the grace, its binds refused), None once the message
-/// is given back to the queue, nothing recorded, for the connection that serves it now. None too
-/// when the session grants no permit (stopping).
+/// stop serving its route meanwhile (down past the grace, its binds refused, held by an operator),
+/// None once the message is given back to the queue, nothing recorded, for the connection that
+/// serves it now. None too when the session grants no permit (stopping).
 async fn first_permit(store: &Arc<Store>, session: &SessionHandle, router: &Router, m: &Claimed) -> Option<Permit> {
     let reserve = session.reserve();
     tokio::pin!(reserve);
     loop {
-        tokio::select! {
-            permit = &mut reserve => return permit.ok(),
-            _ = tokio::time::sleep(GIVE_BACK_CHECK) => {}
-        }
+        let permit = tokio::select! {
+            permit = &mut reserve => Some(permit.ok()?),
+            _ = tokio::time::sleep(GIVE_BACK_CHECK) => None,
+        };
         let now = store.clock().now_ms();
+        // Looked at once more with the permit in hand: a hold set while it waited is obeyed.
         if m.pinned || router.takes(m.route.as_deref(), m.kind, session.connection(), now) {
-            continue;
+            match permit {
+                Some(p) => return Some(p),
+                None => continue,
+            }
         }
+        let had_permit = permit.is_some();
+        drop(permit);
         let (id, connection) = (m.message_id, session.connection().to_owned());
         let why = format!("given back to the queue unsent: {connection} no longer serves its route");
         let back = store.writer().write(move |tx| queue::give_back(tx, id, &why)).await;
         match back {
             Ok(()) => return None,
+            // Its lease runs out, and recovery gives it back.
+            Err(e) if had_permit => {
+                tracing::warn!(error = %e, message = id, "cannot give a claimed message back to the queue; its lease will");
+                return None;
+            }
             Err(e) => {
                 tracing::warn!(error = %e, message = id, "cannot give a waiting message back to the queue; it waits for its connection")
             }

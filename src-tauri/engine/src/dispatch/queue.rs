@@ -19,7 +19,7 @@ pub use self::actions::{
 pub use self::recover::{recover, recover_stranded};
 pub use self::results::{record, Next, SendPolicy, SubmitResult};
 pub use crate::store::tables::queue::{
-    expiry_due, parts_accepted, set_route, status, stranded, unrouted, Claimed, Serving, Unrouted,
+    expiry_due, parts_accepted, queued_for, set_route, status, stranded, unrouted, Claimed, Serving, Unrouted,
 };
 
 use super::retry::GiveUp;

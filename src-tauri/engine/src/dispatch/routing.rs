@@ -6,16 +6,20 @@
 //! So the messages waiting for a route go to its first connection that is up, or whose outage is
 //! still young enough to wait for; they come back to the primary as soon as it is bound again.
 //! A message pinned to a connection (see the queue) never moves, whatever the routes say.
+//!
+//! An operator's hold passes a connection over at once, like a refusal: draining, it claims
+//! only what is pinned to it; disabled, its session is paused as well (see the service).
 
 use std::collections::HashMap;
-use std::sync::Mutex;
+use std::sync::{Mutex, RwLock};
 
 use tokio::sync::watch;
 
 use super::queue::Serving;
 use crate::config::Config;
-use crate::domain::MessageKind;
+use crate::domain::{ConnectionHold, MessageKind};
 use crate::smpp::session::LinkState;
+use crate::store::tables::connection_hold::HoldRow;
 
 /// The routes (their names and connections in order) and the graces, from the settings.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -62,6 +66,8 @@ enum Standing {
     },
     /// Disabled, or not a running connection.
     Off,
+    /// Held by an operator.
+    Held(ConnectionHold),
 }
 
 /// The links of the running connections, and when each was last seen leave its bound state.
@@ -69,6 +75,7 @@ pub struct Router {
     table: RouteTable,
     links: HashMap<String, watch::Receiver<LinkState>>,
     unbound_since: Mutex<HashMap<String, i64>>,
+    holds: RwLock<HashMap<String, HoldRow>>,
 }
 
 impl Router {
@@ -80,13 +87,35 @@ impl Router {
             table,
             links: links.into_iter().collect(),
             unbound_since: Mutex::new(unbound_since),
+            holds: RwLock::default(),
         }
+    }
+
+    /// Puts a hold on its connection, or lifts `connection`'s (None), from now on.
+    pub fn set_hold(&self, connection: &str, hold: Option<HoldRow>) {
+        let mut holds = self.holds.write().unwrap_or_else(|p| p.into_inner());
+        match hold {
+            Some(h) => holds.insert(connection.to_owned(), h),
+            None => holds.remove(connection),
+        };
+    }
+
+    /// The hold on `connection`, if any.
+    pub fn hold(&self, connection: &str) -> Option<HoldRow> {
+        self.holds
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .get(connection)
+            .cloned()
     }
 
     /// What `connection` may claim at `now`: for each route listing it, all its messages, those
     /// of one-time codes only, or none (see the module documentation).
     pub fn serving(&self, connection: &str, now: i64) -> Serving {
         let mut routes = Vec::new();
+        if self.hold(connection).is_some() {
+            return Serving::queued_for(connection);
+        }
         for (route, connections) in &self.table.routes {
             let Some(at) = connections.iter().position(|c| c == connection) else {
                 continue;
@@ -142,6 +171,7 @@ impl Router {
                 ),
                 Standing::Refused { name } => format!("{c} refused its binds ({name})"),
                 Standing::Off => format!("{c} is disabled"),
+                Standing::Held(hold) => format!("{c} is {hold} by an operator"),
             })
             .collect();
         Some(format!("route {name:?}, failover: {}", reasons.join("; ")))
@@ -151,6 +181,9 @@ impl Router {
         let Some(link) = self.links.get(connection) else {
             return Standing::Off;
         };
+        if let Some(h) = self.hold(connection) {
+            return Standing::Held(h.hold);
+        }
         let state = link.borrow().clone();
         let mut since = self.unbound_since.lock().unwrap_or_else(|p| p.into_inner());
         match state {
@@ -176,7 +209,7 @@ fn passed_over(s: &Standing, now: i64, grace: i64) -> bool {
     match s {
         Standing::Up => false,
         Standing::Down { since } => now - since >= grace,
-        Standing::Refused { .. } | Standing::Off => true,
+        Standing::Refused { .. } | Standing::Off | Standing::Held(_) => true,
     }
 }
 
@@ -310,5 +343,36 @@ mod tests {
             .serving("backup", 61_000)
             .routes
             .contains(&("default".to_owned(), false)));
+    }
+
+    #[test]
+    fn a_held_connection_is_passed_over_at_once_and_claims_only_what_is_pinned_to_it() {
+        let (_p, p) = watch::channel(bound());
+        let (_b, b) = watch::channel(bound());
+        let router = Router::new(table(), vec![("primary".into(), p), ("backup".into(), b)], 0);
+        let hold = |h| HoldRow {
+            connection: "primary".into(),
+            hold: h,
+            since_ms: 500,
+            actor: "anna".into(),
+            note: None,
+        };
+        for h in [ConnectionHold::Draining, ConnectionHold::Disabled] {
+            router.set_hold("primary", Some(hold(h)));
+            assert_eq!(router.serving("primary", 1_000), Serving::queued_for("primary"), "{h}");
+            assert!(!router.takes(Some("default"), MessageKind::Bulk, "primary", 1_000));
+            assert!(
+                router.takes(Some("default"), MessageKind::Bulk, "backup", 1_000),
+                "no grace for a hold: {h}"
+            );
+            let why = router.why(Some("default"), "backup", 1_000).unwrap();
+            assert!(why.contains(&format!("primary is {h} by an operator")), "{why}");
+        }
+        router.set_hold("primary", None);
+        assert!(router.takes(Some("default"), MessageKind::Bulk, "primary", 1_000));
+        assert!(
+            !router.takes(Some("default"), MessageKind::Bulk, "backup", 1_000),
+            "back at once"
+        );
     }
 }

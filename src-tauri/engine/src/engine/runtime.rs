@@ -58,6 +58,7 @@ impl Runtime {
                 .map(|l| (l.connection.clone(), l.sandbox.is_some(), l.session.handle()))
                 .collect(),
         );
+        self.service.set_router(Some(s.router.clone()));
         let sandbox = s.links.iter().find_map(|l| l.sandbox.as_ref());
         self.service.set_handsets(sandbox.map(Sandbox::handsets));
         *self.current.lock().unwrap_or_else(|p| p.into_inner()) =

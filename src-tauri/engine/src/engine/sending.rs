@@ -12,12 +12,13 @@ use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};
 use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::routing::{RouteTable, Router};
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig, Lane};
-use crate::domain::MessageKind;
+use crate::domain::{ConnectionHold, MessageKind};
 use crate::pace::sending_limits;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sandbox::{Sandbox, SandboxConfig};
 use crate::smpp::session::{InboundHandler, Session, SessionConfig};
 use crate::smpp::status::ClassOverrides;
+use crate::store::tables::connection_hold;
 use crate::store::Store;
 
 /// One connection's link: its session, and the sandbox when it is the sandbox.
@@ -32,6 +33,8 @@ pub(super) struct Sending {
     /// In the order the settings list them: the first is the one shown alone.
     pub(super) links: Vec<Link>,
     pub(super) dispatcher: Dispatcher,
+    /// Which connection sends what, and the operators' holds.
+    pub(super) router: Arc<Router>,
 }
 
 impl Sending {
@@ -43,6 +46,13 @@ impl Sending {
         inbound: Arc<dyn InboundHandler>,
         policy: &ReceiptPolicy,
     ) -> Result<Sending, EngineError> {
+        // The operators' holds outlast a restart: a disabled connection's session starts paused.
+        let holds = store.reader().read(connection_hold::all).await?;
+        let disabled = |name: &str| {
+            holds
+                .iter()
+                .any(|h| h.connection == name && h.hold == ConnectionHold::Disabled)
+        };
         let mut links = Vec::new();
         for c in config.connection_list().into_iter().filter(|c| c.enabled) {
             let own = config.for_connection(&c.name).unwrap_or_else(|| config.clone());
@@ -56,9 +66,10 @@ impl Sending {
             } else {
                 (None, c.smpp.host.clone(), c.smpp.port)
             };
-            let session = Session::start(
+            let session = Session::start_as(
                 session_config(&own.smpp, store.clock(), &c.name, &host, port),
                 inbound.clone(),
+                disabled(&c.name),
             );
             links.push(Link {
                 connection: c.name,
@@ -70,7 +81,15 @@ impl Sending {
             .iter()
             .map(|l| (l.connection.clone(), l.session.handle().state()))
             .collect();
-        let router = Router::new(RouteTable::from_config(config), states, store.clock().now_ms());
+        let router = Arc::new(Router::new(
+            RouteTable::from_config(config),
+            states,
+            store.clock().now_ms(),
+        ));
+        for h in holds {
+            tracing::info!(connection = %h.connection, hold = %h.hold, actor = %h.actor, "an operator's hold on a connection is in force");
+            router.set_hold(&h.connection.clone(), Some(h));
+        }
         let lanes = links
             .iter()
             .map(|l| Lane {
@@ -79,8 +98,12 @@ impl Sending {
                 config: lane_config(config, &l.connection),
             })
             .collect();
-        let dispatcher = Dispatcher::start_lanes(store.clone(), lanes, Arc::new(router)).await?;
-        Ok(Sending { links, dispatcher })
+        let dispatcher = Dispatcher::start_lanes(store.clone(), lanes, router.clone()).await?;
+        Ok(Sending {
+            links,
+            dispatcher,
+            router,
+        })
     }
 
     /// The first connection's link: the one the single-link status shows.

@@ -229,6 +229,16 @@ operations! { $
         tag: "overview", access: ReadAll,
     }
 
+    /// Drains, disables or enables a connection (admin only; audited, and kept across restarts).
+    /// Drained, it takes nothing new and its routes' messages go to their next connection at
+    /// once; disabled, it also unbinds once its sends under way were answered. Enable undoes
+    /// either.
+    command_connection: Post "/connections/command" -> 204 () {
+        tag: "overview", access: Admin,
+        args: [action: Body ConnectionAction],
+        errors: [NotFound],
+    }
+
     /// Every operator action and automatic decision, newest first.
     audit_log: Get "/audit" -> 200 AuditPage {
         tag: "overview", access: ReadAll,

@@ -28,8 +28,9 @@ use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
 use crate::service::{
-    ConnectionStatus, MarkRead, MessageAction, NewOptOut, NewTemplate, OptOutAdded, OptOutCsv, OptOutImport,
-    OptOutImported, Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch, Template,
+    ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut, NewTemplate, OptOutAdded, OptOutCsv,
+    OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,
+    Template,
 };
 use crate::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
 use crate::views::{
