@@ -29,6 +29,7 @@ import { ApiKeys } from "./views/ApiKeys";
 import { AuditLog } from "./views/AuditLog";
 import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
+import { ConnectionControls } from "./views/ConnectionControls";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
 import { Exceptions } from "./views/Exceptions";
@@ -150,7 +151,7 @@ export function Sections({
     ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
   });
   // Every connection, for the dashboard only (one card each when there are several).
-  const { state: links } = useBackendData(backend, onDashboard ? loadConnections : noConnections, {
+  const { state: links, reload: reloadLinks } = useBackendData(backend, onDashboard ? loadConnections : noConnections, {
     ...(onDashboard ? { pollMs: CONNECTION_POLL_MS } : {}),
   });
   const openExceptions = dashboard.status === "ready" ? dashboard.data.open_exceptions_total : null;
@@ -202,6 +203,13 @@ export function Sections({
             ? { pace: <DashboardPace backend={backend} link={connection.status === "ready" ? connection.data.link : null} /> }
             : {})}
           charts={<DashboardCharts backend={backend} />}
+          {...(may.admin
+            ? {
+                controls: (status: ConnectionStatus) => (
+                  <ConnectionControls backend={backend} status={status} onChanged={reloadLinks} />
+                ),
+              }
+            : {})}
         />
       )}
       {messagesPlace !== null && (

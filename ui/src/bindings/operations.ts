@@ -6,6 +6,7 @@ import type { ActivityWindow } from "./ActivityWindow";
 import type { ApiKeyInfo } from "./ApiKeyInfo";
 import type { AppInfo } from "./AppInfo";
 import type { AuditPage } from "./AuditPage";
+import type { ConnectionAction } from "./ConnectionAction";
 import type { ConnectionStatus } from "./ConnectionStatus";
 import type { ConnectionTest } from "./ConnectionTest";
 import type { ConnectionTestResult } from "./ConnectionTestResult";
@@ -114,6 +115,8 @@ export interface Operations {
   connection(): Promise<ConnectionStatus>;
   /** Every running SMPP connection (`[connections.<name>]`; one without them), in the order the settings list them, each with its link state and binds. */
   connections(): Promise<ConnectionStatus[]>;
+  /** Drains, disables or enables a connection (admin only; audited, and kept across restarts). Drained, it takes nothing new and its routes' messages go to their next connection at once; disabled, it also unbinds once its sends under way were answered. Enable undoes either. */
+  commandConnection(action: ConnectionAction): Promise<void>;
   /** Every operator action and automatic decision, newest first. */
   auditLog(page: PageRequest): Promise<AuditPage>;
   /** API keys (admin only). */
@@ -189,6 +192,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
   connections: { command: "connections", method: "GET", path: "/connections", args: [], answers: true },
+  commandConnection: { command: "command_connection", method: "POST", path: "/connections/command", args: [{ name: "action", place: "body" }], answers: false },
   auditLog: { command: "audit_log", method: "GET", path: "/audit", args: [{ name: "page", place: "query" }], answers: true },
   listKeys: { command: "list_keys", method: "GET", path: "/keys", args: [], answers: true },
   createKey: { command: "create_key", method: "POST", path: "/keys", args: [{ name: "key", place: "body" }], answers: true },

@@ -10,6 +10,7 @@ import type { ThreadPage } from "../bindings/ThreadPage";
 import { createI18n } from "../i18n/i18n";
 import { FakeBackend } from "../test/fakeBackend";
 import { notesFor, tauriShell, trayStatus, watchDesktop, type DesktopNote, type Observation, type TrayStatus } from "./desktop";
+import { IDLE_CONNECTION } from "../test/fixtures";
 
 const en = createI18n(["en-US"]);
 const fr = createI18n(["fr-FR"]);
@@ -22,6 +23,7 @@ const connection = (link: LinkState, sandbox = false): ConnectionStatus => ({
   sandbox,
   link,
   binds: [{ role: "transceiver", link }],
+  ...IDLE_CONNECTION,
 });
 /** Conflict exception `id` concerns message `id * 10`. */
 const seen = (link: LinkState, conflicts: number[] = [], openExceptions = conflicts.length): Observation => ({

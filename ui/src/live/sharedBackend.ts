@@ -68,6 +68,7 @@ export function shareSubscription(inner: Backend): Backend {
     pace: () => inner.pace(),
     connection: () => inner.connection(),
     connections: () => inner.connections(),
+    commandConnection: (action) => inner.commandConnection(action),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),
     createKey: (key) => inner.createKey(key),

@@ -65,6 +65,7 @@ export class FakeBackend implements Backend {
   pace: Backend["pace"] = this.#unset("pace");
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
+  commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");

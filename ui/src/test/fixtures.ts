@@ -368,3 +368,13 @@ export function optOutEntry(id: number, over: Partial<OptOutEntry> = {}): OptOut
     ...over,
   };
 }
+
+/** A connection's figures when nothing waits for it and no one holds it (spread into a ConnectionStatus). */
+export const IDLE_CONNECTION = {
+  hold: null,
+  queued: 0,
+  under_way: 0,
+  accepted_per_s: 0,
+  tps_limit: 1000,
+  window: 64,
+} as const;

@@ -10,7 +10,7 @@ import type { DataState } from "../hooks/useBackendData";
 import { createI18n } from "../i18n/i18n";
 import { byTestId, queryTestId, render, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { person } from "../test/fixtures";
+import { IDLE_CONNECTION, person } from "../test/fixtures";
 import { Dashboard, linkWords, SandboxBanner } from "./Dashboard";
 
 const en = createI18n(["en-US"]);
@@ -18,7 +18,7 @@ const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const SINCE = NOW - 20 * 60_000;
 
 function status(link: LinkState, sandbox = true): ConnectionStatus {
-  return { connection: sandbox ? "sandbox" : "smpp", sandbox, link, binds: [{ role: "transceiver", link }] };
+  return { connection: sandbox ? "sandbox" : "smpp", sandbox, link, binds: [{ role: "transceiver", link }], ...IDLE_CONNECTION };
 }
 
 function figures(over: Partial<DashboardData> = {}): DashboardData {

@@ -9,6 +9,7 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import type { DataState } from "../hooks/useBackendData";
 import { formatRoute } from "../hooks/useHashRoute";
 import { useI18n } from "../i18n/context";
+import { ConnectionFigures } from "./ConnectionControls";
 import type { I18n } from "../i18n/i18n";
 import { QUEUE_TONE, STATE_TONE, type Tone } from "./tones";
 
@@ -80,10 +81,21 @@ export interface DashboardProps {
   readonly pace?: ReactNode;
   /** The charts (they load their own data, for the period the user picks). */
   readonly charts?: ReactNode;
+  /** An admin's drain, disable and enable of a connection (none for the others). */
+  readonly controls?: (status: ConnectionStatus) => ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
-export function Dashboard({ dashboard, connection, links, onRetry, onRetryConnection, pace, charts }: DashboardProps) {
+export function Dashboard({
+  dashboard,
+  connection,
+  links,
+  onRetry,
+  onRetryConnection,
+  pace,
+  charts,
+  controls,
+}: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
   return (
@@ -91,9 +103,13 @@ export function Dashboard({ dashboard, connection, links, onRetry, onRetryConnec
       <h2 id={headingId}>{t("dashboard.title")}</h2>
       <p className="panel-intro">{t("dashboard.intro")}</p>
       {links?.status === "ready" && links.data.length > 1 ? (
-        <ConnectionsCard links={links.data} />
+        <ConnectionsCard links={links.data} controls={controls} />
       ) : (
-        <ConnectionCard connection={connection} onRetry={onRetryConnection} />
+        <ConnectionCard
+          connection={links?.status === "ready" && links.data.length === 1 ? { status: "ready", data: links.data[0]! } : connection}
+          onRetry={onRetryConnection}
+          controls={controls}
+        />
       )}
       {pace}
       {dashboard.status === "loading" && (
@@ -111,7 +127,15 @@ export function Dashboard({ dashboard, connection, links, onRetry, onRetryConnec
   );
 }
 
-function ConnectionCard({ connection, onRetry }: { connection: DataState<ConnectionStatus>; onRetry: () => void }) {
+function ConnectionCard({
+  connection,
+  onRetry,
+  controls,
+}: {
+  connection: DataState<ConnectionStatus>;
+  onRetry: () => void;
+  controls: DashboardProps["controls"];
+}) {
   const i18n = useI18n();
   const { t } = i18n;
   return (
@@ -141,12 +165,20 @@ function ConnectionCard({ connection, onRetry }: { connection: DataState<Connect
         </p>
       )}
       {connection.status === "ready" && connection.data.binds.length > 1 && <BindStates status={connection.data} />}
+      {connection.status === "ready" && <ConnectionFigures status={connection.data} />}
+      {connection.status === "ready" && controls?.(connection.data)}
     </div>
   );
 }
 
 /** Several connections: each one's name and link, and its binds when it opens several. */
-function ConnectionsCard({ links }: { links: readonly ConnectionStatus[] }) {
+function ConnectionsCard({
+  links,
+  controls,
+}: {
+  links: readonly ConnectionStatus[];
+  controls: DashboardProps["controls"];
+}) {
   const i18n = useI18n();
   return (
     <div className="dashboard-connection" data-testid="dashboard-connection">
@@ -162,6 +194,8 @@ function ConnectionsCard({ links }: { links: readonly ConnectionStatus[] }) {
               <strong className="connection-name">{link.connection}</strong> {linkWords(link, i18n)}
             </p>
             {link.binds.length > 1 && <BindStates status={link} />}
+            <ConnectionFigures status={link} />
+            {controls?.(link)}
           </li>
         ))}
       </ul>

@@ -7,7 +7,7 @@ import type { Dashboard } from "../bindings/Dashboard";
 import type { Pace } from "../bindings/Pace";
 import { byTestId, queryTestId, render, settle, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { person } from "../test/fixtures";
+import { IDLE_CONNECTION, person } from "../test/fixtures";
 import { PACE_POLL_MS, PaceSummary } from "./DashboardPace";
 
 const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
@@ -47,6 +47,7 @@ const bound: ConnectionStatus = {
   sandbox: false,
   link: { state: "bound", session_id: "s", since_ms: NOW - 60_000 },
   binds: [{ role: "transceiver", link: { state: "bound", session_id: "s", since_ms: NOW - 60_000 } }],
+  ...IDLE_CONNECTION,
 };
 
 let view: Rendered | undefined;

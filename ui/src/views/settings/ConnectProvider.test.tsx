@@ -12,7 +12,7 @@ import type { SettingsUpdate } from "../../bindings/SettingsUpdate";
 import type { SettingsView } from "../../bindings/SettingsView";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../../test/dom";
 import { FakeBackend } from "../../test/fakeBackend";
-import { person } from "../../test/fixtures";
+import { IDLE_CONNECTION, person } from "../../test/fixtures";
 import { ConnectProvider } from "./ConnectProvider";
 
 function field(key: string, value: string, more: Partial<SettingField> = {}): SettingField {
@@ -66,7 +66,7 @@ function view(sandbox: Partial<SettingField> = {}): SettingsView {
 /** The connection as the backend reports it: bound on its one transceiver. */
 function boundTo(connection: string, sandbox: boolean, session_id: string): ConnectionStatus {
   const link: LinkState = { state: "bound", session_id, since_ms: Date.now() };
-  return { connection, sandbox, link, binds: [{ role: "transceiver", link }] };
+  return { connection, sandbox, link, binds: [{ role: "transceiver", link }], ...IDLE_CONNECTION };
 }
 
 function answer(outcome: ConnectionTestResult["outcome"], target = "smpp.acme.example:2776"): ConnectionTestResult {
