@@ -9,6 +9,9 @@
 
 mod support;
 
+#[path = "connections/holds.rs"]
+mod holds;
+
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};

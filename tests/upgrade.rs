@@ -16,8 +16,14 @@ use support::{count, post_json, run, run_with_input, start, Running};
 
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade");
 
+/// The databases earlier releases made, oldest first: before several connections (schema 13),
+/// and the last with one `[smpp]` connection (schema 17).
+fn fixtures() -> [PathBuf; 2] {
+    ["smsdesk-0.1.0-schema13.db", "smsdesk-0.1.0-schema17.db"].map(|f| Path::new(FIXTURE_DIR).join(f))
+}
+
 fn fixture() -> PathBuf {
-    Path::new(FIXTURE_DIR).join("smsdesk-0.1.0-schema13.db")
+    fixtures()[0].clone()
 }
 
 /// What the upgrade must keep, counted in a database.
@@ -40,12 +46,18 @@ fn counts(db: &Path) -> Vec<(&'static str, i64)> {
 }
 
 #[test]
-fn the_fixture_of_the_previous_release_opens_with_every_message_receipt_and_exception_and_passes_rebuild_check() {
+fn the_fixtures_of_the_previous_releases_open_with_every_message_receipt_and_exception_and_pass_rebuild_check() {
+    for f in fixtures() {
+        opens_with_everything(&f);
+    }
+}
+
+fn opens_with_everything(fixture: &Path) {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     let db = data.join("smsdesk.db");
-    std::fs::copy(fixture(), &db).unwrap();
+    std::fs::copy(fixture, &db).unwrap();
     let before = counts(&db);
     for (what, n) in &before {
         assert!(*n > 0, "the fixture holds {what}");
@@ -196,15 +208,34 @@ fn a_message_queued_by_the_previous_release_goes_out_on_its_connection_or_on_the
             ),
         )
     };
-    for (config, connection, expected) in [
-        ("", "sandbox", None),
-        ("[connections.office]\nsandbox = true\n", "office", Some("default")),
-    ] {
+    let cases = [
+        (fixtures()[0].clone(), "", "sandbox", None),
+        (
+            fixtures()[0].clone(),
+            "[connections.office]\nsandbox = true\n",
+            "office",
+            Some("default"),
+        ),
+        // The last release with one connection, its `[smpp]` section kept as it was.
+        (
+            fixtures()[1].clone(),
+            "[smpp]\nsandbox = true\ntps = 50\n",
+            "sandbox",
+            None,
+        ),
+        (
+            fixtures()[1].clone(),
+            "[connections.office]\nsandbox = true\n",
+            "office",
+            Some("default"),
+        ),
+    ];
+    for (fixture, config, connection, expected) in cases {
         let tmp = tempfile::tempdir().unwrap();
         let data = tmp.path().join("data");
         std::fs::create_dir_all(&data).unwrap();
         let db = data.join("smsdesk.db");
-        std::fs::copy(fixture(), &db).unwrap();
+        std::fs::copy(&fixture, &db).unwrap();
         std::fs::write(data.join("smsdesk.toml"), config).unwrap();
         assert_eq!(
             count(&db, queued),
@@ -367,23 +398,38 @@ fn write_fixture(db: &Path) {
         .map(|(what, n)| format!("{n} {what}"))
         .collect::<Vec<_>>()
         .join(", ");
-    let readme = format!(
-        "# Upgrade fixtures\n\n\
-         `{name}` ({} bytes) was made by smsdesk {} (schema version {schema}) with the real binary and the sandbox SMSC, by\n\
+    let section = format!(
+        "## `{name}`\n\n\
+         {} bytes, made by smsdesk {} (schema version {schema}) with the real binary and the sandbox SMSC, by\n\
          `cargo test -p smsdesk --test e2e_upgrade -- --ignored make_the_upgrade_fixture` (tests/upgrade.rs): an API key and an\n\
          account made on the command line, eleven messages sent through `smsdesk serve` to the sandbox's scenarios\n\
          (delivered, UNDELIV, EXPIRED, REJECTD, ENROUTE then DELIVRD, a duplicate receipt, conflicting finals twice, a receipt\n\
          for no message, refused for good, no submit response), two exceptions resolved through the API, and one message\n\
          queued while smsdesk was stopped; then VACUUMed.\n\n\
          It holds {held}.\n\n\
-         - queue: {}\n- states: {}\n- exceptions: {}\n\n\
-         The upgrade test (tests/upgrade.rs) opens a copy with the current binary and checks that all of it is still there.\n\
-         Keep this file as it is; a later release adds its own fixture beside it.\n",
+         - queue: {}\n- states: {}\n- exceptions: {}\n\n",
         std::fs::metadata(&dest).unwrap().len(),
         env!("CARGO_PKG_VERSION"),
         grouped("SELECT status, count(*) FROM queue GROUP BY status ORDER BY status"),
         grouped("SELECT state, count(*) FROM projection GROUP BY state ORDER BY state"),
         grouped("SELECT kind || ' (' || status || ')', count(*) FROM exception GROUP BY kind, status ORDER BY kind, status"),
+    );
+    // This fixture's section is written anew; the others' are kept as they are.
+    let file = Path::new(FIXTURE_DIR).join("README.md");
+    let old = std::fs::read_to_string(&file).unwrap_or_default();
+    let mut sections: Vec<String> = old
+        .split("\n## ")
+        .skip(1)
+        .map(|s| format!("## {s}").trim_end().to_owned() + "\n\n")
+        .filter(|s| !s.starts_with(&format!("## `{name}`")))
+        .collect();
+    sections.push(section);
+    sections.sort();
+    let readme = format!(
+        "# Upgrade fixtures\n\n\
+         Databases made by earlier releases. The upgrade test (tests/upgrade.rs) opens a copy of each with the current\n\
+         binary and checks that all of it is still there. Keep each file as it is; a later release adds its own beside them.\n\n{}",
+        sections.concat()
     );
     std::fs::write(Path::new(FIXTURE_DIR).join("README.md"), readme).unwrap();
 }
