@@ -22,7 +22,10 @@ use smsdesk_engine::service::{
     ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch,
     SubmittedBatch,
 };
-use smsdesk_engine::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
+use smsdesk_engine::settings::{
+    ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
+    SettingsView,
+};
 use smsdesk_engine::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
     MessageFilter, MessagePage, PageRequest,
@@ -284,6 +287,28 @@ pub async fn update_settings(engine: State<'_, EngineState>, update: SettingsUpd
     engine
         .service()?
         .update_settings(&Caller::window(), update)
+        .await
+        .map_err(refused)
+}
+
+/// The connections and routes as saved.
+#[tauri::command]
+pub fn connection_settings(engine: State<'_, EngineState>) -> Reply<ConnectionsView> {
+    engine
+        .service()?
+        .connection_settings(&Caller::window())
+        .map_err(refused)
+}
+
+/// Saves the connections and routes, and binds with them.
+#[tauri::command]
+pub async fn update_connection_settings(
+    engine: State<'_, EngineState>,
+    update: ConnectionsUpdate,
+) -> Reply<SettingsSaved> {
+    engine
+        .service()?
+        .update_connection_settings(&Caller::window(), update)
         .await
         .map_err(refused)
 }

@@ -237,6 +237,10 @@ fn settings() -> Vec<(String, String)> {
     vec![
         file::<Applies>(),
         file::<ConnectionTest>(),
+        file::<smsdesk_engine::settings::ConnectionEdit>(),
+        file::<smsdesk_engine::settings::ConnectionsUpdate>(),
+        file::<smsdesk_engine::settings::ConnectionsView>(),
+        file::<smsdesk_engine::settings::RouteEdit>(),
         file::<ConnectionTestResult>(),
         file::<GeneratedSecret>(),
         file::<ProviderEdit>(),

@@ -336,6 +336,21 @@ pub async fn update_settings(
     Ok(Json(s.ctx.service.update_settings(&caller, req).await?))
 }
 
+pub async fn connection_settings(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+) -> Result<Json<smsdesk_engine::settings::ConnectionsView>, Failure> {
+    Ok(Json(s.ctx.service.connection_settings(&caller)?))
+}
+
+pub async fn update_connection_settings(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::settings::ConnectionsUpdate>,
+) -> Result<Json<smsdesk_engine::settings::SettingsSaved>, Failure> {
+    Ok(Json(s.ctx.service.update_connection_settings(&caller, req).await?))
+}
+
 pub async fn test_connection(
     Allowed(caller): Allowed,
     State(s): State<AppState>,

@@ -287,6 +287,23 @@ operations! { $
         errors: [ConfigInvalid],
     }
 
+    /// The named connections and the routes as saved, in the order they are listed and tried
+    /// (admin only). Passwords are never sent: `password_set` says whether one is kept.
+    connection_settings: Get "/settings/connections" -> 200 ConnectionsView {
+        tag: "settings", access: Admin,
+        errors: [NotFound],
+    }
+
+    /// Saves the whole list of connections and routes (admin only; audited without passwords)
+    /// and binds with them. A single `[smpp]` is moved into `[connections.<name>]`; a password
+    /// typed goes to the OS keyring (or encrypted), never to the file. Every invalid field is
+    /// named; nothing is written then.
+    update_connection_settings: Post "/settings/connections" -> 200 SettingsSaved {
+        tag: "settings", access: Admin,
+        args: [update: Body ConnectionsUpdate],
+        errors: [NotFound],
+    }
+
     /// Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound,
     /// refused (with the status's name), unreachable or timed out, within seconds (admin
     /// only).

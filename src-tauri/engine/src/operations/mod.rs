@@ -32,7 +32,10 @@ use crate::service::{
     OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,
     Template,
 };
-use crate::settings::{ConnectionTest, ConnectionTestResult, SettingsSaved, SettingsUpdate, SettingsView};
+use crate::settings::{
+    ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
+    SettingsView,
+};
 use crate::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, InboxCounts,
     InboxFilter, MessageDetail, MessageFilter, MessagePage, OptOutFilter, OptOutPage, PageRequest, ThreadPage,

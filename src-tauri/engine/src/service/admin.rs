@@ -5,7 +5,8 @@ use std::sync::Arc;
 use super::{Service, ServiceError};
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
 use crate::settings::{
-    ConnectionTest, ConnectionTestResult, Reloaded, Settings, SettingsSaved, SettingsUpdate, SettingsView,
+    ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, Reloaded, Settings, SettingsSaved,
+    SettingsUpdate, SettingsView,
 };
 use crate::store::tables::NewAudit;
 
@@ -62,6 +63,35 @@ impl Service {
                 .await?;
         }
         Ok(reloaded)
+    }
+
+    /// The connections and routes as saved (admin only).
+    pub fn connection_settings(&self, caller: &Caller) -> Result<ConnectionsView, ServiceError> {
+        Ok(self.settings_door(caller)?.connections_view()?)
+    }
+
+    /// Saves the connections and routes and binds with them (admin only, audited without any
+    /// password).
+    pub async fn update_connection_settings(
+        &self,
+        caller: &Caller,
+        update: ConnectionsUpdate,
+    ) -> Result<SettingsSaved, ServiceError> {
+        let names: Vec<String> = update.connections.iter().map(|c| c.name.clone()).collect();
+        let routes: Vec<String> = update.routes.iter().map(|r| r.name.clone()).collect();
+        let saved = self.settings_door(caller)?.update_connections(update).await?;
+        let audit = NewAudit {
+            actor: caller.actor(),
+            action: "settings.update".into(),
+            subject_type: Some("settings".into()),
+            details_json: Some(serde_json::json!({ "connections": names, "routes": routes }).to_string()),
+            ..NewAudit::default()
+        };
+        self.store
+            .writer()
+            .write(move |tx| tx.audit().append(&audit).map(|_| ()))
+            .await?;
+        Ok(saved)
     }
 
     /// A trial bind with unsaved connection settings (admin only).

@@ -5,6 +5,7 @@
 //! data directory, and is never shown, logged or written into the config.
 
 mod catalog;
+mod connections;
 mod file;
 mod probe;
 pub mod secret;
@@ -18,6 +19,7 @@ use std::pin::Pin;
 use std::sync::{Arc, OnceLock, RwLock, Weak};
 
 pub use catalog::{Applies, SettingKind};
+pub use connections::{ConnectionEdit, ConnectionsUpdate, ConnectionsView, RouteEdit};
 pub use secret::{SecretBackend, SecretError, SecretStore};
 pub use types::*;
 
@@ -108,6 +110,10 @@ impl Settings {
             apply: OnceLock::new(),
             writing: tokio::sync::Mutex::new(()),
         };
+        if let Err(e) = settings.fill_passwords(&text, &mut config) {
+            tracing::error!(error = %e, "cannot read a connection's stored SMPP password");
+        }
+        *settings.running.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(config.clone());
         (settings, config)
     }
 
@@ -268,6 +274,7 @@ impl Settings {
         if !password_in(&new_text, &self.env) {
             new_saved.smpp.password = self.secrets.password()?.unwrap_or_default();
         }
+        self.fill_passwords(&new_text, &mut new_saved)?;
 
         let reconnected = self.put_in_effect(&new_saved).await.reconnected;
         Ok(SettingsSaved {
@@ -288,6 +295,7 @@ impl Settings {
         if !password_in(&text, &self.env) {
             saved.smpp.password = self.secrets.password()?.unwrap_or_default();
         }
+        self.fill_passwords(&text, &mut saved)?;
         Ok(self.put_in_effect(&saved).await)
     }
 
@@ -314,7 +322,18 @@ impl Settings {
     pub async fn test_connection(&self, t: ConnectionTest) -> Result<ConnectionTestResult, SettingsError> {
         let running = self.running();
         let sandbox_addr = self.apply.get().and_then(Weak::upgrade).and_then(|a| a.sandbox_addr());
-        probe::run(&running.smpp, t, sandbox_addr).await
+        // A named connection's test is completed from its own saved settings.
+        let saved = match &t.connection {
+            Some(name) => running.for_connection(name).ok_or_else(|| {
+                SettingsError::Invalid(vec![field_error(
+                    "connection",
+                    FieldCode::Invalid,
+                    format!("no connection is named {name:?}"),
+                )])
+            })?,
+            None => (*running).clone(),
+        };
+        probe::run(&saved.smpp, t, sandbox_addr).await
     }
 }
 
@@ -393,3 +412,6 @@ mod tests;
 
 #[cfg(test)]
 mod reload_tests;
+
+#[cfg(test)]
+mod connections_tests;

@@ -52,6 +52,8 @@ pub struct SecretStore {
     dir: PathBuf,
     /// The keyring entry's user name: one per data directory, so two instances never share it.
     account: String,
+    /// The sealed password's file in the data directory (the fallback).
+    file: String,
 }
 
 impl SecretStore {
@@ -69,6 +71,18 @@ impl SecretStore {
             backend,
             dir: dir.to_owned(),
             account,
+            file: PASSWORD_FILE.into(),
+        }
+    }
+
+    /// Where the password of the named connection `name` is kept: beside this one, in an entry
+    /// (and a sealed file) of its own.
+    pub fn for_connection(&self, name: &str) -> SecretStore {
+        SecretStore {
+            backend: self.backend,
+            dir: self.dir.clone(),
+            account: format!("smpp.password.{name}@{}", self.dir.display()),
+            file: format!("smpp-password.{name}.enc"),
         }
     }
 
@@ -78,6 +92,7 @@ impl SecretStore {
             backend: SecretBackend::EncryptedFile,
             dir: dir.to_owned(),
             account: String::new(),
+            file: PASSWORD_FILE.into(),
         }
     }
 
@@ -118,7 +133,7 @@ impl SecretStore {
                 Err(e) => Err(SecretError::Keyring(e.to_string())),
             },
             SecretBackend::EncryptedFile => {
-                let path = self.dir.join(PASSWORD_FILE);
+                let path = self.dir.join(&self.file);
                 match std::fs::remove_file(&path) {
                     Ok(()) => Ok(()),
                     Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(()),
@@ -133,7 +148,7 @@ impl SecretStore {
     }
 
     fn read_sealed(&self) -> Result<Option<String>, SecretError> {
-        let path = self.dir.join(PASSWORD_FILE);
+        let path = self.dir.join(&self.file);
         let sealed = match std::fs::read(&path) {
             Ok(b) => b,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -168,7 +183,7 @@ impl SecretStore {
             .expect("sealing a short text cannot fail");
         let mut sealed = nonce.to_vec();
         sealed.extend_from_slice(&body);
-        write_private(&self.dir.join(PASSWORD_FILE), &sealed)
+        write_private(&self.dir.join(&self.file), &sealed)
     }
 
     fn key(&self) -> Result<Vec<u8>, SecretError> {

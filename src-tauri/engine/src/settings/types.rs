@@ -141,6 +141,10 @@ pub struct SettingsSaved {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConnectionTest {
+    /// The connection whose saved settings complete the test (`[connections.<name>]`); null: the
+    /// first (`[smpp]` without named connections).
+    #[serde(default)]
+    pub connection: Option<String>,
     pub sandbox: Option<bool>,
     pub host: Option<String>,
     pub port: Option<u16>,
