@@ -204,16 +204,22 @@ fn key(data: &Path, name: &str) -> String {
         .to_owned()
 }
 
-fn link_of(r: &Running, connection: &str) -> String {
-    let v = r.get_as_operator("/api/v1/connections").json();
-    let c = v
-        .as_array()
+/// `connection` as `GET /api/v1/connections` answers (null when there is none of that name).
+fn connection_of(r: &Running, connection: &str) -> Value {
+    let all = r.get_as_operator("/api/v1/connections").json();
+    all.as_array()
         .unwrap()
         .iter()
         .find(|c| c["connection"] == connection)
-        .cloned();
-    c.map(|c| c["link"]["state"].as_str().unwrap_or_default().to_owned())
+        .cloned()
         .unwrap_or_default()
+}
+
+fn link_of(r: &Running, connection: &str) -> String {
+    connection_of(r, connection)["link"]["state"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
 }
 
 /// Messages of `route` from message id `from`, by the connections their tries went out on.

@@ -7,17 +7,7 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::support::{self, post_json, run};
-use super::{config, count, french, key, link_of, send, tries_by_connection, wait_for, Smsc};
-
-fn connection_of(r: &support::Running, name: &str) -> serde_json::Value {
-    let all = r.get_as_operator("/api/v1/connections").json();
-    all.as_array()
-        .unwrap()
-        .iter()
-        .find(|c| c["connection"] == name)
-        .cloned()
-        .unwrap_or_default()
-}
+use super::{config, connection_of, count, french, key, link_of, send, tries_by_connection, wait_for, Smsc};
 
 #[test]
 fn an_operator_drains_disables_and_enables_a_connection_and_the_hold_outlasts_a_restart() {
