@@ -31,6 +31,7 @@ import {
   sendAndWatchDelivered,
 } from "./story.mjs";
 import { englishIn, englishTells } from "./languages.mjs";
+import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
@@ -933,6 +934,18 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     } finally {
       await context.close();
       provider.child.kill("SIGTERM");
+    }
+  });
+
+  test("a second connection from the screens: a sandbox backup beside the provider and a route over both, saved from Settings; both links on the dashboard, the provider drained with a note and enabled again", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, ADMIN);
+    try {
+      const ui = storyUi(page);
+      await addBackupConnection(ui);
+      await drainTheProvider(ui);
+      assert.deepEqual(problems, [], "no console errors, failed or remote requests");
+    } finally {
+      await context.close();
     }
   });
 

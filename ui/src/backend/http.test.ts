@@ -21,6 +21,7 @@ const MARIE: Me = {
   csrf_token: CSRF,
 };
 const NO_TEST: ConnectionTest = {
+  connection: null,
   sandbox: null,
   host: null,
   port: null,

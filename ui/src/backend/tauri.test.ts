@@ -98,6 +98,7 @@ describe("TauriBackend", () => {
     };
     const update: SettingsUpdate = { values: { "smpp.tps": "25" }, password: "pw", callback_providers: [] };
     const test: ConnectionTest = {
+      connection: null,
       sandbox: false,
       host: "smpp.example",
       port: 2775,

@@ -3,7 +3,12 @@
 /**
  * Connection settings to try, unsaved; what is not given is taken from the settings in effect.
  */
-export type ConnectionTest = { sandbox: boolean | null, host: string | null, port: number | null, system_id: string | null, 
+export type ConnectionTest = { 
+/**
+ * The connection whose saved settings complete the test (`[connections.<name>]`); null: the
+ * first (`[smpp]` without named connections).
+ */
+connection: string | null, sandbox: boolean | null, host: string | null, port: number | null, system_id: string | null, 
 /**
  * `null` tries the saved password, but only against the saved server (its host, port and
  * system_id): for another server, type its password.

@@ -10,6 +10,8 @@ import type { ConnectionAction } from "./ConnectionAction";
 import type { ConnectionStatus } from "./ConnectionStatus";
 import type { ConnectionTest } from "./ConnectionTest";
 import type { ConnectionTestResult } from "./ConnectionTestResult";
+import type { ConnectionsUpdate } from "./ConnectionsUpdate";
+import type { ConnectionsView } from "./ConnectionsView";
 import type { CreatedApiKey } from "./CreatedApiKey";
 import type { Dashboard } from "./Dashboard";
 import type { ExceptionDetail } from "./ExceptionDetail";
@@ -129,6 +131,10 @@ export interface Operations {
   settings(): Promise<SettingsView>;
   /** Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted) and applies what may change while running; every invalid field is named and nothing is written (admin only, audited). */
   updateSettings(update: SettingsUpdate): Promise<SettingsSaved>;
+  /** The named connections and the routes as saved, in the order they are listed and tried (admin only). Passwords are never sent: `password_set` says whether one is kept. */
+  connectionSettings(): Promise<ConnectionsView>;
+  /** Saves the whole list of connections and routes (admin only; audited without passwords) and binds with them. A single `[smpp]` is moved into `[connections.<name>]`; a password typed goes to the OS keyring (or encrypted), never to the file. Every invalid field is named; nothing is written then. */
+  updateConnectionSettings(update: ConnectionsUpdate): Promise<SettingsSaved>;
   /** Binds once to an SMPP server with the given, unsaved, settings and unbinds: bound, refused (with the status's name), unreachable or timed out, within seconds (admin only). */
   testConnection(test: ConnectionTest): Promise<ConnectionTestResult>;
   /** People's accounts, by name (admin only). */
@@ -199,6 +205,8 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   revokeKey: { command: "revoke_key", method: "POST", path: "/keys/{id}/revoke", args: [{ name: "id", place: "path" }], answers: false },
   settings: { command: "settings", method: "GET", path: "/settings", args: [], answers: true },
   updateSettings: { command: "update_settings", method: "PATCH", path: "/settings", args: [{ name: "update", place: "body" }], answers: true },
+  connectionSettings: { command: "connection_settings", method: "GET", path: "/settings/connections", args: [], answers: true },
+  updateConnectionSettings: { command: "update_connection_settings", method: "POST", path: "/settings/connections", args: [{ name: "update", place: "body" }], answers: true },
   testConnection: { command: "test_connection", method: "POST", path: "/settings/test-connection", args: [{ name: "test", place: "body" }], answers: true },
   listAccounts: { command: "list_accounts", method: "GET", path: "/accounts", args: [], answers: true },
   createAccount: { command: "create_account", method: "POST", path: "/accounts", args: [{ name: "account", place: "body" }], answers: true },

@@ -69,6 +69,8 @@ export function shareSubscription(inner: Backend): Backend {
     connection: () => inner.connection(),
     connections: () => inner.connections(),
     commandConnection: (action) => inner.commandConnection(action),
+    connectionSettings: () => inner.connectionSettings(),
+    updateConnectionSettings: (update) => inner.updateConnectionSettings(update),
     auditLog: (page) => inner.auditLog(page),
     listKeys: () => inner.listKeys(),
     createKey: (key) => inner.createKey(key),

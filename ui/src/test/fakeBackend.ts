@@ -66,6 +66,8 @@ export class FakeBackend implements Backend {
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
   commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");
+  connectionSettings: Backend["connectionSettings"] = this.#unset("connectionSettings");
+  updateConnectionSettings: Backend["updateConnectionSettings"] = this.#unset("updateConnectionSettings");
   auditLog: Backend["auditLog"] = this.#unset("auditLog");
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");

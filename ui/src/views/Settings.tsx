@@ -7,6 +7,7 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { formatRoute } from "../hooks/useHashRoute";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
+import { ConnectionsEditor } from "./settings/Connections";
 import { ConnectionTestButton } from "./settings/ConnectionTest";
 import { draftsOf, providersChanged, ProvidersEditor, toEdits, type ProviderDraft } from "./settings/Providers";
 import { SavedNotice } from "./settings/SavedNotice";
@@ -120,6 +121,8 @@ export function Settings({ backend }: { backend: Backend }) {
           }}
         />
       )}
+      {/* The named connections and the routes among them: saved on their own. */}
+      {view !== null && <ConnectionsEditor backend={backend} />}
     </div>
   );
 }

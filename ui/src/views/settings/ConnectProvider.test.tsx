@@ -158,6 +158,7 @@ describe("Connect your provider", () => {
     await settle();
     expect(scene.tests).toEqual([
       {
+        connection: null,
         sandbox: false,
         host: "smpp.acme.example",
         port: 2776,
@@ -288,6 +289,12 @@ describe("Connect your provider", () => {
     await click(byTestId(scene.root, "connect-test"));
     await settle();
     expect(byTestId<HTMLButtonElement>(scene.root, "connect-switch").disabled).toBe(true);
+  });
+
+  it("points to Connections and routes once the connections are named in the file", async () => {
+    const scene = await open(new FakeBackend(), [], view({ source: "file", editable: false }));
+    expect(byTestId(scene.root, "connect-named").textContent).toContain("Connections and routes");
+    expect(queryTestId(scene.root, "connect-locked"), "no environment variable to name").toBeNull();
   });
 
   it("is the admin's, at #/settings/connect, and Cancel goes back to the settings", async () => {

@@ -159,9 +159,15 @@ function Guide({
   const bound = result?.outcome === "bound";
   return (
     <>
-      {sandboxField !== undefined && !sandboxField.editable && (
+      {sandboxField !== undefined && !sandboxField.editable && sandboxField.source === "env" && (
         <p className="notice notice-warning" data-testid="connect-locked">
           {t("connect.locked", { name: sandboxField.env_var })}
+        </p>
+      )}
+      {sandboxField !== undefined && !sandboxField.editable && sandboxField.source !== "env" && (
+        // Named connections: each one is edited under "Connections and routes".
+        <p className="notice notice-warning" data-testid="connect-named">
+          {t("connect.named")}
         </p>
       )}
       <ol className="connect-steps">

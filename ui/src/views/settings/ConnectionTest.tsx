@@ -16,6 +16,7 @@ export function trialOf(
 ): ConnectionTest {
   const port = Number(valueOf("smpp.port"));
   return {
+    connection: null,
     sandbox,
     host: valueOf("smpp.host"),
     port: Number.isInteger(port) && port > 0 && port < 65_536 ? port : null,
