@@ -11,6 +11,8 @@ mod support;
 
 #[path = "connections/holds.rs"]
 mod holds;
+#[path = "connections/reroute.rs"]
+mod reroute;
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};

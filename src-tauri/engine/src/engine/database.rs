@@ -57,7 +57,7 @@ pub(super) async fn rekey_all(store: &Store, policy: &ReceiptPolicy, config: &Co
 /// Gives a route, by the routes in force, to each message still to be sent that no connection
 /// would take: queued by an earlier version for a connection since renamed, or for a route since
 /// removed. One that no route takes keeps waiting, and is counted in a warning.
-async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreError> {
+pub(super) async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreError> {
     let routes = Arc::new(super::enabled_routes(config));
     let names: Vec<String> = routes.iter().map(|r| r.name.clone()).collect();
     let links: Vec<String> = config.connection_list().into_iter().map(|c| c.name).collect();
@@ -84,7 +84,7 @@ async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreErr
     if unmatched > 0 {
         tracing::warn!(
             messages = unmatched,
-            "messages waiting to be sent that no route takes: they wait until a route does (add a last [[routes]] without conditions, then restart)"
+            "messages waiting to be sent that no route takes: they wait until a route does (add a last route without conditions: they are routed as soon as the routes change)"
         );
     }
     Ok(())

@@ -103,6 +103,11 @@ impl Runtime {
         if let Some(s) = sending.take() {
             s.stop().await;
         }
+        // Messages waiting on a route or a connection the new settings no longer have take a
+        // route now, not at the next start.
+        if let Err(e) = super::database::route_unrouted(self.store.writer(), new).await {
+            tracing::error!(error = %e, "giving the waiting messages a route by the new routes failed");
+        }
         let inbound: Arc<dyn InboundHandler> = Arc::new(self.service.clone());
         match Sending::start(new, &self.store, inbound, policy).await {
             Ok(s) => {
