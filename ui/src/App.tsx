@@ -3,13 +3,14 @@ import { AccessProvider, useAccess } from "./access/context";
 import type { Backend, Connection, PeopleAccess } from "./backend";
 import type { ChangeEvent } from "./bindings/ChangeEvent";
 import type { ConnectionStatus } from "./bindings/ConnectionStatus";
+import type { LinkState } from "./bindings/LinkState";
 import type { Dashboard as DashboardData } from "./bindings/Dashboard";
 import type { InboxCounts } from "./bindings/InboxCounts";
 import { AboutPanel } from "./components/AboutPanel";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
 import { DisplayControls } from "./display/DisplayControls";
-import { useBackendData } from "./hooks/useBackendData";
+import { useBackendData, type DataState } from "./hooks/useBackendData";
 import {
   ADMIN_SECTIONS,
   formatRoute,
@@ -122,6 +123,18 @@ const noInboxCounts = (): Promise<InboxCounts | null> => Promise.resolve(null);
 /** The link's state is not a store change: the dashboard asks for it this often. */
 export const CONNECTION_POLL_MS = 5_000;
 
+/**
+ * The link the pace speaks of: sending goes on while any connection is bound (the routes fail
+ * over to it), so the first bound one; else the first connection's trouble.
+ */
+export function sendingLink(links: DataState<ConnectionStatus[]>, connection: DataState<ConnectionStatus>): LinkState | null {
+  if (links.status === "ready") {
+    const bound = links.data.find((l) => l.link.state === "bound");
+    if (bound !== undefined) return bound.link;
+  }
+  return connection.status === "ready" ? connection.data.link : null;
+}
+
 /** The sections, one shown at a time, where the URL's fragment says (so Back and links work). */
 export function Sections({
   backend: direct,
@@ -200,7 +213,7 @@ export function Sections({
           onRetry={reloadDashboard}
           onRetryConnection={reloadConnection}
           {...(may.readAll
-            ? { pace: <DashboardPace backend={backend} link={connection.status === "ready" ? connection.data.link : null} /> }
+            ? { pace: <DashboardPace backend={backend} link={sendingLink(links, connection)} /> }
             : {})}
           charts={<DashboardCharts backend={backend} />}
           {...(may.admin
