@@ -3,7 +3,7 @@
 // tauri-driver (window.test.mjs). Each engine hands in a small adapter (`ui`) with the same verbs:
 //
 //   click(sel)  fill(sel, text)  check(sel)  setFile(sel, path)  waitFor(sel, ms?)  count(sel)
-//   text(sel)  attr(sel, name)  screenshot(name, {fullPage}?)  accessible?(what) (where axe-core runs)
+//   text(sel)  attr(sel, name)  screenshot(name, {fullPage, element}?)  accessible?(what) (where axe-core runs)
 //
 // Selectors are CSS, nearly always a data-testid. The story talks to the sandbox SMSC, whose
 // behaviour follows the last two digits of the destination (see the README's sandbox section).

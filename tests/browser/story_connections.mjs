@@ -24,7 +24,7 @@ export async function addBackupConnection(ui) {
   assert.equal(await ui.count(`${tid("route-edit")} ${tid("route-connection")}`), 2);
   assert.equal(await ui.count(tid("connection-unrouted")), 0, "every connection is on the route");
   await ui.accessible?.("the connections and routes editor");
-  await ui.screenshot("connections-settings.png");
+  await ui.screenshot("connections-settings.png", { element: tid("connections-editor") });
   await ui.click(tid("connections-save"));
   await ui.waitFor(tid("connections-saved"), 60_000);
 }
@@ -47,7 +47,7 @@ export async function drainTheProvider(ui) {
     20_000,
   );
   assert.match(await ui.text(`${link("smpp")} ${tid("connection-figures")}`), /provider maintenance tonight/);
-  await ui.screenshot("connections-dashboard.png");
+  await ui.screenshot("connections-dashboard.png", { element: tid("dashboard-connection") });
   await ui.click(`${link("smpp")} ${tid("connection-enable")}`);
   await ui.click(`${link("smpp")} ${tid("connection-confirm")}`);
   await eventually("the hold lifted", async () => (await ui.count(`${link("smpp")} ${tid("connection-hold")}`)) === 0, 20_000);

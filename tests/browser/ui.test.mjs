@@ -226,10 +226,12 @@ async function accessibilityProblems(page) {
   return violations.flatMap((v) => v.targets.map((t) => `${v.id} (${v.help}): ${t}`));
 }
 
-async function screenshot(page, name, { fullPage = true } = {}) {
+async function screenshot(page, name, { fullPage = true, element } = {}) {
   const dir = process.env.SCREENSHOT_DIR;
   if (!dir) return;
   await mkdir(dir, { recursive: true });
+  // One part of a long screen: that element alone.
+  if (element) return page.locator(element).first().screenshot({ path: path.join(dir, name) });
   await page.screenshot({ path: path.join(dir, name), fullPage });
 }
 
