@@ -138,6 +138,20 @@ connections = ["primary", "backup"]
     )
 }
 
+/// A data directory configured with [`config`] over two SMSCs (the primary asks for a password),
+/// and an API key "crm": (tempdir, data dir, database, primary, backup, key).
+fn two_smscs() -> (tempfile::TempDir, PathBuf, PathBuf, Smsc, Smsc, String) {
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let db = data.join("smsdesk.db");
+    let primary = Smsc::start(tmp.path(), "primary", 0, Some("right"), 1 << 28);
+    let backup = Smsc::start(tmp.path(), "backup", 0, None, 2 << 28);
+    std::fs::write(data.join("smsdesk.toml"), config(primary.port, backup.port)).unwrap();
+    let crm = key(&data, "crm");
+    (tmp, data, db, primary, backup, crm)
+}
+
 fn count(db: &Path, sql: &str) -> i64 {
     let c = Connection::open_with_flags(db, OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
     c.busy_timeout(Duration::from_secs(5)).unwrap();

@@ -7,18 +7,11 @@ use std::time::Duration;
 use serde_json::json;
 
 use super::support::{self, post_json, run};
-use super::{config, connection_of, count, french, key, link_of, send, tries_by_connection, wait_for, Smsc};
+use super::{connection_of, count, french, link_of, send, tries_by_connection, two_smscs, wait_for};
 
 #[test]
 fn an_operator_drains_disables_and_enables_a_connection_and_the_hold_outlasts_a_restart() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let db = data.join("smsdesk.db");
-    let primary = Smsc::start(tmp.path(), "primary", 0, Some("right"), 1 << 28);
-    let backup = Smsc::start(tmp.path(), "backup", 0, None, 2 << 28);
-    std::fs::write(data.join("smsdesk.toml"), config(primary.port, backup.port)).unwrap();
-    let crm = key(&data, "crm");
+    let (_tmp, data, db, primary, backup, crm) = two_smscs();
     let (code, out, err) = run(
         &data,
         &["api-key", "create", "--name", "monitor", "--scope", "send,read:all,act"],

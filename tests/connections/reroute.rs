@@ -7,19 +7,12 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use serde_json::{json, Value};
 
 use super::support::{self, post_json};
-use super::{config, connection_of, count, key, link_of, wait_for, Smsc};
+use super::{config, connection_of, count, link_of, two_smscs, wait_for};
 
 #[test]
 fn messages_waiting_on_a_route_a_reload_removes_take_a_route_by_the_new_routes_at_once() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let db = data.join("smsdesk.db");
-    let primary = Smsc::start(tmp.path(), "primary", 0, Some("right"), 1 << 28);
-    let backup = Smsc::start(tmp.path(), "backup", 0, None, 2 << 28);
+    let (_tmp, data, db, primary, backup, crm) = two_smscs();
     let file = data.join("smsdesk.toml");
-    std::fs::write(&file, config(primary.port, backup.port)).unwrap();
-    let crm = key(&data, "crm");
     let mut r = support::start(&data, &["serve"], &[]);
     wait_for(&r, "both connections bound", || {
         link_of(&r, "primary") == "bound" && link_of(&r, "backup") == "bound"

@@ -33,26 +33,21 @@ export function trialOf(
  * sandbox while it is ticked there, else the server typed), and a plain answer: bound, refused
  * (with the SMSC's reason), unreachable, or no answer in time, each with what to check.
  */
-export function ConnectionTestButton({
-  backend,
-  valueOf,
-  password,
-}: {
-  backend: Backend;
-  valueOf: (key: string) => string;
-  password: string | null;
-}) {
-  const { t } = useI18n();
+/** One trial bind at a time: whether it runs, and how it went or why it could not be asked. */
+export function useTrialBind(backend: Backend): {
+  busy: boolean;
+  result: ConnectionTestResult | null;
+  error: BackendError | null;
+  run: (test: ConnectionTest) => void;
+} {
   const [busy, setBusy] = useState(false);
   const [result, setResult] = useState<ConnectionTestResult | null>(null);
   const [error, setError] = useState<BackendError | null>(null);
-  const sandbox = valueOf("smpp.sandbox") === "true";
-
-  const run = (): void => {
+  const run = (test: ConnectionTest): void => {
     setBusy(true);
     setResult(null);
     setError(null);
-    backend.testConnection(trialOf(valueOf, password, sandbox)).then(
+    backend.testConnection(test).then(
       (r) => {
         setResult(r);
         setBusy(false);
@@ -63,6 +58,22 @@ export function ConnectionTestButton({
       },
     );
   };
+  return { busy, result, error, run };
+}
+
+export function ConnectionTestButton({
+  backend,
+  valueOf,
+  password,
+}: {
+  backend: Backend;
+  valueOf: (key: string) => string;
+  password: string | null;
+}) {
+  const { t } = useI18n();
+  const { busy, result, error, run: test } = useTrialBind(backend);
+  const sandbox = valueOf("smpp.sandbox") === "true";
+  const run = (): void => test(trialOf(valueOf, password, sandbox));
 
   return (
     <div className="settings-test">

@@ -1,10 +1,9 @@
 /** One SMPP connection of the editor: its fields, its warnings, and its trial bind. */
-import { useId, useState, type ReactNode } from "react";
-import { asBackendError, type Backend, type BackendError } from "../../../backend";
-import type { ConnectionTestResult } from "../../../bindings/ConnectionTestResult";
+import { useId, type ReactNode } from "react";
+import type { Backend } from "../../../backend";
 import { ErrorNotice } from "../../../components/ErrorNotice";
 import { useI18n } from "../../../i18n/context";
-import { TestResult } from "../ConnectionTest";
+import { TestResult, useTrialBind } from "../ConnectionTest";
 import { BIND_MODES, trialOfDraft, type ConnectionDraft, type Problem } from "./drafts";
 import { CheckField, Problems, RowActions, TextField } from "./fields";
 
@@ -163,24 +162,8 @@ export function ConnectionRow({
 
 function ConnectionTestRow({ backend, draft, children }: { backend: Backend; draft: ConnectionDraft; children: ReactNode }) {
   const { t } = useI18n();
-  const [busy, setBusy] = useState(false);
-  const [result, setResult] = useState<ConnectionTestResult | null>(null);
-  const [error, setError] = useState<BackendError | null>(null);
-  const run = (): void => {
-    setBusy(true);
-    setResult(null);
-    setError(null);
-    backend.testConnection(trialOfDraft(draft)).then(
-      (r) => {
-        setResult(r);
-        setBusy(false);
-      },
-      (e: unknown) => {
-        setError(asBackendError(e));
-        setBusy(false);
-      },
-    );
-  };
+  const { busy, result, error, run: test } = useTrialBind(backend);
+  const run = (): void => test(trialOfDraft(draft));
   return (
     <div className="settings-test">
       <div className="row-actions">
