@@ -114,6 +114,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "connection_hold",
         sql: include_str!("migrations/0019_connection_hold.sql"),
     },
+    Migration {
+        version: 20,
+        name: "one_idempotency_index",
+        sql: include_str!("migrations/0020_one_idempotency_index.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -84,4 +84,34 @@ mod tests {
         assert_eq!(r("key:2", "k1", "h1"), Recorded::New);
         assert_eq!(r("key:1", "k2", "h1"), Recorded::New);
     }
+
+    /// The one guard of a key's uniqueness (the message row's copy of the key has no index of its
+    /// own since schema 20): a second record of the same scope and key is refused, whatever else
+    /// its transaction wrote, so a repeat can never make a second message.
+    #[test]
+    fn a_key_is_recorded_once_and_a_second_record_undoes_its_transaction() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = crate::Store::open(&dir.path().join("i.db")).unwrap();
+        let writer = store.writer();
+        writer
+            .write_blocking(|tx| record(tx, "key:1", "k1", "h1", "messages", 201, "{}"))
+            .unwrap();
+        let again = writer.write_blocking(|tx| {
+            tx.conn()
+                .execute("INSERT INTO view_count (scope, value, n) VALUES ('probe', 'x', 1)", [])?;
+            record(tx, "key:1", "k1", "h2", "messages", 201, "{}")
+        });
+        assert!(again.is_err(), "a second record of key:1/k1 was taken");
+        let (records, probes): (i64, i64) = store
+            .reader()
+            .read_blocking(|c| {
+                let n = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0));
+                Ok::<_, StoreError>((
+                    n("SELECT count(*) FROM idempotency")?,
+                    n("SELECT count(*) FROM view_count WHERE scope = 'probe'")?,
+                ))
+            })
+            .unwrap();
+        assert_eq!((records, probes), (1, 0));
+    }
 }
