@@ -32,6 +32,10 @@ function engine(conversation: ThreadView = threadView()) {
   let current = conversation;
   backend.listThreads = (filter) => {
     filters.push(filter);
+    // The next page holds the conversations after the first page's, as the engine's cursor gives them.
+    if (filter.cursor === "more") {
+      return Promise.resolve({ items: [threadSummary("+33612345630", { unread: 0, replies: 1 })], next_cursor: null });
+    }
     return Promise.resolve({
       items: [
         threadSummary("+33612345626", { unread: 2, replies: 3 }),
@@ -101,6 +105,7 @@ describe("the conversations", () => {
     await click(byTestId(root, "threads-more"));
     await settle();
     expect(e.filters.at(-1)?.cursor).toBe("more");
+    expect(all(root, "thread-row")).toHaveLength(3);
   });
 
   it("opens a conversation where the person clicks", async () => {
