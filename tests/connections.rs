@@ -138,15 +138,16 @@ connections = ["primary", "backup"]
     )
 }
 
-/// A data directory configured with [`config`] over two SMSCs (the primary asks for a password),
-/// and an API key "crm": (tempdir, data dir, database, primary, backup, key).
-fn two_smscs() -> (tempfile::TempDir, PathBuf, PathBuf, Smsc, Smsc, String) {
+/// A data directory configured with [`config`] over two SMSCs (the primary, `primary` in its
+/// files, asks for a password; the backup numbers its ids from `backup_ids`), and an API key
+/// "crm": (tempdir, data dir, database, primary, backup, key).
+fn two_smscs(primary: &str, backup_ids: u64) -> (tempfile::TempDir, PathBuf, PathBuf, Smsc, Smsc, String) {
     let tmp = tempfile::tempdir().unwrap();
     let data = tmp.path().join("data");
     std::fs::create_dir_all(&data).unwrap();
     let db = data.join("smsdesk.db");
-    let primary = Smsc::start(tmp.path(), "primary", 0, Some("right"), 1 << 28);
-    let backup = Smsc::start(tmp.path(), "backup", 0, None, 2 << 28);
+    let primary = Smsc::start(tmp.path(), primary, 0, Some("right"), 1 << 28);
+    let backup = Smsc::start(tmp.path(), "backup", 0, None, backup_ids);
     std::fs::write(data.join("smsdesk.toml"), config(primary.port, backup.port)).unwrap();
     let crm = key(&data, "crm");
     (tmp, data, db, primary, backup, crm)
@@ -255,16 +256,10 @@ fn tries_by_connection(db: &Path, route: &str, from: i64) -> Vec<(String, i64)> 
 
 #[test]
 fn messages_follow_their_routes_fail_over_come_back_and_are_never_sent_twice() {
-    let tmp = tempfile::tempdir().unwrap();
-    let data = tmp.path().join("data");
-    std::fs::create_dir_all(&data).unwrap();
-    let db = data.join("smsdesk.db");
     // Both number their ids alike; the primary, started again, does not repeat its own.
-    let primary = Smsc::start(tmp.path(), "primary-1", 0, Some("right"), 1 << 28);
-    let backup = Smsc::start(tmp.path(), "backup", 0, None, 1 << 28);
+    let (tmp, data, db, primary, backup, crm) = two_smscs("primary-1", 1 << 28);
     let (primary_port, backup_port) = (primary.port, backup.port);
-    std::fs::write(data.join("smsdesk.toml"), config(primary.port, backup.port)).unwrap();
-    let (crm, shop) = (key(&data, "crm"), key(&data, "shop"));
+    let shop = key(&data, "shop");
 
     let r = support::start(&data, &["serve"], &[]);
     wait_for(&r, "both connections bound", || {

@@ -11,7 +11,7 @@ use super::{connection_of, count, french, link_of, send, tries_by_connection, tw
 
 #[test]
 fn an_operator_drains_disables_and_enables_a_connection_and_the_hold_outlasts_a_restart() {
-    let (_tmp, data, db, primary, backup, crm) = two_smscs();
+    let (_tmp, data, db, primary, backup, crm) = two_smscs("primary", 2 << 28);
     let (code, out, err) = run(
         &data,
         &["api-key", "create", "--name", "monitor", "--scope", "send,read:all,act"],

@@ -11,7 +11,7 @@ use super::{config, connection_of, count, link_of, two_smscs, wait_for};
 
 #[test]
 fn messages_waiting_on_a_route_a_reload_removes_take_a_route_by_the_new_routes_at_once() {
-    let (_tmp, data, db, primary, backup, crm) = two_smscs();
+    let (_tmp, data, db, primary, backup, crm) = two_smscs("primary", 2 << 28);
     let file = data.join("smsdesk.toml");
     let mut r = support::start(&data, &["serve"], &[]);
     wait_for(&r, "both connections bound", || {

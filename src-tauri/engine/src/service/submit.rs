@@ -56,8 +56,8 @@ impl Service {
         let rules = self.live().rules;
         let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
         let read = intake::normalise(&req, &new.destination);
-        let hashes = Hashes::of(key.as_deref(), "messages", req, &read)?;
-        self.create(caller, "messages", vec![new], hashes, key, |mut done| done.remove(0))
+        let keyed = Keyed::of(key, "messages", req, &read)?;
+        self.create(caller, "messages", vec![new], keyed, |mut done| done.remove(0))
             .await
     }
 
@@ -100,13 +100,8 @@ impl Service {
             .zip(&news)
             .map(|(m, n)| intake::normalise(m, &n.destination))
             .collect();
-        let hashes = Hashes::of(
-            key.as_deref(),
-            "messages/batch",
-            req,
-            &serde_json::json!({ "messages": read }),
-        )?;
-        self.create(caller, "messages/batch", news, hashes, key, |done| SubmittedBatch {
+        let keyed = Keyed::of(key, "messages/batch", req, &serde_json::json!({ "messages": read }))?;
+        self.create(caller, "messages/batch", news, keyed, |done| SubmittedBatch {
             messages: done,
         })
         .await
@@ -119,35 +114,33 @@ impl Service {
         caller: &Caller,
         route: &'static str,
         mut news: Vec<NewMessage>,
-        hashes: Option<Hashes>,
-        key: Option<String>,
+        keyed: Option<Keyed>,
         answer: impl Fn(Vec<SubmittedMessage>) -> T + Send + 'static,
     ) -> Result<Answer<T>, ServiceError> {
         let scope = caller.scope();
-        check_key(key.as_deref())?;
         // Held until the answer is committed: a repeat arriving meanwhile is told to wait.
-        let _guard = match &key {
-            Some(k) => Some(self.in_flight.enter(&scope, k).ok_or(ServiceError::InFlight)?),
+        let _guard = match &keyed {
+            Some(k) => Some(self.in_flight.enter(&scope, &k.key).ok_or(ServiceError::InFlight)?),
             None => None,
         };
         limits::check_destinations(caller, &news)?;
-        stamp(&mut news, caller, key.as_deref().zip(hashes.as_ref()), &scope);
+        stamp(&mut news, caller, keyed.as_ref(), &scope);
         route_each(&mut news, caller, &self.live().rules, route)?;
         let who = caller.clone();
         let stored = self
             .store
             .writer()
             .write_replayable(move |tx| -> Result<Stored<T>, ServiceError> {
-                if let (Some(k), Some(hashes)) = (&key, &hashes) {
-                    if let Some(earlier) = earlier_answer(tx, &scope, k, hashes)? {
+                if let Some(k) = &keyed {
+                    if let Some(earlier) = earlier_answer(tx, &scope, k)? {
                         return Ok(earlier);
                     }
                 }
                 limits::check_rate(tx, &who, news.len())?;
                 check_opt_outs(tx, &news, route == "messages/batch")?;
                 let (value, body) = insert_all(tx, &news, &answer)?;
-                if let (Some(k), Some(hashes)) = (&key, &hashes) {
-                    idempotency::record(tx, &scope, k, &hashes.read, route, 201, &body)?;
+                if let Some(k) = &keyed {
+                    idempotency::record(tx, &scope, &k.key, &k.read, route, 201, &body)?;
                 }
                 Ok(Stored::New { value, body })
             })
@@ -223,22 +216,20 @@ fn route_each(news: &mut [NewMessage], caller: &Caller, rules: &IntakeRules, sco
     }
 }
 
-/// An idempotency key, when given, is 1 to [`idempotency::MAX_KEY_LEN`] printable characters.
-fn check_key(key: Option<&str>) -> Result<(), ServiceError> {
-    match key {
-        Some(k) if k.is_empty() || k.len() > idempotency::MAX_KEY_LEN || k.chars().any(char::is_control) => {
-            Err(ServiceError::BadRequest(format!(
-                "Idempotency-Key must be 1 to {} printable characters",
-                idempotency::MAX_KEY_LEN
-            )))
-        }
-        _ => Ok(()),
+/// An idempotency key is 1 to [`idempotency::MAX_KEY_LEN`] printable characters.
+fn check_key(k: &str) -> Result<(), ServiceError> {
+    match k.is_empty() || k.len() > idempotency::MAX_KEY_LEN || k.chars().any(char::is_control) {
+        true => Err(ServiceError::BadRequest(format!(
+            "Idempotency-Key must be 1 to {} printable characters",
+            idempotency::MAX_KEY_LEN
+        ))),
+        false => Ok(()),
     }
 }
 
 /// Marks the messages as the caller's (by key, and by name), and a single one with its request's key
 /// and fingerprint.
-fn stamp(news: &mut [NewMessage], caller: &Caller, key: Option<(&str, &Hashes)>, scope: &str) {
+fn stamp(news: &mut [NewMessage], caller: &Caller, keyed: Option<&Keyed>, scope: &str) {
     let submitter = caller.submitter();
     for n in news.iter_mut() {
         n.api_key_id = caller.api_key_id();
@@ -246,27 +237,23 @@ fn stamp(news: &mut [NewMessage], caller: &Caller, key: Option<(&str, &Hashes)>,
         n.idempotency = None;
     }
     // A single message carries its key, so its row says which request made it.
-    if let (Some((k, hashes)), [only]) = (key, news) {
+    if let (Some(k), [only]) = (keyed, news) {
         only.idempotency = Some(Idempotency {
             scope: scope.to_owned(),
-            key: k.to_owned(),
-            request_hash: hashes.read.clone(),
+            key: k.key.clone(),
+            request_hash: k.read.clone(),
         });
     }
 }
 
 /// The answer stored for an earlier request with this key, if there was one; the same key with
 /// a different request is refused.
-fn earlier_answer<T>(
-    tx: &WriteTx<'_>,
-    scope: &str,
-    key: &str,
-    hashes: &Hashes,
-) -> Result<Option<Stored<T>>, ServiceError> {
-    let found = match idempotency::lookup(tx, scope, key, &[&hashes.read])? {
+fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, keyed: &Keyed) -> Result<Option<Stored<T>>, ServiceError> {
+    let key = &keyed.key;
+    let found = match idempotency::lookup(tx, scope, key, &[&keyed.read])? {
         // Recorded before requests were compared as read, or another request: the hash of the
         // body as sent tells which (worked out only now, on this rare path).
-        Recorded::Mismatch => idempotency::lookup(tx, scope, key, &[&(hashes.as_sent)()?])?,
+        Recorded::Mismatch => idempotency::lookup(tx, scope, key, &[&(keyed.as_sent)()?])?,
         found => found,
     };
     match found {
@@ -312,29 +299,33 @@ impl<T: serde::de::DeserializeOwned> Stored<T> {
     }
 }
 
-/// The fingerprints of a request with an idempotency key, to tell a repeat from a different
+/// A request's idempotency key, with the fingerprints that tell a repeat from a different
 /// request with the same key.
-struct Hashes {
+struct Keyed {
+    key: String,
     /// Of the request as intake reads it: what a key is recorded with, and compared by.
     read: String,
     /// Of the body as sent: what keys were recorded with before, still recognised. Worked out
     /// only when a key's record does not match `read` (the two fingerprints, each serialising
     /// and hashing the request, took 14 % of intake's time on the request threads).
-    as_sent: Box<dyn Fn() -> Result<String, ServiceError> + Send + Sync>,
+    as_sent: Box<dyn Fn() -> Result<String, ServiceError> + Send>,
 }
 
-impl Hashes {
-    /// None without a key: no fingerprint is compared or recorded then.
-    fn of<T: Serialize + Send + Sync + 'static, R: Serialize>(
-        key: Option<&str>,
+impl Keyed {
+    /// None without a key: no fingerprint is compared or recorded then. A key that is not 1 to
+    /// [`idempotency::MAX_KEY_LEN`] printable characters is refused.
+    fn of<T: Serialize + Send + 'static, R: Serialize>(
+        key: Option<String>,
         route: &'static str,
         req: T,
         read: &R,
-    ) -> Result<Option<Hashes>, ServiceError> {
-        if key.is_none() {
+    ) -> Result<Option<Keyed>, ServiceError> {
+        let Some(key) = key else {
             return Ok(None);
-        }
-        Ok(Some(Hashes {
+        };
+        check_key(&key)?;
+        Ok(Some(Keyed {
+            key,
             read: idempotency::normalised_hash(route, &json(read)?),
             as_sent: Box::new(move || Ok(idempotency::request_hash(route, &json(&req)?))),
         }))
