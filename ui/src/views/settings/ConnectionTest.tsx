@@ -28,11 +28,6 @@ export function trialOf(
   };
 }
 
-/**
- * "Test connection": a trial bind with the connection values in the form, saved or not (the
- * sandbox while it is ticked there, else the server typed), and a plain answer: bound, refused
- * (with the SMSC's reason), unreachable, or no answer in time, each with what to check.
- */
 /** One trial bind at a time: whether it runs, and how it went or why it could not be asked. */
 export function useTrialBind(backend: Backend): {
   busy: boolean;
@@ -61,6 +56,11 @@ export function useTrialBind(backend: Backend): {
   return { busy, result, error, run };
 }
 
+/**
+ * "Test connection": a trial bind with the connection values in the form, saved or not (the
+ * sandbox while it is ticked there, else the server typed), and a plain answer: bound, refused
+ * (with the SMSC's reason), unreachable, or no answer in time, each with what to check.
+ */
 export function ConnectionTestButton({
   backend,
   valueOf,
