@@ -295,6 +295,7 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
     };
     runtime.block_on(async move {
         let stop = stop_signals();
+        let hangups = Hangups::catch();
         let options = EngineOptions {
             mode: RunMode::Serve,
             http_port: args.http_port,
@@ -335,7 +336,7 @@ fn serve(cli: &Cli, args: ServeArgs, ui: Option<Arc<dyn UiAssets>>) -> ExitCode 
                 "  No account exists yet. Create the first admin within 30 minutes at\n    {url}/setup#{token}\n  (or run `smsdesk user add NAME --role admin` on this computer)."
             );
         }
-        let reloads = tokio::spawn(reload_on_hangup(engine.service().clone()));
+        let reloads = tokio::spawn(reload_on_hangup(engine.service().clone(), hangups));
         let signal = stop.await;
         reloads.abort();
         tracing::info!(signal, "stopping");
@@ -352,13 +353,37 @@ fn whoami() -> String {
         .unwrap_or_else(|| "smsdesk".into())
 }
 
-/// Re-reads the config file at each SIGHUP (`systemctl reload`), for as long as the engine runs.
-async fn reload_on_hangup(service: smsdesk_engine::service::Service) {
+/// SIGHUP (`systemctl reload`), caught from the moment this is made.
+struct Hangups {
+    #[cfg(unix)]
+    signal: Option<tokio::signal::unix::Signal>,
+}
+
+impl Hangups {
+    /// Catches SIGHUP from now on. Taken with the stop signals, before the process says where it
+    /// listens: a reload sent as soon as it is ready (`systemctl reload` just after a start) is
+    /// re-read once the engine runs, where an uncaught SIGHUP would end the process.
+    fn catch() -> Hangups {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let signal = signal(SignalKind::hangup()).ok();
+            if signal.is_none() {
+                tracing::warn!("cannot catch SIGHUP: the config is re-read only at the next start");
+            }
+            Hangups { signal }
+        }
+        #[cfg(not(unix))]
+        Hangups {}
+    }
+}
+
+/// Re-reads the config file at each SIGHUP (`systemctl reload`) caught in `hangups`, for as long
+/// as the engine runs.
+async fn reload_on_hangup(service: smsdesk_engine::service::Service, hangups: Hangups) {
     #[cfg(unix)]
     {
-        use tokio::signal::unix::{signal, SignalKind};
-        let Ok(mut hangup) = signal(SignalKind::hangup()) else {
-            tracing::warn!("cannot catch SIGHUP: the config is re-read only at the next start");
+        let Some(mut hangup) = hangups.signal else {
             return;
         };
         while hangup.recv().await.is_some() {
@@ -378,7 +403,7 @@ async fn reload_on_hangup(service: smsdesk_engine::service::Service) {
         }
     }
     #[cfg(not(unix))]
-    let _ = service;
+    let _ = (service, hangups);
 }
 
 /// Catches SIGINT and SIGTERM (Ctrl+C on other platforms) from now on; the future resolves with
