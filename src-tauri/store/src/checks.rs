@@ -19,7 +19,8 @@ pub fn accepted_submits_disagreeing(conn: &Connection) -> rusqlite::Result<Vec<i
 }
 
 /// The running totals as stored: one line per non-zero row of `activity_count`, `activity_latency`,
-/// `activity_outcome`, and of `view_count` for projections, messages and the clock's steps back.
+/// `activity_outcome`, and of `view_count` for queue statuses, projections, messages and the clock's
+/// steps back.
 pub fn totals_stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut out = Vec::new();
     for q in [
@@ -27,6 +28,7 @@ pub fn totals_stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
         "SELECT 'latency', grain, bucket, latency_ms, n FROM activity_latency WHERE n <> 0 ORDER BY 2, 3, 4",
         "SELECT 'outcome', 0, day, outcome, n FROM activity_outcome WHERE n <> 0 ORDER BY 3, 4",
         "SELECT 'state', 0, 0, value, n FROM view_count WHERE scope = 'projection' AND n <> 0 ORDER BY 4",
+        "SELECT 'queue', 0, 0, value, n FROM view_count WHERE scope = 'queue' AND n <> 0 ORDER BY 4",
         "SELECT 'view', 0, 0, scope || '/' || value, n FROM view_count
          WHERE (scope = 'message' OR scope = 'clock') AND n <> 0 ORDER BY 4",
     ] {

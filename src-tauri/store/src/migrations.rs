@@ -119,6 +119,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "one_idempotency_index",
         sql: include_str!("migrations/0020_one_idempotency_index.sql"),
     },
+    Migration {
+        version: 21,
+        name: "counted_by_the_writer",
+        sql: include_str!("migrations/0021_counted_by_the_writer.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -1,23 +1,26 @@
-//! Running totals the writer keeps for the dashboard: receipts received and receipt latency by
-//! minute, hour and day (`activity_count`, `activity_latency`), messages created by minute, hour
-//! and day (`activity_count`, metric 'created'), messages by outcome and by day of creation
-//! (`activity_outcome`), and messages in all, projections by state and the steps back of the clock
-//! (`view_count`).
+//! Running totals the writer keeps for the dashboard: receipts received, submits answered and
+//! receipt latency by minute, hour and day (`activity_count`, `activity_latency`), messages created
+//! by minute, hour and day (`activity_count`, metric 'created'), messages by outcome and by day of
+//! creation (`activity_outcome`), and messages in all, queue rows by status, projections by state
+//! and the steps back of the clock (`view_count`).
 //!
-//! Receipt ingestion changes these on every receipt, intake on every message. Schema version 5
-//! kept them with triggers, three to eight upserts per receipt and three per message; now each
-//! write that changes a total records what it adds here ([`WriteTx::count`](super::WriteTx::count)),
-//! and the writer adds the sums of the whole transaction just before it commits: a few upserts per
+//! Receipt ingestion changes these on every receipt, intake on every message, sending on every
+//! try and status change. Schema version 5 kept them with triggers, three to eight upserts per
+//! receipt, three per message and up to five per status change or answered try; now each write
+//! that changes a total records what it adds here ([`WriteTx::count`](super::WriteTx::count)), and
+//! the writer adds the sums of the whole transaction just before it commits: a few upserts per
 //! transaction instead of per row. The totals stay exact and in step: they are written in the same
 //! transaction as the rows they count, and what a rolled-back savepoint recorded is dropped with it.
 //!
 //! What each total means, and the SQL that recomputes it from the evidence, are in
-//! `migrations/0005_activity.sql` (and `0012_created_totals.sql` for the messages created); the
-//! triggers that remain there (submits, queue statuses) still keep their parts.
+//! `migrations/0005_activity.sql` (and `0012_created_totals.sql` for the messages created, [`refill`]
+//! for all of them). The triggers that remain (rows deleted; a queue row's move to or from not
+//! sent, which reads the message's projection) still keep their parts.
 
 use std::collections::BTreeMap;
 
 use rusqlite::{Connection, OptionalExtension};
+use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 
 pub const MINUTE_MS: i64 = 60_000;
 pub const HOUR_MS: i64 = 3_600_000;
@@ -44,6 +47,25 @@ pub enum Delta {
     ProjectionState { state: &'static str, n: i64 },
     /// Message `id` was written, created at `created_at`.
     Created { id: i64, created_at: i64 },
+    /// `n` more (or fewer) queue rows stand at `status`.
+    Queue { status: QueueStatus, n: i64 },
+    /// `n` more (or fewer) tries, written at `created_at`, ended with `outcome`.
+    Tried {
+        created_at: i64,
+        outcome: AttemptOutcome,
+        n: i64,
+    },
+}
+
+/// The `activity_count` metric a try's outcome counts under: none while it is unanswered or when
+/// it was never written (migration 5's rule).
+fn answered(outcome: AttemptOutcome) -> Option<&'static str> {
+    match outcome {
+        AttemptOutcome::Pending | AttemptOutcome::NotSent => None,
+        AttemptOutcome::Accepted => Some("accepted"),
+        AttemptOutcome::Temporary | AttemptOutcome::Throttled | AttemptOutcome::Permanent => Some("refused"),
+        AttemptOutcome::Timeout | AttemptOutcome::LinkLost => Some("unknown"),
+    }
 }
 
 /// The changes recorded since the transaction began.
@@ -136,6 +158,14 @@ impl Sums {
                     .or_default() += 1;
                 *self.views.entry(("message", "all")).or_default() += 1;
             }
+            Delta::Queue { status, n } => *self.views.entry(("queue", status.as_str())).or_default() += n,
+            Delta::Tried { created_at, outcome, n } => {
+                if let Some(metric) = answered(outcome) {
+                    for g in GRAINS {
+                        *self.counts.entry((g, created_at - created_at % g, metric)).or_default() += n;
+                    }
+                }
+            }
         }
     }
 
@@ -223,8 +253,8 @@ pub fn latency_bin(ms: i64) -> i64 {
 }
 
 /// Recomputes every running total from the rows it counts, in place of what is stored ([`FILL`],
-/// and in `view_count` the counts of projections by state, of messages and of the clock's steps
-/// back). For fixtures written with plain SQL, and to check the totals kept; the engine keeps them
+/// and in `view_count` the counts of queue rows by status, of projections by state, of messages and
+/// of the clock's steps back). For fixtures written with plain SQL, and to check the totals kept; the engine keeps them
 /// as it writes.
 ///
 /// One difference with the totals kept as rows are written: a first final that an operator's
@@ -232,7 +262,8 @@ pub fn latency_bin(ms: i64) -> i64 {
 pub fn refill(c: &Connection) -> rusqlite::Result<()> {
     c.execute_batch(&format!(
         "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
-         DELETE FROM view_count WHERE scope = 'projection' OR scope = 'message' OR scope = 'clock';
+         DELETE FROM view_count WHERE scope IN ('queue', 'projection', 'message', 'clock');
+         INSERT INTO view_count (scope, value, n) SELECT 'queue', status, count(*) FROM queue GROUP BY status;
          INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
          INSERT INTO view_count (scope, value, n) SELECT 'message', 'all', count(*) FROM message;
          {BACKWARDS}

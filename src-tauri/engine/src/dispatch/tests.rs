@@ -751,3 +751,81 @@ fn a_manual_retry_past_the_kinds_tries_or_age_is_refused_unless_overridden() {
         .unwrap();
     assert_eq!(overrides, 1, "the override is audited as one");
 }
+
+/// The queue's rows by status and the submits answered by minute, hour and day are counted by the
+/// writer as it moves messages on (schema 21, no trigger): after every kind of move, and a write
+/// that failed and was undone, what is kept equals a recount of the rows.
+#[test]
+fn the_queue_and_submit_totals_kept_through_every_move_equal_a_recount_of_the_rows() {
+    let q = q();
+    for _ in 0..6 {
+        q.add(msg(MessageKind::Transactional));
+    }
+    let long = q.add(long(MessageKind::Bulk, 2));
+    let cancelled = q.add(msg(MessageKind::Bulk));
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::cancel(tx, cancelled, "ann", "not needed"))
+        .unwrap();
+    let c = q.claim(now(), 10);
+    assert_eq!(c.len(), 7, "every message but the cancelled one");
+    let id = |i: usize| c[i].message_id;
+    q.send(&c[0], answered(0), now());
+    q.send(&c[1], answered(0x0B), now());
+    q.send(&c[2], answered(0x58), now());
+    q.send(&c[3], timeout(), now());
+    q.send(&c[5], answered(0), now());
+    assert_eq!(c[6].message_id, long);
+    q.send_part(&c[6], 1, answered(0), now());
+    // An accepted one sent again on an operator's word; a failed one's retry that is undone.
+    let again = id(0);
+    q.store
+        .writer()
+        .write_blocking(move |tx| queue::retry(tx, again, true, queue::RetryLimits::defaults(), "ann", "asked"))
+        .unwrap();
+    let failed = id(1);
+    let undone = q.store.writer().write_blocking(move |tx| {
+        queue::retry(tx, failed, false, queue::RetryLimits::defaults(), "ann", "")?;
+        Err::<(), _>(queue::ActionError::from(StoreError::Commit("undone on purpose".into())))
+    });
+    assert!(undone.is_err());
+    assert_eq!(
+        q.status(failed).0,
+        QueueStatus::Failed,
+        "the undone retry left it failed"
+    );
+
+    let (kept, recounted) = q
+        .store
+        .writer()
+        .write_blocking(|tx| {
+            Ok::<_, StoreError>((
+                crate::store::checks::totals_stored(tx.sql_for_tests())?,
+                crate::store::checks::totals_recomputed(tx.sql_for_tests())?,
+            ))
+        })
+        .unwrap();
+    let part = |lines: &[String], prefix: &str| -> Vec<String> {
+        lines.iter().filter(|l| l.starts_with(prefix)).cloned().collect()
+    };
+    assert_eq!(
+        part(&kept, "queue"),
+        [
+            "queue 0 0 Text(\"accepted\") 1",
+            "queue 0 0 Text(\"cancelled\") 1",
+            "queue 0 0 Text(\"failed\") 1",
+            "queue 0 0 Text(\"outcome_unknown\") 1",
+            "queue 0 0 Text(\"queued\") 2",
+            "queue 0 0 Text(\"sending\") 2",
+        ],
+        "the queue's rows by status"
+    );
+    for metric in ["accepted", "refused", "unknown"] {
+        assert!(
+            kept.iter()
+                .any(|l| l.starts_with("count") && l.contains(&format!("\"{metric}\""))),
+            "the submits {metric} are counted: {kept:#?}"
+        );
+    }
+    assert_eq!(kept, recounted, "what is kept equals a recount of the rows");
+}

@@ -1292,6 +1292,10 @@ fn a_date_range_stays_exact_after_the_clock_was_set_back() {
              VALUES (?1, 'queued', 5, 0, 0)",
             [id],
         )?;
+        tx.count_for_tests(Delta::Queue {
+            status: QueueStatus::Queued,
+            n: 1,
+        });
         Ok(())
     });
     assert_eq!(backwards(&w), 1, "the step back is noticed");
@@ -1746,10 +1750,19 @@ mod charts {
                     params![id, status, at],
                 )
                 .unwrap();
+            self.tx.count_for_tests(Delta::Queue {
+                status: status.parse().unwrap(),
+                n: 1,
+            });
             id
         }
 
-        fn attempt(&self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
+        fn attempt(&mut self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
+            self.tx.count_for_tests(Delta::Tried {
+                created_at: at,
+                outcome: outcome.parse().unwrap(),
+                n: 1,
+            });
             let c = self.tx.sql_for_tests();
             c.execute(
                 "INSERT INTO attempt (message_id, attempt_no, connection, created_at, sent_at, responded_at,
@@ -1829,11 +1842,22 @@ mod charts {
             project::save(self.tx, m, before.as_ref(), &after).unwrap();
         }
 
-        fn set_status(&self, m: i64, status: &str) {
+        fn set_status(&mut self, m: i64, status: &str) {
+            let before: String = self
+                .tx
+                .sql_for_tests()
+                .query_row("SELECT status FROM queue WHERE message_id = ?1", [m], |r| r.get(0))
+                .unwrap();
             self.tx
                 .sql_for_tests()
                 .execute("UPDATE queue SET status = ?2 WHERE message_id = ?1", params![m, status])
                 .unwrap();
+            for (status, n) in [(before.as_str(), -1), (status, 1)] {
+                self.tx.count_for_tests(Delta::Queue {
+                    status: status.parse().unwrap(),
+                    n,
+                });
+            }
         }
     }
 
@@ -1877,6 +1901,11 @@ mod charts {
             .sql_for_tests()
             .execute("UPDATE attempt SET outcome = 'timeout' WHERE id = ?1", [a])
             .unwrap();
+        rows.tx.count_for_tests(Delta::Tried {
+            created_at: t0 + MIN + 4_000,
+            outcome: AttemptOutcome::Timeout,
+            n: 1,
+        });
         let waiting = rows.message(t0 + MIN, "sending");
         rows.attempt(waiting, 1, t0 + MIN + 5_000, None, "pending");
         // Minute 2: a repeat of a final (counted as received, not as a final), and an incoming SMS

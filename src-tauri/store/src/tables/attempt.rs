@@ -1,9 +1,11 @@
 //! The `attempt` table: every try to hand a part of a message to the SMSC.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 use smsdesk_core::parts::PartTry;
 
+use crate::tables::queue;
+use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::{StoreError, Text};
@@ -99,6 +101,7 @@ pub fn begin_attempt(
             wire.session_id,
             wire.sequence_number,
             now,
+            // Unanswered: a try counts in the totals once it is answered (`answer`).
             Text(AttemptOutcome::Pending),
             registered_delivery,
             wire.routing,
@@ -129,17 +132,15 @@ pub fn record_accepted(
     provider_id_key: &str,
 ) -> Result<AcceptedSubmit, StoreError> {
     let now = tx.now_ms();
-    let (message_id, connection): (i64, String) = tx
-        .conn()
-        .prepare_cached(
-            "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
-                 sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
-             WHERE id = ?1 RETURNING message_id, connection",
-        )?
-        .query_row(
-            params![attempt_id, now, provider_message_id, provider_id_key, written_at],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )?;
+    let (message_id, connection) = answer(
+        tx,
+        attempt_id,
+        "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
+             sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
+         WHERE id = ?1 RETURNING message_id, connection, outcome, created_at",
+        params![attempt_id, now, provider_message_id, provider_id_key, written_at],
+    )?
+    .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
     // A message sent whole is whole with this answer; one in parts, once every part is accepted
     // in its current round of sending.
     let whole: bool = tx
@@ -152,21 +153,22 @@ pub fn record_accepted(
              FROM message m WHERE m.id = ?1",
         )?
         .query_row([message_id], |r| r.get(0))?;
-    tx.conn()
-        .prepare_cached(
-            // The last accepted submit is the accepted attempt with the highest id (segments may
-            // be answered out of order); its time is this answer's (`responded_at` above).
-            "UPDATE queue SET
-                 status = CASE WHEN ?5 THEN ?2 ELSE status END,
-                 attempts = attempts + ?5,
-                 lease_owner = CASE WHEN ?5 THEN NULL ELSE lease_owner END,
-                 lease_until = CASE WHEN ?5 THEN NULL ELSE lease_until END,
-                 updated_at = ?3,
-                 accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
-                 accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole])?;
+    queue::update_status(
+        tx,
+        message_id,
+        // The last accepted submit is the accepted attempt with the highest id (segments may be
+        // answered out of order); its time is this answer's (`responded_at` above).
+        "UPDATE queue SET
+             status = CASE WHEN ?5 THEN ?2 ELSE status END,
+             attempts = attempts + ?5,
+             lease_owner = CASE WHEN ?5 THEN NULL ELSE lease_owner END,
+             lease_until = CASE WHEN ?5 THEN NULL ELSE lease_until END,
+             updated_at = ?3,
+             accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
+             accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
+         WHERE message_id = ?1 RETURNING status",
+        params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole],
+    )?;
     tx.changed(Entity::Attempt, attempt_id);
     tx.changed(Entity::Queue, message_id);
     Ok(AcceptedSubmit {
@@ -193,22 +195,61 @@ pub fn finish_attempt(
     error: Option<&str>,
     written_at: Option<i64>,
 ) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
-                 sent_at = coalesce(?6, sent_at)
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            attempt_id,
-            Text(outcome),
-            command_status,
-            error,
-            tx.now_ms(),
-            written_at
-        ])?;
+    let now = tx.now_ms();
+    answer(
+        tx,
+        attempt_id,
+        "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
+             sent_at = coalesce(?6, sent_at)
+         WHERE id = ?1 RETURNING message_id, connection, outcome, created_at",
+        params![attempt_id, Text(outcome), command_status, error, now, written_at],
+    )?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
+}
+
+/// Runs `sql`, an UPDATE of try `attempt_id` that returns its message, connection, outcome and
+/// creation time after (`RETURNING message_id, connection, outcome, created_at`), and counts a
+/// change of outcome in the running totals (the submits answered by minute, hour and day; see
+/// [`crate::totals`]). The try's message and connection; `None` when there is no such try.
+fn answer(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<Option<(i64, String)>, StoreError> {
+    let before: Option<AttemptOutcome> = tx
+        .conn()
+        .prepare_cached("SELECT outcome FROM attempt WHERE id = ?1")?
+        .query_row([attempt_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
+        .optional()?;
+    let after = tx
+        .conn()
+        .prepare_cached(sql)?
+        .query_row(params, |r| {
+            Ok((
+                (r.get(0)?, r.get(1)?),
+                r.get::<_, Text<AttemptOutcome>>(2)?.0,
+                r.get::<_, i64>(3)?,
+            ))
+        })
+        .optional()?;
+    let Some((found, outcome, created_at)) = after else {
+        return Ok(None);
+    };
+    if let Some(before) = before.filter(|b| *b != outcome) {
+        tx.count(Delta::Tried {
+            created_at,
+            outcome: before,
+            n: -1,
+        });
+        tx.count(Delta::Tried {
+            created_at,
+            outcome,
+            n: 1,
+        });
+    }
+    Ok(Some(found))
 }
 
 /// The tries whose outcome is still pending (id, message), oldest first.

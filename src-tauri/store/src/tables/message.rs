@@ -1,7 +1,7 @@
 //! The `message` table (immutable once written) and its row in `queue`, written together.
 
 use rusqlite::{params, OptionalExtension};
-use smsdesk_core::domain::MessageKind;
+use smsdesk_core::domain::{MessageKind, QueueStatus};
 use smsdesk_core::message::{queue_priority, NewMessage};
 use smsdesk_core::receipts::mismatch;
 
@@ -44,10 +44,11 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
             m.submitted_by,
         ])?;
     let id = tx.conn().last_insert_rowid();
+    let status = QueueStatus::Queued;
     tx.conn()
         .prepare_cached(
             "INSERT INTO queue (message_id, status, priority, next_attempt_at, updated_at, expires_at, route)
-             VALUES (?1, 'queued', ?2, ?3, ?4, ?5, ?6)",
+             VALUES (?1, ?7, ?2, ?3, ?4, ?5, ?6)",
         )?
         .execute(params![
             id,
@@ -55,12 +56,15 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
             m.scheduled_at.unwrap_or(now),
             now,
             m.valid_until,
-            m.route
+            m.route,
+            Text(status)
         ])?;
     tx.changed(Entity::Message, id);
-    // The messages created by minute, hour and day, in all, and the clock's steps back: summed
-    // for the whole transaction and written before it commits (see `crate::totals`).
+    // The messages created by minute, hour and day, in all, and the clock's steps back, and the
+    // queue's rows by status: summed for the whole transaction and written before it commits (see
+    // `crate::totals`).
     tx.count(Delta::Created { id, created_at: now });
+    tx.count(Delta::Queue { status, n: 1 });
     Ok(id)
 }
 

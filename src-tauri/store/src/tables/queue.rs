@@ -4,6 +4,7 @@
 use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{MessageKind, QueueStatus};
 
+use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::{StoreError, Text};
@@ -246,12 +247,14 @@ pub fn set_route(tx: &mut WriteTx<'_>, message_id: i64, route: &str) -> Result<(
 
 /// Marks a message as being sent, under a lease held by `owner` until `until`.
 pub fn lease(tx: &mut WriteTx<'_>, message_id: i64, owner: &str, until: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, owner, until, tx.now_ms()])?;
+    let now = tx.now_ms();
+    update_status(
+        tx,
+        message_id,
+        "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
+         WHERE message_id = ?1 RETURNING status",
+        params![message_id, owner, until, now],
+    )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
 }
@@ -278,14 +281,16 @@ pub fn set_status(
     error: Option<&str>,
     next_attempt_at: Option<i64>,
 ) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
-                 next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
-                 updated_at = ?5
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, Text(status), error, next_attempt_at, tx.now_ms()])?;
+    let now = tx.now_ms();
+    update_status(
+        tx,
+        message_id,
+        "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
+             next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
+             updated_at = ?5
+         WHERE message_id = ?1 RETURNING status",
+        params![message_id, Text(status), error, next_attempt_at, now],
+    )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
 }
@@ -319,6 +324,32 @@ pub fn stranded(conn: &impl Reads, now: i64, owner: &str) -> Result<Vec<i64>, St
         )?
         .query_map(params![now, owner], |r| r.get(0))?
         .collect::<Result<_, _>>()?)
+}
+
+/// Runs `sql`, an UPDATE of message `message_id`'s queue row that returns its status after
+/// (`RETURNING status`), and counts a move from one status to another in the running totals
+/// (`view_count`, scope 'queue'; see [`crate::totals`]). A row no longer there changes nothing.
+pub(crate) fn update_status(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    sql: &str,
+    params: impl rusqlite::Params,
+) -> Result<(), StoreError> {
+    let before = status(tx, message_id)?;
+    let after = tx
+        .conn()
+        .prepare_cached(sql)?
+        .query_row(params, |r| r.get::<_, Text<_>>(0).map(|t| t.0))
+        .optional()?;
+    if before != after {
+        if let Some(status) = before {
+            tx.count(Delta::Queue { status, n: -1 });
+        }
+        if let Some(status) = after {
+            tx.count(Delta::Queue { status, n: 1 });
+        }
+    }
+    Ok(())
 }
 
 /// The message's current queue status.
@@ -364,15 +395,17 @@ pub fn expires_at(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<i64>, Stor
 /// Puts a message back in the queue, due now, with a fresh set of tries; a message accepted whole
 /// starts a new round of sending (what its earlier tries accepted no longer counts).
 pub fn queue_again(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
-                 lease_until = NULL, updated_at = ?2,
-                 round_from = CASE WHEN status = 'accepted'
-                     THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
-             WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, tx.now_ms()])?;
+    let now = tx.now_ms();
+    update_status(
+        tx,
+        message_id,
+        "UPDATE queue SET status = 'queued', attempts = 0, next_attempt_at = ?2, lease_owner = NULL,
+             lease_until = NULL, updated_at = ?2,
+             round_from = CASE WHEN status = 'accepted'
+                 THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
+         WHERE message_id = ?1 RETURNING status",
+        params![message_id, now],
+    )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
 }
