@@ -124,6 +124,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "counted_by_the_writer",
         sql: include_str!("migrations/0021_counted_by_the_writer.sql"),
     },
+    Migration {
+        version: 22,
+        name: "claim_index_of_the_queued",
+        sql: include_str!("migrations/0022_claim_index_of_the_queued.sql"),
+    },
 ];
 
 /// The schema version this build creates.
