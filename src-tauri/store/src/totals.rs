@@ -9,8 +9,9 @@
 //! receipt, three per message, two statements per status change and three upserts per answered
 //! try; now each write that changes a total records what it adds here
 //! ([`WriteTx::count`](super::WriteTx::count)), and the writer adds the sums of the whole
-//! transaction just before it commits: a few upserts per transaction instead of per row. The totals stay exact and in step: they are written in the same
-//! transaction as the rows they count, and what a rolled-back savepoint recorded is dropped with it.
+//! transaction just before it commits: a few upserts per transaction instead of per row. The
+//! totals stay exact and in step: they are written in the same transaction as the rows they count,
+//! and what a rolled-back savepoint recorded is dropped with it.
 //!
 //! What each total means, and the SQL that recomputes it from the evidence, are in
 //! `migrations/0005_activity.sql` (and `0012_created_totals.sql` for the messages created, [`refill`]
