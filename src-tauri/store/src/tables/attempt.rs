@@ -137,7 +137,7 @@ pub fn record_accepted(
         attempt_id,
         "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
              sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
-         WHERE id = ?1 RETURNING message_id, connection, outcome, created_at",
+         WHERE id = ?1",
         params![attempt_id, now, provider_message_id, provider_id_key, written_at],
     )?
     .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
@@ -166,7 +166,7 @@ pub fn record_accepted(
              updated_at = ?3,
              accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
              accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
-         WHERE message_id = ?1 RETURNING status",
+         WHERE message_id = ?1",
         params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole],
     )?;
     tx.changed(Entity::Attempt, attempt_id);
@@ -201,21 +201,21 @@ pub fn finish_attempt(
         attempt_id,
         "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
              sent_at = coalesce(?6, sent_at)
-         WHERE id = ?1 RETURNING message_id, connection, outcome, created_at",
+         WHERE id = ?1",
         params![attempt_id, Text(outcome), command_status, error, now, written_at],
     )?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
 }
 
-/// Runs `sql`, an UPDATE of try `attempt_id` that returns its message, connection, outcome and
-/// creation time after (`RETURNING message_id, connection, outcome, created_at`), and counts a
-/// change of outcome in the running totals (the submits answered by minute, hour and day; see
-/// [`crate::totals`]). The try's message and connection; `None` when there is no such try.
+/// Runs `update`, an UPDATE of try `attempt_id`, and counts a change of its outcome in the running
+/// totals (the submits answered by minute, hour and day; see [`crate::totals`]): the outcome
+/// before is read by the try's key, the one after is returned by the UPDATE itself. The try's
+/// message and connection; `None` when there is no such try.
 fn answer(
     tx: &mut WriteTx<'_>,
     attempt_id: i64,
-    sql: &str,
+    update: &str,
     params: impl rusqlite::Params,
 ) -> Result<Option<(i64, String)>, StoreError> {
     let before: Option<AttemptOutcome> = tx
@@ -225,7 +225,9 @@ fn answer(
         .optional()?;
     let after = tx
         .conn()
-        .prepare_cached(sql)?
+        .prepare_cached(&format!(
+            "{update} RETURNING message_id, connection, outcome, created_at"
+        ))?
         .query_row(params, |r| {
             Ok((
                 (r.get(0)?, r.get(1)?),

@@ -263,7 +263,7 @@ pub fn lease(tx: &mut WriteTx<'_>, message_id: i64, owner: &str, until: i64) -> 
         tx,
         message_id,
         "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
-         WHERE message_id = ?1 RETURNING status",
+         WHERE message_id = ?1",
         params![message_id, owner, until, now],
     )?;
     tx.changed(Entity::Queue, message_id);
@@ -299,7 +299,7 @@ pub fn set_status(
         "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
              next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
              updated_at = ?5
-         WHERE message_id = ?1 RETURNING status",
+         WHERE message_id = ?1",
         params![message_id, Text(status), error, next_attempt_at, now],
     )?;
     tx.changed(Entity::Queue, message_id);
@@ -337,19 +337,20 @@ pub fn stranded(conn: &impl Reads, now: i64, owner: &str) -> Result<Vec<i64>, St
         .collect::<Result<_, _>>()?)
 }
 
-/// Runs `sql`, an UPDATE of message `message_id`'s queue row that returns its status after
-/// (`RETURNING status`), and counts a move from one status to another in the running totals
-/// (`view_count`, scope 'queue'; see [`crate::totals`]). A row no longer there changes nothing.
+/// Runs `update`, an UPDATE of message `message_id`'s queue row, and counts a move from one status
+/// to another in the running totals (`view_count`, scope 'queue'; see [`crate::totals`]): the
+/// status before is read by the row's key, the one after is returned by the UPDATE itself. A row
+/// no longer there changes nothing.
 pub(crate) fn update_status(
     tx: &mut WriteTx<'_>,
     message_id: i64,
-    sql: &str,
+    update: &str,
     params: impl rusqlite::Params,
 ) -> Result<(), StoreError> {
     let before = status(tx, message_id)?;
     let after = tx
         .conn()
-        .prepare_cached(sql)?
+        .prepare_cached(&format!("{update} RETURNING status"))?
         .query_row(params, |r| r.get::<_, Text<_>>(0).map(|t| t.0))
         .optional()?;
     if before != after {
@@ -414,7 +415,7 @@ pub fn queue_again(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreErr
              lease_until = NULL, updated_at = ?2,
              round_from = CASE WHEN status = 'accepted'
                  THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
-         WHERE message_id = ?1 RETURNING status",
+         WHERE message_id = ?1",
         params![message_id, now],
     )?;
     tx.changed(Entity::Queue, message_id);
