@@ -50,6 +50,7 @@ fn pragmas_are_in_force_on_writer_and_reader_connections() {
         );
         assert!(p.foreign_keys, "foreign keys must be enforced");
         assert_eq!(p.busy_timeout_ms, i64::from(BUSY_TIMEOUT_MS));
+        assert!(p.stable_plans, "a plan must not depend on the values bound");
     };
     let on_writer = store.writer().write_blocking(|tx| pragmas::read(tx.conn())).unwrap();
     expected(&on_writer);

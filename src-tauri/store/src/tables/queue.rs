@@ -453,6 +453,26 @@ mod tests {
     use super::{due_sql, LEGACY, PINNED, ROUTE, ROUTE_OTP};
     use crate::{Store, StoreError};
 
+    /// A claim query is compiled once, however often it runs with other values: SQLite plans a
+    /// `LIMIT ?` with its value and compiles the statement again at every run unless the
+    /// connection has the query planner stability guarantee (`pragmas::apply`).
+    #[test]
+    fn a_claim_query_run_again_with_other_values_is_not_compiled_again() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::open(&dir.path().join("q.db")).unwrap();
+        fn runs(c: &rusqlite::Connection) -> Result<i32, StoreError> {
+            let mut s = c.prepare_cached(&due_sql(ROUTE))?;
+            for (now, limit, route) in [(1, 10, "a"), (2, 10, "a"), (2, 64, "a"), (3, 7, "b")] {
+                s.query_map(rusqlite::params![now, limit, route], |r| r.get::<_, i64>(0))?
+                    .for_each(drop);
+            }
+            Ok(s.get_status(rusqlite::StatementStatus::RePrepare))
+        }
+        let on_writer = store.writer().write_blocking(|tx| runs(tx.conn())).unwrap();
+        let on_reader = store.reader().read_blocking(runs).unwrap();
+        assert_eq!((on_writer, on_reader), (0, 0), "times compiled again (writer, reader)");
+    }
+
     /// Each claim query reads the due messages in the order they go out from an index range of
     /// the queued rows: no scan of the queue, no sort (schema 22 keeps only queued rows in
     /// `queue_claim`).
