@@ -463,8 +463,8 @@ mod tests {
         fn runs(c: &rusqlite::Connection) -> Result<i32, StoreError> {
             let mut s = c.prepare_cached(&due_sql(ROUTE))?;
             for (now, limit, route) in [(1, 10, "a"), (2, 10, "a"), (2, 64, "a"), (3, 7, "b")] {
-                s.query_map(rusqlite::params![now, limit, route], |r| r.get::<_, i64>(0))?
-                    .for_each(drop);
+                let rows = s.query_map(rusqlite::params![now, limit, route], |r| r.get::<_, i64>(0))?;
+                rows.collect::<Result<Vec<_>, _>>()?;
             }
             Ok(s.get_status(rusqlite::StatementStatus::RePrepare))
         }
