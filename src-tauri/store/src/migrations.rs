@@ -129,6 +129,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "claim_index_of_the_queued",
         sql: include_str!("migrations/0022_claim_index_of_the_queued.sql"),
     },
+    Migration {
+        version: 23,
+        name: "start_reads_what_is_left",
+        sql: include_str!("migrations/0023_start_reads_what_is_left.sql"),
+    },
 ];
 
 /// The schema version this build creates.

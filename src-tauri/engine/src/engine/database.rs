@@ -13,6 +13,7 @@ use crate::dispatch::queue;
 use crate::receipts::ingest;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::{rebuild, rekey};
+use crate::store::tables::start_check;
 use crate::store::{Store, StoreError, Writer};
 
 /// Opens the database (migrating it, after a copy into `backups` when it is older), then brings what it holds up to date before anything new
@@ -39,7 +40,7 @@ pub(super) async fn open_store(
     }
     let store = started.store.insert(Arc::new(store)).clone();
     rekey_all(&store, policy, config).await?;
-    route_unrouted(store.writer(), config).await?;
+    route_unrouted_at_start(store.writer(), config).await?;
     apply_pending_receipts(store.writer(), policy).await?;
     rebuild_wanted(store.writer(), policy).await?;
     file_earlier_replies(store.writer(), policy).await?;
@@ -59,8 +60,7 @@ pub(super) async fn rekey_all(store: &Store, policy: &ReceiptPolicy, config: &Co
 /// removed. One that no route takes keeps waiting, and is counted in a warning.
 pub(super) async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreError> {
     let routes = Arc::new(super::enabled_routes(config));
-    let names: Vec<String> = routes.iter().map(|r| r.name.clone()).collect();
-    let links: Vec<String> = config.connection_list().into_iter().map(|c| c.name).collect();
+    let (names, links) = routes_and_links(config);
     let unmatched = Arc::new(AtomicUsize::new(0));
     let left = unmatched.clone();
     let total = in_chunks(writer, move |tx, after| {
@@ -88,6 +88,32 @@ pub(super) async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(
         );
     }
     Ok(())
+}
+
+/// The names a waiting message's route or connection must be among (see `queue::unrouted`): the
+/// enabled routes', and the connections'.
+fn routes_and_links(config: &Config) -> (Vec<String>, Vec<String>) {
+    let names = super::enabled_routes(config).into_iter().map(|r| r.name).collect();
+    let links = config.connection_list().into_iter().map(|c| c.name).collect();
+    (names, links)
+}
+
+/// [`route_unrouted`] at start, when the routes and connections in force are not those the last
+/// start's check ran under: under the same, every waiting message was given a route among them,
+/// and the check would read every waiting message to find none. (A change of settings while
+/// running checks again, without recording it, so the next start checks once more.)
+async fn route_unrouted_at_start(writer: &Writer, config: &Config) -> Result<(), StoreError> {
+    let (names, links) = routes_and_links(config);
+    let under = serde_json::json!({ "routes": names, "connections": links }).to_string();
+    let same = under.clone();
+    if writer
+        .write(move |tx| Ok::<_, StoreError>(start_check::last(&*tx, "routes")?.as_deref() == Some(same.as_str())))
+        .await?
+    {
+        return Ok(());
+    }
+    route_unrouted(writer, config).await?;
+    writer.write(move |tx| start_check::record(tx, "routes", &under)).await
 }
 
 /// Makes the stored id keys by the id rules in force, where earlier rules made them.
@@ -178,3 +204,7 @@ async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Resu
     }
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "database_tests.rs"]
+mod tests;

@@ -5,9 +5,9 @@
 //!    correlation by the provider's message id, the projection, exceptions.
 //! 3. The caller (who then answers deliver_sm_resp or HTTP 2xx) hears back only after the commit.
 //!
-//! If step 2 fails, the receipt is still committed without a `receipt_outcome` row, and
-//! [`process_pending`] applies it later (at start-up, for one): evidence is never lost because an
-//! effect failed.
+//! If step 2 fails, the receipt is still committed without a `receipt_outcome` row, listed as
+//! deferred, and [`process_pending`] applies it at the next start: evidence is never lost because
+//! an effect failed, and a start reads the list, not every receipt.
 //!
 //! Reports that arrive while the writer is busy wait together and go to it as one operation:
 //! every receipt of the group is appended, then each is applied, under one savepoint. Should any
@@ -464,7 +464,8 @@ fn http_rows(r: &HttpReceived) -> Vec<NewReceipt> {
         .collect()
 }
 
-/// Appends the evidence, then applies it in a nested savepoint.
+/// Appends the evidence, then applies it in a nested savepoint; if that fails, lists it as
+/// deferred (for [`process_pending`]) in the same transaction.
 fn record(tx: &mut WriteTx<'_>, row: &NewReceipt, policy: &ReceiptPolicy) -> Result<Ingested, StoreError> {
     let receipt_id = tx.receipts().append(row)?;
     let view = ReceiptView::from_row(receipt_id, row);
@@ -472,6 +473,7 @@ fn record(tx: &mut WriteTx<'_>, row: &NewReceipt, policy: &ReceiptPolicy) -> Res
         Ok(o) => o,
         Err(e) => {
             tracing::error!(receipt_id, error = %e, "receipt stored; applying it failed and will be retried");
+            receipt::defer(tx, receipt_id)?;
             Outcome::Deferred
         }
     };
@@ -813,10 +815,10 @@ pub fn event_facts(
     )))
 }
 
-/// Applies stored receipts that have no outcome yet (after a crash, or a failed effect), in
-/// receive order, starting after receipt `after` and taking at most `limit`. Returns how many were
-/// looked at and the last receipt id seen, the cursor for the next call; a receipt that fails
-/// again is logged and left for the next start rather than retried in a loop.
+/// Applies stored receipts that have no outcome yet (their effects failed), in receive order,
+/// starting after receipt `after` and taking at most `limit`. Returns how many were looked at and
+/// the last receipt id seen, the cursor for the next call; a receipt that fails again is logged
+/// and stays listed for the next start rather than retried in a loop.
 pub fn process_pending(
     tx: &mut WriteTx<'_>,
     policy: &ReceiptPolicy,
@@ -825,8 +827,12 @@ pub fn process_pending(
 ) -> Result<(usize, i64), StoreError> {
     let pending = receipt::unprocessed(&*tx, after, limit)?;
     for (id, row) in &pending {
-        if let Err(e) = tx.nested(|tx| process(tx, &ReceiptView::from_row(*id, row), policy)) {
-            tracing::error!(receipt_id = id, error = %e, "applying a stored receipt failed again");
+        match tx.nested(|tx| process(tx, &ReceiptView::from_row(*id, row), policy)) {
+            Ok(_) => receipt::applied_at_last(tx, *id)?,
+            Err(e) => {
+                tracing::error!(receipt_id = id, error = %e, "applying a stored receipt failed again");
+                receipt::defer(tx, *id)?;
+            }
         }
     }
     Ok((pending.len(), pending.last().map_or(after, |(id, _)| *id)))

@@ -924,6 +924,52 @@ fn projections_made_by_older_rules_are_rebuilt_at_start_and_then_carry_these_rul
 }
 
 #[test]
+fn a_start_under_the_rules_the_last_start_looked_under_reads_no_projection_and_other_rules_look_again() {
+    use super::rules::RULES_VERSION;
+    let w = world();
+    w.accepted("P1");
+    w.dlr("P1", "DELIVRD");
+    let older = |w: &World, version: u32| {
+        w.store
+            .writer()
+            .write_blocking(move |tx| {
+                tx.sql_for_tests()
+                    .execute("UPDATE projection SET rules_version = ?1", [version])?;
+                Ok::<_, StoreError>(())
+            })
+            .unwrap();
+    };
+    let look = |w: &World, version: u32| {
+        w.store
+            .writer()
+            .write_blocking(move |tx| {
+                let listed = crate::store::tables::projection::want_rebuilt_before(tx, version)?;
+                tx.sql_for_tests().execute("DELETE FROM rebuild_wanted", [])?;
+                Ok::<_, StoreError>(listed)
+            })
+            .unwrap()
+    };
+    // The first start under these rules looks, and records that it did.
+    assert_eq!(look(&w, RULES_VERSION), 0);
+    // A row of older rules now could only come from elsewhere: the record is trusted, and no
+    // projection is read (the row is not found).
+    older(&w, RULES_VERSION - 1);
+    assert_eq!(
+        look(&w, RULES_VERSION),
+        0,
+        "the same rules do not read the projections again"
+    );
+    // A downgrade looks under its own rules (nothing is older than them) and records them; the
+    // upgrade after it looks again, and finds what the older build wrote meanwhile.
+    assert_eq!(look(&w, RULES_VERSION - 1), 0);
+    assert_eq!(
+        look(&w, RULES_VERSION),
+        1,
+        "other rules than the last look's look again"
+    );
+}
+
+#[test]
 fn a_rebuild_reproduces_every_stored_projection_and_notices_a_tampered_one() {
     let w = world();
     let a = w.accepted("P1");
@@ -1216,6 +1262,18 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
         "nothing of the failed receipt's effects may remain half-applied"
     );
     assert_eq!(w.report(poisoned).reported_state, DeliveryState::Pending);
+    let listed = |w: &World| {
+        w.row(
+            "SELECT count(*) FROM receipt_deferred WHERE receipt_id = ?1",
+            results[1].receipt_id,
+            |r| r.get::<_, i64>(0),
+        )
+    };
+    assert_eq!(
+        listed(&w),
+        1,
+        "it is listed for the next start, in the transaction that stored it"
+    );
 
     // Once the cause is gone, the recovery pass applies it.
     w.store
@@ -1229,6 +1287,7 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
         .unwrap();
     assert_eq!(w.report(poisoned).reported_state, DeliveryState::Delivered);
     assert_eq!(w.rebuild_differences(), Vec::<i64>::new());
+    assert_eq!(listed(&w), 0, "applied, it leaves the list");
 }
 
 #[test]

@@ -20,6 +20,7 @@ pub mod projection;
 pub mod queue;
 pub mod receipt;
 pub mod session;
+pub mod start_check;
 pub mod template;
 pub mod uncorrelated_wait;
 pub mod webhook;

@@ -8,7 +8,7 @@ use smsdesk_core::domain::{DeliveryState, ExceptionKind, WebhookField};
 use smsdesk_core::receipts::mismatch::MessageFacts;
 use smsdesk_core::receipts::rules::{EventFacts, Input, Projection, Rule, RULES_VERSION};
 
-use crate::tables::webhook;
+use crate::tables::{start_check, webhook};
 use crate::totals::Delta;
 use crate::writer::WriteTx;
 use crate::Reads;
@@ -422,14 +422,25 @@ pub fn input_rows(conn: &impl Reads, message_id: i64) -> Result<Vec<InputRow>, S
 
 /// Puts on the rebuild work list every projection whose `rules_version` is older than `version`;
 /// returns how many were added.
+///
+/// It reads the projections only when the last look was under other rules (`start_check`):
+/// every projection is written with the rules of the build that writes it, so under the same rules
+/// there is nothing older to find, and a start does not read a million rows to learn it. A build
+/// with other rules (newer, or older after a downgrade) looks once, and records its own.
 pub fn want_rebuilt_before(tx: &mut WriteTx<'_>, version: u32) -> Result<usize, StoreError> {
-    Ok(tx
+    let under = version.to_string();
+    if start_check::last(&*tx, "projection_rules")?.as_deref() == Some(under.as_str()) {
+        return Ok(0);
+    }
+    let added = tx
         .conn()
         .prepare_cached(
             "INSERT OR IGNORE INTO rebuild_wanted (message_id)
              SELECT message_id FROM projection WHERE rules_version < ?1",
         )?
-        .execute([version])?)
+        .execute([version])?;
+    start_check::record(tx, "projection_rules", &under)?;
+    Ok(added)
 }
 
 /// The first `limit` messages on the rebuild work list.

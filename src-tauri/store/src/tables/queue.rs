@@ -220,8 +220,8 @@ pub fn unrouted(
             "SELECT m.id, m.destination, m.kind, k.name, q.route FROM queue q JOIN message m ON m.id = q.message_id
              LEFT JOIN api_key k ON k.id = m.api_key_id
              WHERE q.message_id > ?1 AND q.status IN ('queued', 'sending', 'outcome_unknown', 'held')
-               AND CASE WHEN q.route IS NULL THEN m.connection NOT IN (SELECT value FROM json_each(?4))
-                        ELSE q.route NOT IN (SELECT value FROM json_each(?2)) END
+               AND (q.route IS NULL OR q.route NOT IN (SELECT value FROM json_each(?2)))
+               AND (q.route IS NOT NULL OR m.connection NOT IN (SELECT value FROM json_each(?4)))
              ORDER BY q.message_id LIMIT ?3",
         )?
         .query_map(params![after, known, limit, links], |r| {

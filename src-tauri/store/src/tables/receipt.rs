@@ -120,13 +120,22 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
 
 /// Stored receipts without an outcome, with the columns processing needs (read back by
 /// [`read_view_row`]); the text is put together once.
+///
+/// It reads the receipts listed as deferred ([`defer`]), and those stored after the last receipt
+/// that has an outcome, never the whole log: a start on a large database reads what is left to
+/// do. Every receipt without an outcome is one of the two, since a receipt is applied, or listed,
+/// in the transaction that stores it (and schema 23 listed those stored before).
 static UNPROCESSED: LazyLock<String> = LazyLock::new(|| {
     format!(
         "SELECT r.id, r.connection, r.kind, r.parse_error, r.source_addr, r.destination_addr, r.raw_text,
              r.received_at, {}
-         FROM receipt r
-         WHERE r.id > ?1 AND NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
-         ORDER BY id LIMIT ?2",
+         FROM (SELECT receipt_id AS id FROM receipt_deferred WHERE receipt_id > ?1
+               UNION
+               SELECT id FROM receipt
+               WHERE id > max(?1, (SELECT coalesce(max(receipt_id), 0) FROM receipt_outcome))) c
+         JOIN receipt r ON r.id = c.id
+         WHERE NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
+         ORDER BY c.id LIMIT ?2",
         field_columns("r")
     )
 });
@@ -206,8 +215,8 @@ pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Receipt
     })
 }
 
-/// Stored receipts that have no outcome yet (after a crash, or a failed effect), in receive
-/// order, after receipt `after`, at most `limit`.
+/// Stored receipts that have no outcome yet (their effects failed), in receive order, after
+/// receipt `after`, at most `limit`.
 pub fn unprocessed(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<(i64, NewReceipt)>, StoreError> {
     let conn = conn.connection();
     Ok(conn
@@ -234,3 +243,24 @@ pub fn record_outcome(
         .execute(params![receipt, event, repeat, flags, now])?;
     Ok(())
 }
+
+/// Lists a stored receipt whose effects failed, for [`unprocessed`] to find at the next start; in
+/// the transaction that stores it, so a receipt is never stored unapplied and unlisted.
+pub fn defer(tx: &mut WriteTx<'_>, receipt: i64) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    tx.conn()
+        .prepare_cached("INSERT OR IGNORE INTO receipt_deferred (receipt_id, deferred_at) VALUES (?1, ?2)")?
+        .execute(params![receipt, now])?;
+    Ok(())
+}
+
+/// Takes a receipt off the deferred list once it has its outcome.
+pub fn applied_at_last(tx: &mut WriteTx<'_>, receipt: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached("DELETE FROM receipt_deferred WHERE receipt_id = ?1")?
+        .execute([receipt])?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests;
