@@ -125,6 +125,9 @@ impl Store {
             // hold tens of MiB of pages nothing may read again while the engine idles.
             conn.execute_batch("PRAGMA shrink_memory")?;
         }
+        if new {
+            pragmas::new_file(&conn)?;
+        }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
         if let (false, Some(dir)) = (new, backups) {
             backup_before_migration(&conn, path, dir, &clock)?;

@@ -253,3 +253,29 @@ fn a_read_still_running_at_the_stop_is_interrupted_and_the_stop_is_clean() {
     );
     assert!(read.join().unwrap().is_err(), "the read was interrupted");
 }
+
+fn page_bytes(path: &Path) -> i64 {
+    let c = rusqlite::Connection::open(path).unwrap();
+    c.query_row("PRAGMA page_size", [], |r| r.get(0)).unwrap()
+}
+
+#[test]
+fn a_new_database_takes_the_page_size_and_an_existing_one_keeps_its_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let new = dir.path().join("new.db");
+    Store::open(&new).unwrap().shutdown();
+    assert_eq!(page_bytes(&new), pragmas::PAGE_BYTES);
+    assert_ne!(
+        pragmas::PAGE_BYTES,
+        4_096,
+        "the test needs a size other than SQLite's default"
+    );
+
+    let older = dir.path().join("older.db");
+    rusqlite::Connection::open(&older)
+        .unwrap()
+        .execute_batch("PRAGMA page_size = 4096; CREATE TABLE earlier (x);")
+        .unwrap();
+    Store::open(&older).unwrap().shutdown();
+    assert_eq!(page_bytes(&older), 4_096, "an existing file is not rewritten");
+}

@@ -59,8 +59,9 @@ pub(super) async fn rekey_all(store: &Store, policy: &ReceiptPolicy, config: &Co
 /// would take: queued by an earlier version for a connection since renamed, or for a route since
 /// removed. One that no route takes keeps waiting, and is counted in a warning.
 pub(super) async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(), StoreError> {
-    let routes = Arc::new(super::enabled_routes(config));
-    let (names, links) = routes_and_links(config);
+    let routes = super::enabled_routes(config);
+    let (names, links) = routes_and_links(&routes, config);
+    let routes = Arc::new(routes);
     let unmatched = Arc::new(AtomicUsize::new(0));
     let left = unmatched.clone();
     let total = in_chunks(writer, move |tx, after| {
@@ -91,9 +92,9 @@ pub(super) async fn route_unrouted(writer: &Writer, config: &Config) -> Result<(
 }
 
 /// The names a waiting message's route or connection must be among (see `queue::unrouted`): the
-/// enabled routes', and the connections'.
-fn routes_and_links(config: &Config) -> (Vec<String>, Vec<String>) {
-    let names = super::enabled_routes(config).into_iter().map(|r| r.name).collect();
+/// enabled routes' (`routes`, built from `config`), and the connections'.
+fn routes_and_links(routes: &[crate::config::Route], config: &Config) -> (Vec<String>, Vec<String>) {
+    let names = routes.iter().map(|r| r.name.clone()).collect();
     let links = config.connection_list().into_iter().map(|c| c.name).collect();
     (names, links)
 }
@@ -103,7 +104,7 @@ fn routes_and_links(config: &Config) -> (Vec<String>, Vec<String>) {
 /// and the check would read every waiting message to find none. (A change of settings while
 /// running checks again, without recording it, so the next start checks once more.)
 async fn route_unrouted_at_start(writer: &Writer, config: &Config) -> Result<(), StoreError> {
-    let (names, links) = routes_and_links(config);
+    let (names, links) = routes_and_links(&super::enabled_routes(config), config);
     let under = serde_json::json!({ "routes": names, "connections": links }).to_string();
     let same = under.clone();
     if writer

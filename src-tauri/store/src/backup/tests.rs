@@ -144,7 +144,10 @@ fn the_check_refuses_a_damaged_copy_a_newer_schema_and_a_database_that_is_not_sm
 
     let damaged = dir.path().join("damaged.db");
     let mut bytes = std::fs::read(&good).unwrap();
-    let page = 4096;
+    let page: usize = Connection::open(&good)
+        .unwrap()
+        .query_row("PRAGMA page_size", [], |r| r.get(0))
+        .unwrap();
     for b in &mut bytes[page * 3..page * 5] {
         *b = 0x5a;
     }
