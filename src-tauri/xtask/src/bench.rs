@@ -18,7 +18,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::steps::{self, Cmd};
+use crate::app::build_app;
+use crate::cmd::{self, target_dir, Cmd};
 use context::Context;
 use outputs::Figure;
 use report::Samples;
@@ -223,20 +224,20 @@ pub fn run(root: &Path, args: Vec<String>) -> Result<(), String> {
 /// Builds what the plan runs and makes the directories; returns where everything is.
 fn prepare(root: &Path, options: &Options, plan: &[&Bench]) -> Result<Env, String> {
     let runs = |names: &[&str]| plan.iter().any(|b| names.contains(&b.name));
-    let smsdesk = steps::build_app(root, true)?;
+    let smsdesk = build_app(root, true)?;
     let cargo = || Cmd::new("cargo").dir(root);
-    steps::run(cargo().args(["build", "--release", "--locked", "-p", "smsdesk-bench"]))?;
+    cmd::run(cargo().args(["build", "--release", "--locked", "-p", "smsdesk-bench"]))?;
     if runs(&["parse", "ingest", "views"]) {
-        steps::run(
+        cmd::run(
             cargo()
                 .args(["bench", "--locked", "--no-run", "-p", "smsdesk-engine"])
                 .args(["--bench", "parse", "--bench", "ingest", "--bench", "views"]),
         )?;
     }
     if runs(&["sqlite"]) {
-        steps::run(cargo().args(["bench", "--locked", "--no-run", "-p", "smsdesk-bench"]))?;
+        cmd::run(cargo().args(["bench", "--locked", "--no-run", "-p", "smsdesk-bench"]))?;
     }
-    let target = steps::target_dir(root);
+    let target = target_dir(root);
     let dir = target.join("bench");
     let work = dir.join("work");
     let _ = std::fs::remove_dir_all(&work);

@@ -73,6 +73,11 @@ const NEVER: &[Never] = &[
     },
 ];
 
+/// The doors (HTTP, the command line, the window) reach the database only through the engine: none
+/// names the store as a dependency of its own (their tests may, to set a scene or check one), and
+/// the engine does not hand the whole store on (`pub use smsdesk_store`).
+const THROUGH_THE_ENGINE: &[&str] = &["smsdesk-http", "smsdesk-cli", "smsdesk"];
+
 /// The only crate that may depend on rusqlite (tests aside), and the only one that runs SQL.
 const SQL_CRATE: &str = "smsdesk-store";
 
@@ -111,6 +116,14 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
             problems.push(format!("{} depends on {bad}: {}", rule.krate, rule.why));
         }
     }
+    for krate in THROUGH_THE_ENGINE {
+        if built_from.get(*krate).is_some_and(|ds| ds.contains("smsdesk-store")) {
+            problems.push(format!(
+                "{krate} depends on smsdesk-store: the doors ask the engine, which owns the database"
+            ));
+        }
+    }
+    problems.extend(store_handed_on(root)?);
     // Tests may open the database themselves (a dev-dependency) to set a scene or check one.
     for (krate, ds) in &built_from {
         if ds.contains("rusqlite") && krate != SQL_CRATE {
@@ -128,6 +141,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     problems.extend(sql_outside_the_store(root)?);
     problems.extend(wall_clock_outside_the_clock(root)?);
     problems.extend(too_long(root)?);
+    problems.extend(module_circles(root)?);
     problems.extend(crate::layout::strangers(root));
 
     let graph = mermaid(&members, &built_from);
@@ -142,7 +156,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
 
     eprintln!(
-        "xtask: house: {} crates checked; SQL only in {SQL_CRATE}; the wall clock only in {CLOCK_FILE}; functions within {MAX_FN_LINES} lines and files within {MAX_FILE_LINES} ({} allowed over)",
+        "xtask: house: {} crates checked; no module circle in any; SQL only in {SQL_CRATE}; the wall clock only in {CLOCK_FILE}; functions within {MAX_FN_LINES} lines and files within {MAX_FILE_LINES} ({} allowed over)",
         members.len(),
         TOO_LONG_TODAY.len()
     );
@@ -266,6 +280,17 @@ fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// Every engine file that hands the whole store on to the engine's users.
+fn store_handed_on(root: &Path) -> Result<Vec<String>, String> {
+    Ok(product_code(root)?
+        .into_iter()
+        .filter(|(rel, code)| rel.starts_with("src-tauri/engine/") && code.contains("pub use smsdesk_store"))
+        .map(|(rel, _)| {
+            format!("{rel} re-exports the store (`pub use smsdesk_store`): offer what the doors need from an engine module instead")
+        })
+        .collect())
+}
+
 /// The one file that reads the wall clock: every other part reads the `Clock` it is handed.
 const CLOCK_FILE: &str = "src-tauri/core/src/time.rs";
 
@@ -294,11 +319,111 @@ fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
             continue;
         }
         let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {rel}: {e}"))?;
-        // Test modules at the end of a file are tests: read up to the first `#[cfg(test)]`.
-        let code = text.split("#[cfg(test)]").next().unwrap_or("").to_owned();
-        out.push((rel, code));
+        out.push((rel, without_test_modules(&text, false)));
     }
     Ok(out)
+}
+
+/// A file's text without its test modules: each `#[cfg(test)] mod name { … }` and `#[cfg(test)]
+/// mod name;` (the file it names is a test file). Any other `#[cfg(test)]` item is code like any
+/// other and is kept. With `blank`, each line taken out is left empty, so lines keep their numbers.
+fn without_test_modules(text: &str, blank: bool) -> String {
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < lines.len() {
+        let next = lines[i + 1..]
+            .iter()
+            .position(|l| !l.trim().is_empty())
+            .map(|p| i + 1 + p);
+        let test_module = lines[i].trim() == "#[cfg(test)]" && next.is_some_and(|n| is_mod_item(lines[n]));
+        if !test_module {
+            out.push_str(lines[i]);
+            out.push('\n');
+            i += 1;
+            continue;
+        }
+        let start = next.unwrap_or(i);
+        let mut end = start;
+        if !lines[start].trim_end().ends_with(';') {
+            let mut depth = 0;
+            while end < lines.len() {
+                let (opens, closes) = braces(lines[end]);
+                depth += opens - closes;
+                if depth <= 0 && (opens > 0 || closes > 0) {
+                    break;
+                }
+                end += 1;
+            }
+        }
+        if blank {
+            out.push_str(&"\n".repeat(end.min(lines.len() - 1) + 1 - i));
+        }
+        i = end + 1;
+    }
+    out
+}
+
+/// Whether a line starts a module item (`mod name;` or `mod name {`), of any visibility.
+fn is_mod_item(line: &str) -> bool {
+    let mut rest = line.trim_start();
+    for prefix in ["pub(crate) ", "pub(super) ", "pub "] {
+        rest = rest.strip_prefix(prefix).unwrap_or(rest);
+    }
+    rest.strip_prefix("mod ").is_some_and(|r| {
+        let name: String = r.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+        !name.is_empty() && matches!(r[name.len()..].trim_start().chars().next(), Some(';' | '{'))
+    })
+}
+
+/// Every circle among the modules of one level inside each crate (see `circles.rs`).
+fn module_circles(root: &Path) -> Result<Vec<String>, String> {
+    let mut problems = Vec::new();
+    let crates = std::fs::read_dir(root.join("src-tauri")).map_err(|e| format!("cannot list src-tauri: {e}"))?;
+    let mut dirs: Vec<PathBuf> = crates
+        .filter_map(|e| e.ok().map(|e| e.path().join("src")))
+        .filter(|p| p.is_dir())
+        .collect();
+    dirs.push(root.join("src-tauri/src"));
+    dirs.sort();
+    dirs.dedup();
+    for src in dirs {
+        let mut sources = Vec::new();
+        for file in rust_sources(&src)? {
+            let rel = file
+                .strip_prefix(&src)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            let from_root = file
+                .strip_prefix(root)
+                .unwrap_or(&file)
+                .to_string_lossy()
+                .replace('\\', "/");
+            if is_test_or_bench(&from_root) {
+                continue;
+            }
+            let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {from_root}: {e}"))?;
+            sources.push(crate::circles::Source {
+                module: crate::circles::module_of(&rel),
+                path: from_root,
+                code: without_test_modules(&text, true),
+            });
+        }
+        for circle in crate::circles::circles(&sources) {
+            let name = |m: &Vec<String>| m.join("::");
+            let mut route: Vec<String> = circle.iter().map(|e| name(&e.from)).collect();
+            route.push(circle.last().map(|e| name(&e.to)).unwrap_or_default());
+            let because: Vec<String> = circle.iter().map(|e| e.because.clone()).collect();
+            problems.push(format!(
+                "modules of {} use each other in a circle: {} ({}): move what they share down into a module both use",
+                src.strip_prefix(root).unwrap_or(&src).display(),
+                route.join(" -> "),
+                because.join("; ")
+            ));
+        }
+    }
+    Ok(problems)
 }
 
 /// The longest a function may be, and a source file (tests and generated code aside), before a
@@ -546,6 +671,39 @@ fn next() {
             functions(code),
             vec![("f".to_string(), 4), ("next".to_string(), 2)],
             "a brace in a character literal does not stretch a function over the next"
+        );
+    }
+
+    #[test]
+    fn only_test_modules_are_left_out_and_a_long_function_after_a_test_item_is_measured() {
+        let long_body = "    step();\n".repeat(85);
+        let text = format!(
+            "fn short() {{\n}}\n#[cfg(test)]\nfn helper_for_tests() {{\n}}\n\npub fn long() {{\n{long_body}}}\n#[cfg(test)]\nmod tests {{\n    fn in_test() {{\n        {{ }}\n    }}\n}}\n#[cfg(test)]\nmod more_tests;\nfn after() {{\n}}\n"
+        );
+        let code = without_test_modules(&text, false);
+        assert!(
+            code.contains("fn helper_for_tests"),
+            "a #[cfg(test)] function is code like any other"
+        );
+        assert!(
+            !code.contains("in_test") && !code.contains("more_tests"),
+            "test modules are left out"
+        );
+        assert!(code.contains("fn after"), "what follows a test module is read");
+        let long: Vec<_> = functions(&code)
+            .into_iter()
+            .filter(|(_, n)| *n > MAX_FN_LINES)
+            .collect();
+        assert_eq!(
+            long,
+            vec![("long".to_owned(), 87)],
+            "the function after a #[cfg(test)] item is measured"
+        );
+        let blanked = without_test_modules(&text, true);
+        assert_eq!(
+            blanked.lines().count(),
+            text.lines().count(),
+            "blanking keeps every line's number"
         );
     }
 

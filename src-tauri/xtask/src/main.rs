@@ -16,8 +16,12 @@
 //!
 //! Plain std on purpose: this has to build in seconds on a machine that has nothing else yet.
 
+mod app;
 mod bench;
+mod circles;
+mod cmd;
 mod house;
+mod json;
 mod layout;
 mod package;
 mod package_test;
@@ -66,7 +70,7 @@ fn main() -> ExitCode {
         Some("bench") => bench::run(&root, passthrough(&args[1..])),
         Some("bundle") => package::bundle_release(&root),
         Some("service-test") => service_test::run_test(&root),
-        Some("package-test") => steps::build_app(&root, false).and_then(|bin| package_test::run_test(&root, &bin)),
+        Some("package-test") => app::build_app(&root, false).and_then(|bin| package_test::run_test(&root, &bin)),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),

@@ -7,9 +7,10 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::bench::json::json_string;
+use crate::app::build_app;
+use crate::cmd::{run, target_dir, Cmd};
+use crate::json::json_string;
 use crate::setup;
-use crate::steps::{build_app, run, target_dir, Cmd};
 
 /// The package formats `cargo xtask bundle` makes.
 const FORMATS: &[&str] = &["deb", "rpm"];

@@ -13,9 +13,9 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::cmd::{run, target_dir, Cmd};
 use crate::package::{bundle, Profile};
 use crate::setup;
-use crate::steps::{run, target_dir, Cmd};
 
 const DATA: &str = "/var/lib/smsdesk";
 const CONFIG_DIR: &str = "/etc/smsdesk";
@@ -23,10 +23,6 @@ const UNIT: &str = "/usr/lib/systemd/system/smsdesk.service";
 const DESKTOP: &str = "/usr/share/applications/smsdesk.desktop";
 /// Left in the data folder by this test: what carries it was made by the test.
 const MARK: &str = "/var/lib/smsdesk/.made-by-the-package-test";
-
-/// What the package test needs beyond the build: lintian, desktop-file-validate,
-/// systemd-analyze (which checks the unit without running systemd).
-pub const PACKAGES: &[&str] = &["lintian", "desktop-file-utils", "systemd"];
 
 pub fn run_test(root: &Path, bin: &Path) -> Result<(), String> {
     ensure_root()?;
@@ -196,7 +192,7 @@ fn clear_previous_run() -> Result<(), String> {
 }
 
 fn ensure_root() -> Result<(), String> {
-    setup::system_packages(PACKAGES)?;
+    setup::system_packages(setup::PACKAGE_TEST_PACKAGES)?;
     if is_root() || run_quiet(Cmd::new("sudo").args(["-n", "true"])) {
         return Ok(());
     }

@@ -8,9 +8,10 @@
 
 use std::path::{Path, PathBuf};
 
+use crate::app::build_app;
+use crate::cmd::{run, Cmd};
 use crate::package::{bundle, Profile};
 use crate::setup;
-use crate::steps::{build_app, run, Cmd};
 
 /// What the container runs once booted: each check as a `name=value` line in /root/check.out.
 const CHECK: &str = r#"#!/bin/bash

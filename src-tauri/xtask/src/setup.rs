@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::process::Command;
 
-use crate::steps::{run, Cmd};
+use crate::cmd::{run, Cmd};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 pub enum Purpose {
@@ -42,6 +42,10 @@ const TEST_PACKAGES: &[&str] = &[
     "python3-venv",
 ];
 
+/// What the package test needs beyond the build: lintian, desktop-file-validate,
+/// systemd-analyze (which checks the unit without running systemd).
+pub const PACKAGE_TEST_PACKAGES: &[&str] = &["lintian", "desktop-file-utils", "systemd"];
+
 /// What `cargo xtask api-fuzz` needs: Python, and venv to install Schemathesis apart from the
 /// system's packages (tests/http/api_fuzz.py installs it).
 pub const FUZZ_PACKAGES: &[&str] = &["python3", "python3-venv"];
@@ -53,7 +57,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
     let mut packages: Vec<&str> = BUILD_PACKAGES.to_vec();
     if purpose == Purpose::Test {
         packages.extend_from_slice(TEST_PACKAGES);
-        packages.extend_from_slice(crate::package_test::PACKAGES);
+        packages.extend_from_slice(PACKAGE_TEST_PACKAGES);
     }
     system_packages(&packages)?;
     check_node()?;

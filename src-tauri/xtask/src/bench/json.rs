@@ -5,23 +5,7 @@ use std::fmt::Write as _;
 
 use super::context::Context;
 use super::report::Samples;
-
-/// `s` as a JSON string literal.
-pub(crate) fn json_string(s: &str) -> String {
-    let mut out = String::from("\"");
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
-    out
-}
+use crate::json::json_string;
 
 /// Every figure of every run, the context and the failures, as JSON.
 pub fn document(s: &Samples, ctx: &Context, options: &str, sizes: &str) -> String {
@@ -64,14 +48,4 @@ pub fn document(s: &Samples, ctx: &Context, options: &str, sizes: &str) -> Strin
     }
     out.push_str("\n  ]\n}\n");
     out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn json_strings_are_escaped() {
-        assert_eq!(json_string("a \"b\"\\\n"), "\"a \\\"b\\\"\\\\\\u000a\"");
-    }
 }
