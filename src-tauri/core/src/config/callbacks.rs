@@ -31,10 +31,10 @@ impl CallbackProviders {
                 return Err(format!("provider `{name}`: secret must be at least 16 characters"));
             }
             let preset = p.preset.as_deref().unwrap_or(name);
-            if crate::receipts::parse::builtin_mapping(preset).is_none() {
+            if crate::providers::canonical(preset).is_none() {
                 return Err(format!(
                     "provider `{name}`: no built-in mapping `{preset}` (known: {})",
-                    crate::receipts::parse::BUILTIN_PROVIDERS.join(", ")
+                    crate::providers::BUILTIN_PROVIDERS.join(", ")
                 ));
             }
         }

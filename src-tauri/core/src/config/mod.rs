@@ -15,7 +15,6 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use callbacks::{CallbackProvider, CallbackProviders};
-pub use connections::{ConnectionSettings, Route, RouteInput, DEFAULT_ROUTE, OVERRIDABLE};
 pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
 pub use settings::*;

@@ -10,7 +10,7 @@
 use serde::Serialize;
 
 use super::encoding::gsm_char;
-use crate::receipts::parse::{tag, Tlv};
+use crate::tlv::{tag, Tlv};
 
 /// The SAR TLVs: the concatenation info of a part sent without a user data header.
 mod sar {

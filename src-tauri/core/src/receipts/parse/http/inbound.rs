@@ -24,8 +24,9 @@ use serde_json::Value;
 
 use super::form::field_octets;
 use super::lookup::{find, json_path, Found, Sources};
-use super::{parse_form, presets::canonical, raw_body, raw_text, Body};
+use super::{parse_form, raw_body, raw_text, Body};
 use crate::domain::IdSource;
+use crate::providers::canonical;
 use crate::receipts::parse::{HttpReport, Parsed, ReceiptKindOut};
 use crate::sms::decode::{self, Alphabet, Concat, Decoded, UserData};
 

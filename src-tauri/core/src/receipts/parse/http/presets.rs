@@ -2,24 +2,9 @@
 //! (the table in the parent module sums them up).
 
 use super::HttpMapping;
+use crate::providers::canonical;
+pub use crate::providers::BUILTIN_PROVIDERS;
 use crate::receipts::parse::Stat;
-
-/// The providers with a built-in mapping.
-pub const BUILTIN_PROVIDERS: &[&str] = &[
-    "vonage",
-    "twilio",
-    "twilio-eventstreams",
-    "infobip",
-    "plivo",
-    "messagebird",
-    "sinch",
-    "kannel",
-    "jasmin",
-    "gatewayapi",
-    "gatewayapi-legacy",
-    "africastalking",
-    "tencent",
-];
 
 /// The built-in mapping of a provider, `None` when there is none.
 pub fn builtin_mapping(provider: &str) -> Option<HttpMapping> {
@@ -36,32 +21,6 @@ pub(super) fn builtin(provider: &str) -> Option<&'static HttpMapping> {
     });
     let name = canonical(provider)?;
     ALL.iter().find(|(p, _)| *p == name).map(|(_, m)| m)
-}
-
-/// The provider's canonical name (`Nexmo` → `vonage`, `africas_talking` → `africastalking`).
-pub(super) fn canonical(provider: &str) -> Option<&'static str> {
-    let p: String = provider
-        .trim()
-        .chars()
-        .filter(|c| !matches!(c, '-' | '_' | ' ' | '\'' | '.'))
-        .map(|c| c.to_ascii_lowercase())
-        .collect();
-    Some(match p.as_str() {
-        "vonage" | "nexmo" => "vonage",
-        "twilio" => "twilio",
-        "twilioeventstreams" | "twilioevents" => "twilio-eventstreams",
-        "infobip" => "infobip",
-        "plivo" => "plivo",
-        "messagebird" | "bird" => "messagebird",
-        "sinch" => "sinch",
-        "kannel" => "kannel",
-        "jasmin" => "jasmin",
-        "gatewayapi" => "gatewayapi",
-        "gatewayapilegacy" => "gatewayapi-legacy",
-        "africastalking" | "at" => "africastalking",
-        "tencent" | "tencentcloud" => "tencent",
-        _ => return None,
-    })
 }
 
 /// Builds the mapping of a provider (any spelling [`canonical`] knows).
