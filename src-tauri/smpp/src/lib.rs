@@ -3,6 +3,7 @@
 //! [`SmppReceived`] values through an [`session::InboundHandler`] the engine provides.
 
 pub mod session;
+pub mod submit;
 
 use rusmpp::types::COctetString;
 

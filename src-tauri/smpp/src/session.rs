@@ -23,6 +23,7 @@
 //! - `link`: one bound link: reading, writing, keepalive, and how it ends;
 //! - `inbound`: what the link does with each PDU the SMSC sends, and storing reports in order.
 
+mod answer;
 mod binds;
 mod config;
 mod connect;
@@ -44,9 +45,10 @@ use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
 
+pub use answer::{SubmitAnswer, SubmitFailure};
 pub use config::{BindMode, BindRole, LinkState, SessionConfig};
 pub use connect::{probe, Probe};
-pub use handle::{Permit, SessionHandle, SubmitAnswer, SubmitFailure};
+pub use handle::{Permit, SessionHandle};
 pub use inbound::InboundHandler;
 pub use reconnect::reconnect_wait;
 
@@ -132,6 +134,15 @@ enum Run {
     /// Unbind, and stay unbound until asked to go again.
     Pause,
     Stop,
+}
+
+/// Resolves once the binds are asked to stop or pause (or the session is dropped).
+async fn until_stopped(control: &mut watch::Receiver<Run>) {
+    while *control.borrow_and_update() == Run::Go {
+        if control.changed().await.is_err() {
+            return;
+        }
+    }
 }
 
 /// Why a bound link ended.

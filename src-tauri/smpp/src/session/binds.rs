@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use tokio::sync::{watch, Notify, OwnedSemaphorePermit, Semaphore};
 
-use super::handle::SubmitFailure;
+use super::answer::SubmitFailure;
 use super::{BindRole, Inner, Link, LinkState};
 
 /// One bind of the connection: its own TCP connection, bound as `role`.

@@ -17,8 +17,7 @@ use tokio::time::Instant;
 use smsdesk_core::time::Clock;
 
 use super::inbound::{store_in_order, Arrival, Incoming, STORE_ARRIVED_FOR};
-use super::reconnect::until_stopped;
-use super::{InboundHandler, Inner, Link, LinkEnd, LinkState, Outgoing, Run, Wire};
+use super::{until_stopped, InboundHandler, Inner, Link, LinkEnd, LinkState, Outgoing, Run, Wire};
 
 /// Runs a freshly bound link until it is lost or the session stops, and says which.
 pub(super) async fn run_link(

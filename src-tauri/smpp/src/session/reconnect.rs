@@ -11,7 +11,7 @@ use smsdesk_core::time::jitter;
 
 use super::connect::{connect_and_bind, Bind};
 use super::link::run_link;
-use super::{InboundHandler, Inner, LinkEnd, LinkState, Run, SessionConfig};
+use super::{until_stopped, InboundHandler, Inner, LinkEnd, LinkState, Run, SessionConfig};
 
 /// Bind `i`'s task: binds, runs each link, and reconnects after a loss or a failed bind, until
 /// asked to stop. Refused credentials are not tried again until the session is paused and resumed
@@ -142,13 +142,4 @@ fn announce_down(inner: &Inner, i: usize, error: String, wait: Duration) {
 pub fn reconnect_wait(min: Duration, max: Duration, attempt: u32, jitter: f64) -> Duration {
     let bound = min.saturating_mul(1 << attempt.min(16)).min(max);
     min.max(bound.mul_f64(jitter.clamp(0.0, 1.0)))
-}
-
-/// Resolves once the binds are asked to stop or pause (or the session is dropped).
-pub(super) async fn until_stopped(control: &mut watch::Receiver<Run>) {
-    while *control.borrow_and_update() == Run::Go {
-        if control.changed().await.is_err() {
-            return;
-        }
-    }
 }
