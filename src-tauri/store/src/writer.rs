@@ -22,6 +22,7 @@ mod handle;
 #[cfg(test)]
 mod pages_tests;
 mod replay;
+mod savepoint;
 mod thread;
 mod tx;
 mod watch;
@@ -68,8 +69,11 @@ impl WriterStats {
     }
 }
 
-/// Which kind of row changed; sent to subscribers after commit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+/// Which kind of row changed; sent to subscribers after commit, and named so on the event
+/// stream (`{"entity": "message", "id": 12}`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, ts_rs::TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[ts(rename = "ChangeEntity")]
 pub enum Entity {
     Message,
     Queue,
@@ -80,6 +84,7 @@ pub enum Entity {
     Exception,
     Audit,
     /// A message from a handset, whole (an inbox message).
+    #[serde(rename = "inbox_message")]
     Inbox,
     /// A number's entry on the opt-out list.
     OptOut,

@@ -15,13 +15,20 @@ pub struct NewAudit {
     pub details_json: Option<String>,
 }
 
+impl<'c> WriteTx<'c> {
+    /// The audit log. It can only append.
+    pub fn audit(&mut self) -> AuditLog<'_, 'c> {
+        AuditLog::new(self)
+    }
+}
+
 /// The audit table's only write handle: it appends.
 pub struct AuditLog<'t, 'c> {
     tx: &'t mut WriteTx<'c>,
 }
 
 impl<'t, 'c> AuditLog<'t, 'c> {
-    pub(crate) fn new(tx: &'t mut WriteTx<'c>) -> Self {
+    fn new(tx: &'t mut WriteTx<'c>) -> Self {
         AuditLog { tx }
     }
 

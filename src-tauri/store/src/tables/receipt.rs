@@ -42,13 +42,20 @@ pub struct NewReceipt {
     pub fields: ReceiptFields,
 }
 
+impl<'c> WriteTx<'c> {
+    /// The receipt log. It can only append.
+    pub fn receipts(&mut self) -> ReceiptLog<'_, 'c> {
+        ReceiptLog::new(self)
+    }
+}
+
 /// The receipt table's only write handle: it appends.
 pub struct ReceiptLog<'t, 'c> {
     tx: &'t mut WriteTx<'c>,
 }
 
 impl<'t, 'c> ReceiptLog<'t, 'c> {
-    pub(crate) fn new(tx: &'t mut WriteTx<'c>) -> Self {
+    fn new(tx: &'t mut WriteTx<'c>) -> Self {
         ReceiptLog { tx }
     }
 

@@ -31,6 +31,7 @@ mod export_rows;
 mod inbox;
 pub mod messages;
 mod pace;
+mod record;
 mod timeline;
 
 use rusqlite::Connection;
@@ -43,9 +44,7 @@ pub use candidates::{Candidate, CandidateFact, CandidateField};
 pub use dashboard::{
     dashboard_at, dashboard_query_plans, BackupStatus, Dashboard, ExceptionCount, QueueCount, StateCount,
 };
-pub use detail::{
-    message_detail, MessageDetail, MessageRecord, OperatorDecision, PartStateView, QueueView, StateFlags, StateView,
-};
+pub use detail::{message_detail, MessageDetail, OperatorDecision, PartStateView, QueueView, StateFlags, StateView};
 pub use evidence::{AttemptView, ReceiptView};
 pub use exceptions::{
     exception_detail, list_exceptions, EvidenceItem, ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary,
@@ -60,6 +59,7 @@ pub use messages::{
     count_messages, list_messages, MessageFilter, MessagePage, MessageSummary, MessageTotal, TotalBound, SCAN_BUDGET,
 };
 pub use pace::{pace_counts, PaceCounts};
+pub use record::MessageRecord;
 pub use timeline::{AuditLine, TimelineEntry, TimelineKind};
 
 /// Page size when none is asked for.

@@ -5,9 +5,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::detail::MessageRecord;
 use super::evidence::{AttemptView, ReceiptView};
 use super::exceptions::ExceptionSummary;
+use super::record::MessageRecord;
 use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ReceiptKind};
 
 /// What a timeline entry is about; `ref_id` is the id of a row of the table it names.

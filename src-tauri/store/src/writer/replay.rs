@@ -15,7 +15,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use rusqlite::Connection;
 use tokio::sync::oneshot;
 
-use super::batch::{guarded, Replies};
+use super::savepoint::{guarded, Replies};
 use super::tx::{run_cached, Pending};
 use super::{CommitFailed, Job, Op, Ran, Reply, WriteTx};
 use crate::StoreError;

@@ -4,7 +4,6 @@
 use rusqlite::Connection;
 
 use super::{Change, Entity};
-use crate::tables::{AuditLog, ReceiptLog};
 use crate::totals::{Delta, Totals};
 use crate::StoreError;
 
@@ -123,16 +122,6 @@ impl<'c> WriteTx<'c> {
                 Err(e)
             }
         }
-    }
-
-    /// The receipt log. It can only append.
-    pub fn receipts(&mut self) -> ReceiptLog<'_, 'c> {
-        ReceiptLog::new(self)
-    }
-
-    /// The audit log. It can only append.
-    pub fn audit(&mut self) -> AuditLog<'_, 'c> {
-        AuditLog::new(self)
     }
 }
 
