@@ -19,8 +19,7 @@ use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::pace::Pace;
 use smsdesk_engine::service::{
-    ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest, ServiceError, SubmitBatch,
-    SubmittedBatch,
+    ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest, SubmitBatch, SubmittedBatch,
 };
 use smsdesk_engine::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
@@ -30,22 +29,14 @@ use smsdesk_engine::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
     MessageFilter, MessagePage, PageRequest,
 };
-use smsdesk_http::Failure;
 use tauri::{AppHandle, Emitter, State};
 
-use crate::window::EngineState;
+use crate::state::{refused, EngineState, Reply};
 
 // The commands about people live beside these, registered the same way.
 pub use crate::inbox::*;
 pub use crate::people::*;
 pub use crate::templates::*;
-
-pub(crate) type Reply<T> = Result<T, ApiError>;
-
-/// The same code and message the HTTP API would answer (the engine's own mapping, not a copy).
-pub(crate) fn refused(e: ServiceError) -> ApiError {
-    Failure::from(e).body
-}
 
 #[tauri::command]
 pub fn info(engine: State<'_, EngineState>) -> Reply<AppInfo> {
@@ -324,43 +315,7 @@ pub async fn test_connection(engine: State<'_, EngineState>, test: ConnectionTes
 
 #[cfg(test)]
 mod tests {
-    use smsdesk_engine::dispatch::queue::{ActionError, DuplicateRisk};
-    use smsdesk_engine::intake::FieldError;
-    use smsdesk_engine::said::FieldCode;
-
     use super::*;
-
-    #[test]
-    fn a_refusal_crosses_with_the_code_the_http_api_uses() {
-        let e = refused(ServiceError::NotFound("message 7".into()));
-        assert_eq!(
-            (e.code.as_str(), e.message.as_str()),
-            ("not_found", "message 7 not found"),
-            "the window must see the same code as a browser would"
-        );
-        let e = refused(ServiceError::Action(ActionError::ConfirmationRequired(
-            DuplicateRisk::Accepted,
-        )));
-        assert_eq!(
-            e.code.as_str(),
-            "confirmation_required",
-            "a retry needing confirmation keeps its code"
-        );
-    }
-
-    #[test]
-    fn invalid_fields_cross_with_every_field_named() {
-        let fields = vec![
-            FieldError::new("destination", FieldCode::InvalidNumber, "not a phone number"),
-            FieldError::new("text", FieldCode::Required, "a message needs a text"),
-        ];
-        let e = refused(ServiceError::Invalid(fields.clone()));
-        assert_eq!(e.code.as_str(), "invalid");
-        assert_eq!(
-            e.errors, fields,
-            "each invalid field must reach the UI with its own code"
-        );
-    }
 
     #[test]
     fn save_csv_writes_only_a_csv_file_at_an_absolute_path() {

@@ -4,7 +4,7 @@
 
 use std::collections::HashSet;
 
-use smsdesk_engine::store::Change;
+use smsdesk_engine::changes::Change;
 use smsdesk_http::ChangeEvent;
 use tauri::{AppHandle, Emitter, Runtime};
 use tokio::sync::broadcast::error::{RecvError, TryRecvError};
@@ -57,7 +57,7 @@ fn drain(first: Change, changes: &mut Receiver<Change>) -> (Vec<ChangeEvent>, Op
     let mut missed = None;
     while let Some(c) = next.take() {
         let event = ChangeEvent::from(c);
-        if seen.insert((event.entity.clone(), event.id)) {
+        if seen.insert((event.entity, event.id)) {
             batch.push(event);
         }
         next = match changes.try_recv() {
@@ -74,7 +74,7 @@ fn drain(first: Change, changes: &mut Receiver<Change>) -> (Vec<ChangeEvent>, Op
 
 #[cfg(test)]
 mod tests {
-    use smsdesk_engine::store::Entity;
+    use smsdesk_engine::changes::Entity;
     use tokio::sync::broadcast;
 
     use super::*;
@@ -83,8 +83,12 @@ mod tests {
         Change { entity, id }
     }
 
-    fn pairs(batch: &[ChangeEvent]) -> Vec<(&str, i64)> {
-        batch.iter().map(|e| (e.entity.as_str(), e.id)).collect()
+    /// Each event as the stream names it: `message 1`.
+    fn pairs(batch: &[ChangeEvent]) -> Vec<String> {
+        batch
+            .iter()
+            .map(|e| format!("{} {}", serde_json::to_value(e.entity).unwrap().as_str().unwrap(), e.id))
+            .collect()
     }
 
     #[test]
@@ -94,7 +98,7 @@ mod tests {
         tx.send(change(Entity::Queue, 1)).unwrap();
         tx.send(change(Entity::LogicalEvent, 4)).unwrap();
         let (batch, missed) = drain(first, &mut rx);
-        assert_eq!(pairs(&batch), [("message", 1), ("queue", 1), ("logical_event", 4)]);
+        assert_eq!(pairs(&batch), ["message 1", "queue 1", "logical_event 4"]);
         assert_eq!(missed, None);
     }
 
@@ -107,7 +111,7 @@ mod tests {
         let (batch, _) = drain(change(Entity::Projection, 9), &mut rx);
         assert_eq!(
             pairs(&batch),
-            [("projection", 9)],
+            ["projection 9"],
             "the window needs each changed row once per batch"
         );
     }
@@ -119,7 +123,7 @@ mod tests {
             tx.send(change(Entity::Message, id)).unwrap();
         }
         let (batch, missed) = drain(change(Entity::Audit, 1), &mut rx);
-        assert_eq!(pairs(&batch), [("audit", 1)]);
+        assert_eq!(pairs(&batch), ["audit 1"]);
         assert_eq!(missed, Some(3), "changes the channel dropped must not go unnoticed");
     }
 }

@@ -12,8 +12,7 @@ use smsdesk_engine::views::{
 };
 use tauri::State;
 
-use crate::commands::{refused, Reply};
-use crate::window::EngineState;
+use crate::state::{refused, EngineState, Reply};
 
 #[tauri::command]
 pub async fn list_threads(engine: State<'_, EngineState>, filter: InboxFilter) -> Reply<ThreadPage> {

@@ -5,8 +5,7 @@ use smsdesk_engine::access::{AccountInfo, Caller, Me, SessionInfo};
 use smsdesk_engine::accounts::{AccountChange, NewAccount};
 use tauri::State;
 
-use crate::commands::{refused, Reply};
-use crate::window::EngineState;
+use crate::state::{refused, EngineState, Reply};
 
 #[tauri::command]
 pub async fn me(engine: State<'_, EngineState>) -> Reply<Me> {

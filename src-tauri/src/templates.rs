@@ -6,8 +6,7 @@ use smsdesk_engine::apikeys::Caller;
 use smsdesk_engine::service::{NewTemplate, Template};
 use tauri::State;
 
-use crate::commands::{refused, Reply};
-use crate::window::EngineState;
+use crate::state::{refused, EngineState, Reply};
 
 #[tauri::command]
 pub async fn list_templates(engine: State<'_, EngineState>) -> Reply<Vec<Template>> {

@@ -1,20 +1,19 @@
 //! The desktop window: the engine runs in-process, the window talks to it over IPC.
 
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use smsdesk_cli::{self as cli, Cli, EXIT_CONFIG};
-use smsdesk_engine::api::{ApiError, AppInfo, ErrorCode, RunMode};
+use smsdesk_engine::api::RunMode;
 
 use smsdesk_engine::engine::{EngineError, Prepared};
 use smsdesk_engine::instance::InstanceError;
-use smsdesk_engine::service::Service;
 use smsdesk_engine::{Engine, EngineOptions};
 use smsdesk_http::UiAssets;
 use tauri::{Context, Manager, RunEvent, Wry};
 
 use crate::commands;
+use crate::state::EngineState;
 
 /// The window's commands: one per operation of the catalogue it has, named as the operation
 /// (a missing one does not compile), then the export's and the desktop's own.
@@ -32,35 +31,6 @@ macro_rules! window_commands {
     };
 }
 
-/// The engine, as the window's commands reach it. Emptied on exit.
-pub struct EngineState(Mutex<Option<Engine>>);
-
-static UI_CONNECTED: AtomicBool = AtomicBool::new(false);
-
-impl EngineState {
-    fn with<T>(&self, f: impl FnOnce(&Engine) -> T) -> Result<T, ApiError> {
-        if !UI_CONNECTED.swap(true, Ordering::Relaxed) {
-            // The first command proves the window loaded the UI and reached the engine.
-            tracing::info!("window UI connected");
-        }
-        self.0
-            .lock()
-            .unwrap_or_else(|p| p.into_inner())
-            .as_ref()
-            .map(f)
-            .ok_or_else(|| ApiError::new(ErrorCode::Stopping, "the engine has stopped"))
-    }
-
-    pub fn info(&self) -> Result<AppInfo, ApiError> {
-        self.with(|e| e.info().clone())
-    }
-
-    /// A handle on the engine's operations, taken out of the lock so a command can await it.
-    pub fn service(&self) -> Result<Service, ApiError> {
-        self.with(|e| e.service().clone())
-    }
-}
-
 pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode {
     let (prepared, _log) = match cli::prepare(cli) {
         Ok(p) => p,
@@ -74,13 +44,13 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     };
     tracing::info!(url = ?engine.info().http_url, "engine started; opening the window");
     // Subscribed before the window exists, so no change committed from now on is missed.
-    let changes = engine.store().subscribe();
+    let changes = engine.service().subscribe();
     let show_requests = engine.window_requests();
 
     let data_dir = std::path::PathBuf::from(&engine.info().data_dir);
     let app = tauri::Builder::default()
         .plugin(tauri_plugin_notification::init())
-        .manage(EngineState(Mutex::new(Some(engine))))
+        .manage(EngineState::new(engine))
         .manage(commands::Exports::default())
         .plugin(tauri_plugin_dialog::init())
         .invoke_handler(smsdesk_engine::with_window_operations!(window_commands))
@@ -98,13 +68,7 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
     };
     let code = app.run_return(|handle, event| {
         if let RunEvent::Exit = event {
-            let engine = handle
-                .state::<EngineState>()
-                .0
-                .lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .take();
-            if let Some(engine) = engine {
+            if let Some(engine) = handle.state::<EngineState>().take() {
                 tauri::async_runtime::block_on(engine.shutdown());
             }
         }
@@ -153,7 +117,7 @@ fn start_engine(prepared: Prepared, ui: Arc<dyn UiAssets>) -> Result<Engine, Exi
 fn set_up(
     app: &mut tauri::App,
     data_dir: &std::path::Path,
-    changes: tokio::sync::broadcast::Receiver<smsdesk_engine::store::Change>,
+    changes: tokio::sync::broadcast::Receiver<smsdesk_engine::changes::Change>,
     mut show_requests: tokio::sync::broadcast::Receiver<()>,
 ) {
     if let Err(e) = crate::tray::create(app) {

@@ -227,7 +227,7 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
-    let store = match smsdesk_engine::store::Store::open_keeping_backups(&database, &prepared.backup_plan().dir) {
+    let store = match smsdesk_engine::Store::open_keeping_backups(&database, &prepared.backup_plan().dir) {
         Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
@@ -261,11 +261,11 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
 /// Recomputes every message's state from its receipts and decisions with a progress bar, and
 /// compares it with the stored one (with `write`, replaces those that differ).
 fn recompute(
-    store: &smsdesk_engine::store::Store,
+    store: &smsdesk_engine::Store,
     policy: &smsdesk_engine::receipts::policy::ReceiptPolicy,
     write: bool,
     label: &'static str,
-) -> Result<smsdesk_engine::receipts::rebuild::RebuildReport, smsdesk_engine::store::StoreError> {
+) -> Result<smsdesk_engine::receipts::rebuild::RebuildReport, smsdesk_engine::StoreError> {
     let mut bar: Option<smsdesk_engine::progress::Progress> = None;
     let report = smsdesk_engine::receipts::rebuild::run(store, policy, write, |done, total| {
         bar.get_or_insert_with(|| smsdesk_engine::progress::Progress::new(label, total as u64))

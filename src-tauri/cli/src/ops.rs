@@ -25,8 +25,8 @@ use smsdesk_engine::receipts::ingest::Ingestor;
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::sealed::Sealer;
 use smsdesk_engine::service::{Service, ServiceError};
-use smsdesk_engine::store::Store;
 use smsdesk_engine::views;
+use smsdesk_engine::Store;
 
 /// Exit code when the request was refused (bad input, not found).
 const EXIT_REFUSED: u8 = 1;

@@ -18,7 +18,7 @@ use smsdesk_engine::receipts::ingest::Ingestor;
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 use smsdesk_engine::smpp::session::{Session, SessionConfig};
-use smsdesk_engine::store::{Store, StoreError};
+use smsdesk_store::{Store, StoreError};
 
 fn count(store: &Store, sql: &'static str) -> i64 {
     store

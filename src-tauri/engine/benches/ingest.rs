@@ -14,7 +14,7 @@ use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::receipts::ingest::{Ingestor, Outcome, SmppReceived};
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
-use smsdesk_engine::store::{Store, StoreError};
+use smsdesk_store::{Store, StoreError};
 
 /// Writes `n` messages through the same functions intake and the dispatcher use, each with an
 /// accepted submit carrying provider id `P<i>`.
@@ -42,7 +42,7 @@ fn seed(store: &Store, n: usize) {
                         routing: None,
                     };
                     let attempt = messages::begin_attempt(tx, id, 1, wire, 1)?;
-                    messages::record_accepted(tx, attempt.id, None, &format!("P{i}"), &policy)?;
+                    smsdesk_engine::decisions::record_accepted(tx, attempt.id, None, &format!("P{i}"), &policy)?;
                 }
                 Ok::<_, StoreError>(())
             })

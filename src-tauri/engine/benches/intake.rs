@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
-use smsdesk_engine::store::{Store, StoreError};
+use smsdesk_store::{Store, StoreError};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();

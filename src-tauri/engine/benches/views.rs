@@ -18,8 +18,8 @@ use std::time::{Duration, Instant};
 use rusqlite::{params, Connection};
 use smsdesk_engine::domain::{DeliveryState, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_engine::receipts::rules::{Projection, Rule, RULES_VERSION};
-use smsdesk_engine::store::{Store, Text};
 use smsdesk_engine::views::{self, ActivityWindow, ExceptionFilter, MessageFilter, ViewError};
+use smsdesk_store::{Store, Text};
 
 fn now_ms() -> i64 {
     smsdesk_engine::clock::Clock::system().now_ms()
@@ -470,7 +470,7 @@ fn seed(path: &std::path::Path, n: usize, times: (i64, i64)) {
     }
     // The engine keeps the dashboard's running totals as it writes, and indexes each
     // transaction's messages for text search as it commits; plain SQL leaves both to this.
-    smsdesk_engine::store::totals::refill(&c).unwrap();
+    smsdesk_store::totals::refill(&c).unwrap();
     c.execute_batch(
         "INSERT INTO message_fts (message_fts) VALUES ('rebuild');
          UPDATE search_indexed SET upto = (SELECT coalesce(max(id), 0) FROM message);",

@@ -9,7 +9,35 @@ use ts_rs::TS;
 
 pub use smsdesk_core::access::{AccountInfo, KeyLimits, Role, Scope, SessionInfo};
 
-use crate::operations::Access;
+/// Who may call an operation: what the caller's scopes or role must allow (see
+/// `Caller::may`). The desktop window is the local admin, and may call all of those it has.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Access {
+    /// Anyone, without a credential.
+    Public,
+    /// Any valid credential.
+    Any,
+    /// Handing messages in: scope `send`.
+    Send,
+    /// Reading messages: `read:own` (only those the key handed in) or `read:all`.
+    ReadMessages,
+    /// Reading everything else (exceptions and their evidence, the dashboard, the audit log):
+    /// `read:all`.
+    ReadAll,
+    /// Acting on messages the caller may read: `act`.
+    Act,
+    /// Resolving exceptions: `act` and `read:all`.
+    Resolve,
+    /// Exporting the messages the caller may read: `export`.
+    Export,
+    /// Exporting what only callers that may read everything see (the opt-out list): `export`
+    /// and `read:all`.
+    ExportAll,
+    /// Settings, connections, accounts and keys: the admin role.
+    Admin,
+    /// A signed-in person (about their own account).
+    Person,
+}
 
 /// How the person at this computer reaches the engine.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]

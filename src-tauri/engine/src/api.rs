@@ -31,52 +31,6 @@ pub struct AppInfo {
     pub started_at_ms: i64,
 }
 
-/// The answer of `GET /api/v1/health`: what a monitor needs to tell a working instance from one
-/// that only answers HTTP.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct Health {
-    pub status: HealthStatus,
-    pub version: String,
-    pub schema_version: u32,
-    pub writer: WriterHealth,
-    /// The SMPP connection and its link now; `None` when there is none.
-    pub connection: Option<crate::service::ConnectionStatus>,
-    /// When the database's write-ahead log was last copied into the database file.
-    #[ts(type = "number | null")]
-    pub last_checkpoint_ms: Option<i64>,
-}
-
-/// The instance as a whole: `unavailable` (HTTP 503) when nothing it is given can be stored.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-#[serde(rename_all = "lowercase")]
-pub enum HealthStatus {
-    /// Storing and sending.
-    Ok,
-    /// Storing, but not sending: the SMPP link is not bound (messages wait in the queue).
-    Degraded,
-    /// The database writer does not answer: nothing new can be stored.
-    Unavailable,
-}
-
-/// Whether the database writer takes work: it must run an empty operation within
-/// [`WriterHealth::PROBE_TIMEOUT_MS`].
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-#[serde(rename_all = "camelCase")]
-pub struct WriterHealth {
-    pub answered: bool,
-    /// How long it took, when it answered.
-    #[ts(type = "number | null")]
-    pub answered_in_ms: Option<u64>,
-    /// Why it did not answer, when it did not.
-    pub error: Option<String>,
-}
-
-impl WriterHealth {
-    /// How long the writer may take to run a health probe before it is reported stuck.
-    pub const PROBE_TIMEOUT_MS: u64 = 2_000;
-}
-
 /// An error as the UI and API clients see it: a stable machine code to branch on, and a message
 /// for people.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]

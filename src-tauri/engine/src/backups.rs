@@ -7,7 +7,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use crate::config::Config;
-use crate::store::backup::{self, names, BackupError, Copied};
+use crate::store::backup;
+/// A copy of a database file, its check, and its install in place of another: what the command
+/// line's `backup` and `restore` do to a stopped instance's file.
+pub use crate::store::backup::{check_copy, copy_file, ensure_dir, install, names, BackupError, Copied};
 use crate::store::Store;
 use crate::views::BackupStatus;
 
@@ -19,6 +22,11 @@ const FIRST_DELAY: Duration = Duration::from_secs(60);
 const LOOK_EVERY: Duration = Duration::from_secs(3_600);
 /// How long to wait after a failed daily backup before the next try.
 const AFTER_FAILURE: Duration = Duration::from_secs(3_600);
+
+/// The schema version this build writes: a copy from a newer build is refused.
+pub fn latest_schema() -> u32 {
+    crate::store::migrations::latest_version()
+}
 
 /// Where backups go and how long daily ones are kept, from the configuration.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -8,8 +8,10 @@ pub mod accounts;
 pub mod api;
 pub mod apikeys;
 pub mod backups;
+pub mod changes;
 pub mod clock;
 pub mod config;
+pub mod decisions;
 pub mod dispatch;
 pub mod door;
 pub mod engine;
@@ -26,6 +28,7 @@ pub mod pace;
 pub mod paths;
 pub mod permissions;
 pub mod progress;
+pub mod queue;
 pub mod receipts;
 pub mod sealed;
 pub mod service;
@@ -33,13 +36,16 @@ pub mod settings;
 pub mod smpp;
 #[cfg(test)]
 mod test_support;
+pub mod tokens;
 pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
 pub use smsdesk_core::{command_status, domain, said, sms};
 pub use smsdesk_sandbox as sandbox;
-pub use smsdesk_store as store;
+// The store is the engine's own: its doors ask the engine, never the tables.
+use smsdesk_store as store;
+pub use store::{Store, StoreError};
 
 /// The product's version, as built.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -43,22 +43,23 @@ use tokio::sync::broadcast;
 use crate::backups::BackupPlan;
 use crate::clock::Clock;
 use crate::config::CallbackProviders;
-use crate::dispatch::queue::RetryLimits;
-use crate::dispatch::retry::RetryPolicy;
 use crate::idempotency::InFlight;
 use crate::intake::IntakeRules;
 use crate::known_keys::KnownKeys;
+use crate::queue::RetryLimits;
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::sealed::Sealer;
 use crate::settings::Settings;
 use crate::smpp::session::SessionHandle;
 use crate::store::Store;
+use smsdesk_core::retry::RetryPolicy;
 
 pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
 pub use connections::{BindStatus, ConnectionAction, ConnectionCommand, ConnectionStatus, HoldStatus};
-pub use error::ServiceError;
+pub use error::{ServiceError, TemplateError};
+pub use health::{Health, HealthStatus, WriterHealth};
 pub use inbox::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };

@@ -8,8 +8,8 @@ use std::path::{Path, PathBuf};
 
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::engine::Prepared;
-use smsdesk_engine::store::Store;
 use smsdesk_engine::{Engine, EngineOptions};
+use smsdesk_store::Store;
 
 fn mode(path: &Path) -> u32 {
     std::fs::symlink_metadata(path).unwrap().permissions().mode() & 0o777
@@ -57,7 +57,7 @@ async fn every_file_a_run_creates_in_the_data_directory_is_readable_by_its_owner
     store
         .writer()
         .write(|tx| {
-            tx.audit().append(&smsdesk_engine::store::tables::NewAudit {
+            tx.audit().append(&smsdesk_store::tables::NewAudit {
                 actor: "test".into(),
                 action: "settings.update".into(),
                 ..Default::default()

@@ -11,8 +11,8 @@ use smsdesk_engine::api::RunMode;
 use smsdesk_engine::door::{Door, DoorContext, Serving};
 use smsdesk_engine::engine::{EngineError, Prepared};
 use smsdesk_engine::instance::InstanceError;
-use smsdesk_engine::store::StoreError;
 use smsdesk_engine::{Engine, EngineOptions};
+use smsdesk_store::StoreError;
 
 /// A door that listens (so the engine has an address to publish) and answers nothing.
 struct Closed;

@@ -6,9 +6,9 @@
 use std::time::Duration;
 
 use smsdesk_engine::access::Caller;
-use smsdesk_engine::dispatch::queue::ActionError;
 use smsdesk_engine::domain::{IntakeChannel, QueueStatus};
 use smsdesk_engine::intake::SubmitMessage;
+use smsdesk_engine::queue::ActionError;
 use smsdesk_engine::service::{MessageAction, ServiceError};
 use smsdesk_engine::views::MessageDetail;
 use smsdesk_engine::Engine;

@@ -3,8 +3,8 @@
 
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::engine::Prepared;
-use smsdesk_engine::store::{Store, StoreError};
 use smsdesk_engine::{apikeys, Engine, EngineOptions};
+use smsdesk_store::{Store, StoreError};
 
 const SECRET: &str = "whsec_kept_in_clear_by_an_earlier_version";
 const PASSWORD: &str = "pa55-in-the-url";

@@ -11,11 +11,12 @@ use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 
 use super::{AppState, Failure};
+use smsdesk_engine::access::Access;
 use smsdesk_engine::access::Caller;
 use smsdesk_engine::accounts::session::{csrf_token, COOKIE};
 use smsdesk_engine::api::ErrorCode;
-use smsdesk_engine::apikeys::same_secret;
-use smsdesk_engine::operations::{Access, Spec};
+use smsdesk_engine::operations::Spec;
+use smsdesk_engine::tokens::same_secret;
 
 /// The header a signed-in browser sends its session's CSRF token in.
 pub const CSRF_HEADER: &str = "x-csrf-token";

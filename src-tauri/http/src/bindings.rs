@@ -4,7 +4,7 @@
 use ts_rs::TS;
 
 use crate::ChangeEvent;
-use smsdesk_engine::api::{ApiError, AppInfo, ErrorCode, Health, HealthStatus, RunMode, WriterHealth};
+use smsdesk_engine::api::{ApiError, AppInfo, ErrorCode, RunMode};
 use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::{
     AttemptOutcome, Correlation, DeliveryState, EvidenceRole, ExceptionKind, ExceptionStatus, Flag, IdSource,
@@ -18,6 +18,7 @@ use smsdesk_engine::service::{
     BindStatus, CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch,
     SubmittedBatch,
 };
+use smsdesk_engine::service::{Health, HealthStatus, WriterHealth};
 use smsdesk_engine::settings::{
     Applies, ConnectionTest, ConnectionTestResult, GeneratedSecret, ProviderEdit, ProviderView, SecretBackend,
     SettingChange, SettingField, SettingKind, SettingSource, SettingsSaved, SettingsUpdate, SettingsView, TestOutcome,

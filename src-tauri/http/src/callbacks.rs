@@ -22,11 +22,11 @@ use futures::StreamExt;
 use super::scrub::{scrub, scrub_text};
 use super::{AppState, Failure};
 use smsdesk_engine::api::ErrorCode;
-use smsdesk_engine::apikeys::same_secret;
 use smsdesk_engine::config::CallbackProviders;
 use smsdesk_engine::receipts::ingest::{HttpReceived, Ingested};
 use smsdesk_engine::receipts::parse::{inbound_ack, parse_form};
 use smsdesk_engine::service::CallbackAnswer;
+use smsdesk_engine::tokens::same_secret;
 
 /// Query parameter and header that carry the provider's secret.
 const TOKEN_PARAM: &str = "token";

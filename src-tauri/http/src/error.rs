@@ -7,10 +7,10 @@ use axum::Json;
 use smsdesk_engine::accounts::AccountError;
 use smsdesk_engine::api::{ApiError, ErrorCode};
 use smsdesk_engine::apikeys::KeyError;
-use smsdesk_engine::dispatch::queue::ActionError;
-use smsdesk_engine::receipts::exceptions::ResolveError;
+use smsdesk_engine::decisions::ResolveError;
+use smsdesk_engine::queue::ActionError;
 use smsdesk_engine::service::ServiceError;
-use smsdesk_engine::store::tables::template::TemplateError;
+use smsdesk_engine::service::TemplateError;
 
 /// Seconds a client is told to wait before sending again what a full disk refused.
 pub const STORAGE_FULL_RETRY_AFTER_SECS: u64 = 30;
@@ -139,7 +139,7 @@ impl From<ServiceError> for Failure {
             ServiceError::SetupTokenInvalid => C::SetupTokenInvalid,
             ServiceError::DestinationNotAllowed(_) => C::DestinationNotAllowed,
             ServiceError::NotSandbox => C::NotSandbox,
-            ServiceError::Store(smsdesk_engine::store::StoreError::Closed) => C::Stopping,
+            ServiceError::Store(smsdesk_engine::StoreError::Closed) => C::Stopping,
             ServiceError::Store(_) => C::Internal,
         };
         let failure = Failure::new(code, message);

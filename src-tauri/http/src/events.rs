@@ -21,7 +21,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 use super::auth::{still_valid, Credential};
 use super::AppState;
-use smsdesk_engine::store::{Change, Entity};
+use smsdesk_engine::changes::{Change, Entity};
 
 /// How often an open stream checks that its key was not revoked.
 const RECHECK_EVERY: Duration = Duration::from_secs(5);
@@ -29,31 +29,17 @@ const RECHECK_EVERY: Duration = Duration::from_secs(5);
 /// One change as the stream carries it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ChangeEvent {
-    /// message, queue, attempt, receipt, logical_event, projection, exception or audit.
-    pub entity: String,
+    /// Which kind of row changed.
+    #[schema(value_type = String)]
+    pub entity: Entity,
     #[ts(type = "number")]
     pub id: i64,
-}
-
-pub fn entity_name(e: Entity) -> &'static str {
-    match e {
-        Entity::Message => "message",
-        Entity::Queue => "queue",
-        Entity::Attempt => "attempt",
-        Entity::Receipt => "receipt",
-        Entity::LogicalEvent => "logical_event",
-        Entity::Projection => "projection",
-        Entity::Exception => "exception",
-        Entity::Audit => "audit",
-        Entity::Inbox => "inbox_message",
-        Entity::OptOut => "opt_out",
-    }
 }
 
 impl From<Change> for ChangeEvent {
     fn from(c: Change) -> Self {
         ChangeEvent {
-            entity: entity_name(c.entity).into(),
+            entity: c.entity,
             id: c.id,
         }
     }
@@ -69,7 +55,7 @@ pub async fn stream(
     State(s): State<AppState>,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let only_key = credential.caller.only_own();
-    let mut changes = s.ctx.service.store().subscribe();
+    let mut changes = s.ctx.service.subscribe();
     let mut stopping = s.ctx.stopping.clone();
     let mut recheck = tokio::time::interval_at(tokio::time::Instant::now() + RECHECK_EVERY, RECHECK_EVERY);
     let events = async_stream(move |tx| async move {
@@ -125,32 +111,12 @@ pub async fn stream(
 /// messages hears of (changes to exceptions, receipts not yet correlated and the audit log are
 /// not for it).
 async fn owned_by(s: &AppState, c: Change, key: i64) -> bool {
-    let owner = s
-        .ctx
-        .service
-        .store()
-        .reader()
-        .read(move |conn| smsdesk_engine::store::tables::message::change_owner(conn, c.entity, c.id))
-        .await;
-    matches!(owner, Ok(Some(k)) if k == key)
+    s.ctx.service.change_owner(c).await == Some(key)
 }
 
-/// The reply a change announces, when it is a reply from a handset nobody has read yet (a
-/// change that marks one read announces nothing).
+/// The reply a change announces, when it is a reply from a handset nobody has read yet.
 async fn unread_reply(s: &AppState, c: Change) -> Option<smsdesk_engine::views::InboxMessage> {
-    if c.entity != Entity::Inbox {
-        return None;
-    }
-    let reply = s
-        .ctx
-        .service
-        .store()
-        .reader()
-        .read(move |conn| smsdesk_engine::views::inbox_message(conn, c.id))
-        .await
-        .ok()
-        .flatten()?;
-    reply.read_at_ms.is_none().then_some(reply)
+    s.ctx.service.unread_reply(c).await
 }
 
 /// A stream fed by a task through a small channel (the task ends when the client goes away).

@@ -14,12 +14,12 @@ use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
 
 use super::auth::{check, Credential};
-use super::routes::QueryParams;
+use super::extract::QueryParams;
 use super::{AppState, Failure};
+use smsdesk_engine::access::Access;
 use smsdesk_engine::api::ApiError;
 use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
-use smsdesk_engine::operations::Access;
 use smsdesk_engine::views;
 
 /// Bytes gathered before they are handed to the connection.

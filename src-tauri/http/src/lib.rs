@@ -17,10 +17,11 @@ use tokio::net::TcpListener;
 use tokio::sync::{oneshot, watch};
 use tower_http::timeout::TimeoutLayer;
 
-use smsdesk_engine::api::{AppInfo, ErrorCode, Health, HealthStatus};
+use smsdesk_engine::api::{AppInfo, ErrorCode};
 use smsdesk_engine::door::{Door, DoorContext, Serving};
 use smsdesk_engine::operations::{specs, Method, Spec};
 use smsdesk_engine::service::Service;
+use smsdesk_engine::service::{Health, HealthStatus};
 
 mod auth;
 pub mod bindings;
@@ -29,6 +30,7 @@ mod edge;
 mod error;
 mod events;
 mod export;
+mod extract;
 mod listen;
 pub mod openapi;
 mod people;

@@ -7,7 +7,7 @@ use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder
 use utoipa::{Modify, OpenApi};
 
 use super::{callbacks, events, export, people};
-use smsdesk_engine::operations::Access;
+use smsdesk_engine::access::Access;
 use smsdesk_engine::operations::{Method, Place, Spec, OPERATIONS};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
 use utoipa::openapi::request_body::RequestBodyBuilder;
@@ -26,7 +26,7 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
     ),
     paths(super::health, document, export::export_messages, callbacks::receive, callbacks::receive_inbound, events::stream,
         people::sign_in, people::sign_out, people::setup_state, people::first_admin),
-    components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::api::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
+    components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::service::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
     security(("bearer" = []), ("session" = [])),
 )]

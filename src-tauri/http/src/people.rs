@@ -12,7 +12,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::auth::{Allowed, Credential};
-use super::routes::{Id, JsonBody};
+use super::extract::{Id, JsonBody};
 use super::{AppState, Failure};
 use smsdesk_engine::access::{AccountInfo, Me, SessionInfo};
 use smsdesk_engine::accounts::session::COOKIE;

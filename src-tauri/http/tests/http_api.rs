@@ -194,7 +194,7 @@ async fn a_concurrent_duplicate_gets_409_while_the_first_is_still_being_committe
             .write_blocking(move |_tx| {
                 let _ = held_tx.send(());
                 let _ = released.recv_timeout(Duration::from_secs(30));
-                Ok::<_, smsdesk_engine::store::StoreError>(())
+                Ok::<_, smsdesk_store::StoreError>(())
             })
             .unwrap()
     });
@@ -1138,7 +1138,7 @@ async fn health_reports_the_writer_the_link_and_the_last_checkpoint_and_503_whil
         store.writer().write_blocking(move |_| {
             held.send(()).unwrap();
             let _ = released.recv_timeout(Duration::from_secs(30));
-            Ok::<_, smsdesk_engine::store::StoreError>(())
+            Ok::<_, smsdesk_store::StoreError>(())
         })
     });
     holding.recv_timeout(Duration::from_secs(5)).unwrap();
@@ -1184,7 +1184,8 @@ fn request_for(t: &Running, spec: &smsdesk_engine::operations::Spec, key: Option
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_operation_of_the_catalogue_is_served_at_its_path_to_exactly_those_it_allows() {
-    use smsdesk_engine::operations::{Access, OPERATIONS};
+    use smsdesk_engine::access::Access;
+    use smsdesk_engine::operations::OPERATIONS;
     let t = Running::start(&[]).await;
     let (_, key) = t.key("website").await;
     let messages_before = t.count("message");

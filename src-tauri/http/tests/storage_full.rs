@@ -32,7 +32,7 @@ async fn cap_pages(t: &Running, cap: bool) {
             let c = tx.sql_for_tests();
             let pages: i64 = c.query_row("PRAGMA page_count", [], |r| r.get(0))?;
             c.pragma_update(None, "max_page_count", if cap { pages } else { 1 << 30 })?;
-            Ok::<_, smsdesk_engine::store::StoreError>(())
+            Ok::<_, smsdesk_store::StoreError>(())
         })
         .await
         .unwrap();

@@ -11,12 +11,12 @@ use std::process::ExitCode;
 use clap::Args;
 
 use super::{prepare, Cli, EXIT_CONFIG, EXIT_REFUSED};
+use smsdesk_engine::backups::{self as backup, names, Copied};
 use smsdesk_engine::clock::Clock;
 use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::instance::InstanceLock;
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
-use smsdesk_engine::store::backup::{self, names, Copied};
-use smsdesk_engine::store::Store;
+use smsdesk_engine::Store;
 
 #[derive(Debug, Args)]
 pub struct BackupArgs {
@@ -125,7 +125,7 @@ fn restore_checked(prepared: &Prepared, file: &Path) -> Result<(), Refusal> {
         )
     })?;
     tracing::info!(file = %file.display(), database = %database.display(), bytes, "database restored");
-    let latest = smsdesk_engine::store::migrations::latest_version();
+    let latest = smsdesk_engine::backups::latest_schema();
     let upgrade = if schema < latest {
         format!(" It is at schema version {schema}: the next start upgrades it to {latest}, after a backup.")
     } else {

@@ -49,10 +49,6 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
     if !path.exists() {
         return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
     }
-    let conn = match smsdesk_engine::store::open_read_only(&path) {
-        Ok(c) => c,
-        Err(e) => return fail(format!("cannot open {}: {e}", path.display()), EXIT_CONFIG),
-    };
     let out: Box<dyn Write> = match &args.output {
         Some(p) => match std::fs::File::create(p) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),
@@ -60,7 +56,7 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
         },
         None => Box::new(std::io::BufWriter::new(std::io::stdout().lock())),
     };
-    match write_csv(&conn, filter, out) {
+    match write_csv(&path, filter, out) {
         Ok(n) => {
             if let Some(p) = &args.output {
                 eprintln!("{n} messages written to {}.", p.display());
@@ -91,13 +87,9 @@ fn export_filter(args: &ExportArgs) -> Result<views::MessageFilter, String> {
 
 /// Writes every message the filter selects (the engine's export, as the API and the window
 /// write it), with a progress bar on a terminal.
-fn write_csv(
-    conn: &smsdesk_engine::store::Connection,
-    filter: views::MessageFilter,
-    out: Box<dyn Write>,
-) -> Result<u64, String> {
+fn write_csv(database: &std::path::Path, filter: views::MessageFilter, out: Box<dyn Write>) -> Result<u64, String> {
     let mut bar: Option<smsdesk_engine::progress::Progress> = None;
-    let done = views::write_csv(conn, &filter, out, |p| {
+    let done = views::export_file(database, &filter, out, |p| {
         bar.get_or_insert_with(|| smsdesk_engine::progress::Progress::new("exporting", p.total))
             .set(p.done.min(p.total));
         std::ops::ControlFlow::Continue(())

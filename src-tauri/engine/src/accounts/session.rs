@@ -5,8 +5,8 @@ use std::time::Duration;
 
 use sha2::{Digest, Sha256};
 
-use crate::apikeys::random_secret;
 use crate::store::tables::session::LiveSession;
+use crate::tokens::random_secret;
 
 /// The cookie's name.
 pub const COOKIE: &str = "smsdesk_session";

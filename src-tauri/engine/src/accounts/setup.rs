@@ -4,7 +4,7 @@
 
 use std::sync::Mutex;
 
-use crate::apikeys::{hash, random_secret, same_secret};
+use crate::tokens::{hash, random_secret, same_secret};
 
 /// How long a setup link is valid.
 pub const VALID_MS: i64 = 30 * 60_000;

@@ -7,10 +7,11 @@ use std::sync::Arc;
 
 use tokio::sync::watch;
 
-use super::queue::{self, Claimed, Serving};
+use super::config::Rules;
 use super::routing::Router;
+use super::send::{send, Patience};
 use super::upkeep::{Claims, Sending};
-use super::worker::{send, Patience, Rules};
+use crate::queue::{self, Claimed, Serving};
 use crate::smpp::session::{Permit, SessionHandle};
 use crate::store::{Store, StoreError};
 

@@ -15,9 +15,9 @@ use std::sync::{Mutex, RwLock};
 
 use tokio::sync::watch;
 
-use super::queue::Serving;
 use crate::config::Config;
 use crate::domain::{ConnectionHold, MessageKind};
+use crate::queue::Serving;
 use crate::smpp::session::LinkState;
 use crate::store::tables::connection_hold::HoldRow;
 

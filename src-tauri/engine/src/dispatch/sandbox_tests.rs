@@ -5,7 +5,6 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::retry::RetryPolicy;
 use super::worker::{Dispatcher, DispatcherConfig};
 use crate::domain::{DeliveryState, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
@@ -16,6 +15,7 @@ use crate::smpp::session::{Session, SessionConfig};
 use crate::store::Text;
 use crate::store::{Store, StoreError};
 use crate::test_support as report;
+use smsdesk_core::retry::RetryPolicy;
 
 struct World {
     _dir: tempfile::TempDir,
@@ -873,8 +873,8 @@ async fn hex_responses_and_tlvs_with_decimal_receipt_text_match_when_declared() 
 /// message again now needs the explicit duplicate confirmation.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn attaching_a_ghost_receipt_settles_the_unknown_and_a_resend_needs_confirmation() {
-    use crate::dispatch::queue::{self, ActionError, DuplicateRisk};
-    use crate::receipts::exceptions::{self, Action, Resolution};
+    use crate::decisions::{self as exceptions, Action, Resolution};
+    use crate::queue::{self, ActionError, DuplicateRisk};
     let w = world().await;
     let id = w.send("+33612345624", "ghost").await;
     w.until(id, |r| r.acceptance == QueueStatus::OutcomeUnknown).await;

@@ -17,7 +17,7 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use super::queue;
+use crate::queue;
 use crate::store::Store;
 
 /// The messages whose send is under way in this process.

@@ -6,26 +6,17 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use super::start::Started;
 use super::{EngineError, CHUNK};
 use crate::config::Config;
-use crate::dispatch::queue;
-use crate::receipts::ingest;
+use crate::queue;
+use crate::receipts::apply;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::receipts::{rebuild, rekey};
 use crate::store::tables::start_check;
 use crate::store::{Store, StoreError, Writer};
 
-/// Opens the database (migrating it, after a copy into `backups` when it is older), then brings what it holds up to date before anything new
-/// arrives: id keys made by the id rules in force, receipts stored but never applied, projections
-/// made by older rules. The store is recorded in `started` as soon as it is open.
-pub(super) async fn open_store(
-    path: &Path,
-    backups: &Path,
-    policy: &ReceiptPolicy,
-    config: &Config,
-    started: &mut Started,
-) -> Result<Arc<Store>, EngineError> {
+/// Opens the database, migrating it (after a copy into `backups` when it is older).
+pub(super) async fn open_store(path: &Path, backups: &Path) -> Result<Arc<Store>, EngineError> {
     let store = {
         let (path, backups) = (path.to_owned(), backups.to_owned());
         tokio::task::spawn_blocking(move || Store::open_keeping_backups(&path, &backups))
@@ -38,13 +29,23 @@ pub(super) async fn open_store(
     } else {
         tracing::info!(from = report.from_version, to = report.to_version, db = %path.display(), "database migrated");
     }
-    let store = started.store.insert(Arc::new(store)).clone();
-    rekey_all(&store, policy, config).await?;
+    Ok(Arc::new(store))
+}
+
+/// Brings what the database holds up to date before anything new arrives: id keys made by the id
+/// rules in force, messages no route takes, receipts stored but never applied, projections made
+/// by older rules, replies stored before the inbox existed.
+pub(super) async fn bring_up_to_date(
+    store: &Store,
+    policy: &ReceiptPolicy,
+    config: &Config,
+) -> Result<(), EngineError> {
+    rekey_all(store, policy, config).await?;
     route_unrouted_at_start(store.writer(), config).await?;
     apply_pending_receipts(store.writer(), policy).await?;
     rebuild_wanted(store.writer(), policy).await?;
     file_earlier_replies(store.writer(), policy).await?;
-    Ok(store)
+    Ok(())
 }
 
 /// Makes the stored id keys again on each connection whose id rules changed.
@@ -196,7 +197,7 @@ where
 /// effect), before anything new arrives.
 async fn apply_pending_receipts(writer: &Writer, policy: &ReceiptPolicy) -> Result<(), StoreError> {
     let p = policy.clone();
-    let total = in_chunks(writer, move |tx, after| ingest::process_pending(tx, &p, after, CHUNK)).await?;
+    let total = in_chunks(writer, move |tx, after| apply::process_pending(tx, &p, after, CHUNK)).await?;
     if total > 0 {
         tracing::warn!(
             receipts = total,

@@ -110,7 +110,7 @@ pub(super) fn operator_token(dir: &DataDir) -> Result<(PathBuf, String), EngineE
 /// operator on this running instance.
 fn write_operator_token(path: &Path) -> std::io::Result<String> {
     use std::io::Write;
-    let token = crate::apikeys::random_secret("sdop_");
+    let token = crate::tokens::random_secret("sdop_");
     let _ = std::fs::remove_file(path);
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);

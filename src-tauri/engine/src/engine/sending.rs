@@ -9,7 +9,6 @@ use std::time::Duration;
 use super::EngineError;
 use crate::clock::Clock;
 use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};
-use crate::dispatch::retry::RetryPolicy;
 use crate::dispatch::routing::{RouteTable, Router};
 use crate::dispatch::worker::{Dispatcher, DispatcherConfig, Lane};
 use crate::domain::{ConnectionHold, MessageKind};
@@ -20,6 +19,7 @@ use crate::smpp::session::{InboundHandler, Session, SessionConfig};
 use crate::smpp::status::ClassOverrides;
 use crate::store::tables::connection_hold;
 use crate::store::Store;
+use smsdesk_core::retry::RetryPolicy;
 
 /// One connection's link: its session, and the sandbox when it is the sandbox.
 pub(super) struct Link {

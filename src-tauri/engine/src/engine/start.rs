@@ -7,7 +7,7 @@ use std::sync::Arc;
 use tokio::net::TcpListener;
 
 use super::background::background;
-use super::database::open_store;
+use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
@@ -33,7 +33,7 @@ use crate::webhooks::{target, WebhookConfig, Webhooks};
 pub(super) struct Started {
     /// Released last, once the store is closed: nobody else may open the database before.
     lock: Option<InstanceLock>,
-    pub(super) store: Option<Arc<Store>>,
+    store: Option<Arc<Store>>,
     sending: Option<Sending>,
     /// Holds the sending side once it is handed over (settings changes may replace it).
     runtime: Option<Arc<Runtime>>,
@@ -97,7 +97,9 @@ impl Engine {
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
         let policy = ReceiptPolicy::for_config(&config);
-        let store = open_store(&db_path, &backups.dir, &policy, &config, started).await?;
+        // Recorded as soon as it is open, so that a failure from here on closes it.
+        let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
+        bring_up_to_date(&store, &policy, &config).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
 

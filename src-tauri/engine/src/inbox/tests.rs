@@ -52,9 +52,9 @@ use std::sync::Arc;
 use smsdesk_core::inbox::InboxRules;
 
 use crate::clock::Clock;
-use crate::dispatch::queue;
 use crate::domain::{ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
+use crate::queue;
 use crate::receipts::ingest::{Ingestor, Outcome, SmppReceived};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::store::tables::exception;

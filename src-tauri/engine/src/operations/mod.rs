@@ -20,6 +20,7 @@ use utoipa::openapi::schema::{ArrayBuilder, Schema};
 use utoipa::openapi::{Ref, RefOr};
 use utoipa::{IntoParams, PartialSchema, ToSchema};
 
+use crate::access::Access;
 use crate::access::{AccountInfo, Me, SessionInfo};
 use crate::accounts::{AccountChange, NewAccount, PasswordChange};
 use crate::api::{AppInfo, ErrorCode};
@@ -63,36 +64,6 @@ impl Method {
             Method::Delete => "DELETE",
         }
     }
-}
-
-/// Who may call an operation: what the caller's scopes or role must allow (see
-/// `Caller::may`). The desktop window is the local admin, and may call all of those it has.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Access {
-    /// Anyone, without a credential.
-    Public,
-    /// Any valid credential.
-    Any,
-    /// Handing messages in: scope `send`.
-    Send,
-    /// Reading messages: `read:own` (only those the key handed in) or `read:all`.
-    ReadMessages,
-    /// Reading everything else (exceptions and their evidence, the dashboard, the audit log):
-    /// `read:all`.
-    ReadAll,
-    /// Acting on messages the caller may read: `act`.
-    Act,
-    /// Resolving exceptions: `act` and `read:all`.
-    Resolve,
-    /// Exporting the messages the caller may read: `export`.
-    Export,
-    /// Exporting what only callers that may read everything see (the opt-out list): `export`
-    /// and `read:all`.
-    ExportAll,
-    /// Settings, connections, accounts and keys: the admin role.
-    Admin,
-    /// A signed-in person (about their own account).
-    Person,
 }
 
 /// Where an argument travels over HTTP. Over IPC every argument is a named field.

@@ -2,12 +2,11 @@
 //! a receipt they attached), and why such an action may be refused: above all, sending again what
 //! may already have reached the network takes a confirmation.
 
-use super::status;
-use crate::dispatch::retry::RetryPolicy;
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
-use crate::receipts::policy::ReceiptPolicy;
-use crate::store::tables::{attempt, exception, logical_event, queue, NewAudit};
+use crate::store::tables::queue::{self, status};
+use crate::store::tables::{attempt, exception, NewAudit};
 use crate::store::{StoreError, WriteTx};
+use smsdesk_core::retry::RetryPolicy;
 
 /// Why an operator's action on a message was refused.
 #[derive(Debug, thiserror::Error)]
@@ -36,7 +35,13 @@ pub enum ActionError {
     Store(#[from] StoreError),
 }
 
-fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, message_id: i64, note: &str) -> Result<(), StoreError> {
+pub(crate) fn audit(
+    tx: &mut WriteTx<'_>,
+    actor: &str,
+    action: &str,
+    message_id: i64,
+    note: &str,
+) -> Result<(), StoreError> {
     audit_with(tx, actor, action, message_id, note, None)
 }
 
@@ -184,7 +189,7 @@ pub fn operator_retry(
 ) -> Result<(), ActionError> {
     let refused_for_good = attempt::permanent_failure(&*tx, message_id)?.map(|code| match code {
         Some(code) => {
-            let info = crate::smpp::status::describe(code);
+            let info = crate::command_status::describe(code);
             (info.name.to_owned(), info.meaning.to_owned())
         }
         None => ("an unnamed status".to_owned(), "refused for good".to_owned()),
@@ -283,51 +288,6 @@ fn requeue(
     Ok(())
 }
 
-/// A person attached a receipt (its logical event `event`) to a message held because a try's
-/// outcome is unknown: the network had it, so the unknown is settled. When that try is the only
-/// part of the message not accepted, the message is accepted by that evidence, its exception
-/// closes, and the try takes the receipt's id, so that the message's later receipts find it by
-/// themselves (and so do others already waiting for that id). Returns whether it was settled.
-pub fn accepted_by_evidence(
-    tx: &mut WriteTx<'_>,
-    message_id: i64,
-    event: i64,
-    actor: &str,
-    policy: &ReceiptPolicy,
-) -> Result<bool, StoreError> {
-    if status(tx, message_id)? != Some(QueueStatus::OutcomeUnknown) {
-        return Ok(false);
-    }
-    // The tries in the current round of parts not accepted, and the parts with no try at all.
-    let (unknown, untried) = queue::unsettled_parts(tx, message_id)?;
-    let [(attempt, connection)] = unknown.as_slice() else {
-        return Ok(false);
-    };
-    if untried > 0 {
-        return Ok(false);
-    }
-    let (event_connection, key, raw) = logical_event::receipted_id(&*tx, event)?;
-    let key = key.filter(|_| event_connection == *connection);
-    if let Some(key) = &key {
-        attempt::adopt_provider_id(tx, *attempt, raw.as_deref(), key)?;
-    }
-    let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
-    queue::set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
-    if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OutcomeUnknown)? {
-        let note = format!(
-            "A receipt attached by {actor} shows the SMSC had accepted the message: its outcome is no longer \
-             unknown, and nothing is sent again."
-        );
-        close_exception(tx, ex, "accepted_by_evidence", "system", &note)?;
-    }
-    audit(tx, actor, "message.accepted_by_evidence", message_id, "")?;
-    if let Some(key) = key {
-        let why = "a receipt attached by a person brought its id.";
-        crate::receipts::correlate::on_key(tx, connection, &key, message_id, policy, why)?;
-    }
-    Ok(true)
-}
-
 /// Cancels a message that has not been sent (waiting in the queue, or held because its number
 /// opted out): it leaves the queue for good, and the exception holding it closes.
 pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
@@ -383,7 +343,13 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
     Ok(())
 }
 
-fn close_exception(tx: &mut WriteTx<'_>, id: i64, resolution: &str, actor: &str, note: &str) -> Result<(), StoreError> {
+pub(crate) fn close_exception(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    resolution: &str,
+    actor: &str,
+    note: &str,
+) -> Result<(), StoreError> {
     let note = if note.trim().is_empty() {
         format!("{resolution} by {actor}")
     } else {

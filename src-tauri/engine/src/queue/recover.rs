@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::hold;
+use super::hold::hold;
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
 use crate::store::tables::{attempt, queue, NewAudit};
 use crate::store::{StoreError, WriteTx};

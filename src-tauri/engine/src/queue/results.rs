@@ -2,14 +2,16 @@
 //! backoff, failed for good, or held for a person when the outcome is unknown or the message can
 //! only be partly sent.
 
-use super::{expire_claimed, hold, parts_accepted, Claimed};
-use crate::dispatch::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
+use super::hold::{expire_claimed, hold};
+use super::next::Next;
+use crate::command_status::{self as status, ErrorClass};
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
-use crate::messages;
-use crate::receipts::policy::ReceiptPolicy;
-use crate::smpp::status::{self, ErrorClass};
-use crate::store::tables::{attempt, queue};
+use crate::store::tables::attempt::{self, AcceptedSubmit};
+use crate::store::tables::queue;
+use crate::store::tables::queue::{parts_accepted, Claimed};
 use crate::store::{StoreError, WriteTx};
+use smsdesk_core::receipts::policy::ReceiptPolicy;
+use smsdesk_core::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
 
 /// What a submit came to, as the dispatcher saw it. `written_at` is when its PDU was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -48,30 +50,14 @@ pub struct SendPolicy<'a> {
     pub resend_unknown: bool,
 }
 
-/// What the queue did with the message.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Next {
-    /// Every part is accepted.
-    Accepted,
-    /// This part is accepted; others remain to be sent.
-    PartAccepted,
-    RetryAt {
-        at: i64,
-        slow_down: bool,
-    },
-    Failed(GiveUp),
-    /// The outcome is unknown, or some parts went out and others cannot: an exception waits for a
-    /// person (never resent blindly).
-    Held {
-        exception_id: i64,
-    },
-}
-
 /// Records the result of one submit (one part) and moves the message on: accepted (when every
 /// part is); queued again for a retry (backoff with jitter from `random`; only parts not accepted
 /// go out again); failed with the status's name and meaning; or, when the outcome is unknown or
 /// the message can only be partly sent, held with an exception for the operator. A submit that
 /// was never written is not a try: the message simply waits for the link again.
+///
+/// An acceptance recorded here matches nothing: the receipts that arrived before it and wait for
+/// its id are matched by `decisions::record_submit`, which is what the dispatcher calls.
 #[allow(clippy::too_many_arguments)]
 pub fn record(
     tx: &mut WriteTx<'_>,
@@ -91,8 +77,8 @@ pub fn record(
             message_id,
             ..
         } => {
-            let provider_id = message_id.clone().unwrap_or_default();
-            let accepted = messages::record_accepted(tx, attempt_id, written_at, &provider_id, receipts)?;
+            let provider_id = message_id.as_deref().unwrap_or_default();
+            let accepted = accept(tx, attempt_id, written_at, provider_id, receipts)?;
             return Ok(if accepted.whole {
                 Next::Accepted
             } else {
@@ -147,6 +133,24 @@ pub fn record(
         }
         Decision::GiveUp { .. } => settle(tx, m, decision, &error),
     }
+}
+
+/// Records an accepted submit_sm_resp on its try and the queue (see [`attempt::record_accepted`]),
+/// with the provider's id keyed under the id rules of the connection it was written to (read only
+/// when connections have rules of their own).
+pub fn accept(
+    tx: &mut WriteTx<'_>,
+    attempt_id: i64,
+    written_at: Option<i64>,
+    provider_message_id: &str,
+    policy: &ReceiptPolicy,
+) -> Result<AcceptedSubmit, StoreError> {
+    let policy = match policy.connections.is_empty() {
+        true => policy,
+        false => policy.on(&attempt::connection_of(tx, attempt_id)?),
+    };
+    let key = policy.response_key(provider_message_id);
+    attempt::record_accepted(tx, attempt_id, written_at, provider_message_id, &key)
 }
 
 /// A submit written whose answer never came (a timeout, or the link lost after the write): the

@@ -1,12 +1,12 @@
 //! The queue's transitions against a real database file.
 
-use super::queue::{self, Claimed, Next, SubmitResult};
-use super::retry::{GiveUp, RetryPolicy};
 use crate::domain::{AttemptOutcome, ExceptionKind, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
+use crate::queue::{self, Claimed, Next, SubmitResult};
 use crate::receipts::policy::ReceiptPolicy;
 use crate::store::Text;
 use crate::store::{Store, StoreError};
+use smsdesk_core::retry::{GiveUp, RetryPolicy};
 
 /// The tests' "now": the real clock, read once, since messages are stamped with it when written.
 fn now() -> i64 {
@@ -447,7 +447,7 @@ fn an_unknown_outcome_is_settled_by_resend_or_mark_failed_and_its_exception_clos
 
 #[test]
 fn the_exception_queue_resolves_an_unknown_outcome_with_a_note() {
-    use crate::receipts::exceptions::{self, Action, Resolution, ResolveError};
+    use crate::decisions::{self as exceptions, Action, Resolution, ResolveError};
     let q = q();
     let m = q.add(msg(MessageKind::Transactional));
     let c = q.claim(now(), 1);

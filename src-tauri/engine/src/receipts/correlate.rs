@@ -3,7 +3,7 @@
 //! exception closes by itself, and it is applied.
 
 use super::exceptions;
-use super::ingest::event_facts;
+use super::facts::event_facts;
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::Input;

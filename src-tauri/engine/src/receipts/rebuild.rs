@@ -4,7 +4,7 @@
 
 use crate::store::Reads;
 
-use super::ingest::event_facts;
+use super::facts::event_facts;
 use super::policy::ReceiptPolicy;
 use super::project;
 use super::rules::{fold, Input, RULES_VERSION};

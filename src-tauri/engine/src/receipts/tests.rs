@@ -6,12 +6,13 @@ use std::collections::BTreeMap;
 
 use proptest::prelude::*;
 
-use super::exceptions::{self, Action, Resolution, ResolveError};
+use super::exceptions;
 use super::ingest::{HttpReceived, Ingested, Ingestor, Outcome, SmppReceived};
 use super::parse::Tlv;
 use super::policy::ReceiptPolicy;
 use super::{deadline, rebuild, uncorrelated};
 use crate::config::IdBase;
+use crate::decisions::{self, Action, Resolution, ResolveError};
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
 use crate::store::{checks, Store, StoreError};
@@ -79,7 +80,7 @@ impl World {
             .writer()
             .write_blocking(move |tx| {
                 let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
-                messages::record_accepted(tx, a.id, None, &id, &policy)
+                decisions::record_accepted(tx, a.id, None, &id, &policy)
             })
             .unwrap()
             .matched
@@ -164,7 +165,7 @@ impl World {
         let policy = self.policy.clone();
         self.store
             .writer()
-            .write_blocking(move |tx| exceptions::resolve(tx, &r, &policy))
+            .write_blocking(move |tx| decisions::resolve(tx, &r, &policy))
     }
 
     /// Changes a stored fold behind the engine's back (delivered becomes expired), as a damaged
@@ -1036,7 +1037,7 @@ fn a_receipt_stored_but_never_applied_is_applied_by_the_recovery_pass() {
     let n = w
         .store
         .writer()
-        .write_blocking(move |tx| super::ingest::process_pending(tx, &policy, 0, 100))
+        .write_blocking(move |tx| super::apply::process_pending(tx, &policy, 0, 100))
         .unwrap();
     assert_eq!(n, (1, r.receipt_id));
     assert_eq!(w.report(m).reported_state, DeliveryState::Delivered);
@@ -1283,7 +1284,7 @@ fn a_receipt_whose_effects_fail_in_a_group_is_stored_and_the_others_are_applied(
     let policy = w.policy.clone();
     w.store
         .writer()
-        .write_blocking(move |tx| super::ingest::process_pending(tx, &policy, 0, 100))
+        .write_blocking(move |tx| super::apply::process_pending(tx, &policy, 0, 100))
         .unwrap();
     assert_eq!(w.report(poisoned).reported_state, DeliveryState::Delivered);
     assert_eq!(w.rebuild_differences(), Vec::<i64>::new());
@@ -1309,7 +1310,7 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
         std::thread::sleep(std::time::Duration::from_millis(3));
         w.store
             .writer()
-            .write_blocking(move |tx| messages::record_accepted(tx, attempt, None, provider_id, &policy))
+            .write_blocking(move |tx| decisions::record_accepted(tx, attempt, None, provider_id, &policy))
             .unwrap();
     };
     let last = |w: &World| {
@@ -1521,7 +1522,7 @@ fn a_message_that_asked_for_no_receipt_or_only_for_one_on_failure_is_never_flagg
             .writer()
             .write_blocking(move |tx| {
                 let a = messages::begin_attempt(tx, m, 1, messages::Wire::sandbox(), registered_delivery)?;
-                messages::record_accepted(tx, a.id, None, &id, &policy)
+                decisions::record_accepted(tx, a.id, None, &id, &policy)
             })
             .unwrap();
         m

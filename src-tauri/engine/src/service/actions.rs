@@ -7,10 +7,10 @@ use ts_rs::TS;
 
 use super::{Service, ServiceError};
 use crate::apikeys::Caller;
-use crate::dispatch::queue::{self, RetryLimits};
+use crate::decisions::{self, Action, Resolution};
 use crate::domain::DeliveryState;
 use crate::intake::FieldError;
-use crate::receipts::exceptions::{self, Action, Resolution};
+use crate::queue::{self, RetryLimits};
 use crate::store::tables::message;
 
 /// A note with an action on a message.
@@ -198,7 +198,7 @@ impl Service {
         Ok(self
             .store
             .writer()
-            .write(move |tx| exceptions::resolve(tx, &resolution, &policy))
+            .write(move |tx| decisions::resolve(tx, &resolution, &policy))
             .await?)
     }
 }

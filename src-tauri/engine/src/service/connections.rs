@@ -9,10 +9,10 @@ use ts_rs::TS;
 
 use super::{Service, ServiceError};
 use crate::apikeys::Caller;
-use crate::dispatch::queue::{self, Serving};
 use crate::dispatch::routing::Router;
 use crate::domain::ConnectionHold;
 use crate::pace::sending_limits;
+use crate::queue::{self, Serving};
 use crate::smpp::session::{BindRole, LinkState, SessionHandle};
 use crate::store::tables::connection_hold::{self, HoldRow};
 

@@ -2,11 +2,11 @@
 
 use crate::accounts::AccountError;
 use crate::apikeys::KeyError;
-use crate::dispatch::queue::ActionError;
+use crate::decisions::ResolveError;
 use crate::intake::FieldError;
-use crate::receipts::exceptions::ResolveError;
+use crate::queue::ActionError;
 use crate::settings::SettingsError;
-use crate::store::tables::template::TemplateError;
+pub use crate::store::tables::template::TemplateError;
 use crate::store::StoreError;
 use crate::views::{self, ViewError};
 

@@ -64,7 +64,7 @@ fn checked(
         (Some(s), _) => s.clone(),
         (None, Some(old)) => old.secret.clone(),
         (None, None) => {
-            let s = crate::apikeys::random_secret("cb_");
+            let s = crate::tokens::random_secret("cb_");
             generated.push(GeneratedSecret {
                 provider: name.to_owned(),
                 secret: s.clone(),

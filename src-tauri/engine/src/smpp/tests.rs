@@ -114,7 +114,7 @@ pub(super) async fn send_by_hand(store: &Store, session: &SessionHandle, id: i64
     store
         .writer()
         .write(move |tx| {
-            messages::record_accepted(
+            crate::decisions::record_accepted(
                 tx,
                 attempt.id,
                 Some(answer.written_at),

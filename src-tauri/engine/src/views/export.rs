@@ -25,6 +25,8 @@ pub struct ExportProgress {
 #[non_exhaustive]
 pub enum ExportError {
     #[error(transparent)]
+    Open(crate::store::StoreError),
+    #[error(transparent)]
     View(#[from] ViewError),
     #[error("cannot write the export: {0}")]
     Write(#[source] std::io::Error),
@@ -36,6 +38,7 @@ impl ExportError {
     /// The stable machine code the edges report (`{code, message}`).
     pub fn code(&self) -> &'static str {
         match self {
+            ExportError::Open(_) => "cannot_open",
             ExportError::View(v) => v.code(),
             ExportError::Write(_) => "write_failed",
             ExportError::Cancelled => "cancelled",
@@ -103,6 +106,19 @@ pub fn write_csv<W: Write>(
     }
     w.flush().map_err(ExportError::Write)?;
     Ok(done)
+}
+
+/// [`write_csv`] from the database file at `database`, opened read-only: the command line's
+/// export, which reads a stopped instance's file (or a running one's: reads never wait for its
+/// writer). `Open` when the file cannot be opened.
+pub fn export_file<W: Write>(
+    database: &std::path::Path,
+    filter: &MessageFilter,
+    out: W,
+    progress: impl FnMut(ExportProgress) -> ControlFlow<()>,
+) -> Result<u64, ExportError> {
+    let conn = crate::store::open_read_only(database).map_err(ExportError::Open)?;
+    write_csv(&conn, filter, out, progress)
 }
 
 /// A cell as the export writes it, so that a spreadsheet opening the file runs nothing a sender

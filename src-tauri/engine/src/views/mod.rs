@@ -7,6 +7,6 @@ mod number;
 #[cfg(test)]
 mod tests;
 
-pub use export::{inert_cell, write_csv, ExportError, ExportProgress};
+pub use crate::store::views::*;
+pub use export::{export_file, inert_cell, write_csv, ExportError, ExportProgress};
 pub use number::{search_number, MIN_SUFFIX_DIGITS};
-pub use smsdesk_store::views::*;

@@ -8,21 +8,21 @@ use rusqlite::Connection;
 use super::cursor;
 use super::messages::{destination, list_with_budget, query_plans, Destination};
 use super::*;
-use crate::dispatch::queue::{self, Claimed, SubmitResult};
-use crate::dispatch::retry::RetryPolicy;
+use crate::decisions::{self, self as resolve, Action, Resolution};
 use crate::domain::Flag;
 use crate::domain::{
     AttemptOutcome, Correlation, DeliveryState, ExceptionKind, ExceptionStatus, IntakeChannel, MessageKind,
     QueueStatus, ReceiptKind, ReceiptSource,
 };
 use crate::messages::{self, NewMessage};
-use crate::receipts::exceptions::{self as resolve, Action, Resolution};
+use crate::queue::{self, Claimed, SubmitResult};
 use crate::receipts::ingest::{Ingested, Ingestor, SmppReceived};
 use crate::receipts::parse::Tlv;
 use crate::receipts::policy::ReceiptPolicy;
 use crate::store::totals::Delta;
 use crate::store::Text;
 use crate::store::{Store, StoreError, WriteTx};
+use smsdesk_core::retry::RetryPolicy;
 
 mod search_tests;
 
@@ -82,7 +82,7 @@ impl World {
         let policy = self.policy.clone();
         self.write(move |tx| {
             let a = messages::begin_attempt(tx, message, 1, messages::Wire::sandbox(), 1)?;
-            messages::record_accepted(tx, a.id, None, &id, &policy)?;
+            decisions::record_accepted(tx, a.id, None, &id, &policy)?;
             Ok(a.id)
         })
     }
@@ -1773,7 +1773,7 @@ mod charts {
             .unwrap();
             let id = c.last_insert_rowid();
             if outcome == "accepted" {
-                // As `messages::record_accepted` keeps the last accepted submit on the queue row.
+                // As `decisions::record_accepted` keeps the last accepted submit on the queue row.
                 c.execute(
                     "UPDATE queue SET accepted_attempt_id = ?2, accepted_at = coalesce(?3, ?4) WHERE message_id = ?1",
                     params![m, id, responded, at],

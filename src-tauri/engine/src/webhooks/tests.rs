@@ -19,9 +19,9 @@ use super::{
     deliveries_for_message, sign, verify, DeliveryView, WebhookConfig, WebhookField, WebhookPayload, WebhookStatus,
     Webhooks,
 };
-use crate::dispatch::queue;
 use crate::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 use crate::messages::{self, NewMessage};
+use crate::queue;
 use crate::receipts::project;
 use crate::receipts::rules::{Projection, Rule};
 use crate::sealed::Sealer;
