@@ -15,7 +15,7 @@ use std::time::{Duration, Instant};
 use rusqlite::{Connection, OpenFlags};
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
-use smsdesk_engine::store::{Store, StoreError};
+use smsdesk_store::{Store, StoreError};
 use support::BIN;
 
 const MESSAGES: usize = 20_000;

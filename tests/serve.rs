@@ -6,7 +6,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags};
-use smsdesk_engine::store::TABLES;
+use smsdesk_store::TABLES;
 use support::{start, Running, BIN};
 
 fn serve(dir: &std::path::Path) -> Running {

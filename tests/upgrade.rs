@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use rusqlite::{Connection, OpenFlags};
-use smsdesk_engine::store::migrations;
+use smsdesk_store::migrations;
 use support::{count, post_json, run, run_with_input, start, Running};
 
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade");
