@@ -42,8 +42,6 @@ Every operation of the HTTP API, generated from the same description the server 
 /api/v1/openapi.json`. [The HTTP API](http-api.md) says how to call it: the address, credentials,
 errors; [Who may call](authentication.md) what each scope and role allows.
 
-| operation | method and path | what it does | who may call it |
-|---|---|---|---|
 ";
 
 const TYPES_HEAD: &str = "
@@ -96,13 +94,12 @@ fn summary_table(operations: &[Operation]) -> String {
     let mut out = String::new();
     for op in operations {
         out.push_str(&format!(
-            "| [`{id}`](#{anchor}) | `{method} {path}` | {summary} | {needs} |\n",
+            "- [`{id}`](#{anchor}) `{method} {path}`: {summary}\n",
             id = op.id,
             anchor = op.id.to_lowercase(),
             method = op.method,
             path = op.path,
-            summary = cell(text(&op.entry, "summary").unwrap_or("")),
-            needs = cell(&needs(&op.entry).0),
+            summary = one_line(text(&op.entry, "summary").unwrap_or("")).trim_end_matches('.'),
         ));
     }
     out
