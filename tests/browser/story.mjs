@@ -6,7 +6,7 @@
 //   text(sel)  attr(sel, name)  screenshot(name, {fullPage, element}?)  accessible?(what) (where axe-core runs)
 //
 // Selectors are CSS, nearly always a data-testid. The story talks to the sandbox SMSC, whose
-// behaviour follows the last two digits of the destination (see the README's sandbox section).
+// behaviour follows the last two digits of the destination (see docs/sandbox.md).
 
 import assert from "node:assert/strict";
 import { setTimeout as sleep } from "node:timers/promises";

@@ -1,4 +1,5 @@
-//! Writes the TypeScript bindings generated from the Rust types into ui/src/bindings/.
+//! Writes the TypeScript bindings generated from the Rust types into ui/src/bindings/, and the
+//! manual's API reference generated from the OpenAPI description into docs/integration/.
 //! Run through `cargo xtask bindings`.
 
 use std::path::PathBuf;
@@ -8,7 +9,8 @@ fn main() -> std::io::Result<()> {
     // checkout's when several share one target directory.
     let manifest_dir =
         std::env::var_os("CARGO_MANIFEST_DIR").map_or_else(|| env!("CARGO_MANIFEST_DIR").into(), PathBuf::from);
-    let dir = manifest_dir.join("../..").join(smsdesk_http::bindings::DIR);
+    let root = manifest_dir.join("../..");
+    let dir = root.join(smsdesk_http::bindings::DIR);
     std::fs::create_dir_all(&dir)?;
     let files = smsdesk_http::bindings::files();
     for entry in std::fs::read_dir(&dir)? {
@@ -22,5 +24,10 @@ fn main() -> std::io::Result<()> {
         std::fs::write(dir.join(name), text)?;
     }
     println!("wrote {} files to {}", files.len(), smsdesk_http::bindings::DIR);
+    std::fs::write(
+        root.join(smsdesk_http::reference::PATH),
+        smsdesk_http::reference::markdown(),
+    )?;
+    println!("wrote {}", smsdesk_http::reference::PATH);
     Ok(())
 }

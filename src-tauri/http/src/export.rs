@@ -70,6 +70,9 @@ impl From<ExportFilter> for views::MessageFilter {
 /// quoting; a cell a spreadsheet would run as a formula starts with `'`, and control characters
 /// but tab and line breaks are U+FFFD). `X-Total-Count` is the number of messages the filter
 /// selected when the export began.
+///
+/// Needs: scope `export` with a read scope (a key reading only its own messages exports its own),
+/// or the operator or admin role.
 #[utoipa::path(get, path = "/api/v1/messages/export", tag = "messages",
     params(ExportFilter),
     responses(

@@ -1,6 +1,7 @@
 //! smsdesk's HTTP API and the UI for a browser: the routes (each a call into the engine's service),
-//! server-sent events of committed changes, the OpenAPI description generated from the routes, and
-//! the TypeScript bindings generated from the types they speak. It is the engine's door
+//! server-sent events of committed changes, the OpenAPI description generated from the routes, the
+//! manual's API reference generated from that description, and the TypeScript bindings generated
+//! from the types they speak. It is the engine's door
 //! ([`HttpDoor`]): the engine binds the port and starts and stops it.
 
 use std::borrow::Cow;
@@ -34,6 +35,7 @@ mod extract;
 mod listen;
 pub mod openapi;
 mod people;
+pub mod reference;
 mod routes;
 mod scrub;
 

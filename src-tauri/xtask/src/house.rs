@@ -1,9 +1,9 @@
 //! The house rules that no compiler error states by itself: which crate may depend on which, where
-//! SQL may be written, how long a function or a file may grow, and the README's crate graph,
-//! drawn from the code so it cannot drift.
+//! SQL may be written, how long a function or a file may grow, and the manual's crate graph
+//! (docs/architecture.md), drawn from the code so it cannot drift.
 //!
 //! `cargo xtask house` checks them (it is a step of `cargo xtask test`); `cargo xtask house --write`
-//! redraws the README's graph after a change of the crates.
+//! redraws the manual's graph after a change of the crates.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -94,10 +94,12 @@ const SQL_CALLS: &[&str] = &[
 /// External crates worth drawing: the ones the rules above are about.
 const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri"];
 
+/// The manual's page that shows the crate graph between the two markers below.
+const GRAPH_PAGE: &str = "docs/architecture.md";
 const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
 const GRAPH_END: &str = "<!-- end of crate graph -->";
 
-/// Checks every rule; with `write`, first redraws the README's crate graph.
+/// Checks every rule; with `write`, first redraws the manual's crate graph.
 pub fn run(root: &Path, write: bool) -> Result<(), String> {
     let members = members(root)?;
     // Each crate's own dependencies: what it is built from, and with its tests' too.
@@ -145,14 +147,16 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     problems.extend(crate::layout::strangers(root));
 
     let graph = mermaid(&members, &built_from);
-    let readme_path = root.join("README.md");
-    let readme = std::fs::read_to_string(&readme_path).map_err(|e| format!("cannot read README.md: {e}"))?;
+    let readme_path = root.join(GRAPH_PAGE);
+    let readme = std::fs::read_to_string(&readme_path).map_err(|e| format!("cannot read {GRAPH_PAGE}: {e}"))?;
     let redrawn = with_graph(&readme, &graph)?;
     if write && redrawn != readme {
-        std::fs::write(&readme_path, &redrawn).map_err(|e| format!("cannot write README.md: {e}"))?;
-        eprintln!("xtask: README.md: crate graph redrawn");
+        std::fs::write(&readme_path, &redrawn).map_err(|e| format!("cannot write {GRAPH_PAGE}: {e}"))?;
+        eprintln!("xtask: {GRAPH_PAGE}: crate graph redrawn");
     } else if redrawn != readme {
-        problems.push("README.md's crate graph is not the crates' graph: run `cargo xtask house --write`".into());
+        problems.push(format!(
+            "{GRAPH_PAGE}'s crate graph is not the crates' graph: run `cargo xtask house --write`"
+        ));
     }
 
     eprintln!(
@@ -586,15 +590,15 @@ fn mermaid(members: &[String], built_from: &BTreeMap<String, BTreeSet<String>>) 
     out
 }
 
-/// The README with its crate graph replaced by `graph`.
+/// The page with its crate graph replaced by `graph`.
 fn with_graph(readme: &str, graph: &str) -> Result<String, String> {
     let start = readme
         .find(GRAPH_START)
-        .ok_or("README.md has no crate graph marker; add the two marker lines of house.rs")?;
+        .ok_or_else(|| format!("{GRAPH_PAGE} has no crate graph marker; add the two marker lines of house.rs"))?;
     let end = readme[start..]
         .find(GRAPH_END)
         .map(|i| start + i)
-        .ok_or("README.md's crate graph has no end marker")?;
+        .ok_or_else(|| format!("{GRAPH_PAGE}'s crate graph has no end marker"))?;
     Ok(format!("{}{GRAPH_START}\n{graph}{}", &readme[..start], &readme[end..]))
 }
 

@@ -10,7 +10,9 @@
 //! - `bench-http`: the HTTP intake benchmark with ApacheBench (tests/http/bench_http.py) on a release
 //!   build, over several client counts and sending modes.
 //! - `setup`: only the installation part, for both running and testing.
-//! - `house`: check the crate graph and where SQL is written (`--write` redraws the README's graph).
+//! - `house`: check the crate graph and where SQL is written (`--write` redraws the manual's graph).
+//! - `manual`: build the manual (docs/, mdBook) and check its links and pages.
+//! - `screenshots`: take every picture the manual shows, from the end-to-end stories.
 //! - `bindings`: regenerate the UI's TypeScript types from the Rust types.
 //! - `icons`: regenerate every icon size from icons/icon.svg.
 //!
@@ -23,8 +25,10 @@ mod cmd;
 mod house;
 mod json;
 mod layout;
+mod manual;
 mod package;
 mod package_test;
+mod screenshots;
 mod service_test;
 mod setup;
 mod steps;
@@ -33,7 +37,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: cargo xtask <start|test|bundle|package-test|service-test|api-fuzz|bench|bench-http|setup|house|bindings|icons> [args]
+    "usage: cargo xtask <start|test|bundle|package-test|service-test|api-fuzz|bench|bench-http|setup|house|manual|screenshots|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
@@ -55,8 +59,13 @@ const USAGE: &str =
                     and latency; ARGS go to tests/http/bench_http.py
   setup             install system packages, npm packages and Rust crates, nothing else
   house [--write]   check the house rules: which crate may depend on which, SQL only in the
-                    store, the README's crate graph drawn from the code (--write redraws it)
-  bindings          regenerate ui/src/bindings from the Rust types
+                    store, the manual's crate graph drawn from the code (--write redraws it)
+  manual            build the manual (docs/, mdBook) into target/manual, check its links,
+                    pictures and pages, and print where its HTML is
+  screenshots       take every picture of the manual again (the stories in Chromium and in the
+                    desktop window) and replace docs/screenshots with them
+  bindings          regenerate ui/src/bindings from the Rust types, and the manual's API
+                    reference from the OpenAPI description
   icons             regenerate icons/ from icons/icon.svg";
 
 fn main() -> ExitCode {
@@ -74,6 +83,8 @@ fn main() -> ExitCode {
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),
+        Some("manual") => manual::run_all(&root),
+        Some("screenshots") => screenshots::run_all(&root),
         Some("bindings") => steps::bindings(&root),
         Some("icons") => steps::icons(&root),
         _ => {

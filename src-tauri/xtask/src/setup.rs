@@ -65,6 +65,7 @@ pub fn all(root: &Path, purpose: Purpose) -> Result<(), String> {
     if purpose == Purpose::Test {
         npm_install(&root.join("tests/browser"))?;
         tauri_driver()?;
+        mdbook()?;
     }
     run(Cmd::new("cargo").args(["fetch", "--locked"]).dir(root))
 }
@@ -160,6 +161,38 @@ fn tauri_driver() -> Result<(), String> {
         return Ok(());
     }
     run(Cmd::new("cargo").args(["install", "tauri-driver", "--version", TAURI_DRIVER, "--locked"]))
+}
+
+/// The mdBook version the manual (docs/book.toml) is written for.
+const MDBOOK: &str = "^0.4";
+
+/// `cargo install mdbook` unless a 0.4 is already there. Only the `search` feature: the manual is
+/// built, never served or watched, so `serve` (an HTTP server) and `watch` are not compiled; the
+/// install took 2 min 40 s cold on 2 cores.
+pub fn mdbook() -> Result<(), String> {
+    let installed = Command::new("cargo")
+        .args(["install", "--list"])
+        .output()
+        .map(|o| {
+            String::from_utf8_lossy(&o.stdout)
+                .lines()
+                .any(|l| l.starts_with("mdbook v0.4."))
+        })
+        .unwrap_or(false);
+    if installed && cargo_bin("mdbook").exists() {
+        eprintln!("xtask: mdbook 0.4: present");
+        return Ok(());
+    }
+    run(Cmd::new("cargo").args([
+        "install",
+        "mdbook",
+        "--version",
+        MDBOOK,
+        "--locked",
+        "--no-default-features",
+        "--features",
+        "search",
+    ]))
 }
 
 /// `npm ci` unless node_modules already matches package-lock.json (npm records the installed

@@ -40,8 +40,12 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root))),
         ),
         (
-            "rust: house rules (crate graph, SQL only in the store, README's graph)",
+            "rust: house rules (crate graph, SQL only in the store, the manual's graph)",
             Box::new(|| crate::house::run(root, false)),
+        ),
+        (
+            "docs: the manual built (mdBook), its links, pictures and pages checked",
+            Box::new(|| crate::manual::build(root).and_then(|_| crate::manual::check(root))),
         ),
         (
             "rust: lints",

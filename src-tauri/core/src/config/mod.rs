@@ -102,7 +102,7 @@ pub fn from_sources(
         if let Some(read) = retired_setting(section_name, key) {
             let full = format!("{section_name}.{key}");
             read(&mut config, value).map_err(|reason| in_file(full.clone(), reason))?;
-            tracing::warn!(setting = %full, file = %file.display(), "a setting of an earlier version, read into the settings that replaced it (see the README)");
+            tracing::warn!(setting = %full, file = %file.display(), "a setting of an earlier version, read into the settings that replaced it (see the manual, docs/admin/upgrades.md)");
         }
     }
     for (section_name, section_value) in &table {

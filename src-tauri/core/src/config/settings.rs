@@ -313,7 +313,7 @@ settings! {
     }
 
     /// Which connection a message goes out on when several are configured ([connections.<name>]
-    /// and [[routes]], see the README): how long a route waits for its connection to come back
+    /// and [[routes]], see docs/admin/connections.md): how long a route waits for its connection to come back
     /// before the messages waiting for it move to the next connection of its list.
     routing: RoutingSettings {
         /// Seconds a connection may be down (or its binds refused) before the messages waiting
