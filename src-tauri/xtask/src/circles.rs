@@ -78,6 +78,46 @@ pub fn circles(sources: &[Source]) -> Vec<Vec<Edge>> {
         .collect()
 }
 
+/// The edges among the children of `parent` (their names), each a use of one by the other or by
+/// a module inside it.
+pub fn edges_among_children(sources: &[Source], parent: &[String]) -> BTreeSet<(String, String)> {
+    let modules: BTreeSet<Module> = sources.iter().map(|s| s.module.clone()).collect();
+    let mut out = BTreeSet::new();
+    for s in sources {
+        for (_, path) in paths(&s.code) {
+            let lifted = resolve(&modules, &s.module, &path).and_then(|target| lift(&s.module, &target));
+            if let Some((a, b)) = lifted.filter(|(a, _)| a[..a.len() - 1] == *parent) {
+                out.insert((a[parent.len()].clone(), b[parent.len()].clone()));
+            }
+        }
+    }
+    out
+}
+
+/// The edges of a graph without a circle that no longer way implies: what a picture of its
+/// layers needs (an edge a -> c goes when a -> b -> c is drawn).
+pub fn without_implied(edges: &BTreeSet<(String, String)>) -> BTreeSet<(String, String)> {
+    let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    for (a, b) in edges {
+        next.entry(a).or_default().push(b);
+    }
+    let reaches_without = |from: &str, to: &str| {
+        // Whether `to` is reached from `from` by a path of two edges or more.
+        let mut seen = BTreeSet::new();
+        let mut todo: Vec<&str> = next.get(from).into_iter().flatten().filter(|n| **n != to).copied().collect();
+        while let Some(n) = todo.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n) {
+                todo.extend(next.get(n).into_iter().flatten().copied());
+            }
+        }
+        false
+    };
+    edges.iter().filter(|(a, b)| !reaches_without(a, b)).cloned().collect()
+}
+
 /// The edge between the two children of the deepest module holding both `from` and `to`; none
 /// when one holds the other.
 fn lift(from: &Module, to: &Module) -> Option<(Module, Module)> {
@@ -433,6 +473,22 @@ mod tests {
             names(&found[0]),
             ["dispatch::lanes", "dispatch::worker", "dispatch::lanes"]
         );
+    }
+
+    #[test]
+    fn the_picture_of_a_level_keeps_only_the_edges_no_longer_way_implies() {
+        let sources = [
+            source("lib.rs", ""),
+            source("a.rs", "use crate::b::x;\nuse crate::c::y;\n"),
+            source("b.rs", "use crate::c::y;\n"),
+            source("c/mod.rs", "mod d;\n"),
+            source("c/d.rs", "use super::super::e::z;\n"),
+            source("e.rs", ""),
+        ];
+        let edges = edges_among_children(&sources, &[]);
+        let pairs = |set: &BTreeSet<(String, String)>| -> Vec<String> { set.iter().map(|(a, b)| format!("{a}->{b}")).collect() };
+        assert_eq!(pairs(&edges), ["a->b", "a->c", "b->c", "c->e"], "c::d's use is c's");
+        assert_eq!(pairs(&without_implied(&edges)), ["a->b", "b->c", "c->e"], "a->c is implied by a->b->c");
     }
 
     #[test]

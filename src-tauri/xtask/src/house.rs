@@ -98,6 +98,9 @@ const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri
 const GRAPH_PAGE: &str = "docs/architecture.md";
 const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
 const GRAPH_END: &str = "<!-- end of crate graph -->";
+/// The same page's picture of the engine's modules, between these two markers.
+const MODULES_START: &str = "<!-- engine modules: drawn by `cargo xtask house --write` from the engine's use lines -->";
+const MODULES_END: &str = "<!-- end of engine modules -->";
 
 /// Checks every rule; with `write`, first redraws the manual's crate graph.
 pub fn run(root: &Path, write: bool) -> Result<(), String> {
@@ -147,15 +150,17 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     problems.extend(crate::layout::strangers(root));
 
     let graph = mermaid(&members, &built_from);
-    let readme_path = root.join(GRAPH_PAGE);
-    let readme = std::fs::read_to_string(&readme_path).map_err(|e| format!("cannot read {GRAPH_PAGE}: {e}"))?;
-    let redrawn = with_graph(&readme, &graph)?;
-    if write && redrawn != readme {
-        std::fs::write(&readme_path, &redrawn).map_err(|e| format!("cannot write {GRAPH_PAGE}: {e}"))?;
-        eprintln!("xtask: {GRAPH_PAGE}: crate graph redrawn");
-    } else if redrawn != readme {
+    let modules = engine_modules(root)?;
+    let page_path = root.join(GRAPH_PAGE);
+    let page = std::fs::read_to_string(&page_path).map_err(|e| format!("cannot read {GRAPH_PAGE}: {e}"))?;
+    let redrawn = between(&page, (GRAPH_START, GRAPH_END), &graph)
+        .and_then(|p| between(&p, (MODULES_START, MODULES_END), &modules))?;
+    if write && redrawn != page {
+        std::fs::write(&page_path, &redrawn).map_err(|e| format!("cannot write {GRAPH_PAGE}: {e}"))?;
+        eprintln!("xtask: {GRAPH_PAGE}: crate graph and engine modules redrawn");
+    } else if redrawn != page {
         problems.push(format!(
-            "{GRAPH_PAGE}'s crate graph is not the crates' graph: run `cargo xtask house --write`"
+            "{GRAPH_PAGE}'s pictures of the crates and the engine's modules are not the code's: run `cargo xtask house --write`"
         ));
     }
 
@@ -380,6 +385,26 @@ fn is_mod_item(line: &str) -> bool {
     })
 }
 
+/// The product sources of the crate whose `src/` is `src`, each with its module and its code
+/// without test modules (lines kept, for the messages).
+fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
+    let mut sources = Vec::new();
+    for file in rust_sources(src)? {
+        let rel = file.strip_prefix(src).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        let from_root = file.strip_prefix(root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        if is_test_or_bench(&from_root) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {from_root}: {e}"))?;
+        sources.push(crate::circles::Source {
+            module: crate::circles::module_of(&rel),
+            path: from_root,
+            code: without_test_modules(&text, true),
+        });
+    }
+    Ok(sources)
+}
+
 /// Every circle among the modules of one level inside each crate (see `circles.rs`).
 fn module_circles(root: &Path) -> Result<Vec<String>, String> {
     let mut problems = Vec::new();
@@ -392,28 +417,7 @@ fn module_circles(root: &Path) -> Result<Vec<String>, String> {
     dirs.sort();
     dirs.dedup();
     for src in dirs {
-        let mut sources = Vec::new();
-        for file in rust_sources(&src)? {
-            let rel = file
-                .strip_prefix(&src)
-                .unwrap_or(&file)
-                .to_string_lossy()
-                .replace('\\', "/");
-            let from_root = file
-                .strip_prefix(root)
-                .unwrap_or(&file)
-                .to_string_lossy()
-                .replace('\\', "/");
-            if is_test_or_bench(&from_root) {
-                continue;
-            }
-            let text = std::fs::read_to_string(&file).map_err(|e| format!("cannot read {from_root}: {e}"))?;
-            sources.push(crate::circles::Source {
-                module: crate::circles::module_of(&rel),
-                path: from_root,
-                code: without_test_modules(&text, true),
-            });
-        }
+        let sources = crate_sources(root, &src)?;
         for circle in crate::circles::circles(&sources) {
             let name = |m: &Vec<String>| m.join("::");
             let mut route: Vec<String> = circle.iter().map(|e| name(&e.from)).collect();
@@ -590,16 +594,30 @@ fn mermaid(members: &[String], built_from: &BTreeMap<String, BTreeSet<String>>) 
     out
 }
 
-/// The page with its crate graph replaced by `graph`.
-fn with_graph(readme: &str, graph: &str) -> Result<String, String> {
-    let start = readme
-        .find(GRAPH_START)
-        .ok_or_else(|| format!("{GRAPH_PAGE} has no crate graph marker; add the two marker lines of house.rs"))?;
-    let end = readme[start..]
-        .find(GRAPH_END)
+/// The engine's modules as a Mermaid diagram, each arrow a use of one by the other (or by a module
+/// inside it), the arrows that a longer way implies left out.
+fn engine_modules(root: &Path) -> Result<String, String> {
+    let src = root.join("src-tauri/engine/src");
+    let sources = crate_sources(root, &src)?;
+    let edges = crate::circles::without_implied(&crate::circles::edges_among_children(&sources, &[]));
+    let mut out = String::from("```mermaid\nflowchart BT\n");
+    for (a, b) in &edges {
+        out.push_str(&format!("  {a} --> {b}\n"));
+    }
+    out.push_str("```\n");
+    Ok(out)
+}
+
+/// The page with what stands between the two `markers` replaced by `drawing`.
+fn between(page: &str, (start_marker, end_marker): (&str, &str), drawing: &str) -> Result<String, String> {
+    let start = page
+        .find(start_marker)
+        .ok_or_else(|| format!("{GRAPH_PAGE} has no marker `{start_marker}`; add the two marker lines of house.rs"))?;
+    let end = page[start..]
+        .find(end_marker)
         .map(|i| start + i)
-        .ok_or_else(|| format!("{GRAPH_PAGE}'s crate graph has no end marker"))?;
-    Ok(format!("{}{GRAPH_START}\n{graph}{}", &readme[..start], &readme[end..]))
+        .ok_or_else(|| format!("{GRAPH_PAGE} has no marker `{end_marker}` after `{start_marker}`"))?;
+    Ok(format!("{}{start_marker}\n{drawing}{}", &page[..start], &page[end..]))
 }
 
 #[cfg(test)]
@@ -632,18 +650,18 @@ mod tests {
     #[test]
     fn only_the_text_between_the_markers_is_redrawn() {
         let readme = format!("# x\nbefore\n{GRAPH_START}\nold picture\n{GRAPH_END}\nafter\n");
-        let redrawn = with_graph(&readme, "new picture\n").unwrap();
+        let redrawn = between(&readme, (GRAPH_START, GRAPH_END), "new picture\n").unwrap();
         assert_eq!(
             redrawn,
             format!("# x\nbefore\n{GRAPH_START}\nnew picture\n{GRAPH_END}\nafter\n")
         );
         assert_eq!(
-            with_graph(&redrawn, "new picture\n").unwrap(),
+            between(&redrawn, (GRAPH_START, GRAPH_END), "new picture\n").unwrap(),
             redrawn,
             "redrawing is idempotent"
         );
         assert!(
-            with_graph("# no markers\n", "x").is_err(),
+            between("# no markers\n", (GRAPH_START, GRAPH_END), "x").is_err(),
             "a README without markers is an error"
         );
     }

@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
 use crate::setup;
-use crate::steps::{run, target_dir, Cmd};
+use crate::cmd::{run, target_dir, Cmd};
 
 /// The manual's sources, from the repository's root.
 pub const DOCS: &str = "docs";

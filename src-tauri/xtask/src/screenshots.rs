@@ -10,7 +10,8 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use crate::setup::{self, Purpose};
-use crate::steps::{build_app, run, Cmd};
+use crate::app::build_app;
+use crate::cmd::{run, Cmd};
 
 /// Where the pictures live, from the repository's root.
 pub const DIR: &str = "docs/screenshots";
