@@ -96,3 +96,29 @@ pub fn target_dir(root: &Path) -> PathBuf {
         .map(PathBuf::from)
         .unwrap_or_else(|| root.join("target"))
 }
+
+/// `cargo` as the test command builds with: the dev profile for every build (so what the tests
+/// built serves the package step's `cargo run` too, instead of a second build of every
+/// dependency under the `test` profile's name), and clippy's lints, warnings denied, applied to
+/// the workspace's crates while they are compiled (cargo clippy's own way in: clippy-driver as the
+/// workspace's compiler wrapper, its arguments in CLIPPY_ARGS). One build, where a `cargo clippy`
+/// check and a `cargo test` build compiled every dependency twice. Pass `--profile dev` to the
+/// commands that take it.
+pub fn linted_cargo(root: &Path) -> Result<Cmd, String> {
+    let out = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .map_err(|e| format!("cannot run rustc: {e}"))?;
+    let sysroot = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let driver = Path::new(&sysroot).join("bin").join("clippy-driver");
+    if !driver.exists() {
+        return Err(format!(
+            "{} is missing: install clippy (`rustup component add clippy`)",
+            driver.display()
+        ));
+    }
+    Ok(Cmd::new("cargo").dir(root).env("RUSTC_WORKSPACE_WRAPPER", driver).env(
+        "CLIPPY_ARGS",
+        ["-D", "warnings"].join("__CLIPPY_HACKERY__") + "__CLIPPY_HACKERY__",
+    ))
+}

@@ -8,7 +8,7 @@
 use std::path::{Path, PathBuf};
 
 use crate::app::build_app;
-use crate::cmd::{run, target_dir, Cmd};
+use crate::cmd::{linted_cargo, run, target_dir, Cmd};
 use crate::json::json_string;
 use crate::setup;
 
@@ -54,7 +54,7 @@ pub fn bundle(root: &Path, bin: &Path, profile: Profile, formats: &[&str]) -> Re
     std::fs::create_dir_all(&profile_dir).map_err(|e| format!("cannot create {}: {e}", profile_dir.display()))?;
     run(Cmd::new("strip").arg("-o").arg(profile_dir.join("smsdesk")).arg(bin))?;
 
-    let manuals = write_manuals(root, &stage.join("manuals"))?;
+    let manuals = write_manuals(root, &stage.join("manuals"), profile)?;
     let config = stage.join("generated-files.json");
     std::fs::write(&config, files_config(&manuals)).map_err(|e| format!("cannot write {}: {e}", config.display()))?;
 
@@ -92,11 +92,16 @@ struct Manuals {
 }
 
 /// Man pages (gzipped, as Debian wants them) and completions for bash, zsh and fish.
-fn write_manuals(root: &Path, dir: &Path) -> Result<Manuals, String> {
+fn write_manuals(root: &Path, dir: &Path, profile: Profile) -> Result<Manuals, String> {
     let _ = std::fs::remove_dir_all(dir);
-    run(Cmd::new("cargo")
+    // The debug package is the test command's: built as its tests were (linted_cargo), so that
+    // what they built serves here too.
+    let cargo = match profile {
+        Profile::Debug => linted_cargo(root)?.args(["run", "--profile", "dev"]),
+        Profile::Release => Cmd::new("cargo").args(["run", "--release"]).dir(root),
+    };
+    run(cargo
         .args([
-            "run",
             "--quiet",
             "--locked",
             "-p",
@@ -106,7 +111,6 @@ fn write_manuals(root: &Path, dir: &Path) -> Result<Manuals, String> {
             "--",
         ])
         .arg(dir)
-        .dir(root)
         .stdout_to_stderr())?;
     let man = dir.join("man");
     let mut pages: Vec<PathBuf> = std::fs::read_dir(&man)

@@ -1,10 +1,10 @@
 //! The commands behind `cargo xtask start|test|api-fuzz|bench-http|bindings|icons`.
 
 use std::path::Path;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use crate::app::{build_app, npm};
-use crate::cmd::{run, target_dir, Cmd};
+use crate::cmd::{linted_cargo, run, target_dir, Cmd};
 use crate::setup::{self, Purpose};
 
 pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
@@ -48,24 +48,22 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| crate::manual::build(root).and_then(|_| crate::manual::check(root))),
         ),
         (
-            "rust: lints",
+            "rust: every target built once, with clippy's lints (warnings denied)",
             Box::new(|| {
-                run(Cmd::new("cargo")
-                    .args([
-                        "clippy",
-                        "--workspace",
-                        "--all-targets",
-                        "--locked",
-                        "--",
-                        "-D",
-                        "warnings",
-                    ])
-                    .dir(root))
+                run(linted_cargo(root)?.args([
+                    "test",
+                    "--workspace",
+                    "--all-targets",
+                    "--no-run",
+                    "--locked",
+                    "--profile",
+                    "dev",
+                ]))
             }),
         ),
         (
             "rust: unit, integration and end-to-end tests (incl. the desktop window under Xvfb)",
-            Box::new(|| run(Cmd::new("cargo").args(["test", "--workspace", "--locked"]).dir(root))),
+            Box::new(|| run(linted_cargo(root)?.args(["test", "--workspace", "--locked", "--profile", "dev"]))),
         ),
         (
             "api: malformed and valid requests from the OpenAPI description, then the database checked",
@@ -99,21 +97,44 @@ pub fn test(root: &Path) -> Result<(), String> {
     ];
     let started = Instant::now();
     let total = steps.len();
-    let mut passed = 0;
+    let mut took: Vec<(&str, Duration)> = Vec::new();
     for (name, step) in &steps {
         eprintln!("\nxtask: ── {name}");
         let t = Instant::now();
-        if let Err(e) = step() {
+        let result = step();
+        took.push((name, t.elapsed()));
+        if let Err(e) = result {
             eprintln!("\nxtask: FAILED at step \"{name}\": {e}");
-            println!("test steps: {passed} passed, 1 failed, {} skipped", total - passed - 1);
+            eprint!("{}", times(&took, started.elapsed()));
+            println!(
+                "test steps: {} passed, 1 failed, {} skipped",
+                took.len() - 1,
+                total - took.len()
+            );
             return Err("the test suite failed".into());
         }
         eprintln!("xtask: ok: {name} ({:.0?})", t.elapsed());
-        passed += 1;
     }
     eprintln!("\nxtask: every check passed in {:.0?}", started.elapsed());
-    println!("test steps: {passed} passed, 0 failed");
+    eprint!("{}", times(&took, started.elapsed()));
+    println!("test steps: {} passed, 0 failed", took.len());
     Ok(())
+}
+
+/// The time each step took, and the whole, as a table: where a run's minutes went.
+fn times(took: &[(&str, Duration)], whole: Duration) -> String {
+    let mut out = String::from("\nxtask: time by step\n");
+    for (name, d) in took {
+        out.push_str(&format!("  {:>7}  {name}\n", clock(*d)));
+    }
+    out.push_str(&format!("  {:>7}  in all\n", clock(whole)));
+    out
+}
+
+/// A duration as minutes and seconds (`12:05`).
+fn clock(d: Duration) -> String {
+    let s = d.as_secs();
+    format!("{}:{:02}", s / 60, s % 60)
 }
 
 /// The seed of the API fuzz run in `cargo xtask test`.
