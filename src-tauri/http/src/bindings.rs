@@ -121,6 +121,7 @@ fn vocabulary() -> Vec<(String, String)> {
         file::<ActivityWindow>(),
         file::<AuditAction>(),
         file::<RecordedAction>(),
+        file::<smsdesk_engine::changes::Entity>(),
     ]
 }
 
