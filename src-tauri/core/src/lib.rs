@@ -10,6 +10,8 @@ pub mod command_status;
 pub mod config;
 #[macro_use]
 pub mod domain;
+// After `domain`: its enums are declared with `domain`'s `text_enum!`.
+pub mod audit;
 pub mod inbox;
 pub mod message;
 pub mod optout;

@@ -101,39 +101,6 @@ impl PartialEq<&str> for FieldCode {
     }
 }
 
-/// Every action the audit log records (`NewAudit::action`): the screens word each one. The store
-/// refuses, in debug builds, to record one not listed here.
-pub const AUDIT_ACTIONS: &[&str] = &[
-    "account.create",
-    "account.update",
-    "api_key.create",
-    "api_key.revoke",
-    "connection.disable",
-    "connection.drain",
-    "connection.enable",
-    "exception.closed",
-    "exception.resolve",
-    "message.accepted_by_evidence",
-    "message.cancel",
-    "message.hold_opted_out",
-    "message.mark_failed",
-    "message.retry",
-    "message.retry_confirmed",
-    "message.retry_override",
-    "message.retry_permanent_confirmed",
-    "opt_in.reply",
-    "opt_out.add",
-    "opt_out.import",
-    "opt_out.remove",
-    "opt_out.reply",
-    "queue.recovered",
-    "session.revoke",
-    "settings.reload",
-    "settings.update",
-    "template.create",
-    "template.delete",
-];
-
 /// The parameters of a code: names to values, all text (numbers as digits).
 pub type Params = BTreeMap<String, String>;
 

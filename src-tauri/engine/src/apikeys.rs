@@ -13,6 +13,7 @@ pub use crate::access::Caller;
 pub use smsdesk_core::api_key::ApiKeyInfo;
 
 use crate::access::{KeyLimits, Scope};
+use crate::audit::AuditAction;
 use crate::sealed::Sealer;
 use crate::store::tables::{api_key, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -144,7 +145,7 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str, sealer: &Seale
     )?;
     tx.audit().append(&NewAudit {
         actor: actor.into(),
-        action: "api_key.create".into(),
+        action: AuditAction::ApiKeyCreate,
         subject_type: Some("api_key".into()),
         subject_id: Some(id),
         note: Some(format!("key {prefix}… for {name}, scopes {}", Scope::join(&scopes))),
@@ -178,7 +179,7 @@ pub fn revoke(tx: &mut WriteTx<'_>, id: i64, actor: &str) -> Result<(), KeyError
     }
     tx.audit().append(&NewAudit {
         actor: actor.into(),
-        action: "api_key.revoke".into(),
+        action: AuditAction::ApiKeyRevoke,
         subject_type: Some("api_key".into()),
         subject_id: Some(id),
         note: None,

@@ -3,6 +3,7 @@
 //! messages already waiting for a number that goes on are held for a person instead of sent; and
 //! the dispatcher and intake ask [`blocks`] before a message goes anywhere.
 
+use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
 use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::opt_out::{self, NewOptOut, Reason};
@@ -41,7 +42,7 @@ pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, phone: &str, entry: i64, why:
     }
     tx.audit().append(&NewAudit {
         actor: "system".into(),
-        action: "message.hold_opted_out".into(),
+        action: AuditAction::MessageHoldOptedOut,
         subject_type: Some("message".into()),
         subject_id: Some(message_id),
         note: Some(reason),
@@ -107,14 +108,14 @@ impl<'a> Source<'a> {
         }
     }
 
-    fn audit_action(&self, on: bool) -> &'static str {
+    fn audit_action(&self, on: bool) -> AuditAction {
         match (self.reason, on) {
-            (Reason::Reply, true) => "opt_out.reply",
-            (Reason::Reply, false) => "opt_in.reply",
-            (Reason::Operator, true) => "opt_out.add",
-            (Reason::Operator, false) => "opt_out.remove",
-            (Reason::Import, true) => "opt_out.import",
-            (Reason::Import, false) => "opt_out.remove",
+            (Reason::Reply, true) => AuditAction::OptOutReply,
+            (Reason::Reply, false) => AuditAction::OptInReply,
+            (Reason::Operator, true) => AuditAction::OptOutAdd,
+            (Reason::Operator, false) => AuditAction::OptOutRemove,
+            (Reason::Import, true) => AuditAction::OptOutImport,
+            (Reason::Import, false) => AuditAction::OptOutRemove,
         }
     }
 }
@@ -143,7 +144,7 @@ pub fn add(tx: &mut WriteTx<'_>, phone: &str, kinds: &[MessageKind], src: &Sourc
     };
     tx.audit().append(&NewAudit {
         actor: src.actor.into(),
-        action: src.audit_action(true).into(),
+        action: src.audit_action(true),
         subject_type: Some("opt_out".into()),
         subject_id: Some(id),
         note: Some(src.note.map_or(summary.clone(), |n| format!("{summary}: {n}"))),
@@ -171,7 +172,7 @@ pub fn remove(tx: &mut WriteTx<'_>, phone: &str, src: &Source<'_>) -> Result<Opt
     };
     tx.audit().append(&NewAudit {
         actor: src.actor.into(),
-        action: src.audit_action(false).into(),
+        action: src.audit_action(false),
         subject_type: Some("opt_out".into()),
         subject_id: Some(c.id),
         note: Some(src.note.map_or(summary.clone(), |n| format!("{summary}: {n}"))),

@@ -57,11 +57,10 @@ async fn every_file_a_run_creates_in_the_data_directory_is_readable_by_its_owner
     store
         .writer()
         .write(|tx| {
-            tx.audit().append(&smsdesk_store::tables::NewAudit {
-                actor: "test".into(),
-                action: "settings.update".into(),
-                ..Default::default()
-            })
+            tx.audit().append(&smsdesk_store::tables::NewAudit::new(
+                "test",
+                smsdesk_engine::audit::AuditAction::SettingsUpdate,
+            ))
         })
         .await
         .unwrap();

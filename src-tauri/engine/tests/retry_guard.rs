@@ -6,6 +6,7 @@
 use std::time::Duration;
 
 use smsdesk_engine::access::Caller;
+use smsdesk_engine::audit::AuditAction;
 use smsdesk_engine::domain::{IntakeChannel, QueueStatus};
 use smsdesk_engine::intake::SubmitMessage;
 use smsdesk_engine::queue::ActionError;
@@ -106,9 +107,17 @@ async fn a_retry_of_a_message_refused_for_good_needs_confirming_and_every_try_is
     let entry = audit
         .items
         .iter()
-        .find(|e| e.subject_id == Some(id) && e.action.starts_with("message.retry"))
+        .find(|e| {
+            let retry = [
+                AuditAction::MessageRetry,
+                AuditAction::MessageRetryConfirmed,
+                AuditAction::MessageRetryOverride,
+                AuditAction::MessageRetryPermanentConfirmed,
+            ];
+            e.subject_id == Some(id) && retry.iter().any(|r| e.action == *r)
+        })
         .expect("the retry is audited");
-    assert_eq!(entry.action, "message.retry_permanent_confirmed");
+    assert_eq!(entry.action, AuditAction::MessageRetryPermanentConfirmed);
     assert_eq!(entry.note.as_deref(), Some("the customer says the number works now"));
     assert_eq!(entry.details.as_ref().unwrap()["command_status"], "ESME_RINVDSTADR");
     engine.shutdown().await;

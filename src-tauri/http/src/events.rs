@@ -30,7 +30,6 @@ const RECHECK_EVERY: Duration = Duration::from_secs(5);
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, ts_rs::TS, utoipa::ToSchema)]
 pub struct ChangeEvent {
     /// Which kind of row changed.
-    #[schema(value_type = String)]
     pub entity: Entity,
     #[ts(type = "number")]
     pub id: i64,

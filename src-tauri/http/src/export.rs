@@ -10,8 +10,9 @@ use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderValue};
 use axum::response::Response;
-use serde::Deserialize;
 use tokio::sync::{mpsc, oneshot};
+use utoipa::openapi::path::{Parameter, ParameterIn};
+use utoipa::IntoParams;
 
 use super::auth::{check, Credential};
 use super::extract::QueryParams;
@@ -19,50 +20,26 @@ use super::{AppState, Failure};
 use smsdesk_engine::access::Access;
 use smsdesk_engine::api::ApiError;
 use smsdesk_engine::api::ErrorCode;
-use smsdesk_engine::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
-use smsdesk_engine::views;
+use smsdesk_engine::views::MessageFilter;
 
 /// Bytes gathered before they are handed to the connection.
 const CHUNK: usize = 64 * 1024;
 /// Chunks waiting for a slow client before the export waits for it.
 const CHUNKS_IN_FLIGHT: usize = 4;
 
-/// What to export: the message list's filters, without its paging.
-#[derive(Debug, Clone, Default, Deserialize, utoipa::IntoParams)]
-#[serde(default, rename_all = "snake_case")]
-#[into_params(parameter_in = Query)]
-pub struct ExportFilter {
-    pub status: Option<QueueStatus>,
-    /// "pending" also matches messages no receipt was applied to yet.
-    pub state: Option<DeliveryState>,
-    pub kind: Option<MessageKind>,
-    pub channel: Option<IntakeChannel>,
-    /// As for the list: an exact E.164 number, or its beginning followed by `*`.
-    pub destination: Option<String>,
-    /// As for the list: every word must begin a word of the text or the client reference.
-    pub q: Option<String>,
-    /// Created at or after this time (ms since the epoch).
-    pub from_ms: Option<i64>,
-    /// Created before this time (ms since the epoch, exclusive).
-    pub to_ms: Option<i64>,
-}
+/// The list's paging parameters: an export has no pages, it writes every message selected.
+const PAGING: [&str; 2] = ["cursor", "limit"];
 
-impl From<ExportFilter> for views::MessageFilter {
-    fn from(f: ExportFilter) -> Self {
-        views::MessageFilter {
-            status: f.status,
-            state: f.state,
-            kind: f.kind,
-            channel: f.channel,
-            destination: f.destination,
-            q: f.q,
-            from_ms: f.from_ms,
-            to_ms: f.to_ms,
-            cursor: None,
-            limit: None,
-            // The service narrows it to what the caller may read.
-            only_key: None,
-        }
+/// What the export takes, as its description lists it: the message list's filters
+/// ([`MessageFilter`], read from the query string as the list reads them) without its paging.
+struct ExportParams;
+
+impl IntoParams for ExportParams {
+    fn into_params(parameter_in_provider: impl Fn() -> Option<ParameterIn>) -> Vec<Parameter> {
+        MessageFilter::into_params(parameter_in_provider)
+            .into_iter()
+            .filter(|p| !PAGING.contains(&p.name.as_str()))
+            .collect()
     }
 }
 
@@ -74,7 +51,7 @@ impl From<ExportFilter> for views::MessageFilter {
 /// Needs: scope `export` with a read scope (a key reading only its own messages exports its own),
 /// or the operator or admin role.
 #[utoipa::path(get, path = "/api/v1/messages/export", tag = "messages",
-    params(ExportFilter),
+    params(ExportParams),
     responses(
         (status = 200, description = "The CSV file, one row per message after a header line (the columns of `smsdesk export --csv`)",
             content_type = "text/csv", body = String,
@@ -89,8 +66,15 @@ impl From<ExportFilter> for views::MessageFilter {
 pub async fn export_messages(
     credential: Credential,
     State(s): State<AppState>,
-    QueryParams(filter): QueryParams<ExportFilter>,
+    QueryParams(filter): QueryParams<MessageFilter>,
 ) -> Result<Response, Failure> {
+    // The export pages through the messages itself; the service narrows the filter to what the
+    // caller may read.
+    let filter = MessageFilter {
+        cursor: None,
+        limit: None,
+        ..filter
+    };
     let caller = credential.caller;
     check(Access::Export, "export_messages", &caller)?;
     // A bulk read of every message it may read: the log says who made it.
@@ -102,7 +86,7 @@ pub async fn export_messages(
     let export = tokio::spawn(async move {
         let mut started = Some(started);
         let result = service
-            .export_csv(&caller, filter.into(), ChunkWriter::new(chunks), move |p| {
+            .export_csv(&caller, filter, ChunkWriter::new(chunks), move |p| {
                 if let Some(s) = started.take() {
                     let _ = s.send(p.total);
                 }

@@ -268,6 +268,29 @@ mod tests {
     }
 
     #[test]
+    fn the_export_takes_the_message_lists_filters_without_its_paging() {
+        let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
+        let params = |path: &str| -> Vec<(String, String)> {
+            doc["paths"][path]["get"]["parameters"]
+                .as_array()
+                .unwrap_or_else(|| panic!("{path} has parameters"))
+                .iter()
+                .map(|p| (p["name"].as_str().unwrap().to_owned(), p.to_string()))
+                .collect()
+        };
+        let list: Vec<(String, String)> = params("/api/v1/messages")
+            .into_iter()
+            .filter(|(name, _)| name != "cursor" && name != "limit")
+            .collect();
+        assert!(list.len() >= 8, "the list's filters are described: {list:?}");
+        assert_eq!(
+            params("/api/v1/messages/export"),
+            list,
+            "the export is described with the list's filters, each as the list describes it, and no paging"
+        );
+    }
+
+    #[test]
     fn query_parameters_are_in_the_query_and_callbacks_use_the_provider_token() {
         let doc: serde_json::Value = serde_json::from_str(&json()).unwrap();
         for p in doc["paths"]["/api/v1/audit"]["get"]["parameters"].as_array().unwrap() {

@@ -367,4 +367,28 @@ mod tests {
         assert!(page.contains("### `SubmitMessage` (type)"), "types are described");
         assert!(page.contains("`idempotency_key_reused`"), "error codes are listed");
     }
+
+    #[test]
+    fn the_manual_lists_every_audit_action_and_no_other() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../docs/integration/other-operations.md");
+        let page = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        let section = page
+            .split("\n## The audit log\n")
+            .nth(1)
+            .and_then(|s| s.split("\n## ").next())
+            .expect("the page has a section on the audit log");
+        let listed: Vec<&str> = section
+            .lines()
+            .filter_map(|l| l.strip_prefix("| `")?.split('`').next())
+            .filter(|word| *word != "action")
+            .collect();
+        let actions: Vec<&str> = smsdesk_engine::audit::AuditAction::ALL
+            .iter()
+            .map(|a| a.as_str())
+            .collect();
+        assert_eq!(
+            listed, actions,
+            "the manual's table of audit actions lists every action the engine writes, in order, and no other"
+        );
+    }
 }

@@ -8,6 +8,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
+use smsdesk_engine::audit::AuditAction;
 
 mod support;
 
@@ -88,11 +89,11 @@ impl Running {
         (status, r.json().await.unwrap_or(Value::Null))
     }
 
-    fn audit_actor(&self, action: &str) -> String {
+    fn audit_actor(&self, action: AuditAction) -> String {
         let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
         c.query_row(
             "SELECT actor FROM audit WHERE action = ?1 ORDER BY id DESC LIMIT 1",
-            [action],
+            [action.as_str()],
             |r| r.get(0),
         )
         .unwrap()
@@ -299,7 +300,7 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
         let may_act_here = e.act && (e.read_all || e.send);
         if may_act_here {
             assert_eq!(status, StatusCode::NO_CONTENT, "{}: cancels: {answer}", e.who);
-            let actor = t.audit_actor("message.cancel");
+            let actor = t.audit_actor(AuditAction::MessageCancel);
             let named = if matches!(who, Who::Key(_)) {
                 format!("api key {}", e.who)
             } else {
@@ -543,7 +544,7 @@ async fn the_setup_link_makes_the_first_admin_once() {
         None,
         "no link once an account exists"
     );
-    assert_eq!(t.audit_actor("account.create"), "Ada (setup link)");
+    assert_eq!(t.audit_actor(AuditAction::AccountCreate), "Ada (setup link)");
     t.stop().await;
 }
 
@@ -652,7 +653,7 @@ async fn a_manual_retry_obeys_the_kinds_tries_and_only_an_admin_overrides_with_a
     let (status, body) = retry(&ada, overriding("the customer's phone was off; sending once more")).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
     assert_eq!(
-        t.audit_actor("message.retry_override"),
+        t.audit_actor(AuditAction::MessageRetryOverride),
         "Ada",
         "the override is audited with who did it"
     );
@@ -688,7 +689,7 @@ async fn an_admin_sees_who_is_signed_in_from_where_and_ends_a_session_at_once() 
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, _) = t.status(&olga, Method::GET, "/api/v1/me", None).await;
     assert_eq!(status, StatusCode::UNAUTHORIZED, "an ended session is refused at once");
-    assert_eq!(t.audit_actor("session.revoke"), "Ada");
+    assert_eq!(t.audit_actor(AuditAction::SessionRevoke), "Ada");
 
     // Disabling an account ends its sessions too, and the last admin stays one.
     let olga = t.sign_in("Olga").await;

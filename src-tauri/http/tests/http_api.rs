@@ -1059,6 +1059,29 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
         3
     );
 
+    let paged = t
+        .get("/api/v1/messages/export?limit=1&cursor=anything", &key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(paged.status(), StatusCode::OK, "the list's paging parameters are taken");
+    assert_eq!(
+        paged.headers()["x-total-count"],
+        "3",
+        "an export has no pages: it writes every message the filter selects"
+    );
+    assert_eq!(
+        paged
+            .text()
+            .await
+            .unwrap()
+            .lines()
+            .filter(|l| l.contains("+33612345600"))
+            .count(),
+        3,
+        "an export has no pages: it writes every message the filter selects"
+    );
+
     let bad = t.get("/api/v1/messages/export?status=nope", &key).send().await.unwrap();
     assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(bad.json::<Value>().await.unwrap()["code"], "invalid");

@@ -7,6 +7,7 @@ use std::time::Duration;
 use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
+use smsdesk_engine::audit::AuditAction;
 
 mod support;
 
@@ -69,7 +70,7 @@ impl Running {
         }
     }
 
-    fn audited(&self, action: &str) -> i64 {
+    fn audited(&self, action: AuditAction) -> i64 {
         self.count_where("audit", &format!("action = '{action}'"))
     }
 }
@@ -89,7 +90,7 @@ async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key
     assert_eq!(saved["placeholders"], json!(["name", "date"]));
     assert_eq!(saved["created_by"], "Olga");
     let id = saved["id"].as_i64().unwrap();
-    assert_eq!(t.audited("template.create"), 1);
+    assert_eq!(t.audited(AuditAction::TemplateCreate), 1);
 
     let (status, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
     assert_eq!(status, StatusCode::OK);
@@ -145,7 +146,7 @@ async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key
         (status, gone["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("not_found"))
     );
-    assert_eq!(t.audited("template.delete"), 1);
+    assert_eq!(t.audited(AuditAction::TemplateDelete), 1);
     let (_, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
     assert_eq!(list, json!([]));
     t.stop().await;
@@ -184,7 +185,7 @@ async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_unt
     let confirmed = json!({ "note": "number checked with the customer", "confirm_permanent_failure": true });
     let (status, _) = t.call(&crm, Method::POST, &retry, Some(confirmed)).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
-    assert_eq!(t.audited("message.retry_permanent_confirmed"), 1);
+    assert_eq!(t.audited(AuditAction::MessageRetryPermanentConfirmed), 1);
 
     let (_, missing) = t
         .call(&crm, Method::POST, "/api/v1/messages/999/retry", Some(json!({})))

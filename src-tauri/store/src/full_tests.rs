@@ -3,13 +3,13 @@
 
 use super::tables::NewAudit;
 use super::*;
+use smsdesk_core::audit::AuditAction;
 
+/// The rows this test writes: told apart by their actor.
 fn audit(note: String) -> NewAudit {
     NewAudit {
-        actor: "system".into(),
-        action: "test.full".into(),
         note: Some(note),
-        ..NewAudit::default()
+        ..NewAudit::new("test.full", AuditAction::SettingsUpdate)
     }
 }
 
@@ -17,11 +17,7 @@ fn count_full(store: &Store) -> i64 {
     store
         .reader()
         .read_blocking(|c| {
-            Ok::<_, StoreError>(
-                c.query_row("SELECT count(*) FROM audit WHERE action = 'test.full'", [], |r| {
-                    r.get(0)
-                })?,
-            )
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE actor = 'test.full'", [], |r| r.get(0))?)
         })
         .unwrap()
 }

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::tables::NewAudit;
 use super::*;
+use smsdesk_core::audit::AuditAction;
 
 fn refusal(path: &Path) -> String {
     match Store::open(path) {
@@ -60,10 +61,8 @@ fn fill(store: &Store, rows: usize) {
         .write_blocking(move |tx| {
             for i in 0..rows {
                 tx.audit().append(&NewAudit {
-                    actor: "system".into(),
-                    action: "test.row".into(),
                     note: Some(format!("row {i} {}", "x".repeat(200))),
-                    ..NewAudit::default()
+                    ..NewAudit::new("test.row", AuditAction::SettingsUpdate)
                 })?;
             }
             Ok::<_, StoreError>(())
@@ -126,7 +125,7 @@ fn a_healthy_database_opens_again_and_a_missing_one_is_created() {
     let rows: i64 = store
         .reader()
         .read_blocking(|c| {
-            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE action = 'test.row'", [], |r| r.get(0))?)
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE actor = 'test.row'", [], |r| r.get(0))?)
         })
         .unwrap();
     assert_eq!(rows, 10);
@@ -173,11 +172,8 @@ fn run_once(path: &Path, clean: bool) {
     store
         .writer()
         .write_blocking(|tx| {
-            tx.audit().append(&NewAudit {
-                actor: "system".into(),
-                action: "test.row".into(),
-                ..NewAudit::default()
-            })
+            tx.audit()
+                .append(&NewAudit::new("test.row", AuditAction::SettingsUpdate))
         })
         .unwrap();
     if clean {

@@ -8,6 +8,7 @@ use std::time::Duration;
 
 use super::tables::NewAudit;
 use super::*;
+use smsdesk_core::audit::AuditAction;
 
 #[derive(Debug, thiserror::Error)]
 enum TestError {
@@ -17,19 +18,20 @@ enum TestError {
     Store(#[from] StoreError),
 }
 
-fn row(action: &str) -> NewAudit {
+/// An audit row told apart from others by its note, `label`.
+fn row(label: &str) -> NewAudit {
     NewAudit {
-        actor: "system".into(),
-        action: action.into(),
-        ..Default::default()
+        note: Some(label.into()),
+        ..NewAudit::new("system", AuditAction::SettingsUpdate)
     }
 }
 
-fn count(store: &Store, action: &'static str) -> i64 {
+/// How many rows [`row`] wrote with `label`.
+fn count(store: &Store, label: &'static str) -> i64 {
     store
         .reader()
         .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE action = ?1", [action], |r| r.get(0))?)
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE note = ?1", [label], |r| r.get(0))?)
         })
         .unwrap()
 }
@@ -77,7 +79,7 @@ fn stored_ids(store: &Store) -> Vec<i64> {
     store
         .reader()
         .read_blocking(|c| {
-            let mut s = c.prepare("SELECT id FROM audit WHERE action = 'good' ORDER BY id")?;
+            let mut s = c.prepare("SELECT id FROM audit WHERE note = 'good' ORDER BY id")?;
             let ids = s.query_map([], |r| r.get(0))?.collect::<Result<Vec<i64>, _>>()?;
             Ok::<_, StoreError>(ids)
         })

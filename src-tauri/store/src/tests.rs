@@ -8,6 +8,7 @@ use rusqlite::{params, Connection};
 use super::pragmas::{self, Role, BUSY_TIMEOUT_MS};
 use super::tables::{NewAudit, NewReceipt};
 use super::*;
+use smsdesk_core::audit::{AuditAction, RecordedAction};
 use smsdesk_core::domain::*;
 use smsdesk_core::receipts::fields::ReceiptFields;
 use smsdesk_core::receipts::parse::Stat;
@@ -202,13 +203,7 @@ fn audit_refuses_update_and_delete_in_sql() {
     let (_dir, store) = temp_store();
     store
         .writer()
-        .write_blocking(|tx| {
-            tx.audit().append(&NewAudit {
-                actor: "system".into(),
-                action: "test".into(),
-                ..Default::default()
-            })
-        })
+        .write_blocking(|tx| tx.audit().append(&NewAudit::new("system", AuditAction::SettingsUpdate)))
         .unwrap();
     let conn = Connection::open(store.path()).unwrap();
     assert!(
@@ -218,6 +213,51 @@ fn audit_refuses_update_and_delete_in_sql() {
     assert!(
         conn.execute("DELETE FROM audit", []).is_err(),
         "audit DELETE must be refused"
+    );
+}
+
+#[test]
+fn an_audit_row_reads_back_with_its_action_even_one_this_version_does_not_know() {
+    let (_dir, store) = temp_store();
+    store
+        .writer()
+        .write_blocking(|tx| {
+            tx.audit().append(&NewAudit {
+                subject_type: Some("message".into()),
+                subject_id: Some(7),
+                ..NewAudit::new("ann", AuditAction::MessageRetryConfirmed)
+            })
+        })
+        .unwrap();
+    // A newer version's row, with a word this one has no action for.
+    let conn = Connection::open(store.path()).unwrap();
+    conn.execute(
+        "INSERT INTO audit (at, actor, action, subject_type, subject_id) VALUES (2, 'bob', 'message.teleport', 'message', 7)",
+        [],
+    )
+    .unwrap();
+    let stored: String = conn
+        .query_row("SELECT action FROM audit WHERE actor = 'ann'", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stored, "message.retry_confirmed", "an action is stored as its word");
+
+    let page = store
+        .reader()
+        .read_blocking(|c| views::audit_log(c, None, None))
+        .expect("a row with an unknown action must not make the log unreadable");
+    let actions: Vec<(&str, &RecordedAction)> = page.items.iter().map(|e| (e.actor.as_str(), &e.action)).collect();
+    assert_eq!(
+        actions,
+        vec![
+            ("bob", &RecordedAction::Other("message.teleport".into())),
+            ("ann", &RecordedAction::Known(AuditAction::MessageRetryConfirmed)),
+        ],
+        "a known word reads as its action, an unknown one as written"
+    );
+    let json = serde_json::to_value(&page.items[0]).unwrap();
+    assert_eq!(
+        json["action"], "message.teleport",
+        "clients get the word as it was written"
     );
 }
 
@@ -312,21 +352,21 @@ fn every_enum_text_form_passes_the_schema_checks() {
         .expect("every Rust enum form must be accepted by the schema");
 }
 
-/// Counts rows of the `audit` table with a given action.
-fn count_actions(store: &Store, action: &'static str) -> i64 {
+/// Counts rows of the `audit` table written by [`audit_row`] with `label`.
+fn count_actions(store: &Store, label: &'static str) -> i64 {
     store
         .reader()
         .read_blocking(move |c| {
-            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE action = ?1", [action], |r| r.get(0))?)
+            Ok::<_, StoreError>(c.query_row("SELECT count(*) FROM audit WHERE note = ?1", [label], |r| r.get(0))?)
         })
         .unwrap()
 }
 
-fn audit_row(action: &str) -> NewAudit {
+/// An audit row told apart from others by its note, `label`.
+fn audit_row(label: &str) -> NewAudit {
     NewAudit {
-        actor: "system".into(),
-        action: action.into(),
-        ..Default::default()
+        note: Some(label.into()),
+        ..NewAudit::new("system", AuditAction::SettingsUpdate)
     }
 }
 

@@ -74,14 +74,23 @@ impl WriterStats {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, ts_rs::TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 #[ts(rename = "ChangeEntity")]
+#[schema(as = ChangeEntity)]
 pub enum Entity {
+    /// A message handed in (its text, destination, kind).
     Message,
+    /// A message's place in the send queue.
     Queue,
+    /// A submit try, or the SMSC's answer to it.
     Attempt,
+    /// A report received (a delivery receipt, or an unreadable one).
     Receipt,
+    /// An event a provider reported, however many receipts carried it.
     LogicalEvent,
+    /// A message's computed delivery state.
     Projection,
+    /// An exception, opened or closed.
     Exception,
+    /// An audit log entry.
     Audit,
     /// A message from a handset, whole (an inbox message).
     #[serde(rename = "inbox_message")]

@@ -1,4 +1,5 @@
 import type { ApiError } from "../bindings/ApiError";
+import type { ChangeEntity } from "../bindings/ChangeEntity";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { ErrorCode } from "../bindings/ErrorCode";
 import type { ExportProgress } from "../bindings/ExportProgress";
@@ -160,10 +161,26 @@ function isFieldError(value: unknown): value is FieldError {
   );
 }
 
+/** Every kind of row a change names: the type check refuses this list if it misses one or names another. */
+const CHANGE_ENTITIES: Readonly<Record<ChangeEntity, true>> = {
+  message: true,
+  queue: true,
+  attempt: true,
+  receipt: true,
+  logical_event: true,
+  projection: true,
+  exception: true,
+  audit: true,
+  inbox_message: true,
+  opt_out: true,
+};
+
+/** A change of a kind of row this UI knows (one it does not know, it has no view to refresh for). */
 export function isChangeEvent(value: unknown): value is ChangeEvent {
   if (typeof value !== "object" || value === null) return false;
   const candidate = value as Record<string, unknown>;
-  return typeof candidate["entity"] === "string" && typeof candidate["id"] === "number";
+  const entity = candidate["entity"];
+  return typeof entity === "string" && Object.hasOwn(CHANGE_ENTITIES, entity) && typeof candidate["id"] === "number";
 }
 
 /** Any rejection as a BackendError (a bug in the UI surfaces as bad_response rather than a crash). */

@@ -76,6 +76,7 @@ describe("openEventStream", () => {
           'event: change\ndata: {"entity":"message","id":1}\n\n',
           "event: change\ndata: not json\n\n",
           'event: change\ndata: {"entity":"message"}\n\n',
+          'event: change\ndata: {"entity":"hologram","id":1}\n\n',
           'event: other\ndata: {"entity":"message","id":2}\n\n',
           'data: {"entity":"message","id":3}\n\n',
           'event: change\ndata: {"entity":"projection","id":1}\n\n',

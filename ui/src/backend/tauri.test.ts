@@ -203,6 +203,7 @@ describe("TauriBackend", () => {
       await flush();
       bus.emit("change", { entity: "message", id: 4 });
       bus.emit("change", { entity: "message" }); // not a ChangeEvent: ignored
+      bus.emit("change", { entity: "hologram", id: 4 }); // no kind of row this UI knows: ignored
       bus.emit("resync", 12);
       expect(seen).toEqual(["resync", { entity: "message", id: 4 }, "resync"]);
       stop();

@@ -91,7 +91,7 @@ export const SUMMARY_CODES = [
   "opted_out",
 ] as const;
 
-/** AuditEntry.action and AuditLine.action */
+/** AuditAction: what AuditEntry.action and AuditLine.action name */
 export const AUDIT_ACTIONS = [
   "account.create",
   "account.update",

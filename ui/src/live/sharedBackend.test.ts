@@ -1,6 +1,10 @@
 import { describe, expect, it } from "vitest";
+import { OPERATIONS } from "../bindings/operations";
 import { FakeBackend } from "../test/fakeBackend";
 import { shareSubscription } from "./sharedBackend";
+
+/** A backend seen as its methods by name. */
+type Methods = Record<string, ((...args: unknown[]) => Promise<unknown>) | undefined>;
 
 describe("shareSubscription", () => {
   it("serves every listener from one subscription, opened with the first and closed with the last", async () => {
@@ -37,7 +41,40 @@ describe("shareSubscription", () => {
     stopB();
   });
 
-  it("passes every operation through", async () => {
+  it("passes every operation of the catalogue through, with its arguments and its answer", async () => {
+    const inner = new FakeBackend();
+    const names = Object.keys(OPERATIONS);
+    const got: [string, unknown[]][] = [];
+    for (const name of names) {
+      (inner as unknown as Methods)[name] = (...args: unknown[]) => {
+        got.push([name, args]);
+        return Promise.resolve(`${name} answered`);
+      };
+    }
+    const shared = shareSubscription(inner) as unknown as Methods;
+    for (const name of names) {
+      expect(typeof shared[name], `${name} is forwarded`).toBe("function");
+      await expect(shared[name]!(7, "two"), name).resolves.toBe(`${name} answered`);
+    }
+    expect(got, "each operation reached the backend once, with its arguments").toEqual(
+      names.map((name) => [name, [7, "two"]]),
+    );
+  });
+
+  it("forwards every method a backend has, the catalogue's and those that differ by transport", async () => {
+    const inner = new FakeBackend();
+    const methods = Object.keys(inner).filter((k) => typeof (inner as unknown as Record<string, unknown>)[k] === "function");
+    expect(methods, "the transport's own methods are there too").toEqual(
+      expect.arrayContaining([...Object.keys(OPERATIONS), "exportMessages", "saveOptOuts", "saveCsv"]),
+    );
+    const shared = shareSubscription(inner) as unknown as Methods;
+    for (const name of methods) {
+      await expect(shared[name]?.(), `${name} is forwarded`).rejects.toMatchObject({ code: "bad_response" });
+    }
+    expect(inner.calls).toEqual(methods);
+  });
+
+  it("passes a rejection through as it is", async () => {
     const inner = new FakeBackend();
     const shared = shareSubscription(inner);
     await expect(shared.message(3)).rejects.toMatchObject({ code: "bad_response", message: expect.stringContaining("no answer in this test") });

@@ -1,5 +1,6 @@
 import type { Backend } from "../backend";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
+import { OPERATIONS, type Operations } from "../bindings/operations";
 
 interface Listener {
   readonly onChange: (event: ChangeEvent) => void;
@@ -35,54 +36,10 @@ export function shareSubscription(inner: Backend): Backend {
   };
 
   return {
-    info: () => inner.info(),
-    me: () => inner.me(),
-    submitMessage: (message, idempotencyKey) => inner.submitMessage(message, idempotencyKey),
-    submitBatch: (batch, idempotencyKey) => inner.submitBatch(batch, idempotencyKey),
-    previewMessages: (batch) => inner.previewMessages(batch),
-    listMessages: (filter) => inner.listMessages(filter),
+    ...forwarded(inner),
     exportMessages: (filter, options) => inner.exportMessages(filter, options),
     saveOptOuts: () => inner.saveOptOuts(),
     saveCsv: (text, name) => inner.saveCsv(text, name),
-    message: (id) => inner.message(id),
-    retry: (id, action) => inner.retry(id, action),
-    cancel: (id, action) => inner.cancel(id, action),
-    listExceptions: (filter) => inner.listExceptions(filter),
-    exception: (id) => inner.exception(id),
-    resolve: (id, request) => inner.resolve(id, request),
-    listThreads: (filter) => inner.listThreads(filter),
-    thread: (request) => inner.thread(request),
-    inboxCounts: () => inner.inboxCounts(),
-    markRead: (read) => inner.markRead(read),
-    listOptOuts: (filter) => inner.listOptOuts(filter),
-    addOptOut: (optOut) => inner.addOptOut(optOut),
-    removeOptOut: (removal) => inner.removeOptOut(removal),
-    importOptOuts: (file) => inner.importOptOuts(file),
-    exportOptOuts: () => inner.exportOptOuts(),
-    sandboxReply: (reply) => inner.sandboxReply(reply),
-    listTemplates: () => inner.listTemplates(),
-    createTemplate: (template) => inner.createTemplate(template),
-    deleteTemplate: (id) => inner.deleteTemplate(id),
-    dashboard: () => inner.dashboard(),
-    activity: (window) => inner.activity(window),
-    pace: () => inner.pace(),
-    connection: () => inner.connection(),
-    connections: () => inner.connections(),
-    commandConnection: (action) => inner.commandConnection(action),
-    connectionSettings: () => inner.connectionSettings(),
-    updateConnectionSettings: (update) => inner.updateConnectionSettings(update),
-    auditLog: (page) => inner.auditLog(page),
-    listKeys: () => inner.listKeys(),
-    createKey: (key) => inner.createKey(key),
-    revokeKey: (id) => inner.revokeKey(id),
-    settings: () => inner.settings(),
-    updateSettings: (update) => inner.updateSettings(update),
-    testConnection: (test) => inner.testConnection(test),
-    listAccounts: () => inner.listAccounts(),
-    createAccount: (account) => inner.createAccount(account),
-    updateAccount: (id, change) => inner.updateAccount(id, change),
-    listSessions: () => inner.listSessions(),
-    revokeSession: (id) => inner.revokeSession(id),
     subscribe(onChange, onResync) {
       const listener: Listener = { onChange, onResync };
       listeners.add(listener);
@@ -104,4 +61,19 @@ export function shareSubscription(inner: Backend): Backend {
       };
     },
   };
+}
+
+/**
+ * Every operation of the catalogue (`OPERATIONS`, generated), handed to `inner` as called: a new
+ * operation is forwarded without a line here. Each is looked up when called, so the operation
+ * runs as `inner` has it then.
+ */
+function forwarded(inner: Backend): Operations {
+  const methods = Object.keys(OPERATIONS).map((name) => [
+    name,
+    (...args: unknown[]): Promise<unknown> =>
+      (inner[name as keyof Operations] as (...a: unknown[]) => Promise<unknown>).apply(inner, args),
+  ]);
+  // Each method takes the arguments its operation does and answers what `inner` answers.
+  return Object.fromEntries(methods) as unknown as Operations;
 }

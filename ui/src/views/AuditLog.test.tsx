@@ -2,6 +2,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { AuditEntry } from "../bindings/AuditEntry";
 import type { AuditPage } from "../bindings/AuditPage";
+import { AUDIT_ACTIONS } from "../bindings/codes";
 import type { PageRequest } from "../bindings/PageRequest";
 import { createI18n } from "../i18n/i18n";
 import { byTestId, click, queryTestId, render, settle, type Rendered } from "../test/dom";
@@ -102,6 +103,24 @@ describe("audit log", () => {
     expect(cell(ended!, "audit-what")).toBe("Ended a browser’s session");
     expect(cell(ended!, "audit-subject")).toBe("Session 9");
     expect(cell(overridden!, "audit-what")).toBe("Sent a message past its kind’s limits (admin override)");
+  });
+
+  it("words every action the engine records, and shows one it does not know as its code", async () => {
+    const known = AUDIT_ACTIONS.map((action, i) => entry(i + 2, { action }));
+    const { backend } = paging({
+      "": { items: [entry(1, { action: "message.teleport" }), ...known], next_cursor: null },
+    });
+    view = await render(<AuditLog backend={backend} />);
+    await settle();
+    const [unknown, ...worded] = rows(view.container);
+    expect(worded.map((r) => r.dataset["action"])).toEqual([...AUDIT_ACTIONS]);
+    for (const row of worded) {
+      const what = byTestId(row, "audit-what");
+      expect(what.querySelector("code"), `${row.dataset["action"]} has words`).toBeNull();
+      expect(what.textContent, `${row.dataset["action"]} has words`).not.toBe(row.dataset["action"]);
+    }
+    expect(cell(worded[AUDIT_ACTIONS.indexOf("settings.reload")], "audit-what")).toBe("Re-read the configuration file");
+    expect(byTestId(unknown!, "audit-what").querySelector("code")?.textContent).toBe("message.teleport");
   });
 
   it("opens the message or exception an entry names", async () => {

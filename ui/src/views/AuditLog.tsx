@@ -7,42 +7,13 @@ import { ListFooter } from "../components/ListFooter";
 import { formatRoute } from "../hooks/useHashRoute";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
-import type { MessageKey, Translate } from "../i18n/i18n";
+import type { Translate } from "../i18n/i18n";
+import { auditActionWords, knownAuditAction } from "../i18n/server/words";
 
 export const PAGE_SIZE = 50;
 
 /** Only a new audit row changes the log (it is append-only). */
 const showsChange = (event: ChangeEvent): boolean => event.entity === "audit";
-
-/** The actions the engine records, in the UI's words; an action not listed is shown as its code. */
-const ACTIONS: Readonly<Record<string, Extract<MessageKey, `audit.action.${string}`>>> = {
-  "exception.resolve": "audit.action.exception.resolve",
-  "exception.closed": "audit.action.exception.closed",
-  "message.retry": "audit.action.message.retry",
-  "message.retry_confirmed": "audit.action.message.retry_confirmed",
-  "message.retry_override": "audit.action.message.retry_override",
-  "message.cancel": "audit.action.message.cancel",
-  "message.mark_failed": "audit.action.message.mark_failed",
-  "queue.recovered": "audit.action.queue.recovered",
-  "api_key.create": "audit.action.api_key.create",
-  "api_key.revoke": "audit.action.api_key.revoke",
-  "connection.drain": "audit.action.connection.drain",
-  "connection.disable": "audit.action.connection.disable",
-  "connection.enable": "audit.action.connection.enable",
-  "settings.update": "audit.action.settings.update",
-  "account.create": "audit.action.account.create",
-  "account.update": "audit.action.account.update",
-  "session.revoke": "audit.action.session.revoke",
-  "message.hold_opted_out": "audit.action.message.hold_opted_out",
-  "opt_out.reply": "audit.action.opt_out.reply",
-  "opt_in.reply": "audit.action.opt_in.reply",
-  "opt_out.add": "audit.action.opt_out.add",
-  "opt_out.remove": "audit.action.opt_out.remove",
-  "opt_out.import": "audit.action.opt_out.import",
-  "message.retry_permanent_confirmed": "audit.action.message.retry_permanent_confirmed",
-  "template.create": "audit.action.template.create",
-  "template.delete": "audit.action.template.delete",
-};
 
 function actorWords(actor: string, t: Translate): string {
   if (actor === "operator") return t("audit.actor.operator");
@@ -162,7 +133,7 @@ function AuditRow({
   onOpenException: ((id: number) => void) | undefined;
 }) {
   const { t, formatDateTime } = useI18n();
-  const action = ACTIONS[e.action];
+  const action = knownAuditAction(e.action);
   return (
     <tr data-testid="audit-row" data-id={e.id} data-action={e.action}>
       <td className="audit-when">
@@ -171,7 +142,7 @@ function AuditRow({
         </time>
       </td>
       <td data-testid="audit-who">{actorWords(e.actor, t)}</td>
-      <td data-testid="audit-what">{action === undefined ? <code>{e.action}</code> : t(action)}</td>
+      <td data-testid="audit-what">{action === null ? <code>{e.action}</code> : auditActionWords(action, t)}</td>
       <td data-testid="audit-subject">
         <Subject entry={e} onOpenMessage={onOpenMessage} onOpenException={onOpenException} />
       </td>

@@ -1,6 +1,7 @@
 import { useCallback, useId, useState, type KeyboardEvent } from "react";
 import { useAccess } from "../access/context";
 import type { Backend } from "../backend";
+import type { ChangeEntity } from "../bindings/ChangeEntity";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessageSummary } from "../bindings/MessageSummary";
@@ -22,7 +23,7 @@ export const PAGE_SIZE = 50;
 export const FIRST_PAGE: MessageFilter = toMessageFilter(ANY_MESSAGE, null, PAGE_SIZE);
 
 /** What a listed row shows changes with these: the message, its place in the queue, its computed state. */
-const SHOWN_ENTITIES = new Set(["message", "queue", "projection"]);
+const SHOWN_ENTITIES: ReadonlySet<ChangeEntity> = new Set<ChangeEntity>(["message", "queue", "projection"]);
 const showsChange = (event: ChangeEvent): boolean => SHOWN_ENTITIES.has(event.entity);
 
 /** Opens a row from the keyboard as a click would (Enter, or Space as on a button). */

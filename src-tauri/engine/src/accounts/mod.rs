@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::access::{AccountInfo, Role};
+use crate::audit::AuditAction;
 use crate::intake::{codes, FieldError};
 use crate::store::tables::{account, session as sessions, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -156,7 +157,13 @@ pub fn create(
     actor: &str,
 ) -> Result<AccountInfo, AccountError> {
     let id = account::insert(tx, name, role, hash, actor)?.ok_or_else(|| AccountError::NameTaken(name.into()))?;
-    audit(tx, actor, "account.create", id, format!("{name} ({})", role.as_str()))?;
+    audit(
+        tx,
+        actor,
+        AuditAction::AccountCreate,
+        id,
+        format!("{name} ({})", role.as_str()),
+    )?;
     account::get(tx, id)?.ok_or(AccountError::NotFound(id))
 }
 
@@ -199,7 +206,7 @@ pub fn update(
         audit(
             tx,
             actor,
-            "account.update",
+            AuditAction::AccountUpdate,
             id,
             format!("{}: {}", before.name, done.join(", ")),
         )?;
@@ -208,10 +215,10 @@ pub fn update(
 }
 
 /// Appends an audit entry about account `id`.
-pub fn audit(tx: &mut WriteTx<'_>, actor: &str, action: &str, id: i64, note: String) -> Result<(), StoreError> {
+pub fn audit(tx: &mut WriteTx<'_>, actor: &str, action: AuditAction, id: i64, note: String) -> Result<(), StoreError> {
     tx.audit().append(&NewAudit {
         actor: actor.into(),
-        action: action.into(),
+        action,
         subject_type: Some("account".into()),
         subject_id: Some(id),
         note: Some(note),

@@ -1,6 +1,7 @@
 //! Settling a message by evidence a person brought: a receipt attached to a message whose try
 //! went unanswered shows the SMSC had it.
 
+use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, QueueStatus};
 use crate::queue::{audit, close_exception};
 use crate::receipts::correlate;
@@ -46,7 +47,7 @@ pub fn accepted_by_evidence(
         );
         close_exception(tx, ex, "accepted_by_evidence", "system", &note)?;
     }
-    audit(tx, actor, "message.accepted_by_evidence", message_id, "")?;
+    audit(tx, actor, AuditAction::MessageAcceptedByEvidence, message_id, "")?;
     if let Some(key) = key {
         let why = "a receipt attached by a person brought its id.";
         correlate::on_key(tx, connection, &key, message_id, policy, why)?;

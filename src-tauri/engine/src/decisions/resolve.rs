@@ -4,6 +4,7 @@
 //! settles it, and an unknown outcome is resolved by resending or marking failed.
 
 use super::evidence::accepted_by_evidence;
+use crate::audit::AuditAction;
 use crate::domain::{DeliveryState, ExceptionKind, ExceptionStatus, QueueStatus};
 use crate::queue::{self, ActionError, DuplicateRisk, RetryLimits};
 use crate::receipts::correlate;
@@ -171,7 +172,7 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
     exception::settle(tx, e.id, status, &resolution, r.note.trim(), &r.actor)?;
     tx.audit().append(&NewAudit {
         actor: r.actor.clone(),
-        action: "exception.resolve".into(),
+        action: AuditAction::ExceptionResolve,
         subject_type: Some("exception".into()),
         subject_id: Some(e.id),
         note: Some(r.note.trim().into()),

@@ -2,6 +2,7 @@
 //! a receipt they attached), and why such an action may be refused: above all, sending again what
 //! may already have reached the network takes a confirmation.
 
+use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
 use crate::store::tables::queue::{self, status};
 use crate::store::tables::{attempt, exception, NewAudit};
@@ -38,7 +39,7 @@ pub enum ActionError {
 pub(crate) fn audit(
     tx: &mut WriteTx<'_>,
     actor: &str,
-    action: &str,
+    action: AuditAction,
     message_id: i64,
     note: &str,
 ) -> Result<(), StoreError> {
@@ -48,14 +49,14 @@ pub(crate) fn audit(
 fn audit_with(
     tx: &mut WriteTx<'_>,
     actor: &str,
-    action: &str,
+    action: AuditAction,
     message_id: i64,
     note: &str,
     details_json: Option<String>,
 ) -> Result<(), StoreError> {
     tx.audit().append(&NewAudit {
         actor: actor.into(),
-        action: action.into(),
+        action,
         subject_type: Some("message".into()),
         subject_id: Some(message_id),
         note: (!note.trim().is_empty()).then(|| note.trim().to_owned()),
@@ -271,10 +272,10 @@ fn requeue(
     // An admin's override of the kind's limits is the act to find in the log; a confirmed
     // permanent refusal it also passed is in its details.
     let action = match (&permanent, limits, confirm_duplicate_risk) {
-        (_, RetryLimits::Override, _) => "message.retry_override",
-        (Some(_), _, _) => "message.retry_permanent_confirmed",
-        (None, _, true) => "message.retry_confirmed",
-        (None, _, false) => "message.retry",
+        (_, RetryLimits::Override, _) => AuditAction::MessageRetryOverride,
+        (Some(_), _, _) => AuditAction::MessageRetryPermanentConfirmed,
+        (None, _, true) => AuditAction::MessageRetryConfirmed,
+        (None, _, false) => AuditAction::MessageRetry,
     };
     let details = permanent.map(|status| {
         serde_json::json!({
@@ -305,7 +306,7 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
     if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OptedOut)? {
         close_exception(tx, ex, "cancel", actor, note)?;
     }
-    audit(tx, actor, "message.cancel", message_id, note)?;
+    audit(tx, actor, AuditAction::MessageCancel, message_id, note)?;
     Ok(())
 }
 
@@ -339,7 +340,7 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
             close_exception(tx, ex, "mark_failed", actor, note)?;
         }
     }
-    audit(tx, actor, "message.mark_failed", message_id, note)?;
+    audit(tx, actor, AuditAction::MessageMarkFailed, message_id, note)?;
     Ok(())
 }
 

@@ -11,6 +11,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::hold::hold;
+use crate::audit::AuditAction;
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
 use crate::store::tables::{attempt, queue, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -69,12 +70,10 @@ fn settle(
     let (requeued, unknown) = (requeue.len(), unknown.len());
     if requeued + unknown > 0 {
         tx.audit().append(&NewAudit {
-            actor: "system".into(),
-            action: "queue.recovered".into(),
             note: Some(format!(
                 "{requeued} message(s) back in the queue, {unknown} with an unknown outcome ({why})"
             )),
-            ..NewAudit::default()
+            ..NewAudit::new("system", AuditAction::QueueRecovered)
         })?;
     }
     Ok((requeued, unknown))

@@ -11,6 +11,7 @@ use crate::accounts::throttle::Throttle;
 use crate::accounts::{
     self, password, AccountChange, AccountError, FirstAdmin, NewAccount, PasswordChange, SetupState, SignIn,
 };
+use crate::audit::AuditAction;
 use crate::store::tables::{account, session};
 
 /// What signing in keeps in memory: failed tries, the setup link, how long sessions last.
@@ -149,7 +150,7 @@ impl Service {
                 if done {
                     tx.audit().append(&crate::store::tables::NewAudit {
                         actor: actor.clone(),
-                        action: "session.revoke".into(),
+                        action: AuditAction::SessionRevoke,
                         subject_type: Some("session".into()),
                         subject_id: Some(id),
                         note: None,

@@ -4,6 +4,7 @@ use std::sync::Arc;
 
 use super::{Service, ServiceError};
 use crate::apikeys::{self, ApiKeyInfo, Caller, CreatedApiKey, NewApiKey};
+use crate::audit::AuditAction;
 use crate::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, Reloaded, Settings, SettingsSaved,
     SettingsUpdate, SettingsView,
@@ -50,12 +51,10 @@ impl Service {
         let reloaded = settings.reload().await?;
         if reloaded.changed {
             let audit = NewAudit {
-                actor: "system".into(),
-                action: "settings.reload".into(),
                 subject_type: Some("settings".into()),
                 note: Some("config file re-read; what applies while running is in effect".into()),
                 details_json: Some(serde_json::json!({ "reconnected": reloaded.reconnected }).to_string()),
-                ..Default::default()
+                ..NewAudit::new("system", AuditAction::SettingsReload)
             };
             self.store
                 .writer()
@@ -81,11 +80,9 @@ impl Service {
         let routes: Vec<String> = update.routes.iter().map(|r| r.name.clone()).collect();
         let saved = self.settings_door(caller)?.update_connections(update).await?;
         let audit = NewAudit {
-            actor: caller.actor(),
-            action: "settings.update".into(),
             subject_type: Some("settings".into()),
             details_json: Some(serde_json::json!({ "connections": names, "routes": routes }).to_string()),
-            ..NewAudit::default()
+            ..NewAudit::new(caller.actor(), AuditAction::SettingsUpdate)
         };
         self.store
             .writer()
@@ -166,7 +163,7 @@ fn settings_audit(caller: &Caller, saved: &SettingsSaved) -> NewAudit {
     let keys: Vec<&str> = saved.changes.iter().map(|c| c.key.as_str()).collect();
     NewAudit {
         actor: caller.actor(),
-        action: "settings.update".into(),
+        action: AuditAction::SettingsUpdate,
         subject_type: Some("settings".into()),
         subject_id: None,
         note: Some(format!("changed {}", keys.join(", "))),

@@ -6,6 +6,7 @@ use ts_rs::TS;
 
 use super::{Service, ServiceError};
 use crate::apikeys::Caller;
+use crate::audit::AuditAction;
 use crate::intake::{codes, FieldError};
 use crate::store::tables::{template as table, NewAudit};
 pub use smsdesk_core::template::Template;
@@ -78,10 +79,10 @@ fn check(t: &NewTemplate) -> Result<String, Vec<FieldError>> {
     }
 }
 
-fn audit(action: &str, actor: &str, t: &Template) -> NewAudit {
+fn audit(action: AuditAction, actor: &str, t: &Template) -> NewAudit {
     NewAudit {
         actor: actor.into(),
-        action: action.into(),
+        action,
         subject_type: Some("template".into()),
         subject_id: Some(t.id),
         note: None,
@@ -105,7 +106,7 @@ impl Service {
             .write(move |tx| {
                 let saved = table::insert(tx, &name, &t.text, &actor)?;
                 tx.audit()
-                    .append(&audit("template.create", &actor, &saved))
+                    .append(&audit(AuditAction::TemplateCreate, &actor, &saved))
                     .map_err(table::TemplateError::Store)?;
                 Ok::<_, table::TemplateError>(saved)
             })
@@ -122,7 +123,7 @@ impl Service {
                 let Some(gone) = table::delete(tx, id)? else {
                     return Ok(None);
                 };
-                tx.audit().append(&audit("template.delete", &actor, &gone))?;
+                tx.audit().append(&audit(AuditAction::TemplateDelete, &actor, &gone))?;
                 Ok::<_, crate::store::StoreError>(Some(gone))
             })
             .await?;

@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use super::cursor;
 use super::messages::{destination, list_with_budget, query_plans, Destination};
 use super::*;
+use crate::audit::{AuditAction, RecordedAction};
 use crate::decisions::{self, self as resolve, Action, Resolution};
 use crate::domain::Flag;
 use crate::domain::{
@@ -1628,8 +1629,8 @@ fn the_audit_log_pages_newest_first() {
     assert_eq!(first.items.len(), 2);
     assert_eq!(first.items[0].subject_id, Some(ids[4]), "newest first");
     assert_eq!(
-        (first.items[0].actor.as_str(), first.items[0].action.as_str()),
-        ("ann", "message.cancel")
+        (first.items[0].actor.as_str(), &first.items[0].action),
+        ("ann", &RecordedAction::Known(AuditAction::MessageCancel))
     );
     assert_eq!(first.items[0].note.as_deref(), Some("customer called"));
     let mut cursor = first.next_cursor.clone();

@@ -112,7 +112,11 @@ async fn a_new_keys_webhook_secret_and_url_credentials_stay_out_of_the_database_
         .read(|c| crate::views::audit_log(c, None, None))
         .await
         .unwrap();
-    let entry = audit.items.iter().find(|a| a.action == "api_key.create").unwrap();
+    let entry = audit
+        .items
+        .iter()
+        .find(|a| a.action == crate::audit::AuditAction::ApiKeyCreate)
+        .unwrap();
     let details = entry.details.as_ref().unwrap().to_string();
     assert!(
         details.contains(&shown) && !details.contains("hunter2") && !details.contains("t0k3n"),

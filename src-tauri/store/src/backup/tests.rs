@@ -8,12 +8,13 @@ use rusqlite::Connection;
 use super::*;
 use crate::tables::NewAudit;
 use crate::Store;
+use smsdesk_core::audit::AuditAction;
 
+/// The `n`th row this test writes, numbered in its note.
 fn audit(n: i64) -> NewAudit {
     NewAudit {
-        actor: "system".into(),
-        action: format!("row {n}"),
-        ..Default::default()
+        note: Some(format!("row {n}")),
+        ..NewAudit::new("system", AuditAction::SettingsUpdate)
     }
 }
 
@@ -60,7 +61,7 @@ fn a_copy_taken_while_the_writer_commits_holds_every_row_committed_before_it_sta
     stop.store(true, Ordering::SeqCst);
     writing.join().unwrap();
 
-    let rows = count(&dest, "SELECT count(*) FROM audit WHERE action LIKE 'row %'");
+    let rows = count(&dest, "SELECT count(*) FROM audit WHERE note LIKE 'row %'");
     assert!(
         rows >= before,
         "the copy has {rows} rows; {before} were committed before it started"
@@ -72,7 +73,7 @@ fn a_copy_taken_while_the_writer_commits_holds_every_row_committed_before_it_sta
     // The rows form a prefix: one commit's state, not a mix of pages from several.
     let highest = count(
         &dest,
-        "SELECT max(CAST(substr(action, 5) AS INTEGER)) FROM audit WHERE action LIKE 'row %'",
+        "SELECT max(CAST(substr(note, 5) AS INTEGER)) FROM audit WHERE note LIKE 'row %'",
     );
     assert_eq!(highest, rows - 1, "the copy is the database as one commit left it");
     assert_eq!(copied.bytes, std::fs::metadata(&dest).unwrap().len());
@@ -240,7 +241,7 @@ fn an_installed_copy_replaces_the_database_and_what_was_beside_it() {
     for s in ["-wal", "-shm", ".clean-stop"] {
         assert!(!beside(s).exists(), "smsdesk.db{s} is gone");
     }
-    assert_eq!(count(&db, "SELECT count(*) FROM audit WHERE action LIKE 'row %'"), 1);
+    assert_eq!(count(&db, "SELECT count(*) FROM audit WHERE note LIKE 'row %'"), 1);
     assert!(copy.exists(), "the copy is only read");
     let store = Store::open(&db).unwrap();
     store.shutdown();

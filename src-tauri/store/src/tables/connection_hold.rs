@@ -2,6 +2,7 @@
 //! audited in the same transaction.
 
 use rusqlite::{params, OptionalExtension};
+use smsdesk_core::audit::AuditAction;
 use smsdesk_core::domain::ConnectionHold;
 
 use crate::tables::NewAudit;
@@ -69,9 +70,9 @@ pub fn set(
             .execute([connection])?,
     };
     let action = match hold {
-        Some(ConnectionHold::Draining) => "connection.drain",
-        Some(ConnectionHold::Disabled) => "connection.disable",
-        None => "connection.enable",
+        Some(ConnectionHold::Draining) => AuditAction::ConnectionDrain,
+        Some(ConnectionHold::Disabled) => AuditAction::ConnectionDisable,
+        None => AuditAction::ConnectionEnable,
     };
     let details = serde_json::json!({
         "connection": connection,
@@ -79,7 +80,7 @@ pub fn set(
     });
     tx.audit().append(&NewAudit {
         actor: actor.to_owned(),
-        action: action.into(),
+        action,
         subject_type: Some("connection".into()),
         subject_id: None,
         note: note.map(str::to_owned),

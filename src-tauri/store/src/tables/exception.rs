@@ -2,6 +2,7 @@
 //! by the system, closed by the system on new evidence or by an operator's decision.
 
 use rusqlite::{params, OptionalExtension};
+use smsdesk_core::audit::AuditAction;
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::receipts::mismatch;
 use smsdesk_core::said::{self, Summary, SummaryCode};
@@ -163,7 +164,7 @@ pub fn close_automatically(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note
     close(tx, id, resolution, note, "system")?;
     tx.audit().append(&NewAudit {
         actor: "system".into(),
-        action: "exception.closed".into(),
+        action: AuditAction::ExceptionClosed,
         subject_type: Some("exception".into()),
         subject_id: Some(id),
         note: Some(note.into()),

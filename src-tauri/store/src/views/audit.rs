@@ -3,6 +3,7 @@
 
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
+use smsdesk_core::audit::RecordedAction;
 use smsdesk_core::redact::redact_urls_in;
 use ts_rs::TS;
 
@@ -32,8 +33,9 @@ pub struct AuditEntry {
     pub at_ms: i64,
     /// An operator's name, or "system".
     pub actor: String,
-    /// What was done (`exception.resolve`, `message.cancel`, ...).
-    pub action: String,
+    /// What was done: an `AuditAction` (`exception.resolve`, `message.cancel`, ...), or a word a
+    /// newer version wrote, as written.
+    pub action: RecordedAction,
     /// What it was done to (`message`, `exception`, ...), and its id.
     pub subject_type: Option<String>,
     #[ts(type = "number | null")]
@@ -65,7 +67,7 @@ pub fn audit_log(c: &Connection, cursor: Option<&str>, limit: Option<u32>) -> Re
                 id: r.get(0)?,
                 at_ms: r.get(1)?,
                 actor: r.get(2)?,
-                action: r.get(3)?,
+                action: r.get::<_, String>(3)?.into(),
                 subject_type: r.get(4)?,
                 subject_id: r.get(5)?,
                 // Entries appended before credentials were taken out of URLs are shown without them.

@@ -337,7 +337,7 @@ fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary])
                 id: r.get(0)?,
                 at_ms: r.get(1)?,
                 actor: r.get(2)?,
-                action: r.get(3)?,
+                action: r.get::<_, String>(3)?.into(),
                 subject_type: r.get(4)?,
                 subject_id: r.get(5)?,
                 note: r.get(6)?,

@@ -8,6 +8,7 @@ use ts_rs::TS;
 use super::evidence::{AttemptView, ReceiptView};
 use super::exceptions::ExceptionSummary;
 use super::record::MessageRecord;
+use smsdesk_core::audit::{AuditAction, RecordedAction};
 use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ReceiptKind};
 
 /// What a timeline entry is about; `ref_id` is the id of a row of the table it names.
@@ -55,7 +56,8 @@ pub struct AuditLine {
     pub at_ms: i64,
     /// An operator's name, or "system".
     pub actor: String,
-    pub action: String,
+    /// An `AuditAction`, or a word a newer version wrote, as written.
+    pub action: RecordedAction,
     pub subject_type: Option<String>,
     #[ts(type = "number | null")]
     pub subject_id: Option<i64>,
@@ -201,18 +203,27 @@ fn audit_summary(a: &AuditLine) -> String {
         (Some(t), Some(id)) => format!("{t} #{id}"),
         _ => String::new(),
     };
-    let did = match a.action.as_str() {
-        "message.retry" => "put the message back in the queue".to_owned(),
-        "message.retry_confirmed" => "sent the message again, accepting the risk of a duplicate".to_owned(),
-        "message.retry_override" => "sent the message again past its kind's limits (an admin's override)".to_owned(),
-        "message.cancel" => "cancelled the message".to_owned(),
-        "message.mark_failed" => "marked the message failed".to_owned(),
-        "message.accepted_by_evidence" => {
+    let did = match a.action.known() {
+        Some(AuditAction::MessageRetry) => "put the message back in the queue".to_owned(),
+        Some(AuditAction::MessageRetryConfirmed) => {
+            "sent the message again, accepting the risk of a duplicate".to_owned()
+        }
+        Some(AuditAction::MessageRetryOverride) => {
+            "sent the message again past its kind's limits (an admin's override)".to_owned()
+        }
+        Some(AuditAction::MessageRetryPermanentConfirmed) => {
+            "sent the message again although its last try was refused for good".to_owned()
+        }
+        Some(AuditAction::MessageCancel) => "cancelled the message".to_owned(),
+        Some(AuditAction::MessageMarkFailed) => "marked the message failed".to_owned(),
+        Some(AuditAction::MessageAcceptedByEvidence) => {
             "attached a receipt showing the SMSC had the message: its outcome is no longer unknown".to_owned()
         }
-        "exception.resolve" => format!("resolved {subject}"),
-        "exception.closed" => format!("closed {subject} on new evidence"),
-        other => format!("{other} {subject}").trim_end().to_owned(),
+        Some(AuditAction::MessageHoldOptedOut) => "held the message: its number opted out".to_owned(),
+        Some(AuditAction::ExceptionResolve) => format!("resolved {subject}"),
+        Some(AuditAction::ExceptionClosed) => format!("closed {subject} on new evidence"),
+        // The rest are worded by their code: the screens put them in the reader's language.
+        _ => format!("{} {subject}", a.action).trim_end().to_owned(),
     };
     match a.note.as_deref().filter(|n| !n.is_empty()) {
         Some(note) => format!("{} {did}: \"{note}\".", a.actor),
@@ -319,4 +330,42 @@ pub(crate) fn build(
     }
     out.sort_by_key(|e| (e.at_ms, e.kind, e.ref_id));
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn line(action: RecordedAction, subject: (&str, i64), note: Option<&str>) -> AuditLine {
+        AuditLine {
+            id: 1,
+            at_ms: 0,
+            actor: "ann".into(),
+            action,
+            subject_type: Some(subject.0.into()),
+            subject_id: Some(subject.1),
+            note: note.map(str::to_owned),
+        }
+    }
+
+    #[test]
+    fn an_audited_action_reads_as_words_and_one_this_version_does_not_know_as_its_word() {
+        let cancel = line(
+            AuditAction::MessageCancel.into(),
+            ("message", 7),
+            Some("customer called"),
+        );
+        assert_eq!(
+            audit_summary(&cancel),
+            "ann cancelled the message: \"customer called\"."
+        );
+        let resolve = line(AuditAction::ExceptionResolve.into(), ("exception", 3), None);
+        assert_eq!(audit_summary(&resolve), "ann resolved exception #3.");
+        let newer = line("message.teleport".into(), ("message", 7), None);
+        assert_eq!(
+            audit_summary(&newer),
+            "ann message.teleport the message.",
+            "a word a newer version wrote is shown as written"
+        );
+    }
 }

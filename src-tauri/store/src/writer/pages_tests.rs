@@ -5,17 +5,12 @@ use std::time::{Duration, Instant};
 
 use crate::tables::NewAudit;
 use crate::{Store, StoreError};
+use smsdesk_core::audit::AuditAction;
 
 async fn write_something(store: &Store) {
     store
         .writer()
-        .write(|tx| {
-            tx.audit().append(&NewAudit {
-                actor: "test".into(),
-                action: "test".into(),
-                ..Default::default()
-            })
-        })
+        .write(|tx| tx.audit().append(&NewAudit::new("test", AuditAction::SettingsUpdate)))
         .await
         .unwrap();
 }

@@ -1,5 +1,8 @@
+import type { AuditAction } from "../../bindings/AuditAction";
+import { AUDIT_ACTIONS } from "../../bindings/codes";
 import type { ExceptionSummary } from "../../bindings/ExceptionSummary";
 import type { FieldError } from "../../bindings/FieldError";
+import type { RecordedAction } from "../../bindings/RecordedAction";
 import { en } from "../en";
 import { placeholdersOf, type I18n, type MessageKey } from "../i18n";
 
@@ -77,8 +80,22 @@ export function smppStatusText(name: string, t: I18n["t"]): string {
   return t("smppStatus.line", { meaning: smppStatusMeaning(name, t), name });
 }
 
-/** An audited action in the reader's language, or its code when this version has no words for it. */
-export function auditActionText(action: string, t: I18n["t"]): string {
-  const key = `audit.action.${action}`;
-  return isKey(key) ? say(t, key, {}) : action;
+/** Every action this version knows (the type check refuses a word that is no `AuditAction`). */
+const KNOWN_ACTIONS: ReadonlySet<string> = new Set<AuditAction>(AUDIT_ACTIONS);
+
+/** The action an audit row names, when this version knows it: a newer engine may have written others. */
+export function knownAuditAction(action: RecordedAction): AuditAction | null {
+  return KNOWN_ACTIONS.has(action) ? (action as AuditAction) : null;
+}
+
+/** An action in the reader's language (the type check refuses an action without words). */
+export function auditActionWords(action: AuditAction, t: I18n["t"]): string {
+  const key: MessageKey = `audit.action.${action}`;
+  return say(t, key, {});
+}
+
+/** An audited action in the reader's language, or its code when this version does not know it. */
+export function auditActionText(action: RecordedAction, t: I18n["t"]): string {
+  const known = knownAuditAction(action);
+  return known === null ? action : auditActionWords(known, t);
 }
