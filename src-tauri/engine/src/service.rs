@@ -37,6 +37,8 @@ mod submit;
 mod submit_tests;
 #[cfg(test)]
 mod submitted_by_tests;
+#[cfg(test)]
+mod template_tests;
 mod templates;
 
 use std::sync::{Arc, RwLock};
