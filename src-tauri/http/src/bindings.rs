@@ -144,6 +144,7 @@ fn instance_and_intake() -> Vec<(String, String)> {
         file::<smsdesk_engine::accounts::FirstAdmin>(),
         file::<smsdesk_engine::accounts::SetupState>(),
         file::<ChangeEvent>(),
+        file::<smsdesk_engine::changes::Entity>(),
         file::<FieldError>(),
         file::<SubmitMessage>(),
         file::<SubmittedMessage>(),
