@@ -49,6 +49,7 @@ export function shareSubscription(inner: Backend): Backend {
     cancel: (id, action) => inner.cancel(id, action),
     listExceptions: (filter) => inner.listExceptions(filter),
     exception: (id) => inner.exception(id),
+    compareCandidates: (id, candidates) => inner.compareCandidates(id, candidates),
     resolve: (id, request) => inner.resolve(id, request),
     listThreads: (filter) => inner.listThreads(filter),
     thread: (request) => inner.thread(request),
