@@ -104,7 +104,13 @@ pub fn without_implied(edges: &BTreeSet<(String, String)>) -> BTreeSet<(String, 
     let reaches_without = |from: &str, to: &str| {
         // Whether `to` is reached from `from` by a path of two edges or more.
         let mut seen = BTreeSet::new();
-        let mut todo: Vec<&str> = next.get(from).into_iter().flatten().filter(|n| **n != to).copied().collect();
+        let mut todo: Vec<&str> = next
+            .get(from)
+            .into_iter()
+            .flatten()
+            .filter(|n| **n != to)
+            .copied()
+            .collect();
         while let Some(n) = todo.pop() {
             if n == to {
                 return true;
@@ -486,9 +492,15 @@ mod tests {
             source("e.rs", ""),
         ];
         let edges = edges_among_children(&sources, &[]);
-        let pairs = |set: &BTreeSet<(String, String)>| -> Vec<String> { set.iter().map(|(a, b)| format!("{a}->{b}")).collect() };
+        let pairs = |set: &BTreeSet<(String, String)>| -> Vec<String> {
+            set.iter().map(|(a, b)| format!("{a}->{b}")).collect()
+        };
         assert_eq!(pairs(&edges), ["a->b", "a->c", "b->c", "c->e"], "c::d's use is c's");
-        assert_eq!(pairs(&without_implied(&edges)), ["a->b", "b->c", "c->e"], "a->c is implied by a->b->c");
+        assert_eq!(
+            pairs(&without_implied(&edges)),
+            ["a->b", "b->c", "c->e"],
+            "a->c is implied by a->b->c"
+        );
     }
 
     #[test]

@@ -390,8 +390,16 @@ fn is_mod_item(line: &str) -> bool {
 fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
     let mut sources = Vec::new();
     for file in rust_sources(src)? {
-        let rel = file.strip_prefix(src).unwrap_or(&file).to_string_lossy().replace('\\', "/");
-        let from_root = file.strip_prefix(root).unwrap_or(&file).to_string_lossy().replace('\\', "/");
+        let rel = file
+            .strip_prefix(src)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
+        let from_root = file
+            .strip_prefix(root)
+            .unwrap_or(&file)
+            .to_string_lossy()
+            .replace('\\', "/");
         if is_test_or_bench(&from_root) {
             continue;
         }

@@ -9,8 +9,8 @@
 use std::collections::BTreeSet;
 use std::path::{Component, Path, PathBuf};
 
-use crate::setup;
 use crate::cmd::{run, target_dir, Cmd};
+use crate::setup;
 
 /// The manual's sources, from the repository's root.
 pub const DOCS: &str = "docs";

@@ -9,9 +9,9 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use crate::setup::{self, Purpose};
 use crate::app::build_app;
 use crate::cmd::{run, Cmd};
+use crate::setup::{self, Purpose};
 
 /// Where the pictures live, from the repository's root.
 pub const DIR: &str = "docs/screenshots";
