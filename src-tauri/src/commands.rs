@@ -19,7 +19,8 @@ use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::intake::{SubmitMessage, SubmittedMessage};
 use smsdesk_engine::pace::Pace;
 use smsdesk_engine::service::{
-    ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest, SubmitBatch, SubmittedBatch,
+    CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MessageAction, Preview, ResolveRequest,
+    SubmitBatch, SubmittedBatch,
 };
 use smsdesk_engine::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
@@ -118,6 +119,19 @@ pub async fn list_exceptions(engine: State<'_, EngineState>, filter: ExceptionFi
 #[tauri::command]
 pub async fn exception(engine: State<'_, EngineState>, id: i64) -> Reply<ExceptionDetail> {
     engine.service()?.exception(id).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn compare_candidates(
+    engine: State<'_, EngineState>,
+    id: i64,
+    candidates: CompareCandidates,
+) -> Reply<CandidateComparison> {
+    engine
+        .service()?
+        .compare_candidates(id, candidates)
+        .await
+        .map_err(refused)
 }
 
 #[tauri::command]

@@ -240,8 +240,9 @@ export async function attachGhostReceipt(ui) {
   );
   assert.equal(await ui.count(`${tid("resolve-form")} input[name="action"]:checked`), 0, "no decision is chosen for the operator");
   await ui.click(tid("resolve-action-attach"));
-  // The picker finds the message sent to the receipt's number, every fact agreeing; picking it fills its number.
-  const found = tid("picker-candidate", `[data-id="${id}"]`);
+  // The picker finds the message sent to the receipt's number and the engine finds every fact
+  // agreeing (data-differs is set once its comparison arrives); picking it fills its number.
+  const found = tid("picker-candidate", `[data-id="${id}"][data-differs]`);
   await ui.waitFor(found, 15_000);
   assert.equal(await ui.attr(found, "data-differs"), "0", "the picker finds nothing that differs");
   await ui.click(`${found} ${tid("picker-pick")}`);

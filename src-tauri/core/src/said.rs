@@ -65,6 +65,10 @@ text_enum! {
         NeedsAllowNetwork = "needs_allow_network",
         /// A callback provider preset this version does not know.
         UnknownPreset = "unknown_preset",
+        /// No template has the name a message gives (`params.name`).
+        UnknownTemplate = "unknown_template",
+        /// A placeholder of the message's template has no value (`params.placeholder`).
+        TemplateValueMissing = "template_value_missing",
     }
 }
 

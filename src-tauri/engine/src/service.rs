@@ -8,6 +8,8 @@
 //! - `preview`: checking messages as a submit would, writing nothing ([`Preview`]);
 //! - `actions`: the operator's actions on messages and exceptions ([`MessageAction`],
 //!   [`ResolveRequest`]);
+//! - `compare`: an exception's receipt against the messages it may belong to
+//!   ([`CandidateComparison`]);
 //! - `reads`: lists, details, the dashboard and its pace, CSV export and the audit log;
 //! - `admin`: settings (admin only) and API keys;
 //! - `accounts`: people's accounts, signing in and out, sessions, the setup link;
@@ -19,6 +21,7 @@
 mod accounts;
 mod actions;
 mod admin;
+mod compare;
 mod connections;
 mod error;
 mod health;
@@ -34,6 +37,8 @@ mod submit;
 mod submit_tests;
 #[cfg(test)]
 mod submitted_by_tests;
+#[cfg(test)]
+mod template_tests;
 mod templates;
 
 use std::sync::{Arc, RwLock};
@@ -57,6 +62,7 @@ use smsdesk_core::retry::RetryPolicy;
 
 pub use accounts::{Origin, People, SignedIn};
 pub use actions::{MessageAction, ResolveRequest};
+pub use compare::{CandidateComparison, CannotTell, CompareCandidates, ComparedMessage, Fact, FactCheck, Verdict};
 pub use connections::{BindStatus, ConnectionAction, ConnectionCommand, ConnectionStatus, HoldStatus};
 pub use error::{ServiceError, TemplateError};
 pub use health::{Health, HealthStatus, WriterHealth};

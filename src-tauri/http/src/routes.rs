@@ -139,6 +139,14 @@ pub async fn exception(State(s): State<AppState>, Id(id): Id) -> Result<Json<vie
     Ok(Json(s.ctx.service.exception(id).await?))
 }
 
+pub async fn compare_candidates(
+    State(s): State<AppState>,
+    Id(id): Id,
+    JsonBody(asked): JsonBody<smsdesk_engine::service::CompareCandidates>,
+) -> Result<Json<smsdesk_engine::service::CandidateComparison>, Failure> {
+    Ok(Json(s.ctx.service.compare_candidates(id, asked).await?))
+}
+
 pub async fn resolve(
     Allowed(caller): Allowed,
     State(s): State<AppState>,

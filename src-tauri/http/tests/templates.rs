@@ -1,6 +1,8 @@
 //! Message templates and the retry guard over real HTTP on a real engine (sandbox SMSC, real
-//! SQLite file): who may list, save and delete templates; the refusal of a retry of a message the
-//! SMSC refused for good, with the status named; a browser's compose form refused a past send time.
+//! SQLite file): who may list, save and delete templates; messages sent by template, filled by the
+//! engine; the refusal of a retry of a message the SMSC refused for good, with the status named; a
+//! browser's compose form refused a past send time; who may compare messages with an exception's
+//! receipt.
 
 use std::time::Duration;
 
@@ -221,5 +223,99 @@ async fn a_browsers_compose_form_is_refused_a_past_send_time_and_an_integration_
         "a past time from an integration still means now"
     );
     assert_eq!(sent["scheduled_at_ms"], Value::Null);
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_by_template_is_filled_by_the_engine_and_a_missing_value_or_an_unknown_name_answers_422() {
+    let t = Running::start().await;
+    let olga = t.person("Olga", "operator").await;
+    let template = json!({ "name": "Reminder", "text": "Hello {name}, see you on {date}." });
+    let (status, _) = t.call(&olga, Method::POST, "/api/v1/templates", Some(template)).await;
+    assert_eq!(status, StatusCode::CREATED);
+    let (_, key) = t.key("crm").await;
+    let crm = Who::Key(key);
+
+    let filled = json!({ "destination": "+33612345600", "template": "Reminder",
+                         "values": { "name": "Anna", "date": "Monday" } });
+    let (status, preview) = t
+        .call(
+            &crm,
+            Method::POST,
+            "/api/v1/messages/preview",
+            Some(json!({ "messages": [filled] })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::OK, "{preview}");
+    assert_eq!(preview["rows"][0]["text"], "Hello Anna, see you on Monday.");
+    assert_eq!(preview["rows"][0]["plan"]["segments"], 1);
+    let (status, sent) = t.call(&crm, Method::POST, "/api/v1/messages", Some(filled)).await;
+    assert_eq!(status, StatusCode::CREATED, "{sent}");
+    let id = sent["id"].as_i64().unwrap();
+    let (_, detail) = t.call(&crm, Method::GET, &format!("/api/v1/messages/{id}"), None).await;
+    assert_eq!(detail["message"]["body"], "Hello Anna, see you on Monday.", "{detail}");
+
+    let before = t.count_where("message", "1");
+    let missing = json!({ "destination": "+33612345601", "template": "Reminder", "values": { "name": "Léo" } });
+    let (status, refused) = t.call(&crm, Method::POST, "/api/v1/messages", Some(missing)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["code"], "invalid");
+    assert_eq!(refused["errors"][0]["field"], "values");
+    assert_eq!(refused["errors"][0]["code"], "template_value_missing");
+    assert_eq!(refused["errors"][0]["params"]["placeholder"], "date");
+
+    let unknown = json!({ "destination": "+33612345602", "template": "Birthday", "values": {} });
+    let (status, refused) = t.call(&crm, Method::POST, "/api/v1/messages", Some(unknown)).await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
+    assert_eq!(refused["errors"][0]["field"], "template");
+    assert_eq!(refused["errors"][0]["code"], "unknown_template");
+    assert_eq!(t.count_where("message", "1"), before, "nothing refused was stored");
+    t.stop().await;
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn comparing_messages_with_an_exceptions_receipt_needs_read_all_and_an_exception() {
+    let t = Running::start().await;
+    let (_, reader) = t.key_with("desk", &["read:all"]).await;
+    let (_, website) = t.key_with("website", &["send", "read:own"]).await;
+    let asked = json!({ "messages": [1, 2] });
+
+    let (status, body) = t
+        .call(
+            &Who::Key(reader.clone()),
+            Method::POST,
+            "/api/v1/exceptions/999/compare",
+            Some(asked.clone()),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::NOT_FOUND, Some("not_found")),
+        "no such exception: {body}"
+    );
+    let (status, body) = t
+        .call(
+            &Who::Key(website),
+            Method::POST,
+            "/api/v1/exceptions/999/compare",
+            Some(asked),
+        )
+        .await;
+    assert_eq!(
+        (status, body["code"].as_str()),
+        (StatusCode::FORBIDDEN, Some("forbidden")),
+        "a key without read:all compares nothing: {body}"
+    );
+    let many: Vec<i64> = (1..=101).collect();
+    let (status, body) = t
+        .call(
+            &Who::Key(reader),
+            Method::POST,
+            "/api/v1/exceptions/1/compare",
+            Some(json!({ "messages": many })),
+        )
+        .await;
+    assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{body}");
+    assert_eq!(body["errors"][0]["code"], "too_many");
     t.stop().await;
 }

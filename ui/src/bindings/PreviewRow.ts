@@ -15,8 +15,14 @@ index: number,
  */
 destination: string | null, 
 /**
- * The text's encoding, size and parts, whenever there is a text (even if other fields are
- * invalid): what a live counter shows.
+ * For a message naming a template: its text filled with the message's values, as it would
+ * be sent, when every placeholder has one (even if other fields are invalid). None for a
+ * message given its text.
+ */
+text: string | null, 
+/**
+ * The text's encoding, size and parts (a template's once filled), whenever there is a text
+ * (even if other fields are invalid): what a live counter shows.
  */
 plan: Plan | null, 
 /**

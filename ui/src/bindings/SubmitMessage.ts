@@ -11,9 +11,21 @@ export type SubmitMessage = {
  */
 destination: string, 
 /**
- * The text; not empty, and at most the allowed number of SMS segments once encoded.
+ * The text; not empty, and at most the allowed number of SMS segments once encoded. Left
+ * out (or empty) when the message names a `template`.
  */
-text: string, 
+text?: string, 
+/**
+ * Instead of `text`: the name of one of the office's templates (`GET /api/v1/templates`), whose
+ * text is filled with `values` and sent. The filled text is checked as a text is.
+ */
+template?: string | null, 
+/**
+ * With `template`: the value of each of its `{placeholders}`, by name. A placeholder
+ * without a value (or with an empty one) is refused as `template_value_missing`; values
+ * its text does not name are left aside.
+ */
+values?: Record<string, string> | null, 
 /**
  * What the message is for; transactional when absent.
  */

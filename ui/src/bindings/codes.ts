@@ -75,6 +75,8 @@ export const FIELD_CODES = [
   "locked_by_environment",
   "needs_allow_network",
   "unknown_preset",
+  "unknown_template",
+  "template_value_missing",
 ] as const;
 
 /** ExceptionSummary.summary_code */

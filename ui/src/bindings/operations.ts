@@ -6,6 +6,8 @@ import type { ActivityWindow } from "./ActivityWindow";
 import type { ApiKeyInfo } from "./ApiKeyInfo";
 import type { AppInfo } from "./AppInfo";
 import type { AuditPage } from "./AuditPage";
+import type { CandidateComparison } from "./CandidateComparison";
+import type { CompareCandidates } from "./CompareCandidates";
 import type { ConnectionAction } from "./ConnectionAction";
 import type { ConnectionStatus } from "./ConnectionStatus";
 import type { ConnectionTest } from "./ConnectionTest";
@@ -79,6 +81,8 @@ export interface Operations {
   listExceptions(filter: ExceptionFilter): Promise<ExceptionPage>;
   /** One exception with its evidence. */
   exception(id: number): Promise<ExceptionDetail>;
+  /** Compares the exception's receipt with messages it may belong to, fact by fact; writes nothing. For each message that exists (in the order given): its connection, destination, text and time, each `agrees`, `differs` or `cannot_tell` (with why), beside the receipt's value and the message's. `differs` marks exactly what attaching the receipt would list as mismatches. */
+  compareCandidates(id: number, candidates: CompareCandidates): Promise<CandidateComparison>;
   /** Resolves an exception with a decision and a note (audited; the evidence never changes). */
   resolve(id: number, request: ResolveRequest): Promise<void>;
   /** Conversations with replies from handsets, the latest reply first, each with its unread count and whether the number is on the opt-out list. */
@@ -179,6 +183,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   cancel: { command: "cancel", method: "POST", path: "/messages/{id}/cancel", args: [{ name: "id", place: "path" }, { name: "action", place: "body" }], answers: false },
   listExceptions: { command: "list_exceptions", method: "GET", path: "/exceptions", args: [{ name: "filter", place: "query" }], answers: true },
   exception: { command: "exception", method: "GET", path: "/exceptions/{id}", args: [{ name: "id", place: "path" }], answers: true },
+  compareCandidates: { command: "compare_candidates", method: "POST", path: "/exceptions/{id}/compare", args: [{ name: "id", place: "path" }, { name: "candidates", place: "body" }], answers: true },
   resolve: { command: "resolve", method: "POST", path: "/exceptions/{id}/resolve", args: [{ name: "id", place: "path" }, { name: "request", place: "body" }], answers: false },
   listThreads: { command: "list_threads", method: "GET", path: "/inbox", args: [{ name: "filter", place: "query" }], answers: true },
   thread: { command: "thread", method: "GET", path: "/inbox/thread", args: [{ name: "request", place: "query" }], answers: true },

@@ -46,6 +46,7 @@ export class FakeBackend implements Backend {
   cancel: Backend["cancel"] = this.#unset("cancel");
   listExceptions: Backend["listExceptions"] = this.#unset("listExceptions");
   exception: Backend["exception"] = this.#unset("exception");
+  compareCandidates: Backend["compareCandidates"] = this.#unset("compareCandidates");
   resolve: Backend["resolve"] = this.#unset("resolve");
   listThreads: Backend["listThreads"] = this.#unset("listThreads");
   thread: Backend["thread"] = this.#unset("thread");

@@ -61,9 +61,10 @@ describe("Compose", () => {
     const { backend, asked } = previewing((m) => ({
       index: 0,
       destination: m.destination === "" ? null : "+33612345600",
-      plan: m.text.includes("é")
+      text: null,
+      plan: (m.text ?? "").includes("é")
         ? { encoding: "ucs2", units: 82, segments: 2, remaining_in_segment: 52 }
-        : { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 160 - m.text.length },
+        : { encoding: "gsm7", units: (m.text ?? "").length, segments: 1, remaining_in_segment: 160 - (m.text ?? "").length },
       errors: [],
     }));
     view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
@@ -85,7 +86,8 @@ describe("Compose", () => {
     const { backend } = previewing((m) => ({
       index: 0,
       destination: null,
-      plan: m.text === "" ? null : { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 150 },
+      text: null,
+      plan: (m.text ?? "") === "" ? null : { encoding: "gsm7", units: (m.text ?? "").length, segments: 1, remaining_in_segment: 150 },
       errors: [
         { field: "destination", code: "invalid_number", params: {}, message: "not a phone number" },
         ...(m.text === "" ? [{ field: "text", code: "required" as const, params: {}, message: "a message needs a text" }] : []),
@@ -116,6 +118,7 @@ describe("Compose", () => {
     const row = (units: number): PreviewRow => ({
       index: 0,
       destination: null,
+      text: null,
       plan: { encoding: "gsm7", units, segments: 1, remaining_in_segment: 160 - units },
       errors: [],
     });
@@ -134,7 +137,7 @@ function localValue(ms: number): string {
 
 describe("Compose: send later", () => {
   const sending = () => {
-    const { backend } = previewing(() => ({ index: 0, destination: null, plan: null, errors: [] }));
+    const { backend } = previewing(() => ({ index: 0, destination: null, text: null, plan: null, errors: [] }));
     const sent: Parameters<typeof backend.submitMessage>[0][] = [];
     backend.submitMessage = (message) => {
       sent.push(message);

@@ -4,7 +4,9 @@ import type { FieldError } from "../bindings/FieldError";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { Plan } from "../bindings/Plan";
 import type { PreviewRow } from "../bindings/PreviewRow";
+import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
+import type { Template } from "../bindings/Template";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
 import type { Translate } from "../i18n/i18n";
@@ -12,7 +14,6 @@ import { FieldProblem } from "../components/FieldProblem";
 import { TemplatePicker } from "./compose/TemplatePicker";
 import { MESSAGE_KINDS } from "./labels";
 import { localToRfc3339, localZone } from "./localTime";
-import { placeholdersOf } from "./templates";
 
 type Outcome =
   | { readonly kind: "idle" }
@@ -21,6 +22,14 @@ type Outcome =
   | { readonly kind: "failed"; readonly error: BackendError };
 
 type Field = "destination" | "text" | "kind" | "scheduled_at";
+
+/** What the message says: its own text, or a template and the value of each of its placeholders. */
+type Content = Pick<SubmitMessage, "text" | "template" | "values">;
+
+/** The engine's words for the placeholders of a template left without a value. */
+export function missingPlaceholders(errors: readonly FieldError[]): string[] {
+  return errors.flatMap((e) => (e.code === "template_value_missing" && e.params["placeholder"] !== undefined ? [e.params["placeholder"]] : []));
+}
 
 /** How long typing must pause before the counter asks the engine again. */
 export const PREVIEW_DELAY_MS = 200;
@@ -55,7 +64,8 @@ export function counterText(t: Translate, plan: Plan): string {
 /**
  * Writes one message and hands it to the queue. As the person types, the engine checks it (it
  * writes nothing): the number as it will be sent, the encoding and parts, and what is wrong with a
- * field once they have typed in it.
+ * field once they have typed in it. With a template, the person gives each of its placeholders a
+ * value; the engine fills the template and answers the text as it will be sent.
  */
 export function Compose({
   backend,
@@ -82,6 +92,8 @@ export function Compose({
   const outcomeId = useId();
   const [destination, setDestination] = useState("");
   const [text, setText] = useState("");
+  const [template, setTemplate] = useState<Template | null>(null);
+  const [values, setValues] = useState<Readonly<Record<string, string>>>({});
   const [kind, setKind] = useState<MessageKind>("transactional");
   // Send later: a `datetime-local` value in this computer's zone; empty sends now.
   const [later, setLater] = useState("");
@@ -91,15 +103,18 @@ export function Compose({
   const [requestKey, setRequestKey] = useState(newIdempotencyKey);
   const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
 
+  const content: Content = template === null ? { text } : { template: template.name, values };
+
   // The live check, once typing pauses; an answer to an older text is dropped.
   useEffect(() => {
-    if (destination === "" && text === "") {
+    if (destination === "" && text === "" && template === null) {
       setPreview(null);
       return undefined;
     }
     let current = true;
     const timer = setTimeout(() => {
-      backend.previewMessages({ messages: [{ destination, text, kind }] }).then(
+      const asked: Content = template === null ? { text } : { template: template.name, values };
+      backend.previewMessages({ messages: [{ destination, ...asked, kind }] }).then(
         (answer) => {
           if (current) setPreview(answer.rows[0] ?? null);
         },
@@ -113,7 +128,7 @@ export function Compose({
       current = false;
       clearTimeout(timer);
     };
-  }, [backend, destination, text, kind, previewDelayMs]);
+  }, [backend, destination, text, template, values, kind, previewDelayMs]);
 
   const edited =
     <T,>(field: Field, set: (value: T) => void) =>
@@ -132,11 +147,13 @@ export function Compose({
     setLaterProblem(problem);
     if (problem !== null) return;
     setOutcome({ kind: "sending" });
-    const message = scheduledAt === null ? { destination, text, kind } : { destination, text, kind, scheduled_at: scheduledAt };
+    const message: SubmitMessage =
+      scheduledAt === null ? { destination, ...content, kind } : { destination, ...content, kind, scheduled_at: scheduledAt };
     backend.submitMessage(message, requestKey).then(
       (sent) => {
         setOutcome({ kind: "sent", message: sent, scheduledAt: scheduledAt === null ? null : Date.parse(scheduledAt) });
         setText("");
+        setValues({});
         setLater("");
         setTouched(new Set());
         setRequestKey(newIdempotencyKey());
@@ -155,10 +172,28 @@ export function Compose({
   const textErrors = errorsOf("text");
   const kindErrors = errorsOf("kind");
   const laterErrors = laterProblem !== null ? [laterProblem] : outcome.kind === "failed" ? errorsOf("scheduled_at") : [];
-  const unfilled = placeholdersOf(text);
+  // A template's problems, as the engine answers them as the person fills it in (or once sent):
+  // the placeholders still without a value, what is wrong with the text it fills, a template
+  // since deleted.
+  const engineErrors = outcome.kind === "failed" ? outcome.error.errors : (preview?.errors ?? []);
+  const unfilled = template === null ? [] : missingPlaceholders(engineErrors);
+  const templateErrors =
+    template === null
+      ? []
+      : engineErrors.filter((e) => ["values", "template", "text"].includes(e.field) && e.code !== "template_value_missing");
   const sending = outcome.kind === "sending";
-  const plan = text === "" ? null : (preview?.plan ?? null);
+  const plan = template === null && text === "" ? null : (preview?.plan ?? null);
   const normalised = destination.trim() === "" ? null : (preview?.destination ?? null);
+  /**
+   * A template chosen sends its text filled with the values given; leaving it (no template, or
+   * it was deleted) keeps the text as the engine last filled it, else the template's, to edit.
+   */
+  const pick = (next: Template | null): void => {
+    if (next === null && template !== null) edited("text", setText)(preview?.text ?? template.text);
+    if (next !== null) setValues((v) => Object.fromEntries(next.placeholders.map((name) => [name, v[name] ?? ""])));
+    setTemplate(next);
+    setRequestKey(newIdempotencyKey());
+  };
   const describedBy = (...ids: (string | false)[]): string | undefined =>
     ids.filter((id): id is string => id !== false).join(" ") || undefined;
 
@@ -228,8 +263,20 @@ export function Compose({
           </p>
           <FieldErrors id={laterErrorsId} errors={laterErrors} testId="send-later-errors" />
         </div>
-        <TemplatePicker backend={backend} text={text} onPick={(picked) => edited("text", setText)(picked)} />
-        <div className="field field-wide">
+        <TemplatePicker backend={backend} text={template === null ? text : ""} onPick={pick} />
+        {template !== null && (
+          <TemplateValues
+            template={template}
+            values={values}
+            onChange={(next) => edited("text", setValues)(next)}
+            filled={preview?.text ?? null}
+            counter={plan === null ? null : counterText(t, plan)}
+            unfilled={unfilled}
+            errors={templateErrors}
+          />
+        )}
+        {template === null && (
+          <div className="field field-wide">
           <label htmlFor={textId}>{t("send.text")}</label>
           <textarea
             id={textId}
@@ -247,13 +294,9 @@ export function Compose({
               {counterText(t, plan)}
             </p>
           )}
-          {unfilled.length > 0 && (
-            <p className="hint notice-warning" data-testid="send-placeholders">
-              {t("send.placeholders", { names: unfilled.map((n) => `{${n}}`).join(", ") })}
-            </p>
-          )}
           <FieldErrors id={textErrorsId} errors={textErrors} testId="send-text-errors" />
-        </div>
+          </div>
+        )}
         <button type="submit" className="button" disabled={sending} data-testid="send-submit">
           {sending ? t("send.busy") : t("send.submit")}
         </button>
@@ -290,6 +333,76 @@ export function laterCheck(t: Translate, value: string, at: string | null): Fiel
   if (at === null) return { field: "scheduled_at", code: "invalid_time", params: {}, message: t("send.later.invalid") };
   if (Date.parse(at) <= Date.now()) return { field: "scheduled_at", code: "in_past", params: {}, message: t("send.later.past") };
   return null;
+}
+
+/**
+ * A template's text, a field for the value of each of its placeholders, and the text as the engine
+ * filled it (with its counter), or the placeholders still without a value.
+ */
+function TemplateValues({
+  template,
+  values,
+  onChange,
+  filled,
+  counter,
+  unfilled,
+  errors,
+}: {
+  template: Template;
+  values: Readonly<Record<string, string>>;
+  onChange: (values: Readonly<Record<string, string>>) => void;
+  /** The text as the engine filled it; null until every placeholder has a value. */
+  filled: string | null;
+  counter: string | null;
+  unfilled: readonly string[];
+  errors: readonly FieldError[];
+}) {
+  const { t } = useI18n();
+  const ids = { legend: useId(), filled: useId() };
+  const fieldId = useId();
+  return (
+    <fieldset className="field field-wide template-values" aria-describedby={ids.filled} data-testid="send-template">
+      <legend id={ids.legend}>{t("send.template.using", { name: template.name })}</legend>
+      <p className="hint message-body" data-testid="send-template-text">
+        {template.text}
+      </p>
+      {template.placeholders.map((name, i) => (
+        <div className="field" key={name}>
+          <label htmlFor={`${fieldId}-${i}`}>{`{${name}}`}</label>
+          <input
+            id={`${fieldId}-${i}`}
+            autoComplete="off"
+            value={values[name] ?? ""}
+            onChange={(e) => onChange({ ...values, [name]: e.target.value })}
+            aria-invalid={unfilled.includes(name)}
+            data-testid="send-value"
+            data-name={name}
+          />
+        </div>
+      ))}
+      <div id={ids.filled} aria-live="polite">
+        {filled !== null && (
+          <>
+            <p className="hint">{t("send.filled")}</p>
+            <p className="message-body" data-testid="send-filled">
+              {filled}
+            </p>
+          </>
+        )}
+        {counter !== null && (
+          <p className="hint counter" data-testid="send-counter">
+            {counter}
+          </p>
+        )}
+        {unfilled.length > 0 && (
+          <p className="hint notice-warning" data-testid="send-placeholders">
+            {t("send.placeholders", { names: unfilled.map((n) => `{${n}}`).join(", ") })}
+          </p>
+        )}
+      </div>
+      <FieldErrors errors={errors} testId="send-template-errors" />
+    </fieldset>
+  );
 }
 
 function FieldErrors({ id, errors, testId }: { id?: string; errors: readonly FieldError[]; testId: string }) {

@@ -3,6 +3,8 @@ import { act } from "react";
 import { afterEach, describe, expect, it } from "vitest";
 import { BackendError } from "../backend";
 import type { Preview } from "../bindings/Preview";
+import type { PreviewRow } from "../bindings/PreviewRow";
+import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmitBatch } from "../bindings/SubmitBatch";
 import type { SubmittedBatch } from "../bindings/SubmittedBatch";
 import { byTestId, click, queryTestId, render, settle, type Rendered } from "../test/dom";
@@ -55,7 +57,8 @@ function fakeEngine() {
       rows: batch.messages.map((m, index) => ({
         index,
         destination: m.destination === "bad" ? null : m.destination,
-        plan: { encoding: "gsm7", units: m.text.length, segments: 1, remaining_in_segment: 160 - m.text.length },
+        text: null,
+        plan: { encoding: "gsm7", units: (m.text ?? "").length, segments: 1, remaining_in_segment: 160 - (m.text ?? "").length },
         errors:
           m.destination === "bad" ? [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }] : [],
       })),
@@ -342,20 +345,32 @@ describe("CsvImport with a template", () => {
     created_by: "Olga",
   };
 
-  it("fills each row's text from its columns, previews the first rows with their parts, and refuses a row missing a value", async () => {
+  /** The engine's answer for a row sent with Reminder: canned, as its types say. */
+  const reminderRow = (m: SubmitMessage, index: number): PreviewRow => {
+    const v = m.values ?? {};
+    const absent = reminder.placeholders.filter((name) => v[name] === undefined);
+    if (absent.length > 0) {
+      const errors = absent.map((placeholder) => ({
+        field: "values",
+        code: "template_value_missing" as const,
+        params: { placeholder, template: "Reminder" },
+        message: `the template "Reminder" has {${placeholder}} and values give it none`,
+      }));
+      return { index, destination: m.destination, text: null, plan: null, errors };
+    }
+    const text = `Hello ${v["name"]}, see you on ${v["date"]} at ${v["time"]}.`;
+    // Parts as GSM 7-bit counts them: 160 characters in one, 153 a part beyond.
+    const segments = text.length <= 160 ? 1 : Math.ceil(text.length / 153);
+    return { index, destination: m.destination, text, plan: { encoding: "gsm7", units: text.length, segments, remaining_in_segment: 0 }, errors: [] };
+  };
+
+  it("sends each row with the template and its columns' values, previews the first rows as the engine fills them, and lists a row missing a value", async () => {
     const { backend } = fakeEngine();
     backend.listTemplates = () => Promise.resolve([reminder]);
-    const check = backend.previewMessages;
-    // Parts as GSM 7-bit counts them: 160 characters in one, 153 a part beyond.
-    backend.previewMessages = async (batch) => {
-      const answer = await check(batch);
-      const parts = (n: number) => (n <= 160 ? 1 : Math.ceil(n / 153));
-      return {
-        rows: answer.rows.map((r, i) => {
-          const n = batch.messages[i]?.text.length ?? 0;
-          return { ...r, plan: r.plan === null ? null : { ...r.plan, segments: parts(n) } };
-        }),
-      };
+    const asked: SubmitMessage[] = [];
+    backend.previewMessages = (batch) => {
+      asked.push(...batch.messages);
+      return Promise.resolve({ rows: batch.messages.map(reminderRow) });
     };
     const sent: SubmitBatch[] = [];
     const submitBatch = backend.submitBatch;
@@ -375,6 +390,8 @@ describe("CsvImport with a template", () => {
       `destination,Name,date,time\r\n+33612345600,Anna,Monday,10:00\r\n+33612345601,${long},Tuesday,11:00\r\n+33612345602,Léo,,9:00\r\n+33612345603,Zoé,Friday,16:00\r\n`,
     );
     await settled(root);
+    expect(asked[0]).toEqual({ destination: "+33612345600", template: "Reminder", values: { name: "Anna", date: "Monday", time: "10:00" } });
+    expect(asked[2]?.values, "an empty cell gives no value").toEqual({ name: "Léo", time: "9:00" });
     expect(byTestId(root, "import-counts").textContent).toBe("3 ready, 1 with errors");
     expect(byTestId(root, "import-options").textContent).toContain("Text: the template “Reminder”.");
 
@@ -386,14 +403,14 @@ describe("CsvImport with a template", () => {
     expect(rows[2]?.textContent).toContain("Not filled: a value is missing");
 
     const bad = root.querySelector<HTMLElement>('[data-testid="import-row"][data-line="4"]');
-    expect(bad?.textContent).toContain("Text: no value for date (the file’s column of that name is missing or empty)");
+    expect(bad?.textContent).toContain("Values: no value for date (the file’s column of that name is missing or empty)");
 
     await click(byTestId(root, "import-submit"));
     await settled(root);
-    expect(sent.flatMap((b) => b.messages.map((m) => m.text))).toEqual([
-      "Hello Anna, see you on Monday at 10:00.",
-      `Hello ${long}, see you on Tuesday at 11:00.`,
-      "Hello Zoé, see you on Friday at 16:00.",
+    expect(sent.flatMap((b) => b.messages.map((m) => [m.template, m.values?.["name"]]))).toEqual([
+      ["Reminder", "Anna"],
+      ["Reminder", long],
+      ["Reminder", "Zoé"],
     ]);
   });
 

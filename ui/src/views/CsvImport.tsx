@@ -89,12 +89,12 @@ export function CsvImport({ backend }: { backend: Backend }) {
       return;
     }
     const chosen = options;
-    const text = template?.text ?? null;
+    const using = template;
     setStage({ kind: "reading" });
     void (async () => {
       try {
         const content = await file.text();
-        const read = readImportFile(content, text);
+        const read = readImportFile(content, using);
         if (!live()) return;
         if (!read.ok) {
           setStage({ kind: "problem", problem: read.problem });

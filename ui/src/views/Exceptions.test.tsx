@@ -4,14 +4,16 @@ import { afterEach, describe, expect, it } from "vitest";
 import { BackendError } from "../backend";
 import type { ExceptionDetail } from "../bindings/ExceptionDetail";
 import type { ExceptionFilter } from "../bindings/ExceptionFilter";
+import type { CompareCandidates } from "../bindings/CompareCandidates";
 import type { ExceptionPage } from "../bindings/ExceptionPage";
+import type { FactCheck } from "../bindings/FactCheck";
 import type { Me } from "../bindings/Me";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { SettingsView } from "../bindings/SettingsView";
 import type { ResolveRequest } from "../bindings/ResolveRequest";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
-import { attempt, deliveredDetail, exceptionDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
+import { attempt, exceptionDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
 import { Exceptions } from "./Exceptions";
 import { ExceptionView } from "./exceptions/ExceptionView";
 
@@ -20,6 +22,17 @@ async function choose(select: HTMLSelectElement, value: string): Promise<void> {
     select.value = value;
     select.dispatchEvent(new Event("change", { bubbles: true }));
   });
+}
+
+/** One fact as the engine compares a receipt's with a message's. */
+function fact(
+  name: FactCheck["fact"],
+  verdict: FactCheck["verdict"],
+  receipt: string | null,
+  message: string,
+  why: FactCheck["why"] = null,
+): FactCheck {
+  return { fact: name, verdict, why, receipt, message, receipt_ms: null, message_ms: null };
 }
 
 /** A backend holding one exception, which `resolve` settles the way the engine would. */
@@ -147,7 +160,24 @@ describe("resolving", () => {
     expect(byTestId<HTMLInputElement>(root, "resolve-action-attach").checked, "nothing is chosen for the operator").toBe(false);
     await click(byTestId(root, "resolve-action-attach"));
     expect(byTestId(root, "resolve-candidates").textContent).toContain("Message 7");
-    h.backend.message = () => Promise.resolve(deliveredDetail());
+    const compared: CompareCandidates[] = [];
+    h.backend.compareCandidates = (id, asked) => {
+      compared.push(asked);
+      return Promise.resolve({
+        exception_id: id,
+        messages: [
+          {
+            message_id: 7,
+            facts: [
+              fact("connection", "agrees", "sandbox", "sandbox"),
+              fact("destination", "differs", "33799999999", "+33612345607"),
+              fact("text", "differs", "Your code", "Your order"),
+              fact("time", "cannot_tell", null, "2026-11-29T12:00:00Z", "not_in_receipt"),
+            ],
+          },
+        ],
+      });
+    };
     h.backend.resolve = (_id, request) => {
       h.requests.push(request);
       if (request.action === "attach" && !request.mismatches_seen) {
@@ -176,11 +206,16 @@ describe("resolving", () => {
       "destination",
       "text",
     ]);
+    expect(compared, "the engine compares the receipt with the message named").toEqual([{ messages: [7] }]);
     const compare = byTestId(notice, "mismatch-compare");
     expect(compare.querySelector('[data-field="destination"]')?.textContent, "the receipt's and the message's facts side by side").toContain(
       "33799999999",
     );
     expect(compare.querySelector('[data-field="destination"]')?.textContent).toContain("+33612345607");
+    expect(
+      [...compare.querySelectorAll<HTMLElement>("tbody tr")].map((r) => `${r.dataset["field"]}:${r.className}`),
+      "the rows the engine says differ are marked",
+    ).toEqual(["connection:", "destination:mismatch-row", "text:mismatch-row", "time:"]);
     expect(submitButton().disabled, "the tick is required").toBe(true);
     expect(blocked()).toBe("Tick “I have reviewed every mismatch” to attach anyway.");
 
@@ -200,7 +235,7 @@ describe("resolving", () => {
         evidence: [{ role: "receipt", receipt: receipt(15, { message_id: null }), attempt: null }],
       }),
     );
-    h.backend.message = () => Promise.reject(new BackendError("not_found", "gone"));
+    h.backend.compareCandidates = () => Promise.reject(new BackendError("not_found", "gone"));
     h.backend.resolve = (_id, request) => {
       h.requests.push(request);
       return Promise.reject(new BackendError("mismatches_not_seen", "the receipt does not fit message 7 (connection)"));
@@ -574,8 +609,30 @@ describe("the message picker of a receipt that matched nothing", () => {
     summary(23, { destination: "+33612345624", preview: "Your parcel is here", body_chars: 19, created_at_ms: T0 - 3_600_000 }),
   ];
 
+  /** The engine's comparison of the receipt with messages 24 and 23, as its types say. */
+  const verdicts: Record<number, FactCheck[]> = {
+    24: [
+      fact("connection", "agrees", "sandbox", "sandbox"),
+      fact("destination", "agrees", "33612345624", "+33612345624"),
+      fact("text", "agrees", "Your code is 4821", "Your code is 4821"),
+      { ...fact("time", "agrees", "2026-11-29T12:01:00", "2026-11-29T12:00:00Z"), receipt_ms: T0 + 60_000, message_ms: T0 },
+    ],
+    23: [
+      fact("connection", "agrees", "sandbox", "sandbox"),
+      fact("destination", "agrees", "33612345624", "+33612345624"),
+      fact("text", "differs", "Your code is 4821", "Your parcel is here"),
+      fact("time", "cannot_tell", "yesterday", "2026-11-29T11:00:00Z", "unreadable"),
+    ],
+  };
+
   async function openAs(me: Me, settingsFormat: string | null = null) {
     const h = holding(detail());
+    const compared: { id: number; messages: number[] }[] = [];
+    h.backend.compareCandidates = (id, asked) => {
+      compared.push({ id, messages: asked.messages });
+      const messages = asked.messages.flatMap((m) => (verdicts[m] === undefined ? [] : [{ message_id: m, facts: verdicts[m] }]));
+      return Promise.resolve({ exception_id: id, messages });
+    };
     const filters: MessageFilter[] = [];
     h.backend.listMessages = (filter) => {
       filters.push(filter);
@@ -589,7 +646,7 @@ describe("the message picker of a receipt that matched nothing", () => {
     await settle();
     await click(byTestId(view.container, "resolve-action-attach"));
     await settle();
-    return { ...h, filters };
+    return { ...h, filters, compared };
   }
 
   it("searches the receipt's number before it arrived, shows every mismatch of each message, and attaches the one picked", async () => {
@@ -601,10 +658,12 @@ describe("the message picker of a receipt that matched nothing", () => {
       ["24", "0"],
       ["23", "1"],
     ]);
-    const verdicts = (c: HTMLElement) =>
+    const shown = (c: HTMLElement) =>
       [...c.querySelectorAll<HTMLElement>("tbody tr")].map((r) => `${r.dataset["field"]}:${r.dataset["verdict"]}`);
-    expect(verdicts(candidates[1]!)).toEqual(["connection:agrees", "destination:agrees", "text:differs", "time:agrees"]);
+    expect(h.compared[0], "the engine compares the receipt with the messages listed").toEqual({ id: 6, messages: [24, 23] });
+    expect(shown(candidates[1]!)).toEqual(["connection:agrees", "destination:agrees", "text:differs", "time:cannot_tell"]);
     expect(candidates[1]!.textContent).toContain("Facts that differ: 1.");
+    expect(candidates[1]!.querySelector('[data-field="time"]')?.textContent).toContain("The receipt’s value cannot be read.");
     expect(h.requests, "nothing is attached by searching").toEqual([]);
 
     await type(byTestId<HTMLInputElement>(root, "picker-text"), "parcel");

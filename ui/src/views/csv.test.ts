@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { chunkKey, chunks, contentHash, fnv1a64, parseCsv, readImportFile, rejectedRowsCsv } from "./csv";
-import { fillTemplate, placeholdersOf } from "./templates";
+import type { Template } from "../bindings/Template";
 
 const fields = (text: string) => {
   const parsed = parseCsv(text);
@@ -135,43 +135,40 @@ describe("chunks and keys", () => {
 });
 
 describe("readImportFile with a template", () => {
-  const TEMPLATE = "Bonjour {Prénom}, RDV le {date} à {heure}. {Prénom}, à bientôt";
+  const TEMPLATE: Template = {
+    id: 3,
+    name: "RDV",
+    text: "Bonjour {Prénom}, RDV le {date} à {heure}. {Prénom}, à bientôt",
+    placeholders: ["Prénom", "date", "heure"],
+    created_at_ms: 0,
+    created_by: "Olga",
+  };
 
-  it("fills each row's text from its columns of the same names, in any case, and needs no text column", () => {
+  it("sends each row with the template, each placeholder's value from the row's column of that name in any case, and needs no text column", () => {
     const read = readImportFile(
-      "destination,prénom,DATE,heure,kind\r\n+33612345600, Anna ,12/03,10:00,otp\r\n+33612345601,Léo,13/03,11:30,\r\n",
+      "destination,prénom,DATE,heure,kind,other\r\n+33612345600, Anna ,12/03,10:00,otp,x\r\n+33612345601,Léo,13/03,11:30,,\r\n",
       TEMPLATE,
     );
     expect(read.ok && read.rows.map((r) => [r.line, r.message, r.errors])).toEqual([
-      [2, { destination: "+33612345600", text: "Bonjour Anna, RDV le 12/03 à 10:00. Anna, à bientôt", kind: "otp" }, []],
-      [3, { destination: "+33612345601", text: "Bonjour Léo, RDV le 13/03 à 11:30. Léo, à bientôt" }, []],
+      [2, { destination: "+33612345600", template: "RDV", values: { Prénom: "Anna", date: "12/03", heure: "10:00" }, kind: "otp" }, []],
+      [3, { destination: "+33612345601", template: "RDV", values: { Prénom: "Léo", date: "13/03", heure: "11:30" } }, []],
     ]);
   });
 
-  it("marks a row without a value for a placeholder (missing column or empty cell), naming each", () => {
+  it("leaves out a value whose column is missing or whose cell is empty: the engine names the placeholder", () => {
     const read = readImportFile("destination,prénom,date\n+33612345600,Anna,\n+33612345601,,\n", TEMPLATE);
-    expect(read.ok && read.rows.map((r) => r.errors)).toEqual([
-      [{ field: "text", code: "required", params: { placeholders: "date, heure" }, message: "date, heure" }],
-      [{ field: "text", code: "required", params: { placeholders: "Prénom, date, heure" }, message: "Prénom, date, heure" }],
+    expect(read.ok && read.rows.map((r) => [r.message.values, r.errors])).toEqual([
+      [{ Prénom: "Anna" }, []],
+      [{}, []],
     ]);
-    expect(read.ok && read.rows[0]?.message.text, "nothing half-filled is sent").toBe("");
   });
 
-  it("uses the template rather than a text column, and still needs a destination", () => {
+  it("sends no text beside the template, and still needs a destination", () => {
     const read = readImportFile("destination,text,Prénom,date,heure\n+1,ignored,A,B,C\n", TEMPLATE);
-    expect(read.ok && read.rows[0]?.message.text).toBe("Bonjour A, RDV le B à C. A, à bientôt");
+    expect(read.ok && read.rows[0]?.message).toEqual({ destination: "+1", template: "RDV", values: { Prénom: "A", date: "B", heure: "C" } });
     expect(readImportFile("phone,Prénom\n+1,A\n", TEMPLATE)).toEqual({
       ok: false,
       problem: { code: "missing_column", column: "destination" },
     });
-  });
-});
-
-describe("placeholders", () => {
-  it("are read as the engine reads them", () => {
-    expect(placeholdersOf("Код {код_1} для {имя}, {имя}; {} {a b} {{x}}")).toEqual(["код_1", "имя", "x"]);
-    expect(placeholdersOf(`{${"x".repeat(65)}}`)).toEqual([]);
-    expect(fillTemplate("{a}{b}", (n) => (n === "a" ? "1" : null))).toEqual({ ok: false, missing: ["b"] });
-    expect(fillTemplate("{a} {a} {b c}", () => "$&")).toEqual({ ok: true, text: "$& $& {b c}" });
   });
 });

@@ -1,8 +1,8 @@
 import type { FieldError } from "../bindings/FieldError";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
+import type { Template } from "../bindings/Template";
 import { MESSAGE_KINDS } from "./labels";
-import { fillTemplate } from "./templates";
 
 /** The columns an import file may have; the first two are required. */
 export const REQUIRED_COLUMNS = ["destination", "text"] as const;
@@ -28,16 +28,12 @@ export type CsvProblem =
   | { readonly code: "duplicate_column"; readonly column: string }
   | { readonly code: "field_count"; readonly line: number; readonly found: number; readonly expected: number };
 
-/**
- * The codes of what the page itself refuses in a row before the engine sees it: a kind or a
- * priority it cannot read, and, with a template, placeholders the row has no value for (then
- * `params.placeholders` names them, comma-separated).
- */
-export const LOCAL_CODES = { kind: "invalid", priority: "invalid_type", placeholder: "required" } as const;
+/** The codes of what the page itself refuses in a row before the engine sees it: a kind or a priority it cannot read. */
+export const LOCAL_CODES = { kind: "invalid", priority: "invalid_type" } as const;
 
-/** Whether a row's error is a template's placeholders left without a value. */
+/** Whether a row's error is a placeholder of its template left without a value (the engine names it). */
 export function isUnfilled(e: FieldError): boolean {
-  return e.field === "text" && e.code === LOCAL_CODES.placeholder && e.params["placeholders"] !== undefined;
+  return e.code === "template_value_missing";
 }
 
 export interface ImportRow {
@@ -139,12 +135,12 @@ const isBlank = (record: CsvRecord): boolean => record.fields.length === 1 && re
  * order, any case), then one message per row. Blank lines are skipped; empty optional cells are
  * absent values.
  *
- * With a `template`, each row's text is the template's, its `{placeholders}` filled from the
- * row's columns of the same names (any case; the value trimmed): the file needs no text column
- * and may have columns of any name. A row with no value for a placeholder (the column is missing
- * or the cell empty) is a row with an error naming them.
+ * With a `template`, each row is sent with it, the value of each of its `{placeholders}` read
+ * from the row's column of the same name (any case; the value trimmed): the file needs no text
+ * column and may have columns of any name. The engine fills the template, and names a
+ * placeholder the row has no value for (the column is missing or the cell empty).
  */
-export function readImportFile(input: string, template: string | null = null): ReadResult {
+export function readImportFile(input: string, template: Template | null = null): ReadResult {
   const parsed = parseCsv(input);
   if ("unclosedQuoteLine" in parsed) return { ok: false, problem: { code: "unclosed_quote", line: parsed.unclosedQuoteLine } };
   const records = parsed.records.filter((r) => !isBlank(r));
@@ -212,18 +208,18 @@ function toRow(line: number, raw: string, cell: Map<Column, string>): ImportRow 
   return { line, message, raw, errors };
 }
 
-/** `row` with its text the template's, filled from the row's cells (any case, trimmed). */
-function filled(row: ImportRow, template: string, columns: readonly string[], fields: readonly string[]): ImportRow {
-  const value = (name: string): string | null => {
+/** `row` sent with `template`, its placeholders' values read from the row's cells of the same names (any case, trimmed; empty ones left out). */
+function filled(row: ImportRow, template: Template, columns: readonly string[], fields: readonly string[]): ImportRow {
+  const values: Record<string, string> = {};
+  for (const name of template.placeholders) {
     const at = columns.indexOf(name.toLowerCase());
-    const v = at < 0 ? "" : (fields[at] ?? "").trim();
-    return v === "" ? null : v;
-  };
-  const result = fillTemplate(template, value);
-  if (result.ok) return { ...row, message: { ...row.message, text: result.text } };
-  const names = result.missing.join(", ");
-  const error: FieldError = { field: "text", code: LOCAL_CODES.placeholder, params: { placeholders: names }, message: names };
-  return { ...row, message: { ...row.message, text: "" }, errors: [...row.errors, error] };
+    const value = at < 0 ? "" : (fields[at] ?? "").trim();
+    if (value !== "") values[name] = value;
+  }
+  const message: SubmitMessage = { ...row.message, template: template.name, values };
+  // The template is the text: a text column, if there is one, is left aside.
+  delete message.text;
+  return { ...row, message };
 }
 
 /** One CSV field, quoted when it must be (a comma, a quote or a line break in it). */

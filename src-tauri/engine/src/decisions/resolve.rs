@@ -12,7 +12,7 @@ use crate::receipts::exceptions::{get, message_facts, receipt_facts, ExceptionRo
 use crate::receipts::project;
 use crate::store::tables::{exception, NewAudit};
 use crate::store::{Reads, StoreError, WriteTx};
-use smsdesk_core::receipts::mismatch::{self, Mismatch};
+use smsdesk_core::receipts::mismatch::{self, FactCheck, Mismatch};
 use smsdesk_core::receipts::policy::ReceiptPolicy;
 use smsdesk_core::receipts::rules::Input;
 
@@ -84,21 +84,52 @@ impl Action {
 }
 
 /// Every fact of the exception's receipt that does not fit `message_id`, for the operator to see
-/// before attaching.
+/// before attaching: those [`compare_candidates`] finds differ.
 pub fn preview_attach(
     conn: &impl Reads,
     exception_id: i64,
     message_id: i64,
     timezone_minutes: i32,
 ) -> Result<Vec<Mismatch>, ResolveError> {
-    let (e, _) = get(conn, exception_id)?.ok_or(ResolveError::NotFound(exception_id))?;
-    let event = e.logical_event_id.ok_or(ResolveError::NotAllowed {
-        kind: e.kind,
-        action: "attaching it to a message",
-    })?;
-    let receipt = receipt_facts(conn, event)?;
+    let receipt = exception_receipt(conn, exception_id, "attaching it to a message")?;
     let message = message_facts(conn, message_id)?.ok_or(ResolveError::MessageNotFound(message_id))?;
     Ok(mismatch::check(&receipt, &message, timezone_minutes))
+}
+
+/// Every fact of the exception's receipt against each of `message_ids` that exists (in the order
+/// given; the others are left out): agrees, differs or cannot be told. What a person compares
+/// before choosing the message to attach the receipt to, by the comparison attaching checks.
+pub fn compare_candidates(
+    conn: &impl Reads,
+    exception_id: i64,
+    message_ids: &[i64],
+    timezone_minutes: i32,
+) -> Result<Vec<(i64, Vec<FactCheck>)>, ResolveError> {
+    let receipt = exception_receipt(conn, exception_id, "comparing its receipt with messages")?;
+    let mut out = Vec::with_capacity(message_ids.len());
+    for &id in message_ids {
+        if out.iter().any(|(seen, _)| *seen == id) {
+            continue;
+        }
+        if let Some(message) = message_facts(conn, id)? {
+            out.push((id, mismatch::compare(&receipt, &message, timezone_minutes)));
+        }
+    }
+    Ok(out)
+}
+
+/// The facts of exception `exception_id`'s receipt; refused for an exception about no receipt
+/// (`action` says what needed one).
+fn exception_receipt(
+    conn: &impl Reads,
+    exception_id: i64,
+    action: &'static str,
+) -> Result<mismatch::ReceiptFacts, ResolveError> {
+    let (e, _) = get(conn, exception_id)?.ok_or(ResolveError::NotFound(exception_id))?;
+    let event = e
+        .logical_event_id
+        .ok_or(ResolveError::NotAllowed { kind: e.kind, action })?;
+    Ok(receipt_facts(conn, event)?)
 }
 
 /// Records an operator's decision: the exception is closed with the note, the decision is audited,

@@ -18,6 +18,11 @@
 //! - `validity_seconds` counts from `scheduled_at` when the message is scheduled, otherwise from now.
 //! - A message may stay valid at most [`MAX_AHEAD_DAYS`] after its send time, and be scheduled at most
 //!   that far ahead (SMPP absolute times carry a two-digit year, so far-off times cannot be sent).
+//! - A message may name one of the office's templates and give the value of each of its
+//!   placeholders instead of its text: the template is filled (core's `template::fill`, the one
+//!   reading of placeholders) and the text checked as any other. A placeholder without a value
+//!   is refused as `template_value_missing` (one error each), an unknown name as
+//!   `unknown_template`; a text beside a template, or values without one, conflict.
 //! - An empty `ordering_key` or `client_ref` counts as absent (a CSV cell left blank). Neither may
 //!   hold a control character (tab and line breaks included): they are repeated in logs, lists,
 //!   exports and webhooks, where one would hide or forge what follows. Refused as
@@ -27,11 +32,13 @@ mod destination;
 mod normalise;
 mod request_hash;
 mod routing;
+mod template;
 mod validate;
 
 #[cfg(test)]
 mod tests;
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use serde::{Deserialize, Serialize};
@@ -46,7 +53,8 @@ pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
 pub use routing::{choose_route, route};
-pub use validate::validate;
+pub use template::{message_text, names_template, Templates};
+pub use validate::{validate, validate_with};
 
 /// Segments a message may take under the default rules.
 pub const MAX_SEGMENTS: u32 = 10;
@@ -72,6 +80,8 @@ pub mod codes {
     pub const CONFLICT: FieldCode = FieldCode::Conflict;
     pub const WEAK_PASSWORD: FieldCode = FieldCode::WeakPassword;
     pub const WRONG_PASSWORD: FieldCode = FieldCode::WrongPassword;
+    pub const UNKNOWN_TEMPLATE: FieldCode = FieldCode::UnknownTemplate;
+    pub const TEMPLATE_VALUE_MISSING: FieldCode = FieldCode::TemplateValueMissing;
 }
 
 /// A message as a client hands it in.
@@ -82,8 +92,21 @@ pub struct SubmitMessage {
     /// The phone number to send to, in any common format; international (+33…, 0033…) unless
     /// `intake.default_region` says which country national numbers are in.
     pub destination: String,
-    /// The text; not empty, and at most the allowed number of SMS segments once encoded.
+    /// The text; not empty, and at most the allowed number of SMS segments once encoded. Left
+    /// out (or empty) when the message names a `template`.
+    #[serde(default)]
+    #[ts(as = "Option<String>", optional)]
     pub text: String,
+    /// Instead of `text`: the name of one of the office's templates (`GET /api/v1/templates`), whose
+    /// text is filled with `values` and sent. The filled text is checked as a text is.
+    #[serde(default)]
+    pub template: Option<String>,
+    /// With `template`: the value of each of its `{placeholders}`, by name. A placeholder
+    /// without a value (or with an empty one) is refused as `template_value_missing`; values
+    /// its text does not name are left aside.
+    #[serde(default)]
+    #[ts(type = "Record<string, string> | null", optional = nullable)]
+    pub values: Option<BTreeMap<String, String>>,
     /// What the message is for; transactional when absent.
     #[serde(default)]
     pub kind: Option<MessageKind>,

@@ -703,6 +703,7 @@ fn every_field_error_is_reported_at_once_in_field_order() {
         scheduled_at: Some("2026-06-01T10:00:00".into()),
         ordering_key: Some("k".repeat(200)),
         client_ref: Some("r".repeat(300)),
+        ..SubmitMessage::default()
     };
     assert_eq!(
         errors(&req),
@@ -738,7 +739,7 @@ fn unknown_fields_are_refused_by_name() {
 }
 
 #[test]
-fn only_destination_and_text_are_required_in_json() {
+fn only_destination_is_required_in_json_and_a_message_without_text_or_template_is_refused() {
     let req: SubmitMessage = serde_json::from_value(json!({"destination": "+33612345678", "text": "hi"})).unwrap();
     assert_eq!(req, msg("+33612345678", "hi"));
     let req: SubmitMessage = serde_json::from_value(json!({
@@ -750,8 +751,12 @@ fn only_destination_and_text_are_required_in_json() {
         (req.kind, req.priority, req.validity_seconds),
         (Some(MessageKind::Otp), Some(1), Some(300))
     );
-    let err = serde_json::from_value::<SubmitMessage>(json!({"destination": "+33612345678"})).unwrap_err();
-    assert!(err.to_string().contains("missing field `text`"), "{err}");
+    let bare: SubmitMessage = serde_json::from_value(json!({"destination": "+33612345678"})).unwrap();
+    assert_eq!(
+        errors(&bare),
+        vec![pair("text", "required")],
+        "text may be left out for a template only"
+    );
     let err =
         serde_json::from_value::<SubmitMessage>(json!({"destination": "x", "text": "y", "kind": "spam"})).unwrap_err();
     assert!(err.to_string().contains("spam"), "{err}");
@@ -863,6 +868,7 @@ proptest! {
     ) {
         let req = SubmitMessage {
             destination, text, kind, priority, valid_until, validity_seconds, scheduled_at, ordering_key, client_ref,
+            ..SubmitMessage::default()
         };
         let rules = IntakeRules { max_segments, ..rules(region) };
         match validate(&req, IntakeChannel::Api, &rules, now) {
@@ -887,4 +893,160 @@ proptest! {
             prop_assert_eq!(normalize_destination(&e164, None), Ok(e164.clone()), "E.164 must read back as itself");
         }
     }
+}
+
+// --- templates ---
+
+fn office() -> Templates {
+    let template = |id: i64, name: &str, text: &str| smsdesk_core::template::Template {
+        id,
+        name: name.into(),
+        text: text.into(),
+        placeholders: smsdesk_core::template::placeholders(text),
+        created_at_ms: 0,
+        created_by: "Olga".into(),
+    };
+    Templates::new(vec![
+        template(
+            1,
+            "Reminder",
+            "Hello {name}, see you on {date}. {name}, bring your card",
+        ),
+        template(2, "Long", &format!("{{x}}{}", "y".repeat(1_590))),
+    ])
+}
+
+fn by_template(name: &str, values: &[(&str, &str)]) -> SubmitMessage {
+    SubmitMessage {
+        destination: "+33612345678".into(),
+        template: Some(name.into()),
+        values: Some(values.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect()),
+        ..SubmitMessage::default()
+    }
+}
+
+fn with_templates(req: &SubmitMessage) -> Result<NewMessage, Vec<FieldError>> {
+    validate_with(req, &office(), IntakeChannel::Api, &rules(Some("FR")), NOW)
+}
+
+#[test]
+fn a_message_naming_a_template_is_sent_with_its_text_filled_with_the_values() {
+    let m = with_templates(&by_template(
+        "Reminder",
+        &[("name", "Anna"), ("date", "Monday"), ("unused", "x")],
+    ))
+    .expect("every placeholder has a value");
+    assert_eq!(m.body, "Hello Anna, see you on Monday. Anna, bring your card");
+    assert_eq!(
+        (m.encoding.as_str(), m.segments),
+        ("gsm7", 1),
+        "the filled text is planned"
+    );
+    let any_case = with_templates(&by_template(" reminder ", &[("name", "Anna"), ("date", "Monday")])).unwrap();
+    assert_eq!(
+        any_case.body, m.body,
+        "the name is found whatever its case, as names are unique"
+    );
+}
+
+#[test]
+fn each_placeholder_without_a_value_is_named_and_the_message_refused() {
+    let errors = with_templates(&by_template("Reminder", &[("name", "  ")])).unwrap_err();
+    let named: Vec<(&str, FieldCode, Option<&str>)> = errors
+        .iter()
+        .map(|e| {
+            (
+                e.field.as_str(),
+                e.code,
+                e.params.get("placeholder").map(String::as_str),
+            )
+        })
+        .collect();
+    assert_eq!(
+        named,
+        vec![
+            ("values", FieldCode::TemplateValueMissing, Some("name")),
+            ("values", FieldCode::TemplateValueMissing, Some("date")),
+        ],
+        "a blank value is no value; each placeholder is named once, in order"
+    );
+    assert_eq!(errors[0].params.get("template").map(String::as_str), Some("Reminder"));
+}
+
+#[test]
+fn an_unknown_template_is_refused_naming_it_beside_the_other_fields() {
+    let mut req = by_template("Reminders", &[]);
+    req.destination = "not a number".into();
+    let errors = with_templates(&req).unwrap_err();
+    assert_eq!(
+        errors.iter().map(|e| (e.field.as_str(), e.code)).collect::<Vec<_>>(),
+        vec![
+            ("destination", FieldCode::InvalidNumber),
+            ("template", FieldCode::UnknownTemplate)
+        ]
+    );
+    assert_eq!(errors[1].params.get("name").map(String::as_str), Some("Reminders"));
+    assert!(
+        validate(
+            &by_template("Reminder", &[("name", "A"), ("date", "B")]),
+            IntakeChannel::Api,
+            &rules(Some("FR")),
+            NOW
+        )
+        .is_err_and(|e| e[0].code == FieldCode::UnknownTemplate),
+        "without the office's templates, none is known"
+    );
+}
+
+#[test]
+fn a_text_beside_a_template_or_values_without_one_conflict() {
+    let mut both = by_template("Reminder", &[("name", "A"), ("date", "B")]);
+    both.text = "Hello".into();
+    assert_eq!(
+        with_templates(&both)
+            .unwrap_err()
+            .iter()
+            .map(|e| (e.field.as_str(), e.code))
+            .collect::<Vec<_>>(),
+        vec![("text", FieldCode::Conflict), ("template", FieldCode::Conflict)]
+    );
+    let mut stray = msg("+33612345678", "Hello");
+    stray.values = Some([("name".to_owned(), "A".to_owned())].into());
+    assert_eq!(
+        with_templates(&stray).unwrap_err()[0].field,
+        "values",
+        "values fill a template, and none is named"
+    );
+    stray.values = Some(Default::default());
+    assert!(with_templates(&stray).is_ok(), "no values is no conflict");
+    let mut blank = msg("+33612345678", "Hello");
+    blank.template = Some("  ".into());
+    assert_eq!(
+        with_templates(&blank).unwrap().body,
+        "Hello",
+        "a blank template name is none"
+    );
+}
+
+#[test]
+fn a_filled_text_is_checked_as_any_text_is() {
+    let errors = with_templates(&by_template("Long", &[("x", "€")])).unwrap_err();
+    assert_eq!(
+        errors.iter().map(|e| (e.field.as_str(), e.code)).collect::<Vec<_>>(),
+        vec![("text", FieldCode::TooLong)],
+        "the filled text takes more parts than allowed"
+    );
+    let errors = with_templates(&by_template("Reminder", &[("name", "A\u{0}"), ("date", "B")])).unwrap_err();
+    assert_eq!(errors[0].code, FieldCode::InvalidCharacter);
+}
+
+#[test]
+fn a_text_message_reads_as_it_did_before_templates() {
+    let m = with_templates(&msg("+33612345678", "Plain {name} stays as written")).unwrap();
+    assert_eq!(m.body, "Plain {name} stays as written");
+    let json = serde_json::to_value(normalise(&msg("+33612345678", "Hi"), &m)).unwrap();
+    assert!(
+        json.get("template").is_none() && json.get("values").is_none(),
+        "the fingerprint of a text message is unchanged: {json}"
+    );
 }

@@ -5,6 +5,7 @@ use crate::domain::{IntakeChannel, MessageKind};
 use crate::messages::{NewMessage, DEFAULT_PRIORITY};
 use crate::sms::encoding::{plan, Encoding};
 
+use super::template::{message_text, Templates};
 use super::{
     codes, normalize_destination, quote, FieldError, IntakeRules, SubmitMessage, MAX_AHEAD_DAYS, MAX_CLIENT_REF_CHARS,
     MAX_ORDERING_KEY_CHARS,
@@ -14,9 +15,22 @@ const DAY_MS: i64 = 86_400_000;
 const TIME_EXAMPLE: &str = "write it like \"2026-12-01T10:00:00Z\" (UTC) or \"2026-12-01T12:00:00+02:00\"";
 
 /// Checks a submitted message and builds the message to queue, or says everything wrong with it,
-/// field by field, in the order of [`SubmitMessage`]'s fields.
+/// field by field, in the order of [`SubmitMessage`]'s fields. No template is known: a message
+/// naming one is refused (see [`validate_with`]).
 pub fn validate(
     req: &SubmitMessage,
+    channel: IntakeChannel,
+    rules: &IntakeRules,
+    now_ms: i64,
+) -> Result<NewMessage, Vec<FieldError>> {
+    validate_with(req, &Templates::default(), channel, rules, now_ms)
+}
+
+/// [`validate`], a message naming a template being sent with the template's text filled with
+/// its values.
+pub fn validate_with(
+    req: &SubmitMessage,
+    templates: &Templates,
     channel: IntakeChannel,
     rules: &IntakeRules,
     now_ms: i64,
@@ -27,7 +41,8 @@ pub fn validate(
         e,
         normalize_destination(&req.destination, rules.default_region.as_deref()),
     );
-    let text_ok = keep(e, check_text(&req.text, rules.max_segments)).is_some();
+    let text = message_text(req, templates).map_err(|es| e.extend(es)).ok();
+    let text = text.filter(|t| keep(e, check_text(t, rules.max_segments)).is_some());
     let priority = keep(e, check_priority(req.priority));
     // A person who picks a send time in the compose form means it: a time already past is a
     // mistake to point out, not "now".
@@ -37,10 +52,10 @@ pub fn validate(
     let ordering_key = keep(e, check_key("ordering_key", &req.ordering_key, MAX_ORDERING_KEY_CHARS));
     let client_ref = keep(e, check_key("client_ref", &req.client_ref, MAX_CLIENT_REF_CHARS));
 
-    match (destination, text_ok, priority, ordering_key, client_ref) {
-        (Some(destination), true, Some(priority), Some(ordering_key), Some(client_ref)) if errors.is_empty() => {
+    match (destination, text, priority, ordering_key, client_ref) {
+        (Some(destination), Some(text), Some(priority), Some(ordering_key), Some(client_ref)) if errors.is_empty() => {
             let kind = req.kind.unwrap_or(MessageKind::Transactional);
-            let mut m = NewMessage::text(channel, &destination, &req.text, kind, &rules.connection);
+            let mut m = NewMessage::text(channel, &destination, &text, kind, &rules.connection);
             m.destination_raw = req.destination.clone();
             m.priority = priority;
             // Every one-time code has a validity: the one given, else the configured age from
@@ -62,7 +77,10 @@ pub fn validate(
 fn check_text(text: &str, max_segments: u32) -> Result<(), FieldError> {
     let error = |code, message: String| Err(FieldError::new("text", code, message));
     if text.is_empty() {
-        return error(codes::REQUIRED, "text is required: it is empty".to_string());
+        return error(
+            codes::REQUIRED,
+            "text is required (or a template to fill): it is empty or missing".to_string(),
+        );
     }
     if text.trim().is_empty() {
         return error(

@@ -94,6 +94,17 @@ operations! { $
         args: [id: Path],
     }
 
+    /// Compares the exception's receipt with messages it may belong to, fact by fact; writes
+    /// nothing. For each message that exists (in the order given): its connection, destination,
+    /// text and time, each `agrees`, `differs` or `cannot_tell` (with why), beside the receipt's
+    /// value and the message's. `differs` marks exactly what attaching the receipt would list as
+    /// mismatches.
+    compare_candidates: Post "/exceptions/{id}/compare" -> 200 CandidateComparison {
+        tag: "exceptions", access: ReadAll,
+        args: [id: Path, candidates: Body CompareCandidates],
+        errors: [DecisionNotAllowed],
+    }
+
     /// Resolves an exception with a decision and a note (audited; the evidence never changes).
     resolve: Post "/exceptions/{id}/resolve" -> 204 () {
         tag: "exceptions", access: Resolve,

@@ -29,9 +29,9 @@ use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
 use crate::service::{
-    ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut, NewTemplate, OptOutAdded, OptOutCsv,
-    OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest, SandboxReply, SubmitBatch, SubmittedBatch,
-    Template,
+    CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut,
+    NewTemplate, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest,
+    SandboxReply, SubmitBatch, SubmittedBatch, Template,
 };
 use crate::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,

@@ -844,6 +844,81 @@ fn attaching_an_uncorrelated_receipt_requires_a_note_and_a_look_at_every_mismatc
 }
 
 #[test]
+fn the_pickers_comparison_differs_on_exactly_what_attaching_lists_as_mismatches() {
+    use smsdesk_core::receipts::mismatch::{CannotTell, Fact, Verdict};
+    let w = world();
+    let fits = w.message("+33612345678", "Your order has shipped and will arrive tomorrow");
+    let other = w.message("+4915112345678", "Hallo Welt");
+    let ucs2 = w.message("+33612345678", "Votre commande est prête");
+    w.dlr("N1", "DELIVRD");
+    w.sweep_waiting();
+    let ex = w.open_exceptions(ExceptionKind::Uncorrelated)[0].id;
+    let tz = w.policy.timezone_minutes;
+    let compared = w
+        .store
+        .reader()
+        .read_blocking(move |c| decisions::compare_candidates(c, ex, &[fits, other, 999_999, ucs2, fits], tz))
+        .unwrap();
+    assert_eq!(
+        compared.iter().map(|(id, _)| *id).collect::<Vec<_>>(),
+        vec![fits, other, ucs2],
+        "each message that exists, once, in the order asked"
+    );
+    let verdicts = |i: usize| -> Vec<(Fact, Verdict)> { compared[i].1.iter().map(|f| (f.fact, f.verdict)).collect() };
+    use Verdict::{Agrees, CannotTell as Untold, Differs};
+    assert_eq!(
+        verdicts(0),
+        vec![
+            (Fact::Connection, Agrees),
+            (Fact::Destination, Agrees),
+            (Fact::Text, Agrees),
+            (Fact::Time, Agrees)
+        ]
+    );
+    assert_eq!(
+        verdicts(1),
+        vec![
+            (Fact::Connection, Agrees),
+            (Fact::Destination, Differs),
+            (Fact::Text, Differs),
+            (Fact::Time, Agrees)
+        ]
+    );
+    assert_eq!(verdicts(2)[2], (Fact::Text, Untold));
+    assert_eq!(compared[2].1[2].why, Some(CannotTell::NotComparable));
+    assert_eq!(
+        compared[1].1[1].receipt.as_deref(),
+        Some("33612345678"),
+        "the receipt's value beside the message's"
+    );
+    for (id, facts) in &compared {
+        let id = *id;
+        let listed: Vec<&str> = w
+            .store
+            .reader()
+            .read_blocking(move |c| decisions::preview_attach(c, ex, id, tz))
+            .unwrap()
+            .into_iter()
+            .map(|m| m.field)
+            .collect();
+        let differs: Vec<&str> = facts
+            .iter()
+            .filter(|f| f.verdict == Differs)
+            .map(|f| f.fact.as_str())
+            .collect();
+        assert_eq!(
+            listed, differs,
+            "message {id}: one comparison behind the picker and the attach check"
+        );
+    }
+    let unknown = w
+        .store
+        .reader()
+        .read_blocking(move |c| decisions::compare_candidates(c, ex + 100, &[fits], tz));
+    assert!(matches!(unknown, Err(ResolveError::NotFound(_))), "{unknown:?}");
+}
+
+#[test]
 fn resolving_never_changes_evidence_and_refuses_actions_that_do_not_fit() {
     let w = world();
     w.dlr("NOPE", "DELIVRD");

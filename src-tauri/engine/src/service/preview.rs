@@ -7,7 +7,7 @@ use ts_rs::TS;
 use super::submit::{check_batch_size, SubmitBatch};
 use super::{Live, Service, ServiceError};
 use crate::domain::IntakeChannel;
-use crate::intake::{self, FieldError, IntakeRules, SubmitMessage};
+use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, Templates};
 
 /// What one message of a preview would be, or why it would be refused; nothing is written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -17,8 +17,12 @@ pub struct PreviewRow {
     pub index: usize,
     /// The number as it would be sent (E.164), when it is valid.
     pub destination: Option<String>,
-    /// The text's encoding, size and parts, whenever there is a text (even if other fields are
-    /// invalid): what a live counter shows.
+    /// For a message naming a template: its text filled with the message's values, as it would
+    /// be sent, when every placeholder has one (even if other fields are invalid). None for a
+    /// message given its text.
+    pub text: Option<String>,
+    /// The text's encoding, size and parts (a template's once filled), whenever there is a text
+    /// (even if other fields are invalid): what a live counter shows.
     pub plan: Option<crate::sms::encoding::Plan>,
     /// Every invalid field; empty when the message would be accepted. A number on the opt-out
     /// list for the message's kind is one (`destination_opted_out`): a submit would be refused.
@@ -37,12 +41,13 @@ impl Service {
     pub async fn preview(&self, req: &SubmitBatch) -> Result<Preview, ServiceError> {
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a preview", req.messages.len(), max_batch)?;
+        let templates = self.templates_for(&req.messages).await?;
         let now = self.clock().now_ms();
         let mut rows: Vec<PreviewRow> = req
             .messages
             .iter()
             .enumerate()
-            .map(|(index, m)| preview_row(index, m, &rules, now))
+            .map(|(index, m)| preview_row(index, m, &templates, &rules, now))
             .collect();
         // Valid messages to numbers on the opt-out list, read in one snapshot.
         let wanted: Vec<(usize, String, crate::domain::MessageKind)> = rows
@@ -81,20 +86,27 @@ impl Service {
 
 /// One message's row: where it would go and how it would be sent, or what is wrong with it (with
 /// the destination and the text's plan still shown when they can be worked out).
-fn preview_row(index: usize, m: &SubmitMessage, rules: &IntakeRules, now: i64) -> PreviewRow {
-    let plan = (!m.text.is_empty()).then(|| crate::sms::encoding::plan(&m.text));
+fn preview_row(index: usize, m: &SubmitMessage, templates: &Templates, rules: &IntakeRules, now: i64) -> PreviewRow {
+    let text = intake::message_text(m, templates).ok();
+    let plan = text
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .map(crate::sms::encoding::plan);
+    let text = text.filter(|_| intake::names_template(m)).map(|t| t.into_owned());
     // Checked as an import or an integration's submit is: a past `scheduled_at` means now. (The
     // compose form, where it is refused, checks a past time itself.)
-    match intake::validate(m, IntakeChannel::Csv, rules, now) {
+    match intake::validate_with(m, templates, IntakeChannel::Csv, rules, now) {
         Ok(n) => PreviewRow {
             index,
             destination: Some(n.destination),
+            text,
             plan,
             errors: Vec::new(),
         },
         Err(errors) => PreviewRow {
             index,
             destination: intake::normalize_destination(&m.destination, rules.default_region.as_deref()).ok(),
+            text,
             plan,
             errors,
         },

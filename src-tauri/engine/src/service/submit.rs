@@ -9,8 +9,9 @@ use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
 use crate::domain::IntakeChannel;
 use crate::idempotency::{self, Recorded};
-use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage};
+use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage, Templates};
 use crate::messages::{self, Idempotency, NewMessage};
+use crate::store::tables::template as template_table;
 use crate::store::{StoreError, WriteTx};
 
 /// An answer that may be a replay of an earlier one: the answer, and the JSON it was stored as
@@ -54,8 +55,10 @@ impl Service {
         key: Option<String>,
     ) -> Result<Answer<SubmittedMessage>, ServiceError> {
         let rules = self.live().rules;
-        let new = intake::validate(&req, channel, &rules, self.clock().now_ms()).map_err(ServiceError::Invalid)?;
-        let read = intake::normalise(&req, &new.destination);
+        let templates = self.templates_for(std::slice::from_ref(&req)).await?;
+        let new = intake::validate_with(&req, &templates, channel, &rules, self.clock().now_ms())
+            .map_err(ServiceError::Invalid)?;
+        let read = intake::normalise(&req, &new);
         let keyed = Keyed::of(key, "messages", req, &read)?;
         self.create(caller, "messages", vec![new], keyed, |mut done| done.remove(0))
             .await
@@ -79,11 +82,12 @@ impl Service {
         }
         let Live { rules, max_batch, .. } = self.live();
         check_batch_size("a batch", req.messages.len(), max_batch)?;
+        let templates = self.templates_for(&req.messages).await?;
         let now = self.clock().now_ms();
         let mut news = Vec::with_capacity(req.messages.len());
         let mut errors = Vec::new();
         for (i, m) in req.messages.iter().enumerate() {
-            match intake::validate(m, channel, &rules, now) {
+            match intake::validate_with(m, &templates, channel, &rules, now) {
                 Ok(n) => news.push(n),
                 Err(es) => errors.extend(es.into_iter().map(|e| FieldError {
                     field: format!("messages[{i}].{}", e.field),
@@ -98,13 +102,22 @@ impl Service {
             .messages
             .iter()
             .zip(&news)
-            .map(|(m, n)| intake::normalise(m, &n.destination))
+            .map(|(m, n)| intake::normalise(m, n))
             .collect();
         let keyed = Keyed::of(key, "messages/batch", req, &serde_json::json!({ "messages": read }))?;
         self.create(caller, "messages/batch", news, keyed, |done| SubmittedBatch {
             messages: done,
         })
         .await
+    }
+
+    /// The office's templates when one of `messages` names one (read then only).
+    pub(super) async fn templates_for(&self, messages: &[SubmitMessage]) -> Result<Templates, ServiceError> {
+        if !messages.iter().any(intake::names_template) {
+            return Ok(Templates::default());
+        }
+        let all = self.store.reader().read(template_table::list).await?;
+        Ok(Templates::new(all))
     }
 
     /// Writes the messages and the answer for their key in one transaction, or finds the answer

@@ -11,7 +11,7 @@ use super::evidence::{self, AttemptView, ReceiptView};
 use super::messages::{self, MessageSummary};
 use super::ViewError;
 use smsdesk_core::receipts::mismatch::receipt_text_field;
-use smsdesk_core::receipts::mismatch::{self, naive_to_utc_ms};
+use smsdesk_core::receipts::mismatch::{self, naive_to_utc_ms, Fact, Verdict};
 
 /// A try whose outcome is unknown beside a receipt that matched no message, on one connection.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -153,21 +153,24 @@ fn compare(
         text: r.raw_text.as_deref().and_then(receipt_text_field),
         done_ts: None,
     };
-    let misfits = mismatch::check(&receipt_facts, &m, timezone_minutes);
-    if let Some(text) = receipt_facts.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+    // The facts the receipt says, as the mismatch check compares them (a text that cannot be
+    // compared is no misfit there, nor here).
+    let compared = mismatch::compare(&receipt_facts, &m, timezone_minutes);
+    for (fact, field) in [
+        (Fact::Text, CandidateField::Text),
+        (Fact::Destination, CandidateField::Destination),
+    ] {
+        let Some(f) = compared.iter().find(|f| f.fact == fact) else {
+            continue;
+        };
+        let Some(receipt) = f.receipt.clone() else {
+            continue;
+        };
         facts.push(CandidateFact {
-            field: CandidateField::Text,
-            receipt: text.to_owned(),
-            attempt: m.body.chars().take(text.chars().count()).collect(),
-            agrees: !misfits.iter().any(|x| x.field == "text"),
-        });
-    }
-    if let Some(handset) = receipt_facts.handset.as_deref().filter(|h| !h.trim().is_empty()) {
-        facts.push(CandidateFact {
-            field: CandidateField::Destination,
-            receipt: handset.to_owned(),
-            attempt: m.destination.clone(),
-            agrees: !misfits.iter().any(|x| x.field == "destination"),
+            field,
+            receipt,
+            attempt: f.message.clone(),
+            agrees: f.verdict != Verdict::Differs,
         });
     }
     Ok(facts)

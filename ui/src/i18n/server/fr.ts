@@ -5,6 +5,8 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "field.phone": "Numéro de téléphone",
   "field.from": "Numéro de téléphone",
   "field.text": "Texte",
+  "field.template": "Modèle",
+  "field.values": "Valeurs",
   "field.kind": "Type",
   "field.priority": "Priorité",
   "field.scheduled_at": "Envoi prévu",
@@ -48,6 +50,9 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.in_past": "Ce moment est déjà passé.",
   "fieldError.conflict":
     "Cette valeur ne va pas avec une autre du formulaire : vérifiez ensemble les dates et la validité.",
+  "fieldError.conflict.text": "Donnez un texte ou un modèle, pas les deux.",
+  "fieldError.conflict.template": "Donnez un texte ou un modèle, pas les deux.",
+  "fieldError.conflict.values": "Les valeurs remplissent les noms d’un modèle : choisissez-en un, ou n’en donnez pas.",
   "fieldError.weak_password": "Ce mot de passe est refusé : trop court, trop long, ou identique au nom du compte.",
   "fieldError.wrong_password": "Ce n’est pas le mot de passe actuel.",
   "fieldError.no_route": "Aucune route des réglages ne prend ce message : demandez à un administrateur d’en ajouter une (une dernière route sans condition prend tous les messages).",
@@ -64,6 +69,10 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.locked_by_environment": "Fixé par une variable d’environnement sur le serveur : modifiez-le là.",
   "fieldError.needs_allow_network": "Écouter au-delà de cet ordinateur demande d’abord d’autoriser le réseau.",
   "fieldError.unknown_preset": "Ce modèle de fournisseur est inconnu.",
+  "fieldError.unknown_template": "Aucun modèle ne porte ce nom : il a peut-être été supprimé.",
+  "fieldError.unknown_template.detailed": "Aucun modèle ne s’appelle « {name} » : il a peut-être été supprimé.",
+  "fieldError.template_value_missing": "Un nom entre accolades du modèle n’a pas de valeur.",
+  "fieldError.template_value_missing.detailed": "Aucune valeur pour {placeholder} : donnez-en une.",
   "exceptionSummary.uncorrelated":
     "Aucun message envoyé sur {connection} ne porte l’identifiant fournisseur {id}. L’accusé est conservé jusqu’à ce qu’un message corresponde, ou que vous le rattachiez.",
   "exceptionSummary.uncorrelated_no_id":

@@ -36,11 +36,22 @@ type Editing =
   | { readonly kind: "deleting"; readonly template: Template; readonly busy: boolean; readonly error: BackendError | null };
 
 /**
- * Picks one of the office's templates, whose text then fills the message (its `{placeholders}`
- * to be filled in by hand); saves the text written as a new template, and deletes the chosen one,
- * for those who may (operators and admins). Nothing shows for someone who may not read them.
+ * Picks one of the office's templates, which the message is then sent with (the engine fills its
+ * `{placeholders}` with the values given); saves the text written as a new template, and deletes
+ * the chosen one, for those who may (operators and admins). Nothing shows for someone who may not
+ * read them.
  */
-export function TemplatePicker({ backend, text, onPick }: { backend: Backend; text: string; onPick: (text: string) => void }) {
+export function TemplatePicker({
+  backend,
+  text,
+  onPick,
+}: {
+  backend: Backend;
+  /** The text written, offered to be saved as a template (empty: nothing to save). */
+  text: string;
+  /** A template chosen (or saved), or none. */
+  onPick: (template: Template | null) => void;
+}) {
   const { t } = useI18n();
   const { may } = useAccess();
   const ids = { pick: useId(), hint: useId(), name: useId() };
@@ -56,7 +67,7 @@ export function TemplatePicker({ backend, text, onPick }: { backend: Backend; te
     const template = templates.find((x) => String(x.id) === value) ?? null;
     setChosen(template?.id ?? null);
     setDone(null);
-    if (template !== null) onPick(template.text);
+    onPick(template);
   };
 
   const save = (): void => {
@@ -67,6 +78,7 @@ export function TemplatePicker({ backend, text, onPick }: { backend: Backend; te
       (saved) => {
         setEditing({ kind: "none" });
         setChosen(saved.id);
+        onPick(saved);
         setDone(t("template.saved", { name: saved.name }));
         reload();
       },
@@ -82,6 +94,7 @@ export function TemplatePicker({ backend, text, onPick }: { backend: Backend; te
       () => {
         setEditing({ kind: "none" });
         setChosen(null);
+        onPick(null);
         setDone(t("template.deleted", { name: template.name }));
         reload();
       },

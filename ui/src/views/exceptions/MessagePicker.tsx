@@ -1,20 +1,19 @@
 import { useEffect, useId, useState, type KeyboardEvent } from "react";
 import { useAccess } from "../../access/context";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
+import type { FactCheck } from "../../bindings/FactCheck";
 import type { MessageSummary } from "../../bindings/MessageSummary";
 import type { ReceiptView } from "../../bindings/ReceiptView";
 import { Badge } from "../../components/Badge";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
-import type { Tone } from "../tones";
+import { factValues, VERDICT_TONE } from "./facts";
 import {
-  compareWithReceipt,
   expectedIdFormat,
   idHint,
   pickerFilter,
   suggestedSearch,
   WINDOWS_HOURS,
-  type FactVerdict,
   type IdFormat,
   type PickerSearch,
   type WindowHours,
@@ -23,26 +22,39 @@ import {
 /** Messages listed at most per search. */
 export const PICKER_LIMIT = 20;
 
-const VERDICT_TONE: Readonly<Record<FactVerdict, Tone>> = { agrees: "success", differs: "warning", unknown: "neutral" };
+/** The engine's comparison of the receipt with each message listed, by message id. */
+type Compared =
+  | { readonly status: "loading" }
+  | { readonly status: "error"; readonly error: BackendError }
+  | { readonly status: "ready"; readonly facts: ReadonlyMap<number, readonly FactCheck[]> };
 
 type Found =
   | { readonly status: "loading" }
   | { readonly status: "error"; readonly error: BackendError }
-  | { readonly status: "ready"; readonly items: readonly MessageSummary[]; readonly more: boolean };
+  | {
+      readonly status: "ready";
+      readonly items: readonly MessageSummary[];
+      readonly more: boolean;
+      readonly compared: Compared;
+    };
 
 /**
  * Finds the message an unmatched receipt belongs to, instead of asking for its number: by number,
  * a time window before the receipt arrived, and words of its text, through the message list. Each
- * message found comes with every fact that agrees or differs with the receipt; choosing one is
- * the operator's decision (the engine checks the facts again when the receipt is attached).
+ * message found comes with every fact as the engine compares it with the receipt (agrees, differs,
+ * cannot tell), by the comparison it checks again when the receipt is attached; choosing one is
+ * the operator's decision.
  */
 export function MessagePicker({
   backend,
+  exceptionId,
   receipt,
   selected,
   onPick,
 }: {
   backend: Backend;
+  /** The exception whose receipt the messages are compared with. */
+  exceptionId: number;
   receipt: ReceiptView;
   selected: number | null;
   onPick: (id: number) => void;
@@ -61,7 +73,20 @@ export function MessagePicker({
     setFound({ status: "loading" });
     backend.listMessages(pickerFilter(asked, receipt.received_at_ms, PICKER_LIMIT)).then(
       (page) => {
-        if (live) setFound({ status: "ready", items: page.items, more: page.next_cursor !== null });
+        if (!live) return;
+        const listed = { items: page.items, more: page.next_cursor !== null };
+        const compared: Compared = page.items.length === 0 ? { status: "ready", facts: new Map() } : { status: "loading" };
+        setFound({ status: "ready", ...listed, compared });
+        if (page.items.length === 0) return;
+        backend.compareCandidates(exceptionId, { messages: page.items.map((m) => m.id) }).then(
+          (answer) => {
+            const facts = new Map(answer.messages.map((m) => [m.message_id, m.facts] as const));
+            if (live) setFound({ status: "ready", ...listed, compared: { status: "ready", facts } });
+          },
+          (error: unknown) => {
+            if (live) setFound({ status: "ready", ...listed, compared: { status: "error", error: asBackendError(error) } });
+          },
+        );
       },
       (error: unknown) => {
         if (live) setFound({ status: "error", error: asBackendError(error) });
@@ -70,7 +95,7 @@ export function MessagePicker({
     return () => {
       live = false;
     };
-  }, [backend, asked, receipt.received_at_ms]);
+  }, [backend, exceptionId, asked, receipt.received_at_ms]);
 
   useEffect(() => {
     if (!may.admin) return;
@@ -166,14 +191,18 @@ export function MessagePicker({
           </p>
         )}
       </div>
+      {found.status === "ready" && found.compared.status === "error" && (
+        <ErrorNotice title={t("picker.compareError")} error={found.compared.error} onRetry={run} testId="picker-compare-error" />
+      )}
       {found.status === "ready" && found.items.length > 0 && (
         <fieldset className="picker-list">
           <legend className="visually-hidden">{t("picker.legend")}</legend>
           {found.items.map((m) => (
             <PickerCandidate
               key={m.id}
-              receipt={receipt}
               message={m}
+              facts={found.compared.status === "ready" ? (found.compared.facts.get(m.id) ?? null) : null}
+              comparing={found.compared.status === "loading"}
               picked={selected === m.id}
               onPick={() => onPick(m.id)}
               formatTime={formatDateTime}
@@ -186,28 +215,30 @@ export function MessagePicker({
 }
 
 function PickerCandidate({
-  receipt,
   message: m,
+  facts,
+  comparing,
   picked,
   onPick,
   formatTime,
 }: {
-  receipt: ReceiptView;
   message: MessageSummary;
+  /** The engine's comparison with the receipt; null while it is asked, or when it could not be. */
+  facts: readonly FactCheck[] | null;
+  comparing: boolean;
   picked: boolean;
   onPick: () => void;
   formatTime: (ms: number) => string;
 }) {
   const { t } = useI18n();
   const inputId = useId();
-  const facts = compareWithReceipt(receipt, m, formatTime);
-  const differs = facts.filter((f) => f.verdict === "differs").length;
+  const differs = facts?.filter((f) => f.verdict === "differs").length ?? null;
   return (
     <article
       className={picked ? "evidence-card picked" : "evidence-card"}
       data-testid="picker-candidate"
       data-id={m.id}
-      data-differs={differs}
+      data-differs={differs ?? undefined}
     >
       <label className="choice" htmlFor={inputId}>
         <input id={inputId} type="radio" name="picked-message" checked={picked} onChange={onPick} data-testid="picker-pick" />
@@ -217,35 +248,47 @@ function PickerCandidate({
             {formatTime(m.created_at_ms)}
           </span>
           <span className="message-body">{m.preview}</span>
-          <span className="hint">{differs === 0 ? t("picker.allAgree") : t("picker.differs", { count: differs })}</span>
+          <span className="hint">
+            {differs === null
+              ? comparing
+                ? t("picker.comparing")
+                : t("picker.notCompared")
+              : differs === 0
+                ? t("picker.allAgree")
+                : t("picker.differs", { count: differs })}
+          </span>
         </span>
       </label>
-      <table className="facts-table" data-testid="picker-facts">
-        <thead>
-          <tr>
-            <th scope="col">{t("candidates.fact")}</th>
-            <th scope="col">{t("candidates.receiptSays")}</th>
-            <th scope="col">{t("picker.messageSays")}</th>
-            <th scope="col">{t("candidates.verdict")}</th>
-          </tr>
-        </thead>
-        <tbody>
-          {facts.map((f) => (
-            <tr key={f.field} data-field={f.field} data-verdict={f.verdict}>
-              <th scope="row">{t(`picker.field.${f.field}`)}</th>
-              <td>
-                <code>{f.receipt}</code>
-              </td>
-              <td>
-                <code>{f.message}</code>
-              </td>
-              <td>
-                <Badge tone={VERDICT_TONE[f.verdict]}>{t(`picker.verdict.${f.verdict}`)}</Badge>
-              </td>
+      {facts !== null && (
+        <table className="facts-table" data-testid="picker-facts">
+          <thead>
+            <tr>
+              <th scope="col">{t("candidates.fact")}</th>
+              <th scope="col">{t("candidates.receiptSays")}</th>
+              <th scope="col">{t("picker.messageSays")}</th>
+              <th scope="col">{t("candidates.verdict")}</th>
             </tr>
-          ))}
-        </tbody>
-      </table>
+          </thead>
+          <tbody>
+            {facts.map((f) => {
+              const values = factValues(f, formatTime);
+              return (
+                <tr key={f.fact} data-field={f.fact} data-verdict={f.verdict} data-why={f.why ?? undefined}>
+                  <th scope="row">{t(`picker.field.${f.fact}`)}</th>
+                  <td>{values.receipt === null ? <span className="muted">{t("picker.notSaid")}</span> : <code>{values.receipt}</code>}</td>
+                  <td>
+                    <code>{values.message}</code>
+                  </td>
+                  <td>
+                    <Badge tone={VERDICT_TONE[f.verdict]}>{t(`picker.verdict.${f.verdict}`)}</Badge>
+                    {f.why !== null && f.why !== "not_in_receipt" && <span className="hint"> {t(`picker.why.${f.why}`)}</span>}
+                  </td>
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      )}
     </article>
   );
 }

@@ -138,11 +138,15 @@ export function ResolveForm({
         if (err.code === MISMATCHES_NOT_SEEN && r.action === "attach") {
           const messageId = r.message_id;
           setReviewed(false);
-          setMismatch({ messageId, error: err, target: null });
-          // The message's own facts, beside the receipt's, so that each mismatch can be checked.
-          backend.message(messageId).then(
-            (m) => setMismatch((cur) => (cur !== null && cur.messageId === messageId ? { ...cur, target: m } : cur)),
-            () => {},
+          setMismatch({ messageId, error: err, facts: null });
+          // The engine's comparison, fact by fact, so that each mismatch can be checked beside
+          // the receipt's and the message's values.
+          backend.compareCandidates(e.id, { messages: [messageId] }).then(
+            (answer) => {
+              const facts = answer.messages.find((m) => m.message_id === messageId)?.facts ?? [];
+              setMismatch((cur) => (cur !== null && cur.messageId === messageId ? { ...cur, facts } : cur));
+            },
+            () => setMismatch((cur) => (cur !== null && cur.messageId === messageId ? { ...cur, facts: [] } : cur)),
           );
           return;
         }
@@ -216,7 +220,13 @@ export function ResolveForm({
         )}
 
         {action === "attach" && receipts[0] !== undefined && (
-          <MessagePicker backend={backend} receipt={receipts[0]} selected={targetId} onPick={(id) => setTarget(String(id))} />
+          <MessagePicker
+            backend={backend}
+            exceptionId={e.id}
+            receipt={receipts[0]}
+            selected={targetId}
+            onPick={(id) => setTarget(String(id))}
+          />
         )}
         {action === "attach" && (
           <div className="field field-wide">
@@ -255,7 +265,6 @@ export function ResolveForm({
         {shownMismatch !== null && (
           <MismatchNotice
             mismatch={shownMismatch}
-            receipt={receipts[0] ?? null}
             reviewed={reviewed}
             onReviewed={setReviewed}
           />

@@ -32,7 +32,7 @@ export function rowErrorText(t: Translate, error: FieldError): string {
       : error.field === "priority" && error.code === LOCAL_CODES.priority
         ? t("import.local.priority")
         : isUnfilled(error)
-          ? t("import.template.missing", { names: error.params["placeholders"] ?? error.message })
+          ? t("import.template.missing", { names: error.params["placeholder"] ?? error.message })
           : fieldProblem(error, t);
   return t("import.fieldError", { field: fieldName(error.field, t), message });
 }
@@ -146,7 +146,7 @@ function OptionsLine({ options }: { options: ImportOptions }) {
 /** How many rows of a file filled from a template are shown as they will be sent. */
 export const PREVIEW_ROWS = 3;
 
-/** The first rows' texts as the template filled them, with the parts each takes, before anything is sent. */
+/** The first rows' texts as the engine filled the template from them, with the parts each takes, before anything is sent. */
 function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
   const { t } = useI18n();
   const headingId = useId();
@@ -170,13 +170,13 @@ function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
           </thead>
           <tbody>
             {shown.map((row) => {
-              const unfilled = row.errors.some(isUnfilled);
+              const unfilled = row.filled === null;
               return (
                 <tr key={row.line} data-testid="import-preview-row" data-line={row.line}>
                   <td className="num">{row.line}</td>
                   <td className="phone">{row.normalised ?? row.message.destination}</td>
                   <td className="preview-text">
-                    {unfilled ? <span className="muted">{t("import.preview.notFilled")}</span> : row.message.text}
+                    {unfilled ? <span className="muted">{t("import.preview.notFilled")}</span> : row.filled}
                   </td>
                   <td className="num" data-testid="import-preview-parts">
                     {unfilled || row.segments === null ? "—" : row.segments}
@@ -297,7 +297,7 @@ function InvalidRows({ rows }: { rows: readonly CheckedRow[] }) {
                 <td>
                   <ul className="field-problems">
                     {row.errors.map((e) => (
-                      <li key={`${e.field}:${e.code}`}>{rowErrorText(t, e)}</li>
+                      <li key={`${e.field}:${e.code}:${e.params["placeholder"] ?? ""}`}>{rowErrorText(t, e)}</li>
                     ))}
                   </ul>
                 </td>

@@ -12,6 +12,8 @@ export interface CheckedRow extends ImportRow {
   readonly normalised: string | null;
   /** How many SMS parts its text takes, when it has one. */
   readonly segments: number | null;
+  /** With a template: its text as the engine filled it from the row, when every placeholder has a value. */
+  readonly filled: string | null;
 }
 
 export type Progress = { readonly done: number; readonly total: number };
@@ -58,6 +60,7 @@ export async function checkRows(
         ...row,
         normalised: preview?.destination ?? null,
         segments: preview?.plan?.segments ?? null,
+        filled: preview?.text ?? null,
         errors: [...row.errors, ...engine],
       });
     });
