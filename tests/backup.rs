@@ -2,15 +2,13 @@
 //! thousands of messages to the sandbox and takes their receipts, restored into a new data
 //! directory; and every refusal of `smsdesk restore`.
 
-mod support;
-
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
+use crate::support::{count, post_json, run, start, Running};
 use rusqlite::{Connection, OpenFlags};
-use support::{count, post_json, run, start, Running};
 
 fn operator_token(r: &Running) -> String {
     std::fs::read_to_string(r.data_dir.join("operator.token"))

@@ -1,11 +1,9 @@
 //! The scripting subcommands, run as a user would: with no instance (they open the database), and
 //! against a running `smsdesk serve` (they go through its API as the operator).
 
-mod support;
-
 use std::time::{Duration, Instant};
 
-use support::{get_with, run, start};
+use crate::support::{get_with, run, start};
 
 /// The key printed by `api-key create` (the line after the announcement).
 fn created_key(stdout: &str) -> String {

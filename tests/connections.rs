@@ -7,8 +7,6 @@
 //! for a message of the other connection. The backup binds a transmitter and a receiver, and its
 //! receipts arrive on the receiver.
 
-mod support;
-
 #[path = "connections/holds.rs"]
 mod holds;
 #[path = "connections/reroute.rs"]
@@ -19,9 +17,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{post_json, run, Running, BIN};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
-use support::{post_json, run, Running, BIN};
 
 /// One `smsdesk sandbox-smsc` process and its counters file.
 struct Smsc {
@@ -261,7 +259,7 @@ fn messages_follow_their_routes_fail_over_come_back_and_are_never_sent_twice() {
     let (primary_port, backup_port) = (primary.port, backup.port);
     let shop = key(&data, "shop");
 
-    let r = support::start(&data, &["serve"], &[]);
+    let r = crate::support::start(&data, &["serve"], &[]);
     wait_for(&r, "both connections bound", || {
         link_of(&r, "primary") == "bound" && link_of(&r, "backup") == "bound"
     });
@@ -425,7 +423,7 @@ fn messages_follow_their_routes_fail_over_come_back_and_are_never_sent_twice() {
     let primary = Smsc::start(tmp.path(), "primary-3", primary_port, Some("changed"), 3 << 28);
     let _backup = Smsc::start(tmp.path(), "backup-2", backup_port, None, 4 << 28);
     let env = [("SMSDESK_ROUTING_FAILOVER_GRACE_SECONDS", "600")];
-    let mut r = support::start(&data, &["serve"], &env);
+    let mut r = crate::support::start(&data, &["serve"], &env);
     wait_for(&r, "the primary's binds refused", || {
         link_of(&r, "primary") == "bind_refused"
     });

@@ -6,17 +6,15 @@
 //! accepted at all; none is lost, and the SMSC's own counters show no content (no part) accepted
 //! twice.
 
-mod support;
-
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::BIN;
 use rusqlite::{Connection, OpenFlags};
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_store::{Store, StoreError};
-use support::BIN;
 
 const MESSAGES: usize = 20_000;
 const KILLS: usize = 4;
@@ -123,7 +121,7 @@ fn killed_mid_stream_nothing_is_lost_nothing_is_sent_twice_and_no_long_message_i
     ];
     let settled = "SELECT count(*) FROM queue WHERE status IN ('accepted', 'failed', 'outcome_unknown', 'expired')";
     for kill in 1..=KILLS {
-        let mut r = support::start(&dir, &["serve"], &env);
+        let mut r = crate::support::start(&dir, &["serve"], &env);
         let before = count(&db, settled);
         let started = Instant::now();
         // Kill once this run has made some progress, so it dies mid-stream.
@@ -140,7 +138,7 @@ fn killed_mid_stream_nothing_is_lost_nothing_is_sent_twice_and_no_long_message_i
         assert!(count(&db, settled) < MESSAGES as i64, "run {kill} must die mid-stream");
     }
 
-    let mut r = support::start(&dir, &["serve"], &env);
+    let mut r = crate::support::start(&dir, &["serve"], &env);
     let started = Instant::now();
     while count(&db, "SELECT count(*) FROM queue WHERE status IN ('queued', 'sending')") > 0 {
         assert!(

@@ -4,13 +4,11 @@
 //! the running one (its process and address); `export` still reads it. A database file that is
 //! empty or not SQLite refuses the start, naming the file.
 
-mod support;
-
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use support::{get_with, start, BIN};
+use crate::support::{get_with, start, BIN};
 
 /// Runs `smsdesk <args>` in `cwd` with `env`: (exit code, stdout, stderr). `--data-dir` is the
 /// caller's to give, so that it may be relative to `cwd`.

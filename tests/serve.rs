@@ -1,13 +1,11 @@
 //! End-to-end: the built `smsdesk` binary, headless, over real HTTP and a real SQLite file.
 
-mod support;
-
 use std::process::Command;
 use std::time::Duration;
 
+use crate::support::{start, Running, BIN};
 use rusqlite::{Connection, OpenFlags};
 use smsdesk_store::TABLES;
-use support::{start, Running, BIN};
 
 fn serve(dir: &std::path::Path) -> Running {
     start(dir, &["serve", "--http-port", "0"], &[])

@@ -5,14 +5,12 @@
 //! The fixture is made by `make_the_upgrade_fixture` below (ignored; run it by name to make it
 //! again, see tests/fixtures/upgrade/README.md).
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use crate::support::{count, post_json, run, run_with_input, start, Running};
 use rusqlite::{Connection, OpenFlags};
 use smsdesk_store::migrations;
-use support::{count, post_json, run, run_with_input, start, Running};
 
 const FIXTURE_DIR: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade");
 
@@ -290,7 +288,7 @@ fn wait_for(r: &Running, db: &Path, sql: &str, n: i64) {
 
 /// Makes tests/fixtures/upgrade/smsdesk-<version>-schema<N>.db again, with the real binary and the
 /// sandbox SMSC, and its README's counts:
-/// `cargo test -p smsdesk --test e2e_upgrade -- --ignored make_the_upgrade_fixture`.
+/// `cargo test -p smsdesk --test e2e -- --ignored upgrade::make_the_upgrade_fixture`.
 /// Rename the test above's `fixture()` when the version or the schema changed.
 #[test]
 #[ignore = "makes the committed fixture; run by name"]
@@ -401,7 +399,7 @@ fn write_fixture(db: &Path) {
     let section = format!(
         "## `{name}`\n\n\
          {} bytes, made by smsdesk {} (schema version {schema}) with the real binary and the sandbox SMSC, by\n\
-         `cargo test -p smsdesk --test e2e_upgrade -- --ignored make_the_upgrade_fixture` (tests/upgrade.rs): an API key and an\n\
+         `cargo test -p smsdesk --test e2e -- --ignored upgrade::make_the_upgrade_fixture` (tests/upgrade.rs): an API key and an\n\
          account made on the command line, eleven messages sent through `smsdesk serve` to the sandbox's scenarios\n\
          (delivered, UNDELIV, EXPIRED, REJECTD, ENROUTE then DELIVRD, a duplicate receipt, conflicting finals twice, a receipt\n\
          for no message, refused for good, no submit response), two exceptions resolved through the API, and one message\n\

@@ -6,8 +6,8 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use super::support::{self, post_json, run};
 use super::{connection_of, count, french, link_of, send, tries_by_connection, two_smscs, wait_for};
+use crate::support::{self, post_json, run};
 
 #[test]
 fn an_operator_drains_disables_and_enables_a_connection_and_the_hold_outlasts_a_restart() {

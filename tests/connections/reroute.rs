@@ -6,8 +6,8 @@ use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
-use super::support::{self, post_json};
 use super::{config, connection_of, count, link_of, two_smscs, wait_for};
+use crate::support::{self, post_json};
 
 #[test]
 fn messages_waiting_on_a_route_a_reload_removes_take_a_route_by_the_new_routes_at_once() {

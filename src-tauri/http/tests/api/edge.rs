@@ -11,10 +11,8 @@ use smsdesk_engine::api::RunMode;
 use tokio::io::AsyncWriteExt;
 use tokio::net::TcpStream;
 
-mod support;
-
-use support::raw::{exchange, head, read_answer, Answer};
-use support::Running;
+use crate::support::raw::{exchange, head, read_answer, Answer};
+use crate::support::Running;
 
 const SECRET: &str = "callback-secret-0123456789";
 const REPORT: &str = "messageId=0A0000001&status=delivered&err-code=0&scts=2611291200&msisdn=33612345678";

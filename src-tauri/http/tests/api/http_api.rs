@@ -12,11 +12,20 @@ use smsdesk_engine::{Engine, EngineOptions};
 
 const PROVIDER_SECRET: &str = "callback-secret-0123456789";
 
-mod support;
+use crate::support::Running;
 
-use support::Running;
+/// What these tests do with a running server (a trait of this module's own: the server type is
+/// shared by every module of the binary).
+trait ApiServer {
+    async fn start(extra_env: &[(&str, &str)]) -> Running;
+    async fn start_as(extra_env: &[(&str, &str)], mode: RunMode) -> Running;
+    async fn submit(&self, key: &str) -> i64;
+    fn post(&self, path: &str, key: &str) -> reqwest::RequestBuilder;
+    fn get(&self, path: &str, key: &str) -> reqwest::RequestBuilder;
+    fn count(&self, table: &str) -> i64;
+}
 
-impl Running {
+impl ApiServer for Running {
     async fn start(extra_env: &[(&str, &str)]) -> Running {
         Running::start_as(extra_env, RunMode::Serve).await
     }

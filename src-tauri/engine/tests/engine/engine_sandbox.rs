@@ -16,8 +16,7 @@ use smsdesk_engine::settings::SettingsUpdate;
 use smsdesk_engine::views;
 use smsdesk_engine::{Engine, EngineOptions};
 
-mod common;
-use common::wait_bound;
+use crate::common::wait_bound;
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() {
@@ -75,7 +74,7 @@ async fn on_first_run_a_message_goes_to_the_sandbox_and_is_reported_delivered() 
 /// An engine on a fresh data directory whose config file is `toml`, with its session bound.
 async fn bound_engine(dir: &tempfile::TempDir, toml: &str) -> Engine {
     std::fs::write(dir.path().join("smsdesk.toml"), toml).unwrap();
-    common::bound_engine(dir.path()).await
+    crate::common::bound_engine(dir.path()).await
 }
 
 /// Saves `values` as the settings screen does, applied while the engine runs.

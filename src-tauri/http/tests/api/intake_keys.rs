@@ -2,12 +2,10 @@
 //! character in them is refused, naming the field, however the message comes in (one, a batch, a
 //! preview, which is what a CSV import runs before its batches).
 
-mod support;
-
+use crate::support::Running;
 use reqwest::StatusCode;
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
-use support::Running;
 
 fn fields(v: &Value) -> Vec<(String, String)> {
     v.as_array()

@@ -8,11 +8,25 @@ use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::sandbox::{Sandbox, SandboxConfig};
 
-mod support;
+use crate::support::Running;
 
-use support::Running;
+/// What these tests do with a running server (a trait of this module's own: the server type is
+/// shared by every module of the binary).
+trait SettingsServer {
+    async fn start(toml: &str) -> Running;
+    fn config_text(&self) -> String;
+    async fn patch(&self, body: Value) -> (StatusCode, Value);
+    async fn get(&self, path: &str) -> Value;
+    async fn send(&self, destination: &str, text: &str);
+    fn accepted(&self) -> i64;
+    async fn wait_accepted(&self, n: i64) -> Duration;
+    async fn bound_session(&self) -> String;
+    async fn queue(&self, body: Value) -> i64;
+    async fn until_row(&self, table: &str, condition: &str, what: &str);
+    fn text(&self, sql: &str) -> String;
+}
 
-impl Running {
+impl SettingsServer for Running {
     /// An engine whose config file starts as `toml`.
     async fn start(toml: &str) -> Running {
         Running::launch(Some(toml), Vec::new(), RunMode::Serve).await
@@ -84,6 +98,35 @@ impl Running {
             assert!(started.elapsed() < Duration::from_secs(15), "the link must bind: {v}");
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
+    }
+
+    /// Queues a message through the API; its id.
+    async fn queue(&self, body: Value) -> i64 {
+        let r = self
+            .http
+            .post(format!("{}/api/v1/messages", self.url))
+            .bearer_auth(&self.operator)
+            .json(&body)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), StatusCode::CREATED);
+        r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
+    }
+
+    /// Waits until `condition` holds for the row of `table` it names.
+    async fn until_row(&self, table: &str, condition: &str, what: &str) {
+        let started = Instant::now();
+        while self.count_where(table, condition) == 0 {
+            assert!(started.elapsed() < Duration::from_secs(30), "{what}");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    fn text(&self, sql: &str) -> String {
+        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+        c.busy_timeout(Duration::from_secs(5)).unwrap();
+        c.query_row(sql, [], |r| r.get(0)).unwrap()
     }
 }
 
@@ -282,37 +325,6 @@ async fn invalid_fields_are_all_named_with_422_and_test_connection_reports_the_s
         .unwrap();
     assert_eq!(r["outcome"], "bound", "{r}");
     t.stop().await;
-}
-
-impl Running {
-    /// Queues a message through the API; its id.
-    async fn queue(&self, body: Value) -> i64 {
-        let r = self
-            .http
-            .post(format!("{}/api/v1/messages", self.url))
-            .bearer_auth(&self.operator)
-            .json(&body)
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::CREATED);
-        r.json::<Value>().await.unwrap()["id"].as_i64().unwrap()
-    }
-
-    /// Waits until `condition` holds for the row of `table` it names.
-    async fn until_row(&self, table: &str, condition: &str, what: &str) {
-        let started = Instant::now();
-        while self.count_where(table, condition) == 0 {
-            assert!(started.elapsed() < Duration::from_secs(30), "{what}");
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-    }
-
-    fn text(&self, sql: &str) -> String {
-        let c = rusqlite::Connection::open_with_flags(&self.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
-        c.busy_timeout(Duration::from_secs(5)).unwrap();
-        c.query_row(sql, [], |r| r.get(0)).unwrap()
-    }
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -10,9 +10,7 @@ use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::audit::AuditAction;
 
-mod support;
-
-use support::Running;
+use crate::support::Running;
 
 /// A credential a test request carries.
 #[derive(Clone)]
@@ -22,7 +20,19 @@ enum Who {
     Session { cookie: String, csrf: String },
 }
 
-impl Running {
+/// What these tests do with a running server (a trait of this module's own: the server type is
+/// shared by every module of the binary).
+trait AccessServer {
+    async fn start() -> Running;
+    fn call(&self, who: &Who, method: Method, path: &str) -> reqwest::RequestBuilder;
+    async fn account(&self, name: &str, role: &str);
+    async fn sign_in(&self, name: &str) -> Who;
+    async fn send_as(&self, who: &Who, body: Value) -> i64;
+    async fn status(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value);
+    fn audit_actor(&self, action: AuditAction) -> String;
+}
+
+impl AccessServer for Running {
     async fn start() -> Running {
         Running::launch(None, Vec::new(), RunMode::Serve).await
     }

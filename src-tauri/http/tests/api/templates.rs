@@ -11,9 +11,7 @@ use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::audit::AuditAction;
 
-mod support;
-
-use support::Running;
+use crate::support::Running;
 
 /// A credential a test request carries.
 enum Who {
@@ -25,7 +23,16 @@ fn password(name: &str) -> String {
     format!("{name}-long-enough-password")
 }
 
-impl Running {
+/// What these tests do with a running server (a trait of this module's own: the server type is
+/// shared by every module of the binary).
+trait TemplatesServer {
+    async fn start() -> Running;
+    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value);
+    async fn person(&self, name: &str, role: &str) -> Who;
+    fn audited(&self, action: AuditAction) -> i64;
+}
+
+impl TemplatesServer for Running {
     async fn start() -> Running {
         Running::launch(None, Vec::new(), RunMode::Serve).await
     }

@@ -10,9 +10,7 @@ use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::sandbox::{Mo, MoStyle, Sandbox, SandboxConfig};
 
-mod support;
-
-use support::Running;
+use crate::support::Running;
 
 /// Far above what any step here takes: only a step that never happens reaches it.
 const PATIENCE: Duration = Duration::from_secs(20);

@@ -8,9 +8,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 
-mod support;
-
-use support::Running;
+use crate::support::Running;
 
 const PROVIDER_SECRET: &str = "callback-secret-0123456789";
 

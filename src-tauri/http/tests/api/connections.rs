@@ -10,10 +10,8 @@ use smsdesk_engine::api::RunMode;
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpSocket, TcpStream};
 
-mod support;
-
-use support::raw::{exchange, head, read_answer};
-use support::Running;
+use crate::support::raw::{exchange, head, read_answer};
+use crate::support::Running;
 
 /// Far above every deadline configured here: only a server that never acts reaches it.
 const GENEROUS: Duration = Duration::from_secs(30);

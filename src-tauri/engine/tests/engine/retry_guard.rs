@@ -14,10 +14,8 @@ use smsdesk_engine::service::{MessageAction, ServiceError};
 use smsdesk_engine::views::MessageDetail;
 use smsdesk_engine::Engine;
 
-mod common;
-
 async fn engine(dir: &tempfile::TempDir) -> Engine {
-    common::bound_engine(dir.path()).await
+    crate::common::bound_engine(dir.path()).await
 }
 
 /// The message's detail once `done` says so (within 15 s).

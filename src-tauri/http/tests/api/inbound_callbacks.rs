@@ -7,9 +7,7 @@ use reqwest::StatusCode;
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 
-mod support;
-
-use support::Running;
+use crate::support::Running;
 
 const TWILIO_SECRET: &str = "twilio-secret-0123456789";
 const VONAGE_SECRET: &str = "vonage-secret-0123456789";

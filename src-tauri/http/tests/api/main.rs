@@ -1,0 +1,15 @@
+//! The HTTP API against a running server, one test binary: each module was a binary of its own,
+//! and each linked the whole engine again.
+
+mod support;
+
+mod access;
+mod connections;
+mod edge;
+mod http_api;
+mod inbound_callbacks;
+mod inbox;
+mod intake_keys;
+mod settings_api;
+mod storage_full;
+mod templates;
