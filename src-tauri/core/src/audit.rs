@@ -80,7 +80,7 @@ text_enum! {
 /// An action as an audit row holds it: one this version writes, or a word it does not know (a
 /// newer version wrote it), kept as written so the row still reads. On the wire it is the word
 /// alone, as the log stores it.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(untagged)]
 pub enum RecordedAction {
     /// An action this version writes.
@@ -88,6 +88,28 @@ pub enum RecordedAction {
     /// A word this version has no action for, as written.
     // Built through `From<&str>` or `FromStr`, which keep a known word `Known`.
     Other(String),
+}
+
+/// Described as any of the known words or another string: a known word is both, which `oneOf`
+/// (what the derive would say of an untagged enum) forbids.
+impl utoipa::PartialSchema for RecordedAction {
+    fn schema() -> utoipa::openapi::RefOr<utoipa::openapi::schema::Schema> {
+        use utoipa::openapi::schema::{AnyOfBuilder, ObjectBuilder, Type};
+        AnyOfBuilder::new()
+            .item(utoipa::openapi::Ref::from_schema_name("AuditAction"))
+            .item(ObjectBuilder::new().schema_type(Type::String))
+            .description(Some("An action this version writes, or a word a newer version wrote, as written."))
+            .into()
+    }
+}
+
+impl utoipa::ToSchema for RecordedAction {
+    fn schemas(schemas: &mut Vec<(String, utoipa::openapi::RefOr<utoipa::openapi::schema::Schema>)>) {
+        schemas.push((
+            <AuditAction as utoipa::ToSchema>::name().into_owned(),
+            <AuditAction as utoipa::PartialSchema>::schema(),
+        ));
+    }
 }
 
 impl RecordedAction {
@@ -255,5 +277,16 @@ mod tests {
             "a known word on the wire reads as its action"
         );
         assert_eq!(recorded.to_string(), "message.retry");
+    }
+
+    #[test]
+    fn a_recorded_action_is_described_as_any_of_the_known_words_or_another_word() {
+        let schema = serde_json::to_value(<RecordedAction as utoipa::PartialSchema>::schema()).unwrap();
+        assert!(
+            schema["anyOf"].is_array() && schema.get("oneOf").is_none(),
+            "a known word is both a known word and a string, which oneOf would refuse: {schema}"
+        );
+        assert_eq!(schema["anyOf"][0]["$ref"], "#/components/schemas/AuditAction", "{schema}");
+        assert_eq!(schema["anyOf"][1]["type"], "string", "{schema}");
     }
 }
