@@ -98,7 +98,9 @@ impl utoipa::PartialSchema for RecordedAction {
         AnyOfBuilder::new()
             .item(utoipa::openapi::Ref::from_schema_name("AuditAction"))
             .item(ObjectBuilder::new().schema_type(Type::String))
-            .description(Some("An action this version writes, or a word a newer version wrote, as written."))
+            .description(Some(
+                "An action this version writes, or a word a newer version wrote, as written.",
+            ))
             .into()
     }
 }
@@ -286,7 +288,10 @@ mod tests {
             schema["anyOf"].is_array() && schema.get("oneOf").is_none(),
             "a known word is both a known word and a string, which oneOf would refuse: {schema}"
         );
-        assert_eq!(schema["anyOf"][0]["$ref"], "#/components/schemas/AuditAction", "{schema}");
+        assert_eq!(
+            schema["anyOf"][0]["$ref"], "#/components/schemas/AuditAction",
+            "{schema}"
+        );
         assert_eq!(schema["anyOf"][1]["type"], "string", "{schema}");
     }
 }
