@@ -76,6 +76,74 @@ impl Cmd {
     }
 }
 
+/// A command started in the background, its output going to a file, to be waited for later.
+pub struct Background {
+    what: String,
+    child: std::process::Child,
+    log: PathBuf,
+    started: std::time::Instant,
+}
+
+impl Background {
+    /// Starts `cmd` with its standard output and error written to `log`.
+    pub fn start(cmd: Cmd, log: &Path) -> Result<Background, String> {
+        let what = cmd.describe();
+        let file = std::fs::File::create(log).map_err(|e| format!("cannot create {}: {e}", log.display()))?;
+        let err = file
+            .try_clone()
+            .map_err(|e| format!("cannot use {}: {e}", log.display()))?;
+        eprintln!("xtask: $ {what}   (in the background; its output: {})", log.display());
+        let child = cmd
+            .command()
+            .stdout(file)
+            .stderr(err)
+            .spawn()
+            .map_err(|e| format!("cannot run `{what}`: {e}"))?;
+        Ok(Background {
+            what,
+            child,
+            log: log.to_owned(),
+            started: std::time::Instant::now(),
+        })
+    }
+
+    /// Waits for it to end, prints what it wrote, and says how long it ran in all; a non-zero
+    /// exit is an error naming the command.
+    pub fn finish(mut self) -> Result<std::time::Duration, String> {
+        let status = self
+            .child
+            .wait()
+            .map_err(|e| format!("cannot wait for `{}`: {e}", self.what))?;
+        let ran = self.started.elapsed();
+        eprintln!(
+            "xtask: $ {}   (ran {:.0?}, alongside the steps before this one)",
+            self.what, ran
+        );
+        if let Ok(text) = std::fs::read_to_string(&self.log) {
+            eprint!("{text}");
+        }
+        if status.success() {
+            Ok(ran)
+        } else {
+            Err(format!("`{}` failed ({status})", self.what))
+        }
+    }
+}
+
+/// A run that stops early (a step before failed) stops what it started too: SIGTERM, which the
+/// project's scripts turn into an orderly stop of the servers they started.
+impl Drop for Background {
+    fn drop(&mut self) {
+        if let Ok(None) = self.child.try_wait() {
+            let _ = Command::new("kill")
+                .arg("-TERM")
+                .arg(self.child.id().to_string())
+                .status();
+            let _ = self.child.wait();
+        }
+    }
+}
+
 /// Runs a command to completion; a non-zero exit is an error naming the command.
 pub fn run(cmd: Cmd) -> Result<(), String> {
     eprintln!("xtask: $ {}", cmd.describe());

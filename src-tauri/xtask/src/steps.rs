@@ -4,7 +4,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::app::{build_app, npm};
-use crate::cmd::{linted_cargo, run, target_dir, Cmd};
+use crate::cmd::{linted_cargo, run, target_dir, Background, Cmd};
 use crate::setup::{self, Purpose};
 
 pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
@@ -30,6 +30,7 @@ type Step<'a> = Box<dyn Fn() -> Result<(), String> + 'a>;
 pub fn test(root: &Path) -> Result<(), String> {
     let target = target_dir(root);
     let bin = target.join("debug").join("smsdesk");
+    let fuzzing: std::cell::RefCell<Option<Background>> = std::cell::RefCell::new(None);
     let steps: Vec<(&str, Step)> = vec![
         ("install what is missing", Box::new(|| setup::all(root, Purpose::Test))),
         ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")))),
@@ -63,13 +64,23 @@ pub fn test(root: &Path) -> Result<(), String> {
         ),
         (
             "rust: unit, integration and end-to-end tests (incl. the desktop window under Xvfb)",
-            Box::new(|| run(linted_cargo(root)?.args(["test", "--workspace", "--locked", "--profile", "dev"]))),
+            Box::new(|| {
+                // The API fuzzing needs only the binary just built, and mostly waits on its own
+                // Python and on the server's answers: it runs alongside the Rust tests.
+                let log = target.join("api-fuzz.log");
+                let args = ["--seed".to_owned(), FUZZ_SEED.to_owned()];
+                *fuzzing.borrow_mut() = Some(Background::start(fuzz_script(root, &bin, &args), &log)?);
+                run(linted_cargo(root)?.args(["test", "--workspace", "--locked", "--profile", "dev"]))
+            }),
         ),
         (
             "api: malformed and valid requests from the OpenAPI description, then the database checked",
             // A fixed seed keeps the test command reproducible; `cargo xtask api-fuzz` explores a
             // new seed on every run.
-            Box::new(|| run(fuzz_script(root, &bin, &["--seed".into(), FUZZ_SEED.into()]))),
+            Box::new(|| match fuzzing.borrow_mut().take() {
+                Some(job) => job.finish().map(|_| ()),
+                None => Err("the API fuzzing was not started".into()),
+            }),
         ),
         (
             "browser: the UI served by `smsdesk serve`, in headless Chromium",
