@@ -560,24 +560,7 @@ fn is_test_or_bench(rel: &str) -> bool {
 }
 
 fn rust_sources(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("cannot list {}: {e}", d.display()))?.path();
-            let name = path.file_name().and_then(|n| n.to_str()).unwrap_or("");
-            if path.is_dir() {
-                if !matches!(name, "target" | "gen" | "node_modules") {
-                    todo.push(path);
-                }
-            } else if name.ends_with(".rs") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    crate::tree::files_under(dir, "rs", &["target", "gen", "node_modules"])
 }
 
 /// The crate graph as a Mermaid diagram: workspace crates, and the external crates the rules name.

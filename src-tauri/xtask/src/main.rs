@@ -32,6 +32,7 @@ mod screenshots;
 mod service_test;
 mod setup;
 mod steps;
+mod tree;
 
 use std::path::PathBuf;
 use std::process::ExitCode;

@@ -360,21 +360,7 @@ fn well_formed_url(url: &str) -> bool {
 
 /// Every Markdown file under `dir`, sorted.
 fn markdown_files(dir: &Path) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    let mut todo = vec![dir.to_path_buf()];
-    while let Some(d) = todo.pop() {
-        let entries = std::fs::read_dir(&d).map_err(|e| format!("cannot list {}: {e}", d.display()))?;
-        for entry in entries {
-            let path = entry.map_err(|e| format!("cannot list {}: {e}", d.display()))?.path();
-            if path.is_dir() {
-                todo.push(path);
-            } else if path.extension().and_then(|e| e.to_str()) == Some("md") {
-                out.push(path);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
+    crate::tree::files_under(dir, "md", &[])
 }
 
 /// `a/b/../c` as `a/c`, without asking the file system (the file may not exist).

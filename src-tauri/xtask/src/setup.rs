@@ -147,20 +147,7 @@ pub fn cargo_bin(program: &str) -> std::path::PathBuf {
 
 /// `cargo install tauri-driver` unless a 2.x is already there.
 fn tauri_driver() -> Result<(), String> {
-    let installed = Command::new("cargo")
-        .args(["install", "--list"])
-        .output()
-        .map(|o| {
-            String::from_utf8_lossy(&o.stdout)
-                .lines()
-                .any(|l| l.starts_with("tauri-driver v2."))
-        })
-        .unwrap_or(false);
-    if installed && cargo_bin("tauri-driver").exists() {
-        eprintln!("xtask: tauri-driver 2: present");
-        return Ok(());
-    }
-    run(Cmd::new("cargo").args(["install", "tauri-driver", "--version", TAURI_DRIVER, "--locked"]))
+    cargo_install("tauri-driver", TAURI_DRIVER, &[])
 }
 
 /// The mdBook version the manual (docs/book.toml) is written for.
@@ -170,29 +157,29 @@ const MDBOOK: &str = "^0.4";
 /// built, never served or watched, so `serve` (an HTTP server) and `watch` are not compiled; the
 /// install took 2 min 40 s cold on 2 cores.
 pub fn mdbook() -> Result<(), String> {
+    cargo_install("mdbook", MDBOOK, &["--no-default-features", "--features", "search"])
+}
+
+/// `cargo install program` at `version` (a `^MAJOR[.MINOR]` requirement) with `extra` arguments,
+/// unless a matching version is already installed where cargo puts programs.
+fn cargo_install(program: &str, version: &str, extra: &[&str]) -> Result<(), String> {
+    let listed = format!("{program} v{}.", version.trim_start_matches('^'));
     let installed = Command::new("cargo")
         .args(["install", "--list"])
         .output()
         .map(|o| {
             String::from_utf8_lossy(&o.stdout)
                 .lines()
-                .any(|l| l.starts_with("mdbook v0.4."))
+                .any(|l| l.starts_with(&listed))
         })
         .unwrap_or(false);
-    if installed && cargo_bin("mdbook").exists() {
-        eprintln!("xtask: mdbook 0.4: present");
+    if installed && cargo_bin(program).exists() {
+        eprintln!("xtask: {program} {}: present", version.trim_start_matches('^'));
         return Ok(());
     }
-    run(Cmd::new("cargo").args([
-        "install",
-        "mdbook",
-        "--version",
-        MDBOOK,
-        "--locked",
-        "--no-default-features",
-        "--features",
-        "search",
-    ]))
+    run(Cmd::new("cargo")
+        .args(["install", program, "--version", version, "--locked"])
+        .args(extra.iter().copied()))
 }
 
 /// `npm ci` unless node_modules already matches package-lock.json (npm records the installed
