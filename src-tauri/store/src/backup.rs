@@ -138,6 +138,12 @@ fn write_partial(src: &Connection, partial: &Path) -> Result<u32, BackupError> {
         one_step(src, &mut dst, partial)?;
         // The copy stands alone: a rollback journal, not a WAL that would have to travel with it.
         dst.pragma_update(None, "journal_mode", "DELETE").map_err(copy_err)?;
+        // Whoever holds the database, nobody holds the copy: a copy opened elsewhere must not
+        // look held by a process that never had it (see `tables::instance`).
+        crate::tables::instance::release_copy(&dst).map_err(|e| BackupError::Unusable {
+            path: partial.to_owned(),
+            why: e.to_string(),
+        })?;
         dst.close().map_err(|(_, e)| copy_err(e))?;
     }
     let copy = Connection::open(partial).map_err(copy_err)?;
