@@ -18,18 +18,19 @@ use super::savepoint::{guarded, Done, Replies};
 use super::tx::Pending;
 use super::watch::Watch;
 use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, WriteTx};
+use crate::room::Room;
 use crate::totals::Totals;
 
 /// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
 /// While `full` is set (only a test sets it), every commit fails as SQLite fails one on a full
-/// disk.
+/// disk. `room` learns whether the commit failed for want of room, or wrote.
 pub(super) fn run_batch(
     conn: &Connection,
     (batch, now): (u64, i64),
     lead: Option<LeadOp>,
     ops: Vec<Op>,
     (events, watch): (&broadcast::Sender<Change>, &Watch),
-    full: &AtomicBool,
+    (full, room): (&AtomicBool, &Room),
 ) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
@@ -37,7 +38,11 @@ pub(super) fn run_batch(
         tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
         return;
     }
-    let mut pending = Pending::default();
+    let mut pending = Pending {
+        intake_refusal: room.intake_refusal(),
+        ..Pending::default()
+    };
+    let changes_before = conn.total_changes();
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
         return;
     };
@@ -48,6 +53,12 @@ pub(super) fn run_batch(
         commit(conn, batch, &mut pending.totals)
     };
     watch.transaction_over();
+    match &committed {
+        Err(e) if e.full => room.failed(now, &e.message),
+        Err(_) => {}
+        Ok(()) if conn.total_changes() != changes_before => room.wrote(),
+        Ok(()) => {}
+    }
     replies.send(&committed);
     if committed.is_ok() {
         for change in pending.changes {

@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::watch::{KeysVersion, Watch};
 use super::{replay, thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
+use crate::room::Room;
 use crate::StoreError;
 
 /// A cloneable handle to the writer thread.
@@ -30,12 +31,13 @@ pub struct Writer {
 impl Writer {
     /// Starts the writer thread on `conn`, which must already carry the writer's pragmas. When
     /// `restart` is set, the thread finishes the background checkpoint between two transactions,
-    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]). `keys`
-    /// moves on after every transaction that wrote the API keys.
+    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]); while
+    /// `room` says the disk is short, it also cuts the WAL back. `keys` moves on after every
+    /// transaction that wrote the API keys.
     pub(crate) fn start(
         conn: Connection,
         events: broadcast::Sender<Change>,
-        restart: Arc<AtomicBool>,
+        (restart, room): (Arc<AtomicBool>, Arc<Room>),
         clock: Clock,
         keys: KeysVersion,
     ) -> (Writer, JoinHandle<()>) {
@@ -48,7 +50,17 @@ impl Writer {
         let watch = Watch::install(&conn, keys);
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || thread::run(conn, rx, (events, watch), &restart, &clock, &on_thread, &counted))
+            .spawn(move || {
+                thread::run(
+                    conn,
+                    rx,
+                    (events, watch),
+                    (&restart, &room),
+                    &clock,
+                    &on_thread,
+                    &counted,
+                )
+            })
             .expect("the operating system refused to start the database writer thread");
         #[cfg(not(any(test, feature = "test-hooks")))]
         let _ = full;
