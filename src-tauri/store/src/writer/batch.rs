@@ -22,8 +22,9 @@ use crate::room::Room;
 use crate::totals::Totals;
 
 /// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
-/// While `full` is set (only a test sets it), every commit fails as SQLite fails one on a full
-/// disk. `room` learns whether the commit failed for want of room, or wrote.
+/// While `full` is set (only a test sets it), every commit of a transaction that wrote fails as
+/// SQLite fails one on a full disk. `room` learns whether the commit failed for want of room, or
+/// wrote.
 pub(super) fn run_batch(
     conn: &Connection,
     (batch, now): (u64, i64),
@@ -46,7 +47,9 @@ pub(super) fn run_batch(
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
         return;
     };
-    let committed = if full.load(Ordering::Relaxed) {
+    let wrote = conn.total_changes() != changes_before;
+    // As on a real full disk, a transaction that wrote nothing commits (it adds nothing to the WAL).
+    let committed = if wrote && full.load(Ordering::Relaxed) {
         let _ = conn.execute_batch("ROLLBACK");
         Err(CommitFailed::from_sqlite(&disk_full()))
     } else {
@@ -56,7 +59,7 @@ pub(super) fn run_batch(
     match &committed {
         Err(e) if e.full => room.failed(now, &e.message),
         Err(_) => {}
-        Ok(()) if conn.total_changes() != changes_before => room.wrote(),
+        Ok(()) if wrote => room.wrote(),
         Ok(()) => {}
     }
     replies.send(&committed);

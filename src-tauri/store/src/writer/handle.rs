@@ -23,7 +23,7 @@ pub struct Writer {
     /// Wait for answers as runtime work: the clock moves with the runtime's (paused) time.
     on_runtime: bool,
     stats: Arc<WriterStats>,
-    /// Makes every commit fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
+    /// Makes commits fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
     #[cfg(any(test, feature = "test-hooks"))]
     full: Arc<AtomicBool>,
 }
@@ -74,10 +74,10 @@ impl Writer {
         (writer, handle)
     }
 
-    /// While `on`, every transaction fails at its commit as SQLite fails one on a full disk
-    /// (SQLITE_FULL): nothing is applied and each caller gets [`StoreError::StorageFull`]. For
-    /// tests of what happens while the disk is full, and after. Only with the `test-hooks`
-    /// feature.
+    /// While `on`, every transaction that wrote fails at its commit as SQLite fails one on a full
+    /// disk (SQLITE_FULL): nothing is applied and each caller gets [`StoreError::StorageFull`]
+    /// (one that wrote nothing commits, as it does on a full disk). For tests of what happens
+    /// while the disk is full, and after. Only with the `test-hooks` feature.
     #[cfg(any(test, feature = "test-hooks"))]
     pub fn fail_commits_for_tests(&self, on: bool) {
         self.full.store(on, std::sync::atomic::Ordering::Relaxed);
