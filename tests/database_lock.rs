@@ -1,14 +1,18 @@
 //! One process per database file, with the built `smsdesk` binary: while `smsdesk serve` runs, a
 //! second `serve`, `rebuild` or `send` that reaches its database through another data directory
 //! (`SMSDESK_STORE_DATABASE`: absolute, through a symbolic link, or relative) is refused and names
-//! the running one (its process and address); `export` still reads it. A database file that is
-//! empty or not SQLite refuses the start, naming the file.
+//! the running one (its process and address); `export` still reads it. Through another name of
+//! the same file (a hard link, a bind mount of its folder or of the file alone), `serve` and
+//! `rebuild` are refused too, naming it; so are `backup` and `export` where that name does not
+//! share the running one's WAL (a hard link, the file alone), and they write nothing beside it.
+//! The first goes on, and its database passes its integrity check. A database file that is empty
+//! or not SQLite refuses the start, naming the file.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::Duration;
 
-use crate::support::{get_with, start, BIN};
+use crate::support::{get_with, start, Mount, BIN};
 
 /// Runs `smsdesk <args>` in `cwd` with `env`: (exit code, stdout, stderr). `--data-dir` is the
 /// caller's to give, so that it may be relative to `cwd`.
@@ -147,4 +151,115 @@ fn serve_refuses_an_empty_or_foreign_database_file_and_names_it() {
         );
         assert_eq!(std::fs::read(&db).unwrap(), content, "{name}: left as it was");
     }
+}
+
+/// Another name of the live database: what it is, the data directory that reaches it, the
+/// database as `SMSDESK_STORE_DATABASE` names it (if not the data directory's own), and whether
+/// its WAL is the running one's (a bind mount of the whole folder brings the WAL along).
+type Name = (&'static str, String, Option<String>, bool);
+
+/// The other names the live database `a/smsdesk.db` is given under `tmp`: a hard link, and
+/// (where mounting is permitted) a bind mount of its folder and one of the file alone. The
+/// mounts go when the returned guards are dropped.
+fn other_names(tmp: &Path) -> (Vec<Name>, Vec<Mount>) {
+    let (a, b, c, d) = (tmp.join("a"), tmp.join("b"), tmp.join("c"), tmp.join("d"));
+    for dir in [&b, &c, &d, &tmp.join("mnt")] {
+        std::fs::create_dir_all(dir).unwrap();
+    }
+    std::fs::hard_link(a.join("smsdesk.db"), b.join("smsdesk.db")).unwrap();
+    let mut ways = vec![("a hard link", "b".to_owned(), None, false)];
+    let mut mounts = Vec::new();
+    let folder = tmp.join("mnt");
+    if let Some(m) = Mount::new(
+        &["--bind".as_ref(), a.as_os_str()],
+        &folder,
+        "the bind mount of the folder",
+    ) {
+        mounts.push(m);
+        let db = folder.join("smsdesk.db").display().to_string();
+        ways.push(("a bind mount of its folder", "c".to_owned(), Some(db), true));
+    }
+    std::fs::write(d.join("smsdesk.db"), b"").unwrap();
+    let file = a.join("smsdesk.db");
+    if let Some(m) = Mount::new(
+        &["--bind".as_ref(), file.as_os_str()],
+        &d.join("smsdesk.db"),
+        "the bind mount of the file",
+    ) {
+        mounts.push(m);
+        ways.push(("a bind mount of the file alone", "d".to_owned(), None, false));
+    }
+    (ways, mounts)
+}
+
+#[test]
+fn a_second_name_of_the_live_database_is_refused_naming_the_holder_and_the_first_goes_on() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    let first = start(&a, &["serve", "--http-port", "0"], &[]);
+    let pid = first.child.id();
+    let send = |to: &str| {
+        let args = ["send", "--to", to, "--text", "Order 7 shipped", "--data-dir", "a"];
+        let (code, _, err) = run_in(tmp.path(), &args, &[]);
+        assert_eq!(code, 0, "through the running instance's own data directory: {err}");
+    };
+    send("+33612345610");
+    let (ways, mounts) = other_names(tmp.path());
+    let copy = tmp.path().join("copy.db").display().to_string();
+    for (what, dir, database, shares_wal) in &ways {
+        let env: Vec<(&str, &str)> = database
+            .iter()
+            .map(|d| ("SMSDESK_STORE_DATABASE", d.as_str()))
+            .collect();
+        let serve = run_in(tmp.path(), &["serve", "--http-port", "0", "--data-dir", dir], &env);
+        assert_names_the_first(&format!("serve through {what}"), &serve, pid, &first.url);
+        assert!(
+            serve.2.contains(&a.display().to_string()),
+            "{what}: names the running one's data directory: {}",
+            serve.2
+        );
+        let rebuild = run_in(tmp.path(), &["rebuild", "--data-dir", dir], &env);
+        assert_names_the_first(&format!("rebuild through {what}"), &rebuild, pid, &first.url);
+        let (code, csv, err) = run_in(tmp.path(), &["export", "--csv", "--data-dir", dir], &env);
+        if *shares_wal {
+            assert_eq!(
+                code, 0,
+                "{what} shares the running one's WAL: export reads beside it: {err}"
+            );
+            assert!(csv.contains("+33612345610"), "{csv}");
+            continue;
+        }
+        for (tool, (code, _, err)) in [
+            ("export", (code, csv, err)),
+            (
+                "backup",
+                run_in(tmp.path(), &["backup", &copy, "--data-dir", dir], &env),
+            ),
+        ] {
+            assert_eq!(code, 2, "{tool} through {what} must be refused: {err}");
+            assert!(
+                err.contains(&format!("process {pid}")) && err.contains("another name"),
+                "{tool} through {what} names the holder and why: {err}"
+            );
+        }
+        let beside = tmp.path().join(dir).join("smsdesk.db-wal");
+        assert!(
+            !beside.exists(),
+            "{what}: a refused process writes nothing beside its name of the database"
+        );
+    }
+    assert!(!Path::new(&copy).exists(), "a refused backup leaves no file");
+
+    let health = get_with(&first.url, "/api/v1/health", None);
+    assert_eq!(health.status, 200, "the running instance goes on: {}", health.body);
+    send("+33612345611");
+    drop(mounts);
+    first.signal("TERM");
+    let mut first = first;
+    assert!(first.wait(Duration::from_secs(20)).success());
+    let db = rusqlite::Connection::open(a.join("smsdesk.db")).unwrap();
+    let check: String = db.query_row("PRAGMA integrity_check", [], |r| r.get(0)).unwrap();
+    assert_eq!(check, "ok", "the database two names reached is whole");
+    let messages: i64 = db.query_row("SELECT count(*) FROM message", [], |r| r.get(0)).unwrap();
+    assert_eq!(messages, 2, "only what the running instance was given is stored");
 }

@@ -8,5 +8,7 @@ mod cli;
 mod connections;
 mod crash;
 mod database_lock;
+mod disk_full;
+mod log_lines;
 mod serve;
 mod upgrade;

@@ -188,6 +188,11 @@ pub fn post_json(base: &str, path: &str, key: &str, body: &serde_json::Value) ->
     request(base, "POST", path, Some(key), Some(&body.to_string()))
 }
 
+/// A POST of a JSON body without credentials (sign-in), over a fresh TCP connection.
+pub fn post_json_anonymous(base: &str, path: &str, body: &serde_json::Value) -> Response {
+    request(base, "POST", path, None, Some(&body.to_string()))
+}
+
 /// A plain HTTP/1.1 GET over a fresh TCP connection.
 pub fn get(base: &str, path: &str) -> Response {
     get_with(base, path, None)
@@ -245,4 +250,36 @@ fn dechunk(mut s: &str) -> String {
         s = &rest[n + 2..];
     }
     out
+}
+
+/// A file system mounted for a test (a tmpfs, a bind mount), unmounted when dropped. Mounting
+/// needs root (the test machines run as root): where it is refused, `None`, and the test says
+/// which case it skipped and why.
+pub struct Mount(PathBuf);
+
+impl Mount {
+    /// `mount <args> <at>`; `case` names what a refusal skips.
+    pub fn new(args: &[&std::ffi::OsStr], at: &Path, case: &str) -> Option<Mount> {
+        match Command::new("mount").args(args).arg(at).output() {
+            Ok(out) if out.status.success() => Some(Mount(at.to_owned())),
+            Ok(out) => {
+                eprintln!(
+                    "SKIPPED {case}: mounting is not permitted here ({}; run as root)",
+                    String::from_utf8_lossy(&out.stderr).trim()
+                );
+                None
+            }
+            Err(e) => {
+                eprintln!("SKIPPED {case}: no mount command ({e})");
+                None
+            }
+        }
+    }
+}
+
+impl Drop for Mount {
+    fn drop(&mut self) {
+        // Lazy: a process the test left behind must not keep the mount (and the machine) busy.
+        let _ = Command::new("umount").arg("-l").arg(&self.0).status();
+    }
 }

@@ -223,14 +223,18 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
     // A running instance (through this data directory or another) would keep applying receipts
     // underneath us.
     let database = prepared.dir.database(&prepared.config.store.database);
-    let _lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir, &database) {
+    let mut lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir, &database) {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
     let store = match smsdesk_engine::Store::open_keeping_backups(&database, &prepared.backup_plan().dir) {
-        Ok(s) => s,
+        Ok(s) => Arc::new(s),
         Err(e) => return fail(e.to_string()),
     };
+    if let Err(e) = lock.hold(&store) {
+        store.shutdown();
+        return fail(e.to_string());
+    }
     let policy = ReceiptPolicy::from(&prepared.config.receipts);
     let label = if args.check { "checking" } else { "rebuilding" };
     let report = match recompute(&store, &policy, !args.check, label) {
@@ -240,7 +244,10 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
     for m in &report.differing {
         tracing::warn!(message = m, "stored state differs from the recomputed one");
     }
+    lock.release();
     store.shutdown();
+    drop(store);
+    drop(lock);
     let done = report.messages;
     match (report.differing.len(), args.check) {
         (0, _) => {

@@ -102,11 +102,12 @@ pub struct StatusArgs {
 enum Target {
     /// The running instance's API.
     Remote { url: String, token: String },
-    /// The database, opened here (no instance runs).
+    /// The database, opened here (no instance runs). The lock is let go last, once the store is
+    /// closed.
     Local {
         service: Service,
-        _lock: InstanceLock,
         store: Arc<Store>,
+        lock: Box<InstanceLock>,
     },
 }
 
@@ -134,10 +135,15 @@ impl Target {
     fn open(prepared: &Prepared) -> Result<Target, Refused> {
         let database = prepared.dir.database(&prepared.config.store.database);
         match InstanceLock::acquire(&prepared.dir, &database) {
-            Ok(lock) => {
+            Ok(mut lock) => {
                 let store = Store::open_keeping_backups(&database, &prepared.backup_plan().dir)
                     .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 let store = Arc::new(store);
+                store.set_reserve(u64::from(prepared.config.store.reserve_mib) << 20);
+                if let Err(e) = lock.hold(&store) {
+                    store.shutdown();
+                    return Err(Refused(e.to_string(), EXIT_CONFIG));
+                }
                 let policy = ReceiptPolicy::from(&prepared.config.receipts);
                 let ingestor = Ingestor::new(store.writer().clone(), policy);
                 let sealer =
@@ -160,8 +166,8 @@ impl Target {
                 );
                 Ok(Target::Local {
                     service,
-                    _lock: lock,
                     store,
+                    lock: Box::new(lock),
                 })
             }
             Err(InstanceError::AlreadyRunning { .. }) => {
@@ -189,8 +195,16 @@ impl Target {
     }
 
     fn close(self) {
-        if let Target::Local { store, .. } = self {
+        if let Target::Local {
+            service,
+            store,
+            mut lock,
+        } = self
+        {
+            lock.release();
             store.shutdown();
+            drop((service, store));
+            drop(lock);
         }
     }
 }

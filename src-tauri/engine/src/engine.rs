@@ -233,14 +233,22 @@ impl Engine {
         for task in self.background.drain(..) {
             task.abort();
         }
-        Self::close_store(&self.store).await;
-        self.lock.take();
+        Self::close_store(&self.store, self.lock.take()).await;
         tracing::info!("engine stopped");
     }
 
-    /// Lets the store's writer finish what is queued, then stops it (on a blocking thread).
-    async fn close_store(store: &Arc<Store>) {
+    /// Releases the row that says this process holds the database, lets the store's writer
+    /// finish what is queued, then stops it, and only then lets go of the locks (on a blocking
+    /// thread).
+    async fn close_store(store: &Arc<Store>, mut lock: Option<InstanceLock>) {
         let store = store.clone();
-        let _ = tokio::task::spawn_blocking(move || store.shutdown()).await;
+        let _ = tokio::task::spawn_blocking(move || {
+            if let Some(lock) = lock.as_mut() {
+                lock.release();
+            }
+            store.shutdown();
+            drop(lock);
+        })
+        .await;
     }
 }

@@ -1,14 +1,26 @@
 //! Logging to standard error and to daily files in the data directory. RUST_LOG wins over the
 //! configured level.
+//!
+//! Every event is one line, whatever its values hold: a value that came from a request (a
+//! sign-in name, a path, a host) could otherwise end the line and write one of its own that
+//! reads like smsdesk's ("... INFO ..."), or a terminal escape that recolours or hides what
+//! follows. So every field's value and every message is written with its control characters
+//! escaped as `\u{…}` ([`escaped`]): the line breaks, tabs, escapes and the Unicode marks that
+//! reorder or break lines on screen.
+
+mod escaped;
 
 use std::path::Path;
 
 use tracing_appender::non_blocking::WorkerGuard;
+use tracing_subscriber::fmt::MakeWriter;
 use tracing_subscriber::layer::SubscriberExt;
+use tracing_subscriber::registry::LookupSpan;
 use tracing_subscriber::util::SubscriberInitExt;
 use tracing_subscriber::{fmt, EnvFilter, Layer};
 
 use crate::config::LogSettings;
+pub use escaped::Escaped;
 
 /// Keeps the file writer alive; dropping it flushes what is buffered.
 pub struct LogGuard {
@@ -35,17 +47,14 @@ pub fn init(logs_dir: &Path, settings: &LogSettings) -> Result<LogGuard, String>
     // Under systemd, standard error goes to the journal, which stamps each line itself and shows
     // colour codes as they are.
     let journal = to_journal();
-    let stderr = fmt::layer().with_writer(std::io::stderr).with_target(false);
+    let stderr = lines(std::io::stderr).with_target(false);
     let stderr = if journal {
         stderr.with_ansi(false).without_time().boxed()
     } else {
         stderr.boxed()
     }
     .with_filter(filter());
-    let file = fmt::layer()
-        .with_writer(file_writer)
-        .with_ansi(false)
-        .with_filter(filter());
+    let file = lines(file_writer).with_ansi(false).with_filter(filter());
     // A second init in one process (tests) keeps the first subscriber.
     let _ = tracing_subscriber::registry().with(stderr).with(file).try_init();
     Ok(LogGuard { _file: guard })
@@ -61,11 +70,15 @@ pub fn to_journal() -> bool {
 pub fn init_stderr_only() {
     let filter = EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new("warn"));
     let _ = tracing_subscriber::registry()
-        .with(
-            fmt::layer()
-                .with_writer(std::io::stderr)
-                .with_target(false)
-                .with_filter(filter),
-        )
+        .with(lines(std::io::stderr).with_target(false).with_filter(filter))
         .try_init();
+}
+
+/// The log's layer, writing to `writer`: one line per event, every value escaped ([`Escaped`]).
+pub fn lines<S, W>(writer: W) -> fmt::Layer<S, Escaped, fmt::format::Format, W>
+where
+    S: tracing::Subscriber + for<'a> LookupSpan<'a>,
+    W: for<'w> MakeWriter<'w> + 'static,
+{
+    fmt::layer().fmt_fields(Escaped).with_writer(writer)
 }

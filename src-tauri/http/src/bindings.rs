@@ -19,7 +19,7 @@ use smsdesk_engine::service::{
     BindStatus, CallbackAnswer, ConnectionStatus, MessageAction, Preview, PreviewRow, ResolveRequest, SubmitBatch,
     SubmittedBatch,
 };
-use smsdesk_engine::service::{Health, HealthStatus, WriterHealth};
+use smsdesk_engine::service::{Health, HealthStatus, StorageHealth, WriterHealth};
 use smsdesk_engine::settings::{
     Applies, ConnectionTest, ConnectionTestResult, GeneratedSecret, ProviderEdit, ProviderView, SecretBackend,
     SettingChange, SettingField, SettingKind, SettingSource, SettingsSaved, SettingsUpdate, SettingsView, TestOutcome,
@@ -132,6 +132,7 @@ fn instance_and_intake() -> Vec<(String, String)> {
         file::<RunMode>(),
         file::<Health>(),
         file::<HealthStatus>(),
+        file::<StorageHealth>(),
         file::<WriterHealth>(),
         file::<ApiError>(),
         file::<ApiKeyInfo>(),

@@ -182,7 +182,7 @@ pub fn router(ctx: ApiContext) -> Router {
     tag = "instance",
     security(()),
     responses(
-        (status = 200, description = "The writer answers (status ok, or degraded while the SMPP link is not bound)", body = Health),
+        (status = 200, description = "The writer answers (status ok, or degraded, with the reason, while the SMPP link is not bound or the database's disk is short of room)", body = Health),
         (status = 503, description = "The database writer does not answer: nothing new can be stored", body = Health),
     )
 )]

@@ -138,6 +138,7 @@ fn write_partial(src: &Connection, partial: &Path) -> Result<u32, BackupError> {
         one_step(src, &mut dst, partial)?;
         // The copy stands alone: a rollback journal, not a WAL that would have to travel with it.
         dst.pragma_update(None, "journal_mode", "DELETE").map_err(copy_err)?;
+        release_holder(&dst).map_err(copy_err)?;
         dst.close().map_err(|(_, e)| copy_err(e))?;
     }
     let copy = Connection::open(partial).map_err(copy_err)?;
@@ -146,6 +147,23 @@ fn write_partial(src: &Connection, partial: &Path) -> Result<u32, BackupError> {
         why: e.to_string(),
     })?;
     schema_version(&copy, partial)
+}
+
+/// Whoever holds the database, nobody holds a copy of it: a copy opened elsewhere must not look
+/// held by a process that never had it (the holder's row, `tables::instance`, says released).
+fn release_holder(copy: &Connection) -> rusqlite::Result<()> {
+    let has_row: bool = copy.query_row(
+        "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance')",
+        [],
+        |r| r.get(0),
+    )?;
+    if has_row {
+        copy.execute(
+            "UPDATE instance SET released_at = beat_at WHERE id = 1 AND released_at IS NULL",
+            [],
+        )?;
+    }
+    Ok(())
 }
 
 /// The whole copy in one step (one read transaction on the source), tried again while busy.

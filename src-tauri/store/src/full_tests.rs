@@ -90,3 +90,78 @@ fn a_commit_the_full_disk_refuses_is_storage_full_for_every_caller_and_applies_n
     assert_eq!(count_full(&store), 1);
     store.shutdown();
 }
+
+fn new_message(store: &Store) -> Result<i64, StoreError> {
+    use smsdesk_core::domain::{IntakeChannel, MessageKind};
+    let m = smsdesk_core::message::NewMessage::text(
+        IntakeChannel::Api,
+        "+33612345613",
+        "Order 7 shipped",
+        MessageKind::Transactional,
+        "sandbox",
+    );
+    store.writer().write_blocking(move |tx| tables::message::insert(tx, &m))
+}
+
+#[test]
+fn below_the_reserve_a_new_message_is_refused_as_storage_full_and_other_writes_go_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    new_message(&store).expect("no reserve: a new message is taken");
+    // More than any disk has: the disk is below it as soon as the checkpoint thread measures it.
+    store.set_reserve(u64::MAX - 1);
+    let started = std::time::Instant::now();
+    while store.room().free_bytes.is_none() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    if store.room().free_bytes.is_none() {
+        eprintln!("skipped: the free room of this file system cannot be measured here");
+        return;
+    }
+    assert!(store.room().below_reserve());
+    let err = new_message(&store).unwrap_err();
+    assert!(
+        err.is_storage_full() && err.to_string().contains("store.reserve_mib"),
+        "below the reserve, a new message is refused as storage full, naming the setting: {err}"
+    );
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit("below the reserve".into())))
+        .expect("below the reserve, what is already in the house is still written");
+    assert_eq!(count_full(&store), 1);
+    store.set_reserve(0);
+    new_message(&store).expect("once above the reserve, new messages are taken again");
+    store.shutdown();
+}
+
+#[test]
+fn a_commit_the_full_disk_refuses_says_the_writes_fail_until_one_that_wrote_commits() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = Store::open(&dir.path().join("smsdesk.db")).unwrap();
+    assert_eq!(store.room().failing_since_ms, None);
+    store.writer().fail_commits_for_tests(true);
+    let _ = store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit("refused".into())));
+    let room = store.room();
+    assert!(
+        room.failing_since_ms.is_some() && room.short(),
+        "a commit refused for want of room must be known as writes failing: {room:?}"
+    );
+    store.writer().fail_commits_for_tests(false);
+    store.writer().write_blocking(|_| Ok::<_, StoreError>(())).unwrap();
+    assert!(
+        store.room().failing_since_ms.is_some(),
+        "a commit that wrote nothing proves nothing about room"
+    );
+    store
+        .writer()
+        .write_blocking(|tx| tx.audit().append(&audit("taken".into())))
+        .unwrap();
+    assert_eq!(
+        store.room().failing_since_ms,
+        None,
+        "a commit that wrote says writes succeed"
+    );
+    store.shutdown();
+}

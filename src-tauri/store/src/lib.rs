@@ -10,6 +10,7 @@ pub mod migrations;
 pub mod pragmas;
 mod reader;
 mod reads;
+pub mod room;
 mod search_index;
 pub mod tables;
 mod text;
@@ -82,6 +83,8 @@ pub struct Store {
     checkpointer: Mutex<Option<checkpoint::Checkpointer>>,
     /// When the last WAL checkpoint succeeded (ms since the epoch; 0 before the first).
     last_checkpoint: Arc<AtomicI64>,
+    /// Room on the database's disk.
+    room: Arc<room::Room>,
     migration: MigrationReport,
     clock: Clock,
 }
@@ -137,11 +140,22 @@ impl Store {
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let restart = Arc::new(AtomicBool::new(false));
         let last_checkpoint = Arc::new(AtomicI64::new(0));
-        let checkpointer =
-            checkpoint::Checkpointer::start(path, restart.clone(), last_checkpoint.clone(), clock.clone())?;
+        let room = Arc::new(room::Room::new(path));
+        let checkpointer = checkpoint::Checkpointer::start(
+            path,
+            (restart.clone(), room.clone()),
+            last_checkpoint.clone(),
+            clock.clone(),
+        )?;
         let (events, _) = broadcast::channel(4_096);
         let keys = KeysVersion::default();
-        let (writer, thread) = Writer::start(conn, events.clone(), restart, clock.clone(), keys.clone());
+        let (writer, thread) = Writer::start(
+            conn,
+            events.clone(),
+            (restart, room.clone()),
+            clock.clone(),
+            keys.clone(),
+        );
         Ok(Store {
             path: path.to_owned(),
             writer,
@@ -151,6 +165,7 @@ impl Store {
             thread: Mutex::new(Some(thread)),
             checkpointer: Mutex::new(Some(checkpointer)),
             last_checkpoint,
+            room,
             migration,
             clock,
         })
@@ -176,6 +191,17 @@ impl Store {
     /// When the WAL was last copied into the database file (ms since the epoch), if it was yet.
     pub fn last_checkpoint_ms(&self) -> Option<i64> {
         Some(self.last_checkpoint.load(Ordering::Relaxed)).filter(|&ms| ms > 0)
+    }
+
+    /// Keeps `bytes` free on the database's disk for what must not be refused: below it, new
+    /// messages are refused as storage full ([`WriteTx::intake_room`]; `store.reserve_mib`).
+    pub fn set_reserve(&self, bytes: u64) {
+        self.room.set_reserve(bytes);
+    }
+
+    /// Room on the database's disk now: free, the reserve, whether writes fail for want of it.
+    pub fn room(&self) -> room::RoomState {
+        self.room.state()
     }
 
     /// Copies the whole WAL into the database file and empties the WAL, waiting (up to the busy

@@ -134,6 +134,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "start_reads_what_is_left",
         sql: include_str!("migrations/0023_start_reads_what_is_left.sql"),
     },
+    Migration {
+        version: 24,
+        name: "instance",
+        sql: include_str!("migrations/0024_instance.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -1,9 +1,13 @@
 //! `smsdesk backup` and `smsdesk restore`.
 //!
-//! A backup is taken beside a running instance (a read, with SQLite's online backup API): it
-//! needs no lock. A restore replaces the database, so it refuses while any instance runs, and
-//! first checks the copy it is given the way `rebuild --check` checks a data directory, on a
-//! temporary copy of it: the file given is only read.
+//! A backup is taken beside a running instance (a read, with SQLite's online backup API) that
+//! reached the database by the same name: it reads through the same WAL. With no instance
+//! running, it holds the database's locks while it copies; through another name of a database in
+//! use (a hard link, a bind mount), which would read the file without its holder's WAL, it is
+//! refused, naming the holder ([`instance::lock_for_copy`]). A restore replaces the database, so
+//! it refuses while any process holds it, by whatever name, and first checks the copy it is given
+//! the way `rebuild --check` checks a data directory, on a temporary copy of it: the file given
+//! is only read.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -14,7 +18,7 @@ use super::{prepare, Cli, EXIT_CONFIG, EXIT_REFUSED};
 use smsdesk_engine::backups::{self as backup, names, Copied};
 use smsdesk_engine::clock::Clock;
 use smsdesk_engine::engine::Prepared;
-use smsdesk_engine::instance::InstanceLock;
+use smsdesk_engine::instance::{self, InstanceLock};
 use smsdesk_engine::receipts::policy::ReceiptPolicy;
 use smsdesk_engine::Store;
 
@@ -42,6 +46,13 @@ pub fn backup(cli: &Cli, args: BackupArgs) -> ExitCode {
         Err(code) => return code,
     };
     let database = prepared.database();
+    let _copying = match instance::lock_for_copy(&database) {
+        Ok(held) => held,
+        Err(e) => {
+            eprintln!("smsdesk backup: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
     let copied = match args.file {
         Some(file) => backup::copy_file(&database, &file),
         None => prepared.backup_plan().take(&database, Clock::system().now_ms()),

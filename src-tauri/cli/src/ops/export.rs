@@ -49,6 +49,12 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
     if !path.exists() {
         return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
     }
+    // Beside a running instance by the same name; refused through another name of a database in
+    // use, which would read it without its WAL.
+    let _reading = match smsdesk_engine::instance::lock_for_copy(&path) {
+        Ok(held) => held,
+        Err(e) => return fail(e.to_string(), EXIT_CONFIG),
+    };
     let out: Box<dyn Write> = match &args.output {
         Some(p) => match std::fs::File::create(p) {
             Ok(f) => Box::new(std::io::BufWriter::new(f)),

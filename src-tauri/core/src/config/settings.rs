@@ -215,6 +215,10 @@ settings! {
     store: StoreSettings {
         /// Database file. A relative path is taken inside the data directory.
         database: String = "smsdesk.db".into(),
+        /// MiB kept free on the database's disk for sending and receipts: below it, new messages
+        /// are refused (503 storage_full) while what is already queued goes on being sent and its
+        /// receipts recorded, and the health check says degraded. 0 keeps no reserve.
+        reserve_mib: u32 = 64,
     }
 
     /// Backups of the database: consistent copies taken while smsdesk runs, each checked before

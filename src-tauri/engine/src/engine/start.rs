@@ -53,8 +53,9 @@ impl Started {
         if let Some(sending) = self.sending.or(handed_over) {
             sending.stop().await;
         }
-        if let Some(store) = &self.store {
-            Engine::close_store(store).await;
+        match &self.store {
+            Some(store) => Engine::close_store(store, self.lock).await,
+            None => drop(self.lock),
         }
     }
 }
@@ -91,7 +92,9 @@ impl Engine {
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
         permissions::restrict_new_files();
         permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
-        started.lock = Some(InstanceLock::acquire(&dir, &db_path)?);
+        let (d, db) = (dir.clone(), db_path.clone());
+        // Blocking: a row another computer may still hold is watched for a few heartbeats.
+        started.lock = Some(blocking(move || InstanceLock::acquire(&d, &db)).await?);
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
@@ -99,6 +102,8 @@ impl Engine {
         let policy = ReceiptPolicy::for_config(&config);
         // Recorded as soon as it is open, so that a failure from here on closes it.
         let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
+        store.set_reserve(u64::from(config.store.reserve_mib) << 20);
+        hold(started, &store).await?;
         bring_up_to_date(&store, &policy, &config).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
@@ -118,12 +123,21 @@ impl Engine {
             started.server = Some(serve(door.as_ref(), listener, ctx, stopping_tx, addr)?);
         }
 
-        if let Some(lock) = &started.lock {
-            lock.publish(&instance_info(&info))?;
-        }
+        let published = instance_info(&info);
+        let lock = started.lock.take();
+        let (lock, done) = blocking(move || {
+            let done = lock.as_ref().map(|l| l.publish(&published)).transpose();
+            (lock, done)
+        })
+        .await;
+        started.lock = lock;
+        done?;
 
         // Nothing can fail from here on: what was started belongs to the engine.
-        let background = background(&store, &service, backups);
+        let mut background = background(&store, &service, backups);
+        if let Some(lock) = &started.lock {
+            background.push(tokio::spawn(stop_sending_if_lost(lock.lost(), runtime.clone())));
+        }
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         Ok(Engine {
             store,
@@ -137,6 +151,39 @@ impl Engine {
             token_file,
             lock: started.lock.take(),
         })
+    }
+}
+
+/// Runs `f` on a blocking thread (file locks, waits on another process's heartbeat).
+async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    match tokio::task::spawn_blocking(f).await {
+        Ok(value) => value,
+        Err(join) => std::panic::resume_unwind(join.into_panic()),
+    }
+}
+
+/// Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
+async fn hold(started: &mut Started, store: &Arc<Store>) -> Result<(), EngineError> {
+    let (mut lock, s) = (started.lock.take(), store.clone());
+    let (lock, held) = blocking(move || {
+        let held = lock.as_mut().map(|l| l.hold(&s)).transpose();
+        (lock, held)
+    })
+    .await;
+    started.lock = lock;
+    held?;
+    Ok(())
+}
+
+/// Stops sending once another process took the database over (see [`InstanceLock::lost`]): two
+/// senders on one queue would send twice.
+async fn stop_sending_if_lost(mut lost: tokio::sync::watch::Receiver<bool>, runtime: Arc<Runtime>) {
+    if lost.wait_for(|&l| l).await.is_err() {
+        return;
+    }
+    if let Some(sending) = runtime.sending.lock().await.take() {
+        sending.stop().await;
+        tracing::error!("sending stopped: another smsdesk holds the database now");
     }
 }
 

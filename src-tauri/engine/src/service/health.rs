@@ -24,6 +24,42 @@ pub struct Health {
     /// When the database's write-ahead log was last copied into the database file.
     #[ts(type = "number | null")]
     pub last_checkpoint_ms: Option<i64>,
+    /// Room on the disk that holds the database.
+    pub storage: StorageHealth,
+    /// Why the status is not `ok`, in words; `None` when it is.
+    pub reason: Option<String>,
+}
+
+/// Room on the database's disk: what a monitor's disk rule reads. `short` while the disk is below
+/// the reserve (new messages get 503 `storage_full`) or commits fail for want of room.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct StorageHealth {
+    /// Below the reserve, or writes failing: what a disk alert fires on.
+    pub short: bool,
+    /// Free for smsdesk on the database's disk; `None` where it cannot be measured.
+    #[ts(type = "number | null")]
+    pub free_bytes: Option<u64>,
+    /// Kept free for sending and receipts (`store.reserve_mib`).
+    #[ts(type = "number")]
+    pub reserve_bytes: u64,
+    /// Since when writes fail for want of room; `None` while they succeed.
+    #[ts(type = "number | null")]
+    pub writes_failing_since_ms: Option<i64>,
+    /// What the last write refused for want of room said.
+    pub error: Option<String>,
+}
+
+impl From<crate::store::room::RoomState> for StorageHealth {
+    fn from(r: crate::store::room::RoomState) -> Self {
+        StorageHealth {
+            short: r.short(),
+            free_bytes: r.free_bytes,
+            reserve_bytes: r.reserve_bytes,
+            writes_failing_since_ms: r.failing_since_ms,
+            error: r.error,
+        }
+    }
 }
 
 /// The instance as a whole: `unavailable` (HTTP 503) when nothing it is given can be stored.
@@ -32,7 +68,8 @@ pub struct Health {
 pub enum HealthStatus {
     /// Storing and sending.
     Ok,
-    /// Storing, but not sending: the SMPP link is not bound (messages wait in the queue).
+    /// Storing, but not everything: the SMPP link is not bound (messages wait in the queue), or
+    /// the database's disk is short of room (new messages are refused, or writes fail).
     Degraded,
     /// The database writer does not answer: nothing new can be stored.
     Unavailable,
@@ -64,14 +101,23 @@ impl Service {
         let connections = self.links_status();
         // Degraded while any connection is not bound: what waits for it does not go out.
         let bound = !connections.is_empty() && connections.iter().all(|c| matches!(c.link, LinkState::Bound { .. }));
+        let unbound = connections
+            .iter()
+            .filter(|c| !matches!(c.link, LinkState::Bound { .. }))
+            .map(|c| c.connection.clone())
+            .collect::<Vec<_>>();
         let connection = connections.into_iter().next();
+        let storage = StorageHealth::from(self.store.room());
+        let (status, reason) = status(&writer, &storage, bound, &unbound);
         Health {
-            status: status(&writer, bound),
+            status,
             version: info.version.clone(),
             schema_version: info.schema_version,
             writer,
             connection,
             last_checkpoint_ms: self.store.last_checkpoint_ms(),
+            storage,
+            reason,
         }
     }
 
@@ -107,12 +153,47 @@ impl Service {
     }
 }
 
-/// Unavailable without a writer (nothing can be recorded), degraded without a bound link
-/// (nothing goes out), else ok.
-fn status(writer: &WriterHealth, bound: bool) -> HealthStatus {
-    match (writer.answered, bound) {
-        (false, _) => HealthStatus::Unavailable,
-        (true, false) => HealthStatus::Degraded,
-        (true, true) => HealthStatus::Ok,
+const MIB: u64 = 1 << 20;
+
+/// Unavailable without a writer (nothing can be recorded); degraded while writes fail for want
+/// of room, while the disk is below its reserve (new messages are refused), or without a bound
+/// link (nothing goes out); else ok. With the reasons, in words.
+fn status(
+    writer: &WriterHealth,
+    storage: &StorageHealth,
+    bound: bool,
+    unbound: &[String],
+) -> (HealthStatus, Option<String>) {
+    if !writer.answered {
+        let why = writer.error.clone().unwrap_or_default();
+        return (
+            HealthStatus::Unavailable,
+            Some(format!("the database writer does not answer: {why}")),
+        );
+    }
+    let mut reasons = Vec::new();
+    if let Some(since) = storage.writes_failing_since_ms {
+        reasons.push(format!(
+            "writes fail: the disk holding the database is full (since {})",
+            smsdesk_core::time::format_rfc3339(since)
+        ));
+    }
+    if let Some(free) = storage.free_bytes.filter(|&f| f < storage.reserve_bytes) {
+        reasons.push(format!(
+            "{} MiB free on the disk holding the database, below the {} MiB reserve: new messages are refused",
+            free / MIB,
+            storage.reserve_bytes / MIB
+        ));
+    }
+    if !bound {
+        reasons.push(match unbound {
+            [] => "no SMPP connection".to_owned(),
+            names => format!("not bound: {}", names.join(", ")),
+        });
+    }
+    if reasons.is_empty() {
+        (HealthStatus::Ok, None)
+    } else {
+        (HealthStatus::Degraded, Some(reasons.join("; ")))
     }
 }

@@ -1,18 +1,24 @@
 //! One engine per database file: a second engine whose configuration reaches a live database
 //! through another data directory (`[store] database`, as `SMSDESK_STORE_DATABASE` sets it) is
 //! refused before it opens the database, naming the first (its process and address), however the
-//! path is spelled; the first goes on untouched. And a database file the store cannot trust
-//! refuses the start, naming the file.
+//! path is spelled or the file reached (a hard link); the first goes on untouched. A holder on
+//! another computer, which the lock on the file does not reach, is seen by its heartbeat inside
+//! the database: refused while it beats, taken over once it stopped. And a database file the
+//! store cannot trust refuses the start, naming the file.
 
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
 
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::door::{Door, DoorContext, Serving};
 use smsdesk_engine::engine::{EngineError, Prepared};
 use smsdesk_engine::instance::InstanceError;
 use smsdesk_engine::{Engine, EngineOptions};
-use smsdesk_store::StoreError;
+use smsdesk_store::tables::instance::{self, NewHolder};
+use smsdesk_store::{Store, StoreError};
 
 /// A door that listens (so the engine has an address to publish) and answers nothing.
 struct Closed;
@@ -61,8 +67,10 @@ async fn a_second_engine_on_a_live_database_is_refused_however_its_path_is_spell
         std::fs::create_dir_all(&b).unwrap();
         std::os::unix::fs::symlink(&live, b.join("link.db")).unwrap();
         std::os::unix::fs::symlink(&a, tmp.path().join("alias")).unwrap();
+        std::fs::hard_link(&live, b.join("hard.db")).unwrap();
         spellings.push("link.db".to_owned());
         spellings.push(tmp.path().join("alias/smsdesk.db").display().to_string());
+        spellings.push("hard.db".to_owned());
     }
     for database in &spellings {
         let err = match start(&b, Some(database)).await {
@@ -130,4 +138,86 @@ async fn an_engine_refuses_to_start_on_a_database_file_it_cannot_trust() {
         // The refused start let go of the data directory: it starts on another database.
         start(&dir, Some("fresh.db")).await.unwrap().shutdown().await;
     }
+}
+
+/// Writes a holder row as another computer's engine would (another kernel's boot id), and keeps
+/// its counter moving every `every` until `stop` turns true.
+fn another_computer(db: &Path, stop: Arc<AtomicBool>, every: Duration) -> std::thread::JoinHandle<()> {
+    let store = Arc::new(Store::open(db).unwrap());
+    let new = NewHolder {
+        token: "run-elsewhere".into(),
+        pid: 4242,
+        host: "office-server-2".into(),
+        boot_id: "another-kernel".into(),
+        data_dir: "/srv/smsdesk".into(),
+    };
+    let (claimed, is_claimed) = std::sync::mpsc::channel();
+    let beating = std::thread::spawn(move || {
+        store
+            .writer()
+            .write_blocking(move |tx| instance::claim(tx, &new, |_| true))
+            .unwrap()
+            .unwrap();
+        // As a running holder's checkpoints do: the row is in the file itself.
+        store.checkpoint_truncate().unwrap();
+        claimed.send(()).unwrap();
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(every);
+            store
+                .writer()
+                .write_blocking(|tx| instance::beat(tx, "run-elsewhere"))
+                .unwrap();
+        }
+        // It dies: no clean stop, the row stays as it was.
+        store.shutdown();
+    });
+    is_claimed.recv().unwrap();
+    beating
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_holder_on_another_computer_is_refused_while_it_beats_and_taken_over_once_it_stopped() {
+    let tmp = tempfile::tempdir().unwrap();
+    let a = tmp.path().join("a");
+    start(&a, None).await.unwrap().shutdown().await;
+    let db = a.join("smsdesk.db");
+    let stop = Arc::new(AtomicBool::new(false));
+    let beating = another_computer(&db, stop.clone(), Duration::from_millis(500));
+
+    let err = match start(&a, None).await {
+        Ok(second) => {
+            second.shutdown().await;
+            panic!("an engine started while another computer's holder beats");
+        }
+        Err(e) => e,
+    };
+    let message = err.to_string();
+    assert!(
+        matches!(err, EngineError::Instance(InstanceError::DatabaseInUse { .. })),
+        "{message}"
+    );
+    for named in ["process 4242", "office-server-2", "/srv/smsdesk", "another computer"] {
+        assert!(
+            message.contains(named),
+            "the refusal names the holder ({named}): {message}"
+        );
+    }
+
+    stop.store(true, Ordering::Relaxed);
+    beating.join().unwrap();
+    let started = std::time::Instant::now();
+    let engine = start(&a, None)
+        .await
+        .expect("a holder whose heartbeat stopped is taken over");
+    assert!(
+        started.elapsed() >= smsdesk_engine::instance::STALE,
+        "a counter must stand still for the whole stale period before its row is taken over"
+    );
+    let holder = engine.store().reader().read(instance::current).await.unwrap().unwrap();
+    assert_eq!(
+        (holder.pid, holder.released_at_ms),
+        (std::process::id(), None),
+        "the row names the engine that took it over"
+    );
+    engine.shutdown().await;
 }

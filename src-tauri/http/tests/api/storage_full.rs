@@ -1,8 +1,10 @@
 //! A full disk over real HTTP: every write route answers 503 `storage_full` with `Retry-After`
 //! (never 500 `internal`), nothing of the refused request is stored, and the same request is
-//! taken once there is room again. The disk fills for real as far as SQLite can tell
-//! (`PRAGMA max_page_count` on the writer's connection makes it answer SQLITE_FULL), or every
-//! commit fails as it would on a full disk.
+//! taken once there is room again; meanwhile `/api/v1/health` says `degraded`, and why. The disk
+//! fills for real as far as SQLite can tell (`PRAGMA max_page_count` on the writer's connection
+//! makes it answer SQLITE_FULL), or every commit fails as it would on a full disk. Below the
+//! reserve (`store.reserve_mib`), new messages are refused the same way while the rest is
+//! written.
 
 use reqwest::StatusCode;
 use serde_json::{json, Value};
@@ -184,6 +186,20 @@ async fn while_commits_fail_for_a_full_disk_every_write_route_answers_503_and_st
     for (what, request) in requests {
         storage_full(request.send().await.unwrap(), what).await;
     }
+    let health = health_of(&t).await;
+    assert_eq!(
+        health["status"], "degraded",
+        "writes fail: not ok, but the writer answers: {health}"
+    );
+    assert_eq!(health["storage"]["short"], true, "{health}");
+    assert!(health["storage"]["writesFailingSinceMs"].is_i64(), "{health}");
+    assert!(
+        health["reason"]
+            .as_str()
+            .unwrap()
+            .contains("writes fail: the disk holding the database is full"),
+        "health says why: {health}"
+    );
     let after: Vec<i64> = tables.iter().map(|table| t.count_where(table, "1")).collect();
     assert_eq!(after, before, "nothing of a refused request is stored ({tables:?})");
     assert_eq!(
@@ -205,6 +221,53 @@ async fn while_commits_fail_for_a_full_disk_every_write_route_answers_503_and_st
         r.status(),
         StatusCode::NO_CONTENT,
         "once there is room, the same request is taken"
+    );
+    let health = health_of(&t).await;
+    assert_eq!(
+        (health["status"].as_str(), health["storage"]["short"].as_bool()),
+        (Some("ok"), Some(false)),
+        "a write that commits ends the degraded state: {health}"
+    );
+    t.stop().await;
+}
+
+async fn health_of(t: &Running) -> Value {
+    let r = t.http.get(format!("{}/api/v1/health", t.url)).send().await.unwrap();
+    assert_eq!(r.status(), StatusCode::OK, "the writer answers");
+    r.json().await.unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn below_the_reserve_new_messages_get_503_while_the_rest_is_written_and_health_says_why() {
+    // More than any disk has free: the disk is below the reserve from the start.
+    let env = vec![("SMSDESK_STORE_RESERVE_MIB".to_owned(), "4000000000".to_owned())];
+    let t = Running::launch(None, env, RunMode::Serve).await;
+    if t.engine().store().room().free_bytes.is_none() {
+        eprintln!("SKIPPED: the free room of this file system cannot be measured here");
+        return t.stop().await;
+    }
+    let (_, key) = t.key("website").await;
+    let r = t
+        .http
+        .post(format!("{}/api/v1/messages", t.url))
+        .bearer_auth(&key)
+        .json(&json!({ "destination": "+33612345678", "text": "hello" }))
+        .send()
+        .await
+        .unwrap();
+    storage_full(r, "a new message below the reserve").await;
+    assert_eq!(t.count_where("message", "1"), 0, "nothing of it is stored");
+    let (_, other) = t.key("crm").await;
+    assert!(
+        !other.is_empty(),
+        "below the reserve, what is not a new message is still written"
+    );
+    let health = health_of(&t).await;
+    assert_eq!(health["status"], "degraded", "{health}");
+    let reason = health["reason"].as_str().unwrap();
+    assert!(
+        reason.contains("below the 4000000000 MiB reserve: new messages are refused"),
+        "health says why: {health}"
     );
     t.stop().await;
 }

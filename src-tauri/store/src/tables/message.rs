@@ -10,8 +10,11 @@ use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::{StoreError, Text};
 
-/// Writes a message and puts it in the queue; returns its id.
+/// Writes a message and puts it in the queue; returns its id. Refused as storage full while the
+/// disk is below its reserve ([`WriteTx::intake_room`]): every way in (the API, an import, the
+/// window, the command line) writes new messages here.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
+    tx.intake_room()?;
     let now = tx.now_ms();
     let priority = queue_priority(m.kind, m.priority);
     tx.conn()

@@ -13,6 +13,7 @@ pub mod exception;
 pub mod idempotency;
 pub mod inbound;
 pub mod inbox;
+pub mod instance;
 pub mod logical_event;
 pub mod message;
 pub mod opt_out;

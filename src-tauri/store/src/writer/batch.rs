@@ -18,18 +18,20 @@ use super::savepoint::{guarded, Done, Replies};
 use super::tx::Pending;
 use super::watch::Watch;
 use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, WriteTx};
+use crate::room::Room;
 use crate::totals::Totals;
 
 /// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
-/// While `full` is set (only a test sets it), every commit fails as SQLite fails one on a full
-/// disk.
+/// While `full` is set (only a test sets it), every commit of a transaction that wrote fails as
+/// SQLite fails one on a full disk. `room` learns whether the commit failed for want of room, or
+/// wrote.
 pub(super) fn run_batch(
     conn: &Connection,
     (batch, now): (u64, i64),
     lead: Option<LeadOp>,
     ops: Vec<Op>,
     (events, watch): (&broadcast::Sender<Change>, &Watch),
-    full: &AtomicBool,
+    (full, room): (&AtomicBool, &Room),
 ) {
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
@@ -37,17 +39,29 @@ pub(super) fn run_batch(
         tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
         return;
     }
-    let mut pending = Pending::default();
+    let mut pending = Pending {
+        intake_refusal: room.intake_refusal(),
+        ..Pending::default()
+    };
+    let changes_before = conn.total_changes();
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
         return;
     };
-    let committed = if full.load(Ordering::Relaxed) {
+    let wrote = conn.total_changes() != changes_before;
+    // As on a real full disk, a transaction that wrote nothing commits (it adds nothing to the WAL).
+    let committed = if wrote && full.load(Ordering::Relaxed) {
         let _ = conn.execute_batch("ROLLBACK");
         Err(CommitFailed::from_sqlite(&disk_full()))
     } else {
         commit(conn, batch, &mut pending.totals)
     };
     watch.transaction_over();
+    match &committed {
+        Err(e) if e.full => room.failed(now, &e.message),
+        Err(_) => {}
+        Ok(()) if wrote => room.wrote(),
+        Ok(()) => {}
+    }
     replies.send(&committed);
     if committed.is_ok() {
         for change in pending.changes {

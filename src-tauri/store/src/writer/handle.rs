@@ -13,6 +13,7 @@ use tokio::sync::{broadcast, mpsc, oneshot};
 
 use super::watch::{KeysVersion, Watch};
 use super::{replay, thread, Change, CommitFailed, Guard, Job, Op, Ran, WriteTx, WriterStats, QUEUE_DEPTH};
+use crate::room::Room;
 use crate::StoreError;
 
 /// A cloneable handle to the writer thread.
@@ -22,7 +23,7 @@ pub struct Writer {
     /// Wait for answers as runtime work: the clock moves with the runtime's (paused) time.
     on_runtime: bool,
     stats: Arc<WriterStats>,
-    /// Makes every commit fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
+    /// Makes commits fail as on a full disk while set (see [`Writer::fail_commits_for_tests`]).
     #[cfg(any(test, feature = "test-hooks"))]
     full: Arc<AtomicBool>,
 }
@@ -30,12 +31,13 @@ pub struct Writer {
 impl Writer {
     /// Starts the writer thread on `conn`, which must already carry the writer's pragmas. When
     /// `restart` is set, the thread finishes the background checkpoint between two transactions,
-    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]). `keys`
-    /// moves on after every transaction that wrote the API keys.
+    /// so that the next one writes the WAL from its start (see [`crate::checkpoint`]); while
+    /// `room` says the disk is short, it also cuts the WAL back. `keys` moves on after every
+    /// transaction that wrote the API keys.
     pub(crate) fn start(
         conn: Connection,
         events: broadcast::Sender<Change>,
-        restart: Arc<AtomicBool>,
+        (restart, room): (Arc<AtomicBool>, Arc<Room>),
         clock: Clock,
         keys: KeysVersion,
     ) -> (Writer, JoinHandle<()>) {
@@ -48,7 +50,17 @@ impl Writer {
         let watch = Watch::install(&conn, keys);
         let handle = std::thread::Builder::new()
             .name("smsdesk-writer".into())
-            .spawn(move || thread::run(conn, rx, (events, watch), &restart, &clock, &on_thread, &counted))
+            .spawn(move || {
+                thread::run(
+                    conn,
+                    rx,
+                    (events, watch),
+                    (&restart, &room),
+                    &clock,
+                    &on_thread,
+                    &counted,
+                )
+            })
             .expect("the operating system refused to start the database writer thread");
         #[cfg(not(any(test, feature = "test-hooks")))]
         let _ = full;
@@ -62,10 +74,10 @@ impl Writer {
         (writer, handle)
     }
 
-    /// While `on`, every transaction fails at its commit as SQLite fails one on a full disk
-    /// (SQLITE_FULL): nothing is applied and each caller gets [`StoreError::StorageFull`]. For
-    /// tests of what happens while the disk is full, and after. Only with the `test-hooks`
-    /// feature.
+    /// While `on`, every transaction that wrote fails at its commit as SQLite fails one on a full
+    /// disk (SQLITE_FULL): nothing is applied and each caller gets [`StoreError::StorageFull`]
+    /// (one that wrote nothing commits, as it does on a full disk). For tests of what happens
+    /// while the disk is full, and after. Only with the `test-hooks` feature.
     #[cfg(any(test, feature = "test-hooks"))]
     pub fn fail_commits_for_tests(&self, on: bool) {
         self.full.store(on, std::sync::atomic::Ordering::Relaxed);

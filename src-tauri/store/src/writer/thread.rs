@@ -10,6 +10,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use super::watch::Watch;
 use super::{batch, Change, Job, LeadOp, Op, WriterStats, MAX_BATCH};
+use crate::room::Room;
 
 /// The body of the writer thread: runs batches until shut down, or until every [`super::Writer`]
 /// is gone.
@@ -17,7 +18,7 @@ pub(super) fn run(
     conn: Connection,
     rx: mpsc::Receiver<Job>,
     (events, watch): (broadcast::Sender<Change>, Watch),
-    restart: &AtomicBool,
+    (restart, room): (&AtomicBool, &Room),
     clock: &Clock,
     full: &AtomicBool,
     stats: &WriterStats,
@@ -49,9 +50,16 @@ pub(super) fn run(
         }
         batch += 1;
         stats.add(ops.len() + usize::from(lead.is_some()));
-        batch::run_batch(&conn, (batch, clock.now_ms()), lead, ops, (&events, &watch), full);
+        batch::run_batch(
+            &conn,
+            (batch, clock.now_ms()),
+            lead,
+            ops,
+            (&events, &watch),
+            (full, room),
+        );
         if restart.swap(false, Ordering::Relaxed) {
-            checkpoint(&conn);
+            checkpoint(&conn, room.state().short());
         }
         pages.held = true;
         if queue.rx.is_empty() && pages.wait() == Some(Duration::ZERO) {
@@ -187,9 +195,14 @@ impl Queue {
 }
 
 /// Finishes the background checkpoint the checkpoint thread asked for (see [`crate::checkpoint`]).
-fn checkpoint(conn: &Connection) {
-    // Outside any transaction: copies what the background pass left, and never waits.
-    if let Err(e) = crate::checkpoint::checkpoint(conn) {
+/// While the disk is `short` of room, the WAL is also cut back to nothing, so that what it held
+/// is free for the writes that need it.
+fn checkpoint(conn: &Connection, short: bool) {
+    // Outside any transaction: copies what the background pass left. Passive never waits; a
+    // cut-back waits a moment for the readers (the writer is this thread).
+    if short {
+        crate::checkpoint::cut_back(conn);
+    } else if let Err(e) = crate::checkpoint::checkpoint(conn) {
         tracing::warn!(error = %e, "WAL checkpoint on the writer failed; will try again");
     }
 }

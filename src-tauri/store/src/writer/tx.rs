@@ -21,6 +21,9 @@ pub struct WriteTx<'a> {
 pub(super) struct Pending {
     pub(super) changes: Vec<Change>,
     pub(super) totals: Totals,
+    /// Why new messages are refused in this transaction (the disk is below its reserve; see
+    /// [`crate::room`]), decided when it began.
+    pub(super) intake_refusal: Option<String>,
 }
 
 /// How much of [`Pending`] an operation or savepoint found when it began.
@@ -89,6 +92,16 @@ impl<'c> WriteTx<'c> {
     /// Records a change to announce once the transaction commits.
     pub fn changed(&mut self, entity: Entity, id: i64) {
         self.pending.changes.push(Change { entity, id });
+    }
+
+    /// Refuses, as [`StoreError::StorageFull`], what takes new work in (a new message) while the
+    /// disk holding the database is below its reserve (`store.reserve_mib`, see [`crate::room`]):
+    /// the room left is kept for what is already in the house (tries, answers, receipts).
+    pub fn intake_room(&self) -> Result<(), StoreError> {
+        match &self.pending.intake_refusal {
+            Some(why) => Err(StoreError::StorageFull(why.clone())),
+            None => Ok(()),
+        }
     }
 
     /// Records an addition to a running total, written with the transaction's others just before
