@@ -1,29 +1,142 @@
 //! Passwords: what one must look like, and how it is kept (argon2id, salted, in PHC form).
+//!
+//! Beyond its length, a password is refused when it is easy to guess: a common password, a
+//! sequence ("1234567890", "abcdefghij"), a row of keys ("qwertyuiop"), a repeat ("aaaaaaaaaa"),
+//! a word or a date by itself, or the account's own name. zxcvbn (Dropbox's estimator, with its
+//! lists of common passwords, words and names) estimates how many guesses it would take; fewer
+//! than [`MIN_GUESSES_LOG10`] is refused, with zxcvbn's reason as a [`Weakness`].
 
 use std::sync::LazyLock;
 
 use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
 use argon2::Argon2;
+use zxcvbn::feedback::Warning;
 
 /// The shortest password accepted: long enough that guessing it online, slowed down as sign-in
 /// is, takes longer than anyone will try.
 pub const MIN_CHARS: usize = 10;
 /// The longest: hashing is costly, and nobody types more.
 pub const MAX_CHARS: usize = 200;
+/// The fewest guesses (as a power of ten) a password must be estimated to need: zxcvbn's score 2,
+/// "safe from guessing over the network", which sign-in's slow-down makes hours per thousand.
+pub const MIN_GUESSES_LOG10: u8 = 6;
+/// How much of a password the estimate reads: the estimator's cost grows with the length, and
+/// a hundred characters that are not a repeat or a sequence are never guessed.
+const ESTIMATED_CHARS: usize = 100;
 
-/// Why a password is refused, for people.
-pub fn problem(password: &str, name: &str) -> Option<String> {
+/// Why a password is refused: the `reason` parameter of a `weak_password` field error, which
+/// the UI words in the reader's language.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Weakness {
+    /// Fewer than [`MIN_CHARS`] characters (`min`).
+    TooShort,
+    /// More than [`MAX_CHARS`] characters (`max`).
+    TooLong,
+    /// The account's own name.
+    Name,
+    /// A common password, or one close to a common password.
+    Common,
+    /// A sequence (abc, 6543) or a row or pattern of keys (qwerty).
+    Sequence,
+    /// A character or a group of characters repeated (aaa, abcabc).
+    Repeated,
+    /// A word, a name or a surname by itself.
+    Word,
+    /// A date or a recent year.
+    Date,
+    /// Easy to guess for another reason (short words and digits put together, ...).
+    Guessable,
+}
+
+impl Weakness {
+    /// Every reason, in the order above (the UI's words are checked against this list).
+    pub const ALL: &'static [Weakness] = &[
+        Weakness::TooShort,
+        Weakness::TooLong,
+        Weakness::Name,
+        Weakness::Common,
+        Weakness::Sequence,
+        Weakness::Repeated,
+        Weakness::Word,
+        Weakness::Date,
+        Weakness::Guessable,
+    ];
+
+    /// The reason as the `reason` parameter spells it.
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Weakness::TooShort => "too_short",
+            Weakness::TooLong => "too_long",
+            Weakness::Name => "name",
+            Weakness::Common => "common",
+            Weakness::Sequence => "sequence",
+            Weakness::Repeated => "repeated",
+            Weakness::Word => "word",
+            Weakness::Date => "date",
+            Weakness::Guessable => "guessable",
+        }
+    }
+
+    /// The reason in English, for logs and clients that show the engine's text.
+    pub fn sentence(self) -> String {
+        match self {
+            Weakness::TooShort => format!("a password needs at least {MIN_CHARS} characters"),
+            Weakness::TooLong => format!("a password has at most {MAX_CHARS} characters"),
+            Weakness::Name => "a password must not be the account's name".into(),
+            Weakness::Common => "this is a common password, among the first ones tried".into(),
+            Weakness::Sequence => "sequences and rows of keys (1234, abcd, qwerty) are easy to guess".into(),
+            Weakness::Repeated => "repeated characters or groups (aaaa, abcabc) are easy to guess".into(),
+            Weakness::Word => "a word or a name by itself is easy to guess".into(),
+            Weakness::Date => "dates and years are easy to guess".into(),
+            Weakness::Guessable => "this password is easy to guess: add a few words or characters".into(),
+        }
+    }
+
+    fn of(warning: Option<Warning>) -> Weakness {
+        match warning {
+            Some(
+                Warning::ThisIsATop10Password
+                | Warning::ThisIsATop100Password
+                | Warning::ThisIsACommonPassword
+                | Warning::ThisIsSimilarToACommonlyUsedPassword,
+            ) => Weakness::Common,
+            Some(
+                Warning::StraightRowsOfKeysAreEasyToGuess
+                | Warning::ShortKeyboardPatternsAreEasyToGuess
+                | Warning::SequencesLikeAbcAreEasyToGuess,
+            ) => Weakness::Sequence,
+            Some(Warning::RepeatsLikeAaaAreEasyToGuess | Warning::RepeatsLikeAbcAbcAreOnlySlightlyHarderToGuess) => {
+                Weakness::Repeated
+            }
+            Some(
+                Warning::AWordByItselfIsEasyToGuess
+                | Warning::NamesAndSurnamesByThemselvesAreEasyToGuess
+                | Warning::CommonNamesAndSurnamesAreEasyToGuess,
+            ) => Weakness::Word,
+            Some(Warning::RecentYearsAreEasyToGuess | Warning::DatesAreOftenEasyToGuess) => Weakness::Date,
+            None => Weakness::Guessable,
+        }
+    }
+}
+
+/// Why a password is refused, if it is (`name`: the account's, which it must not be or lean on).
+pub fn weakness(password: &str, name: &str) -> Option<Weakness> {
     let n = password.chars().count();
     if n < MIN_CHARS {
-        return Some(format!("a password needs at least {MIN_CHARS} characters"));
+        return Some(Weakness::TooShort);
     }
     if n > MAX_CHARS {
-        return Some(format!("a password has at most {MAX_CHARS} characters"));
+        return Some(Weakness::TooLong);
     }
     if password.trim().to_lowercase() == name.trim().to_lowercase() {
-        return Some("a password must not be the account's name".into());
+        return Some(Weakness::Name);
     }
-    None
+    let head: String = password.chars().take(ESTIMATED_CHARS).collect();
+    let estimate = zxcvbn::zxcvbn(&head, &[name.trim(), "smsdesk"]);
+    if estimate.guesses_log10() >= f64::from(MIN_GUESSES_LOG10) {
+        return None;
+    }
+    Some(Weakness::of(estimate.feedback().and_then(|f| f.warning())))
 }
 
 /// The stored form of `password`: argon2id with a fresh random salt.
@@ -68,9 +181,40 @@ mod tests {
 
     #[test]
     fn short_long_and_name_like_passwords_are_refused() {
-        assert!(problem("short", "marie").is_some());
-        assert!(problem(&"x".repeat(MAX_CHARS + 1), "marie").is_some());
-        assert!(problem("Marie.Dupont", "marie.dupont").is_some());
-        assert_eq!(problem("a long enough one", "marie"), None);
+        assert_eq!(weakness("short", "marie"), Some(Weakness::TooShort));
+        assert_eq!(weakness(&"x".repeat(MAX_CHARS + 1), "marie"), Some(Weakness::TooLong));
+        assert_eq!(weakness("Marie.Dupont", "marie.dupont"), Some(Weakness::Name));
+        assert_eq!(weakness("a long enough one", "marie"), None);
+        assert_eq!(weakness("correct horse battery", "marie"), None);
+    }
+
+    #[test]
+    fn common_passwords_sequences_repeats_and_rows_of_keys_are_refused_with_their_reason() {
+        for (password, reason) in [
+            ("aaaaaaaaaa", Weakness::Repeated),
+            ("abcabcabcabc", Weakness::Repeated),
+            ("1234567890", Weakness::Common),
+            ("qwertyuiop", Weakness::Common),
+            ("password123", Weakness::Common),
+            ("abcdefghijkl", Weakness::Sequence),
+            ("98765432109876", Weakness::Sequence),
+            ("1qaz2wsx3edc", Weakness::Common),
+        ] {
+            assert_eq!(weakness(password, "marie"), Some(reason), "{password}");
+        }
+        assert!(
+            weakness("marie.dupont1", "marie.dupont").is_some(),
+            "the account's name with a digit is refused"
+        );
+        let long_repeat = "ab".repeat(MAX_CHARS / 2);
+        assert_eq!(weakness(&long_repeat, "marie"), Some(Weakness::Repeated));
+    }
+
+    #[test]
+    fn every_reason_has_its_own_spelling() {
+        let mut seen: Vec<&str> = Weakness::ALL.iter().map(|w| w.as_str()).collect();
+        seen.sort_unstable();
+        seen.dedup();
+        assert_eq!(seen.len(), Weakness::ALL.len(), "two reasons must not share a code");
     }
 }
