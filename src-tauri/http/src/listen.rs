@@ -1,8 +1,10 @@
 //! The accept loop. A client that opens connections and never finishes a request must not hold
 //! the server: each connection has a deadline for its request's headers (also while it waits for
 //! the next request), one for going without a byte read or written, and at most
-//! `Limits::max_connections` are served at once. Over that number the loop stops accepting, so
-//! further connections wait in the system's queue rather than take a file each.
+//! `Limits::max_connections` are served at once. Over that number the oldest connection still
+//! without its headers is closed to make room; without one, the loop stops accepting, so further
+//! connections wait in the system's queue rather than take a file each. What one address may
+//! hold is the [`Gate`]'s to say.
 //!
 //! On stop, no connection is accepted any more, idle ones are closed, and the requests in flight
 //! finish (the event stream ends on its own: it watches `ApiContext::stopping`).
@@ -19,11 +21,17 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::door::Limits;
+
+use crate::gate::{Gate, Ticket};
+
+/// Seconds a connection refused for its address's cap is told to wait.
+const REFUSED_RETRY_AFTER_SECS: u64 = 5;
 
 /// Serves `app` on `listener` until `shutdown` resolves (or its sender is dropped), then waits
 /// for the open connections to finish.
@@ -31,15 +39,23 @@ pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    gate: Arc<Gate>,
     mut shutdown: oneshot::Receiver<()>,
 ) -> io::Result<()> {
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopping) = watch::channel(false);
     loop {
-        let slot = tokio::select! {
-            _ = &mut shutdown => break,
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                // Every slot is taken: the oldest connection without its headers makes room.
+                gate.close_oldest_unfinished();
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+                }
+            }
         };
         let stream = tokio::select! {
             _ = &mut shutdown => break,
@@ -57,10 +73,14 @@ pub async fn serve(
             },
         };
         let (stream, peer) = stream;
+        let Some(ticket) = gate.admit(peer.ip()) else {
+            refuse(stream);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
         // Each request knows the address it came from (sign-in slows guessing down per address).
         let app = app.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer)));
-        tokio::spawn(connection(stream, app, limits, stopping.clone(), slot));
+        tokio::spawn(connection(stream, app, limits, stopping.clone(), (slot, ticket)));
     }
     drop(listener);
     let _ = stop.send(true);
@@ -69,13 +89,34 @@ pub async fn serve(
     Ok(())
 }
 
-/// Serves one connection until the client closes it, a deadline passes, or the server stops.
+/// Answers a connection its address may not open `429 too_many_connections` and closes it, at
+/// once and without waiting on the client: whatever the socket takes now is all it gets.
+fn refuse(stream: TcpStream) {
+    let mut discard = [0u8; 4096];
+    // What the client sent already is read, so that closing does not reset the answer away.
+    while matches!(stream.try_read(&mut discard), Ok(n) if n > 0) {}
+    let code = ErrorCode::TooManyConnections;
+    let body = format!(
+        r#"{{"code":"{}","message":"this address has as many connections open as it may (http.max_connections_per_address): close some, or try again later"}}"#,
+        code.as_str()
+    );
+    let answer = format!(
+        "HTTP/1.1 {} Too Many Requests\r\ncontent-type: application/json\r\nretry-after: {REFUSED_RETRY_AFTER_SECS}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        code.status(),
+        body.len()
+    );
+    let _ = stream.try_write(answer.as_bytes());
+    tracing::debug!("refused a connection over its address's cap");
+}
+
+/// Serves one connection until the client closes it, a deadline passes, the gate closes it to
+/// make room, or the server stops.
 async fn connection<S>(
     stream: S,
     app: Router,
     limits: Limits,
     mut stopping: watch::Receiver<bool>,
-    _slot: OwnedSemaphorePermit,
+    (_slot, ticket): (OwnedSemaphorePermit, Ticket),
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -84,10 +125,18 @@ async fn connection<S>(
         inner: stream,
         activity: activity.clone(),
     });
+    let ticket = Arc::new(ticket);
+    let started = ticket.clone();
+    let service = TowerToHyperService::new(app);
+    // Called once a request's head is whole: the connection has finished its headers.
+    let service = hyper::service::service_fn(move |request| {
+        started.started();
+        hyper::service::Service::call(&service, request)
+    });
     let mut conn = pin!(http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
-        .serve_connection(io, TowerToHyperService::new(app)));
+        .serve_connection(io, service));
     let mut draining = false;
     loop {
         tokio::select! {
@@ -103,6 +152,10 @@ async fn connection<S>(
             }
             _ = activity.idle_for(limits.idle_timeout) => {
                 tracing::debug!(idle = ?limits.idle_timeout, "closing an HTTP connection that stalled");
+                return;
+            }
+            _ = ticket.closed() => {
+                tracing::debug!("closing an HTTP connection without headers to make room for a newer one");
                 return;
             }
         }

@@ -3,6 +3,7 @@
 //! names keep meaning someone. Hashing a password is slow on purpose, so it happens before the
 //! write, off the writer's thread.
 
+pub mod hashing;
 pub mod password;
 pub mod session;
 pub mod setup;

@@ -24,6 +24,15 @@ pub struct Health {
     /// When the database's write-ahead log was last copied into the database file.
     #[ts(type = "number | null")]
     pub last_checkpoint_ms: Option<i64>,
+    /// For admins only: the HTTP connections and event streams open, and their caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub door: Option<DoorUse>,
+    /// For admins only: the password checks running and waiting, their caps, and how many were
+    /// made since start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub passwords: Option<crate::accounts::hashing::HashingUse>,
 }
 
 /// The instance as a whole: `unavailable` (HTTP 503) when nothing it is given can be stored.
@@ -72,6 +81,8 @@ impl Service {
             writer,
             connection,
             last_checkpoint_ms: self.store.last_checkpoint_ms(),
+            door: None,
+            passwords: None,
         }
     }
 
@@ -115,4 +126,33 @@ fn status(writer: &WriterHealth, bound: bool) -> HealthStatus {
         (true, false) => HealthStatus::Degraded,
         (true, true) => HealthStatus::Ok,
     }
+}
+
+/// What the door's connections and event streams take now, and the caps on them, as
+/// `GET /api/v1/health` shows admins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoorUse {
+    /// Connections open now, and the most served at once (`http.max_connections`).
+    pub connections: u32,
+    pub max_connections: u32,
+    /// Of them, those that have not sent their first request's headers yet.
+    pub unfinished: u32,
+    /// Caps per address (`http.max_connections_per_address`, `http.max_unfinished_per_address`).
+    pub max_connections_per_address: u32,
+    pub max_unfinished_per_address: u32,
+    /// Connections held now by the address that holds the most.
+    pub busiest_address_connections: u32,
+    /// Connections refused since start because their address held its cap (answered 429).
+    #[ts(type = "number")]
+    pub refused_connections: u64,
+    /// Connections closed since start, before their headers came, to make room for newer ones.
+    #[ts(type = "number")]
+    pub closed_unfinished: u64,
+    /// Event streams open now, and the most one caller may hold (`http.max_streams_per_caller`).
+    pub streams: u32,
+    pub max_streams_per_caller: u32,
+    /// Streams closed since start because their caller opened more than the cap.
+    #[ts(type = "number")]
+    pub closed_streams: u64,
 }
