@@ -1,9 +1,10 @@
 //! Where passwords are hashed and checked: a few threads of their own, fed through a short queue.
 //! Each argon2 hash holds 19 MiB while it runs, so the number running at once bounds the memory
-//! sign-in can take, whatever the number of requests: at most [`Hashing::workers`] run (the
-//! number of cores, at most [`MAX_WORKERS`]), at most [`Hashing::queue`] more wait, and beyond
-//! that a request is refused at once ([`Busy`]) instead of waiting in memory. The threads are
-//! started at the first use and end with the last handle.
+//! sign-in can take, whatever the number of requests: at most `workers` run (the number of
+//! cores, at most [`MAX_WORKERS`]), at most `queue` more wait, and beyond that a request is
+//! refused at once ([`Busy`]) instead of waiting in memory. A request takes its place ([`Slot`])
+//! before it reads the account, so what it reads is bounded too. The threads are started at the
+//! first use and end with the last handle.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::mpsc::{sync_channel, Receiver, SyncSender, TrySendError};
@@ -89,19 +90,30 @@ impl Hashing {
         }
     }
 
+    /// A place among the running and waiting hashes, or [`Busy`] at once when there is none.
+    pub fn slot(&self) -> Result<Slot<'_>, Busy> {
+        let c = &self.counters;
+        // Counted before anything is queued: the limit holds however many ask at once.
+        if c.in_use.fetch_add(1, Ordering::SeqCst) >= self.workers + self.queue {
+            c.in_use.fetch_sub(1, Ordering::SeqCst);
+            c.refused.fetch_add(1, Ordering::Relaxed);
+            return Err(Busy);
+        }
+        Ok(Slot {
+            hashing: self,
+            submitted: false,
+        })
+    }
+
     /// The stored form of `password` (argon2id, a fresh salt).
     pub async fn hash(&self, password: String) -> Result<String, Busy> {
-        let (tx, rx) = oneshot::channel();
-        self.submit(Job::Hash(password, tx))?;
-        Ok(rx.await.expect("a hashing thread answers every job it takes"))
+        Ok(self.slot()?.hash(password).await)
     }
 
     /// Whether `password` is the one `stored` was made from; with no `stored`, a check as costly
     /// that matches nothing.
     pub async fn verify(&self, password: String, stored: Option<String>) -> Result<bool, Busy> {
-        let (tx, rx) = oneshot::channel();
-        self.submit(Job::Verify(password, stored, tx))?;
-        Ok(rx.await.unwrap_or(false))
+        Ok(self.slot()?.verify(password, stored).await)
     }
 
     /// Counts and limits, now.
@@ -116,27 +128,21 @@ impl Hashing {
         }
     }
 
-    fn submit(&self, job: Job) -> Result<(), Busy> {
-        let c = &self.counters;
-        // Counted before it is queued: the limit holds however many ask at once.
-        if c.in_use.fetch_add(1, Ordering::SeqCst) >= self.workers + self.queue {
-            c.in_use.fetch_sub(1, Ordering::SeqCst);
-            c.refused.fetch_add(1, Ordering::Relaxed);
-            return Err(Busy);
-        }
+    /// Queues `job` for a slot already counted; whether it was queued (the queue has room for
+    /// every slot, so only threads that failed to start leave it out).
+    fn submit(&self, job: Job) -> bool {
         match self.jobs.get_or_init(|| self.start()).try_send(job) {
-            Ok(()) => Ok(()),
+            Ok(()) => true,
             Err(TrySendError::Full(_) | TrySendError::Disconnected(_)) => {
-                c.in_use.fetch_sub(1, Ordering::SeqCst);
-                c.refused.fetch_add(1, Ordering::Relaxed);
-                Err(Busy)
+                tracing::error!("a password hashing job found no room: the hashing threads are gone");
+                false
             }
         }
     }
 
     fn start(&self) -> SyncSender<Job> {
         // The channel holds what waits; `in_use` already bounds it, this is the room for it.
-        let (tx, rx) = sync_channel(self.workers + self.queue);
+        let (tx, rx) = sync_channel(self.workers + self.queue + 1);
         let rx = Arc::new(Mutex::new(rx));
         for i in 0..self.workers {
             let (rx, counters) = (rx.clone(), self.counters.clone());
@@ -149,8 +155,42 @@ impl Hashing {
     }
 }
 
+/// A place among the running and waiting hashes, taken before the work that leads to one (reading
+/// the account); given back when dropped unused, or once its hash is done.
+pub struct Slot<'a> {
+    hashing: &'a Hashing,
+    submitted: bool,
+}
+
+impl Slot<'_> {
+    /// The stored form of `password` (argon2id, a fresh salt).
+    pub async fn hash(mut self, password: String) -> String {
+        let (tx, rx) = oneshot::channel();
+        self.submitted = self.hashing.submit(Job::Hash(password, tx));
+        rx.await.expect("a hashing thread answers every job it takes")
+    }
+
+    /// Whether `password` is the one `stored` was made from; with no `stored`, a check as costly
+    /// that matches nothing.
+    pub async fn verify(mut self, password: String, stored: Option<String>) -> bool {
+        let (tx, rx) = oneshot::channel();
+        self.submitted = self.hashing.submit(Job::Verify(password, stored, tx));
+        rx.await.unwrap_or(false)
+    }
+}
+
+impl Drop for Slot<'_> {
+    fn drop(&mut self) {
+        // A job queued gives its place back when its thread is done with it.
+        if !self.submitted {
+            self.hashing.counters.in_use.fetch_sub(1, Ordering::SeqCst);
+        }
+    }
+}
+
 /// One hashing thread: takes jobs until every sender is gone.
 fn work(jobs: &Mutex<Receiver<Job>>, counters: &Counters) {
+    let mut workspace = password::Workspace::default();
     loop {
         let job = match jobs.lock().unwrap_or_else(|p| p.into_inner()).recv() {
             Ok(job) => job,
@@ -159,16 +199,16 @@ fn work(jobs: &Mutex<Receiver<Job>>, counters: &Counters) {
         // The count drops before the answer goes: whoever hears it finds the thread free.
         match job {
             Job::Hash(password, reply) => {
-                let hash = password::hash(&password);
+                let hash = password::hash_in(&password, &mut workspace);
                 counters.in_use.fetch_sub(1, Ordering::SeqCst);
                 let _ = reply.send(hash);
             }
             Job::Verify(password, stored, reply) => {
                 counters.checks.fetch_add(1, Ordering::Relaxed);
                 let ok = match stored {
-                    Some(h) => password::verify(&password, &h),
+                    Some(h) => password::verify_in(&password, &h, &mut workspace),
                     None => {
-                        password::verify_nothing(&password);
+                        password::verify_nothing_in(&password, &mut workspace);
                         false
                     }
                 };

@@ -8,8 +8,8 @@
 
 use std::sync::LazyLock;
 
-use argon2::password_hash::{PasswordHash, PasswordHasher, PasswordVerifier, SaltString};
-use argon2::Argon2;
+use argon2::password_hash::{Output, ParamsString, PasswordHash, SaltString};
+use argon2::{Algorithm, Argon2, Block, Params, Version};
 use zxcvbn::feedback::Warning;
 
 /// The shortest password accepted: long enough that guessing it online, slowed down as sign-in
@@ -139,29 +139,89 @@ pub fn weakness(password: &str, name: &str) -> Option<Weakness> {
     Some(Weakness::of(estimate.feedback().and_then(|f| f.warning())))
 }
 
-/// The stored form of `password`: argon2id with a fresh random salt.
-pub fn hash(password: &str) -> String {
+/// The memory argon2 works in (19 MiB with the default parameters), kept by each hashing
+/// thread and used for every hash it makes: a fresh 19 MiB for each check left the allocator
+/// holding several of them per thread, and a few hundred megabytes after a few dozen sign-ins.
+pub struct Workspace(Vec<Block>);
+
+impl Default for Workspace {
+    fn default() -> Self {
+        Workspace(vec![Block::default(); Params::default().block_count()])
+    }
+}
+
+impl Workspace {
+    fn blocks(&mut self, count: usize) -> &mut [Block] {
+        if self.0.len() < count {
+            self.0.resize(count, Block::default());
+        }
+        &mut self.0[..count]
+    }
+}
+
+/// The stored form of `password`: argon2id with a fresh random salt, in PHC form.
+pub fn hash_in(password: &str, ws: &mut Workspace) -> String {
     let mut salt = [0u8; 16];
     getrandom::fill(&mut salt).expect("the operating system gives random bytes");
-    let salt = SaltString::encode_b64(&salt).expect("16 bytes make a valid salt");
-    Argon2::default()
-        .hash_password(password.as_bytes(), &salt)
-        .expect("argon2 hashes any password within the length limit")
-        .to_string()
+    let encoded = SaltString::encode_b64(&salt).expect("16 bytes make a valid salt");
+    let params = Params::default();
+    let argon2 = Argon2::new(Algorithm::Argon2id, Version::V0x13, params.clone());
+    let mut out = [0u8; Params::DEFAULT_OUTPUT_LEN];
+    argon2
+        .hash_password_into_with_memory(password.as_bytes(), &salt, &mut out, ws.blocks(params.block_count()))
+        .expect("argon2 hashes any password within the length limit");
+    PasswordHash {
+        algorithm: Algorithm::Argon2id.ident(),
+        version: Some(Version::V0x13.into()),
+        params: ParamsString::try_from(&params).expect("the default parameters are valid"),
+        salt: Some(encoded.as_salt()),
+        hash: Some(Output::new(&out).expect("32 bytes make a valid output")),
+    }
+    .to_string()
 }
 
-/// Whether `password` is the one `stored` was made from. A malformed stored hash matches nothing.
-pub fn verify(password: &str, stored: &str) -> bool {
-    PasswordHash::new(stored)
-        .map(|h| Argon2::default().verify_password(password.as_bytes(), &h).is_ok())
-        .unwrap_or(false)
+/// Whether `password` is the one `stored` was made from (compared in constant time). A malformed
+/// stored hash matches nothing.
+pub fn verify_in(password: &str, stored: &str, ws: &mut Workspace) -> bool {
+    let Ok(h) = PasswordHash::new(stored) else {
+        return false;
+    };
+    let (Ok(algorithm), Ok(params)) = (Algorithm::try_from(h.algorithm), Params::try_from(&h)) else {
+        return false;
+    };
+    let Ok(version) = h.version.map_or(Ok(Version::default()), Version::try_from) else {
+        return false;
+    };
+    let (Some(salt), Some(expected)) = (h.salt, h.hash) else {
+        return false;
+    };
+    let mut salt_bytes = [0u8; 64];
+    let Ok(salt) = salt.decode_b64(&mut salt_bytes) else {
+        return false;
+    };
+    let mut out = vec![0u8; expected.len()];
+    let argon2 = Argon2::new(algorithm, version, params.clone());
+    argon2
+        .hash_password_into_with_memory(password.as_bytes(), salt, &mut out, ws.blocks(params.block_count()))
+        .is_ok()
+        && Output::new(&out).is_ok_and(|o| o == expected)
 }
 
-/// A hash no password is checked against in earnest: signing in as an unknown name costs as much
-/// as with a known one, so timing does not tell which names exist.
-pub fn verify_nothing(password: &str) {
+/// A check no password passes, as costly as a real one: signing in as an unknown name costs as
+/// much as with a known one, so timing does not tell which names exist.
+pub fn verify_nothing_in(password: &str, ws: &mut Workspace) {
     static DUMMY: LazyLock<String> = LazyLock::new(|| hash("no account has this password"));
-    let _ = verify(password, &DUMMY);
+    let _ = verify_in(password, &DUMMY, ws);
+}
+
+/// [`hash_in`] with a workspace of its own (tests, and one-off hashes).
+pub fn hash(password: &str) -> String {
+    hash_in(password, &mut Workspace::default())
+}
+
+/// [`verify_in`] with a workspace of its own.
+pub fn verify(password: &str, stored: &str) -> bool {
+    verify_in(password, stored, &mut Workspace::default())
 }
 
 #[cfg(test)]
@@ -177,6 +237,33 @@ mod tests {
         assert!(!verify("correct horse batterY", &h));
         assert_ne!(hash("correct horse battery"), h, "each hash has its own salt");
         assert!(!verify("anything", "not a hash"));
+        let mut ws = Workspace::default();
+        for _ in 0..3 {
+            assert!(
+                verify_in("correct horse battery", &h, &mut ws),
+                "a workspace serves again"
+            );
+        }
+    }
+
+    #[test]
+    fn hashes_made_by_the_argon2_crate_itself_still_verify() {
+        use argon2::password_hash::PasswordHasher;
+        let salt = SaltString::encode_b64(b"sixteen byte slt").unwrap();
+        let stored = Argon2::default()
+            .hash_password(b"correct horse battery", &salt)
+            .unwrap()
+            .to_string();
+        assert!(
+            verify("correct horse battery", &stored),
+            "hashes stored before keep working"
+        );
+        assert!(!verify("correct horse batterY", &stored));
+        assert_eq!(
+            hash_in("x", &mut Workspace::default()).split('$').nth(3),
+            stored.split('$').nth(3),
+            "the same parameters as before: {stored}"
+        );
     }
 
     #[test]

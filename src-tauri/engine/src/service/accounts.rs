@@ -5,7 +5,7 @@ use std::sync::RwLock;
 
 use super::{Service, ServiceError};
 use crate::access::{AccountInfo, Caller, Me, Role, SessionInfo};
-use crate::accounts::hashing::{Busy, Hashing, HashingUse};
+use crate::accounts::hashing::{Busy, Hashing, HashingUse, Slot};
 use crate::accounts::session::{self as sessions, Lifetimes, SEEN_EVERY_MS};
 use crate::accounts::setup::SetupLink;
 use crate::accounts::throttle::{Reservation, Throttle};
@@ -62,57 +62,58 @@ impl Service {
         self.people.hashing.usage()
     }
 
-    /// Checks `password` against the account's `stored` hash (none: an unknown name) for a try
-    /// reserved before anything was read, so a burst of tries gets no more checks than the
-    /// slow-down allows; a try the hashing threads had no room for is given back.
-    async fn check_password(
-        &self,
-        reserved: Reservation,
-        password: String,
-        stored: Option<String>,
-    ) -> Result<bool, ServiceError> {
-        let throttle = &self.people.throttle;
-        match self.people.hashing.verify(password, stored).await {
-            Ok(true) => {
-                throttle.succeeded(reserved);
-                Ok(true)
-            }
-            Ok(false) => {
-                throttle.failed(reserved, self.clock().now_ms());
-                Ok(false)
-            }
+    /// A try at a password as `name` from `address`: reserved with the slow-down, then a place
+    /// among the hashes, both before anything is read, so that a burst costs no more reads and
+    /// checks than the slow-down and the hashing threads allow. No place: the try is given back.
+    fn begin_try(&self, name: &str, address: &str) -> Result<(Reservation, Slot<'_>), ServiceError> {
+        let now = self.clock().now_ms();
+        let reserved =
+            self.people
+                .throttle
+                .reserve(name, address, now)
+                .map_err(|wait| ServiceError::TooManyAttempts {
+                    retry_after_secs: (wait as u64).div_ceil(1000),
+                })?;
+        match self.people.hashing.slot() {
+            Ok(slot) => Ok((reserved, slot)),
             Err(busy) => {
-                throttle.release(reserved);
+                self.people.throttle.release(reserved);
                 Err(busy.into())
             }
         }
     }
 
-    /// The account `name` may sign in as, read for a reserved try (given back if the read
-    /// fails: no password was checked).
-    async fn usable_account(
+    /// Checks `password` against the account's `stored` hash (none: an unknown name, which costs
+    /// the same) for a try begun with [`Service::begin_try`], and counts the outcome.
+    async fn check_password(
         &self,
+        (reserved, slot): (Reservation, Slot<'_>),
+        password: String,
+        stored: Option<String>,
+    ) -> bool {
+        let ok = slot.verify(password, stored).await;
+        match ok {
+            true => self.people.throttle.succeeded(reserved),
+            false => self.people.throttle.failed(reserved, self.clock().now_ms()),
+        }
+        ok
+    }
+
+    /// The account `name` may sign in as, read for a try begun (given back if the read fails:
+    /// no password was checked).
+    async fn usable_account<'a>(
+        &'a self,
         name: &str,
-        reserved: Reservation,
-    ) -> Result<(Reservation, Option<account::Credentials>), ServiceError> {
+        (reserved, slot): (Reservation, Slot<'a>),
+    ) -> Result<((Reservation, Slot<'a>), Option<account::Credentials>), ServiceError> {
         let who = name.to_owned();
         match self.store.reader().read(move |c| account::credentials(c, &who)).await {
-            Ok(found) => Ok((reserved, found.filter(|c| !c.disabled))),
+            Ok(found) => Ok(((reserved, slot), found.filter(|c| !c.disabled))),
             Err(e) => {
                 self.people.throttle.release(reserved);
                 Err(e.into())
             }
         }
-    }
-
-    fn reserve_try(&self, name: &str, address: &str) -> Result<Reservation, ServiceError> {
-        let now = self.clock().now_ms();
-        self.people
-            .throttle
-            .reserve(name, address, now)
-            .map_err(|wait| ServiceError::TooManyAttempts {
-                retry_after_secs: (wait as u64).div_ceil(1000),
-            })
     }
 
     /// How long browser sessions last from now on.
@@ -242,11 +243,11 @@ impl Service {
                 "only a signed-in person has a password to change".into(),
             ));
         };
-        let reserved = self.reserve_try(name, address)?;
-        let (reserved, found) = self.usable_account(name, reserved).await?;
+        let begun = self.begin_try(name, address)?;
+        let (begun, found) = self.usable_account(name, begun).await?;
         if !self
-            .check_password(reserved, change.current, found.map(|c| c.password_hash))
-            .await?
+            .check_password(begun, change.current, found.map(|c| c.password_hash))
+            .await
         {
             tracing::info!(name = %name, %address, "a password change gave a wrong current password");
             return Err(ServiceError::Invalid(vec![crate::intake::FieldError::new(
@@ -269,12 +270,12 @@ impl Service {
     /// per address, and answer the same whether the name exists or not.
     pub async fn sign_in(&self, req: SignIn, from: Origin) -> Result<SignedIn, ServiceError> {
         let name = req.name.trim().to_owned();
-        // Reserved before the database is read: a burst refused costs neither reads nor hashes.
-        let reserved = self.reserve_try(&name, &from.address)?;
-        let (reserved, found) = self.usable_account(&name, reserved).await?;
+        // Begun before the database is read: a burst refused costs neither reads nor hashes.
+        let begun = self.begin_try(&name, &from.address)?;
+        let (begun, found) = self.usable_account(&name, begun).await?;
         // Checked whether the name exists or not: the answer and its time must not tell.
         let stored = found.as_ref().map(|c| c.password_hash.clone());
-        let ok = self.check_password(reserved, req.password, stored).await?;
+        let ok = self.check_password(begun, req.password, stored).await;
         match found {
             Some(a) if ok => self.open_session(a.id, a.name, a.role, from).await,
             _ => {
