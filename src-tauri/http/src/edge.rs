@@ -28,9 +28,15 @@ pub const OPEN_BODY_DEADLINE: Duration = Duration::from_secs(5);
 /// Reads the body of a route open to anyone (no credential needed: sign-in, the setup link)
 /// before the route does, at most [`MAX_OPEN_BODY_BYTES`] within [`OPEN_BODY_DEADLINE`]: a
 /// client without any credential holds neither memory nor a connection with a large or slow
-/// body. A declared length over the limit is refused from the head.
+/// body. A declared length over the limit is refused from the head. While the body comes, the
+/// connection counts as one without its headers: a full server may close it to make room.
 pub async fn small_body(request: Request, next: Next) -> Response {
     let (parts, body) = request.into_parts();
+    let ticket = parts.extensions.get::<std::sync::Arc<crate::gate::Ticket>>().cloned();
+    let started = ticket.map(|t| {
+        t.unfinished_again();
+        Started(t)
+    });
     let too_large = || {
         Failure::new(
             ErrorCode::TooLarge,
@@ -46,7 +52,9 @@ pub async fn small_body(request: Request, next: Next) -> Response {
     if declared.is_some_and(|n| n > MAX_OPEN_BODY_BYTES as u64) {
         return too_large();
     }
-    match tokio::time::timeout(OPEN_BODY_DEADLINE, axum::body::to_bytes(body, MAX_OPEN_BODY_BYTES)).await {
+    let read = tokio::time::timeout(OPEN_BODY_DEADLINE, axum::body::to_bytes(body, MAX_OPEN_BODY_BYTES)).await;
+    drop(started);
+    match read {
         Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
         Ok(Err(_)) => too_large(),
         Err(_) => Failure::new(
@@ -57,6 +65,15 @@ pub async fn small_body(request: Request, next: Next) -> Response {
             ),
         )
         .into_response(),
+    }
+}
+
+/// Marks its connection started again when dropped: once the body is read, or given up.
+struct Started(std::sync::Arc<crate::gate::Ticket>);
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        self.0.started();
     }
 }
 

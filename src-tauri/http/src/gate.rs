@@ -5,8 +5,8 @@
 //! - of those, at most `max_unfinished_per_address` may have waited over [`PATIENCE`] for their
 //!   first request's headers; a further connection closes the oldest of them (a browser sends
 //!   its headers at once; a burst of connections that all send theirs is not cut short);
-//! - when every slot of the server is taken, the oldest connection that has waited over
-//!   [`PATIENCE`] for its headers, from any address, is closed to make room.
+//! - when every slot of the server is taken, the oldest connection still without its headers,
+//!   from any address, is closed to make room (however young: the server is full).
 //!
 //! A trusted proxy (`http.trusted_proxies`) carries everyone's connections: its address is not
 //! held to the per-address caps.
@@ -51,6 +51,7 @@ struct Held {
     unfinished: usize,
 }
 
+#[derive(Clone)]
 struct Unfinished {
     ip: IpAddr,
     since: Instant,
@@ -62,6 +63,7 @@ pub struct Ticket {
     gate: Arc<Gate>,
     id: u64,
     ip: IpAddr,
+    since: Instant,
     started: AtomicBool,
     close: Arc<Notify>,
 }
@@ -76,13 +78,13 @@ impl Gate {
         })
     }
 
-    /// The oldest connection (of `ip`, or of any address) that has waited long enough for its
-    /// headers to be closed for a newer one.
-    fn overdue(&self, s: &State, ip: Option<IpAddr>) -> Option<u64> {
+    /// The oldest connection of `ip` that has waited long enough for its headers to be closed
+    /// for a newer one of the same address.
+    fn overdue(&self, s: &State, ip: IpAddr) -> Option<u64> {
         s.unfinished
             .iter()
             .take_while(|(_, u)| u.since.elapsed() >= self.patience)
-            .find(|(_, u)| ip.is_none_or(|ip| u.ip == ip))
+            .find(|(_, u)| u.ip == ip)
             .map(|(id, _)| *id)
     }
 
@@ -101,7 +103,7 @@ impl Gate {
             return None;
         }
         if counted && held.unfinished >= self.limits.max_unfinished_per_address {
-            if let Some(id) = self.overdue(&s, Some(ip)) {
+            if let Some(id) = self.overdue(&s, ip) {
                 close_unfinished(&mut s, id);
             }
         }
@@ -124,16 +126,17 @@ impl Gate {
             gate: self.clone(),
             id,
             ip,
+            since,
             started: AtomicBool::new(false),
             close,
         })
     }
 
-    /// Closes the oldest connection that has waited over [`PATIENCE`] for its headers, from any
-    /// address, to make room for a new one; whether there was one.
+    /// Closes the oldest connection still without its headers, from any address, to make room
+    /// for a new one; whether there was one.
     pub fn close_oldest_unfinished(&self) -> bool {
         let mut s = self.state();
-        match self.overdue(&s, None) {
+        match s.unfinished.keys().next().copied() {
             Some(id) => {
                 close_unfinished(&mut s, id);
                 true
@@ -184,6 +187,24 @@ impl Ticket {
             if let Some(held) = s.by_address.get_mut(&self.ip) {
                 held.unfinished = held.unfinished.saturating_sub(1);
             }
+        }
+    }
+
+    /// The connection waits again for what anyone may send without a credential (its next
+    /// request's headers, the body of sign-in): it counts as unfinished, as old as it is, until
+    /// [`Ticket::started`] again.
+    pub fn unfinished_again(&self) {
+        if !self.started.swap(false, Ordering::Relaxed) {
+            return;
+        }
+        let mut s = self.gate.state();
+        let u = Unfinished {
+            ip: self.ip,
+            since: self.since,
+            close: self.close.clone(),
+        };
+        if s.unfinished.insert(self.id, u).is_none() {
+            s.by_address.entry(self.ip).or_default().unfinished += 1;
         }
     }
 
@@ -290,11 +311,29 @@ mod tests {
             0,
             "a burst that sends its headers at once is let be"
         );
-        assert!(
-            !g.close_oldest_unfinished(),
-            "nothing has waited long enough to be closed"
-        );
         assert_eq!(g.usage().unfinished, 2);
+        assert!(
+            g.close_oldest_unfinished(),
+            "but a full server makes room with the oldest, however young"
+        );
+    }
+
+    #[test]
+    fn a_connection_reading_a_body_without_a_credential_counts_as_unfinished_again() {
+        let g = gate(50, 10, "");
+        let t = g.admit(ip("10.0.0.66")).unwrap();
+        t.started();
+        assert_eq!(g.usage().unfinished, 0);
+        t.unfinished_again();
+        assert_eq!(
+            g.usage().unfinished,
+            1,
+            "a slow body on sign-in may be closed to make room"
+        );
+        t.started();
+        drop(t);
+        let u = g.usage();
+        assert_eq!((u.unfinished, u.connections), (0, 0), "every count is given back");
     }
 
     #[test]

@@ -10,6 +10,7 @@
 //! finish (the event stream ends on its own: it watches `ApiContext::stopping`).
 
 use std::io;
+use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -78,9 +79,13 @@ pub async fn serve(
             continue;
         };
         let _ = stream.set_nodelay(true);
-        // Each request knows the address it came from (sign-in slows guessing down per address).
-        let app = app.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer)));
-        tokio::spawn(connection(stream, app, limits, stopping.clone(), (slot, ticket)));
+        tokio::spawn(connection(
+            stream,
+            (app.clone(), peer),
+            limits,
+            stopping.clone(),
+            (slot, ticket),
+        ));
     }
     drop(listener);
     let _ = stop.send(true);
@@ -113,7 +118,7 @@ fn refuse(stream: TcpStream) {
 /// make room, or the server stops.
 async fn connection<S>(
     stream: S,
-    app: Router,
+    (app, peer): (Router, SocketAddr),
     limits: Limits,
     mut stopping: watch::Receiver<bool>,
     (_slot, ticket): (OwnedSemaphorePermit, Ticket),
@@ -126,12 +131,24 @@ async fn connection<S>(
         activity: activity.clone(),
     });
     let ticket = Arc::new(ticket);
-    let started = ticket.clone();
+    let gate = ticket.clone();
     let service = TowerToHyperService::new(app);
-    // Called once a request's head is whole: the connection has finished its headers.
-    let service = hyper::service::service_fn(move |request| {
-        started.started();
-        hyper::service::Service::call(&service, request)
+    // Called once a request's head is whole: the connection has finished its headers (until its
+    // answer is sent: then it waits for the next request's). Each request knows the address it
+    // came from (sign-in slows guessing down per address), and its connection's ticket (a route
+    // open to anyone counts the connection unfinished again while it reads the body). Put in
+    // the request, not layered on the router: layering the router again for each connection
+    // copied every route, hundreds of kilobytes each.
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+        gate.started();
+        request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        request.extensions_mut().insert(gate.clone());
+        let answered = hyper::service::Service::call(&service, request);
+        let ticket = gate.clone();
+        async move {
+            let response = answered.await?;
+            Ok::<_, std::convert::Infallible>(response.map(|body| Sent { body, ticket }))
+        }
     });
     let mut conn = pin!(http1::Builder::new()
         .timer(TokioTimer::new())
@@ -159,6 +176,39 @@ async fn connection<S>(
                 return;
             }
         }
+    }
+}
+
+/// An answer's body that, once sent (or given up), counts its connection as waiting for its next
+/// request's headers again: an idle kept-alive connection is the first closed to make room.
+struct Sent {
+    body: axum::body::Body,
+    ticket: Arc<Ticket>,
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        self.ticket.unfinished_again();
+    }
+}
+
+impl hyper::body::Body for Sent {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
