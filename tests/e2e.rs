@@ -8,5 +8,6 @@ mod cli;
 mod connections;
 mod crash;
 mod database_lock;
+mod hardening;
 mod serve;
 mod upgrade;

@@ -138,7 +138,7 @@ async fn connection<S>(
     // came from (sign-in slows guessing down per address), and its connection's ticket (a route
     // open to anyone counts the connection unfinished again while it reads the body). Put in
     // the request, not layered on the router: layering the router again for each connection
-    // copied every route, hundreds of kilobytes each.
+    // rebuilt every route's stack for it.
     let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
         gate.started();
         request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
