@@ -134,7 +134,8 @@ settings! {
         /// Addresses in trusted_proxies are not limited (the proxy carries everyone's).
         max_connections_per_address: AtLeastOne = AtLeastOne(50),
         /// Connections one address may hold that have waited over a second for their request's
-        /// headers; a further connection closes the oldest of them.
+        /// headers (an idle kept-alive connection counts, as does one sending sign-in's body);
+        /// a further connection closes the oldest of them.
         max_unfinished_per_address: AtLeastOne = AtLeastOne(10),
         /// Event streams (GET /api/v1/events) one API key or one browser session may hold open;
         /// a further one closes the oldest.
