@@ -9,6 +9,7 @@ mod connections;
 mod crash;
 mod database_lock;
 mod disk_full;
+mod hardening;
 mod log_lines;
 mod serve;
 mod upgrade;

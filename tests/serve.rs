@@ -115,6 +115,16 @@ fn serve_answers_the_api_and_serves_the_ui() {
         .header("content-security-policy")
         .expect("the UI is served with a CSP");
     assert!(csp.contains("default-src 'self'"), "{csp}");
+    assert_eq!(
+        page.header("referrer-policy"),
+        Some("no-referrer"),
+        "a link followed from the UI tells no other site where it came from"
+    );
+    assert_eq!(
+        page.header("x-frame-options"),
+        Some("DENY"),
+        "no page may frame the UI, in browsers that ignore frame-ancestors too"
+    );
 
     let missing = r.get("/api/v1/no-such-route");
     assert_eq!(missing.status, 404);

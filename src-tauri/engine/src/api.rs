@@ -21,14 +21,39 @@ pub struct AppInfo {
     pub product: String,
     pub version: String,
     pub mode: RunMode,
+    /// Where the data lives: for admins only (absent for other callers, whom a server's paths
+    /// would only help to attack it).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
+    #[schema(required = false)]
     pub data_dir: String,
+    /// For admins only, as `data_dir`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
+    #[schema(required = false)]
     pub database_path: String,
+    /// For admins only, as `data_dir`.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    #[ts(as = "Option<String>", optional)]
+    #[schema(required = false)]
     pub config_path: String,
     pub schema_version: u32,
     /// Where the HTTP server listens, when it runs.
     pub http_url: Option<String>,
     #[ts(type = "number")]
     pub started_at_ms: i64,
+}
+
+impl AppInfo {
+    /// The same, without where the data lives: what a caller who is not an admin is told.
+    pub fn without_paths(&self) -> AppInfo {
+        AppInfo {
+            data_dir: String::new(),
+            database_path: String::new(),
+            config_path: String::new(),
+            ..self.clone()
+        }
+    }
 }
 
 /// An error as the UI and API clients see it: a stable machine code to branch on, and a message
@@ -172,14 +197,21 @@ error_codes! {
     InvalidFilter = "invalid_filter", 422;
     /// The key's message limit per minute or per day is reached; `Retry-After` says when to try again.
     RateLimited = "rate_limited", 429;
-    /// Too many failed sign-ins for this account or address; `Retry-After` says when to try again.
+    /// Too many failed sign-ins for this account from this address (or for this account from
+    /// many); `Retry-After` says when to try again.
     TooManyAttempts = "too_many_attempts", 429;
+    /// This address has as many connections open (`http.max_connections_per_address`) as it may;
+    /// `Retry-After` says when to try again.
+    TooManyConnections = "too_many_connections", 429;
     /// Something failed on our side (logged).
     Internal = "internal", 500;
     /// The export file could not be written.
     WriteFailed = "write_failed", 500;
     /// The engine is stopping: try again once it runs.
     Stopping = "stopping", 503;
+    /// Every password check is taken (sign-ins, password changes, at most as many at once as
+    /// the server has cores): nothing was checked; try again after `Retry-After`.
+    Busy = "busy", 503;
     /// The disk holding the database is full: nothing was stored; try again after `Retry-After`.
     StorageFull = "storage_full", 503;
 }

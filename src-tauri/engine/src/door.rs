@@ -13,6 +13,7 @@ use tokio::sync::{oneshot, watch};
 use tokio::task::JoinHandle;
 
 use crate::api::AppInfo;
+use crate::config::Networks;
 use crate::service::Service;
 
 /// The file in the data directory holding this run's operator token (readable by its owner
@@ -31,8 +32,16 @@ pub struct Limits {
     pub header_read_timeout: Duration,
     /// How long a connection may go without a byte read or written before it is closed.
     pub idle_timeout: Duration,
-    /// Connections served at once; further ones wait to be accepted.
+    /// Connections served at once; further ones wait to be accepted (the oldest that has not
+    /// sent its headers is closed to make room).
     pub max_connections: usize,
+    /// Connections one address may hold open (a trusted proxy's are not counted).
+    pub max_connections_per_address: usize,
+    /// Connections one address may hold that have waited over a second for their request's
+    /// headers; a further connection closes the oldest of them.
+    pub max_unfinished_per_address: usize,
+    /// Event streams one API key or browser session may hold; a further one closes the oldest.
+    pub max_streams_per_caller: usize,
 }
 
 impl Default for Limits {
@@ -44,6 +53,9 @@ impl Default for Limits {
             header_read_timeout: Duration::from_secs(10),
             idle_timeout: Duration::from_secs(60),
             max_connections: 200,
+            max_connections_per_address: 50,
+            max_unfinished_per_address: 10,
+            max_streams_per_caller: 8,
         }
     }
 }
@@ -60,6 +72,8 @@ pub struct DoorContext {
     pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
+    /// The proxies whose `X-Forwarded-For` names the client (`http.trusted_proxies`).
+    pub trusted_proxies: Arc<Networks>,
 }
 
 /// A future a door runs on the runtime.

@@ -65,7 +65,7 @@ pub use actions::{MessageAction, ResolveRequest};
 pub use compare::{CandidateComparison, CannotTell, CompareCandidates, ComparedMessage, Fact, FactCheck, Verdict};
 pub use connections::{BindStatus, ConnectionAction, ConnectionCommand, ConnectionStatus, HoldStatus};
 pub use error::{ServiceError, TemplateError};
-pub use health::{Health, HealthStatus, StorageHealth, WriterHealth};
+pub use health::{DoorUse, Health, HealthStatus, StorageHealth, WriterHealth};
 pub use inbox::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };

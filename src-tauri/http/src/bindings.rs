@@ -75,6 +75,13 @@ fn codes() -> (String, String) {
             FieldCode::ALL.iter().map(|c| c.as_str().to_owned()),
         ),
         list(
+            "WEAK_PASSWORD_REASONS",
+            "FieldError.params.reason of a weak_password field error",
+            smsdesk_engine::accounts::password::Weakness::ALL
+                .iter()
+                .map(|w| w.as_str().to_owned()),
+        ),
+        list(
             "SUMMARY_CODES",
             "ExceptionSummary.summary_code",
             SummaryCode::ALL.iter().map(|c| c.as_str().to_owned()),
@@ -134,6 +141,8 @@ fn instance_and_intake() -> Vec<(String, String)> {
         file::<HealthStatus>(),
         file::<StorageHealth>(),
         file::<WriterHealth>(),
+        file::<smsdesk_engine::service::DoorUse>(),
+        file::<smsdesk_engine::accounts::hashing::HashingUse>(),
         file::<ApiError>(),
         file::<ApiKeyInfo>(),
         file::<CreatedApiKey>(),

@@ -1,9 +1,11 @@
 //! What every request goes through before its route: the `Host` check (a web page must not reach
 //! the API by pointing a name of its own at this computer: DNS rebinding), the length of its
 //! address, and, on the way out, every refusal as `{code, message}` JSON, also those the
-//! framework makes itself (an unknown method, a timeout, a body too large, a bad path).
+//! framework makes itself (an unknown method, a timeout, a body too large, a bad path). And what
+//! the routes that take a body from anyone (sign-in, the setup link) read of it: a little, soon.
 
 use std::net::IpAddr;
+use std::time::Duration;
 
 use axum::body::Body;
 use axum::extract::{Request, State};
@@ -17,6 +19,63 @@ use smsdesk_engine::api::ErrorCode;
 /// The longest request address (path and query) answered; longer ones get 414. Well below
 /// hyper's own limit, whose answer is an empty 414.
 pub const MAX_URI_BYTES: usize = 8 * 1024;
+
+/// The largest body a route open to anyone reads (a name and a password are far smaller).
+pub const MAX_OPEN_BODY_BYTES: usize = 16 * 1024;
+/// How long such a route waits for its whole body: a person's browser sends it at once.
+pub const OPEN_BODY_DEADLINE: Duration = Duration::from_secs(5);
+
+/// Reads the body of a route open to anyone (no credential needed: sign-in, the setup link)
+/// before the route does, at most [`MAX_OPEN_BODY_BYTES`] within [`OPEN_BODY_DEADLINE`]: a
+/// client without any credential holds neither memory nor a connection with a large or slow
+/// body. A declared length over the limit is refused from the head. While the body comes, the
+/// connection counts as one without its headers: a full server may close it to make room.
+pub async fn small_body(request: Request, next: Next) -> Response {
+    let (parts, body) = request.into_parts();
+    let ticket = parts.extensions.get::<std::sync::Arc<crate::gate::Ticket>>().cloned();
+    let started = ticket.map(|t| {
+        t.unfinished_again();
+        Started(t)
+    });
+    let too_large = || {
+        Failure::new(
+            ErrorCode::TooLarge,
+            format!("this route takes a body of at most {MAX_OPEN_BODY_BYTES} bytes"),
+        )
+        .into_response()
+    };
+    let declared = parts
+        .headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > MAX_OPEN_BODY_BYTES as u64) {
+        return too_large();
+    }
+    let read = tokio::time::timeout(OPEN_BODY_DEADLINE, axum::body::to_bytes(body, MAX_OPEN_BODY_BYTES)).await;
+    drop(started);
+    match read {
+        Ok(Ok(bytes)) => next.run(Request::from_parts(parts, Body::from(bytes))).await,
+        Ok(Err(_)) => too_large(),
+        Err(_) => Failure::new(
+            ErrorCode::RequestTimeout,
+            format!(
+                "the body did not arrive whole within {} s",
+                OPEN_BODY_DEADLINE.as_secs()
+            ),
+        )
+        .into_response(),
+    }
+}
+
+/// Marks its connection started again when dropped: once the body is read, or given up.
+struct Started(std::sync::Arc<crate::gate::Ticket>);
+
+impl Drop for Started {
+    fn drop(&mut self) {
+        self.0.started();
+    }
+}
 
 /// Refuses a request whose `Host` this server does not answer to, or whose address is too long.
 pub async fn check(State(s): State<AppState>, request: Request, next: Next) -> Response {

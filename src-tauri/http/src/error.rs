@@ -130,23 +130,31 @@ impl From<ServiceError> for Failure {
             ServiceError::Template(TemplateError::NameTaken(_)) => C::NameTaken,
             ServiceError::Template(TemplateError::Store(_)) => C::Internal,
             ServiceError::SignInFailed(_) => C::Unauthorized,
-            ServiceError::TooManyAttempts { retry_after_secs } => {
-                return Failure::new(C::TooManyAttempts, message).retry_after(*retry_after_secs)
-            }
-            ServiceError::RateLimited { retry_after_secs, .. } => {
-                return Failure::new(C::RateLimited, message).retry_after(*retry_after_secs)
-            }
+            ServiceError::TooManyAttempts { .. } => C::TooManyAttempts,
+            ServiceError::Busy { .. } => C::Busy,
+            ServiceError::RateLimited { .. } => C::RateLimited,
             ServiceError::SetupTokenInvalid => C::SetupTokenInvalid,
             ServiceError::DestinationNotAllowed(_) => C::DestinationNotAllowed,
             ServiceError::NotSandbox => C::NotSandbox,
             ServiceError::Store(smsdesk_engine::StoreError::Closed) => C::Stopping,
             ServiceError::Store(_) => C::Internal,
         };
-        let failure = Failure::new(code, message);
+        let mut failure = Failure::new(code, message);
+        failure.retry_after = retry_after(&e);
         if failure.status.is_server_error() {
             tracing::error!(error = %failure.body.message, "request failed");
         }
         failure
+    }
+}
+
+/// When a refusal that passes with time may be tried again, in seconds.
+fn retry_after(e: &ServiceError) -> Option<u64> {
+    match e {
+        ServiceError::TooManyAttempts { retry_after_secs }
+        | ServiceError::Busy { retry_after_secs }
+        | ServiceError::RateLimited { retry_after_secs, .. } => Some(*retry_after_secs),
+        _ => None,
     }
 }
 

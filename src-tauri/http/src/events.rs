@@ -6,21 +6,26 @@
 //! arrives (or a long one gains its missing part), with the reply as `InboxMessage` JSON, for
 //! callers that may read everything; `resync` when this client fell behind
 //! and missed events (it should reload what it shows); `revoked` just before the stream ends
-//! because its API key was revoked or its session ended (checked every few seconds). A key that
-//! may read only its own messages hears only of changes to them. A comment is sent every 15 seconds to keep
-//! the connection open through proxies.
+//! because its API key was revoked or its session ended (checked every few seconds); `replaced`
+//! just before the stream ends because the same caller opened more streams than
+//! `http.max_streams_per_caller` (the oldest ends; reconnecting would end another). The stream
+//! needs a caller that may read messages (`read:own` or more); a key that may read only its own
+//! messages hears only of changes to them. A comment is sent every 15 seconds to keep the
+//! connection open through proxies.
 
 use std::convert::Infallible;
 use std::time::Duration;
 
 use axum::extract::State;
 use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
 use futures::Stream;
 use serde::Serialize;
 use tokio::sync::broadcast::error::RecvError;
 
-use super::auth::{still_valid, Credential};
+use super::auth::{check, still_valid, Credential};
 use super::AppState;
+use smsdesk_engine::access::Access;
 use smsdesk_engine::changes::{Change, Entity};
 
 /// How often an open stream checks that its key was not revoked.
@@ -47,11 +52,23 @@ impl From<Change> for ChangeEvent {
 /// The stream of committed changes.
 #[utoipa::path(get, path = "/api/v1/events", tag = "overview",
     responses((status = 200, description = "A text/event-stream: `change` events whose data is a ChangeEvent as JSON, \
-        `inbound` events whose data is an InboxMessage (a reply from a handset, to callers that may read everything), `resync` events whose data is how many changes were missed, and `revoked` before the stream ends"),
-        (status = 401, body = smsdesk_engine::api::ApiError)))]
-pub async fn stream(
+        `inbound` events whose data is an InboxMessage (a reply from a handset, to callers that may read everything), `resync` events whose data is how many changes were missed, `revoked` before the stream ends because the credential ended, and `replaced` before it ends because the same caller opened more streams than `http.max_streams_per_caller`"),
+        (status = 401, body = smsdesk_engine::api::ApiError),
+        (status = 403, description = "`forbidden`: the caller may not read messages (a key without `read:own` or `read:all`)", body = smsdesk_engine::api::ApiError)))]
+pub async fn stream(credential: Credential, State(s): State<AppState>) -> Response {
+    if let Err(refused) = check(Access::ReadMessages, "events", &credential.caller) {
+        return refused.into_response();
+    }
+    let registered = s.ctx.streams.open(&credential.caller);
+    follow(credential, s, registered).into_response()
+}
+
+/// The stream of one caller, until it goes away, the server stops, its credential ends, or a
+/// newer stream of the same caller takes its place.
+fn follow(
     credential: Credential,
-    State(s): State<AppState>,
+    s: AppState,
+    registered: crate::streams::Registered,
 ) -> Sse<impl Stream<Item = Result<Event, Infallible>>> {
     let only_key = credential.caller.only_own();
     let mut changes = s.ctx.service.subscribe();
@@ -64,6 +81,12 @@ pub async fn stream(
         loop {
             let got = tokio::select! {
                 _ = stopping.changed() => break,
+                // The client went away: the stream stops counting at once, not at the next event.
+                _ = tx.closed() => break,
+                _ = registered.replaced() => {
+                    let _ = tx.send(Ok(Event::default().event("replaced").data("a newer stream of the same caller took this one's place"))).await;
+                    break;
+                }
                 _ = recheck.tick() => {
                     if still_valid(&s, &credential).await {
                         continue;

@@ -19,8 +19,10 @@ use tokio::sync::{oneshot, watch};
 use tower_http::timeout::TimeoutLayer;
 
 use smsdesk_engine::api::{AppInfo, ErrorCode};
+use smsdesk_engine::config::Networks;
 use smsdesk_engine::door::{Door, DoorContext, Serving};
 use smsdesk_engine::operations::{specs, Method, Spec};
+use smsdesk_engine::service::DoorUse;
 use smsdesk_engine::service::Service;
 use smsdesk_engine::service::{Health, HealthStatus};
 
@@ -32,12 +34,14 @@ mod error;
 mod events;
 mod export;
 mod extract;
+mod gate;
 mod listen;
 pub mod openapi;
 mod people;
 pub mod reference;
 mod routes;
 mod scrub;
+mod streams;
 
 pub use error::Failure;
 pub use events::ChangeEvent;
@@ -66,6 +70,41 @@ pub struct ApiContext {
     pub allowed_hosts: Arc<[String]>,
     /// Flips to true when the server stops, so endless streams end.
     pub stopping: watch::Receiver<bool>,
+    /// The proxies whose `X-Forwarded-For` names the client (`http.trusted_proxies`).
+    pub trusted_proxies: Arc<Networks>,
+    /// The connections open, by address.
+    gate: Arc<gate::Gate>,
+    /// The event streams open, by caller.
+    streams: Arc<streams::Streams>,
+}
+
+impl ApiContext {
+    /// What the routes need, with nothing open yet.
+    pub fn new(info: Arc<AppInfo>, ui: Option<Arc<dyn UiAssets>>, service: Service, door: DoorContext) -> ApiContext {
+        ApiContext {
+            info,
+            ui,
+            service,
+            operator_token: door.operator_token,
+            limits: door.limits,
+            allowed_hosts: door.allowed_hosts,
+            stopping: door.stopping,
+            gate: gate::Gate::new(door.limits, door.trusted_proxies.clone()),
+            streams: streams::Streams::new(door.limits.max_streams_per_caller),
+            trusted_proxies: door.trusted_proxies,
+        }
+    }
+
+    /// The connections and event streams open now, and their caps.
+    fn door_use(&self) -> DoorUse {
+        let (streams, max_streams_per_caller, closed_streams) = self.streams.usage();
+        DoorUse {
+            streams,
+            max_streams_per_caller,
+            closed_streams,
+            ..self.gate.usage()
+        }
+    }
 }
 
 /// The HTTP API as the engine's door: give it to `EngineOptions::door`.
@@ -83,16 +122,9 @@ impl HttpDoor {
 impl Door for HttpDoor {
     fn serve(&self, listener: TcpListener, ctx: DoorContext, shutdown: oneshot::Receiver<()>) -> Serving {
         let limits = ctx.limits;
-        let app = router(ApiContext {
-            info: ctx.info,
-            ui: self.ui.clone(),
-            service: ctx.service,
-            operator_token: ctx.operator_token,
-            limits,
-            allowed_hosts: ctx.allowed_hosts,
-            stopping: ctx.stopping,
-        });
-        Box::pin(listen::serve(listener, app, limits, shutdown))
+        let api = ApiContext::new(ctx.info.clone(), self.ui.clone(), ctx.service.clone(), ctx);
+        let gate = api.gate.clone();
+        Box::pin(listen::serve(listener, router(api), limits, gate, shutdown))
     }
 }
 
@@ -154,8 +186,16 @@ pub fn router(ctx: ApiContext) -> Router {
             "/api/v1/callbacks/{provider}/inbound",
             post(callbacks::receive_inbound).get(callbacks::receive_inbound),
         )
-        .route("/api/v1/session", post(people::sign_in).delete(people::sign_out))
-        .route("/api/v1/setup", get(people::setup_state).post(people::first_admin))
+        .route(
+            "/api/v1/session",
+            post(people::sign_in)
+                .layer(middleware::from_fn(edge::small_body))
+                .delete(people::sign_out),
+        )
+        .route(
+            "/api/v1/setup",
+            get(people::setup_state).post(people::first_admin.layer(middleware::from_fn(edge::small_body))),
+        )
         .layer(TimeoutLayer::with_status_code(
             StatusCode::REQUEST_TIMEOUT,
             limits.request_timeout,
@@ -175,7 +215,8 @@ pub fn router(ctx: ApiContext) -> Router {
 }
 
 /// Whether this instance works: the database writer answers, the SMPP link, the last checkpoint.
-/// Needs no key, and says nothing a caller could use against it.
+/// Needs no key, and says nothing a caller could use against it; an admin's credential adds the
+/// connections, event streams and password checks in use, with their caps.
 #[utoipa::path(
     get,
     path = "/api/v1/health",
@@ -186,8 +227,13 @@ pub fn router(ctx: ApiContext) -> Router {
         (status = 503, description = "The database writer does not answer: nothing new can be stored", body = Health),
     )
 )]
-async fn health(State(s): State<AppState>) -> (StatusCode, Json<Health>) {
-    let h = s.ctx.service.health(&s.ctx.info).await;
+async fn health(State(s): State<AppState>, parts: axum::http::request::Parts) -> (StatusCode, Json<Health>) {
+    let mut h = s.ctx.service.health(&s.ctx.info).await;
+    // Without a credential, nothing is looked up; a wrong one is no refusal here, only less said.
+    if auth::credential(&parts, &s).await.is_ok_and(|c| c.caller.is_admin()) {
+        h.door = Some(s.ctx.door_use());
+        h.passwords = Some(s.ctx.service.hashing_use());
+    }
     let code = if h.status == HealthStatus::Unavailable {
         StatusCode::SERVICE_UNAVAILABLE
     } else {
@@ -229,6 +275,10 @@ async fn ui_file(State(s): State<AppState>, uri: Uri) -> Response {
         HeaderValue::from_static(CONTENT_SECURITY_POLICY),
     );
     headers.insert(header::X_CONTENT_TYPE_OPTIONS, HeaderValue::from_static("nosniff"));
+    // No other site learns our addresses from a link followed, nor frames the UI (older
+    // browsers ignore the CSP's frame-ancestors).
+    headers.insert(header::REFERRER_POLICY, HeaderValue::from_static("no-referrer"));
+    headers.insert(header::X_FRAME_OPTIONS, HeaderValue::from_static("DENY"));
     response
 }
 

@@ -1,13 +1,16 @@
 //! The accept loop. A client that opens connections and never finishes a request must not hold
 //! the server: each connection has a deadline for its request's headers (also while it waits for
 //! the next request), one for going without a byte read or written, and at most
-//! `Limits::max_connections` are served at once. Over that number the loop stops accepting, so
-//! further connections wait in the system's queue rather than take a file each.
+//! `Limits::max_connections` are served at once. Over that number the oldest connection still
+//! without its headers is closed to make room; without one, the loop stops accepting, so further
+//! connections wait in the system's queue rather than take a file each. What one address may
+//! hold is the [`Gate`]'s to say.
 //!
 //! On stop, no connection is accepted any more, idle ones are closed, and the requests in flight
 //! finish (the event stream ends on its own: it watches `ApiContext::stopping`).
 
 use std::io;
+use std::net::SocketAddr;
 use std::pin::{pin, Pin};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -19,11 +22,17 @@ use hyper::server::conn::http1;
 use hyper_util::rt::{TokioIo, TokioTimer};
 use hyper_util::service::TowerToHyperService;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
-use tokio::net::TcpListener;
+use tokio::net::{TcpListener, TcpStream};
 use tokio::sync::{oneshot, watch, OwnedSemaphorePermit, Semaphore};
 use tokio::time::Instant;
 
+use smsdesk_engine::api::ErrorCode;
 use smsdesk_engine::door::Limits;
+
+use crate::gate::{Gate, Ticket};
+
+/// Seconds a connection refused for its address's cap is told to wait.
+const REFUSED_RETRY_AFTER_SECS: u64 = 5;
 
 /// Serves `app` on `listener` until `shutdown` resolves (or its sender is dropped), then waits
 /// for the open connections to finish.
@@ -31,15 +40,23 @@ pub async fn serve(
     listener: TcpListener,
     app: Router,
     limits: Limits,
+    gate: Arc<Gate>,
     mut shutdown: oneshot::Receiver<()>,
 ) -> io::Result<()> {
     let max = limits.max_connections.clamp(1, Semaphore::MAX_PERMITS);
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopping) = watch::channel(false);
     loop {
-        let slot = tokio::select! {
-            _ = &mut shutdown => break,
-            slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => {
+                // Every slot is taken: the oldest connection without its headers makes room.
+                gate.close_oldest_unfinished();
+                tokio::select! {
+                    _ = &mut shutdown => break,
+                    slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
+                }
+            }
         };
         let stream = tokio::select! {
             _ = &mut shutdown => break,
@@ -57,10 +74,18 @@ pub async fn serve(
             },
         };
         let (stream, peer) = stream;
+        let Some(ticket) = gate.admit(peer.ip()) else {
+            refuse(stream);
+            continue;
+        };
         let _ = stream.set_nodelay(true);
-        // Each request knows the address it came from (sign-in slows guessing down per address).
-        let app = app.clone().layer(axum::Extension(axum::extract::ConnectInfo(peer)));
-        tokio::spawn(connection(stream, app, limits, stopping.clone(), slot));
+        tokio::spawn(connection(
+            stream,
+            (app.clone(), peer),
+            limits,
+            stopping.clone(),
+            (slot, ticket),
+        ));
     }
     drop(listener);
     let _ = stop.send(true);
@@ -69,13 +94,34 @@ pub async fn serve(
     Ok(())
 }
 
-/// Serves one connection until the client closes it, a deadline passes, or the server stops.
+/// Answers a connection its address may not open `429 too_many_connections` and closes it, at
+/// once and without waiting on the client: whatever the socket takes now is all it gets.
+fn refuse(stream: TcpStream) {
+    let mut discard = [0u8; 4096];
+    // What the client sent already is read, so that closing does not reset the answer away.
+    while matches!(stream.try_read(&mut discard), Ok(n) if n > 0) {}
+    let code = ErrorCode::TooManyConnections;
+    let body = format!(
+        r#"{{"code":"{}","message":"this address has as many connections open as it may (http.max_connections_per_address): close some, or try again later"}}"#,
+        code.as_str()
+    );
+    let answer = format!(
+        "HTTP/1.1 {} Too Many Requests\r\ncontent-type: application/json\r\nretry-after: {REFUSED_RETRY_AFTER_SECS}\r\nconnection: close\r\ncontent-length: {}\r\n\r\n{body}",
+        code.status(),
+        body.len()
+    );
+    let _ = stream.try_write(answer.as_bytes());
+    tracing::debug!("refused a connection over its address's cap");
+}
+
+/// Serves one connection until the client closes it, a deadline passes, the gate closes it to
+/// make room, or the server stops.
 async fn connection<S>(
     stream: S,
-    app: Router,
+    (app, peer): (Router, SocketAddr),
     limits: Limits,
     mut stopping: watch::Receiver<bool>,
-    _slot: OwnedSemaphorePermit,
+    (_slot, ticket): (OwnedSemaphorePermit, Ticket),
 ) where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
 {
@@ -84,10 +130,30 @@ async fn connection<S>(
         inner: stream,
         activity: activity.clone(),
     });
+    let ticket = Arc::new(ticket);
+    let gate = ticket.clone();
+    let service = TowerToHyperService::new(app);
+    // Called once a request's head is whole: the connection has finished its headers (until its
+    // answer is sent: then it waits for the next request's). Each request knows the address it
+    // came from (sign-in slows guessing down per address), and its connection's ticket (a route
+    // open to anyone counts the connection unfinished again while it reads the body). Put in
+    // the request, not layered on the router: layering the router again for each connection
+    // rebuilt every route's stack for it.
+    let service = hyper::service::service_fn(move |mut request: hyper::Request<hyper::body::Incoming>| {
+        gate.started();
+        request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
+        request.extensions_mut().insert(gate.clone());
+        let answered = hyper::service::Service::call(&service, request);
+        let ticket = gate.clone();
+        async move {
+            let response = answered.await?;
+            Ok::<_, std::convert::Infallible>(response.map(|body| Sent { body, ticket }))
+        }
+    });
     let mut conn = pin!(http1::Builder::new()
         .timer(TokioTimer::new())
         .header_read_timeout(limits.header_read_timeout)
-        .serve_connection(io, TowerToHyperService::new(app)));
+        .serve_connection(io, service));
     let mut draining = false;
     loop {
         tokio::select! {
@@ -105,7 +171,44 @@ async fn connection<S>(
                 tracing::debug!(idle = ?limits.idle_timeout, "closing an HTTP connection that stalled");
                 return;
             }
+            _ = ticket.closed() => {
+                tracing::debug!("closing an HTTP connection without headers to make room for a newer one");
+                return;
+            }
         }
+    }
+}
+
+/// An answer's body that, once sent (or given up), counts its connection as waiting for its next
+/// request's headers again: an idle kept-alive connection is the first closed to make room.
+struct Sent {
+    body: axum::body::Body,
+    ticket: Arc<Ticket>,
+}
+
+impl Drop for Sent {
+    fn drop(&mut self) {
+        self.ticket.unfinished_again();
+    }
+}
+
+impl hyper::body::Body for Sent {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: Pin<&mut Self>,
+        cx: &mut Context<'_>,
+    ) -> Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 

@@ -3,7 +3,7 @@
 //! HTTP's alone (the window is the local admin and never signs in); the rest are operations of
 //! the engine's catalogue.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use axum::extract::{ConnectInfo, State};
 use axum::http::request::Parts;
@@ -17,20 +17,44 @@ use super::{AppState, Failure};
 use smsdesk_engine::access::{AccountInfo, Me, SessionInfo};
 use smsdesk_engine::accounts::session::COOKIE;
 use smsdesk_engine::accounts::{AccountChange, FirstAdmin, NewAccount, PasswordChange, SetupState, SignIn};
+use smsdesk_engine::config::Networks;
 use smsdesk_engine::service::{Origin, SignedIn};
 
-/// Where a request comes from: the peer's address, and the browser it says it is.
+/// Where a request comes from: the client's address, and the browser it says it is.
 pub struct Peer(pub Origin);
 
-impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Peer {
+/// The client's address: the peer's, or, when the peer is a trusted proxy, the last address its
+/// `X-Forwarded-For` names that is not a trusted proxy itself (what comes before it is the
+/// client's to write, and proves nothing).
+pub fn client_address(parts: &Parts, trusted: &Networks) -> Option<IpAddr> {
+    let peer = parts.extensions.get::<ConnectInfo<SocketAddr>>()?.0.ip().to_canonical();
+    if !trusted.contains(peer) {
+        return Some(peer);
+    }
+    let forwarded: Vec<IpAddr> = parts
+        .headers
+        .get_all("x-forwarded-for")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(','))
+        .map(|a| a.trim().parse::<IpAddr>().map(|ip| ip.to_canonical()))
+        .collect::<Result<_, _>>()
+        .unwrap_or_default();
+    Some(
+        forwarded
+            .into_iter()
+            .rev()
+            .find(|ip| !trusted.contains(*ip))
+            .unwrap_or(peer),
+    )
+}
+
+impl axum::extract::FromRequestParts<AppState> for Peer {
     type Rejection = std::convert::Infallible;
 
-    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Self, Self::Rejection> {
-        let address = parts
-            .extensions
-            .get::<ConnectInfo<SocketAddr>>()
-            .map(|c| c.0.ip().to_string())
-            .unwrap_or_else(|| "unknown".into());
+    async fn from_request_parts(parts: &mut Parts, s: &AppState) -> Result<Self, Self::Rejection> {
+        let address =
+            client_address(parts, &s.ctx.trusted_proxies).map_or_else(|| "unknown".into(), |ip| ip.to_string());
         let user_agent: String = parts
             .headers
             .get(header::USER_AGENT)
@@ -73,10 +97,12 @@ fn signed_in(status: StatusCode, s: SignedIn, headers: &HeaderMap) -> Response {
     responses(
         (status = 200, description = "Signed in: the `smsdesk_session` cookie is set", body = Me),
         (status = 400, description = "`bad_json`: the body is not JSON", body = smsdesk_engine::api::ApiError),
-        (status = 413, description = "`too_large`", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`: over 16 KiB", body = smsdesk_engine::api::ApiError),
         (status = 422, description = "`invalid`: the body is not a name and a password", body = smsdesk_engine::api::ApiError),
         (status = 401, description = "`unauthorized`: wrong name or password (the same answer whether the name exists or not)", body = smsdesk_engine::api::ApiError),
-        (status = 429, description = "`too_many_attempts`: too many failed sign-ins for this account or address; `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
+        (status = 408, description = "`request_timeout`: the body did not arrive whole within 5 s", body = smsdesk_engine::api::ApiError),
+        (status = 429, description = "`too_many_attempts`: too many failed sign-ins for this account from this address (or from many); `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
+        (status = 503, description = "`busy`: every password check is taken; nothing was checked; `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
     ))]
 pub async fn sign_in(
     State(s): State<AppState>,
@@ -120,7 +146,9 @@ pub async fn setup_state(State(s): State<AppState>) -> Result<Json<SetupState>, 
     responses(
         (status = 201, description = "The first admin exists and is signed in", body = Me),
         (status = 400, description = "`bad_json`: the body is not JSON", body = smsdesk_engine::api::ApiError),
-        (status = 413, description = "`too_large`", body = smsdesk_engine::api::ApiError),
+        (status = 413, description = "`too_large`: over 16 KiB", body = smsdesk_engine::api::ApiError),
+        (status = 408, description = "`request_timeout`: the body did not arrive whole within 5 s", body = smsdesk_engine::api::ApiError),
+        (status = 503, description = "`busy`: every password check is taken; `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
         (status = 403, description = "`setup_token_invalid`: unknown, used or expired link, or an account exists already", body = smsdesk_engine::api::ApiError),
         (status = 422, description = "`invalid`: name or password refused", body = smsdesk_engine::api::ApiError),
     ))]
@@ -178,8 +206,9 @@ pub async fn revoke_session(
 pub async fn change_password(
     Allowed(caller): Allowed,
     State(s): State<AppState>,
+    Peer(origin): Peer,
     JsonBody(change): JsonBody<PasswordChange>,
 ) -> Result<StatusCode, Failure> {
-    s.ctx.service.change_password(&caller, change).await?;
+    s.ctx.service.change_password(&caller, change, &origin.address).await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -44,8 +44,12 @@ fn created<T>(answer: Answer<T>) -> Response {
     r
 }
 
-pub async fn info(State(s): State<AppState>) -> Json<smsdesk_engine::api::AppInfo> {
-    Json((*s.ctx.info).clone())
+/// The instance; where its data lives only for an admin.
+pub async fn info(Allowed(caller): Allowed, State(s): State<AppState>) -> Json<smsdesk_engine::api::AppInfo> {
+    match caller.is_admin() {
+        true => Json((*s.ctx.info).clone()),
+        false => Json(s.ctx.info.without_paths()),
+    }
 }
 
 pub async fn submit_message(

@@ -188,6 +188,34 @@ describe("openEventStream", () => {
     expect(refusals[0]?.[1]).toMatchObject({ code: "unauthorized", message: "the session ended: sign in again" });
   });
 
+  it("ends for good, without reconnecting, when a newer stream of the same caller took its place", async () => {
+    const { fetch, calls } = scriptedFetch([
+      stream(['event: change\ndata: {"entity":"message","id":1}\n\n', "event: replaced\ndata: a newer stream took this one's place\n\n"]),
+      stream([], { open: true }),
+    ]);
+    const { seen, options } = recorder();
+    openEventStream({ ...options, fetch, initialDelayMs: 1 });
+    await until(() => seen.length === 2);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(calls, "reconnecting would only end another of the caller's streams").toHaveLength(1);
+    expect(seen).toEqual(["resync", { entity: "message", id: 1 }]);
+  });
+
+  it("ends for good when the caller may not read messages (403)", async () => {
+    const forbidden: Responder = () =>
+      new Response(JSON.stringify({ code: "forbidden", message: "`events` needs the `read:own` or `read:all` scope" }), {
+        status: 403,
+        headers: { "content-type": "application/json" },
+      });
+    const { fetch, calls } = scriptedFetch([forbidden]);
+    const { seen, refusals, options } = recorder();
+    openEventStream({ ...options, fetch, initialDelayMs: 1 });
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(calls, "asking again would be refused again").toHaveLength(1);
+    expect(seen).toEqual([]);
+    expect(refusals, "the session itself is fine: nobody is signed out").toEqual([]);
+  });
+
   it("does not connect when signed out", async () => {
     const { fetch, calls } = scriptedFetch([stream([])]);
     const { options } = recorder();

@@ -43,7 +43,11 @@ export function openEventStream<C>(options: EventStreamOptions<C>): () => void {
   return () => stop.abort();
 }
 
-type Outcome = "ended" | "failed" | "unauthorized";
+/**
+ * How a connection ended: `final` when reconnecting would be refused or would only end another
+ * stream (401 or 403, or the engine said a newer stream of this caller took this one's place).
+ */
+type Outcome = "ended" | "failed" | "unauthorized" | "final";
 
 async function follow<C>(o: EventStreamOptions<C>, stopped: AbortSignal): Promise<void> {
   const initial = o.initialDelayMs ?? DEFAULTS.initialDelayMs;
@@ -57,7 +61,7 @@ async function follow<C>(o: EventStreamOptions<C>, stopped: AbortSignal): Promis
       failures = 0;
       safely(o.onResync, o);
     });
-    if (stopped.aborted || outcome === "unauthorized") return;
+    if (stopped.aborted || outcome === "unauthorized" || outcome === "final") return;
     failures += 1;
     // Half fixed, half random: clients that lost the server together do not return together.
     const ceiling = Math.min(max, initial * 2 ** (failures - 1));
@@ -93,13 +97,24 @@ async function connect<C>(o: EventStreamOptions<C>, credential: C, stopped: Abor
       o.onUnauthorized(credential, refusal);
       return "unauthorized";
     }
+    if (response.status === 403) {
+      // A caller that may not read messages may not follow their changes: asking again will not help.
+      await response.body?.cancel().catch(() => undefined);
+      return "final";
+    }
     const type = response.headers.get("content-type") ?? "";
     if (!response.ok || response.body === null || !type.startsWith("text/event-stream")) {
       await response.body?.cancel().catch(() => undefined);
       return "failed";
     }
     opened();
-    const parser = new SseParser((event) => deliver(event, o));
+    let replaced = false;
+    const parser = new SseParser((event) => {
+      // The engine keeps a few streams per caller and ends the oldest: this tab's newer ones
+      // go on, and reconnecting here would only end one of them.
+      if (event.type === "replaced") replaced = true;
+      else deliver(event, o);
+    });
     const reader = response.body.getReader();
     for (;;) {
       const { done, value } = await reader.read();
@@ -108,7 +123,7 @@ async function connect<C>(o: EventStreamOptions<C>, credential: C, stopped: Abor
       parser.pushBytes(value);
     }
     parser.end();
-    return "ended";
+    return replaced ? "final" : "ended";
   } catch {
     return "failed";
   } finally {

@@ -4,7 +4,20 @@ import type { RunMode } from "./RunMode";
 /**
  * What the UI shows about the running instance.
  */
-export type AppInfo = { product: string, version: string, mode: RunMode, dataDir: string, databasePath: string, configPath: string, schemaVersion: number, 
+export type AppInfo = { product: string, version: string, mode: RunMode, 
+/**
+ * Where the data lives: for admins only (absent for other callers, whom a server's paths
+ * would only help to attack it).
+ */
+dataDir?: string, 
+/**
+ * For admins only, as `data_dir`.
+ */
+databasePath?: string, 
+/**
+ * For admins only, as `data_dir`.
+ */
+configPath?: string, schemaVersion: number, 
 /**
  * Where the HTTP server listens, when it runs.
  */

@@ -10,6 +10,7 @@ export type NewAccount = {
  */
 name: string, role: Role, 
 /**
- * At least 10 characters, not the name; the person may change it once signed in.
+ * At least 10 characters, not the name, nor easy to guess (a common password, a sequence,
+ * a repeat: `weak_password` says which); the person may change it once signed in.
  */
 password: string, };

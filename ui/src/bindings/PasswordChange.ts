@@ -5,6 +5,6 @@
  */
 export type PasswordChange = { current: string, 
 /**
- * At least 10 characters, not the name.
+ * At least 10 characters, not the name, nor easy to guess.
  */
 new: string, };

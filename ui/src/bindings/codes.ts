@@ -42,9 +42,11 @@ export const ERROR_CODES = [
   "invalid_filter",
   "rate_limited",
   "too_many_attempts",
+  "too_many_connections",
   "internal",
   "write_failed",
   "stopping",
+  "busy",
   "storage_full",
 ] as const;
 
@@ -77,6 +79,19 @@ export const FIELD_CODES = [
   "unknown_preset",
   "unknown_template",
   "template_value_missing",
+] as const;
+
+/** FieldError.params.reason of a weak_password field error */
+export const WEAK_PASSWORD_REASONS = [
+  "too_short",
+  "too_long",
+  "name",
+  "common",
+  "sequence",
+  "repeated",
+  "word",
+  "date",
+  "guessable",
 ] as const;
 
 /** ExceptionSummary.summary_code */

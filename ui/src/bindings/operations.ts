@@ -59,7 +59,7 @@ import type { ThreadView } from "./ThreadView";
 
 /** Every operation the UI can ask of the engine, over either transport. */
 export interface Operations {
-  /** This instance: product, version, mode, where its data lives. */
+  /** This instance: product, version, mode, and for an admin where its data lives. */
   info(): Promise<AppInfo>;
   /** Who is calling: the name the audit log gives its actions, its role or scopes, and for a signed-in browser the CSRF token its state-changing requests carry. */
   me(): Promise<Me>;

@@ -51,15 +51,22 @@ function InfoList({ info }: { info: AppInfo }) {
           {t(`mode.${info.mode}`)}
         </span>
       </Row>
-      <Row label={t("about.dataDir")}>
-        <code className="path" data-testid="info-data-dir">{info.dataDir}</code>
-      </Row>
-      <Row label={t("about.databasePath")}>
-        <code className="path" data-testid="info-database-path">{info.databasePath}</code>
-      </Row>
-      <Row label={t("about.configPath")}>
-        <code className="path" data-testid="info-config-path">{info.configPath}</code>
-      </Row>
+      {/* Where the data lives is told to admins only. */}
+      {info.dataDir !== undefined && (
+        <Row label={t("about.dataDir")}>
+          <code className="path" data-testid="info-data-dir">{info.dataDir}</code>
+        </Row>
+      )}
+      {info.databasePath !== undefined && (
+        <Row label={t("about.databasePath")}>
+          <code className="path" data-testid="info-database-path">{info.databasePath}</code>
+        </Row>
+      )}
+      {info.configPath !== undefined && (
+        <Row label={t("about.configPath")}>
+          <code className="path" data-testid="info-config-path">{info.configPath}</code>
+        </Row>
+      )}
       <Row label={t("about.schemaVersion")}>
         <span data-testid="info-schema-version" data-value={info.schemaVersion}>
           {formatNumber(info.schemaVersion)}

@@ -39,6 +39,8 @@ type ExplanationKey = Extract<
   | "error.notSandbox"
   | "error.rateLimited"
   | "error.tooManyAttempts"
+  | "error.tooManyConnections"
+  | "error.busy"
   | "error.storageFull"
 >;
 
@@ -75,6 +77,8 @@ export const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, Explanat
   not_sandbox: "error.notSandbox",
   rate_limited: "error.rateLimited",
   too_many_attempts: "error.tooManyAttempts",
+  too_many_connections: "error.tooManyConnections",
+  busy: "error.busy",
   storage_full: "error.storageFull",
   bad_request: "error.code.bad_request",
   bad_json: "error.code.bad_json",

@@ -1321,7 +1321,7 @@ export const en = {
   "password.new": "New password",
   "password.first": "First password",
   "password.confirm": "Type it again",
-  "password.rule": "At least {min} characters, and not the account’s name.",
+  "password.rule": "At least {min} characters, not the account’s name, and not easy to guess (a common password, a sequence, a repeat).",
   "password.tooShort": "The password needs at least {min} characters.",
   "password.tooLong": "The password may have at most {max} characters.",
   "password.isName": "The password must not be the account’s name.",
@@ -1449,6 +1449,8 @@ export const en = {
   "error.destinationNotAllowed": "This number is outside the numbers the key may send to.",
   "error.rateLimited": "Too many messages in too short a time for this key.",
   "error.tooManyAttempts": "Too many failed sign-ins: signing in is paused for a while.",
+  "error.tooManyConnections": "Too many connections from this computer’s address are open at once: close some tabs or wait a moment.",
+  "error.busy": "The server is checking as many passwords as it can at once: try again in a moment.",
   "error.storageFull": "The server’s disk is full: nothing new can be stored until space is freed.",
 
   "action.cancel": "Cancel",

@@ -1318,7 +1318,7 @@ export const fr: Dictionary = {
   "password.new": "Nouveau mot de passe",
   "password.first": "Premier mot de passe",
   "password.confirm": "Le saisir à nouveau",
-  "password.rule": "Au moins {min} caractères, et pas le nom du compte.",
+  "password.rule": "Au moins {min} caractères, pas le nom du compte, et rien de facile à deviner (un mot de passe courant, une suite, une répétition).",
   "password.tooShort": "Le mot de passe doit compter au moins {min} caractères.",
   "password.tooLong": "Le mot de passe compte au plus {max} caractères.",
   "password.isName": "Le mot de passe ne doit pas être le nom du compte.",
@@ -1446,6 +1446,8 @@ export const fr: Dictionary = {
   "error.destinationNotAllowed": "Ce numéro est en dehors des numéros vers lesquels la clé peut envoyer.",
   "error.rateLimited": "Trop de messages en trop peu de temps pour cette clé.",
   "error.tooManyAttempts": "Trop de connexions échouées : la connexion est suspendue pour un moment.",
+  "error.tooManyConnections": "Trop de connexions ouvertes à la fois depuis l’adresse de cet ordinateur : fermez quelques onglets ou patientez un instant.",
+  "error.busy": "Le serveur vérifie déjà autant de mots de passe qu’il le peut : réessayez dans un instant.",
   "error.storageFull": "Le disque du serveur est plein : rien de nouveau ne peut être enregistré tant que de la place n’est pas libérée.",
 
   "action.cancel": "Annuler",

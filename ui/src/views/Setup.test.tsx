@@ -55,7 +55,7 @@ describe("the setup link (first admin)", () => {
     expect(root.querySelector(`label[for="${confirm.id}"]`)?.textContent).toBe("Type it again");
     expect([password.type, confirm.type]).toEqual(["password", "password"]);
     expect(password.autocomplete).toBe("new-password");
-    expect(byTestId(root, "setup").textContent).toContain("At least 10 characters, and not the account’s name.");
+    expect(byTestId(root, "setup").textContent).toContain("At least 10 characters, not the account’s name, and not easy to guess");
     expect(queryTestId(root, "sign-in")).toBeNull();
   });
 
@@ -108,17 +108,40 @@ describe("the setup link (first admin)", () => {
     expect(queryTestId(root, "setup-form")).toBeNull();
   });
 
-  it("shows the engine's refusal of the password beside the field", async () => {
+  it("shows the engine's refusal of the password beside the field, in the reader's words for its reason", async () => {
     const { root, people } = await setupPage("setup_good");
     people.createFirstAdmin = () =>
       Promise.reject(
         new BackendError("invalid", "the account has invalid fields", {
-          errors: [{ field: "password", code: "weak_password", params: {}, message: "a password must not be the account's name" }],
+          errors: [
+            {
+              field: "password",
+              code: "weak_password",
+              params: { reason: "common" },
+              message: "this is a common password, among the first ones tried",
+            },
+          ],
+        }),
+      );
+    await fill(root, "Alice", "1234567890");
+    const problem = byTestId(root, "setup-password-problem");
+    expect(problem.textContent).toBe("The server refused it: This is a common password, among the first ones tried: choose another.");
+    expect(problem.querySelector("[data-reason]")?.getAttribute("data-reason")).toBe("common");
+    expect(byTestId(root, "setup-error").dataset["code"]).toBe("invalid");
+  });
+
+  it("words a reason the UI does not know as the code's general sentence", async () => {
+    const { root, people } = await setupPage("setup_good");
+    people.createFirstAdmin = () =>
+      Promise.reject(
+        new BackendError("invalid", "the account has invalid fields", {
+          errors: [{ field: "password", code: "weak_password", params: { reason: "newer_reason" }, message: "refused for a newer reason" }],
         }),
       );
     await fill(root, "Alice", "a long enough password");
-    expect(byTestId(root, "setup-password-problem").textContent).toBe("The server refused it: a password must not be the account's name");
-    expect(byTestId(root, "setup-error").dataset["code"]).toBe("invalid");
+    expect(byTestId(root, "setup-password-problem").textContent).toBe(
+      "The server refused it: This password is refused: too short, too long, the account’s own name, or easy to guess.",
+    );
   });
 
   it("a setup answer that does not come offers to try again", async () => {

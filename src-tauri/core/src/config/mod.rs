@@ -9,6 +9,7 @@ mod callbacks;
 mod connections;
 mod hosts;
 mod lists;
+mod networks;
 mod settings;
 mod value;
 
@@ -17,6 +18,7 @@ use std::path::{Path, PathBuf};
 pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
+pub use networks::{Network, Networks};
 pub use settings::*;
 pub use value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,

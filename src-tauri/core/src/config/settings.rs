@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use super::callbacks::CallbackProviders;
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
+use super::networks::Networks;
 use super::value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
     SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
@@ -125,9 +126,24 @@ settings! {
         /// client that stopped reading its answer) before it is closed. Keep it above
         /// request_timeout_seconds, and above 15 (the event stream writes every 15 seconds).
         idle_timeout_seconds: AtLeastOne = AtLeastOne(60),
-        /// Connections served at once; further ones wait until one closes. Keep it below the
-        /// number of files the system lets smsdesk open.
+        /// Connections served at once; further ones wait until one closes (the oldest that has
+        /// not sent its request's headers yet is closed first). Keep it below the number of
+        /// files the system lets smsdesk open.
         max_connections: AtLeastOne = AtLeastOne(200),
+        /// Connections one address may hold open at once; more are answered 429 and closed.
+        /// Addresses in trusted_proxies are not limited (the proxy carries everyone's).
+        max_connections_per_address: AtLeastOne = AtLeastOne(50),
+        /// Connections one address may hold that have waited over a second for their request's
+        /// headers (an idle kept-alive connection counts, as does one sending sign-in's body);
+        /// a further connection closes the oldest of them.
+        max_unfinished_per_address: AtLeastOne = AtLeastOne(10),
+        /// Event streams (GET /api/v1/events) one API key or one browser session may hold open;
+        /// a further one closes the oldest.
+        max_streams_per_caller: AtLeastOne = AtLeastOne(8),
+        /// Addresses of the proxies in front of smsdesk (such as "127.0.0.1" for a TLS proxy on
+        /// this computer, or "10.0.0.0/8"), whose X-Forwarded-For header names the client. Sign-in
+        /// is slowed down by that client's address; without this, by the proxy's.
+        trusted_proxies: Networks = Networks::default(),
         /// Host names (besides IP addresses and localhost) the server answers to, as in
         /// "smsdesk.office.lan, desk.example.com". A request whose Host header names anything
         /// else gets 421: a web page cannot reach the API by pointing a name of its own at

@@ -3,6 +3,7 @@
 //! names keep meaning someone. Hashing a password is slow on purpose, so it happens before the
 //! write, off the writer's thread.
 
+pub mod hashing;
 pub mod password;
 pub mod session;
 pub mod setup;
@@ -29,7 +30,8 @@ pub struct NewAccount {
     )]
     pub name: String,
     pub role: Role,
-    /// At least 10 characters, not the name; the person may change it once signed in.
+    /// At least 10 characters, not the name, nor easy to guess (a common password, a sequence,
+    /// a repeat: `weak_password` says which); the person may change it once signed in.
     #[schema(min_length = 10, max_length = 200)]
     pub password: String,
 }
@@ -54,7 +56,7 @@ pub struct AccountChange {
 #[serde(deny_unknown_fields)]
 pub struct PasswordChange {
     pub current: String,
-    /// At least 10 characters, not the name.
+    /// At least 10 characters, not the name, nor easy to guess.
     #[schema(min_length = 10, max_length = 200)]
     pub new: String,
 }
@@ -127,12 +129,19 @@ pub fn check_name(name: &str) -> Result<String, FieldError> {
     ))
 }
 
-/// A password, or why it is refused (`name`: the account's).
+/// A password, or why it is refused (`name`: the account's): `weak_password` with the reason
+/// as its `reason` parameter (and `min` or `max` for a length).
 pub fn check_password(field_name: &str, password: &str, name: &str) -> Result<(), FieldError> {
-    match password::problem(password, name) {
-        Some(p) => Err(field(field_name, codes::WEAK_PASSWORD, p)),
-        None => Ok(()),
-    }
+    use password::Weakness;
+    let Some(weakness) = password::weakness(password, name) else {
+        return Ok(());
+    };
+    let refused = field(field_name, codes::WEAK_PASSWORD, weakness.sentence()).with("reason", weakness.as_str());
+    Err(match weakness {
+        Weakness::TooShort => refused.with("min", password::MIN_CHARS),
+        Weakness::TooLong => refused.with("max", password::MAX_CHARS),
+        _ => refused,
+    })
 }
 
 /// Checks a new account: its trimmed name, or every invalid field.

@@ -66,6 +66,7 @@ pub(super) fn door_context(
         limits: limits(config),
         allowed_hosts: config.http.allowed_hosts.0.clone().into(),
         stopping,
+        trusted_proxies: Arc::new(config.http.trusted_proxies.clone()),
     };
     (ctx, stopping_tx)
 }
@@ -80,6 +81,9 @@ fn limits(config: &Config) -> door::Limits {
         header_read_timeout: seconds(config.http.header_read_timeout_seconds),
         idle_timeout: seconds(config.http.idle_timeout_seconds),
         max_connections: config.http.max_connections.0 as usize,
+        max_connections_per_address: config.http.max_connections_per_address.0 as usize,
+        max_unfinished_per_address: config.http.max_unfinished_per_address.0 as usize,
+        max_streams_per_caller: config.http.max_streams_per_caller.0 as usize,
     }
 }
 

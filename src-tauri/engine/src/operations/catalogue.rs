@@ -7,7 +7,7 @@
 // such command, its arguments (`name: Place [Type]`) and the error codes it may answer with
 // besides those its shape implies.
 operations! { $
-    /// This instance: product, version, mode, where its data lives.
+    /// This instance: product, version, mode, and for an admin where its data lives.
     info: Get "/info" -> 200 AppInfo {
         tag: "instance", access: Any,
     }

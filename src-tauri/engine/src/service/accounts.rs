@@ -5,21 +5,22 @@ use std::sync::RwLock;
 
 use super::{Service, ServiceError};
 use crate::access::{AccountInfo, Caller, Me, Role, SessionInfo};
+use crate::accounts::hashing::{Busy, Hashing, HashingUse, Slot};
 use crate::accounts::session::{self as sessions, Lifetimes, SEEN_EVERY_MS};
 use crate::accounts::setup::SetupLink;
-use crate::accounts::throttle::Throttle;
-use crate::accounts::{
-    self, password, AccountChange, AccountError, FirstAdmin, NewAccount, PasswordChange, SetupState, SignIn,
-};
+use crate::accounts::throttle::{Reservation, Throttle};
+use crate::accounts::{self, AccountChange, AccountError, FirstAdmin, NewAccount, PasswordChange, SetupState, SignIn};
 use crate::audit::AuditAction;
 use crate::store::tables::{account, session};
 
-/// What signing in keeps in memory: failed tries, the setup link, how long sessions last.
+/// What signing in keeps in memory: failed tries, the setup link, how long sessions last, and
+/// the threads that hash passwords.
 #[derive(Debug, Default)]
 pub struct People {
     throttle: Throttle,
     setup: SetupLink,
     lifetimes: RwLock<Lifetimes>,
+    hashing: Hashing,
 }
 
 /// A browser just signed in: its cookie's token (given once, never stored) and who it is.
@@ -38,26 +39,83 @@ pub struct Origin {
     pub user_agent: String,
 }
 
-/// Hashes off the async threads: argon2 is slow on purpose.
-async fn hash(password: String) -> Result<String, ServiceError> {
-    tokio::task::spawn_blocking(move || password::hash(&password))
-        .await
-        .map_err(|e| ServiceError::BadRequest(format!("hashing failed: {e}")))
-}
+/// How long a client is told to wait when every hashing thread is busy.
+const BUSY_RETRY_AFTER_SECS: u64 = 1;
 
-async fn verify(password: String, stored: Option<String>) -> bool {
-    tokio::task::spawn_blocking(move || match stored {
-        Some(h) => password::verify(&password, &h),
-        None => {
-            password::verify_nothing(&password);
-            false
+impl From<Busy> for ServiceError {
+    fn from(_: Busy) -> ServiceError {
+        ServiceError::Busy {
+            retry_after_secs: BUSY_RETRY_AFTER_SECS,
         }
-    })
-    .await
-    .unwrap_or(false)
+    }
 }
 
 impl Service {
+    /// The stored form of a new password, hashed on the password threads (argon2 is slow on
+    /// purpose, and its memory is bounded there).
+    async fn hash(&self, password: String) -> Result<String, ServiceError> {
+        Ok(self.people.hashing.hash(password).await?)
+    }
+
+    /// What the password checks take now, and how many were made since start.
+    pub fn hashing_use(&self) -> HashingUse {
+        self.people.hashing.usage()
+    }
+
+    /// A try at a password as `name` from `address`: reserved with the slow-down, then a place
+    /// among the hashes, both before anything is read, so that a burst costs no more reads and
+    /// checks than the slow-down and the hashing threads allow. No place: the try is given back.
+    fn begin_try(&self, name: &str, address: &str) -> Result<(Reservation, Slot<'_>), ServiceError> {
+        let now = self.clock().now_ms();
+        let reserved =
+            self.people
+                .throttle
+                .reserve(name, address, now)
+                .map_err(|wait| ServiceError::TooManyAttempts {
+                    retry_after_secs: (wait as u64).div_ceil(1000),
+                })?;
+        match self.people.hashing.slot() {
+            Ok(slot) => Ok((reserved, slot)),
+            Err(busy) => {
+                self.people.throttle.release(reserved);
+                Err(busy.into())
+            }
+        }
+    }
+
+    /// Checks `password` against the account's `stored` hash (none: an unknown name, which costs
+    /// the same) for a try begun with [`Service::begin_try`], and counts the outcome.
+    async fn check_password(
+        &self,
+        (reserved, slot): (Reservation, Slot<'_>),
+        password: String,
+        stored: Option<String>,
+    ) -> bool {
+        let ok = slot.verify(password, stored).await;
+        match ok {
+            true => self.people.throttle.succeeded(reserved),
+            false => self.people.throttle.failed(reserved, self.clock().now_ms()),
+        }
+        ok
+    }
+
+    /// The account `name` may sign in as, read for a try begun (given back if the read fails:
+    /// no password was checked).
+    async fn usable_account<'a>(
+        &'a self,
+        name: &str,
+        (reserved, slot): (Reservation, Slot<'a>),
+    ) -> Result<((Reservation, Slot<'a>), Option<account::Credentials>), ServiceError> {
+        let who = name.to_owned();
+        match self.store.reader().read(move |c| account::credentials(c, &who)).await {
+            Ok(found) => Ok(((reserved, slot), found.filter(|c| !c.disabled))),
+            Err(e) => {
+                self.people.throttle.release(reserved);
+                Err(e.into())
+            }
+        }
+    }
+
     /// How long browser sessions last from now on.
     pub fn set_session_lifetimes(&self, l: Lifetimes) {
         *self.people.lifetimes.write().unwrap_or_else(|p| p.into_inner()) = l;
@@ -80,7 +138,7 @@ impl Service {
     /// Creates an account (audited with `caller`'s name).
     pub async fn create_account(&self, caller: &Caller, new: NewAccount) -> Result<AccountInfo, ServiceError> {
         let name = accounts::check_new(&new)?;
-        let hash = hash(new.password).await?;
+        let hash = self.hash(new.password).await?;
         let (actor, role) = (caller.actor(), new.role);
         Ok(self
             .store
@@ -111,7 +169,7 @@ impl Service {
             Some(p) => {
                 let name = self.account(id).await?.name;
                 accounts::check_password("password", p, &name).map_err(|e| ServiceError::Invalid(vec![e]))?;
-                Some(hash(p.clone()).await?)
+                Some(self.hash(p.clone()).await?)
             }
             None => None,
         };
@@ -166,9 +224,14 @@ impl Service {
         }
     }
 
-    /// A signed-in person's new password (their current one proves it is them); their other
-    /// sessions end, this one goes on.
-    pub async fn change_password(&self, caller: &Caller, change: PasswordChange) -> Result<(), ServiceError> {
+    /// A signed-in person's new password (their current one proves it is them, checked and slowed
+    /// down as a sign-in from `address` is); their other sessions end, this one goes on.
+    pub async fn change_password(
+        &self,
+        caller: &Caller,
+        change: PasswordChange,
+        address: &str,
+    ) -> Result<(), ServiceError> {
         let Caller::Person {
             account_id,
             name,
@@ -180,9 +243,13 @@ impl Service {
                 "only a signed-in person has a password to change".into(),
             ));
         };
-        let who = name.clone();
-        let stored = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
-        if !verify(change.current, stored.map(|c| c.password_hash)).await {
+        let begun = self.begin_try(name, address)?;
+        let (begun, found) = self.usable_account(name, begun).await?;
+        if !self
+            .check_password(begun, change.current, found.map(|c| c.password_hash))
+            .await
+        {
+            tracing::info!(name = %name, %address, "a password change gave a wrong current password");
             return Err(ServiceError::Invalid(vec![crate::intake::FieldError::new(
                 "current",
                 crate::intake::codes::WRONG_PASSWORD,
@@ -202,28 +269,20 @@ impl Service {
     /// Signs a person in: a new session, or why not. Failures are slowed down per account and
     /// per address, and answer the same whether the name exists or not.
     pub async fn sign_in(&self, req: SignIn, from: Origin) -> Result<SignedIn, ServiceError> {
-        let now = self.clock().now_ms();
-        let wait = self.people.throttle.wait_ms(&req.name, &from.address, now);
-        if wait > 0 {
-            return Err(ServiceError::TooManyAttempts {
-                retry_after_secs: (wait as u64).div_ceil(1000),
-            });
-        }
         let name = req.name.trim().to_owned();
-        let who = name.clone();
-        let found = self.store.reader().read(move |c| account::credentials(c, &who)).await?;
-        let usable = found.filter(|c| !c.disabled);
-        let ok = verify(req.password, usable.as_ref().map(|c| c.password_hash.clone())).await;
-        let account = match usable {
-            Some(a) if ok => a,
+        // Begun before the database is read: a burst refused costs neither reads nor hashes.
+        let begun = self.begin_try(&name, &from.address)?;
+        let (begun, found) = self.usable_account(&name, begun).await?;
+        // Checked whether the name exists or not: the answer and its time must not tell.
+        let stored = found.as_ref().map(|c| c.password_hash.clone());
+        let ok = self.check_password(begun, req.password, stored).await;
+        match found {
+            Some(a) if ok => self.open_session(a.id, a.name, a.role, from).await,
             _ => {
-                self.people.throttle.failed(&name, &from.address, self.clock().now_ms());
                 tracing::info!(name = %name, address = %from.address, "a sign-in was refused");
-                return Err(ServiceError::SignInFailed("wrong name or password".into()));
+                Err(ServiceError::SignInFailed("wrong name or password".into()))
             }
-        };
-        self.people.throttle.succeeded(&name);
-        self.open_session(account.id, account.name, account.role, from).await
+        }
     }
 
     async fn open_session(
@@ -335,7 +394,7 @@ impl Service {
             return Err(ServiceError::SetupTokenInvalid);
         };
         let created = async {
-            let hash = hash(new.password).await?;
+            let hash = self.hash(new.password).await?;
             let actor = format!("{name} (setup link)");
             let n = name.clone();
             let info = self

@@ -48,6 +48,8 @@ pub enum ServiceError {
     SignInFailed(String),
     #[error("too many failed sign-ins for this account or from this address: try again in {retry_after_secs} s")]
     TooManyAttempts { retry_after_secs: u64 },
+    #[error("every password check is taken by others: try again in {retry_after_secs} s")]
+    Busy { retry_after_secs: u64 },
     #[error("this setup link is unknown, used or expired (or an account exists already): restart `smsdesk serve` for a new one, run `smsdesk user add NAME --role admin`, or sign in")]
     SetupTokenInvalid,
     #[error("{message}")]

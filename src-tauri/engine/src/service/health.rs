@@ -28,6 +28,15 @@ pub struct Health {
     pub storage: StorageHealth,
     /// Why the status is not `ok`, in words; `None` when it is.
     pub reason: Option<String>,
+    /// For admins only: the HTTP connections and event streams open, and their caps.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub door: Option<DoorUse>,
+    /// For admins only: the password checks running and waiting, their caps, and how many were
+    /// made since start.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub passwords: Option<crate::accounts::hashing::HashingUse>,
 }
 
 /// Room on the database's disk: what a monitor's disk rule reads. `short` while the disk is below
@@ -118,6 +127,8 @@ impl Service {
             last_checkpoint_ms: self.store.last_checkpoint_ms(),
             storage,
             reason,
+            door: None,
+            passwords: None,
         }
     }
 
@@ -196,4 +207,33 @@ fn status(
     } else {
         (HealthStatus::Degraded, Some(reasons.join("; ")))
     }
+}
+
+/// What the door's connections and event streams take now, and the caps on them, as
+/// `GET /api/v1/health` shows admins.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct DoorUse {
+    /// Connections open now, and the most served at once (`http.max_connections`).
+    pub connections: u32,
+    pub max_connections: u32,
+    /// Of them, those that have not sent their first request's headers yet.
+    pub unfinished: u32,
+    /// Caps per address (`http.max_connections_per_address`, `http.max_unfinished_per_address`).
+    pub max_connections_per_address: u32,
+    pub max_unfinished_per_address: u32,
+    /// Connections held now by the address that holds the most.
+    pub busiest_address_connections: u32,
+    /// Connections refused since start because their address held its cap (answered 429).
+    #[ts(type = "number")]
+    pub refused_connections: u64,
+    /// Connections closed since start, before their headers came, to make room for newer ones.
+    #[ts(type = "number")]
+    pub closed_unfinished: u64,
+    /// Event streams open now, and the most one caller may hold (`http.max_streams_per_caller`).
+    pub streams: u32,
+    pub max_streams_per_caller: u32,
+    /// Streams closed since start because their caller opened more than the cap.
+    #[ts(type = "number")]
+    pub closed_streams: u64,
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { AUDIT_ACTIONS, ERROR_CODES, FIELD_CODES, SMPP_STATUS_NAMES, SUMMARY_CODES } from "../../bindings/codes";
+import {
+  AUDIT_ACTIONS,
+  ERROR_CODES,
+  FIELD_CODES,
+  SMPP_STATUS_NAMES,
+  SUMMARY_CODES,
+  WEAK_PASSWORD_REASONS,
+} from "../../bindings/codes";
 import { EXPLAINED_CODES } from "../../components/ErrorNotice";
 import { dictionaries, LOCALES } from "../i18n";
 
@@ -9,6 +16,7 @@ import { dictionaries, LOCALES } from "../i18n";
  */
 const NEEDED: Record<string, readonly string[]> = {
   "field errors": FIELD_CODES.map((c) => `fieldError.${c}`),
+  "weak password reasons": WEAK_PASSWORD_REASONS.map((r) => `fieldError.weak_password.${r}`),
   "exception summaries": SUMMARY_CODES.map((c) => `exceptionSummary.${c}`),
   "audit actions": AUDIT_ACTIONS.map((a) => `audit.action.${a}`),
   "SMPP statuses": SMPP_STATUS_NAMES.map((n) => `smppStatus.${n}`),

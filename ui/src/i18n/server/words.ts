@@ -39,7 +39,14 @@ function baseField(field: string): string {
 /** What is wrong with a field, in the reader's language (the engine's English when it has no words). */
 export function fieldProblem(e: FieldError, t: I18n["t"]): string {
   const field = baseField(e.field);
-  const keys = [`fieldError.${e.code}.${field}`, `fieldError.${e.code}.detailed`, `fieldError.${e.code}`];
+  // A code with a `reason` (why a password is weak) has a sentence for each reason.
+  const reason = e.params["reason"];
+  const keys = [
+    ...(reason === undefined ? [] : [`fieldError.${e.code}.${reason}`]),
+    `fieldError.${e.code}.${field}`,
+    `fieldError.${e.code}.detailed`,
+    `fieldError.${e.code}`,
+  ];
   return firstSayable(t, keys, e.params) ?? e.message;
 }
 

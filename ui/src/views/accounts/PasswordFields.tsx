@@ -1,6 +1,7 @@
 import { useId } from "react";
 import type { FieldError } from "../../bindings/FieldError";
 import { useI18n } from "../../i18n/context";
+import { fieldProblem } from "../../i18n/server/words";
 
 /** The engine's rule (engine `accounts/password.rs`): at least this many characters. */
 export const MIN_PASSWORD_CHARS = 10;
@@ -101,8 +102,8 @@ export function PasswordFields({
             </p>
           )}
           {engine.map((e) => (
-            <p key={e.code} className="hint blocked" data-code={e.code}>
-              {t("password.engineSays", { message: e.message })}
+            <p key={e.code} className="hint blocked" data-code={e.code} data-reason={e.params["reason"]}>
+              {t("password.engineSays", { message: fieldProblem(e, t) })}
             </p>
           ))}
         </div>
