@@ -70,7 +70,7 @@ pub fn test(root: &Path) -> Result<(), String> {
                 let log = target.join("api-fuzz.log");
                 let args = ["--seed", FUZZ_SEED, "--max-examples", FUZZ_EXAMPLES].map(str::to_owned);
                 *fuzzing.borrow_mut() = Some(Background::start(fuzz_script(root, &bin, &args), &log)?);
-                rust_tests(root, &target)
+                run(linted_cargo(root)?.args(["test", "--workspace", "--locked", "--profile", "dev"]))
             }),
         ),
         (
@@ -130,54 +130,6 @@ pub fn test(root: &Path) -> Result<(), String> {
     eprint!("{}", times(&took, started.elapsed()));
     println!("test steps: {} passed, 0 failed", took.len());
     Ok(())
-}
-
-/// The test binary of end-to-end tests: mostly waiting on the processes it starts (a lease to
-/// expire, a killed server to come back), so it runs beside the other test binaries instead of
-/// after them (cargo runs one binary at a time).
-const E2E: &str = "e2e";
-
-/// Every Rust test: the end-to-end binary in the background (its output goes to `e2e.log` in the
-/// target directory and is printed when it ends), the rest meanwhile.
-fn rust_tests(root: &Path, target: &Path) -> Result<(), String> {
-    let test = |args: &[&str]| -> Result<(), String> {
-        run(linted_cargo(root)?
-            .args(["test", "--locked", "--profile", "dev"])
-            .args(args.iter().copied()))
-    };
-    let e2e = Background::start(
-        linted_cargo(root)?.args(["test", "--locked", "--profile", "dev", "-p", "smsdesk", "--test", E2E]),
-        &target.join("e2e.log"),
-    )?;
-    let others = other_tests(root);
-    let mut shell: Vec<&str> = vec!["-p", "smsdesk", "--bins"];
-    for name in &others {
-        shell.extend(["--test", name.as_str()]);
-    }
-    let rest = test(&["--workspace", "--exclude", "smsdesk"]).and_then(|()| test(&shell));
-    let e2e = e2e.finish().map(|_| ());
-    rest.and(e2e)
-}
-
-/// The names of the shell crate's `[[test]]` targets but [`E2E`], as its Cargo.toml declares
-/// them: a target added there is run without a change here.
-fn other_tests(root: &Path) -> Vec<String> {
-    let manifest = std::fs::read_to_string(root.join("src-tauri/Cargo.toml")).unwrap_or_default();
-    let mut names = Vec::new();
-    let mut in_test = false;
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_test = line == "[[test]]";
-        } else if let Some(value) = line.strip_prefix("name").map(str::trim_start) {
-            if let (true, Some(v)) = (in_test, value.strip_prefix('=')) {
-                let name = v.trim().trim_matches('"');
-                if name != E2E {
-                    names.push(name.to_owned());
-                }
-            }
-        }
-    }
-    names
 }
 
 /// The time each step took, and the whole, as a table: where a run's minutes went.
