@@ -94,14 +94,26 @@ struct Manuals {
 /// Man pages (gzipped, as Debian wants them) and completions for bash, zsh and fish.
 fn write_manuals(root: &Path, dir: &Path, profile: Profile) -> Result<Manuals, String> {
     let _ = std::fs::remove_dir_all(dir);
-    // The debug package is the test command's: built as its tests were (linted_cargo), so that
-    // what they built serves here too.
-    let cargo = match profile {
-        Profile::Debug => linted_cargo(root)?.args(["run", "--profile", "dev"]),
-        Profile::Release => Cmd::new("cargo").args(["run", "--release"]).dir(root),
-    };
-    run(cargo
-        .args([
+    let example = match profile {
+        // The debug package is the test command's: built as its tests were (linted_cargo, over
+        // the whole workspace: `-p smsdesk-cli` alone would resolve other features and build a
+        // third of the dependencies again), so that what they built serves here too.
+        Profile::Debug => {
+            run(linted_cargo(root)?.args([
+                "build",
+                "--profile",
+                "dev",
+                "--quiet",
+                "--locked",
+                "--workspace",
+                "--example",
+                "write_manuals",
+            ]))?;
+            Cmd::new(target_dir(root).join("debug/examples/write_manuals"))
+        }
+        Profile::Release => Cmd::new("cargo").dir(root).args([
+            "run",
+            "--release",
             "--quiet",
             "--locked",
             "-p",
@@ -109,9 +121,9 @@ fn write_manuals(root: &Path, dir: &Path, profile: Profile) -> Result<Manuals, S
             "--example",
             "write_manuals",
             "--",
-        ])
-        .arg(dir)
-        .stdout_to_stderr())?;
+        ]),
+    };
+    run(example.arg(dir).stdout_to_stderr())?;
     let man = dir.join("man");
     let mut pages: Vec<PathBuf> = std::fs::read_dir(&man)
         .map_err(|e| format!("no man pages in {}: {e}", man.display()))?
