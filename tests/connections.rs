@@ -12,12 +12,11 @@ mod holds;
 #[path = "connections/reroute.rs"]
 mod reroute;
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant};
 
-use crate::support::{post_json, run, Running, BIN};
+use crate::support::{post_json, run, spawn_smsc, Running, BIN};
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{json, Value};
 
@@ -53,17 +52,7 @@ impl Smsc {
         if let Some(p) = password {
             cmd.args(["--password", p]);
         }
-        let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap());
-        let mut first = String::new();
-        lines.read_line(&mut first).unwrap();
-        std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-        let port = first
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("127.0.0.1:"))
-            .unwrap_or_else(|| panic!("the SMSC prints its address: {first}"))
-            .parse()
-            .unwrap();
+        let (child, port) = spawn_smsc(cmd);
         Smsc { child, port, counts }
     }
 

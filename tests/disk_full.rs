@@ -8,14 +8,14 @@
 //! accepted one twice, and the database passes its integrity check. (Mounting needs root: where
 //! it is refused, the test says so and is skipped.)
 
-use std::io::{BufRead, BufReader, Write};
+use std::io::Write;
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, Command};
 use std::time::{Duration, Instant, SystemTime};
 
 use serde_json::{json, Value};
 
-use crate::support::{get, post_json, run, start, Mount, Response, BIN};
+use crate::support::{get, post_json, run, spawn_smsc, start, Mount, Response, BIN};
 
 /// The dispatcher's lease on a message it sends (`DispatcherConfig::lease`).
 const LEASE: Duration = Duration::from_secs(120);
@@ -27,32 +27,20 @@ struct Smsc(Child, std::path::PathBuf);
 
 impl Smsc {
     fn start(counts: &Path) -> (Smsc, String) {
-        let mut child = Command::new(BIN)
-            .args([
-                "sandbox-smsc",
-                "--port",
-                "0",
-                "--response-delay-ms",
-                "200",
-                "--receipt-delay-ms",
-                "100",
-            ])
-            .arg("--counts-file")
-            .arg(counts)
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut lines = BufReader::new(child.stderr.take().unwrap());
-        let mut first = String::new();
-        lines.read_line(&mut first).unwrap();
-        std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
-        let port = first
-            .split_whitespace()
-            .find_map(|w| w.strip_prefix("127.0.0.1:"))
-            .unwrap_or_else(|| panic!("the SMSC prints its address: {first}"))
-            .to_owned();
-        (Smsc(child, counts.to_owned()), port)
+        let mut cmd = Command::new(BIN);
+        cmd.args([
+            "sandbox-smsc",
+            "--port",
+            "0",
+            "--response-delay-ms",
+            "200",
+            "--receipt-delay-ms",
+            "100",
+        ])
+        .arg("--counts-file")
+        .arg(counts);
+        let (child, port) = spawn_smsc(cmd);
+        (Smsc(child, counts.to_owned()), port.to_string())
     }
 
     /// Stops it (SIGINT: it writes its counters on the way out): how many submits it accepted

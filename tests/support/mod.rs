@@ -283,3 +283,20 @@ impl Drop for Mount {
         let _ = Command::new("umount").arg("-l").arg(&self.0).status();
     }
 }
+
+/// Starts `cmd` (an `smsdesk sandbox-smsc`) with its standard error piped: waits for the first
+/// line, which names the address it listens on, and drains the rest. The process and its port.
+pub fn spawn_smsc(mut cmd: Command) -> (Child, u16) {
+    use std::io::{BufRead, BufReader};
+    let mut child = cmd.stdout(Stdio::null()).stderr(Stdio::piped()).spawn().unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap());
+    let mut first = String::new();
+    lines.read_line(&mut first).unwrap();
+    std::thread::spawn(move || std::io::copy(&mut lines, &mut std::io::sink()));
+    let port = first
+        .split_whitespace()
+        .find_map(|w| w.strip_prefix("127.0.0.1:"))
+        .and_then(|p| p.trim().parse().ok())
+        .unwrap_or_else(|| panic!("the SMSC prints its address: {first}"));
+    (child, port)
+}
