@@ -9,6 +9,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::lengths::{braces, MAX_FILE_LINES, MAX_FN_LINES, TOO_LONG_TODAY};
+
 /// A crate that must never depend, directly or through others, on any of `on`.
 struct Never {
     krate: &'static str,
@@ -95,7 +97,7 @@ const SQL_CALLS: &[&str] = &[
 const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri"];
 
 /// The manual's page that shows the crate graph between the two markers below.
-const GRAPH_PAGE: &str = "docs/architecture.md";
+pub(crate) const GRAPH_PAGE: &str = "docs/architecture.md";
 const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
 const GRAPH_END: &str = "<!-- end of crate graph -->";
 /// The same page's picture of the engine's modules, between these two markers.
@@ -145,16 +147,16 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
     problems.extend(sql_outside_the_store(root)?);
     problems.extend(wall_clock_outside_the_clock(root)?);
-    problems.extend(too_long(root)?);
+    problems.extend(crate::lengths::too_long(root)?);
     problems.extend(module_circles(root)?);
     problems.extend(crate::layout::strangers(root));
 
-    let graph = mermaid(&members, &built_from);
-    let modules = engine_modules(root)?;
+    let graph = crate::drawing::mermaid(&members, &built_from, DRAWN_EXTERNALS);
+    let modules = crate::drawing::engine_modules(root)?;
     let page_path = root.join(GRAPH_PAGE);
     let page = std::fs::read_to_string(&page_path).map_err(|e| format!("cannot read {GRAPH_PAGE}: {e}"))?;
-    let redrawn = between(&page, (GRAPH_START, GRAPH_END), &graph)
-        .and_then(|p| between(&p, (MODULES_START, MODULES_END), &modules))?;
+    let redrawn = crate::drawing::between(&page, (GRAPH_START, GRAPH_END), &graph)
+        .and_then(|p| crate::drawing::between(&p, (MODULES_START, MODULES_END), &modules))?;
     if write && redrawn != page {
         std::fs::write(&page_path, &redrawn).map_err(|e| format!("cannot write {GRAPH_PAGE}: {e}"))?;
         eprintln!("xtask: {GRAPH_PAGE}: crate graph and engine modules redrawn");
@@ -316,7 +318,7 @@ fn wall_clock_outside_the_clock(root: &Path) -> Result<Vec<String>, String> {
 
 /// The product's Rust sources (the project commands, tests, benchmarks and fuzz targets aside),
 /// each as its path from the repository root and its text up to its test module.
-fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
+pub(crate) fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for file in rust_sources(&root.join("src-tauri"))? {
         let rel = file
@@ -387,7 +389,7 @@ fn is_mod_item(line: &str) -> bool {
 
 /// The product sources of the crate whose `src/` is `src`, each with its module and its code
 /// without test modules (lines kept, for the messages).
-fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
+pub(crate) fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
     let mut sources = Vec::new();
     for file in rust_sources(src)? {
         let rel = file
@@ -442,113 +444,6 @@ fn module_circles(root: &Path) -> Result<Vec<String>, String> {
     Ok(problems)
 }
 
-/// The longest a function may be, and a source file (tests and generated code aside), before a
-/// newcomer loses the thread.
-const MAX_FN_LINES: usize = 80;
-const MAX_FILE_LINES: usize = 500;
-
-/// Functions and files allowed over the limits, each for a reason written at its top: none
-/// today. An entry fails once it is back under the limits, so the list cannot go stale.
-const TOO_LONG_TODAY: &[&str] = &[];
-
-/// Functions and files over the limits that are not on the list, and entries of the list that
-/// are back under them.
-fn too_long(root: &Path) -> Result<Vec<String>, String> {
-    let mut long = BTreeSet::new();
-    for (rel, code) in product_code(root)? {
-        if code.lines().count() > MAX_FILE_LINES {
-            long.insert(rel.clone());
-        }
-        for (name, lines) in functions(&code) {
-            if lines > MAX_FN_LINES {
-                long.insert(format!("{rel}: {name}"));
-            }
-        }
-    }
-    let listed: BTreeSet<String> = TOO_LONG_TODAY.iter().map(|s| s.to_string()).collect();
-    let mut problems: Vec<String> = long
-        .difference(&listed)
-        .map(|l| format!("{l} is over {MAX_FN_LINES} lines a function or {MAX_FILE_LINES} a file: split it"))
-        .collect();
-    problems.extend(listed.difference(&long).map(|l| {
-        format!("{l} is within the limits now: take it out of TOO_LONG_TODAY (src-tauri/xtask/src/house.rs)")
-    }));
-    Ok(problems)
-}
-
-/// Each function of `code` (a `fn` at the start of a line, indented or not) and its length in
-/// lines, from its `fn` line to its closing brace.
-fn functions(code: &str) -> Vec<(String, usize)> {
-    let lines: Vec<&str> = code.lines().collect();
-    let mut out = Vec::new();
-    let mut i = 0;
-    while i < lines.len() {
-        let Some(name) = fn_name(lines[i]) else {
-            i += 1;
-            continue;
-        };
-        let (mut depth, mut opened, mut j) = (0i64, false, i);
-        while j < lines.len() {
-            let line = lines[j];
-            let (opens, closes) = braces(line);
-            depth += opens - closes;
-            opened |= opens > 0;
-            if (opened && depth <= 0) || (!opened && line.trim_end().ends_with(';')) {
-                break;
-            }
-            j += 1;
-        }
-        if opened {
-            out.push((name, j - i + 1));
-        }
-        i = j + 1;
-    }
-    out
-}
-
-/// The braces of a line's code: those in string and character literals (`"{}"`, `'{'`) and in
-/// a trailing comment do not count.
-fn braces(line: &str) -> (i64, i64) {
-    let (mut opens, mut closes) = (0, 0);
-    let chars: Vec<char> = line.chars().collect();
-    let mut i = 0;
-    while i < chars.len() {
-        match chars[i] {
-            '"' => {
-                i += 1;
-                while i < chars.len() && chars[i] != '"' {
-                    i += if chars[i] == '\\' { 2 } else { 1 };
-                }
-            }
-            // A character literal ('x' or '\x'), not a lifetime ('a).
-            '\'' if chars.get(i + 2) == Some(&'\'') => i += 2,
-            '\'' if chars.get(i + 1) == Some(&'\\') => {
-                i += 2;
-                while i < chars.len() && chars[i] != '\'' {
-                    i += 1;
-                }
-            }
-            '/' if chars.get(i + 1) == Some(&'/') => break,
-            '{' => opens += 1,
-            '}' => closes += 1,
-            _ => {}
-        }
-        i += 1;
-    }
-    (opens, closes)
-}
-
-/// The name of the function a line starts, if it starts one.
-fn fn_name(line: &str) -> Option<String> {
-    let mut rest = line.trim_start();
-    for prefix in ["pub(crate) ", "pub(super) ", "pub ", "const ", "async ", "unsafe "] {
-        rest = rest.strip_prefix(prefix).unwrap_or(rest);
-    }
-    let rest = rest.strip_prefix("async ").unwrap_or(rest).strip_prefix("fn ")?;
-    let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
-    (!name.is_empty()).then_some(name)
-}
-
 /// Tests, benchmarks and fuzz targets may open the database themselves to set a scene or check one.
 fn is_test_or_bench(rel: &str) -> bool {
     rel.ends_with("/tests.rs")
@@ -563,57 +458,11 @@ fn rust_sources(dir: &Path) -> Result<Vec<PathBuf>, String> {
     crate::tree::files_under(dir, "rs", &["target", "gen", "node_modules"])
 }
 
-/// The crate graph as a Mermaid diagram: workspace crates, and the external crates the rules name.
-fn mermaid(members: &[String], built_from: &BTreeMap<String, BTreeSet<String>>) -> String {
-    let short = |n: &str| n.strip_prefix("smsdesk-").unwrap_or(n).replace('-', "_");
-    let mut out = String::from("```mermaid\nflowchart BT\n");
-    for m in members.iter().filter(|m| *m != "xtask") {
-        out.push_str(&format!("  {}[\"{m}\"]\n", short(m)));
-    }
-    for e in DRAWN_EXTERNALS {
-        out.push_str(&format!("  {}([\"{e}\"])\n", short(e)));
-    }
-    for m in members.iter().filter(|m| *m != "xtask") {
-        for d in built_from[m]
-            .iter()
-            .filter(|d| members.contains(d) || DRAWN_EXTERNALS.contains(&d.as_str()))
-        {
-            out.push_str(&format!("  {} --> {}\n", short(m), short(d)));
-        }
-    }
-    out.push_str("```\n");
-    out
-}
-
-/// The engine's modules as a Mermaid diagram, each arrow a use of one by the other (or by a module
-/// inside it), the arrows that a longer way implies left out.
-fn engine_modules(root: &Path) -> Result<String, String> {
-    let src = root.join("src-tauri/engine/src");
-    let sources = crate_sources(root, &src)?;
-    let edges = crate::circles::without_implied(&crate::circles::edges_among_children(&sources, &[]));
-    let mut out = String::from("```mermaid\nflowchart BT\n");
-    for (a, b) in &edges {
-        out.push_str(&format!("  {a} --> {b}\n"));
-    }
-    out.push_str("```\n");
-    Ok(out)
-}
-
-/// The page with what stands between the two `markers` replaced by `drawing`.
-fn between(page: &str, (start_marker, end_marker): (&str, &str), drawing: &str) -> Result<String, String> {
-    let start = page
-        .find(start_marker)
-        .ok_or_else(|| format!("{GRAPH_PAGE} has no marker `{start_marker}`; add the two marker lines of house.rs"))?;
-    let end = page[start..]
-        .find(end_marker)
-        .map(|i| start + i)
-        .ok_or_else(|| format!("{GRAPH_PAGE} has no marker `{end_marker}` after `{start_marker}`"))?;
-    Ok(format!("{}{start_marker}\n{drawing}{}", &page[..start], &page[end..]))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::drawing::between;
+    use crate::lengths::functions;
 
     fn graph(edges: &[(&str, &str)]) -> (Vec<String>, BTreeMap<String, BTreeSet<String>>) {
         let mut g: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
@@ -641,7 +490,7 @@ mod tests {
     #[test]
     fn only_the_text_between_the_markers_is_redrawn() {
         let readme = format!("# x\nbefore\n{GRAPH_START}\nold picture\n{GRAPH_END}\nafter\n");
-        let redrawn = between(&readme, (GRAPH_START, GRAPH_END), "new picture\n").unwrap();
+        let redrawn = crate::drawing::between(&readme, (GRAPH_START, GRAPH_END), "new picture\n").unwrap();
         assert_eq!(
             redrawn,
             format!("# x\nbefore\n{GRAPH_START}\nnew picture\n{GRAPH_END}\nafter\n")
@@ -654,36 +503,6 @@ mod tests {
         assert!(
             between("# no markers\n", (GRAPH_START, GRAPH_END), "x").is_err(),
             "a README without markers is an error"
-        );
-    }
-
-    #[test]
-    fn functions_are_measured_from_their_fn_line_to_their_closing_brace() {
-        let code = "fn short() {\n    1\n}\n\npub(crate) async fn longer(\n    a: u8,\n) -> u8 {\n    if a > 0 {\n        a\n    } else {\n        0\n    }\n}\ntrait T {\n    fn declared(&self);\n}\n";
-        assert_eq!(
-            functions(code),
-            vec![("short".to_owned(), 3), ("longer".to_owned(), 9)],
-            "a declaration without a body is no function to measure"
-        );
-        assert_eq!(fn_name("    pub async fn run_link("), Some("run_link".to_owned()));
-        assert_eq!(fn_name("    let f = |x| x;"), None);
-    }
-
-    #[test]
-    fn braces_in_literals_and_comments_do_not_open_or_close_anything() {
-        assert_eq!(braces(r#"    if c == '{' || s == "}}" { // }"#), (1, 0));
-        assert_eq!(braces(r#"    let q = '\''; let l: &'a str = x; }"#), (0, 1));
-        let code = "fn f() {
-    let open = '{';
-    g(open)
-}
-fn next() {
-}
-";
-        assert_eq!(
-            functions(code),
-            vec![("f".to_string(), 4), ("next".to_string(), 2)],
-            "a brace in a character literal does not stretch a function over the next"
         );
     }
 
