@@ -2,9 +2,8 @@
 //! and the engine's modules, each between its two markers.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
-
-use crate::house::GRAPH_PAGE;
+/// The page the pictures are drawn into.
+pub(crate) const GRAPH_PAGE: &str = "docs/architecture.md";
 
 /// The crate graph as a Mermaid diagram: workspace crates, and the `externals` (the external
 /// crates the rules name).
@@ -33,18 +32,16 @@ pub(crate) fn mermaid(
     out
 }
 
-/// The engine's modules as a Mermaid diagram, each arrow a use of one by the other (or by a module
+/// The engine's modules (its `sources`) as a Mermaid diagram, each arrow a use of one by the other (or by a module
 /// inside it), the arrows that a longer way implies left out.
-pub(crate) fn engine_modules(root: &Path) -> Result<String, String> {
-    let src = root.join("src-tauri/engine/src");
-    let sources = crate::house::crate_sources(root, &src)?;
-    let edges = crate::circles::without_implied(&crate::circles::edges_among_children(&sources, &[]));
+pub(crate) fn engine_modules(sources: &[crate::circles::Source]) -> String {
+    let edges = crate::circles::without_implied(&crate::circles::edges_among_children(sources, &[]));
     let mut out = String::from("```mermaid\nflowchart BT\n");
     for (a, b) in &edges {
         out.push_str(&format!("  {a} --> {b}\n"));
     }
     out.push_str("```\n");
-    Ok(out)
+    out
 }
 
 /// The page with what stands between the two `markers` replaced by `drawing`.

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use crate::drawing::GRAPH_PAGE;
 use crate::lengths::{braces, MAX_FILE_LINES, MAX_FN_LINES, TOO_LONG_TODAY};
 
 /// A crate that must never depend, directly or through others, on any of `on`.
@@ -96,8 +97,6 @@ const SQL_CALLS: &[&str] = &[
 /// External crates worth drawing: the ones the rules above are about.
 const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri"];
 
-/// The manual's page that shows the crate graph between the two markers below.
-pub(crate) const GRAPH_PAGE: &str = "docs/architecture.md";
 const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
 const GRAPH_END: &str = "<!-- end of crate graph -->";
 /// The same page's picture of the engine's modules, between these two markers.
@@ -147,12 +146,12 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     }
     problems.extend(sql_outside_the_store(root)?);
     problems.extend(wall_clock_outside_the_clock(root)?);
-    problems.extend(crate::lengths::too_long(root)?);
+    problems.extend(crate::lengths::too_long(&product_code(root)?));
     problems.extend(module_circles(root)?);
     problems.extend(crate::layout::strangers(root));
 
     let graph = crate::drawing::mermaid(&members, &built_from, DRAWN_EXTERNALS);
-    let modules = crate::drawing::engine_modules(root)?;
+    let modules = crate::drawing::engine_modules(&crate_sources(root, &root.join("src-tauri/engine/src"))?);
     let page_path = root.join(GRAPH_PAGE);
     let page = std::fs::read_to_string(&page_path).map_err(|e| format!("cannot read {GRAPH_PAGE}: {e}"))?;
     let redrawn = crate::drawing::between(&page, (GRAPH_START, GRAPH_END), &graph)
@@ -318,7 +317,7 @@ fn wall_clock_outside_the_clock(root: &Path) -> Result<Vec<String>, String> {
 
 /// The product's Rust sources (the project commands, tests, benchmarks and fuzz targets aside),
 /// each as its path from the repository root and its text up to its test module.
-pub(crate) fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
+fn product_code(root: &Path) -> Result<Vec<(String, String)>, String> {
     let mut out = Vec::new();
     for file in rust_sources(&root.join("src-tauri"))? {
         let rel = file
@@ -389,7 +388,7 @@ fn is_mod_item(line: &str) -> bool {
 
 /// The product sources of the crate whose `src/` is `src`, each with its module and its code
 /// without test modules (lines kept, for the messages).
-pub(crate) fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
+fn crate_sources(root: &Path, src: &Path) -> Result<Vec<crate::circles::Source>, String> {
     let mut sources = Vec::new();
     for file in rust_sources(src)? {
         let rel = file
