@@ -16,7 +16,7 @@ use crate::api::{AppInfo, RunMode};
 use crate::backups::BackupPlan;
 use crate::config::Config;
 use crate::door::Open;
-use crate::instance::{InstanceInfo, InstanceLock};
+use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
 use crate::paths::DataDir;
 use crate::permissions;
 use crate::receipts::ingest::Ingestor;
@@ -103,7 +103,9 @@ impl Engine {
         // Recorded as soon as it is open, so that a failure from here on closes it.
         let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
         store.set_reserve(u64::from(config.store.reserve_mib) << 20);
-        hold(started, &store).await?;
+        // Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
+        let s = store.clone();
+        on_lock(started, move |l| l.hold(&s)).await?;
         bring_up_to_date(&store, &policy, &config).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
@@ -124,14 +126,7 @@ impl Engine {
         }
 
         let published = instance_info(&info);
-        let lock = started.lock.take();
-        let (lock, done) = blocking(move || {
-            let done = lock.as_ref().map(|l| l.publish(&published)).transpose();
-            (lock, done)
-        })
-        .await;
-        started.lock = lock;
-        done?;
+        on_lock(started, move |l| l.publish(&published)).await?;
 
         // Nothing can fail from here on: what was started belongs to the engine.
         let mut background = background(&store, &service, backups);
@@ -162,17 +157,20 @@ async fn blocking<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> 
     }
 }
 
-/// Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
-async fn hold(started: &mut Started, store: &Arc<Store>) -> Result<(), EngineError> {
-    let (mut lock, s) = (started.lock.take(), store.clone());
-    let (lock, held) = blocking(move || {
-        let held = lock.as_mut().map(|l| l.hold(&s)).transpose();
-        (lock, held)
+/// Runs `f` on the instance lock, if one is held, on a blocking thread (it takes file locks and
+/// may write to the database), and puts the lock back in `started` whatever `f` answered.
+async fn on_lock(
+    started: &mut Started,
+    f: impl FnOnce(&mut InstanceLock) -> Result<(), InstanceError> + Send + 'static,
+) -> Result<(), InstanceError> {
+    let mut lock = started.lock.take();
+    let (lock, done) = blocking(move || {
+        let done = lock.as_mut().map(f).transpose();
+        (lock, done)
     })
     .await;
     started.lock = lock;
-    held?;
-    Ok(())
+    done.map(|_| ())
 }
 
 /// Stops sending once another process took the database over (see [`InstanceLock::lost`]): two
