@@ -7,4 +7,9 @@ export type FirstAdmin = {
 /**
  * The token of the link `smsdesk serve` printed.
  */
-token: string, name: string, password: string, };
+token: string, name: string, password: string, 
+/**
+ * The office's country (ISO 3166 alpha-2, such as "FR"): national numbers are read in it
+ * (`intake.default_region`). Null leaves the setting as it is.
+ */
+country: string | null, };

@@ -10,6 +10,7 @@ import type { QueueView } from "./QueueView";
 import type { ReceiptView } from "./ReceiptView";
 import type { StateView } from "./StateView";
 import type { TimelineEntry } from "./TimelineEntry";
+import type { RetryAdvice } from "./RetryAdvice";
 
 /**
  * Everything about one message.
@@ -51,4 +52,8 @@ webhooks: Array<DeliveryView>, timeline: Array<TimelineEntry>,
  * The audited actions on it and on its exceptions, oldest first (the timeline's audit
  * entries name them by id).
  */
-audit: Array<AuditLine>, };
+audit: Array<AuditLine>, 
+/**
+ * What a retry by this caller would meet now, computed by the rules the retry itself applies.
+ */
+retry: RetryAdvice, };

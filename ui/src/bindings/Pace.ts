@@ -50,4 +50,13 @@ sandbox_tps_limit: number,
 /**
  * The sandbox's own window, whatever the connection ([`SANDBOX_WINDOW`]).
  */
-sandbox_window: number, };
+sandbox_window: number, 
+/**
+ * Queued messages not due yet (scheduled for later, or waiting for a retry time): not in
+ * `queued` nor in the ETA.
+ */
+scheduled: number, 
+/**
+ * When the first of them is due; null when none waits.
+ */
+next_scheduled_at_ms: number | null, };

@@ -3,6 +3,10 @@
  * and its `{placeholders}` are the parameters `t` requires.
  */
 import { serverEn } from "./server/en";
+import { detailEn } from "./detail/en";
+import { screensEn } from "./screens/en";
+import { dayEn } from "./day/en";
+import { reasonsEn } from "./reasons/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1634,6 +1638,10 @@ export const en = {
   "audit.action.opt_out.import": "Imported a number into the opt-out list",
   "audit.subject.optOut": "Opt-out entry {id}",
   ...serverEn,
+  ...detailEn,
+  ...screensEn,
+  ...dayEn,
+  ...reasonsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

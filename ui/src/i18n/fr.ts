@@ -1,5 +1,9 @@
 import type { Dictionary } from "./en";
 import { serverFr } from "./server/fr";
+import { detailFr } from "./detail/fr";
+import { screensFr } from "./screens/fr";
+import { dayFr } from "./day/fr";
+import { reasonsFr } from "./reasons/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1631,4 +1635,8 @@ export const fr: Dictionary = {
   "audit.action.opt_out.import": "A importé un numéro dans la liste d’opposition",
   "audit.subject.optOut": "Inscription {id} de la liste d’opposition",
   ...serverFr,
+  ...detailFr,
+  ...screensFr,
+  ...dayFr,
+  ...reasonsFr,
 };

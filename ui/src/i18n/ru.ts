@@ -1,5 +1,9 @@
 import type { Dictionary } from "./en";
 import { serverRu } from "./server/ru";
+import { detailRu } from "./detail/ru";
+import { screensRu } from "./screens/ru";
+import { dayRu } from "./day/ru";
+import { reasonsRu } from "./reasons/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1631,4 +1635,8 @@ export const ru: Dictionary = {
   "audit.action.opt_out.import": "Импортировал номер в список отказа",
   "audit.subject.optOut": "Запись {id} списка отказа",
   ...serverRu,
+  ...detailRu,
+  ...screensRu,
+  ...dayRu,
+  ...reasonsRu,
 };

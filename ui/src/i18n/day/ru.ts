@@ -1,0 +1,4 @@
+import type { dayEn } from "./en";
+
+export const dayRu: { readonly [K in keyof typeof dayEn]: string } = {
+};

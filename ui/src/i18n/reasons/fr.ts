@@ -1,0 +1,4 @@
+import type { reasonsEn } from "./en";
+
+export const reasonsFr: { readonly [K in keyof typeof reasonsEn]: string } = {
+};

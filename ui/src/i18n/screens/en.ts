@@ -1,0 +1,3 @@
+/** Settings, the navigation and the screens at every width. English is the reference. */
+export const screensEn = {
+};

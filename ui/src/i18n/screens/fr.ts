@@ -1,0 +1,4 @@
+import type { screensEn } from "./en";
+
+export const screensFr: { readonly [K in keyof typeof screensEn]: string } = {
+};
