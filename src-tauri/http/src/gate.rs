@@ -133,10 +133,10 @@ impl Gate {
     }
 
     /// Closes the oldest connection still without its headers, from any address, to make room
-    /// for a new one; whether there was one.
-    pub fn close_oldest_unfinished(&self) -> bool {
+    /// for `newcomer` (never itself); whether there was one.
+    pub fn make_room_for(&self, newcomer: &Ticket) -> bool {
         let mut s = self.state();
-        match s.unfinished.keys().next().copied() {
+        match s.unfinished.keys().copied().find(|id| *id != newcomer.id) {
             Some(id) => {
                 close_unfinished(&mut s, id);
                 true
@@ -287,8 +287,9 @@ mod tests {
             1,
             "the started one and the other address's stay"
         );
+        let newcomer = g.admit(ip("10.0.0.8")).unwrap();
         assert!(
-            g.close_oldest_unfinished(),
+            g.make_room_for(&newcomer),
             "room is made from the oldest of any address"
         );
         tokio::time::timeout(std::time::Duration::from_secs(1), other.closed())
@@ -305,7 +306,7 @@ mod tests {
             },
             Arc::default(),
         );
-        let (_first, _second) = (g.admit(ip("10.0.0.66")).unwrap(), g.admit(ip("10.0.0.66")).unwrap());
+        let (_first, second) = (g.admit(ip("10.0.0.66")).unwrap(), g.admit(ip("10.0.0.66")).unwrap());
         assert_eq!(
             g.usage().closed_unfinished,
             0,
@@ -313,9 +314,23 @@ mod tests {
         );
         assert_eq!(g.usage().unfinished, 2);
         assert!(
-            g.close_oldest_unfinished(),
+            g.make_room_for(&second),
             "but a full server makes room with the oldest, however young"
         );
+    }
+
+    #[test]
+    fn room_is_never_made_from_the_newcomer_itself() {
+        let g = gate(50, 10, "");
+        let started = g.admit(ip("10.0.0.66")).unwrap();
+        started.started();
+        let newcomer = g.admit(ip("10.0.0.7")).unwrap();
+        assert!(
+            !g.make_room_for(&newcomer),
+            "the only connection without its headers is the newcomer: no one to close"
+        );
+        assert_eq!(g.usage().closed_unfinished, 0);
+        assert_eq!(g.usage().unfinished, 1, "the newcomer waits for its headers as before");
     }
 
     #[test]

@@ -1,10 +1,11 @@
 //! The accept loop. A client that opens connections and never finishes a request must not hold
 //! the server: each connection has a deadline for its request's headers (also while it waits for
 //! the next request), one for going without a byte read or written, and at most
-//! `Limits::max_connections` are served at once. Over that number the oldest connection still
-//! without its headers is closed to make room; without one, the loop stops accepting, so further
-//! connections wait in the system's queue rather than take a file each. What one address may
-//! hold is the [`Gate`]'s to say.
+//! `Limits::max_connections` are served at once. Over that number, a client accepted meanwhile has
+//! the oldest connection still without its headers closed to make room for it (never one closed
+//! for nobody, nor the newcomer itself); until a place frees, the loop accepts no further one, so
+//! further connections wait in the system's queue rather than take a file each. What one address
+//! may hold is the [`Gate`]'s to say.
 //!
 //! On stop, no connection is accepted any more, idle ones are closed, and the requests in flight
 //! finish (the event stream ends on its own: it watches `ApiContext::stopping`).
@@ -47,18 +48,9 @@ pub async fn serve(
     let slots = Arc::new(Semaphore::new(max));
     let (stop, stopping) = watch::channel(false);
     loop {
-        let slot = match slots.clone().try_acquire_owned() {
-            Ok(slot) => slot,
-            Err(_) => {
-                // Every slot is taken: the oldest connection without its headers makes room.
-                gate.close_oldest_unfinished();
-                tokio::select! {
-                    _ = &mut shutdown => break,
-                    slot = slots.clone().acquire_owned() => slot.expect("the semaphore is never closed"),
-                }
-            }
-        };
-        let stream = tokio::select! {
+        // Accepted first: room is made only for a client that is there, and only once its
+        // address may open one more.
+        let (stream, peer) = tokio::select! {
             _ = &mut shutdown => break,
             accepted = listener.accept() => match accepted {
                 Ok(accepted) => accepted,
@@ -73,10 +65,16 @@ pub async fn serve(
                 }
             },
         };
-        let (stream, peer) = stream;
         let Some(ticket) = gate.admit(peer.ip()) else {
             refuse(stream);
             continue;
+        };
+        let slot = match slots.clone().try_acquire_owned() {
+            Ok(slot) => slot,
+            Err(_) => match room(&gate, &ticket, &slots, &mut shutdown).await {
+                Some(slot) => slot,
+                None => break,
+            },
         };
         let _ = stream.set_nodelay(true);
         tokio::spawn(connection(
@@ -92,6 +90,28 @@ pub async fn serve(
     // Each connection holds its slot until it ends: all slots back means all connections ended.
     let _ = slots.acquire_many(max as u32).await;
     Ok(())
+}
+
+/// How often a full server that is owed a place looks again for a connection to close: one
+/// without its headers may have appeared since (an answered one waiting for its next request).
+const ROOM_AGAIN: Duration = Duration::from_millis(250);
+
+/// A place for `newcomer` on a full server: the oldest connection still without its headers is
+/// closed for it, and again while none ends; `None` when the server stops meanwhile.
+async fn room(
+    gate: &Gate,
+    newcomer: &Ticket,
+    slots: &Arc<Semaphore>,
+    shutdown: &mut oneshot::Receiver<()>,
+) -> Option<OwnedSemaphorePermit> {
+    loop {
+        gate.make_room_for(newcomer);
+        tokio::select! {
+            _ = &mut *shutdown => return None,
+            slot = slots.clone().acquire_owned() => return Some(slot.expect("the semaphore is never closed")),
+            _ = tokio::time::sleep(ROOM_AGAIN) => {}
+        }
+    }
 }
 
 /// Answers a connection its address may not open `429 too_many_connections` and closes it, at

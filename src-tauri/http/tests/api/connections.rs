@@ -162,3 +162,36 @@ async fn stopping_lets_a_request_in_flight_finish_and_ends_the_event_stream() {
         .expect("the engine stops")
         .unwrap();
 }
+
+/// The server full and nobody else waiting: no one is closed. A further client arrives: the oldest
+/// connection without its headers is closed for it, never the newcomer, which is served.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_full_server_closes_a_connection_only_for_a_client_that_waits_and_never_the_newest() {
+    let t = start(&[
+        ("SMSDESK_HTTP_HEADER_READ_TIMEOUT_SECONDS", "30"),
+        ("SMSDESK_HTTP_MAX_CONNECTIONS", "2"),
+    ])
+    .await;
+    let mut oldest = TcpStream::connect(t.addr()).await.unwrap();
+    let mut second = TcpStream::connect(t.addr()).await.unwrap();
+    // Every slot is taken and no one else knocks: both stay open.
+    let mut buf = [0u8; 1];
+    for (name, s) in [("the oldest", &mut oldest), ("the second", &mut second)] {
+        let read = tokio::time::timeout(Duration::from_millis(500), s.read(&mut buf)).await;
+        assert!(read.is_err(), "{name} connection is left open while no one waits for its place: {read:?}");
+    }
+    // A client that sends its request at once gets a place: the oldest makes room, not the second.
+    let answer = tokio::time::timeout(
+        GENEROUS,
+        exchange(t.addr(), head("GET", "/api/v1/health", "127.0.0.1", &[]).as_bytes()),
+    )
+    .await
+    .expect("the newcomer is served");
+    assert_eq!(answer.status, 200, "{answer:?}");
+    tokio::time::timeout(GENEROUS, until_closed(&mut oldest))
+        .await
+        .expect("the oldest connection without headers made room");
+    let read = tokio::time::timeout(Duration::from_millis(300), second.read(&mut buf)).await;
+    assert!(read.is_err(), "the second is still open: one place was needed, one was made: {read:?}");
+    t.stop().await;
+}
