@@ -328,14 +328,17 @@ async fn slow_bodies(server: &Server) -> String {
             let _ = s.write_all(head.as_bytes()).await;
             let started = Instant::now();
             let (mut reader, mut writer) = s.into_split();
+            // Whether the whole body went out: a write refused means the server closed the
+            // connection (answered or not), which is the end sought, not a body left to run.
             let feed = async move {
                 for _ in 0..1024 {
                     let chunk = if i % 2 == 0 { "x".repeat(1024) } else { format!("400\r\n{}\r\n", "x".repeat(1024)) };
                     if writer.write_all(chunk.as_bytes()).await.is_err() {
-                        return;
+                        return false;
                     }
                     tokio::time::sleep(Duration::from_millis(200)).await;
                 }
+                true
             };
             // What the server sends before it closes: an answer, or nothing when it closed the
             // connection to make room (0 below).
@@ -350,7 +353,7 @@ async fn slow_bodies(server: &Server) -> String {
                 }
             };
             let hung = tokio::select! {
-                _ = feed => true,
+                sent_whole = feed => sent_whole,
                 r = tokio::time::timeout(GENEROUS, read) => r.is_err(),
             };
             assert!(!hung, "a slow body is answered or closed, never left to run");
