@@ -18,8 +18,11 @@ text_enum! {
         Required = "required",
         /// The destination is not a phone number we can send to.
         InvalidNumber = "invalid_number",
-        /// The destination is national and no default country says which country it is in.
-        NeedsCountry = "needs_country",
+        /// A national number (no + nor 00 in front) where no office country
+        /// (`intake.default_region`) says which country it is in.
+        CountryNeeded = "country_needed",
+        /// Not a country the numbering data knows: two letters of ISO 3166 (`FR`) are wanted.
+        UnknownCountry = "unknown_country",
         /// The text holds a character SMS cannot carry, or a key a control character.
         InvalidCharacter = "invalid_character",
         /// Longer than allowed (text parts, key lengths).
@@ -38,6 +41,10 @@ text_enum! {
         Conflict = "conflict",
         /// A password too short, too long, or the account's own name.
         WeakPassword = "weak_password",
+        /// An SMPP password longer than the bind carries (`params.max`: 8 characters).
+        PasswordTooLong = "password_too_long",
+        /// An SMPP system_id longer than the bind carries (`params.max`: 15 characters).
+        SystemIdTooLong = "system_id_too_long",
         /// The current password given is not the account's.
         WrongPassword = "wrong_password",
         /// No route of the settings takes the message (or its route's connections are all

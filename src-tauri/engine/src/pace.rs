@@ -86,8 +86,9 @@ pub struct Pace {
     /// The most messages per second these limits allow (one submit per message part). The window
     /// can hold it lower when the SMSC answers slowly: `window` answers per round trip at most.
     pub max_rate_per_s: u32,
-    /// Messages the dispatcher will send: queued (including those scheduled for later or waiting
-    /// for a retry) or being sent. Held messages wait for a person and are not counted.
+    /// Messages the dispatcher sends now: queued and due (their time has come) or being sent.
+    /// Those scheduled for later or waiting for a retry are `scheduled`; held messages wait for
+    /// a person and are counted in neither.
     #[ts(type = "number")]
     pub queued: i64,
     /// Submits the SMSC accepted per second, measured over the last minute (0 when idle).
@@ -101,6 +102,13 @@ pub struct Pace {
     pub sandbox_tps_limit: u32,
     /// The sandbox's own window, whatever the connection ([`SANDBOX_WINDOW`]).
     pub sandbox_window: u32,
+    /// Queued messages not due yet (scheduled for later, or waiting for a retry time): not in
+    /// `queued` nor in the ETA.
+    #[ts(type = "number")]
+    pub scheduled: i64,
+    /// When the first of them is due; null when none waits.
+    #[ts(type = "number | null")]
+    pub next_scheduled_at_ms: Option<i64>,
 }
 
 impl Pace {
@@ -114,11 +122,13 @@ impl Pace {
             tps_limit: limits.tps,
             window: limits.window.saturating_mul(limits.binds.max(1)),
             max_rate_per_s: max_rate,
-            queued: counts.waiting,
+            queued: counts.due,
             sent_last_minute_per_s: measured,
-            eta_seconds: eta_seconds(counts.waiting, measured, max_rate),
+            eta_seconds: eta_seconds(counts.due, measured, max_rate),
             sandbox_tps_limit: SANDBOX_TPS,
             sandbox_window: SANDBOX_WINDOW,
+            scheduled: counts.scheduled,
+            next_scheduled_at_ms: counts.next_scheduled_at_ms,
         }
     }
 }

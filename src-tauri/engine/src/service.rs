@@ -197,6 +197,12 @@ impl Service {
         self.live.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The office's country (`intake.default_region`): national numbers are read in it, wherever
+    /// a number is typed.
+    fn region(&self) -> Option<String> {
+        self.live().rules.default_region.clone()
+    }
+
     /// Changes the settings in force, for every request from now on.
     fn change(&self, f: impl FnOnce(&mut Live)) {
         f(&mut self.live.write().unwrap_or_else(|p| p.into_inner()));

@@ -150,7 +150,7 @@ pub async fn setup_state(State(s): State<AppState>) -> Result<Json<SetupState>, 
         (status = 408, description = "`request_timeout`: the body did not arrive whole within 5 s", body = smsdesk_engine::api::ApiError),
         (status = 503, description = "`busy`: every password check is taken; `Retry-After` says when to try again", body = smsdesk_engine::api::ApiError),
         (status = 403, description = "`setup_token_invalid`: unknown, used or expired link, or an account exists already", body = smsdesk_engine::api::ApiError),
-        (status = 422, description = "`invalid`: name or password refused", body = smsdesk_engine::api::ApiError),
+        (status = 422, description = "`invalid`: name or password refused, or the country is none the numbering data knows (`unknown_country`) or is set otherwise by the environment", body = smsdesk_engine::api::ApiError),
     ))]
 pub async fn first_admin(
     State(s): State<AppState>,

@@ -6,6 +6,7 @@ mod checkpoint;
 pub mod checks;
 mod clean_stop;
 mod error;
+mod fold;
 pub mod migrations;
 pub mod pragmas;
 mod reader;
@@ -23,6 +24,8 @@ mod writer;
 mod created_tests;
 #[cfg(test)]
 mod full_tests;
+#[cfg(test)]
+mod inbox_search_tests;
 #[cfg(test)]
 mod open_tests;
 #[cfg(test)]

@@ -72,6 +72,8 @@ pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
     // store's queries pick their indexes by their shape, not by the values bound (their
     // EXPLAIN QUERY PLAN tests run with placeholder values).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    // The inbox's search folds accents and case in Rust, as keyword replies are folded.
+    crate::fold::register(conn)?;
     verify(conn)
 }
 

@@ -3,4 +3,4 @@
 /**
  * What is wrong with one field of a request: the code of a field error.
  */
-export type FieldCode = "required" | "invalid_number" | "needs_country" | "invalid_character" | "too_long" | "too_short" | "too_many" | "out_of_range" | "invalid_time" | "in_past" | "conflict" | "weak_password" | "wrong_password" | "no_route" | "destination_opted_out" | "unknown_field" | "invalid_type" | "invalid" | "duplicate" | "unknown_setting" | "not_a_value" | "read_only" | "locked_by_environment" | "needs_allow_network" | "unknown_preset" | "unknown_template" | "template_value_missing";
+export type FieldCode = "required" | "invalid_number" | "country_needed" | "unknown_country" | "invalid_character" | "too_long" | "too_short" | "too_many" | "out_of_range" | "invalid_time" | "in_past" | "conflict" | "weak_password" | "password_too_long" | "system_id_too_long" | "wrong_password" | "no_route" | "destination_opted_out" | "unknown_field" | "invalid_type" | "invalid" | "duplicate" | "unknown_setting" | "not_a_value" | "read_only" | "locked_by_environment" | "needs_allow_network" | "unknown_preset" | "unknown_template" | "template_value_missing";

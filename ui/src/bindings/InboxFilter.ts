@@ -5,7 +5,9 @@
  */
 export type InboxFilter = { 
 /**
- * Digits of the number (any part of it: "3456", "06 12 34"), or words in a reply.
+ * A number as people type it: the whole number (`06 12 34 56 00` in the office's country,
+ * `+33 6 12 34 56 00`), its beginning (`06 12 34`, `+3361*`), or any 4 digits of it or more
+ * (`3456`); or words in a reply, whatever their case and accents.
  */
 q: string | null, 
 /**

@@ -5,7 +5,7 @@
  */
 export type OptOutFilter = { 
 /**
- * Digits of the number (any part of it).
+ * The number as people type it: whole, its beginning, or any 4 digits of it or more.
  */
 q: string | null, 
 /**

@@ -29,8 +29,9 @@ window: number,
  */
 max_rate_per_s: number, 
 /**
- * Messages the dispatcher will send: queued (including those scheduled for later or waiting
- * for a retry) or being sent. Held messages wait for a person and are not counted.
+ * Messages the dispatcher sends now: queued and due (their time has come) or being sent.
+ * Those scheduled for later or waiting for a retry are `scheduled`; held messages wait for
+ * a person and are counted in neither.
  */
 queued: number, 
 /**

@@ -54,7 +54,8 @@ export const ERROR_CODES = [
 export const FIELD_CODES = [
   "required",
   "invalid_number",
-  "needs_country",
+  "country_needed",
+  "unknown_country",
   "invalid_character",
   "too_long",
   "too_short",
@@ -64,6 +65,8 @@ export const FIELD_CODES = [
   "in_past",
   "conflict",
   "weak_password",
+  "password_too_long",
+  "system_id_too_long",
   "wrong_password",
   "no_route",
   "destination_opted_out",

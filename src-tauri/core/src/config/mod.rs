@@ -10,6 +10,7 @@ mod connections;
 mod hosts;
 mod lists;
 mod networks;
+mod region;
 mod settings;
 mod value;
 
@@ -19,9 +20,10 @@ pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
 pub use networks::{Network, Networks};
+pub use region::Region;
 pub use settings::*;
 pub use value::{
-    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
+    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,
     SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 

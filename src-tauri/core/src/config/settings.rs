@@ -7,8 +7,9 @@ use super::callbacks::CallbackProviders;
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
 use super::networks::Networks;
+use super::region::Region;
 use super::value::{
-    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, Region, SettingValue,
+    AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,
     SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
 };
 use super::{KeySpec, SectionSpec};

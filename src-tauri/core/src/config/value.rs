@@ -466,33 +466,3 @@ impl SettingValue for BindModeSetting {
         }
     }
 }
-
-/// A country as its two-letter ISO 3166 code ("FR"), or none.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Region(pub Option<String>);
-
-impl SettingValue for Region {
-    const KIND: &'static str = "two-letter country code, or empty";
-    fn from_toml(value: &toml::Value) -> Result<Self, String> {
-        Self::from_env(
-            value
-                .as_str()
-                .ok_or_else(|| wrong_type("a country code in quotes", value))?,
-        )
-    }
-    fn from_env(text: &str) -> Result<Self, String> {
-        let code = text.trim().to_ascii_uppercase();
-        if code.is_empty() {
-            return Ok(Region(None));
-        }
-        if code.parse::<phonenumber::country::Id>().is_err() {
-            return Err(format!(
-                "`{text}` is not a country code numbers are known for (two letters, such as FR or RU)"
-            ));
-        }
-        Ok(Region(Some(code)))
-    }
-    fn to_toml(&self) -> String {
-        format!("\"{}\"", self.0.as_deref().unwrap_or(""))
-    }
-}

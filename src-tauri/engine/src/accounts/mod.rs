@@ -83,6 +83,11 @@ pub struct FirstAdmin {
     pub name: String,
     #[schema(min_length = 10, max_length = 200)]
     pub password: String,
+    /// The office's country (ISO 3166 alpha-2, such as "FR"): national numbers are read in it
+    /// (`intake.default_region`). Null leaves the setting as it is.
+    #[serde(default)]
+    #[schema(max_length = 2)]
+    pub country: Option<String>,
 }
 
 /// Whether the first admin may still be created from a browser.

@@ -37,8 +37,12 @@ fn error(code: FieldCode, message: String) -> FieldError {
 /// Reads a phone number written in any common way ("+33 6 12 34 56 78", "0033612345678",
 /// "(06) 12-34-56-78" with region FR) and returns it in E.164 ("+33612345678").
 ///
+/// This is the one reading of a whole number: intake (the API, compose, batches, the CSV
+/// preview), the opt-out list, the inbox's thread lookup and senders, and the searches
+/// ([`crate::views::search_number`]) all go through it, with `intake.default_region`.
+///
 /// A number with neither + nor 00 in front is read as national to `default_region`; without one
-/// it is refused as `needs_country`. A leading 00 is read as the international prefix whatever the
+/// it is refused as `country_needed`. A leading 00 is read as the international prefix whatever the
 /// region. Short codes and alphanumeric addresses are refused as `invalid_number`, as is any
 /// number the numbering plan of its country does not allow.
 pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<String, FieldError> {
@@ -131,7 +135,7 @@ fn digits_of(raw: &str, written: &str) -> Result<String, FieldError> {
 
 /// The region a national number (no + nor 00) is read in: `default_region`, when it is one the
 /// numbering data knows. Without one, a number as short as a short code is refused as such, and
-/// any other as `needs_country`.
+/// any other as `country_needed`.
 fn national_region(raw: &str, digits: &str, default_region: Option<&str>) -> Result<Id, FieldError> {
     let region = default_region.filter(|r| !r.trim().is_empty());
     if let Some(id) = region.and_then(known_region) {
@@ -140,21 +144,28 @@ fn national_region(raw: &str, digits: &str, default_region: Option<&str>) -> Res
     if digits.len() <= SHORT_CODE_MAX_DIGITS {
         return Err(short_code(raw));
     }
-    let setting = match region {
+    Err(country_needed("destination", raw, default_region))
+}
+
+/// The refusal of a national number (`raw`, in `field`) where no office country says which
+/// country it is in: `default_region` is not set, or is no country the numbering data knows.
+pub(crate) fn country_needed(field: &str, raw: &str, default_region: Option<&str>) -> FieldError {
+    let setting = match default_region.filter(|r| !r.trim().is_empty()) {
         Some(r) => format!(
             "`intake.default_region` ({}) is not a country code numbers are known for",
             quote(r)
         ),
         None => "no `intake.default_region` is set".to_string(),
     };
-    Err(error(
-        codes::NEEDS_COUNTRY,
+    FieldError::new(
+        field,
+        codes::COUNTRY_NEEDED,
         format!(
-            "destination {} has no country code and {setting}: write it internationally (+33 6 12 34 56 78 \
+            "{field} {} has no country code and {setting}: write it internationally (+33 6 12 34 56 78 \
              or 0033 6 12 34 56 78), or set `intake.default_region` to the country of national numbers",
             quote(raw)
         ),
-    ))
+    )
 }
 
 /// A national number as short as a short code.

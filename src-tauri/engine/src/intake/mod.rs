@@ -48,6 +48,7 @@ use crate::domain::{MessageKind, QueueStatus};
 use crate::messages::NewMessage;
 use crate::said::{FieldCode, Params};
 
+pub(crate) use destination::country_needed;
 pub(crate) use destination::is_separator;
 pub use destination::{known_region, normalize_destination};
 pub use normalise::{normalise, Normalised};
@@ -71,7 +72,7 @@ pub mod codes {
     use smsdesk_core::said::FieldCode;
     pub const REQUIRED: FieldCode = FieldCode::Required;
     pub const INVALID_NUMBER: FieldCode = FieldCode::InvalidNumber;
-    pub const NEEDS_COUNTRY: FieldCode = FieldCode::NeedsCountry;
+    pub const COUNTRY_NEEDED: FieldCode = FieldCode::CountryNeeded;
     pub const INVALID_CHARACTER: FieldCode = FieldCode::InvalidCharacter;
     pub const TOO_LONG: FieldCode = FieldCode::TooLong;
     pub const OUT_OF_RANGE: FieldCode = FieldCode::OutOfRange;

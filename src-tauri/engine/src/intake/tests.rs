@@ -118,7 +118,7 @@ fn a_national_number_without_a_default_region_needs_a_country() {
         let e = normalize_destination("06 12 34 56 78", region).unwrap_err();
         assert_eq!(
             (e.field.as_str(), e.code.as_str()),
-            ("destination", "needs_country"),
+            ("destination", "country_needed"),
             "{region:?}"
         );
         assert!(e.message.contains("internationally"), "{}", e.message);
@@ -723,7 +723,7 @@ fn every_field_error_is_reported_at_once_in_field_order() {
             .iter()
             .map(|e| (e.field.as_str(), e.code.as_str()))
             .collect::<Vec<_>>(),
-        vec![("destination", "needs_country"), ("text", "invalid_character")]
+        vec![("destination", "country_needed"), ("text", "invalid_character")]
     );
 }
 

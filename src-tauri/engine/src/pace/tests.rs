@@ -2,6 +2,7 @@ use super::*;
 use crate::config::AtLeastOne;
 
 const MIN: i64 = 60_000;
+const DAY_MS: i64 = 24 * 60 * MIN;
 /// A minute boundary, as the activity totals' buckets fall.
 const T0: i64 = 1_800_000_000_000 - 1_800_000_000_000 % MIN;
 
@@ -104,7 +105,9 @@ fn the_time_left_follows_the_measured_rate_and_never_beats_the_limit() {
 #[test]
 fn a_pace_puts_the_limits_the_counts_and_the_time_left_together() {
     let counts = PaceCounts {
-        waiting: 4_738,
+        due: 4_738,
+        scheduled: 3,
+        next_scheduled_at_ms: Some(T0 + DAY_MS),
         accepted_previous_minute: 600,
         accepted_this_minute: 300,
     };
@@ -122,18 +125,32 @@ fn a_pace_puts_the_limits_the_counts_and_the_time_left_together() {
             eta_seconds: 474,
             sandbox_tps_limit: SANDBOX_TPS,
             sandbox_window: SANDBOX_WINDOW,
+            scheduled: 3,
+            next_scheduled_at_ms: Some(T0 + DAY_MS),
         }
     );
     let sandbox = Pace::new(
         T0,
         sending_limits(&smpp(true, 10, 10)),
-        PaceCounts {
-            waiting: 20_000,
-            ..counts
-        },
+        PaceCounts { due: 20_000, ..counts },
     );
     assert_eq!(
         (sandbox.connection, sandbox.max_rate_per_s),
         (PaceConnection::Sandbox, SANDBOX_TPS)
+    );
+}
+
+#[test]
+fn a_message_scheduled_for_tomorrow_is_scheduled_not_queued_and_takes_no_time() {
+    let tomorrow = T0 + DAY_MS;
+    let counts = PaceCounts {
+        scheduled: 1,
+        next_scheduled_at_ms: Some(tomorrow),
+        ..PaceCounts::default()
+    };
+    let p = Pace::new(T0, sending_limits(&smpp(false, 10, 10)), counts);
+    assert_eq!(
+        (p.queued, p.scheduled, p.eta_seconds, p.next_scheduled_at_ms),
+        (0, 1, 0, Some(tomorrow))
     );
 }

@@ -390,13 +390,18 @@ impl Service {
         if !self.setup_state().await?.open {
             return Err(ServiceError::SetupTokenInvalid);
         }
+        let country = office_country(req.country.as_deref())?;
         let Some(until) = self.people.setup.redeem(&req.token, now) else {
             return Err(ServiceError::SetupTokenInvalid);
         };
+        let actor = format!("{name} (setup link)");
         let created = async {
+            // The country first: refused (set otherwise by the environment), nothing is made.
+            if let Some(country) = &country {
+                self.set_office_country(actor.clone(), country).await?;
+            }
             let hash = self.hash(new.password).await?;
-            let actor = format!("{name} (setup link)");
-            let n = name.clone();
+            let (n, a) = (name.clone(), actor.clone());
             let info = self
                 .store
                 .writer()
@@ -405,7 +410,7 @@ impl Service {
                     if account::counts(tx)?.0 > 0 {
                         return Ok(None);
                     }
-                    accounts::create(tx, &n, Role::Admin, &hash, &actor).map(Some)
+                    accounts::create(tx, &n, Role::Admin, &hash, &a).map(Some)
                 })
                 .await?;
             info.ok_or(ServiceError::SetupTokenInvalid)
@@ -420,5 +425,21 @@ impl Service {
                 Err(e)
             }
         }
+    }
+}
+
+/// The office's country as the setup form gives it: none when left out or blank, else two letters
+/// (any case) of a country the numbering data knows, in capitals; `unknown_country` otherwise.
+fn office_country(given: Option<&str>) -> Result<Option<String>, ServiceError> {
+    let Some(given) = given.map(str::trim).filter(|c| !c.is_empty()) else {
+        return Ok(None);
+    };
+    match crate::intake::known_region(given) {
+        Some(id) => Ok(Some(id.as_ref().to_owned())),
+        None => Err(ServiceError::Invalid(vec![crate::intake::FieldError::new(
+            "country",
+            crate::said::FieldCode::UnknownCountry,
+            format!("{given:?} is not a country code: give the country's two letters (ISO 3166), such as FR, BE or RU"),
+        )])),
     }
 }

@@ -31,14 +31,47 @@ impl Service {
     /// audited without any secret).
     pub async fn update_settings(&self, caller: &Caller, req: SettingsUpdate) -> Result<SettingsSaved, ServiceError> {
         let saved = self.settings_door(caller)?.update(req).await?;
+        self.audit_settings(caller.actor(), &saved).await?;
+        Ok(saved)
+    }
+
+    /// Audits the settings changes `saved` reports, as `actor`'s.
+    async fn audit_settings(&self, actor: String, saved: &SettingsSaved) -> Result<(), ServiceError> {
         if !saved.changes.is_empty() {
-            let audit = settings_audit(caller, &saved);
+            let audit = settings_audit(actor, saved);
             self.store
                 .writer()
                 .write(move |tx| tx.audit().append(&audit).map(|_| ()))
                 .await?;
         }
-        Ok(saved)
+        Ok(())
+    }
+
+    /// Sets the office's country (`intake.default_region`, checked as `country`) through the
+    /// settings, as a settings change by `actor` (audited): the first admin's choice at setup.
+    pub(super) async fn set_office_country(&self, actor: String, country: &str) -> Result<(), ServiceError> {
+        let settings = self
+            .settings
+            .as_ref()
+            .ok_or_else(|| ServiceError::NotFound("settings (no running engine)".into()))?;
+        let req = SettingsUpdate {
+            values: [(REGION_KEY.to_owned(), country.to_owned())].into(),
+            password: None,
+            callback_providers: None,
+        };
+        let saved = settings.update(req).await.map_err(|e| match ServiceError::from(e) {
+            ServiceError::Invalid(errors) => ServiceError::Invalid(
+                errors
+                    .into_iter()
+                    .map(|mut e| {
+                        e.field = "country".into();
+                        e
+                    })
+                    .collect(),
+            ),
+            other => other,
+        })?;
+        self.audit_settings(actor, &saved).await
     }
 
     /// Re-reads the config file and applies what may change while running (the operating system's
@@ -158,11 +191,14 @@ impl Service {
 
 /// The audit entry for saved settings: which settings changed, and whether the SMPP link was
 /// bound again.
-fn settings_audit(caller: &Caller, saved: &SettingsSaved) -> NewAudit {
+/// The setting of the office's country, which national numbers are read in.
+const REGION_KEY: &str = "intake.default_region";
+
+fn settings_audit(actor: String, saved: &SettingsSaved) -> NewAudit {
     let details = serde_json::json!({ "changes": saved.changes, "reconnected": saved.reconnected }).to_string();
     let keys: Vec<&str> = saved.changes.iter().map(|c| c.key.as_str()).collect();
     NewAudit {
-        actor: caller.actor(),
+        actor,
         action: AuditAction::SettingsUpdate,
         subject_type: Some("settings".into()),
         subject_id: None,

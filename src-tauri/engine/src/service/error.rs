@@ -74,6 +74,16 @@ impl From<AccountError> for ServiceError {
     }
 }
 
+/// A number that cannot be searched: a refused filter, or a field error (`country_needed`).
+impl From<views::NumberSearchError> for ServiceError {
+    fn from(e: views::NumberSearchError) -> ServiceError {
+        match e {
+            views::NumberSearchError::Filter(v) => ServiceError::View(v),
+            views::NumberSearchError::Field(f) => ServiceError::Invalid(vec![f]),
+        }
+    }
+}
+
 /// Invalid settings are invalid fields like any other request's; the rest stay settings errors.
 impl From<SettingsError> for ServiceError {
     fn from(e: SettingsError) -> ServiceError {

@@ -105,19 +105,41 @@ pub const MAX_SANDBOX_REPLY_CHARS: usize = 1_000;
 pub const MAX_IMPORT_LINES: usize = 100_000;
 
 impl Service {
-    /// Conversations with replies, the latest first.
-    pub async fn list_threads(&self, f: InboxFilter) -> Result<ThreadPage, ServiceError> {
+    /// Conversations with replies, the latest first. A search written as a number is read as
+    /// the message list reads one ([`views::search_number`]), national numbers in the office's
+    /// country; otherwise it is words of a reply.
+    pub async fn list_threads(&self, mut f: InboxFilter) -> Result<ThreadPage, ServiceError> {
+        f.number = match f.q.as_deref().filter(|q| views::looks_like_number(q)) {
+            Some(q) => views::search_number(q, self.region().as_deref(), "q")?,
+            None => None,
+        };
         Ok(self.store.reader().read(move |c| views::list_threads(c, &f)).await?)
     }
 
-    /// One conversation, replies beside the messages sent to the number.
+    /// One conversation, replies beside the messages sent to the number: the thread of that
+    /// name, or else of the number it reads as (`06 12 34 56 78` in the office's country). A
+    /// national number without an office country is refused as `country_needed`.
     pub async fn thread(&self, req: ThreadRequest) -> Result<ThreadView, ServiceError> {
         let name = req.thread.clone();
+        let not_found = || ServiceError::NotFound(format!("thread {name}"));
+        let as_named = req.clone();
+        if let Some(t) = self.store.reader().read(move |c| views::thread(c, &as_named)).await? {
+            return Ok(t);
+        }
+        let number = match normalize_destination(&req.thread, self.region().as_deref()) {
+            Ok(number) if number != req.thread => number,
+            Err(mut e) if e.code == FieldCode::CountryNeeded => {
+                e.field = "thread".into();
+                return Err(ServiceError::Invalid(vec![e]));
+            }
+            _ => return Err(not_found()),
+        };
+        let req = ThreadRequest { thread: number, ..req };
         self.store
             .reader()
             .read(move |c| views::thread(c, &req))
             .await?
-            .ok_or_else(|| ServiceError::NotFound(format!("thread {name}")))
+            .ok_or_else(not_found)
     }
 
     /// Replies not read yet.
@@ -146,8 +168,13 @@ impl Service {
         self.inbox_counts().await
     }
 
-    /// The opt-out list, the latest entry first.
-    pub async fn list_opt_outs(&self, f: OptOutFilter) -> Result<OptOutPage, ServiceError> {
+    /// The opt-out list, the latest entry first; a search is a number read as the message list
+    /// reads one ([`views::search_number`]).
+    pub async fn list_opt_outs(&self, mut f: OptOutFilter) -> Result<OptOutPage, ServiceError> {
+        f.number = match f.q.as_deref() {
+            Some(q) => views::search_number(q, self.region().as_deref(), "q")?,
+            None => None,
+        };
         Ok(self.store.reader().read(move |c| views::list_opt_outs(c, &f)).await?)
     }
 
@@ -314,10 +341,9 @@ impl Service {
         Ok(())
     }
 
-    /// A number as people write it, in E.164 (national numbers in the default region).
+    /// A number as people write it, in E.164 (national numbers in the office's country).
     fn read_phone(&self, field: &str, raw: &str) -> Result<String, ServiceError> {
-        let region = self.policy().inbox.region.clone();
-        normalize_destination(raw, region.as_deref()).map_err(|mut e| {
+        normalize_destination(raw, self.region().as_deref()).map_err(|mut e| {
             e.field = field.into();
             ServiceError::Invalid(vec![e])
         })
@@ -326,7 +352,7 @@ impl Service {
     /// The numbers (and notes) of an import file, read with the default region; every invalid
     /// line named.
     fn read_import(&self, csv: &str) -> Result<Vec<(String, Option<String>)>, ServiceError> {
-        import_rows(csv, self.policy().inbox.region.as_deref()).map_err(ServiceError::Invalid)
+        import_rows(csv, self.region().as_deref()).map_err(ServiceError::Invalid)
     }
 }
 

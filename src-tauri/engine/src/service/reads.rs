@@ -157,9 +157,9 @@ impl Service {
     /// `f` with its phone number read as typed ([`views::search_number`]), national numbers in
     /// the intake's default region, so that the list and its export find the same messages.
     fn number_read(&self, f: MessageFilter) -> Result<MessageFilter, ServiceError> {
-        let region = self.live().rules.default_region.clone();
+        let region = self.region();
         let destination = match f.destination.as_deref() {
-            Some(raw) => views::search_number(raw, region.as_deref())?,
+            Some(raw) => views::search_number(raw, region.as_deref(), "destination")?,
             None => None,
         };
         Ok(MessageFilter { destination, ..f })

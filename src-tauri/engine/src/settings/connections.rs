@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 use toml_edit::{value, Array, ArrayOfTables, DocumentMut, Item, Table};
 use ts_rs::TS;
 
-use super::{field_error, password_problem, SecretStore, Settings, SettingsError, SettingsSaved};
+use super::credentials::{password_error, system_id_error};
+use super::{field_error, SecretStore, Settings, SettingsError, SettingsSaved};
 use crate::config::{self, BindModeSetting, Config, ConnectionSettings};
 use crate::domain::MessageKind;
 use crate::intake::FieldError;
@@ -261,12 +262,17 @@ fn check(req: &ConnectionsUpdate) -> Vec<FieldError> {
                 format!("{:?} is named twice", c.name),
             ));
         }
-        if let Some(problem) = c.password.as_deref().and_then(password_problem) {
-            errors.push(field_error(
-                &format!("connections[{i}].password"),
-                FieldCode::Invalid,
-                problem.into(),
-            ));
+        if let Some(e) = c
+            .password
+            .as_deref()
+            .and_then(|p| password_error(&format!("connections[{i}].password"), p))
+        {
+            errors.push(e);
+        }
+        if !c.sandbox {
+            if let Some(e) = system_id_error(&format!("connections[{i}].system_id"), &c.system_id) {
+                errors.push(e);
+            }
         }
     }
     for (i, r) in req.routes.iter().enumerate() {

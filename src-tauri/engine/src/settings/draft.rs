@@ -5,8 +5,9 @@ use crate::said::FieldCode;
 use std::collections::BTreeMap;
 
 use super::catalog::{self, Applies, SettingKind};
+use super::credentials::{password_error, system_id_error};
 use super::types::{GeneratedSecret, ProviderEdit, SettingChange};
-use super::{edit_text, field_error, file, lookup, password_problem, providers, Settings};
+use super::{edit_text, field_error, file, lookup, providers, Settings};
 use crate::config::Config;
 use crate::intake::FieldError;
 
@@ -82,9 +83,14 @@ impl Draft {
             }
             return Err(locked(key, &var));
         }
+        if key == "smpp.system_id" {
+            if let Some(e) = system_id_error(key, value) {
+                return Err(e);
+            }
+        }
         self.candidate
             .set_from_env(section.name, spec.name, value)
-            .map_err(|reason| field_error(key, FieldCode::Invalid, reason))?;
+            .map_err(|reason| field_error(key, invalid_code(key), reason))?;
         let after = self.candidate.value_as_toml(section.name, spec.name);
         if after != before {
             self.changes.push(SettingChange {
@@ -149,9 +155,8 @@ impl Draft {
             self.errors.push(locked("smpp.password", &var));
             return;
         }
-        if let Some(reason) = password_problem(password) {
-            self.errors
-                .push(field_error("smpp.password", FieldCode::Invalid, reason.into()));
+        if let Some(e) = password_error("smpp.password", password) {
+            self.errors.push(e);
             return;
         }
         self.changes.push(SettingChange {
@@ -169,6 +174,15 @@ impl Draft {
                 value: None,
             });
         }
+    }
+}
+
+/// The code of a value its setting refuses: `unknown_country` for the office's country (a name
+/// such as "France" where two letters are wanted), `invalid` for the others.
+fn invalid_code(key: &str) -> FieldCode {
+    match key {
+        "intake.default_region" => FieldCode::UnknownCountry,
+        _ => FieldCode::Invalid,
     }
 }
 

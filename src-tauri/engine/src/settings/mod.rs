@@ -6,6 +6,7 @@
 
 mod catalog;
 mod connections;
+mod credentials;
 mod file;
 mod probe;
 pub mod secret;
@@ -20,6 +21,7 @@ use std::sync::{Arc, OnceLock, RwLock, Weak};
 
 pub use catalog::{Applies, SettingKind};
 pub use connections::{ConnectionEdit, ConnectionsUpdate, ConnectionsView, RouteEdit};
+pub use credentials::{MAX_PASSWORD_BYTES, MAX_SYSTEM_ID_BYTES};
 pub use secret::{SecretBackend, SecretError, SecretStore};
 pub use types::*;
 
@@ -358,17 +360,6 @@ fn live_part(running: &Config, saved: &Config) -> Config {
 fn password_in(text: &str, env: &[(String, String)]) -> bool {
     let var = env_var("smpp", "password");
     file::sets(text, "smpp", "password") || env.iter().any(|(k, _)| *k == var)
-}
-
-/// SMPP 3.4 carries at most 8 characters of password, and no NUL.
-fn password_problem(p: &str) -> Option<&'static str> {
-    if p.len() > 8 {
-        Some("SMPP passwords are 8 characters at most (the bind would cut it)")
-    } else if p.chars().any(char::is_control) {
-        Some("the password holds a control character")
-    } else {
-        None
-    }
 }
 
 fn lookup(key: &str) -> Option<(&'static SectionSpec, &'static KeySpec)> {

@@ -4,6 +4,7 @@ use crate::said::FieldCode;
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
+use super::credentials::{password_error, system_id_error};
 use super::types::{ConnectionTest, ConnectionTestResult, TestOutcome};
 use super::{field_error, SettingsError};
 use crate::config::{SettingValue, SmppSettings, SmppVersion};
@@ -53,6 +54,17 @@ pub async fn run(
     };
     let system_id = t.system_id.clone().unwrap_or_else(|| saved.system_id.clone());
     let sandbox = t.sandbox.unwrap_or(saved.sandbox);
+    // What the bind would cut short is refused before trying it.
+    let too_long: Vec<_> = [
+        t.password.as_deref().and_then(|p| password_error("smpp.password", p)),
+        system_id_error("smpp.system_id", &system_id).filter(|_| !sandbox),
+    ]
+    .into_iter()
+    .flatten()
+    .collect();
+    if !too_long.is_empty() {
+        return Err(SettingsError::Invalid(too_long));
+    }
     let password = password_for(saved, &t, sandbox, (&host, port), &system_id)?;
     let config = SessionConfig {
         system_id,

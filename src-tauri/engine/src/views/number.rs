@@ -1,28 +1,59 @@
-//! The message list's phone-number filter, read as people type a number, into what the store
-//! searches (`MessageFilter::destination`): the whole number in E.164, its beginning (`…*`), or
-//! its end (`*…`).
+//! A phone number typed in a search field (the message list's, the inbox's, the opt-out list's),
+//! read into what the store searches: the whole number in E.164, its beginning (`…*`), or its
+//! last digits (`*…`). A whole number is read by the one reading of intake
+//! ([`normalize_destination`]), national numbers in the office's country
+//! (`intake.default_region`), so that a number found by a search is the number a message to it
+//! was sent to.
 
 use phonenumber::metadata::DATABASE;
 
 use super::ViewError;
-use crate::intake::{is_separator, known_region, normalize_destination};
+use crate::intake::{country_needed, is_separator, known_region, normalize_destination, FieldError};
 
 /// The fewest digits an ending may have: three would match a thousandth of all numbers, and look
 /// like a typing mistake more often than a search.
 pub const MIN_SUFFIX_DIGITS: usize = 4;
 
-/// Reads a number as typed in the list's filter, national numbers in `default_region`
-/// (`intake.default_region`):
+/// Why a typed number cannot be searched.
+#[derive(Debug, thiserror::Error)]
+pub enum NumberSearchError {
+    /// What was typed is no number, or too short an ending.
+    #[error(transparent)]
+    Filter(#[from] ViewError),
+    /// A national number, and no office country says which country it is in
+    /// (`country_needed`).
+    #[error("{0}")]
+    Field(FieldError),
+}
+
+/// Whether `q` is written as a number (digits, with separators, a leading `+` or `*` and a
+/// trailing `*`) rather than as words: the inbox's and the opt-out list's one search field takes
+/// both.
+pub fn looks_like_number(q: &str) -> bool {
+    let q = q.trim();
+    q.chars().any(|c| c.is_ascii_digit())
+        && q.chars()
+            .all(|c| c.is_ascii_digit() || matches!(c, '+' | '*') || is_separator(c))
+}
+
+/// Reads a number as typed in a search field (`field`, named in a refusal), national numbers in
+/// `default_region` (`intake.default_region`):
 /// - `+33 6 12 34 56 00`, `0033 6 12 34 56 00`: that number (`+33612345600`);
 /// - `06 12 34 56 00` (spaces, dots or dashes or none), when it is a valid number in the region:
-///   that number; other digits alone (`33612345600`, `3456`), at least [`MIN_SUFFIX_DIGITS`] of
-///   them: every number that ends so (`*3456`), which finds an international number written
-///   without its `+` too; `*3456` says so explicitly;
-/// - `+3361*`, `0612*` (the region's trunk prefix made its country code): every number that
-///   starts so.
+///   that number; the beginning of a national number (`06 12 34`, or `0612*`): every number
+///   that starts so, its trunk prefix made the region's country code (`+3361234*`);
+/// - other digits alone (`33612345600`, `3456`), at least [`MIN_SUFFIX_DIGITS`] of them: every
+///   number that ends so (`*3456`), which finds an international number written without its `+`
+///   too; `*3456` says so explicitly; `+3361*`: every number that starts so.
 ///
-/// `None` for a blank filter; `InvalidFilter` for what is no number, or too short an ending.
-pub fn search_number(raw: &str, default_region: Option<&str>) -> Result<Option<String>, ViewError> {
+/// A national number (a leading 0, not 00) without a region the numbering data knows is refused
+/// as `country_needed`, never searched as digits that match nothing. `None` for a blank field;
+/// `Filter` for what is no number, or too short an ending.
+pub fn search_number(
+    raw: &str,
+    default_region: Option<&str>,
+    field: &str,
+) -> Result<Option<String>, NumberSearchError> {
     let written = raw.trim();
     let bare: String = written.chars().filter(|&c| !is_separator(c)).collect();
     if bare.is_empty() {
@@ -47,52 +78,63 @@ pub fn search_number(raw: &str, default_region: Option<&str>) -> Result<Option<S
         return Err(not_a_number(written));
     }
     let international = if plus { Some(digits) } else { digits.strip_prefix("00") };
-    if beginning {
-        let start = match international {
-            Some(rest) => format!("+{rest}"),
-            None => national_beginning(digits, default_region).unwrap_or_else(|| format!("+{digits}")),
-        };
-        return Ok(Some(format!("{start}*")));
-    }
     if let Some(rest) = international {
         let number = format!("+{rest}");
-        return Ok(Some(normalize_destination(&number, None).unwrap_or(number)));
+        return Ok(Some(match beginning {
+            true => format!("{number}*"),
+            false => normalize_destination(&number, None).unwrap_or(number),
+        }));
     }
-    if default_region.is_some() {
-        if let Ok(number) = normalize_destination(digits, default_region) {
-            return Ok(Some(number));
+    match default_region.and_then(known_region) {
+        Some(region) => {
+            if !beginning {
+                if let Ok(number) = normalize_destination(digits, Some(region.as_ref())) {
+                    return Ok(Some(number));
+                }
+            }
+            if let Some(start) = national_beginning(digits, region.as_ref()) {
+                return Ok(Some(format!("{start}*")));
+            }
         }
+        None if digits.starts_with('0') => {
+            return Err(NumberSearchError::Field(country_needed(field, written, default_region)));
+        }
+        None => {}
     }
-    ending(written, digits)
+    match beginning {
+        true => Ok(Some(format!("+{digits}*"))),
+        false => ending(written, digits),
+    }
 }
 
 /// The filter for the numbers that end with `digits`, if there are enough of them.
-fn ending(written: &str, digits: &str) -> Result<Option<String>, ViewError> {
+fn ending(written: &str, digits: &str) -> Result<Option<String>, NumberSearchError> {
     if digits.len() < MIN_SUFFIX_DIGITS {
         return Err(ViewError::InvalidFilter(format!(
-            "destination {written:?}: give at least {MIN_SUFFIX_DIGITS} digits to find the numbers that end with \
+            "number {written:?}: give at least {MIN_SUFFIX_DIGITS} digits to find the numbers that end with \
              them, or the whole number"
-        )));
+        ))
+        .into());
     }
     Ok(Some(format!("*{digits}")))
 }
 
 /// The beginning of a national number in E.164: its region's trunk prefix (the 0 of `06…` in
-/// France) made the region's country code; `None` without a region, or when the digits do not
-/// start with its trunk prefix.
-fn national_beginning(digits: &str, default_region: Option<&str>) -> Option<String> {
-    let region = known_region(default_region?)?;
-    let metadata = DATABASE.by_id(region.as_ref())?;
+/// France) made the region's country code; `None` when the digits do not start with the region's
+/// trunk prefix (or it has none).
+fn national_beginning(digits: &str, region: &str) -> Option<String> {
+    let metadata = DATABASE.by_id(region)?;
     let rest = digits.strip_prefix(metadata.national_prefix()?)?;
     Some(format!("+{}{rest}", metadata.country_code()))
 }
 
-fn not_a_number(written: &str) -> ViewError {
+fn not_a_number(written: &str) -> NumberSearchError {
     ViewError::InvalidFilter(format!(
-        "destination {written:?} is not a phone number: write its digits (spaces, dots and dashes are fine), with \
-         + in front for an international number, * at the end for every number that starts so, or its last \
+        "{written:?} is not a phone number: write its digits (spaces, dots and dashes are fine), with + in \
+         front for an international number, * at the end for every number that starts so, or its last \
          {MIN_SUFFIX_DIGITS} digits or more"
     ))
+    .into()
 }
 
 #[cfg(test)]
@@ -102,7 +144,7 @@ mod tests {
     const FR: Option<&str> = Some("FR");
 
     fn read(raw: &str, region: Option<&str>) -> Option<String> {
-        search_number(raw, region).unwrap()
+        search_number(raw, region, "destination").unwrap()
     }
 
     #[test]
@@ -118,6 +160,7 @@ mod tests {
             " (06) 12 34 56 00 ",
         ] {
             assert_eq!(read(written, FR).as_deref(), Some("+33612345600"), "{written}");
+            assert_eq!(read(written, Some("fr")).as_deref(), Some("+33612345600"), "{written}");
         }
     }
 
@@ -126,6 +169,7 @@ mod tests {
         assert_eq!(read("3456", FR).as_deref(), Some("*3456"));
         assert_eq!(read("34 56", FR).as_deref(), Some("*3456"));
         assert_eq!(read("*3456", FR).as_deref(), Some("*3456"), "said explicitly");
+        assert_eq!(read("*0612", None).as_deref(), Some("*0612"), "said explicitly");
         assert_eq!(
             read("12345600", FR).as_deref(),
             Some("*12345600"),
@@ -136,11 +180,7 @@ mod tests {
             Some("*447911123456"),
             "an international number without its + is found as the end of itself"
         );
-        assert_eq!(
-            read("0612345600", None).as_deref(),
-            Some("*0612345600"),
-            "without a default region, a national number can only be an ending"
-        );
+        assert_eq!(read("33612345600", None).as_deref(), Some("*33612345600"));
     }
 
     #[test]
@@ -149,27 +189,59 @@ mod tests {
         assert_eq!(read("0033 61*", FR).as_deref(), Some("+3361*"));
         assert_eq!(read("06 12*", FR).as_deref(), Some("+33612*"));
         assert_eq!(
+            read("06 12 34", FR).as_deref(),
+            Some("+3361234*"),
+            "a national number cut short is its beginning"
+        );
+        assert_eq!(
             read("3361*", FR).as_deref(),
             Some("+3361*"),
             "no trunk prefix: read as international"
         );
-        assert_eq!(
-            read("0612*", None).as_deref(),
-            Some("+0612*"),
-            "as the store reads it without a region"
-        );
+    }
+
+    #[test]
+    fn a_national_number_without_a_country_is_refused_as_country_needed() {
+        for (written, region) in [
+            ("06 12 34 56 00", None),
+            ("0612345600", Some("")),
+            ("06 12 34 56 00", Some("XX")),
+            ("0612*", None),
+            ("06 12 34", None),
+        ] {
+            match search_number(written, region, "q") {
+                Err(NumberSearchError::Field(e)) => {
+                    assert_eq!(
+                        (e.field.as_str(), e.code.as_str()),
+                        ("q", "country_needed"),
+                        "{written}"
+                    );
+                }
+                other => panic!("{written:?} in {region:?}: {other:?}"),
+            }
+        }
     }
 
     #[test]
     fn a_blank_filter_is_none_and_what_is_no_number_or_too_short_is_refused() {
         assert_eq!(read("  ", FR), None);
         for written in ["martin", "+33 6 12 34 56 0x", "*3456*", "3+456", "*", "+", "**3456"] {
-            let e = search_number(written, FR).unwrap_err();
+            let e = search_number(written, FR, "destination").unwrap_err();
             assert!(e.to_string().contains("is not a phone number"), "{written}: {e}");
         }
         for written in ["345", "*12", "3 4 5"] {
-            let e = search_number(written, FR).unwrap_err();
+            let e = search_number(written, FR, "destination").unwrap_err();
             assert!(e.to_string().contains("at least 4 digits"), "{written}: {e}");
+        }
+    }
+
+    #[test]
+    fn numbers_and_words_are_told_apart() {
+        for q in ["06 12 34", "+33 6*", "*3456", "(06) 12-34"] {
+            assert!(looks_like_number(q), "{q}");
+        }
+        for q in ["arret", "stop 2", "", "+", "Arrêt"] {
+            assert!(!looks_like_number(q), "{q}");
         }
     }
 }

@@ -1985,25 +1985,36 @@ mod charts {
     #[test]
     fn the_pace_counts_what_will_be_sent_and_the_submits_accepted_this_minute_and_the_last() {
         let w = seeded();
-        w.write(|tx| {
+        let now = t0() + MIN + 30_000;
+        let (tomorrow, in_an_hour) = (now + 24 * 60 * MIN, now + 60 * MIN);
+        w.write(move |tx| {
             let mut rows = Rows { tx, next: 1_000 };
             rows.message(t0(), "held");
+            // Queued, but not due yet: scheduled for tomorrow, and a retry in an hour.
+            rows.message(tomorrow, "queued");
+            rows.message(in_an_hour, "queued");
             Ok(())
         });
-        let now = t0() + MIN + 30_000;
         let p = w.read(|c| pace_counts(c, now));
         let d = w.read(|c| dashboard_at(c, now, 0));
         let count = |status: QueueStatus| d.queue.iter().find(|q| q.status == status).unwrap().count;
         assert_eq!(
-            p.waiting,
+            p.due + p.scheduled,
             count(QueueStatus::Queued) + count(QueueStatus::Sending),
-            "queued and sending; a held message waits for a person"
+            "the dashboard's queued and sending are the pace's due and scheduled; a held message waits for a person"
         );
-        assert_eq!((p.waiting, count(QueueStatus::Held)), (2, 1));
+        assert_eq!((p.due, p.scheduled, count(QueueStatus::Held)), (2, 2, 1));
+        assert_eq!(p.next_scheduled_at_ms, Some(in_an_hour), "the first of them");
         assert_eq!(
             (p.accepted_previous_minute, p.accepted_this_minute),
             (19, 1),
             "minute 0's accepted submits, and minute 1's so far (a throttled try is not one)"
+        );
+        let tomorrow_at = w.read(|c| pace_counts(c, tomorrow));
+        assert_eq!(
+            (tomorrow_at.due, tomorrow_at.scheduled, tomorrow_at.next_scheduled_at_ms),
+            (4, 0, None),
+            "at its time a scheduled message is due"
         );
         let later = w.read(|c| pace_counts(c, t0() + 5 * MIN));
         assert_eq!((later.accepted_previous_minute, later.accepted_this_minute), (0, 0));

@@ -741,7 +741,7 @@ async fn the_connection_route_says_the_sandbox_is_bound() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn the_pace_route_says_the_sandbox_runs_at_its_own_pace_and_nothing_waits() {
+async fn the_pace_route_says_the_sandbox_runs_at_its_own_pace_and_counts_what_is_scheduled_apart() {
     let t = Running::start(&[]).await;
     let (_, key) = t.key("dashboard").await;
     let r = t.get("/api/v1/dashboard/pace", &key).send().await.unwrap();
@@ -767,6 +767,53 @@ async fn the_pace_route_says_the_sandbox_runs_at_its_own_pace_and_nothing_waits(
         "{pace}"
     );
     assert_eq!(pace["sent_last_minute_per_s"].as_f64(), Some(0.0), "{pace}");
+
+    // A message scheduled for tomorrow is scheduled, not queued, and takes no time of the ETA;
+    // the dashboard's queued figure holds it, read at the same moment as its own.
+    let tomorrow_ms = smsdesk_engine::clock::Clock::system().now_ms() + 86_400_000;
+    let tomorrow_ms = tomorrow_ms - tomorrow_ms % 1_000;
+    let r = t
+        .post("/api/v1/messages", &key)
+        .json(&json!({ "destination": "+33612345600", "text": "Rappel",
+            "scheduled_at": smsdesk_engine::clock::format_rfc3339(tomorrow_ms) }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status(), StatusCode::CREATED, "{}", r.text().await.unwrap());
+    let pace: Value = t
+        .get("/api/v1/dashboard/pace", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        (
+            pace["queued"].as_i64(),
+            pace["scheduled"].as_i64(),
+            pace["eta_seconds"].as_u64(),
+            pace["next_scheduled_at_ms"].as_i64()
+        ),
+        (Some(0), Some(1), Some(0), Some(tomorrow_ms)),
+        "{pace}"
+    );
+    let dashboard: Value = t
+        .get("/api/v1/dashboard", &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let queued = dashboard["queue"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|q| q["status"] == "queued")
+        .unwrap()["count"]
+        .as_i64();
+    assert_eq!(queued, Some(1), "{dashboard}");
     t.stop().await;
 }
 

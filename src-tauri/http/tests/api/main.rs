@@ -11,6 +11,7 @@ mod http_api;
 mod inbound_callbacks;
 mod inbox;
 mod intake_keys;
+mod numbers;
 mod settings_api;
 mod sign_in;
 mod storage_full;

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use smsdesk_core::domain::{DeliveryState, MessageKind, QueueStatus};
 use ts_rs::TS;
 
+use super::inbox_search::{words, NumberTerm, FOLD_FUNCTION};
 use super::{cursor, page_limit, snapshot, ViewError};
 use crate::tables::opt_out::parse_kinds;
 use crate::Text;
@@ -77,7 +78,9 @@ fn inbox_at(r: &rusqlite::Row<'_>, b: usize) -> rusqlite::Result<InboxMessage> {
 #[serde(default, rename_all = "snake_case")]
 #[into_params(parameter_in = Query)]
 pub struct InboxFilter {
-    /// Digits of the number (any part of it: "3456", "06 12 34"), or words in a reply.
+    /// A number as people type it: the whole number (`06 12 34 56 00` in the office's country,
+    /// `+33 6 12 34 56 00`), its beginning (`06 12 34`, `+3361*`), or any 4 digits of it or more
+    /// (`3456`); or words in a reply, whatever their case and accents.
     pub q: Option<String>,
     /// Only threads with unread replies.
     pub unread: Option<bool>,
@@ -87,6 +90,13 @@ pub struct InboxFilter {
     #[param(minimum = 1, maximum = 500)]
     #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
+    /// The number `q` holds, as the engine read it (`+33612345600`, `+3361*`, `*3456`); `q` is
+    /// then no words. Set by the engine, never taken from a request.
+    #[serde(skip)]
+    #[ts(skip)]
+    #[param(ignore)]
+    #[schema(ignore)]
+    pub number: Option<String>,
 }
 
 /// One conversation in the inbox list.
@@ -112,23 +122,37 @@ pub struct ThreadPage {
 pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewError> {
     let before = cursor::decode(THREADS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
     let limit = page_limit(f.limit)?;
-    let (digits, words) = search_terms(f.q.as_deref());
+    let number = NumberTerm::of(f.number.as_deref());
+    let text = if f.number.is_some() {
+        None
+    } else {
+        words(f.q.as_deref())
+    };
     snapshot(c, |c| {
         let sql = format!(
             "SELECT t.last_id, t.n, t.unread,
                  EXISTS (SELECT 1 FROM opt_out o WHERE o.phone = i.phone AND o.removed_at IS NULL), {INBOX_COLUMNS}
              FROM (SELECT thread, max(id) AS last_id, count(*) AS n, sum(read_at IS NULL) AS unread
                    FROM inbox_message
-                   WHERE (?3 IS NULL OR instr(thread, ?3) > 0) AND (?4 IS NULL OR instr(lower(text), ?4) > 0)
+                   WHERE {} AND (?7 IS NULL OR instr({FOLD_FUNCTION}(text), ?7) > 0)
                    GROUP BY thread) t
              JOIN inbox_message i ON i.id = t.last_id
-             WHERE t.last_id < ?1 AND (?5 = 0 OR t.unread > 0)
-             ORDER BY t.last_id DESC LIMIT ?2"
+             WHERE t.last_id < ?1 AND (?6 = 0 OR t.unread > 0)
+             ORDER BY t.last_id DESC LIMIT ?2",
+            NumberTerm::condition("thread", 3)
         );
         let mut items = c
             .prepare_cached(&sql)?
             .query_map(
-                params![before, limit as i64 + 1, digits, words, f.unread.unwrap_or(false)],
+                params![
+                    before,
+                    limit as i64 + 1,
+                    number.exact,
+                    number.prefix,
+                    number.part,
+                    f.unread.unwrap_or(false),
+                    text
+                ],
                 |r| {
                     let last = inbox_at(r, 4)?;
                     Ok(ThreadSummary {
@@ -150,30 +174,6 @@ pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewE
         };
         Ok(ThreadPage { items, next_cursor })
     })
-}
-
-/// A search as digits of a number (when it holds digits and separators only) or as words of a
-/// reply (lowercase).
-fn search_terms(q: Option<&str>) -> (Option<String>, Option<String>) {
-    let Some(q) = q.map(str::trim).filter(|q| !q.is_empty()) else {
-        return (None, None);
-    };
-    let number_like = q
-        .chars()
-        .all(|c| c.is_ascii_digit() || c.is_whitespace() || matches!(c, '+' | '-' | '.' | '(' | ')'));
-    if number_like {
-        let mut digits: String = q.chars().filter(char::is_ascii_digit).collect();
-        // A national number written with its leading 0 ("06 12 34") finds the E.164 form too.
-        if digits.len() > 1 && digits.starts_with('0') && !digits.starts_with("00") {
-            digits.remove(0);
-        }
-        if let Some(rest) = digits.strip_prefix("00") {
-            digits = rest.to_owned();
-        }
-        (Some(digits), None)
-    } else {
-        (None, Some(q.to_lowercase()))
-    }
 }
 
 /// A message we sent to the thread's number, as the thread shows it.
@@ -403,7 +403,7 @@ pub fn current_entry(c: &Connection, phone: &str) -> Result<Option<OptOutEntry>,
 #[serde(default, rename_all = "snake_case")]
 #[into_params(parameter_in = Query)]
 pub struct OptOutFilter {
-    /// Digits of the number (any part of it).
+    /// The number as people type it: whole, its beginning, or any 4 digits of it or more.
     pub q: Option<String>,
     /// Also the entries that ended (numbers taken off the list): the list's history.
     pub history: Option<bool>,
@@ -413,6 +413,14 @@ pub struct OptOutFilter {
     #[param(minimum = 1, maximum = 500)]
     #[schema(minimum = 1, maximum = 500)]
     pub limit: Option<u32>,
+    /// The number `q` holds, as the engine read it (`+33612345600`, `+3361*`, `*3456`). Set by
+    /// the engine, never taken from a request; without it, `q` is read as the store reads a
+    /// destination filter.
+    #[serde(skip)]
+    #[ts(skip)]
+    #[param(ignore)]
+    #[schema(ignore)]
+    pub number: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -427,16 +435,24 @@ pub struct OptOutPage {
 pub fn list_opt_outs(c: &Connection, f: &OptOutFilter) -> Result<OptOutPage, ViewError> {
     let before = cursor::decode(OPT_OUTS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
     let limit = page_limit(f.limit)?;
-    let digits = f.q.as_deref().map(|q| search_terms(Some(q))).and_then(|(d, w)| d.or(w));
+    let number = NumberTerm::of(f.number.as_deref().or(f.q.as_deref()));
     snapshot(c, |c| {
         let mut items = c
             .prepare_cached(&format!(
                 "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-                 WHERE o.id < ?1 AND (?3 OR o.removed_at IS NULL) AND (?4 IS NULL OR instr(o.phone, ?4) > 0)
-                 ORDER BY o.id DESC LIMIT ?2"
+                 WHERE o.id < ?1 AND (?3 OR o.removed_at IS NULL) AND {}
+                 ORDER BY o.id DESC LIMIT ?2",
+                NumberTerm::condition("o.phone", 4)
             ))?
             .query_map(
-                params![before, limit as i64 + 1, f.history.unwrap_or(false), digits],
+                params![
+                    before,
+                    limit as i64 + 1,
+                    f.history.unwrap_or(false),
+                    number.exact,
+                    number.prefix,
+                    number.part
+                ],
                 opt_out_row,
             )?
             .collect::<Result<Vec<_>, _>>()?;

@@ -29,6 +29,7 @@ mod evidence;
 mod exceptions;
 mod export_rows;
 mod inbox;
+mod inbox_search;
 pub mod messages;
 mod pace;
 mod record;

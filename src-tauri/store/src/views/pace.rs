@@ -1,7 +1,8 @@
-//! What the pace of sending is measured from: the messages the dispatcher will still send, and the
-//! submits the SMSC accepted in this minute and the one before. Both come from running totals
-//! (`view_count`, `activity_count` at the minute grain), so reading them costs a few index probes
-//! whatever the size of the queue.
+//! What the pace of sending is measured from: the messages the dispatcher will still send (those
+//! due now apart from those scheduled for later), and the submits the SMSC accepted in this minute
+//! and the one before. The totals come from running totals (`view_count`, `activity_count` at the
+//! minute grain); the messages not due yet are counted in the claim index (`queue_claim`, which
+//! holds the queued messages alone), its entries read without the table's rows.
 
 use rusqlite::{params, Connection};
 
@@ -11,9 +12,14 @@ use crate::totals::MINUTE_MS;
 /// The counts behind the pace figure, at one moment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct PaceCounts {
-    /// Messages queued (waiting for their turn, their scheduled time or a retry) or being sent.
-    /// Held messages are not among them: nothing sends those until a person decides.
-    pub waiting: i64,
+    /// Messages due now (queued with their next attempt at or before now: their turn has come)
+    /// or being sent. Held messages are not among them: nothing sends those until a person
+    /// decides.
+    pub due: i64,
+    /// Queued messages whose next attempt is later: scheduled for later, or waiting for a retry.
+    pub scheduled: i64,
+    /// When the first of those is due.
+    pub next_scheduled_at_ms: Option<i64>,
     /// Submits accepted in the UTC minute before the current one.
     pub accepted_previous_minute: i64,
     /// Submits accepted so far in the current UTC minute.
@@ -29,6 +35,12 @@ pub fn pace_counts(c: &Connection, now_ms: i64) -> Result<PaceCounts, ViewError>
                 "SELECT coalesce(sum(n), 0) FROM view_count WHERE scope = 'queue' AND value IN ('queued', 'sending')",
             )?
             .query_row([], |r| r.get(0))?;
+        let (scheduled, next_scheduled_at_ms): (i64, Option<i64>) = c
+            .prepare_cached(
+                "SELECT count(*), min(next_attempt_at) FROM queue INDEXED BY queue_claim
+                 WHERE status = 'queued' AND next_attempt_at > ?1",
+            )?
+            .query_row([now_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
         let accepted = |bucket: i64| -> Result<i64, ViewError> {
             Ok(c.prepare_cached(
                 "SELECT coalesce(max(n), 0) FROM activity_count WHERE grain = ?1 AND bucket = ?2 AND metric = 'accepted'",
@@ -36,7 +48,9 @@ pub fn pace_counts(c: &Connection, now_ms: i64) -> Result<PaceCounts, ViewError>
             .query_row(params![MINUTE_MS, bucket], |r| r.get(0))?)
         };
         Ok(PaceCounts {
-            waiting,
+            due: (waiting - scheduled).max(0),
+            scheduled,
+            next_scheduled_at_ms,
             accepted_previous_minute: accepted(minute - MINUTE_MS)?,
             accepted_this_minute: accepted(minute)?,
         })

@@ -21,6 +21,12 @@ export const serverEn = {
   "field.current": "Current password",
   "field.new": "New password",
   "field.name": "Name",
+  "field.country": "Country",
+  "field.q": "Search",
+  "field.thread": "Phone number",
+  "field.password": "Password",
+  "field.system_id": "System ID",
+  "field.default_region": "Office country",
   "field.csv": "File",
   "fieldError.line": "{field}: {problem}",
   "fieldError.required": "Required: this cannot be empty.",
@@ -28,8 +34,17 @@ export const serverEn = {
   "fieldError.required.text": "Write the text of the message: it is empty or only spaces.",
   "fieldError.required.note": "A note saying why is required.",
   "fieldError.invalid_number": "This is not a phone number a message can be sent to.",
-  "fieldError.needs_country":
-    "This number has no country code and no default country is set: write it with its country code (+33…), or ask an admin to set the default country in Settings.",
+  "fieldError.country_needed":
+    "This number has no country code and the office’s country is not set: write it with its country code (+33 6 12 34 56 00), or ask an admin to set the office’s country in Settings.",
+  "fieldError.country_needed.q":
+    "To search a number written without its country code, the office’s country must be set: write it with its country code (+33 6 12 34 56 00), or ask an admin to set the office’s country in Settings.",
+  "fieldError.unknown_country": "This is not a country code: give the country’s two letters, such as FR, BE or RU.",
+  "fieldError.password_too_long": "Too long: SMPP carries a password of 8 characters at most.",
+  "fieldError.password_too_long.detailed":
+    "Too long: SMPP carries a password of {max} characters at most, so the provider would refuse it. Ask your provider for the password to use over SMPP.",
+  "fieldError.system_id_too_long": "Too long: SMPP carries a system ID of 15 characters at most.",
+  "fieldError.system_id_too_long.detailed":
+    "Too long: SMPP carries a system ID of {max} characters at most. Check the system ID your provider gave you.",
   "fieldError.invalid_character": "This holds a character that cannot be sent.",
   "fieldError.invalid_character.detailed": "This holds an invisible control character ({char}) at position {at}: remove it.",
   "fieldError.too_long": "Too long.",

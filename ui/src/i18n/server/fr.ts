@@ -19,6 +19,12 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "field.current": "Mot de passe actuel",
   "field.new": "Nouveau mot de passe",
   "field.name": "Nom",
+  "field.country": "Pays",
+  "field.q": "Recherche",
+  "field.thread": "Numéro de téléphone",
+  "field.password": "Mot de passe",
+  "field.system_id": "Identifiant système (system ID)",
+  "field.default_region": "Pays du bureau",
   "field.csv": "Fichier",
   "fieldError.line": "{field} : {problem}",
   "fieldError.required": "Obligatoire : ce champ ne peut pas être vide.",
@@ -26,8 +32,17 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.required.text": "Écrivez le texte du message : il est vide ou ne contient que des espaces.",
   "fieldError.required.note": "Une note expliquant pourquoi est obligatoire.",
   "fieldError.invalid_number": "Ce n’est pas un numéro de téléphone auquel on peut envoyer un message.",
-  "fieldError.needs_country":
-    "Ce numéro n’a pas d’indicatif pays et aucun pays par défaut n’est réglé : écrivez-le avec son indicatif (+33…), ou demandez à un administrateur de régler le pays par défaut dans les Réglages.",
+  "fieldError.country_needed":
+    "Ce numéro n’a pas d’indicatif pays et le pays du bureau n’est pas réglé : écrivez-le avec son indicatif (+33 6 12 34 56 00), ou demandez à un administrateur de régler le pays du bureau dans les Réglages.",
+  "fieldError.country_needed.q":
+    "Pour chercher un numéro écrit sans son indicatif pays, le pays du bureau doit être réglé : écrivez-le avec son indicatif (+33 6 12 34 56 00), ou demandez à un administrateur de régler le pays du bureau dans les Réglages.",
+  "fieldError.unknown_country": "Ce n’est pas un code de pays : indiquez les deux lettres du pays, par exemple FR, BE ou RU.",
+  "fieldError.password_too_long": "Trop long : SMPP transmet un mot de passe de 8 caractères au plus.",
+  "fieldError.password_too_long.detailed":
+    "Trop long : SMPP transmet un mot de passe de {max} caractères au plus, le fournisseur le refuserait. Demandez à votre fournisseur le mot de passe à utiliser en SMPP.",
+  "fieldError.system_id_too_long": "Trop long : SMPP transmet un identifiant système de 15 caractères au plus.",
+  "fieldError.system_id_too_long.detailed":
+    "Trop long : SMPP transmet un identifiant système de {max} caractères au plus. Vérifiez l’identifiant que votre fournisseur vous a donné.",
   "fieldError.invalid_character": "Ce texte contient un caractère qui ne peut pas être envoyé.",
   "fieldError.invalid_character.detailed":
     "Ce texte contient un caractère de contrôle invisible ({char}) en position {at} : supprimez-le.",

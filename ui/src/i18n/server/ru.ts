@@ -19,6 +19,12 @@ export const serverRu: { readonly [K in keyof typeof serverEn]: string } = {
   "field.current": "Текущий пароль",
   "field.new": "Новый пароль",
   "field.name": "Имя",
+  "field.country": "Страна",
+  "field.q": "Поиск",
+  "field.thread": "Номер телефона",
+  "field.password": "Пароль",
+  "field.system_id": "Системный ID (system ID)",
+  "field.default_region": "Страна офиса",
   "field.csv": "Файл",
   "fieldError.line": "{field}: {problem}",
   "fieldError.required": "Обязательное поле: оно не может быть пустым.",
@@ -26,8 +32,17 @@ export const serverRu: { readonly [K in keyof typeof serverEn]: string } = {
   "fieldError.required.text": "Напишите текст сообщения: он пуст или состоит из одних пробелов.",
   "fieldError.required.note": "Нужно примечание с объяснением причины.",
   "fieldError.invalid_number": "Это не номер телефона, на который можно отправить сообщение.",
-  "fieldError.needs_country":
-    "У номера нет кода страны, а страна по умолчанию не задана: запишите его с кодом страны (+7…) или попросите администратора задать страну по умолчанию в настройках.",
+  "fieldError.country_needed":
+    "У номера нет кода страны, а страна офиса не задана: запишите его с кодом страны (+7 916 123-45-67) или попросите администратора задать страну офиса в настройках.",
+  "fieldError.country_needed.q":
+    "Чтобы искать номер без кода страны, нужно задать страну офиса: запишите номер с кодом страны (+7 916 123-45-67) или попросите администратора задать страну офиса в настройках.",
+  "fieldError.unknown_country": "Это не код страны: укажите две буквы страны, например RU, FR или BE.",
+  "fieldError.password_too_long": "Слишком длинный: SMPP передаёт пароль не длиннее 8 символов.",
+  "fieldError.password_too_long.detailed":
+    "Слишком длинный: SMPP передаёт пароль не длиннее {max} символов, и провайдер его отклонит. Узнайте у провайдера пароль для подключения по SMPP.",
+  "fieldError.system_id_too_long": "Слишком длинный: SMPP передаёт системный ID не длиннее 15 символов.",
+  "fieldError.system_id_too_long.detailed":
+    "Слишком длинный: SMPP передаёт системный ID не длиннее {max} символов. Проверьте системный ID, который дал провайдер.",
   "fieldError.invalid_character": "Здесь есть символ, который нельзя отправить.",
   "fieldError.invalid_character.detailed": "Здесь есть невидимый управляющий символ ({char}) в позиции {at}: удалите его.",
   "fieldError.too_long": "Слишком длинно.",

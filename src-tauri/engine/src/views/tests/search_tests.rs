@@ -9,7 +9,7 @@ const FR: Option<&str> = Some("FR");
 /// The ids the list gives for a number typed as `typed`, read as the engine reads it.
 fn found(w: &World, typed: &str) -> Vec<i64> {
     let f = MessageFilter {
-        destination: search_number(typed, FR).unwrap(),
+        destination: search_number(typed, FR, "destination").unwrap(),
         ..MessageFilter::default()
     };
     w.all_ids(&f, 50)
