@@ -41,7 +41,7 @@ pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
-pub use smsdesk_core::{audit, command_status, domain, said, sms};
+pub use smsdesk_core::{audit, command_status, domain, reasons, said, sms};
 pub use smsdesk_sandbox as sandbox;
 // The store is the engine's own: its doors ask the engine, never the tables.
 use smsdesk_store as store;

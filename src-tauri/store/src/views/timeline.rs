@@ -62,6 +62,10 @@ pub struct AuditLine {
     #[ts(type = "number | null")]
     pub subject_id: Option<i64>,
     pub note: Option<String>,
+    /// What the engine recorded with it, as facts the screens word (a number, a status, how a
+    /// number came on the opt-out list); null when it recorded none.
+    #[ts(type = "unknown")]
+    pub details: Option<serde_json::Value>,
 }
 
 fn state_words(s: DeliveryState) -> String {
@@ -345,6 +349,7 @@ mod tests {
             subject_type: Some(subject.0.into()),
             subject_id: Some(subject.1),
             note: note.map(str::to_owned),
+            details: None,
         }
     }
 
