@@ -11,6 +11,7 @@ mod http_api;
 mod inbound_callbacks;
 mod inbox;
 mod intake_keys;
+mod retry_advice;
 mod settings_api;
 mod sign_in;
 mod storage_full;
