@@ -143,7 +143,7 @@ impl Service {
         Ok(self
             .store
             .writer()
-            .write(move |tx| accounts::create(tx, &name, role, &hash, &actor))
+            .write(move |tx| accounts::create(tx, &name, role, &hash, &actor, None))
             .await?)
     }
 
@@ -395,7 +395,8 @@ impl Service {
         };
         let created = async {
             let hash = self.hash(new.password).await?;
-            let actor = format!("{name} (setup link)");
+            // The new admin made their own account: how (by the setup link) is in its details.
+            let actor = name.clone();
             let n = name.clone();
             let info = self
                 .store
@@ -405,7 +406,7 @@ impl Service {
                     if account::counts(tx)?.0 > 0 {
                         return Ok(None);
                     }
-                    accounts::create(tx, &n, Role::Admin, &hash, &actor).map(Some)
+                    accounts::create(tx, &n, Role::Admin, &hash, &actor, Some("setup_link")).map(Some)
                 })
                 .await?;
             info.ok_or(ServiceError::SetupTokenInvalid)
