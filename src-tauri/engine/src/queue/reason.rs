@@ -163,7 +163,7 @@ impl OptOutVia<'_> {
     }
 
     /// Its code and parameters, added to `reason`.
-    fn into(self, reason: QueueReason) -> QueueReason {
+    fn add_to(self, reason: QueueReason) -> QueueReason {
         match self {
             OptOutVia::Due => reason.with("via", "due"),
             OptOutVia::Reply(k) => {
@@ -181,7 +181,7 @@ impl OptOutVia<'_> {
 
 /// Not sent: `phone` is on the opt-out list.
 pub fn opted_out(phone: &str, via: OptOutVia<'_>) -> QueueNote {
-    let reason = via.into(QueueReason::new(Code::OptedOut).with("phone", phone));
+    let reason = via.add_to(QueueReason::new(Code::OptedOut).with("phone", phone));
     QueueNote::new(
         reason,
         format!("not sent: {phone} is on the opt-out list ({})", via.english()),

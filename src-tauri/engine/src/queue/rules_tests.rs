@@ -5,9 +5,9 @@
 
 use super::*;
 use crate::optouts::{self, Source};
+use crate::queue::rules::{self, Asker};
 use crate::reasons::{QueueReasonCode, RetryAdvice, RetryFactCode};
 use crate::store::tables::opt_out::Reason;
-use queue::rules::{self, Asker};
 
 const OPERATOR: Asker = Asker {
     may_act: true,

@@ -47,7 +47,7 @@ pub struct TimelineEntry {
 
 /// An audited action on a message or one of its exceptions, as its timeline shows it: the action
 /// is a code (`message.retry`, `exception.resolve`...) the screens word in the operator's language.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct AuditLine {
     #[ts(type = "number")]
