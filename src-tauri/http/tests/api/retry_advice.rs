@@ -91,6 +91,14 @@ async fn detail_once(t: &Running, who: &Who, id: i64, done: impl Fn(&Value) -> b
     }
 }
 
+/// The newest entry of the audit log.
+async fn last_audit(t: &Running) -> Value {
+    let admin = Who::Key(t.operator.clone());
+    let (status, page) = t.call(&admin, Method::GET, "/api/v1/audit?limit=1", None).await;
+    assert_eq!(status, StatusCode::OK, "{page}");
+    page["items"][0].clone()
+}
+
 fn codes(facts: &Value) -> Vec<&str> {
     facts
         .as_array()
@@ -146,6 +154,16 @@ async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_th
     assert_eq!(codes(&seen["retry"]["blocked"]), ["not_allowed"]);
     let (status, _) = t.call(&vik, Method::POST, &retry, Some(json!({ "note": "" }))).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a viewer is refused, as the advice said");
+
+    // will_fail_again is what `confirm_permanent_failure` confirms.
+    let confirmed = json!({ "note": "the number was corrected at the SMSC", "confirm_permanent_failure": true });
+    let (status, body) = t.call(&olga, Method::POST, &retry, Some(confirmed)).await;
+    assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let audit = last_audit(&t).await;
+    assert_eq!(audit["action"], "message.retry_permanent_confirmed", "{audit}");
+    assert_eq!(audit["subject_id"], id);
+    assert_eq!(audit["actor"], "Olga");
+    assert_eq!(audit["note"], "the number was corrected at the SMSC");
     t.stop().await;
 }
 
@@ -173,8 +191,16 @@ async fn a_message_the_network_rejected_asks_to_confirm_the_rejection_not_a_seco
         message.contains("rejected") && !message.contains("twice"),
         "the refusal speaks of the rejection: {message}"
     );
+    // rejected_by_network is what `confirm_duplicate` confirms, as may_arrive_twice is.
     let confirmed = json!({ "note": "the customer fixed their phone", "confirm_duplicate": true });
     let (status, body) = t.call(&olga, Method::POST, &retry, Some(confirmed)).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
+    let audit = last_audit(&t).await;
+    assert_eq!(audit["action"], "message.retry_confirmed", "{audit}");
+    assert_eq!(audit["subject_id"], id);
+    assert_eq!(audit["actor"], "Olga");
+    assert_eq!(audit["note"], "the customer fixed their phone");
+    let tries = d["summary"]["attempts"].as_i64().unwrap();
+    detail_once(&t, &olga, id, |d| d["summary"]["attempts"].as_i64() == Some(tries + 1)).await;
     t.stop().await;
 }
