@@ -29,6 +29,7 @@ pub mod paths;
 pub mod permissions;
 pub mod progress;
 pub mod queue;
+pub mod queue_reason;
 pub mod receipts;
 pub mod sealed;
 pub mod service;

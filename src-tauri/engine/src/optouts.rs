@@ -5,7 +5,7 @@
 
 use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
-use crate::queue::reason::{self, OptOutVia};
+use crate::queue_reason::{self as reason, OptOutVia};
 use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::opt_out::{self, NewOptOut, Reason};
 use crate::store::tables::{exception, queue, NewAudit};

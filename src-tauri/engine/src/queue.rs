@@ -8,8 +8,10 @@
 //! - `recover`: putting right what a send left half-done, after a crash or while running;
 //! - `results`: recording the result of one submit (retry with backoff, give up, or hold);
 //! - `actions`: an operator's retry, cancel and mark-failed, and the duplicate-risk confirmation;
-//! - `reason`: why the queue holds a message where it is, as a code and a sentence;
 //! - `rules`: the rules a retry meets, shared by the retry and the advice the detail shows.
+//!
+//! Why the queue holds a message where it is, as a code and a sentence, is `queue_reason`'s, beside
+//! this module: the opt-out list holds messages with it too.
 //!
 //! What crosses into receipts (matching the receipts that waited for an accepted submit's id,
 //! settling a message by a receipt a person attached) is the `decisions` module's, above both.
@@ -18,7 +20,6 @@ mod actions;
 mod claim;
 mod hold;
 mod next;
-pub mod reason;
 mod recover;
 mod results;
 pub mod rules;

@@ -2,10 +2,10 @@
 //! a receipt they attached), and why such an action may be refused: above all, sending again what
 //! may already have reached the network takes a confirmation.
 
-use super::reason::{self, Settled};
-use super::rules::{self, DuplicateRisk, RetryCheck, RetryLimits};
+use super::rules::{self, DuplicateRisk, LimitHit, RetryCheck, RetryLimits};
 use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, QueueStatus};
+use crate::queue_reason::{self as reason, Settled};
 use crate::store::tables::queue::{self, status};
 use crate::store::tables::{exception, NewAudit};
 use crate::store::{StoreError, WriteTx};
@@ -74,6 +74,31 @@ fn audit_with(
         details_json,
     })?;
     Ok(())
+}
+
+/// The refusal a retry answers with when it stops at `check`.
+fn refusal(check: RetryCheck) -> ActionError {
+    match check {
+        RetryCheck::InFlight(status) => ActionError::NotAllowed(status, "retried"),
+        RetryCheck::ValidityEnded => ActionError::ValidityEnded,
+        RetryCheck::OptedOut(phone) => ActionError::OptedOut(phone),
+        RetryCheck::Limit(LimitHit::Tries { kind, tries, max }) => ActionError::AttemptsExhausted {
+            kind: kind.as_str(),
+            tries,
+            max,
+        },
+        RetryCheck::Limit(LimitHit::Age {
+            kind,
+            age_minutes,
+            max_minutes,
+        }) => ActionError::TooOld {
+            kind: kind.as_str(),
+            age_minutes,
+            max_minutes,
+        },
+        RetryCheck::Duplicate(risk) => ActionError::ConfirmationRequired(risk),
+        RetryCheck::Permanent { status, meaning } => ActionError::PermanentFailure { status, meaning },
+    }
 }
 
 /// The exceptions that hold a message for a decision about sending it.
@@ -171,7 +196,7 @@ fn requeue(
             RetryCheck::Limit(_) if limits == RetryLimits::Override => {}
             RetryCheck::Duplicate(_) if confirm_duplicate_risk => {}
             RetryCheck::Permanent { status, .. } if guard.confirmed => permanent = Some(status),
-            refused => return Err(refused.refusal()),
+            refused => return Err(refusal(refused)),
         }
     }
     queue::queue_again(tx, message_id)?;

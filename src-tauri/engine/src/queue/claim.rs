@@ -32,7 +32,7 @@ pub fn claim(
         // The last word before a message goes out: a number that opted out while it waited (or
         // while an earlier try was on the wire) gets nothing more.
         if let Some(entry) = crate::optouts::blocks(&*tx, &c.destination, c.kind)? {
-            let via = super::reason::OptOutVia::Due;
+            let via = crate::queue_reason::OptOutVia::Due;
             crate::optouts::hold(tx, c.message_id, &c.destination, entry, via)?;
             continue;
         }

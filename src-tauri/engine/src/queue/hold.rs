@@ -10,7 +10,7 @@ use crate::store::{StoreError, WriteTx};
 use smsdesk_core::retry::GiveUp;
 
 use super::next::Next;
-use super::reason;
+use crate::queue_reason as reason;
 use crate::reasons::QueueNote;
 
 /// Marks queued messages whose validity ended as expired, whether or not the link is up. (Claims

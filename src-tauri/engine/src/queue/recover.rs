@@ -11,9 +11,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 
 use super::hold::hold;
-use super::reason::Unanswered;
 use crate::audit::AuditAction;
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::queue_reason::Unanswered;
 use crate::store::tables::{attempt, queue, NewAudit};
 use crate::store::{StoreError, WriteTx};
 

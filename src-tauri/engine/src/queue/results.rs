@@ -4,9 +4,9 @@
 
 use super::hold::{expire_claimed, hold};
 use super::next::Next;
-use super::reason::{self, Unanswered};
 use crate::command_status::{self as status, ErrorClass};
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::queue_reason::{self as reason, Unanswered};
 use crate::reasons::QueueNote;
 use crate::store::tables::attempt::{self, AcceptedSubmit};
 use crate::store::tables::queue;

@@ -8,8 +8,6 @@ use crate::store::tables::{attempt, message, projection, queue};
 use crate::store::{Reads, StoreError};
 use smsdesk_core::retry::RetryPolicy;
 
-use super::actions::ActionError;
-
 /// Why sending a message again may deliver it twice.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DuplicateRisk {
@@ -127,31 +125,6 @@ impl RetryCheck {
             self,
             RetryCheck::InFlight(_) | RetryCheck::ValidityEnded | RetryCheck::OptedOut(_)
         )
-    }
-
-    /// The refusal the retry answers with when it stops at this rule.
-    pub fn refusal(self) -> ActionError {
-        match self {
-            RetryCheck::InFlight(status) => ActionError::NotAllowed(status, "retried"),
-            RetryCheck::ValidityEnded => ActionError::ValidityEnded,
-            RetryCheck::OptedOut(phone) => ActionError::OptedOut(phone),
-            RetryCheck::Limit(LimitHit::Tries { kind, tries, max }) => ActionError::AttemptsExhausted {
-                kind: kind.as_str(),
-                tries,
-                max,
-            },
-            RetryCheck::Limit(LimitHit::Age {
-                kind,
-                age_minutes,
-                max_minutes,
-            }) => ActionError::TooOld {
-                kind: kind.as_str(),
-                age_minutes,
-                max_minutes,
-            },
-            RetryCheck::Duplicate(risk) => ActionError::ConfirmationRequired(risk),
-            RetryCheck::Permanent { status, meaning } => ActionError::PermanentFailure { status, meaning },
-        }
     }
 
     /// The fact the screens word for it.
