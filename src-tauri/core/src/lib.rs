@@ -17,6 +17,7 @@ pub mod message;
 pub mod optout;
 pub mod parts;
 pub mod providers;
+pub mod reasons;
 pub mod receipts;
 pub mod redact;
 pub mod retry;

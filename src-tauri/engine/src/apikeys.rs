@@ -148,10 +148,13 @@ pub fn create(tx: &mut WriteTx<'_>, new: &NewApiKey, actor: &str, sealer: &Seale
         action: AuditAction::ApiKeyCreate,
         subject_type: Some("api_key".into()),
         subject_id: Some(id),
-        note: Some(format!("key {prefix}… for {name}, scopes {}", Scope::join(&scopes))),
-        details_json: webhook_url
-            .as_ref()
-            .map(|u| serde_json::json!({ "webhook_url": u }).to_string()),
+        note: None,
+        details_json: Some(
+            serde_json::json!({
+                "name": name, "prefix": prefix, "scopes": Scope::join(&scopes), "webhook_url": webhook_url,
+            })
+            .to_string(),
+        ),
     })?;
     Ok(CreatedApiKey {
         info: ApiKeyInfo {

@@ -29,6 +29,7 @@ pub mod paths;
 pub mod permissions;
 pub mod progress;
 pub mod queue;
+pub mod queue_reason;
 pub mod receipts;
 pub mod sealed;
 pub mod service;
@@ -41,7 +42,7 @@ pub mod views;
 pub mod webhooks;
 
 pub use engine::{Engine, EngineOptions};
-pub use smsdesk_core::{audit, command_status, domain, said, sms};
+pub use smsdesk_core::{audit, command_status, domain, reasons, said, sms};
 pub use smsdesk_sandbox as sandbox;
 // The store is the engine's own: its doors ask the engine, never the tables.
 use smsdesk_store as store;

@@ -5,6 +5,7 @@
 
 use crate::audit::AuditAction;
 use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
+use crate::queue_reason::{self as reason, OptOutVia};
 use crate::said::{self, Summary, SummaryCode};
 use crate::store::tables::opt_out::{self, NewOptOut, Reason};
 use crate::store::tables::{exception, queue, NewAudit};
@@ -19,9 +20,16 @@ pub fn blocks(conn: &impl Reads, phone: &str, kind: MessageKind) -> Result<Optio
 
 /// Holds a queued message whose number is on the list (entry `entry`): it is not sent, and an
 /// exception asks a person to cancel it or, once the number is off the list, send it.
-pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, phone: &str, entry: i64, why: &str) -> Result<(), StoreError> {
-    let reason = format!("not sent: {phone} is on the opt-out list ({why})");
-    queue::set_status(tx, message_id, QueueStatus::Held, Some(&reason), None)?;
+pub fn hold(
+    tx: &mut WriteTx<'_>,
+    message_id: i64,
+    phone: &str,
+    entry: i64,
+    via: OptOutVia<'_>,
+) -> Result<(), StoreError> {
+    let note = reason::opted_out(phone, via);
+    queue::set_status(tx, message_id, QueueStatus::Held, Some(&note), None)?;
+    let why = via.english();
     if exception::open_for_message(&*tx, message_id, ExceptionKind::OptedOut)?.is_none() {
         exception::open(
             tx,
@@ -40,13 +48,18 @@ pub fn hold(tx: &mut WriteTx<'_>, message_id: i64, phone: &str, entry: i64, why:
             },
         )?;
     }
+    // The facts, for the screens to word (the number, how it came on the list): no sentence.
+    let mut details = serde_json::json!({ "opt_out_id": entry });
+    for (k, v) in &note.reason.params {
+        details[k] = v.as_str().into();
+    }
     tx.audit().append(&NewAudit {
         actor: "system".into(),
         action: AuditAction::MessageHoldOptedOut,
         subject_type: Some("message".into()),
         subject_id: Some(message_id),
-        note: Some(reason),
-        details_json: Some(serde_json::json!({ "opt_out_id": entry, "phone": phone }).to_string()),
+        note: None,
+        details_json: Some(details.to_string()),
     })?;
     Ok(())
 }
@@ -57,11 +70,11 @@ fn hold_waiting(
     phone: &str,
     kinds: &[MessageKind],
     entry: i64,
-    why: &str,
+    via: OptOutVia<'_>,
 ) -> Result<Vec<i64>, StoreError> {
     let waiting = opt_out::queued_to(&*tx, phone, kinds)?;
     for id in &waiting {
-        hold(tx, *id, phone, entry, why)?;
+        hold(tx, *id, phone, entry, via)?;
     }
     Ok(waiting)
 }
@@ -99,12 +112,21 @@ impl<'a> Source<'a> {
         }
     }
 
-    fn why(&self) -> String {
-        match (self.reason, self.keyword) {
-            (Reason::Reply, Some(k)) => format!("reply \"{k}\""),
-            (Reason::Reply, None) => "reply".into(),
-            (Reason::Operator, _) => format!("added by {}", self.actor),
-            (Reason::Import, _) => format!("imported by {}", self.actor),
+    fn via(&self) -> OptOutVia<'a> {
+        match self.reason {
+            Reason::Reply => OptOutVia::Reply(self.keyword),
+            Reason::Operator => OptOutVia::Operator(self.actor),
+            Reason::Import => OptOutVia::Import(self.actor),
+        }
+    }
+
+    /// How the entry came or went, as the audit entry's details say it: `reason` (`reply`,
+    /// `operator`, `import`) and the reply's `keyword`.
+    fn reason_code(&self) -> &'static str {
+        match self.reason {
+            Reason::Reply => "reply",
+            Reason::Operator => "operator",
+            Reason::Import => "import",
         }
     }
 
@@ -136,22 +158,18 @@ pub fn add(tx: &mut WriteTx<'_>, phone: &str, kinds: &[MessageKind], src: &Sourc
             by: src.actor,
         },
     )?;
-    let why = src.why();
-    let held = hold_waiting(tx, phone, kinds, id, &why)?;
-    let summary = match src.reason {
-        Reason::Reply => format!("opt-out by reply: {phone} ({why})"),
-        _ => format!("{phone} put on the opt-out list ({why})"),
-    };
+    let held = hold_waiting(tx, phone, kinds, id, src.via())?;
+    // The note is the person's own, as typed; what the engine knows goes in the details.
     tx.audit().append(&NewAudit {
         actor: src.actor.into(),
         action: src.audit_action(true),
         subject_type: Some("opt_out".into()),
         subject_id: Some(id),
-        note: Some(src.note.map_or(summary.clone(), |n| format!("{summary}: {n}"))),
+        note: src.note.map(str::to_owned),
         details_json: Some(
             serde_json::json!({
                 "phone": phone, "kinds": kinds, "inbox_message_id": src.inbox_message_id,
-                "keyword": src.keyword, "held_messages": held,
+                "reason": src.reason_code(), "keyword": src.keyword, "held_messages": held,
             })
             .to_string(),
         ),
@@ -166,19 +184,18 @@ pub fn remove(tx: &mut WriteTx<'_>, phone: &str, src: &Source<'_>) -> Result<Opt
         return Ok(None);
     };
     opt_out::end(tx, c.id, src.reason, src.note, src.inbox_message_id, src.actor)?;
-    let summary = match src.reason {
-        Reason::Reply => format!("opt-in by reply: {phone} ({})", src.why()),
-        _ => format!("{phone} taken off the opt-out list by {}", src.actor),
-    };
     tx.audit().append(&NewAudit {
         actor: src.actor.into(),
         action: src.audit_action(false),
         subject_type: Some("opt_out".into()),
         subject_id: Some(c.id),
-        note: Some(src.note.map_or(summary.clone(), |n| format!("{summary}: {n}"))),
+        note: src.note.map(str::to_owned),
         details_json: Some(
-            serde_json::json!({ "phone": phone, "inbox_message_id": src.inbox_message_id, "keyword": src.keyword })
-                .to_string(),
+            serde_json::json!({
+                "phone": phone, "inbox_message_id": src.inbox_message_id,
+                "reason": src.reason_code(), "keyword": src.keyword,
+            })
+            .to_string(),
         ),
     })?;
     Ok(Some(c.id))

@@ -7,7 +7,11 @@
 //! - `hold`: expiry, and holding a message for a person;
 //! - `recover`: putting right what a send left half-done, after a crash or while running;
 //! - `results`: recording the result of one submit (retry with backoff, give up, or hold);
-//! - `actions`: an operator's retry, cancel and mark-failed, and the duplicate-risk confirmation.
+//! - `actions`: an operator's retry, cancel and mark-failed, and the duplicate-risk confirmation;
+//! - `rules`: the rules a retry meets, shared by the retry and the advice the detail shows.
+//!
+//! Why the queue holds a message where it is, as a code and a sentence, is `queue_reason`'s, beside
+//! this module: the opt-out list holds messages with it too.
 //!
 //! What crosses into receipts (matching the receipts that waited for an accepted submit's id,
 //! settling a message by a receipt a person attached) is the `decisions` module's, above both.
@@ -18,16 +22,16 @@ mod hold;
 mod next;
 mod recover;
 mod results;
+pub mod rules;
 
 pub(crate) use self::actions::{audit, close_exception};
-pub use self::actions::{
-    cancel, duplicate_risk, mark_failed, operator_retry, retry, ActionError, Confirmed, DuplicateRisk, RetryLimits,
-};
+pub use self::actions::{cancel, mark_failed, operator_retry, retry, ActionError, Confirmed};
 pub use self::claim::{claim, give_back};
 pub use self::hold::{expire, expire_claimed};
 pub use self::next::Next;
 pub use self::recover::{recover, recover_stranded};
 pub use self::results::{accept, record, SendPolicy, SubmitResult};
+pub use self::rules::{duplicate_risk, DuplicateRisk, RetryLimits};
 pub use crate::store::tables::queue::{
     expiry_due, parts_accepted, queued_for, set_route, status, stranded, unrouted, Claimed, Serving, Unrouted,
 };

@@ -13,6 +13,7 @@ use smsdesk_engine::domain::{
 };
 use smsdesk_engine::intake::{FieldError, SubmitMessage, SubmittedMessage};
 use smsdesk_engine::operations::{Place, Spec, OPERATIONS};
+use smsdesk_engine::reasons::{QueueReason, QueueReasonCode, RetryAdvice, RetryFact, RetryFactCode};
 use smsdesk_engine::receipts::rules::Rule;
 use smsdesk_engine::said::{FieldCode, SummaryCode};
 use smsdesk_engine::service::{
@@ -87,6 +88,16 @@ fn codes() -> (String, String) {
             SummaryCode::ALL.iter().map(|c| c.as_str().to_owned()),
         ),
         list(
+            "QUEUE_REASON_CODES",
+            "QueueReason.code",
+            QueueReasonCode::ALL.iter().map(|c| c.as_str().to_owned()),
+        ),
+        list(
+            "RETRY_FACT_CODES",
+            "RetryFact.code",
+            RetryFactCode::ALL.iter().map(|c| c.as_str().to_owned()),
+        ),
+        list(
             "AUDIT_ACTIONS",
             "AuditAction: what AuditEntry.action and AuditLine.action name",
             AuditAction::ALL.iter().map(|a| a.as_str().to_owned()),
@@ -111,6 +122,11 @@ fn vocabulary() -> Vec<(String, String)> {
         file::<ExceptionStatus>(),
         file::<FieldCode>(),
         file::<SummaryCode>(),
+        file::<QueueReasonCode>(),
+        file::<RetryFactCode>(),
+        file::<QueueReason>(),
+        file::<RetryFact>(),
+        file::<RetryAdvice>(),
         file::<AttemptOutcome>(),
         file::<ReceiptSource>(),
         file::<ReceiptKind>(),

@@ -29,6 +29,8 @@ mod inbox_search_tests;
 #[cfg(test)]
 mod open_tests;
 #[cfg(test)]
+mod queue_reason_tests;
+#[cfg(test)]
 mod replay_tests;
 #[cfg(test)]
 mod submitted_by_tests;

@@ -139,6 +139,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "instance",
         sql: include_str!("migrations/0024_instance.sql"),
     },
+    Migration {
+        version: 25,
+        name: "queue_reason",
+        sql: include_str!("migrations/0025_queue_reason.sql"),
+    },
 ];
 
 /// The schema version this build creates.

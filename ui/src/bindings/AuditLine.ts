@@ -13,4 +13,9 @@ actor: string,
 /**
  * An `AuditAction`, or a word a newer version wrote, as written.
  */
-action: RecordedAction, subject_type: string | null, subject_id: number | null, note: string | null, };
+action: RecordedAction, subject_type: string | null, subject_id: number | null, note: string | null, 
+/**
+ * What the engine recorded with it, as facts the screens word (a number, a status, how a
+ * number came on the opt-out list); null when it recorded none.
+ */
+details: unknown, };

@@ -8,9 +8,9 @@ import type { MessageSummary } from "./MessageSummary";
 import type { OperatorDecision } from "./OperatorDecision";
 import type { QueueView } from "./QueueView";
 import type { ReceiptView } from "./ReceiptView";
+import type { RetryAdvice } from "./RetryAdvice";
 import type { StateView } from "./StateView";
 import type { TimelineEntry } from "./TimelineEntry";
-import type { RetryAdvice } from "./RetryAdvice";
 
 /**
  * Everything about one message.

@@ -3,6 +3,7 @@ import type { DeliveryState } from "./DeliveryState";
 import type { Flag } from "./Flag";
 import type { IntakeChannel } from "./IntakeChannel";
 import type { MessageKind } from "./MessageKind";
+import type { QueueReason } from "./QueueReason";
 import type { QueueStatus } from "./QueueStatus";
 import type { Rule } from "./Rule";
 
@@ -55,4 +56,10 @@ attempts: number, client_ref: string | null, api_key_id: number | null, connecti
 /**
  * Not sent before this time, when it was scheduled.
  */
-scheduled_at_ms: number | null, };
+scheduled_at_ms: number | null, 
+/**
+ * Why our queue holds it where it is (its last problem: refused, timed out, opted out...), as
+ * a code the screens word; null when nothing went wrong, or for a problem recorded before
+ * reasons were (its detail's `queue.last_error` has the engine's sentence).
+ */
+reason: QueueReason | null, };

@@ -111,6 +111,36 @@ export const SUMMARY_CODES = [
   "opted_out",
 ] as const;
 
+/** QueueReason.code */
+export const QUEUE_REASON_CODES = [
+  "timeout",
+  "link_lost",
+  "refused_temporary",
+  "refused_permanent",
+  "throttled",
+  "expired",
+  "no_link",
+  "opted_out",
+  "stopped_before_answer",
+  "answer_not_recorded",
+  "resent_by_policy",
+  "operator",
+  "partly_sent",
+  "rerouted",
+] as const;
+
+/** RetryFact.code */
+export const RETRY_FACT_CODES = [
+  "in_flight",
+  "opted_out",
+  "limit_reached",
+  "will_fail_again",
+  "rejected_by_network",
+  "may_arrive_twice",
+  "expired",
+  "not_allowed",
+] as const;
+
 /** AuditAction: what AuditEntry.action and AuditLine.action name */
 export const AUDIT_ACTIONS = [
   "account.create",

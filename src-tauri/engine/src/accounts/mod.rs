@@ -162,22 +162,23 @@ pub fn check_new(new: &NewAccount) -> Result<String, AccountError> {
     }
 }
 
-/// Stores a checked account (`name` from [`check_new`], `hash` of its password), audited.
+/// Stores a checked account (`name` from [`check_new`], `hash` of its password), audited. `via`
+/// names how it was made when not by a signed-in admin (`setup_link`: the first admin, by the
+/// link the server printed; the actor is then the new admin).
 pub fn create(
     tx: &mut WriteTx<'_>,
     name: &str,
     role: Role,
     hash: &str,
     actor: &str,
+    via: Option<&str>,
 ) -> Result<AccountInfo, AccountError> {
     let id = account::insert(tx, name, role, hash, actor)?.ok_or_else(|| AccountError::NameTaken(name.into()))?;
-    audit(
-        tx,
-        actor,
-        AuditAction::AccountCreate,
-        id,
-        format!("{name} ({})", role.as_str()),
-    )?;
+    let mut details = serde_json::json!({ "name": name, "role": role.as_str() });
+    if let Some(via) = via {
+        details["via"] = via.into();
+    }
+    audit(tx, actor, AuditAction::AccountCreate, id, details)?;
     account::get(tx, id)?.ok_or(AccountError::NotFound(id))
 }
 
@@ -200,43 +201,46 @@ pub fn update(
     if was_active_admin && !stays_admin && active_admins <= 1 {
         return Err(AccountError::LastAdmin(before.name));
     }
-    let mut done = Vec::new();
+    // What changed, as facts the screens word: { name, role: [from, to], disabled, password_set }.
+    let mut done = serde_json::Map::new();
     if let Some(role) = change.role.filter(|r| *r != before.role) {
         account::set_role(tx, id, role)?;
-        done.push(format!("role {} → {}", before.role.as_str(), role.as_str()));
+        done.insert("role".into(), serde_json::json!([before.role.as_str(), role.as_str()]));
     }
     if let Some(disabled) = change.disabled.filter(|d| *d != before.disabled_at_ms.is_some()) {
         account::set_disabled(tx, id, disabled)?;
-        done.push(if disabled { "disabled" } else { "enabled" }.into());
+        done.insert("disabled".into(), disabled.into());
     }
     if let Some(hash) = hash {
         account::set_password(tx, id, hash)?;
-        done.push("password set".into());
+        done.insert("password_set".into(), true.into());
     }
     if hash.is_some() || change.disabled == Some(true) {
         sessions::revoke_all(tx, id, actor, keep.filter(|_| change.disabled != Some(true)))?;
     }
     if !done.is_empty() {
-        audit(
-            tx,
-            actor,
-            AuditAction::AccountUpdate,
-            id,
-            format!("{}: {}", before.name, done.join(", ")),
-        )?;
+        done.insert("name".into(), before.name.clone().into());
+        audit(tx, actor, AuditAction::AccountUpdate, id, done.into())?;
     }
     account::get(tx, id)?.ok_or(AccountError::NotFound(id))
 }
 
-/// Appends an audit entry about account `id`.
-pub fn audit(tx: &mut WriteTx<'_>, actor: &str, action: AuditAction, id: i64, note: String) -> Result<(), StoreError> {
+/// Appends an audit entry about account `id`, with what it did as `details` (no sentence: the
+/// screens word the facts).
+pub fn audit(
+    tx: &mut WriteTx<'_>,
+    actor: &str,
+    action: AuditAction,
+    id: i64,
+    details: serde_json::Value,
+) -> Result<(), StoreError> {
     tx.audit().append(&NewAudit {
         actor: actor.into(),
         action,
         subject_type: Some("account".into()),
         subject_id: Some(id),
-        note: Some(note),
-        details_json: None,
+        note: None,
+        details_json: Some(details.to_string()),
     })?;
     Ok(())
 }

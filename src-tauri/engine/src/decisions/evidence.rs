@@ -38,7 +38,7 @@ pub fn accepted_by_evidence(
     if let Some(key) = &key {
         attempt::adopt_provider_id(tx, *attempt, raw.as_deref(), key)?;
     }
-    let why = format!("accepted by evidence: a receipt attached by {actor} shows the SMSC had it");
+    let why = crate::queue_reason::by_operator(crate::queue_reason::Settled::AcceptedByEvidence, actor);
     queue::set_status(tx, message_id, QueueStatus::Accepted, Some(&why), None)?;
     if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OutcomeUnknown)? {
         let note = format!(

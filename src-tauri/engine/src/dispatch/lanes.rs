@@ -148,7 +148,7 @@ async fn first_permit(store: &Arc<Store>, session: &SessionHandle, router: &Rout
         let had_permit = permit.is_some();
         drop(permit);
         let (id, connection) = (m.message_id, session.connection().to_owned());
-        let why = format!("given back to the queue unsent: {connection} no longer serves its route");
+        let why = crate::queue_reason::rerouted(&connection);
         let back = store.writer().write(move |tx| queue::give_back(tx, id, &why)).await;
         match back {
             Ok(()) => return None,

@@ -303,7 +303,8 @@ fn classify(
         );
         return Ok(());
     };
-    let actor = format!("{phone} (reply)");
+    // The handset that replied is who asked; that it was by a reply is in the entry's details.
+    let actor = phone.to_owned();
     let src = Source {
         reason: Reason::Reply,
         note: None,

@@ -250,7 +250,8 @@ async fn a_message_put_back_in_the_queue_after_its_number_opted_out_is_held_when
     w.store
         .writer()
         .write(move |tx| {
-            crate::store::tables::queue::set_status(tx, on_the_wire, QueueStatus::Queued, Some("throttled"), None)
+            let throttled = crate::queue_reason::refused(0x58, crate::command_status::ErrorClass::Throttled, 1);
+            crate::store::tables::queue::set_status(tx, on_the_wire, QueueStatus::Queued, Some(&throttled), None)
         })
         .await
         .unwrap();

@@ -2,12 +2,13 @@
 //! a receipt they attached), and why such an action may be refused: above all, sending again what
 //! may already have reached the network takes a confirmation.
 
+use super::rules::{self, DuplicateRisk, LimitHit, RetryCheck, RetryLimits};
 use crate::audit::AuditAction;
-use crate::domain::{ExceptionKind, MessageKind, QueueStatus};
+use crate::domain::{ExceptionKind, QueueStatus};
+use crate::queue_reason::{self as reason, Settled};
 use crate::store::tables::queue::{self, status};
-use crate::store::tables::{attempt, exception, NewAudit};
+use crate::store::tables::{exception, NewAudit};
 use crate::store::{StoreError, WriteTx};
-use smsdesk_core::retry::RetryPolicy;
 
 /// Why an operator's action on a message was refused.
 #[derive(Debug, thiserror::Error)]
@@ -16,7 +17,7 @@ pub enum ActionError {
     NotFound(i64),
     #[error("a message that is {0} cannot be {1}")]
     NotAllowed(QueueStatus, &'static str),
-    #[error("{0}: sending it again may deliver it twice; confirm to go on")]
+    #[error("{}", confirmation_needed(.0))]
     ConfirmationRequired(DuplicateRisk),
     #[error("its validity has ended; it is never sent late")]
     ValidityEnded,
@@ -34,6 +35,16 @@ pub enum ActionError {
     PermanentFailure { status: String, meaning: String },
     #[error(transparent)]
     Store(#[from] StoreError),
+}
+
+/// What a retry that may repeat (or repeat a refusal of) a message must be confirmed for.
+fn confirmation_needed(risk: &DuplicateRisk) -> String {
+    match risk {
+        DuplicateRisk::Rejected(_) => format!(
+            "{risk}: sending it again makes a new message, which will most likely be refused the same way; confirm to go on"
+        ),
+        _ => format!("{risk}: sending it again may deliver it twice; confirm to go on"),
+    }
 }
 
 pub(crate) fn audit(
@@ -65,95 +76,28 @@ fn audit_with(
     Ok(())
 }
 
-/// Why sending a message again may deliver it twice.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum DuplicateRisk {
-    /// The SMSC accepted a try of it (some part of it, for a long message).
-    Accepted,
-    /// A try was written and its answer never came.
-    OutcomeUnknown,
-    /// A receipt for it was received: the network had it.
-    Receipt,
-}
-
-impl std::fmt::Display for DuplicateRisk {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(match self {
-            DuplicateRisk::Accepted => "the SMSC accepted a try of this message",
-            DuplicateRisk::OutcomeUnknown => "a try of this message was written and its answer never came",
-            DuplicateRisk::Receipt => "a receipt for this message was received",
-        })
-    }
-}
-
-/// Whether sending the message again may deliver it twice, and why: the evidence that what a
-/// retry would send (the whole message once it was accepted whole, else the parts not accepted)
-/// may have reached the network already.
-pub fn duplicate_risk(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<DuplicateRisk>, StoreError> {
-    let row = queue::duplicate_evidence(tx, message_id)?;
-    Ok(match row {
-        Some((_, _, true)) => Some(DuplicateRisk::Receipt),
-        Some((true, _, _)) => Some(DuplicateRisk::Accepted),
-        Some((_, true, _)) => Some(DuplicateRisk::OutcomeUnknown),
-        _ => None,
-    })
-}
-
-/// What a manual retry must respect.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum RetryLimits {
-    /// Each kind's limits on tries and age (otp, transactional, bulk), as the dispatcher has them.
-    Obey([RetryPolicy; 3]),
-    /// An admin's override (audited with its note): the limits do not apply; the message's own
-    /// validity still does.
-    Override,
-}
-
-impl RetryLimits {
-    /// Each kind's documented limits (otp, transactional, bulk).
-    pub const DEFAULT_POLICIES: [RetryPolicy; 3] = [
-        RetryPolicy::default_for(MessageKind::Otp),
-        RetryPolicy::default_for(MessageKind::Transactional),
-        RetryPolicy::default_for(MessageKind::Bulk),
-    ];
-
-    /// The documented limits of each kind.
-    pub const fn defaults() -> RetryLimits {
-        RetryLimits::Obey(Self::DEFAULT_POLICIES)
-    }
-
-    fn policy(policies: &[RetryPolicy; 3], kind: MessageKind) -> &RetryPolicy {
-        match kind {
-            MessageKind::Otp => &policies[0],
-            MessageKind::Transactional => &policies[1],
-            MessageKind::Bulk => &policies[2],
-        }
-    }
-
-    /// Refuses a retry that would go past the kind's tries or age.
-    fn check(&self, tx: &WriteTx<'_>, message_id: i64) -> Result<(), ActionError> {
-        let RetryLimits::Obey(policies) = self else {
-            return Ok(());
-        };
-        let (kind, created_at, tries) =
-            attempt::retry_facts(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
-        let p = Self::policy(policies, kind);
-        if tries >= p.max_attempts {
-            return Err(ActionError::AttemptsExhausted {
-                kind: kind.as_str(),
-                tries,
-                max: p.max_attempts,
-            });
-        }
-        let age = tx.now_ms() - created_at;
-        if age >= p.max_age_ms as i64 {
-            return Err(ActionError::TooOld {
-                kind: kind.as_str(),
-                age_minutes: age / 60_000,
-                max_minutes: p.max_age_ms / 60_000,
-            });
-        }
-        Ok(())
+/// The refusal a retry answers with when it stops at `check`.
+fn refusal(check: RetryCheck) -> ActionError {
+    match check {
+        RetryCheck::InFlight(status) => ActionError::NotAllowed(status, "retried"),
+        RetryCheck::ValidityEnded => ActionError::ValidityEnded,
+        RetryCheck::OptedOut(phone) => ActionError::OptedOut(phone),
+        RetryCheck::Limit(LimitHit::Tries { kind, tries, max }) => ActionError::AttemptsExhausted {
+            kind: kind.as_str(),
+            tries,
+            max,
+        },
+        RetryCheck::Limit(LimitHit::Age {
+            kind,
+            age_minutes,
+            max_minutes,
+        }) => ActionError::TooOld {
+            kind: kind.as_str(),
+            age_minutes,
+            max_minutes,
+        },
+        RetryCheck::Duplicate(risk) => ActionError::ConfirmationRequired(risk),
+        RetryCheck::Permanent { status, meaning } => ActionError::PermanentFailure { status, meaning },
     }
 }
 
@@ -188,25 +132,18 @@ pub fn operator_retry(
     actor: &str,
     note: &str,
 ) -> Result<(), ActionError> {
-    let refused_for_good = attempt::permanent_failure(&*tx, message_id)?.map(|code| match code {
-        Some(code) => {
-            let info = crate::command_status::describe(code);
-            (info.name.to_owned(), info.meaning.to_owned())
-        }
-        None => ("an unnamed status".to_owned(), "refused for good".to_owned()),
-    });
     let guard = Guard {
-        refused_for_good,
+        applies: true,
         confirmed: confirmed.permanent_failure,
     };
     requeue(tx, message_id, confirmed.duplicate, limits, actor, note, guard)
 }
 
-/// The permanent-failure guard of a retry: the status (name, meaning) the last try was refused
-/// for good with, if it was, and whether the person confirmed going on anyway.
+/// The permanent-failure guard of a retry: whether the rule applies, and whether the person
+/// confirmed going on anyway.
 #[derive(Default)]
 struct Guard {
-    refused_for_good: Option<(String, String)>,
+    applies: bool,
     confirmed: bool,
 }
 
@@ -234,7 +171,9 @@ pub fn retry(
     )
 }
 
-/// [`retry`], with the permanent-failure `guard` checked after every other rule.
+/// [`retry`], with the permanent-failure `guard` checked after every other rule. The rules are
+/// [`rules::checks`], the ones the message's retry advice shows: the first not confirmed away is
+/// the refusal.
 fn requeue(
     tx: &mut WriteTx<'_>,
     message_id: i64,
@@ -244,25 +183,22 @@ fn requeue(
     note: &str,
     guard: Guard,
 ) -> Result<(), ActionError> {
-    let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
-    if matches!(current, QueueStatus::Queued | QueueStatus::Sending) {
-        return Err(ActionError::NotAllowed(current, "retried"));
-    }
-    if let (Some(risk), false) = (duplicate_risk(tx, message_id)?, confirm_duplicate_risk) {
-        return Err(ActionError::ConfirmationRequired(risk));
-    }
-    let expires_at = queue::expires_at(tx, message_id)?;
     let now = tx.now_ms();
-    if expires_at.is_some_and(|v| v <= now) {
-        return Err(ActionError::ValidityEnded);
-    }
-    limits.check(tx, message_id)?;
-    refuse_opted_out(tx, message_id)?;
-    let permanent = match guard.refused_for_good {
-        Some((status, meaning)) if !guard.confirmed => return Err(ActionError::PermanentFailure { status, meaning }),
-        Some((status, _)) => Some(status),
-        None => None,
+    let policies = match limits {
+        RetryLimits::Obey(policies) => policies,
+        RetryLimits::Override => RetryLimits::DEFAULT_POLICIES,
     };
+    let found =
+        rules::checks(&*tx, message_id, now, &policies, guard.applies)?.ok_or(ActionError::NotFound(message_id))?;
+    let mut permanent = None;
+    for check in found {
+        match check {
+            RetryCheck::Limit(_) if limits == RetryLimits::Override => {}
+            RetryCheck::Duplicate(_) if confirm_duplicate_risk => {}
+            RetryCheck::Permanent { status, .. } if guard.confirmed => permanent = Some(status),
+            refused => return Err(refusal(refused)),
+        }
+    }
     queue::queue_again(tx, message_id)?;
     for kind in HOLDING {
         if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
@@ -296,28 +232,12 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
     if !matches!(current, QueueStatus::Queued | QueueStatus::Held) {
         return Err(ActionError::NotAllowed(current, "cancelled"));
     }
-    queue::set_status(
-        tx,
-        message_id,
-        QueueStatus::Cancelled,
-        Some("cancelled by an operator"),
-        None,
-    )?;
+    let why = reason::by_operator(Settled::Cancelled, actor);
+    queue::set_status(tx, message_id, QueueStatus::Cancelled, Some(&why), None)?;
     if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OptedOut)? {
         close_exception(tx, ex, "cancel", actor, note)?;
     }
     audit(tx, actor, AuditAction::MessageCancel, message_id, note)?;
-    Ok(())
-}
-
-/// Refuses to queue again a message whose number is on the opt-out list for its kind.
-fn refuse_opted_out(tx: &WriteTx<'_>, message_id: i64) -> Result<(), ActionError> {
-    let Some((phone, kind)) = crate::store::tables::message::destination_and_kind(tx, message_id)? else {
-        return Err(ActionError::NotFound(message_id));
-    };
-    if crate::optouts::blocks(tx, &phone, kind)?.is_some() {
-        return Err(ActionError::OptedOut(phone));
-    }
     Ok(())
 }
 
@@ -328,13 +248,8 @@ pub fn mark_failed(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &st
     if current != QueueStatus::OutcomeUnknown {
         return Err(ActionError::NotAllowed(current, "marked failed"));
     }
-    queue::set_status(
-        tx,
-        message_id,
-        QueueStatus::Failed,
-        Some("marked failed by an operator (outcome unknown)"),
-        None,
-    )?;
+    let why = reason::by_operator(Settled::MarkedFailed, actor);
+    queue::set_status(tx, message_id, QueueStatus::Failed, Some(&why), None)?;
     for kind in HOLDING {
         if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
             close_exception(tx, ex, "mark_failed", actor, note)?;

@@ -1,6 +1,7 @@
 //! Claiming due messages under a lease, and giving one back untried.
 
 use crate::domain::QueueStatus;
+use crate::reasons::QueueNote;
 use crate::store::tables::queue::{self, parts_accepted, Claimed};
 use crate::store::{StoreError, WriteTx};
 
@@ -31,7 +32,8 @@ pub fn claim(
         // The last word before a message goes out: a number that opted out while it waited (or
         // while an earlier try was on the wire) gets nothing more.
         if let Some(entry) = crate::optouts::blocks(&*tx, &c.destination, c.kind)? {
-            crate::optouts::hold(tx, c.message_id, &c.destination, entry, "found when it was due")?;
+            let via = crate::queue_reason::OptOutVia::Due;
+            crate::optouts::hold(tx, c.message_id, &c.destination, entry, via)?;
             continue;
         }
         queue::lease(tx, c.message_id, owner, now + lease_ms)?;
@@ -42,7 +44,7 @@ pub fn claim(
 
 /// A message claimed and not tried (no attempt recorded) goes back to the queue as it was, for
 /// whichever connection claims it next; `why` is kept as its last word.
-pub fn give_back(tx: &mut WriteTx<'_>, message_id: i64, why: &str) -> Result<(), StoreError> {
+pub fn give_back(tx: &mut WriteTx<'_>, message_id: i64, why: &QueueNote) -> Result<(), StoreError> {
     if queue::status(&*tx, message_id)? == Some(QueueStatus::Sending) {
         queue::set_status(tx, message_id, QueueStatus::Queued, Some(why), None)?;
     }

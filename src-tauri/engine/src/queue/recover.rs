@@ -13,6 +13,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use super::hold::hold;
 use crate::audit::AuditAction;
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::queue_reason::Unanswered;
 use crate::store::tables::{attempt, queue, NewAudit};
 use crate::store::{StoreError, WriteTx};
 
@@ -21,7 +22,7 @@ use crate::store::{StoreError, WriteTx};
 pub fn recover(tx: &mut WriteTx<'_>) -> Result<(usize, usize), StoreError> {
     let pending = attempt::pending(tx)?;
     let sending = queue::with_status(tx, QueueStatus::Sending)?;
-    settle(tx, pending, sending, "smsdesk stopped before the answer was recorded")
+    settle(tx, pending, sending, Unanswered::Stopped)
 }
 
 /// While running: of `candidates` (messages found stranded, less those the dispatcher is still
@@ -43,7 +44,7 @@ pub fn recover_stranded(
                 .map(|a| (a, message_id)),
         );
     }
-    settle(tx, pending, stranded, "its answer could not be recorded")
+    settle(tx, pending, stranded, Unanswered::NotRecorded)
 }
 
 /// Settles `pending` tries (attempt, message) and the messages left `sending`: a message with a
@@ -52,16 +53,22 @@ fn settle(
     tx: &mut WriteTx<'_>,
     pending: Vec<(i64, i64)>,
     sending: Vec<i64>,
-    why: &str,
+    why: Unanswered,
 ) -> Result<(usize, usize), StoreError> {
     let mut unknown = BTreeMap::new();
     for (attempt, message_id) in pending {
-        attempt::finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why), None)?;
+        attempt::finish_attempt(tx, attempt, AttemptOutcome::Timeout, None, Some(why.clause()), None)?;
         unknown.entry(message_id).or_insert(attempt);
     }
     for (&message_id, &attempt) in &unknown {
         queue::count_try(tx, message_id)?;
-        hold(tx, message_id, ExceptionKind::OutcomeUnknown, Some(attempt), why)?;
+        hold(
+            tx,
+            message_id,
+            ExceptionKind::OutcomeUnknown,
+            Some(attempt),
+            &why.note(),
+        )?;
     }
     let requeue: Vec<i64> = sending.into_iter().filter(|id| !unknown.contains_key(id)).collect();
     for &message_id in &requeue {
@@ -69,10 +76,16 @@ fn settle(
     }
     let (requeued, unknown) = (requeue.len(), unknown.len());
     if requeued + unknown > 0 {
+        // What the engine did, as facts the screens word: no sentence of its own in the note.
         tx.audit().append(&NewAudit {
-            note: Some(format!(
-                "{requeued} message(s) back in the queue, {unknown} with an unknown outcome ({why})"
-            )),
+            details_json: Some(
+                serde_json::json!({
+                    "requeued": requeued,
+                    "unknown": unknown,
+                    "cause": why.note().reason.code.as_str(),
+                })
+                .to_string(),
+            ),
             ..NewAudit::new("system", AuditAction::QueueRecovered)
         })?;
     }

@@ -6,12 +6,14 @@ use super::hold::{expire_claimed, hold};
 use super::next::Next;
 use crate::command_status::{self as status, ErrorClass};
 use crate::domain::{AttemptOutcome, ExceptionKind, QueueStatus};
+use crate::queue_reason::{self as reason, Unanswered};
+use crate::reasons::QueueNote;
 use crate::store::tables::attempt::{self, AcceptedSubmit};
 use crate::store::tables::queue;
 use crate::store::tables::queue::{parts_accepted, Claimed};
 use crate::store::{StoreError, WriteTx};
 use smsdesk_core::receipts::policy::ReceiptPolicy;
-use smsdesk_core::retry::{self, Decision, Failed, GiveUp, RetryPolicy};
+use smsdesk_core::retry::{self, Decision, Failed, RetryPolicy};
 
 /// What a submit came to, as the dispatcher saw it. `written_at` is when its PDU was written.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -71,7 +73,7 @@ pub fn record(
 ) -> Result<Next, StoreError> {
     let m = claimed.message_id;
     let written_at = result.written_at();
-    let (class, status_code, error) = match result {
+    let (class, status_code) = match result {
         SubmitResult::Answered {
             command_status: 0,
             message_id,
@@ -86,17 +88,12 @@ pub fn record(
             });
         }
         SubmitResult::Answered { command_status, .. } => {
-            let info = status::describe(*command_status);
-            (
-                status::classify(*command_status, policy.classes),
-                Some(*command_status),
-                format!("{} (0x{:08X}): {}", info.name, command_status, info.meaning),
-            )
+            (status::classify(*command_status, policy.classes), *command_status)
         }
         SubmitResult::NotSent => {
-            let why = "not sent: the link closed before the write";
-            attempt::finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(why), None)?;
-            return wait_for_the_link(tx, claimed, now, why);
+            let why = reason::no_link();
+            attempt::finish_attempt(tx, attempt_id, AttemptOutcome::NotSent, None, Some(&why.english), None)?;
+            return wait_for_the_link(tx, claimed, now, &why);
         }
         SubmitResult::Timeout { .. } | SubmitResult::LinkLost { .. } => {
             return unknown_outcome(tx, claimed, attempt_id, result, now, policy, random);
@@ -107,7 +104,15 @@ pub fn record(
         ErrorClass::Permanent => AttemptOutcome::Permanent,
         _ => AttemptOutcome::Temporary,
     };
-    attempt::finish_attempt(tx, attempt_id, outcome, status_code, Some(&error), written_at)?;
+    let error = reason::refused(status_code, class, claimed.attempts + 1);
+    attempt::finish_attempt(
+        tx,
+        attempt_id,
+        outcome,
+        Some(status_code),
+        Some(&error.english),
+        written_at,
+    )?;
     queue::count_try(tx, m)?;
     let failed = Failed {
         class,
@@ -167,21 +172,18 @@ fn unknown_outcome(
 ) -> Result<Next, StoreError> {
     let m = claimed.message_id;
     let (outcome, why) = if matches!(result, SubmitResult::Timeout { .. }) {
-        (AttemptOutcome::Timeout, "no answer within the response timeout")
+        (AttemptOutcome::Timeout, Unanswered::Timeout)
     } else {
-        (
-            AttemptOutcome::LinkLost,
-            "the link was lost after the submit was written",
-        )
+        (AttemptOutcome::LinkLost, Unanswered::LinkLost)
     };
-    attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why), result.written_at())?;
+    attempt::finish_attempt(tx, attempt_id, outcome, None, Some(why.clause()), result.written_at())?;
     queue::count_try(tx, m)?;
     // Whatever comes next, it stays on this connection: the SMSC may have it.
     queue::pin_to_attempt(tx, m, attempt_id)?;
     let partly = !parts_accepted(tx, m)?.is_empty();
     // A long message partly out is always held: resending it whole would repeat parts.
     if partly || !policy.resend_unknown {
-        let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), why)?;
+        let exception_id = hold(tx, m, ExceptionKind::OutcomeUnknown, Some(attempt_id), &why.note())?;
         return Ok(Next::Held { exception_id });
     }
     let failed = Failed {
@@ -195,13 +197,13 @@ fn unknown_outcome(
         tx,
         m,
         retry::decide(policy.retry, &failed, random),
-        &format!("{why}; resent by policy"),
+        &reason::resent_by_policy(why),
     )
 }
 
 /// A submit that never reached the wire: the message waits for the link again, with nothing
 /// counted, unless its validity has ended meanwhile.
-fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &str) -> Result<Next, StoreError> {
+fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &QueueNote) -> Result<Next, StoreError> {
     if claimed.expires_at.is_some_and(|v| v <= now) {
         return expire_claimed(tx, claimed.message_id, None);
     }
@@ -212,25 +214,17 @@ fn wait_for_the_link(tx: &mut WriteTx<'_>, claimed: &Claimed, now: i64, why: &st
     })
 }
 
-/// Queues the message again for a retry, or gives it up with the reason.
-fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, error: &str) -> Result<Next, StoreError> {
+/// Queues the message again for a retry, or gives it up, with what caused it.
+fn settle(tx: &mut WriteTx<'_>, m: i64, decision: Decision, cause: &QueueNote) -> Result<Next, StoreError> {
     match decision {
         Decision::Retry { at, slow_down } => {
-            queue::set_status(tx, m, QueueStatus::Queued, Some(error), Some(at))?;
+            queue::set_status(tx, m, QueueStatus::Queued, Some(&reason::retrying(cause, at)), Some(at))?;
             Ok(Next::RetryAt { at, slow_down })
         }
-        Decision::GiveUp { reason } => {
-            let (status, why) = match reason {
-                GiveUp::ValidityEnded => (
-                    QueueStatus::Expired,
-                    format!("{error}; its validity ends before a retry"),
-                ),
-                GiveUp::Permanent => (QueueStatus::Failed, error.to_owned()),
-                GiveUp::AttemptsExhausted => (QueueStatus::Failed, format!("{error}; no attempts left")),
-                GiveUp::TooOld => (QueueStatus::Failed, format!("{error}; too old to retry")),
-            };
-            queue::set_status(tx, m, status, Some(&why), None)?;
-            Ok(Next::Failed(reason))
+        Decision::GiveUp { reason: why } => {
+            let (status, note) = reason::given_up(cause, why);
+            queue::set_status(tx, m, status, Some(&note), None)?;
+            Ok(Next::Failed(why))
         }
     }
 }

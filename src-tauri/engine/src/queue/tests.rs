@@ -829,3 +829,6 @@ fn the_queue_and_submit_totals_kept_through_every_move_equal_a_recount_of_the_ro
     }
     assert_eq!(kept, recounted, "what is kept equals a recount of the rows");
 }
+
+#[path = "rules_tests.rs"]
+mod rules_tests;

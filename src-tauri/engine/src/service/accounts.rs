@@ -143,7 +143,7 @@ impl Service {
         Ok(self
             .store
             .writer()
-            .write(move |tx| accounts::create(tx, &name, role, &hash, &actor))
+            .write(move |tx| accounts::create(tx, &name, role, &hash, &actor, None))
             .await?)
     }
 
@@ -394,7 +394,8 @@ impl Service {
         let Some(until) = self.people.setup.redeem(&req.token, now) else {
             return Err(ServiceError::SetupTokenInvalid);
         };
-        let actor = format!("{name} (setup link)");
+        // The new admin acts by their own name: how (by the setup link) is in the account's details.
+        let actor = name.clone();
         let created = async {
             // The country first: refused (set otherwise by the environment), nothing is made.
             if let Some(country) = &country {
@@ -410,7 +411,7 @@ impl Service {
                     if account::counts(tx)?.0 > 0 {
                         return Ok(None);
                     }
-                    accounts::create(tx, &n, Role::Admin, &hash, &a).map(Some)
+                    accounts::create(tx, &n, Role::Admin, &hash, &a, Some("setup_link")).map(Some)
                 })
                 .await?;
             info.ok_or(ServiceError::SetupTokenInvalid)

@@ -85,7 +85,6 @@ impl Service {
         if reloaded.changed {
             let audit = NewAudit {
                 subject_type: Some("settings".into()),
-                note: Some("config file re-read; what applies while running is in effect".into()),
                 details_json: Some(serde_json::json!({ "reconnected": reloaded.reconnected }).to_string()),
                 ..NewAudit::new("system", AuditAction::SettingsReload)
             };
@@ -189,20 +188,21 @@ impl Service {
     }
 }
 
-/// The audit entry for saved settings: which settings changed, and whether the SMPP link was
-/// bound again.
 /// The setting of the office's country, which national numbers are read in.
 const REGION_KEY: &str = "intake.default_region";
 
+/// The audit entry for saved settings: which settings changed (their keys, for the screens to
+/// word), and whether the SMPP link was bound again.
 fn settings_audit(actor: String, saved: &SettingsSaved) -> NewAudit {
-    let details = serde_json::json!({ "changes": saved.changes, "reconnected": saved.reconnected }).to_string();
     let keys: Vec<&str> = saved.changes.iter().map(|c| c.key.as_str()).collect();
+    let details =
+        serde_json::json!({ "keys": keys, "changes": saved.changes, "reconnected": saved.reconnected }).to_string();
     NewAudit {
         actor,
         action: AuditAction::SettingsUpdate,
         subject_type: Some("settings".into()),
         subject_id: None,
-        note: Some(format!("changed {}", keys.join(", "))),
+        note: None,
         details_json: Some(details),
     }
 }

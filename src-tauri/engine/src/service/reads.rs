@@ -5,8 +5,9 @@ use std::ops::ControlFlow;
 use std::path::PathBuf;
 
 use super::{Service, ServiceError};
-use crate::access::Caller;
+use crate::access::{Access, Caller};
 use crate::pace::{Pace, PaceConnection, SendingLimits};
+use crate::queue;
 use crate::views::{self, ExportProgress, MessageFilter};
 
 impl Service {
@@ -16,12 +17,25 @@ impl Service {
         Ok(self.store.reader().read(move |c| views::list_messages(c, &f)).await?)
     }
 
-    /// Everything about one message, or `NotFound` (also for one `caller` may not read).
+    /// Everything about one message, or `NotFound` (also for one `caller` may not read), with
+    /// what a retry by `caller` would meet now, by the rules the retry applies.
     pub async fn message(&self, caller: &Caller, id: i64) -> Result<views::MessageDetail, ServiceError> {
         self.visible(caller, id).await?;
+        let now = self.clock().now_ms();
+        let policies = self.live().retry;
+        let asker = queue::rules::Asker {
+            may_act: caller.may(Access::Act),
+            admin: caller.is_admin(),
+        };
         self.store
             .reader()
-            .read(move |c| views::message_detail(c, id))
+            .read(move |c| {
+                let Some(mut d) = views::message_detail(c, id)? else {
+                    return Ok::<_, ServiceError>(None);
+                };
+                d.retry = queue::rules::advice(c, id, now, &policies, asker)?;
+                Ok(Some(d))
+            })
             .await?
             .ok_or_else(|| ServiceError::NotFound(format!("message {id}")))
     }

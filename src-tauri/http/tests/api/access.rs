@@ -554,7 +554,22 @@ async fn the_setup_link_makes_the_first_admin_once() {
         None,
         "no link once an account exists"
     );
-    assert_eq!(t.audit_actor(AuditAction::AccountCreate), "Ada (setup link)");
+    // The actor is the new admin by name alone; how the account came (the setup link) is a fact
+    // in the entry's details, which the screens word.
+    assert_eq!(t.audit_actor(AuditAction::AccountCreate), "Ada");
+    let c = rusqlite::Connection::open_with_flags(&t.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let (note, details): (Option<String>, String) = c
+        .query_row(
+            "SELECT note, details_json FROM audit WHERE action = 'account.create' ORDER BY id DESC LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    let details: Value = serde_json::from_str(&details).unwrap();
+    assert_eq!(
+        (note, details["via"].as_str(), details["role"].as_str()),
+        (None, Some("setup_link"), Some("admin"))
+    );
     t.stop().await;
 }
 

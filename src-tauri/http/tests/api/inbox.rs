@@ -168,7 +168,10 @@ async fn an_arret_reply_opts_the_number_out_and_intake_refuses_it_but_not_an_otp
     assert_eq!(entry["reason"], "reply");
     assert_eq!(entry["reply_text"], "Arrêt", "the reply is the entry's evidence");
     assert_eq!(entry["kinds"], json!(["transactional", "bulk"]));
-    assert_eq!(entry["created_by"], format!("{phone} (reply)"));
+    assert_eq!(
+        entry["created_by"], phone,
+        "the handset that replied, by its number alone"
+    );
 
     // The next message to the number is refused, naming why; a batch names the message.
     let (status, refused) = w.send("06 12 34 50 01", "Votre rendez-vous", "transactional").await;

@@ -12,6 +12,7 @@ mod inbound_callbacks;
 mod inbox;
 mod intake_keys;
 mod numbers;
+mod retry_advice;
 mod settings_api;
 mod sign_in;
 mod storage_full;

@@ -167,7 +167,8 @@ pub fn close_automatically(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note
         action: AuditAction::ExceptionClosed,
         subject_type: Some("exception".into()),
         subject_id: Some(id),
-        note: Some(note.into()),
+        // The resolution code says what settled it; the sentence stays on the exception row.
+        note: None,
         details_json: Some(serde_json::json!({ "resolution": resolution }).to_string()),
     })?;
     Ok(())

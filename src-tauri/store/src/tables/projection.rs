@@ -59,6 +59,16 @@ pub fn stored(conn: &impl Reads, message_id: i64) -> Result<Option<Stored>, Stor
     row.flatten().map(|c| c.parse(message_id)).transpose()
 }
 
+/// The state a message's projection shows now (what the network reported, or an operator
+/// decided), if it has a projection row.
+pub fn state(conn: &impl Reads, message_id: i64) -> Result<Option<DeliveryState>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT state FROM projection WHERE message_id = ?1")?
+        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
+        .optional()?)
+}
+
 /// A projection row's columns as read, before its fold is parsed.
 struct StoredColumns {
     fold_json: String,

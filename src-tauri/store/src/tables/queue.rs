@@ -3,6 +3,7 @@
 
 use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{MessageKind, QueueStatus};
+use smsdesk_core::reasons::QueueNote;
 
 use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
@@ -284,23 +285,30 @@ pub fn parts_accepted(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<u32>, Sto
         .collect::<Result<_, _>>()?)
 }
 
-/// Sets a message's queue status (and its last error, or when it is next due), lease released.
+/// Sets a message's queue status (and its last problem, or when it is next due), lease released.
+/// The problem is written whole or not at all: its reason (code and parameters, for the screens)
+/// and its English sentence (`last_error`, for logs and exports) always describe the same thing.
 pub fn set_status(
     tx: &mut WriteTx<'_>,
     message_id: i64,
     status: QueueStatus,
-    error: Option<&str>,
+    note: Option<&QueueNote>,
     next_attempt_at: Option<i64>,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
+    let (error, reason) = match note {
+        Some(n) => (Some(n.english.as_str()), Some(n.reason.to_json())),
+        None => (None, None),
+    };
     update_status(
         tx,
         message_id,
         "UPDATE queue SET status = ?2, last_error = coalesce(?3, last_error),
+             reason = CASE WHEN ?3 IS NULL THEN reason ELSE ?6 END,
              next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
              updated_at = ?5
          WHERE message_id = ?1",
-        params![message_id, Text(status), error, next_attempt_at, now],
+        params![message_id, Text(status), error, next_attempt_at, now, reason],
     )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
@@ -365,9 +373,9 @@ pub(crate) fn update_status(
 }
 
 /// The message's current queue status.
-pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
-    Ok(tx
-        .conn()
+pub fn status(conn: &impl Reads, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
+    Ok(conn
+        .connection()
         .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
         .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
         .optional()?)
@@ -377,9 +385,9 @@ pub fn status(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<QueueStatus>, 
 /// the parts not accepted) may have reached the network already: (accepted whole and a try was
 /// accepted, a try of a part not accepted went unanswered, a receipt was matched to it); `None`
 /// when the message is not in the queue.
-pub fn duplicate_evidence(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<(bool, bool, bool)>, StoreError> {
-    Ok(tx
-        .conn()
+pub fn duplicate_evidence(conn: &impl Reads, message_id: i64) -> Result<Option<(bool, bool, bool)>, StoreError> {
+    Ok(conn
+        .connection()
         .prepare_cached(
             "SELECT
                  q.status = 'accepted' AND EXISTS (SELECT 1 FROM attempt WHERE message_id = ?1 AND outcome = 'accepted'),
@@ -397,9 +405,9 @@ pub fn duplicate_evidence(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<(b
 }
 
 /// When a message stops being worth sending, if ever.
-pub fn expires_at(tx: &WriteTx<'_>, message_id: i64) -> Result<Option<i64>, StoreError> {
-    Ok(tx
-        .conn()
+pub fn expires_at(conn: &impl Reads, message_id: i64) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .connection()
         .prepare_cached("SELECT expires_at FROM queue WHERE message_id = ?1")?
         .query_row([message_id], |r| r.get(0))?)
 }

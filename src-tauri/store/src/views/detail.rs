@@ -16,6 +16,7 @@ use super::{snapshot, ViewError};
 use crate::StoreError;
 use crate::Text;
 use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ExceptionKind, QueueStatus};
+use smsdesk_core::reasons::{QueueReason, RetryAdvice};
 use smsdesk_core::receipts::rules::{Projection, Rule};
 
 /// Our side: the message's place in the local queue, and whether the SMSC accepted a submit.
@@ -49,6 +50,9 @@ pub struct QueueView {
     /// The connection it stays on, should a try there have had an unknown outcome or some of its
     /// parts been accepted there; null while it may fail over.
     pub pinned: Option<String>,
+    /// Why the queue row is where it is (its last problem), as a code the screens word; null when
+    /// nothing went wrong. `last_error` keeps the engine's own sentence for logs and exports.
+    pub reason: Option<QueueReason>,
 }
 
 /// The projection's flags.
@@ -165,6 +169,8 @@ pub struct MessageDetail {
     /// The audited actions on it and on its exceptions, oldest first (the timeline's audit
     /// entries name them by id).
     pub audit: Vec<AuditLine>,
+    /// What a retry by this caller would meet now, computed by the rules the retry itself applies.
+    pub retry: RetryAdvice,
 }
 
 /// The stored projection columns a detail needs.
@@ -183,7 +189,7 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      m.scheduled_at, m.registered_delivery, m.connection, m.api_key_id, k.name,
      q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
      p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
-     p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned";
+     p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned, q.reason";
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
     let message = MessageRecord {
@@ -229,6 +235,7 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         provider_message_ids: Vec::new(),
         route: r.get(46)?,
         pinned: r.get(47)?,
+        reason: QueueReason::from_json(r.get::<_, Option<String>>(48)?.as_deref()),
     };
     let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
         Some(state) => Some(StoredState {
@@ -326,7 +333,7 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
 
 fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditLine>, ViewError> {
     let mut stmt = c.prepare_cached(
-        "SELECT id, at, actor, action, subject_type, subject_id, note FROM audit
+        "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
          WHERE subject_type = ?1 AND subject_id = ?2 ORDER BY id",
     )?;
     let mut out = Vec::new();
@@ -341,6 +348,9 @@ fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary])
                 subject_type: r.get(4)?,
                 subject_id: r.get(5)?,
                 note: r.get(6)?,
+                details: r
+                    .get::<_, Option<String>>(7)?
+                    .and_then(|d| serde_json::from_str(&smsdesk_core::redact::redact_urls_in(&d)).ok()),
             })
         })?;
         for row in rows {
@@ -415,6 +425,8 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             webhooks,
             timeline,
             audit,
+            // The caller's, which the engine knows: it fills this in.
+            retry: RetryAdvice::default(),
         }))
     })
 }

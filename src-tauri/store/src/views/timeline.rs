@@ -47,7 +47,7 @@ pub struct TimelineEntry {
 
 /// An audited action on a message or one of its exceptions, as its timeline shows it: the action
 /// is a code (`message.retry`, `exception.resolve`...) the screens word in the operator's language.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub struct AuditLine {
     #[ts(type = "number")]
@@ -62,6 +62,10 @@ pub struct AuditLine {
     #[ts(type = "number | null")]
     pub subject_id: Option<i64>,
     pub note: Option<String>,
+    /// What the engine recorded with it, as facts the screens word (a number, a status, how a
+    /// number came on the opt-out list); null when it recorded none.
+    #[ts(type = "unknown")]
+    pub details: Option<serde_json::Value>,
 }
 
 fn state_words(s: DeliveryState) -> String {
@@ -345,6 +349,7 @@ mod tests {
             subject_type: Some(subject.0.into()),
             subject_id: Some(subject.1),
             note: note.map(str::to_owned),
+            details: None,
         }
     }
 

@@ -66,11 +66,12 @@ export function removedWords(entry: OptOutEntry, t: Translate): string | null {
 
 /**
  * Who did it, in words: smsdesk itself, the person at the number (by their reply: the engine names
- * such an actor "+33… (reply)"), or a person or key by name.
+ * such an actor by the number alone, "+33…", and wrote "+33… (reply)" before), or a person or key
+ * by name.
  */
 export function byWords(actor: string, t: Translate): string {
   if (actor === "system") return t("optOut.bySystem");
-  if (actor.endsWith(" (reply)")) return t("optOut.byHandset");
+  if (actor.endsWith(" (reply)") || /^\+\d{6,15}$/.test(actor)) return t("optOut.byHandset");
   if (actor === "operator") return t("audit.actor.operator");
   return actor;
 }

@@ -7,6 +7,7 @@ use ts_rs::TS;
 use crate::views::ViewError;
 use crate::Text;
 use smsdesk_core::domain::{DeliveryState, Flag, IntakeChannel, MessageKind, QueueStatus};
+use smsdesk_core::reasons::QueueReason;
 use smsdesk_core::receipts::rules::Rule;
 
 /// One message as listed.
@@ -52,6 +53,10 @@ pub struct MessageSummary {
     /// Not sent before this time, when it was scheduled.
     #[ts(type = "number | null")]
     pub scheduled_at_ms: Option<i64>,
+    /// Why our queue holds it where it is (its last problem: refused, timed out, opted out...), as
+    /// a code the screens word; null when nothing went wrong, or for a problem recorded before
+    /// reasons were (its detail's `queue.last_error` has the engine's sentence).
+    pub reason: Option<QueueReason>,
 }
 
 /// The columns of a [`MessageSummary`], over `m` (message), `q` (queue) and `p` (projection, may
@@ -63,7 +68,7 @@ pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.desti
      EXISTS (SELECT 1 FROM logical_event e JOIN receipt_outcome o ON o.logical_event_id = e.id
              WHERE e.message_id = m.id AND o.is_repeat = 1),
      (SELECT count(DISTINCT a.attempt_no) FROM attempt a WHERE a.message_id = m.id AND a.outcome <> 'not_sent'),
-     m.client_ref, m.api_key_id, m.connection, m.scheduled_at";
+     m.client_ref, m.api_key_id, m.connection, m.scheduled_at, q.reason";
 
 /// A row of [`SUMMARY_COLUMNS`], read.
 pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
@@ -105,6 +110,7 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
         api_key_id: r.get(21)?,
         connection: r.get(22)?,
         scheduled_at_ms: r.get(23)?,
+        reason: QueueReason::from_json(r.get::<_, Option<String>>(24)?.as_deref()),
     })
 }
 
