@@ -42,6 +42,7 @@ export function summary(id: number, over: Partial<MessageSummary> = {}): Message
     api_key_id: null,
     connection: "sandbox",
     scheduled_at_ms: null,
+    reason: null,
     ...over,
   };
 }
@@ -220,6 +221,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       provider_message_ids: ["0A1b "],
       route: "default",
       pinned: null,
+      reason: null,
     },
     state: {
       state: "delivered",
@@ -248,6 +250,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       entry(T0 + 5_000, "receipt", 11, "Receipt DELIVRD (reported delivered), err 000 via smpp_deliver_sm on sandbox."),
       entry(T0 + 9_000, "receipt", 12, "Receipt DELIVRD (reported delivered) via smpp_deliver_sm on sandbox; a repeat."),
     ],
+    retry: { blocked: [], confirm: [] },
     ...over,
   };
 }

@@ -781,3 +781,79 @@ describe("bulk decisions", () => {
     expect(queryTestId(view!.container, "exception-select-all")).toBeNull();
   });
 });
+
+describe("a conflict's decision beside its receipts", () => {
+  /** The sections of the page in their order, by what they hold. */
+  function order(root: HTMLElement): string[] {
+    const marks = ["exception-evidence", "resolve-form", "resolution", "exception-message"];
+    return [...root.querySelectorAll<HTMLElement>(marks.map((m) => `[data-testid="${m}"]`).join(","))].map(
+      (e) => e.dataset["testid"] ?? "",
+    );
+  }
+
+  it("puts the decision right after the two receipts, each receipt's stat first and the rest folded", async () => {
+    await open(exceptionDetail());
+    const root = view!.container;
+    expect(order(root), "the form follows the receipts; the message comes after").toEqual([
+      "exception-evidence",
+      "resolve-form",
+      "exception-message",
+    ]);
+    const evidence = byTestId(root, "exception-evidence");
+    // Between the receipts' section and the form: only the (empty) place where "saved" is said.
+    const between = evidence.closest("section")?.nextElementSibling as HTMLElement;
+    expect(between.textContent).toBe("");
+    expect(between.nextElementSibling?.querySelector('[data-testid="resolve-form"]'), "the decision follows the receipts").not.toBeNull();
+
+    const cards = [...evidence.querySelectorAll<HTMLElement>('[data-testid="receipt-evidence"]')];
+    expect(cards.map((c) => c.dataset["receiptId"])).toEqual(["11", "13"]);
+    for (const card of cards) {
+      const facts = byTestId(card, "receipt-facts");
+      const first = facts.querySelector(".fact");
+      expect(first?.querySelector("dt")?.textContent, "the status word leads").toBe("Status word (stat)");
+      expect(first?.querySelector("dd")?.dataset["testid"]).toBe("receipt-stat");
+      const more = byTestId<HTMLDetailsElement>(card, "receipt-more");
+      expect(more.tagName).toBe("DETAILS");
+      expect(more.open, "the rest is folded").toBe(false);
+      expect(more.textContent, "esm_class and the parser version are in the fold").toContain("esm_class");
+      expect(more.querySelector("summary")?.textContent).toBe("Every other field, the text and the bytes");
+      expect(facts.textContent, "esm_class is not beside stat").not.toContain("esm_class");
+      expect(facts.textContent).not.toContain("Parser");
+    }
+    expect(byTestId(cards[1]!, "receipt-stat").textContent).toContain("UNDELIV");
+  });
+
+  it("after resolving, the page says what was decided, not what to decide", async () => {
+    const h = await open(exceptionDetail());
+    const root = view!.container;
+    expect(byTestId(root, "exception-explained").textContent).toContain("decide which is right");
+    await click(byTestId(root, "resolve-action-choose_state"));
+    await click(root.querySelector<HTMLInputElement>('[data-testid="resolve-state"][value="undeliverable"]')!);
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Phone was off all day");
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      h.settleAs("state:undeliverable");
+      return Promise.resolve();
+    };
+    await click(submitButton());
+    await settle(300);
+    expect(queryTestId(root, "exception-explained"), "no call to decide once decided").toBeNull();
+    expect(byTestId(root, "exception-decided").textContent).toBe("Decided: State set: Undeliverable (operator’s decision)");
+    expect(root.textContent).not.toMatch(/decide which is right/);
+    expect(order(root)).toEqual(["exception-evidence", "resolution", "exception-message"]);
+  });
+
+  it("says the decision in French and Russian", async () => {
+    const closed = exceptionDetail({
+      exception: exceptionSummary(5, { status: "resolved", resolution: "dismissed", resolution_note: "ok", resolved_by: "marie", resolved_at_ms: T0 }),
+    });
+    const h = holding(closed);
+    view = await render(<ExceptionView backend={h.backend} id={5} onClose={() => {}} onOpenMessage={() => {}} />, ["fr-FR"]);
+    await settle();
+    expect(byTestId(view.container, "exception-decided").textContent).toMatch(/^Décidé : /);
+    await view.unmount();
+    view = await render(<ExceptionView backend={h.backend} id={5} onClose={() => {}} onOpenMessage={() => {}} />, ["ru-RU"]);
+    await settle();
+    expect(byTestId(view.container, "exception-decided").textContent).toMatch(/^Решено: /);
+  });
+});

@@ -469,7 +469,7 @@ describe("message detail: actions", () => {
     await click(byTestId(root, "retry-submit"));
     await settle();
     const error = byTestId(root, "retry-error");
-    expect(error.querySelector("h3")?.textContent).toBe("Not sent: the number is on the opt-out list");
+    expect(error.querySelector("h3")?.textContent, "the title does not repeat the reason the text gives").toBe("The message was not sent again");
     expect(error.textContent).toContain("the person asked not to receive these messages");
   });
 

@@ -8,7 +8,9 @@ import { DetailBar } from "../components/DetailBar";
 import { useBackendData } from "../hooks/useBackendData";
 import { useEscape } from "../hooks/useEscape";
 import { useI18n } from "../i18n/context";
+import { CopyToNew } from "./message/CopyToNew";
 import { Flags } from "./message/Flags";
+import { adviceOf, headline, needsCorrection } from "./message/headline";
 import { MessageActions } from "./message/MessageActions";
 import { networkEvidence } from "./message/words";
 import { MessageHeader } from "./message/MessageHeader";
@@ -84,9 +86,10 @@ export function MessageDetail({
       data-id={id}
     >
       <DetailBar backLabel={t("detail.back")} onClose={onClose} />
-      <h2 id={headingId} ref={headingRef} tabIndex={-1}>
-        {t("detail.title", { id: String(id) })}
+      <h2 id={headingId} ref={headingRef} tabIndex={-1} data-testid="detail-heading">
+        {state.status === "ready" ? headline(state.data, t) : t("detail.title", { id: String(id) })}
       </h2>
+      {state.status === "ready" && may.send && needsCorrection(state.data) && <CopyToNew message={state.data.message} />}
       {state.status === "loading" && (
         <p className="status" role="status" data-testid="detail-loading">
           <span className="spinner" aria-hidden="true" />
@@ -106,6 +109,8 @@ export function MessageDetail({
               backend={backend}
               messageId={id}
               status={state.data.queue.status}
+              updatedAtMs={state.data.queue.updated_at_ms}
+              advice={adviceOf(state.data)}
               evidence={networkEvidence(state.data)}
               onDone={reload}
             />

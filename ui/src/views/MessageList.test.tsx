@@ -8,6 +8,7 @@ import { byTestId, click, queryTestId, render, settle, submit, type, type Render
 import { FakeBackend } from "../test/fakeBackend";
 import type { MessageDetail } from "../bindings/MessageDetail";
 import { createI18n } from "../i18n/i18n";
+import { queueReasonWords } from "../i18n/reasons/words";
 import { deliveredDetail, summary } from "../test/fixtures";
 import { MessageDetail as Detail } from "./MessageDetail";
 import { FIRST_PAGE, MessageList } from "./MessageList";
@@ -334,5 +335,35 @@ describe("message list: fits its panel", () => {
     expect([...created.querySelectorAll(".nowrap")].map((p) => p.textContent)).toEqual([formatDateShort(at), formatAxisTime(at)]);
     expect(created.getAttribute("title"), "the whole moment, with its zone, is in the tooltip").toBe(formatDateTime(at));
     expect(row.querySelector("td.nowrap"), "no cell is kept on one line whole").toBeNull();
+  });
+});
+
+describe("message list: why a message failed or is held", () => {
+  it("shows the reason under the state of a failed or held row, and none on the others", async () => {
+    const reason = { code: "refused_permanent" as const, params: { status: "ESME_RINVDSTADR" } };
+    // A row carrying the queue's reason (MessageSummary.reason, which the engine is to add).
+    const failed = { ...summary(1, { status: "failed" }), reason };
+    const { backend } = paging({
+      "": { items: [failed, summary(2, { status: "held" }), summary(3, { status: "accepted", state: "delivered" })], next_cursor: null, scan_limited: false },
+    });
+    view = await render(<MessageList backend={backend} />);
+    await settle();
+    const rows = [...view.container.querySelectorAll<HTMLElement>('[data-testid="message-row"]')];
+    const reasons = rows.map((r) => queryTestId(r, "message-reason")?.textContent ?? null);
+    const { t } = createI18n(["en-US"]);
+    const words = queueReasonWords({ ...deliveredDetail().queue, status: "failed", reason }, t);
+    expect(reasons).toEqual([words === null ? null : `Why: ${words}`, "Why: its number is on the opt-out list", null]);
+    const held = rows[1]!;
+    expect(
+      byTestId(held, "message-state").compareDocumentPosition(byTestId(held, "message-reason")) & Node.DOCUMENT_POSITION_FOLLOWING,
+      "the reason comes after the state",
+    ).toBeTruthy();
+  });
+
+  it("says it in French", async () => {
+    const { backend } = paging({ "": { items: [summary(2, { status: "held" })], next_cursor: null, scan_limited: false } });
+    view = await render(<MessageList backend={backend} />, ["fr-FR"]);
+    await settle();
+    expect(byTestId(view.container, "message-reason").textContent).toBe("Motif : son numéro est sur la liste d’opposition");
   });
 });

@@ -10,10 +10,19 @@ import { Badge } from "../components/Badge";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { ListFooter } from "../components/ListFooter";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
+import { rowReason } from "./message/rowReason";
 import { useI18n } from "../i18n/context";
 import { ExportCsv } from "./ExportCsv";
 import { ATTENTION_FLAGS } from "./labels";
-import { ANY_MESSAGE, isAny, MessageFilters, toMessageFilter, toMessageFilterKey, type MessageQuery } from "./MessageFilters";
+import {
+  ANY_MESSAGE,
+  filterProblems,
+  isAny,
+  MessageFilters,
+  toMessageFilter,
+  toMessageFilterKey,
+  type MessageQuery,
+} from "./MessageFilters";
 import { SavedFilters } from "./SavedFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
 
@@ -75,7 +84,7 @@ export function MessageList({
     <section className="panel" aria-labelledby={headingId} aria-busy={state.status === "loading"}>
       <h2 id={headingId}>{t("messages.title")}</h2>
       <p className="panel-intro">{t("messages.intro")}</p>
-      <MessageFilters applied={query} onApply={setQuery} />
+      <MessageFilters applied={query} onApply={setQuery} backend={backend} problems={filterProblems(state.error)} />
       <div className="list-tools">
         <SavedFilters current={query} onApply={setQuery} />
         {may.export && <ExportCsv backend={backend} filter={toMessageFilter(query, null, null)} />}
@@ -88,7 +97,7 @@ export function MessageList({
           {t("messages.loading")}
         </p>
       )}
-      {state.status === "error" && state.error !== null && (
+      {state.status === "error" && state.error !== null && filterProblems(state.error).length === 0 && (
         <ErrorNotice title={t("messages.error")} error={state.error} onRetry={retry} testId="messages-error" />
       )}
       {state.status === "ready" && (
@@ -199,6 +208,7 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
   const { t, formatDateTime, formatDateShort, formatAxisTime } = useI18n();
   const open = onOpen === undefined ? undefined : () => onOpen(m.id);
   const flags = ATTENTION_FLAGS.filter((f) => m.flags.includes(f));
+  const reason = rowReason(m, t);
   return (
     <tr
       className={open ? "row-link" : undefined}
@@ -207,6 +217,7 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
       onKeyDown={open ? openOnKey(open) : undefined}
       data-testid="message-row"
       data-id={m.id}
+      data-destination={m.destination}
       data-status={m.status}
       data-state={m.state}
     >
@@ -237,6 +248,11 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
             <Badge tone={STATE_TONE[m.state]}>{t(`deliveryState.${m.state}`)}</Badge>
           </span>
         </span>
+        {reason !== null && (
+          <span className="hint row-reason" data-testid="message-reason">
+            {t("messages.row.reason", { reason })}
+          </span>
+        )}
         <span className="badges" data-testid="message-flags">
           {flags.map((f) => (
             <Badge key={f} tone="warning">

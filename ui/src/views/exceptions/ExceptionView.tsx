@@ -1,23 +1,24 @@
 import { useCallback, useEffect, useId, useRef, useState } from "react";
 import { useAccess } from "../../access/context";
 import type { Backend, BackendError } from "../../backend";
-import type { Candidate } from "../../bindings/Candidate";
 import type { ChangeEvent } from "../../bindings/ChangeEvent";
-import type { EvidenceItem } from "../../bindings/EvidenceItem";
 import type { ExceptionDetail } from "../../bindings/ExceptionDetail";
+import type { ExceptionSummary } from "../../bindings/ExceptionSummary";
 import type { MessageSummary } from "../../bindings/MessageSummary";
 import { Badge } from "../../components/Badge";
 import { Disclosure } from "../../components/Disclosure";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { DetailBar } from "../../components/DetailBar";
-import { AttemptEvidence } from "../../components/evidence/AttemptEvidence";
-import { ReceiptEvidence } from "../../components/evidence/ReceiptEvidence";
 import { Fact, Facts } from "../../components/Facts";
 import { useBackendData } from "../../hooks/useBackendData";
 import { useEscape } from "../../hooks/useEscape";
 import { useI18n } from "../../i18n/context";
+import type { Translate } from "../../i18n/i18n";
+import { resolutionWords } from "../message/words";
 import { FLAGS } from "../labels";
 import { EXCEPTION_STATUS_TONE, QUEUE_TONE, STATE_TONE } from "../tones";
+import { Candidates } from "./Candidates";
+import { Evidence } from "./Evidence";
 import { Resolution } from "./Resolution";
 import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { ResolveForm } from "./ResolveForm";
@@ -39,10 +40,15 @@ export function concernsException(event: ChangeEvent, id: number, shown: Excepti
   }
 }
 
+/** A closed exception's lead line: what was decided, in words, where an open one says what to decide. */
+export function decidedWords(e: ExceptionSummary, t: Translate): string {
+  return e.resolution === null ? t("exception.decided.none") : t("exception.decided", { what: resolutionWords(e.resolution, t) });
+}
+
 /**
- * One exception: what it means, the message it concerns (when there is one; none is guessed),
- * its evidence side by side, and the decision: the form while it is open, what was decided
- * once it is closed.
+ * One exception: what it means (once closed, what was decided), its evidence side by side and,
+ * right after it, the decision: the form while it is open, what was decided once it is closed.
+ * Then the message it concerns (when there is one; none is guessed), and any candidates.
  */
 export function ExceptionView({
   backend,
@@ -125,9 +131,15 @@ export function ExceptionView({
                 })}
               </span>
             </p>
-            <p className="statement-lead" data-testid="exception-explained">
-              {t(`exceptionKind.${state.data.exception.kind}.explained`)}
-            </p>
+            {state.data.exception.status === "open" ? (
+              <p className="statement-lead" data-testid="exception-explained">
+                {t(`exceptionKind.${state.data.exception.kind}.explained`)}
+              </p>
+            ) : (
+              <p className="statement-lead" data-testid="exception-decided">
+                {decidedWords(state.data.exception, t)}
+              </p>
+            )}
             <Facts>
               <Fact label={t("exception.summary")}>
                 <span data-testid="exception-summary">
@@ -136,6 +148,7 @@ export function ExceptionView({
               </Fact>
             </Facts>
           </div>
+          <Evidence items={state.data.evidence} />
           <div ref={resolvedRef} tabIndex={-1} aria-live="polite">
             {closedNow && (
               <p className="notice notice-success" data-testid="resolve-done">
@@ -144,21 +157,6 @@ export function ExceptionView({
             )}
             {stale !== null && <ErrorNotice title={t("resolve.failed")} error={stale} testId="resolve-stale" />}
           </div>
-          <ConcernedMessage message={state.data.message} onOpenMessage={onOpenMessage} />
-          <Evidence items={state.data.evidence} />
-          {state.data.candidates.length > 0 && (
-            <Candidates
-              candidates={state.data.candidates}
-              forReceipt={state.data.exception.kind === "uncorrelated"}
-              onOpenMessage={onOpenMessage}
-              onOpenException={onOpenException}
-            />
-          )}
-          {state.data.details !== null && state.data.details !== undefined && (
-            <Disclosure summary={t("exception.details")} testId="exception-details">
-              <pre className="raw">{JSON.stringify(state.data.details, null, 2)}</pre>
-            </Disclosure>
-          )}
           {state.data.exception.status === "open" ? (
             may.resolve ? (
               <ResolveForm
@@ -175,6 +173,20 @@ export function ExceptionView({
             )
           ) : (
             <Resolution exception={state.data.exception} />
+          )}
+          <ConcernedMessage message={state.data.message} onOpenMessage={onOpenMessage} />
+          {state.data.candidates.length > 0 && (
+            <Candidates
+              candidates={state.data.candidates}
+              forReceipt={state.data.exception.kind === "uncorrelated"}
+              onOpenMessage={onOpenMessage}
+              onOpenException={onOpenException}
+            />
+          )}
+          {state.data.details !== null && state.data.details !== undefined && (
+            <Disclosure summary={t("exception.details")} testId="exception-details">
+              <pre className="raw">{JSON.stringify(state.data.details, null, 2)}</pre>
+            </Disclosure>
           )}
         </>
       )}
@@ -225,145 +237,6 @@ function ConcernedMessage({
           >
             {t("exception.openMessage", { id: String(m.id) })}
           </button>
-        </div>
-      )}
-    </section>
-  );
-}
-
-/**
- * A receipt that matched no message beside the tries whose outcome is unknown on its connection
- * (or, seen from a try, the receipts that matched nothing), each with the facts that agree or
- * differ. Nothing here attaches anything: that stays the operator's decision, below.
- */
-function Candidates({
-  candidates,
-  forReceipt,
-  onOpenMessage,
-  onOpenException,
-}: {
-  candidates: Candidate[];
-  forReceipt: boolean;
-  onOpenMessage: (id: number) => void;
-  onOpenException: ((id: number) => void) | undefined;
-}) {
-  const { t, formatDateTime } = useI18n();
-  const headingId = useId();
-  return (
-    <section aria-labelledby={headingId} data-testid="exception-candidates">
-      <h3 id={headingId}>{t(forReceipt ? "candidates.title.receipt" : "candidates.title.attempt")}</h3>
-      <p className="hint">{t("candidates.intro")}</p>
-      {candidates.map((c) => (
-        <article
-          key={`${c.receipt.id}:${c.attempt.id}`}
-          className="evidence-card"
-          data-testid="candidate"
-          data-message={c.attempt.message_id}
-          data-receipt={c.receipt.id}
-        >
-          <h4>
-            {forReceipt
-              ? t("candidates.attempt", {
-                  n: c.attempt.attempt_no,
-                  id: String(c.attempt.message_id),
-                  at: formatDateTime(c.attempt.sent_at_ms ?? c.attempt.created_at_ms),
-                })
-              : t("candidates.receipt", {
-                  id: String(c.receipt.id),
-                  at: formatDateTime(c.receipt.received_at_ms),
-                })}
-          </h4>
-          {c.message !== null && (
-            <p>
-              <span className="phone">{c.message.destination}</span> <span className="message-body">{c.message.preview}</span>
-            </p>
-          )}
-          <table className="facts-table" data-testid="candidate-facts">
-            <thead>
-              <tr>
-                <th scope="col">{t("candidates.fact")}</th>
-                <th scope="col">{t("candidates.receiptSays")}</th>
-                <th scope="col">{t("candidates.attemptSays")}</th>
-                <th scope="col">{t("candidates.verdict")}</th>
-              </tr>
-            </thead>
-            <tbody>
-              {c.facts.map((f) => (
-                <tr key={f.field} data-field={f.field} data-agrees={f.agrees}>
-                  <th scope="row">{t(`candidates.field.${f.field}`)}</th>
-                  <td>
-                    <code>{f.receipt}</code>
-                  </td>
-                  <td>
-                    <code>{f.attempt}</code>
-                  </td>
-                  <td>
-                    <Badge tone={f.agrees ? "success" : "warning"}>
-                      {t(f.agrees ? "candidates.agrees" : "candidates.differs")}
-                    </Badge>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-          {c.facts.length === 0 && <p className="muted">{t("candidates.noFacts")}</p>}
-          <div className="row-actions">
-            <button
-              type="button"
-              className="button button-secondary button-small"
-              onClick={() => onOpenMessage(c.attempt.message_id)}
-            >
-              {t("exception.openMessage", { id: String(c.attempt.message_id) })}
-            </button>
-            {!forReceipt && c.receipt_exception_id !== null && onOpenException !== undefined && (
-              <button
-                type="button"
-                className="button button-secondary button-small"
-                onClick={() => onOpenException(c.receipt_exception_id ?? 0)}
-                data-testid="candidate-open-exception"
-              >
-                {t("candidates.openReceiptException", { id: String(c.receipt_exception_id) })}
-              </button>
-            )}
-          </div>
-        </article>
-      ))}
-    </section>
-  );
-}
-
-function Evidence({ items }: { items: EvidenceItem[] }) {
-  const { t } = useI18n();
-  const headingId = useId();
-  return (
-    <section aria-labelledby={headingId}>
-      <h3 id={headingId}>{t("exception.evidence")}</h3>
-      {items.length === 0 ? (
-        <p className="muted">{t("exception.evidence.none")}</p>
-      ) : (
-        <div className="evidence-grid" data-testid="exception-evidence">
-          {items.map((item, i) => (
-            <article
-              key={`${item.role}:${item.receipt?.id ?? ""}:${item.attempt?.id ?? ""}:${i}`}
-              className="evidence-card"
-              data-testid="evidence-item"
-              data-role={item.role}
-            >
-              <h4>
-                {t(`evidenceRole.${item.role}`)}
-                {item.receipt !== null && <span className="muted"> · {t("receipt.ref", { id: String(item.receipt.id) })}</span>}
-                {item.attempt !== null && (
-                  <span className="muted">
-                    {" "}
-                    · {t("attempt.ref", { n: item.attempt.attempt_no, id: String(item.attempt.message_id) })}
-                  </span>
-                )}
-              </h4>
-              <p className="hint">{t(`evidenceRole.${item.role}.explained`)}</p>
-              {item.receipt !== null && <ReceiptEvidence receipt={item.receipt} />}
-              {item.attempt !== null && <AttemptEvidence attempt={item.attempt} />}
-            </article>
-          ))}
         </div>
       )}
     </section>

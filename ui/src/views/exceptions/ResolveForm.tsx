@@ -9,7 +9,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
 import { ALLOWED_ACTIONS, FINAL_STATES, type ResolveAction } from "../labels";
-import { CONFIRMATION_REQUIRED, LimitsRefusal, refusedByLimits } from "../message/MessageActions";
+import { CONFIRMATION_REQUIRED, LimitsRefusal, refusedByLimits } from "../message/guard";
 import { MessagePicker } from "./MessagePicker";
 import { MismatchNotice, type Mismatch } from "./MismatchNotice";
 

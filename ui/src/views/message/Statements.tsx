@@ -6,6 +6,8 @@ import { Badge } from "../../components/Badge";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import { QUEUE_TONE, STATE_TONE } from "../tones";
+import { queueReasonWords } from "../../i18n/reasons/words";
+import { neverAccepted } from "./headline";
 import { failureReason, networkState, resolutionWords } from "./words";
 
 /**
@@ -68,7 +70,9 @@ function QueueStatement({ detail }: { detail: MessageDetail }) {
             </span>
           )}
         </Fact>
-        <Fact label={t("queue.lastError")}>{q.status === "failed" ? null : q.last_error}</Fact>
+        <Fact label={t("queue.lastError")} testId="queue-last-problem">
+          {q.status === "failed" ? null : queueReasonWords(q, t)}
+        </Fact>
         <Fact label={t("queue.updatedAt")}>{formatDateTime(q.updated_at_ms)}</Fact>
       </Facts>
     </section>
@@ -81,18 +85,30 @@ function NetworkStatement({ detail, onShowReceipt }: { detail: MessageDetail; on
   const s = detail.state;
   const state = networkState(detail);
   const decided = s.rule === "operator_decision";
+  // Refused before any acceptance: no receipt is on its way, and the page does not wait for one.
+  const never = !decided && state === "pending" && neverAccepted(detail);
   const explained = decided
     ? t(s.reported_state === null ? "rule.underDecision.none" : "rule.underDecision")
-    : t(`rule.${s.rule}`);
+    : never
+      ? t("statement.network.neverAccepted.explained")
+      : t(`rule.${s.rule}`);
   const receipts = new Map(detail.receipts.map((r) => [r.id, r]));
   const supporting = s.supporting_receipt_ids.map((id) => receipts.get(id) ?? id);
   const conflicting = s.conflicting_receipt_ids.map((id) => receipts.get(id) ?? id);
   return (
-    <section className="statement" aria-labelledby={headingId} data-testid="statement-network" data-state={state}>
+    <section
+      className="statement"
+      aria-labelledby={headingId}
+      data-testid="statement-network"
+      data-state={state}
+      data-never-accepted={never ? "" : undefined}
+    >
       <h3 id={headingId}>{t("statement.network")}</h3>
       <p className="statement-lead">
         <Badge tone={STATE_TONE[state]}>
-          <span data-testid="statement-network-state">{t(`reportedState.${state}`)}</span>
+          <span data-testid="statement-network-state">
+            {never ? t("statement.network.neverAccepted") : t(`reportedState.${state}`)}
+          </span>
         </Badge>
       </p>
       <p data-testid="statement-network-rule">{explained}</p>

@@ -13,6 +13,7 @@ import { useI18n } from "../../i18n/context";
 import { MessageRecordFacts } from "./MessageHeader";
 import { buildTimeline, groupByPart, type TimelineItem, type TimelineItemKind } from "./timeline";
 import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
+import { auditActorWords, auditDetailWords } from "../../i18n/reasons/words";
 import { auditActionText, smppStatusText } from "../../i18n/server/words";
 import { resolutionWords, webhookValue } from "./words";
 
@@ -81,7 +82,7 @@ function Item({
   detail: MessageDetail;
   onOpenException: (id: number) => void;
 }) {
-  const { t, formatDateTimePrecise, formatDateTime } = useI18n();
+  const { t, formatDateTimePrecise } = useI18n();
   return (
     <li
       className={`timeline-item timeline-${item.kind}`}
@@ -95,8 +96,8 @@ function Item({
           {ICON[item.kind]}
         </span>
         <span className="timeline-kind">{t(`timelineKind.${item.kind}`)}</span>
-        <time className="timeline-time" dateTime={new Date(item.at).toISOString()} title={formatDateTimePrecise(item.at)}>
-          {formatDateTime(item.at)}
+        <time className="timeline-time" dateTime={new Date(item.at).toISOString()} data-testid="timeline-time">
+          {formatDateTimePrecise(item.at)}
         </time>
       </div>
       <div className="timeline-line" data-testid="timeline-line">
@@ -224,11 +225,11 @@ function Line({
     case "audit": {
       const line = detail.audit.find((a) => a.id === item.entry.ref_id);
       if (line === undefined) return <span lang="en">{item.entry.summary}</span>;
-      const who = line.actor === "system" ? t("audit.actor.system") : line.actor;
+      const who = auditActorWords(line.actor, t);
       const what = auditActionText(line.action, t);
-      return line.note === null || line.note === ""
-        ? t("timeline.audit", { who, what })
-        : t("timeline.auditNote", { who, what, note: line.note });
+      // What a person wrote, else what the engine recorded, in the reader's words.
+      const note = line.note !== null && line.note !== "" ? line.note : auditDetailWords(line, t);
+      return note === null ? t("timeline.audit", { who, what }) : t("timeline.auditNote", { who, what, note });
     }
     case "webhook": {
       const d = item.delivery;

@@ -4,6 +4,7 @@ import type { MessageDetail } from "../../bindings/MessageDetail";
 import type { QueueStatus } from "../../bindings/QueueStatus";
 import type { WebhookField } from "../../bindings/WebhookField";
 import type { I18n } from "../../i18n/i18n";
+import { queueReasonWords } from "../../i18n/reasons/words";
 import { smppStatusText } from "../../i18n/server/words";
 import { DELIVERY_STATES, QUEUE_STATUSES } from "../labels";
 
@@ -23,11 +24,11 @@ export function lastAnswered(attempts: readonly AttemptView[]): AttemptView | nu
   return last;
 }
 
-/** Why the message failed, in the SMSC's words when it gave some, else the queue's. */
+/** Why the message failed, in the SMSC's words when it gave some, else the queue's reason in words. */
 export function failureReason(detail: MessageDetail, t: I18n["t"]): string {
   const a = lastAnswered(detail.attempts);
   if (a?.command_status_name != null) return smppStatusText(a.command_status_name, t);
-  return detail.queue.last_error ?? a?.error ?? t("queue.noReason");
+  return queueReasonWords(detail.queue, t) ?? a?.error ?? t("queue.noReason");
 }
 
 /** A webhook's value in the screen's words when it is a status or a state this version knows. */
