@@ -261,9 +261,9 @@ describe("HttpBackend against a real HTTP server", () => {
       respond = (req, res) => (req.method === "GET" ? json(res, 200, { open: true }) : json(res, 201, admin));
       const backend = new HttpBackend(origin);
       await expect(backend.setupState()).resolves.toEqual({ open: true });
-      await expect(backend.createFirstAdmin({ token: "setup_abc", name: "Marie", password: "correct horse" })).resolves.toEqual(admin);
+      await expect(backend.createFirstAdmin({ token: "setup_abc", name: "Marie", password: "correct horse", country: null })).resolves.toEqual(admin);
       expect(requests.map((r) => `${r.method} ${r.url}`)).toEqual(["GET /api/v1/setup", "POST /api/v1/setup"]);
-      expect(JSON.parse(requests[1]?.body ?? "")).toEqual({ token: "setup_abc", name: "Marie", password: "correct horse" });
+      expect(JSON.parse(requests[1]?.body ?? "")).toEqual({ token: "setup_abc", name: "Marie", password: "correct horse", country: null });
       expect(requests.every((r) => !r.url?.includes("setup_abc")), "the token never travels in a URL").toBe(true);
       expect(backend.session.getState()).toMatchObject({ phase: "signed_in", me: { admin: true } });
     });
@@ -271,7 +271,7 @@ describe("HttpBackend against a real HTTP server", () => {
     it("a refused link rejects with setup_token_invalid and signs nobody in", async () => {
       respond = (_req, res) => json(res, 403, { code: "setup_token_invalid", message: "unknown, used or expired link" });
       const backend = new HttpBackend(origin);
-      await expect(backend.createFirstAdmin({ token: "old", name: "Marie", password: "correct horse" })).rejects.toMatchObject({
+      await expect(backend.createFirstAdmin({ token: "old", name: "Marie", password: "correct horse", country: null })).rejects.toMatchObject({
         code: "setup_token_invalid",
       });
       expect(backend.session.getState().phase).toBe("checking");

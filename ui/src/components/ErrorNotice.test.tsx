@@ -64,3 +64,33 @@ describe("ErrorNotice explains each new code in its own words", () => {
     expect(notice.querySelector('[data-testid="error-retry-after"]')?.textContent).toBe("Try again in 42 s.");
   });
 });
+
+describe("ErrorNotice says it once, in words", () => {
+  it("leads with words, folds the code and the engine's English under Technical details, and names a setting by its label", async () => {
+    const error = new BackendError("invalid", "invalid settings: intake.default_region: \"France\" is not a country code", {
+      errors: [
+        {
+          field: "intake.default_region",
+          code: "unknown_country" as never,
+          params: {},
+          message: "\"France\" is not a country code",
+        },
+      ],
+    });
+    view = await render(<ErrorNotice title="The settings were not saved" error={error} testId="e" />, ["fr-FR"]);
+    const notice = view.container.querySelector<HTMLElement>('[data-testid="e"]') as HTMLElement;
+    const technical = notice.querySelector<HTMLDetailsElement>('[data-testid="error-technical"]');
+    expect(technical?.open, "folded").toBe(false);
+    expect(technical?.querySelector("summary")?.textContent).toBe("Détails techniques");
+    expect(technical?.querySelector('[data-testid="error-code"]')?.textContent).toBe("invalid");
+    expect(technical?.querySelector('[data-testid="error-message"]')?.textContent).toContain("is not a country code");
+    // Outside the fold: the headline, one sentence, and the field in words; no raw key, no English.
+    const open = [...notice.children].filter((c) => c !== technical).map((c) => c.textContent ?? "").join(" ");
+    expect(open).not.toContain("intake.default_region");
+    expect(open).not.toContain("not a country code");
+    expect(notice.querySelector('[data-testid="field-errors"]')?.textContent).toBe(
+      "Pays des numéros nationaux : Ce n’est pas un code de pays : indiquez les deux lettres du pays, par exemple FR, BE ou RU.",
+    );
+    expect(notice.querySelectorAll("p")).toHaveLength(1);
+  });
+});

@@ -1,8 +1,9 @@
 import type { ReactNode } from "react";
 import { CLIENT_ERROR_CODES, ERROR_CODES, type BackendError, type BackendErrorCode } from "../backend";
 import { useI18n } from "../i18n/context";
-import type { MessageKey } from "../i18n/i18n";
-import { fieldErrorLine } from "../i18n/server/words";
+import type { FieldError } from "../bindings/FieldError";
+import type { I18n, MessageKey } from "../i18n/i18n";
+import { fieldErrorLine, fieldProblem, isKey } from "../i18n/server/words";
 
 /** Codes the UI explains in its own words; any other code gets the generic sentence. */
 type ExplanationKey = Extract<
@@ -103,8 +104,20 @@ export function errorExplanation(t: ReturnType<typeof useI18n>["t"], error: Back
 }
 
 /**
- * An error as a person reads it: what went wrong in their language, then the engine's code and
- * its own words (which the operator may need to quote), and every refused field.
+ * A refused field as one line in words: a setting by its label ("Country of national numbers"),
+ * any other field by its name, never a raw key such as `intake.default_region`.
+ */
+export function refusedFieldLine(e: FieldError, t: I18n["t"]): string {
+  const setting = `setting.${e.field}`;
+  if (!isKey(setting)) return fieldErrorLine(e, t);
+  const field = (t as unknown as (k: string) => string)(setting);
+  return t("fieldError.line", { field, problem: fieldProblem(e, t) });
+}
+
+/**
+ * An error as a person reads it, said once: the headline, what went wrong in their language (or,
+ * when fields were refused, each of them in words), and, folded under "Technical details", the
+ * engine's code and its own English words, which the operator may need to quote.
  */
 export function ErrorNotice({
   title,
@@ -124,34 +137,39 @@ export function ErrorNotice({
   return (
     <div className="notice notice-error" role="alert" data-testid={testId} data-code={error.code}>
       <h3>{title}</h3>
-      <p>{t(explanation)}</p>
-      {error.retryAfterSeconds !== null && (
-        <p data-testid="error-retry-after">{t("error.retryAfter", { seconds: error.retryAfterSeconds })}</p>
-      )}
-      <dl className="error-facts">
-        <div>
-          <dt>{t("error.code")}</dt>
-          <dd>
-            <code data-testid="error-code">{error.code}</code>
-          </dd>
-        </div>
-        <div>
-          <dt>{t("error.details")}</dt>
-          <dd data-testid="error-message" lang="en">
-            {error.message}
-          </dd>
-        </div>
-      </dl>
+      <p data-testid="error-explanation">{t(explanation)}</p>
       {error.errors.length > 0 && (
         <ul className="field-errors" data-testid="field-errors">
           {error.errors.map((e) => (
             <li key={`${e.field}:${e.code}`} data-field={e.field}>
-              {fieldErrorLine(e, t)}
+              {refusedFieldLine(e, t)}
             </li>
           ))}
         </ul>
       )}
+      {error.retryAfterSeconds !== null && (
+        <p data-testid="error-retry-after">{t("error.retryAfter", { seconds: error.retryAfterSeconds })}</p>
+      )}
       {children}
+      <details className="error-technical" data-testid="error-technical">
+        <summary>{t("error.technical")}</summary>
+        <dl className="error-facts">
+          <div>
+            <dt>{t("error.code")}</dt>
+            <dd>
+              <code data-testid="error-code">{error.code}</code>
+            </dd>
+          </div>
+          {error.message.trim() !== "" && (
+            <div>
+              <dt>{t("error.details")}</dt>
+              <dd data-testid="error-message" lang="en">
+                {error.message}
+              </dd>
+            </div>
+          )}
+        </dl>
+      </details>
       {onRetry && (
         <button type="button" className="button" onClick={onRetry} data-testid="retry">
           {t("action.retry")}

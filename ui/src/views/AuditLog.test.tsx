@@ -76,7 +76,7 @@ describe("audit log", () => {
     expect(byTestId<HTMLAnchorElement>(retried!, "audit-open-message").getAttribute("href")).toBe("#/messages/43");
     expect(cell(retried, "audit-note"), "the note as written, line breaks kept").toBe("customer called\nsend again");
 
-    expect(cell(revoked, "audit-who"), "an API key's name as recorded").toBe("api key crm");
+    expect(cell(revoked, "audit-who"), "an API key by its name, in the reader's words").toBe("Clé d’API crm");
     expect(cell(revoked, "audit-subject")).toBe("Clé d’API 2");
     expect(cell(unknown, "audit-what"), "an action this UI does not know shows its code").toBe("something.new");
   });
@@ -184,5 +184,19 @@ describe("audit log", () => {
     await click(byTestId(root, "audit-error").querySelector("button")!);
     await settle();
     expect(byTestId(root, "audit-empty").textContent).toBe("Nothing has been recorded yet.");
+  });
+});
+
+describe("how many rows show, in the form the count needs", () => {
+  it("says “1 affiché” and “2 affichés” in French", async () => {
+    const { backend } = paging({ "": { items: [entry(1)], next_cursor: null } });
+    view = await render(<AuditLog backend={backend} />, ["fr-FR"]);
+    await settle();
+    expect(byTestId(view.container, "audit-count").textContent).toBe("1 affiché.");
+    await view.unmount();
+    const two = paging({ "": { items: [entry(1), entry(2)], next_cursor: null } });
+    view = await render(<AuditLog backend={two.backend} />, ["fr-FR"]);
+    await settle();
+    expect(byTestId(view.container, "audit-count").textContent).toBe("2 affichés.");
   });
 });

@@ -4,22 +4,17 @@ import type { AuditEntry } from "../bindings/AuditEntry";
 import type { ChangeEvent } from "../bindings/ChangeEvent";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { ListFooter } from "../components/ListFooter";
+import { shownWords } from "../components/shownWords";
 import { formatRoute } from "../hooks/useHashRoute";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { useI18n } from "../i18n/context";
-import type { Translate } from "../i18n/i18n";
+import { auditActorWords, auditDetailWords } from "../i18n/reasons/words";
 import { auditActionWords, knownAuditAction } from "../i18n/server/words";
 
 export const PAGE_SIZE = 50;
 
 /** Only a new audit row changes the log (it is append-only). */
 const showsChange = (event: ChangeEvent): boolean => event.entity === "audit";
-
-function actorWords(actor: string, t: Translate): string {
-  if (actor === "operator") return t("audit.actor.operator");
-  if (actor === "system") return t("audit.actor.system");
-  return actor;
-}
 
 export interface AuditLogProps {
   backend: Backend;
@@ -84,7 +79,8 @@ function AuditTable({
   onOpenMessage: ((id: number) => void) | undefined;
   onOpenException: ((id: number) => void) | undefined;
 }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   return (
     <>
       {state.error !== null && <ErrorNotice title={t("audit.errorMore")} error={state.error} testId="audit-more-error" />}
@@ -113,7 +109,7 @@ function AuditTable({
         </div>
       )}
       <ListFooter
-        shown={state.items.length > 0 ? t("audit.shown", { count: state.items.length }) : null}
+        shown={state.items.length > 0 ? shownWords(state.items.length, i18n) : null}
         more={state.nextCursor !== null}
         loadingMore={state.loadingMore}
         onMore={onMore}
@@ -141,15 +137,38 @@ function AuditRow({
           {formatDateTime(e.at_ms)}
         </time>
       </td>
-      <td data-testid="audit-who">{actorWords(e.actor, t)}</td>
+      <td data-testid="audit-who">{auditActorWords(e.actor, t)}</td>
       <td data-testid="audit-what">{action === null ? <code>{e.action}</code> : auditActionWords(action, t)}</td>
       <td data-testid="audit-subject">
         <Subject entry={e} onOpenMessage={onOpenMessage} onOpenException={onOpenException} />
       </td>
       <td className="audit-note" data-testid="audit-note">
-        {e.note === null || e.note.trim() === "" ? <span className="muted">{t("audit.noNote")}</span> : e.note}
+        <AuditNote entry={e} />
       </td>
     </tr>
+  );
+}
+
+/**
+ * The note of an entry: what a person wrote, as they wrote it, and beside it what the engine
+ * recorded (the number and how it came on the opt-out list, the settings changed...) worded in
+ * the reader's language.
+ */
+function AuditNote({ entry: e }: { entry: AuditEntry }) {
+  const { t } = useI18n();
+  const facts = auditDetailWords(e, t);
+  const note = e.note !== null && e.note.trim() !== "" ? e.note : null;
+  if (note === null && facts === null) return <span className="muted">{t("audit.noNote")}</span>;
+  return (
+    <>
+      {note !== null && <span data-testid="audit-note-text">{note}</span>}
+      {note !== null && facts !== null && " "}
+      {facts !== null && (
+        <span className="muted" data-testid="audit-facts">
+          {facts}
+        </span>
+      )}
+    </>
   );
 }
 

@@ -150,7 +150,9 @@ describe("Compose: send later", () => {
     const { backend, sent } = sending();
     view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
     const root = view.container;
-    expect(byTestId(root, "send-later-zone").textContent).toContain(Intl.DateTimeFormat().resolvedOptions().timeZone);
+    // The zone is named as every time shown names it ("GMT+1" beside "2 Dec 2026, 14:02 GMT+1").
+    const shownZone = createI18n(["en-US"]).formatDateTime(Date.now()).split(" ").at(-1) ?? "";
+    expect(byTestId(root, "send-later-zone").textContent).toContain(`(${shownZone})`);
     const later = localValue(Date.now() + 2 * 86_400_000);
     await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Your appointment is tomorrow");
@@ -209,6 +211,8 @@ describe("Compose: send later", () => {
       );
     view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
     const root = view.container;
+    await type(byTestId<HTMLInputElement>(root, "send-destination"), "+33612345600");
+    await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Later");
     await type(byTestId<HTMLInputElement>(root, "send-later"), localValue(Date.now() + 60 * 60_000));
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();

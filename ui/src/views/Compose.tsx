@@ -7,13 +7,19 @@ import type { PreviewRow } from "../bindings/PreviewRow";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import type { Template } from "../bindings/Template";
+import { DateTimeField, typedPattern } from "../components/DateTimeField";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { numberExample } from "../components/numberExamples";
+import { useOfficeCountry } from "../components/useOfficeCountry";
 import { useI18n } from "../i18n/context";
-import type { Translate } from "../i18n/i18n";
-import { FieldProblem } from "../components/FieldProblem";
-import { TemplatePicker } from "./compose/TemplatePicker";
+import type { I18n, Translate } from "../i18n/i18n";
+import { missingPlaceholders, unfilledIn, type Unfilled } from "./compose/placeholders";
+import { TemplatePicker, useTemplates } from "./compose/TemplatePicker";
+import { FieldErrors, TemplateValues } from "./compose/TemplateValues";
+import { UnfilledConfirm } from "./compose/UnfilledConfirm";
 import { MESSAGE_KINDS } from "./labels";
-import { localToRfc3339, localZone } from "./localTime";
+import { readCopy } from "./message/copy";
+import { localToRfc3339, zoneName } from "./localTime";
 
 type Outcome =
   | { readonly kind: "idle" }
@@ -26,10 +32,7 @@ type Field = "destination" | "text" | "kind" | "scheduled_at";
 /** What the message says: its own text, or a template and the value of each of its placeholders. */
 type Content = Pick<SubmitMessage, "text" | "template" | "values">;
 
-/** The engine's words for the placeholders of a template left without a value. */
-export function missingPlaceholders(errors: readonly FieldError[]): string[] {
-  return errors.flatMap((e) => (e.code === "template_value_missing" && e.params["placeholder"] !== undefined ? [e.params["placeholder"]] : []));
-}
+export { missingPlaceholders } from "./compose/placeholders";
 
 /** How long typing must pause before the counter asks the engine again. */
 export const PREVIEW_DELAY_MS = 200;
@@ -77,7 +80,8 @@ export function Compose({
   /** Opens a message queued here (offered beside the word that it was queued). */
   onOpenMessage?: (id: number) => void;
 }) {
-  const { t, formatDateTime } = useI18n();
+  const i18n = useI18n();
+  const { t, formatDateTime, formatTag } = i18n;
   const headingId = useId();
   const destinationId = useId();
   const destinationHintId = useId();
@@ -90,11 +94,13 @@ export function Compose({
   const laterHintId = useId();
   const laterErrorsId = useId();
   const outcomeId = useId();
-  const [destination, setDestination] = useState("");
-  const [text, setText] = useState("");
+  // "Copy to a new message" (on a message's page) opens this form with its number, text and kind.
+  const [seed] = useState(() => readCopy(window.location.hash));
+  const [destination, setDestination] = useState(seed?.destination ?? "");
+  const [text, setText] = useState(seed?.text ?? "");
   const [template, setTemplate] = useState<Template | null>(null);
   const [values, setValues] = useState<Readonly<Record<string, string>>>({});
-  const [kind, setKind] = useState<MessageKind>("transactional");
+  const [kind, setKind] = useState<MessageKind>(seed?.kind ?? "transactional");
   // Send later: a `datetime-local` value in this computer's zone; empty sends now.
   const [later, setLater] = useState("");
   const [laterProblem, setLaterProblem] = useState<FieldError | null>(null);
@@ -102,6 +108,13 @@ export function Compose({
   const [preview, setPreview] = useState<PreviewRow | null>(null);
   const [requestKey, setRequestKey] = useState(newIdempotencyKey);
   const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
+  // The app checks what is required itself (the form is noValidate): shown once a send was tried.
+  const [tried, setTried] = useState(false);
+  // A written text holding a template's placeholders, waiting for the person's word before it goes.
+  const [confirming, setConfirming] = useState<Unfilled | null>(null);
+  const templates = useTemplates(backend);
+  const country = useOfficeCountry(backend);
+  const example = numberExample(country);
 
   const content: Content = template === null ? { text } : { template: template.name, values };
 
@@ -137,15 +150,34 @@ export function Compose({
       setTouched((seen) => (seen.has(field) ? seen : new Set([...seen, field])));
       setRequestKey(newIdempotencyKey());
       setOutcome((o) => (o.kind === "failed" ? { kind: "idle" } : o));
+      setConfirming(null);
     };
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
+    send(false);
+  };
+
+  /** Sends, unless something is missing or wrong; `asWritten`: the person confirmed a text holding placeholders. */
+  const send = (asWritten: boolean): void => {
     if (outcome.kind === "sending") return;
+    setTried(true);
+    setConfirming(null);
     const scheduledAt = localToRfc3339(later);
-    const problem = laterCheck(t, later, scheduledAt);
+    const problem = laterCheck(i18n, later, scheduledAt);
     setLaterProblem(problem);
-    if (problem !== null) return;
+    const missing = destination.trim() === "" || (template === null && text.trim() === "");
+    // A send refused here leaves no earlier "Queued as message 2" beside the refusal.
+    if (problem !== null || missing) {
+      setOutcome({ kind: "idle" });
+      return;
+    }
+    const holding = template === null && !asWritten ? unfilledIn(text, loadedTemplates) : null;
+    if (holding !== null) {
+      setOutcome({ kind: "idle" });
+      setConfirming(holding);
+      return;
+    }
     setOutcome({ kind: "sending" });
     const message: SubmitMessage =
       scheduledAt === null ? { destination, ...content, kind } : { destination, ...content, kind, scheduled_at: scheduledAt };
@@ -156,6 +188,7 @@ export function Compose({
         setValues({});
         setLater("");
         setTouched(new Set());
+        setTried(false);
         setRequestKey(newIdempotencyKey());
       },
       (error: unknown) => setOutcome({ kind: "failed", error: asBackendError(error) }),
@@ -168,8 +201,11 @@ export function Compose({
     if (!touched.has(field) || preview === null) return [];
     return preview.errors.filter((e) => e.field === field);
   };
-  const destinationErrors = errorsOf("destination");
-  const textErrors = errorsOf("text");
+  const loadedTemplates = templates.loaded.kind === "ready" ? templates.loaded.templates : [];
+  const required = (field: Field, value: string): FieldError[] =>
+    tried && value.trim() === "" ? [{ field, code: "required", params: {}, message: t("form.required") }] : [];
+  const destinationErrors = [...required("destination", destination), ...errorsOf("destination")];
+  const textErrors = template === null ? [...required("text", text), ...errorsOf("text")] : [];
   const kindErrors = errorsOf("kind");
   const laterErrors = laterProblem !== null ? [laterProblem] : outcome.kind === "failed" ? errorsOf("scheduled_at") : [];
   // A template's problems, as the engine answers them as the person fills it in (or once sent):
@@ -177,6 +213,8 @@ export function Compose({
   // since deleted.
   const engineErrors = outcome.kind === "failed" ? outcome.error.errors : (preview?.errors ?? []);
   const unfilled = template === null ? [] : missingPlaceholders(engineErrors);
+  const refusedValues =
+    template === null || outcome.kind !== "failed" ? [] : outcome.error.errors.filter((e) => e.code === "template_value_missing");
   const templateErrors =
     template === null
       ? []
@@ -192,6 +230,7 @@ export function Compose({
     if (next === null && template !== null) edited("text", setText)(preview?.text ?? template.text);
     if (next !== null) setValues((v) => Object.fromEntries(next.placeholders.map((name) => [name, v[name] ?? ""])));
     setTemplate(next);
+    setConfirming(null);
     setRequestKey(newIdempotencyKey());
   };
   const describedBy = (...ids: (string | false)[]): string | undefined =>
@@ -201,7 +240,7 @@ export function Compose({
     <section className="panel" aria-labelledby={headingId}>
       <h2 id={headingId}>{t("send.title")}</h2>
       <p className="panel-intro">{t("send.intro")}</p>
-      <form className="form send-form" onSubmit={submit} aria-busy={sending} data-testid="send-form">
+      <form className="form send-form" onSubmit={submit} aria-busy={sending} noValidate data-testid="send-form">
         <div className="field">
           <label htmlFor={destinationId}>{t("send.destination")}</label>
           <input
@@ -210,6 +249,7 @@ export function Compose({
             type="tel"
             autoComplete="off"
             required
+            aria-required="true"
             value={destination}
             onChange={(e) => edited("destination", setDestination)(e.target.value)}
             aria-invalid={destinationErrors.length > 0}
@@ -219,8 +259,10 @@ export function Compose({
           <p className="hint" id={destinationHintId}>
             {normalised !== null && destinationErrors.length === 0 ? (
               <span data-testid="send-normalised">{t("send.normalised", { number: normalised })}</span>
-            ) : (
+            ) : example === null ? (
               t("send.destination.hint")
+            ) : (
+              t("number.hint.example", { national: example.national, international: example.international })
             )}
           </p>
           <FieldErrors id={destinationErrorsId} errors={destinationErrors} testId="send-destination-errors" />
@@ -245,25 +287,31 @@ export function Compose({
         </div>
         <div className="field field-narrow">
           <label htmlFor={laterId}>{t("send.later")}</label>
-          <input
+          <DateTimeField
             id={laterId}
             name="scheduled_at"
-            type="datetime-local"
+            withTime
             value={later}
-            onChange={(e) => {
+            onChange={(value) => {
               setLaterProblem(null);
-              edited("scheduled_at", setLater)(e.target.value);
+              edited("scheduled_at", setLater)(value);
             }}
-            aria-invalid={laterErrors.length > 0}
-            aria-describedby={describedBy(laterHintId, laterErrors.length > 0 && laterErrorsId)}
-            data-testid="send-later"
+            invalid={laterErrors.length > 0}
+            describedBy={describedBy(laterHintId, laterErrors.length > 0 && laterErrorsId)}
+            testId="send-later"
           />
           <p className="hint" id={laterHintId} data-testid="send-later-zone">
-            {t("send.later.hint", { zone: localZone() })}
+            {t("send.later.hint", { zone: zoneName(formatTag) })}
           </p>
           <FieldErrors id={laterErrorsId} errors={laterErrors} testId="send-later-errors" />
         </div>
-        <TemplatePicker backend={backend} text={template === null ? text : ""} onPick={pick} />
+        <TemplatePicker
+          backend={backend}
+          text={template === null ? text : ""}
+          onPick={pick}
+          templates={templates}
+          selected={template?.id ?? null}
+        />
         {template !== null && (
           <TemplateValues
             template={template}
@@ -272,6 +320,7 @@ export function Compose({
             filled={preview?.text ?? null}
             counter={plan === null ? null : counterText(t, plan)}
             unfilled={unfilled}
+            refused={refusedValues}
             errors={templateErrors}
           />
         )}
@@ -283,6 +332,7 @@ export function Compose({
             name="text"
             rows={3}
             required
+            aria-required="true"
             value={text}
             onChange={(e) => edited("text", setText)(e.target.value)}
             aria-invalid={textErrors.length > 0}
@@ -296,6 +346,13 @@ export function Compose({
           )}
           <FieldErrors id={textErrorsId} errors={textErrors} testId="send-text-errors" />
           </div>
+        )}
+        {confirming !== null && (
+          <UnfilledConfirm
+            unfilled={confirming}
+            onUseTemplate={() => pick(confirming.template)}
+            onSendAnyway={() => send(true)}
+          />
         )}
         <button type="submit" className="button" disabled={sending} data-testid="send-submit">
           {sending ? t("send.busy") : t("send.submit")}
@@ -327,93 +384,15 @@ export function Compose({
   );
 }
 
-/** What is wrong with a send-later time before it is sent: unreadable, or already past. */
-export function laterCheck(t: Translate, value: string, at: string | null): FieldError | null {
+/** What is wrong with a send-later time before it is sent: unreadable (said with the way to write it), or already past. */
+export function laterCheck(i18n: Pick<I18n, "t" | "formatTag">, value: string, at: string | null): FieldError | null {
+  const { t } = i18n;
   if (value.trim() === "") return null;
-  if (at === null) return { field: "scheduled_at", code: "invalid_time", params: {}, message: t("send.later.invalid") };
+  if (at === null) {
+    const pattern = typedPattern(i18n, true);
+    // The reason picks the words that say how to write it (`fieldError.invalid_time.typed`).
+    return { field: "scheduled_at", code: "invalid_time", params: { reason: "typed", pattern }, message: t("date.invalid", { pattern }) };
+  }
   if (Date.parse(at) <= Date.now()) return { field: "scheduled_at", code: "in_past", params: {}, message: t("send.later.past") };
   return null;
-}
-
-/**
- * A template's text, a field for the value of each of its placeholders, and the text as the engine
- * filled it (with its counter), or the placeholders still without a value.
- */
-function TemplateValues({
-  template,
-  values,
-  onChange,
-  filled,
-  counter,
-  unfilled,
-  errors,
-}: {
-  template: Template;
-  values: Readonly<Record<string, string>>;
-  onChange: (values: Readonly<Record<string, string>>) => void;
-  /** The text as the engine filled it; null until every placeholder has a value. */
-  filled: string | null;
-  counter: string | null;
-  unfilled: readonly string[];
-  errors: readonly FieldError[];
-}) {
-  const { t } = useI18n();
-  const ids = { legend: useId(), filled: useId() };
-  const fieldId = useId();
-  return (
-    <fieldset className="field field-wide template-values" aria-describedby={ids.filled} data-testid="send-template">
-      <legend id={ids.legend}>{t("send.template.using", { name: template.name })}</legend>
-      <p className="hint message-body" data-testid="send-template-text">
-        {template.text}
-      </p>
-      {template.placeholders.map((name, i) => (
-        <div className="field" key={name}>
-          <label htmlFor={`${fieldId}-${i}`}>{`{${name}}`}</label>
-          <input
-            id={`${fieldId}-${i}`}
-            autoComplete="off"
-            value={values[name] ?? ""}
-            onChange={(e) => onChange({ ...values, [name]: e.target.value })}
-            aria-invalid={unfilled.includes(name)}
-            data-testid="send-value"
-            data-name={name}
-          />
-        </div>
-      ))}
-      <div id={ids.filled} aria-live="polite">
-        {filled !== null && (
-          <>
-            <p className="hint">{t("send.filled")}</p>
-            <p className="message-body" data-testid="send-filled">
-              {filled}
-            </p>
-          </>
-        )}
-        {counter !== null && (
-          <p className="hint counter" data-testid="send-counter">
-            {counter}
-          </p>
-        )}
-        {unfilled.length > 0 && (
-          <p className="hint notice-warning" data-testid="send-placeholders">
-            {t("send.placeholders", { names: unfilled.map((n) => `{${n}}`).join(", ") })}
-          </p>
-        )}
-      </div>
-      <FieldErrors errors={errors} testId="send-template-errors" />
-    </fieldset>
-  );
-}
-
-function FieldErrors({ id, errors, testId }: { id?: string; errors: readonly FieldError[]; testId: string }) {
-  if (errors.length === 0) return null;
-  return (
-    <ul className="field-problems" id={id} data-testid={testId}>
-      {errors.map((e) => (
-        <li key={`${e.code}:${e.message}`}>
-          <FieldProblem error={e} />
-        </li>
-      ))}
-    </ul>
-  );
 }

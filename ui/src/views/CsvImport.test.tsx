@@ -11,6 +11,7 @@ import { byTestId, click, queryTestId, render, settle, type Rendered } from "../
 import { readImportFile } from "./csv";
 import { FakeBackend } from "../test/fakeBackend";
 import { CsvImport } from "./CsvImport";
+import { ANY_MESSAGE, toMessageFilter } from "./MessageFilters";
 
 let view: Rendered | undefined;
 afterEach(async () => {
@@ -420,5 +421,49 @@ describe("CsvImport with a template", () => {
     view = await render(<CsvImport backend={backend} />);
     await settle();
     expect(queryTestId(view.container, "import-template")).toBeNull();
+  });
+});
+
+describe("after an import", () => {
+  it("links its messages: the list filtered on the time the engine created them, first to last", async () => {
+    const backend = new FakeBackend();
+    backend.previewMessages = (batch) =>
+      Promise.resolve({
+        rows: batch.messages.map((m, index) => ({ index, destination: m.destination, text: null, plan: null, errors: [] })),
+      });
+    let created = 1_800_000_000_000;
+    backend.submitBatch = (batch) =>
+      Promise.resolve({
+        messages: batch.messages.map(() => ({ created_at_ms: (created += 7) }) as SubmittedBatch["messages"][number]),
+      });
+    const shown: string[] = [];
+    view = await render(<CsvImport backend={backend} onShowImported={(q) => shown.push(q)} />);
+    const root = view.container;
+    await choose(root, "destination,text\r\n+33612345600,One\r\n+33612345601,Two\r\n");
+    await settled(root);
+    await click(byTestId(root, "import-submit"));
+    await settled(root);
+    expect(byTestId(root, "import-done").textContent).toContain("2 messages queued.");
+    const link = byTestId<HTMLAnchorElement>(root, "import-done-show");
+    expect(link.getAttribute("href")).toBe("#/messages");
+    await click(link);
+    expect(shown).toEqual(["1800000000007..1800000000014"]);
+    const filter = toMessageFilter({ ...ANY_MESSAGE, imported: shown[0] ?? "" }, null, null);
+    expect([filter.from_ms, filter.to_ms], "to_ms is exclusive: the last message is in").toEqual([1_800_000_000_007, 1_800_000_000_015]);
+  });
+
+  it("says one message in the singular", async () => {
+    const backend = new FakeBackend();
+    backend.previewMessages = (batch) =>
+      Promise.resolve({ rows: batch.messages.map((m, index) => ({ index, destination: m.destination, text: null, plan: null, errors: [] })) });
+    backend.submitBatch = (batch) =>
+      Promise.resolve({ messages: batch.messages.map(() => ({ created_at_ms: 5 }) as SubmittedBatch["messages"][number]) });
+    view = await render(<CsvImport backend={backend} />, ["fr-FR"]);
+    const root = view.container;
+    await choose(root, "destination,text\r\n+33612345600,Un\r\n");
+    await settled(root);
+    await click(byTestId(root, "import-submit"));
+    await settled(root);
+    expect(byTestId(root, "import-done").textContent).toContain("1 message mis en file d’attente.");
   });
 });

@@ -1,7 +1,9 @@
 import { useId, useRef, useState, type ChangeEvent } from "react";
 import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { MessageKind } from "../bindings/MessageKind";
+import { DateTimeField, typedPattern } from "../components/DateTimeField";
 import { ErrorNotice } from "../components/ErrorNotice";
+import { formatRoute } from "../hooks/useHashRoute";
 import { useRuns } from "../hooks/useRuns";
 import { useAccess } from "../access/context";
 import { useI18n } from "../i18n/context";
@@ -10,8 +12,9 @@ import { contentHash, readImportFile, type CsvProblem } from "./csv";
 import { ImportDialog, type CheckedFile, type DialogStage } from "./import/ImportDialog";
 import { checkRows, importRows, withOptions, type ImportOptions, type Progress } from "./import/rows";
 import { useTemplates } from "./compose/TemplatePicker";
+import { importedQuery, type Window } from "./import/ImportedWindow";
 import { MESSAGE_KINDS } from "./labels";
-import { localToRfc3339 } from "./localTime";
+import { localToRfc3339, zoneName } from "./localTime";
 
 export { CHUNK_SIZE, TABLE_LIMIT, checkRows, importRows, optedOutRows, type CheckedRow } from "./import/rows";
 
@@ -21,7 +24,7 @@ type Stage =
   | { readonly kind: "problem"; readonly problem: CsvProblem }
   | { readonly kind: "checkFailed"; readonly error: BackendError }
   | { readonly kind: "dialog"; readonly dialog: DialogStage }
-  | { readonly kind: "imported"; readonly file: CheckedFile; readonly queued: number }
+  | { readonly kind: "imported"; readonly file: CheckedFile; readonly queued: number; readonly window: Window | null }
   | { readonly kind: "stopped"; readonly file: CheckedFile; readonly queued: number };
 
 function problemText(t: Translate, problem: CsvProblem): string {
@@ -49,8 +52,16 @@ export { localToRfc3339 } from "./localTime";
  * written), the dialog lists only the rows with errors (and offers them as a file), and queues the
  * ready rows once the person says Import. Cancel queues nothing.
  */
-export function CsvImport({ backend }: { backend: Backend }) {
-  const { t } = useI18n();
+export function CsvImport({
+  backend,
+  onShowImported,
+}: {
+  backend: Backend;
+  /** Shows the messages an import queued in the list (the list's `imported` filter). */
+  onShowImported?: (imported: string) => void;
+}) {
+  const i18n = useI18n();
+  const { t, plural, formatTag } = i18n;
   const ids = {
     heading: useId(),
     file: useId(),
@@ -60,6 +71,7 @@ export function CsvImport({ backend }: { backend: Backend }) {
     whenHint: useId(),
     template: useId(),
     templateHint: useId(),
+    whenError: useId(),
   };
   const { may } = useAccess();
   const { loaded } = useTemplates(backend);
@@ -117,6 +129,8 @@ export function CsvImport({ backend }: { backend: Backend }) {
   const startImport = (file: CheckedFile): void => {
     const live = runs.current();
     let queued = 0;
+    // When the engine created the messages queued (from the answers): the list's filter for them.
+    let window: Window | null = null;
     stopping.current = false;
     const importing = (progress: Progress): Stage => ({
       kind: "dialog",
@@ -132,11 +146,20 @@ export function CsvImport({ backend }: { backend: Backend }) {
         if (live()) setStage(importing(progress));
       },
       () => live() && !stopping.current,
+      (answer) => {
+        for (const m of answer.messages) {
+          if (!Number.isFinite(m.created_at_ms)) continue;
+          window =
+            window === null
+              ? { fromMs: m.created_at_ms, toMs: m.created_at_ms }
+              : { fromMs: Math.min(window.fromMs, m.created_at_ms), toMs: Math.max(window.toMs, m.created_at_ms) };
+        }
+      },
     ).then(
       (count) => {
         if (!live()) return;
         if (stopping.current && count < file.ready.length) setStage({ kind: "stopped", file, queued: count });
-        else setStage({ kind: "imported", file, queued: count });
+        else setStage({ kind: "imported", file, queued: count, window });
       },
       (error: unknown) => {
         if (live()) setStage({ kind: "dialog", dialog: { kind: "importFailed", file, queued, error: asBackendError(error) } });
@@ -162,6 +185,8 @@ export function CsvImport({ backend }: { backend: Backend }) {
   };
 
   const busy = stage.kind === "reading" || stage.kind === "dialog";
+  // A send time typed that cannot be read: said at the field, and no file is read until it is.
+  const laterUnreadable = later.trim() !== "" && localToRfc3339(later) === null;
 
   return (
     <section className="panel" aria-labelledby={ids.heading} data-testid="import">
@@ -191,18 +216,24 @@ export function CsvImport({ backend }: { backend: Backend }) {
         </div>
         <div className="field">
           <label htmlFor={ids.when}>{t("import.when")}</label>
-          <input
+          <DateTimeField
             id={ids.when}
-            type="datetime-local"
+            withTime
             value={later}
-            onChange={(e) => setLater(e.target.value)}
-            aria-describedby={ids.whenHint}
+            onChange={setLater}
+            invalid={laterUnreadable}
+            describedBy={laterUnreadable ? `${ids.whenHint} ${ids.whenError}` : ids.whenHint}
             disabled={busy}
-            data-testid="import-when"
+            testId="import-when"
           />
           <p className="hint" id={ids.whenHint}>
-            {t("import.when.hint")}
+            {t("date.zone", { zone: zoneName(formatTag) })} {t("import.when.hint")}
           </p>
+          {laterUnreadable && (
+            <p className="field-problem" id={ids.whenError} data-testid="import-when-error">
+              {t("date.invalid", { pattern: typedPattern(i18n, true) })}
+            </p>
+          )}
         </div>
         {may.readAll && templates.length > 0 && (
           <div className="field">
@@ -229,7 +260,14 @@ export function CsvImport({ backend }: { backend: Backend }) {
         )}
         <div className="field">
           <label htmlFor={ids.file}>{t("import.file")}</label>
-          <input id={ids.file} type="file" accept=".csv,text/csv" onChange={choose} disabled={busy} data-testid="import-file" />
+          <input
+            id={ids.file}
+            type="file"
+            accept=".csv,text/csv"
+            onChange={choose}
+            disabled={busy || laterUnreadable}
+            data-testid="import-file"
+          />
         </div>
       </div>
 
@@ -244,7 +282,19 @@ export function CsvImport({ backend }: { backend: Backend }) {
         {stage.kind === "checkFailed" && <ErrorNotice title={t("import.checkFailed")} error={stage.error} testId="import-error" />}
         {stage.kind === "imported" && (
           <div className="notice notice-success" data-testid="import-done">
-            <p>{t("import.done", { count: stage.queued })}</p>
+            <p>{t(`import.done.${plural(stage.queued)}`, { count: stage.queued })}</p>
+            {stage.window !== null && stage.queued > 0 && (
+              <p>
+                <a
+                  href={formatRoute({ section: "messages", id: null })}
+                  onClick={() => stage.window !== null && onShowImported?.(importedQuery(stage.window))}
+                  data-testid="import-done-show"
+                  data-imported={importedQuery(stage.window)}
+                >
+                  {t("import.done.show")}
+                </a>
+              </p>
+            )}
             {stage.file.rows.length > stage.file.ready.length && (
               <p>{t("import.doneSkipped", { count: stage.file.rows.length - stage.file.ready.length })}</p>
             )}

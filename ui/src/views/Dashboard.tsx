@@ -77,7 +77,11 @@ export interface DashboardProps {
   readonly links?: DataState<ConnectionStatus[]>;
   readonly onRetry: () => void;
   readonly onRetryConnection: () => void;
-  /** The pace of sending and the time the queue will take (it loads its own data). */
+  /**
+   * The pace of sending and the time the queue will take (it loads its own data). When given, it
+   * is the one place the screen says how many messages wait: the queue card and the connections
+   * leave that figure to it, so that one screen shows one queued figure, from one read.
+   */
   readonly pace?: ReactNode;
   /** The charts (they load their own data, for the period the user picks). */
   readonly charts?: ReactNode;
@@ -98,17 +102,19 @@ export function Dashboard({
 }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
+  const queuedInPace = pace !== undefined && pace !== null;
   return (
     <section className="panel" aria-labelledby={headingId} data-testid="dashboard">
       <h2 id={headingId}>{t("dashboard.title")}</h2>
       <p className="panel-intro">{t("dashboard.intro")}</p>
       {links?.status === "ready" && links.data.length > 1 ? (
-        <ConnectionsCard links={links.data} controls={controls} />
+        <ConnectionsCard links={links.data} controls={controls} queuedInPace={queuedInPace} />
       ) : (
         <ConnectionCard
           connection={links?.status === "ready" && links.data.length === 1 ? { status: "ready", data: links.data[0]! } : connection}
           onRetry={onRetryConnection}
           controls={controls}
+          queuedInPace={queuedInPace}
         />
       )}
       {pace}
@@ -121,20 +127,27 @@ export function Dashboard({
       {dashboard.status === "error" && (
         <ErrorNotice title={t("dashboard.error")} error={dashboard.error} onRetry={onRetry} testId="dashboard-error" />
       )}
-      {dashboard.status === "ready" && <Figures data={dashboard.data} />}
+      {dashboard.status === "ready" && <Figures data={dashboard.data} queuedInPace={queuedInPace} />}
       {charts}
     </section>
   );
+}
+
+/** A connection's figures without its queued count when the pace says it (one figure, one read). */
+function figuresOf(status: ConnectionStatus, queuedInPace: boolean): ConnectionStatus {
+  return queuedInPace ? { ...status, queued: null } : status;
 }
 
 function ConnectionCard({
   connection,
   onRetry,
   controls,
+  queuedInPace,
 }: {
   connection: DataState<ConnectionStatus>;
   onRetry: () => void;
   controls: DashboardProps["controls"];
+  queuedInPace: boolean;
 }) {
   const i18n = useI18n();
   const { t } = i18n;
@@ -165,7 +178,7 @@ function ConnectionCard({
         </p>
       )}
       {connection.status === "ready" && connection.data.binds.length > 1 && <BindStates status={connection.data} />}
-      {connection.status === "ready" && <ConnectionFigures status={connection.data} />}
+      {connection.status === "ready" && <ConnectionFigures status={figuresOf(connection.data, queuedInPace)} />}
       {connection.status === "ready" && controls?.(connection.data)}
     </div>
   );
@@ -175,9 +188,11 @@ function ConnectionCard({
 function ConnectionsCard({
   links,
   controls,
+  queuedInPace,
 }: {
   links: readonly ConnectionStatus[];
   controls: DashboardProps["controls"];
+  queuedInPace: boolean;
 }) {
   const i18n = useI18n();
   return (
@@ -194,7 +209,7 @@ function ConnectionsCard({
               <strong className="connection-name">{link.connection}</strong> {linkWords(link, i18n)}
             </p>
             {link.binds.length > 1 && <BindStates status={link} />}
-            <ConnectionFigures status={link} />
+            <ConnectionFigures status={figuresOf(link, queuedInPace)} />
             {controls?.(link)}
           </li>
         ))}
@@ -229,7 +244,7 @@ function BindStates({ status }: { status: ConnectionStatus }) {
   );
 }
 
-function Figures({ data }: { data: DashboardData }) {
+function Figures({ data, queuedInPace }: { data: DashboardData; queuedInPace: boolean }) {
   const { t, formatNumber } = useI18n();
   const openKinds = data.open_exceptions.filter((e) => e.count > 0);
   const exceptionsHref = formatRoute({ section: "exceptions", id: null });
@@ -271,7 +286,7 @@ function Figures({ data }: { data: DashboardData }) {
       <div className="dashboard-card">
         <h3>{t("dashboard.queue")}</h3>
         <dl className="count-list">
-          {data.queue.map((q) => (
+          {data.queue.filter((q) => !(queuedInPace && q.status === "queued")).map((q) => (
             <Count
               key={q.status}
               label={<Badge tone={QUEUE_TONE[q.status]}>{t(`queueStatus.${q.status}`)}</Badge>}

@@ -24,6 +24,8 @@ function pace(over: Partial<Pace> = {}): Pace {
     eta_seconds: 474,
     sandbox_tps_limit: 1_000,
     sandbox_window: 64,
+    scheduled: 0,
+    next_scheduled_at_ms: null,
     ...over,
   };
 }
@@ -68,7 +70,7 @@ describe("the pace on the dashboard", () => {
   it("says what is queued, how fast it goes and how long is left", async () => {
     view = await render(<PaceSummary pace={pace()} />);
     const line = byTestId(view.container, "pace");
-    expect(line.textContent).toBe("4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left");
+    expect(line.textContent).toBe("4,738 due now · sending at 10/s (the account’s limit) · about 8 minutes left");
     expect([line.dataset["connection"], line.dataset["queued"]]).toEqual(["provider", "4738"]);
     expect(byTestId(view.container, "dashboard-pace").querySelector("h3")?.textContent).toBe("Sending pace");
   });
@@ -88,7 +90,7 @@ describe("the pace on the dashboard", () => {
     view = await render(<Sections backend={backend} />);
     await advance(0);
     const root = view.container;
-    expect(byTestId(root, "pace").textContent).toContain("4,738 queued");
+    expect(byTestId(root, "pace").textContent).toContain("4,738 due now");
     expect(loads).toBe(1);
 
     await act(async () => {
@@ -115,7 +117,7 @@ describe("the pace on the dashboard", () => {
     view = await render(<Sections backend={backend} />);
     await settle();
     const line = byTestId(view.container, "pace");
-    expect(line.textContent).toBe("4,738 queued · paused: link down");
+    expect(line.textContent).toBe("4,738 due now · paused: link down");
     expect(line.dataset["status"]).toBe("paused");
     expect(queryTestId(view.container, "pace-note")).toBeNull();
     await view.unmount();

@@ -68,7 +68,8 @@ describe("the From and To fields", () => {
     await settle();
     const root = view.container;
     const to = byTestId<HTMLInputElement>(root, "filter-to");
-    expect(to.type).toBe("date");
+    expect(to.type, "the app's own date field, not the browser's").toBe("text");
+    expect(to.placeholder, "written in the locale's order").toBe("mm/dd/yyyy");
     const hint = root.querySelector(`#${CSS.escape(to.getAttribute("aria-describedby") ?? "")}`);
     expect(hint?.textContent).toContain("To includes the whole day");
 

@@ -1,9 +1,16 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
+import type { Backend, BackendError } from "../backend";
 import type { DeliveryState } from "../bindings/DeliveryState";
+import type { FieldError } from "../bindings/FieldError";
 import type { MessageFilter } from "../bindings/MessageFilter";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { QueueStatus } from "../bindings/QueueStatus";
+import { DateTimeField } from "../components/DateTimeField";
+import { FieldProblem } from "../components/FieldProblem";
+import { numberExample } from "../components/numberExamples";
+import { useOfficeCountry } from "../components/useOfficeCountry";
 import { useI18n } from "../i18n/context";
+import { ImportedWindow, importedWindow } from "./import/ImportedWindow";
 import { DELIVERY_STATES, MESSAGE_KINDS, QUEUE_STATUSES } from "./labels";
 
 /** What the operator asked to see; empty means "any". */
@@ -17,9 +24,23 @@ export interface MessageQuery {
   readonly from: string;
   /** Created on or before this day, the whole day included. */
   readonly to: string;
+  /**
+   * The messages an import queued: created from its first to its last (`<ms>..<ms>`, exact times),
+   * as the import's "show them" link narrows the list; "" for any.
+   */
+  readonly imported?: string;
 }
 
-export const ANY_MESSAGE: MessageQuery = { status: "", state: "", kind: "", q: "", destination: "", from: "", to: "" };
+export const ANY_MESSAGE: MessageQuery = { status: "", state: "", kind: "", q: "", destination: "", from: "", to: "", imported: "" };
+
+/**
+ * The engine's refusal of the filter's phone number (the field errors of a 422 on `destination`:
+ * a national number without the office's country, a number that is none), shown at the field
+ * instead of a list; none for any other error.
+ */
+export function filterProblems(error: BackendError | null): FieldError[] {
+  return (error?.errors ?? []).filter((e) => e.field === "destination");
+}
 
 /** Midnight at the start of a `YYYY-MM-DD` day in the user's time zone, `days` later; null when not a date. */
 export function localDayStart(day: string, days = 0): number | null {
@@ -69,6 +90,9 @@ export function destinationProblem(query: MessageQuery): "tooShort" | "notNumber
  */
 export function toMessageFilter(query: MessageQuery, cursor: string | null, limit: number | null): MessageFilter {
   const text = (value: string): string | null => (value.trim() === "" ? null : value.trim());
+  const window = importedWindow(query.imported ?? "");
+  const from = localDayStart(query.from);
+  const to = localDayStart(query.to, 1);
   return {
     status: query.status === "" ? null : query.status,
     state: query.state === "" ? null : query.state,
@@ -76,8 +100,8 @@ export function toMessageFilter(query: MessageQuery, cursor: string | null, limi
     channel: null,
     destination: text(query.destination),
     q: text(query.q),
-    from_ms: localDayStart(query.from),
-    to_ms: localDayStart(query.to, 1),
+    from_ms: window === null ? from : Math.max(from ?? window.fromMs, window.fromMs),
+    to_ms: window === null ? to : Math.min(to ?? window.toMs + 1, window.toMs + 1),
     cursor,
     limit,
   };
@@ -96,8 +120,21 @@ export function toMessageFilterKey(query: MessageQuery): string {
  * Search), so that the list is not searched at every keystroke. Dates are whole days in the
  * user's time zone; From after To is refused next to the field, and nothing is searched.
  */
-export function MessageFilters({ applied, onApply }: { applied: MessageQuery; onApply: (query: MessageQuery) => void }) {
+export function MessageFilters({
+  applied,
+  onApply,
+  backend = null,
+  problems = [],
+}: {
+  applied: MessageQuery;
+  onApply: (query: MessageQuery) => void;
+  /** Asked for the office's country, so that the number's hint gives an example of it. */
+  backend?: Backend | null;
+  /** The engine's refusal of the number applied (see {@link filterProblems}). */
+  problems?: readonly FieldError[];
+}) {
   const { t } = useI18n();
+  const example = numberExample(useOfficeCountry(backend));
   const ids = {
     status: useId(),
     state: useId(),
@@ -145,12 +182,24 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
     setNumberProblem(null);
     onApply(ANY_MESSAGE);
   };
+  // The engine's refusal holds for the number it was given, until another is searched.
+  const engineProblem = draft.destination === applied.destination ? (problems[0] ?? null) : null;
   const fromWrong = problem === "fromInvalid";
   const toWrong = problem === "toInvalid" || problem === "fromAfterTo";
   const describedBy = (...idsOf: (string | false)[]): string => idsOf.filter((x) => x !== false).join(" ");
 
   return (
-    <form className="form filters" onSubmit={submit} role="search" aria-label={t("filters.label")} data-testid="message-filters">
+    <form
+      className="form filters"
+      onSubmit={submit}
+      role="search"
+      aria-label={t("filters.label")}
+      noValidate
+      data-testid="message-filters"
+    >
+      {(applied.imported ?? "") !== "" && (
+        <ImportedWindow value={applied.imported ?? ""} onClear={() => onApply({ ...applied, imported: "" })} />
+      )}
       <div className="field field-narrow">
         <label htmlFor={ids.status}>{t("filters.status")}</label>
         <select
@@ -221,29 +270,39 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
           inputMode="tel"
           value={draft.destination}
           onChange={(e) => setDraft({ ...draft, destination: e.target.value })}
-          aria-invalid={numberProblem !== null ? "true" : undefined}
-          aria-describedby={describedBy(ids.destHint, numberProblem !== null && ids.destError)}
+          aria-invalid={numberProblem !== null || engineProblem !== null ? "true" : undefined}
+          aria-describedby={describedBy(ids.destHint, (numberProblem !== null || engineProblem !== null) && ids.destError)}
           data-testid="filter-destination"
         />
         <p className="hint" id={ids.destHint}>
-          {t("filters.destination.hint")}
+          {example === null ? t("filters.destination.hint") : t("number.filter.hint.example", { ...example })}
         </p>
         {numberProblem !== null && (
           <p className="field-problem" id={ids.destError} role="alert" data-testid="filter-destination-error">
             {numberProblem === "tooShort" ? t("filters.destination.tooShort") : t("filters.destination.notNumber")}
           </p>
         )}
+        {numberProblem === null && engineProblem !== null && (
+          <p
+            className="field-problem"
+            id={ids.destError}
+            role="alert"
+            data-testid="filter-destination-error"
+            data-code={engineProblem.code}
+          >
+            <FieldProblem error={engineProblem} />
+          </p>
+        )}
       </div>
       <div className="field field-narrow">
         <label htmlFor={ids.from}>{t("filters.from")}</label>
-        <input
+        <DateTimeField
           id={ids.from}
-          type="date"
           value={draft.from}
-          onChange={(e) => setDraft({ ...draft, from: e.target.value })}
-          aria-invalid={fromWrong ? "true" : undefined}
-          aria-describedby={fromWrong ? ids.dateError : undefined}
-          data-testid="filter-from"
+          onChange={(from) => setDraft({ ...draft, from })}
+          invalid={fromWrong}
+          describedBy={fromWrong ? ids.dateError : undefined}
+          testId="filter-from"
         />
         {fromWrong && (
           <p className="field-problem" id={ids.dateError} role="alert" data-testid="filter-date-error">
@@ -253,14 +312,13 @@ export function MessageFilters({ applied, onApply }: { applied: MessageQuery; on
       </div>
       <div className="field field-narrow">
         <label htmlFor={ids.to}>{t("filters.to")}</label>
-        <input
+        <DateTimeField
           id={ids.to}
-          type="date"
           value={draft.to}
-          onChange={(e) => setDraft({ ...draft, to: e.target.value })}
-          aria-invalid={toWrong ? "true" : undefined}
-          aria-describedby={describedBy(ids.toHint, toWrong && ids.dateError)}
-          data-testid="filter-to"
+          onChange={(to) => setDraft({ ...draft, to })}
+          invalid={toWrong}
+          describedBy={describedBy(ids.toHint, toWrong && ids.dateError)}
+          testId="filter-to"
         />
         <p className="hint" id={ids.toHint}>
           {t("filters.to.hint")}

@@ -42,7 +42,9 @@ export function Messages({ backend, place = "list", openId, onOpen, onClose, onO
         {place === "list" && <MessageList backend={backend} onOpen={open} query={query} onQuery={setQuery} />}
         {place !== "list" && !may.send && <NotAllowed />}
         {place === "compose" && may.send && <Compose backend={backend} onOpenMessage={open} />}
-        {place === "import" && may.send && <CsvImport backend={backend} />}
+        {place === "import" && may.send && (
+          <CsvImport backend={backend} onShowImported={(imported) => setQuery({ ...ANY_MESSAGE, imported })} />
+        )}
       </div>
       {id !== null && (
         <MessageDetail

@@ -159,3 +159,62 @@ describe("the setup link (first admin)", () => {
     expect(queryTestId(view.container, "setup-form")).not.toBeNull();
   });
 });
+
+describe("the office's country at setup", () => {
+  /** The browser's preferred languages, as `navigator.languages` gives them, for one test. */
+  function languages(list: readonly string[]): () => void {
+    const own = Object.getOwnPropertyDescriptor(navigator, "languages");
+    Object.defineProperty(navigator, "languages", { value: list, configurable: true });
+    return () => {
+      if (own === undefined) delete (navigator as { languages?: readonly string[] }).languages;
+      else Object.defineProperty(navigator, "languages", own);
+    };
+  }
+
+  it("is picked from a list named in the reader's language, suggested by the browser's locale, and sent as its code", async () => {
+    const restore = languages(["fr-FR", "fr"]);
+    try {
+      const b = await setupPage("setup_good");
+      const sent: (string | null)[] = [];
+      const create = b.people.createFirstAdmin.bind(b.people);
+      b.people.createFirstAdmin = (first) => {
+        sent.push(first.country);
+        return create(first);
+      };
+      const picker = byTestId<HTMLSelectElement>(b.root, "setup-country");
+      expect(picker.value, "fr-FR suggests France").toBe("FR");
+      expect(picker.selectedOptions[0]?.textContent).toBe("France");
+      expect(b.root.querySelector(`label[for="${picker.id}"]`)?.textContent).toBe("Office country");
+      expect(byTestId(b.root, "setup-country-field").textContent).toContain("06 12 34 56 00");
+      await fill(b.root, "Alice", "a long enough password");
+      expect(sent).toEqual(["FR"]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("may be left unset: the request says null", async () => {
+    const restore = languages(["en"]);
+    try {
+      const b = await setupPage("setup_good");
+      const sent: (string | null)[] = [];
+      b.people.createFirstAdmin = (first) => {
+        sent.push(first.country);
+        return Promise.reject(new BackendError("setup_token_invalid", "used"));
+      };
+      expect(byTestId<HTMLSelectElement>(b.root, "setup-country").value, "a language without a region suggests none").toBe("");
+      await fill(b.root, "Alice", "a long enough password");
+      expect(sent).toEqual([null]);
+    } finally {
+      restore();
+    }
+  });
+
+  it("checks the form itself: no browser bubble, and its own words for a missing name", async () => {
+    const { root, people } = await setupPage("setup_good");
+    expect(byTestId<HTMLFormElement>(root, "setup-form").noValidate).toBe(true);
+    await fill(root, "", "a long enough password");
+    expect(byTestId(root, "setup-name-required").textContent).toBe("Fill in this field.");
+    expect(people.calls.filter((c) => c.startsWith("createFirstAdmin"))).toEqual([]);
+  });
+});

@@ -1,6 +1,7 @@
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { asBackendError, type BackendError, type PeopleAccess } from "../backend";
 import type { Me } from "../bindings/Me";
+import { browserLanguages, CountryPicker, suggestedCountry } from "../components/CountryPicker";
 import { ErrorNotice } from "../components/ErrorNotice";
 import { useI18n } from "../i18n/context";
 import { PasswordFields, passwordProblem } from "./accounts/PasswordFields";
@@ -30,12 +31,14 @@ type Phase =
  */
 export function Setup({ people, token, onDone }: { people: PeopleAccess; token: string; onDone: (me: Me) => void }) {
   const { t } = useI18n();
-  const ids = { heading: useId(), name: useId() };
+  const ids = { heading: useId(), name: useId(), nameError: useId() };
   const [phase, setPhase] = useState<Phase>({ kind: "loading" });
   const [attempt, setAttempt] = useState(0);
   const [name, setName] = useState("");
   const [password, setPassword] = useState("");
   const [confirmation, setConfirmation] = useState("");
+  // The office's country, suggested by the browser's language ("fr-FR" → France); "" for none.
+  const [country, setCountry] = useState(() => suggestedCountry(browserLanguages()) ?? "");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
   const [tried, setTried] = useState(false);
@@ -60,7 +63,7 @@ export function Setup({ people, token, onDone }: { people: PeopleAccess; token: 
     if (busy || problem !== null || name.trim() === "") return;
     setBusy(true);
     setError(null);
-    people.createFirstAdmin({ token, name: name.trim(), password }).then(onDone, (e: unknown) => {
+    people.createFirstAdmin({ token, name: name.trim(), password, country: country === "" ? null : country }).then(onDone, (e: unknown) => {
       setError(asBackendError(e));
       setBusy(false);
     });
@@ -118,8 +121,14 @@ export function Setup({ people, token, onDone }: { people: PeopleAccess; token: 
                 value={name}
                 onChange={(e) => setName(e.target.value)}
                 aria-invalid={tried && name.trim() === ""}
+                aria-describedby={tried && name.trim() === "" ? ids.nameError : undefined}
                 data-testid="setup-name"
               />
+              {tried && name.trim() === "" && (
+                <p className="field-problem" id={ids.nameError} data-testid="setup-name-required">
+                  {t("form.required")}
+                </p>
+              )}
             </div>
             <PasswordFields
               password={password}
@@ -130,6 +139,12 @@ export function Setup({ people, token, onDone }: { people: PeopleAccess; token: 
               errors={error?.errors ?? []}
               field="password"
               testId="setup"
+            />
+            <CountryPicker
+              value={country}
+              onChange={setCountry}
+              errors={(error?.errors ?? []).filter((e) => e.field === "country")}
+              testId="setup-country"
             />
             <button type="submit" className="button" disabled={busy} data-testid="setup-submit">
               {busy ? t("setup.busy") : t("setup.submit")}

@@ -20,6 +20,8 @@ function pace(over: Partial<Pace> = {}): Pace {
     eta_seconds: 0,
     sandbox_tps_limit: 1_000,
     sandbox_window: 64,
+    scheduled: 0,
+    next_scheduled_at_ms: null,
     ...over,
   };
 }
@@ -58,17 +60,17 @@ describe("durations and rates in words", () => {
 describe("the pace in plain words", () => {
   it("says what is queued, how fast it goes against whose limit, and how long is left", () => {
     expect(paceWords(pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 }), en)).toBe(
-      "4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left",
+      "4,738 due now · sending at 10/s (the account’s limit) · about 8 minutes left",
     );
     expect(
       paceWords(pace({ queued: 4_738, sent_last_minute_per_s: 2.5, eta_seconds: 1_896 }), en),
       "below the limit, the limit is not named",
-    ).toBe("4,738 queued · sending at 2.5/s · about 32 minutes left");
+    ).toBe("4,738 due now · sending at 2.5/s · about 32 minutes left");
   });
 
   it("before anything goes out, times the queue at the limit", () => {
     expect(paceWords(pace({ queued: 20_000, eta_seconds: 2_000 }), en)).toBe(
-      "20,000 queued · to go at up to 10/s (the account’s limit) · about 33 minutes left",
+      "20,000 due now · to go at up to 10/s (the account’s limit) · about 33 minutes left",
     );
   });
 
@@ -76,7 +78,7 @@ describe("the pace in plain words", () => {
     const sandbox = pace({ connection: "sandbox", tps_limit: 1_000, window: 64, max_rate_per_s: 1_000 });
     expect(paceNote(sandbox, en)).toBe("Nothing waiting to be sent · at most 1,000/s (the sandbox’s own pace)");
     expect(paceWords({ ...sandbox, queued: 20_000, sent_last_minute_per_s: 990, eta_seconds: 21 }, en)).toBe(
-      "20,000 queued · sending at 990/s (the sandbox’s own pace) · about 21 seconds left",
+      "20,000 due now · sending at 990/s (the sandbox’s own pace) · about 21 seconds left",
     );
   });
 
@@ -91,29 +93,29 @@ describe("the pace in plain words", () => {
 
   it("says sending is paused while the link is not up, and promises no time", () => {
     const busy = pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 });
-    expect(paceWords(busy, en, down)).toBe("4,738 queued · paused: link down");
+    expect(paceWords(busy, en, down)).toBe("4,738 due now · paused: link down");
     expect(paceWords(busy, en, { state: "bind_refused", status: 14, name: "ESME_RINVPASWD", since_ms: 0 })).toBe(
-      "4,738 queued · paused: link down",
+      "4,738 due now · paused: link down",
     );
     expect(paceWords(busy, en, { state: "connecting", attempt: 3 }), "reconnecting after a loss").toBe(
-      "4,738 queued · paused: link down",
+      "4,738 due now · paused: link down",
     );
-    expect(paceWords(busy, en, { state: "connecting", attempt: 1 })).toBe("4,738 queued · paused: connecting");
+    expect(paceWords(busy, en, { state: "connecting", attempt: 1 })).toBe("4,738 due now · paused: connecting");
     expect(paceStatus(busy, down)).toBe("paused");
-    expect(paceWords(busy, en, bound)).toBe("4,738 queued · sending at 10/s (the account’s limit) · about 8 minutes left");
+    expect(paceWords(busy, en, bound)).toBe("4,738 due now · sending at 10/s (the account’s limit) · about 8 minutes left");
     expect([paceStatus(busy, bound), paceStatus(pace({ queued: 3 }), bound)]).toEqual(["sending", "waiting"]);
-    expect(paceWords(busy, createI18n(["fr-FR"]), down)).toBe("4\u202f738 en file · en pause : liaison coupée");
-    expect(paceWords(busy, createI18n(["ru-RU"]), down)).toBe("в очереди: 4\u00a0738 · пауза: связь потеряна");
+    expect(paceWords(busy, createI18n(["fr-FR"]), down)).toBe("4\u202f738 à envoyer maintenant · en pause : liaison coupée");
+    expect(paceWords(busy, createI18n(["ru-RU"]), down)).toBe("к отправке сейчас: 4\u00a0738 · пауза: связь потеряна");
   });
 
   it("speaks French and Russian too", () => {
     const busy = pace({ queued: 4_738, sent_last_minute_per_s: 10, eta_seconds: 474 });
     expect(paceNote(pace(), createI18n(["fr-FR"]))).toBe("Rien en attente d’envoi · au plus 10/s (la limite du compte)");
     expect(paceWords(busy, createI18n(["fr-FR"]))).toBe(
-      "4\u202f738 en file · envoi à 10/s (la limite du compte) · encore 8 minutes environ",
+      "4\u202f738 à envoyer maintenant · envoi à 10/s (la limite du compte) · encore 8 minutes environ",
     );
     expect(paceWords(busy, createI18n(["ru-RU"]))).toBe(
-      "в очереди: 4\u00a0738 · отправка: 10/с (лимит провайдера) · до конца — примерно 8 минут",
+      "к отправке сейчас: 4\u00a0738 · отправка: 10/с (лимит провайдера) · до конца — примерно 8 минут",
     );
   });
 });

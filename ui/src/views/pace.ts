@@ -69,14 +69,16 @@ export function paceStatus(pace: Pace, link: LinkState | null = null): PaceStatu
 }
 
 /**
- * The pace in plain words, as the dashboard shows it: "4,738 queued · sending at 10/s (the
- * account’s limit) · about 8 minutes left"; "4,738 queued · paused: link down" while the link
- * (when known) is not up, with no time left to promise; "—" when nothing waits (see [`paceNote`]).
+ * The pace in plain words, as the dashboard shows it: "4,738 due now · sending at 10/s (the
+ * account’s limit) · about 8 minutes left"; "4,738 due now · paused: link down" while the link
+ * (when known) is not up, with no time left to promise; "—" when nothing is due (see [`paceNote`]).
+ * Only what is due counts, and the time left is for it: messages scheduled for later are said
+ * apart (see [`scheduledWords`]).
  */
 export function paceWords(pace: Pace, i18n: I18n, link: LinkState | null = null): string {
   const { t, formatTag } = i18n;
   if (pace.queued <= 0) return "—";
-  const queued = t("pace.queued", { count: pace.queued });
+  const queued = t("pace.due", { count: pace.queued });
   const paused = pausedBy(link, i18n);
   if (paused !== null) return [queued, paused].join(" · ");
   const limit = limitWords(pace.connection, i18n);
@@ -92,8 +94,19 @@ export function paceWords(pace: Pace, i18n: I18n, link: LinkState | null = null)
   return [queued, rate, left].join(" · ");
 }
 
-/** Under the "—" of an idle queue: that nothing waits, and how fast sending would go. */
+/** Under the "—" of an idle queue: that nothing waits (or nothing is due yet), and how fast sending would go. */
 export function paceNote(pace: Pace, i18n: I18n): string | null {
   if (pace.queued > 0) return null;
-  return i18n.t("pace.idle", { rate: formatRate(pace.max_rate_per_s, i18n.formatTag), limit: limitWords(pace.connection, i18n) });
+  const params = { rate: formatRate(pace.max_rate_per_s, i18n.formatTag), limit: limitWords(pace.connection, i18n) };
+  return pace.scheduled > 0 ? i18n.t("pace.idle.due", params) : i18n.t("pace.idle", params);
+}
+
+/**
+ * The messages scheduled for later, apart from the pace: "3 scheduled, next at 2 Dec 2026, 09:30
+ * GMT+1" (in the app's one date format); null when none is.
+ */
+export function scheduledWords(pace: Pace, i18n: I18n): string | null {
+  if (pace.scheduled <= 0) return null;
+  const time = pace.next_scheduled_at_ms === null ? "—" : i18n.formatDateTime(pace.next_scheduled_at_ms);
+  return i18n.t(`pace.scheduled.${i18n.plural(pace.scheduled)}`, { count: pace.scheduled, time });
 }

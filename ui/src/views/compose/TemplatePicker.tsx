@@ -6,18 +6,24 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 
 /** The office's templates, or why there are none to show. */
-type Loaded =
+export type Loaded =
   | { readonly kind: "loading" }
   | { readonly kind: "ready"; readonly templates: readonly Template[] }
   | { readonly kind: "failed"; readonly error: BackendError };
 
-/** Loads the office's templates for whoever may read them; `reload` after a change. */
-export function useTemplates(backend: Backend): { loaded: Loaded; reload: () => void } {
+/** The office's templates as loaded, and how to load them again after a change. */
+export interface Templates {
+  readonly loaded: Loaded;
+  reload(): void;
+}
+
+/** Loads the office's templates for whoever may read them (unless `enabled` is false); `reload` after a change. */
+export function useTemplates(backend: Backend, enabled = true): Templates {
   const { may } = useAccess();
   const [loaded, setLoaded] = useState<Loaded>({ kind: "loading" });
   const [round, setRound] = useState(0);
   useEffect(() => {
-    if (!may.readAll) return undefined;
+    if (!may.readAll || !enabled) return undefined;
     let current = true;
     backend.listTemplates().then(
       (templates) => current && setLoaded({ kind: "ready", templates }),
@@ -26,7 +32,7 @@ export function useTemplates(backend: Backend): { loaded: Loaded; reload: () => 
     return () => {
       current = false;
     };
-  }, [backend, may.readAll, round]);
+  }, [backend, may.readAll, enabled, round]);
   return { loaded, reload: () => setRound((r) => r + 1) };
 }
 
@@ -45,8 +51,14 @@ export function TemplatePicker({
   backend,
   text,
   onPick,
+  templates: given,
+  selected,
 }: {
   backend: Backend;
+  /** The templates as the caller loaded them (it loads its own otherwise). */
+  templates?: Templates;
+  /** The template chosen, when the caller keeps it (by id; null for none). */
+  selected?: number | null;
   /** The text written, offered to be saved as a template (empty: nothing to save). */
   text: string;
   /** A template chosen (or saved), or none. */
@@ -55,8 +67,10 @@ export function TemplatePicker({
   const { t } = useI18n();
   const { may } = useAccess();
   const ids = { pick: useId(), hint: useId(), name: useId() };
-  const { loaded, reload } = useTemplates(backend);
-  const [chosen, setChosen] = useState<number | null>(null);
+  const own = useTemplates(backend, given === undefined);
+  const { loaded, reload } = given ?? own;
+  const [ownChoice, setChosen] = useState<number | null>(null);
+  const chosen = selected === undefined ? ownChoice : selected;
   const [editing, setEditing] = useState<Editing>({ kind: "none" });
   const [done, setDone] = useState<string | null>(null);
   if (!may.readAll) return null;

@@ -1,5 +1,6 @@
 import type { Backend, BackendError } from "../../backend";
 import type { MessageKind } from "../../bindings/MessageKind";
+import type { SubmittedBatch } from "../../bindings/SubmittedBatch";
 import { chunkKey, chunks, type ImportRow } from "../csv";
 
 /** Messages per preview and per batch: well under the engine's intake.max_batch (1000 by default). */
@@ -81,6 +82,7 @@ export async function importRows(
   hash: string,
   onProgress: (p: Progress) => void,
   go: () => boolean = () => true,
+  onQueued: (answer: SubmittedBatch) => void = () => {},
 ): Promise<number> {
   let done = 0;
   onProgress({ done, total: ready.length });
@@ -88,6 +90,7 @@ export async function importRows(
     if (!go()) break;
     const answer = await backend.submitBatch({ messages: chunk.map((r) => r.message) }, chunkKey(hash, index));
     done += answer.messages.length;
+    onQueued(answer);
     onProgress({ done, total: ready.length });
   }
   return done;

@@ -52,7 +52,7 @@ export function ReplyComposer({ backend, phone, optOut }: { backend: Backend; ph
           {t("composer.blocked")}
         </p>
       )}
-      <form className="form composer-form" onSubmit={submit} aria-busy={sending} data-testid="composer-form">
+      <form className="form composer-form" onSubmit={submit} aria-busy={sending} noValidate data-testid="composer-form">
         <div className="field field-wide">
           <label htmlFor={ids.text}>{t("composer.text")}</label>
           <textarea

@@ -52,7 +52,7 @@ export function SimulateReply({
     <section className="simulate" aria-labelledby={ids.heading} data-testid="simulate-reply">
       <h3 id={ids.heading}>{t("simulate.title")}</h3>
       <p className="hint">{t("simulate.intro")}</p>
-      <form className="form" onSubmit={submit} aria-busy={outcome.kind === "sending"} data-testid="simulate-form">
+      <form className="form" onSubmit={submit} aria-busy={outcome.kind === "sending"} noValidate data-testid="simulate-form">
         <div className="field">
           <label htmlFor={ids.from}>{t("simulate.from")}</label>
           <input

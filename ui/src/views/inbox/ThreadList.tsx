@@ -5,7 +5,11 @@ import type { InboxFilter } from "../../bindings/InboxFilter";
 import type { ThreadSummary } from "../../bindings/ThreadSummary";
 import { Badge } from "../../components/Badge";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { FieldProblem } from "../../components/FieldProblem";
 import { ListFooter } from "../../components/ListFooter";
+import { numberExample } from "../../components/numberExamples";
+import { shownWords } from "../../components/shownWords";
+import { useOfficeCountry } from "../../components/useOfficeCountry";
 import { formatRoute } from "../../hooks/useHashRoute";
 import { usePagedList, type FetchPage, type PagedState } from "../../hooks/usePagedList";
 import { useI18n } from "../../i18n/context";
@@ -57,6 +61,8 @@ export function ThreadList({
   const { t } = useI18n();
   const searchId = useId();
   const searchHintId = useId();
+  const searchErrorId = useId();
+  const example = numberExample(useOfficeCountry(backend));
   const unreadId = useId();
   const [query, setQuery] = useState<ThreadQuery>(ALL_THREADS);
   const [typed, setTyped] = useState("");
@@ -75,10 +81,20 @@ export function ThreadList({
     setQuery({ ...query, q: typed.trim() });
   };
   const filtered = query.q !== "" || query.unread;
+  // The engine's refusal of what was searched (a national number without the office's country):
+  // said at the field, not as an empty list; it holds until another search.
+  const refused = state.status === "error" && typed.trim() === query.q ? (state.error?.errors[0] ?? null) : null;
 
   return (
     <>
-      <form className="form filters inbox-search" role="search" aria-label={t("inbox.search.label")} onSubmit={search} data-testid="inbox-search">
+      <form
+        className="form filters inbox-search"
+        role="search"
+        aria-label={t("inbox.search.label")}
+        onSubmit={search}
+        noValidate
+        data-testid="inbox-search"
+      >
         <div className="field">
           <label htmlFor={searchId}>{t("inbox.search")}</label>
           <input
@@ -87,12 +103,18 @@ export function ThreadList({
             autoComplete="off"
             value={typed}
             onChange={(e) => setTyped(e.target.value)}
-            aria-describedby={searchHintId}
+            aria-invalid={refused !== null ? "true" : undefined}
+            aria-describedby={refused === null ? searchHintId : `${searchHintId} ${searchErrorId}`}
             data-testid="inbox-search-q"
           />
           <p className="hint" id={searchHintId}>
-            {t("inbox.search.hint")}
+            {example === null ? t("inbox.search.hint") : t("number.inbox.hint.example", { national: example.national })}
           </p>
+          {refused !== null && (
+            <p className="field-problem" id={searchErrorId} role="alert" data-testid="inbox-search-error" data-code={refused.code}>
+              <FieldProblem error={refused} />
+            </p>
+          )}
         </div>
         <div className="filter-actions">
           <button type="submit" className="button button-secondary" data-testid="inbox-search-submit">
@@ -116,7 +138,7 @@ export function ThreadList({
           {t("inbox.loading")}
         </p>
       )}
-      {state.status === "error" && state.error !== null && (
+      {state.status === "error" && state.error !== null && refused === null && (
         <ErrorNotice title={t("inbox.error")} error={state.error} onRetry={retry} testId="threads-error" />
       )}
       {state.status === "ready" && (
@@ -141,7 +163,8 @@ function Threads({
   onMore: () => void;
   labelledBy: string;
 }) {
-  const { t } = useI18n();
+  const i18n = useI18n();
+  const { t } = i18n;
   const now = Date.now();
   return (
     <>
@@ -158,7 +181,7 @@ function Threads({
         </ul>
       )}
       <ListFooter
-        shown={state.items.length > 0 ? t("inbox.shown", { count: state.items.length }) : null}
+        shown={state.items.length > 0 ? shownWords(state.items.length, i18n) : null}
         more={state.nextCursor !== null}
         loadingMore={state.loadingMore}
         onMore={onMore}
