@@ -178,7 +178,10 @@ async fn a_full_server_closes_a_connection_only_for_a_client_that_waits_and_neve
     let mut buf = [0u8; 1];
     for (name, s) in [("the oldest", &mut oldest), ("the second", &mut second)] {
         let read = tokio::time::timeout(Duration::from_millis(500), s.read(&mut buf)).await;
-        assert!(read.is_err(), "{name} connection is left open while no one waits for its place: {read:?}");
+        assert!(
+            read.is_err(),
+            "{name} connection is left open while no one waits for its place: {read:?}"
+        );
     }
     // A client that sends its request at once gets a place: the oldest makes room, not the second.
     let answer = tokio::time::timeout(
@@ -192,6 +195,9 @@ async fn a_full_server_closes_a_connection_only_for_a_client_that_waits_and_neve
         .await
         .expect("the oldest connection without headers made room");
     let read = tokio::time::timeout(Duration::from_millis(300), second.read(&mut buf)).await;
-    assert!(read.is_err(), "the second is still open: one place was needed, one was made: {read:?}");
+    assert!(
+        read.is_err(),
+        "the second is still open: one place was needed, one was made: {read:?}"
+    );
     t.stop().await;
 }
