@@ -7,6 +7,7 @@ import type { LinkState } from "./bindings/LinkState";
 import type { Dashboard as DashboardData } from "./bindings/Dashboard";
 import type { InboxCounts } from "./bindings/InboxCounts";
 import { AboutPanel } from "./components/AboutPanel";
+import { AppNav } from "./components/AppNav";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
 import { DisplayControls } from "./display/DisplayControls";
@@ -18,7 +19,6 @@ import {
   navSectionOf,
   READ_ALL_SECTIONS,
   SECTIONS,
-  sectionRoute,
   useHashRoute,
   type Section,
 } from "./hooks/useHashRoute";
@@ -147,7 +147,6 @@ export function Sections({
   /** Something the signed-in person did may have changed who they are (their own role). */
   onMeChanged?: () => void;
 }) {
-  const { t, formatNumber } = useI18n();
   const { me, may } = useAccess();
   // Every view's live updates share one subscription (over HTTP, one event stream).
   const backend = useMemo(() => shareSubscription(direct), [direct]);
@@ -177,34 +176,12 @@ export function Sections({
   return (
     <>
       <SandboxBanner connection={connection} />
-      <nav className="app-nav" aria-label={t("nav.label")}>
-        <ul>
-          {SECTIONS.filter((s) => (may.admin || !ADMIN_SECTIONS.has(s)) && (may.readAll || !READ_ALL_SECTIONS.has(s))).map((s) => (
-            <li key={s}>
-              <a
-                href={formatRoute(sectionRoute(s))}
-                className="nav-item"
-                aria-current={s === navSectionOf(route.section) ? "page" : undefined}
-                data-testid={`nav-${s}`}
-              >
-                {t(`nav.${s}`)}
-                {s === "exceptions" && openExceptions !== null && openExceptions > 0 && (
-                  <span className="nav-count" data-testid="nav-exceptions-count" data-count={openExceptions}>
-                    <span aria-hidden="true">{formatNumber(openExceptions)}</span>
-                    <span className="visually-hidden">{t("nav.openCount", { count: openExceptions })}</span>
-                  </span>
-                )}
-                {s === "inbox" && unread !== null && unread > 0 && (
-                  <span className="nav-count nav-count-unread" data-testid="nav-inbox-count" data-count={unread}>
-                    <span aria-hidden="true">{formatNumber(unread)}</span>
-                    <span className="visually-hidden">{t("nav.unreadCount", { count: unread })}</span>
-                  </span>
-                )}
-              </a>
-            </li>
-          ))}
-        </ul>
-      </nav>
+      <AppNav
+        sections={SECTIONS.filter((s) => (may.admin || !ADMIN_SECTIONS.has(s)) && (may.readAll || !READ_ALL_SECTIONS.has(s)))}
+        current={navSectionOf(route.section)}
+        openExceptions={openExceptions}
+        unread={unread}
+      />
       {route.section === "dashboard" && (
         <Dashboard
           dashboard={dashboard}

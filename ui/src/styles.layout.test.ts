@@ -51,3 +51,13 @@ describe("the dashboard never scrolls sideways", () => {
     expect(computed("chart-plot").overflowX, "a plot narrower than its labels scrolls inside its card").toBe("auto");
   });
 });
+
+describe("Settings never runs out of its cards", () => {
+  it("gives a field one column as wide as the field, so that an input or a long word shrinks with it", () => {
+    expect(computed("field").gridTemplateColumns).toBe("minmax(0, 1fr)");
+  });
+
+  it("lets a fieldset of settings shrink below its content, as a fieldset does not by default", () => {
+    expect(computed("settings-kind").minWidth).toMatch(/^0(px)?$/);
+  });
+});

@@ -92,6 +92,16 @@ pub fn test(root: &Path) -> Result<(), String> {
             }),
         ),
         (
+            "layout: every screen at 390 and 1366 px in English, French and Russian, in headless Chromium",
+            // No sideways scroll, no overlapping or spilling labels, and axe, on a server of its own.
+            Box::new(|| {
+                run(Cmd::new("npm")
+                    .args(["run", "test:layout"])
+                    .dir(root.join("tests/browser"))
+                    .env("SMSDESK_BIN", &bin))
+            }),
+        ),
+        (
             "window: the desktop window through tauri-driver and WebKitWebDriver, under Xvfb",
             Box::new(|| {
                 run(Cmd::new("npm")

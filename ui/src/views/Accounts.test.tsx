@@ -6,6 +6,7 @@ import type { AccountInfo } from "../bindings/AccountInfo";
 import type { NewAccount } from "../bindings/NewAccount";
 import type { SessionInfo } from "../bindings/SessionInfo";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "../test/dom";
+import { createI18n, LOCALES } from "../i18n/i18n";
 import { FakeBackend } from "../test/fakeBackend";
 import { T0 } from "../test/fixtures";
 import { Accounts } from "./Accounts";
@@ -107,7 +108,19 @@ describe("Accounts", () => {
     expect(session.textContent).toContain("Chrome, Linux");
     const times = [...session.querySelectorAll("time")].map((t) => t.getAttribute("datetime"));
     expect(times).toEqual([new Date(T0 + 60_000).toISOString(), new Date(T0 + 120_000).toISOString()]);
-    expect(byTestId(session, "session-end").getAttribute("aria-label")).toBe("End Alice’s session from 192.0.2.10");
+    expect(byTestId(session, "session-end").getAttribute("aria-label")).toBe("End session of Alice from 192.0.2.10");
+  });
+
+  // axe's label-content-name-mismatch: a button's accessible name must hold the words it shows,
+  // so that a person who says what they see (voice control) reaches it.
+  it("names each row's buttons with the words they show, in every language", () => {
+    for (const locale of LOCALES) {
+      const { t } = createI18n([locale]);
+      const end = t("sessions.end.label", { name: "Alice", address: "192.0.2.10" });
+      const manage = t("accounts.manage.label", { name: "Alice" });
+      expect(end.toLowerCase(), `${locale}: ${end}`).toContain(t("sessions.end").toLowerCase());
+      expect(manage.toLowerCase(), `${locale}: ${manage}`).toContain(t("accounts.manage").toLowerCase());
+    }
   });
 
   it("adds an account with a name, a role and a first password typed twice", async () => {

@@ -92,6 +92,11 @@ describe("the opt-out list", () => {
     expect(byTestId(row!, "optout-by").textContent).toBe("The number’s owner");
     const headers = [...root.querySelectorAll("thead th")].map((h) => h.textContent);
     expect(headers).toEqual(["Number", "Stops", "Why", "Evidence", "Since", "By", "Note", "Actions"]);
+    expect(root.querySelector("thead .visually-hidden"), "the actions column is named where it is seen").toBeNull();
+    // At phone width each row is a card: every value cell carries its column's name to show above it.
+    const labels = [...row!.querySelectorAll("td")].map((c) => c.getAttribute("data-label"));
+    expect(labels).toEqual([...headers.slice(1, 7), null]);
+    expect(root.querySelector("table")?.classList.contains("table-stack")).toBe(true);
   });
 
   it("searches by digits, and shows the history on demand with when and why a number came off", async () => {

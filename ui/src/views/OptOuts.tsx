@@ -183,7 +183,7 @@ function OptOutTable({
         </p>
       ) : (
         <div className="table-scroll">
-          <table className="table optout-table" aria-labelledby={labelledBy} data-testid="optouts-table">
+          <table className="table optout-table table-stack" aria-labelledby={labelledBy} data-testid="optouts-table">
             <thead>
               <tr>
                 <th scope="col">{t("optOuts.col.phone")}</th>
@@ -194,11 +194,7 @@ function OptOutTable({
                 <th scope="col">{t("optOuts.col.by")}</th>
                 <th scope="col">{t("optOuts.col.note")}</th>
                 {history && <th scope="col">{t("optOuts.col.ended")}</th>}
-                {may.act && (
-                  <th scope="col">
-                    <span className="visually-hidden">{t("optOuts.col.actions")}</span>
-                  </th>
-                )}
+                {may.act && <th scope="col">{t("optOuts.col.actions")}</th>}
               </tr>
             </thead>
             <tbody>
@@ -264,11 +260,13 @@ function OptOutRow({
       <th scope="row" className="phone nowrap" data-testid="optout-phone">
         {e.phone}
       </th>
-      <td data-testid="optout-kinds">{kindsWords(e.kinds, t)}</td>
-      <td className="optout-reason" data-testid="optout-reason">
+      <td data-testid="optout-kinds" data-label={t("optOuts.col.kinds")}>
+        {kindsWords(e.kinds, t)}
+      </td>
+      <td className="optout-reason" data-testid="optout-reason" data-label={t("optOuts.col.reason")}>
         {reasonWords(e, t)}
       </td>
-      <td className="optout-evidence" data-testid="optout-evidence">
+      <td className="optout-evidence" data-testid="optout-evidence" data-label={t("optOuts.col.evidence")}>
         {e.reply_text === null ? (
           <span className="muted">{t("optOuts.noEvidence")}</span>
         ) : (
@@ -284,17 +282,19 @@ function OptOutRow({
           </>
         )}
       </td>
-      <td className="optout-since">
+      <td className="optout-since" data-label={t("optOuts.col.since")}>
         <time dateTime={new Date(e.created_at_ms).toISOString()} data-testid="optout-since">
           {formatDateTime(e.created_at_ms)}
         </time>
       </td>
-      <td data-testid="optout-by">{byWords(e.created_by, t)}</td>
-      <td className="audit-note" data-testid="optout-note">
+      <td data-testid="optout-by" data-label={t("optOuts.col.by")}>
+        {byWords(e.created_by, t)}
+      </td>
+      <td className="audit-note" data-testid="optout-note" data-label={t("optOuts.col.note")}>
         {e.note === null ? <span className="muted">{t("audit.noNote")}</span> : e.note}
       </td>
       {history && (
-        <td data-testid="optout-ended">
+        <td data-testid="optout-ended" data-label={t("optOuts.col.ended")}>
           {ended ? (
             <>
               <Badge tone="neutral">{t("optOuts.ended")}</Badge>{" "}

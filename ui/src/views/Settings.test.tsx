@@ -198,6 +198,8 @@ describe("Settings", () => {
         window: 64,
         max_rate_per_s: 1_000,
         queued: 0,
+        scheduled: 0,
+        next_scheduled_at_ms: null,
         sent_last_minute_per_s: 0,
         eta_seconds: 0,
         sandbox_tps_limit: 1_000,
@@ -287,7 +289,10 @@ describe("Settings", () => {
     await click(byTestId(root, "test-connection"));
     await settle();
     expect(tests[1]?.password).toBe("wrong");
-    expect(byTestId(root, "test-result").textContent).toContain("ESME_RINVPASWD");
+    expect(byTestId(root, "test-result-headline").textContent).toBe(
+      "The provider refused the user name or password: check them with your provider",
+    );
+    expect(byTestId(root, "test-result-code").textContent).toContain("ESME_RINVPASWD");
   });
 
   it("keeps the provider's fields off while the sandbox is ticked, and wakes them as soon as it is unticked", async () => {

@@ -1,4 +1,42 @@
 import type { screensEn } from "./en";
 
 export const screensFr: { readonly [K in keyof typeof screensEn]: string } = {
+  "setting.http.callback_max_body_kib": "Taille maximale d’un rappel de fournisseur (Kio)",
+  "setting.http.header_read_timeout_seconds": "Délai pour envoyer les en-têtes d’une requête (secondes)",
+  "setting.http.idle_timeout_seconds": "Connexion inactive fermée après (secondes)",
+  "setting.http.max_connections": "Connexions servies en même temps",
+  "setting.http.max_connections_per_address": "Connexions simultanées depuis une même adresse",
+  "setting.http.max_unfinished_per_address": "Connexions lentes simultanées depuis une même adresse",
+  "setting.http.max_streams_per_caller": "Flux de mises à jour par clé ou par session",
+  "setting.http.trusted_proxies": "Proxys de confiance",
+  "setting.http.allowed_hosts": "Noms d’hôte auxquels le serveur répond",
+  "setting.accounts.session_idle_minutes": "Fin d’une session inutilisée après (minutes)",
+  "setting.accounts.session_max_hours": "Fin d’une session au plus tard après la connexion (heures)",
+  "setting.inbox.stop_words_en": "Mots d’arrêt en anglais",
+  "setting.inbox.stop_words_fr": "Mots d’arrêt en français",
+  "setting.inbox.stop_words_ru": "Mots d’arrêt en russe",
+  "setting.inbox.start_words_en": "Mots de reprise en anglais",
+  "setting.inbox.start_words_fr": "Mots de reprise en français",
+  "setting.inbox.start_words_ru": "Mots de reprise en russe",
+  "setting.inbox.opt_out_kinds": "Types de messages bloqués par une opposition",
+  "setting.inbox.reassembly_timeout_seconds": "Attente des parties d’une longue réponse (secondes)",
+  "setting.inbox.notify": "Notifier sur le bureau à l’arrivée d’une réponse",
+  "setting.store.reserve_mib": "Espace disque gardé libre (Mio)",
+  "setting.routing.failover_grace_seconds": "Attente avant de passer à la connexion suivante (secondes)",
+  "setting.routing.otp_failover_grace_seconds": "Codes à usage unique : attente avant de passer à la connexion suivante (secondes)",
+
+  "settings.test.refused.ESME_RINVPASWD": "Le fournisseur a refusé l’identifiant ou le mot de passe : vérifiez-les auprès de votre fournisseur",
+  "settings.test.refused.ESME_RINVSYSID": "Le fournisseur ne connaît pas ce System ID : vérifiez-le auprès de votre fournisseur",
+  "settings.test.refused.ESME_RINVSYSTYP": "Le fournisseur a refusé le type de système : laissez-le vide sauf si votre fournisseur en a donné un",
+  "settings.test.refused.ESME_RALYBND": "Ce compte est déjà connecté ailleurs : fermez l’autre connexion, ou demandez à votre fournisseur combien il en autorise",
+  "settings.test.refused.ESME_RBINDFAIL": "Le fournisseur a refusé de connecter ce compte : demandez-lui s’il est actif et si l’adresse de cet ordinateur est autorisée",
+  "settings.test.refused.ESME_RINVVER": "Le fournisseur n’accepte pas cette version de SMPP : choisissez celle que votre fournisseur a indiquée",
+  "settings.test.refused.other": "Le fournisseur n’a pas accepté ce compte : vérifiez le System ID, le mot de passe et le type de système auprès de votre fournisseur (le mot de passe distingue les majuscules)",
+  "settings.test.code": "Réponse du fournisseur : {name}",
+  "settings.test.details": "Détails du système :",
+
+  "connect.intro.provider": "Cinq étapes avec les informations données par votre fournisseur de SMS. Rien ne change avant la bascule finale : d’ici là, les messages continuent de partir par la connexion enregistrée.",
+
+  "nav.menu": "Menu",
+  "nav.menu.current": "Menu : {section}",
 };

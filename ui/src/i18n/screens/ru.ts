@@ -1,4 +1,42 @@
 import type { screensEn } from "./en";
 
 export const screensRu: { readonly [K in keyof typeof screensEn]: string } = {
+  "setting.http.callback_max_body_kib": "Наибольший размер уведомления провайдера (КиБ)",
+  "setting.http.header_read_timeout_seconds": "Время на отправку заголовков запроса (секунд)",
+  "setting.http.idle_timeout_seconds": "Закрывать неактивное соединение через (секунд)",
+  "setting.http.max_connections": "Одновременно обслуживаемых соединений",
+  "setting.http.max_connections_per_address": "Одновременных соединений с одного адреса",
+  "setting.http.max_unfinished_per_address": "Медленных соединений с одного адреса одновременно",
+  "setting.http.max_streams_per_caller": "Потоков обновлений на ключ или сеанс",
+  "setting.http.trusted_proxies": "Доверенные прокси",
+  "setting.http.allowed_hosts": "Имена хоста, на которые отвечает сервер",
+  "setting.accounts.session_idle_minutes": "Сеанс завершается без использования через (минут)",
+  "setting.accounts.session_max_hours": "Сеанс завершается после входа не позже чем через (часов)",
+  "setting.inbox.stop_words_en": "Стоп-слова на английском",
+  "setting.inbox.stop_words_fr": "Стоп-слова на французском",
+  "setting.inbox.stop_words_ru": "Стоп-слова на русском",
+  "setting.inbox.start_words_en": "Слова возобновления на английском",
+  "setting.inbox.start_words_fr": "Слова возобновления на французском",
+  "setting.inbox.start_words_ru": "Слова возобновления на русском",
+  "setting.inbox.opt_out_kinds": "Какие сообщения останавливает отказ",
+  "setting.inbox.reassembly_timeout_seconds": "Ожидание частей длинного ответа (секунд)",
+  "setting.inbox.notify": "Уведомлять на рабочем столе о новом ответе",
+  "setting.store.reserve_mib": "Свободное место на диске в запасе (МиБ)",
+  "setting.routing.failover_grace_seconds": "Ожидание перед переходом к следующему подключению (секунд)",
+  "setting.routing.otp_failover_grace_seconds": "Одноразовые коды: ожидание перед переходом к следующему подключению (секунд)",
+
+  "settings.test.refused.ESME_RINVPASWD": "Провайдер не принял имя пользователя или пароль: уточните их у провайдера",
+  "settings.test.refused.ESME_RINVSYSID": "Провайдер не знает этот System ID: уточните его у провайдера",
+  "settings.test.refused.ESME_RINVSYSTYP": "Провайдер не принял тип системы: оставьте поле пустым, если провайдер его не давал",
+  "settings.test.refused.ESME_RALYBND": "Эта учётная запись уже подключена в другом месте: закройте другое подключение или узнайте у провайдера, сколько их разрешено",
+  "settings.test.refused.ESME_RBINDFAIL": "Провайдер отказался подключить эту учётную запись: узнайте у него, активна ли она и разрешён ли адрес этого компьютера",
+  "settings.test.refused.ESME_RINVVER": "Провайдер не принимает эту версию SMPP: выберите версию, которую указал провайдер",
+  "settings.test.refused.other": "Провайдер не принял эту учётную запись: сверьте с провайдером System ID, пароль и тип системы (в пароле важен регистр букв)",
+  "settings.test.code": "Ответ провайдера: {name}",
+  "settings.test.details": "Подробности от системы:",
+
+  "connect.intro.provider": "Пять шагов с данными, которые дал ваш SMS-провайдер. Ничего не изменится до переключения в конце: до тех пор сообщения по-прежнему уходят через сохранённое подключение.",
+
+  "nav.menu": "Меню",
+  "nav.menu.current": "Меню: {section}",
 };

@@ -178,16 +178,17 @@ describe("Connect your provider", () => {
     const scene = await open(new FakeBackend(), [answer("refused"), answer("unreachable"), answer("timeout")]);
     const { root } = scene;
     await fillIn(root);
+    // A refusal's headline says what to do; the others say what to check below it.
     const expectations = [
-      ["refused", "did not accept this account: check the System ID, the password and the system type"],
-      ["unreachable", "Nothing answered at this address: check the host and the port"],
-      ["timeout", "did not answer the bind in time: check the port"],
+      ["refused", "connect-test-result-headline", "The provider refused the user name or password: check them with your provider"],
+      ["unreachable", "connect-test-result-check", "Nothing answered at this address: check the host and the port"],
+      ["timeout", "connect-test-result-check", "did not answer the bind in time: check the port"],
     ] as const;
-    for (const [outcome, words] of expectations) {
+    for (const [outcome, where, words] of expectations) {
       await click(byTestId(root, "connect-test"));
       await settle();
       expect(byTestId(root, "connect-test-result").dataset["outcome"]).toBe(outcome);
-      expect(byTestId(root, "connect-test-result-check").textContent).toContain(words);
+      expect(byTestId(root, where).textContent).toContain(words);
       expect(queryTestId(root, "connect-switch"), outcome).toBeNull();
     }
     expect(byTestId(root, "connect-test-result").textContent).toContain("connection refused (os error 111)");
@@ -241,11 +242,23 @@ describe("Connect your provider", () => {
     ]);
     const outcome = byTestId(root, "connect-outcome");
     expect(outcome.textContent).toContain("smsdesk now sends through your provider");
+    expect(root.textContent, "once switched, nothing says the messages keep going to the sandbox").not.toContain("keep going");
+    expect(queryTestId(root, "connect-intro")).toBeNull();
     expect(byTestId(root, "saved-reconnected").textContent).toContain("bound again");
     expect(byTestId(root, "connect-link-state").dataset["state"]).toBe("bound");
     expect(byTestId(root, "connect-link-state").textContent).toContain("Connection now: Connected");
     expect(scene.switched, "the banner is told to ask again").toBe(1);
     expect(byTestId<HTMLAnchorElement>(root, "connect-dashboard-link").getAttribute("href")).toBe("#/dashboard");
+  });
+
+  it("says the messages keep going to the sandbox only while the sandbox is the connection", async () => {
+    const onSandbox = await open(new FakeBackend());
+    expect(byTestId(onSandbox.root, "connect-intro").textContent).toContain("until then, messages keep going to the sandbox");
+    await rendered?.unmount();
+    const onProvider = await open(new FakeBackend(), [], view({ value: "false" }));
+    const intro = byTestId(onProvider.root, "connect-intro").textContent;
+    expect(intro).not.toContain("sandbox");
+    expect(intro).toContain("messages keep going through the connection saved now");
   });
 
   it("shows a refused switch next to the field and keeps what was typed", async () => {

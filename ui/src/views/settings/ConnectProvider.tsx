@@ -1,4 +1,4 @@
-import { useId, useMemo, useState, type ReactNode } from "react";
+import { useCallback, useId, useMemo, useState, type ReactNode } from "react";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
 import type { ConnectionStatus } from "../../bindings/ConnectionStatus";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
@@ -11,6 +11,7 @@ import { formatRoute } from "../../hooks/useHashRoute";
 import { useI18n } from "../../i18n/context";
 import { LINK_TONE, linkWords } from "../Dashboard";
 import { TestResult, trialOf } from "./ConnectionTest";
+import { COUNTRY_SETTING, CountryStep } from "./CountryStep";
 import { SavedNotice } from "./SavedNotice";
 import { PasswordControl, SettingControl } from "./SettingControl";
 
@@ -25,6 +26,7 @@ const STEPS = {
   accountMore: ["smpp.interface_version", "smpp.address_range"],
   sender: ["smpp.source_addr"],
   ids: ["receipts.response_id", "receipts.receipt_id", "receipts.id_ignore_case", "receipts.id_ignore_leading_zeros"],
+  country: [COUNTRY_SETTING],
 } as const;
 const GUIDED: readonly string[] = Object.values(STEPS).flat();
 
@@ -50,10 +52,18 @@ export function ConnectProvider({
   const { t } = useI18n();
   const headingId = useId();
   const { state, reload } = useBackendData(backend, loadSettings);
+  // Once switched, the page speaks of the provider: nothing "keeps going to the sandbox" then.
+  const [switched, setSwitched] = useState(false);
+  const onTheSandbox =
+    state.status === "ready" && state.data.fields.find((f) => f.key === "smpp.sandbox")?.value === "true";
   return (
     <section className="panel connect-guide" aria-labelledby={headingId} data-testid="connect-guide">
       <h2 id={headingId}>{t("connect.title")}</h2>
-      <p className="panel-intro">{t("connect.intro")}</p>
+      {state.status === "ready" && !switched && (
+        <p className="panel-intro" data-testid="connect-intro">
+          {onTheSandbox ? t("connect.intro") : t("connect.intro.provider")}
+        </p>
+      )}
       {state.status === "loading" && (
         <p className="status" role="status">
           <span className="spinner" aria-hidden="true" />
@@ -64,7 +74,15 @@ export function ConnectProvider({
         <ErrorNotice title={t("settings.error")} error={state.error} onRetry={reload} testId="connect-error" />
       )}
       {state.status === "ready" && (
-        <Guide backend={backend} view={state.data} onClose={onClose} {...(onSwitched ? { onSwitched } : {})} />
+        <Guide
+          backend={backend}
+          view={state.data}
+          onClose={onClose}
+          onSwitched={() => {
+            setSwitched(true);
+            onSwitched?.();
+          }}
+        />
       )}
     </section>
   );
@@ -92,6 +110,9 @@ function Guide({
   const [saved, setSaved] = useState<SettingsSaved | null>(null);
 
   const valueOf = (key: string): string => edits[key] ?? fields.get(key)?.value ?? "";
+  // The office's country does not change what the test binds with: choosing it keeps the result.
+  const chooseCountry = useCallback((code: string) => setEdits((e) => ({ ...e, [COUNTRY_SETTING]: code })), []);
+  const countryField = fields.get(COUNTRY_SETTING);
   const errors: FieldError[] = failure?.error.errors ?? [];
   const edited = (): void => {
     setResult(null);
@@ -200,6 +221,14 @@ function Guide({
         <Step id="sender" title={t("connect.step.sender")} intro={<p>{t("connect.step.sender.intro")}</p>}>
           <Fields>{STEPS.sender.map(control)}</Fields>
         </Step>
+        {countryField !== undefined && countryField.editable && (
+          <CountryStep
+            saved={countryField.value}
+            edited={edits[COUNTRY_SETTING]}
+            onChange={chooseCountry}
+            errors={errors.filter((e) => e.field === COUNTRY_SETTING)}
+          />
+        )}
         <Step
           id="ids"
           title={t("connect.step.ids")}

@@ -4,6 +4,8 @@ import type { ConnectionTest } from "../../bindings/ConnectionTest";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
+import type { MessageKey } from "../../i18n/en";
+import type { Translate } from "../../i18n/i18n";
 
 /**
  * The trial a test runs: the connection values as on screen, saved or not. `sandbox` says which
@@ -93,18 +95,39 @@ export function ConnectionTestButton({
   );
 }
 
-/** How a trial bind went, in plain words, and what to check when it did not bind. */
+/** The refusals a headline says what to do about; any other code has the general one. */
+const REFUSALS = new Set([
+  "ESME_RINVPASWD",
+  "ESME_RINVSYSID",
+  "ESME_RINVSYSTYP",
+  "ESME_RALYBND",
+  "ESME_RBINDFAIL",
+  "ESME_RINVVER",
+]);
+
+/** What to do about a refused bind, first: the provider's code follows in small print. */
+export function refusalHeadline(t: Translate, statusName: string | null): string {
+  return statusName !== null && REFUSALS.has(statusName)
+    ? t(`settings.test.refused.${statusName}` as MessageKey & `settings.test.refused.${string}`)
+    : t("settings.test.refused.other");
+}
+
+/**
+ * How a trial bind went, in plain words, what to do when it did not bind, then in small print
+ * the provider's code (a refusal) or the system's own words (no answer, no connection).
+ */
 export function TestResult({ result, testId = "test-result" }: { result: ConnectionTestResult; testId?: string }) {
   const { t, formatNumber } = useI18n();
   const outcome = result.outcome;
   const ok = outcome === "bound";
-  const check = outcome === "bound" ? null : t(`settings.test.check.${outcome}`);
+  // A refusal's headline says what to check already.
+  const check = outcome === "bound" || outcome === "refused" ? null : t(`settings.test.check.${outcome}`);
   const summary = (() => {
     switch (result.outcome) {
       case "bound":
         return t("settings.test.bound", { target: result.target, ms: formatNumber(result.elapsed_ms) });
       case "refused":
-        return t("settings.test.refused", { name: result.status_name ?? String(result.status) });
+        return refusalHeadline(t, result.status_name);
       case "unreachable":
         return t("settings.test.unreachable", { target: result.target });
       case "timeout":
@@ -113,6 +136,7 @@ export function TestResult({ result, testId = "test-result" }: { result: Connect
         return t("settings.test.failed");
     }
   })();
+  const code = result.status_name ?? (result.status === null ? null : `0x${result.status.toString(16).padStart(8, "0")}`);
   return (
     <div
       className={`notice ${ok ? "notice-success" : "notice-error"}`}
@@ -121,10 +145,19 @@ export function TestResult({ result, testId = "test-result" }: { result: Connect
       data-outcome={result.outcome}
     >
       <p>
-        <strong>{summary}</strong>
+        <strong data-testid={`${testId}-headline`}>{summary}</strong>
       </p>
       {check !== null && <p data-testid={`${testId}-check`}>{check}</p>}
-      {!ok && <p className="hint">{result.message}</p>}
+      {outcome === "refused" && code !== null && (
+        <p className="hint" data-testid={`${testId}-code`}>
+          {t("settings.test.code", { name: code })}
+        </p>
+      )}
+      {!ok && outcome !== "refused" && result.message !== "" && (
+        <p className="hint" data-testid={`${testId}-details`}>
+          {t("settings.test.details")} <span lang="en">{result.message}</span>
+        </p>
+      )}
     </div>
   );
 }

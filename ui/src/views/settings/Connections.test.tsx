@@ -338,7 +338,9 @@ describe("Connections and routes", () => {
     await type(input(added, "connection-name"), "third");
     await type(input(added, "connection-host"), "smpp.third.example");
     await type(input(added, "connection-password"), "much-too-long");
-    expect(problems(added)).toEqual(["SMPP passwords are 8 characters at most."]);
+    expect(problems(added)).toEqual([
+      "Too long: SMPP carries a password of 8 characters at most, so the provider would refuse it. Ask your provider for the password to use over SMPP.",
+    ]);
     await type(input(added, "connection-password"), "s3cret");
     await type(input(added, "connection-port"), "99999");
     expect(problems(added)).toEqual(["A port from 1 to 65535."]);

@@ -8,6 +8,15 @@ import { useI18n } from "../../i18n/context";
 import type { Tone } from "../tones";
 import { FieldProblem } from "../../components/FieldProblem";
 import { choiceLabel, settingHelp, settingLabel } from "./labels";
+import { passwordTooLong, smppLimitProblem } from "./smppLimits";
+
+/** The engine's codes for a value too long, which the check as typed says first. */
+const TOO_LONG: ReadonlySet<string> = new Set(["too_long", "password_too_long", "system_id_too_long"]);
+
+/** A setting's config key, in small print under its name: for whoever edits the file. */
+export function SettingKey({ name }: { name: string }) {
+  return <code className="setting-key">{name}</code>;
+}
 
 const APPLIES_TONE: Record<Applies, Tone> = { now: "success", reconnect: "progress", restart: "warning" };
 
@@ -81,14 +90,19 @@ export function SettingControl({
   const helpId = `${id}-help`;
   const lockedId = `${id}-locked`;
   const errorId = `${id}-errors`;
-  const invalid = errors.length > 0;
+  const limitId = `${id}-limit`;
+  // What SMPP cannot carry, said as it is typed; the engine's refusal of the same is not repeated.
+  const limit = smppLimitProblem(t, field.key, value);
+  const shown = limit === null ? errors : errors.filter((e) => !TOO_LONG.has(e.code));
+  const invalid = shown.length > 0 || limit !== null;
   const help = settingHelp(t, field.key);
   const describedBy = [
+    limit === null ? null : limitId,
     help === null ? null : helpId,
     hintId,
     field.editable ? null : lockedId,
     inactive ? (inactiveReason ?? null) : null,
-    invalid ? errorId : null,
+    shown.length > 0 ? errorId : null,
   ]
     .filter((x) => x !== null)
     .join(" ");
@@ -139,15 +153,24 @@ export function SettingControl({
       data-inactive={inactive ? "true" : undefined}
     >
       {field.kind === "bool" ? (
-        <label htmlFor={id} className="setting-check">
-          {input}
-          <span>{name}</span>
-        </label>
+        <>
+          <label htmlFor={id} className="setting-check">
+            {input}
+            <span>{name}</span>
+          </label>
+          <SettingKey name={field.key} />
+        </>
       ) : (
         <>
           <label htmlFor={id}>{name}</label>
+          <SettingKey name={field.key} />
           {input}
         </>
+      )}
+      {limit !== null && (
+        <p className="field-problem" id={limitId} data-testid={`limit-${field.key}`}>
+          {limit}
+        </p>
       )}
       {help !== null && (
         <p className="hint setting-help" id={helpId}>
@@ -155,9 +178,11 @@ export function SettingControl({
         </p>
       )}
       <p className="hint setting-meta" id={hintId}>
-        <AppliesBadge applies={field.applies} /> <code className="setting-key">{field.key}</code>
+        <AppliesBadge applies={field.applies} />
         {field.default !== "" && field.default !== value && (
-          <> · {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default) : field.default })}</>
+          <span className="setting-default">
+            {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default) : field.default })}
+          </span>
         )}
       </p>
       {field.pending_restart && (
@@ -166,7 +191,7 @@ export function SettingControl({
         </p>
       )}
       <LockedReason field={field} id={lockedId} />
-      <FieldErrors errors={errors} id={errorId} />
+      <FieldErrors errors={shown} id={errorId} />
     </div>
   );
 }
@@ -196,7 +221,10 @@ export function PasswordControl({
   const stateId = `${id}-state`;
   const lockedId = `${id}-locked`;
   const errorId = `${id}-errors`;
-  const invalid = errors.length > 0;
+  const limitId = `${id}-limit`;
+  const limit = passwordTooLong(t, value === "" ? null : value);
+  const shown = limit === null ? errors : errors.filter((e) => !TOO_LONG.has(e.code));
+  const invalid = shown.length > 0 || limit !== null;
   const where = t(`settings.password.where.${field.source}`);
   const store = t(`settings.password.where.${view.secret_store}`);
   return (
@@ -207,6 +235,7 @@ export function PasswordControl({
       data-inactive={inactive ? "true" : undefined}
     >
       <label htmlFor={id}>{settingLabel(t, field.key)}</label>
+      <SettingKey name={field.key} />
       <input
         id={id}
         type="password"
@@ -217,20 +246,26 @@ export function PasswordControl({
         onChange={(e) => onChange(e.target.value === "" ? null : e.target.value)}
         aria-invalid={invalid ? "true" : undefined}
         aria-describedby={[
+          limit === null ? null : limitId,
           stateId,
           field.editable ? null : lockedId,
           inactive ? (inactiveReason ?? null) : null,
-          invalid ? errorId : null,
+          shown.length > 0 ? errorId : null,
         ]
           .filter((x) => x !== null)
           .join(" ")}
         data-testid={testId}
       />
+      {limit !== null && (
+        <p className="field-problem" id={limitId} data-testid="limit-smpp.password">
+          {limit}
+        </p>
+      )}
       <div className="hint setting-meta" id={stateId}>
-        <AppliesBadge applies={field.applies} /> <code className="setting-key">{field.key}</code>{" "}
+        <AppliesBadge applies={field.applies} />
         <span data-testid="password-state">
           {view.password_set ? t("settings.password.set", { where }) : t("settings.password.unset")}
-        </span>{" "}
+        </span>
         {field.editable && <span>{t("settings.password.store", { where: store })}</span>}
       </div>
       {field.editable && !inactive && view.password_set && value !== "" && (
@@ -245,7 +280,7 @@ export function PasswordControl({
       )}
       {value === "" && <p className="hint">{t("settings.password.cleared")}</p>}
       <LockedReason field={field} id={lockedId} />
-      <FieldErrors errors={errors} id={errorId} />
+      <FieldErrors errors={shown} id={errorId} />
     </div>
   );
 }

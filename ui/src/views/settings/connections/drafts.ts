@@ -6,6 +6,7 @@ import type { FieldError } from "../../../bindings/FieldError";
 import type { MessageKind } from "../../../bindings/MessageKind";
 import type { RouteEdit } from "../../../bindings/RouteEdit";
 import type { useI18n } from "../../../i18n/context";
+import { passwordTooLong, systemIdTooLong } from "../smppLimits";
 
 export const KINDS: readonly MessageKind[] = ["otp", "transactional", "bulk"];
 export const BIND_MODES = ["transceiver", "transmitter_receiver"] as const;
@@ -13,8 +14,6 @@ export const BIND_MODES = ["transceiver", "transmitter_receiver"] as const;
 const NAME = /^[A-Za-z0-9_-]{1,32}$/;
 const PREFIX = /^\+\d{1,15}$/;
 const COUNTRY = /^[A-Za-z]{2}$/;
-/** SMPP passwords are 8 characters at most (the bind would cut a longer one). */
-const PASSWORD_MAX = 8;
 const BINDS_MAX = 16;
 
 /** A connection as the form edits it: numbers as typed, and the name it was saved under. */
@@ -206,9 +205,11 @@ export function validate(
     if (!c.sandbox) {
       if (c.host.trim() === "") at("connection", c.key, "host", t("settings.connections.problem.hostRequired"));
       if (integer(c.port, 1, 65_535) === null) at("connection", c.key, "port", t("settings.connections.problem.port"));
-      if (c.password !== null && new TextEncoder().encode(c.password).length > PASSWORD_MAX) {
-        at("connection", c.key, "password", t("settings.connections.problem.passwordLong", { max: PASSWORD_MAX }));
-      }
+      // What SMPP cannot carry in a bind, in the same words as the Settings form's.
+      const systemIdLong = systemIdTooLong(t, c.system_id);
+      if (systemIdLong !== null) at("connection", c.key, "system_id", systemIdLong);
+      const passwordLong = passwordTooLong(t, c.password);
+      if (passwordLong !== null) at("connection", c.key, "password", passwordLong);
       if (integer(c.binds, 1, BINDS_MAX) === null) {
         at("connection", c.key, "binds", t("settings.connections.problem.binds", { max: BINDS_MAX }));
       }
