@@ -16,10 +16,13 @@ async function entries(file) {
   return new Map([...text.matchAll(ENTRY)].map((m) => [m[1], JSON.parse(`"${m[2]}"`)]));
 }
 
-/** One language's catalogue, key → message (the main file and the engine's words). */
+/** The folders of words spread into each language's main file (the engine's codes, and each area's). */
+const AREAS = ["server", "detail", "screens", "day", "reasons"];
+
+/** One language's catalogue, key → message (the main file and every area's words). */
 export async function catalogue(locale) {
-  const [main, server] = await Promise.all([entries(`${locale}.ts`), entries(`server/${locale}.ts`)]);
-  return new Map([...main, ...server]);
+  const parts = await Promise.all([entries(`${locale}.ts`), ...AREAS.map((area) => entries(`${area}/${locale}.ts`))]);
+  return new Map(parts.flatMap((part) => [...part]));
 }
 
 /**

@@ -147,13 +147,13 @@ export async function retryFailed(ui) {
   assert.equal(await ui.attr(tid("statement-queue"), "data-status"), "failed");
   assert.equal(await ui.count(ATTEMPTS), 1, "a permanent refusal is not retried by itself");
   await ui.click(tid("retry-open"));
+  // Refused for good: before any note is asked, the panel says a retry will fail again, and why.
+  await ui.waitFor(tid("retry-fact-confirm"));
+  assert.equal(await ui.attr(tid("retry-fact-confirm"), "data-code"), "will_fail_again");
+  assert.match(await ui.text(tid("retry-fact-confirm")), /ESME_RINVDSTADR/, "the refusal is named");
   await ui.fill(tid("retry-note"), "Number corrected by the customer on the phone");
-  await ui.click(tid("retry-submit"));
-  // Refused for good: the screen says a retry will fail again for that reason, and asks.
-  await ui.waitFor(tid("retry-permanent-warning"));
-  assert.equal(await ui.attr(tid("retry-permanent-reason"), "data-status"), "ESME_RINVDSTADR");
   await ui.screenshot("retry-guard.png", { fullPage: false });
-  await ui.click(tid("retry-permanent-confirm"));
+  await ui.click(tid("retry-facts-confirm"));
   await ui.waitFor(tid("action-done"));
   await eventually("a second attempt appears in the timeline", async () => (await ui.count(ATTEMPTS)) === 2, 30_000);
   await eventually(

@@ -30,6 +30,7 @@ import {
   retryFailed,
   sendAndWatchDelivered,
 } from "./story.mjs";
+import { findByNationalNumber, retryOptedOutSaysWhyAtOnce, scheduledIsNotInThePace, templateFilledOrRefused } from "./story_day.mjs";
 import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
@@ -279,6 +280,8 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
   let info;
   let browser;
   let setupLink;
+  /** The message sent to the number that then opted out by reply. */
+  let optedOutMessage;
   /** The first admin's browser, kept open through the story (as an admin's would be). */
   let admin;
   /** The key the admin creates in the browser: what the test reads the API with, as an integration. */
@@ -363,6 +366,10 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     await page.getByLabel("Name", { exact: true }).fill(ADMIN.name);
     await page.getByLabel("New password", { exact: true }).fill(ADMIN.password);
     await page.getByLabel("Type it again", { exact: true }).fill(ADMIN.password);
+    // The office's country is asked here, suggested from the browser's language (en-US), and
+    // France is picked: national numbers are read as French from now on.
+    assert.equal(await page.getByTestId("setup-country").inputValue(), "US", "the browser's region is suggested");
+    await page.getByTestId("setup-country").selectOption("FR");
     await screenshot(page, "setup.png");
     await page.getByTestId("setup-submit").click();
     await page.getByTestId("accounts-table").waitFor({ timeout: 15_000 });
@@ -617,7 +624,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     try {
       const ui = storyUi(page);
       await replyInInbox(ui);
-      await optOutByReply(ui);
+      optedOutMessage = await optOutByReply(ui);
 
       // A number put on the list by hand, as after a phone call.
       await page.getByTestId("nav-optouts").click();
@@ -685,6 +692,21 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     }
   });
 
+  test("the operator's day: a number found as typed in France, a template refused with its empty value named then sent filled, a message for tomorrow kept out of the pace, and a retry to an opted-out number refused at once", async () => {
+    assert.ok(optedOutMessage, "needs the message to the number that opted out, from the test before");
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, OPERATOR);
+    try {
+      const ui = storyUi(page);
+      await findByNationalNumber(ui);
+      await templateFilledOrRefused(ui);
+      await scheduledIsNotInThePace(ui);
+      await retryOptedOutSaysWhyAtOnce(ui, optedOutMessage);
+      assert.deepEqual(unexpected(problems, 422, "/api/v1/messages"), [], "only the send with an empty value may be refused");
+    } finally {
+      await context.close();
+    }
+  });
+
   test("an OTP past its tries: the operator reads why the retry is refused; the admin sends it anyway with a note, audited", async () => {
     const operator = await signedIn(browser, instance.httpUrl, OPERATOR);
     try {
@@ -701,34 +723,34 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.locator(`[data-testid="message-row"][data-id="${id}"][data-status="failed"]`).waitFor({ timeout: 30_000 });
       await page.locator(`[data-testid="message-row"][data-id="${id}"] [data-testid="message-destination"]`).click();
       await page.getByTestId("retry-open").click();
+      // Refused for good before: the panel says at once that it will likely fail again, and asks.
+      await page.getByTestId("retry-fact-confirm").waitFor({ timeout: 15_000 });
+      assert.equal(await page.getByTestId("retry-fact-confirm").getAttribute("data-code"), "will_fail_again");
       await page.getByTestId("retry-note").fill("The customer asked for a second code");
-      await page.getByTestId("retry-submit").click();
-      // Refused for good before: the screen says it will likely fail again, and asks.
-      await page.getByTestId("retry-permanent-warning").waitFor({ timeout: 15_000 });
-      await page.getByTestId("retry-permanent-confirm").click();
+      await page.getByTestId("retry-facts-confirm").click();
       await page.getByTestId("action-done").waitFor({ timeout: 15_000 });
       await eventually("the second try is refused too", async () => (await page.getByTestId("statement-queue").getAttribute("data-status")) === "failed" && (await page.locator('[data-testid="timeline-item"][data-kind="attempt"]').count()) === 2, 30_000);
 
+      // Past its tries: the operator reads why at once, and is asked for nothing.
       await page.getByTestId("retry-open").click();
-      await page.getByTestId("retry-submit").click();
-      const refusal = page.getByTestId("retry-limits");
+      const refusal = page.getByTestId("retry-fact-blocked");
       await refusal.waitFor({ timeout: 15_000 });
-      assert.equal(await refusal.getAttribute("data-code"), "attempts_exhausted");
-      assert.match(await refusal.textContent(), /Only an admin may send it past these limits/);
-      assert.equal(await page.getByTestId("retry-limits-override").count(), 0, "an operator is not offered to override");
+      assert.equal(await refusal.getAttribute("data-code"), "limit_reached");
+      assert.match(await refusal.textContent(), /admin/, "it says who may send it anyway");
+      assert.equal(await page.getByTestId("retry-note").count(), 0, "no note is asked for what cannot be done");
       assert.deepEqual(unexpected(operator.problems, 409, `/api/v1/messages/${id}/retry`), []);
 
       const { page: adminPage, problems } = admin;
       await adminPage.goto(`${instance.httpUrl}/#/messages/${id}`, { waitUntil: "load" });
       await adminPage.getByTestId("retry-open").click();
-      await adminPage.getByTestId("retry-submit").click();
-      await adminPage.getByTestId("retry-limits-override").click();
-      assert.equal(await adminPage.getByTestId("retry-override-submit").isDisabled(), true, "overriding needs a note");
+      // An admin may send it past its tries: both facts are stated first, then one note confirms them.
+      const facts = adminPage.getByTestId("retry-fact-confirm");
+      await facts.waitFor({ timeout: 15_000 });
+      const codes = await facts.getByTestId("retry-fact").evaluateAll((ps) => ps.map((p) => p.getAttribute("data-code")).sort());
+      assert.deepEqual(codes, ["limit_reached", "will_fail_again"]);
+      assert.equal(await adminPage.getByTestId("retry-note").count(), 1, "one note field");
       await adminPage.getByTestId("retry-note").fill("Customer on the phone, identity checked: one more code");
-      await adminPage.getByTestId("retry-override-submit").click();
-      // Past the limits, the permanent refusal is the next thing to confirm.
-      await adminPage.getByTestId("retry-permanent-warning").waitFor({ timeout: 15_000 });
-      await adminPage.getByTestId("retry-permanent-confirm").click();
+      await adminPage.getByTestId("retry-facts-confirm").click();
       await adminPage.getByTestId("action-done").waitFor({ timeout: 15_000 });
       const { body } = await getJson(`${instance.httpUrl}/api/v1/audit?limit=50`, apiKey);
       const override = body.items.find((e) => e.action === "message.retry_override" && e.subject_id === Number(id));
@@ -856,6 +878,9 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const withMessage = exceptions.body.items.find((e) => e.message_id !== null);
       const unmatched = exceptions.body.items.find((e) => e.kind === "uncorrelated");
       assert.ok(failed && withMessage && unmatched, "the story before left a failed message, an exception on a message and an unmatched receipt");
+      const failedDetail = (await getJson(`${instance.httpUrl}/api/v1/messages/${failed.id}`, apiKey)).body;
+      const engineSentences = [failedDetail.queue.last_error].filter((s) => typeof s === "string" && s.length > 0);
+      assert.ok(engineSentences.length > 0, "the failed message has its last problem in the engine's words");
       const places = [
         ...["dashboard", "messages", "inbox", "exceptions", "opt-outs", "audit", "settings", "keys", "accounts", "about"].map((s) => `#/${s}`),
         `#/messages/${failed.id}`,
@@ -881,8 +906,21 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
           // Open every disclosure, so that evidence is read too.
           await page.locator("details:not([open]) > summary").evaluateAll((all) => all.forEach((s) => s.click()));
           await sleep(400);
+          // On the failed message, the retry guard too: what it leads with is read as well.
+          if (place === `#/messages/${failed.id}` && (await page.getByTestId("retry-open").count()) > 0) {
+            await page.getByTestId("retry-open").click();
+            await page.locator('[data-testid="retry-fact-confirm"], [data-testid="retry-fact-blocked"]').first().waitFor({ timeout: 10_000 });
+          }
           const text = await page.locator("body").innerText();
           for (const f of englishIn(text, tells)) found.push(`${place} ${f}`);
+          // What the engine wrote in English for its logs (a failed message's last problem) is worded, never shown as
+          // written: only the evidence quotes it, as the engine's record marked as English (lang="en").
+          const worded = await page.evaluate(() => {
+            const copy = document.body.cloneNode(true);
+            copy.querySelectorAll('[lang="en"]').forEach((e) => e.remove());
+            return copy.textContent ?? "";
+          });
+          for (const sentence of engineSentences) if (worded.includes(sentence)) found.push(`${place} the engine's sentence: ${sentence}`);
           if (place === "#/dashboard") await screenshot(page, `${language}-dashboard.png`);
           if (place === `#/messages/${failed.id}`) await screenshot(page, `${language}-failed-message.png`);
         }

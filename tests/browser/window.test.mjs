@@ -28,6 +28,7 @@ import {
   sendAndWatchDelivered,
   tid,
 } from "./story.mjs";
+import { findByNationalNumber, retryOptedOutSaysWhyAtOnce, scheduledIsNotInThePace, setOfficeCountry, templateFilledOrRefused } from "./story_day.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const ELEMENT = "element-6066-11e4-a52e-4f735466cecf";
@@ -201,6 +202,8 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
   let ui;
   /** The sandbox SMSC run apart that the French story connects the window to, as its provider. */
   let provider;
+  /** The message sent to the number that then opted out by reply. */
+  let optedOutMessage;
 
   const driverLog = () => `\n--- tauri-driver and window output ---\n${(driver?.output ?? "").slice(-6000)}\n---`;
 
@@ -288,7 +291,21 @@ describe("the desktop window, driven through tauri-driver and WebKitWebDriver un
   test("replies and opt-outs over the window's commands: a handset's answer in the Inbox, an 'Arrêt' on the opt-out list, a new message to it refused", async () => {
     try {
       await replyInInbox(ui);
-      await optOutByReply(ui);
+      optedOutMessage = await optOutByReply(ui);
+    } catch (error) {
+      error.message += driverLog();
+      throw error;
+    }
+  });
+
+  test("the operator's day in the window: the office's country chosen in Settings, a number found as typed there, a template refused with its empty value named then sent filled, a message for tomorrow kept out of the pace, and a retry to an opted-out number refused at once", async () => {
+    assert.ok(optedOutMessage, "needs the message to the number that opted out, from the test before");
+    try {
+      await setOfficeCountry(ui, "FR");
+      await findByNationalNumber(ui);
+      await templateFilledOrRefused(ui);
+      await scheduledIsNotInThePace(ui);
+      await retryOptedOutSaysWhyAtOnce(ui, optedOutMessage);
     } catch (error) {
       error.message += driverLog();
       throw error;

@@ -3,6 +3,9 @@ import { useI18n } from "../../i18n/context";
 import { smppStatusMeaning } from "../../i18n/server/words";
 import { Exact, Fact, Facts } from "../Facts";
 
+/** Outcomes whose words say all the engine's sentence for them says. */
+const WORDED_OUTCOMES: ReadonlySet<AttemptView["outcome"]> = new Set(["timeout", "link_lost"]);
+
 /** One submit try as recorded before its PDU went out, and the SMSC's answer (or its absence). */
 export function AttemptEvidence({ attempt: a }: { attempt: AttemptView }) {
   const { t, formatDateTimePrecise, formatNumber } = useI18n();
@@ -31,7 +34,12 @@ export function AttemptEvidence({ attempt: a }: { attempt: AttemptView }) {
         <Fact label={t("attempt.providerIdNorm")}>
           {a.provider_id_norm === null ? null : <Exact value={a.provider_id_norm} />}
         </Fact>
-        <Fact label={t("attempt.error")}>{a.error === null ? null : <span lang="en">{a.error}</span>}</Fact>
+        {/* The engine's own sentence, for what neither the status nor the outcome words above. */}
+        <Fact label={t("attempt.error")}>
+          {a.error === null || a.command_status_name !== null || WORDED_OUTCOMES.has(a.outcome) ? null : (
+            <span lang="en">{a.error}</span>
+          )}
+        </Fact>
         <Fact label={t("attempt.recordedAt")}>{at(a.created_at_ms)}</Fact>
         <Fact label={t("attempt.sentAt")}>{at(a.sent_at_ms)}</Fact>
         <Fact label={t("attempt.answeredAt")}>{at(a.responded_at_ms)}</Fact>

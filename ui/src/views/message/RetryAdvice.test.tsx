@@ -84,6 +84,7 @@ describe("the retry guard starts with the blocking fact", () => {
       "limit_reached",
       "expired",
     ]);
+    expect(byTestId(root, "limits-admin-only").textContent, "it says who may go past it").toBe("Only an admin may send it past these limits.");
     expect(byTestId(root, "retry-form").querySelector("textarea")).toBeNull();
   });
 });

@@ -45,6 +45,8 @@ export function BlockedFacts({ advice }: { advice: RetryAdvice }) {
     <div className="notice notice-warning action-warning field-wide" role="alert" data-testid="retry-fact-blocked" data-code={first.code}>
       <h3>{t(`retryFact.title.${first.code}`)}</h3>
       <Fact fact={first} />
+      {/* Blocked for this caller only: who may go past the limit says where to turn. */}
+      {first.code === "limit_reached" && <p data-testid="limits-admin-only">{t("limits.adminOnly")}</p>}
       {rest.length > 0 && (
         <>
           <p className="muted">{t("retry.blocked.more")}</p>

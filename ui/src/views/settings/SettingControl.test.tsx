@@ -95,6 +95,16 @@ describe("a setting on the Settings screen", () => {
     expect(input.id).toBe(label?.getAttribute("for"));
   });
 
+  it("offers the office's country from the list of countries, named in the reader's language", async () => {
+    const root = await show(field("intake.default_region", "fr", { kind: "text", applies: "now" }), ["fr-FR"]);
+    const select = byTestId<HTMLSelectElement>(root, "setting-intake.default_region");
+    expect(select.tagName, "chosen, not typed").toBe("SELECT");
+    expect(select.value, "a code written in lower case is the same country").toBe("FR");
+    expect(select.selectedOptions[0]?.textContent).toBe("France");
+    expect(select.options.length, "every country the numbering data knows, and none").toBeGreaterThan(200);
+    expect(select.options[0]?.value).toBe("");
+  });
+
   it("says as it is typed that a System ID is longer than SMPP's 15 characters", async () => {
     const root = await show(field("smpp.system_id", "smsdesk", { kind: "text", applies: "reconnect" }));
     const input = byTestId<HTMLInputElement>(root, "setting-smpp.system_id");

@@ -4,10 +4,12 @@ import type { FieldError } from "../../bindings/FieldError";
 import type { SettingField } from "../../bindings/SettingField";
 import type { SettingsView } from "../../bindings/SettingsView";
 import { Badge } from "../../components/Badge";
+import { countriesIn, isPhoneRegion } from "../../components/countries";
 import { useI18n } from "../../i18n/context";
 import type { Tone } from "../tones";
 import { FieldProblem } from "../../components/FieldProblem";
 import { choiceLabel, settingHelp, settingLabel } from "./labels";
+import { COUNTRY_SETTING } from "./CountryStep";
 import { passwordTooLong, smppLimitProblem } from "./smppLimits";
 
 /** The engine's codes for a value too long, which the check as typed says first. */
@@ -84,7 +86,7 @@ export function SettingControl({
   errors: FieldError[];
   label?: string;
 } & ControlOptions) {
-  const { t } = useI18n();
+  const { t, formatTag } = useI18n();
   const id = useId();
   const hintId = `${id}-hint`;
   const helpId = `${id}-help`;
@@ -120,6 +122,20 @@ export function SettingControl({
   if (field.kind === "bool") {
     input = (
       <input type="checkbox" {...common} checked={value === "true"} onChange={(e) => onChange(String(e.target.checked))} />
+    );
+  } else if (field.key === COUNTRY_SETTING) {
+    // The office's country: chosen from the same list as at setup, not typed.
+    const code = value.trim().toUpperCase();
+    input = (
+      <select {...common} value={code} onChange={(e) => onChange(e.target.value)}>
+        <option value="">{t("country.none")}</option>
+        {code !== "" && !isPhoneRegion(code) && <option value={code}>{code}</option>}
+        {countriesIn(formatTag).map((c) => (
+          <option key={c.code} value={c.code}>
+            {c.name}
+          </option>
+        ))}
+      </select>
     );
   } else if (field.kind === "choice") {
     input = (
