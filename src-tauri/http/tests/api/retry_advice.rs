@@ -9,71 +9,18 @@ use reqwest::{Method, StatusCode};
 use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 
+use crate::support::people::Who;
 use crate::support::Running;
-
-/// A credential a test request carries.
-enum Who {
-    Key(String),
-    Session { cookie: String, csrf: String },
-}
-
-fn password(name: &str) -> String {
-    format!("{name}-long-enough-password")
-}
 
 /// What these tests do with a running server (a trait of this module's own: the server type is
 /// shared by every module of the binary).
 trait AdviceServer {
     async fn start() -> Running;
-    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value);
-    async fn person(&self, name: &str, role: &str) -> Who;
 }
 
 impl AdviceServer for Running {
     async fn start() -> Running {
         Running::launch(None, Vec::new(), RunMode::Serve).await
-    }
-
-    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut r = self.http.request(method, format!("{}{path}", self.url));
-        r = match who {
-            Who::Key(k) => r.bearer_auth(k),
-            Who::Session { cookie, csrf } => r.header("cookie", cookie).header("x-csrf-token", csrf),
-        };
-        if let Some(b) = body {
-            r = r.json(&b);
-        }
-        let r = r.send().await.unwrap();
-        let status = r.status();
-        (status, r.json().await.unwrap_or(Value::Null))
-    }
-
-    /// An account with `role`, signed in.
-    async fn person(&self, name: &str, role: &str) -> Who {
-        let admin = Who::Key(self.operator.clone());
-        let body = json!({ "name": name, "role": role, "password": password(name) });
-        let (status, _) = self.call(&admin, Method::POST, "/api/v1/accounts", Some(body)).await;
-        assert_eq!(status, StatusCode::CREATED);
-        let r = self
-            .http
-            .post(format!("{}/api/v1/session", self.url))
-            .json(&json!({ "name": name, "password": password(name) }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::OK);
-        let cookie = r.headers()["set-cookie"]
-            .to_str()
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
-        let me: Value = r.json().await.unwrap();
-        Who::Session {
-            cookie,
-            csrf: me["csrf_token"].as_str().unwrap().to_owned(),
-        }
     }
 }
 
@@ -82,7 +29,7 @@ async fn detail_once(t: &Running, who: &Who, id: i64, done: impl Fn(&Value) -> b
     let path = format!("/api/v1/messages/{id}");
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
-        let (_, d) = t.call(who, Method::GET, &path, None).await;
+        let (_, d) = t.call_as(who, Method::GET, &path, None).await;
         if done(&d) {
             return d;
         }
@@ -94,7 +41,7 @@ async fn detail_once(t: &Running, who: &Who, id: i64, done: impl Fn(&Value) -> b
 /// The newest entry of the audit log.
 async fn last_audit(t: &Running) -> Value {
     let admin = Who::Key(t.operator.clone());
-    let (status, page) = t.call(&admin, Method::GET, "/api/v1/audit?limit=1", None).await;
+    let (status, page) = t.call_as(&admin, Method::GET, "/api/v1/audit?limit=1", None).await;
     assert_eq!(status, StatusCode::OK, "{page}");
     page["items"][0].clone()
 }
@@ -111,10 +58,10 @@ fn codes(facts: &Value) -> Vec<&str> {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_the_retry_answers() {
     let t = Running::start().await;
-    let olga = t.person("Olga", "operator").await;
-    let vik = t.person("Vik", "viewer").await;
+    let olga = t.signed_in("Olga", "operator").await;
+    let vik = t.signed_in("Vik", "viewer").await;
     let body = json!({ "destination": "+33612345613", "text": "Your parcel is on its way" });
-    let (status, sent) = t.call(&olga, Method::POST, "/api/v1/messages", Some(body)).await;
+    let (status, sent) = t.call_as(&olga, Method::POST, "/api/v1/messages", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{sent}");
     let id = sent["id"].as_i64().unwrap();
     let d = detail_once(&t, &olga, id, |d| d["queue"]["status"] == "failed").await;
@@ -130,7 +77,7 @@ async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_th
         "the engine's sentence stays beside it: {d}"
     );
     assert_eq!(&d["summary"]["reason"], reason);
-    let (_, page) = t.call(&olga, Method::GET, "/api/v1/messages", None).await;
+    let (_, page) = t.call_as(&olga, Method::GET, "/api/v1/messages", None).await;
     let row = page["items"]
         .as_array()
         .unwrap()
@@ -143,7 +90,9 @@ async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_th
     assert_eq!(codes(&d["retry"]["confirm"]), ["will_fail_again"]);
     assert_eq!(d["retry"]["confirm"][0]["params"]["status"], "ESME_RINVDSTADR");
     let retry = format!("/api/v1/messages/{id}/retry");
-    let (status, refused) = t.call(&olga, Method::POST, &retry, Some(json!({ "note": "" }))).await;
+    let (status, refused) = t
+        .call_as(&olga, Method::POST, &retry, Some(json!({ "note": "" })))
+        .await;
     assert_eq!(
         (status, refused["code"].as_str()),
         (StatusCode::CONFLICT, Some("permanent_failure_retry")),
@@ -152,12 +101,12 @@ async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_th
 
     let seen = detail_once(&t, &vik, id, |_| true).await;
     assert_eq!(codes(&seen["retry"]["blocked"]), ["not_allowed"]);
-    let (status, _) = t.call(&vik, Method::POST, &retry, Some(json!({ "note": "" }))).await;
+    let (status, _) = t.call_as(&vik, Method::POST, &retry, Some(json!({ "note": "" }))).await;
     assert_eq!(status, StatusCode::FORBIDDEN, "a viewer is refused, as the advice said");
 
     // will_fail_again is what `confirm_permanent_failure` confirms.
     let confirmed = json!({ "note": "the number was corrected at the SMSC", "confirm_permanent_failure": true });
-    let (status, body) = t.call(&olga, Method::POST, &retry, Some(confirmed)).await;
+    let (status, body) = t.call_as(&olga, Method::POST, &retry, Some(confirmed)).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
     let audit = last_audit(&t).await;
     assert_eq!(audit["action"], "message.retry_permanent_confirmed", "{audit}");
@@ -170,9 +119,9 @@ async fn a_message_refused_for_good_says_why_in_a_code_and_its_advice_is_what_th
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_the_network_rejected_asks_to_confirm_the_rejection_not_a_second_delivery() {
     let t = Running::start().await;
-    let olga = t.person("Olga", "operator").await;
+    let olga = t.signed_in("Olga", "operator").await;
     let body = json!({ "destination": "+33612345603", "text": "Your parcel is on its way" });
-    let (status, sent) = t.call(&olga, Method::POST, "/api/v1/messages", Some(body)).await;
+    let (status, sent) = t.call_as(&olga, Method::POST, "/api/v1/messages", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{sent}");
     let id = sent["id"].as_i64().unwrap();
     let d = detail_once(&t, &olga, id, |d| d["summary"]["state"] == "rejected").await;
@@ -181,7 +130,9 @@ async fn a_message_the_network_rejected_asks_to_confirm_the_rejection_not_a_seco
     assert_eq!(codes(&d["retry"]["confirm"]), ["rejected_by_network"]);
     assert_eq!(d["retry"]["confirm"][0]["params"]["state"], "rejected");
     let retry = format!("/api/v1/messages/{id}/retry");
-    let (status, refused) = t.call(&olga, Method::POST, &retry, Some(json!({ "note": "" }))).await;
+    let (status, refused) = t
+        .call_as(&olga, Method::POST, &retry, Some(json!({ "note": "" })))
+        .await;
     assert_eq!(
         (status, refused["code"].as_str()),
         (StatusCode::CONFLICT, Some("confirmation_required"))
@@ -193,7 +144,7 @@ async fn a_message_the_network_rejected_asks_to_confirm_the_rejection_not_a_seco
     );
     // rejected_by_network is what `confirm_duplicate` confirms, as may_arrive_twice is.
     let confirmed = json!({ "note": "the customer fixed their phone", "confirm_duplicate": true });
-    let (status, body) = t.call(&olga, Method::POST, &retry, Some(confirmed)).await;
+    let (status, body) = t.call_as(&olga, Method::POST, &retry, Some(confirmed)).await;
     assert_eq!(status, StatusCode::NO_CONTENT, "{body}");
     let audit = last_audit(&t).await;
     assert_eq!(audit["action"], "message.retry_confirmed", "{audit}");

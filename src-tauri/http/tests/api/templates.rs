@@ -11,72 +11,19 @@ use serde_json::{json, Value};
 use smsdesk_engine::api::RunMode;
 use smsdesk_engine::audit::AuditAction;
 
+use crate::support::people::Who;
 use crate::support::Running;
-
-/// A credential a test request carries.
-enum Who {
-    Key(String),
-    Session { cookie: String, csrf: String },
-}
-
-fn password(name: &str) -> String {
-    format!("{name}-long-enough-password")
-}
 
 /// What these tests do with a running server (a trait of this module's own: the server type is
 /// shared by every module of the binary).
 trait TemplatesServer {
     async fn start() -> Running;
-    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value);
-    async fn person(&self, name: &str, role: &str) -> Who;
     fn audited(&self, action: AuditAction) -> i64;
 }
 
 impl TemplatesServer for Running {
     async fn start() -> Running {
         Running::launch(None, Vec::new(), RunMode::Serve).await
-    }
-
-    async fn call(&self, who: &Who, method: Method, path: &str, body: Option<Value>) -> (StatusCode, Value) {
-        let mut r = self.http.request(method, format!("{}{path}", self.url));
-        r = match who {
-            Who::Key(k) => r.bearer_auth(k),
-            Who::Session { cookie, csrf } => r.header("cookie", cookie).header("x-csrf-token", csrf),
-        };
-        if let Some(b) = body {
-            r = r.json(&b);
-        }
-        let r = r.send().await.unwrap();
-        let status = r.status();
-        (status, r.json().await.unwrap_or(Value::Null))
-    }
-
-    /// An account with `role`, signed in.
-    async fn person(&self, name: &str, role: &str) -> Who {
-        let admin = Who::Key(self.operator.clone());
-        let body = json!({ "name": name, "role": role, "password": password(name) });
-        let (status, _) = self.call(&admin, Method::POST, "/api/v1/accounts", Some(body)).await;
-        assert_eq!(status, StatusCode::CREATED);
-        let r = self
-            .http
-            .post(format!("{}/api/v1/session", self.url))
-            .json(&json!({ "name": name, "password": password(name) }))
-            .send()
-            .await
-            .unwrap();
-        assert_eq!(r.status(), StatusCode::OK);
-        let cookie = r.headers()["set-cookie"]
-            .to_str()
-            .unwrap()
-            .split(';')
-            .next()
-            .unwrap()
-            .to_owned();
-        let me: Value = r.json().await.unwrap();
-        Who::Session {
-            cookie,
-            csrf: me["csrf_token"].as_str().unwrap().to_owned(),
-        }
     }
 
     fn audited(&self, action: AuditAction) -> i64 {
@@ -87,13 +34,13 @@ impl TemplatesServer for Running {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key_does_neither() {
     let t = Running::start().await;
-    let olga = t.person("Olga", "operator").await;
-    let vik = t.person("Vik", "viewer").await;
+    let olga = t.signed_in("Olga", "operator").await;
+    let vik = t.signed_in("Vik", "viewer").await;
     let (_, website) = t.key_with("website", &["send", "read:own"]).await;
     let website = Who::Key(website);
 
     let body = json!({ "name": " Reminder ", "text": "Hello {name}, see you on {date}." });
-    let (status, saved) = t.call(&olga, Method::POST, "/api/v1/templates", Some(body)).await;
+    let (status, saved) = t.call_as(&olga, Method::POST, "/api/v1/templates", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED, "{saved}");
     assert_eq!(saved["name"], "Reminder", "the name is trimmed");
     assert_eq!(saved["placeholders"], json!(["name", "date"]));
@@ -101,39 +48,41 @@ async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key
     let id = saved["id"].as_i64().unwrap();
     assert_eq!(t.audited(AuditAction::TemplateCreate), 1);
 
-    let (status, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
+    let (status, list) = t.call_as(&vik, Method::GET, "/api/v1/templates", None).await;
     assert_eq!(status, StatusCode::OK);
     assert_eq!(list, json!([saved]), "a viewer reads the office's templates");
 
     let other = json!({ "name": "Other", "text": "x" });
     let (status, refused) = t
-        .call(&vik, Method::POST, "/api/v1/templates", Some(other.clone()))
+        .call_as(&vik, Method::POST, "/api/v1/templates", Some(other.clone()))
         .await;
     assert_eq!(
         (status, refused["code"].as_str()),
         (StatusCode::FORBIDDEN, Some("forbidden"))
     );
     let (status, _) = t
-        .call(&vik, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .call_as(&vik, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
         .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
-    let (status, _) = t.call(&website, Method::GET, "/api/v1/templates", None).await;
+    let (status, _) = t.call_as(&website, Method::GET, "/api/v1/templates", None).await;
     assert_eq!(
         status,
         StatusCode::FORBIDDEN,
         "a key that reads only its own messages lists no templates"
     );
-    let (status, _) = t.call(&website, Method::POST, "/api/v1/templates", Some(other)).await;
+    let (status, _) = t
+        .call_as(&website, Method::POST, "/api/v1/templates", Some(other))
+        .await;
     assert_eq!(status, StatusCode::FORBIDDEN);
 
     let same = json!({ "name": "REMINDER", "text": "again" });
-    let (status, taken) = t.call(&olga, Method::POST, "/api/v1/templates", Some(same)).await;
+    let (status, taken) = t.call_as(&olga, Method::POST, "/api/v1/templates", Some(same)).await;
     assert_eq!(
         (status, taken["code"].as_str()),
         (StatusCode::CONFLICT, Some("name_taken"))
     );
     let empty = json!({ "name": "", "text": "" });
-    let (status, invalid) = t.call(&olga, Method::POST, "/api/v1/templates", Some(empty)).await;
+    let (status, invalid) = t.call_as(&olga, Method::POST, "/api/v1/templates", Some(empty)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     let fields: Vec<&str> = invalid["errors"]
         .as_array()
@@ -145,18 +94,18 @@ async fn operators_save_and_delete_templates_viewers_read_them_and_a_website_key
     assert_eq!(t.count_where("message_template", "1"), 1, "nothing refused was written");
 
     let (status, _) = t
-        .call(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .call_as(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
         .await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     let (status, gone) = t
-        .call(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
+        .call_as(&olga, Method::DELETE, &format!("/api/v1/templates/{id}"), None)
         .await;
     assert_eq!(
         (status, gone["code"].as_str()),
         (StatusCode::NOT_FOUND, Some("not_found"))
     );
     assert_eq!(t.audited(AuditAction::TemplateDelete), 1);
-    let (_, list) = t.call(&vik, Method::GET, "/api/v1/templates", None).await;
+    let (_, list) = t.call_as(&vik, Method::GET, "/api/v1/templates", None).await;
     assert_eq!(list, json!([]));
     t.stop().await;
 }
@@ -167,13 +116,13 @@ async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_unt
     let (_, key) = t.key("crm").await;
     let crm = Who::Key(key);
     let body = json!({ "destination": "+33612345613", "text": "Your parcel is on its way" });
-    let (status, sent) = t.call(&crm, Method::POST, "/api/v1/messages", Some(body)).await;
+    let (status, sent) = t.call_as(&crm, Method::POST, "/api/v1/messages", Some(body)).await;
     assert_eq!(status, StatusCode::CREATED);
     let id = sent["id"].as_i64().unwrap();
     let path = format!("/api/v1/messages/{id}");
     let deadline = std::time::Instant::now() + Duration::from_secs(15);
     loop {
-        let (_, d) = t.call(&crm, Method::GET, &path, None).await;
+        let (_, d) = t.call_as(&crm, Method::GET, &path, None).await;
         if d["queue"]["status"] == "failed" {
             break;
         }
@@ -182,7 +131,7 @@ async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_unt
     }
 
     let retry = format!("{path}/retry");
-    let (status, refused) = t.call(&crm, Method::POST, &retry, Some(json!({ "note": "" }))).await;
+    let (status, refused) = t.call_as(&crm, Method::POST, &retry, Some(json!({ "note": "" }))).await;
     assert_eq!(status, StatusCode::CONFLICT);
     assert_eq!(refused["code"], "permanent_failure_retry");
     assert_eq!(refused["command_status"], "ESME_RINVDSTADR");
@@ -192,12 +141,12 @@ async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_unt
     );
 
     let confirmed = json!({ "note": "number checked with the customer", "confirm_permanent_failure": true });
-    let (status, _) = t.call(&crm, Method::POST, &retry, Some(confirmed)).await;
+    let (status, _) = t.call_as(&crm, Method::POST, &retry, Some(confirmed)).await;
     assert_eq!(status, StatusCode::NO_CONTENT);
     assert_eq!(t.audited(AuditAction::MessageRetryPermanentConfirmed), 1);
 
     let (_, missing) = t
-        .call(&crm, Method::POST, "/api/v1/messages/999/retry", Some(json!({})))
+        .call_as(&crm, Method::POST, "/api/v1/messages/999/retry", Some(json!({})))
         .await;
     assert!(
         missing.get("command_status").is_none(),
@@ -209,20 +158,20 @@ async fn a_retry_of_a_message_refused_for_good_answers_409_naming_the_status_unt
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_browsers_compose_form_is_refused_a_past_send_time_and_an_integration_sends_now() {
     let t = Running::start().await;
-    let olga = t.person("Olga", "operator").await;
+    let olga = t.signed_in("Olga", "operator").await;
     let (_, key) = t.key("crm").await;
     let past = smsdesk_engine::clock::format_rfc3339(smsdesk_engine::clock::Clock::system().now_ms() - 60_000);
     let body = json!({ "destination": "+33612345600", "text": "hi", "scheduled_at": past });
 
     let (status, refused) = t
-        .call(&olga, Method::POST, "/api/v1/messages", Some(body.clone()))
+        .call_as(&olga, Method::POST, "/api/v1/messages", Some(body.clone()))
         .await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY);
     assert_eq!(refused["errors"][0]["field"], "scheduled_at");
     assert_eq!(refused["errors"][0]["code"], "in_past");
 
     let (status, sent) = t
-        .call(&Who::Key(key), Method::POST, "/api/v1/messages", Some(body))
+        .call_as(&Who::Key(key), Method::POST, "/api/v1/messages", Some(body))
         .await;
     assert_eq!(
         status,
@@ -236,9 +185,11 @@ async fn a_browsers_compose_form_is_refused_a_past_send_time_and_an_integration_
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_message_by_template_is_filled_by_the_engine_and_a_missing_value_or_an_unknown_name_answers_422() {
     let t = Running::start().await;
-    let olga = t.person("Olga", "operator").await;
+    let olga = t.signed_in("Olga", "operator").await;
     let template = json!({ "name": "Reminder", "text": "Hello {name}, see you on {date}." });
-    let (status, _) = t.call(&olga, Method::POST, "/api/v1/templates", Some(template)).await;
+    let (status, _) = t
+        .call_as(&olga, Method::POST, "/api/v1/templates", Some(template))
+        .await;
     assert_eq!(status, StatusCode::CREATED);
     let (_, key) = t.key("crm").await;
     let crm = Who::Key(key);
@@ -246,7 +197,7 @@ async fn a_message_by_template_is_filled_by_the_engine_and_a_missing_value_or_an
     let filled = json!({ "destination": "+33612345600", "template": "Reminder",
                          "values": { "name": "Anna", "date": "Monday" } });
     let (status, preview) = t
-        .call(
+        .call_as(
             &crm,
             Method::POST,
             "/api/v1/messages/preview",
@@ -256,15 +207,17 @@ async fn a_message_by_template_is_filled_by_the_engine_and_a_missing_value_or_an
     assert_eq!(status, StatusCode::OK, "{preview}");
     assert_eq!(preview["rows"][0]["text"], "Hello Anna, see you on Monday.");
     assert_eq!(preview["rows"][0]["plan"]["segments"], 1);
-    let (status, sent) = t.call(&crm, Method::POST, "/api/v1/messages", Some(filled)).await;
+    let (status, sent) = t.call_as(&crm, Method::POST, "/api/v1/messages", Some(filled)).await;
     assert_eq!(status, StatusCode::CREATED, "{sent}");
     let id = sent["id"].as_i64().unwrap();
-    let (_, detail) = t.call(&crm, Method::GET, &format!("/api/v1/messages/{id}"), None).await;
+    let (_, detail) = t
+        .call_as(&crm, Method::GET, &format!("/api/v1/messages/{id}"), None)
+        .await;
     assert_eq!(detail["message"]["body"], "Hello Anna, see you on Monday.", "{detail}");
 
     let before = t.count_where("message", "1");
     let missing = json!({ "destination": "+33612345601", "template": "Reminder", "values": { "name": "Léo" } });
-    let (status, refused) = t.call(&crm, Method::POST, "/api/v1/messages", Some(missing)).await;
+    let (status, refused) = t.call_as(&crm, Method::POST, "/api/v1/messages", Some(missing)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["code"], "invalid");
     assert_eq!(refused["errors"][0]["field"], "values");
@@ -272,7 +225,7 @@ async fn a_message_by_template_is_filled_by_the_engine_and_a_missing_value_or_an
     assert_eq!(refused["errors"][0]["params"]["placeholder"], "date");
 
     let unknown = json!({ "destination": "+33612345602", "template": "Birthday", "values": {} });
-    let (status, refused) = t.call(&crm, Method::POST, "/api/v1/messages", Some(unknown)).await;
+    let (status, refused) = t.call_as(&crm, Method::POST, "/api/v1/messages", Some(unknown)).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{refused}");
     assert_eq!(refused["errors"][0]["field"], "template");
     assert_eq!(refused["errors"][0]["code"], "unknown_template");
@@ -288,7 +241,7 @@ async fn comparing_messages_with_an_exceptions_receipt_needs_read_all_and_an_exc
     let asked = json!({ "messages": [1, 2] });
 
     let (status, body) = t
-        .call(
+        .call_as(
             &Who::Key(reader.clone()),
             Method::POST,
             "/api/v1/exceptions/999/compare",
@@ -301,7 +254,7 @@ async fn comparing_messages_with_an_exceptions_receipt_needs_read_all_and_an_exc
         "no such exception: {body}"
     );
     let (status, body) = t
-        .call(
+        .call_as(
             &Who::Key(website),
             Method::POST,
             "/api/v1/exceptions/999/compare",
@@ -315,7 +268,7 @@ async fn comparing_messages_with_an_exceptions_receipt_needs_read_all_and_an_exc
     );
     let many: Vec<i64> = (1..=101).collect();
     let (status, body) = t
-        .call(
+        .call_as(
             &Who::Key(reader),
             Method::POST,
             "/api/v1/exceptions/1/compare",

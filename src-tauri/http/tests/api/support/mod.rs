@@ -10,6 +10,7 @@ use smsdesk_engine::api::RunMode;
 use smsdesk_engine::engine::Prepared;
 use smsdesk_engine::{Engine, EngineOptions};
 
+pub mod people;
 pub mod raw;
 
 pub struct Running {
