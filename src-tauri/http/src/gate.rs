@@ -5,8 +5,9 @@
 //! - of those, at most `max_unfinished_per_address` may have waited over [`PATIENCE`] for their
 //!   first request's headers; a further connection closes the oldest of them (a browser sends
 //!   its headers at once; a burst of connections that all send theirs is not cut short);
-//! - when every slot of the server is taken, the oldest connection still without its headers,
-//!   from any address, is closed to make room (however young: the server is full).
+//! - when every slot of the server is taken and a client waits, the oldest connection that has
+//!   waited over [`PATIENCE`] for its headers, from any address, is closed to make room for it
+//!   (a younger one may not have had its turn to send them yet).
 //!
 //! A trusted proxy (`http.trusted_proxies`) carries everyone's connections: its address is not
 //! held to the per-address caps.
@@ -132,11 +133,19 @@ impl Gate {
         })
     }
 
-    /// Closes the oldest connection still without its headers, from any address, to make room
-    /// for `newcomer` (never itself); whether there was one.
+    /// Closes the oldest connection still without its headers that has waited over [`PATIENCE`]
+    /// for them, from any address, to make room for `newcomer` (never itself); whether there was
+    /// one. A younger one is let be: it may not have had its turn to send them yet (a connection
+    /// accepted just before a burst would otherwise be the oldest, and closed unheard).
     pub fn make_room_for(&self, newcomer: &Ticket) -> bool {
         let mut s = self.state();
-        match s.unfinished.keys().copied().find(|id| *id != newcomer.id) {
+        let oldest = s
+            .unfinished
+            .iter()
+            .take_while(|(_, u)| u.since.elapsed() >= self.patience)
+            .map(|(id, _)| *id)
+            .find(|id| *id != newcomer.id);
+        match oldest {
             Some(id) => {
                 close_unfinished(&mut s, id);
                 true
@@ -313,10 +322,26 @@ mod tests {
             "a burst that sends its headers at once is let be"
         );
         assert_eq!(g.usage().unfinished, 2);
+        let newcomer = g.admit(ip("10.0.0.7")).unwrap();
         assert!(
-            g.make_room_for(&second),
-            "but a full server makes room with the oldest, however young"
+            !g.make_room_for(&newcomer),
+            "nor closed to make room while it may not have had its turn to send its headers"
         );
+        assert_eq!(g.usage().closed_unfinished, 0);
+        drop(second);
+    }
+
+    #[test]
+    fn a_full_server_makes_room_with_the_oldest_that_waited_over_its_patience() {
+        let mut g = Gate::new(Limits::default(), Arc::default());
+        Arc::get_mut(&mut g).unwrap().patience = Duration::from_millis(50);
+        let old = g.admit(ip("10.0.0.66")).unwrap();
+        std::thread::sleep(Duration::from_millis(80));
+        let (_young, newcomer) = (g.admit(ip("10.0.0.8")).unwrap(), g.admit(ip("10.0.0.9")).unwrap());
+        assert!(g.make_room_for(&newcomer), "the one that waited is closed");
+        assert_eq!(g.usage().closed_unfinished, 1);
+        assert!(!g.make_room_for(&newcomer), "the young one is let be");
+        drop(old);
     }
 
     #[test]

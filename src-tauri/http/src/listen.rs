@@ -2,8 +2,8 @@
 //! the server: each connection has a deadline for its request's headers (also while it waits for
 //! the next request), one for going without a byte read or written, and at most
 //! `Limits::max_connections` are served at once. Over that number, a client accepted meanwhile has
-//! the oldest connection still without its headers closed to make room for it (never one closed
-//! for nobody, nor the newcomer itself); until a place frees, the loop accepts no further one, so
+//! the oldest connection that waited over a second for its headers closed to make room for it
+//! (never one closed for nobody, nor the newcomer itself); until a place frees, the loop accepts no further one, so
 //! further connections wait in the system's queue rather than take a file each. What one address
 //! may hold is the [`Gate`]'s to say.
 //!
@@ -96,8 +96,9 @@ pub async fn serve(
 /// without its headers may have appeared since (an answered one waiting for its next request).
 const ROOM_AGAIN: Duration = Duration::from_millis(250);
 
-/// A place for `newcomer` on a full server: the oldest connection still without its headers is
-/// closed for it, and again while none ends; `None` when the server stops meanwhile.
+/// A place for `newcomer` on a full server: the oldest connection that has waited too long for
+/// its headers is closed for it, and again while none ends (one may come to have waited too
+/// long meanwhile); `None` when the server stops meanwhile.
 async fn room(
     gate: &Gate,
     newcomer: &Ticket,

@@ -183,7 +183,9 @@ async fn a_full_server_closes_a_connection_only_for_a_client_that_waits_and_neve
             "{name} connection is left open while no one waits for its place: {read:?}"
         );
     }
-    // A client that sends its request at once gets a place: the oldest makes room, not the second.
+    // Both have waited over a second for their headers now. A client that sends its request at
+    // once gets a place: the oldest makes room, not the second.
+    tokio::time::sleep(Duration::from_millis(300)).await;
     let answer = tokio::time::timeout(
         GENEROUS,
         exchange(t.addr(), head("GET", "/api/v1/health", "127.0.0.1", &[]).as_bytes()),
