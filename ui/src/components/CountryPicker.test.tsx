@@ -41,7 +41,7 @@ describe("CountryPicker", () => {
       <CountryPicker
         value="zz"
         onChange={() => {}}
-        errors={[{ field: "country", code: "unknown_country" as never, params: {}, message: "unknown" }]}
+        errors={[{ field: "country", code: "unknown_country", params: {}, message: "unknown" }]}
       />,
       ["ru-RU"],
     );

@@ -71,7 +71,7 @@ describe("ErrorNotice says it once, in words", () => {
       errors: [
         {
           field: "intake.default_region",
-          code: "unknown_country" as never,
+          code: "unknown_country",
           params: {},
           message: "\"France\" is not a country code",
         },
