@@ -33,20 +33,11 @@ import {
 import { findByNationalNumber, retryOptedOutSaysWhyAtOnce, scheduledIsNotInThePace, templateFilledOrRefused } from "./story_day.mjs";
 import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
+import { CHROMIUM_ARGS } from "./serve.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
-const CHROMIUM_ARGS = [
-  "--headless",
-  "--no-sandbox",
-  "--disable-gpu",
-  "--disable-quic",
-  "--no-first-run",
-  "--disable-background-networking",
-  "--disable-component-update",
-  "--disable-sync",
-];
 
 /** The running server: its process, where it keeps data, what it printed, and how it ended. */
 class Server {

@@ -18,6 +18,7 @@ import type { ThreadItem } from "../bindings/ThreadItem";
 import type { ThreadSummary } from "../bindings/ThreadSummary";
 import type { ThreadView } from "../bindings/ThreadView";
 import type { TimelineEntry } from "../bindings/TimelineEntry";
+import type { Pace } from "../bindings/Pace";
 
 export const T0 = Date.UTC(2026, 10, 29, 12, 0, 0);
 
@@ -381,3 +382,22 @@ export const IDLE_CONNECTION = {
   tps_limit: 1000,
   window: 64,
 } as const;
+
+/** The pace of sending, at T0 on a provider's account with nothing waiting. */
+export function pace(over: Partial<Pace> = {}): Pace {
+  return {
+    at_ms: T0,
+    connection: "provider",
+    tps_limit: 10,
+    window: 10,
+    max_rate_per_s: 10,
+    queued: 0,
+    sent_last_minute_per_s: 0,
+    eta_seconds: 0,
+    sandbox_tps_limit: 1_000,
+    sandbox_window: 64,
+    scheduled: 0,
+    next_scheduled_at_ms: null,
+    ...over,
+  };
+}

@@ -2,10 +2,9 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { Dashboard as DashboardData } from "../bindings/Dashboard";
-import type { Pace } from "../bindings/Pace";
 import { createI18n } from "../i18n/i18n";
 import { byTestId, queryTestId, render, type Rendered } from "../test/dom";
-import { IDLE_CONNECTION } from "../test/fixtures";
+import { IDLE_CONNECTION, pace } from "../test/fixtures";
 import { Dashboard } from "./Dashboard";
 import { PaceSummary } from "./DashboardPace";
 import { paceNote, paceStatus, paceWords, scheduledWords } from "./pace";
@@ -14,23 +13,6 @@ const NOW = Date.UTC(2026, 10, 29, 12, 0, 0);
 const TOMORROW_0930 = Date.UTC(2026, 10, 30, 8, 30, 0);
 const en = createI18n(["en-GB"], { timeZone: "Europe/Paris" });
 
-function pace(over: Partial<Pace> = {}): Pace {
-  return {
-    at_ms: NOW,
-    connection: "provider",
-    tps_limit: 10,
-    window: 10,
-    max_rate_per_s: 10,
-    queued: 0,
-    sent_last_minute_per_s: 0,
-    eta_seconds: 0,
-    sandbox_tps_limit: 1_000,
-    sandbox_window: 64,
-    scheduled: 0,
-    next_scheduled_at_ms: null,
-    ...over,
-  };
-}
 
 let view: Rendered | undefined;
 afterEach(async () => {

@@ -1,30 +1,13 @@
 import { describe, expect, it } from "vitest";
 import type { LinkState } from "../bindings/LinkState";
-import type { Pace } from "../bindings/Pace";
 import { createI18n } from "../i18n/i18n";
+import { pace } from "../test/fixtures";
 import { aboutDuration, answerWithinMs, formatRate, paceNote, paceStatus, paceWords, secondsFor } from "./pace";
 
 const en = createI18n(["en-US"]);
 const down: LinkState = { state: "down", error: "connection refused", since_ms: 0, retry_in_ms: 5_000 };
 const bound: LinkState = { state: "bound", session_id: "s", since_ms: 0 };
 
-function pace(over: Partial<Pace> = {}): Pace {
-  return {
-    at_ms: Date.UTC(2026, 10, 29, 12, 0, 30),
-    connection: "provider",
-    tps_limit: 10,
-    window: 10,
-    max_rate_per_s: 10,
-    queued: 0,
-    sent_last_minute_per_s: 0,
-    eta_seconds: 0,
-    sandbox_tps_limit: 1_000,
-    sandbox_window: 64,
-    scheduled: 0,
-    next_scheduled_at_ms: null,
-    ...over,
-  };
-}
 
 describe("durations and rates in words", () => {
   it("rounds a duration as a person would", () => {
