@@ -89,17 +89,38 @@ pub(crate) struct Shared {
     drop_all: watch::Sender<u64>,
     /// The reference of the next long MO, which ties its parts together.
     mo_reference: AtomicU8,
+    /// Set (under the counts' lock) once the sandbox closes: nothing is accepted after, so the
+    /// totals read then are final.
+    closed: AtomicBool,
 }
 
 impl Shared {
-    fn count(&self, destination: &str, content: &[u8], accepted: bool) {
+    fn count_submit(&self, destination: &str, content: &[u8]) {
         let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
-        let c = counts.entry((destination.to_owned(), content.to_owned())).or_default();
-        if accepted {
-            c.accepted += 1;
-        } else {
-            c.submits += 1;
+        counts
+            .entry((destination.to_owned(), content.to_owned()))
+            .or_default()
+            .submits += 1;
+    }
+
+    /// Counts an acceptance, unless the sandbox has closed; says whether it did (a submit that
+    /// is not counted is not answered either).
+    fn count_accepted(&self, destination: &str, content: &[u8]) -> bool {
+        let mut counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        if self.closed.load(Ordering::Relaxed) {
+            return false;
         }
+        counts
+            .entry((destination.to_owned(), content.to_owned()))
+            .or_default()
+            .accepted += 1;
+        true
+    }
+
+    /// From now on nothing is accepted.
+    fn close(&self) {
+        let _counts = self.counts.lock().unwrap_or_else(|p| p.into_inner());
+        self.closed.store(true, Ordering::Relaxed);
     }
 
     fn message_id(&self) -> u64 {
@@ -173,6 +194,7 @@ impl Sandbox {
             pending: Mutex::default(),
             drop_all,
             mo_reference: AtomicU8::new(1),
+            closed: AtomicBool::new(false),
         });
         let task = {
             let shared = shared.clone();
@@ -252,9 +274,16 @@ impl Sandbox {
         }
     }
 
-    pub fn stop(self) {
-        self.task.abort();
+    /// Accepts nothing more and drops every connection; the totals read after are final (an
+    /// acceptance counted before is answered or its connection dropped, never answered uncounted).
+    pub fn close(&self) {
+        self.shared.close();
         self.drop_connections();
+    }
+
+    pub fn stop(self) {
+        self.close();
+        self.task.abort();
     }
 }
 
@@ -331,6 +360,7 @@ pub async fn run_standalone(
             _ = &mut stop => break,
         }
     }
+    sandbox.close();
     write_counts(&sandbox);
     sandbox.stop();
     Ok(())

@@ -568,3 +568,25 @@ async fn the_standalone_sandbox_outlives_the_end_of_its_standard_input() {
         "ran until told to stop"
     );
 }
+
+#[tokio::test]
+async fn a_submit_still_waiting_for_its_answer_when_the_sandbox_closes_is_neither_answered_nor_counted() {
+    let s = Sandbox::start(SandboxConfig {
+        response_delay: Duration::from_millis(300),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let mut c = bound(&s).await;
+    c.submit("+33612345600", "late").await;
+    // The submit is read and waits out its response delay when the sandbox closes.
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.close();
+    let (_, accepted_at_close, _) = s.totals();
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    while let Some(cmd) = c.next().await {
+        assert_ne!(cmd.id(), CommandId::SubmitSmResp, "answered after closing");
+    }
+    assert_eq!(accepted_at_close, 0);
+    assert_eq!(s.totals(), (1, 0, 0), "the totals read at closing are final");
+}

@@ -37,7 +37,7 @@ pub(super) async fn submit_sm(
     let (part, text) = udh_part(u8::from(submit.esm_class), submit.short_message().as_ref());
     let scenario = Scenario::for_destination(&destination);
     let first_try = first_try(shared, &destination, &content);
-    shared.count(&destination, &content, false);
+    shared.count_submit(&destination, &content);
 
     match turned_down(scenario, first_try, part) {
         Some(TurnDown::Refuse(status)) => {
@@ -68,7 +68,10 @@ pub(super) async fn submit_sm(
         // Queued on this session ahead of the response, so it reaches the client first.
         shared.deliver(receipts.make("DELIVRD", "000", submitted));
     }
-    shared.count(&destination, &content, true);
+    if !shared.count_accepted(&destination, &content) {
+        // Closing: an answer sent now would be an acceptance missing from the final totals.
+        return Ok(After::Close);
+    }
     if scenario == Scenario::GhostAccept {
         // Accepted, and the network will say so; the answer is lost on the way.
         let delay = shared.config.receipt_delay;
