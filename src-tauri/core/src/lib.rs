@@ -8,6 +8,7 @@ pub mod access;
 pub mod api_key;
 pub mod command_status;
 pub mod config;
+pub mod country;
 #[macro_use]
 pub mod domain;
 // After `domain`: its enums are declared with `domain`'s `text_enum!`.

@@ -37,4 +37,6 @@ pub use crate::store::tables::queue::{
 };
 
 #[cfg(test)]
+mod report_tests;
+#[cfg(test)]
 mod tests;

@@ -19,8 +19,8 @@ pub fn accepted_submits_disagreeing(conn: &Connection) -> rusqlite::Result<Vec<i
 }
 
 /// The running totals as stored: one line per non-zero row of `activity_count`, `activity_latency`,
-/// `activity_outcome`, and of `view_count` for queue statuses, projections, messages and the clock's
-/// steps back.
+/// `activity_outcome`, of `view_count` for queue statuses, projections, messages and the clock's
+/// steps back, and of the delivery report's `report_hour`.
 pub fn totals_stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
     let mut out = Vec::new();
     for q in [
@@ -47,6 +47,7 @@ pub fn totals_stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
             out.push(row?);
         }
     }
+    out.extend(crate::reports::stored(c)?);
     Ok(out)
 }
 
@@ -55,7 +56,9 @@ pub fn totals_stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
 /// totals kept are right.
 pub fn totals_recomputed(c: &Connection) -> rusqlite::Result<Vec<String>> {
     c.execute_batch("SAVEPOINT recompute")?;
-    let out = crate::totals::refill(c).and_then(|()| totals_stored(c));
+    let out = crate::totals::refill(c)
+        .and_then(|()| crate::reports::refill(c))
+        .and_then(|()| totals_stored(c));
     c.execute_batch("ROLLBACK TO recompute; RELEASE recompute")?;
     out
 }

@@ -5,12 +5,14 @@ pub mod backup;
 mod checkpoint;
 pub mod checks;
 mod clean_stop;
+mod country;
 mod error;
 mod fold;
 pub mod migrations;
 pub mod pragmas;
 mod reader;
 mod reads;
+pub mod reports;
 pub mod room;
 mod search_index;
 pub mod tables;
@@ -141,6 +143,14 @@ impl Store {
             backup_before_migration(&conn, path, dir, &clock)?;
         }
         let migration = migrations::migrate(&mut conn, &clock)?;
+        // The report entries a migration left to compute (those of the messages stored before
+        // migration 26), before anything reads the report.
+        conn.execute_batch("BEGIN IMMEDIATE")?;
+        reports::flush(&conn)
+            .and_then(|()| conn.execute_batch("COMMIT"))
+            .inspect_err(|_| {
+                let _ = conn.execute_batch("ROLLBACK");
+            })?;
         // The checkpoint thread copies the WAL into the database; the writer only appends.
         conn.pragma_update(None, "wal_autocheckpoint", 0)?;
         let restart = Arc::new(AtomicBool::new(false));

@@ -144,6 +144,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "queue_reason",
         sql: include_str!("migrations/0025_queue_reason.sql"),
     },
+    Migration {
+        version: 26,
+        name: "reports",
+        sql: include_str!("migrations/0026_reports.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -74,6 +74,8 @@ pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     // The inbox's search folds accents and case in Rust, as keyword replies are folded.
     crate::fold::register(conn)?;
+    // The delivery report groups messages by their destination's country.
+    crate::country::register(conn)?;
     verify(conn)
 }
 

@@ -24,12 +24,6 @@ pub fn known_region(code: &str) -> Option<Id> {
     DATABASE.by_id(id.as_ref()).map(|_| id)
 }
 
-/// The country of a number in E.164 (two letters), when the numbering data tells it.
-pub fn country_of(e164: &str) -> Option<String> {
-    let number = phonenumber::parse(None, e164).ok()?;
-    number.country().id().map(|id| id.as_ref().to_owned())
-}
-
 fn error(code: FieldCode, message: String) -> FieldError {
     FieldError::new("destination", code, message)
 }

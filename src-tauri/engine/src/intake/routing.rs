@@ -7,7 +7,7 @@ use crate::domain::MessageKind;
 use crate::messages::NewMessage;
 use crate::said::FieldCode;
 
-use super::{destination, FieldError};
+use super::FieldError;
 
 /// Gives `m` its route and its route's first connection, by `routes` in order; `api_key` is the
 /// name of the key that handed it in. No routes: it stays queued for the connection intake gave
@@ -35,7 +35,7 @@ pub fn choose_route<'r>(
     let country = routes
         .iter()
         .any(|r| !r.countries.is_empty())
-        .then(|| destination::country_of(destination))
+        .then(|| smsdesk_core::country::country_of(destination))
         .flatten();
     let input = RouteInput {
         destination,

@@ -110,6 +110,7 @@ fn run_all(
 fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), CommitFailed> {
     let committed = crate::search_index::catch_up(conn)
         .and_then(|()| totals.flush(conn))
+        .and_then(|()| crate::reports::flush(conn))
         .and_then(|()| conn.execute_batch("COMMIT"))
         .map_err(|e| CommitFailed::from_sqlite(&e));
     if let Err(e) = &committed {

@@ -1,0 +1,102 @@
+-- Schema 26: the delivery report's aggregates, kept by the writer in the transaction that changes
+-- what they count, and rebuildable from the messages (store/src/reports.rs).
+--
+-- `report_entry` holds, for each message, where it stands in the report: the hour it was created
+-- (UTC), its kind, the connection that took it (or last tried it), its route, the destination's
+-- country, who handed it in, its outcome, the SMPP status of its last answered submit, the error
+-- code of its final receipt, its parts and its receipt latency. `report_hour` sums the entries by
+-- every one of those values: the report reads it, never the messages. The message list filters by
+-- the entries, so a figure and the messages behind it cannot disagree.
+--
+-- The triggers below only note which messages changed (`report_dirty`; without a conflict
+-- clause, which the statement that fires a trigger would override); just before the
+-- transaction commits, the writer takes what those messages counted out of `report_hour`,
+-- computes their entries again and adds them back. One rule computes an entry, whatever wrote.
+CREATE TABLE report_entry (
+    message_id     INTEGER PRIMARY KEY,
+    hour           INTEGER NOT NULL,
+    kind           TEXT    NOT NULL,
+    connection     TEXT    NOT NULL,
+    route          TEXT    NOT NULL,
+    country        TEXT    NOT NULL,
+    sender         TEXT    NOT NULL,
+    outcome        TEXT    NOT NULL CHECK (outcome IN ('delivered', 'failed', 'expired', 'cancelled',
+                       'no_receipt', 'unknown', 'pending')),
+    command_status INTEGER NOT NULL,
+    error_code     TEXT    NOT NULL,
+    parts          INTEGER NOT NULL,
+    latency_ms     INTEGER
+);
+
+CREATE TABLE report_hour (
+    hour           INTEGER NOT NULL,
+    kind           TEXT    NOT NULL,
+    connection     TEXT    NOT NULL,
+    route          TEXT    NOT NULL,
+    country        TEXT    NOT NULL,
+    sender         TEXT    NOT NULL,
+    outcome        TEXT    NOT NULL,
+    command_status INTEGER NOT NULL,
+    error_code     TEXT    NOT NULL,
+    messages       INTEGER NOT NULL,
+    parts          INTEGER NOT NULL,
+    -- Receipt latencies by bucket (the bounds are in store/src/reports.rs).
+    l0 INTEGER NOT NULL DEFAULT 0, l1 INTEGER NOT NULL DEFAULT 0, l2 INTEGER NOT NULL DEFAULT 0,
+    l3 INTEGER NOT NULL DEFAULT 0, l4 INTEGER NOT NULL DEFAULT 0, l5 INTEGER NOT NULL DEFAULT 0,
+    l6 INTEGER NOT NULL DEFAULT 0, l7 INTEGER NOT NULL DEFAULT 0, l8 INTEGER NOT NULL DEFAULT 0,
+    l9 INTEGER NOT NULL DEFAULT 0, l10 INTEGER NOT NULL DEFAULT 0, l11 INTEGER NOT NULL DEFAULT 0,
+    l12 INTEGER NOT NULL DEFAULT 0, l13 INTEGER NOT NULL DEFAULT 0, l14 INTEGER NOT NULL DEFAULT 0,
+    l15 INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (hour, kind, connection, route, country, sender, outcome, command_status, error_code)
+) WITHOUT ROWID;
+
+CREATE TABLE report_dirty (message_id INTEGER PRIMARY KEY);
+
+CREATE TRIGGER report_message_insert AFTER INSERT ON message
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.id);
+END;
+CREATE TRIGGER report_message_delete AFTER DELETE ON message
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT OLD.id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = OLD.id);
+END;
+CREATE TRIGGER report_queue_insert AFTER INSERT ON queue
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_queue_update AFTER UPDATE OF status, route, accepted_attempt_id, accepted_at ON queue
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_attempt_insert AFTER INSERT ON attempt
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_attempt_update AFTER UPDATE OF outcome, command_status, connection ON attempt
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_projection_insert AFTER INSERT ON projection
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_projection_update AFTER UPDATE OF state, rule, flag_no_receipt, supporting_json ON projection
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
+END;
+CREATE TRIGGER report_projection_delete AFTER DELETE ON projection
+BEGIN
+    INSERT INTO report_dirty (message_id) SELECT OLD.message_id
+    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = OLD.message_id);
+END;
+
+-- Every message already stored has its entry computed when the database is next opened.
+INSERT INTO report_dirty (message_id) SELECT id FROM message;

@@ -1,0 +1,190 @@
+//! The delivery report's aggregates (migration 26): where each message stands in the report
+//! (`report_entry`) and their sums by hour and by every dimension (`report_hour`).
+//!
+//! The triggers of migration 26 note which messages a transaction changed (`report_dirty`);
+//! [`flush`], run by the writer just before it commits (with the running totals), takes what
+//! those messages counted out of `report_hour`, computes their entries again by [`ENTRY`] and adds
+//! them back. Whatever wrote the change, one rule computes the entry, in the same transaction, so
+//! the report is exact whenever a transaction is. [`refill`] computes both tables from the
+//! messages alone (for a check, or after a repair).
+
+use rusqlite::Connection;
+
+/// The dimensions a report groups by: the columns of `report_entry` and `report_hour` besides the
+/// hour, the counts and the latencies, in the order of `report_hour`'s key.
+pub const DIMENSIONS: [&str; 8] = [
+    "kind",
+    "connection",
+    "route",
+    "country",
+    "sender",
+    "outcome",
+    "command_status",
+    "error_code",
+];
+
+/// The upper bounds (ms) of the receipt-latency buckets `l0` to `l14`; `l15` holds the rest.
+pub const LATENCY_BOUNDS: [i64; 15] = [
+    1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000,
+    21_600_000, 86_400_000,
+];
+
+/// What the last bucket stands for when a percentile falls in it: more than a day, read as a week.
+pub const LATENCY_BEYOND: i64 = 604_800_000;
+
+/// The hour a message was created in, as `report_hour` keys it.
+pub const HOUR_MS: i64 = 3_600_000;
+
+/// A message's entry, computed from its rows: `{ids}` is replaced by the ids to compute (a
+/// subquery), so the same rule serves the writer and the refill.
+///
+/// - connection: the one of its last accepted submit, else of its last try that was written,
+///   else none ('').
+/// - sender: `key:<id>` for an API key, `csv` for a CSV import, `cli` for the command line,
+///   `person:<login>` for the compose form.
+/// - outcome: a final (or an operator's decision) by its state: delivered, expired, or failed for
+///   every other final; else the queue's end: failed (refused), expired (validity over before it
+///   was sent), cancelled; `unknown` while an answer was lost; `no_receipt` once the deadline for
+///   a receipt passed; `pending` for everything else.
+/// - command_status: the SMPP status of its last answered submit (0 when accepted), -1 for none.
+/// - error_code: the `err` of the receipt its final rests on, '' for none.
+/// - latency_ms: from the answer to its last accepted submit to the arrival of the receipt its
+///   first final rests on (as the dashboard's latency counts it).
+const ENTRY: &str = "
+SELECT m.id,
+       m.created_at - m.created_at % 3600000,
+       m.kind,
+       coalesce(acc.connection,
+                (SELECT a.connection FROM attempt a WHERE a.message_id = m.id AND a.outcome <> 'not_sent'
+                 ORDER BY a.id DESC LIMIT 1), ''),
+       coalesce(q.route, ''),
+       coalesce(smsdesk_country(m.destination), ''),
+       CASE WHEN m.api_key_id IS NOT NULL THEN 'key:' || m.api_key_id
+            WHEN m.channel = 'csv' THEN 'csv'
+            WHEN m.channel = 'cli' THEN 'cli'
+            ELSE 'person:' || coalesce(m.submitted_by, '') END,
+       CASE WHEN p.rule IN ('first_final', 'parts_final', 'operator_decision') THEN
+                CASE p.state WHEN 'delivered' THEN 'delivered' WHEN 'expired' THEN 'expired' ELSE 'failed' END
+            WHEN q.status = 'failed' THEN 'failed'
+            WHEN q.status = 'expired' THEN 'expired'
+            WHEN q.status = 'cancelled' THEN 'cancelled'
+            WHEN q.status = 'outcome_unknown' THEN 'unknown'
+            WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
+            ELSE 'pending' END,
+       coalesce((SELECT a.command_status FROM attempt a
+                 WHERE a.message_id = m.id AND a.command_status IS NOT NULL
+                 ORDER BY a.id DESC LIMIT 1), -1),
+       CASE WHEN p.rule IN ('first_final', 'parts_final') THEN
+                coalesce((SELECT e.err FROM logical_event e WHERE e.id = json_extract(p.supporting_json, '$[0]')), '')
+            ELSE '' END,
+       m.segments,
+       CASE WHEN p.rule IN ('first_final', 'parts_final') AND q.accepted_at IS NOT NULL THEN
+                (SELECT rc.received_at FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id
+                 WHERE e.id = json_extract(p.supporting_json, '$[0]')) - q.accepted_at
+            END
+FROM message m
+LEFT JOIN queue q ON q.message_id = m.id
+LEFT JOIN attempt acc ON acc.id = q.accepted_attempt_id
+LEFT JOIN projection p ON p.message_id = m.id
+WHERE m.id IN ({ids})";
+
+const ENTRY_COLUMNS: &str = "message_id, hour, kind, connection, route, country, sender, outcome, \
+                             command_status, error_code, parts, latency_ms";
+
+/// The latency bucket columns, `l0, l1, …, l15`.
+fn latency_columns() -> String {
+    (0..=LATENCY_BOUNDS.len())
+        .map(|i| format!("l{i}"))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `sign * count(*)`, `sign * sum(parts)` and, per latency bucket, `sign *` how many entries fall
+/// in it: the sums one group of entries adds to `report_hour`.
+fn sums(sign: i64) -> String {
+    let mut out = vec![format!("{sign} * count(*)"), format!("{sign} * sum(parts)")];
+    let mut low = None;
+    for (i, high) in LATENCY_BOUNDS.iter().enumerate() {
+        let above = low.map(|l| format!(" AND latency_ms > {l}")).unwrap_or_default();
+        out.push(format!(
+            "{sign} * count(CASE WHEN latency_ms <= {high}{above} THEN 1 END) AS l{i}"
+        ));
+        low = Some(*high);
+    }
+    let last = LATENCY_BOUNDS[LATENCY_BOUNDS.len() - 1];
+    out.push(format!(
+        "{sign} * count(CASE WHEN latency_ms > {last} THEN 1 END) AS l{}",
+        LATENCY_BOUNDS.len()
+    ));
+    out.join(", ")
+}
+
+/// Adds `sign` times the entries `{where}` selects to `report_hour`.
+fn add(sign: i64, filter: &str) -> String {
+    let dims = DIMENSIONS.join(", ");
+    let latencies = latency_columns();
+    let updates: Vec<String> = ["messages".to_owned(), "parts".to_owned()]
+        .into_iter()
+        .chain((0..=LATENCY_BOUNDS.len()).map(|i| format!("l{i}")))
+        .map(|c| format!("{c} = {c} + excluded.{c}"))
+        .collect();
+    format!(
+        "INSERT INTO report_hour (hour, {dims}, messages, parts, {latencies})
+         SELECT hour, {dims}, {sums} FROM report_entry {filter} GROUP BY hour, {dims} ORDER BY hour, {dims}
+         ON CONFLICT (hour, {dims}) DO UPDATE SET {updates}",
+        sums = sums(sign),
+        updates = updates.join(", ")
+    )
+}
+
+/// Brings the entries and sums of the messages changed in this transaction up to date, and
+/// forgets which they were. Cheap when nothing changed (one lookup).
+pub fn flush(c: &Connection) -> rusqlite::Result<()> {
+    let dirty: bool = c
+        .prepare_cached("SELECT EXISTS (SELECT 1 FROM report_dirty)")?
+        .query_row([], |r| r.get(0))?;
+    if !dirty {
+        return Ok(());
+    }
+    let changed = "WHERE message_id IN (SELECT message_id FROM report_dirty)";
+    c.prepare_cached(&add(-1, changed))?.execute([])?;
+    c.prepare_cached("DELETE FROM report_entry WHERE message_id IN (SELECT message_id FROM report_dirty)")?
+        .execute([])?;
+    c.prepare_cached(&format!(
+        "INSERT INTO report_entry ({ENTRY_COLUMNS}) {}",
+        ENTRY.replace("{ids}", "SELECT message_id FROM report_dirty")
+    ))?
+    .execute([])?;
+    c.prepare_cached(&add(1, changed))?.execute([])?;
+    c.prepare_cached("DELETE FROM report_dirty")?.execute([])?;
+    Ok(())
+}
+
+/// Computes the entries and their sums again from the messages alone, replacing what was kept.
+pub fn refill(c: &Connection) -> rusqlite::Result<()> {
+    c.execute_batch(&format!(
+        "DELETE FROM report_dirty; DELETE FROM report_entry; DELETE FROM report_hour;
+         INSERT INTO report_entry ({ENTRY_COLUMNS}) {};
+         {};",
+        ENTRY.replace("{ids}", "SELECT id FROM message"),
+        add(1, "WHERE true")
+    ))
+}
+
+/// `report_hour` as stored, one line per row that counts something, in key order (for checks).
+pub fn stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
+    let dims = DIMENSIONS.join(", ");
+    let mut s = c.prepare(&format!(
+        "SELECT hour, {dims}, messages, parts, {} FROM report_hour
+         WHERE messages <> 0 OR parts <> 0 ORDER BY hour, {dims}",
+        latency_columns()
+    ))?;
+    let width = 1 + DIMENSIONS.len() + 2 + LATENCY_BOUNDS.len() + 1;
+    let rows = s.query_map([], |r| {
+        let values: Vec<String> = (0..width)
+            .map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}")))
+            .collect::<Result<_, _>>()?;
+        Ok(format!("report {}", values.join(" ")))
+    })?;
+    rows.collect()
+}
