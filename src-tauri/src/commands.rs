@@ -27,8 +27,8 @@ use smsdesk_engine::settings::{
     SettingsView,
 };
 use smsdesk_engine::views::{
-    Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, MessageDetail,
-    MessageFilter, MessagePage, PageRequest,
+    Activity, ActivityWindow, AuditPage, Dashboard, DeliveryReport, ExceptionDetail, ExceptionFilter, ExceptionPage,
+    MessageDetail, MessageFilter, MessagePage, PageRequest, ReportQuery,
 };
 use tauri::{AppHandle, Emitter, State};
 
@@ -151,6 +151,11 @@ pub async fn dashboard(engine: State<'_, EngineState>) -> Reply<Dashboard> {
 #[tauri::command]
 pub async fn activity(engine: State<'_, EngineState>, window: ActivityWindow) -> Reply<Activity> {
     engine.service()?.activity(window).await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn delivery_report(engine: State<'_, EngineState>, query: ReportQuery) -> Reply<DeliveryReport> {
+    engine.service()?.delivery_report(query).await.map_err(refused)
 }
 
 #[tauri::command]

@@ -29,10 +29,11 @@ use smsdesk_engine::smpp::session::{BindRole, LinkState};
 use smsdesk_engine::sms::encoding::{Encoding, Plan};
 use smsdesk_engine::views::{
     Activity, ActivityBucket, ActivityWindow, AttemptView, AuditEntry, AuditPage, BackupStatus, Candidate,
-    CandidateFact, CandidateField, Dashboard, DayOutcomes, EvidenceItem, ExceptionCount, ExceptionDetail,
-    ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter, MessagePage,
-    MessageRecord, MessageSummary, MessageTotal, OperatorDecision, PageRequest, PartStateView, QueueCount, QueueView,
-    ReceiptView, StateCount, StateFlags, StateView, TimelineEntry, TimelineKind, TotalBound,
+    CandidateFact, CandidateField, Dashboard, DayOutcomes, DeliveryReport, EvidenceItem, ExceptionCount,
+    ExceptionDetail, ExceptionFilter, ExceptionPage, ExceptionSummary, ExportProgress, MessageDetail, MessageFilter,
+    MessagePage, MessageRecord, MessageSummary, MessageTotal, OperatorDecision, PageRequest, PartStateView, QueueCount,
+    QueueView, ReceiptView, ReportDimension, ReportFigures, ReportGroup, ReportPoint, ReportQuery, ReportStep,
+    StateCount, StateFlags, StateView, TimelineEntry, TimelineKind, TotalBound,
 };
 use smsdesk_engine::webhooks::{DeliveryAttemptView, DeliveryView, WebhookField, WebhookStatus};
 
@@ -211,6 +212,13 @@ fn views() -> Vec<(String, String)> {
         file::<Activity>(),
         file::<ActivityBucket>(),
         file::<DayOutcomes>(),
+        file::<DeliveryReport>(),
+        file::<ReportDimension>(),
+        file::<ReportFigures>(),
+        file::<ReportGroup>(),
+        file::<ReportPoint>(),
+        file::<ReportQuery>(),
+        file::<ReportStep>(),
         file::<smsdesk_engine::pace::Pace>(),
         file::<smsdesk_engine::pace::PaceConnection>(),
         file::<EvidenceItem>(),

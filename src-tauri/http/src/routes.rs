@@ -201,6 +201,13 @@ pub async fn activity(
     Ok(Json(s.ctx.service.activity(q.window.unwrap_or_default()).await?))
 }
 
+pub async fn delivery_report(
+    State(s): State<AppState>,
+    QueryParams(q): QueryParams<views::ReportQuery>,
+) -> Result<Json<views::DeliveryReport>, Failure> {
+    Ok(Json(s.ctx.service.delivery_report(q).await?))
+}
+
 pub async fn audit_log(
     State(s): State<AppState>,
     QueryParams(p): QueryParams<views::PageRequest>,

@@ -23,6 +23,17 @@ pub const DIMENSIONS: [&str; 8] = [
     "error_code",
 ];
 
+/// A message's outcome in the report: exactly one of these.
+pub const OUTCOMES: [&str; 7] = [
+    "delivered",
+    "failed",
+    "expired",
+    "cancelled",
+    "no_receipt",
+    "unknown",
+    "pending",
+];
+
 /// The upper bounds (ms) of the receipt-latency buckets `l0` to `l14`; `l15` holds the rest.
 pub const LATENCY_BOUNDS: [i64; 15] = [
     1_000, 2_000, 5_000, 10_000, 20_000, 30_000, 60_000, 120_000, 300_000, 600_000, 1_800_000, 3_600_000, 7_200_000,

@@ -37,6 +37,36 @@ from_ms: number | null,
  */
 to_ms: number | null, 
 /**
+ * Where the message stands in the delivery report (`/reports/delivery`): the connection that
+ * took it or last tried it ("" for none).
+ */
+connection: string | null, 
+/**
+ * The route that took it ("" for none).
+ */
+route: string | null, 
+/**
+ * The destination's country, two letters ("" when the numbering data does not tell).
+ */
+country: string | null, 
+/**
+ * Who handed it in: `key:<id>`, `person:<login>`, `csv` or `cli`.
+ */
+sender: string | null, 
+/**
+ * Its outcome in the report, or several separated by commas: `delivered`, `failed`,
+ * `expired`, `cancelled`, `no_receipt`, `unknown`, `pending`.
+ */
+outcome: string | null, 
+/**
+ * The SMPP status of its last answered submit (0: accepted; -1: none answered).
+ */
+command_status: number | null, 
+/**
+ * The error code of the receipt its final state rests on ("" for none).
+ */
+error_code: string | null, 
+/**
  * `next_cursor` of the previous page.
  */
 cursor: string | null, 

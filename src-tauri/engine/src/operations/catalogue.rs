@@ -228,6 +228,14 @@ operations! { $
         errors: [NotFound],
     }
 
+    /// Delivery figures over a period, by one or two dimensions, with the period before and a
+    /// series by hour or day (from maintained aggregates).
+    delivery_report: Get "/reports/delivery" -> 200 DeliveryReport {
+        tag: "reports", access: ReadAll,
+        args: [query: Query ReportQuery],
+        errors: [InvalidFilter],
+    }
+
     /// The SMPP connection and its link state now (with the last error and since when); with
     /// several connections, the first the settings list.
     connection: Get "/connection" -> 200 ConnectionStatus {

@@ -38,9 +38,9 @@ use crate::settings::{
     SettingsView,
 };
 use crate::views::{
-    Activity, ActivityWindow, AuditPage, Dashboard, ExceptionDetail, ExceptionFilter, ExceptionPage, InboxCounts,
-    InboxFilter, MessageDetail, MessageFilter, MessagePage, OptOutFilter, OptOutPage, PageRequest, ThreadPage,
-    ThreadRequest, ThreadView,
+    Activity, ActivityWindow, AuditPage, Dashboard, DeliveryReport, ExceptionDetail, ExceptionFilter, ExceptionPage,
+    InboxCounts, InboxFilter, MessageDetail, MessageFilter, MessagePage, OptOutFilter, OptOutPage, PageRequest,
+    ReportQuery, ThreadPage, ThreadRequest, ThreadView,
 };
 
 /// Where every operation's path starts.

@@ -113,6 +113,15 @@ impl Service {
             .await?)
     }
 
+    /// Delivery figures over a period, from the sums the writer keeps ([`views::delivery_report`]).
+    pub async fn delivery_report(&self, query: views::ReportQuery) -> Result<views::DeliveryReport, ServiceError> {
+        Ok(self
+            .store
+            .reader()
+            .read(move |c| views::delivery_report(c, &query))
+            .await?)
+    }
+
     /// Writes every message `filter` selects as CSV to `out` ([`views::write_csv`], as the command
     /// line does), on a blocking thread; `progress` hears the total first, then after each page, and
     /// may stop the export. Returns the rows written.

@@ -13,6 +13,8 @@
 //! - [`dashboard`]: counts for the overview.
 //! - [`activity`] / [`ActivityWindow`]: the overview's charts (submits, receipts and receipt
 //!   latency over the last hour, day or month; outcomes by day), from running totals.
+//! - [`delivery_report`] / [`ReportQuery`]: delivery figures over a period by one or two
+//!   dimensions, against the period before, from the sums the writer keeps (`crate::reports`).
 //! - [`audit_log`]: the audit trail, newest first.
 //! - [`pace_counts`]: what the pace of sending and the time the queue will take are measured from.
 //!
@@ -33,6 +35,7 @@ mod inbox_search;
 pub mod messages;
 mod pace;
 mod record;
+mod report;
 mod timeline;
 
 use rusqlite::Connection;
@@ -61,6 +64,9 @@ pub use messages::{
 };
 pub use pace::{pace_counts, PaceCounts};
 pub use record::MessageRecord;
+pub use report::{
+    delivery_report, DeliveryReport, ReportDimension, ReportFigures, ReportGroup, ReportPoint, ReportQuery, ReportStep,
+};
 pub use timeline::{AuditLine, TimelineEntry, TimelineKind};
 
 /// Page size when none is asked for.

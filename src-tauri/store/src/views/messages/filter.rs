@@ -4,6 +4,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use rusqlite::types::Value;
+
+use crate::reports::OUTCOMES;
 use crate::views::ViewError;
 use smsdesk_core::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 
@@ -35,6 +38,23 @@ pub struct MessageFilter {
     /// Created before this time (ms since the epoch, exclusive).
     #[ts(type = "number | null")]
     pub to_ms: Option<i64>,
+    /// Where the message stands in the delivery report (`/reports/delivery`): the connection that
+    /// took it or last tried it ("" for none).
+    pub connection: Option<String>,
+    /// The route that took it ("" for none).
+    pub route: Option<String>,
+    /// The destination's country, two letters ("" when the numbering data does not tell).
+    pub country: Option<String>,
+    /// Who handed it in: `key:<id>`, `person:<login>`, `csv` or `cli`.
+    pub sender: Option<String>,
+    /// Its outcome in the report, or several separated by commas: `delivered`, `failed`,
+    /// `expired`, `cancelled`, `no_receipt`, `unknown`, `pending`.
+    pub outcome: Option<String>,
+    /// The SMPP status of its last answered submit (0: accepted; -1: none answered).
+    #[ts(type = "number | null")]
+    pub command_status: Option<i64>,
+    /// The error code of the receipt its final state rests on ("" for none).
+    pub error_code: Option<String>,
     /// `next_cursor` of the previous page.
     pub cursor: Option<String>,
     /// Page size: 50 when not given, 1 to 500.
@@ -132,4 +152,57 @@ pub(super) fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError>
     let query =
         fts_query(q).ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
     Ok(Some(query))
+}
+
+impl MessageFilter {
+    /// Whether it selects by where messages stand in the delivery report.
+    pub(crate) fn by_report(&self) -> bool {
+        self.connection.is_some()
+            || self.route.is_some()
+            || self.country.is_some()
+            || self.sender.is_some()
+            || self.outcome.is_some()
+            || self.command_status.is_some()
+            || self.error_code.is_some()
+    }
+}
+
+/// The report filters as conditions on the columns `report_entry` and `report_hour` share, each
+/// prefixed with `table.`, and their parameters in order; an outcome that is none of the
+/// report's is refused.
+pub(crate) fn report_conditions(f: &MessageFilter, table: &str) -> Result<(Vec<String>, Vec<Value>), ViewError> {
+    let mut sql = Vec::new();
+    let mut params = Vec::new();
+    let texts = [
+        ("connection", &f.connection),
+        ("route", &f.route),
+        ("country", &f.country),
+        ("sender", &f.sender),
+        ("error_code", &f.error_code),
+    ];
+    for (column, value) in texts {
+        if let Some(v) = value {
+            sql.push(format!("{table}.{column} = ?"));
+            params.push(Value::Text(v.trim().to_owned()));
+        }
+    }
+    if let Some(status) = f.command_status {
+        sql.push(format!("{table}.command_status = ?"));
+        params.push(Value::Integer(status));
+    }
+    if let Some(list) = &f.outcome {
+        let outcomes: Vec<&str> = list.split(',').map(str::trim).filter(|o| !o.is_empty()).collect();
+        if outcomes.is_empty() {
+            return Err(ViewError::InvalidFilter("outcome names no outcome".to_owned()));
+        }
+        if let Some(unknown) = outcomes.iter().find(|o| !OUTCOMES.contains(o)) {
+            return Err(ViewError::InvalidFilter(format!(
+                "outcome `{unknown}` is none of {}",
+                OUTCOMES.join(", ")
+            )));
+        }
+        sql.push(format!("{table}.outcome IN ({})", vec!["?"; outcomes.len()].join(", ")));
+        params.extend(outcomes.iter().map(|o| Value::Text((*o).to_owned())));
+    }
+    Ok((sql, params))
 }

@@ -5,7 +5,7 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::filter::{check_range, destination, text_query, Destination, MessageFilter};
+use super::filter::{check_range, destination, report_conditions, text_query, Destination, MessageFilter};
 use super::summary::SUMMARY_COLUMNS;
 use super::LIST;
 use crate::views::{cursor, page_limit, ViewError};
@@ -169,13 +169,20 @@ impl Plan {
             within_budget: false,
             floor: None,
         };
-        plan.add_conditions(f, text, dest);
+        let report = report_conditions(f, "re")?;
+        plan.add_conditions(f, text, dest, report);
         Ok(plan)
     }
 
     /// Adds each filter's condition, in a fixed order (the parameters follow it): on the driving
     /// index when it is the one that drives, else checked on the rows it gives.
-    fn add_conditions(&mut self, f: &MessageFilter, text: Option<String>, dest: Option<Destination>) {
+    fn add_conditions(
+        &mut self,
+        f: &MessageFilter,
+        text: Option<String>,
+        dest: Option<Destination>,
+        report: (Vec<String>, Vec<Value>),
+    ) {
         if let Some(t) = text {
             self.driving.push("f.message_fts MATCH ?", [Value::Text(t)]);
         }
@@ -209,6 +216,17 @@ impl Plan {
         }
         if let Some(key) = f.only_key {
             self.on(Driver::Key).push("m.api_key_id = ?", [Value::Integer(key)]);
+        }
+        if !report.0.is_empty() {
+            // Where the message stands in the report, read from its entry: the very rows the
+            // report sums, so a figure and its list agree.
+            self.residual.push(
+                format!(
+                    "EXISTS (SELECT 1 FROM report_entry re WHERE re.message_id = m.id AND {})",
+                    report.0.join(" AND ")
+                ),
+                report.1,
+            );
         }
     }
 

@@ -6,6 +6,9 @@
 //!   dashboard reads (`view_count`, migration 3); a creation-time range alone: the messages created
 //!   by minute, hour and day (`activity_count`, migration 12), as the dashboard's "created today".
 //!   Exact, a few index lookups.
+//! - the delivery report's filters (connection, route, country, sender, outcome, command status,
+//!   receipt error code), with a kind or a range of whole hours or neither: the report's sums
+//!   (`report_hour`, migration 26), the very figure the report shows. Exact, a range of that table.
 //! - anything else: the matches are counted, but no further than [`TOTAL_CAP`] of them (then
 //!   "more than 10,000") and among no more than [`COUNT_BUDGET`] candidates of the index that
 //!   drives the page (then "at least" what was found): a rare combination cannot make it a scan of
@@ -16,7 +19,7 @@ use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::filter::{destination, text_query, MessageFilter};
+use super::filter::{destination, report_conditions, text_query, MessageFilter};
 use super::plan::Plan;
 use crate::views::dashboard::{counted, created_since};
 use crate::views::ViewError;
@@ -168,12 +171,47 @@ impl Counter<'_> {
     }
 }
 
+/// The total from the delivery report's sums, for report filters with no queue status or
+/// reported state and a range of whole hours (or none); `None` otherwise.
+fn by_report(c: &Connection, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
+    let whole = |t: Option<i64>| t.is_none_or(|t| t % crate::reports::HOUR_MS == 0);
+    if f.status.is_some() || f.state.is_some() || !whole(f.from_ms) || !whole(f.to_ms) {
+        return Ok(None);
+    }
+    let (mut sql, mut params) = report_conditions(f, "h")?;
+    if let Some(k) = f.kind {
+        sql.push("h.kind = ?".to_owned());
+        params.push(Value::Text(k.as_str().to_owned()));
+    }
+    if let Some(from) = f.from_ms {
+        sql.push("h.hour >= ?".to_owned());
+        params.push(Value::Integer(from));
+    }
+    if let Some(to) = f.to_ms {
+        sql.push("h.hour < ?".to_owned());
+        params.push(Value::Integer(to));
+    }
+    let n = c
+        .prepare(&format!(
+            "SELECT coalesce(sum(h.messages), 0) FROM report_hour h WHERE {}",
+            sql.join(" AND ")
+        ))?
+        .query_row(params_from_iter(params), |r| r.get(0))?;
+    Ok(Some(n))
+}
+
 /// The total from running totals, when `f` filters by nothing but one queue status, one reported
 /// state or a creation-time range; `None` otherwise.
 fn maintained(c: &Connection, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
     let words = text_query(f)?.is_some();
     let number = f.destination.as_deref().and_then(destination).is_some();
-    if words || number || f.kind.is_some() || f.channel.is_some() || f.only_key.is_some() {
+    if words || number || f.channel.is_some() || f.only_key.is_some() {
+        return Ok(None);
+    }
+    if f.by_report() {
+        return by_report(c, f);
+    }
+    if f.kind.is_some() {
         return Ok(None);
     }
     let dated = f.from_ms.is_some() || f.to_ms.is_some();
