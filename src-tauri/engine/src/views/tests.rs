@@ -1714,6 +1714,8 @@ mod charts {
     const MIN: i64 = 60_000;
     const DAY: i64 = 86_400_000;
 
+    mod report_tests;
+
     /// 2026-11-02 10:00:00 UTC: the start of a minute, an hour and (minus ten hours) a day.
     fn t0() -> i64 {
         from_civil(2026, 11, 2, 10, 0, 0)

@@ -1315,3 +1315,75 @@ async fn every_operation_of_the_catalogue_is_served_at_its_path_to_exactly_those
     );
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_delivery_report_counts_a_delivered_message_by_its_sender_and_opens_it_in_the_list() {
+    let t = Running::start(&[]).await;
+    let (id, key) = t.key("shop").await;
+    let created = t.post("/api/v1/messages", &key).json(&message()).send().await.unwrap();
+    assert_eq!(created.status(), StatusCode::CREATED);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
+    let period = format!("from_ms={}&to_ms={}", now - 3_600_000, now + 3_600_000);
+    // The sandbox accepts the message and answers with a receipt within moments.
+    let started = std::time::Instant::now();
+    let report = loop {
+        let v: Value = t
+            .get(&format!("/api/v1/reports/delivery?{period}&by=sender,outcome"), &key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        if v["total"]["delivered"] == 1 || started.elapsed() > Duration::from_secs(10) {
+            break v;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    };
+    let group = &report["groups"][0];
+    assert_eq!(
+        group["key"],
+        serde_json::json!([format!("key:{id}"), "delivered"]),
+        "{report}"
+    );
+    assert_eq!(group["label"][0], "shop", "an API key is named");
+    assert_eq!(group["figures"]["messages"], 1);
+    assert_eq!(group["figures"]["delivered_pct"], 100.0);
+    assert_eq!(report["step"], "hour");
+
+    let list: Value = t
+        .get(
+            &format!(
+                "/api/v1/messages?from_ms={}&to_ms={}&sender=key:{id}&outcome=delivered",
+                report["from_ms"], report["to_ms"]
+            ),
+            &key,
+        )
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(list["items"].as_array().map(Vec::len), Some(1), "{list}");
+    assert_eq!(list["total"]["count"], 1);
+
+    for (query, why) in [
+        (format!("{period}&by=carrier"), "an unknown dimension"),
+        (format!("{period}&by=kind,route,country"), "three dimensions"),
+        (format!("from_ms=0&to_ms={now}&step=hour"), "by hour over years"),
+    ] {
+        let bad = t
+            .get(&format!("/api/v1/reports/delivery?{query}"), &key)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(bad.status(), StatusCode::UNPROCESSABLE_ENTITY, "{why}");
+        let body: Value = bad.json().await.unwrap();
+        assert_eq!(body["code"], "invalid_filter", "{why}: {body}");
+    }
+    t.stop().await;
+}
