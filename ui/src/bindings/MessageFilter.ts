@@ -35,7 +35,7 @@ from_ms: number | null,
 /**
  * Created before this time (ms since the epoch, exclusive).
  */
-to_ms: number | null, 
+to_ms: number | null, connection: string | null, route: string | null, country: string | null, sender: string | null, outcome: string | null, command_status: number | null, error_code: string | null, 
 /**
  * `next_cursor` of the previous page.
  */

@@ -16,6 +16,7 @@ import type { ConnectionsUpdate } from "./ConnectionsUpdate";
 import type { ConnectionsView } from "./ConnectionsView";
 import type { CreatedApiKey } from "./CreatedApiKey";
 import type { Dashboard } from "./Dashboard";
+import type { DeliveryReport } from "./DeliveryReport";
 import type { ExceptionDetail } from "./ExceptionDetail";
 import type { ExceptionFilter } from "./ExceptionFilter";
 import type { ExceptionPage } from "./ExceptionPage";
@@ -42,6 +43,7 @@ import type { Pace } from "./Pace";
 import type { PageRequest } from "./PageRequest";
 import type { Preview } from "./Preview";
 import type { RemoveOptOut } from "./RemoveOptOut";
+import type { ReportQuery } from "./ReportQuery";
 import type { ResolveRequest } from "./ResolveRequest";
 import type { SandboxReply } from "./SandboxReply";
 import type { SessionInfo } from "./SessionInfo";
@@ -117,6 +119,8 @@ export interface Operations {
   activity(window: ActivityWindow): Promise<Activity>;
   /** How fast messages go out and how long the queue will take: the window and rate in force (the sandbox's own while it is the connection, else the provider account's `smpp.window` and `smpp.tps`), the rate the SMSC accepted submits at over the last minute, and about how long the messages waiting will take at it. */
   pace(): Promise<Pace>;
+  /** Delivery figures over a period, by one or two dimensions, with the period before and a series by hour or day (from maintained aggregates). */
+  deliveryReport(query: ReportQuery): Promise<DeliveryReport>;
   /** The SMPP connection and its link state now (with the last error and since when); with several connections, the first the settings list. */
   connection(): Promise<ConnectionStatus>;
   /** Every running SMPP connection (`[connections.<name>]`; one without them), in the order the settings list them, each with its link state and binds. */
@@ -201,6 +205,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
+  deliveryReport: { command: "delivery_report", method: "GET", path: "/reports/delivery", args: [{ name: "query", place: "query" }], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
   connections: { command: "connections", method: "GET", path: "/connections", args: [], answers: true },
   commandConnection: { command: "command_connection", method: "POST", path: "/connections/command", args: [{ name: "action", place: "body" }], answers: false },

@@ -102,6 +102,13 @@ export function toMessageFilter(query: MessageQuery, cursor: string | null, limi
     q: text(query.q),
     from_ms: window === null ? from : Math.max(from ?? window.fromMs, window.fromMs),
     to_ms: window === null ? to : Math.min(to ?? window.toMs + 1, window.toMs + 1),
+    connection: null,
+    route: null,
+    country: null,
+    sender: null,
+    outcome: null,
+    command_status: null,
+    error_code: null,
     cursor,
     limit,
   };
