@@ -154,6 +154,13 @@ describe("the Reports screen", () => {
     expect(queryTestId(root, "reports-range-error")).toBeNull();
   });
 
+  it("says at once that days in the address cannot be read, and asks for nothing", async () => {
+    const { root, queries } = await show("period=range&from=2026-11-09&to=2026-11-02&by=connection");
+    expect(byTestId(root, "reports-range-error").getAttribute("role")).toBe("alert");
+    expect(queries).toEqual([]);
+    expect(queryTestId(root, "reports-table")).toBeNull();
+  });
+
   it("links every count to the messages it counts: the group's values, the period, the outcomes", async () => {
     const { root } = await show();
     const backup = root.querySelector<HTMLElement>('[data-testid="reports-row"][data-key="backup"]');

@@ -19,11 +19,13 @@ export function ReportControls({ view, onView, now }: { view: ReportView; onView
   const { t } = useI18n();
   const ids = { period: useId(), by: useId(), then: useId(), from: useId(), to: useId(), problem: useId() };
   const [range, setRange] = useState({ from: view.from, to: view.to });
-  const [invalid, setInvalid] = useState(false);
+  // Days in the address that cannot be read (typed by hand) are said wrong at once.
+  const unreadable = view.period === "range" && periodBounds(view, now()) === null;
+  const [invalid, setInvalid] = useState(unreadable);
   useEffect(() => {
     setRange({ from: view.from, to: view.to });
-    setInvalid(false);
-  }, [view.from, view.to]);
+    setInvalid(unreadable);
+  }, [view.from, view.to, unreadable]);
 
   const choosePeriod = (period: Period): void => {
     if (period !== "range") {
