@@ -67,6 +67,7 @@ describe("navigation", () => {
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")];
     expect(tabs.map((t) => t.dataset["testid"])).toEqual([
       "nav-dashboard",
+      "nav-reports",
       "nav-messages",
       "nav-inbox",
       "nav-exceptions",
@@ -213,10 +214,15 @@ describe("the inbox in the navigation", () => {
     const root = view.container;
     expect(queryTestId(root, "nav-inbox")).toBeNull();
     expect(queryTestId(root, "nav-optouts")).toBeNull();
+    expect(queryTestId(root, "nav-reports"), "reports count every message").toBeNull();
     expect(backend.calls).not.toContain("inboxCounts");
     await go("#/opt-outs");
     expect(byTestId(root, "not-for-you").dataset["section"]).toBe("optouts");
     expect(backend.calls).not.toContain("listOptOuts");
+    await go("#/reports?period=7d&by=connection");
+    expect(byTestId(root, "not-for-you").dataset["section"]).toBe("reports");
+    expect(byTestId(root, "not-for-you").textContent).toContain("Reports count every message");
+    expect(backend.calls).not.toContain("deliveryReport");
   });
 });
 
@@ -227,7 +233,7 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
-    expect(tabs).toEqual(["nav-dashboard", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
+    expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
     for (const section of ["settings", "keys", "accounts"]) {
       backend.calls.length = 0;
       await go(`#/${section}`);

@@ -37,6 +37,7 @@ import { Exceptions } from "./views/Exceptions";
 import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
 import { OptOuts } from "./views/OptOuts";
+import { Reports } from "./views/Reports";
 import { Settings } from "./views/Settings";
 import { ConnectProvider } from "./views/settings/ConnectProvider";
 import { Setup } from "./views/Setup";
@@ -152,6 +153,8 @@ export function Sections({
   const backend = useMemo(() => shareSubscription(direct), [direct]);
   const [route, navigate] = useHashRoute();
   const messagesPlace = messagesPlaceOf(route);
+  // What the list is narrowed to (a report's figure opened), kept while a message is open over it.
+  const listQuery = route.section === "messages" ? (route.query ?? "") : "";
   const onDashboard = route.section === "dashboard";
   // The nav's count needs only exception changes; the dashboard shows figures any change may move.
   const { state: dashboard, reload: reloadDashboard } = useBackendData(backend, loadDashboard, {
@@ -207,9 +210,18 @@ export function Sections({
           backend={backend}
           place={messagesPlace}
           openId={route.section === "messages" ? route.id : null}
-          onOpen={(id) => navigate({ section: "messages", id })}
-          onClose={() => navigate({ section: "messages", id: null })}
+          onOpen={(id) => navigate({ section: "messages", id, query: listQuery })}
+          onClose={() => navigate({ section: "messages", id: null, query: listQuery })}
           onOpenException={(id) => navigate({ section: "exceptions", id })}
+          narrowing={listQuery}
+          onNarrowing={(query) => navigate({ section: "messages", id: null, query })}
+        />
+      )}
+      {route.section === "reports" && may.readAll && (
+        <Reports
+          backend={backend}
+          query={route.query ?? ""}
+          onQuery={(query) => navigate({ section: "reports", query })}
         />
       )}
       {route.section === "exceptions" && (
@@ -273,9 +285,11 @@ function NotForYou({ section }: { section: Section }) {
       <p>
         {section === "password"
           ? t("notForYou.password")
-          : READ_ALL_SECTIONS.has(section)
-            ? t("notForYou.readAll")
-            : t("notForYou.admin", { role: me.role === null ? "" : t(`role.${me.role}`) })}
+          : section === "reports"
+            ? t("notForYou.reports")
+            : READ_ALL_SECTIONS.has(section)
+              ? t("notForYou.readAll")
+              : t("notForYou.admin", { role: me.role === null ? "" : t(`role.${me.role}`) })}
       </p>
     </div>
   );

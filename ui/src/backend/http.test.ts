@@ -69,6 +69,13 @@ const noFilter: MessageFilter = {
   q: null,
   from_ms: null,
   to_ms: null,
+  connection: null,
+  route: null,
+  country: null,
+  sender: null,
+  outcome: null,
+  command_status: null,
+  error_code: null,
   cursor: null,
   limit: null,
 };

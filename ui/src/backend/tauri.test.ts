@@ -29,6 +29,13 @@ const filter: MessageFilter = {
   q: null,
   from_ms: null,
   to_ms: null,
+  connection: null,
+  route: null,
+  country: null,
+  sender: null,
+  outcome: null,
+  command_status: null,
+  error_code: null,
   cursor: null,
   limit: 50,
 };

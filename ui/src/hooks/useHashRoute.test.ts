@@ -22,6 +22,20 @@ describe("routes", () => {
     expect(parseRoute("#/opt-outs")).toEqual({ section: "optouts" });
     expect(parseRoute("#/messages/new")).toEqual({ section: "compose" });
     expect(parseRoute("#/messages/import")).toEqual({ section: "import" });
+    expect(parseRoute("#/reports")).toEqual({ section: "reports" });
+    expect(parseRoute("#/reports?period=7d&by=connection")).toEqual({ section: "reports", query: "period=7d&by=connection" });
+    expect(parseRoute("#/messages?connection=primary&outcome=failed,expired")).toEqual({
+      section: "messages",
+      id: null,
+      query: "connection=primary&outcome=failed,expired",
+    });
+    expect(parseRoute("#/messages/12?connection=primary"), "a message open over a narrowed list").toEqual({
+      section: "messages",
+      id: 12,
+      query: "connection=primary",
+    });
+    expect(parseRoute("#/messages/new/copy?to=%2B336&text=a%2Fb"), "the copy link is the compose form's").toEqual({ section: "compose" });
+    expect(parseRoute("#/messages?"), "nothing after ? is no query").toEqual({ section: "messages", id: null });
   });
 
   it("fall back to the messages list for anything else", () => {
@@ -37,7 +51,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs", "#/messages/new", "#/messages/import"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs", "#/messages/new", "#/messages/import", "#/reports", "#/reports?period=30d&by=connection,country", "#/messages?sender=key:3&from_ms=1&to_ms=2", "#/messages/12?outcome=no_receipt"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

@@ -7,7 +7,13 @@ import { useCallback, useSyncExternalStore } from "react";
  */
 export type Route =
   | { readonly section: "dashboard" }
-  | { readonly section: "messages"; readonly id: number | null }
+  /**
+   * The list, or a message open over it; `query` (after `?`) narrows the list as a report's figure
+   * did (`#/messages?connection=primary&outcome=failed,expired`), kept while a message is open.
+   */
+  | { readonly section: "messages"; readonly id: number | null; readonly query?: string }
+  /** Delivery reports; `query` (after `?`) holds the period and breakdown (`#/reports?period=7d&by=connection`). */
+  | { readonly section: "reports"; readonly query?: string }
   /** Writing one message (`#/messages/new`): a place of the Messages section, not in the navigation. */
   | { readonly section: "compose" }
   /** Importing messages from a CSV file (`#/messages/import`): likewise. */
@@ -67,6 +73,7 @@ export function navSectionOf(section: Section): NavSection | null {
 /** The navigation's sections, in its order. */
 export const SECTIONS: readonly NavSection[] = [
   "dashboard",
+  "reports",
   "messages",
   "inbox",
   "exceptions",
@@ -82,7 +89,7 @@ export const SECTIONS: readonly NavSection[] = [
 export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts"]);
 
 /** Sections for those who may read everything (not a key that reads only its own messages). */
-export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["inbox", "optouts"]);
+export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts"]);
 
 /** Where a section's entry in the navigation leads: the section itself, nothing open in it. */
 export function sectionRoute(section: NavSection): Route {
@@ -104,15 +111,25 @@ function idOf(part: string | undefined): number | null {
   return Number(part);
 }
 
+/** What follows `?` in a fragment, kept only when there is something. */
+function withQuery<R extends Route>(route: R, query: string): R {
+  return query === "" ? route : { ...route, query };
+}
+
 /** Reads a fragment; anything unknown is the home screen. */
 export function parseRoute(hash: string): Route {
-  const path = hash.replace(/^#\/?/, "");
+  const whole = hash.replace(/^#\/?/, "");
+  const at = whole.indexOf("?");
+  // Only the list and reports read what follows `?` (the compose form's copy link reads its own).
+  const [path, query] = at < 0 ? [whole, ""] : [whole.slice(0, at), whole.slice(at + 1)];
   const [section, id] = path.split("/");
   switch (section) {
     case "messages":
       if (id === "new") return { section: "compose" };
       if (id === "import") return { section: "import" };
-      return { section, id: idOf(id) };
+      return withQuery({ section, id: idOf(id) }, query);
+    case "reports":
+      return withQuery({ section }, query);
     case "exceptions":
       return { section, id: idOf(id) };
     case "inbox":
@@ -145,7 +162,14 @@ function threadOf(part: string): string | null {
 }
 
 export function formatRoute(route: Route): string {
-  if ((route.section === "messages" || route.section === "exceptions") && route.id !== null) {
+  if (route.section === "messages") {
+    const query = route.query === undefined || route.query === "" ? "" : `?${route.query}`;
+    return `${route.id === null ? "#/messages" : `#/messages/${route.id}`}${query}`;
+  }
+  if (route.section === "reports") {
+    return route.query === undefined || route.query === "" ? "#/reports" : `#/reports?${route.query}`;
+  }
+  if (route.section === "exceptions" && route.id !== null) {
     return `#/${route.section}/${route.id}`;
   }
   if (route.section === "inbox") {

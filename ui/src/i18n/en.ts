@@ -7,6 +7,7 @@ import { detailEn } from "./detail/en";
 import { screensEn } from "./screens/en";
 import { dayEn } from "./day/en";
 import { reasonsEn } from "./reasons/en";
+import { reportsEn } from "./reports/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1640,6 +1641,7 @@ export const en = {
   ...screensEn,
   ...dayEn,
   ...reasonsEn,
+  ...reportsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -4,6 +4,7 @@ import { detailFr } from "./detail/fr";
 import { screensFr } from "./screens/fr";
 import { dayFr } from "./day/fr";
 import { reasonsFr } from "./reasons/fr";
+import { reportsFr } from "./reports/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1637,4 +1638,5 @@ export const fr: Dictionary = {
   ...screensFr,
   ...dayFr,
   ...reasonsFr,
+  ...reportsFr,
 };

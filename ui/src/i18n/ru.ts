@@ -4,6 +4,7 @@ import { detailRu } from "./detail/ru";
 import { screensRu } from "./screens/ru";
 import { dayRu } from "./day/ru";
 import { reasonsRu } from "./reasons/ru";
+import { reportsRu } from "./reports/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1637,4 +1638,5 @@ export const ru: Dictionary = {
   ...screensRu,
   ...dayRu,
   ...reasonsRu,
+  ...reportsRu,
 };

@@ -99,6 +99,13 @@ describe("shareSubscription", () => {
       q: null,
       from_ms: null,
       to_ms: null,
+      connection: null,
+      route: null,
+      country: null,
+      sender: null,
+      outcome: null,
+      command_status: null,
+      error_code: null,
       cursor: null,
       limit: null,
     };

@@ -64,6 +64,7 @@ export class FakeBackend implements Backend {
   dashboard: Backend["dashboard"] = this.#unset("dashboard");
   activity: Backend["activity"] = this.#unset("activity");
   pace: Backend["pace"] = this.#unset("pace");
+  deliveryReport: Backend["deliveryReport"] = this.#unset("deliveryReport");
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
   commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");

@@ -12,6 +12,8 @@ import { useOfficeCountry } from "../components/useOfficeCountry";
 import { useI18n } from "../i18n/context";
 import { ImportedWindow, importedWindow } from "./import/ImportedWindow";
 import { DELIVERY_STATES, MESSAGE_KINDS, QUEUE_STATUSES } from "./labels";
+import { NarrowingChips } from "./messages/NarrowingChips";
+import { isNarrowed, narrowingFilter, type Narrowing } from "./messages/narrowing";
 
 /** What the operator asked to see; empty means "any". */
 export interface MessageQuery {
@@ -29,6 +31,8 @@ export interface MessageQuery {
    * as the import's "show them" link narrows the list; "" for any.
    */
   readonly imported?: string;
+  /** Narrowed from elsewhere (a report's figure, through the address): shown as chips, each removable. */
+  readonly narrowing?: Narrowing;
 }
 
 export const ANY_MESSAGE: MessageQuery = { status: "", state: "", kind: "", q: "", destination: "", from: "", to: "", imported: "" };
@@ -91,20 +95,40 @@ export function destinationProblem(query: MessageQuery): "tooShort" | "notNumber
 export function toMessageFilter(query: MessageQuery, cursor: string | null, limit: number | null): MessageFilter {
   const text = (value: string): string | null => (value.trim() === "" ? null : value.trim());
   const window = importedWindow(query.imported ?? "");
-  const from = localDayStart(query.from);
-  const to = localDayStart(query.to, 1);
+  const narrowing = query.narrowing;
+  // Every bound given holds: the latest start and the earliest end.
+  const from = latest(localDayStart(query.from), window?.fromMs ?? null, narrowing?.from_ms ?? null);
+  const to = earliest(localDayStart(query.to, 1), window === null ? null : window.toMs + 1, narrowing?.to_ms ?? null);
+  const narrowed = narrowingFilter(narrowing);
   return {
     status: query.status === "" ? null : query.status,
     state: query.state === "" ? null : query.state,
-    kind: query.kind === "" ? null : query.kind,
+    kind: query.kind === "" ? narrowed.kind : query.kind,
     channel: null,
     destination: text(query.destination),
     q: text(query.q),
-    from_ms: window === null ? from : Math.max(from ?? window.fromMs, window.fromMs),
-    to_ms: window === null ? to : Math.min(to ?? window.toMs + 1, window.toMs + 1),
+    from_ms: from,
+    to_ms: to,
+    connection: narrowed.connection,
+    route: narrowed.route,
+    country: narrowed.country,
+    sender: narrowed.sender,
+    outcome: narrowed.outcome,
+    command_status: narrowed.command_status,
+    error_code: narrowed.error_code,
     cursor,
     limit,
   };
+}
+
+function latest(...bounds: (number | null)[]): number | null {
+  const given = bounds.filter((b): b is number => b !== null);
+  return given.length === 0 ? null : Math.max(...given);
+}
+
+function earliest(...bounds: (number | null)[]): number | null {
+  const given = bounds.filter((b): b is number => b !== null);
+  return given.length === 0 ? null : Math.min(...given);
 }
 
 export function isAny(query: MessageQuery): boolean {
@@ -197,6 +221,9 @@ export function MessageFilters({
       noValidate
       data-testid="message-filters"
     >
+      {isNarrowed(applied.narrowing) && (
+        <NarrowingChips narrowing={applied.narrowing ?? {}} onChange={(narrowing) => onApply({ ...applied, narrowing })} />
+      )}
       {(applied.imported ?? "") !== "" && (
         <ImportedWindow value={applied.imported ?? ""} onClear={() => onApply({ ...applied, imported: "" })} />
       )}

@@ -85,6 +85,13 @@ describe("message list filters", () => {
       q: "ord 42",
       from_ms: null,
       to_ms: null,
+      connection: null,
+      route: null,
+      country: null,
+      sender: null,
+      outcome: null,
+      command_status: null,
+      error_code: null,
       cursor: null,
       limit: 50,
     });

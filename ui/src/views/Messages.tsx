@@ -1,4 +1,4 @@
-import { useEffect, useRef, useState, type RefObject } from "react";
+import { useEffect, useMemo, useRef, useState, type RefObject } from "react";
 import { useAccess } from "../access/context";
 import type { Backend } from "../backend";
 import { formatRoute, messagesPlaceRoute, type MessagesPlace } from "../hooks/useHashRoute";
@@ -9,6 +9,7 @@ import { CsvImport } from "./CsvImport";
 import { MessageDetail } from "./MessageDetail";
 import { ANY_MESSAGE, type MessageQuery } from "./MessageFilters";
 import { MessageList } from "./MessageList";
+import { formatNarrowing, parseNarrowing } from "./messages/narrowing";
 
 export interface MessagesProps {
   backend: Backend;
@@ -19,6 +20,12 @@ export interface MessagesProps {
   onOpen?: (id: number) => void;
   onClose?: () => void;
   onOpenException?: (id: number) => void;
+  /**
+   * What the address narrows the list to (after `?`: a report's figure opened), and how to change
+   * it (a chip removed, the filters cleared); kept here when not given.
+   */
+  narrowing?: string;
+  onNarrowing?: (query: string) => void;
 }
 
 /**
@@ -29,10 +36,20 @@ export interface MessagesProps {
  * detail in place of the list; the list's filters stay as they were while another place shows,
  * and the list takes the keyboard back on the row that was opened.
  */
-export function Messages({ backend, place = "list", openId, onOpen, onClose, onOpenException }: MessagesProps) {
+export function Messages({ backend, place = "list", openId, onOpen, onClose, onOpenException, narrowing, onNarrowing }: MessagesProps) {
   const { id, open, close, listRef } = useListDetail("message-row", openId, onOpen, onClose);
   const { may } = useAccess();
-  const [query, setQuery] = useState<MessageQuery>(ANY_MESSAGE);
+  const [chosen, setChosen] = useState<MessageQuery>(ANY_MESSAGE);
+  const [ownNarrowing, setOwnNarrowing] = useState("");
+  const address = narrowing ?? ownNarrowing;
+  // The filters chosen here, narrowed as the address says (so Back, reload and a link keep it).
+  const query = useMemo<MessageQuery>(() => ({ ...chosen, narrowing: parseNarrowing(address) }), [chosen, address]);
+  const setQuery = (next: MessageQuery): void => {
+    const { narrowing: nextNarrowing, ...rest } = next;
+    setChosen(rest);
+    const written = formatNarrowing(nextNarrowing ?? {});
+    if (written !== formatNarrowing(parseNarrowing(address))) (onNarrowing ?? setOwnNarrowing)(written);
+  };
   useFocusOnPlace(place, listRef);
 
   return (

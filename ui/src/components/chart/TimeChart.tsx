@@ -15,7 +15,13 @@ export type ChartTone =
   | "no-receipt"
   | "not-sent"
   | "decided"
-  | "pending";
+  | "pending"
+  /** Groups of a report, in their order (the most messages first). */
+  | "series-1"
+  | "series-2"
+  | "series-3"
+  | "series-4"
+  | "series-5";
 
 export interface ChartSeries {
   readonly key: string;

@@ -37,6 +37,13 @@ export function pickerFilter(search: PickerSearch, receivedAtMs: number, limit: 
     q: text === "" ? null : text,
     from_ms: receivedAtMs - search.windowHours * 3_600_000,
     to_ms: receivedAtMs + SEARCH_AFTER_MS,
+    connection: null,
+    route: null,
+    country: null,
+    sender: null,
+    outcome: null,
+    command_status: null,
+    error_code: null,
     cursor: null,
     limit,
   };
