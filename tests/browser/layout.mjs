@@ -128,7 +128,9 @@ async function measure(page, where, size, { withAxe }) {
 function places(ids) {
   return [
     ["dashboard", "#/dashboard"],
+    ["reports", "#/reports?period=7d&by=connection,outcome"],
     ["messages", "#/messages"],
+    ["messages opened from a report", "#/messages?connection=sandbox&outcome=failed,expired"],
     ["a failed message", `#/messages/${ids.failed}`],
     ["a message in conflict", `#/messages/${ids.conflict}`],
     ["compose", "#/messages/new"],

@@ -33,6 +33,7 @@ import {
 import { findByNationalNumber, retryOptedOutSaysWhyAtOnce, scheduledIsNotInThePace, templateFilledOrRefused } from "./story_day.mjs";
 import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
+import { failingConnectionInTheReport, sendOnTheBackup } from "./story_reports.mjs";
 import { CHROMIUM_ARGS } from "./serve.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
@@ -975,6 +976,18 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const ui = storyUi(page);
       await addBackupConnection(ui);
       await drainTheProvider(ui);
+      assert.deepEqual(problems, [], "no console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("the delivery report: last week by connection shows the backup's delivered share beside the provider's, and its failed figure opens exactly its failed messages", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, ADMIN);
+    try {
+      const ui = storyUi(page);
+      await sendOnTheBackup(ui);
+      await failingConnectionInTheReport(ui);
       assert.deepEqual(problems, [], "no console errors, failed or remote requests");
     } finally {
       await context.close();

@@ -471,6 +471,16 @@ fn seed(path: &std::path::Path, n: usize, times: (i64, i64)) {
     // The engine keeps the dashboard's running totals as it writes, and indexes each
     // transaction's messages for text search as it commits; plain SQL leaves both to this.
     smsdesk_store::totals::refill(&c).unwrap();
+    // And the delivery report's sums: what an existing database's upgrade to schema 26 computes.
+    let t = Instant::now();
+    smsdesk_store::reports::refill(&c).unwrap();
+    let hours: i64 = c
+        .query_row("SELECT count(*) FROM report_hour", [], |r| r.get(0))
+        .unwrap();
+    eprintln!(
+        "views: report sums computed from {n} messages in {:.1} s ({hours} rows by hour)",
+        t.elapsed().as_secs_f64()
+    );
     c.execute_batch(
         "INSERT INTO message_fts (message_fts) VALUES ('rebuild');
          UPDATE search_indexed SET upto = (SELECT coalesce(max(id), 0) FROM message);",
@@ -753,6 +763,39 @@ fn main() {
         "views: dashboard: {} messages, {} created today (UTC), {} in the last 24 h",
         d.messages_total, d.created_today, d.created_last_24h
     );
+    for (by, days, step, name) in [
+        ("country", 30, None, "report: 30 days by country"),
+        ("connection", 30, None, "report: 30 days by connection"),
+        (
+            "connection,outcome",
+            30,
+            None,
+            "report: 30 days by connection and outcome",
+        ),
+        (
+            "sender",
+            7,
+            Some(views::ReportStep::Hour),
+            "report: 7 days by sender, by hour",
+        ),
+    ] {
+        let now = now_ms();
+        let q = views::ReportQuery {
+            from_ms: now - days * DAY,
+            to_ms: now,
+            by: Some(by.to_owned()),
+            step,
+            ..views::ReportQuery::default()
+        };
+        measure(name, runs, |_| {
+            let q = q.clone();
+            reader
+                .read_blocking(move |c| views::delivery_report(c, &q))
+                .unwrap()
+                .groups
+                .len()
+        });
+    }
     for (window, name) in [
         (ActivityWindow::Hour, "charts: last hour by minute"),
         (ActivityWindow::Day, "charts: last 24 h by hour"),

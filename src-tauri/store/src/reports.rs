@@ -172,7 +172,9 @@ pub fn flush(c: &Connection) -> rusqlite::Result<()> {
 }
 
 /// Computes the entries and their sums again from the messages alone, replacing what was kept.
+/// Works on any connection to the database (it registers the SQL function it needs).
 pub fn refill(c: &Connection) -> rusqlite::Result<()> {
+    crate::country::register(c)?;
     c.execute_batch(&format!(
         "DELETE FROM report_dirty; DELETE FROM report_entry; DELETE FROM report_hour;
          INSERT INTO report_entry ({ENTRY_COLUMNS}) {};

@@ -27,7 +27,7 @@ pub const LEGEND: &str = "What the figures measure (`cargo xtask bench -- --help
   raw SQLite inserts on the same disk (WAL, `synchronous=FULL`, one table of message-sized rows with
   one index), 500 rows a transaction for the batch intake and 16 for one per request (16 clients give
   at most 16 messages a commit).
-- **Reads**: the dashboard and prefix-search rows of `cargo bench -p smsdesk-engine --bench views`
+- **Reads**: the dashboard, prefix-search and delivery-report rows of `cargo bench -p smsdesk-engine --bench views`
   (median and 99th percentile of 200 reads) on its fixture, a month of traffic.
 - **Start**: `smsdesk serve` on a copy of that fixture, sending held off: from the process's start to
   the first 200 of `GET /api/v1/health` (the first start on the copy apart), its private memory

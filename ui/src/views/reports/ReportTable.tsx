@@ -101,7 +101,7 @@ function Row({
   const { t, formatNumber } = i18n;
   const messagesLink = href(null);
   return (
-    <tr data-testid={testId} data-key={dataKey}>
+    <tr data-testid={testId} data-key={dataKey} data-delivered-pct={figures.delivered_pct ?? ""} data-failed={figures.failed + figures.expired}>
       {labels.map((label, i) =>
         i === 0 ? (
           <th scope="row" key={i} data-testid="reports-label">
