@@ -249,7 +249,7 @@ impl Sums {
     }
 }
 
-/// One row of `report_hour` summed over the dimensions not asked for.
+/// One row of `report_hour`, with the values of the dimensions asked for.
 struct Row {
     hour: i64,
     key: Vec<String>,
@@ -361,21 +361,15 @@ pub fn delivery_report(c: &Connection, q: &ReportQuery) -> Result<DeliveryReport
     })
 }
 
-/// The sums of `report_hour` from `from` to `to` by hour, by the dimensions of `by` and by
-/// outcome.
+/// The rows of `report_hour` from `from` to `to` that count something, with the values of the
+/// dimensions of `by` (the caller adds them up: a month is tens of thousands of rows, which Rust
+/// sums faster than a GROUP BY that must sort them first).
 fn rows(c: &Connection, by: &[ReportDimension], from: i64, to: i64) -> Result<Vec<Row>, ViewError> {
-    let dims: Vec<String> = by.iter().map(|d| format!("CAST({} AS TEXT)", d.as_str())).collect();
-    let select_dims = if dims.is_empty() {
-        String::new()
-    } else {
-        format!("{}, ", dims.join(", "))
-    };
-    let latencies: Vec<String> = (0..=LATENCY_BOUNDS.len()).map(|i| format!("sum(l{i})")).collect();
-    let group_dims: String = by.iter().map(|d| format!(", {}", d.as_str())).collect();
+    let dims: String = by.iter().map(|d| format!("CAST({} AS TEXT), ", d.as_str())).collect();
+    let latencies: Vec<String> = (0..=LATENCY_BOUNDS.len()).map(|i| format!("l{i}")).collect();
     let sql = format!(
-        "SELECT hour, {select_dims}outcome, sum(messages), sum(parts), {}
-         FROM report_hour WHERE hour >= ?1 AND hour < ?2
-         GROUP BY hour{group_dims}, outcome HAVING sum(messages) <> 0",
+        "SELECT hour, {dims}outcome, messages, parts, {}
+         FROM report_hour WHERE hour >= ?1 AND hour < ?2 AND messages <> 0",
         latencies.join(", ")
     );
     let mut s = c.prepare_cached(&sql)?;
