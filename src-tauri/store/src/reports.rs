@@ -8,7 +8,11 @@
 //! the report is exact whenever a transaction is. [`refill`] computes both tables from the
 //! messages alone (for a check, or after a repair).
 
+use std::collections::BTreeSet;
+
 use rusqlite::Connection;
+
+use crate::{StoreError, WriteTx};
 
 /// The dimensions a report groups by: the columns of `report_entry` and `report_hour` besides the
 /// hour, the counts and the latencies, in the order of `report_hour`'s key.
@@ -200,4 +204,22 @@ pub fn stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
         Ok(format!("report {}", values.join(" ")))
     })?;
     rows.collect()
+}
+
+/// Compares the sums kept with a recount from the messages and, with `repair`, puts the recount
+/// in their place. Returns how many rows of `report_hour` differ (kept but not recounted, or
+/// the other way round).
+pub fn check(tx: &mut WriteTx<'_>, repair: bool) -> Result<usize, StoreError> {
+    let c = tx.conn();
+    let kept: BTreeSet<String> = stored(c)?.into_iter().collect();
+    c.execute_batch("SAVEPOINT report_recount")?;
+    let recounted = refill(c).and_then(|()| stored(c));
+    let end = if repair && recounted.is_ok() {
+        "RELEASE report_recount"
+    } else {
+        "ROLLBACK TO report_recount; RELEASE report_recount"
+    };
+    c.execute_batch(end)?;
+    let recounted: BTreeSet<String> = recounted?.into_iter().collect();
+    Ok(kept.symmetric_difference(&recounted).count())
 }

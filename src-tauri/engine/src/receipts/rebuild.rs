@@ -104,6 +104,14 @@ pub fn wanted(tx: &mut WriteTx<'_>, policy: &ReceiptPolicy, limit: u32) -> Resul
     Ok((batch.len(), changed))
 }
 
+/// Compares the delivery report's sums with a recount from the messages (and with `write`,
+/// replaces them by it); returns how many of its rows by hour differed.
+pub fn report_sums(store: &Store, write: bool) -> Result<usize, StoreError> {
+    store
+        .writer()
+        .write_blocking(move |tx| crate::store::reports::check(tx, write))
+}
+
 /// Rebuilds every projection, `batch` messages per transaction, reporting progress as
 /// (done, total). With `write` false it only compares.
 pub fn run(

@@ -29,8 +29,8 @@ describe("a report as a CSV file", () => {
       "Failed or expired: change (pts)",
       "No receipt (%)",
       "No receipt: change (pts)",
-      "Receipt within (median) (ms)",
-      "Receipt within (95 %) (ms)",
+      "Receipt, median (ms)",
+      "Receipt, 95 % (ms)",
     ]);
     expect(lines.map((l) => l[0])).toEqual(["primary", "backup", "Never tried on a connection", "All messages"]);
     // backup: 240 messages (200 before), 60 delivered (25 %, 90 % before), 180 failed or expired (75 %, 10 % before).
