@@ -36,6 +36,10 @@ pub struct NewMessage {
     pub submitted_by: Option<String>,
     /// The client's Idempotency-Key, with its scope and the hash of the request it came with.
     pub idempotency: Option<Idempotency>,
+    /// The destination's country (two letters) as intake read it with the number, `Some("")`
+    /// when the numbering data does not tell; None when it was not read, and the store reads it
+    /// (for the delivery report), at a cost to the writer.
+    pub country: Option<String>,
 }
 
 /// An idempotency key as recorded on the message it created.
@@ -84,6 +88,7 @@ impl NewMessage {
             api_key_id: None,
             submitted_by: None,
             idempotency: None,
+            country: None,
         }
     }
 }

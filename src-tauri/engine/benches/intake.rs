@@ -37,13 +37,15 @@ fn main() {
                 tokio::spawn(async move {
                     let mut lat = Vec::with_capacity(n / clients + 1);
                     for i in (c..n).step_by(clients) {
-                        let m = NewMessage::text(
+                        let mut m = NewMessage::text(
                             IntakeChannel::Api,
                             &format!("+336{:08}", i * 7 % 100_000_000),
                             &format!("Bonjour, votre commande {i} est prête au retrait ({c})"),
                             MessageKind::Transactional,
                             "sandbox",
                         );
+                        // As intake does: the country read with the number, before the writer.
+                        m.country = Some(smsdesk_core::country::country_of(&m.destination).unwrap_or_default());
                         let asked = Instant::now();
                         store
                             .writer()

@@ -55,6 +55,7 @@ pub const HOUR_MS: i64 = 3_600_000;
 ///
 /// - connection: the one of its last accepted submit, else of its last try that was written,
 ///   else none ('').
+/// - country: as intake read it with the number, else read here (messages from before).
 /// - sender: `key:<id>` for an API key, `csv` for a CSV import, `cli` for the command line,
 ///   `person:<login>` for the compose form.
 /// - outcome: a final (or an operator's decision) by its state: delivered, expired, or failed for
@@ -73,7 +74,7 @@ SELECT m.id,
                 (SELECT a.connection FROM attempt a WHERE a.message_id = m.id AND a.outcome <> 'not_sent'
                  ORDER BY a.id DESC LIMIT 1), ''),
        coalesce(q.route, ''),
-       coalesce(smsdesk_country(m.destination), ''),
+       coalesce(m.country, smsdesk_country(m.destination), ''),
        CASE WHEN m.api_key_id IS NOT NULL THEN 'key:' || m.api_key_id
             WHEN m.channel = 'csv' THEN 'csv'
             WHEN m.channel = 'cli' THEN 'cli'

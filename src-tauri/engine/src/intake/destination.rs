@@ -40,6 +40,12 @@ fn error(code: FieldCode, message: String) -> FieldError {
 /// region. Short codes and alphanumeric addresses are refused as `invalid_number`, as is any
 /// number the numbering plan of its country does not allow.
 pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<String, FieldError> {
+    read_destination(raw, default_region).map(|(e164, _)| e164)
+}
+
+/// [`normalize_destination`], with the number's country (two letters) when the numbering data
+/// tells it: read from the same parse, for the message to keep (the delivery report groups by it).
+pub fn read_destination(raw: &str, default_region: Option<&str>) -> Result<(String, Option<String>), FieldError> {
     let written = raw.trim();
     let digits = digits_of(raw, written)?;
     let international = if written.starts_with('+') {
@@ -74,7 +80,8 @@ pub fn normalize_destination(raw: &str, default_region: Option<&str>) -> Result<
             number.code().value()
         )));
     }
-    Ok(number.format().mode(Mode::E164).to_string())
+    let country = number.country().id().map(|id| id.as_ref().to_owned());
+    Ok((number.format().mode(Mode::E164).to_string(), country))
 }
 
 /// The digits of a number as written (`written` is `raw` trimmed): refused when it is empty,

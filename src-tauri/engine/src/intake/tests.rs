@@ -1050,3 +1050,20 @@ fn a_text_message_reads_as_it_did_before_templates() {
         "the fingerprint of a text message is unchanged: {json}"
     );
 }
+
+#[test]
+fn intake_keeps_the_country_read_with_the_number_so_the_writer_need_not_read_it_again() {
+    let country = |destination: &str| ok(&msg(destination, "hello")).country;
+    assert_eq!(
+        country("06 12 34 56 78").as_deref(),
+        Some("FR"),
+        "national, in the office's region"
+    );
+    assert_eq!(country("+7 916 123 45 67").as_deref(), Some("RU"));
+    assert_eq!(
+        country("+7 701 123 45 67").as_deref(),
+        Some("KZ"),
+        "one calling code, two countries"
+    );
+    assert_eq!(country("+44 7911 123456").as_deref(), Some("GB"));
+}

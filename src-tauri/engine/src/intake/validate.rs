@@ -7,7 +7,7 @@ use crate::sms::encoding::{plan, Encoding};
 
 use super::template::{message_text, Templates};
 use super::{
-    codes, normalize_destination, quote, FieldError, IntakeRules, SubmitMessage, MAX_AHEAD_DAYS, MAX_CLIENT_REF_CHARS,
+    codes, quote, read_destination, FieldError, IntakeRules, SubmitMessage, MAX_AHEAD_DAYS, MAX_CLIENT_REF_CHARS,
     MAX_ORDERING_KEY_CHARS,
 };
 
@@ -37,10 +37,7 @@ pub fn validate_with(
 ) -> Result<NewMessage, Vec<FieldError>> {
     let mut errors = Vec::new();
     let e = &mut errors;
-    let destination = keep(
-        e,
-        normalize_destination(&req.destination, rules.default_region.as_deref()),
-    );
+    let destination = keep(e, read_destination(&req.destination, rules.default_region.as_deref()));
     let text = message_text(req, templates).map_err(|es| e.extend(es)).ok();
     let text = text.filter(|t| keep(e, check_text(t, rules.max_segments)).is_some());
     let priority = keep(e, check_priority(req.priority));
@@ -53,9 +50,12 @@ pub fn validate_with(
     let client_ref = keep(e, check_key("client_ref", &req.client_ref, MAX_CLIENT_REF_CHARS));
 
     match (destination, text, priority, ordering_key, client_ref) {
-        (Some(destination), Some(text), Some(priority), Some(ordering_key), Some(client_ref)) if errors.is_empty() => {
+        (Some((destination, country)), Some(text), Some(priority), Some(ordering_key), Some(client_ref))
+            if errors.is_empty() =>
+        {
             let kind = req.kind.unwrap_or(MessageKind::Transactional);
             let mut m = NewMessage::text(channel, &destination, &text, kind, &rules.connection);
+            m.country = Some(country.unwrap_or_default());
             m.destination_raw = req.destination.clone();
             m.priority = priority;
             // Every one-time code has a validity: the one given, else the configured age from

@@ -150,6 +150,8 @@ impl World {
                     api_key_id: None,
                     submitted_by: Some("ann".into()),
                     idempotency: None,
+                    // Read at intake, or left for the store to read (as for messages from before).
+                    country: (!via_csv).then(|| smsdesk_core::country::country_of(NUMBERS[to]).unwrap_or_default()),
                 };
                 let id = self.write(move |tx| messages::insert(tx, &m)).unwrap();
                 self.messages.push(id);

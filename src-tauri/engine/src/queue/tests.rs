@@ -45,6 +45,7 @@ fn msg(kind: MessageKind) -> NewMessage {
         api_key_id: None,
         submitted_by: None,
         idempotency: None,
+        country: None,
     }
 }
 

@@ -1353,6 +1353,20 @@ async fn the_delivery_report_counts_a_delivered_message_by_its_sender_and_opens_
     assert_eq!(group["figures"]["messages"], 1);
     assert_eq!(group["figures"]["delivered_pct"], 100.0);
     assert_eq!(report["step"], "hour");
+    // The country as intake read it with the number.
+    let by_country: Value = t
+        .get(&format!("/api/v1/reports/delivery?{period}&by=country,kind"), &key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        by_country["groups"][0]["key"],
+        serde_json::json!(["FR", "otp"]),
+        "{by_country}"
+    );
 
     let list: Value = t
         .get(

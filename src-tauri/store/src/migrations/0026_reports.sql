@@ -12,6 +12,11 @@
 -- clause, which the statement that fires a trigger would override); just before the
 -- transaction commits, the writer takes what those messages counted out of `report_hour`,
 -- computes their entries again and adds them back. One rule computes an entry, whatever wrote.
+-- The destination's country as intake read it with the number (for the report), '' when the
+-- numbering data does not tell; NULL for the messages written before, read when their entry is
+-- computed.
+ALTER TABLE message ADD COLUMN country TEXT;
+
 CREATE TABLE report_entry (
     message_id     INTEGER PRIMARY KEY,
     hour           INTEGER NOT NULL,

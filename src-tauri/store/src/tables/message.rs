@@ -21,8 +21,8 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
         .prepare_cached(
             "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
                  priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref,
-                 api_key_id, idempotency_scope, idempotency_key, request_hash, submitted_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+                 api_key_id, idempotency_scope, idempotency_key, request_hash, submitted_by, country)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
         )?
         .execute(params![
             now,
@@ -45,6 +45,7 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
             m.idempotency.as_ref().map(|i| &i.key),
             m.idempotency.as_ref().map(|i| &i.request_hash),
             m.submitted_by,
+            m.country,
         ])?;
     let id = tx.conn().last_insert_rowid();
     let status = QueueStatus::Queued;
