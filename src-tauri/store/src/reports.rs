@@ -10,9 +10,11 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::Connection;
+use rusqlite::{params, Connection};
+use smsdesk_core::domain::IntakeChannel;
+use smsdesk_core::message::NewMessage;
 
-use crate::{StoreError, WriteTx};
+use crate::{StoreError, Text, WriteTx};
 
 /// The dimensions a report groups by: the columns of `report_entry` and `report_hour` besides the
 /// hour, the counts and the latencies, in the order of `report_hour`'s key.
@@ -71,8 +73,9 @@ SELECT m.id,
        m.created_at - m.created_at % 3600000,
        m.kind,
        coalesce(acc.connection,
-                (SELECT a.connection FROM attempt a WHERE a.message_id = m.id AND a.outcome <> 'not_sent'
-                 ORDER BY a.id DESC LIMIT 1), ''),
+                (SELECT a.connection FROM attempt a WHERE a.id =
+                     (SELECT max(l.id) FROM attempt l WHERE l.message_id = m.id AND l.outcome <> 'not_sent')),
+                ''),
        coalesce(q.route, ''),
        coalesce(m.country, smsdesk_country(m.destination), ''),
        CASE WHEN m.api_key_id IS NOT NULL THEN 'key:' || m.api_key_id
@@ -87,9 +90,9 @@ SELECT m.id,
             WHEN q.status = 'outcome_unknown' THEN 'unknown'
             WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
             ELSE 'pending' END,
-       coalesce((SELECT a.command_status FROM attempt a
-                 WHERE a.message_id = m.id AND a.command_status IS NOT NULL
-                 ORDER BY a.id DESC LIMIT 1), -1),
+       coalesce((SELECT a.command_status FROM attempt a WHERE a.id =
+                     (SELECT max(l.id) FROM attempt l WHERE l.message_id = m.id AND l.command_status IS NOT NULL)),
+                -1),
        CASE WHEN p.rule IN ('first_final', 'parts_final') THEN
                 coalesce((SELECT e.err FROM logical_event e WHERE e.id = json_extract(p.supporting_json, '$[0]')), '')
             ELSE '' END,
@@ -146,11 +149,46 @@ fn add(sign: i64, filter: &str) -> String {
         .collect();
     format!(
         "INSERT INTO report_hour (hour, {dims}, messages, parts, {latencies})
-         SELECT hour, {dims}, {sums} FROM report_entry {filter} GROUP BY hour, {dims} ORDER BY hour, {dims}
+         SELECT hour, {dims}, {sums} FROM report_entry {filter} GROUP BY hour, {dims}
          ON CONFLICT (hour, {dims}) DO UPDATE SET {updates}",
         sums = sums(sign),
         updates = updates.join(", ")
     )
+}
+
+/// Writes the entry of a message just written by intake, queued, with its country read
+/// (`country`, "" for none), and adds it to the sums: what [`ENTRY`] computes for such a message,
+/// without the writer reading its rows again.
+pub(crate) fn entered(
+    tx: &mut WriteTx<'_>,
+    id: i64,
+    m: &NewMessage,
+    country: &str,
+    now: i64,
+) -> Result<(), StoreError> {
+    let sender = match (m.api_key_id, m.channel) {
+        (Some(key), _) => format!("key:{key}"),
+        (None, IntakeChannel::Csv) => "csv".to_owned(),
+        (None, IntakeChannel::Cli) => "cli".to_owned(),
+        (None, _) => format!("person:{}", m.submitted_by.as_deref().unwrap_or("")),
+    };
+    let hour = now - now.rem_euclid(HOUR_MS);
+    let route = m.route.as_deref().unwrap_or("");
+    let c = tx.conn();
+    c.prepare_cached(&format!(
+        "INSERT INTO report_entry ({ENTRY_COLUMNS})
+         VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, 'pending', -1, '', ?7, NULL)"
+    ))?
+    .execute(params![id, hour, Text(m.kind), route, country, sender, m.segments])?;
+    c.prepare_cached(
+        "INSERT INTO report_hour (hour, kind, connection, route, country, sender, outcome, command_status,
+                                  error_code, messages, parts)
+         VALUES (?1, ?2, '', ?3, ?4, ?5, 'pending', -1, '', 1, ?6)
+         ON CONFLICT (hour, kind, connection, route, country, sender, outcome, command_status, error_code)
+         DO UPDATE SET messages = messages + 1, parts = parts + excluded.parts",
+    )?
+    .execute(params![hour, Text(m.kind), route, country, sender, m.segments])?;
+    Ok(())
 }
 
 /// Brings the entries and sums of the messages changed in this transaction up to date, and

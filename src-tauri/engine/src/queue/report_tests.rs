@@ -140,7 +140,7 @@ impl World {
                     segments: parts,
                     kind,
                     connection: CONN.into(),
-                    route: None,
+                    route: (parts == 2).then(|| "main".into()),
                     registered_delivery: 1,
                     client_ref: None,
                     ordering_key: None,
@@ -159,7 +159,19 @@ impl World {
             }
             Step::Send { answer } => {
                 let claimed: Vec<Claimed> = self
-                    .write(move |tx| queue::claim(tx, "test", now, 60_000, 5, &queue::Serving::queued_for(CONN)))
+                    .write(move |tx| {
+                        queue::claim(
+                            tx,
+                            "test",
+                            now,
+                            60_000,
+                            5,
+                            &queue::Serving {
+                                connection: CONN.into(),
+                                routes: vec![("main".into(), false)],
+                            },
+                        )
+                    })
                     .unwrap();
                 for c in claimed {
                     let provider_id = format!("P{}", self.next_id);

@@ -57,7 +57,9 @@ CREATE TABLE report_hour (
 
 CREATE TABLE report_dirty (message_id INTEGER PRIMARY KEY);
 
-CREATE TRIGGER report_message_insert AFTER INSERT ON message
+-- A message intake writes with its country has its entry written with it (reports::entered);
+-- any other is noted here. Intake writes a message's queue row with it.
+CREATE TRIGGER report_message_insert AFTER INSERT ON message WHEN NEW.country IS NULL
 BEGIN
     INSERT INTO report_dirty (message_id) SELECT NEW.id
     WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.id);
@@ -66,11 +68,6 @@ CREATE TRIGGER report_message_delete AFTER DELETE ON message
 BEGIN
     INSERT INTO report_dirty (message_id) SELECT OLD.id
     WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = OLD.id);
-END;
-CREATE TRIGGER report_queue_insert AFTER INSERT ON queue
-BEGIN
-    INSERT INTO report_dirty (message_id) SELECT NEW.message_id
-    WHERE NOT EXISTS (SELECT 1 FROM report_dirty WHERE message_id = NEW.message_id);
 END;
 CREATE TRIGGER report_queue_update AFTER UPDATE OF status, route, accepted_attempt_id, accepted_at ON queue
 BEGIN

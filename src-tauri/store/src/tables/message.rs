@@ -69,6 +69,12 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     // `crate::totals`).
     tx.count(Delta::Created { id, created_at: now });
     tx.count(Delta::Queue { status, n: 1 });
+    if let Some(country) = &m.country {
+        // Where a new message stands in the delivery report is known here: written now, rather
+        // than noted for the writer to compute (a message without its country is, by the
+        // trigger of migration 26).
+        crate::reports::entered(tx, id, m, country, now)?;
+    }
     Ok(id)
 }
 
