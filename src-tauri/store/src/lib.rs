@@ -146,7 +146,7 @@ impl Store {
         // The report entries a migration left to compute (those of the messages stored before
         // migration 26), before anything reads the report.
         conn.execute_batch("BEGIN IMMEDIATE")?;
-        reports::flush(&conn)
+        reports::flush(&conn, &mut Vec::new())
             .and_then(|()| conn.execute_batch("COMMIT"))
             .inspect_err(|_| {
                 let _ = conn.execute_batch("ROLLBACK");

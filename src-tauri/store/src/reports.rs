@@ -1,11 +1,12 @@
 //! The delivery report's aggregates (migration 26): where each message stands in the report
 //! (`report_entry`) and their sums by hour and by every dimension (`report_hour`).
 //!
-//! The triggers of migration 26 note which messages a transaction changed (`report_dirty`);
-//! [`flush`], run by the writer just before it commits (with the running totals), takes what
-//! those messages counted out of `report_hour`, computes their entries again by [`ENTRY`] and adds
-//! them back. Whatever wrote the change, one rule computes the entry, in the same transaction, so
-//! the report is exact whenever a transaction is. [`refill`] computes both tables from the
+//! Every write of this crate that may move a message in the report notes the message
+//! ([`WriteTx::report_changed`]); [`flush`], run by the writer just before it commits (with the
+//! running totals), takes what those messages counted out of `report_hour`, computes their
+//! entries again by [`ENTRY`] and adds them back. Whatever wrote the change, one rule computes the
+//! entry, in the same transaction, so the report is exact whenever a transaction is. A message
+//! written by intake gets its entry at once ([`entered`]). [`refill`] computes both tables from the
 //! messages alone (for a check, or after a repair).
 
 use std::collections::BTreeSet;
@@ -191,26 +192,34 @@ pub(crate) fn entered(
     Ok(())
 }
 
-/// Brings the entries and sums of the messages changed in this transaction up to date, and
-/// forgets which they were. Cheap when nothing changed (one lookup).
-pub fn flush(c: &Connection) -> rusqlite::Result<()> {
-    let dirty: bool = c
+/// Brings the entries and sums of the messages changed in this transaction (`changed`, noted by
+/// the writes, and any noted in `report_dirty`) up to date, and forgets which they were. Cheap
+/// when nothing changed (one lookup).
+pub fn flush(c: &Connection, changed: &mut Vec<i64>) -> rusqlite::Result<()> {
+    let noted: bool = c
         .prepare_cached("SELECT EXISTS (SELECT 1 FROM report_dirty)")?
         .query_row([], |r| r.get(0))?;
-    if !dirty {
+    if changed.is_empty() && !noted {
         return Ok(());
     }
-    let changed = "WHERE message_id IN (SELECT message_id FROM report_dirty)";
-    c.prepare_cached(&add(-1, changed))?.execute([])?;
-    c.prepare_cached("DELETE FROM report_entry WHERE message_id IN (SELECT message_id FROM report_dirty)")?
-        .execute([])?;
+    changed.sort_unstable();
+    changed.dedup();
+    let ids = serde_json::to_string(&changed).expect("ids serialise");
+    let which = "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty";
+    let filter = format!("WHERE message_id IN ({which})");
+    c.prepare_cached(&add(-1, &filter))?.execute([&ids])?;
+    c.prepare_cached(&format!("DELETE FROM report_entry {filter}"))?
+        .execute([&ids])?;
     c.prepare_cached(&format!(
         "INSERT INTO report_entry ({ENTRY_COLUMNS}) {}",
-        ENTRY.replace("{ids}", "SELECT message_id FROM report_dirty")
+        ENTRY.replace("{ids}", which)
     ))?
-    .execute([])?;
-    c.prepare_cached(&add(1, changed))?.execute([])?;
-    c.prepare_cached("DELETE FROM report_dirty")?.execute([])?;
+    .execute([&ids])?;
+    c.prepare_cached(&add(1, &filter))?.execute([&ids])?;
+    if noted {
+        c.prepare_cached("DELETE FROM report_dirty")?.execute([])?;
+    }
+    changed.clear();
     Ok(())
 }
 

@@ -1745,6 +1745,7 @@ mod charts {
                 )
                 .unwrap();
             self.tx.count_for_tests(Delta::Created { id, created_at: at });
+            self.tx.report_changed_for_tests(id);
             self.tx
                 .sql_for_tests()
                 .execute(
@@ -1761,6 +1762,7 @@ mod charts {
         }
 
         fn attempt(&mut self, m: i64, no: i64, at: i64, responded: Option<i64>, outcome: &str) -> i64 {
+            self.tx.report_changed_for_tests(m);
             self.tx.count_for_tests(Delta::Tried {
                 created_at: at,
                 outcome: outcome.parse().unwrap(),
@@ -1855,6 +1857,7 @@ mod charts {
                 .sql_for_tests()
                 .execute("UPDATE queue SET status = ?2 WHERE message_id = ?1", params![m, status])
                 .unwrap();
+            self.tx.report_changed_for_tests(m);
             for (status, n) in [(before.as_str(), -1), (status, 1)] {
                 self.tx.count_for_tests(Delta::Queue {
                     status: status.parse().unwrap(),

@@ -106,6 +106,7 @@ pub fn begin_attempt(
             registered_delivery,
             wire.routing,
         ])?;
+    tx.report_changed(message_id);
     let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Attempt, id);
     Ok(AttemptRef { id, attempt_no })
@@ -239,6 +240,7 @@ fn answer(
     let Some((found, outcome, created_at)) = after else {
         return Ok(None);
     };
+    tx.report_changed(found.0);
     if let Some(before) = before.filter(|b| *b != outcome) {
         tx.count(Delta::Tried {
             created_at,

@@ -69,11 +69,12 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
     // `crate::totals`).
     tx.count(Delta::Created { id, created_at: now });
     tx.count(Delta::Queue { status, n: 1 });
-    if let Some(country) = &m.country {
+    match &m.country {
         // Where a new message stands in the delivery report is known here: written now, rather
-        // than noted for the writer to compute (a message without its country is, by the
-        // trigger of migration 26).
-        crate::reports::entered(tx, id, m, country, now)?;
+        // than computed again before the commit.
+        Some(country) => crate::reports::entered(tx, id, m, country, now)?,
+        // Its country not read by intake: the writer reads it, with the rest, before the commit.
+        None => tx.report_changed(id),
     }
     Ok(id)
 }

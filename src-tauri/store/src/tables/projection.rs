@@ -127,6 +127,7 @@ pub fn save_known(
     let before = before.map(|b| b.counted);
     let now = tx.now_ms();
     write_row(tx.conn(), message_id, p, now)?;
+    tx.report_changed(message_id);
     // The webhook outbox hears of a new projection and of every change of state.
     if let Some(key) = message.and_then(|m| m.webhook_key) {
         if before.map(|b| b.state) != Some(p.state) {

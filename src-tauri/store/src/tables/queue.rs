@@ -254,6 +254,7 @@ pub fn set_route(tx: &mut WriteTx<'_>, message_id: i64, route: &str) -> Result<(
     tx.conn()
         .prepare_cached("UPDATE queue SET route = ?2 WHERE message_id = ?1")?
         .execute(params![message_id, route])?;
+    tx.report_changed(message_id);
     Ok(())
 }
 
@@ -356,6 +357,7 @@ pub(crate) fn update_status(
     params: impl rusqlite::Params,
 ) -> Result<(), StoreError> {
     let before = status(tx, message_id)?;
+    tx.report_changed(message_id);
     let after = tx
         .conn()
         .prepare_cached(&format!("{update} RETURNING status"))?

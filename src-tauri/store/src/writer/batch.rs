@@ -53,7 +53,7 @@ pub(super) fn run_batch(
         let _ = conn.execute_batch("ROLLBACK");
         Err(CommitFailed::from_sqlite(&disk_full()))
     } else {
-        commit(conn, batch, &mut pending.totals)
+        commit(conn, batch, &mut pending.totals, &mut pending.report)
     };
     watch.transaction_over();
     match &committed {
@@ -107,10 +107,10 @@ fn run_all(
 /// Indexes the transaction's new messages for text search and writes the running totals the
 /// operations added to, then commits; on failure, rolls the batch back. The index and the totals
 /// go with the rows they describe: if they cannot be written, nothing is committed.
-fn commit(conn: &Connection, batch: u64, totals: &mut Totals) -> Result<(), CommitFailed> {
+fn commit(conn: &Connection, batch: u64, totals: &mut Totals, report: &mut Vec<i64>) -> Result<(), CommitFailed> {
     let committed = crate::search_index::catch_up(conn)
         .and_then(|()| totals.flush(conn))
-        .and_then(|()| crate::reports::flush(conn))
+        .and_then(|()| crate::reports::flush(conn, report))
         .and_then(|()| conn.execute_batch("COMMIT"))
         .map_err(|e| CommitFailed::from_sqlite(&e));
     if let Err(e) = &committed {

@@ -21,6 +21,9 @@ pub struct WriteTx<'a> {
 pub(super) struct Pending {
     pub(super) changes: Vec<Change>,
     pub(super) totals: Totals,
+    /// The messages whose place in the delivery report may have changed: their entries are
+    /// computed again just before the commit (see [`crate::reports`]).
+    pub(super) report: Vec<i64>,
     /// Why new messages are refused in this transaction (the disk is below its reserve; see
     /// [`crate::room`]), decided when it began.
     pub(super) intake_refusal: Option<String>,
@@ -31,6 +34,7 @@ pub(super) struct Pending {
 pub(super) struct Mark {
     changes: usize,
     totals: usize,
+    report: usize,
 }
 
 impl Pending {
@@ -38,6 +42,7 @@ impl Pending {
         Mark {
             changes: self.changes.len(),
             totals: self.totals.len(),
+            report: self.report.len(),
         }
     }
 
@@ -45,11 +50,13 @@ impl Pending {
     pub(super) fn truncate(&mut self, mark: Mark) {
         self.changes.truncate(mark.changes);
         self.totals.truncate(mark.totals);
+        self.report.truncate(mark.report);
     }
 
     pub(super) fn clear(&mut self) {
         self.changes.clear();
         self.totals.clear();
+        self.report.clear();
     }
 }
 
@@ -108,6 +115,20 @@ impl<'c> WriteTx<'c> {
     /// it commits (see [`crate::totals`]).
     pub(crate) fn count(&mut self, d: Delta) {
         self.pending.totals.push(d);
+    }
+
+    /// Notes that message `id`'s place in the delivery report may have changed (a try, an answer,
+    /// a queue status, a route or a projection written): its entry is computed again just before
+    /// the commit. Every write of those rows in this crate notes it.
+    pub(crate) fn report_changed(&mut self, id: i64) {
+        self.pending.report.push(id);
+    }
+
+    /// [`WriteTx::report_changed`], for tests that write rows with plain SQL. Only with the
+    /// `test-hooks` feature.
+    #[cfg(feature = "test-hooks")]
+    pub fn report_changed_for_tests(&mut self, id: i64) {
+        self.report_changed(id);
     }
 
     /// Records an addition to a running total, for tests that write rows with plain SQL and keep
