@@ -94,18 +94,17 @@ SELECT m.id,
        coalesce((SELECT a.command_status FROM attempt a WHERE a.id =
                      (SELECT max(l.id) FROM attempt l WHERE l.message_id = m.id AND l.command_status IS NOT NULL)),
                 -1),
-       CASE WHEN p.rule IN ('first_final', 'parts_final') THEN
-                coalesce((SELECT e.err FROM logical_event e WHERE e.id = json_extract(p.supporting_json, '$[0]')), '')
-            ELSE '' END,
+       coalesce(fe.err, ''),
        m.segments,
-       CASE WHEN p.rule IN ('first_final', 'parts_final') AND q.accepted_at IS NOT NULL THEN
-                (SELECT rc.received_at FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id
-                 WHERE e.id = json_extract(p.supporting_json, '$[0]')) - q.accepted_at
-            END
+       rc.received_at - q.accepted_at
 FROM message m
 LEFT JOIN queue q ON q.message_id = m.id
 LEFT JOIN attempt acc ON acc.id = q.accepted_attempt_id
 LEFT JOIN projection p ON p.message_id = m.id
+-- The event a first final (of every part) rests on, and its first receipt.
+LEFT JOIN logical_event fe
+    ON p.rule IN ('first_final', 'parts_final') AND fe.id = json_extract(p.supporting_json, '$[0]')
+LEFT JOIN receipt rc ON rc.id = fe.first_receipt_id
 WHERE m.id IN ({ids})";
 
 const ENTRY_COLUMNS: &str = "message_id, hour, kind, connection, route, country, sender, outcome, \
