@@ -259,84 +259,101 @@ struct Row {
     latencies: Vec<i64>,
 }
 
+/// The period a query asks for, read and checked: whole hours, its step and its buckets.
+struct Period {
+    from: i64,
+    to: i64,
+    step: ReportStep,
+    /// The office's offset from UTC, in minutes.
+    offset: i64,
+    buckets: Vec<i64>,
+}
+
+impl Period {
+    fn of(q: &ReportQuery) -> Result<Period, ViewError> {
+        let refuse = |why: String| Err(ViewError::InvalidFilter(why));
+        let offset = i64::from(q.utc_offset_minutes.unwrap_or(0));
+        if offset.abs() > 14 * 60 {
+            return refuse("utc_offset_minutes must be within ±840 (14 hours)".to_owned());
+        }
+        let from = q.from_ms.div_euclid(HOUR_MS) * HOUR_MS;
+        let to = (q.to_ms + HOUR_MS - 1).div_euclid(HOUR_MS) * HOUR_MS;
+        if to <= from {
+            return refuse(format!("from_ms ({}) must be before to_ms ({})", q.from_ms, q.to_ms));
+        }
+        if to - from > MAX_DAYS * DAY_MS {
+            return refuse(format!("a report covers at most {MAX_DAYS} days"));
+        }
+        let by_hour = to - from <= 2 * DAY_MS;
+        let step = q
+            .step
+            .unwrap_or(if by_hour { ReportStep::Hour } else { ReportStep::Day });
+        if step == ReportStep::Hour && to - from > MAX_HOURLY_DAYS * DAY_MS {
+            return refuse(format!(
+                "by hour, a report covers at most {MAX_HOURLY_DAYS} days; ask by day"
+            ));
+        }
+        let mut p = Period {
+            from,
+            to,
+            step,
+            offset,
+            buckets: Vec::new(),
+        };
+        let width = match step {
+            ReportStep::Hour => HOUR_MS,
+            ReportStep::Day => DAY_MS,
+        };
+        p.buckets = std::iter::successors(Some(p.bucket_of(from)), |b| Some(b + width))
+            .take_while(|b| *b < to)
+            .collect();
+        Ok(p)
+    }
+
+    /// Where the bucket that holds `hour` starts: the hour, or midnight at the office's offset.
+    fn bucket_of(&self, hour: i64) -> i64 {
+        match self.step {
+            ReportStep::Hour => hour,
+            ReportStep::Day => (hour + self.offset * 60_000).div_euclid(DAY_MS) * DAY_MS - self.offset * 60_000,
+        }
+    }
+
+    /// The index in `buckets` of the bucket that holds `hour`.
+    fn index_of(&self, hour: i64) -> usize {
+        let start = self.bucket_of(hour);
+        self.buckets.partition_point(|b| *b <= start).saturating_sub(1)
+    }
+}
+
 /// The report `q` asks for.
 pub fn delivery_report(c: &Connection, q: &ReportQuery) -> Result<DeliveryReport, ViewError> {
     let by = ReportDimension::parse_list(q.by.as_deref())?;
-    let offset = i64::from(q.utc_offset_minutes.unwrap_or(0));
-    if offset.abs() > 14 * 60 {
-        return Err(ViewError::InvalidFilter(
-            "utc_offset_minutes must be within ±840 (14 hours)".to_owned(),
-        ));
-    }
-    let from = q.from_ms.div_euclid(HOUR_MS) * HOUR_MS;
-    let to = (q.to_ms + HOUR_MS - 1).div_euclid(HOUR_MS) * HOUR_MS;
-    if to <= from {
-        return Err(ViewError::InvalidFilter(format!(
-            "from_ms ({}) must be before to_ms ({})",
-            q.from_ms, q.to_ms
-        )));
-    }
-    if to - from > MAX_DAYS * DAY_MS {
-        return Err(ViewError::InvalidFilter(format!(
-            "a report covers at most {MAX_DAYS} days"
-        )));
-    }
-    let step = q.step.unwrap_or(if to - from <= 2 * DAY_MS {
-        ReportStep::Hour
-    } else {
-        ReportStep::Day
-    });
-    if step == ReportStep::Hour && to - from > MAX_HOURLY_DAYS * DAY_MS {
-        return Err(ViewError::InvalidFilter(format!(
-            "by hour, a report covers at most {MAX_HOURLY_DAYS} days; ask by day"
-        )));
-    }
-    let bucket_of = |hour: i64| match step {
-        ReportStep::Hour => hour,
-        ReportStep::Day => (hour + offset * 60_000).div_euclid(DAY_MS) * DAY_MS - offset * 60_000,
-    };
-    let width = match step {
-        ReportStep::Hour => HOUR_MS,
-        ReportStep::Day => DAY_MS,
-    };
-    let buckets: Vec<i64> = std::iter::successors(Some(bucket_of(from)), |b| Some(b + width))
-        .take_while(|b| *b < to)
-        .collect();
-    let previous_from = from - (to - from);
-
+    let period = Period::of(q)?;
+    let previous_from = period.from - (period.to - period.from);
     snapshot(c, |c| {
         let mut now: BTreeMap<Vec<String>, (Sums, Vec<ReportPoint>)> = BTreeMap::new();
         let mut total = Sums::default();
-        for row in rows(c, &by, from, to)? {
+        for row in rows(c, &by, period.from, period.to)? {
             total.add(&row);
             let (sums, series) = now
                 .entry(row.key.clone())
-                .or_insert_with(|| (Sums::default(), vec![ReportPoint::default(); buckets.len()]));
+                .or_insert_with(|| (Sums::default(), vec![ReportPoint::default(); period.buckets.len()]));
             sums.add(&row);
-            let i = buckets.partition_point(|b| *b <= bucket_of(row.hour)).saturating_sub(1);
-            let p = &mut series[i];
-            p.messages += row.messages;
-            match row.outcome.as_str() {
-                "delivered" => p.delivered += row.messages,
-                "failed" | "expired" => p.failed += row.messages,
-                "no_receipt" => p.no_receipt += row.messages,
-                _ => {}
-            }
+            series[period.index_of(row.hour)].add(&row);
         }
         let mut before: BTreeMap<Vec<String>, Sums> = BTreeMap::new();
         let mut previous_total = Sums::default();
-        for row in rows(c, &by, previous_from, from)? {
+        for row in rows(c, &by, previous_from, period.from)? {
             previous_total.add(&row);
             before.entry(row.key.clone()).or_default().add(&row);
         }
         let mut groups = Vec::with_capacity(now.len());
         for (key, (sums, series)) in now {
-            let label = labels(c, &by, &key)?;
             groups.push(ReportGroup {
+                label: labels(c, &by, &key)?,
                 previous: before.get(&key).map(Sums::figures).unwrap_or_default(),
                 figures: sums.figures(),
                 key,
-                label,
                 series,
             });
         }
@@ -347,18 +364,30 @@ pub fn delivery_report(c: &Connection, q: &ReportQuery) -> Result<DeliveryReport
                 .then_with(|| a.key.cmp(&b.key))
         });
         Ok(DeliveryReport {
-            from_ms: from,
-            to_ms: to,
+            from_ms: period.from,
+            to_ms: period.to,
             previous_from_ms: previous_from,
             by: by.clone(),
-            step,
-            utc_offset_minutes: offset as i32,
-            buckets: buckets.clone(),
+            step: period.step,
+            utc_offset_minutes: period.offset as i32,
+            buckets: period.buckets.clone(),
             total: total.figures(),
             previous_total: previous_total.figures(),
             groups,
         })
     })
+}
+
+impl ReportPoint {
+    fn add(&mut self, row: &Row) {
+        self.messages += row.messages;
+        match row.outcome.as_str() {
+            "delivered" => self.delivered += row.messages,
+            "failed" | "expired" => self.failed += row.messages,
+            "no_receipt" => self.no_receipt += row.messages,
+            _ => {}
+        }
+    }
 }
 
 /// The rows of `report_hour` from `from` to `to` that count something, with the values of the

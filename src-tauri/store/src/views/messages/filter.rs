@@ -167,6 +167,19 @@ impl MessageFilter {
     }
 }
 
+/// The report filters as one condition on a message `m`, checked on its entry: the very rows the
+/// report sums, so a figure and its list agree. None without report filters.
+pub(super) fn report_entry_matches(f: &MessageFilter) -> Result<Option<(String, Vec<Value>)>, ViewError> {
+    let (sql, params) = report_conditions(f, "re")?;
+    Ok((!sql.is_empty()).then(|| {
+        let all = sql.join(" AND ");
+        (
+            format!("EXISTS (SELECT 1 FROM report_entry re WHERE re.message_id = m.id AND {all})"),
+            params,
+        )
+    }))
+}
+
 /// The report filters as conditions on the columns `report_entry` and `report_hour` share, each
 /// prefixed with `table.`, and their parameters in order; an outcome that is none of the
 /// report's is refused.

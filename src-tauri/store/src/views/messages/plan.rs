@@ -5,7 +5,7 @@
 use rusqlite::types::Value;
 use rusqlite::{Connection, OptionalExtension};
 
-use super::filter::{check_range, destination, report_conditions, text_query, Destination, MessageFilter};
+use super::filter::{check_range, destination, report_entry_matches, text_query, Destination, MessageFilter};
 use super::summary::SUMMARY_COLUMNS;
 use super::LIST;
 use crate::views::{cursor, page_limit, ViewError};
@@ -169,7 +169,7 @@ impl Plan {
             within_budget: false,
             floor: None,
         };
-        let report = report_conditions(f, "re")?;
+        let report = report_entry_matches(f)?;
         plan.add_conditions(f, text, dest, report);
         Ok(plan)
     }
@@ -181,7 +181,7 @@ impl Plan {
         f: &MessageFilter,
         text: Option<String>,
         dest: Option<Destination>,
-        report: (Vec<String>, Vec<Value>),
+        report: Option<(String, Vec<Value>)>,
     ) {
         if let Some(t) = text {
             self.driving.push("f.message_fts MATCH ?", [Value::Text(t)]);
@@ -217,16 +217,8 @@ impl Plan {
         if let Some(key) = f.only_key {
             self.on(Driver::Key).push("m.api_key_id = ?", [Value::Integer(key)]);
         }
-        if !report.0.is_empty() {
-            // Where the message stands in the report, read from its entry: the very rows the
-            // report sums, so a figure and its list agree.
-            self.residual.push(
-                format!(
-                    "EXISTS (SELECT 1 FROM report_entry re WHERE re.message_id = m.id AND {})",
-                    report.0.join(" AND ")
-                ),
-                report.1,
-            );
+        if let Some((sql, params)) = report {
+            self.residual.push(sql, params);
         }
     }
 
