@@ -30,6 +30,7 @@ describe("the list narrowed from a report", () => {
     expect(commandStatusOf("11")).toBe(11);
     expect(commandStatusOf("0x0000000B")).toBe(11);
     expect(commandStatusOf("")).toBeNull();
+    expect(commandStatusOf("-1")).toBe(-1);
     expect(narrowingFilter(parseNarrowing("command_status=0x45&kind=otp&route=eu"))).toEqual({
       kind: "otp",
       connection: null,

@@ -76,11 +76,13 @@ export function without(narrowing: Narrowing, field: NarrowingField | "period"):
 
 /**
  * The SMSC's command status as the engine's filter takes it (a number), from the decimal or the
- * `0x…` form; null when it is neither (nothing can select it).
+ * `0x…` form, -1 for the messages no submit of which was answered; null when it is none of these
+ * (nothing can select it).
  */
 export function commandStatusOf(value: string | undefined): number | null {
   if (value === undefined) return null;
   const text = value.trim();
+  if (text === "-1") return -1;
   if (/^\d{1,10}$/.test(text)) return Number(text);
   if (/^0x[0-9a-f]{1,8}$/i.test(text)) return Number.parseInt(text.slice(2), 16);
   return null;

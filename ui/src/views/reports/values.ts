@@ -64,7 +64,8 @@ export function outcomesLabel(value: string, { t, formatTag }: Words): string {
  */
 export function valueLabel(dimension: ReportDimension, key: string, words: Words, label: string | null = null): string {
   const { t, formatTag } = words;
-  if (key === "") return t(`reports.none.${dimension}`);
+  // No SMSC answer is -1, the value the engine groups and filters those messages by.
+  if (key === "" || (dimension === "command_status" && key === "-1")) return t(`reports.none.${dimension}`);
   switch (dimension) {
     case "kind":
       return isKind(key) ? t(`messageKind.${key}`) : key;
