@@ -47,7 +47,8 @@ pub enum StoreError {
     /// nothing was migrated.
     #[error("the backup taken before the database is upgraded failed, so it was not upgraded: {0}")]
     Backup(#[from] crate::backup::BackupError),
-    #[error("the write operation was aborted (it panicked); nothing of it was applied")]
+    /// A read or a write panicked: a write's transaction was rolled back.
+    #[error("the operation was aborted (it panicked); nothing it would have written was applied")]
     Aborted,
 }
 

@@ -21,6 +21,8 @@ use crate::totals::DAY_MS;
 
 /// The longest period a report covers (a little over a year).
 pub const MAX_DAYS: i64 = 400;
+/// The last millisecond of the year 9999: the latest time a report's period may name.
+const LAST_MS: i64 = 253_402_300_799_999;
 /// The longest period shown by hour.
 pub const MAX_HOURLY_DAYS: i64 = 31;
 
@@ -275,6 +277,11 @@ impl Period {
         let offset = i64::from(q.utc_offset_minutes.unwrap_or(0));
         if offset.abs() > 14 * 60 {
             return refuse("utc_offset_minutes must be within ±840 (14 hours)".to_owned());
+        }
+        for (name, t) in [("from_ms", q.from_ms), ("to_ms", q.to_ms)] {
+            if !(0..=LAST_MS).contains(&t) {
+                return refuse(format!("{name} ({t}) is not a time between 1970 and 9999"));
+            }
         }
         let from = q.from_ms.div_euclid(HOUR_MS) * HOUR_MS;
         let to = (q.to_ms + HOUR_MS - 1).div_euclid(HOUR_MS) * HOUR_MS;

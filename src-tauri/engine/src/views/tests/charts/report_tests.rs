@@ -178,6 +178,9 @@ fn a_report_that_cannot_be_answered_says_why() {
     assert!(refused(ask(None, to, from, None)).contains("must be before"));
     assert!(refused(ask(None, from - 40 * DAY, to, Some(ReportStep::Hour))).contains("ask by day"));
     assert!(refused(ask(None, from - 500 * DAY, to, None)).contains("at most 400 days"));
+    // Times no clock gives, as a fuzzer sends them: refused, not an overflow.
+    assert!(refused(ask(None, i64::MIN, i64::MIN, None)).contains("from_ms (-9223372036854775808) is not a time"));
+    assert!(refused(ask(None, from, i64::MAX, None)).contains("to_ms (9223372036854775807) is not a time"));
     let f = MessageFilter {
         outcome: Some("lost".into()),
         ..MessageFilter::default()
