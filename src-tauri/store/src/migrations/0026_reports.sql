@@ -11,10 +11,11 @@
 -- Every write of the store that may move a message in the report (a try written or answered, a
 -- queue status or route, a projection) notes the message; just before the transaction commits,
 -- the writer takes what those messages counted out of `report_hour`, computes their entries again
--- and adds them back: one rule computes an entry, whatever wrote. (Triggers on those tables did
--- the noting at first: they made every write of the hot tables keep a statement journal, and
--- receipt ingestion 80 % dearer.) A message written by intake gets its entry with it. The rare
--- deletions, and the messages stored before this version, are noted in `report_dirty`.
+-- and adds them back: one rule computes an entry, whatever wrote. (Not by triggers: a trigger on
+-- those tables makes every write of them keep a statement journal, which made receipt ingestion
+-- 80 % dearer.) A message written by intake gets its entry with it. The rare deletions, and the
+-- messages stored before this version, are noted in `report_dirty`.
+--
 -- The destination's country as intake read it with the number (for the report), '' when the
 -- numbering data does not tell; NULL for the messages written before, read when their entry is
 -- computed.
