@@ -50,8 +50,8 @@ pub enum Command {
     /// Show how receipts are read: JSON lines in (one report each), what the parser extracted out.
     /// Touches no data directory.
     ParseReceipts,
-    /// Recompute every message's state from the stored receipts and decisions, and compare it with
-    /// the stored one. Stop smsdesk first.
+    /// Recompute every message's state from the stored receipts and decisions, and the delivery
+    /// report's sums from the messages, and compare them with the stored ones. Stop smsdesk first.
     Rebuild(RebuildArgs),
     /// Run the sandbox SMSC alone: an SMPP server on 127.0.0.1 that sends no real SMS
     ///
