@@ -15,6 +15,7 @@ use rusqlite::{params, Connection};
 use smsdesk_core::domain::IntakeChannel;
 use smsdesk_core::message::NewMessage;
 
+use crate::totals::HOUR_MS;
 use crate::{StoreError, Text, WriteTx};
 
 /// The dimensions a report groups by: the columns of `report_entry` and `report_hour` besides the
@@ -49,9 +50,6 @@ pub const LATENCY_BOUNDS: [i64; 15] = [
 
 /// What the last bucket stands for when a percentile falls in it: more than a day, read as a week.
 pub const LATENCY_BEYOND: i64 = 604_800_000;
-
-/// The hour a message was created in, as `report_hour` keys it.
-pub const HOUR_MS: i64 = 3_600_000;
 
 /// A message's entry, computed from its rows: `{ids}` is replaced by the ids to compute (a
 /// subquery), so the same rule serves the writer and the refill.

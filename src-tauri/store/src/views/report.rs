@@ -16,8 +16,8 @@ use ts_rs::TS;
 
 use super::activity::percentile;
 use super::{snapshot, ViewError};
-use crate::reports::{DIMENSIONS, HOUR_MS, LATENCY_BEYOND, LATENCY_BOUNDS};
-use crate::totals::DAY_MS;
+use crate::reports::{DIMENSIONS, LATENCY_BEYOND, LATENCY_BOUNDS};
+use crate::totals::{DAY_MS, HOUR_MS};
 
 /// The longest period a report covers (a little over a year).
 pub const MAX_DAYS: i64 = 400;

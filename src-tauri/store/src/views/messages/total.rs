@@ -174,7 +174,7 @@ impl Counter<'_> {
 /// The total from the delivery report's sums, for report filters with no queue status or
 /// reported state and a range of whole hours (or none); `None` otherwise.
 fn by_report(c: &Connection, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
-    let whole = |t: Option<i64>| t.is_none_or(|t| t % crate::reports::HOUR_MS == 0);
+    let whole = |t: Option<i64>| t.is_none_or(|t| t % crate::totals::HOUR_MS == 0);
     if f.status.is_some() || f.state.is_some() || !whole(f.from_ms) || !whole(f.to_ms) {
         return Ok(None);
     }
