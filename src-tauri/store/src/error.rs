@@ -50,6 +50,10 @@ pub enum StoreError {
     /// A read or a write panicked: a write's transaction was rolled back.
     #[error("the operation was aborted (it panicked); nothing it would have written was applied")]
     Aborted,
+    /// Numbers cannot be hashed: the key was never set, or another one is set
+    /// ([`crate::Store::set_number_key`]). Nothing was redacted.
+    #[error("numbers cannot be hashed: {0}")]
+    NumberKey(String),
 }
 
 impl StoreError {

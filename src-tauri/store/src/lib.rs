@@ -10,6 +10,7 @@ mod error;
 mod fold;
 pub mod migrations;
 pub mod pragmas;
+pub mod privacy;
 mod reader;
 mod reads;
 pub mod reports;
@@ -94,6 +95,8 @@ pub struct Store {
     room: Arc<room::Room>,
     migration: MigrationReport,
     clock: Clock,
+    /// The key numbers are hashed with once redacted ([`privacy::token`]), set by the engine.
+    number_key: privacy::token::KeyCell,
 }
 
 impl Store {
@@ -139,6 +142,8 @@ impl Store {
             pragmas::new_file(&conn)?;
         }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
+        let number_key = privacy::token::KeyCell::default();
+        privacy::token::register(&conn, &number_key)?;
         if let (false, Some(dir)) = (new, backups) {
             backup_before_migration(&conn, path, dir, &clock)?;
         }
@@ -174,7 +179,7 @@ impl Store {
         Ok(Store {
             path: path.to_owned(),
             writer,
-            reader: Reader::new(path),
+            reader: Reader::new(path, number_key.clone()),
             events,
             keys,
             thread: Mutex::new(Some(thread)),
@@ -183,7 +188,26 @@ impl Store {
             room,
             migration,
             clock,
+            number_key,
         })
+    }
+
+    /// Sets the key numbers are hashed with ([`privacy::token`]): once, before anything redacts
+    /// or looks a number up. A second call with another key is refused.
+    pub fn set_number_key(&self, key: privacy::token::NumberKey) -> Result<(), StoreError> {
+        let set = self.number_key.get_or_init(|| key.clone());
+        if set.token("+0") == key.token("+0") {
+            Ok(())
+        } else {
+            Err(StoreError::NumberKey(
+                "the store already hashes them under another key".into(),
+            ))
+        }
+    }
+
+    /// The key numbers are hashed with, once set.
+    pub fn number_key(&self) -> Option<&privacy::token::NumberKey> {
+        self.number_key.get()
     }
 
     /// The clock every part of smsdesk reads the time from.

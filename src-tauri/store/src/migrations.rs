@@ -149,6 +149,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "reports",
         sql: include_str!("migrations/0026_reports.sql"),
     },
+    Migration {
+        version: 27,
+        name: "redaction",
+        sql: include_str!("migrations/0027_redaction.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -72,6 +72,11 @@ pub fn apply(conn: &Connection, role: Role) -> Result<(), StoreError> {
     // store's queries pick their indexes by their shape, not by the values bound (their
     // EXPLAIN QUERY PLAN tests run with placeholder values).
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
+    // What the writer deletes or replaces is overwritten with zeros, not left in the file's free
+    // space: a redacted text or an erased number must leave no byte behind (`crate::privacy`).
+    if role == Role::Writer {
+        conn.pragma_update(None, "secure_delete", 1)?;
+    }
     // The inbox's search folds accents and case in Rust, as keyword replies are folded.
     crate::fold::register(conn)?;
     // The delivery report groups messages by their destination's country.

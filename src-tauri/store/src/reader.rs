@@ -20,16 +20,18 @@ pub struct Reader {
 
 struct Inner {
     path: PathBuf,
+    number_key: crate::privacy::token::KeyCell,
     idle: Mutex<Vec<Connection>>,
     /// The reads running now, by a number of their own: what a stop interrupts.
     busy: Mutex<(u64, Vec<(u64, InterruptHandle)>)>,
 }
 
 impl Reader {
-    pub(crate) fn new(path: &Path) -> Reader {
+    pub(crate) fn new(path: &Path, number_key: crate::privacy::token::KeyCell) -> Reader {
         Reader {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
+                number_key,
                 idle: Mutex::new(Vec::new()),
                 busy: Mutex::new((0, Vec::new())),
             }),
@@ -93,6 +95,7 @@ impl Reader {
             source,
         })?;
         pragmas::apply(&conn, Role::Reader)?;
+        crate::privacy::token::register(&conn, &self.inner.number_key)?;
         Ok(conn)
     }
 

@@ -46,11 +46,15 @@ pub fn parse_kinds(text: &str) -> Vec<MessageKind> {
     text.split(',').filter_map(|k| k.trim().parse().ok()).collect()
 }
 
-/// The number's current entry, when it is on the list.
+/// The number's current entry, when it is on the list: as the number, or as its hash once the
+/// number was erased (`crate::privacy`), so an erased number still stops sends.
 pub fn current(conn: &impl Reads, phone: &str) -> Result<Option<Current>, StoreError> {
     Ok(conn
         .connection()
-        .prepare_cached("SELECT id, kinds FROM opt_out WHERE phone = ?1 AND removed_at IS NULL")?
+        .prepare_cached(
+            "SELECT id, kinds FROM opt_out WHERE phone IN (?1, number_token(?1)) AND removed_at IS NULL
+             ORDER BY id DESC LIMIT 1",
+        )?
         .query_row([phone], |r| {
             Ok(Current {
                 id: r.get(0)?,

@@ -366,10 +366,11 @@ pub struct OptOutEntry {
     pub removed_inbox_message_id: Option<i64>,
 }
 
-const OPT_OUT_COLUMNS: &str = "o.id, o.phone, o.kinds, o.reason, o.note, o.inbox_message_id, i.text, o.created_at, \
+pub(crate) const OPT_OUT_COLUMNS: &str =
+    "o.id, o.phone, o.kinds, o.reason, o.note, o.inbox_message_id, i.text, o.created_at, \
     o.created_by, o.removed_at, o.removed_by, o.removed_reason, o.removed_note, o.removed_inbox_message_id";
 
-fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
+pub(crate) fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
     Ok(OptOutEntry {
         id: r.get(0)?,
         phone: r.get(1)?,
@@ -392,7 +393,7 @@ fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
 pub fn current_entry(c: &Connection, phone: &str) -> Result<Option<OptOutEntry>, ViewError> {
     Ok(c.prepare_cached(&format!(
         "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-             WHERE o.phone = ?1 AND o.removed_at IS NULL"
+             WHERE o.phone IN (?1, number_token(?1)) AND o.removed_at IS NULL"
     ))?
     .query_row([phone], opt_out_row)
     .optional()?)

@@ -30,7 +30,7 @@ mod detail;
 mod evidence;
 mod exceptions;
 mod export_rows;
-mod inbox;
+pub(crate) mod inbox;
 mod inbox_search;
 pub mod messages;
 mod pace;

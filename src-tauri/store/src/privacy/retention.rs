@@ -1,0 +1,162 @@
+//! Retention: what is older than its `[retention]` period is redacted, in bounded batches (each one
+//! short write transaction, so sending goes on between them).
+
+use rusqlite::params;
+use smsdesk_core::domain::MessageKind;
+
+use super::redact::{self, DONE};
+use super::Redacted;
+use crate::writer::WriteTx;
+use crate::StoreError;
+
+/// The cut-offs of one run: content created (or received) before each is due. None: kept.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Due {
+    /// Per kind: message texts created before it.
+    pub text_before: Vec<(MessageKind, i64)>,
+    /// Message destinations (and the receipts nobody could tie to a message) before it.
+    pub number_before: Option<i64>,
+    /// Replies from handsets received before it.
+    pub replies_before: Option<i64>,
+    /// Audit lines written before it (their note and details).
+    pub audit_before: Option<i64>,
+}
+
+/// How far a run has looked, between its batches.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Cursor {
+    /// The receipts up to this id were looked at for those no message holds.
+    pub receipts_after: i64,
+    /// Whether the last batch found nothing more to do.
+    pub finished: bool,
+}
+
+/// How many receipts one batch looks at, at most, for those no message holds: a batch stays short
+/// however many receipts are correlated (and so skipped).
+const RECEIPTS_LOOKED_AT: i64 = 4_096;
+
+/// Redacts up to `limit` rows of what is due under tombstone `t`, oldest first: texts, then
+/// numbers, then replies, then audit lines; `cursor` carries where the run is from one batch to
+/// the next, and says when nothing more is due. Only messages done with are touched: one still
+/// waiting or sending keeps its text and number.
+pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut Cursor) -> Result<Redacted, StoreError> {
+    let mut done = Redacted::default();
+    let mut more = false;
+    let mut left = u64::from(limit);
+    for &(kind, before) in &due.text_before {
+        let ids = due_messages(tx, "text_redaction", Some(kind), before, left)?;
+        for id in ids {
+            done.texts += u64::from(redact::message_text(tx, id, t)?);
+            done.receipts += redact::message_receipts(tx, id, t)?;
+        }
+        left = u64::from(limit).saturating_sub(done.total());
+    }
+    if let (Some(before), true) = (due.number_before, left > 0) {
+        for id in due_messages(tx, "number_redaction", None, before, left)? {
+            done.numbers += u64::from(redact::message_number(tx, id, t)?);
+            done.receipts += redact::message_receipts(tx, id, t)?;
+        }
+        left = u64::from(limit).saturating_sub(done.total());
+        if left > 0 {
+            let last: i64 = tx
+                .conn()
+                .query_row("SELECT coalesce(max(id), 0) FROM receipt", [], |r| r.get(0))?;
+            if cursor.receipts_after < last {
+                let (ids, upto) = uncorrelated_receipts(tx, before, cursor.receipts_after, left)?;
+                for id in ids {
+                    done.receipts += u64::from(redact::receipt(tx, id, t)?);
+                }
+                cursor.receipts_after = upto;
+                more |= upto < last;
+            }
+        }
+    }
+    left = u64::from(limit).saturating_sub(done.total());
+    if let (Some(before), true) = (due.replies_before, left > 0) {
+        let ids: Vec<i64> = tx
+            .conn()
+            .prepare_cached(
+                "SELECT id FROM inbox_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2",
+            )?
+            .query_map(params![before, left as i64], |r| r.get(0))?
+            .collect::<Result<_, _>>()?;
+        for id in ids {
+            done.replies += redact::reply(tx, id, t)?;
+        }
+        left = u64::from(limit).saturating_sub(done.total());
+        if left > 0 {
+            // Parts of a reply never completed (the rest never came).
+            let parts: Vec<i64> = tx
+                .conn()
+                .prepare_cached(
+                    "SELECT id FROM inbound_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY id LIMIT ?2",
+                )?
+                .query_map(params![before, left as i64], |r| r.get(0))?
+                .collect::<Result<_, _>>()?;
+            for id in parts {
+                done.replies += redact::inbound(tx, id, t)?;
+            }
+        }
+    }
+    left = u64::from(limit).saturating_sub(done.total());
+    if let (Some(before), true) = (due.audit_before, left > 0) {
+        done.audit += tx
+            .conn()
+            .prepare_cached(
+                "UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3
+                 WHERE id IN (SELECT id FROM audit WHERE redaction IS NULL AND at < ?1
+                              AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY id LIMIT ?2)",
+            )?
+            .execute(params![before, left as i64, t])? as u64;
+    }
+    cursor.finished = !more && done.total() == 0;
+    Ok(done)
+}
+
+/// Messages created before `before` whose `column` is not redacted yet and that are done with,
+/// oldest first (at most `limit`).
+fn due_messages(
+    tx: &WriteTx<'_>,
+    column: &str,
+    kind: Option<MessageKind>,
+    before: i64,
+    limit: u64,
+) -> Result<Vec<i64>, StoreError> {
+    if limit == 0 {
+        return Ok(Vec::new());
+    }
+    let sql = format!(
+        "SELECT m.id FROM message m JOIN queue q ON q.message_id = m.id
+         WHERE m.{column} IS NULL AND m.created_at < ?1 AND (?2 IS NULL OR m.kind = ?2) AND q.status IN {DONE}
+         ORDER BY m.created_at LIMIT ?3"
+    );
+    let ids = tx
+        .conn()
+        .prepare_cached(&sql)?
+        .query_map(params![before, kind.map(|k| k.as_str()), limit as i64], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(ids)
+}
+
+/// Receipts after id `after` (looking at [`RECEIPTS_LOOKED_AT`] at most), received before
+/// `before`, not redacted, that no message holds (uncorrelated, unreadable) and that are not
+/// replies (those follow `replies_days`); at most `limit`. Returns them and the id looked up to.
+fn uncorrelated_receipts(tx: &WriteTx<'_>, before: i64, after: i64, limit: u64) -> Result<(Vec<i64>, i64), StoreError> {
+    let ids: Vec<i64> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT r.id FROM receipt r
+             WHERE r.id > ?3 AND r.id <= ?3 + ?4 AND r.redaction IS NULL AND r.received_at < ?1 AND r.kind <> 'mo'
+               AND NOT EXISTS (SELECT 1 FROM receipt_outcome ro JOIN logical_event le ON le.id = ro.logical_event_id
+                               WHERE ro.receipt_id = r.id AND le.message_id IS NOT NULL)
+             ORDER BY r.id LIMIT ?2",
+        )?
+        .query_map(params![before, limit as i64, after, RECEIPTS_LOOKED_AT], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let upto = if ids.len() as u64 == limit {
+        *ids.last().expect("limit > 0")
+    } else {
+        after + RECEIPTS_LOOKED_AT
+    };
+    Ok((ids, upto))
+}
