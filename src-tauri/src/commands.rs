@@ -37,6 +37,7 @@ use crate::state::{refused, EngineState, Reply};
 // The commands about people live beside these, registered the same way.
 pub use crate::inbox::*;
 pub use crate::people::*;
+pub use crate::privacy::*;
 pub use crate::templates::*;
 
 #[tauri::command]

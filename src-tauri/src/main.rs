@@ -11,6 +11,7 @@ mod events;
 mod geometry;
 mod inbox;
 mod people;
+mod privacy;
 mod state;
 mod templates;
 mod tray;

@@ -62,8 +62,14 @@ text_enum! {
         OptOutRemove = "opt_out.remove",
         /// A number went on the opt-out list by its own reply (a stop word).
         OptOutReply = "opt_out.reply",
+        /// A person was given everything held about a number (a subject access request).
+        PrivacyAccess = "privacy.access",
+        /// Everything held about a number was erased (its hash only is kept).
+        PrivacyErase = "privacy.erase",
         /// Messages a stop left sending went back to the queue, or were held with an unknown outcome.
         QueueRecovered = "queue.recovered",
+        /// Retention removed personal content past its period.
+        RetentionRun = "retention.run",
         /// A browser's session was ended.
         SessionRevoke = "session.revoke",
         /// The configuration file was read again.

@@ -49,6 +49,9 @@ text_enum! {
         /// Given back to the queue unsent: its connection no longer serves its route
         /// (`connection`).
         Rerouted = "rerouted",
+        /// Not sent: a one-time code, sealed with a key held only in memory by the smsdesk that
+        /// took it in, which stopped before sending it; the website asks for a new code.
+        CodeLost = "code_lost",
     }
 }
 

@@ -27,6 +27,7 @@ pub mod optouts;
 pub mod pace;
 pub mod paths;
 pub mod permissions;
+pub mod privacy;
 pub mod progress;
 pub mod queue;
 pub mod queue_reason;

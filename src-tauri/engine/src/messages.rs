@@ -3,5 +3,5 @@
 //! submit, which also matches the receipts that arrived before it, is `decisions::record_accepted`.
 
 pub use crate::store::tables::attempt::{begin_attempt, AttemptRef, Wire};
-pub use crate::store::tables::message::insert;
+pub use crate::store::tables::message::{insert, insert_sealed};
 pub use smsdesk_core::message::{queue_priority, Idempotency, NewMessage, DEFAULT_PRIORITY};

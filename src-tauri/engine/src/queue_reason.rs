@@ -111,6 +111,15 @@ pub fn expired() -> QueueNote {
     )
 }
 
+/// A one-time code sealed by an smsdesk that stopped before sending it: its key is gone.
+pub fn code_lost() -> QueueNote {
+    QueueNote::new(
+        QueueReason::new(Code::CodeLost),
+        "the one-time code was sealed with a key held only in memory by the smsdesk that took it in, \
+         which stopped before sending it; nothing was sent (ask for a new code)",
+    )
+}
+
 /// The validity of a message partly sent ended, `before` what: held for a person.
 pub fn validity_ended(before: &str) -> QueueNote {
     QueueNote::new(

@@ -30,6 +30,7 @@ mod inbox;
 mod known_keys_tests;
 mod limits;
 mod preview;
+pub mod privacy;
 mod reads;
 mod reports;
 mod submit;

@@ -208,6 +208,36 @@ pub async fn delivery_report(
     Ok(Json(s.ctx.service.delivery_report(q).await?))
 }
 
+pub async fn privacy_overview(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+) -> Result<Json<smsdesk_engine::service::privacy::PrivacyOverview>, Failure> {
+    Ok(Json(s.ctx.service.privacy_overview(&caller).await?))
+}
+
+pub async fn run_retention(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+) -> Result<Json<smsdesk_engine::privacy::RetentionRun>, Failure> {
+    Ok(Json(s.ctx.service.run_retention(&caller).await?))
+}
+
+pub async fn erase_number(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::privacy::EraseNumber>,
+) -> Result<Json<smsdesk_engine::privacy::Erased>, Failure> {
+    Ok(Json(s.ctx.service.erase_number(&caller, req).await?))
+}
+
+pub async fn subject_access(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::privacy::SubjectRequest>,
+) -> Result<Json<smsdesk_engine::service::privacy::SubjectAccess>, Failure> {
+    Ok(Json(s.ctx.service.subject_access(&caller, req).await?))
+}
+
 pub async fn audit_log(
     State(s): State<AppState>,
     QueryParams(p): QueryParams<views::PageRequest>,

@@ -127,6 +127,7 @@ export const QUEUE_REASON_CODES = [
   "operator",
   "partly_sent",
   "rerouted",
+  "code_lost",
 ] as const;
 
 /** RetryFact.code */
@@ -165,7 +166,10 @@ export const AUDIT_ACTIONS = [
   "opt_out.import",
   "opt_out.remove",
   "opt_out.reply",
+  "privacy.access",
+  "privacy.erase",
   "queue.recovered",
+  "retention.run",
   "session.revoke",
   "settings.reload",
   "settings.update",

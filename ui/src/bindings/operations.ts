@@ -17,6 +17,8 @@ import type { ConnectionsView } from "./ConnectionsView";
 import type { CreatedApiKey } from "./CreatedApiKey";
 import type { Dashboard } from "./Dashboard";
 import type { DeliveryReport } from "./DeliveryReport";
+import type { EraseNumber } from "./EraseNumber";
+import type { Erased } from "./Erased";
 import type { ExceptionDetail } from "./ExceptionDetail";
 import type { ExceptionFilter } from "./ExceptionFilter";
 import type { ExceptionPage } from "./ExceptionPage";
@@ -42,14 +44,18 @@ import type { OptOutPage } from "./OptOutPage";
 import type { Pace } from "./Pace";
 import type { PageRequest } from "./PageRequest";
 import type { Preview } from "./Preview";
+import type { PrivacyOverview } from "./PrivacyOverview";
 import type { RemoveOptOut } from "./RemoveOptOut";
 import type { ReportQuery } from "./ReportQuery";
 import type { ResolveRequest } from "./ResolveRequest";
+import type { RetentionRun } from "./RetentionRun";
 import type { SandboxReply } from "./SandboxReply";
 import type { SessionInfo } from "./SessionInfo";
 import type { SettingsSaved } from "./SettingsSaved";
 import type { SettingsUpdate } from "./SettingsUpdate";
 import type { SettingsView } from "./SettingsView";
+import type { SubjectAccess } from "./SubjectAccess";
+import type { SubjectRequest } from "./SubjectRequest";
 import type { SubmitBatch } from "./SubmitBatch";
 import type { SubmitMessage } from "./SubmitMessage";
 import type { SubmittedBatch } from "./SubmittedBatch";
@@ -121,6 +127,14 @@ export interface Operations {
   pace(): Promise<Pace>;
   /** Delivery figures over a period, by one or two dimensions, with the period before and a series by hour or day (from maintained aggregates). */
   deliveryReport(query: ReportQuery): Promise<DeliveryReport>;
+  /** The retention of personal content in force (`[retention]`, days or null for never) and the latest removals (retention runs, one line per rule, and erasures), newest first. */
+  privacyOverview(): Promise<PrivacyOverview>;
+  /** Runs retention now: what is past its period is redacted in short batches (sending goes on), and the run is audited with its counts. */
+  runRetention(): Promise<RetentionRun>;
+  /** Erases everything held about a number (a data subject's request): messages waiting for it are cancelled, the texts and number of its messages, its replies and their receipts are redacted, its opt-out is kept as the number's hash (so it still stops sends), and the erasure is audited with the note and without the number. The number goes in the body, never in a URL. */
+  eraseNumber(request: EraseNumber): Promise<Erased>;
+  /** Everything held about a number (a subject access request): its messages with their states, its replies and its opt-out history, as JSON and as CSV. Audited with the number's hash. The number goes in the body, never in a URL. */
+  subjectAccess(request: SubjectRequest): Promise<SubjectAccess>;
   /** The SMPP connection and its link state now (with the last error and since when); with several connections, the first the settings list. */
   connection(): Promise<ConnectionStatus>;
   /** Every running SMPP connection (`[connections.<name>]`; one without them), in the order the settings list them, each with its link state and binds. */
@@ -206,6 +220,10 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
   deliveryReport: { command: "delivery_report", method: "GET", path: "/reports/delivery", args: [{ name: "query", place: "query" }], answers: true },
+  privacyOverview: { command: "privacy_overview", method: "GET", path: "/privacy", args: [], answers: true },
+  runRetention: { command: "run_retention", method: "POST", path: "/privacy/retention/run", args: [], answers: true },
+  eraseNumber: { command: "erase_number", method: "POST", path: "/privacy/erase", args: [{ name: "request", place: "body" }], answers: true },
+  subjectAccess: { command: "subject_access", method: "POST", path: "/privacy/subject", args: [{ name: "request", place: "body" }], answers: true },
   connection: { command: "connection", method: "GET", path: "/connection", args: [], answers: true },
   connections: { command: "connections", method: "GET", path: "/connections", args: [], answers: true },
   commandConnection: { command: "command_connection", method: "POST", path: "/connections/command", args: [{ name: "action", place: "body" }], answers: false },

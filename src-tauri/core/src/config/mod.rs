@@ -7,6 +7,7 @@
 
 mod callbacks;
 mod connections;
+mod days;
 mod hosts;
 mod lists;
 mod networks;
@@ -17,6 +18,7 @@ mod value;
 use std::path::{Path, PathBuf};
 
 pub use callbacks::{CallbackProvider, CallbackProviders};
+pub use days::Days;
 pub use hosts::HostNames;
 pub use lists::{Kinds, Words};
 pub use networks::{Network, Networks};

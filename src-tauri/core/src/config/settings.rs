@@ -4,6 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use super::callbacks::CallbackProviders;
+use super::days::Days;
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
 use super::networks::Networks;
@@ -247,6 +248,27 @@ settings! {
         /// Days a daily backup is kept; older ones are deleted (only the files smsdesk named
         /// itself). 0 turns the daily backup off.
         keep_days: u32 = 14,
+    }
+
+    /// How long personal content is kept (docs/admin/personal-data.md). Past its period, a
+    /// message's text, its number (kept as a keyed hash, so a number typed can still be looked
+    /// up), a reply's number and text, are removed; the facts (ids, times, statuses, receipts'
+    /// parsed fields, decisions) stay. A run starts a minute after smsdesk starts, then every day, and at
+    /// `smsdesk retention run`. Each period is a number of days (0: at the next run) or "never".
+    retention: RetentionSettings {
+        /// Days a one-time code's text is kept after it was handed in (it is sealed, and shown
+        /// masked, from the start; this removes the masked text too).
+        otp_text_days: Days = Days::Days(1),
+        /// Days a transactional message's text is kept.
+        transactional_text_days: Days = Days::Days(90),
+        /// Days a bulk message's text is kept.
+        bulk_text_days: Days = Days::Days(30),
+        /// Days a message's destination number is kept (then only its hash).
+        destination_days: Days = Days::Days(365),
+        /// Days a reply's number and text are kept.
+        replies_days: Days = Days::Days(365),
+        /// Days an audit line's note and details are kept (who did what, and when, stay).
+        audit_days: Days = Days::Never,
     }
 
     /// Delivery receipts: how they are matched to messages and how their state is computed.

@@ -30,7 +30,12 @@ pub(super) async fn send(
     patience: &Patience,
     routing: Option<String>,
 ) {
-    let (encoding, parts) = encoding::split(&m.body);
+    // A one-time code is opened only here, in memory, right before it is split into PDUs.
+    let Some(text) = crate::privacy::codes::text_to_send(&m.body, m.sealed.as_deref()) else {
+        code_lost(&store, m.message_id).await;
+        return;
+    };
+    let (encoding, parts) = encoding::split(&text);
     let total = parts.len();
     let reference = (m.message_id & 0xFF) as u8;
     let mut permit = Some(first);
@@ -61,6 +66,26 @@ pub(super) async fn send(
         if !next_part_may_go(next, &session, m.message_id) {
             return;
         }
+    }
+}
+
+/// A claimed code this process cannot open (sealed by an earlier run): expired, nothing sent.
+async fn code_lost(store: &Store, message_id: i64) {
+    let write = store
+        .writer()
+        .write(move |tx| {
+            crate::store::tables::queue::set_status(
+                tx,
+                message_id,
+                crate::domain::QueueStatus::Expired,
+                Some(&crate::queue_reason::code_lost()),
+                None,
+            )
+        })
+        .await;
+    if let Err(e) = write {
+        // Still leased: recovery puts it back, and the start's check expires it then.
+        tracing::error!(message_id, error = %e, "a one-time code that cannot be opened could not be marked expired");
     }
 }
 

@@ -37,6 +37,10 @@ pub(super) fn background(
             uncorrelated::keep_sweeping(store.clone(), move || service.policy(), UNCORRELATED_SWEEP_EVERY)
         }),
         tokio::spawn(sweep_reassembly(store.clone(), service.clone())),
+        tokio::spawn({
+            let service = service.clone();
+            crate::privacy::keep_redacting(store.clone(), move || service.retention_in_force())
+        }),
     ]
 }
 

@@ -103,10 +103,13 @@ impl Engine {
         // Recorded as soon as it is open, so that a failure from here on closes it.
         let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
         store.set_reserve(u64::from(config.store.reserve_mib) << 20);
+        crate::privacy::set_number_key(&store, dir.root())?;
         // Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
         let s = store.clone();
         on_lock(started, move |l| l.hold(&s)).await?;
         bring_up_to_date(&store, &policy, &config).await?;
+        // Codes an earlier run sealed cannot be opened by this one: expired before sending starts.
+        crate::privacy::codes::drop_lost(&store).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
         target::seal_at_rest(&store, &sealer).await?;
 

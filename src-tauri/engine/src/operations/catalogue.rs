@@ -236,6 +236,36 @@ operations! { $
         errors: [InvalidFilter],
     }
 
+    /// The retention of personal content in force (`[retention]`, days or null for never) and the
+    /// latest removals (retention runs, one line per rule, and erasures), newest first.
+    privacy_overview: Get "/privacy" -> 200 PrivacyOverview {
+        tag: "privacy", access: Admin,
+    }
+
+    /// Runs retention now: what is past its period is redacted in short batches (sending goes
+    /// on), and the run is audited with its counts.
+    run_retention: Post "/privacy/retention/run" -> 200 RetentionRun {
+        tag: "privacy", access: Admin,
+    }
+
+    /// Erases everything held about a number (a data subject's request): messages waiting for it
+    /// are cancelled, the texts and number of its messages, its replies and their receipts are
+    /// redacted, its opt-out is kept as the number's hash (so it still stops sends), and the
+    /// erasure is audited with the note and without the number. The number goes in the body,
+    /// never in a URL.
+    erase_number: Post "/privacy/erase" -> 200 Erased {
+        tag: "privacy", access: Admin,
+        args: [request: Body EraseNumber],
+    }
+
+    /// Everything held about a number (a subject access request): its messages with their
+    /// states, its replies and its opt-out history, as JSON and as CSV. Audited with the
+    /// number's hash. The number goes in the body, never in a URL.
+    subject_access: Post "/privacy/subject" -> 200 SubjectAccess {
+        tag: "privacy", access: Admin,
+        args: [request: Body SubjectRequest],
+    }
+
     /// The SMPP connection and its link state now (with the last error and since when); with
     /// several connections, the first the settings list.
     connection: Get "/connection" -> 200 ConnectionStatus {

@@ -28,6 +28,8 @@ use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
+use crate::privacy::{Erased, RetentionRun};
+use crate::service::privacy::{EraseNumber, PrivacyOverview, SubjectAccess, SubjectRequest};
 use crate::service::{
     CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut,
     NewTemplate, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest,

@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
-use crate::domain::IntakeChannel;
+use crate::domain::{IntakeChannel, MessageKind};
 use crate::idempotency::{self, Recorded};
 use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage, Templates};
 use crate::messages::{self, Idempotency, NewMessage};
@@ -285,7 +285,18 @@ fn insert_all<T: Serialize>(
     let created_at = tx.now_ms();
     let mut done = Vec::with_capacity(news.len());
     for n in news {
-        let id = messages::insert(tx, n)?;
+        let id = match n.kind {
+            // A one-time code is never at rest: sealed, and masked where a text is shown.
+            MessageKind::Otp => {
+                let sealed = crate::privacy::codes::sealer().seal(&n.body);
+                let masked = NewMessage {
+                    body: crate::privacy::codes::mask(&n.body),
+                    ..n.clone()
+                };
+                messages::insert_sealed(tx, &masked, Some(&sealed))?
+            }
+            _ => messages::insert(tx, n)?,
+        };
         done.push(SubmittedMessage::new(id, n, created_at));
     }
     let value = answer(done);

@@ -102,6 +102,7 @@ impl World {
                 message_id: message,
                 destination: String::new(),
                 body: String::new(),
+                sealed: None,
                 kind,
                 registered_delivery: 1,
                 expires_at: None,

@@ -27,10 +27,13 @@ ALTER TABLE inbound_message ADD COLUMN redaction INTEGER REFERENCES redaction (i
 ALTER TABLE inbox_message ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 ALTER TABLE opt_out ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 ALTER TABLE audit ADD COLUMN redaction INTEGER REFERENCES redaction (id);
+-- The answer kept for an idempotency key repeats the destination: hashed with the messages'.
+ALTER TABLE idempotency ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 
 -- The retention run finds what is due by age, oldest first, among what is not redacted yet.
 CREATE INDEX message_text_kept ON message (kind, created_at) WHERE text_redaction IS NULL;
 CREATE INDEX message_number_kept ON message (created_at) WHERE number_redaction IS NULL;
+CREATE INDEX idempotency_kept ON idempotency (created_at) WHERE redaction IS NULL;
 CREATE INDEX inbox_message_kept ON inbox_message (received_at) WHERE redaction IS NULL;
 CREATE INDEX inbox_message_handset ON inbox_message (handset);
 CREATE INDEX inbound_message_source ON inbound_message (source_addr);

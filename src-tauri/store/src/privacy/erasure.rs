@@ -3,7 +3,7 @@
 use rusqlite::params;
 
 use super::redact::{self, DONE};
-use super::{Redacted, Rule};
+use super::{Redacted, RedactionRule};
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
 
@@ -33,7 +33,7 @@ pub fn waiting(tx: &WriteTx<'_>, number: &str) -> Result<Vec<Waiting>, StoreErro
 /// sends), and the number wherever an audit line or an exception names it. Returns the tombstone
 /// and what it redacted.
 pub fn erase(tx: &mut WriteTx<'_>, number: &str, actor: &str) -> Result<(i64, Redacted, u64), StoreError> {
-    let t = super::begin(tx, Rule::Erasure, actor)?;
+    let t = super::begin(tx, RedactionRule::Erasure, actor)?;
     let bare = number.trim_start_matches('+');
     let mut done = Redacted::default();
     let messages: Vec<(i64, bool)> = tx
@@ -83,6 +83,7 @@ pub fn erase(tx: &mut WriteTx<'_>, number: &str, actor: &str) -> Result<(i64, Re
     for id in receipts {
         done.receipts += u64::from(redact::receipt(tx, id, t)?);
     }
+    redact::idempotency_naming(tx, bare, t)?;
     done.opt_outs += opt_outs(tx, number, bare, t)?;
     done.audit += mentions(tx, number, bare, t)?;
     Ok((t, done, skipped))

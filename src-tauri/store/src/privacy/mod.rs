@@ -23,7 +23,7 @@ use crate::StoreError;
 /// The rule that removed content, as the tombstone names it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
-pub enum Rule {
+pub enum RedactionRule {
     /// `[retention] text_days` (per kind).
     TextDays,
     /// `[retention] destination_days`.
@@ -36,14 +36,14 @@ pub enum Rule {
     Erasure,
 }
 
-impl Rule {
+impl RedactionRule {
     pub fn as_str(self) -> &'static str {
         match self {
-            Rule::TextDays => "text_days",
-            Rule::DestinationDays => "destination_days",
-            Rule::RepliesDays => "replies_days",
-            Rule::AuditDays => "audit_days",
-            Rule::Erasure => "erasure",
+            RedactionRule::TextDays => "text_days",
+            RedactionRule::DestinationDays => "destination_days",
+            RedactionRule::RepliesDays => "replies_days",
+            RedactionRule::AuditDays => "audit_days",
+            RedactionRule::Erasure => "erasure",
         }
     }
 }
@@ -53,7 +53,8 @@ impl Rule {
 pub struct Redacted {
     /// Message texts replaced.
     pub texts: u64,
-    /// Message destinations replaced by their hash.
+    /// Destinations replaced by their hash: messages', and those in the answers kept for their
+    /// idempotency keys.
     pub numbers: u64,
     /// Receipts whose raw bytes, addresses and echo of the text were removed.
     pub receipts: u64,
@@ -84,7 +85,7 @@ impl Redacted {
 }
 
 /// Starts a tombstone: every row a run redacts points at it. Refused when numbers cannot be hashed.
-pub fn begin(tx: &mut WriteTx<'_>, rule: Rule, actor: &str) -> Result<i64, StoreError> {
+pub fn begin(tx: &mut WriteTx<'_>, rule: RedactionRule, actor: &str) -> Result<i64, StoreError> {
     key_is_set(tx)?;
     let now = tx.now_ms();
     tx.conn()
@@ -108,7 +109,7 @@ pub struct Tombstone {
     pub id: i64,
     /// When the content was removed (ms since the epoch).
     pub at: i64,
-    pub rule: Rule,
+    pub rule: RedactionRule,
     /// Who removed it: `retention`, or the person who erased the number.
     pub actor: String,
     /// What the run removed in all, once it ended.
@@ -142,6 +143,15 @@ pub fn recent(conn: &impl crate::Reads, limit: u32) -> Result<Vec<Tombstone>, St
         });
     }
     Ok(out)
+}
+
+/// When the last retention run started (ms since the epoch), if one did.
+pub fn last_run_at(conn: &rusqlite::Connection) -> Result<Option<i64>, StoreError> {
+    Ok(
+        conn.query_row("SELECT max(at) FROM redaction WHERE rule <> 'erasure'", [], |r| {
+            r.get(0)
+        })?,
+    )
 }
 
 fn key_is_set(tx: &WriteTx<'_>) -> Result<(), StoreError> {

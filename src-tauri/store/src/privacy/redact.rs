@@ -123,3 +123,38 @@ pub(super) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, Stor
     let Some(r) = receipt_id else { return Ok(0) };
     Ok(1 + u64::from(receipt(tx, r, t)?))
 }
+
+/// The destinations in an answer kept for an idempotency key (one message's, or a batch's), as
+/// SQL on `response_json`: each replaced by its hash.
+const HASHED_ANSWER: &str = "CASE WHEN json_extract(response_json, '$.destination') IS NOT NULL
+        THEN json_set(response_json, '$.destination', number_token(json_extract(response_json, '$.destination')),
+                      '$.destination_raw', number_token(json_extract(response_json, '$.destination')))
+        WHEN json_type(response_json, '$.messages') = 'array'
+        THEN json_set(response_json, '$.messages', (SELECT json_group_array(json_set(value,
+                 '$.destination', number_token(json_extract(value, '$.destination')),
+                 '$.destination_raw', number_token(json_extract(value, '$.destination'))))
+             FROM json_each(response_json, '$.messages')))
+        ELSE response_json END";
+
+/// Hashes the destinations in up to `limit` answers kept for idempotency keys before `before`.
+pub(super) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
+    let sql = format!(
+        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3
+         WHERE rowid IN (SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1
+                         ORDER BY created_at LIMIT ?2)"
+    );
+    Ok(tx
+        .conn()
+        .prepare_cached(&sql)?
+        .execute(params![before, limit as i64, t])? as u64)
+}
+
+/// Hashes the destinations in every answer kept for an idempotency key that names `bare` (the
+/// number without its `+`).
+pub(super) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Result<u64, StoreError> {
+    let sql = format!(
+        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = coalesce(redaction, ?2)
+         WHERE instr(response_json, ?1) > 0"
+    );
+    Ok(tx.conn().prepare_cached(&sql)?.execute(params![bare, t])? as u64)
+}

@@ -5,7 +5,7 @@ use rusqlite::params;
 use smsdesk_core::domain::MessageKind;
 
 use super::redact::{self, DONE};
-use super::Redacted;
+use super::{Redacted, RedactionRule};
 use crate::writer::WriteTx;
 use crate::StoreError;
 
@@ -20,6 +20,27 @@ pub struct Due {
     pub replies_before: Option<i64>,
     /// Audit lines written before it (their note and details).
     pub audit_before: Option<i64>,
+}
+
+/// The tombstones of one run, one per rule, each naming what its rule removed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tombstones {
+    pub text: i64,
+    pub number: i64,
+    pub replies: i64,
+    pub audit: i64,
+}
+
+impl Tombstones {
+    /// Starts the four tombstones of a run by `actor`.
+    pub fn begin(tx: &mut WriteTx<'_>, actor: &str) -> Result<Tombstones, StoreError> {
+        Ok(Tombstones {
+            text: super::begin(tx, RedactionRule::TextDays, actor)?,
+            number: super::begin(tx, RedactionRule::DestinationDays, actor)?,
+            replies: super::begin(tx, RedactionRule::RepliesDays, actor)?,
+            audit: super::begin(tx, RedactionRule::AuditDays, actor)?,
+        })
+    }
 }
 
 /// How far a run has looked, between its batches.
@@ -39,22 +60,34 @@ const RECEIPTS_LOOKED_AT: i64 = 4_096;
 /// numbers, then replies, then audit lines; `cursor` carries where the run is from one batch to
 /// the next, and says when nothing more is due. Only messages done with are touched: one still
 /// waiting or sending keeps its text and number.
-pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut Cursor) -> Result<Redacted, StoreError> {
+pub fn batch(
+    tx: &mut WriteTx<'_>,
+    due: &Due,
+    t: &Tombstones,
+    limit: u32,
+    cursor: &mut Cursor,
+) -> Result<Redacted, StoreError> {
     let mut done = Redacted::default();
     let mut more = false;
     let mut left = u64::from(limit);
     for &(kind, before) in &due.text_before {
         let ids = due_messages(tx, "text_redaction", Some(kind), before, left)?;
         for id in ids {
-            done.texts += u64::from(redact::message_text(tx, id, t)?);
-            done.receipts += redact::message_receipts(tx, id, t)?;
+            done.texts += u64::from(redact::message_text(tx, id, t.text)?);
+            done.receipts += redact::message_receipts(tx, id, t.text)?;
         }
         left = u64::from(limit).saturating_sub(done.total());
     }
     if let (Some(before), true) = (due.number_before, left > 0) {
         for id in due_messages(tx, "number_redaction", None, before, left)? {
-            done.numbers += u64::from(redact::message_number(tx, id, t)?);
-            done.receipts += redact::message_receipts(tx, id, t)?;
+            done.numbers += u64::from(redact::message_number(tx, id, t.number)?);
+            done.receipts += redact::message_receipts(tx, id, t.number)?;
+        }
+        left = u64::from(limit).saturating_sub(done.total());
+        if left > 0 {
+            let n = redact::idempotency_before(tx, before, left, t.number)?;
+            done.numbers += n;
+            more |= n == left;
         }
         left = u64::from(limit).saturating_sub(done.total());
         if left > 0 {
@@ -64,7 +97,7 @@ pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut C
             if cursor.receipts_after < last {
                 let (ids, upto) = uncorrelated_receipts(tx, before, cursor.receipts_after, left)?;
                 for id in ids {
-                    done.receipts += u64::from(redact::receipt(tx, id, t)?);
+                    done.receipts += u64::from(redact::receipt(tx, id, t.number)?);
                 }
                 cursor.receipts_after = upto;
                 more |= upto < last;
@@ -81,7 +114,7 @@ pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut C
             .query_map(params![before, left as i64], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         for id in ids {
-            done.replies += redact::reply(tx, id, t)?;
+            done.replies += redact::reply(tx, id, t.replies)?;
         }
         left = u64::from(limit).saturating_sub(done.total());
         if left > 0 {
@@ -94,7 +127,7 @@ pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut C
                 .query_map(params![before, left as i64], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             for id in parts {
-                done.replies += redact::inbound(tx, id, t)?;
+                done.replies += redact::inbound(tx, id, t.replies)?;
             }
         }
     }
@@ -107,7 +140,7 @@ pub fn batch(tx: &mut WriteTx<'_>, due: &Due, t: i64, limit: u32, cursor: &mut C
                  WHERE id IN (SELECT id FROM audit WHERE redaction IS NULL AND at < ?1
                               AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY id LIMIT ?2)",
             )?
-            .execute(params![before, left as i64, t])? as u64;
+            .execute(params![before, left as i64, t.audit])? as u64;
     }
     cursor.finished = !more && done.total() == 0;
     Ok(done)

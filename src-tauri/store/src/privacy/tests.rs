@@ -9,7 +9,7 @@ use smsdesk_core::domain::{IntakeChannel, MessageKind};
 use smsdesk_core::message::NewMessage;
 use smsdesk_core::time::Clock;
 
-use super::retention::{batch, Cursor, Due};
+use super::retention::{batch, Cursor, Due, Tombstones};
 use super::token::NumberKey;
 use super::*;
 use crate::tables;
@@ -131,8 +131,8 @@ impl Fixture {
                 .store
                 .writer()
                 .write_blocking(move |tx| {
-                    let t = begin(tx, Rule::TextDays, "retention")?;
-                    let done = batch(tx, &d, t, limit, &mut cursor)?;
+                    let t = Tombstones::begin(tx, "retention")?;
+                    let done = batch(tx, &d, &t, limit, &mut cursor)?;
                     Ok::<_, StoreError>((done, cursor))
                 })
                 .unwrap();
@@ -336,6 +336,12 @@ fn erasure_takes_every_trace_of_one_number_and_keeps_its_opt_out_as_a_hash() {
                     inbox_message_id: Some(reply),
                     by: NUMBER,
                 },
+            )?;
+            let answer = serde_json::json!({ "id": 1, "destination": NUMBER, "destination_raw": "06 12 34 56 00" });
+            tx.conn().execute(
+                "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
+                 VALUES ('key:1', 'k1', 'h', 'messages', 201, ?1, 0)",
+                [answer.to_string()],
             )?;
             tx.audit().append(&crate::tables::NewAudit {
                 actor: NUMBER.into(),

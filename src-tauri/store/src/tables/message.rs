@@ -14,6 +14,12 @@ use crate::{StoreError, Text};
 /// disk is below its reserve ([`WriteTx::intake_room`]): every way in (the API, an import, the
 /// window, the command line) writes new messages here.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
+    insert_sealed(tx, m, None)
+}
+
+/// [`insert`], with a one-time code's text `sealed` (its `body` then holds it masked): kept only
+/// until the message is done with (`crate::privacy`).
+pub fn insert_sealed(tx: &mut WriteTx<'_>, m: &NewMessage, sealed: Option<&str>) -> Result<i64, StoreError> {
     tx.intake_room()?;
     let now = tx.now_ms();
     let priority = queue_priority(m.kind, m.priority);
@@ -21,8 +27,9 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
         .prepare_cached(
             "INSERT INTO message (created_at, channel, destination_raw, destination, body, encoding, segments, kind,
                  priority, ordering_key, valid_until, scheduled_at, registered_delivery, connection, client_ref,
-                 api_key_id, idempotency_scope, idempotency_key, request_hash, submitted_by, country)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+                 api_key_id, idempotency_scope, idempotency_key, request_hash, submitted_by, country, sealed)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                 ?22)",
         )?
         .execute(params![
             now,
@@ -46,6 +53,7 @@ pub fn insert(tx: &mut WriteTx<'_>, m: &NewMessage) -> Result<i64, StoreError> {
             m.idempotency.as_ref().map(|i| &i.request_hash),
             m.submitted_by,
             m.country,
+            sealed,
         ])?;
     let id = tx.conn().last_insert_rowid();
     let status = QueueStatus::Queued;

@@ -29,6 +29,20 @@ pub struct Claimed {
     pub route: Option<String>,
     /// Kept on one connection (a try there had an unknown outcome, or parts were accepted there).
     pub pinned: bool,
+    /// A one-time code's text, sealed (`body` holds it masked); `Some("")` once dropped.
+    pub sealed: Option<String>,
+}
+
+/// The one-time codes still to be sent (queued, held) whose text is sealed: (id, sealed).
+pub fn sealed_waiting(conn: &impl Reads) -> Result<Vec<(i64, String)>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT m.id, m.sealed FROM queue q JOIN message m ON m.id = q.message_id
+             WHERE q.status IN ('queued', 'held') AND q.priority < 10 AND m.sealed <> ''",
+        )?
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?)
 }
 
 /// The queued messages whose validity ended by `now`.
@@ -165,6 +179,7 @@ fn due_where(
                         parts_accepted: Vec::new(),
                         route: r.get(9)?,
                         pinned: r.get(12)?,
+                        sealed: r.get(13)?,
                     },
                     r.get(8)?,
                 ),
@@ -178,7 +193,7 @@ fn due_where(
 fn due_sql(filter: &str) -> String {
     format!(
         "SELECT m.id, m.destination, m.body, m.kind, m.registered_delivery, q.expires_at, m.created_at,
-                q.attempts, m.segments, q.route, q.priority, q.next_attempt_at, q.pinned IS NOT NULL
+                q.attempts, m.segments, q.route, q.priority, q.next_attempt_at, q.pinned IS NOT NULL, m.sealed
          FROM queue q JOIN message m ON m.id = q.message_id
          WHERE q.status = 'queued' AND {filter} AND q.next_attempt_at <= ?1
            AND (q.expires_at IS NULL OR q.expires_at > ?1)

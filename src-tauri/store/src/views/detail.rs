@@ -189,7 +189,28 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      m.scheduled_at, m.registered_delivery, m.connection, m.api_key_id, k.name,
      q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
      p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
-     p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned, q.reason";
+     p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned, q.reason,
+     (SELECT json_object('id', id, 'at', at, 'rule', rule, 'actor', actor) FROM redaction WHERE id = m.text_redaction),
+     (SELECT json_object('id', id, 'at', at, 'rule', rule, 'actor', actor) FROM redaction WHERE id = m.number_redaction)";
+
+/// A tombstone as the detail's query reads it (JSON), if the content was removed.
+fn tombstone(json: Option<String>) -> Option<crate::privacy::Tombstone> {
+    #[derive(serde::Deserialize)]
+    struct Row {
+        id: i64,
+        at: i64,
+        rule: crate::privacy::RedactionRule,
+        actor: String,
+    }
+    let r: Row = serde_json::from_str(&json?).ok()?;
+    Some(crate::privacy::Tombstone {
+        id: r.id,
+        at: r.at,
+        rule: r.rule,
+        actor: r.actor,
+        summary: None,
+    })
+}
 
 fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
     let message = MessageRecord {
@@ -221,6 +242,8 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         api_key_id: r.get(25)?,
         api_key_name: r.get(26)?,
         submitted_by: r.get(45)?,
+        text_removed: tombstone(r.get(49)?),
+        number_removed: tombstone(r.get(50)?),
     };
     let queue = QueueView {
         status: r.get::<_, Text<_>>(27)?.0,

@@ -52,4 +52,8 @@ pub struct MessageRecord {
     /// window's operator, or the account signed in from a browser), or the API key. Null for
     /// messages handed in before this was recorded: their channel says how they came.
     pub submitted_by: Option<String>,
+    /// When its text was removed (retention, erasure) and by which rule: `body` is then empty.
+    pub text_removed: Option<crate::privacy::Tombstone>,
+    /// When its number was removed: `destination` then holds its keyed hash (`h:…`).
+    pub number_removed: Option<crate::privacy::Tombstone>,
 }

@@ -1,0 +1,120 @@
+//! One-time codes never at rest: an OTP's text is stored sealed with a key held only in this
+//! process's memory, and masked (`Votre code : ••••••`) where a text is shown, exported or sent
+//! in a webhook. The seal is dropped the moment the message is done with (a trigger of schema 27),
+//! so neither the database, its WAL, a backup nor a log ever holds the code in clear.
+//!
+//! The price: a code still waiting when smsdesk stops cannot be sent by the next run, which
+//! marks it expired with the reason `code_lost` (the website asks for a new code, as it does for
+//! one that expired).
+
+use std::sync::OnceLock;
+
+use crate::queue_reason;
+use crate::sealed::Sealer;
+use crate::store::tables::queue;
+use crate::store::{Store, StoreError};
+use smsdesk_core::domain::QueueStatus;
+
+/// What a masked character shows.
+pub const MASK: char = '•';
+
+/// This process's key for codes.
+pub fn sealer() -> &'static Sealer {
+    static KEY: OnceLock<Sealer> = OnceLock::new();
+    KEY.get_or_init(Sealer::in_memory)
+}
+
+/// `text` with every word that holds a digit masked, character for character: the code (and a
+/// code with letters, `G-482913`) goes; the sentence around it stays readable.
+pub fn mask(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut word = String::new();
+    let flush = |word: &mut String, out: &mut String| {
+        if word.chars().any(|c| c.is_ascii_digit()) {
+            out.extend(word.chars().map(|_| MASK));
+        } else {
+            out.push_str(word);
+        }
+        word.clear();
+    };
+    for c in text.chars() {
+        if c.is_whitespace() {
+            flush(&mut word, &mut out);
+            out.push(c);
+        } else {
+            word.push(c);
+        }
+    }
+    flush(&mut word, &mut out);
+    out
+}
+
+/// The text a claimed message goes out with: its own, or its code opened. None when the code
+/// cannot be opened (sealed by an earlier run) or was dropped.
+pub fn text_to_send(body: &str, sealed: Option<&str>) -> Option<String> {
+    match sealed {
+        None => Some(body.to_owned()),
+        Some(s) => sealer().open(s).ok(),
+    }
+}
+
+/// Marks expired, with the reason `code_lost`, every one-time code still to be sent that this
+/// process cannot open: sealed by an earlier run. Returns how many.
+pub async fn drop_lost(store: &Store) -> Result<usize, StoreError> {
+    let waiting: Vec<(i64, String)> = store.reader().read(queue::sealed_waiting).await?;
+    let lost: Vec<i64> = waiting
+        .into_iter()
+        .filter(|(_, s)| sealer().open(s).is_err())
+        .map(|(id, _)| id)
+        .collect();
+    if lost.is_empty() {
+        return Ok(0);
+    }
+    let n = lost.len();
+    store
+        .writer()
+        .write(move |tx| {
+            for id in lost {
+                // Only what is still waiting: a message moved on meanwhile keeps its status.
+                if matches!(queue::status(tx, id)?, Some(QueueStatus::Queued | QueueStatus::Held)) {
+                    queue::set_status(tx, id, QueueStatus::Expired, Some(&queue_reason::code_lost()), None)?;
+                }
+            }
+            Ok::<_, StoreError>(())
+        })
+        .await?;
+    tracing::warn!(
+        codes = n,
+        "one-time codes sealed by an earlier run could not be sent: marked expired (code_lost)"
+    );
+    Ok(n)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_code_is_masked_and_the_sentence_stays() {
+        assert_eq!(mask("Votre code : 482913"), "Votre code : ••••••");
+        assert_eq!(mask("Code G-4829, valable 5 min."), "Code ••••••, valable • min.");
+        assert_eq!(mask("Bonjour\nà demain"), "Bonjour\nà demain");
+    }
+
+    #[test]
+    fn a_sealed_code_opens_in_this_process_only() {
+        let sealed = sealer().seal("Votre code : 482913");
+        assert!(!sealed.contains("482913"));
+        assert_eq!(
+            text_to_send("Votre code : ••••••", Some(&sealed)).as_deref(),
+            Some("Votre code : 482913")
+        );
+        let other = Sealer::in_memory().seal("Votre code : 482913");
+        assert_eq!(
+            text_to_send("Votre code : ••••••", Some(&other)),
+            None,
+            "another run's key"
+        );
+        assert_eq!(text_to_send("plain", None).as_deref(), Some("plain"));
+    }
+}
