@@ -76,6 +76,12 @@ pub enum Command {
     User(ops::users::UserCommand),
     /// Write a consistent, checked copy of the database, also while smsdesk runs
     Backup(ops::backup::BackupArgs),
+    /// Remove personal content past its period ([retention]) now
+    #[command(subcommand)]
+    Retention(ops::RetentionCommand),
+    /// Erase everything held about one number (a data subject's request): its messages' texts and
+    /// number, its replies, receipts; its opt-out stays in force as the number's hash
+    Erase(ops::EraseArgs),
     /// Replace the database with a backup, once the backup passes its checks (integrity, schema
     /// version, the comparison `rebuild --check` makes). Stop smsdesk first; the database it
     /// replaces is kept in the backup folder
@@ -154,6 +160,8 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Send(args) => ops::send(&cli, args),
         Command::Status(args) => ops::status(&cli, args),
         Command::Export(args) => ops::export(&cli, args),
+        Command::Retention(cmd) => ops::retention(&cli, cmd),
+        Command::Erase(args) => ops::erase(&cli, args),
         Command::ApiKey(args) => ops::api_key(&cli, args),
         Command::User(args) => ops::users::user(&cli, args),
         Command::Connection(args) => ops::connection(&cli, args),

@@ -35,11 +35,13 @@ pub mod backup;
 mod connections;
 mod export;
 mod keys;
+mod privacy;
 pub mod users;
 
 pub use connections::{connection, ConnectionsCommand};
 pub use export::{export, ExportArgs};
 pub use keys::{api_key, ApiKeyCommand};
+pub use privacy::{erase, retention, EraseArgs, RetentionCommand};
 
 #[derive(Debug, Args)]
 pub struct SendArgs {
@@ -140,6 +142,8 @@ impl Target {
                     .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 let store = Arc::new(store);
                 store.set_reserve(u64::from(prepared.config.store.reserve_mib) << 20);
+                smsdesk_engine::privacy::set_number_key(&store, prepared.dir.root())
+                    .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
                 if let Err(e) = lock.hold(&store) {
                     store.shutdown();
                     return Err(Refused(e.to_string(), EXIT_CONFIG));
@@ -155,6 +159,7 @@ impl Target {
                     prepared.config.intake.max_batch.0 as usize,
                 )
                 .with_sealer(Arc::new(sealer))
+                .with_retention(prepared.config.retention.clone())
                 .with_connections(
                     prepared
                         .config
@@ -332,6 +337,14 @@ pub fn send(cli: &Cli, args: SendArgs) -> ExitCode {
                         call(&target, reqwest::Method::POST, "/api/v1/messages", Some(&req), &headers).await?,
                         false,
                     )
+                }
+                Target::Local { .. } if matches!(args.kind, KindArg::Otp) => {
+                    return Err(Refused(
+                        "a one-time code is sealed with a key only a running smsdesk holds in memory, so it is \
+                         never stored in clear: start smsdesk (`smsdesk serve` or the app) and send it again"
+                            .into(),
+                        EXIT_REFUSED,
+                    ));
                 }
                 Target::Local { service, .. } => {
                     let answer = service

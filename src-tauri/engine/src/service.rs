@@ -94,6 +94,8 @@ pub struct Service {
     known_keys: Arc<KnownKeys>,
     /// The connections the settings enable, where no instance runs them (the command line).
     configured: Vec<String>,
+    /// `[retention]` where no running engine holds the settings (the command line).
+    retention: Option<crate::config::RetentionSettings>,
 }
 
 /// One running connection, as the service reports it.
@@ -144,6 +146,7 @@ impl Service {
             backups: None,
             known_keys: Arc::default(),
             configured: Vec::new(),
+            retention: None,
         }
     }
 
@@ -157,6 +160,12 @@ impl Service {
     /// Seals what must be stored but not shown (new keys' webhook secrets) with this sealer.
     pub fn with_sealer(mut self, sealer: Arc<Sealer>) -> Service {
         self.sealer = Some(sealer);
+        self
+    }
+
+    /// Runs retention by these settings where no running engine holds the settings.
+    pub fn with_retention(mut self, retention: crate::config::RetentionSettings) -> Service {
+        self.retention = Some(retention);
         self
     }
 

@@ -12,9 +12,13 @@ use smsdesk_engine::views;
 
 #[derive(Debug, Args)]
 pub struct ExportArgs {
-    /// Write CSV (the only format for now)
-    #[arg(long, required = true)]
+    /// Write CSV (messages: the only format; with --number: instead of JSON)
+    #[arg(long, required_unless_present = "number")]
     pub csv: bool,
+    /// Everything held about this number instead (a subject access request: its messages with
+    /// their states, its replies and opt-out history), as JSON, or CSV with --csv; audited
+    #[arg(long, value_name = "NUMBER", conflicts_with_all = ["status", "state", "kind", "search"])]
+    pub number: Option<String>,
     /// Write to this file instead of the standard output
     #[arg(long, short, value_name = "FILE")]
     pub output: Option<std::path::PathBuf>,
@@ -33,6 +37,9 @@ pub struct ExportArgs {
 }
 
 pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
+    if let Some(number) = args.number {
+        return super::privacy::subject(cli, number, args.csv, args.output);
+    }
     let (prepared, _log) = match prepare(cli) {
         Ok(p) => p,
         Err(code) => return code,

@@ -17,6 +17,13 @@ pub struct ReceiptFacts {
     pub text: Option<String>,
     /// The reported done date, normalised (`YYYY-MM-DDTHH:MM:SS`, in the connection's zone).
     pub done_ts: Option<String>,
+    /// Once its handset and echo were redacted (retention, erasure), what comparing them with
+    /// the message found just before: agrees (true), differs (false), or could not tell (None).
+    /// The verdict is kept, so a rebuild from the redacted evidence flags what was flagged.
+    pub handset_fit: Option<bool>,
+    pub echo_fit: Option<bool>,
+    /// Whether its content was redacted (then the two verdicts above stand in for it).
+    pub redacted: bool,
 }
 
 /// What the message says.
@@ -30,6 +37,10 @@ pub struct MessageFacts {
     pub created_at: i64,
     /// How many parts it was sent in.
     pub segments: u32,
+    /// Whether its text, or its number, was redacted: a receipt that arrives afterwards cannot be
+    /// compared on it.
+    pub text_removed: bool,
+    pub number_removed: bool,
 }
 
 /// A fact a receipt and a message are compared on.
@@ -77,6 +88,8 @@ pub enum CannotTell {
     NotInReceipt,
     /// The message's text is UCS-2: SMSCs echo its raw UTF-16 bytes, which cannot be compared.
     NotComparable,
+    /// The message's number or text was removed (retention or erasure) before the receipt came.
+    Removed,
     /// The receipt says it in a form that cannot be read (a done date that is no date).
     Unreadable,
 }
@@ -159,7 +172,13 @@ pub fn compare(r: &ReceiptFacts, m: &MessageFacts, timezone_minutes: i32) -> Vec
         &r.connection,
         m.connections.join(", "),
     );
+    let kept = |fact, fit: Option<bool>, message: String| match fit {
+        Some(agrees) => told(fact, agrees, "(removed)", message),
+        None => untold(fact, CannotTell::NotInReceipt, None, message),
+    };
     let destination = match r.handset.as_deref().filter(|h| !h.trim().is_empty()) {
+        _ if r.redacted => kept(Fact::Destination, r.handset_fit, m.destination.clone()),
+        Some(_) if m.number_removed => untold(Fact::Destination, CannotTell::Removed, None, m.destination.clone()),
         Some(handset) => told(
             Fact::Destination,
             same_number(handset, &m.destination),
@@ -170,6 +189,8 @@ pub fn compare(r: &ReceiptFacts, m: &MessageFacts, timezone_minutes: i32) -> Vec
     };
     let start = |n: usize| m.body.chars().take(n).collect::<String>();
     let text = match r.text.as_deref().map(str::trim).filter(|t| !t.is_empty()) {
+        _ if r.redacted => kept(Fact::Text, r.echo_fit, start(ECHO_CHARS)),
+        Some(_) if m.text_removed => untold(Fact::Text, CannotTell::Removed, None, String::new()),
         None => untold(Fact::Text, CannotTell::NotInReceipt, None, start(ECHO_CHARS)),
         // Only an echo that can be compared is (GSM-7 text, after an SMSC's lossy transforms).
         Some(echo) if !echo::comparable(&m.body) => untold(
@@ -262,6 +283,7 @@ mod tests {
             body: "Your code is 1234".into(),
             created_at: naive_to_utc_ms("2026-11-29T12:00:00", 0).unwrap(),
             segments: 1,
+            ..Default::default()
         }
     }
 
@@ -272,6 +294,7 @@ mod tests {
             handset: Some("0612345678".into()),
             text: Some("Your code is".into()),
             done_ts: Some("2026-11-29T12:01:00".into()),
+            ..Default::default()
         };
         assert_eq!(check(&r, &msg(), 0), vec![]);
     }
@@ -283,6 +306,7 @@ mod tests {
             handset: Some("+4915112345678".into()),
             text: Some("Hello".into()),
             done_ts: Some("2026-11-28T12:00:00".into()),
+            ..Default::default()
         };
         let fields: Vec<_> = check(&r, &msg(), 0).into_iter().map(|m| m.field).collect();
         assert_eq!(fields, vec!["connection", "destination", "text", "time"]);
@@ -331,6 +355,7 @@ mod tests {
             handset: Some("0612345678".into()),
             text: Some(" Your code is ".into()),
             done_ts: Some("2026-11-29T13:01:00".into()),
+            ..Default::default()
         };
         let facts = compare(&r, &msg(), 60);
         assert!(
@@ -365,6 +390,7 @@ mod tests {
             handset: Some("+4915112345678".into()),
             text: Some("Hello".into()),
             done_ts: Some("2026-11-28T12:00:00".into()),
+            ..Default::default()
         };
         let differs: Vec<Fact> = compare(&r, &msg(), 0)
             .into_iter()
@@ -401,6 +427,7 @@ mod tests {
             handset: Some("  ".into()),
             text: Some(" ".into()),
             done_ts: None,
+            ..Default::default()
         };
         assert_eq!(
             verdicts(&bare, &msg()),

@@ -31,7 +31,7 @@ pub(super) async fn send(
     routing: Option<String>,
 ) {
     // A one-time code is opened only here, in memory, right before it is split into PDUs.
-    let Some(text) = crate::privacy::codes::text_to_send(&m.body, m.sealed.as_deref()) else {
+    let Some(text) = crate::privacy::codes::text_to_send(store.path(), &m.body, m.sealed.as_deref()) else {
         code_lost(&store, m.message_id).await;
         return;
     };

@@ -104,6 +104,8 @@ impl Engine {
         let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
         store.set_reserve(u64::from(config.store.reserve_mib) << 20);
         crate::privacy::set_number_key(&store, dir.root())?;
+        // This run's key for one-time codes, in memory only.
+        crate::privacy::codes::new_run(store.path());
         // Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
         let s = store.clone();
         on_lock(started, move |l| l.hold(&s)).await?;

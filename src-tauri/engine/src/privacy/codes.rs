@@ -1,5 +1,5 @@
-//! One-time codes never at rest: an OTP's text is stored sealed with a key held only in this
-//! process's memory, and masked (`Votre code : ••••••`) where a text is shown, exported or sent
+//! One-time codes never at rest: an OTP's text is stored sealed with a key held only in memory,
+//! made anew by every run of the engine on a database, and masked (`Votre code : ••••••`) where a text is shown, exported or sent
 //! in a webhook. The seal is dropped the moment the message is done with (a trigger of schema 27),
 //! so neither the database, its WAL, a backup nor a log ever holds the code in clear.
 //!
@@ -7,7 +7,9 @@
 //! marks it expired with the reason `code_lost` (the website asks for a new code, as it does for
 //! one that expired).
 
-use std::sync::OnceLock;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 
 use crate::queue_reason;
 use crate::sealed::Sealer;
@@ -18,10 +20,21 @@ use smsdesk_core::domain::QueueStatus;
 /// What a masked character shows.
 pub const MASK: char = '•';
 
-/// This process's key for codes.
-pub fn sealer() -> &'static Sealer {
-    static KEY: OnceLock<Sealer> = OnceLock::new();
-    KEY.get_or_init(Sealer::in_memory)
+/// The key of each database's current run, in this process's memory only.
+static RUNS: Mutex<BTreeMap<PathBuf, Arc<Sealer>>> = Mutex::new(BTreeMap::new());
+
+/// Starts a run on the database at `db`: a new key, so nothing an earlier run sealed opens.
+pub fn new_run(db: &Path) -> Arc<Sealer> {
+    let key = Arc::new(Sealer::in_memory());
+    RUNS.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(db.to_owned(), key.clone());
+    key
+}
+
+/// The key of the run on the database at `db`, when one runs in this process.
+pub fn sealer_for(db: &Path) -> Option<Arc<Sealer>> {
+    RUNS.lock().unwrap_or_else(|p| p.into_inner()).get(db).cloned()
 }
 
 /// `text` with every word that holds a digit masked, character for character: the code (and a
@@ -49,22 +62,23 @@ pub fn mask(text: &str) -> String {
     out
 }
 
-/// The text a claimed message goes out with: its own, or its code opened. None when the code
-/// cannot be opened (sealed by an earlier run) or was dropped.
-pub fn text_to_send(body: &str, sealed: Option<&str>) -> Option<String> {
+/// The text a claimed message of the database at `db` goes out with: its own, or its code
+/// opened. None when the code cannot be opened (sealed by an earlier run) or was dropped.
+pub fn text_to_send(db: &Path, body: &str, sealed: Option<&str>) -> Option<String> {
     match sealed {
         None => Some(body.to_owned()),
-        Some(s) => sealer().open(s).ok(),
+        Some(s) => sealer_for(db)?.open(s).ok(),
     }
 }
 
 /// Marks expired, with the reason `code_lost`, every one-time code still to be sent that this
 /// process cannot open: sealed by an earlier run. Returns how many.
 pub async fn drop_lost(store: &Store) -> Result<usize, StoreError> {
+    let key = sealer_for(store.path());
     let waiting: Vec<(i64, String)> = store.reader().read(queue::sealed_waiting).await?;
     let lost: Vec<i64> = waiting
         .into_iter()
-        .filter(|(_, s)| sealer().open(s).is_err())
+        .filter(|(_, s)| key.as_ref().is_none_or(|k| k.open(s).is_err()))
         .map(|(id, _)| id)
         .collect();
     if lost.is_empty() {

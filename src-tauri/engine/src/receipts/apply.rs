@@ -86,6 +86,8 @@ impl<'a> ReceiptView<'a> {
             handset: self.source_addr.map(str::to_owned),
             text: self.raw_text.and_then(crate::receipts::mismatch::receipt_text_field),
             done_ts: self.fields.done_ts.clone(),
+            // A receipt in hand is whole; one stored may have been redacted since.
+            ..Default::default()
         }
     }
 

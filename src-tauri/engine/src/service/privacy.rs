@@ -86,10 +86,11 @@ impl Service {
 
     /// The retention settings in force (the defaults where no running engine holds settings).
     pub fn retention_in_force(&self) -> RetentionSettings {
-        self.settings
-            .as_ref()
-            .map(|s| s.running().retention.clone())
-            .unwrap_or_default()
+        match (&self.settings, &self.retention) {
+            (Some(s), _) => s.running().retention.clone(),
+            (None, Some(r)) => r.clone(),
+            (None, None) => RetentionSettings::default(),
+        }
     }
 
     /// The number as E.164, read as intake reads one (national numbers in the office's country).

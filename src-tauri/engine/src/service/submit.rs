@@ -7,10 +7,13 @@ use ts_rs::TS;
 
 use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
+use std::sync::Arc;
+
 use crate::domain::{IntakeChannel, MessageKind};
 use crate::idempotency::{self, Recorded};
 use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage, Templates};
 use crate::messages::{self, Idempotency, NewMessage};
+use crate::sealed::Sealer;
 use crate::store::tables::template as template_table;
 use crate::store::{StoreError, WriteTx};
 
@@ -139,6 +142,7 @@ impl Service {
         limits::check_destinations(caller, &news)?;
         stamp(&mut news, caller, keyed.as_ref(), &scope);
         route_each(&mut news, caller, &self.live().rules, route)?;
+        let codes = self.code_sealer(&news)?;
         let who = caller.clone();
         let stored = self
             .store
@@ -151,7 +155,7 @@ impl Service {
                 }
                 limits::check_rate(tx, &who, news.len())?;
                 check_opt_outs(tx, &news, route == "messages/batch")?;
-                let (value, body) = insert_all(tx, &news, &answer)?;
+                let (value, body) = insert_all(tx, &news, codes.as_deref(), &answer)?;
                 if let Some(k) = &keyed {
                     idempotency::record(tx, &scope, &k.key, &k.read, route, 201, &body)?;
                 }
@@ -240,6 +244,24 @@ fn check_key(k: &str) -> Result<(), ServiceError> {
     }
 }
 
+impl Service {
+    /// The key one-time codes among `news` are sealed with: the running engine's. Refused where
+    /// none runs (the command line on a stopped instance): a code is never stored in clear.
+    fn code_sealer(&self, news: &[NewMessage]) -> Result<Option<Arc<Sealer>>, ServiceError> {
+        if !news.iter().any(|n| n.kind == MessageKind::Otp) {
+            return Ok(None);
+        }
+        match crate::privacy::codes::sealer_for(self.store.path()) {
+            Some(k) => Ok(Some(k)),
+            None => Err(ServiceError::BadRequest(
+                "a one-time code is sealed with a key only a running smsdesk holds in memory, so it is never \
+                 stored in clear: start smsdesk and send it again"
+                    .into(),
+            )),
+        }
+    }
+}
+
 /// Marks the messages as the caller's (by key, and by name), and a single one with its request's key
 /// and fingerprint.
 fn stamp(news: &mut [NewMessage], caller: &Caller, keyed: Option<&Keyed>, scope: &str) {
@@ -280,15 +302,16 @@ fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, keyed: &Keyed) -> Result<Opt
 fn insert_all<T: Serialize>(
     tx: &mut WriteTx<'_>,
     news: &[NewMessage],
+    codes: Option<&Sealer>,
     answer: impl Fn(Vec<SubmittedMessage>) -> T,
 ) -> Result<(T, String), ServiceError> {
     let created_at = tx.now_ms();
     let mut done = Vec::with_capacity(news.len());
     for n in news {
-        let id = match n.kind {
+        let id = match (n.kind, codes) {
             // A one-time code is never at rest: sealed, and masked where a text is shown.
-            MessageKind::Otp => {
-                let sealed = crate::privacy::codes::sealer().seal(&n.body);
+            (MessageKind::Otp, Some(codes)) => {
+                let sealed = codes.seal(&n.body);
                 let masked = NewMessage {
                     body: crate::privacy::codes::mask(&n.body),
                     ..n.clone()

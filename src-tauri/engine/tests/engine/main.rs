@@ -7,6 +7,7 @@ mod common;
 mod configuration_page;
 mod engine_sandbox;
 mod one_engine_per_database;
+mod personal_data;
 mod receipt_corpus;
 mod retry_guard;
 mod secrets_at_rest;

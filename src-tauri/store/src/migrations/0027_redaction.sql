@@ -11,18 +11,28 @@ CREATE TABLE redaction (
     id    INTEGER PRIMARY KEY,
     at    INTEGER NOT NULL,
     rule  TEXT    NOT NULL CHECK (rule = 'text_days' OR rule = 'destination_days' OR rule = 'replies_days'
-                      OR rule = 'audit_days' OR rule = 'erasure'),
+                      OR rule = 'audit_days' OR rule = 'erasure' OR rule = 'code_echo'),
     actor TEXT    NOT NULL,
     -- What the run removed, as counts (JSON), written when it ends; never a number or a text.
     summary_json TEXT
 );
 
+-- The one tombstone of every receipt that echoed a one-time code: such a receipt's content is
+-- removed in the transaction that ties it to its code, so the code never reaches the WAL.
+INSERT INTO redaction (at, rule, actor) VALUES (0, 'code_echo', 'smsdesk');
+
 ALTER TABLE message ADD COLUMN text_redaction INTEGER REFERENCES redaction (id);
 ALTER TABLE message ADD COLUMN number_redaction INTEGER REFERENCES redaction (id);
 -- A one-time code's text, sealed under a key only the running engine holds, while it may still
--- be sent; `body` holds it masked. Dropped (NULL) as soon as the message is done with.
+-- be sent; `body` holds it masked. Dropped ('') as soon as the message is done with; NULL for a
+-- message never sealed.
 ALTER TABLE message ADD COLUMN sealed TEXT;
 ALTER TABLE receipt ADD COLUMN redaction INTEGER REFERENCES redaction (id);
+-- What comparing a redacted receipt's handset and text echo with its message found just before
+-- they were removed (1 agrees, 0 differs, NULL could not tell): the mismatch flag a rebuild
+-- computes from the redacted evidence stays the one computed from the whole.
+ALTER TABLE receipt ADD COLUMN handset_fit INTEGER;
+ALTER TABLE receipt ADD COLUMN echo_fit INTEGER;
 ALTER TABLE inbound_message ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 ALTER TABLE inbox_message ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 ALTER TABLE opt_out ADD COLUMN redaction INTEGER REFERENCES redaction (id);
@@ -59,7 +69,7 @@ WHEN NOT (
           AND NEW.number_redaction IS OLD.number_redaction)
          OR (OLD.number_redaction IS NULL AND NEW.number_redaction IS NOT NULL
              AND NEW.destination LIKE 'h:%' AND NEW.destination_raw = NEW.destination))
-    AND (NEW.sealed IS OLD.sealed OR NEW.sealed IS NULL)
+    AND (NEW.sealed IS OLD.sealed OR NEW.sealed = '')
 )
 BEGIN
     SELECT RAISE(ABORT, 'message rows are immutable (but for the redaction of their personal content)');
@@ -81,7 +91,7 @@ CREATE TRIGGER message_sealed_dropped AFTER UPDATE OF status ON queue
 WHEN NEW.status = 'accepted' OR NEW.status = 'failed' OR NEW.status = 'cancelled' OR NEW.status = 'expired'
     OR NEW.status = 'outcome_unknown'
 BEGIN
-    UPDATE message SET sealed = NULL WHERE id = NEW.message_id AND sealed IS NOT NULL;
+    UPDATE message SET sealed = '' WHERE id = NEW.message_id AND sealed <> '';
 END;
 
 DROP TRIGGER receipt_refuses_update;

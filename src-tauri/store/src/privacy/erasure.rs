@@ -50,9 +50,9 @@ pub fn erase(tx: &mut WriteTx<'_>, number: &str, actor: &str) -> Result<(i64, Re
             skipped += 1;
             continue;
         }
+        done.receipts += redact::message_receipts(tx, id, t)?;
         done.texts += u64::from(redact::message_text(tx, id, t)?);
         done.numbers += u64::from(redact::message_number(tx, id, t)?);
-        done.receipts += redact::message_receipts(tx, id, t)?;
     }
     let replies: Vec<i64> = tx
         .conn()

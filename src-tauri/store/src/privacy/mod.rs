@@ -34,6 +34,8 @@ pub enum RedactionRule {
     AuditDays,
     /// A person erased a number.
     Erasure,
+    /// A receipt echoed a one-time code's text (removed as it was tied to the code).
+    CodeEcho,
 }
 
 impl RedactionRule {
@@ -44,6 +46,7 @@ impl RedactionRule {
             RedactionRule::RepliesDays => "replies_days",
             RedactionRule::AuditDays => "audit_days",
             RedactionRule::Erasure => "erasure",
+            RedactionRule::CodeEcho => "code_echo",
         }
     }
 }
@@ -119,8 +122,9 @@ pub struct Tombstone {
 /// The most recent tombstones, newest first.
 pub fn recent(conn: &impl crate::Reads, limit: u32) -> Result<Vec<Tombstone>, StoreError> {
     let conn = conn.connection();
-    let mut stmt =
-        conn.prepare_cached("SELECT id, at, rule, actor, summary_json FROM redaction ORDER BY id DESC LIMIT ?1")?;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id, at, rule, actor, summary_json FROM redaction WHERE rule <> 'code_echo' ORDER BY id DESC LIMIT ?1",
+    )?;
     let rows = stmt.query_map([limit], |r| {
         Ok((
             r.get::<_, i64>(0)?,
@@ -147,11 +151,35 @@ pub fn recent(conn: &impl crate::Reads, limit: u32) -> Result<Vec<Tombstone>, St
 
 /// When the last retention run started (ms since the epoch), if one did.
 pub fn last_run_at(conn: &rusqlite::Connection) -> Result<Option<i64>, StoreError> {
-    Ok(
-        conn.query_row("SELECT max(at) FROM redaction WHERE rule <> 'erasure'", [], |r| {
-            r.get(0)
-        })?,
-    )
+    Ok(conn.query_row(
+        "SELECT max(at) FROM redaction WHERE rule NOT IN ('erasure', 'code_echo')",
+        [],
+        |r| r.get(0),
+    )?)
+}
+
+/// Removes the content of the receipts of logical event `event` (only `receipt` when given) as
+/// they are tied to their message, when that message's content is not to be kept: a one-time
+/// code sealed at intake (the receipt's echo would keep the code), or a message whose text or
+/// number was redacted already (a late receipt). In the transaction that ties them, so none of
+/// it reaches a file.
+pub fn redact_on_arrival(tx: &mut WriteTx<'_>, event: i64, receipt: Option<i64>) -> Result<(), StoreError> {
+    let due: Vec<(i64, i64)> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT ro.receipt_id, coalesce(m.text_redaction, m.number_redaction,
+                        (SELECT min(id) FROM redaction WHERE rule = 'code_echo'))
+             FROM logical_event le JOIN message m ON m.id = le.message_id
+             JOIN receipt_outcome ro ON ro.logical_event_id = le.id
+             WHERE le.id = ?1 AND (?2 IS NULL OR ro.receipt_id = ?2)
+               AND (m.sealed IS NOT NULL OR m.text_redaction IS NOT NULL OR m.number_redaction IS NOT NULL)",
+        )?
+        .query_map(params![event, receipt], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, t) in due {
+        redact::receipt(tx, id, t)?;
+    }
+    Ok(())
 }
 
 fn key_is_set(tx: &WriteTx<'_>) -> Result<(), StoreError> {

@@ -1,6 +1,7 @@
 //! The redaction of one row and of what hangs off it, to the shape `0027_redaction.sql` allows.
 
-use rusqlite::params;
+use rusqlite::{params, OptionalExtension};
+use smsdesk_core::receipts::mismatch::{self, Fact, Verdict};
 
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
@@ -18,7 +19,8 @@ pub(super) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool
     let n = tx
         .conn()
         .prepare_cached(
-            "UPDATE message SET body = '', sealed = NULL, text_redaction = ?2 WHERE id = ?1 AND text_redaction IS NULL",
+            "UPDATE message SET body = '', sealed = CASE WHEN sealed IS NULL THEN NULL ELSE '' END, text_redaction = ?2
+             WHERE id = ?1 AND text_redaction IS NULL",
         )?
         .execute(params![id, t])?;
     if n > 0 {
@@ -43,7 +45,8 @@ pub(super) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bo
     Ok(n > 0)
 }
 
-/// Redacts every receipt correlated with message `id`. Returns how many.
+/// Redacts every receipt correlated with message `id`: before its text or number goes, so their
+/// comparison with the message is kept. Returns how many.
 pub(super) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let ids: Vec<i64> = tx
         .conn()
@@ -60,9 +63,50 @@ pub(super) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<
     Ok(n)
 }
 
+/// What comparing receipt `id`'s handset and echo with its message finds now (agrees, differs,
+/// cannot tell): kept when they are removed, so the mismatch flag outlives them.
+fn verdicts(tx: &WriteTx<'_>, id: i64) -> Result<(Option<bool>, Option<bool>), StoreError> {
+    let message: Option<i64> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT le.message_id FROM receipt_outcome ro JOIN logical_event le ON le.id = ro.logical_event_id
+             WHERE ro.receipt_id = ?1",
+        )?
+        .query_row([id], |r| r.get(0))
+        .optional()?
+        .flatten();
+    let Some(m) = message
+        .map(|m| crate::tables::message::message_facts(tx, m))
+        .transpose()?
+        .flatten()
+    else {
+        return Ok((None, None));
+    };
+    let r = tx
+        .conn()
+        .prepare_cached(
+            "SELECT connection, source_addr, raw_text, done_ts, redaction IS NOT NULL, handset_fit, echo_fit
+             FROM receipt WHERE id = ?1",
+        )?
+        .query_row([id], crate::tables::exception::read_receipt_facts)?;
+    let verdict = |fact: Fact| {
+        mismatch::compare(&r, &m, 0)
+            .into_iter()
+            .find(|c| c.fact == fact)
+            .and_then(|c| match c.verdict {
+                Verdict::Agrees => Some(true),
+                Verdict::Differs => Some(false),
+                Verdict::CannotTell => None,
+            })
+    };
+    Ok((verdict(Fact::Destination), verdict(Fact::Text)))
+}
+
 /// Removes receipt `id`'s raw bytes, its echo of the text (what follows `text:`), its addresses
-/// (kept as their hashes) and the TLVs that are not facts. Its parsed facts stay.
+/// (kept as their hashes) and the TLVs that are not facts, keeping what comparing the handset and
+/// the echo with the message found. Its parsed facts stay.
 pub(super) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+    let (handset_fit, echo_fit) = verdicts(tx, id)?;
     let sql = format!(
         "UPDATE receipt SET pdu = NULL, raw = x'',
              raw_text = CASE WHEN instr(lower(raw_text), 'text:') > 0
@@ -70,10 +114,13 @@ pub(super) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, Sto
              source_addr = number_token(source_addr), destination_addr = number_token(destination_addr),
              tlvs_json = (SELECT CASE WHEN count(*) > 0 THEN json_group_array(json(value)) END
                           FROM json_each(tlvs_json) WHERE json_extract(value, '$.tag') IN {KEPT_TLVS}),
-             redaction = ?2
+             redaction = ?2, handset_fit = ?3, echo_fit = ?4
          WHERE id = ?1 AND redaction IS NULL"
     );
-    let n = tx.conn().prepare_cached(&sql)?.execute(params![id, t])?;
+    let n = tx
+        .conn()
+        .prepare_cached(&sql)?
+        .execute(params![id, t, handset_fit, echo_fit])?;
     if n > 0 {
         tx.changed(Entity::Receipt, id);
     }

@@ -73,15 +73,15 @@ pub fn batch(
     for &(kind, before) in &due.text_before {
         let ids = due_messages(tx, "text_redaction", Some(kind), before, left)?;
         for id in ids {
-            done.texts += u64::from(redact::message_text(tx, id, t.text)?);
             done.receipts += redact::message_receipts(tx, id, t.text)?;
+            done.texts += u64::from(redact::message_text(tx, id, t.text)?);
         }
         left = u64::from(limit).saturating_sub(done.total());
     }
     if let (Some(before), true) = (due.number_before, left > 0) {
         for id in due_messages(tx, "number_redaction", None, before, left)? {
-            done.numbers += u64::from(redact::message_number(tx, id, t.number)?);
             done.receipts += redact::message_receipts(tx, id, t.number)?;
+            done.numbers += u64::from(redact::message_number(tx, id, t.number)?);
         }
         left = u64::from(limit).saturating_sub(done.total());
         if left > 0 {

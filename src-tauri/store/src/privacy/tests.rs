@@ -417,3 +417,50 @@ fn nothing_is_redacted_without_the_key() {
         .unwrap_err();
     assert!(matches!(e, StoreError::NumberKey(_)), "{e}");
 }
+
+/// The mismatch check of a receipt's first event, as a rebuild computes it from the stored rows.
+fn misfits(f: &Fixture, message: i64) -> Vec<&'static str> {
+    f.store
+        .reader()
+        .read_blocking(move |c| {
+            let event: i64 = c.query_row("SELECT id FROM logical_event WHERE message_id = ?1", [message], |r| {
+                r.get(0)
+            })?;
+            let r = crate::tables::exception::receipt_facts(c, event)?;
+            let m = crate::tables::message::message_facts(c, message)?.unwrap();
+            Ok::<_, StoreError>(
+                smsdesk_core::receipts::mismatch::check(&r, &m, 0)
+                    .into_iter()
+                    .map(|x| x.field)
+                    .collect(),
+            )
+        })
+        .unwrap()
+}
+
+#[test]
+fn a_receipt_that_did_not_fit_its_message_still_does_not_once_redacted() {
+    let f = fixture();
+    let fits = f.sent(NUMBER, MessageKind::Transactional, "accepted", DAY);
+    let misfit = f.sent(NUMBER, MessageKind::Transactional, "accepted", DAY);
+    // The second one's receipt names another handset and echoes another text.
+    f.store
+        .writer()
+        .write_blocking(move |tx| {
+            tx.conn().execute_batch(&format!(
+                "DROP TRIGGER receipt_refuses_update;
+                 UPDATE receipt SET source_addr = '33699999999', raw_text = 'id:P{misfit} stat:DELIVRD text:hello there'
+                 WHERE message_id_raw = 'P{misfit}';"
+            ))?;
+            Ok::<_, StoreError>(())
+        })
+        .unwrap();
+    let before = (misfits(&f, fits), misfits(&f, misfit));
+    assert_eq!(before, (vec![], vec!["destination", "text"]), "the scene");
+    f.run(&everything_due(), 100);
+    assert_eq!(
+        (misfits(&f, fits), misfits(&f, misfit)),
+        before,
+        "the verdicts outlive the content"
+    );
+}

@@ -267,17 +267,25 @@ pub fn receipt_facts(conn: &impl Reads, event: i64) -> Result<mismatch::ReceiptF
     let conn = conn.connection();
     Ok(conn
         .prepare_cached(
-            "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts FROM logical_event e
-             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+            "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts, r.redaction IS NOT NULL, r.handset_fit,
+                    r.echo_fit
+             FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
         )?
-        .query_row([event], |r| {
-            Ok(mismatch::ReceiptFacts {
-                connection: r.get(0)?,
-                handset: r.get(1)?,
-                text: r
-                    .get::<_, Option<String>>(2)?
-                    .and_then(|t| mismatch::receipt_text_field(&t)),
-                done_ts: r.get(3)?,
-            })
-        })?)
+        .query_row([event], read_receipt_facts)?)
+}
+
+/// A receipt's facts from `connection, source_addr, raw_text, done_ts, redacted, handset_fit,
+/// echo_fit`.
+pub(crate) fn read_receipt_facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<mismatch::ReceiptFacts> {
+    Ok(mismatch::ReceiptFacts {
+        connection: r.get(0)?,
+        handset: r.get(1)?,
+        text: r
+            .get::<_, Option<String>>(2)?
+            .and_then(|t| mismatch::receipt_text_field(&t)),
+        done_ts: r.get(3)?,
+        redacted: r.get(4)?,
+        handset_fit: r.get(5)?,
+        echo_fit: r.get(6)?,
+    })
 }

@@ -123,7 +123,8 @@ pub fn message_facts(conn: &impl Reads, message_id: i64) -> Result<Option<mismat
         .prepare_cached(concat!(
             "SELECT ",
             message_connections!("m"),
-            ", destination, body, created_at, segments FROM message m WHERE id = ?1"
+            ", destination, body, created_at, segments, text_redaction IS NOT NULL, number_redaction IS NOT NULL
+             FROM message m WHERE id = ?1"
         ))?
         .query_row([message_id], |r| {
             Ok(mismatch::MessageFacts {
@@ -132,6 +133,8 @@ pub fn message_facts(conn: &impl Reads, message_id: i64) -> Result<Option<mismat
                 body: r.get(2)?,
                 created_at: r.get(3)?,
                 segments: r.get(4)?,
+                text_removed: r.get(5)?,
+                number_removed: r.get(6)?,
             })
         })
         .optional()?)

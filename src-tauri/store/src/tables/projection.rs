@@ -182,7 +182,8 @@ macro_rules! message_row {
             ", m.destination, m.body, m.created_at, q.status, q.accepted_at,
                 (SELECT k.id FROM api_key k
                  WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
-                p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments
+                p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments,
+                m.text_redaction IS NOT NULL, m.number_redaction IS NOT NULL
              FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
              WHERE m.id = ",
             $which
@@ -203,6 +204,8 @@ impl MessageRow {
                 body: r.get(3)?,
                 created_at,
                 segments: r.get(12)?,
+                text_removed: r.get(13)?,
+                number_removed: r.get(14)?,
             },
             context: MessageContext {
                 created_at,

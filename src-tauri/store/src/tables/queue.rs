@@ -29,7 +29,8 @@ pub struct Claimed {
     pub route: Option<String>,
     /// Kept on one connection (a try there had an unknown outcome, or parts were accepted there).
     pub pinned: bool,
-    /// A one-time code's text, sealed (`body` holds it masked); `Some("")` once dropped.
+    /// A one-time code's text, sealed (`body` holds it masked); `Some("")` once dropped; None for
+    /// a message never sealed.
     pub sealed: Option<String>,
 }
 

@@ -248,6 +248,9 @@ pub fn record_outcome(
              VALUES (?1, ?2, ?3, ?4, ?5)",
         )?
         .execute(params![receipt, event, repeat, flags, now])?;
+    if let Some(event) = event {
+        crate::privacy::redact_on_arrival(tx, event, Some(receipt))?;
+    }
     Ok(())
 }
 

@@ -152,6 +152,7 @@ fn compare(
         handset: r.source_addr.clone(),
         text: r.raw_text.as_deref().and_then(receipt_text_field),
         done_ts: None,
+        ..Default::default()
     };
     // The facts the receipt says, as the mismatch check compares them (a text that cannot be
     // compared is no misfit there, nor here).
