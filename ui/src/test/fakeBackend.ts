@@ -65,6 +65,10 @@ export class FakeBackend implements Backend {
   activity: Backend["activity"] = this.#unset("activity");
   pace: Backend["pace"] = this.#unset("pace");
   deliveryReport: Backend["deliveryReport"] = this.#unset("deliveryReport");
+  privacyOverview: Backend["privacyOverview"] = this.#unset("privacyOverview");
+  runRetention: Backend["runRetention"] = this.#unset("runRetention");
+  eraseNumber: Backend["eraseNumber"] = this.#unset("eraseNumber");
+  subjectAccess: Backend["subjectAccess"] = this.#unset("subjectAccess");
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
   commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");
