@@ -128,6 +128,7 @@ export const privacyEn = {
   // A message whose content was removed.
   "message.textRemoved": "Text removed on {at} — {why}",
   "message.numberRemoved": "Number removed (kept as a keyed hash)",
+  "message.numberRemoved.short": "Number removed",
   "message.numberRemoved.when": "Removed on {at} — {why}",
   "message.removed.retention": "retention ({rule})",
   "message.removed.erasure": "erased by {actor}",

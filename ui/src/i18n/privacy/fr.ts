@@ -126,6 +126,7 @@ export const privacyFr: { readonly [K in keyof typeof privacyEn]: string } = {
 
   "message.textRemoved": "Texte supprimé le {at} — {why}",
   "message.numberRemoved": "Numéro supprimé (conservé sous forme d’empreinte chiffrée)",
+  "message.numberRemoved.short": "Numéro supprimé",
   "message.numberRemoved.when": "Supprimé le {at} — {why}",
   "message.removed.retention": "durée de conservation ({rule})",
   "message.removed.erasure": "effacé par {actor}",

@@ -125,6 +125,7 @@ export const privacyRu: { readonly [K in keyof typeof privacyEn]: string } = {
 
   "message.textRemoved": "Текст удалён {at} — {why}",
   "message.numberRemoved": "Номер удалён (хранится в виде ключевого хеша)",
+  "message.numberRemoved.short": "Номер удалён",
   "message.numberRemoved.when": "Удалён {at} — {why}",
   "message.removed.retention": "срок хранения ({rule})",
   "message.removed.erasure": "стёр {actor}",
