@@ -41,6 +41,7 @@ export class FakeBackend implements Backend {
   exportMessages: Backend["exportMessages"] = this.#unset("exportMessages");
   saveOptOuts: Backend["saveOptOuts"] = this.#unset("saveOptOuts");
   saveCsv: Backend["saveCsv"] = this.#unset("saveCsv");
+  saveJson?: NonNullable<Backend["saveJson"]> = this.#unset("saveJson");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");
   cancel: Backend["cancel"] = this.#unset("cancel");
