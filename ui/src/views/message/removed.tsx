@@ -53,8 +53,7 @@ export function NumberRemoved({ tombstone, hash }: { tombstone: Tombstone; hash:
   return (
     <span data-testid="message-number-removed" data-rule={tombstone.rule} data-at={iso}>
       <span className="number-removed">{t("message.numberRemoved")}</span>
-      <span className="hint">
-        {" "}
+      <span className="hint number-removed-when">
         {t("message.numberRemoved.when", { at: shown, why: removalWhy(tombstone, t) })}{" "}
         <code className="wrap" data-testid="message-number-hash">
           {hash}
