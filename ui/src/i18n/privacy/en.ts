@@ -99,7 +99,7 @@ export const privacyEn = {
   "privacy.intent.opt_in": "To start again",
   "privacy.access.json": "Save as JSON",
   "privacy.access.csv": "Save as CSV",
-  "privacy.access.saved": "Saved: {name}",
+  "privacy.access.saved": "The record was saved.",
   "privacy.access.saveFailed": "The file was not saved",
   "privacy.access.noJson": "This window saves the record as CSV; smsdesk opened in a browser saves it as JSON too.",
 
@@ -119,7 +119,7 @@ export const privacyEn = {
   "privacy.erase.blocked.note": "Write a note to say why.",
   "privacy.erase.blocked.confirm": "Tick the box to confirm.",
   "privacy.erase.failed": "The number was not erased",
-  "privacy.erase.done": "Erased. The database now holds only the number’s hash: {hash}",
+  "privacy.erase.done": "Erased. The database now holds only the number’s hash:",
   "privacy.erase.stillSending.one": "{count} message to this number was being sent; erase again once it is done.",
   "privacy.erase.stillSending.few": "{count} messages to this number were being sent; erase again once they are done.",
   "privacy.erase.stillSending.many": "{count} messages to this number were being sent; erase again once they are done.",

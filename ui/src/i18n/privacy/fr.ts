@@ -97,7 +97,7 @@ export const privacyFr: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.intent.opt_in": "Reprendre",
   "privacy.access.json": "Enregistrer en JSON",
   "privacy.access.csv": "Enregistrer en CSV",
-  "privacy.access.saved": "Enregistré : {name}",
+  "privacy.access.saved": "Le relevé a été enregistré.",
   "privacy.access.saveFailed": "Le fichier n’a pas été enregistré",
   "privacy.access.noJson": "Cette fenêtre enregistre le relevé en CSV ; smsdesk ouvert dans un navigateur l’enregistre aussi en JSON.",
 
@@ -118,7 +118,7 @@ export const privacyFr: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.erase.blocked.note": "Écrivez une note pour dire pourquoi.",
   "privacy.erase.blocked.confirm": "Cochez la case pour confirmer.",
   "privacy.erase.failed": "Le numéro n’a pas été effacé",
-  "privacy.erase.done": "Effacé. La base ne garde plus que l’empreinte du numéro : {hash}",
+  "privacy.erase.done": "Effacé. La base ne garde plus que l’empreinte du numéro :",
   "privacy.erase.stillSending.one": "{count} message à ce numéro était en cours d’envoi ; effacez de nouveau une fois l’envoi terminé.",
   "privacy.erase.stillSending.few": "{count} messages à ce numéro étaient en cours d’envoi ; effacez de nouveau une fois les envois terminés.",
   "privacy.erase.stillSending.many": "{count} de messages à ce numéro étaient en cours d’envoi ; effacez de nouveau une fois les envois terminés.",

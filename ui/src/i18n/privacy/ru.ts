@@ -97,7 +97,7 @@ export const privacyRu: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.intent.opt_in": "Возобновить",
   "privacy.access.json": "Сохранить в JSON",
   "privacy.access.csv": "Сохранить в CSV",
-  "privacy.access.saved": "Сохранено: {name}",
+  "privacy.access.saved": "Выписка сохранена.",
   "privacy.access.saveFailed": "Файл не сохранён",
   "privacy.access.noJson": "Это окно сохраняет выписку в CSV; smsdesk, открытый в браузере, сохраняет её и в JSON.",
 
@@ -117,7 +117,7 @@ export const privacyRu: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.erase.blocked.note": "Напишите примечание: почему.",
   "privacy.erase.blocked.confirm": "Отметьте флажок для подтверждения.",
   "privacy.erase.failed": "Номер не стёрт",
-  "privacy.erase.done": "Стёрто. В базе остался только хеш номера: {hash}",
+  "privacy.erase.done": "Стёрто. В базе остался только хеш номера:",
   "privacy.erase.stillSending.one": "{count} сообщение на этот номер отправлялось; сотрите ещё раз, когда отправка закончится.",
   "privacy.erase.stillSending.few": "{count} сообщения на этот номер отправлялись; сотрите ещё раз, когда отправка закончится.",
   "privacy.erase.stillSending.many": "{count} сообщений на этот номер отправлялись; сотрите ещё раз, когда отправка закончится.",
