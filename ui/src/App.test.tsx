@@ -4,6 +4,7 @@ import { Sections } from "./App";
 import type { Dashboard } from "./bindings/Dashboard";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "./test/dom";
 import { FakeBackend } from "./test/fakeBackend";
+import { overview } from "./test/fakePrivacy";
 import { LOCAL_ADMIN } from "./access/access";
 import {
   deliveredDetail,
@@ -59,7 +60,7 @@ async function go(hash: string): Promise<void> {
 }
 
 describe("navigation", () => {
-  it("offers an admin Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys, Accounts and About, and lands on Messages", async () => {
+  it("offers an admin Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys, Accounts, Personal data and About, and lands on Messages", async () => {
     const { backend, setOpen } = app();
     view = await render(<Sections backend={backend} />);
     await settle();
@@ -76,6 +77,7 @@ describe("navigation", () => {
       "nav-settings",
       "nav-keys",
       "nav-accounts",
+      "nav-privacy",
       "nav-about",
     ]);
     expect(byTestId(root, "nav-messages").getAttribute("aria-current")).toBe("page");
@@ -109,6 +111,20 @@ describe("navigation", () => {
     await go("#/exceptions");
     expect(queryTestId(root, "exception-detail")).toBeNull();
     expect(root.querySelectorAll('[data-testid="exception-row"]')).toHaveLength(1);
+  });
+
+  it("shows Personal data to an admin at #/privacy", async () => {
+    const { backend } = app();
+    backend.privacyOverview = () => Promise.resolve(overview());
+    view = await render(<Sections backend={backend} />);
+    await settle();
+    const root = view.container;
+    await go("#/privacy");
+    expect(window.location.hash).toBe("#/privacy");
+    expect(byTestId(root, "nav-privacy").getAttribute("aria-current")).toBe("page");
+    expect(byTestId(root, "nav-privacy").textContent).toBe("Personal data");
+    expect(queryTestId(root, "privacy-retention")).not.toBeNull();
+    expect(queryTestId(root, "not-for-you")).toBeNull();
   });
 
   it("shows the audit log in its own section, whose entries open the exception they name", async () => {
@@ -227,21 +243,20 @@ describe("the inbox in the navigation", () => {
 });
 
 describe("what each role sees", () => {
-  it("an operator has no Settings, API keys or Accounts; their address says so instead of failing", async () => {
+  it("an operator has no Settings, API keys, Accounts or Personal data; their address says so instead of failing", async () => {
     const { backend } = app();
     view = await render(<Sections backend={backend} />, ["en-US"], person("operator"));
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
     expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
-    for (const section of ["settings", "keys", "accounts"]) {
+    const asks: Record<string, string> = { settings: "settings", keys: "listKeys", accounts: "listAccounts", privacy: "privacyOverview" };
+    for (const [section, ask] of Object.entries(asks)) {
       backend.calls.length = 0;
       await go(`#/${section}`);
       expect(byTestId(root, "not-for-you").dataset["section"]).toBe(section);
       expect(byTestId(root, "not-for-you").textContent).toContain("your role is Operator");
-      expect(backend.calls, `${section}: nothing is asked that would be refused`).not.toContain(
-        section === "keys" ? "listKeys" : section === "accounts" ? "listAccounts" : "settings",
-      );
+      expect(backend.calls, `${section}: nothing is asked that would be refused`).not.toContain(ask);
     }
     await go("#/messages");
     expect(queryTestId(root, "export-start"), "an operator exports").not.toBeNull();

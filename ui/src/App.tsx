@@ -37,6 +37,7 @@ import { Exceptions } from "./views/Exceptions";
 import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
 import { OptOuts } from "./views/OptOuts";
+import { Privacy } from "./views/Privacy";
 import { Reports } from "./views/Reports";
 import { Settings } from "./views/Settings";
 import { ConnectProvider } from "./views/settings/ConnectProvider";
@@ -268,6 +269,7 @@ export function Sections({
         ))}
       {route.section === "keys" && may.admin && <ApiKeys backend={backend} />}
       {route.section === "accounts" && may.admin && <Accounts backend={backend} {...(onMeChanged ? { onChanged: onMeChanged } : {})} />}
+      {route.section === "privacy" && may.admin && <Privacy backend={backend} />}
       {route.section === "about" && <AboutPanel backend={backend} />}
       {route.section === "password" &&
         (people !== null && me.kind === "person" ? <ChangePassword people={people} /> : <NotForYou section={route.section} />)}

@@ -41,6 +41,13 @@ export interface Backend extends Operations {
   saveCsv(text: string, name: string): Promise<boolean>;
 
   /**
+   * Saves a JSON text the UI made (a number's record, asked for by its owner) as a file offered
+   * under `name`: a download. Only in a browser: the desktop window's shell writes CSV files
+   * alone (`save_csv`), so there a screen offers the CSV file only.
+   */
+  saveJson?(text: string, name: string): Promise<boolean>;
+
+  /**
    * Live updates: `onChange` after each committed change, `onResync` whenever changes may have
    * been missed (the subscription just became live, reconnected, or fell behind), upon which a
    * view reloads what it shows. Returns the unsubscribe function.

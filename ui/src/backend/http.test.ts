@@ -662,6 +662,18 @@ describe("HttpBackend.exportMessages against a real HTTP server", () => {
     expect(saved).toEqual([{ type: "text/csv;charset=utf-8", name: "contacts-rejected.csv", text: "line,reason\r\n" }]);
   });
 
+  it("hands a JSON text the UI made to the browser as a download", async () => {
+    const saved: { type: string; name: string; text: string }[] = [];
+    const backend = signedIn(origin, {
+      download: (blob, name) => {
+        void blob.text().then((text) => saved.push({ type: blob.type, name, text }));
+      },
+    });
+    await expect(backend.saveJson('{"number":"+33612345600"}', "record.json")).resolves.toBe(true);
+    await new Promise((r) => setTimeout(r, 10));
+    expect(saved).toEqual([{ type: "application/json;charset=utf-8", name: "record.json", text: '{"number":"+33612345600"}' }]);
+  });
+
   it("streams the filtered file on the session cookie, counting records for the progress, then saves it", async () => {
     respond = streaming;
     const saved: { type: string; name: string }[] = [];

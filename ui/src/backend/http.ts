@@ -123,6 +123,12 @@ export class HttpBackend implements Backend, PeopleAccess {
     return Promise.resolve(true);
   }
 
+  /** Hands the text to the browser as a download. */
+  saveJson(text: string, name: string): Promise<boolean> {
+    this.#download(new Blob([text], { type: "application/json;charset=utf-8" }), name);
+    return Promise.resolve(true);
+  }
+
   /**
    * Reads GET /messages/export as it streams, counting its records against `X-Total-Count` for
    * the progress, then hands the whole file to the browser as a download.

@@ -27,6 +27,8 @@ export type Route =
   /** Settings; `connect` opens the step-by-step guide to connecting a provider (`#/settings/connect`). */
   | { readonly section: "settings"; readonly connect?: true }
   | { readonly section: "accounts" }
+  /** Personal data: retention, the latest removals, access to and erasure of a number (`#/privacy`). */
+  | { readonly section: "privacy" }
   | { readonly section: "about" }
   /** The signed-in person's own password (from the user menu; not in the navigation). */
   | { readonly section: "password" };
@@ -82,11 +84,12 @@ export const SECTIONS: readonly NavSection[] = [
   "settings",
   "keys",
   "accounts",
+  "privacy",
   "about",
 ];
 
 /** Sections only an admin has. */
-export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts"]);
+export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts", "privacy"]);
 
 /** Sections for those who may read everything (not a key that reads only its own messages). */
 export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts"]);
@@ -142,6 +145,7 @@ export function parseRoute(hash: string): Route {
     case "audit":
     case "keys":
     case "accounts":
+    case "privacy":
     case "about":
     case "password":
       return { section };

@@ -8,6 +8,7 @@ import { screensEn } from "./screens/en";
 import { dayEn } from "./day/en";
 import { reasonsEn } from "./reasons/en";
 import { reportsEn } from "./reports/en";
+import { privacyEn } from "./privacy/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1642,6 +1643,7 @@ export const en = {
   ...dayEn,
   ...reasonsEn,
   ...reportsEn,
+  ...privacyEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -5,6 +5,7 @@ import { screensFr } from "./screens/fr";
 import { dayFr } from "./day/fr";
 import { reasonsFr } from "./reasons/fr";
 import { reportsFr } from "./reports/fr";
+import { privacyFr } from "./privacy/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1639,4 +1640,5 @@ export const fr: Dictionary = {
   ...dayFr,
   ...reasonsFr,
   ...reportsFr,
+  ...privacyFr,
 };

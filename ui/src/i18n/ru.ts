@@ -5,6 +5,7 @@ import { screensRu } from "./screens/ru";
 import { dayRu } from "./day/ru";
 import { reasonsRu } from "./reasons/ru";
 import { reportsRu } from "./reports/ru";
+import { privacyRu } from "./privacy/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1639,4 +1640,5 @@ export const ru: Dictionary = {
   ...dayRu,
   ...reasonsRu,
   ...reportsRu,
+  ...privacyRu,
 };

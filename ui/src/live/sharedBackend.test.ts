@@ -65,13 +65,20 @@ describe("shareSubscription", () => {
     const inner = new FakeBackend();
     const methods = Object.keys(inner).filter((k) => typeof (inner as unknown as Record<string, unknown>)[k] === "function");
     expect(methods, "the transport's own methods are there too").toEqual(
-      expect.arrayContaining([...Object.keys(OPERATIONS), "exportMessages", "saveOptOuts", "saveCsv"]),
+      expect.arrayContaining([...Object.keys(OPERATIONS), "exportMessages", "saveOptOuts", "saveCsv", "saveJson"]),
     );
     const shared = shareSubscription(inner) as unknown as Methods;
     for (const name of methods) {
       await expect(shared[name]?.(), `${name} is forwarded`).rejects.toMatchObject({ code: "bad_response" });
     }
     expect(inner.calls).toEqual(methods);
+  });
+
+  it("saves JSON only where the backend does (a browser; the window's shell writes CSV alone)", () => {
+    const inner = new FakeBackend();
+    expect(typeof shareSubscription(inner).saveJson).toBe("function");
+    delete inner.saveJson;
+    expect(shareSubscription(inner).saveJson).toBeUndefined();
   });
 
   it("passes a rejection through as it is", async () => {

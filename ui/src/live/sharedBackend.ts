@@ -40,6 +40,8 @@ export function shareSubscription(inner: Backend): Backend {
     exportMessages: (filter, options) => inner.exportMessages(filter, options),
     saveOptOuts: () => inner.saveOptOuts(),
     saveCsv: (text, name) => inner.saveCsv(text, name),
+    // Only where the transport saves JSON (a browser): a screen offers it when it is there.
+    ...(inner.saveJson === undefined ? {} : { saveJson: (text: string, name: string) => inner.saveJson!(text, name) }),
     subscribe(onChange, onResync) {
       const listener: Listener = { onChange, onResync };
       listeners.add(listener);

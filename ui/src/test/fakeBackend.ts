@@ -41,6 +41,7 @@ export class FakeBackend implements Backend {
   exportMessages: Backend["exportMessages"] = this.#unset("exportMessages");
   saveOptOuts: Backend["saveOptOuts"] = this.#unset("saveOptOuts");
   saveCsv: Backend["saveCsv"] = this.#unset("saveCsv");
+  saveJson?: NonNullable<Backend["saveJson"]> = this.#unset("saveJson");
   message: Backend["message"] = this.#unset("message");
   retry: Backend["retry"] = this.#unset("retry");
   cancel: Backend["cancel"] = this.#unset("cancel");
@@ -65,6 +66,10 @@ export class FakeBackend implements Backend {
   activity: Backend["activity"] = this.#unset("activity");
   pace: Backend["pace"] = this.#unset("pace");
   deliveryReport: Backend["deliveryReport"] = this.#unset("deliveryReport");
+  privacyOverview: Backend["privacyOverview"] = this.#unset("privacyOverview");
+  runRetention: Backend["runRetention"] = this.#unset("runRetention");
+  eraseNumber: Backend["eraseNumber"] = this.#unset("eraseNumber");
+  subjectAccess: Backend["subjectAccess"] = this.#unset("subjectAccess");
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
   commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");

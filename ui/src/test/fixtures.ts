@@ -208,6 +208,8 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       api_key_id: 2,
       api_key_name: "crm",
       submitted_by: null,
+      text_removed: null,
+      number_removed: null,
     },
     queue: {
       status: "accepted",

@@ -123,6 +123,27 @@ describe("audit log", () => {
     expect(byTestId(unknown!, "audit-what").querySelector("code")?.textContent).toBe("message.teleport");
   });
 
+  it("words an erasure and a retention run: the removal it made, what it removed, and smsdesk's daily run", async () => {
+    const redacted = { texts: 2, numbers: 2, receipts: 0, replies: 0, opt_outs: 1, audit: 0, cancelled: 0 };
+    const { backend } = paging({
+      "": {
+        items: [
+          entry(2, { actor: "retention", action: "retention.run", subject_type: null, subject_id: null, note: null, details: { redacted } }),
+          entry(1, { actor: "Alice", action: "privacy.erase", subject_type: "redaction", subject_id: 31, note: "asked by email", details: { redacted, still_sending: 0 } }),
+        ],
+        next_cursor: null,
+      },
+    });
+    view = await render(<AuditLog backend={backend} />);
+    await settle();
+    const [run, erase] = rows(view.container);
+    expect(cell(run, "audit-who")).toBe("smsdesk (daily retention)");
+    expect(cell(run, "audit-what")).toBe("Removed personal content past its retention period");
+    expect(cell(run, "audit-facts")).toBe("Removed: Texts: 2, Numbers: 2, Opt-out entries: 1");
+    expect(cell(erase, "audit-subject")).toBe("Removal 31");
+    expect(cell(erase, "audit-note-text")).toBe("asked by email");
+  });
+
   it("opens the message or exception an entry names", async () => {
     const { backend } = paging({
       "": {

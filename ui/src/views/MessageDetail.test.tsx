@@ -8,6 +8,9 @@ import type { MessageDetail as Detail } from "../bindings/MessageDetail";
 import { byTestId, click, queryTestId, render, settle, type, type Rendered } from "../test/dom";
 import { FakeBackend } from "../test/fakeBackend";
 import { attempt, deliveredDetail, exceptionSummary, person, receipt, summary, T0 } from "../test/fixtures";
+import type { Tombstone } from "../bindings/Tombstone";
+import { createI18n } from "../i18n/i18n";
+import { ShownNumber } from "./message/removed";
 import { MessageDetail } from "./MessageDetail";
 import { Messages } from "./Messages";
 
@@ -62,6 +65,83 @@ describe("message detail: what was sent", () => {
     expect(text(root, "detail-parts")).toBe("1");
     expect(text(root, "detail-route"), "the route that took it").toBe("default");
     expect(root.querySelector('[data-testid="detail-pinned"]'), "not kept on one connection: not shown").toBeNull();
+  });
+});
+
+describe("message detail: content removed by retention or an erasure", () => {
+  const removedAt = T0 + 86_400_000;
+  /** A tombstone as the engine sends it (its id and time arrive as JSON numbers). */
+  const tombstone = (rule: Tombstone["rule"], actor: string): Tombstone => ({
+    id: 3 as unknown as bigint,
+    at: removedAt as unknown as bigint,
+    rule,
+    actor,
+    summary: null,
+  });
+  const hash = "h:3f2a0000000000000000000000000b1c";
+  const removed = (over: Partial<Detail["message"]>): Detail => {
+    const d = deliveredDetail();
+    return { ...d, queue: { ...d.queue, status: "failed" }, message: { ...d.message, ...over } };
+  };
+
+  it("says when the text was removed and by which rule, in place of the text", async () => {
+    await show(removed({}));
+    expect(queryTestId(view!.container, "copy-to-new"), "a failed message is offered a copy while it has its content").not.toBeNull();
+    await view?.unmount();
+    await show(removed({ body: "", text_removed: tombstone("text_days", "retention") }));
+    const root = view!.container;
+    const at = createI18n(["en-US"]).formatDateTime(removedAt);
+    expect(queryTestId(root, "message-body"), "no empty text shown as if it were one").toBeNull();
+    expect(text(root, "message-text-removed")).toBe(`Text removed on ${at} — retention (text_days)`);
+    expect(byTestId(root, "message-text-removed").dataset["at"]).toBe(new Date(removedAt).toISOString());
+    expect(text(root, "detail-destination"), "the number is still there").toContain("+33612345607");
+    expect(queryTestId(root, "copy-to-new"), "nothing to copy: the text is gone").toBeNull();
+  });
+
+  it("says a number was removed and kept as a keyed hash, rather than show the hash as a number", async () => {
+    const detail = removed({
+      destination: hash,
+      destination_raw: hash,
+      body: "",
+      text_removed: tombstone("erasure", "Alice"),
+      number_removed: tombstone("erasure", "Alice"),
+    });
+    await show(detail);
+    const root = view!.container;
+    const destination = byTestId(root, "detail-destination");
+    expect(destination.querySelector(".phone"), "not shown as a phone number").toBeNull();
+    expect(text(destination, "message-number-removed")).toContain("Number removed (kept as a keyed hash)");
+    expect(text(destination, "message-number-removed")).toContain("— erased by Alice");
+    expect(text(destination, "message-number-hash")).toBe(hash);
+    expect(text(root, "message-text-removed")).toMatch(/^Text removed on .+ — erased by Alice$/);
+    expect(queryTestId(root, "copy-to-new")).toBeNull();
+  });
+
+  it("speaks French and Russian", async () => {
+    await show(removed({ body: "", text_removed: tombstone("text_days", "retention") }), ["fr-FR"]);
+    expect(text(view!.container, "message-text-removed")).toMatch(/^Texte supprimé le .+ — durée de conservation \(text_days\)$/);
+    await view?.unmount();
+    await show(removed({ destination: hash, number_removed: tombstone("destination_days", "retention") }), ["ru-RU"]);
+    expect(text(view!.container, "message-number-removed")).toContain("Номер удалён (хранится в виде ключевого хеша)");
+  });
+
+  it("says a one-time code is kept masked, and shows the masked text as it is", async () => {
+    await show(removed({ kind: "otp", body: "Votre code : ••••••" }));
+    const root = view!.container;
+    expect(text(root, "message-body")).toBe("Votre code : ••••••");
+    expect(text(root, "message-otp-masked")).toBe(
+      "A one-time code is kept masked: the code itself was sealed in memory and is never shown.",
+    );
+  });
+
+  it("a list row shows a removed number as removed, never its hash", async () => {
+    const t = createI18n(["en-US"]);
+    view = await render(<ShownNumber value={hash} testId="shown" />);
+    expect(text(view.container, "shown")).toBe(t.t("message.numberRemoved.short"));
+    expect(byTestId(view.container, "shown").getAttribute("title"), "the hash is there for whoever looks for it").toBe(hash);
+    await view.unmount();
+    view = await render(<ShownNumber value="+33612345607" testId="shown" />);
+    expect(byTestId(view.container, "shown").className).toBe("phone");
   });
 });
 

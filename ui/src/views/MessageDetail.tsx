@@ -37,6 +37,11 @@ export function concernsMessage(event: ChangeEvent, id: number, shown: MessageDe
   }
 }
 
+/** A copy carries the number and the text: not once either was removed (a hash or nothing would be copied). */
+function copyable(detail: MessageDetailRecord): boolean {
+  return detail.message.text_removed === null && detail.message.number_removed === null;
+}
+
 /**
  * One message in full: what was sent; what our queue did, what the network reported and what an
  * operator decided, as three statements; its flags; and its whole story with the evidence. Kept
@@ -89,7 +94,9 @@ export function MessageDetail({
       <h2 id={headingId} ref={headingRef} tabIndex={-1} data-testid="detail-heading">
         {state.status === "ready" ? headline(state.data, t) : t("detail.title", { id: String(id) })}
       </h2>
-      {state.status === "ready" && may.send && needsCorrection(state.data) && <CopyToNew message={state.data.message} />}
+      {state.status === "ready" && may.send && needsCorrection(state.data) && copyable(state.data) && (
+        <CopyToNew message={state.data.message} />
+      )}
       {state.status === "loading" && (
         <p className="status" role="status" data-testid="detail-loading">
           <span className="spinner" aria-hidden="true" />

@@ -11,6 +11,7 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { ListFooter } from "../components/ListFooter";
 import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePagedList";
 import { rowReason } from "./message/rowReason";
+import { ShownNumber } from "./message/removed";
 import { useI18n } from "../i18n/context";
 import { ExportCsv } from "./ExportCsv";
 import { ATTENTION_FLAGS } from "./labels";
@@ -223,9 +224,7 @@ function MessageRow({ message: m, onOpen }: { message: MessageSummary; onOpen: (
     >
       <td className="num">{m.id}</td>
       <td>
-        <span className="phone" data-testid="message-destination">
-          {m.destination}
-        </span>
+        <ShownNumber value={m.destination} testId="message-destination" />
       </td>
       <td className="preview" data-testid="message-preview">
         <span className="preview-text">

@@ -26,6 +26,7 @@ export const reasonsEn = {
   "queueReason.partly_sent": "Only some of its parts went out. {because}",
   "queueReason.partly_sent.parts": "Only some of its {parts} parts went out. {because}",
   "queueReason.rerouted": "Given back to the queue unsent: {connection} no longer serves its route.",
+  "queueReason.code_lost": "Not sent: a one-time code, sealed with a key held only in memory by the smsdesk that took it in, which stopped before sending it; the website asks for a new code.",
   "queueReason.end.attempts_exhausted": "No tries left.",
   "queueReason.end.too_old": "Too old to try again.",
   "queueReason.end.validity_ended": "Its validity ends before another try.",

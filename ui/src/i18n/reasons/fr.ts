@@ -26,6 +26,7 @@ export const reasonsFr: { readonly [K in keyof typeof reasonsEn]: string } = {
   "queueReason.partly_sent": "Seule une partie de ses segments est partie. {because}",
   "queueReason.partly_sent.parts": "Seule une partie de ses {parts} segments est partie. {because}",
   "queueReason.rerouted": "Rendu à la file sans être envoyé : {connection} ne dessert plus sa route.",
+  "queueReason.code_lost": "Non envoyé : un code à usage unique, scellé avec une clé gardée seulement en mémoire par le smsdesk qui l’a reçu, lequel s’est arrêté avant de l’envoyer ; le site demande un nouveau code.",
   "queueReason.end.attempts_exhausted": "Plus aucune tentative possible.",
   "queueReason.end.too_old": "Trop ancien pour être retenté.",
   "queueReason.end.validity_ended": "Sa validité prend fin avant une nouvelle tentative.",

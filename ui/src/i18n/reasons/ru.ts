@@ -26,6 +26,7 @@ export const reasonsRu: { readonly [K in keyof typeof reasonsEn]: string } = {
   "queueReason.partly_sent": "Ушла только часть сегментов. {because}",
   "queueReason.partly_sent.parts": "Из {parts} сегментов ушла только часть. {because}",
   "queueReason.rerouted": "Возвращено в очередь без отправки: {connection} больше не обслуживает его маршрут.",
+  "queueReason.code_lost": "Не отправлено: одноразовый код, запечатанный ключом, который хранился только в памяти принявшего его smsdesk, а тот остановился до отправки; сайт запросит новый код.",
   "queueReason.end.attempts_exhausted": "Попыток больше не осталось.",
   "queueReason.end.too_old": "Слишком старое для новой попытки.",
   "queueReason.end.validity_ended": "Срок действия истекает раньше следующей попытки.",

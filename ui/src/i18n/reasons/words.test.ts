@@ -174,6 +174,41 @@ describe("audit entries in words", () => {
     );
   });
 
+  it("a retention run and an erasure say what they removed; an access, how much it gave", () => {
+    const run = {
+      action: "retention.run" as const,
+      details: {
+        started_at_ms: 1,
+        took_ms: 40,
+        redacted: { texts: 12, numbers: 3, receipts: 4, replies: 0, opt_outs: 0, audit: 0, cancelled: 0 },
+        batches: 2,
+        longest_batch_ms: 9,
+        wal_emptied: true,
+      },
+    };
+    expect(auditDetailWords(run, en)).toBe("Removed: Texts: 12, Numbers: 3, Receipts: 4");
+    expect(auditDetailWords(run, fr)).toBe("Supprimé : Textes : 12, Numéros : 3, Accusés de réception : 4");
+    const nothing = { action: "retention.run" as const, details: { ...run.details, redacted: { texts: 0 } } };
+    expect(auditDetailWords(nothing, en), "an older engine's counts, all none").toBe("Nothing was removed");
+    const erase = {
+      action: "privacy.erase" as const,
+      details: { redacted: { texts: 2, numbers: 2, receipts: 0, replies: 1, opt_outs: 1, audit: 0, cancelled: 1 }, still_sending: 1 },
+    };
+    expect(auditDetailWords(erase, en)).toBe(
+      "Removed: Texts: 2, Numbers: 2, Replies: 1, Opt-out entries: 1, Messages cancelled: 1. Still being sent: 1",
+    );
+    expect(auditDetailWords({ action: "privacy.access", details: { number_hash: "h:00", items: 5 } }, ru)).toBe("Выдано записей: 5");
+    expect(auditDetailWords({ action: "privacy.erase", details: { redacted: "?" } }, en), "details it cannot read").toBeNull();
+  });
+
+  it("a lost one-time code says the website asks for a new one", () => {
+    expect(reasonWords({ code: "code_lost", params: {} }, en)).toBe(
+      "Not sent: a one-time code, sealed with a key held only in memory by the smsdesk that took it in, which stopped before sending it; the website asks for a new code.",
+    );
+    expect(reasonWords({ code: "code_lost", params: {} }, fr)).toContain("le site demande un nouveau code");
+    expect(reasonWords({ code: "code_lost", params: {} }, ru)).toContain("сайт запросит новый код");
+  });
+
   it("an entry without details, or with details this version does not word, has no words", () => {
     expect(auditDetailWords({ action: "message.retry", details: null }, en)).toBeNull();
     expect(auditDetailWords({ action: "message.cancel", details: { anything: 1 } }, en)).toBeNull();
@@ -181,6 +216,7 @@ describe("audit entries in words", () => {
 
   it("actors: smsdesk itself, people by name, and the older forms worded", () => {
     expect(auditActorWords("system", en)).toBe("smsdesk (automatic)");
+    expect(auditActorWords("retention", en)).toBe("smsdesk (daily retention)");
     expect(auditActorWords("Ada", fr)).toBe("Ada");
     expect(auditActorWords("Ada (setup link)", fr)).toBe("Ada (lien d’installation)");
     expect(auditActorWords("+33612345600 (reply)", ru)).toBe("+33612345600 (ответом)");

@@ -3,6 +3,7 @@ import type { QueueReason } from "../../bindings/QueueReason";
 import type { QueueView } from "../../bindings/QueueView";
 import type { RetryFact } from "../../bindings/RetryFact";
 import type { I18n, MessageKey } from "../i18n";
+import { redactedOf, redactedParts } from "../privacy/redacted";
 import { firstSayable, isKey, smppStatusText } from "../server/words";
 
 type Params = Record<string, string | number>;
@@ -106,6 +107,7 @@ export function retryFactWords(f: RetryFact, t: I18n["t"]): string {
 export function auditActorWords(actor: string, t: I18n["t"]): string {
   if (actor === "system") return t("audit.actor.system");
   if (actor === "operator") return t("audit.actor.operator");
+  if (actor === "retention") return t("privacy.actor.retention");
   // Entries written before the engine kept how someone acted in the details.
   const suffixes: [string, MessageKey][] = [
     [" (desktop)", "auditDetail.actor.desktop"],
@@ -177,6 +179,22 @@ function accountWords(action: string, d: Details, t: I18n["t"]): string | undefi
   return done.length === 0 ? name : `${name}: ${done.join(", ")}`;
 }
 
+/** What a retention run or an erasure removed, or how much an access gave. */
+function privacyWords(action: string, d: Details, t: I18n["t"]): string | undefined {
+  if (action === "privacy.access") {
+    const items = d["items"];
+    return typeof items === "number" ? t("auditDetail.privacy.access", { count: items }) : undefined;
+  }
+  const redacted = redactedOf(d["redacted"]);
+  if (redacted === null) return undefined;
+  const parts = redactedParts(redacted, t);
+  const removed = parts.length === 0 ? t("privacy.redacted.none") : t("auditDetail.privacy.removed", { what: parts.join(", ") });
+  const sending = d["still_sending"];
+  return typeof sending === "number" && sending > 0
+    ? `${removed}. ${t("auditDetail.privacy.stillSending", { count: sending })}`
+    : removed;
+}
+
 /**
  * What the engine recorded with an audit entry, in the reader's language: the number and how it
  * came on the opt-out list, the settings changed, the account and its role, the SMPP status a
@@ -245,6 +263,11 @@ export function auditDetailWords(entry: AuditFacts, t: I18n["t"]): string | null
       if (name !== undefined) out = t("auditDetail.template", { name });
       break;
     }
+    case "retention.run":
+    case "privacy.erase":
+    case "privacy.access":
+      out = privacyWords(entry.action, details, t);
+      break;
     case "connection.drain":
     case "connection.disable":
     case "connection.enable": {

@@ -24,6 +24,12 @@ export const screensEn = {
   "setting.store.reserve_mib": "Disk space kept free (MiB)",
   "setting.routing.failover_grace_seconds": "Wait before moving to the next connection (seconds)",
   "setting.routing.otp_failover_grace_seconds": "One-time codes: wait before moving to the next connection (seconds)",
+  "setting.retention.otp_text_days": "Keep a one-time code’s text for (days, or “never”)",
+  "setting.retention.transactional_text_days": "Keep a transactional message’s text for (days, or “never”)",
+  "setting.retention.bulk_text_days": "Keep a bulk message’s text for (days, or “never”)",
+  "setting.retention.destination_days": "Keep the number a message was sent to for (days, or “never”)",
+  "setting.retention.replies_days": "Keep a reply’s number and text for (days, or “never”)",
+  "setting.retention.audit_days": "Keep an audit line’s note and details for (days, or “never”)",
 
   // The connection test: what to do first, the provider's code in small print.
   "settings.test.refused.ESME_RINVPASWD": "The provider refused the user name or password: check them with your provider",

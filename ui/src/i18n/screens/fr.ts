@@ -24,6 +24,12 @@ export const screensFr: { readonly [K in keyof typeof screensEn]: string } = {
   "setting.store.reserve_mib": "Espace disque gardé libre (Mio)",
   "setting.routing.failover_grace_seconds": "Attente avant de passer à la connexion suivante (secondes)",
   "setting.routing.otp_failover_grace_seconds": "Codes à usage unique : attente avant de passer à la connexion suivante (secondes)",
+  "setting.retention.otp_text_days": "Conserver le texte d’un code à usage unique (jours, ou « never »)",
+  "setting.retention.transactional_text_days": "Conserver le texte d’un message transactionnel (jours, ou « never »)",
+  "setting.retention.bulk_text_days": "Conserver le texte d’un envoi en nombre (jours, ou « never »)",
+  "setting.retention.destination_days": "Conserver le numéro auquel un message a été envoyé (jours, ou « never »)",
+  "setting.retention.replies_days": "Conserver le numéro et le texte d’une réponse (jours, ou « never »)",
+  "setting.retention.audit_days": "Conserver la note et les détails d’une ligne d’audit (jours, ou « never »)",
 
   "settings.test.refused.ESME_RINVPASWD": "Le fournisseur a refusé l’identifiant ou le mot de passe : vérifiez-les auprès de votre fournisseur",
   "settings.test.refused.ESME_RINVSYSID": "Le fournisseur ne connaît pas ce System ID : vérifiez-le auprès de votre fournisseur",

@@ -24,6 +24,12 @@ export const screensRu: { readonly [K in keyof typeof screensEn]: string } = {
   "setting.store.reserve_mib": "Свободное место на диске в запасе (МиБ)",
   "setting.routing.failover_grace_seconds": "Ожидание перед переходом к следующему подключению (секунд)",
   "setting.routing.otp_failover_grace_seconds": "Одноразовые коды: ожидание перед переходом к следующему подключению (секунд)",
+  "setting.retention.otp_text_days": "Хранить текст одноразового кода (дней или «never»)",
+  "setting.retention.transactional_text_days": "Хранить текст транзакционного сообщения (дней или «never»)",
+  "setting.retention.bulk_text_days": "Хранить текст массовой рассылки (дней или «never»)",
+  "setting.retention.destination_days": "Хранить номер, на который отправлено сообщение (дней или «never»)",
+  "setting.retention.replies_days": "Хранить номер и текст ответа (дней или «never»)",
+  "setting.retention.audit_days": "Хранить примечание и подробности строки аудита (дней или «never»)",
 
   "settings.test.refused.ESME_RINVPASWD": "Провайдер не принял имя пользователя или пароль: уточните их у провайдера",
   "settings.test.refused.ESME_RINVSYSID": "Провайдер не знает этот System ID: уточните его у провайдера",

@@ -26,6 +26,7 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "field.system_id": "Identifiant système (system ID)",
   "field.default_region": "Pays du bureau",
   "field.csv": "Fichier",
+  "field.number": "Numéro de téléphone",
   "fieldError.line": "{field} : {problem}",
   "fieldError.required": "Obligatoire : ce champ ne peut pas être vide.",
   "fieldError.required.destination": "Indiquez le numéro auquel envoyer le message.",
@@ -127,6 +128,9 @@ export const serverFr: { readonly [K in keyof typeof serverEn]: string } = {
   "audit.action.settings.reload": "A relu le fichier de configuration",
   "audit.action.message.accepted_by_evidence":
     "A levé une issue inconnue grâce à un accusé montrant que le SMSC avait le message",
+  "audit.action.privacy.access": "A communiqué tout ce qui est conservé sur un numéro (demande d’accès)",
+  "audit.action.privacy.erase": "A effacé tout ce qui est conservé sur un numéro (seule son empreinte reste)",
+  "audit.action.retention.run": "A supprimé les données personnelles dont la durée de conservation est passée",
   "timeline.audit": "{who} : {what}",
   "timeline.auditNote": "{who} : {what} — « {note} »",
   "desktop.tray.open": "Ouvrir smsdesk",

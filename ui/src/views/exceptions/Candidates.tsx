@@ -2,6 +2,7 @@ import { useId } from "react";
 import type { Candidate } from "../../bindings/Candidate";
 import { Badge } from "../../components/Badge";
 import { useI18n } from "../../i18n/context";
+import { ShownNumber } from "../message/removed";
 
 /**
  * A receipt that matched no message beside the tries whose outcome is unknown on its connection
@@ -47,7 +48,7 @@ export function Candidates({
           </h4>
           {c.message !== null && (
             <p>
-              <span className="phone">{c.message.destination}</span> <span className="message-body">{c.message.preview}</span>
+              <ShownNumber value={c.message.destination} /> <span className="message-body">{c.message.preview}</span>
             </p>
           )}
           <table className="facts-table" data-testid="candidate-facts">

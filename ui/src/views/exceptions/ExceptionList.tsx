@@ -17,6 +17,7 @@ import { resolutionWords } from "../message/words";
 import { EXCEPTION_STATUS_TONE } from "../tones";
 import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { BulkResolve } from "./BulkResolve";
+import { ShownNumber } from "../message/removed";
 
 export interface ExceptionQuery {
   readonly status: ExceptionStatus | "";
@@ -321,7 +322,11 @@ function ExceptionRow({
             >
               {t("exceptions.messageRef", { id: String(messageId) })}
             </button>
-            {e.destination !== null && <div className="phone muted">{e.destination}</div>}
+            {e.destination !== null && (
+              <div>
+                <ShownNumber value={e.destination} className="phone muted" />
+              </div>
+            )}
           </>
         )}
       </td>

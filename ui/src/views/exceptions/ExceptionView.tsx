@@ -22,6 +22,7 @@ import { Evidence } from "./Evidence";
 import { Resolution } from "./Resolution";
 import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { ResolveForm } from "./ResolveForm";
+import { ShownNumber } from "../message/removed";
 
 /** Changes that can alter what exception `id` shows: itself, receipts, and the message it concerns. */
 export function concernsException(event: ChangeEvent, id: number, shown: ExceptionDetail | null): boolean {
@@ -214,7 +215,7 @@ function ConcernedMessage({
         <div className="message-card" data-id={m.id}>
           <p>
             <strong>{t("exceptions.messageRef", { id: String(m.id) })}</strong>{" "}
-            <span className="phone">{m.destination}</span>{" "}
+            <ShownNumber value={m.destination} />{" "}
             <span className="muted">{formatDateTime(m.created_at_ms)}</span>
           </p>
           <p className="message-body">{m.preview}</p>

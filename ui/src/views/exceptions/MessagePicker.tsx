@@ -18,6 +18,7 @@ import {
   type PickerSearch,
   type WindowHours,
 } from "./picker";
+import { ShownNumber } from "../message/removed";
 
 /** Messages listed at most per search. */
 export const PICKER_LIMIT = 20;
@@ -244,7 +245,7 @@ function PickerCandidate({
         <input id={inputId} type="radio" name="picked-message" checked={picked} onChange={onPick} data-testid="picker-pick" />
         <span>
           <span className="choice-label">
-            {t("exceptions.messageRef", { id: String(m.id) })} · <span className="phone">{m.destination}</span> ·{" "}
+            {t("exceptions.messageRef", { id: String(m.id) })} · <ShownNumber value={m.destination} /> ·{" "}
             {formatTime(m.created_at_ms)}
           </span>
           <span className="message-body">{m.preview}</span>

@@ -4,6 +4,7 @@ import { Disclosure } from "../../components/Disclosure";
 import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
+import { NumberRemoved, TextRemoved } from "./removed";
 
 const ENCODINGS = ["gsm7", "ucs2"] as const;
 
@@ -17,7 +18,10 @@ export function originWords(m: MessageRecord, t: Translate): string {
   return name === null ? t(`channel.${m.channel}`) : t(`message.origin.${m.channel}`, { name });
 }
 
-/** What was sent, to whom, and when: the message as it was handed in, which never changes. */
+/**
+ * What was sent, to whom, and when: the message as it was handed in. Only retention or an
+ * erasure changes it, removing its text or its number: then it says when and why, in their place.
+ */
 export function MessageHeader({ detail }: { detail: MessageDetail }) {
   const { t, formatDateTime, formatNumber } = useI18n();
   const m = detail.message;
@@ -25,9 +29,15 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
     <div className="message-header" data-testid="message-header">
       <Facts>
         <Fact label={t("message.destination")} testId="detail-destination">
-          <span className="phone">{m.destination}</span>
-          {m.destination_raw !== m.destination && (
-            <span className="muted"> {t("message.destinationRaw", { raw: m.destination_raw })}</span>
+          {m.number_removed !== null ? (
+            <NumberRemoved tombstone={m.number_removed} hash={m.destination} />
+          ) : (
+            <>
+              <span className="phone">{m.destination}</span>
+              {m.destination_raw !== m.destination && (
+                <span className="muted"> {t("message.destinationRaw", { raw: m.destination_raw })}</span>
+              )}
+            </>
           )}
         </Fact>
         <Fact label={t("message.kind")} testId="detail-kind">
@@ -52,9 +62,20 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
         </Fact>
       </Facts>
       <h3 className="body-heading">{t("message.text")}</h3>
-      <p className="message-body" data-testid="message-body">
-        {m.body}
-      </p>
+      {m.text_removed !== null ? (
+        <TextRemoved tombstone={m.text_removed} />
+      ) : (
+        <>
+          <p className="message-body" data-testid="message-body">
+            {m.body}
+          </p>
+          {m.kind === "otp" && (
+            <p className="hint" data-testid="message-otp-masked">
+              {t("message.otpMasked")}
+            </p>
+          )}
+        </>
+      )}
       <Disclosure summary={t("message.more")} testId="message-more">
         <MessageRecordFacts message={m} route={detail.queue.route} pinned={detail.queue.pinned} />
       </Disclosure>
