@@ -26,6 +26,7 @@ const OWN_COMMANDS: &[&str] = &[
     "cancel_export",
     "save_opt_outs",
     "save_csv",
+    "save_json",
     "desktop_status",
     "notify",
 ];

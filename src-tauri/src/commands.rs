@@ -251,12 +251,23 @@ pub fn cancel_export(exports: State<'_, Exports>) {
 /// dialog. Only a `.csv` file is written.
 #[tauri::command]
 pub async fn save_csv(path: PathBuf, text: String) -> Reply<()> {
+    save_text(path, text, "csv").await
+}
+
+/// Writes a JSON text the UI made (a number's record, for its owner) at the path the person
+/// chose in the save dialog: an absolute path of a `.json` file, nothing else.
+#[tauri::command]
+pub async fn save_json(path: PathBuf, text: String) -> Reply<()> {
+    save_text(path, text, "json").await
+}
+
+async fn save_text(path: PathBuf, text: String, extension: &str) -> Reply<()> {
     use smsdesk_engine::api::ErrorCode;
-    let is_csv = path.extension().is_some_and(|e| e.eq_ignore_ascii_case("csv"));
-    if !path.is_absolute() || !is_csv {
+    let fits = path.extension().is_some_and(|e| e.eq_ignore_ascii_case(extension));
+    if !path.is_absolute() || !fits {
         return Err(ApiError::new(
             ErrorCode::Invalid,
-            format!("{} is not the path of a .csv file", path.display()),
+            format!("{} is not the path of a .{extension} file", path.display()),
         ));
     }
     tokio::fs::write(&path, text.as_bytes())

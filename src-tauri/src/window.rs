@@ -25,6 +25,7 @@ macro_rules! window_commands {
             commands::cancel_export,
             commands::save_opt_outs,
             commands::save_csv,
+            commands::save_json,
             crate::desktop::desktop_status,
             crate::desktop::notify,
         ]

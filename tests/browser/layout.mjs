@@ -145,6 +145,7 @@ function places(ids) {
     ["API keys", "#/keys"],
     ["accounts", "#/accounts"],
     ["settings", "#/settings"],
+    ["personal data", "#/privacy"],
     ["connect a provider", "#/settings/connect"],
     ["about", "#/about"],
     ["change password", "#/password"],

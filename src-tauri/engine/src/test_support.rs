@@ -92,6 +92,8 @@ pub fn service(dir: &tempfile::TempDir) -> crate::service::Service {
     let store = std::sync::Arc::new(crate::store::Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let ingestor = crate::receipts::ingest::Ingestor::new(store.writer().clone(), Default::default());
     let rules = crate::intake::IntakeRules::new("sandbox", Some("FR"));
+    // A run of its own, as an engine has: one-time codes are sealed with its key.
+    crate::privacy::codes::new_run(store.path());
     crate::service::Service::new(store, ingestor, rules, 100)
 }
 

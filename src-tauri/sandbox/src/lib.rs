@@ -298,7 +298,7 @@ impl Handsets {
     /// As [`Sandbox::inject_mo`].
     pub fn reply(&self, mo: Mo) -> usize {
         let pdus = self.shared.mo_pdus(&mo);
-        tracing::debug!(from = %mo.from, to = %mo.to, parts = pdus.len(), "sandbox: MO");
+        tracing::debug!(parts = pdus.len(), "sandbox: MO");
         let queued = pdus.len();
         for pdu in pdus {
             self.shared.deliver(pdu);

@@ -135,5 +135,8 @@ pub(crate) fn truncate(path: &Path) -> Result<bool, StoreError> {
         source,
     })?;
     pragmas::apply(&conn, Role::Writer)?;
+    // Most of the WAL copied first without holding anyone up, so the pause the truncation needs
+    // is short however much was written.
+    conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
     Ok(truncate_on(&conn)?)
 }

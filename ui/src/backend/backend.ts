@@ -42,8 +42,8 @@ export interface Backend extends Operations {
 
   /**
    * Saves a JSON text the UI made (a number's record, asked for by its owner) as a file offered
-   * under `name`: a download. Only in a browser: the desktop window's shell writes CSV files
-   * alone (`save_csv`), so there a screen offers the CSV file only.
+   * under `name`: a download in a browser, the native save dialog in the desktop window
+   * (`save_json`). False when the person closed the dialog without a file.
    */
   saveJson?(text: string, name: string): Promise<boolean>;
 

@@ -64,10 +64,21 @@ export class TauriBackend implements Backend {
     return true;
   }
 
+  /** Asks for a file in the native save dialog, then has the shell write the text there (`save_json`). */
+  async saveJson(text: string, name: string): Promise<boolean> {
+    const path = await this.#choose(name, { name: "JSON", extensions: ["json"] });
+    if (path === null) return false;
+    await this.#call<void>("save_json", { path, text });
+    return true;
+  }
+
   /** A file chosen in the native save dialog, or null when it was closed without one. */
-  async #choose(defaultPath: string): Promise<string | null> {
+  async #choose(
+    defaultPath: string,
+    filter: { name: string; extensions: string[] } = { name: "CSV", extensions: ["csv"] },
+  ): Promise<string | null> {
     try {
-      return await this.#save({ defaultPath, filters: [{ name: "CSV", extensions: ["csv"] }] });
+      return await this.#save({ defaultPath, filters: [filter] });
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
       throw new BackendError(CLIENT_ERROR_CODES.dialogUnavailable, `the save dialog could not be opened: ${reason}`, {

@@ -38,13 +38,17 @@ pub fn sealer_for(db: &Path) -> Option<Arc<Sealer>> {
 }
 
 /// `text` with every word that holds a digit masked, character for character: the code (and a
-/// code with letters, `G-482913`) goes; the sentence around it stays readable.
+/// code with letters, `G-482913`) goes; the punctuation and the sentence around it stay.
 pub fn mask(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut word = String::new();
     let flush = |word: &mut String, out: &mut String| {
         if word.chars().any(|c| c.is_ascii_digit()) {
-            out.extend(word.chars().map(|_| MASK));
+            // Its letters, digits and dashes: the punctuation around it stays.
+            out.extend(
+                word.chars()
+                    .map(|c| if c.is_alphanumeric() || c == '-' { MASK } else { c }),
+            );
         } else {
             out.push_str(word);
         }
@@ -116,19 +120,22 @@ mod tests {
     }
 
     #[test]
-    fn a_sealed_code_opens_in_this_process_only() {
-        let sealed = sealer().seal("Votre code : 482913");
+    fn a_sealed_code_opens_in_its_run_only() {
+        let db = Path::new("/nowhere/codes-test.db");
+        assert!(sealer_for(db).is_none(), "no run, no key");
+        let sealed = new_run(db).seal("Votre code : 482913");
         assert!(!sealed.contains("482913"));
+        let masked = "Votre code : ••••••";
         assert_eq!(
-            text_to_send("Votre code : ••••••", Some(&sealed)).as_deref(),
+            text_to_send(db, masked, Some(&sealed)).as_deref(),
             Some("Votre code : 482913")
         );
-        let other = Sealer::in_memory().seal("Votre code : 482913");
+        new_run(db);
         assert_eq!(
-            text_to_send("Votre code : ••••••", Some(&other)),
+            text_to_send(db, masked, Some(&sealed)),
             None,
-            "another run's key"
+            "the next run's key opens nothing of the last"
         );
-        assert_eq!(text_to_send("plain", None).as_deref(), Some("plain"));
+        assert_eq!(text_to_send(db, "plain", None).as_deref(), Some("plain"));
     }
 }

@@ -67,7 +67,14 @@ pub async fn run(store: &Arc<Store>, settings: &RetentionSettings, actor: &str) 
     let started_at_ms = store.clock().now_ms();
     let due = due(settings, started_at_ms);
     let who = actor.to_owned();
-    let tombstones = store.writer().write(move |tx| Tombstones::begin(tx, &who)).await?;
+    let tombstones = store
+        .writer()
+        .write(move |tx| {
+            // Codes that failed and can no longer be sent again are not kept sealed either.
+            crate::store::tables::queue::drop_spent_seals(tx, started_at_ms)?;
+            Tombstones::begin(tx, &who)
+        })
+        .await?;
     let (mut cursor, mut total) = (Cursor::default(), Redacted::default());
     let (mut batches, mut longest) = (0u32, Duration::ZERO);
     while !cursor.finished {

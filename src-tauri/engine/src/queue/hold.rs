@@ -16,6 +16,8 @@ use crate::reasons::QueueNote;
 /// Marks queued messages whose validity ended as expired, whether or not the link is up. (Claims
 /// skip them anyway, so this makes their status say so on time.) Returns how many.
 pub fn expire(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
+    // A code that failed and can no longer be sent again is not kept either.
+    queue::drop_spent_seals(tx, now)?;
     let ids = queue::validity_ended_by(tx, now)?;
     for &id in &ids {
         validity_ended(tx, id, &reason::validity_ended("the other parts could be sent"))?;

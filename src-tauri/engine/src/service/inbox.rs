@@ -337,7 +337,8 @@ impl Service {
             text: r.text,
             style: crate::sandbox::MoStyle::Plain,
         });
-        tracing::info!(from = %from, parts, by = %caller.actor(), "sandbox: a handset replies");
+        // Not the number: logs keep no personal data (docs/admin/personal-data.md).
+        tracing::info!(parts, by = %caller.actor(), "sandbox: a handset replies");
         Ok(())
     }
 

@@ -20,6 +20,8 @@ fn service() -> (tempfile::TempDir, Service) {
     let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let ingestor = Ingestor::new(store.writer().clone(), Default::default());
     let rules = IntakeRules::new("sandbox", Some("FR"));
+    // A run of its own, as an engine has: one-time codes are sealed with its key.
+    crate::privacy::codes::new_run(store.path());
     (dir, Service::new(store, ingestor, rules, 100))
 }
 

@@ -17,6 +17,8 @@ async fn office() -> (tempfile::TempDir, Service) {
     let dir = tempfile::tempdir().unwrap();
     let store = Arc::new(Store::open(&dir.path().join("smsdesk.db")).unwrap());
     let ingestor = Ingestor::new(store.writer().clone(), Default::default());
+    // A run of its own, as an engine has: one-time codes are sealed with its key.
+    crate::privacy::codes::new_run(store.path());
     let s = Service::new(store, ingestor, IntakeRules::new("sandbox", Some("FR")), 100);
     let reminder = NewTemplate {
         name: "Reminder".into(),

@@ -27,6 +27,8 @@ ALTER TABLE message ADD COLUMN number_redaction INTEGER REFERENCES redaction (id
 -- be sent; `body` holds it masked. Dropped ('') as soon as the message is done with; NULL for a
 -- message never sealed.
 ALTER TABLE message ADD COLUMN sealed TEXT;
+-- The codes still sealed: few at any time, found without reading every message.
+CREATE INDEX message_sealed ON message (id) WHERE sealed <> '';
 ALTER TABLE receipt ADD COLUMN redaction INTEGER REFERENCES redaction (id);
 -- What comparing a redacted receipt's handset and text echo with its message found just before
 -- they were removed (1 agrees, 0 differs, NULL could not tell): the mismatch flag a rebuild
@@ -46,6 +48,8 @@ CREATE INDEX message_number_kept ON message (created_at) WHERE number_redaction 
 CREATE INDEX idempotency_kept ON idempotency (created_at) WHERE redaction IS NULL;
 CREATE INDEX inbox_message_kept ON inbox_message (received_at) WHERE redaction IS NULL;
 CREATE INDEX inbox_message_handset ON inbox_message (handset);
+CREATE INDEX inbound_message_kept ON inbound_message (received_at) WHERE redaction IS NULL;
+CREATE INDEX audit_kept ON audit (at) WHERE redaction IS NULL AND (note IS NOT NULL OR details_json IS NOT NULL);
 CREATE INDEX inbound_message_source ON inbound_message (source_addr);
 
 -- Rows stay immutable but for the redaction of their content, once, to the tombstone's shape.
@@ -85,11 +89,11 @@ BEGIN
     INSERT INTO message_fts (rowid, body, client_ref) VALUES (NEW.id, NEW.body, NEW.client_ref);
 END;
 
--- A sealed code is dropped the moment its message is done with: sent, failed, cancelled, expired,
--- or its outcome unknown (never sent again without a person).
+-- A sealed code is dropped the moment its message is sent, cancelled or expired. One that failed,
+-- or whose outcome is unknown, keeps it while a person may still send it again within its
+-- validity; the validity sweep drops it once that has ended (`queue::drop_spent_seals`).
 CREATE TRIGGER message_sealed_dropped AFTER UPDATE OF status ON queue
-WHEN NEW.status = 'accepted' OR NEW.status = 'failed' OR NEW.status = 'cancelled' OR NEW.status = 'expired'
-    OR NEW.status = 'outcome_unknown'
+WHEN NEW.status = 'accepted' OR NEW.status = 'cancelled' OR NEW.status = 'expired'
 BEGIN
     UPDATE message SET sealed = '' WHERE id = NEW.message_id AND sealed <> '';
 END;

@@ -1,6 +1,8 @@
 //! Retention: what is older than its `[retention]` period is redacted, in bounded batches (each one
 //! short write transaction, so sending goes on between them).
 
+use std::time::{Duration, Instant};
+
 use rusqlite::params;
 use smsdesk_core::domain::MessageKind;
 
@@ -52,6 +54,10 @@ pub struct Cursor {
     pub finished: bool,
 }
 
+/// How long one batch works at most before it ends (a message started is finished): the writer's
+/// longest hold by retention stays near it, whatever the search index makes a redaction cost.
+const BUDGET: Duration = Duration::from_millis(20);
+
 /// How many receipts one batch looks at, at most, for those no message holds: a batch stays short
 /// however many receipts are correlated (and so skipped).
 const RECEIPTS_LOOKED_AT: i64 = 4_096;
@@ -67,19 +73,28 @@ pub fn batch(
     limit: u32,
     cursor: &mut Cursor,
 ) -> Result<Redacted, StoreError> {
+    let started = Instant::now();
     let mut done = Redacted::default();
     let mut more = false;
     let mut left = u64::from(limit);
     for &(kind, before) in &due.text_before {
-        let ids = due_messages(tx, "text_redaction", Some(kind), before, left)?;
-        for id in ids {
+        for id in due_messages(tx, "text_redaction", Some(kind), before, left)? {
+            // Out of time: the rest waits for the next batch (the writer serves others between).
+            if started.elapsed() >= BUDGET {
+                more = true;
+                break;
+            }
             done.receipts += redact::message_receipts(tx, id, t.text)?;
             done.texts += u64::from(redact::message_text(tx, id, t.text)?);
         }
         left = u64::from(limit).saturating_sub(done.total());
     }
-    if let (Some(before), true) = (due.number_before, left > 0) {
+    if let (Some(before), true) = (due.number_before, left > 0 && !more) {
         for id in due_messages(tx, "number_redaction", None, before, left)? {
+            if started.elapsed() >= BUDGET {
+                more = true;
+                break;
+            }
             done.receipts += redact::message_receipts(tx, id, t.number)?;
             done.numbers += u64::from(redact::message_number(tx, id, t.number)?);
         }
@@ -105,7 +120,7 @@ pub fn batch(
         }
     }
     left = u64::from(limit).saturating_sub(done.total());
-    if let (Some(before), true) = (due.replies_before, left > 0) {
+    if let (Some(before), true) = (due.replies_before, left > 0 && !more) {
         let ids: Vec<i64> = tx
             .conn()
             .prepare_cached(
@@ -122,7 +137,7 @@ pub fn batch(
             let parts: Vec<i64> = tx
                 .conn()
                 .prepare_cached(
-                    "SELECT id FROM inbound_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY id LIMIT ?2",
+                    "SELECT id FROM inbound_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2",
                 )?
                 .query_map(params![before, left as i64], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
@@ -132,13 +147,13 @@ pub fn batch(
         }
     }
     left = u64::from(limit).saturating_sub(done.total());
-    if let (Some(before), true) = (due.audit_before, left > 0) {
+    if let (Some(before), true) = (due.audit_before, left > 0 && !more) {
         done.audit += tx
             .conn()
             .prepare_cached(
                 "UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3
                  WHERE id IN (SELECT id FROM audit WHERE redaction IS NULL AND at < ?1
-                              AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY id LIMIT ?2)",
+                              AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY at LIMIT ?2)",
             )?
             .execute(params![before, left as i64, t.audit])? as u64;
     }
@@ -158,15 +173,21 @@ fn due_messages(
     if limit == 0 {
         return Ok(Vec::new());
     }
+    // The kind written into the statement (one of three words), and the messages read first
+    // (CROSS JOIN), so the plan reads the oldest of `message_text_kept` (kind, created_at) or
+    // `message_number_kept` (created_at) in order: never every message done with, sorted.
+    let of_kind = kind
+        .map(|k| format!("AND m.kind = '{}'", k.as_str()))
+        .unwrap_or_default();
     let sql = format!(
-        "SELECT m.id FROM message m JOIN queue q ON q.message_id = m.id
-         WHERE m.{column} IS NULL AND m.created_at < ?1 AND (?2 IS NULL OR m.kind = ?2) AND q.status IN {DONE}
-         ORDER BY m.created_at LIMIT ?3"
+        "SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
+         WHERE m.{column} IS NULL AND m.created_at < ?1 {of_kind} AND q.status IN {DONE}
+         ORDER BY m.created_at LIMIT ?2"
     );
     let ids = tx
         .conn()
         .prepare_cached(&sql)?
-        .query_map(params![before, kind.map(|k| k.as_str()), limit as i64], |r| r.get(0))?
+        .query_map(params![before, limit as i64], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     Ok(ids)
 }

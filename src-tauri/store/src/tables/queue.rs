@@ -39,11 +39,24 @@ pub fn sealed_waiting(conn: &impl Reads) -> Result<Vec<(i64, String)>, StoreErro
     Ok(conn
         .connection()
         .prepare_cached(
-            "SELECT m.id, m.sealed FROM queue q JOIN message m ON m.id = q.message_id
-             WHERE q.status IN ('queued', 'held') AND q.priority < 10 AND m.sealed <> ''",
+            "SELECT m.id, m.sealed FROM message m CROSS JOIN queue q ON q.message_id = m.id
+             WHERE m.sealed <> '' AND q.status IN ('queued', 'held')",
         )?
         .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
         .collect::<Result<_, _>>()?)
+}
+
+/// Drops the sealed codes of the one-time codes that failed or whose outcome is unknown, once
+/// their validity ended by `now`: nobody may send them again. Returns how many.
+pub fn drop_spent_seals(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
+    Ok(tx
+        .conn()
+        .prepare_cached(
+            "UPDATE message SET sealed = '' WHERE id IN (
+                 SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
+                 WHERE m.sealed <> '' AND q.status IN ('failed', 'outcome_unknown') AND q.expires_at <= ?1)",
+        )?
+        .execute([now])?)
 }
 
 /// The queued messages whose validity ended by `now`.

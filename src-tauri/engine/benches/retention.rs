@@ -1,0 +1,222 @@
+//! Retention on a large database: N messages over 100 days, each accepted with a receipt that
+//! echoes its text, written with plain SQL so the fixture takes seconds. Then a retention run
+//! with every period at 10 days redacts the texts and numbers of the 90 % older than that (and
+//! their receipts), while another thread goes on handing in one message at a time: the run's
+//! time, its batches, the longest a batch held the writer, and the slowest of those messages are
+//! printed. The baseline, in the same run and on the same disk: plain SQLite inserts, committed
+//! in batches of 200 rows (what one retention batch redacts), and the ratio of the two rates.
+//!
+//!   cargo bench -p smsdesk-engine --bench retention [-- N]     (default 1000000)
+
+mod support;
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use rusqlite::{params, Connection};
+use smsdesk_engine::config::{Days, RetentionSettings};
+use smsdesk_engine::domain::{IntakeChannel, MessageKind};
+use smsdesk_engine::messages::{self, NewMessage};
+use smsdesk_store::privacy::token::NumberKey;
+use smsdesk_store::Store;
+
+const DAY: i64 = 86_400_000;
+const SPAN_DAYS: i64 = 100;
+
+fn now_ms() -> i64 {
+    smsdesk_engine::clock::Clock::system().now_ms()
+}
+
+fn seed(path: &std::path::Path, n: usize) {
+    let mut c = Connection::open(path).unwrap();
+    c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -200000;")
+        .unwrap();
+    let start = now_ms() - SPAN_DAYS * DAY;
+    for from in (0..n).step_by(50_000) {
+        let tx = c.transaction().unwrap();
+        for i in from..(from + 50_000).min(n) {
+            let m = i as i64 + 1;
+            let at = start + m * SPAN_DAYS * DAY / n as i64;
+            let kind = ["otp", "transactional", "transactional", "bulk"][i % 4];
+            let dest = format!("+336{:08}", (i as u64 % 200_000) * 499 % 100_000_000);
+            let text = format!("Reminder: your appointment number {m} is tomorrow at 10:00, Dr Martin.");
+            tx.prepare_cached(
+                "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                     kind, priority, registered_delivery, connection)
+                 VALUES (?1, ?2, 'api', ?3, ?3, ?4, 'gsm7', 1, ?5, 15, 1, 'bench')",
+            )
+            .unwrap()
+            .execute(params![m, at, dest, text, kind])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO queue (message_id, status, priority, next_attempt_at, attempts, updated_at, accepted_at)
+                 VALUES (?1, 'accepted', 15, ?2, 1, ?2, ?2)",
+            )
+            .unwrap()
+            .execute(params![m, at])
+            .unwrap();
+            let echo = format!(
+                "id:P{m} sub:001 dlvrd:001 submit date:2605031200 done date:2605031201 stat:DELIVRD err:000 text:{}",
+                &text[..20]
+            );
+            tx.prepare_cached(
+                "INSERT INTO receipt (id, received_at, source, connection, source_addr, destination_addr, raw, raw_text,
+                     kind, parser_version, message_id_raw, stat)
+                 VALUES (?1, ?2, 'smpp_deliver_sm', 'bench', ?3, 'SMSDESK', ?4, ?5, 'receipt', 1, ?6, 'DELIVRD')",
+            )
+            .unwrap()
+            .execute(params![m, at + 5_000, &dest[1..], echo.as_bytes(), echo, format!("P{m}")])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO logical_event (id, connection, dedup_key, key_source, stat, receipt_kind,
+                     first_receipt_id, created_at, correlation, message_id, correlated_at, correlated_by)
+                 VALUES (?1, 'bench', ?2, 'fingerprint', 'DELIVRD', 'receipt', ?1, ?3, 'matched', ?1, ?3, 'system')",
+            )
+            .unwrap()
+            .execute(params![m, format!("fp1|P{m}"), at + 5_000])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at) VALUES (?1, ?1, 0, ?2)",
+            )
+            .unwrap()
+            .execute(params![m, at + 5_000])
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    c.execute_batch(
+        "INSERT INTO message_fts (message_fts) VALUES ('rebuild');
+         UPDATE search_indexed SET upto = (SELECT coalesce(max(id), 0) FROM message);",
+    )
+    .unwrap();
+    smsdesk_store::totals::refill(&c).unwrap();
+    smsdesk_store::reports::refill(&c).unwrap();
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
+}
+
+/// Plain SQLite on the same disk: `rows` inserts of a message-sized row, committed every 200.
+fn baseline(dir: &std::path::Path, rows: usize) -> f64 {
+    let c = Connection::open(dir.join("baseline.db")).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, at INTEGER, destination TEXT, body TEXT);",
+    )
+    .unwrap();
+    let t = Instant::now();
+    for from in (0..rows).step_by(200) {
+        c.execute_batch("BEGIN").unwrap();
+        for i in from..(from + 200).min(rows) {
+            c.prepare_cached("INSERT INTO t (at, destination, body) VALUES (?1, ?2, ?3)")
+                .unwrap()
+                .execute(params![
+                    i as i64,
+                    "+33600000000",
+                    "Reminder: your appointment is tomorrow at 10:00."
+                ])
+                .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+    }
+    rows as f64 / t.elapsed().as_secs_f64()
+}
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
+    let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("bench.db");
+    Store::open(&path).unwrap().shutdown();
+    let t = Instant::now();
+    seed(&path, n);
+    let mib = std::fs::metadata(&path)
+        .map(|m| m.len() as f64 / 1_048_576.0)
+        .unwrap_or(0.0);
+    eprintln!(
+        "retention: seeded {n} messages in {:.1} s ({mib:.0} MiB)",
+        t.elapsed().as_secs_f64()
+    );
+
+    let store = Arc::new(Store::open(&path).unwrap());
+    store.set_number_key(NumberKey::new([7; 32])).unwrap();
+    let ten = Days::Days(10);
+    let settings = RetentionSettings {
+        otp_text_days: ten,
+        transactional_text_days: ten,
+        bulk_text_days: ten,
+        destination_days: ten,
+        replies_days: ten,
+        audit_days: Days::Never,
+    };
+    // Intake goes on meanwhile: one message at a time, its slowest commit kept.
+    let stop = Arc::new(AtomicBool::new(false));
+    let sender = {
+        let (store, stop) = (store.clone(), stop.clone());
+        std::thread::spawn(move || {
+            let mut took = Vec::new();
+            while !stop.load(Ordering::Relaxed) {
+                let m = NewMessage::text(
+                    IntakeChannel::Api,
+                    "+33699999999",
+                    "meanwhile",
+                    MessageKind::Transactional,
+                    "bench",
+                );
+                let t = Instant::now();
+                store
+                    .writer()
+                    .write_blocking(move |tx| messages::insert(tx, &m))
+                    .unwrap();
+                took.push(t.elapsed());
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            took.sort();
+            took
+        })
+    };
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let cpu = support::process_cpu_secs();
+    let run = runtime
+        .block_on(smsdesk_engine::privacy::run(&store, &settings, "bench"))
+        .unwrap();
+    let cpu = support::process_cpu_secs() - cpu;
+    stop.store(true, Ordering::Relaxed);
+    let took = sender.join().unwrap();
+    let at = |q: f64| {
+        took.get(((took.len() as f64 * q) as usize).min(took.len().saturating_sub(1)))
+            .copied()
+    };
+    let ms = |d: Option<Duration>| d.map_or(0.0, |d| d.as_secs_f64() * 1e3);
+    let over_50 = took.iter().filter(|d| d.as_millis() >= 50).count();
+    store.shutdown();
+    let r = &run.redacted;
+    let rate = r.texts as f64 / (run.took_ms as f64 / 1000.0);
+    let base = baseline(dir.path(), 200_000);
+    println!("retention: {n} messages over {SPAN_DAYS} days, every period 10 days");
+    println!(
+        "  redacted {} texts, {} numbers, {} receipts in {:.1} s ({rate:.0} messages/s, {:.0} µs CPU each)",
+        r.texts,
+        r.numbers,
+        r.receipts,
+        run.took_ms as f64 / 1000.0,
+        cpu * 1e6 / r.texts.max(1) as f64
+    );
+    println!(
+        "  {} batches; the longest held the writer {} ms; WAL emptied after: {}",
+        run.batches, run.longest_batch_ms, run.wal_emptied
+    );
+    println!(
+        "  meanwhile {} messages handed in one at a time: p50 {:.1} ms, p99 {:.1} ms, max {:.1} ms, {over_50} over 50 ms",
+        took.len(),
+        ms(at(0.5)),
+        ms(at(0.99)),
+        ms(took.last().copied())
+    );
+    println!(
+        "  baseline: plain SQLite inserts, 200 per commit, same disk: {base:.0} rows/s; ratio {:.2}",
+        rate / base
+    );
+}
