@@ -34,6 +34,7 @@ import { findByNationalNumber, retryOptedOutSaysWhyAtOnce, scheduledIsNotInThePa
 import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { failingConnectionInTheReport, sendOnTheBackup } from "./story_reports.mjs";
+import { accessThenErase, codeShownMasked } from "./story_privacy.mjs";
 import { CHROMIUM_ARGS } from "./serve.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
@@ -988,6 +989,18 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const ui = storyUi(page);
       await sendOnTheBackup(ui);
       await failingConnectionInTheReport(ui);
+      assert.deepEqual(problems, [], "no console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("personal data: a one-time code is shown masked; an admin gets everything held about its number, then erases it, and the message keeps its facts only", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, ADMIN);
+    try {
+      const ui = storyUi(page);
+      const id = await codeShownMasked(ui);
+      await accessThenErase(ui, id);
       assert.deepEqual(problems, [], "no console errors, failed or remote requests");
     } finally {
       await context.close();

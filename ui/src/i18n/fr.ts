@@ -461,7 +461,7 @@ export const fr: Dictionary = {
   "action.retry": "Réessayer",
 
   "nav.exceptions": "Exceptions",
-  "nav.audit": "Journal d’audit",
+  "nav.audit": "Audit",
   "audit.title": "Journal d’audit",
   "audit.intro": "Qui a fait quoi, et quand : chaque décision d’un opérateur, et chaque décision automatique qui mérite une explication, les plus récentes d’abord. On ne fait qu’y ajouter.",
   "audit.loading": "Chargement du journal d’audit…",

@@ -277,6 +277,28 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
             ("keys", e.admin, Method::GET, "/api/v1/keys".into(), None),
             ("accounts", e.admin, Method::GET, "/api/v1/accounts".into(), None),
             ("sessions", e.admin, Method::GET, "/api/v1/sessions".into(), None),
+            ("personal data", e.admin, Method::GET, "/api/v1/privacy".into(), None),
+            (
+                "access by number",
+                e.admin,
+                Method::POST,
+                "/api/v1/privacy/subject".into(),
+                Some(json!({"number": "+33612345678"})),
+            ),
+            (
+                "erasure",
+                e.admin,
+                Method::POST,
+                "/api/v1/privacy/erase".into(),
+                Some(json!({"number": "+33699999999", "note": "access test"})),
+            ),
+            (
+                "retention",
+                e.admin,
+                Method::POST,
+                "/api/v1/privacy/retention/run".into(),
+                None,
+            ),
         ];
         for (family, allowed, method, path, body) in families {
             let (status, answer) = t.status(who, method, &path, body).await;

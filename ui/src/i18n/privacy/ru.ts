@@ -2,7 +2,7 @@ import type { privacyEn } from "./en";
 
 /** Персональные данные: сроки хранения, удаления, доступ по номеру и стирание. */
 export const privacyRu: { readonly [K in keyof typeof privacyEn]: string } = {
-  "nav.privacy": "Персональные данные",
+  "nav.privacy": "Персданные",
 
   "privacy.title": "Персональные данные",
   "privacy.intro":
