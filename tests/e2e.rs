@@ -11,5 +11,6 @@ mod database_lock;
 mod disk_full;
 mod hardening;
 mod log_lines;
+mod personal_data;
 mod serve;
 mod upgrade;

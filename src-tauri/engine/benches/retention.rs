@@ -3,7 +3,7 @@
 //! with every period at 10 days redacts the texts and numbers of the 90 % older than that (and
 //! their receipts), while another thread goes on handing in one message at a time: the run's
 //! time, its batches, the longest a batch held the writer, and the slowest of those messages are
-//! printed. The baseline, in the same run and on the same disk: plain SQLite inserts, committed
+//! printed; then how long erasing one number takes (one transaction). The baseline, in the same run and on the same disk: plain SQLite inserts, committed
 //! in batches of 200 rows (what one retention batch redacts), and the ratio of the two rates.
 //!
 //!   cargo bench -p smsdesk-engine --bench retention [-- N]     (default 1000000)
@@ -185,6 +185,14 @@ fn main() {
     let cpu = support::process_cpu_secs() - cpu;
     stop.store(true, Ordering::Relaxed);
     let took = sender.join().unwrap();
+    // Then one number erased: its recent messages (retention left them) and every mention of it,
+    // read through the whole receipt, audit and idempotency tables in one transaction.
+    let number = format!("+336{:08}", ((n as u64 - 1) % 200_000) * 499 % 100_000_000);
+    let t = Instant::now();
+    let erased = runtime
+        .block_on(smsdesk_engine::privacy::erase(&store, &number, "bench", "bench"))
+        .unwrap();
+    let erase_ms = t.elapsed().as_secs_f64() * 1e3;
     let at = |q: f64| {
         took.get(((took.len() as f64 * q) as usize).min(took.len().saturating_sub(1)))
             .copied()
@@ -214,6 +222,10 @@ fn main() {
         ms(at(0.5)),
         ms(at(0.99)),
         ms(took.last().copied())
+    );
+    println!(
+        "  erasing one number ({} messages, {} receipts): {erase_ms:.0} ms, in one transaction",
+        erased.redacted.texts, erased.redacted.receipts
     );
     println!(
         "  baseline: plain SQLite inserts, 200 per commit, same disk: {base:.0} rows/s; ratio {:.2}",

@@ -66,7 +66,10 @@ WHEN NOT (
     AND NEW.ordering_key IS OLD.ordering_key AND NEW.valid_until IS OLD.valid_until
     AND NEW.scheduled_at IS OLD.scheduled_at AND NEW.registered_delivery IS OLD.registered_delivery
     AND NEW.connection IS OLD.connection AND NEW.api_key_id IS OLD.api_key_id
-    AND NEW.submitted_by IS OLD.submitted_by AND NEW.country IS OLD.country
+    AND NEW.submitted_by IS OLD.submitted_by
+    -- A message from before schema 26 gets the country read from its number as the number goes.
+    AND (NEW.country IS OLD.country
+         OR (OLD.country IS NULL AND OLD.number_redaction IS NULL AND NEW.number_redaction IS NOT NULL))
     AND ((NEW.body IS OLD.body AND NEW.text_redaction IS OLD.text_redaction)
          OR (OLD.text_redaction IS NULL AND NEW.text_redaction IS NOT NULL AND NEW.body = ''))
     AND ((NEW.destination IS OLD.destination AND NEW.destination_raw IS OLD.destination_raw
@@ -124,7 +127,7 @@ END;
 DROP TRIGGER audit_refuses_update;
 CREATE TRIGGER audit_refuses_update BEFORE UPDATE ON audit
 WHEN NOT (
-    OLD.redaction IS NULL AND NEW.redaction IS NOT NULL
+    NEW.redaction IS NOT NULL
     AND NEW.id IS OLD.id AND NEW.at IS OLD.at AND NEW.action IS OLD.action
     AND NEW.subject_type IS OLD.subject_type AND NEW.subject_id IS OLD.subject_id
 )

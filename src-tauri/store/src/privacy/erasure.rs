@@ -119,7 +119,7 @@ fn mentions(tx: &mut WriteTx<'_>, number: &str, bare: &str, t: i64) -> Result<u6
         .prepare_cached(&format!(
             "UPDATE audit SET actor = CASE WHEN actor IN (?1, ?2) THEN number_token(?1) ELSE actor END,
                  note = {}, details_json = {}, redaction = ?3
-             WHERE redaction IS NULL AND (actor IN (?1, ?2) OR instr(note, ?2) > 0 OR instr(details_json, ?2) > 0)",
+             WHERE actor IN (?1, ?2) OR instr(note, ?2) > 0 OR instr(details_json, ?2) > 0",
             swap("note"),
             swap("details_json")
         ))?

@@ -29,13 +29,14 @@ pub(super) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool
     Ok(n > 0)
 }
 
-/// Replaces message `id`'s destination by its hash, under the tombstone `t`.
+/// Replaces message `id`'s destination by its hash, under the tombstone `t`; a message from before
+/// schema 26 keeps the country read from its number (the delivery report counts by it).
 pub(super) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let n = tx
         .conn()
         .prepare_cached(
             "UPDATE message SET destination = number_token(destination), destination_raw = number_token(destination),
-                 number_redaction = ?2
+                 country = coalesce(country, smsdesk_country(destination), ''), number_redaction = ?2
              WHERE id = ?1 AND number_redaction IS NULL",
         )?
         .execute(params![id, t])?;
@@ -183,12 +184,15 @@ const HASHED_ANSWER: &str = "CASE WHEN json_extract(response_json, '$.destinatio
              FROM json_each(response_json, '$.messages')))
         ELSE response_json END";
 
+/// The answers kept for idempotency keys not redacted, recorded before `?1`, oldest first, at
+/// most `?2`.
+pub(super) const IDEMPOTENCY_DUE: &str =
+    "SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2";
+
 /// Hashes the destinations in up to `limit` answers kept for idempotency keys before `before`.
 pub(super) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
     let sql = format!(
-        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3
-         WHERE rowid IN (SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1
-                         ORDER BY created_at LIMIT ?2)"
+        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3 WHERE rowid IN ({IDEMPOTENCY_DUE})"
     );
     Ok(tx
         .conn()

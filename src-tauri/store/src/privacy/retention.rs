@@ -123,9 +123,7 @@ pub fn batch(
     if let (Some(before), true) = (due.replies_before, left > 0 && !more) {
         let ids: Vec<i64> = tx
             .conn()
-            .prepare_cached(
-                "SELECT id FROM inbox_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2",
-            )?
+            .prepare_cached(REPLIES_DUE)?
             .query_map(params![before, left as i64], |r| r.get(0))?
             .collect::<Result<_, _>>()?;
         for id in ids {
@@ -136,9 +134,7 @@ pub fn batch(
             // Parts of a reply never completed (the rest never came).
             let parts: Vec<i64> = tx
                 .conn()
-                .prepare_cached(
-                    "SELECT id FROM inbound_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2",
-                )?
+                .prepare_cached(PARTS_DUE)?
                 .query_map(params![before, left as i64], |r| r.get(0))?
                 .collect::<Result<_, _>>()?;
             for id in parts {
@@ -150,15 +146,53 @@ pub fn batch(
     if let (Some(before), true) = (due.audit_before, left > 0 && !more) {
         done.audit += tx
             .conn()
-            .prepare_cached(
-                "UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3
-                 WHERE id IN (SELECT id FROM audit WHERE redaction IS NULL AND at < ?1
-                              AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY at LIMIT ?2)",
-            )?
+            .prepare_cached(&format!(
+                "UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3 WHERE id IN ({AUDIT_DUE})"
+            ))?
             .execute(params![before, left as i64, t.audit])? as u64;
     }
     cursor.finished = !more && done.total() == 0;
     Ok(done)
+}
+
+/// The replies not redacted received before `?1`, oldest first, at most `?2`.
+const REPLIES_DUE: &str =
+    "SELECT id FROM inbox_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2";
+/// The PDUs from handsets not redacted received before `?1` (parts of a reply never completed
+/// among them), oldest first, at most `?2`.
+const PARTS_DUE: &str =
+    "SELECT id FROM inbound_message WHERE redaction IS NULL AND received_at < ?1 ORDER BY received_at LIMIT ?2";
+/// The audit lines with a note or details written before `?1`, oldest first, at most `?2`.
+const AUDIT_DUE: &str = "SELECT id FROM audit WHERE redaction IS NULL AND at < ?1
+     AND (note IS NOT NULL OR details_json IS NOT NULL) ORDER BY at LIMIT ?2";
+
+/// The messages done with created before `?1` whose `column` is not redacted (of `kind` when
+/// given), oldest first, at most `?2`. The kind is written into the statement (one of three
+/// words), and the messages read first (CROSS JOIN), so the plan reads the oldest of
+/// `message_text_kept` (kind, created_at) or `message_number_kept` (created_at) in order: never
+/// every message done with, sorted.
+fn messages_due(column: &str, kind: Option<MessageKind>) -> String {
+    let of_kind = kind
+        .map(|k| format!("AND m.kind = '{}'", k.as_str()))
+        .unwrap_or_default();
+    format!(
+        "SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
+         WHERE m.{column} IS NULL AND m.created_at < ?1 {of_kind} AND q.status IN {DONE}
+         ORDER BY m.created_at LIMIT ?2"
+    )
+}
+
+/// Every query a batch finds what is due with (their plans are tested: each must read an index
+/// range, never every row).
+#[cfg(test)]
+pub(super) fn due_queries() -> Vec<String> {
+    let mut all: Vec<String> = MessageKind::ALL
+        .iter()
+        .map(|&k| messages_due("text_redaction", Some(k)))
+        .collect();
+    all.push(messages_due("number_redaction", None));
+    all.extend([REPLIES_DUE, PARTS_DUE, AUDIT_DUE, redact::IDEMPOTENCY_DUE].map(str::to_owned));
+    all
 }
 
 /// Messages created before `before` whose `column` is not redacted yet and that are done with,
@@ -173,20 +207,9 @@ fn due_messages(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    // The kind written into the statement (one of three words), and the messages read first
-    // (CROSS JOIN), so the plan reads the oldest of `message_text_kept` (kind, created_at) or
-    // `message_number_kept` (created_at) in order: never every message done with, sorted.
-    let of_kind = kind
-        .map(|k| format!("AND m.kind = '{}'", k.as_str()))
-        .unwrap_or_default();
-    let sql = format!(
-        "SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
-         WHERE m.{column} IS NULL AND m.created_at < ?1 {of_kind} AND q.status IN {DONE}
-         ORDER BY m.created_at LIMIT ?2"
-    );
     let ids = tx
         .conn()
-        .prepare_cached(&sql)?
+        .prepare_cached(&messages_due(column, kind))?
         .query_map(params![before, limit as i64], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     Ok(ids)
