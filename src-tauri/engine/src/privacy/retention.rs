@@ -106,18 +106,32 @@ pub async fn run(store: &Arc<Store>, settings: &RetentionSettings, actor: &str) 
         longest_batch_ms: longest.as_millis() as u64,
         wal_emptied,
     };
+    record(store, tombstones, &run, actor).await?;
+    tracing::info!(
+        redacted = run.redacted.total(),
+        batches = run.batches,
+        longest_batch_ms = run.longest_batch_ms,
+        took_ms = run.took_ms,
+        "retention: personal content past its period removed"
+    );
+    Ok(run)
+}
+
+/// Writes what each rule of the run removed into its tombstone, and audits the run.
+async fn record(store: &Store, tombstones: Tombstones, run: &RetentionRun, actor: &str) -> Result<(), StoreError> {
     let (actor, report) = (actor.to_owned(), run.clone());
     store
         .writer()
         .write(move |tx| {
             let r = &report.redacted;
+            // A receipt's content goes with the first of its message's text or number: the text's.
             let texts = Redacted {
                 texts: r.texts,
+                receipts: r.receipts,
                 ..Redacted::default()
             };
             let numbers = Redacted {
                 numbers: r.numbers,
-                receipts: r.receipts,
                 ..Redacted::default()
             };
             let replies = Redacted {
@@ -139,14 +153,7 @@ pub async fn run(store: &Arc<Store>, settings: &RetentionSettings, actor: &str) 
             Ok::<_, StoreError>(())
         })
         .await?;
-    tracing::info!(
-        redacted = run.redacted.total(),
-        batches = run.batches,
-        longest_batch_ms = run.longest_batch_ms,
-        took_ms = run.took_ms,
-        "retention: personal content past its period removed"
-    );
-    Ok(run)
+    Ok(())
 }
 
 /// The daily run: a minute after the start, then whenever a day has passed since the last run.

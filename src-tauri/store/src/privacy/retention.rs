@@ -119,8 +119,23 @@ pub fn batch(
             }
         }
     }
-    left = u64::from(limit).saturating_sub(done.total());
-    if let (Some(before), true) = (due.replies_before, left > 0 && !more) {
+    if !more {
+        replies_and_audit(tx, due, t, u64::from(limit), &mut done)?;
+    }
+    cursor.finished = !more && done.total() == 0;
+    Ok(done)
+}
+
+/// The replies, then the audit lines, due (what is left of a batch's `limit` after its messages).
+fn replies_and_audit(
+    tx: &mut WriteTx<'_>,
+    due: &Due,
+    t: &Tombstones,
+    limit: u64,
+    done: &mut Redacted,
+) -> Result<(), StoreError> {
+    let mut left = limit.saturating_sub(done.total());
+    if let (Some(before), true) = (due.replies_before, left > 0) {
         let ids: Vec<i64> = tx
             .conn()
             .prepare_cached(REPLIES_DUE)?
@@ -129,7 +144,7 @@ pub fn batch(
         for id in ids {
             done.replies += redact::reply(tx, id, t.replies)?;
         }
-        left = u64::from(limit).saturating_sub(done.total());
+        left = limit.saturating_sub(done.total());
         if left > 0 {
             // Parts of a reply never completed (the rest never came).
             let parts: Vec<i64> = tx
@@ -142,8 +157,8 @@ pub fn batch(
             }
         }
     }
-    left = u64::from(limit).saturating_sub(done.total());
-    if let (Some(before), true) = (due.audit_before, left > 0 && !more) {
+    left = limit.saturating_sub(done.total());
+    if let (Some(before), true) = (due.audit_before, left > 0) {
         done.audit += tx
             .conn()
             .prepare_cached(&format!(
@@ -151,8 +166,7 @@ pub fn batch(
             ))?
             .execute(params![before, left as i64, t.audit])? as u64;
     }
-    cursor.finished = !more && done.total() == 0;
-    Ok(done)
+    Ok(())
 }
 
 /// The replies not redacted received before `?1`, oldest first, at most `?2`.
