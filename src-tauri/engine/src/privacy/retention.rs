@@ -92,12 +92,7 @@ pub async fn run(store: &Arc<Store>, settings: &RetentionSettings, actor: &str) 
         batches += 1;
         longest = longest.max(held);
     }
-    let wal_emptied = {
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.checkpoint_truncate())
-            .await
-            .map_err(|_| StoreError::Aborted)??
-    };
+    let wal_emptied = super::empty_wal(store).await?;
     let run = RetentionRun {
         started_at_ms,
         took_ms: started.elapsed().as_millis() as u64,

@@ -55,12 +55,7 @@ pub async fn erase(store: &Arc<Store>, number: &str, actor: &str, note: &str) ->
             Ok::<_, ActionError>((done, still_sending))
         })
         .await?;
-    let wal_emptied = {
-        let s = store.clone();
-        tokio::task::spawn_blocking(move || s.checkpoint_truncate())
-            .await
-            .map_err(|_| StoreError::Aborted)??
-    };
+    let wal_emptied = super::empty_wal(store).await?;
     Ok(Erased {
         hash,
         redacted,
