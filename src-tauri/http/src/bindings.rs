@@ -47,7 +47,7 @@ fn file<T: TS + 'static>() -> (String, String) {
 
 /// Every generated file: (file name, contents), sorted by name.
 pub fn files() -> Vec<(String, String)> {
-    let mut all = [vocabulary(), instance_and_intake(), views(), settings()].concat();
+    let mut all = [vocabulary(), instance_and_intake(), views(), privacy(), settings()].concat();
     all.push(file::<ErrorCode>());
     all.push(file::<smsdesk_engine::idempotency::IdempotencyKey>());
     all.push(operations());
@@ -200,6 +200,25 @@ fn instance_and_intake() -> Vec<(String, String)> {
     ]
 }
 
+/// Personal data: retention, erasure and access by number.
+fn privacy() -> Vec<(String, String)> {
+    vec![
+        file::<smsdesk_engine::service::privacy::PrivacyOverview>(),
+        file::<smsdesk_engine::service::privacy::RetentionPeriods>(),
+        file::<smsdesk_engine::service::privacy::EraseNumber>(),
+        file::<smsdesk_engine::service::privacy::SubjectRequest>(),
+        file::<smsdesk_engine::service::privacy::SubjectAccess>(),
+        file::<smsdesk_engine::privacy::Erased>(),
+        file::<smsdesk_engine::privacy::RetentionRun>(),
+        file::<smsdesk_engine::privacy::Redacted>(),
+        file::<smsdesk_engine::privacy::RedactionRule>(),
+        file::<smsdesk_engine::privacy::Tombstone>(),
+        file::<smsdesk_engine::privacy::SubjectRecord>(),
+        file::<smsdesk_engine::privacy::SubjectMessage>(),
+        file::<smsdesk_engine::privacy::SubjectReply>(),
+    ]
+}
+
 /// The read models the screens show.
 fn views() -> Vec<(String, String)> {
     vec![
@@ -219,19 +238,6 @@ fn views() -> Vec<(String, String)> {
         file::<ReportPoint>(),
         file::<ReportQuery>(),
         file::<ReportStep>(),
-        file::<smsdesk_engine::service::privacy::PrivacyOverview>(),
-        file::<smsdesk_engine::service::privacy::RetentionPeriods>(),
-        file::<smsdesk_engine::service::privacy::EraseNumber>(),
-        file::<smsdesk_engine::service::privacy::SubjectRequest>(),
-        file::<smsdesk_engine::service::privacy::SubjectAccess>(),
-        file::<smsdesk_engine::privacy::Erased>(),
-        file::<smsdesk_engine::privacy::RetentionRun>(),
-        file::<smsdesk_engine::privacy::Redacted>(),
-        file::<smsdesk_engine::privacy::RedactionRule>(),
-        file::<smsdesk_engine::privacy::Tombstone>(),
-        file::<smsdesk_engine::privacy::SubjectRecord>(),
-        file::<smsdesk_engine::privacy::SubjectMessage>(),
-        file::<smsdesk_engine::privacy::SubjectReply>(),
         file::<smsdesk_engine::pace::Pace>(),
         file::<smsdesk_engine::pace::PaceConnection>(),
         file::<EvidenceItem>(),

@@ -9,6 +9,7 @@ mod country;
 mod error;
 mod fold;
 pub mod migrations;
+pub mod number_token;
 pub mod pragmas;
 pub mod privacy;
 mod reader;
@@ -95,8 +96,8 @@ pub struct Store {
     room: Arc<room::Room>,
     migration: MigrationReport,
     clock: Clock,
-    /// The key numbers are hashed with once redacted ([`privacy::token`]), set by the engine.
-    number_key: privacy::token::KeyCell,
+    /// The key numbers are hashed with once redacted ([`number_token`]), set by the engine.
+    number_key: number_token::KeyCell,
 }
 
 impl Store {
@@ -142,8 +143,8 @@ impl Store {
             pragmas::new_file(&conn)?;
         }
         pragmas::apply(&conn, pragmas::Role::Writer)?;
-        let number_key = privacy::token::KeyCell::default();
-        privacy::token::register(&conn, &number_key)?;
+        let number_key = number_token::KeyCell::default();
+        number_token::register(&conn, &number_key)?;
         if let (false, Some(dir)) = (new, backups) {
             backup_before_migration(&conn, path, dir, &clock)?;
         }
@@ -192,9 +193,9 @@ impl Store {
         })
     }
 
-    /// Sets the key numbers are hashed with ([`privacy::token`]): once, before anything redacts
+    /// Sets the key numbers are hashed with ([`number_token`]): once, before anything redacts
     /// or looks a number up. A second call with another key is refused.
-    pub fn set_number_key(&self, key: privacy::token::NumberKey) -> Result<(), StoreError> {
+    pub fn set_number_key(&self, key: number_token::NumberKey) -> Result<(), StoreError> {
         let set = self.number_key.get_or_init(|| key.clone());
         if set.token("+0") == key.token("+0") {
             Ok(())
@@ -206,7 +207,7 @@ impl Store {
     }
 
     /// The key numbers are hashed with, once set.
-    pub fn number_key(&self) -> Option<&privacy::token::NumberKey> {
+    pub fn number_key(&self) -> Option<&number_token::NumberKey> {
         self.number_key.get()
     }
 

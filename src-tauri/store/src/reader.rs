@@ -20,14 +20,14 @@ pub struct Reader {
 
 struct Inner {
     path: PathBuf,
-    number_key: crate::privacy::token::KeyCell,
+    number_key: crate::number_token::KeyCell,
     idle: Mutex<Vec<Connection>>,
     /// The reads running now, by a number of their own: what a stop interrupts.
     busy: Mutex<(u64, Vec<(u64, InterruptHandle)>)>,
 }
 
 impl Reader {
-    pub(crate) fn new(path: &Path, number_key: crate::privacy::token::KeyCell) -> Reader {
+    pub(crate) fn new(path: &Path, number_key: crate::number_token::KeyCell) -> Reader {
         Reader {
             inner: Arc::new(Inner {
                 path: path.to_owned(),
@@ -95,7 +95,7 @@ impl Reader {
             source,
         })?;
         pragmas::apply(&conn, Role::Reader)?;
-        crate::privacy::token::register(&conn, &self.inner.number_key)?;
+        crate::number_token::register(&conn, &self.inner.number_key)?;
         Ok(conn)
     }
 

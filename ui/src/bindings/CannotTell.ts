@@ -3,4 +3,4 @@
 /**
  * Why a fact cannot be told.
  */
-export type CannotTell = "not_in_receipt" | "not_comparable" | "unreadable";
+export type CannotTell = "not_in_receipt" | "not_comparable" | "removed" | "unreadable";

@@ -3,4 +3,4 @@
 /**
  * The rule that removed content, as the tombstone names it.
  */
-export type RedactionRule = "text_days" | "destination_days" | "replies_days" | "audit_days" | "erasure";
+export type RedactionRule = "text_days" | "destination_days" | "replies_days" | "audit_days" | "erasure" | "code_echo";

@@ -1215,6 +1215,7 @@ export const en = {
   "picker.why.not_in_receipt": "The receipt does not say.",
   "picker.why.not_comparable": "A Unicode (UCS-2) text: SMSCs echo its raw bytes, which cannot be compared.",
   "picker.why.unreadable": "The receipt’s value cannot be read.",
+  "picker.why.removed": "The message’s number or text was removed (retention or erasure) before this receipt came.",
   "picker.notSaid": "Not said",
   "picker.comparing": "Comparing with the receipt…",
   "picker.notCompared": "Not compared with the receipt.",

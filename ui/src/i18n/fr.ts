@@ -1212,6 +1212,7 @@ export const fr: Dictionary = {
   "picker.why.not_in_receipt": "L’accusé ne le dit pas.",
   "picker.why.not_comparable": "Texte Unicode (UCS-2) : les SMSC en renvoient les octets bruts, impossibles à comparer.",
   "picker.why.unreadable": "La valeur de l’accusé est illisible.",
+  "picker.why.removed": "Le numéro ou le texte du message a été supprimé (conservation ou effacement) avant l’arrivée de cet accusé.",
   "picker.notSaid": "Non indiqué",
   "picker.comparing": "Comparaison avec l’accusé…",
   "picker.notCompared": "Non comparé avec l’accusé.",

@@ -1212,6 +1212,7 @@ export const ru: Dictionary = {
   "picker.why.not_in_receipt": "В отчёте этого нет.",
   "picker.why.not_comparable": "Текст в Unicode (UCS-2): SMSC возвращают его сырые байты, их не сравнить.",
   "picker.why.unreadable": "Значение в отчёте не читается.",
+  "picker.why.removed": "Номер или текст сообщения были удалены (срок хранения или стирание) до прихода этого отчёта.",
   "picker.notSaid": "Не указано",
   "picker.comparing": "Сравнение с отчётом…",
   "picker.notCompared": "Не сравнивалось с отчётом.",

@@ -1,14 +1,14 @@
 //! Handing messages in: one, or a batch that is accepted whole or not at all. With an
 //! idempotency key, a repeat of the same request gets the first answer again, byte for byte.
 
+use std::sync::Arc;
+
 use crate::said::FieldCode;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
-use std::sync::Arc;
-
 use crate::domain::{IntakeChannel, MessageKind};
 use crate::idempotency::{self, Recorded};
 use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage, Templates};

@@ -2,8 +2,8 @@
 
 use rusqlite::params;
 
-use super::redact::{self, DONE};
 use super::{Redacted, RedactionRule};
+use crate::tables::redact::{self, DONE};
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
 

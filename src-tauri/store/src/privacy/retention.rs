@@ -6,8 +6,8 @@ use std::time::{Duration, Instant};
 use rusqlite::params;
 use smsdesk_core::domain::MessageKind;
 
-use super::redact::{self, DONE};
 use super::{Redacted, RedactionRule};
+use crate::tables::redact::{self, DONE};
 use crate::writer::WriteTx;
 use crate::StoreError;
 

@@ -10,8 +10,8 @@ use smsdesk_core::message::NewMessage;
 use smsdesk_core::time::Clock;
 
 use super::retention::{batch, Cursor, Due, Tombstones};
-use super::token::NumberKey;
 use super::*;
+use crate::number_token::NumberKey;
 use crate::tables;
 use crate::Store;
 

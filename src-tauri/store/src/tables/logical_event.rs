@@ -44,7 +44,7 @@ pub fn mark_matched(tx: &mut WriteTx<'_>, event: i64, message_id: i64, by: &str)
         )?
         .execute(params![event, message_id, now, by, Text(Correlation::Matched)])?;
     tx.changed(Entity::LogicalEvent, event);
-    crate::privacy::redact_on_arrival(tx, event, None)
+    crate::tables::redact::on_arrival(tx, event, None)
 }
 
 /// The first receipt that carried a logical event, and its status word as received.

@@ -20,6 +20,7 @@ pub mod opt_out;
 pub mod projection;
 pub mod queue;
 pub mod receipt;
+pub mod redact;
 pub mod session;
 pub mod start_check;
 pub mod template;

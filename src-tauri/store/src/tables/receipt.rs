@@ -249,7 +249,7 @@ pub fn record_outcome(
         )?
         .execute(params![receipt, event, repeat, flags, now])?;
     if let Some(event) = event {
-        crate::privacy::redact_on_arrival(tx, event, Some(receipt))?;
+        crate::tables::redact::on_arrival(tx, event, Some(receipt))?;
     }
     Ok(())
 }

@@ -194,16 +194,16 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      (SELECT json_object('id', id, 'at', at, 'rule', rule, 'actor', actor) FROM redaction WHERE id = m.number_redaction)";
 
 /// A tombstone as the detail's query reads it (JSON), if the content was removed.
-fn tombstone(json: Option<String>) -> Option<crate::privacy::Tombstone> {
+fn tombstone(json: Option<String>) -> Option<crate::tables::redact::Tombstone> {
     #[derive(serde::Deserialize)]
     struct Row {
         id: i64,
         at: i64,
-        rule: crate::privacy::RedactionRule,
+        rule: crate::tables::redact::RedactionRule,
         actor: String,
     }
     let r: Row = serde_json::from_str(&json?).ok()?;
-    Some(crate::privacy::Tombstone {
+    Some(crate::tables::redact::Tombstone {
         id: r.id,
         at: r.at,
         rule: r.rule,

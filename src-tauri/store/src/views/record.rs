@@ -53,7 +53,7 @@ pub struct MessageRecord {
     /// messages handed in before this was recorded: their channel says how they came.
     pub submitted_by: Option<String>,
     /// When its text was removed (retention, erasure) and by which rule: `body` is then empty.
-    pub text_removed: Option<crate::privacy::Tombstone>,
+    pub text_removed: Option<crate::tables::redact::Tombstone>,
     /// When its number was removed: `destination` then holds its keyed hash (`h:…`).
-    pub number_removed: Option<crate::privacy::Tombstone>,
+    pub number_removed: Option<crate::tables::redact::Tombstone>,
 }

@@ -64,6 +64,7 @@ export const privacyEn = {
   "privacy.rule.replies_days": "Retention of replies",
   "privacy.rule.audit_days": "Retention of audit notes",
   "privacy.rule.erasure": "Erasure of a number",
+  "privacy.rule.code_echo": "A receipt’s echo of a one-time code",
   "privacy.actor.retention": "smsdesk (daily retention)",
 
   // Access by number.

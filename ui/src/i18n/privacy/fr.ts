@@ -63,6 +63,7 @@ export const privacyFr: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.rule.replies_days": "Durée de conservation des réponses",
   "privacy.rule.audit_days": "Durée de conservation des notes d’audit",
   "privacy.rule.erasure": "Effacement d’un numéro",
+  "privacy.rule.code_echo": "Écho d’un code à usage unique dans un accusé",
   "privacy.actor.retention": "smsdesk (conservation quotidienne)",
 
   "privacy.access.title": "Accès par numéro",

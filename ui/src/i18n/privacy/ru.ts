@@ -63,6 +63,7 @@ export const privacyRu: { readonly [K in keyof typeof privacyEn]: string } = {
   "privacy.rule.replies_days": "Срок хранения ответов",
   "privacy.rule.audit_days": "Срок хранения примечаний аудита",
   "privacy.rule.erasure": "Стирание номера",
+  "privacy.rule.code_echo": "Эхо одноразового кода в отчёте",
   "privacy.actor.retention": "smsdesk (ежедневное удаление)",
 
   "privacy.access.title": "Доступ по номеру",

@@ -1,13 +1,120 @@
-//! The redaction of one row and of what hangs off it, to the shape `0027_redaction.sql` allows.
+//! The redaction of one row and of what hangs off it, to the shape `0027_redaction.sql` allows
+//! (`crate::privacy` runs them: retention, erasure), and the tombstones' types.
 
 use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
 use smsdesk_core::receipts::mismatch::{self, Fact, Verdict};
+use ts_rs::TS;
 
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
 
+/// The rule that removed content, as the tombstone names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RedactionRule {
+    /// `[retention] text_days` (per kind).
+    TextDays,
+    /// `[retention] destination_days`.
+    DestinationDays,
+    /// `[retention] replies_days`.
+    RepliesDays,
+    /// `[retention] audit_days`.
+    AuditDays,
+    /// A person erased a number.
+    Erasure,
+    /// A receipt echoed a one-time code's text (removed as it was tied to the code).
+    CodeEcho,
+}
+
+impl RedactionRule {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RedactionRule::TextDays => "text_days",
+            RedactionRule::DestinationDays => "destination_days",
+            RedactionRule::RepliesDays => "replies_days",
+            RedactionRule::AuditDays => "audit_days",
+            RedactionRule::Erasure => "erasure",
+            RedactionRule::CodeEcho => "code_echo",
+        }
+    }
+}
+
+/// What a run redacted, by what it held. Never a number or a text.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct Redacted {
+    /// Message texts replaced.
+    pub texts: u64,
+    /// Destinations replaced by their hash: messages', and those in the answers kept for their
+    /// idempotency keys.
+    pub numbers: u64,
+    /// Receipts whose raw bytes, addresses and echo of the text were removed.
+    pub receipts: u64,
+    /// Replies (and the PDUs that carried them) whose number and text were removed.
+    pub replies: u64,
+    /// Opt-out entries kept as their number's hash only.
+    pub opt_outs: u64,
+    /// Audit lines whose note and details were removed or cleared of the number.
+    pub audit: u64,
+    /// Messages still waiting that were cancelled because their number was erased.
+    pub cancelled: u64,
+}
+
+impl Redacted {
+    pub fn total(&self) -> u64 {
+        self.texts + self.numbers + self.receipts + self.replies + self.opt_outs + self.audit + self.cancelled
+    }
+
+    pub fn add(&mut self, o: &Redacted) {
+        self.texts += o.texts;
+        self.numbers += o.numbers;
+        self.receipts += o.receipts;
+        self.replies += o.replies;
+        self.opt_outs += o.opt_outs;
+        self.audit += o.audit;
+        self.cancelled += o.cancelled;
+    }
+}
+
+/// One tombstone, as the timeline shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct Tombstone {
+    pub id: i64,
+    /// When the content was removed (ms since the epoch).
+    pub at: i64,
+    pub rule: RedactionRule,
+    /// Who removed it: `retention`, or the person who erased the number.
+    pub actor: String,
+    /// What the run removed in all, once it ended.
+    pub summary: Option<Redacted>,
+}
+
+/// Removes the content of the receipts of logical event `event` (only receipt `only` when given) as
+/// they are tied to their message, when that message's content is not to be kept: a one-time
+/// code sealed at intake (the receipt's echo would keep the code), or a message whose text or
+/// number was redacted already (a late receipt). In the transaction that ties them, so none of
+/// it reaches a file.
+pub(crate) fn on_arrival(tx: &mut WriteTx<'_>, event: i64, only: Option<i64>) -> Result<(), StoreError> {
+    let due: Vec<(i64, i64)> = tx
+        .conn()
+        .prepare_cached(
+            "SELECT ro.receipt_id, coalesce(m.text_redaction, m.number_redaction,
+                        (SELECT min(id) FROM redaction WHERE rule = 'code_echo'))
+             FROM logical_event le JOIN message m ON m.id = le.message_id
+             JOIN receipt_outcome ro ON ro.logical_event_id = le.id
+             WHERE le.id = ?1 AND (?2 IS NULL OR ro.receipt_id = ?2)
+               AND (m.sealed IS NOT NULL OR m.text_redaction IS NOT NULL OR m.number_redaction IS NOT NULL)",
+        )?
+        .query_map(params![event, only], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .collect::<Result<_, _>>()?;
+    for (id, t) in due {
+        receipt(tx, id, t)?;
+    }
+    Ok(())
+}
+
 /// The queue statuses of a message done with: its text is not needed to send it any more.
-pub(super) const DONE: &str = "('accepted', 'failed', 'cancelled', 'expired', 'outcome_unknown')";
+pub(crate) const DONE: &str = "('accepted', 'failed', 'cancelled', 'expired', 'outcome_unknown')";
 
 /// The TLVs a redacted receipt keeps (facts: ids, states, error codes, reference and part
 /// numbers); every other one (a message_payload with the text, subaddresses, a vendor's) goes.
@@ -15,7 +122,7 @@ const KEPT_TLVS: &str = "('0x001e', '0x0423', '0x0425', '0x0427', '0x0420', '0x0
 
 /// Replaces message `id`'s text (and a code still sealed) by the tombstone `t`. False when it was
 /// already gone.
-pub(super) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+pub(crate) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let n = tx
         .conn()
         .prepare_cached(
@@ -31,7 +138,7 @@ pub(super) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool
 
 /// Replaces message `id`'s destination by its hash, under the tombstone `t`; a message from before
 /// schema 26 keeps the country read from its number (the delivery report counts by it).
-pub(super) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+pub(crate) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let n = tx
         .conn()
         .prepare_cached(
@@ -48,7 +155,7 @@ pub(super) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bo
 
 /// Redacts every receipt correlated with message `id`: before its text or number goes, so their
 /// comparison with the message is kept. Returns how many.
-pub(super) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
+pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let ids: Vec<i64> = tx
         .conn()
         .prepare_cached(
@@ -106,7 +213,7 @@ fn verdicts(tx: &WriteTx<'_>, id: i64) -> Result<(Option<bool>, Option<bool>), S
 /// Removes receipt `id`'s raw bytes, its echo of the text (what follows `text:`), its addresses
 /// (kept as their hashes) and the TLVs that are not facts, keeping what comparing the handset and
 /// the echo with the message found. Its parsed facts stay.
-pub(super) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+pub(crate) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let (handset_fit, echo_fit) = verdicts(tx, id)?;
     let sql = format!(
         "UPDATE receipt SET pdu = NULL, raw = x'',
@@ -130,7 +237,7 @@ pub(super) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, Sto
 
 /// Removes reply `id`'s number and text, and those of the PDUs that carried it (and their raw
 /// receipts). Returns the rows redacted (the reply, its parts, their receipts).
-pub(super) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
+pub(crate) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let n = tx
         .conn()
         .prepare_cached(
@@ -155,7 +262,7 @@ pub(super) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreE
 }
 
 /// Removes the number and text of one PDU from a handset, and its raw receipt.
-pub(super) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
+pub(crate) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let receipt_id: Option<i64> = tx
         .conn()
         .prepare_cached(
@@ -186,11 +293,11 @@ const HASHED_ANSWER: &str = "CASE WHEN json_extract(response_json, '$.destinatio
 
 /// The answers kept for idempotency keys not redacted, recorded before `?1`, oldest first, at
 /// most `?2`.
-pub(super) const IDEMPOTENCY_DUE: &str =
+pub(crate) const IDEMPOTENCY_DUE: &str =
     "SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2";
 
 /// Hashes the destinations in up to `limit` answers kept for idempotency keys before `before`.
-pub(super) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
+pub(crate) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
     let sql = format!(
         "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3 WHERE rowid IN ({IDEMPOTENCY_DUE})"
     );
@@ -202,7 +309,7 @@ pub(super) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, 
 
 /// Hashes the destinations in every answer kept for an idempotency key that names `bare` (the
 /// number without its `+`).
-pub(super) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Result<u64, StoreError> {
+pub(crate) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Result<u64, StoreError> {
     let sql = format!(
         "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = coalesce(redaction, ?2)
          WHERE instr(response_json, ?1) > 0"
