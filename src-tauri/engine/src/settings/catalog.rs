@@ -69,7 +69,8 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     let applies = match (section, key) {
         ("smpp", "source_addr" | "window" | "tps") => Now,
         ("smpp", _) => Reconnect,
-        ("retry" | "receipts" | "intake" | "callbacks" | "inbox", _) => Now,
+        // Retention reads the settings in force at each run.
+        ("retry" | "receipts" | "intake" | "callbacks" | "inbox" | "retention", _) => Now,
         ("routing", _) => Reconnect,
         _ => Restart,
     };
@@ -123,6 +124,7 @@ mod tests {
             ("receipts", "otp_deadline_minutes"),
             ("receipts", "bulk_request"),
             ("receipts", "tlv_id"),
+            ("retention", "bulk_text_days"),
             ("receipts", "id_ignore_case"),
             ("callbacks", "providers"),
             ("inbox", "stop_words_fr"),
