@@ -104,7 +104,7 @@ END;
 DROP TRIGGER receipt_refuses_update;
 CREATE TRIGGER receipt_refuses_update BEFORE UPDATE ON receipt
 WHEN NOT (
-    OLD.redaction IS NULL AND NEW.redaction IS NOT NULL
+    NEW.redaction IS NOT NULL AND (OLD.redaction IS NULL OR NEW.redaction = OLD.redaction)
     AND NEW.id IS OLD.id AND NEW.received_at IS OLD.received_at AND NEW.source IS OLD.source
     AND NEW.connection IS OLD.connection AND NEW.session_id IS OLD.session_id
     AND NEW.sequence_number IS OLD.sequence_number AND NEW.provider IS OLD.provider

@@ -50,7 +50,7 @@ pub fn erase(tx: &mut WriteTx<'_>, number: &str, actor: &str) -> Result<(i64, Re
             skipped += 1;
             continue;
         }
-        done.receipts += redact::message_receipts(tx, id, t)?;
+        done.receipts += redact::message_receipts(tx, id, t, true)?;
         done.texts += u64::from(redact::message_text(tx, id, t)?);
         done.numbers += u64::from(redact::message_number(tx, id, t)?);
     }

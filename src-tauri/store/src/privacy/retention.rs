@@ -84,7 +84,7 @@ pub fn batch(
                 more = true;
                 break;
             }
-            done.receipts += redact::message_receipts(tx, id, t.text)?;
+            done.receipts += redact::message_receipts(tx, id, t.text, false)?;
             done.texts += u64::from(redact::message_text(tx, id, t.text)?);
         }
         left = u64::from(limit).saturating_sub(done.total());
@@ -95,7 +95,7 @@ pub fn batch(
                 more = true;
                 break;
             }
-            done.receipts += redact::message_receipts(tx, id, t.number)?;
+            done.receipts += redact::message_receipts(tx, id, t.number, true)?;
             done.numbers += u64::from(redact::message_number(tx, id, t.number)?);
         }
         left = u64::from(limit).saturating_sub(done.total());

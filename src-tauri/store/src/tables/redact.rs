@@ -95,20 +95,24 @@ pub struct Tombstone {
 /// number was redacted already (a late receipt). In the transaction that ties them, so none of
 /// it reaches a file.
 pub(crate) fn on_arrival(tx: &mut WriteTx<'_>, event: i64, only: Option<i64>) -> Result<(), StoreError> {
-    let due: Vec<(i64, i64)> = tx
+    let due: Vec<(i64, i64, bool)> = tx
         .conn()
         .prepare_cached(
             "SELECT ro.receipt_id, coalesce(m.text_redaction, m.number_redaction,
-                        (SELECT min(id) FROM redaction WHERE rule = 'code_echo'))
+                        (SELECT min(id) FROM redaction WHERE rule = 'code_echo')),
+                    m.number_redaction IS NOT NULL
              FROM logical_event le JOIN message m ON m.id = le.message_id
              JOIN receipt_outcome ro ON ro.logical_event_id = le.id
              WHERE le.id = ?1 AND (?2 IS NULL OR ro.receipt_id = ?2)
                AND (m.sealed IS NOT NULL OR m.text_redaction IS NOT NULL OR m.number_redaction IS NOT NULL)",
         )?
-        .query_map(params![event, only], |r| Ok((r.get(0)?, r.get(1)?)))?
+        .query_map(params![event, only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
         .collect::<Result<_, _>>()?;
-    for (id, t) in due {
-        receipt(tx, id, t)?;
+    for (id, t, number_gone) in due {
+        receipt_content(tx, id, t)?;
+        if number_gone {
+            receipt_addresses(tx, id, t)?;
+        }
     }
     Ok(())
 }
@@ -153,9 +157,10 @@ pub(crate) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bo
     Ok(n > 0)
 }
 
-/// Redacts every receipt correlated with message `id`: before its text or number goes, so their
-/// comparison with the message is kept. Returns how many.
-pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
+/// Redacts every receipt correlated with message `id`: their content (with its text) and, with
+/// `addresses`, the numbers they name (with its number); before the message's own, so their
+/// comparison with it is kept. Returns how many receipts lost their content.
+pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64, addresses: bool) -> Result<u64, StoreError> {
     let ids: Vec<i64> = tx
         .conn()
         .prepare_cached(
@@ -166,7 +171,10 @@ pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<
         .collect::<Result<_, _>>()?;
     let mut n = 0;
     for r in ids {
-        n += u64::from(receipt(tx, r, t)?);
+        n += u64::from(receipt_content(tx, r, t)?);
+        if addresses {
+            receipt_addresses(tx, r, t)?;
+        }
     }
     Ok(n)
 }
@@ -210,16 +218,35 @@ fn verdicts(tx: &WriteTx<'_>, id: i64) -> Result<(Option<bool>, Option<bool>), S
     Ok((verdict(Fact::Destination), verdict(Fact::Text)))
 }
 
-/// Removes receipt `id`'s raw bytes, its echo of the text (what follows `text:`), its addresses
-/// (kept as their hashes) and the TLVs that are not facts, keeping what comparing the handset and
-/// the echo with the message found. Its parsed facts stay.
+/// Removes everything personal of receipt `id`: its content and its addresses.
 pub(crate) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+    let removed = receipt_content(tx, id, t)?;
+    receipt_addresses(tx, id, t)?;
+    Ok(removed)
+}
+
+/// Replaces the numbers receipt `id` names (handset, recipient) by their hashes.
+fn receipt_addresses(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<(), StoreError> {
+    tx.conn()
+        .prepare_cached(
+            "UPDATE receipt SET source_addr = number_token(source_addr), destination_addr = number_token(destination_addr),
+                 redaction = coalesce(redaction, ?2)
+             WHERE id = ?1 AND (coalesce(source_addr, 'h:') NOT LIKE 'h:%' OR coalesce(destination_addr, 'h:') NOT LIKE 'h:%')",
+        )?
+        .execute(params![id, t])?;
+    Ok(())
+}
+
+/// Removes receipt `id`'s raw bytes (which carry its addresses too), its echo of the text (what
+/// follows `text:`) and the TLVs that are not facts, keeping what comparing the handset and the
+/// echo with the message found. Its parsed facts stay, and its addresses (see
+/// [`receipt_addresses`]).
+fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let (handset_fit, echo_fit) = verdicts(tx, id)?;
     let sql = format!(
         "UPDATE receipt SET pdu = NULL, raw = x'',
              raw_text = CASE WHEN instr(lower(raw_text), 'text:') > 0
                              THEN substr(raw_text, 1, instr(lower(raw_text), 'text:') + 4) END,
-             source_addr = number_token(source_addr), destination_addr = number_token(destination_addr),
              tlvs_json = (SELECT CASE WHEN count(*) > 0 THEN json_group_array(json(value)) END
                           FROM json_each(tlvs_json) WHERE json_extract(value, '$.tag') IN {KEPT_TLVS}),
              redaction = ?2, handset_fit = ?3, echo_fit = ?4
