@@ -1,7 +1,9 @@
 //! One-time codes never at rest: an OTP's text is stored sealed with a key held only in memory,
-//! made anew by every run of the engine on a database, and masked (`Votre code : ••••••`) where a text is shown, exported or sent
-//! in a webhook. The seal is dropped the moment the message is done with (a trigger of schema 27),
-//! so neither the database, its WAL, a backup nor a log ever holds the code in clear.
+//! made anew by every run of the engine on a database, and masked (`Votre code : ••••••`) where a
+//! text is shown, exported or sent in a webhook. The seal is dropped once the code can no longer
+//! be sent (cancelled, expired, or its validity over: schema 27's trigger and
+//! `queue::drop_spent_seals`); neither the database, its WAL, a backup nor a log ever holds the
+//! code in clear.
 //!
 //! The price: a code still waiting when smsdesk stops cannot be sent by the next run, which
 //! marks it expired with the reason `code_lost` (the website asks for a new code, as it does for

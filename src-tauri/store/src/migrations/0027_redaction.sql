@@ -92,11 +92,12 @@ BEGIN
     INSERT INTO message_fts (rowid, body, client_ref) VALUES (NEW.id, NEW.body, NEW.client_ref);
 END;
 
--- A sealed code is dropped the moment its message is sent, cancelled or expired. One that failed,
--- or whose outcome is unknown, keeps it while a person may still send it again within its
--- validity; the validity sweep drops it once that has ended (`queue::drop_spent_seals`).
+-- A sealed code is dropped the moment its message is cancelled or expired. One sent, failed, or
+-- whose outcome is unknown keeps it while a person may still send it again within its validity
+-- (the customer says the code never came); the validity sweep drops it once that has ended
+-- (`queue::drop_spent_seals`).
 CREATE TRIGGER message_sealed_dropped AFTER UPDATE OF status ON queue
-WHEN NEW.status = 'accepted' OR NEW.status = 'cancelled' OR NEW.status = 'expired'
+WHEN NEW.status = 'cancelled' OR NEW.status = 'expired'
 BEGIN
     UPDATE message SET sealed = '' WHERE id = NEW.message_id AND sealed <> '';
 END;

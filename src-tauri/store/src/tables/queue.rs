@@ -46,15 +46,16 @@ pub fn sealed_waiting(conn: &impl Reads) -> Result<Vec<(i64, String)>, StoreErro
         .collect::<Result<_, _>>()?)
 }
 
-/// Drops the sealed codes of the one-time codes that failed or whose outcome is unknown, once
-/// their validity ended by `now`: nobody may send them again. Returns how many.
+/// Drops the sealed codes of the one-time codes sent, failed or whose outcome is unknown, once
+/// their validity ended by `now`: nobody may send them again (until then a person may, when the
+/// customer says the code never came). Returns how many.
 pub fn drop_spent_seals(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
     Ok(tx
         .conn()
         .prepare_cached(
             "UPDATE message SET sealed = '' WHERE id IN (
                  SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
-                 WHERE m.sealed <> '' AND q.status IN ('failed', 'outcome_unknown') AND q.expires_at <= ?1)",
+                 WHERE m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown') AND q.expires_at <= ?1)",
         )?
         .execute([now])?)
 }
@@ -76,7 +77,10 @@ pub fn expiry_due(conn: &impl Reads, now: i64) -> Result<bool, StoreError> {
     let conn = conn.connection();
     Ok(conn
         .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)",
+            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)
+                 OR EXISTS (SELECT 1 FROM message m CROSS JOIN queue q ON q.message_id = m.id
+                            WHERE m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown')
+                              AND q.expires_at <= ?1)",
         )?
         .query_row([now], |r| r.get(0))?)
 }
