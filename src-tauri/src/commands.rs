@@ -35,6 +35,7 @@ use tauri::{AppHandle, Emitter, State};
 use crate::state::{refused, EngineState, Reply};
 
 // The commands about people live beside these, registered the same way.
+pub use crate::alerts::*;
 pub use crate::inbox::*;
 pub use crate::people::*;
 pub use crate::privacy::*;

@@ -59,10 +59,24 @@ pub enum Scope {
     /// Export the messages it may read as CSV.
     #[serde(rename = "export")]
     Export,
+    /// Receive the office's alerts on its webhook (nothing else: no message, no read).
+    #[serde(rename = "alerts")]
+    Alerts,
+    /// Read the metrics for the server's monitoring (`GET /api/v1/metrics`), nothing else.
+    #[serde(rename = "metrics")]
+    Metrics,
 }
 
 impl Scope {
-    pub const ALL: [Scope; 5] = [Scope::Send, Scope::ReadOwn, Scope::ReadAll, Scope::Act, Scope::Export];
+    pub const ALL: [Scope; 7] = [
+        Scope::Send,
+        Scope::ReadOwn,
+        Scope::ReadAll,
+        Scope::Act,
+        Scope::Export,
+        Scope::Alerts,
+        Scope::Metrics,
+    ];
 
     /// What a new key gets when nothing is asked for: enough for a website that sends and
     /// follows its own messages.
@@ -75,6 +89,8 @@ impl Scope {
             Scope::ReadAll => "read:all",
             Scope::Act => "act",
             Scope::Export => "export",
+            Scope::Alerts => "alerts",
+            Scope::Metrics => "metrics",
         }
     }
 

@@ -22,6 +22,12 @@ text_enum! {
         AccountCreate = "account.create",
         /// An account's role, password or state was changed.
         AccountUpdate = "account.update",
+        /// An alert was acknowledged by a person: its reminders stop.
+        AlertAcknowledge = "alert.acknowledge",
+        /// An alert rule started to hold (the office was told).
+        AlertFired = "alert.fired",
+        /// An alert rule no longer holds.
+        AlertResolved = "alert.resolved",
         /// An API key was created.
         ApiKeyCreate = "api_key.create",
         /// An API key was revoked.

@@ -12,6 +12,7 @@ pub mod country;
 #[macro_use]
 pub mod domain;
 // After `domain`: its enums are declared with `domain`'s `text_enum!`.
+pub mod alert;
 pub mod audit;
 pub mod inbox;
 pub mod message;

@@ -37,6 +37,8 @@ pub enum Access {
     Admin,
     /// A signed-in person (about their own account).
     Person,
+    /// The metrics for the server's monitoring: scope `metrics`, or an admin.
+    Metrics,
 }
 
 /// How the person at this computer reaches the engine.
@@ -212,6 +214,7 @@ impl Caller {
             Access::ExportAll => self.has(Scope::Export) && self.has(Scope::ReadAll),
             Access::Admin => self.is_admin(),
             Access::Person => matches!(self, Caller::Person { .. }),
+            Access::Metrics => self.has(Scope::Metrics) || self.is_admin(),
         }
     }
 }

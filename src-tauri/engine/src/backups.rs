@@ -34,7 +34,21 @@ pub struct BackupPlan {
     pub dir: PathBuf,
     /// 0: no daily backup.
     pub keep_days: u32,
+    /// Why the last daily backup failed, until one succeeds (shared by the plan's clones).
+    failure: LastFailure,
 }
+
+/// Why the last daily backup failed, shared between the clones of one plan; not part of what a
+/// plan is (two plans with the same folder and days are equal).
+#[derive(Debug, Clone, Default)]
+struct LastFailure(Arc<std::sync::Mutex<Option<String>>>);
+
+impl PartialEq for LastFailure {
+    fn eq(&self, _: &Self) -> bool {
+        true
+    }
+}
+impl Eq for LastFailure {}
 
 impl BackupPlan {
     /// `backup.dir` (empty: `backups` in the data directory `root`; relative: inside it) and
@@ -49,7 +63,17 @@ impl BackupPlan {
         BackupPlan {
             dir,
             keep_days: config.backup.keep_days,
+            failure: LastFailure::default(),
         }
+    }
+
+    /// Why the last daily backup failed, if the last one did.
+    pub fn failure(&self) -> Option<String> {
+        self.failure.0.lock().unwrap_or_else(|p| p.into_inner()).clone()
+    }
+
+    fn set_failure(&self, error: Option<String>) {
+        *self.failure.0.lock().unwrap_or_else(|p| p.into_inner()) = error;
     }
 
     /// Whether a backup is taken daily.
@@ -149,6 +173,7 @@ async fn daily_backup(store: &Arc<Store>, plan: &BackupPlan) -> bool {
     let (path, plan2, now) = (store.path().to_owned(), plan.clone(), store.clock().now_ms());
     match tokio::task::spawn_blocking(move || plan2.daily(&path, now)).await {
         Ok(Ok((copied, deleted))) => {
+            plan.set_failure(None);
             tracing::info!(
                 path = %copied.path.display(),
                 bytes = copied.bytes,
@@ -162,10 +187,12 @@ async fn daily_backup(store: &Arc<Store>, plan: &BackupPlan) -> bool {
         }
         Ok(Err(e)) => {
             tracing::error!(error = %e, dir = %plan.dir.display(), "the daily backup failed");
+            plan.set_failure(Some(e.to_string()));
             false
         }
         Err(_) => {
             tracing::error!(dir = %plan.dir.display(), "the daily backup stopped (its thread panicked)");
+            plan.set_failure(Some("the backup stopped unexpectedly".into()));
             false
         }
     }
@@ -207,6 +234,7 @@ mod tests {
         let plan = BackupPlan {
             dir: dir.path().join("backups"),
             keep_days: 2,
+            failure: LastFailure::default(),
         };
         let now = 1_741_918_500_000;
         let old = plan.take(&db, now - 3 * DAY_MS).unwrap().path;
@@ -232,6 +260,7 @@ mod tests {
         let plan = BackupPlan {
             dir: dir.path().join("backups"),
             keep_days: 14,
+            failure: LastFailure::default(),
         };
         let task = tokio::spawn(keep_backing_up(store.clone(), plan.clone()));
         // Virtual seconds: time moves only while nothing runs (a copy on its thread holds it).

@@ -5,6 +5,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod alerts;
 pub mod api;
 pub mod apikeys;
 pub mod backups;

@@ -21,6 +21,7 @@
 mod accounts;
 mod actions;
 mod admin;
+pub mod alerts;
 mod compare;
 mod connections;
 mod error;
@@ -96,6 +97,8 @@ pub struct Service {
     configured: Vec<String>,
     /// `[retention]` where no running engine holds the settings (the command line).
     retention: Option<crate::config::RetentionSettings>,
+    /// What the metrics counted of the evidence so far (each scrape counts only what is new).
+    metrics: Arc<tokio::sync::Mutex<crate::store::metric_reads::Counted>>,
 }
 
 /// One running connection, as the service reports it.
@@ -147,6 +150,7 @@ impl Service {
             known_keys: Arc::default(),
             configured: Vec::new(),
             retention: None,
+            metrics: Arc::default(),
         }
     }
 
@@ -200,6 +204,26 @@ impl Service {
     pub fn with_settings(mut self, settings: Arc<Settings>) -> Service {
         self.settings = Some(settings);
         self
+    }
+
+    /// The backups as the dashboard shows them (none configured: none, not automatic).
+    pub(crate) fn backup_status(&self) -> crate::views::BackupStatus {
+        self.backups.as_ref().map(|p| p.status()).unwrap_or_default()
+    }
+
+    /// Why the last daily backup failed, if it did.
+    pub(crate) fn backup_failure(&self) -> Option<String> {
+        self.backups.as_ref().and_then(|p| p.failure())
+    }
+
+    /// What the metrics counted of the evidence so far.
+    pub(crate) fn metrics_counted(&self) -> &tokio::sync::Mutex<crate::store::metric_reads::Counted> {
+        &self.metrics
+    }
+
+    /// The seal of the data directory, where this service has one.
+    pub(crate) fn sealer(&self) -> Option<&Arc<Sealer>> {
+        self.sealer.as_ref()
     }
 
     /// The settings in force now (a copy: a request keeps the ones it started with).

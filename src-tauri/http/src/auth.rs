@@ -172,6 +172,7 @@ pub fn check(access: Access, name: &str, caller: &Caller) -> Result<(), Failure>
         Access::ExportAll => "the `export` and `read:all` scopes (or the operator role)",
         Access::Admin => "the admin role",
         Access::Person => "a person's signed-in session",
+        Access::Metrics => "the `metrics` scope (or the admin role)",
     };
     Err(Failure::new(
         ErrorCode::Forbidden,

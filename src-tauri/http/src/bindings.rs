@@ -47,7 +47,15 @@ fn file<T: TS + 'static>() -> (String, String) {
 
 /// Every generated file: (file name, contents), sorted by name.
 pub fn files() -> Vec<(String, String)> {
-    let mut all = [vocabulary(), instance_and_intake(), views(), privacy(), settings()].concat();
+    let mut all = [
+        vocabulary(),
+        instance_and_intake(),
+        views(),
+        privacy(),
+        alerts(),
+        settings(),
+    ]
+    .concat();
     all.push(file::<ErrorCode>());
     all.push(file::<smsdesk_engine::idempotency::IdempotencyKey>());
     all.push(operations());
@@ -216,6 +224,24 @@ fn privacy() -> Vec<(String, String)> {
         file::<smsdesk_engine::privacy::SubjectRecord>(),
         file::<smsdesk_engine::privacy::SubjectMessage>(),
         file::<smsdesk_engine::privacy::SubjectReply>(),
+    ]
+}
+
+/// Alerts: what fires, what fired, the rules and the channels.
+fn alerts() -> Vec<(String, String)> {
+    vec![
+        file::<smsdesk_engine::service::alerts::AlertsOverview>(),
+        file::<smsdesk_engine::service::alerts::RuleThreshold>(),
+        file::<smsdesk_engine::service::alerts::ChannelState>(),
+        file::<smsdesk_engine::service::alerts::AcknowledgeAlert>(),
+        file::<smsdesk_engine::service::alerts::TestAlert>(),
+        file::<smsdesk_engine::service::alerts::TestAlertResult>(),
+        file::<smsdesk_engine::alerts::AlertView>(),
+        file::<smsdesk_engine::alerts::NoticeView>(),
+        file::<smsdesk_engine::alerts::AlertRule>(),
+        file::<smsdesk_engine::alerts::AlertChannel>(),
+        file::<smsdesk_engine::alerts::NoticeKind>(),
+        file::<smsdesk_engine::alerts::NoticeOutcome>(),
     ]
 }
 

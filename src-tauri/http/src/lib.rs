@@ -36,6 +36,7 @@ mod export;
 mod extract;
 mod gate;
 mod listen;
+mod metrics;
 pub mod openapi;
 mod people;
 pub mod reference;
@@ -178,6 +179,7 @@ pub fn router(ctx: ApiContext) -> Router {
     let api = operation_routes(Router::new(), &state)
         .route("/api/v1/openapi.json", get(openapi::document))
         .route("/api/v1/messages/export", get(export::export_messages))
+        .route("/api/v1/metrics", get(metrics::scrape))
         .route(
             "/api/v1/callbacks/{provider}",
             post(callbacks::receive).get(callbacks::receive),

@@ -6,7 +6,7 @@ use axum::Json;
 use utoipa::openapi::security::{ApiKey, ApiKeyValue, HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::{Modify, OpenApi};
 
-use super::{callbacks, events, export, people};
+use super::{callbacks, events, export, metrics, people};
 use smsdesk_engine::access::Access;
 use smsdesk_engine::operations::{Method, Place, Spec, OPERATIONS};
 use utoipa::openapi::path::{HttpMethod, OperationBuilder, ParameterBuilder, ParameterIn};
@@ -20,11 +20,11 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
         description = "Send SMS through smsdesk's queue and see, with evidence, what became of each one. \
             Every route but /api/v1/health, this description, sign-in and setup needs a credential: \
             an API key as `Authorization: Bearer <key>` (its scopes say what it may do: `send`, \
-            `read:own`, `read:all`, `act`, `export`), or a person's session cookie `smsdesk_session` \
+            `read:own`, `read:all`, `act`, `export`, `alerts`, `metrics`), or a person's session cookie `smsdesk_session` \
             (their role says what they may do: `admin`, `operator`, `viewer`), which must also send \
             `X-CSRF-Token` on every request that changes something. Each operation says what it needs.",
     ),
-    paths(super::health, document, export::export_messages, callbacks::receive, callbacks::receive_inbound, events::stream,
+    paths(super::health, document, export::export_messages, metrics::scrape, callbacks::receive, callbacks::receive_inbound, events::stream,
         people::sign_in, people::sign_out, people::setup_state, people::first_admin),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::service::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),
@@ -193,6 +193,7 @@ fn needs(access: Access) -> &'static str {
         Access::ExportAll => "scopes `export` and `read:all`, or the operator or admin role",
         Access::Admin => "the admin role",
         Access::Person => "a person's session",
+        Access::Metrics => "scope `metrics`, or the admin role",
     }
 }
 

@@ -405,3 +405,27 @@ pub async fn delete_template(
     s.ctx.service.delete_template(&caller, id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
+
+pub async fn alerts(
+    State(s): State<AppState>,
+) -> Result<Json<smsdesk_engine::service::alerts::AlertsOverview>, Failure> {
+    Ok(Json(s.ctx.service.alerts_overview().await?))
+}
+
+pub async fn acknowledge_alert(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    Id(id): Id,
+    JsonBody(req): JsonBody<smsdesk_engine::service::alerts::AcknowledgeAlert>,
+) -> Result<StatusCode, Failure> {
+    s.ctx.service.acknowledge_alert(&caller, id, req).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn test_alert(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(req): JsonBody<smsdesk_engine::service::alerts::TestAlert>,
+) -> Result<Json<smsdesk_engine::service::alerts::TestAlertResult>, Failure> {
+    Ok(Json(s.ctx.service.test_alert(&caller, req).await?))
+}

@@ -1,6 +1,7 @@
 //! smsdesk's SQLite store: one database file, one writer thread, read connections on blocking
 //! threads, the schema's migrations, and the tables' typed operations.
 
+pub mod alert_facts;
 pub mod backup;
 mod checkpoint;
 pub mod checks;
@@ -8,6 +9,7 @@ mod clean_stop;
 mod country;
 mod error;
 mod fold;
+pub mod metric_reads;
 pub mod migrations;
 pub mod number_token;
 pub mod pragmas;
@@ -61,7 +63,7 @@ pub use reads::Reads;
 /// it; the others pass it on to this crate's functions.
 pub use rusqlite::Connection;
 pub use text::Text;
-pub use writer::{Change, Entity, Guard, KeysVersion, Slot, WriteTx, Writer};
+pub use writer::{Change, CommitTimes, Entity, Guard, KeysVersion, Slot, WriteTx, Writer, COMMIT_BOUNDS_S};
 
 /// Every table the schema must have; checked by tests and by `smsdesk serve` at start.
 pub const TABLES: &[&str] = &[

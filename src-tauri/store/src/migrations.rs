@@ -154,6 +154,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "redaction",
         sql: include_str!("migrations/0027_redaction.sql"),
     },
+    Migration {
+        version: 28,
+        name: "alerts",
+        sql: include_str!("migrations/0028_alerts.sql"),
+    },
 ];
 
 /// The schema version this build creates.

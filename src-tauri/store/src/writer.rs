@@ -44,6 +44,23 @@ pub struct WriterStats {
     operations: std::sync::atomic::AtomicU64,
     /// Times the writer let its cached pages go.
     releases: std::sync::atomic::AtomicU64,
+    /// How long its transactions took, commit included: a count per bound of
+    /// [`COMMIT_BOUNDS_S`] (the last one: longer than every bound), and their sum in µs.
+    commit_counts: [std::sync::atomic::AtomicU64; COMMIT_BOUNDS_S.len() + 1],
+    commit_micros: std::sync::atomic::AtomicU64,
+}
+
+/// The upper bounds, in seconds, of the writer's commit time histogram.
+pub const COMMIT_BOUNDS_S: [f64; 11] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5];
+
+/// How long the writer's transactions took, commit included, since it started.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct CommitTimes {
+    /// Transactions at or under each bound of [`COMMIT_BOUNDS_S`], not cumulative; the last:
+    /// over every bound.
+    pub counts: Vec<u64>,
+    /// Their whole time, in µs: the writer's busy time.
+    pub micros: u64,
 }
 
 impl WriterStats {
@@ -55,6 +72,26 @@ impl WriterStats {
 
     fn released(&self) {
         self.releases.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+
+    fn timed(&self, took: std::time::Duration) {
+        use std::sync::atomic::Ordering::Relaxed;
+        let s = took.as_secs_f64();
+        let i = COMMIT_BOUNDS_S
+            .iter()
+            .position(|b| s <= *b)
+            .unwrap_or(COMMIT_BOUNDS_S.len());
+        self.commit_counts[i].fetch_add(1, Relaxed);
+        self.commit_micros.fetch_add(took.as_micros() as u64, Relaxed);
+    }
+
+    /// How long the transactions took so far.
+    pub fn commit_times(&self) -> CommitTimes {
+        use std::sync::atomic::Ordering::Relaxed;
+        CommitTimes {
+            counts: self.commit_counts.iter().map(|c| c.load(Relaxed)).collect(),
+            micros: self.commit_micros.load(Relaxed),
+        }
     }
 
     /// Times the writer let its cached pages go, so far.
@@ -97,6 +134,8 @@ pub enum Entity {
     Inbox,
     /// A number's entry on the opt-out list.
     OptOut,
+    /// An alert: fired, repeated, acknowledged or resolved.
+    Alert,
 }
 
 /// A committed change, for live views. Emitted only after the transaction that made it committed.

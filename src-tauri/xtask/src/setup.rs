@@ -40,6 +40,9 @@ const TEST_PACKAGES: &[&str] = &[
     "fonts-dejavu-core",
     "python3",
     "python3-venv",
+    // The alert tests' real peers: an SMTP server, and promtool to check the metrics' format.
+    "python3-aiosmtpd",
+    "prometheus",
 ];
 
 /// What the package test needs beyond the build: lintian, desktop-file-validate,

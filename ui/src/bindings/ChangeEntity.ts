@@ -4,4 +4,4 @@
  * Which kind of row changed; sent to subscribers after commit, and named so on the event
  * stream (`{"entity": "message", "id": 12}`).
  */
-export type ChangeEntity = "message" | "queue" | "attempt" | "receipt" | "logical_event" | "projection" | "exception" | "audit" | "inbox_message" | "opt_out";
+export type ChangeEntity = "message" | "queue" | "attempt" | "receipt" | "logical_event" | "projection" | "exception" | "audit" | "inbox_message" | "opt_out" | "alert";

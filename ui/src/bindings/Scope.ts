@@ -3,4 +3,4 @@
 /**
  * What an API key may do, chosen when it is created.
  */
-export type Scope = "send" | "read:own" | "read:all" | "act" | "export";
+export type Scope = "send" | "read:own" | "read:all" | "act" | "export" | "alerts" | "metrics";

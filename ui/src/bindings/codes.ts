@@ -146,6 +146,9 @@ export const RETRY_FACT_CODES = [
 export const AUDIT_ACTIONS = [
   "account.create",
   "account.update",
+  "alert.acknowledge",
+  "alert.fired",
+  "alert.resolved",
   "api_key.create",
   "api_key.revoke",
   "connection.disable",

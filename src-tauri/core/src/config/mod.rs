@@ -5,6 +5,7 @@
 //! file, built-in default. A bad value is refused at start with the file (or variable), the key and
 //! the reason; an unknown key is refused too, since a misspelt setting silently ignored is worse.
 
+mod alerting;
 mod callbacks;
 mod connections;
 mod days;
@@ -17,6 +18,7 @@ mod value;
 
 use std::path::{Path, PathBuf};
 
+pub use alerting::{Addresses, AlertLanguage, Hour, Percent, QuietHours, SmtpSecurity};
 pub use callbacks::{CallbackProvider, CallbackProviders};
 pub use days::Days;
 pub use hosts::HostNames;

@@ -3,6 +3,7 @@
 
 use std::net::{IpAddr, Ipv4Addr};
 
+use super::alerting::{Addresses, AlertLanguage, Hour, Percent, QuietHours, SmtpSecurity};
 use super::callbacks::CallbackProviders;
 use super::days::Days;
 use super::hosts::HostNames;
@@ -248,6 +249,77 @@ settings! {
         /// Days a daily backup is kept; older ones are deleted (only the files smsdesk named
         /// itself). 0 turns the daily backup off.
         keep_days: u32 = 14,
+    }
+
+    /// Alerts for the office nobody watches (docs/admin/alerts.md): each rule fires once, repeats
+    /// at most every `repeat_minutes` while it lasts, and says when it is resolved. They go to the
+    /// addresses of `email_to` (through `[smtp]`), to the webhook of every API key with the scope
+    /// `alerts`, and to the desktop window when it is open.
+    alerts: AlertSettings {
+        /// false turns every rule and the daily summary off.
+        enabled: bool = true,
+        /// Addresses alerts and the daily summary are e-mailed to (none: no e-mail).
+        email_to: Addresses = Addresses::default(),
+        /// The language of alerts and the summary: "auto" (from the office's country), "en",
+        /// "fr" or "ru".
+        language: AlertLanguage = AlertLanguage::Auto,
+        /// The address people open smsdesk at, for the link in alerts, such as
+        /// "https://sms.example.org" (empty: the address smsdesk listens on).
+        screen_url: String = String::new(),
+        /// Minutes a connection may stay unbound before its alert fires.
+        link_down_minutes: AtLeastOne = AtLeastOne(5),
+        /// Minutes the oldest message due to be sent may wait in the queue before its alert fires.
+        queue_stuck_minutes: AtLeastOne = AtLeastOne(10),
+        /// Share of the last `failure_window_minutes` submits refused or left without an answer
+        /// that fires an alert (with at least 20 submits in that window).
+        failure_rate_percent: Percent = Percent(20),
+        /// The window of the failure rate, in minutes.
+        failure_window_minutes: AtLeastOne = AtLeastOne(15),
+        /// Minutes without any receipt, while submits that asked for one were accepted before
+        /// them, that fire an alert.
+        receipts_silent_minutes: AtLeastOne = AtLeastOne(30),
+        /// Open exceptions above this many fire an alert.
+        open_exceptions_over: u32 = 50,
+        /// Free space (MiB) on the database's disk under which an alert fires.
+        disk_free_mib: u32 = 500,
+        /// Hours after which the last automatic backup is too old (when daily backups are on).
+        backup_max_age_hours: AtLeastOne = AtLeastOne(26),
+        /// Minutes an API key's webhook may keep failing before its alert fires.
+        webhook_failing_minutes: AtLeastOne = AtLeastOne(30),
+        /// Numbers opting out by reply within an hour above which an alert fires.
+        opt_out_spike: AtLeastOne = AtLeastOne(20),
+        /// Minutes between two reminders of an alert that lasts (acknowledging stops them).
+        repeat_minutes: AtLeastOne = AtLeastOne(60),
+        /// Hours in which no alert is e-mailed, in the office's local time, such as
+        /// "22:00-07:00" (an OTP alert still is). What was held back is sent when they end.
+        email_quiet_hours: QuietHours = QuietHours(None),
+        /// The same, for the webhooks.
+        webhook_quiet_hours: QuietHours = QuietHours(None),
+        /// E-mail a summary of the day before every morning (when `email_to` and `[smtp]` are set).
+        daily_summary: bool = true,
+        /// The hour of the office's local time the daily summary is sent at.
+        summary_hour: Hour = Hour(8),
+        /// Seconds between two looks at the rules.
+        check_seconds: AtLeastOne = AtLeastOne(15),
+    }
+
+    /// The SMTP server alerts and the daily summary are sent through.
+    smtp: SmtpSettings {
+        /// Its host name (empty: no e-mail is sent).
+        host: String = String::new(),
+        /// Its port: 587 for starttls, 465 for tls, 25 for a local relay.
+        port: u16 = 587,
+        /// "starttls", "tls", or "none" (only for a relay on this machine or a trusted network).
+        security: SmtpSecurity = SmtpSecurity::Starttls,
+        /// The sender's address, such as smsdesk@example.org.
+        from: String = String::new(),
+        /// The account's user name (empty: no authentication).
+        username: String = String::new(),
+        /// The account's password. Better kept out of this file: `smsdesk smtp-password` keeps it
+        /// in the OS keyring (or encrypted in the data directory), or set SMSDESK_SMTP_PASSWORD.
+        password: String = String::new(),
+        /// Seconds an e-mail may take to be handed over.
+        timeout_seconds: AtLeastOne = AtLeastOne(20),
     }
 
     /// How long personal content is kept (docs/admin/personal-data.md). Past its period, a

@@ -1,6 +1,6 @@
 //! The periodic work that runs beside the rest: overdue receipt deadlines, receipts that waited
-//! long enough for their message, long replies whose missing parts waited long enough, and the
-//! daily backup.
+//! long enough for their message, long replies whose missing parts waited long enough, the
+//! daily backup, and the alert rules.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -41,6 +41,7 @@ pub(super) fn background(
             let service = service.clone();
             crate::privacy::keep_redacting(store.clone(), move || service.retention_in_force())
         }),
+        tokio::spawn(crate::alerts::keep_watching(service.clone())),
     ]
 }
 

@@ -266,6 +266,27 @@ operations! { $
         args: [request: Body SubjectRequest],
     }
 
+    /// The alerts: what fires now, then the latest that ended (each with what every channel was
+    /// told, acknowledgements included), each rule's threshold, the channels and the latest tests
+    /// and daily summaries.
+    alerts: Get "/alerts" -> 200 AlertsOverview {
+        tag: "alerts", access: ReadAll,
+    }
+
+    /// Acknowledges an alert, with a note saying what is being done (audited): its reminders
+    /// stop; the notice that it ended still goes.
+    acknowledge_alert: Post "/alerts/{id}/acknowledge" -> 204 () {
+        tag: "alerts", access: Resolve,
+        args: [id: Path, request: Body AcknowledgeAlert],
+    }
+
+    /// Sends a test alert on a channel (e-mail, or the webhooks of the API keys with the scope
+    /// `alerts`) now, and says whether it went and to whom.
+    test_alert: Post "/alerts/test" -> 200 TestAlertResult {
+        tag: "alerts", access: Admin,
+        args: [request: Body TestAlert],
+    }
+
     /// The SMPP connection and its link state now (with the last error and since when); with
     /// several connections, the first the settings list.
     connection: Get "/connection" -> 200 ConnectionStatus {

@@ -29,6 +29,7 @@ use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
 use crate::privacy::{Erased, RetentionRun};
+use crate::service::alerts::{AcknowledgeAlert, AlertsOverview, TestAlert, TestAlertResult};
 use crate::service::privacy::{EraseNumber, PrivacyOverview, SubjectAccess, SubjectRequest};
 use crate::service::{
     CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut,

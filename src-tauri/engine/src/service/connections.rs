@@ -150,7 +150,7 @@ impl Service {
     }
 
     /// Every running connection's link, binds, hold and rate (what waits is not counted).
-    pub(super) fn links_status(&self) -> Vec<ConnectionStatus> {
+    pub(crate) fn links_status(&self) -> Vec<ConnectionStatus> {
         let live = self.live();
         let limits = self.settings.as_ref().map(|s| s.running());
         live.links

@@ -134,7 +134,7 @@ impl Service {
 
     /// Whether the database writer runs a probe within [`WriterHealth::PROBE_TIMEOUT_MS`], and
     /// how fast.
-    async fn probe_writer(&self) -> WriterHealth {
+    pub(crate) async fn probe_writer(&self) -> WriterHealth {
         let started = Instant::now();
         let probe = tokio::time::timeout(
             Duration::from_millis(WriterHealth::PROBE_TIMEOUT_MS),

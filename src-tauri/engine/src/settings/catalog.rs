@@ -69,8 +69,8 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     let applies = match (section, key) {
         ("smpp", "source_addr" | "window" | "tps") => Now,
         ("smpp", _) => Reconnect,
-        // Retention reads the settings in force at each run.
-        ("retry" | "receipts" | "intake" | "callbacks" | "inbox" | "retention", _) => Now,
+        // Retention reads the settings in force at each run; alerts at each look at the rules.
+        ("retry" | "receipts" | "intake" | "callbacks" | "inbox" | "retention" | "alerts" | "smtp", _) => Now,
         ("routing", _) => Reconnect,
         _ => Restart,
     };
@@ -86,6 +86,13 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
         ("retry", k) if k.ends_with("_on_unknown_outcome") => choice(Now, &["exception", "resend"]),
         ("retry", k) if k.ends_with("_codes") => entry(Now, SettingKind::Codes),
         ("callbacks", "providers") => entry(Now, SettingKind::Providers),
+        ("alerts", "language") => choice(Now, &["auto", "en", "fr", "ru"]),
+        ("smtp", "security") => choice(Now, &["starttls", "tls", "none"]),
+        // Set with `smsdesk smtp-password` or SMSDESK_SMTP_PASSWORD, never shown.
+        ("smtp", "password") => Entry {
+            read_only: true,
+            ..entry(Now, SettingKind::Password)
+        },
         ("store", "database") => Entry {
             read_only: true,
             ..entry(Restart, SettingKind::Text)

@@ -197,6 +197,14 @@ impl Settings {
 
     /// Gives each named connection whose table sets no password the one kept for it.
     pub(super) fn fill_passwords(&self, text: &str, config: &mut Config) -> Result<(), SettingsError> {
+        // The SMTP account's, set with `smsdesk smtp-password`, unless the file or the
+        // environment sets one.
+        let smtp_var = crate::config::env_var("smtp", "password");
+        if !super::file::sets(text, "smtp", "password") && !self.env.iter().any(|(k, _)| *k == smtp_var) {
+            if let Some(p) = self.secrets.for_smtp().password()? {
+                config.smtp.password = p;
+            }
+        }
         for c in &mut config.connections {
             if !sets_in_connection(text, &c.name, "password") {
                 if let Some(p) = self.secrets.for_connection(&c.name).password()? {

@@ -86,6 +86,17 @@ impl SecretStore {
         }
     }
 
+    /// Where the SMTP account's password (alert e-mails) is kept: beside this one, in an entry
+    /// (and a sealed file) of its own.
+    pub fn for_smtp(&self) -> SecretStore {
+        SecretStore {
+            backend: self.backend,
+            dir: self.dir.clone(),
+            account: format!("smtp.password@{}", self.dir.display()),
+            file: "smtp-password.enc".into(),
+        }
+    }
+
     /// The encrypted file, whatever the machine offers (tests, and machines without a keyring).
     pub fn encrypted_file(dir: &Path) -> SecretStore {
         SecretStore {

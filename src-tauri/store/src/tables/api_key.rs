@@ -175,6 +175,34 @@ pub fn webhooks(conn: &impl Reads) -> Result<Vec<StoredWebhook>, StoreError> {
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
+/// A key, not revoked, with a webhook: its name, scopes (as stored), and webhook as stored.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeyWebhook {
+    pub name: String,
+    pub scopes: String,
+    pub url: String,
+    pub secret: String,
+}
+
+/// The keys not revoked that have a webhook.
+pub fn with_webhook(conn: &impl Reads) -> Result<Vec<KeyWebhook>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT name, scopes, webhook_url, webhook_secret FROM api_key
+             WHERE revoked_at IS NULL AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL ORDER BY id",
+        )?
+        .query_map([], |r| {
+            Ok(KeyWebhook {
+                name: r.get(0)?,
+                scopes: r.get(1)?,
+                url: r.get(2)?,
+                secret: r.get(3)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
 /// Replaces key `id`'s webhook URL and secret, overwriting the old values in the file.
 pub fn set_webhook(tx: &mut WriteTx<'_>, id: i64, url: &str, secret: &str) -> Result<(), StoreError> {
     let conn = tx.conn();

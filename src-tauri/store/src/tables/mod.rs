@@ -3,6 +3,7 @@
 //! refuse it as well).
 
 pub mod account;
+pub mod alert;
 pub mod api_key;
 pub mod attempt;
 mod audit;

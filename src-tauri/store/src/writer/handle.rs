@@ -88,6 +88,11 @@ impl Writer {
         self.stats.read()
     }
 
+    /// How long its transactions took since it started (a histogram, and the busy time).
+    pub fn commit_times(&self) -> super::CommitTimes {
+        self.stats.commit_times()
+    }
+
     /// Times the writer let its cached pages go since it started (see `thread::KEEP_PAGES`).
     pub fn pages_released(&self) -> u64 {
         self.stats.releases()

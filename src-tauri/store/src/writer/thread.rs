@@ -50,6 +50,7 @@ pub(super) fn run(
         }
         batch += 1;
         stats.add(ops.len() + usize::from(lead.is_some()));
+        let started = Instant::now();
         batch::run_batch(
             &conn,
             (batch, clock.now_ms()),
@@ -58,6 +59,7 @@ pub(super) fn run(
             (&events, &watch),
             (full, room),
         );
+        stats.timed(started.elapsed());
         if restart.swap(false, Ordering::Relaxed) {
             checkpoint(&conn, room.state().short());
         }

@@ -1,0 +1,235 @@
+//! What the alert rules read, each a few index seeks or a walk back from the newest rows that
+//! stops at the window's start: their cost does not grow with the number of messages kept.
+
+use rusqlite::{params, OptionalExtension};
+
+use crate::totals::MINUTE_MS;
+use crate::{Reads, StoreError};
+
+/// The time the oldest message due to be sent became due (its `next_attempt_at`), among the
+/// messages waiting in the queue (scheduled ones count once their time has come). One seek per
+/// route and priority (the claim index), then the pinned ones (few).
+pub fn oldest_due(conn: &impl Reads, now_ms: i64) -> Result<Option<i64>, StoreError> {
+    let c = conn.connection();
+    let by_route: Option<i64> = c
+        .prepare_cached(
+            "WITH RECURSIVE r(route) AS (
+                 SELECT (SELECT min(route) FROM queue WHERE status = 'queued')
+                 UNION ALL
+                 SELECT (SELECT min(route) FROM queue WHERE status = 'queued' AND route > r.route) FROM r
+                 WHERE r.route IS NOT NULL
+             ), p(priority) AS (VALUES (0), (1), (2))
+             SELECT min((SELECT min(next_attempt_at) FROM queue
+                         WHERE status = 'queued' AND route = r.route AND priority = p.priority))
+             FROM r, p WHERE r.route IS NOT NULL",
+        )?
+        .query_row([], |r| r.get(0))?;
+    let unrouted: Option<i64> = c
+        .prepare_cached("SELECT min(next_attempt_at) FROM queue WHERE status = 'queued' AND route IS NULL")?
+        .query_row([], |r| r.get(0))?;
+    Ok([by_route, unrouted]
+        .into_iter()
+        .flatten()
+        .filter(|t| *t <= now_ms)
+        .min())
+}
+
+/// Submits answered since `from_ms` (rounded down to its minute): accepted, refused (temporary,
+/// throttled, permanent) and without an answer (timeout, link lost), from the per-minute totals.
+pub fn submits_since(conn: &impl Reads, from_ms: i64) -> Result<SubmitCounts, StoreError> {
+    let mut out = SubmitCounts::default();
+    let mut stmt = conn.connection().prepare_cached(
+        "SELECT metric, sum(n) FROM activity_count WHERE grain = ?1 AND bucket >= ?2
+             AND (metric = 'accepted' OR metric = 'refused' OR metric = 'unknown')
+         GROUP BY metric",
+    )?;
+    let rows = stmt.query_map(params![MINUTE_MS, from_ms - from_ms.rem_euclid(MINUTE_MS)], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
+    })?;
+    for row in rows {
+        let (metric, n) = row?;
+        match metric.as_str() {
+            "accepted" => out.accepted = n,
+            "refused" => out.refused = n,
+            _ => out.unknown = n,
+        }
+    }
+    Ok(out)
+}
+
+/// Submits by how they were answered.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SubmitCounts {
+    pub accepted: i64,
+    pub refused: i64,
+    pub unknown: i64,
+}
+
+impl SubmitCounts {
+    pub fn total(self) -> i64 {
+        self.accepted + self.refused + self.unknown
+    }
+}
+
+/// When the newest receipt was received, if any.
+pub fn last_receipt_at(conn: &impl Reads) -> Result<Option<i64>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT received_at FROM receipt ORDER BY id DESC LIMIT 1")?
+        .query_row([], |r| r.get(0))
+        .optional()?)
+}
+
+/// The longest walk back through the tries [`first_receipt_asked_after`] makes.
+const TRIES_LOOKED_AT: usize = 200_000;
+
+/// When the first try written after `after_ms` that asked for a final receipt was accepted: the
+/// receipts-silent rule measures from it. Walks back from the newest try and stops at `after_ms`
+/// (or after [`TRIES_LOOKED_AT`] tries, taking the oldest seen).
+pub fn first_receipt_asked_after(conn: &impl Reads, after_ms: i64) -> Result<Option<i64>, StoreError> {
+    let mut stmt = conn.connection().prepare_cached(
+        "SELECT created_at, outcome = 'accepted' AND coalesce(registered_delivery, 0) & 3 <> 0, responded_at
+         FROM attempt ORDER BY id DESC",
+    )?;
+    let mut rows = stmt.query([])?;
+    let mut first = None;
+    let mut seen = 0;
+    while let Some(r) = rows.next()? {
+        let created: i64 = r.get(0)?;
+        if created <= after_ms || seen >= TRIES_LOOKED_AT {
+            break;
+        }
+        seen += 1;
+        if r.get::<_, bool>(1)? {
+            first = Some(r.get::<_, Option<i64>>(2)?.unwrap_or(created));
+        }
+    }
+    Ok(first)
+}
+
+/// One-time codes whose try's outcome is unknown and still waits for a person (open exceptions).
+pub fn otp_outcome_unknown(conn: &impl Reads) -> Result<i64, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT count(*) FROM exception e JOIN message m ON m.id = e.message_id
+             WHERE e.status = 'open' AND e.kind = 'outcome_unknown' AND m.kind = 'otp'",
+        )?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// Open exceptions.
+pub fn open_exceptions(conn: &impl Reads) -> Result<i64, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT count(*) FROM exception WHERE status = 'open'")?
+        .query_row([], |r| r.get(0))?)
+}
+
+/// An API key whose webhook keeps failing: its name, and since when the oldest notification it
+/// has not taken was first due.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FailingWebhook {
+    pub key_name: String,
+    pub since_ms: i64,
+    pub waiting: i64,
+    pub last_error: Option<String>,
+}
+
+/// The API keys whose webhook has notifications waiting after a failed try.
+pub fn failing_webhooks(conn: &impl Reads) -> Result<Vec<FailingWebhook>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT k.name, min(d.created_at), count(*),
+                    (SELECT last_error FROM webhook_delivery x WHERE x.api_key_id = d.api_key_id
+                         AND x.status = 'pending' AND x.attempts > 0 ORDER BY x.next_attempt_at DESC LIMIT 1)
+             FROM webhook_delivery d JOIN api_key k ON k.id = d.api_key_id
+             WHERE d.status = 'pending' AND d.attempts > 0
+             GROUP BY d.api_key_id ORDER BY k.name",
+        )?
+        .query_map([], |r| {
+            Ok(FailingWebhook {
+                key_name: r.get(0)?,
+                since_ms: r.get(1)?,
+                waiting: r.get(2)?,
+                last_error: r.get(3)?,
+            })
+        })?
+        .collect::<Result<_, _>>()?)
+}
+
+/// Numbers put on the opt-out list by their own reply since `since_ms` (walks back from the
+/// newest entry).
+pub fn opt_outs_by_reply_since(conn: &impl Reads, since_ms: i64) -> Result<i64, StoreError> {
+    let mut stmt = conn
+        .connection()
+        .prepare_cached("SELECT created_at, reason = 'reply' FROM opt_out ORDER BY id DESC")?;
+    let mut rows = stmt.query([])?;
+    let mut n = 0;
+    while let Some(r) = rows.next()? {
+        if r.get::<_, i64>(0)? < since_ms {
+            break;
+        }
+        n += i64::from(r.get::<_, bool>(1)?);
+    }
+    Ok(n)
+}
+
+/// A day's figures for the daily summary.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct DayFigures {
+    /// Messages handed in, by kind (otp, transactional, bulk).
+    pub by_kind: Vec<(String, i64)>,
+    /// Those messages by where they stand now (delivered, failed, expired, cancelled,
+    /// no_receipt, unknown, pending).
+    pub by_outcome: Vec<(String, i64)>,
+    /// The most frequent reasons of their failures: (SMPP command status, receipt error code,
+    /// messages), most first.
+    pub failure_reasons: Vec<(i64, String, i64)>,
+    pub exceptions_opened: i64,
+    pub exceptions_closed: i64,
+    pub opt_outs: i64,
+}
+
+/// The figures of the messages created in [from_ms, to_ms) (whole UTC hours: the report's
+/// totals), and of the exceptions and opt-outs of that time.
+pub fn day_figures(conn: &impl Reads, from_ms: i64, to_ms: i64) -> Result<DayFigures, StoreError> {
+    let c = conn.connection();
+    let pairs = |sql: &str| -> Result<Vec<(String, i64)>, StoreError> {
+        Ok(c.prepare_cached(sql)?
+            .query_map([from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?)
+    };
+    let count = |sql: &str| -> Result<i64, StoreError> {
+        Ok(c.prepare_cached(sql)?.query_row([from_ms, to_ms], |r| r.get(0))?)
+    };
+    Ok(DayFigures {
+        by_kind: pairs(
+            "SELECT kind, sum(messages) FROM report_hour WHERE hour >= ?1 AND hour < ?2 GROUP BY kind ORDER BY kind",
+        )?,
+        by_outcome: pairs(
+            "SELECT outcome, sum(messages) FROM report_hour WHERE hour >= ?1 AND hour < ?2
+             GROUP BY outcome ORDER BY outcome",
+        )?,
+        failure_reasons: c
+            .prepare_cached(
+                "SELECT command_status, error_code, sum(messages) AS n FROM report_hour
+                 WHERE hour >= ?1 AND hour < ?2 AND outcome = 'failed'
+                 GROUP BY command_status, error_code ORDER BY n DESC, command_status LIMIT 5",
+            )?
+            .query_map([from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+            .collect::<Result<_, _>>()?,
+        exceptions_opened: count("SELECT count(*) FROM exception WHERE created_at >= ?1 AND created_at < ?2")?,
+        exceptions_closed: count("SELECT count(*) FROM exception WHERE resolved_at >= ?1 AND resolved_at < ?2")?,
+        opt_outs: count("SELECT count(*) FROM opt_out WHERE created_at >= ?1 AND created_at < ?2")?,
+    })
+}
+
+/// Messages waiting in the queue (scheduled ones included), from the running totals.
+pub fn queued(conn: &impl Reads) -> Result<i64, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'queue' AND value = 'queued'")?
+        .query_row([], |r| r.get(0))?)
+}
