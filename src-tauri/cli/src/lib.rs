@@ -82,6 +82,9 @@ pub enum Command {
     /// Erase everything held about one number (a data subject's request): its messages' texts and
     /// number, its replies, receipts; its opt-out stays in force as the number's hash
     Erase(ops::EraseArgs),
+    /// Keep the SMTP account's password (alert e-mails, [smtp]) in the OS keyring, or encrypted in
+    /// the data directory: read from standard input (--stdin) or asked for; --clear removes it
+    SmtpPassword(ops::smtp::SmtpPasswordArgs),
     /// Replace the database with a backup, once the backup passes its checks (integrity, schema
     /// version, the comparison `rebuild --check` makes). Stop smsdesk first; the database it
     /// replaces is kept in the backup folder
@@ -167,6 +170,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Connection(args) => ops::connection(&cli, args),
         Command::Backup(args) => ops::backup::backup(&cli, args),
         Command::Restore(args) => ops::backup::restore(&cli, args),
+        Command::SmtpPassword(args) => ops::smtp::smtp_password(&cli, args),
     }
 }
 

@@ -36,6 +36,7 @@ mod connections;
 mod export;
 mod keys;
 mod privacy;
+pub mod smtp;
 pub mod users;
 
 pub use connections::{connection, ConnectionsCommand};

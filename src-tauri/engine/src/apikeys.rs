@@ -59,7 +59,7 @@ pub enum KeyError {
     BadName,
     #[error("webhook URL `{0}` is not an http:// or https:// address")]
     BadWebhook(String),
-    #[error("a key needs at least one scope (send, read:own, read:all, act, export)")]
+    #[error("a key needs at least one scope (send, read:own, read:all, act, export, alerts, metrics)")]
     NoScope,
     #[error("destination prefix `{0}` is not the start of an international number (`+` and 1 to 15 digits)")]
     BadPrefix(String),

@@ -1,7 +1,7 @@
 //! What the alert rules read, each a few index seeks or a walk back from the newest rows that
 //! stops at the window's start: their cost does not grow with the number of messages kept.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
 
 use crate::totals::MINUTE_MS;
 use crate::{Reads, StoreError};
@@ -71,24 +71,32 @@ impl SubmitCounts {
     }
 }
 
-/// When the newest receipt was received, if any.
+/// When the newest report was received (a receipt or a notification; not a reply from a
+/// handset), if any. Walks back past the replies.
 pub fn last_receipt_at(conn: &impl Reads) -> Result<Option<i64>, StoreError> {
-    Ok(conn
+    let mut stmt = conn
         .connection()
-        .prepare_cached("SELECT received_at FROM receipt ORDER BY id DESC LIMIT 1")?
-        .query_row([], |r| r.get(0))
-        .optional()?)
+        .prepare_cached("SELECT received_at, kind = 'mo' FROM receipt ORDER BY id DESC")?;
+    let mut rows = stmt.query([])?;
+    while let Some(r) = rows.next()? {
+        if !r.get::<_, bool>(1)? {
+            return Ok(Some(r.get(0)?));
+        }
+    }
+    Ok(None)
 }
 
 /// The longest walk back through the tries [`first_receipt_asked_after`] makes.
 const TRIES_LOOKED_AT: usize = 200_000;
 
-/// When the first try written after `after_ms` that asked for a final receipt was accepted: the
-/// receipts-silent rule measures from it. Walks back from the newest try and stops at `after_ms`
-/// (or after [`TRIES_LOOKED_AT`] tries, taking the oldest seen).
+/// When the first try written after `after_ms` that asked for a final receipt whatever the
+/// outcome (registered_delivery 1, or 0x11 with intermediate notifications; not "on failure
+/// only", which a delivered message never answers) was accepted: the receipts-silent rule
+/// measures from it. Walks back from the newest try and stops at `after_ms` (or after
+/// [`TRIES_LOOKED_AT`] tries, taking the oldest seen).
 pub fn first_receipt_asked_after(conn: &impl Reads, after_ms: i64) -> Result<Option<i64>, StoreError> {
     let mut stmt = conn.connection().prepare_cached(
-        "SELECT created_at, outcome = 'accepted' AND coalesce(registered_delivery, 0) & 3 <> 0, responded_at
+        "SELECT created_at, outcome = 'accepted' AND coalesce(registered_delivery, 0) & 3 = 1, responded_at
          FROM attempt ORDER BY id DESC",
     )?;
     let mut rows = stmt.query([])?;

@@ -52,11 +52,13 @@ pub fn open_exceptions(conn: &impl Reads) -> Result<Vec<(String, i64)>, StoreErr
 pub struct Counted {
     /// Receipts counted: those with an id up to this.
     pub receipts_to: i64,
-    /// Receipts by `stat` ("" for none: intermediate notices without one, unreadable ones).
+    /// Receipts by `stat` ("" for none: notices without one, unreadable ones); replies from
+    /// handsets are not receipts.
     pub receipts: BTreeMap<String, i64>,
     /// Tries counted: those answered with an id up to this (the first still waiting stops it).
     pub tries_to: i64,
-    /// Answered tries by (connection, command_status, outcome).
+    /// Answered tries by (connection, command_status, outcome); tries never written to the SMSC
+    /// (`not_sent`) are not submits.
     pub tries: BTreeMap<(String, i64, String), i64>,
 }
 
@@ -66,8 +68,9 @@ pub fn count_new(conn: &impl Reads, c: &mut Counted) -> Result<(), StoreError> {
     let receipts_to: i64 = db
         .prepare_cached("SELECT coalesce(max(id), 0) FROM receipt")?
         .query_row([], |r| r.get(0))?;
-    let mut stmt =
-        db.prepare_cached("SELECT coalesce(stat, ''), count(*) FROM receipt WHERE id > ?1 AND id <= ?2 GROUP BY 1")?;
+    let mut stmt = db.prepare_cached(
+        "SELECT coalesce(stat, ''), count(*) FROM receipt WHERE id > ?1 AND id <= ?2 AND kind <> 'mo' GROUP BY 1",
+    )?;
     for row in stmt.query_map(params![c.receipts_to, receipts_to], |r| {
         Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
     })? {
@@ -84,7 +87,7 @@ pub fn count_new(conn: &impl Reads, c: &mut Counted) -> Result<(), StoreError> {
         .query_row([], |r| r.get(0))?;
     let mut stmt = db.prepare_cached(
         "SELECT connection, coalesce(command_status, -1), outcome, count(*) FROM attempt
-         WHERE id > ?1 AND id <= ?2 GROUP BY 1, 2, 3",
+         WHERE id > ?1 AND id <= ?2 AND outcome <> 'not_sent' AND outcome <> 'pending' GROUP BY 1, 2, 3",
     )?;
     let rows = stmt.query_map(params![c.tries_to, tries_to], |r| {
         Ok((

@@ -20,7 +20,8 @@ pub enum ApiKeyCommand {
         /// Where to POST status changes of the messages sent with this key
         #[arg(long)]
         webhook_url: Option<String>,
-        /// What it may do, repeated or comma-separated: send, read:own, read:all, act, export
+        /// What it may do, repeated or comma-separated: send, read:own, read:all, act, export, alerts,
+        /// metrics
         /// (default: send,read:own — enough for a website that sends and follows its messages)
         #[arg(long = "scope", value_delimiter = ',')]
         scopes: Vec<String>,

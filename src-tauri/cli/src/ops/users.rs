@@ -76,7 +76,7 @@ pub(super) fn scopes(words: &[String]) -> Result<Option<Vec<Scope>>, Refused> {
         .map(|w| {
             Scope::parse(w.trim()).ok_or_else(|| {
                 Refused(
-                    format!("`{w}` is not a scope: send, read:own, read:all, act or export"),
+                    format!("`{w}` is not a scope: send, read:own, read:all, act, export, alerts or metrics"),
                     EXIT_REFUSED,
                 )
             })

@@ -1,5 +1,9 @@
 //! Shared by the benchmarks.
 
+use rusqlite::{params, Connection};
+
+const DAY: i64 = 86_400_000;
+
 /// The process's peak resident memory, in MiB (Linux; NaN elsewhere).
 #[allow(dead_code)]
 pub fn peak_rss_mib() -> f64 {
@@ -132,4 +136,81 @@ impl WriteCounters {
             (self.disk_bytes - earlier.disk_bytes) as f64 / n / 1024.0
         )
     }
+}
+
+/// Now, on the wall clock.
+#[allow(dead_code)]
+pub fn now_ms() -> i64 {
+    smsdesk_engine::clock::Clock::system().now_ms()
+}
+
+/// A database of `n` messages created over the last `span_days` days, each accepted and reported
+/// delivered by a receipt that echoes its text, written with plain SQL so that a million take
+/// seconds; the totals, the search index and the report are filled as the product keeps them.
+#[allow(dead_code)]
+pub fn seed_delivered(path: &std::path::Path, n: usize, span_days: i64) {
+    let mut c = Connection::open(path).unwrap();
+    c.execute_batch("PRAGMA journal_mode = WAL; PRAGMA synchronous = OFF; PRAGMA cache_size = -200000;")
+        .unwrap();
+    let start = now_ms() - span_days * DAY;
+    for from in (0..n).step_by(50_000) {
+        let tx = c.transaction().unwrap();
+        for i in from..(from + 50_000).min(n) {
+            let m = i as i64 + 1;
+            let at = start + m * span_days * DAY / n as i64;
+            let kind = ["otp", "transactional", "transactional", "bulk"][i % 4];
+            let dest = format!("+336{:08}", (i as u64 % 200_000) * 499 % 100_000_000);
+            let text = format!("Reminder: your appointment number {m} is tomorrow at 10:00, Dr Martin.");
+            tx.prepare_cached(
+                "INSERT INTO message (id, created_at, channel, destination_raw, destination, body, encoding, segments,
+                     kind, priority, registered_delivery, connection)
+                 VALUES (?1, ?2, 'api', ?3, ?3, ?4, 'gsm7', 1, ?5, 15, 1, 'bench')",
+            )
+            .unwrap()
+            .execute(params![m, at, dest, text, kind])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO queue (message_id, status, priority, next_attempt_at, attempts, updated_at, accepted_at)
+                 VALUES (?1, 'accepted', 15, ?2, 1, ?2, ?2)",
+            )
+            .unwrap()
+            .execute(params![m, at])
+            .unwrap();
+            let echo = format!(
+                "id:P{m} sub:001 dlvrd:001 submit date:2605031200 done date:2605031201 stat:DELIVRD err:000 text:{}",
+                &text[..20]
+            );
+            tx.prepare_cached(
+                "INSERT INTO receipt (id, received_at, source, connection, source_addr, destination_addr, raw, raw_text,
+                     kind, parser_version, message_id_raw, stat)
+                 VALUES (?1, ?2, 'smpp_deliver_sm', 'bench', ?3, 'SMSDESK', ?4, ?5, 'receipt', 1, ?6, 'DELIVRD')",
+            )
+            .unwrap()
+            .execute(params![m, at + 5_000, &dest[1..], echo.as_bytes(), echo, format!("P{m}")])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO logical_event (id, connection, dedup_key, key_source, stat, receipt_kind,
+                     first_receipt_id, created_at, correlation, message_id, correlated_at, correlated_by)
+                 VALUES (?1, 'bench', ?2, 'fingerprint', 'DELIVRD', 'receipt', ?1, ?3, 'matched', ?1, ?3, 'system')",
+            )
+            .unwrap()
+            .execute(params![m, format!("fp1|P{m}"), at + 5_000])
+            .unwrap();
+            tx.prepare_cached(
+                "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, processed_at) VALUES (?1, ?1, 0, ?2)",
+            )
+            .unwrap()
+            .execute(params![m, at + 5_000])
+            .unwrap();
+        }
+        tx.commit().unwrap();
+    }
+    c.execute_batch(
+        "INSERT INTO message_fts (message_fts) VALUES ('rebuild');
+         UPDATE search_indexed SET upto = (SELECT coalesce(max(id), 0) FROM message);",
+    )
+    .unwrap();
+    smsdesk_store::totals::refill(&c).unwrap();
+    smsdesk_store::reports::refill(&c).unwrap();
+    c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
 }

@@ -3,7 +3,7 @@
 
 use std::collections::HashMap;
 
-use crate::alerts::rules::{Facts, LinkFact, WebhookFact};
+use crate::alerts::rules::{self, Facts, LinkFact, WebhookFact};
 use crate::config::AlertSettings;
 use crate::service::{ConnectionStatus, Service};
 use crate::smpp::session::LinkState;
@@ -50,6 +50,7 @@ pub async fn gather(
                 oldest_due_ms: alert_facts::oldest_due(c, now_ms)?,
                 due_waiting: alert_facts::queued(c)?,
                 submits: alert_facts::submits_since(c, window_from)?,
+                recent_answers: alert_facts::submits_since(c, now_ms - rules::MOVING_WINDOW_MS)?.total(),
                 last_receipt_ms: last_receipt,
                 receipt_asked_since_ms: asked,
                 otp_unknown: alert_facts::otp_outcome_unknown(c)?,

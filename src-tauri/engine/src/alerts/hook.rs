@@ -14,7 +14,6 @@ use crate::webhooks::{sign, target};
 
 /// The body of an alert's POST.
 #[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
 pub struct AlertPayload<'a> {
     /// "alert".
     #[serde(rename = "type")]
@@ -26,7 +25,8 @@ pub struct AlertPayload<'a> {
     pub rule: Option<&'a str>,
     pub subject: Option<&'a str>,
     pub facts: Option<&'a serde_json::Value>,
-    pub fired_at_ms: Option<i64>,
+    /// When it fired, RFC 3339 in UTC.
+    pub fired_at: Option<String>,
     pub title: &'a str,
     pub text: &'a str,
 }
@@ -109,7 +109,7 @@ impl<'a> AlertPayload<'a> {
             rule: None,
             subject: None,
             facts: None,
-            fired_at_ms: None,
+            fired_at: None,
             title: &mail.subject,
             text: &mail.body,
         }

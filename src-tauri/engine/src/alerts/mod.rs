@@ -67,13 +67,35 @@ pub async fn keep_watching(service: Service) {
     let mut memory = facts::Memory::default();
     loop {
         let a = service.alerting();
-        if a.alerts.enabled {
-            if let Err(e) = look(&service, &a, &mut memory, started).await {
-                tracing::error!(error = %e, "looking at the alert rules failed");
-            }
+        let looked = if a.alerts.enabled {
+            look(&service, &a, &mut memory, started).await
+        } else {
+            close_all(&service).await
+        };
+        if let Err(e) = looked {
+            tracing::error!(error = %e, "looking at the alert rules failed");
         }
         tokio::time::sleep(Duration::from_secs(u64::from(a.alerts.check_seconds.0))).await;
     }
+}
+
+/// With the rules off (`alerts.enabled = false`), nothing holds: what was open is closed (and no
+/// channel is told).
+async fn close_all(service: &Service) -> Result<(), StoreError> {
+    let store = service.store().clone();
+    let rows = store.reader().read(|c| alert::recent(c, i64::MAX)).await?;
+    let open: Vec<i64> = rows
+        .iter()
+        .filter(|r| r.resolved_at_ms.is_none())
+        .map(|r| r.id)
+        .collect();
+    if open.is_empty() {
+        return Ok(());
+    }
+    store
+        .writer()
+        .write(move |tx| open.iter().try_for_each(|id| alert::resolve(tx, *id)))
+        .await
 }
 
 /// One look: the facts, the alerts opened and closed to match, the notices owed, the summary.
@@ -161,7 +183,11 @@ async fn tell_channels(service: &Service, a: &Alerting, now: i64) -> Result<(), 
                 Tell::Nothing => continue,
                 Tell::HoldBack(kind) => (kind, NoticeOutcome::Quiet, None),
                 Tell::Send(kind) => {
-                    let n = told.iter().filter(|t| t.kind == kind).count();
+                    // Counted among those sent: a retry keeps the delivery id of the try it repeats.
+                    let n = told
+                        .iter()
+                        .filter(|t| t.kind == kind && t.outcome == NoticeOutcome::Sent)
+                        .count();
                     match send(service, a, channel, row, kind, n, &hooks, now).await {
                         Ok(to) => (kind, NoticeOutcome::Sent, Some(to)),
                         Err(e) => {
@@ -232,7 +258,7 @@ async fn send(
                 rule: Some(row.rule.as_str()),
                 subject: Some(&row.subject),
                 facts: Some(&facts),
-                fired_at_ms: Some(row.fired_at_ms),
+                fired_at: Some(crate::clock::format_rfc3339(row.fired_at_ms)),
                 title: &text.subject,
                 text: &text.body,
             };

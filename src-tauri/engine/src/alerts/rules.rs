@@ -7,6 +7,9 @@ use crate::alerts::AlertRule;
 use crate::config::AlertSettings;
 
 const MINUTE_MS: i64 = 60_000;
+/// A queue whose submits were answered this recently is moving, however long its oldest message
+/// waited (a long campaign going out at the account's rate is not stuck).
+pub const MOVING_WINDOW_MS: i64 = 2 * MINUTE_MS;
 /// At least this many submits in the window before the failure rate is judged.
 pub const FAILURE_RATE_MIN_SUBMITS: i64 = 20;
 
@@ -41,6 +44,8 @@ pub struct Facts {
     pub due_waiting: i64,
     /// Submits of the failure window, by answer.
     pub submits: smsdesk_store::alert_facts::SubmitCounts,
+    /// Submits answered in the last [`MOVING_WINDOW_MS`]: the queue is moving.
+    pub recent_answers: i64,
     /// The newest receipt's time.
     pub last_receipt_ms: Option<i64>,
     /// When the first submit after it that asked for a receipt was accepted.
@@ -169,10 +174,10 @@ fn links(f: &Facts, s: &AlertSettings, out: &mut Vec<Holding>) {
 
 /// The queue stuck, the failure rate, receipts silent.
 fn queue_and_submits(f: &Facts, s: &AlertSettings, out: &mut Vec<Holding>) {
-    if let Some(due) = f
+    let waited_too_long = f
         .oldest_due_ms
-        .filter(|t| f.now_ms - t >= minutes(s.queue_stuck_minutes.0))
-    {
+        .filter(|t| f.now_ms - t >= minutes(s.queue_stuck_minutes.0));
+    if let Some(due) = waited_too_long.filter(|_| f.recent_answers == 0) {
         out.push(Holding::new(
             AlertRule::QueueStuck,
             "",
@@ -296,12 +301,14 @@ mod tests {
     }
 
     #[test]
-    fn the_queue_is_stuck_when_its_oldest_due_message_waits_past_the_threshold() {
+    fn the_queue_is_stuck_when_its_oldest_due_message_waits_past_the_threshold_and_nothing_goes() {
         let mut f = quiet();
         f.oldest_due_ms = Some(NOW - 9 * MINUTE_MS);
         assert!(rules(&f).is_empty());
         f.oldest_due_ms = Some(NOW - 10 * MINUTE_MS);
         assert_eq!(rules(&f), [(AlertRule::QueueStuck, String::new())]);
+        f.recent_answers = 12;
+        assert!(rules(&f).is_empty(), "a campaign going out at its pace is not stuck");
     }
 
     #[test]

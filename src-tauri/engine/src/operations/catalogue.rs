@@ -278,6 +278,7 @@ operations! { $
     acknowledge_alert: Post "/alerts/{id}/acknowledge" -> 204 () {
         tag: "alerts", access: Resolve,
         args: [id: Path, request: Body AcknowledgeAlert],
+        errors: [NoteRequired],
     }
 
     /// Sends a test alert on a channel (e-mail, or the webhooks of the API keys with the scope

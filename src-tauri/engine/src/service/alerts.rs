@@ -105,6 +105,23 @@ fn value_of(s: &AlertSettings, key: &str) -> Option<String> {
     })
 }
 
+/// The host of the address people open smsdesk at, when `alerts.screen_url` does not say it: the
+/// listening address, or this machine's name when it listens on every address (0.0.0.0 is no
+/// address to open).
+fn screen_host(bind: std::net::IpAddr) -> String {
+    let name = || {
+        std::fs::read_to_string("/proc/sys/kernel/hostname")
+            .ok()
+            .map(|n| n.trim().to_owned())
+            .filter(|n| !n.is_empty())
+    };
+    match bind {
+        b if b.is_unspecified() => name().unwrap_or_else(|| "127.0.0.1".into()),
+        std::net::IpAddr::V6(v6) => format!("[{v6}]"),
+        b => b.to_string(),
+    }
+}
+
 fn quiet(q: crate::config::QuietHours) -> String {
     q.to_toml().trim_matches('"').to_owned()
 }
@@ -116,7 +133,7 @@ impl Service {
         let config = self.settings.as_ref().map(|s| s.running()).unwrap_or_default();
         let link = match config.alerts.screen_url.trim() {
             "" if config.http.port == 0 => None,
-            "" => Some(format!("http://{}:{}", config.http.bind, config.http.port)),
+            "" => Some(format!("http://{}:{}", screen_host(config.http.bind), config.http.port)),
             url => Some(url.to_owned()),
         };
         Alerting {
@@ -186,11 +203,14 @@ impl Service {
             ));
         }
         let note = req.note.trim().to_owned();
-        if note.is_empty() || note.chars().count() > 1_000 {
+        if note.is_empty() {
+            return Err(ServiceError::Resolve(crate::decisions::ResolveError::NoteRequired));
+        }
+        if note.chars().count() > 1_000 || note.chars().any(|c| c.is_control() && !matches!(c, '\n' | '\t')) {
             return Err(ServiceError::Invalid(vec![FieldError::new(
                 "note",
                 FieldCode::Invalid,
-                "say in a few words what is being done about it (1 to 1,000 characters)",
+                "say in plain text, in at most 1,000 characters, what is being done about it",
             )]));
         }
         let actor = caller.actor();
@@ -205,6 +225,9 @@ impl Service {
             Err(alert::AckRefused::Already) => {
                 Err(ServiceError::BadRequest(format!("alert {id} was acknowledged already")))
             }
+            Err(alert::AckRefused::Resolved) => Err(ServiceError::BadRequest(format!(
+                "alert {id} has ended: there is nothing left to acknowledge"
+            ))),
         }
     }
 

@@ -165,8 +165,9 @@ impl Settings {
                     (None, false) => SettingSource::Default,
                 };
                 let secretish = matches!(entry.kind, SettingKind::Password | SettingKind::Providers);
-                if entry.kind == SettingKind::Password && source == SettingSource::Default && stored_password.is_some()
-                {
+                // The SMPP password's store (the SMTP account's has its own, set from the command line).
+                let smpp_password = (section.name, spec.name) == ("smpp", "password");
+                if smpp_password && source == SettingSource::Default && stored_password.is_some() {
                     source = match self.secrets.backend() {
                         SecretBackend::Keyring => SettingSource::Keyring,
                         SecretBackend::EncryptedFile => SettingSource::EncryptedFile,

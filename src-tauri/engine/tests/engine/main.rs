@@ -4,6 +4,7 @@
 
 mod common;
 
+mod alerts;
 mod configuration_page;
 mod engine_sandbox;
 mod one_engine_per_database;

@@ -11,6 +11,7 @@ mod http_api;
 mod inbound_callbacks;
 mod inbox;
 mod intake_keys;
+mod metrics;
 mod numbers;
 mod retry_advice;
 mod settings_api;

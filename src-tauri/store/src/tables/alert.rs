@@ -159,6 +159,8 @@ pub enum AckRefused {
     Unknown,
     /// It was acknowledged already (by whom is on the alert).
     Already,
+    /// It has ended.
+    Resolved,
 }
 
 /// `actor` acknowledges alert `id` with `note`: its reminders stop (its "resolved" notice does
@@ -169,16 +171,21 @@ pub fn acknowledge(
     actor: &str,
     note: &str,
 ) -> Result<Result<(), AckRefused>, StoreError> {
-    let row: Option<(Text<AlertRule>, String, bool)> = tx
+    let row: Option<(Text<AlertRule>, String, bool, bool)> = tx
         .conn()
-        .prepare_cached("SELECT rule, subject, acknowledged_at IS NOT NULL FROM alert WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .prepare_cached(
+            "SELECT rule, subject, acknowledged_at IS NOT NULL, resolved_at IS NOT NULL FROM alert WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .optional()?;
-    let Some((rule, subject, acknowledged)) = row else {
+    let Some((rule, subject, acknowledged, resolved)) = row else {
         return Ok(Err(AckRefused::Unknown));
     };
     if acknowledged {
         return Ok(Err(AckRefused::Already));
+    }
+    if resolved {
+        return Ok(Err(AckRefused::Resolved));
     }
     let now = tx.now_ms();
     tx.conn()

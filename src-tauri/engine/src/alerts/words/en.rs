@@ -8,19 +8,19 @@ pub(super) const EN: Lexicon = Lexicon {
         AlertRule::LinkDown => [
             "Connection {subject} is down",
             "The SMPP connection “{subject}” has not been bound since {since}. Its last error: {error}.",
-            "{waiting} messages due to be sent are waiting; they go out when it is back, or by another connection of their route.",
+            "{waiting} messages are waiting in the queue; those due go out when it is back, or by another connection of their route.",
             "Check the provider's status and this server's network; the Dashboard shows the connection's last error, and Settings → Connections can test it.",
         ],
         AlertRule::AllLinksDown => [
             "No connection to the SMS provider",
             "None of the SMPP connections ({connections}) has been bound since {since}. The last error: {error}.",
-            "Nothing is being sent: {waiting} messages due to be sent are waiting, and one-time codes may expire before they go.",
+            "Nothing is being sent: {waiting} messages are waiting in the queue, and one-time codes may expire before they go.",
             "Check this server's internet connection and the provider's status page; the Dashboard shows each connection's last error.",
         ],
         AlertRule::QueueStuck => [
             "Messages are waiting too long",
             "The oldest message due to be sent has waited {oldest_minutes} minutes.",
-            "{waiting} messages due to be sent are not going out.",
+            "Nothing has gone out for two minutes; {waiting} messages are waiting in the queue.",
             "Look at the Dashboard: a connection down, drained or disabled, or a route without a working connection, keeps them waiting.",
         ],
         AlertRule::FailureRate => [
@@ -61,7 +61,7 @@ pub(super) const EN: Lexicon = Lexicon {
         ],
         AlertRule::BackupLate => [
             "The daily backup is late",
-            "The last backup was taken {last_backup}; the last try's error: {error}.",
+            "Last backup: {last_backup}. Error of the last try: {error}.",
             "A lost disk would lose everything since the last backup.",
             "Check the backup folder (backup.dir): its disk and its permissions; `smsdesk backup` takes one at once.",
         ],
@@ -81,7 +81,8 @@ pub(super) const EN: Lexicon = Lexicon {
     fired: "ALERT",
     repeated: "Still going on",
     resolved: "Resolved",
-    since: "Since",
+    noticed: "Noticed at",
+    colon: ": ",
     ended: "It ended at {at}, after {duration}.",
     affects: "What it affects",
     todo: "What to do",

@@ -8,19 +8,19 @@ pub(super) const FR: Lexicon = Lexicon {
         AlertRule::LinkDown => [
             "La connexion {subject} est coupée",
             "La connexion SMPP « {subject} » n'est plus liée depuis {since}. Sa dernière erreur : {error}.",
-            "{waiting} messages à envoyer attendent ; ils partiront à son retour, ou par une autre connexion de leur route.",
+            "{waiting} messages attendent dans la file ; ceux qui sont dus partiront à son retour, ou par une autre connexion de leur route.",
             "Vérifiez l'état du fournisseur et le réseau de ce serveur ; le tableau de bord montre la dernière erreur de la connexion, et Réglages → Connexions permet de la tester.",
         ],
         AlertRule::AllLinksDown => [
             "Plus aucune connexion au fournisseur SMS",
             "Aucune des connexions SMPP ({connections}) n'est liée depuis {since}. Dernière erreur : {error}.",
-            "Rien ne part : {waiting} messages à envoyer attendent, et des codes à usage unique peuvent expirer avant de partir.",
+            "Rien ne part : {waiting} messages attendent dans la file, et des codes à usage unique peuvent expirer avant de partir.",
             "Vérifiez la connexion internet de ce serveur et la page d'état du fournisseur ; le tableau de bord montre la dernière erreur de chaque connexion.",
         ],
         AlertRule::QueueStuck => [
             "Des messages attendent trop longtemps",
             "Le plus ancien message à envoyer attend depuis {oldest_minutes} minutes.",
-            "{waiting} messages à envoyer ne partent pas.",
+            "Rien n'est parti depuis deux minutes ; {waiting} messages attendent dans la file.",
             "Regardez le tableau de bord : une connexion coupée, en vidange ou désactivée, ou une route sans connexion qui fonctionne, les retient.",
         ],
         AlertRule::FailureRate => [
@@ -61,7 +61,7 @@ pub(super) const FR: Lexicon = Lexicon {
         ],
         AlertRule::BackupLate => [
             "La sauvegarde quotidienne est en retard",
-            "La dernière sauvegarde date de {last_backup} ; erreur du dernier essai : {error}.",
+            "Dernière sauvegarde : {last_backup}. Erreur du dernier essai : {error}.",
             "Un disque perdu ferait perdre tout ce qui a suivi la dernière sauvegarde.",
             "Vérifiez le dossier des sauvegardes (backup.dir) : son disque et ses droits ; « smsdesk backup » en prend une tout de suite.",
         ],
@@ -81,7 +81,8 @@ pub(super) const FR: Lexicon = Lexicon {
     fired: "ALERTE",
     repeated: "Toujours en cours",
     resolved: "Résolu",
-    since: "Depuis",
+    noticed: "Constaté le",
+    colon: " : ",
     ended: "Terminé à {at}, au bout de {duration}.",
     affects: "Conséquences",
     todo: "Que faire",

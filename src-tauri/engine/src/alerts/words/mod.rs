@@ -19,7 +19,10 @@ pub(super) struct Lexicon {
     fired: &'static str,
     repeated: &'static str,
     resolved: &'static str,
-    since: &'static str,
+    /// The label of when the alert was noticed.
+    noticed: &'static str,
+    /// Between a label and its value (French puts a space before the colon).
+    colon: &'static str,
     ended: &'static str,
     affects: &'static str,
     todo: &'static str,
@@ -167,10 +170,11 @@ pub fn alert(a: &AlertText<'_>, office: &Office) -> Rendered {
         NoticeKind::Resolved => w.resolved,
         _ => w.fired,
     };
+    let c = w.colon;
     let mut body = format!(
-        "{title}\n\n{}\n{}: {}\n",
+        "{title}\n\n{}\n{}{c}{}\n",
         fill(what, &values),
-        w.since,
+        w.noticed,
         office.time(a.fired_at_ms)
     );
     if a.kind == NoticeKind::Resolved {
@@ -183,19 +187,14 @@ pub fn alert(a: &AlertText<'_>, office: &Office) -> Rendered {
         );
         body.push_str(&format!("\n{ended}\n"));
     } else {
-        body.push_str(&format!(
-            "\n{}: {}\n{}: {}\n",
-            w.affects,
-            fill(affects, &values),
-            w.todo,
-            fill(todo, &values)
-        ));
+        let (affects, todo) = (fill(affects, &values), fill(todo, &values));
+        body.push_str(&format!("\n{}{c}{affects}\n{}{c}{todo}\n", w.affects, w.todo));
     }
     if let Some(link) = office.screen("alerts") {
-        body.push_str(&format!("\n{}: {link}\n", w.open));
+        body.push_str(&format!("\n{}{c}{link}\n", w.open));
     }
     Rendered {
-        subject: format!("[smsdesk] {prefix}: {title}"),
+        subject: format!("[smsdesk] {prefix}{c}{title}"),
         body,
     }
 }
@@ -205,7 +204,7 @@ pub fn test(office: &Office, now_ms: i64) -> Rendered {
     let w = office.lang.words();
     let mut body = format!("{}\n", fill(w.test_body, &[("at", office.time(now_ms))]));
     if let Some(link) = office.screen("alerts") {
-        body.push_str(&format!("\n{}: {link}\n", w.open));
+        body.push_str(&format!("\n{}{}{link}\n", w.open, w.colon));
     }
     Rendered {
         subject: format!("[smsdesk] {}", w.test_subject),
@@ -244,7 +243,7 @@ pub fn summary(office: &Office, day: &str, f: &DayFigures, alerts: &[(AlertRule,
         body.push_str(&fill(line, &values));
         body.push('\n');
     }
-    body.push_str(&format!("\n{}:\n", w.summary_failures));
+    body.push_str(&format!("\n{}{}\n", w.summary_failures, w.colon.trim_end()));
     if f.failure_reasons.is_empty() {
         body.push_str(&format!("- {}\n", w.none));
     }
@@ -261,7 +260,7 @@ pub fn summary(office: &Office, day: &str, f: &DayFigures, alerts: &[(AlertRule,
         ];
         body.push_str(&format!("- {}\n", fill(w.summary_status, &values)));
     }
-    body.push_str(&format!("\n{}:\n", w.summary_alerts));
+    body.push_str(&format!("\n{}{}\n", w.summary_alerts, w.colon.trim_end()));
     if alerts.is_empty() {
         body.push_str(&format!("- {}\n", w.none));
     }
@@ -272,7 +271,7 @@ pub fn summary(office: &Office, day: &str, f: &DayFigures, alerts: &[(AlertRule,
         ));
     }
     if let Some(link) = office.screen("reports") {
-        body.push_str(&format!("\n{}: {link}\n", w.open));
+        body.push_str(&format!("\n{}{}{link}\n", w.open, w.colon));
     }
     Rendered {
         subject: format!("[smsdesk] {}", fill(w.summary_subject, &[("day", day.to_owned())])),

@@ -145,11 +145,11 @@ fn an_alert_says_what_since_when_what_it_affects_what_to_do_and_links_to_the_scr
     );
     assert!(r.body.contains("Its last error: connection refused."), "{}", r.body);
     assert!(
-        r.body
-            .contains("What it affects: 7 messages due to be sent are waiting"),
+        r.body.contains("What it affects: 7 messages are waiting in the queue"),
         "{}",
         r.body
     );
+    assert!(r.body.contains("Noticed at: 2026-05-28 20:26"), "{}", r.body);
     assert!(r.body.contains("What to do: Check the provider's status"), "{}", r.body);
     assert!(r.body.contains("Open: https://sms.example.org/#/alerts"), "{}", r.body);
     let resolved = alert(
@@ -164,7 +164,7 @@ fn an_alert_says_what_since_when_what_it_affects_what_to_do_and_links_to_the_scr
         },
         &office(Lang::Fr),
     );
-    assert_eq!(resolved.subject, "[smsdesk] Résolu: La connexion main est coupée");
+    assert_eq!(resolved.subject, "[smsdesk] Résolu : La connexion main est coupée");
     assert!(resolved.body.contains("au bout de 1 h 35 min"), "{}", resolved.body);
 }
 

@@ -1,0 +1,66 @@
+//! `smsdesk smtp-password`: keeps the SMTP account's password (alert e-mails) in the OS keyring, or
+//! encrypted in the data directory where there is none, as the SMPP password set from the
+//! Settings screen is; never in the config file or a log.
+
+use std::io::{BufRead, IsTerminal};
+use std::process::ExitCode;
+
+use clap::Args;
+use smsdesk_engine::settings::{SecretBackend, SecretStore};
+
+use crate::Cli;
+
+#[derive(Debug, Args)]
+pub struct SmtpPasswordArgs {
+    /// Read the password from the first line of standard input instead of asking for it
+    #[arg(long)]
+    pub stdin: bool,
+    /// Remove the stored password
+    #[arg(long, conflicts_with = "stdin")]
+    pub clear: bool,
+}
+
+/// Stores (or clears) the password; smsdesk reads it at its next start.
+pub fn smtp_password(cli: &Cli, args: SmtpPasswordArgs) -> ExitCode {
+    match store(cli, &args) {
+        Ok(said) => {
+            println!("{said}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("smsdesk: {e}");
+            ExitCode::from(super::EXIT_REFUSED)
+        }
+    }
+}
+
+fn store(cli: &Cli, args: &SmtpPasswordArgs) -> Result<String, String> {
+    let dir = cli.data_dir()?;
+    std::fs::create_dir_all(&dir).map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
+    let secrets = SecretStore::open(&dir).for_smtp();
+    let password = if args.clear {
+        String::new()
+    } else if args.stdin || !std::io::stdin().is_terminal() {
+        let mut line = String::new();
+        std::io::stdin()
+            .lock()
+            .read_line(&mut line)
+            .map_err(|e| format!("cannot read the password: {e}"))?;
+        line.trim_end_matches(['\r', '\n']).to_owned()
+    } else {
+        rpassword::prompt_password("SMTP password: ").map_err(|e| format!("cannot read the password: {e}"))?
+    };
+    if !args.clear && password.is_empty() {
+        return Err("the password is empty; nothing was changed (use --clear to remove it)".into());
+    }
+    secrets.set_password(&password).map_err(|e| e.to_string())?;
+    let place = match secrets.backend() {
+        SecretBackend::Keyring => "in the OS keyring",
+        SecretBackend::EncryptedFile => "encrypted in the data directory",
+    };
+    Ok(if args.clear {
+        format!("The SMTP password is removed ({place}). smsdesk reads it at its next start.")
+    } else {
+        format!("The SMTP password is kept {place}. smsdesk reads it at its next start.")
+    })
+}
