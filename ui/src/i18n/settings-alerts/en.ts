@@ -81,4 +81,4 @@ export const settingsAlertsEn = {
   "settings.choice.smtp.security.starttls": "STARTTLS (port 587)",
   "settings.choice.smtp.security.tls": "TLS (port 465)",
   "settings.choice.smtp.security.none": "None — a relay on this computer or a trusted network",
-};
+} as const;
