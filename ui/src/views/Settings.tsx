@@ -1,4 +1,4 @@
-import { useId, useMemo, useState, type FormEvent, type ReactNode } from "react";
+import { useId, useMemo, useState, type FormEvent } from "react";
 import { asBackendError, type Backend, type BackendError } from "../backend";
 import type { FieldError } from "../bindings/FieldError";
 import type { SettingsSaved } from "../bindings/SettingsSaved";
@@ -7,10 +7,12 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { formatRoute } from "../hooks/useHashRoute";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
+import { AlertsSection, inAlertsSection } from "./settings/AlertsSection";
 import { ConnectionsEditor } from "./settings/Connections";
 import { ConnectionTestButton } from "./settings/ConnectionTest";
 import { draftsOf, providersChanged, ProvidersEditor, toEdits, type ProviderDraft } from "./settings/Providers";
 import { SavedNotice } from "./settings/SavedNotice";
+import { Section } from "./settings/Section";
 import { SendingPace, type SandboxLimits } from "./settings/SendingPace";
 import { PasswordControl, SettingControl } from "./settings/SettingControl";
 
@@ -220,7 +222,7 @@ function SettingsForm({
   const passwordField = fields.get("smpp.password");
   const providersField = fields.get("callbacks.providers");
   const handled = new Set(SHOWN_ELSEWHERE);
-  const others = view.fields.filter((f) => !handled.has(f.key));
+  const others = view.fields.filter((f) => !handled.has(f.key) && !inAlertsSection(f));
 
   return (
     <form className="stack settings-form" onSubmit={save} aria-busy={saving} data-testid="settings-form" noValidate>
@@ -301,6 +303,8 @@ function SettingsForm({
         </Section>
       )}
 
+      <AlertsSection fields={view.fields} control={(key) => control(key)} />
+
       <Section id="other" title={t("settings.section.other")}>
         <div className="form settings-fields">{others.map((f) => control(f.key))}</div>
       </Section>
@@ -351,26 +355,5 @@ function SandboxHint({ id }: { id: string }) {
         {t("settings.sandboxHint.guide")}
       </a>
     </p>
-  );
-}
-
-function Section({
-  id,
-  title,
-  intro,
-  children,
-}: {
-  id: string;
-  title: string;
-  intro?: string;
-  children: ReactNode;
-}) {
-  const headingId = useId();
-  return (
-    <section className="panel settings-section" aria-labelledby={headingId} data-testid={`settings-${id}`}>
-      <h2 id={headingId}>{title}</h2>
-      {intro !== undefined && <p className="panel-intro">{intro}</p>}
-      {children}
-    </section>
   );
 }

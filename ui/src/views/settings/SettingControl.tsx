@@ -142,7 +142,7 @@ export function SettingControl({
       <select {...common} value={value} onChange={(e) => onChange(e.target.value)}>
         {field.choices.map((c) => (
           <option key={c} value={c}>
-            {choiceLabel(t, c)}
+            {choiceLabel(t, c, field.key)}
           </option>
         ))}
       </select>
@@ -197,7 +197,7 @@ export function SettingControl({
         <AppliesBadge applies={field.applies} />
         {field.default !== "" && field.default !== value && (
           <span className="setting-default">
-            {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default) : field.default })}
+            {t("settings.default", { value: field.kind === "choice" ? choiceLabel(t, field.default, field.key) : field.default })}
           </span>
         )}
       </p>

@@ -7,8 +7,14 @@ export function settingLabel(t: Translate, key: string): string {
   return id in en ? t(id as MessageKey & `setting.${string}`) : key;
 }
 
-/** A choice's meaning in the reader's language (SMPP versions stay as written). */
-export function choiceLabel(t: Translate, choice: string): string {
+/**
+ * A choice's meaning in the reader's language (SMPP versions stay as written). A setting may word
+ * a choice its own way (`settings.choice.<key>.<choice>`) where the shared word would not fit it:
+ * SMTP's "none" is no encryption, a receipt request's "none" no receipt.
+ */
+export function choiceLabel(t: Translate, choice: string, key?: string): string {
+  const own = `settings.choice.${key}.${choice}`;
+  if (key !== undefined && own in en) return t(own as MessageKey & `settings.choice.${string}`);
   const id = `settings.choice.${choice}`;
   return id in en ? t(id as MessageKey & `settings.choice.${string}`) : choice;
 }
