@@ -195,6 +195,9 @@ mod tests {
     const STORED_WORDS: &[&str] = &[
         "account.create",
         "account.update",
+        "alert.acknowledge",
+        "alert.fired",
+        "alert.resolved",
         "api_key.create",
         "api_key.revoke",
         "connection.disable",
