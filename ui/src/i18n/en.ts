@@ -9,6 +9,7 @@ import { dayEn } from "./day/en";
 import { reasonsEn } from "./reasons/en";
 import { reportsEn } from "./reports/en";
 import { privacyEn } from "./privacy/en";
+import { alertsEn } from "./alerts/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1645,6 +1646,7 @@ export const en = {
   ...reasonsEn,
   ...reportsEn,
   ...privacyEn,
+  ...alertsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

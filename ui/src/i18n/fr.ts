@@ -6,6 +6,7 @@ import { dayFr } from "./day/fr";
 import { reasonsFr } from "./reasons/fr";
 import { reportsFr } from "./reports/fr";
 import { privacyFr } from "./privacy/fr";
+import { alertsFr } from "./alerts/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1642,4 +1643,5 @@ export const fr: Dictionary = {
   ...reasonsFr,
   ...reportsFr,
   ...privacyFr,
+  ...alertsFr,
 };

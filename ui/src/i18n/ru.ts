@@ -6,6 +6,7 @@ import { dayRu } from "./day/ru";
 import { reasonsRu } from "./reasons/ru";
 import { reportsRu } from "./reports/ru";
 import { privacyRu } from "./privacy/ru";
+import { alertsRu } from "./alerts/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1642,4 +1643,5 @@ export const ru: Dictionary = {
   ...reasonsRu,
   ...reportsRu,
   ...privacyRu,
+  ...alertsRu,
 };
