@@ -129,7 +129,7 @@ describe("navigation", () => {
     expect(queryTestId(root, "not-for-you")).toBeNull();
   });
 
-  it("shows Alerts to every role at #/alerts", async () => {
+  it("shows Alerts to every role at #/alerts, and the alerts firing at the top of the dashboard", async () => {
     for (const role of ["admin", "operator", "viewer"] as const) {
       const { backend } = app();
       backend.alerts = () => Promise.resolve(alertsOverview([alert(2)]));
@@ -141,6 +141,8 @@ describe("navigation", () => {
       expect(byTestId(root, "nav-alerts").textContent).toBe("Alerts");
       expect(root.querySelector('[data-testid="alert-firing"][data-id="2"]'), role).not.toBeNull();
       expect(queryTestId(root, "alert-ack-open") !== null, `${role} acknowledges`).toBe(role !== "viewer");
+      await go("#/dashboard");
+      expect(byTestId(root, "dashboard-alert").textContent).toBe("Exceptions are piling up");
       await view.unmount();
       view = undefined;
       window.location.hash = "";
@@ -260,9 +262,10 @@ describe("the inbox in the navigation", () => {
     expect(byTestId(root, "not-for-you").textContent).toContain("Reports count every message");
     expect(backend.calls).not.toContain("deliveryReport");
     expect(queryTestId(root, "nav-alerts"), "alerts are read with read:all").toBeNull();
+    await go("#/dashboard");
     await go("#/alerts");
     expect(byTestId(root, "not-for-you").dataset["section"]).toBe("alerts");
-    expect(backend.calls, "the Alerts screen asks for nothing").not.toContain("alerts");
+    expect(backend.calls, "neither the Alerts screen nor the dashboard asks for alerts").not.toContain("alerts");
   });
 });
 

@@ -33,6 +33,7 @@ import { AuditLog } from "./views/AuditLog";
 import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { ConnectionControls } from "./views/ConnectionControls";
+import { DashboardAlerts } from "./views/DashboardAlerts";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
 import { Exceptions } from "./views/Exceptions";
@@ -202,6 +203,7 @@ export function Sections({
             ? { pace: <DashboardPace backend={backend} link={sendingLink(links, connection)} /> }
             : {})}
           charts={<DashboardCharts backend={backend} />}
+          {...(may.readAll ? { alerts: <DashboardAlerts backend={backend} /> } : {})}
           {...(may.admin
             ? {
                 controls: (status: ConnectionStatus) => (
