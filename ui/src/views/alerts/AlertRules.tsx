@@ -30,13 +30,13 @@ export function AlertRules({ rules }: { rules: readonly RuleThreshold[] }) {
                 <td data-label={t("alerts.rules.col.when")} data-testid="alert-rule-when">
                   {ruleWhen(r.rule, r.value, t)}
                 </td>
-                <td data-label={t("alerts.rules.col.setting")}>
+                <td data-label={t("alerts.rules.col.setting")} data-testid="alert-rule-setting">
                   {r.setting === null ? (
                     <span className="muted">{t("alerts.rules.fixed")}</span>
                   ) : (
-                    <code className="wrap">
-                      {r.setting} = {r.value}
-                    </code>
+                    <>
+                      <SettingKey name={r.setting} /> = {r.value}
+                    </>
                   )}
                 </td>
               </tr>
@@ -52,5 +52,16 @@ export function AlertRules({ rules }: { rules: readonly RuleThreshold[] }) {
         </p>
       )}
     </section>
+  );
+}
+
+/** A setting's key, which may break after its section's dot but not inside a word. */
+function SettingKey({ name }: { name: string }) {
+  const [section, ...rest] = name.split(".");
+  return (
+    <code>
+      {section}.<wbr />
+      {rest.join(".")}
+    </code>
   );
 }
