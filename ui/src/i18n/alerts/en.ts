@@ -99,7 +99,6 @@ export const alertsEn = {
   "alerts.ack.cancel": "Cancel",
   "alerts.ack.blocked": "Write a note first.",
   "alerts.ack.failed": "The alert was not acknowledged",
-  "alerts.ack.already": "Someone acknowledged it already: the screen now shows who.",
 
   // History.
   "alerts.history.title": "History",

@@ -96,7 +96,6 @@ export const alertsFr: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.ack.cancel": "Annuler",
   "alerts.ack.blocked": "Écrivez d’abord une note.",
   "alerts.ack.failed": "L’alerte n’a pas été prise en compte",
-  "alerts.ack.already": "Quelqu’un l’a déjà prise en compte : l’écran montre maintenant qui.",
 
   "alerts.history.title": "Historique",
   "alerts.history.intro": "Les alertes terminées, les plus récentes d’abord.",

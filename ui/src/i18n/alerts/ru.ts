@@ -96,7 +96,6 @@ export const alertsRu: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.ack.cancel": "Отмена",
   "alerts.ack.blocked": "Сначала напишите заметку.",
   "alerts.ack.failed": "Оповещение не подтверждено",
-  "alerts.ack.already": "Его уже кто-то подтвердил: теперь на экране видно, кто.",
 
   "alerts.history.title": "История",
   "alerts.history.intro": "Завершившиеся оповещения, сначала последние.",

@@ -5,7 +5,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import { FieldErrors } from "../compose/TemplateValues";
 
-/** Already acknowledged by someone else (HTTP 400): said plainly, the screen then shows who. */
+/** Acknowledged by someone else meanwhile (HTTP 400): the screen is read again, and shows who. */
 const ALREADY = "bad_request";
 const NOTE_MAX = 1_000;
 
@@ -56,12 +56,7 @@ export function AcknowledgeAlert({ backend, alert, onDone }: { backend: Backend;
       </p>
       <NoteField value={note} onChange={setNote} errors={error?.code === "invalid" ? error.errors : []} />
       <AckActions busy={busy} blocked={note.trim() === ""} onCancel={() => setOpen(false)} />
-      {error !== null && error.code === ALREADY && (
-        <p className="notice notice-info field-wide" role="status" data-testid="alert-ack-already">
-          {t("alerts.ack.already")}
-        </p>
-      )}
-      {error !== null && error.code !== ALREADY && (
+      {error !== null && (
         <div className="field-wide">
           <ErrorNotice title={t("alerts.ack.failed")} error={error} testId="alert-ack-error" />
         </div>
