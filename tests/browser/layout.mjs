@@ -12,7 +12,7 @@
 // holds a few messages of each outcome the sandbox plays, exceptions, replies and an opt-out.
 
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -20,7 +20,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "playwright-core";
 import axe from "axe-core";
 
-import { CHROMIUM_ARGS, startServe } from "./serve.mjs";
+import { CHROMIUM_ARGS, serveUiFrom, startServe } from "./serve.mjs";
 import { layoutProblems } from "./layout_checks.mjs";
 
 const PHONE = { width: 390, height: 844 };
@@ -34,8 +34,6 @@ const ADMIN = { name: "Alice", password: "alice's long password" };
 /** What each message's last two digits make the sandbox do (docs/sandbox.md). */
 const SANDBOX = { delivered: "00", undelivered: "01", rejected: "03", conflict: "07", ghost: "08", badNumber: "13", stop: "25", reply: "26" };
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2" };
-
 /** A browser context in `locale`; with UI_DIR, its pages get the UI's files from there. */
 async function newContext(browser, server, options) {
   const context = await browser.newContext(options);
@@ -47,19 +45,7 @@ async function newContext(browser, server, options) {
     });
     page.errors = [];
   });
-  const dir = process.env.UI_DIR;
-  if (dir) {
-    await context.route(
-      (url) => url.origin === new URL(server.url).origin && !url.pathname.startsWith("/api/"),
-      async (route) => {
-        const { pathname } = new URL(route.request().url());
-        const file = path.extname(pathname) === "" ? "index.html" : pathname.slice(1);
-        const body = await readFile(path.join(dir, file)).catch(() => null);
-        if (body === null) return route.fulfill({ status: 404, body: "" });
-        return route.fulfill({ status: 200, body, contentType: TYPES[path.extname(file)] ?? "application/octet-stream" });
-      },
-    );
-  }
+  await serveUiFrom(context, server.url);
   return context;
 }
 

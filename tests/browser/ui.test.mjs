@@ -1,6 +1,9 @@
 // End-to-end: the real server binary in `serve` mode, its UI opened in headless Chromium.
 //
-//   SMSDESK_BIN=path/to/smsdesk [CHROMIUM=path/to/chromium] [SCREENSHOT_DIR=dir] npm test
+//   SMSDESK_BIN=path/to/smsdesk [CHROMIUM=path/to/chromium] [SCREENSHOT_DIR=dir] [UI_DIR=ui/dist] npm test
+//
+// UI_DIR serves the UI's files from that folder instead of those built into the binary (the API
+// still answers from the binary).
 //
 // The server starts on a fresh data folder, as an office's does: no account yet, and a one-time
 // setup link on its standard error. The first admin is made from that link in the browser; the
@@ -35,7 +38,7 @@ import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { failingConnectionInTheReport, sendOnTheBackup } from "./story_reports.mjs";
 import { accessThenErase, codeShownMasked } from "./story_privacy.mjs";
-import { CHROMIUM_ARGS } from "./serve.mjs";
+import { CHROMIUM_ARGS, serveUiFrom } from "./serve.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
@@ -133,6 +136,7 @@ async function getJson(url, key) {
 /** Opens the UI in a fresh browser context and records everything that went wrong on the page. */
 async function openUi(browser, url, contextOptions) {
   const context = await browser.newContext(contextOptions);
+  await serveUiFrom(context, url);
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(url).origin;
