@@ -9,7 +9,8 @@
 // On each screen: the page does not scroll sideways; no label, heading, badge, button or field
 // overlaps another of the same card; none runs out of its card; and axe-core finds no WCAG A or AA
 // problem. The server starts on a fresh data folder (the setup screen is measured first), then
-// holds a few messages of each outcome the sandbox plays, exceptions, replies and an opt-out.
+// holds a few messages of each outcome the sandbox plays, exceptions, replies, an opt-out, and an
+// alert firing beside one that ended.
 
 import assert from "node:assert/strict";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -124,6 +125,7 @@ function places(ids) {
     ["exceptions", "#/exceptions"],
     ["an exception", `#/exceptions/${ids.exception}`],
     ["an unmatched receipt", `#/exceptions/${ids.unmatched}`],
+    ["alerts", "#/alerts"],
     ["inbox", "#/inbox"],
     ["a conversation", `#/inbox/${encodeURIComponent(ids.thread)}`],
     ["opt-outs", "#/opt-outs"],
@@ -168,6 +170,7 @@ async function seed(page) {
     const unmatched = body.items.find((e) => e.kind === "uncorrelated");
     return onMessage && unmatched ? { onMessage, unmatched } : undefined;
   });
+  await alertFiredAndEnded(page);
   await eventually("the handset's reply reaches the inbox", async () => {
     const { body } = await fromPage(page, "GET", "/api/v1/inbox/unread");
     return body.unread > 0;
@@ -185,6 +188,33 @@ async function seed(page) {
   };
 }
 
+/**
+ * Open exceptions over a limit of none fire an alert; acknowledged, then resolved with the limit
+ * back, it is history; set to none again, a new one fires: both are on the Alerts screen.
+ */
+async function alertFiredAndEnded(page) {
+  const limit = async (value) => {
+    const saved = await fromPage(page, "PATCH", "/api/v1/settings", { values: { "alerts.open_exceptions_over": value }, password: null, callback_providers: null });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  };
+  const firing = () =>
+    eventually("the open exceptions fire an alert", async () => {
+      const { body } = await fromPage(page, "GET", "/api/v1/alerts");
+      return body.alerts.find((a) => a.rule === "open_exceptions" && a.resolvedAtMs === null);
+    });
+  await limit("0");
+  const first = await firing();
+  const ack = await fromPage(page, "POST", `/api/v1/alerts/${first.id}/acknowledge`, { note: "Working through the oldest exceptions first" });
+  assert.equal(ack.status, 204, JSON.stringify(ack.body));
+  await limit("50");
+  await eventually("the alert resolved", async () => {
+    const { body } = await fromPage(page, "GET", "/api/v1/alerts");
+    return body.alerts.find((a) => a.id === first.id)?.resolvedAtMs;
+  });
+  await limit("0");
+  assert.notEqual((await firing()).id, first.id, "a new alert fires");
+}
+
 describe("every screen at phone and desktop width, in English, French and Russian", { timeout: 600_000 }, () => {
   let server;
   let dataDir;
@@ -195,7 +225,8 @@ describe("every screen at phone and desktop width, in English, French and Russia
     const bin = process.env.SMSDESK_BIN;
     if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
     dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-layout-"));
-    server = await startServe(bin, dataDir);
+    // The alert rules are looked at every second, so that the seed's alerts fire at once.
+    server = await startServe(bin, dataDir, { SMSDESK_ALERTS_CHECK_SECONDS: "1" });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
   });
 

@@ -42,11 +42,15 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Starts the server; resolves once instance.json names its address and it printed the setup link. */
-export async function startServe(bin, dataDir) {
+/**
+ * Starts the server, with `env` added to its environment (settings such as
+ * SMSDESK_ALERTS_CHECK_SECONDS); resolves once instance.json names its address and it printed the
+ * setup link.
+ */
+export async function startServe(bin, dataDir, env = {}) {
   let stderr = "";
   const child = spawn(bin, ["serve", "--data-dir", dataDir, "--http-port", "0"], {
-    env: { ...process.env, RUST_LOG: "info" },
+    env: { ...process.env, RUST_LOG: "info", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));
