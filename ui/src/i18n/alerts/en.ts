@@ -17,7 +17,6 @@ export const alertsEn = {
   "alerts.repeated": "Last reminder {time}",
   "alerts.state.firing": "Firing",
   "alerts.state.acknowledged": "Acknowledged",
-  "alerts.state.resolved": "Resolved",
   "alerts.acknowledgedBy": "Acknowledged by {actor} on {time}:",
   "alerts.notAcknowledged": "Not acknowledged yet: reminders go on until someone does.",
 
@@ -50,7 +49,6 @@ export const alertsEn = {
   "alerts.rule.opt_out_spike.when": "More than {value} numbers opt out by reply within an hour",
 
   // The figures that made it fire.
-  "alerts.figures": "Figures",
   "alerts.fact.waiting": "Messages due, waiting",
   "alerts.fact.error": "Last error",
   "alerts.fact.connections": "Connections",

@@ -18,7 +18,6 @@ export const alertsFr: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.repeated": "Dernière relance le {time}",
   "alerts.state.firing": "En cours",
   "alerts.state.acknowledged": "Prise en compte",
-  "alerts.state.resolved": "Résolue",
   "alerts.acknowledgedBy": "Prise en compte par {actor} le {time} :",
   "alerts.notAcknowledged": "Personne n’en a encore pris acte : les relances continuent jusque-là.",
 
@@ -49,7 +48,6 @@ export const alertsFr: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.rule.webhook_failing.when": "Le webhook d’une clé d’API échoue pendant {value} minutes",
   "alerts.rule.opt_out_spike.when": "Plus de {value} numéros se désinscrivent par réponse en une heure",
 
-  "alerts.figures": "Chiffres",
   "alerts.fact.waiting": "Messages à envoyer en attente",
   "alerts.fact.error": "Dernière erreur",
   "alerts.fact.connections": "Connexions",

@@ -18,7 +18,6 @@ export const alertsRu: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.repeated": "Последнее напоминание {time}",
   "alerts.state.firing": "Сработало",
   "alerts.state.acknowledged": "Подтверждено",
-  "alerts.state.resolved": "Решено",
   "alerts.acknowledgedBy": "Подтвердил(а) {actor}, {time}:",
   "alerts.notAcknowledged": "Ещё не подтверждено: напоминания идут, пока кто-нибудь не подтвердит.",
 
@@ -49,7 +48,6 @@ export const alertsRu: { readonly [K in keyof typeof alertsEn]: string } = {
   "alerts.rule.webhook_failing.when": "Вебхук API-ключа не работает {value} мин",
   "alerts.rule.opt_out_spike.when": "За час больше {value} номеров отписались ответом",
 
-  "alerts.figures": "Показатели",
   "alerts.fact.waiting": "Сообщений ждут отправки",
   "alerts.fact.error": "Последняя ошибка",
   "alerts.fact.connections": "Соединения",
