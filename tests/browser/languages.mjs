@@ -17,7 +17,7 @@ async function entries(file) {
 }
 
 /** The folders of words spread into each language's main file (the engine's codes, and each area's). */
-const AREAS = ["server", "detail", "screens", "day", "reasons", "reports", "privacy"];
+const AREAS = ["server", "detail", "screens", "day", "reasons", "reports", "privacy", "alerts"];
 
 /** One language's catalogue, key → message (the main file and every area's words). */
 export async function catalogue(locale) {

@@ -9,10 +9,11 @@
 // On each screen: the page does not scroll sideways; no label, heading, badge, button or field
 // overlaps another of the same card; none runs out of its card; and axe-core finds no WCAG A or AA
 // problem. The server starts on a fresh data folder (the setup screen is measured first), then
-// holds a few messages of each outcome the sandbox plays, exceptions, replies and an opt-out.
+// holds a few messages of each outcome the sandbox plays, exceptions, replies, an opt-out, and an
+// alert firing beside one that ended.
 
 import assert from "node:assert/strict";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -20,7 +21,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { chromium } from "playwright-core";
 import axe from "axe-core";
 
-import { CHROMIUM_ARGS, startServe } from "./serve.mjs";
+import { CHROMIUM_ARGS, serveUiFrom, startServe } from "./serve.mjs";
 import { layoutProblems } from "./layout_checks.mjs";
 
 const PHONE = { width: 390, height: 844 };
@@ -34,8 +35,6 @@ const ADMIN = { name: "Alice", password: "alice's long password" };
 /** What each message's last two digits make the sandbox do (docs/sandbox.md). */
 const SANDBOX = { delivered: "00", undelivered: "01", rejected: "03", conflict: "07", ghost: "08", badNumber: "13", stop: "25", reply: "26" };
 
-const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2" };
-
 /** A browser context in `locale`; with UI_DIR, its pages get the UI's files from there. */
 async function newContext(browser, server, options) {
   const context = await browser.newContext(options);
@@ -47,19 +46,7 @@ async function newContext(browser, server, options) {
     });
     page.errors = [];
   });
-  const dir = process.env.UI_DIR;
-  if (dir) {
-    await context.route(
-      (url) => url.origin === new URL(server.url).origin && !url.pathname.startsWith("/api/"),
-      async (route) => {
-        const { pathname } = new URL(route.request().url());
-        const file = path.extname(pathname) === "" ? "index.html" : pathname.slice(1);
-        const body = await readFile(path.join(dir, file)).catch(() => null);
-        if (body === null) return route.fulfill({ status: 404, body: "" });
-        return route.fulfill({ status: 200, body, contentType: TYPES[path.extname(file)] ?? "application/octet-stream" });
-      },
-    );
-  }
+  await serveUiFrom(context, server.url);
   return context;
 }
 
@@ -138,6 +125,7 @@ function places(ids) {
     ["exceptions", "#/exceptions"],
     ["an exception", `#/exceptions/${ids.exception}`],
     ["an unmatched receipt", `#/exceptions/${ids.unmatched}`],
+    ["alerts", "#/alerts"],
     ["inbox", "#/inbox"],
     ["a conversation", `#/inbox/${encodeURIComponent(ids.thread)}`],
     ["opt-outs", "#/opt-outs"],
@@ -182,6 +170,7 @@ async function seed(page) {
     const unmatched = body.items.find((e) => e.kind === "uncorrelated");
     return onMessage && unmatched ? { onMessage, unmatched } : undefined;
   });
+  await alertFiredAndEnded(page);
   await eventually("the handset's reply reaches the inbox", async () => {
     const { body } = await fromPage(page, "GET", "/api/v1/inbox/unread");
     return body.unread > 0;
@@ -199,6 +188,33 @@ async function seed(page) {
   };
 }
 
+/**
+ * Open exceptions over a limit of none fire an alert; acknowledged, then resolved with the limit
+ * back, it is history; set to none again, a new one fires: both are on the Alerts screen.
+ */
+async function alertFiredAndEnded(page) {
+  const limit = async (value) => {
+    const saved = await fromPage(page, "PATCH", "/api/v1/settings", { values: { "alerts.open_exceptions_over": value }, password: null, callback_providers: null });
+    assert.equal(saved.status, 200, JSON.stringify(saved.body));
+  };
+  const firing = () =>
+    eventually("the open exceptions fire an alert", async () => {
+      const { body } = await fromPage(page, "GET", "/api/v1/alerts");
+      return body.alerts.find((a) => a.rule === "open_exceptions" && a.resolvedAtMs === null);
+    });
+  await limit("0");
+  const first = await firing();
+  const ack = await fromPage(page, "POST", `/api/v1/alerts/${first.id}/acknowledge`, { note: "Working through the oldest exceptions first" });
+  assert.equal(ack.status, 204, JSON.stringify(ack.body));
+  await limit("50");
+  await eventually("the alert resolved", async () => {
+    const { body } = await fromPage(page, "GET", "/api/v1/alerts");
+    return body.alerts.find((a) => a.id === first.id)?.resolvedAtMs;
+  });
+  await limit("0");
+  assert.notEqual((await firing()).id, first.id, "a new alert fires");
+}
+
 describe("every screen at phone and desktop width, in English, French and Russian", { timeout: 600_000 }, () => {
   let server;
   let dataDir;
@@ -209,7 +225,8 @@ describe("every screen at phone and desktop width, in English, French and Russia
     const bin = process.env.SMSDESK_BIN;
     if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
     dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-layout-"));
-    server = await startServe(bin, dataDir);
+    // The alert rules are looked at every second, so that the seed's alerts fire at once.
+    server = await startServe(bin, dataDir, { SMSDESK_ALERTS_CHECK_SECONDS: "1" });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
   });
 

@@ -1,5 +1,6 @@
 // `smsdesk serve` started for a browser test on a fresh data folder: its address once it answers,
-// the first admin's setup link it prints, and a way to stop it.
+// the first admin's setup link it prints, and a way to stop it; and the UI's files served from a
+// folder of its own (UI_DIR) instead of the binary's.
 
 import { spawn } from "node:child_process";
 import { readFile } from "node:fs/promises";
@@ -7,6 +8,27 @@ import path from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 
 const READY_MS = 30_000;
+
+const TYPES = { ".html": "text/html", ".js": "text/javascript", ".css": "text/css", ".svg": "image/svg+xml", ".png": "image/png", ".woff2": "font/woff2" };
+
+/**
+ * With UI_DIR set (such as ui/dist), the pages of `context` get the UI's files from that folder
+ * rather than from the binary, which holds the UI it was built with; the API still answers from the
+ * server at `url`. A change of the UI is then tested after `npm run build` alone.
+ */
+export async function serveUiFrom(context, url, dir = process.env.UI_DIR) {
+  if (!dir) return;
+  await context.route(
+    (u) => u.origin === new URL(url).origin && !u.pathname.startsWith("/api/"),
+    async (route) => {
+      const { pathname } = new URL(route.request().url());
+      const file = path.extname(pathname) === "" ? "index.html" : pathname.slice(1);
+      const body = await readFile(path.join(dir, file)).catch(() => null);
+      if (body === null) return route.fulfill({ status: 404, body: "" });
+      return route.fulfill({ status: 200, body, contentType: TYPES[path.extname(file)] ?? "application/octet-stream" });
+    },
+  );
+}
 
 /** How the browser tests start Chromium: headless, and nothing it would fetch from elsewhere. */
 export const CHROMIUM_ARGS = [
@@ -20,11 +42,15 @@ export const CHROMIUM_ARGS = [
   "--disable-sync",
 ];
 
-/** Starts the server; resolves once instance.json names its address and it printed the setup link. */
-export async function startServe(bin, dataDir) {
+/**
+ * Starts the server, with `env` added to its environment (settings such as
+ * SMSDESK_ALERTS_CHECK_SECONDS); resolves once instance.json names its address and it printed the
+ * setup link.
+ */
+export async function startServe(bin, dataDir, env = {}) {
   let stderr = "";
   const child = spawn(bin, ["serve", "--data-dir", dataDir, "--http-port", "0"], {
-    env: { ...process.env, RUST_LOG: "info" },
+    env: { ...process.env, RUST_LOG: "info", ...env },
     stdio: ["ignore", "ignore", "pipe"],
   });
   child.stderr.setEncoding("utf8").on("data", (chunk) => (stderr += chunk));

@@ -1,6 +1,9 @@
 // End-to-end: the real server binary in `serve` mode, its UI opened in headless Chromium.
 //
-//   SMSDESK_BIN=path/to/smsdesk [CHROMIUM=path/to/chromium] [SCREENSHOT_DIR=dir] npm test
+//   SMSDESK_BIN=path/to/smsdesk [CHROMIUM=path/to/chromium] [SCREENSHOT_DIR=dir] [UI_DIR=ui/dist] npm test
+//
+// UI_DIR serves the UI's files from that folder instead of those built into the binary (the API
+// still answers from the binary).
 //
 // The server starts on a fresh data folder, as an office's does: no account yet, and a one-time
 // setup link on its standard error. The first admin is made from that link in the browser; the
@@ -35,7 +38,8 @@ import { englishIn, englishTells } from "./languages.mjs";
 import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { failingConnectionInTheReport, sendOnTheBackup } from "./story_reports.mjs";
 import { accessThenErase, codeShownMasked } from "./story_privacy.mjs";
-import { CHROMIUM_ARGS } from "./serve.mjs";
+import { alertFiresAndEnds } from "./story_alerts.mjs";
+import { CHROMIUM_ARGS, serveUiFrom } from "./serve.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
@@ -49,7 +53,8 @@ class Server {
     this.stderr = "";
     this.exit = null;
     this.child = spawn(bin, ["serve", "--data-dir", dataDir, "--http-port", "0"], {
-      env: { ...process.env, RUST_LOG: "info" },
+      // The alert rules are looked at every second: the alerts story fires one and sees it end.
+      env: { ...process.env, RUST_LOG: "info", SMSDESK_ALERTS_CHECK_SECONDS: "1" },
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child.stdout.setEncoding("utf8").on("data", (chunk) => (this.stdout += chunk));
@@ -133,6 +138,7 @@ async function getJson(url, key) {
 /** Opens the UI in a fresh browser context and records everything that went wrong on the page. */
 async function openUi(browser, url, contextOptions) {
   const context = await browser.newContext(contextOptions);
+  await serveUiFrom(context, url);
   const page = await context.newPage();
   const problems = [];
   const origin = new URL(url).origin;
@@ -477,7 +483,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
       assert.equal(await page.getByTestId("user-role").textContent(), "Operator");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
 
       // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
       const banner = page.getByTestId("sandbox-banner");
@@ -818,7 +824,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.getByTestId("resolve-not-yours").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByTestId("resolve-form").count(), 0, "no resolve form for a viewer");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
 
       await page.getByTestId("nav-optouts").click();
       await page.locator('[data-testid="optout-row"][data-phone="+33612345628"]').waitFor({ timeout: 15_000 });
@@ -875,7 +881,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const engineSentences = [failedDetail.queue.last_error].filter((s) => typeof s === "string" && s.length > 0);
       assert.ok(engineSentences.length > 0, "the failed message has its last problem in the engine's words");
       const places = [
-        ...["dashboard", "reports", "messages", "inbox", "exceptions", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
+        ...["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
         `#/messages/${failed.id}`,
         `#/messages/${withMessage.message_id}`,
         `#/exceptions/${withMessage.id}`,
@@ -1001,6 +1007,16 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const ui = storyUi(page);
       const id = await codeShownMasked(ui);
       await accessThenErase(ui, id);
+      assert.deepEqual(problems, [], "no console errors, failed or remote requests");
+    } finally {
+      await context.close();
+    }
+  });
+
+  test("alerts: the open exceptions made to fire one, on the dashboard and the Alerts screen; acknowledged with a note, then resolved and in the history", async () => {
+    const { context, page, problems } = await signedIn(browser, instance.httpUrl, ADMIN);
+    try {
+      await alertFiresAndEnds(storyUi(page));
       assert.deepEqual(problems, [], "no console errors, failed or remote requests");
     } finally {
       await context.close();

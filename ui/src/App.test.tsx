@@ -4,6 +4,7 @@ import { Sections } from "./App";
 import type { Dashboard } from "./bindings/Dashboard";
 import { byTestId, click, queryTestId, render, settle, submit, type, type Rendered } from "./test/dom";
 import { FakeBackend } from "./test/fakeBackend";
+import { alert, alertsOverview } from "./test/fakeAlerts";
 import { overview } from "./test/fakePrivacy";
 import { LOCAL_ADMIN } from "./access/access";
 import {
@@ -60,7 +61,7 @@ async function go(hash: string): Promise<void> {
 }
 
 describe("navigation", () => {
-  it("offers an admin Dashboard, Messages, Exceptions with its open count, Audit log, Settings, API keys, Accounts, Personal data and About, and lands on Messages", async () => {
+  it("offers an admin Dashboard, Messages, Exceptions with its open count, Alerts, Audit log, Settings, API keys, Accounts, Personal data and About, and lands on Messages", async () => {
     const { backend, setOpen } = app();
     view = await render(<Sections backend={backend} />);
     await settle();
@@ -72,6 +73,7 @@ describe("navigation", () => {
       "nav-messages",
       "nav-inbox",
       "nav-exceptions",
+      "nav-alerts",
       "nav-optouts",
       "nav-audit",
       "nav-settings",
@@ -125,6 +127,26 @@ describe("navigation", () => {
     expect(byTestId(root, "nav-privacy").textContent).toBe("Personal data");
     expect(queryTestId(root, "privacy-retention")).not.toBeNull();
     expect(queryTestId(root, "not-for-you")).toBeNull();
+  });
+
+  it("shows Alerts to every role at #/alerts, and the alerts firing at the top of the dashboard", async () => {
+    for (const role of ["admin", "operator", "viewer"] as const) {
+      const { backend } = app();
+      backend.alerts = () => Promise.resolve(alertsOverview([alert(2)]));
+      view = await render(<Sections backend={backend} />, ["en-US"], person(role));
+      await settle();
+      const root = view.container;
+      await go("#/alerts");
+      expect(byTestId(root, "nav-alerts").getAttribute("aria-current"), role).toBe("page");
+      expect(byTestId(root, "nav-alerts").textContent).toBe("Alerts");
+      expect(root.querySelector('[data-testid="alert-firing"][data-id="2"]'), role).not.toBeNull();
+      expect(queryTestId(root, "alert-ack-open") !== null, `${role} acknowledges`).toBe(role !== "viewer");
+      await go("#/dashboard");
+      expect(byTestId(root, "dashboard-alert").textContent).toBe("Exceptions are piling up");
+      await view.unmount();
+      view = undefined;
+      window.location.hash = "";
+    }
   });
 
   it("shows the audit log in its own section, whose entries open the exception they name", async () => {
@@ -239,6 +261,11 @@ describe("the inbox in the navigation", () => {
     expect(byTestId(root, "not-for-you").dataset["section"]).toBe("reports");
     expect(byTestId(root, "not-for-you").textContent).toContain("Reports count every message");
     expect(backend.calls).not.toContain("deliveryReport");
+    expect(queryTestId(root, "nav-alerts"), "alerts are read with read:all").toBeNull();
+    await go("#/dashboard");
+    await go("#/alerts");
+    expect(byTestId(root, "not-for-you").dataset["section"]).toBe("alerts");
+    expect(backend.calls, "neither the Alerts screen nor the dashboard asks for alerts").not.toContain("alerts");
   });
 });
 
@@ -249,7 +276,7 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
-    expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-optouts", "nav-audit", "nav-about"]);
+    expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
     const asks: Record<string, string> = { settings: "settings", keys: "listKeys", accounts: "listAccounts", privacy: "privacyOverview" };
     for (const [section, ask] of Object.entries(asks)) {
       backend.calls.length = 0;

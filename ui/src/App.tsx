@@ -10,6 +10,7 @@ import { AboutPanel } from "./components/AboutPanel";
 import { AppNav } from "./components/AppNav";
 import { ErrorNotice } from "./components/ErrorNotice";
 import { UserMenu } from "./components/UserMenu";
+import { notesChoiceFor, useAlertNotes } from "./desktop/notesChoice";
 import { DisplayControls } from "./display/DisplayControls";
 import { useBackendData, type DataState } from "./hooks/useBackendData";
 import {
@@ -26,11 +27,13 @@ import { useSession } from "./hooks/useSession";
 import { useI18n } from "./i18n/context";
 import { shareSubscription } from "./live/sharedBackend";
 import { Accounts } from "./views/Accounts";
+import { Alerts } from "./views/Alerts";
 import { ApiKeys } from "./views/ApiKeys";
 import { AuditLog } from "./views/AuditLog";
 import { ChangePassword } from "./views/ChangePassword";
 import { Dashboard, SandboxBanner } from "./views/Dashboard";
 import { ConnectionControls } from "./views/ConnectionControls";
+import { DashboardAlerts } from "./views/DashboardAlerts";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
 import { Exceptions } from "./views/Exceptions";
@@ -176,6 +179,9 @@ export function Sections({
     ...(may.readAll ? { live: countsReplies, coalesceMs: 300 } : {}),
   });
   const unread = inbox.status === "ready" && inbox.data !== null ? inbox.data.unread : null;
+  // This computer's notifications of new alerts, wherever the person is in the app.
+  const notes = useMemo(() => (may.readAll ? notesChoiceFor(window) : null), [may.readAll]);
+  useAlertNotes(backend, notes);
 
   return (
     <>
@@ -197,6 +203,7 @@ export function Sections({
             ? { pace: <DashboardPace backend={backend} link={sendingLink(links, connection)} /> }
             : {})}
           charts={<DashboardCharts backend={backend} />}
+          {...(may.readAll ? { alerts: <DashboardAlerts backend={backend} /> } : {})}
           {...(may.admin
             ? {
                 controls: (status: ConnectionStatus) => (
@@ -244,6 +251,7 @@ export function Sections({
           {...(may.act ? { simulateReply: (from: string, text: string) => backend.sandboxReply({ from, text }) } : {})}
         />
       )}
+      {route.section === "alerts" && may.readAll && <Alerts backend={backend} notes={notes} />}
       {route.section === "optouts" && may.readAll && (
         <OptOuts backend={backend} onOpenThread={(thread) => navigate({ section: "inbox", thread })} />
       )}

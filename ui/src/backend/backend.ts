@@ -180,6 +180,7 @@ const CHANGE_ENTITIES: Readonly<Record<ChangeEntity, true>> = {
   audit: true,
   inbox_message: true,
   opt_out: true,
+  alert: true,
 };
 
 /** A change of a kind of row this UI knows (one it does not know, it has no view to refresh for). */

@@ -434,7 +434,8 @@ describe("HttpBackend against a real HTTP server", () => {
         req.method === "POST" &&
         req.url !== "/api/v1/keys" &&
         req.url !== "/api/v1/accounts" &&
-        req.url !== "/api/v1/settings/test-connection"
+        req.url !== "/api/v1/settings/test-connection" &&
+        req.url !== "/api/v1/alerts/test"
       ) {
         res.writeHead(204);
         res.end();
@@ -507,6 +508,9 @@ describe("HttpBackend against a real HTTP server", () => {
       ],
       ["GET /api/v1/sessions", (b) => b.listSessions(), { route: "/api/v1/sessions" }],
       ["POST /api/v1/sessions/9/revoke", (b) => b.revokeSession(9), undefined],
+      ["GET /api/v1/alerts", (b) => b.alerts(), { route: "/api/v1/alerts" }],
+      ["POST /api/v1/alerts/5/acknowledge", (b) => b.acknowledgeAlert(5, { note: "provider called" }), undefined],
+      ["POST /api/v1/alerts/test", (b) => b.testAlert({ channel: "email" }), { route: "/api/v1/alerts/test" }],
     ];
     for (const [route, call, expected] of calls) {
       requests.length = 0;
@@ -525,10 +529,14 @@ describe("HttpBackend against a real HTTP server", () => {
     await backend.retry(7, { note: "again", confirm_duplicate: true, override_limits: true });
     await backend.resolve(3, { action: "attach", message_id: 9, mismatches_seen: true, note: "same order" });
     await backend.revokeKey(2);
+    await backend.acknowledgeAlert(5, { note: "provider called" });
+    await backend.testAlert({ channel: "webhook" });
     expect(requests.map((r) => r.body)).toEqual([
       JSON.stringify({ note: "again", confirm_duplicate: true, override_limits: true }),
       JSON.stringify({ action: "attach", message_id: 9, mismatches_seen: true, note: "same order" }),
       "",
+      JSON.stringify({ note: "provider called" }),
+      JSON.stringify({ channel: "webhook" }),
     ]);
   });
 

@@ -166,6 +166,9 @@ describe("TauriBackend", () => {
       }],
       [(b) => b.listSessions(), "list_sessions", undefined],
       [(b) => b.revokeSession(9), "revoke_session", { id: 9 }],
+      [(b) => b.alerts(), "alerts", undefined],
+      [(b) => b.acknowledgeAlert(5, { note: "provider called" }), "acknowledge_alert", { id: 5, request: { note: "provider called" } }],
+      [(b) => b.testAlert({ channel: "email" }), "test_alert", { request: { channel: "email" } }],
     ];
     for (const [operation, command, args] of operations) {
       calls.length = 0;
@@ -178,6 +181,7 @@ describe("TauriBackend", () => {
     const backend = new TauriBackend(invoking(() => null), noListen);
     await expect(backend.retry(1, { note: "", confirm_duplicate: false, override_limits: false })).resolves.toBeUndefined();
     await expect(backend.revokeKey(1)).resolves.toBeUndefined();
+    await expect(backend.acknowledgeAlert(1, { note: "on it" })).resolves.toBeUndefined();
   });
 
   it("surfaces a command's ApiError as a BackendError with the same code and fields", async () => {
@@ -211,12 +215,13 @@ describe("TauriBackend", () => {
       bus.emit("change", { entity: "message", id: 4 });
       bus.emit("change", { entity: "message" }); // not a ChangeEvent: ignored
       bus.emit("change", { entity: "hologram", id: 4 }); // no kind of row this UI knows: ignored
+      bus.emit("change", { entity: "alert", id: 2 }); // an alert fired, was acknowledged or resolved
       bus.emit("resync", 12);
-      expect(seen).toEqual(["resync", { entity: "message", id: 4 }, "resync"]);
+      expect(seen).toEqual(["resync", { entity: "message", id: 4 }, { entity: "alert", id: 2 }, "resync"]);
       stop();
       expect(bus.count(), "unsubscribing must remove both listeners").toBe(0);
       bus.emit("change", { entity: "message", id: 5 });
-      expect(seen).toHaveLength(3);
+      expect(seen).toHaveLength(4);
     });
 
     it("removes listeners that finish registering after unsubscribe", async () => {

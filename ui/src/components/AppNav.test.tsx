@@ -5,7 +5,7 @@ import type { NavSection } from "../hooks/useHashRoute";
 import { byTestId, click, render, type Rendered } from "../test/dom";
 import { AppNav } from "./AppNav";
 
-const ALL: NavSection[] = ["dashboard", "reports", "messages", "inbox", "exceptions", "optouts", "audit", "settings", "keys", "accounts", "privacy", "about"];
+const ALL: NavSection[] = ["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "optouts", "audit", "settings", "keys", "accounts", "privacy", "about"];
 
 let rendered: Rendered | undefined;
 afterEach(async () => {

@@ -15,6 +15,7 @@ describe("routes", () => {
     expect(parseRoute("#/keys/3")).toEqual({ section: "keys" });
     expect(parseRoute("#/accounts")).toEqual({ section: "accounts" });
     expect(parseRoute("#/privacy")).toEqual({ section: "privacy" });
+    expect(parseRoute("#/alerts")).toEqual({ section: "alerts" });
     expect(parseRoute("#/password")).toEqual({ section: "password" });
     expect(parseRoute("#/inbox")).toEqual({ section: "inbox", thread: null });
     expect(parseRoute("#/inbox/%2B33612345626")).toEqual({ section: "inbox", thread: "+33612345626" });
@@ -52,7 +53,7 @@ describe("routes", () => {
   });
 
   it("write back what they read", () => {
-    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/privacy", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs", "#/messages/new", "#/messages/import", "#/reports", "#/reports?period=30d&by=connection,country", "#/messages?sender=key:3&from_ms=1&to_ms=2", "#/messages/12?outcome=no_receipt"]) {
+    for (const hash of ["#/dashboard", "#/messages", "#/messages/12", "#/exceptions", "#/exceptions/5", "#/audit", "#/keys", "#/settings", "#/settings/connect", "#/accounts", "#/privacy", "#/alerts", "#/password", "#/about", "#/inbox", "#/inbox/%2B33612345626", "#/opt-outs", "#/messages/new", "#/messages/import", "#/reports", "#/reports?period=30d&by=connection,country", "#/messages?sender=key:3&from_ms=1&to_ms=2", "#/messages/12?outcome=no_receipt"]) {
       expect(formatRoute(parseRoute(hash))).toBe(hash);
     }
   });

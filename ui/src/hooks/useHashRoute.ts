@@ -19,6 +19,8 @@ export type Route =
   /** Importing messages from a CSV file (`#/messages/import`): likewise. */
   | { readonly section: "import" }
   | { readonly section: "exceptions"; readonly id: number | null }
+  /** What fires now, what fired before, the rules and the channels (`#/alerts`). */
+  | { readonly section: "alerts" }
   /** The inbox, with one conversation open: its thread (a number in E.164, or a sender's address). */
   | { readonly section: "inbox"; readonly thread: string | null }
   | { readonly section: "optouts" }
@@ -79,6 +81,7 @@ export const SECTIONS: readonly NavSection[] = [
   "messages",
   "inbox",
   "exceptions",
+  "alerts",
   "optouts",
   "audit",
   "settings",
@@ -92,7 +95,7 @@ export const SECTIONS: readonly NavSection[] = [
 export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts", "privacy"]);
 
 /** Sections for those who may read everything (not a key that reads only its own messages). */
-export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts"]);
+export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts", "alerts"]);
 
 /** Where a section's entry in the navigation leads: the section itself, nothing open in it. */
 export function sectionRoute(section: NavSection): Route {
@@ -142,6 +145,7 @@ export function parseRoute(hash: string): Route {
     case "settings":
       return id === "connect" ? { section, connect: true } : { section };
     case "dashboard":
+    case "alerts":
     case "audit":
     case "keys":
     case "accounts":

@@ -10,6 +10,7 @@ import { reasonsEn } from "./reasons/en";
 import { reportsEn } from "./reports/en";
 import { privacyEn } from "./privacy/en";
 import { settingsAlertsEn } from "./settings-alerts/en";
+import { alertsEn } from "./alerts/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1647,6 +1648,7 @@ export const en = {
   ...reportsEn,
   ...privacyEn,
   ...settingsAlertsEn,
+  ...alertsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

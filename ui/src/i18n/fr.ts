@@ -7,6 +7,7 @@ import { reasonsFr } from "./reasons/fr";
 import { reportsFr } from "./reports/fr";
 import { privacyFr } from "./privacy/fr";
 import { settingsAlertsFr } from "./settings-alerts/fr";
+import { alertsFr } from "./alerts/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1644,4 +1645,5 @@ export const fr: Dictionary = {
   ...reportsFr,
   ...privacyFr,
   ...settingsAlertsFr,
+  ...alertsFr,
 };

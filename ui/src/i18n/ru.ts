@@ -7,6 +7,7 @@ import { reasonsRu } from "./reasons/ru";
 import { reportsRu } from "./reports/ru";
 import { privacyRu } from "./privacy/ru";
 import { settingsAlertsRu } from "./settings-alerts/ru";
+import { alertsRu } from "./alerts/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1644,4 +1645,5 @@ export const ru: Dictionary = {
   ...reportsRu,
   ...privacyRu,
   ...settingsAlertsRu,
+  ...alertsRu,
 };

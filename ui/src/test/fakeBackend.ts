@@ -70,6 +70,9 @@ export class FakeBackend implements Backend {
   runRetention: Backend["runRetention"] = this.#unset("runRetention");
   eraseNumber: Backend["eraseNumber"] = this.#unset("eraseNumber");
   subjectAccess: Backend["subjectAccess"] = this.#unset("subjectAccess");
+  alerts: Backend["alerts"] = this.#unset("alerts");
+  acknowledgeAlert: Backend["acknowledgeAlert"] = this.#unset("acknowledgeAlert");
+  testAlert: Backend["testAlert"] = this.#unset("testAlert");
   connection: Backend["connection"] = this.#unset("connection");
   connections: Backend["connections"] = this.#unset("connections");
   commandConnection: Backend["commandConnection"] = this.#unset("commandConnection");

@@ -28,7 +28,7 @@ afterEach(async () => {
 });
 
 /** The keys screen over a backend that keeps the keys it creates. */
-async function keysScreen(keys: ApiKeyInfo[] = [website]) {
+async function keysScreen(keys: ApiKeyInfo[] = [website], languages: string[] = ["en-US"]) {
   const created: NewApiKey[] = [];
   const backend = new FakeBackend();
   backend.listKeys = () => Promise.resolve([...keys]);
@@ -45,7 +45,7 @@ async function keysScreen(keys: ApiKeyInfo[] = [website]) {
     keys.push(info);
     return Promise.resolve({ info, key: "sdk_cd34_full_secret", webhook_secret: null });
   };
-  view = await render(<ApiKeys backend={backend} />);
+  view = await render(<ApiKeys backend={backend} />, languages);
   await settle();
   return { backend, created, root: view.container };
 }
@@ -93,12 +93,27 @@ describe("API keys", () => {
       ["read:all", false],
       ["act", false],
       ["export", false],
+      ["alerts", false],
+      ["metrics", false],
     ]);
     for (const box of boxes) {
       const label = box.closest("label");
       expect(label?.querySelector(".hint")?.textContent, `${box.value} is explained`).not.toBe("");
     }
     expect(checkbox(root, "read:all").closest("label")?.textContent).toContain("Read every message, the exceptions");
+  });
+
+  it("offers a key the alerts on its webhook and the metrics for monitoring, in the reader's language", async () => {
+    const said = async (languages: string[]) => {
+      const { root } = await keysScreen([website], languages);
+      const words = ["alerts", "metrics"].map((scope) => checkbox(root, scope).closest("label")?.querySelector(".choice-label")?.textContent);
+      await view?.unmount();
+      view = undefined;
+      return words;
+    };
+    expect(await said(["en-US"])).toEqual(["alerts Receive alerts on its webhook", "metrics Read the metrics for monitoring"]);
+    expect(await said(["fr-FR"])).toEqual(["alerts Recevoir les alertes sur son webhook", "metrics Lire les métriques de supervision"]);
+    expect(await said(["ru-RU"])).toEqual(["alerts Получать оповещения на свой вебхук", "metrics Читать метрики для мониторинга"]);
   });
 
   it("creates a key with the scopes and limits chosen, prefixes split on commas and spaces", async () => {

@@ -144,6 +144,32 @@ describe("audit log", () => {
     expect(cell(erase, "audit-note-text")).toBe("asked by email");
   });
 
+  it("words an alert fired, acknowledged and resolved: the rule in plain words with what it was about, linked to the Alerts screen", async () => {
+    const link = { rule: "link_down", subject: "primary" };
+    const { backend } = paging({
+      "": {
+        items: [
+          entry(3, { actor: "system", action: "alert.resolved", subject_type: "alert", subject_id: 4, note: null, details: link }),
+          entry(2, { actor: "Olga", action: "alert.acknowledge", subject_type: "alert", subject_id: 4, note: "provider called", details: link }),
+          entry(1, { actor: "system", action: "alert.fired", subject_type: "alert", subject_id: 9, note: null, details: { rule: "open_exceptions", subject: "" } }),
+        ],
+        next_cursor: null,
+      },
+    });
+    view = await render(<AuditLog backend={backend} />, ["fr-FR"]);
+    await settle();
+    const [resolved, acknowledged, fired] = rows(view.container);
+    expect(cell(resolved, "audit-who")).toBe("smsdesk (automatique)");
+    expect(cell(resolved, "audit-what")).toBe("Une alerte a été résolue");
+    expect(cell(resolved, "audit-facts")).toBe("La connexion primary est coupée");
+    expect(byTestId<HTMLAnchorElement>(resolved!, "audit-open-alert").getAttribute("href")).toBe("#/alerts");
+    expect(cell(resolved, "audit-subject")).toBe("Alerte 4");
+    expect(cell(acknowledged, "audit-what")).toBe("A pris en compte une alerte");
+    expect(cell(acknowledged, "audit-note-text")).toBe("provider called");
+    expect(cell(fired, "audit-what")).toBe("Une alerte s’est déclenchée");
+    expect(cell(fired, "audit-facts")).toBe("Les exceptions s’accumulent");
+  });
+
   it("opens the message or exception an entry names", async () => {
     const { backend } = paging({
       "": {

@@ -221,6 +221,13 @@ function Subject({
   if (e.subject_type === "opt_out" && id !== null) return <>{t("audit.subject.optOut", { id: String(id) })}</>;
   if (e.subject_type === "template" && id !== null) return <>{t("audit.subject.template", { id: String(id) })}</>;
   if (e.subject_type === "redaction" && id !== null) return <>{t("audit.subject.redaction", { id: String(id) })}</>;
+  if (e.subject_type === "alert" && id !== null) {
+    return (
+      <a href={formatRoute({ section: "alerts" })} className="nowrap" data-testid="audit-open-alert">
+        {t("audit.subject.alert", { id: String(id) })}
+      </a>
+    );
+  }
   if (e.subject_type === null) return <span className="muted">{t("audit.subject.none")}</span>;
   return (
     <code>

@@ -87,6 +87,8 @@ export interface DashboardProps {
   readonly charts?: ReactNode;
   /** An admin's drain, disable and enable of a connection (none for the others). */
   readonly controls?: (status: ConnectionStatus) => ReactNode;
+  /** The alerts firing now, first of all (they load their own data; nothing while none fires). */
+  readonly alerts?: ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
@@ -99,6 +101,7 @@ export function Dashboard({
   pace,
   charts,
   controls,
+  alerts,
 }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
@@ -106,6 +109,7 @@ export function Dashboard({
   return (
     <section className="panel" aria-labelledby={headingId} data-testid="dashboard">
       <h2 id={headingId}>{t("dashboard.title")}</h2>
+      {alerts}
       <p className="panel-intro">{t("dashboard.intro")}</p>
       {links?.status === "ready" && links.data.length > 1 ? (
         <ConnectionsCard links={links.data} controls={controls} queuedInPace={queuedInPace} />

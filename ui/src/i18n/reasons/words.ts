@@ -3,6 +3,7 @@ import type { QueueReason } from "../../bindings/QueueReason";
 import type { QueueView } from "../../bindings/QueueView";
 import type { RetryFact } from "../../bindings/RetryFact";
 import type { I18n, MessageKey } from "../i18n";
+import { alertTitle, isAlertRule } from "../alerts/words";
 import { redactedOf, redactedParts } from "../privacy/redacted";
 import { firstSayable, isKey, smppStatusText } from "../server/words";
 
@@ -268,6 +269,13 @@ export function auditDetailWords(entry: AuditFacts, t: I18n["t"]): string | null
     case "privacy.access":
       out = privacyWords(entry.action, details, t);
       break;
+    case "alert.fired":
+    case "alert.resolved":
+    case "alert.acknowledge": {
+      const rule = details["rule"];
+      if (isAlertRule(rule)) out = alertTitle(rule, text(details, "subject") ?? "", t);
+      break;
+    }
     case "connection.drain":
     case "connection.disable":
     case "connection.enable": {
