@@ -233,6 +233,7 @@ fn alerts() -> Vec<(String, String)> {
         file::<smsdesk_engine::service::alerts::AlertsOverview>(),
         file::<smsdesk_engine::service::alerts::RuleThreshold>(),
         file::<smsdesk_engine::service::alerts::ChannelState>(),
+        file::<smsdesk_engine::service::alerts::ChannelMissing>(),
         file::<smsdesk_engine::service::alerts::AcknowledgeAlert>(),
         file::<smsdesk_engine::service::alerts::TestAlert>(),
         file::<smsdesk_engine::service::alerts::TestAlertResult>(),

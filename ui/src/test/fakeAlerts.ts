@@ -68,8 +68,13 @@ export function alertsOverview(alerts: AlertView[] = [], over: Partial<AlertsOve
       { rule: "otp_unknown", setting: null, value: null },
       { rule: "open_exceptions", setting: "alerts.open_exceptions_over", value: "50" },
     ],
-    email: { ready: true, detail: "ops@example.org", quietHours: "22:00-07:00" },
-    webhook: { ready: false, detail: "no API key with the scope `alerts` has a webhook", quietHours: "" },
+    email: { ready: true, missing: null, detail: "ops@example.org", quietHours: "22:00-07:00" },
+    webhook: {
+      ready: false,
+      missing: "alerts_key",
+      detail: "no API key with the scope `alerts` has a webhook",
+      quietHours: "",
+    },
     ...over,
   };
 }

@@ -171,8 +171,8 @@ describe("the Alerts screen", () => {
     expect(text(email, "alert-channel-quiet")).toBe("Quiet hours: 22:00-07:00. What they hold back is sent when they end.");
     const webhook = byTestId(root, "alert-channel-webhook");
     expect(webhook.dataset["ready"]).toBe("false");
-    expect(byTestId(webhook, "alert-channel-detail").querySelector('[lang="en"]')?.textContent).toBe(
-      "no API key with the scope `alerts` has a webhook",
+    expect(text(webhook, "alert-channel-detail"), "what it misses, in the reader's words").toBe(
+      "Missing: an API key with the scope “alerts” and a webhook (API keys).",
     );
     expect(text(webhook, "alert-channel-quiet")).toBe("No quiet hours.");
     expect(queryTestId(root, "alert-test-email"), "tests are an admin's").toBeNull();

@@ -48,10 +48,26 @@ pub struct RuleThreshold {
 #[serde(rename_all = "camelCase")]
 pub struct ChannelState {
     pub ready: bool,
+    /// What it lacks, when it is not ready.
+    pub missing: Option<ChannelMissing>,
     /// The addresses or API keys it goes to, or what is missing.
     pub detail: String,
     /// Its quiet hours ("22:00-07:00"), empty for none.
     pub quiet_hours: String,
+}
+
+/// What a channel lacks to be ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelMissing {
+    /// No address in `alerts.email_to`.
+    EmailTo,
+    /// No server in `smtp.host`.
+    SmtpHost,
+    /// No sender in `smtp.from`.
+    SmtpFrom,
+    /// No API key with the scope `alerts` has a webhook.
+    AlertsKey,
 }
 
 /// Why an alert is acknowledged.
@@ -177,6 +193,15 @@ impl Service {
             rules,
             email: ChannelState {
                 ready: mail::ready(&a.smtp, &a.alerts.email_to),
+                missing: if a.alerts.email_to.0.is_empty() {
+                    Some(ChannelMissing::EmailTo)
+                } else if a.smtp.host.trim().is_empty() {
+                    Some(ChannelMissing::SmtpHost)
+                } else if a.smtp.from.trim().is_empty() {
+                    Some(ChannelMissing::SmtpFrom)
+                } else {
+                    None
+                },
                 detail: match mail::not_ready(&a.smtp, &a.alerts.email_to) {
                     Some(why) => why.to_owned(),
                     None => a.alerts.email_to.0.join(", "),
@@ -185,6 +210,7 @@ impl Service {
             },
             webhook: ChannelState {
                 ready: !hooks.is_empty(),
+                missing: hooks.is_empty().then_some(ChannelMissing::AlertsKey),
                 detail: if hooks.is_empty() {
                     "no API key with the scope `alerts` has a webhook".into()
                 } else {

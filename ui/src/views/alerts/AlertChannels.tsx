@@ -52,6 +52,8 @@ function ChannelCard({
       <p data-testid="alert-channel-detail">
         {state.ready ? (
           t("alerts.channel.goesTo", { detail: state.detail })
+        ) : state.missing !== null ? (
+          t(`alerts.channel.missing.${state.missing}`)
         ) : (
           <>
             {t("alerts.channel.missing")} <span lang="en">{state.detail}</span>
