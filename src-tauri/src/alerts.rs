@@ -2,8 +2,8 @@
 //! [`Service`](smsdesk_engine::service::Service), registered from the catalogue like the others.
 //! The window is the local admin (`Caller::window()`).
 
+use smsdesk_engine::alerts::overview::{AcknowledgeAlert, AlertsOverview, TestAlert, TestAlertResult};
 use smsdesk_engine::apikeys::Caller;
-use smsdesk_engine::service::alerts::{AcknowledgeAlert, AlertsOverview, TestAlert, TestAlertResult};
 use tauri::State;
 
 use crate::state::{refused, EngineState, Reply};

@@ -21,7 +21,6 @@ use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_store::privacy::token::NumberKey;
 use smsdesk_store::Store;
 
-const DAY: i64 = 86_400_000;
 const SPAN_DAYS: i64 = 100;
 
 /// Plain SQLite on the same disk: `rows` inserts of a message-sized row, committed every 200.

@@ -21,7 +21,6 @@
 mod accounts;
 mod actions;
 mod admin;
-pub mod alerts;
 mod compare;
 mod connections;
 mod error;
@@ -231,9 +230,14 @@ impl Service {
         self.live.read().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
+    /// The configuration in force (the defaults where no running engine holds settings).
+    pub(crate) fn running_config(&self) -> Arc<crate::config::Config> {
+        self.settings.as_ref().map(|s| s.running()).unwrap_or_default()
+    }
+
     /// The office's country (`intake.default_region`): national numbers are read in it, wherever
     /// a number is typed.
-    fn region(&self) -> Option<String> {
+    pub(crate) fn region(&self) -> Option<String> {
         self.live().rules.default_region.clone()
     }
 

@@ -230,13 +230,13 @@ fn privacy() -> Vec<(String, String)> {
 /// Alerts: what fires, what fired, the rules and the channels.
 fn alerts() -> Vec<(String, String)> {
     vec![
-        file::<smsdesk_engine::service::alerts::AlertsOverview>(),
-        file::<smsdesk_engine::service::alerts::RuleThreshold>(),
-        file::<smsdesk_engine::service::alerts::ChannelState>(),
-        file::<smsdesk_engine::service::alerts::ChannelMissing>(),
-        file::<smsdesk_engine::service::alerts::AcknowledgeAlert>(),
-        file::<smsdesk_engine::service::alerts::TestAlert>(),
-        file::<smsdesk_engine::service::alerts::TestAlertResult>(),
+        file::<smsdesk_engine::alerts::overview::AlertsOverview>(),
+        file::<smsdesk_engine::alerts::overview::RuleThreshold>(),
+        file::<smsdesk_engine::alerts::overview::ChannelState>(),
+        file::<smsdesk_engine::alerts::overview::ChannelMissing>(),
+        file::<smsdesk_engine::alerts::overview::AcknowledgeAlert>(),
+        file::<smsdesk_engine::alerts::overview::TestAlert>(),
+        file::<smsdesk_engine::alerts::overview::TestAlertResult>(),
         file::<smsdesk_engine::alerts::AlertView>(),
         file::<smsdesk_engine::alerts::NoticeView>(),
         file::<smsdesk_engine::alerts::AlertRule>(),

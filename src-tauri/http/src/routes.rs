@@ -408,7 +408,7 @@ pub async fn delete_template(
 
 pub async fn alerts(
     State(s): State<AppState>,
-) -> Result<Json<smsdesk_engine::service::alerts::AlertsOverview>, Failure> {
+) -> Result<Json<smsdesk_engine::alerts::overview::AlertsOverview>, Failure> {
     Ok(Json(s.ctx.service.alerts_overview().await?))
 }
 
@@ -416,7 +416,7 @@ pub async fn acknowledge_alert(
     Allowed(caller): Allowed,
     State(s): State<AppState>,
     Id(id): Id,
-    JsonBody(req): JsonBody<smsdesk_engine::service::alerts::AcknowledgeAlert>,
+    JsonBody(req): JsonBody<smsdesk_engine::alerts::overview::AcknowledgeAlert>,
 ) -> Result<StatusCode, Failure> {
     s.ctx.service.acknowledge_alert(&caller, id, req).await?;
     Ok(StatusCode::NO_CONTENT)
@@ -425,7 +425,7 @@ pub async fn acknowledge_alert(
 pub async fn test_alert(
     Allowed(caller): Allowed,
     State(s): State<AppState>,
-    JsonBody(req): JsonBody<smsdesk_engine::service::alerts::TestAlert>,
-) -> Result<Json<smsdesk_engine::service::alerts::TestAlertResult>, Failure> {
+    JsonBody(req): JsonBody<smsdesk_engine::alerts::overview::TestAlert>,
+) -> Result<Json<smsdesk_engine::alerts::overview::TestAlertResult>, Failure> {
     Ok(Json(s.ctx.service.test_alert(&caller, req).await?))
 }

@@ -13,6 +13,8 @@ mod hosts;
 mod lists;
 mod networks;
 mod region;
+#[macro_use]
+mod settings_macro;
 mod settings;
 mod value;
 

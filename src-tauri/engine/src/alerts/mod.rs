@@ -12,6 +12,7 @@ mod hook;
 pub mod lifecycle;
 pub mod mail;
 pub mod metrics;
+pub mod overview;
 pub mod rules;
 mod summary;
 pub mod words;
@@ -165,7 +166,7 @@ async fn tell_channels(service: &Service, a: &Alerting, now: i64) -> Result<(), 
     if rows.is_empty() {
         return Ok(());
     }
-    let hooks = store.reader().read(|c| hook::hooks(c)).await?;
+    let hooks = store.reader().read(hook::hooks).await?;
     let repeat_ms = i64::from(a.alerts.repeat_minutes.0) * 60_000;
     for channel in AlertChannel::ALL.iter().copied() {
         let ready = match channel {
@@ -277,7 +278,7 @@ pub async fn test(service: &Service, channel: AlertChannel) -> Result<Result<Str
     let sent = match channel {
         AlertChannel::Email => mail::send(&a.smtp, &a.alerts.email_to, &text).await,
         AlertChannel::Webhook => {
-            let hooks = store.reader().read(|c| hook::hooks(c)).await?;
+            let hooks = store.reader().read(hook::hooks).await?;
             match (service.sealer(), hooks.is_empty()) {
                 (_, true) => Err("no API key with the scope `alerts` has a webhook".into()),
                 (None, _) => Err("no seal to open the webhooks' secrets".into()),

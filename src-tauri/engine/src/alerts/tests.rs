@@ -254,7 +254,7 @@ async fn an_acknowledged_alert_records_who_and_why_and_a_second_acknowledgement_
     tokio::time::sleep(11 * MINUTE).await;
     o.look().await;
     let id = o.service.alerts_overview().await.unwrap().alerts[0].id;
-    let ack = |note: &str| crate::service::alerts::AcknowledgeAlert { note: note.into() };
+    let ack = |note: &str| crate::alerts::overview::AcknowledgeAlert { note: note.into() };
     let blank = o
         .service
         .acknowledge_alert(&Caller::command_line(), id, ack("  "))

@@ -23,13 +23,13 @@ use utoipa::{IntoParams, PartialSchema, ToSchema};
 use crate::access::Access;
 use crate::access::{AccountInfo, Me, SessionInfo};
 use crate::accounts::{AccountChange, NewAccount, PasswordChange};
+use crate::alerts::overview::{AcknowledgeAlert, AlertsOverview, TestAlert, TestAlertResult};
 use crate::api::{AppInfo, ErrorCode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
 use crate::pace::Pace;
 use crate::privacy::{Erased, RetentionRun};
-use crate::service::alerts::{AcknowledgeAlert, AlertsOverview, TestAlert, TestAlertResult};
 use crate::service::privacy::{EraseNumber, PrivacyOverview, SubjectAccess, SubjectRequest};
 use crate::service::{
     CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut,

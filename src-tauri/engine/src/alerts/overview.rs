@@ -4,13 +4,13 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{Service, ServiceError};
+use super::words::{Lang, Office};
+use super::{hook_names, mail, test, AlertChannel, AlertRule, AlertView, Alerting, NoticeView};
 use crate::access::{Access, Caller};
-use crate::alerts::words::{Lang, Office};
-use crate::alerts::{self, mail, AlertChannel, AlertRule, AlertView, Alerting, NoticeView};
 use crate::config::{AlertSettings, SettingValue};
 use crate::intake::FieldError;
 use crate::said::FieldCode;
+use crate::service::{Service, ServiceError};
 use crate::store::tables::alert;
 
 /// How many alerts the screen lists.
@@ -146,7 +146,7 @@ impl Service {
     /// What the watcher reads of the settings now: `[alerts]`, `[smtp]` (with its stored
     /// password), the office's language, time zone and address.
     pub fn alerting(&self) -> Alerting {
-        let config = self.settings.as_ref().map(|s| s.running()).unwrap_or_default();
+        let config = self.running_config();
         let link = match config.alerts.screen_url.trim() {
             "" if config.http.port == 0 => None,
             "" => Some(format!("http://{}:{}", screen_host(config.http.bind), config.http.port)),
@@ -168,13 +168,13 @@ impl Service {
     pub async fn alerts_overview(&self) -> Result<AlertsOverview, ServiceError> {
         let a = self.alerting();
         let (alerts, other_notices, hooks) = self
-            .store
+            .store()
             .reader()
             .read(|c| {
                 Ok::<_, crate::store::StoreError>((
                     alert::list(c, LISTED)?,
                     alert::other_notices(c, 20)?,
-                    alerts::hook_names(c)?,
+                    hook_names(c)?,
                 ))
             })
             .await?;
@@ -241,7 +241,7 @@ impl Service {
         }
         let actor = caller.actor();
         let done = self
-            .store
+            .store()
             .writer()
             .write(move |tx| alert::acknowledge(tx, id, &actor, &note))
             .await?;
@@ -262,7 +262,7 @@ impl Service {
         if !caller.is_admin() {
             return Err(ServiceError::Forbidden("sending a test alert is an admin's".into()));
         }
-        let sent = alerts::test(self, req.channel).await?;
+        let sent = test(self, req.channel).await?;
         Ok(TestAlertResult {
             sent: sent.is_ok(),
             detail: sent.unwrap_or_else(|e| e),
