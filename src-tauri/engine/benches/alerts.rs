@@ -21,9 +21,7 @@ use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection};
 use smsdesk_engine::alerts::facts::Memory;
-use smsdesk_engine::alerts::words::{Lang, Office};
 use smsdesk_engine::alerts::{look, Alerting};
-use smsdesk_engine::config::{Config, SmtpSettings};
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::intake::IntakeRules;
 use smsdesk_engine::messages::{self, NewMessage};
@@ -68,19 +66,6 @@ fn add_trouble(path: &std::path::Path) {
     smsdesk_store::totals::refill(&c).unwrap();
 }
 
-fn alerting() -> Alerting {
-    Alerting {
-        alerts: Config::default().alerts,
-        smtp: SmtpSettings::default(),
-        office: Office {
-            lang: Lang::En,
-            tz: jiff::tz::TimeZone::UTC,
-            link: None,
-        },
-        webhook_timeout: Duration::from_secs(5),
-    }
-}
-
 /// The writer's busy time so far, in µs.
 fn busy(store: &Store) -> u64 {
     store.writer().commit_times().micros
@@ -110,24 +95,6 @@ fn intake_for(store: &Arc<Store>, run: Duration) -> u64 {
     sent.load(Ordering::Relaxed)
 }
 
-/// Plain SQLite on the same disk: `rows` inserts, each committed alone.
-fn baseline(dir: &std::path::Path, rows: usize) -> f64 {
-    let c = Connection::open(dir.join("baseline.db")).unwrap();
-    c.execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
-         CREATE TABLE t (id INTEGER PRIMARY KEY, at INTEGER, destination TEXT, body TEXT);",
-    )
-    .unwrap();
-    let t = Instant::now();
-    for i in 0..rows {
-        c.prepare_cached("INSERT INTO t (at, destination, body) VALUES (?1, ?2, ?3)")
-            .unwrap()
-            .execute(params![i as i64, "+33600000000", "meanwhile"])
-            .unwrap();
-    }
-    rows as f64 / t.elapsed().as_secs_f64()
-}
-
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| a != "--bench").collect();
     let n: usize = args.first().and_then(|a| a.parse().ok()).unwrap_or(1_000_000);
@@ -148,7 +115,7 @@ fn main() {
         let ingestor = Ingestor::new(store.writer().clone(), Default::default());
         Service::new(store.clone(), ingestor, IntakeRules::new("bench", Some("FR")), 100)
     });
-    let a = alerting();
+    let a = Alerting::default();
     let mut memory = Memory::default();
     let started = support::now_ms();
 
@@ -199,7 +166,7 @@ fn main() {
     }
     let next_scrape = t.elapsed() / 10;
     store.shutdown();
-    let base = baseline(dir.path(), 20_000);
+    let base = support::baseline_inserts(dir.path(), 20_000, 1);
 
     let ms = |d: Duration| d.as_secs_f64() * 1e3;
     println!("alerts: {n} messages, {QUEUED} queued and due, {EXCEPTIONS} open exceptions; {open} alerts open");

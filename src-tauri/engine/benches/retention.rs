@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use rusqlite::{params, Connection};
 use smsdesk_engine::config::{Days, RetentionSettings};
 use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::messages::{self, NewMessage};
@@ -22,32 +21,6 @@ use smsdesk_store::privacy::token::NumberKey;
 use smsdesk_store::Store;
 
 const SPAN_DAYS: i64 = 100;
-
-/// Plain SQLite on the same disk: `rows` inserts of a message-sized row, committed every 200.
-fn baseline(dir: &std::path::Path, rows: usize) -> f64 {
-    let c = Connection::open(dir.join("baseline.db")).unwrap();
-    c.execute_batch(
-        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
-         CREATE TABLE t (id INTEGER PRIMARY KEY, at INTEGER, destination TEXT, body TEXT);",
-    )
-    .unwrap();
-    let t = Instant::now();
-    for from in (0..rows).step_by(200) {
-        c.execute_batch("BEGIN").unwrap();
-        for i in from..(from + 200).min(rows) {
-            c.prepare_cached("INSERT INTO t (at, destination, body) VALUES (?1, ?2, ?3)")
-                .unwrap()
-                .execute(params![
-                    i as i64,
-                    "+33600000000",
-                    "Reminder: your appointment is tomorrow at 10:00."
-                ])
-                .unwrap();
-        }
-        c.execute_batch("COMMIT").unwrap();
-    }
-    rows as f64 / t.elapsed().as_secs_f64()
-}
 
 /// Intake going on meanwhile: one message at a time until `stop`, each commit's wait kept (sorted).
 fn sender(store: Arc<Store>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Duration>> {
@@ -137,7 +110,7 @@ fn main() {
     store.shutdown();
     let r = &run.redacted;
     let rate = r.texts as f64 / (run.took_ms as f64 / 1000.0);
-    let base = baseline(dir.path(), 200_000);
+    let base = support::baseline_inserts(dir.path(), 200_000, 200);
     println!("retention: {n} messages over {SPAN_DAYS} days, every period 10 days");
     println!(
         "  redacted {} texts, {} numbers, {} receipts in {:.1} s ({rate:.0} messages/s, {:.0} µs CPU each)",

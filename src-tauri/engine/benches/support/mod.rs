@@ -214,3 +214,31 @@ pub fn seed_delivered(path: &std::path::Path, n: usize, span_days: i64) {
     smsdesk_store::reports::refill(&c).unwrap();
     c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).unwrap();
 }
+
+/// The benchmarks' baseline: plain SQLite on the same disk, `rows` inserts of a message-sized row
+/// committed `per_commit` at a time (WAL, synchronous FULL); rows a second.
+#[allow(dead_code)]
+pub fn baseline_inserts(dir: &std::path::Path, rows: usize, per_commit: usize) -> f64 {
+    let c = Connection::open(dir.join("baseline.db")).unwrap();
+    c.execute_batch(
+        "PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;
+         CREATE TABLE t (id INTEGER PRIMARY KEY, at INTEGER, destination TEXT, body TEXT);",
+    )
+    .unwrap();
+    let t = std::time::Instant::now();
+    for from in (0..rows).step_by(per_commit) {
+        c.execute_batch("BEGIN").unwrap();
+        for i in from..(from + per_commit).min(rows) {
+            c.prepare_cached("INSERT INTO t (at, destination, body) VALUES (?1, ?2, ?3)")
+                .unwrap()
+                .execute(params![
+                    i as i64,
+                    "+33600000000",
+                    "Reminder: your appointment is tomorrow at 10:00."
+                ])
+                .unwrap();
+        }
+        c.execute_batch("COMMIT").unwrap();
+    }
+    rows as f64 / t.elapsed().as_secs_f64()
+}

@@ -42,6 +42,23 @@ pub struct Alerting {
     pub webhook_timeout: Duration,
 }
 
+impl Default for Alerting {
+    /// The default settings, in English, in UTC, without a link: what a test or a benchmark
+    /// starts from.
+    fn default() -> Alerting {
+        Alerting {
+            alerts: AlertSettings::default(),
+            smtp: SmtpSettings::default(),
+            office: Office {
+                lang: words::Lang::En,
+                tz: jiff::tz::TimeZone::UTC,
+                link: None,
+            },
+            webhook_timeout: Duration::from_secs(5),
+        }
+    }
+}
+
 impl Alerting {
     /// Whether `channel` is in its quiet hours at `now_ms`.
     fn quiet(&self, channel: AlertChannel, now_ms: i64) -> bool {

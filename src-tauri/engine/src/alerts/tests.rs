@@ -5,11 +5,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use super::facts::Memory;
-use super::words::{Lang, Office};
 use super::{look, AlertRule, Alerting};
 use crate::access::Caller;
 use crate::backups::BackupPlan;
-use crate::config::{Config, SmtpSettings};
+use crate::config::Config;
 use crate::domain::{AttemptOutcome, IntakeChannel};
 use crate::intake::{IntakeRules, SubmitMessage};
 use crate::receipts::ingest::Ingestor;
@@ -39,16 +38,7 @@ impl Office1 {
         Office1 {
             _dir: dir,
             service,
-            alerting: Alerting {
-                alerts: Config::default().alerts,
-                smtp: SmtpSettings::default(),
-                office: Office {
-                    lang: Lang::En,
-                    tz: jiff::tz::TimeZone::UTC,
-                    link: None,
-                },
-                webhook_timeout: Duration::from_secs(5),
-            },
+            alerting: Alerting::default(),
             memory: Memory::default(),
             started,
         }

@@ -276,19 +276,20 @@ pub fn list(conn: &impl Reads, limit: u32) -> Result<Vec<AlertView>, StoreError>
         "SELECT at, kind, channel, outcome, detail FROM alert_notice WHERE alert_id = ?1 ORDER BY id",
     )?;
     for a in &mut alerts {
-        a.notices = notices
-            .query_map([a.id], |r| {
-                Ok(NoticeView {
-                    at_ms: r.get(0)?,
-                    kind: r.get::<_, Text<_>>(1)?.0,
-                    channel: r.get::<_, Text<_>>(2)?.0,
-                    outcome: r.get::<_, Text<_>>(3)?.0,
-                    detail: r.get(4)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
+        a.notices = notices.query_map([a.id], notice_of)?.collect::<Result<_, _>>()?;
     }
     Ok(alerts)
+}
+
+/// A notice from a row of `at, kind, channel, outcome, detail`.
+fn notice_of(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoticeView> {
+    Ok(NoticeView {
+        at_ms: r.get(0)?,
+        kind: r.get::<_, Text<_>>(1)?.0,
+        channel: r.get::<_, Text<_>>(2)?.0,
+        outcome: r.get::<_, Text<_>>(3)?.0,
+        detail: r.get(4)?,
+    })
 }
 
 /// The notices not tied to an alert (tests and summaries), newest first, at most `limit`.
@@ -299,15 +300,7 @@ pub fn other_notices(conn: &impl Reads, limit: u32) -> Result<Vec<NoticeView>, S
             "SELECT at, kind, channel, outcome, detail FROM alert_notice WHERE alert_id IS NULL ORDER BY id DESC
              LIMIT ?1",
         )?
-        .query_map([limit], |r| {
-            Ok(NoticeView {
-                at_ms: r.get(0)?,
-                kind: r.get::<_, Text<_>>(1)?.0,
-                channel: r.get::<_, Text<_>>(2)?.0,
-                outcome: r.get::<_, Text<_>>(3)?.0,
-                detail: r.get(4)?,
-            })
-        })?
+        .query_map([limit], notice_of)?
         .collect::<Result<_, _>>()?)
 }
 
