@@ -2,7 +2,8 @@
 //! test, writing what it receives to a Maildir) and a webhook receiver on localhost. The
 //! provider's SMSC (the sandbox, as a provider on a port of its own) stops: after
 //! `alerts.link_down_minutes` (1) one e-mail and one signed webhook say the link is down, nothing
-//! comes between, and one of each says it is resolved once the SMSC is back and bound again.
+//! comes between, and one of each says it is resolved once the SMSC is back and bound again. The
+//! daily summary of the day before goes once, at its hour, in the office's language.
 
 use std::net::TcpListener as StdListener;
 use std::path::{Path, PathBuf};
@@ -260,4 +261,47 @@ async fn a_stopped_smsc_sends_one_link_down_email_and_webhook_then_one_resolved_
     assert!(overview.alerts[0].resolved_at_ms.is_some());
     engine.shutdown().await;
     smsc.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_daily_summary_of_the_day_before_is_emailed_once_at_its_hour() {
+    let smtp = SmtpServer::start();
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("smsdesk.toml"),
+        format!(
+            r#"
+[alerts]
+email_to = ["office@example.org"]
+language = "fr"
+check_seconds = 1
+summary_hour = 0
+
+[smtp]
+host = "127.0.0.1"
+port = {}
+security = "none"
+from = "smsdesk@example.org"
+"#,
+            smtp.port
+        ),
+    )
+    .unwrap();
+    let engine = bound_engine(dir.path()).await;
+    until(20, "the summary", || !smtp.mails().is_empty()).await;
+    // Looked at every second: three more looks send nothing more.
+    tokio::time::sleep(Duration::from_secs(3)).await;
+    let mails = smtp.mails();
+    assert_eq!(mails.len(), 1, "sent once");
+    let yesterday = jiff::Zoned::now().date().yesterday().unwrap();
+    assert_eq!(subject(&mails[0]), format!("[smsdesk] Bilan du {yesterday}"));
+    // The body in French (quoted-printable, as the mail carries it).
+    assert!(mails[0].contains("Messages re=C3=A7us pour envoi : 0"), "{}", mails[0]);
+    assert!(!mails[0].contains("Messages handed in"), "no English: {}", mails[0]);
+    let overview = engine.service().alerts_overview().await.unwrap();
+    let summary = &overview.other_notices[0];
+    assert_eq!(summary.kind, smsdesk_engine::alerts::NoticeKind::Summary);
+    assert_eq!(summary.outcome, smsdesk_engine::alerts::NoticeOutcome::Sent);
+    assert_eq!(summary.detail.as_deref(), Some("office@example.org"));
+    engine.shutdown().await;
 }
