@@ -6,32 +6,37 @@ use rusqlite::params;
 use crate::totals::MINUTE_MS;
 use crate::{Reads, StoreError};
 
+/// The routes of the queued messages, one seek each (a skip over the claim index).
+const ROUTES: &str = "WITH RECURSIVE r(route) AS (
+         SELECT (SELECT min(route) FROM queue INDEXED BY queue_claim WHERE status = 'queued')
+         UNION ALL
+         SELECT (SELECT min(route) FROM queue INDEXED BY queue_claim WHERE status = 'queued' AND route > r.route)
+         FROM r WHERE r.route IS NOT NULL
+     )
+     SELECT route FROM r WHERE route IS NOT NULL";
+/// The next priority a route's queued messages hold.
+const NEXT_PRIORITY: &str = "SELECT min(priority) FROM queue INDEXED BY queue_claim
+     WHERE status = 'queued' AND route IS ?1 AND priority > ?2";
+/// The earliest due time of a route's queued messages of one priority.
+const FIRST_DUE: &str = "SELECT min(next_attempt_at) FROM queue INDEXED BY queue_claim
+     WHERE status = 'queued' AND route IS ?1 AND priority = ?2";
+
 /// The time the oldest message due to be sent became due (its `next_attempt_at`), among the
 /// messages waiting in the queue (scheduled ones count once their time has come). The claim index
 /// orders them by route, then priority (kind and the message's own, 0 to 29), then due time: a
 /// skip over the routes and the priorities each holds, and one seek for each pair, so the cost is
-/// that of the pairs, not of the messages.
+/// that of the pairs, not of the messages (the index is named: left to itself, SQLite reads the
+/// routes' minimum by scanning every queued row in another).
 pub fn oldest_due(conn: &impl Reads, now_ms: i64) -> Result<Option<i64>, StoreError> {
     let c = conn.connection();
     let mut routes: Vec<Option<String>> = c
-        .prepare_cached(
-            "WITH RECURSIVE r(route) AS (
-                 SELECT (SELECT min(route) FROM queue WHERE status = 'queued')
-                 UNION ALL
-                 SELECT (SELECT min(route) FROM queue WHERE status = 'queued' AND route > r.route) FROM r
-                 WHERE r.route IS NOT NULL
-             )
-             SELECT route FROM r WHERE route IS NOT NULL",
-        )?
+        .prepare_cached(ROUTES)?
         .query_map([], |r| r.get(0))?
         .collect::<Result<_, _>>()?;
     // Rows queued by a version before routes have none until the next start gives them one.
     routes.push(None);
-    let mut next_priority =
-        c.prepare_cached("SELECT min(priority) FROM queue WHERE status = 'queued' AND route IS ?1 AND priority > ?2")?;
-    let mut first_due = c.prepare_cached(
-        "SELECT min(next_attempt_at) FROM queue WHERE status = 'queued' AND route IS ?1 AND priority = ?2",
-    )?;
+    let mut next_priority = c.prepare_cached(NEXT_PRIORITY)?;
+    let mut first_due = c.prepare_cached(FIRST_DUE)?;
     let mut oldest: Option<i64> = None;
     for route in &routes {
         let mut priority = i64::MIN;
@@ -307,5 +312,31 @@ mod tests {
             .unwrap();
         assert_eq!(oldest_due(&c, now).unwrap(), None, "the scheduled one is not due yet");
         assert_eq!(oldest_due(&c, now + 3_600_000).unwrap(), Some(now + 3_600_000));
+    }
+
+    #[test]
+    fn the_oldest_due_message_is_looked_for_by_seeks_in_the_claim_index_never_by_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("smsdesk.db");
+        Store::open(&path).unwrap().shutdown();
+        let c = rusqlite::Connection::open(&path).unwrap();
+        for (sql, args) in [(ROUTES, 0), (NEXT_PRIORITY, 2), (FIRST_DUE, 2)] {
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let detail = |r: &rusqlite::Row<'_>| r.get::<_, String>(3);
+            let plan: Vec<String> = match args {
+                0 => stmt.query_map([], detail).unwrap().collect::<Result<_, _>>().unwrap(),
+                _ => stmt
+                    .query_map(params![None::<String>, 0], detail)
+                    .unwrap()
+                    .collect::<Result<_, _>>()
+                    .unwrap(),
+            };
+            assert!(
+                plan.iter()
+                    .filter(|p| p.contains("queue"))
+                    .all(|p| p.contains("INDEX queue_claim")),
+                "{sql}: {plan:?}"
+            );
+        }
     }
 }
