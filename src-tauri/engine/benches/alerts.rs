@@ -15,16 +15,14 @@
 
 mod support;
 
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use rusqlite::{params, Connection};
 use smsdesk_engine::alerts::facts::Memory;
 use smsdesk_engine::alerts::{look, Alerting};
-use smsdesk_engine::domain::{IntakeChannel, MessageKind};
 use smsdesk_engine::intake::IntakeRules;
-use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_engine::receipts::ingest::Ingestor;
 use smsdesk_engine::service::Service;
 use smsdesk_store::Store;
@@ -73,26 +71,11 @@ fn busy(store: &Store) -> u64 {
 
 /// One message at a time for `run`, as fast as the writer takes them: how many went.
 fn intake_for(store: &Arc<Store>, run: Duration) -> u64 {
-    let sent = Arc::new(AtomicU64::new(0));
     let stop = Arc::new(AtomicBool::new(false));
-    let (s, st, n) = (store.clone(), stop.clone(), sent.clone());
-    let sender = std::thread::spawn(move || {
-        while !st.load(Ordering::Relaxed) {
-            let m = NewMessage::text(
-                IntakeChannel::Api,
-                "+33699999999",
-                "meanwhile",
-                MessageKind::Transactional,
-                "bench",
-            );
-            s.writer().write_blocking(move |tx| messages::insert(tx, &m)).unwrap();
-            n.fetch_add(1, Ordering::Relaxed);
-        }
-    });
+    let sender = support::hand_in_meanwhile(store.clone(), stop.clone(), Duration::ZERO);
     std::thread::sleep(run);
     stop.store(true, Ordering::Relaxed);
-    sender.join().unwrap();
-    sent.load(Ordering::Relaxed)
+    sender.join().unwrap().len() as u64
 }
 
 fn main() {

@@ -15,37 +15,10 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use smsdesk_engine::config::{Days, RetentionSettings};
-use smsdesk_engine::domain::{IntakeChannel, MessageKind};
-use smsdesk_engine::messages::{self, NewMessage};
 use smsdesk_store::privacy::token::NumberKey;
 use smsdesk_store::Store;
 
 const SPAN_DAYS: i64 = 100;
-
-/// Intake going on meanwhile: one message at a time until `stop`, each commit's wait kept (sorted).
-fn sender(store: Arc<Store>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<Vec<Duration>> {
-    std::thread::spawn(move || {
-        let mut took = Vec::new();
-        while !stop.load(Ordering::Relaxed) {
-            let m = NewMessage::text(
-                IntakeChannel::Api,
-                "+33699999999",
-                "meanwhile",
-                MessageKind::Transactional,
-                "bench",
-            );
-            let t = Instant::now();
-            store
-                .writer()
-                .write_blocking(move |tx| messages::insert(tx, &m))
-                .unwrap();
-            took.push(t.elapsed());
-            std::thread::sleep(Duration::from_millis(5));
-        }
-        took.sort();
-        took
-    })
-}
 
 /// Every period at ten days; the audit lines' kept.
 fn ten_days() -> RetentionSettings {
@@ -87,7 +60,7 @@ fn main() {
     let store = Arc::new(Store::open(&path).unwrap());
     store.set_number_key(NumberKey::new([7; 32])).unwrap();
     let stop = Arc::new(AtomicBool::new(false));
-    let meanwhile = sender(store.clone(), stop.clone());
+    let meanwhile = support::hand_in_meanwhile(store.clone(), stop.clone(), Duration::from_millis(5));
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()

@@ -4,6 +4,7 @@ import type { AlertView } from "../bindings/AlertView";
 import { alertSince, alertTitle } from "../i18n/alerts/words";
 import type { I18n } from "../i18n/i18n";
 import { tauriShell, type DesktopNote, type DesktopShell } from "./desktop";
+import { oneAtATime } from "./oneAtATime";
 
 /** Whether notes may be shown here, as the Web Notification API says it. */
 export type NotePermission = "granted" | "denied" | "default";
@@ -79,31 +80,17 @@ export function alertNote(alert: AlertView, i18n: I18n): DesktopNote {
  */
 export function watchAlerts(backend: Backend, show: (note: DesktopNote) => void, words: () => I18n): () => void {
   let seen: Set<number> | null = null;
-  let looking = false;
-  let again = false;
   let stopped = false;
 
-  const look = async (): Promise<void> => {
-    if (looking) {
-      again = true;
-      return;
-    }
-    looking = true;
-    try {
+  const look = oneAtATime(
+    async () => {
       const { alerts } = await backend.alerts();
       if (stopped) return;
       for (const alert of freshAlerts(seen, alerts)) show(alertNote(alert, words()));
       seen = new Set([...(seen ?? []), ...alerts.map((a) => a.id)]);
-    } catch {
-      // The engine did not answer this time; the next change looks again.
-    } finally {
-      looking = false;
-      if (again && !stopped) {
-        again = false;
-        void look();
-      }
-    }
-  };
+    },
+    () => stopped,
+  );
 
   void look();
   const unsubscribe = backend.subscribe(

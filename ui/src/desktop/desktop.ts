@@ -4,6 +4,7 @@ import type { ConnectionStatus } from "../bindings/ConnectionStatus";
 import type { InboxMessage } from "../bindings/InboxMessage";
 import type { I18n } from "../i18n/i18n";
 import { linkWords } from "../views/Dashboard";
+import { oneAtATime } from "./oneAtATime";
 
 /**
  * What the desktop shell shows outside the window: the tray icon's status, and desktop
@@ -144,17 +145,10 @@ export function watchDesktop(backend: Backend, shell: DesktopShell, words: () =>
   // The newest reply seen, by id (null before the first look: what was there is not news).
   let lastReply: number | null = null;
   let shownStatus = "";
-  let looking = false;
-  let again = false;
   let stopped = false;
 
-  const look = async (): Promise<void> => {
-    if (looking) {
-      again = true;
-      return;
-    }
-    looking = true;
-    try {
+  const look = oneAtATime(
+    async () => {
       const now = await observe(backend);
       if (stopped) return;
       const i18n = words();
@@ -172,16 +166,9 @@ export function watchDesktop(backend: Backend, shell: DesktopShell, words: () =>
         }
         lastReply = Math.max(lastReply ?? 0, reply?.id ?? 0);
       }
-    } catch {
-      // The engine did not answer this time; the next look will.
-    } finally {
-      looking = false;
-      if (again && !stopped) {
-        again = false;
-        void look();
-      }
-    }
-  };
+    },
+    () => stopped,
+  );
 
   void look();
   const timer = setInterval(() => void look(), pollMs);

@@ -242,3 +242,38 @@ pub fn baseline_inserts(dir: &std::path::Path, rows: usize, per_commit: usize) -
     }
     rows as f64 / t.elapsed().as_secs_f64()
 }
+
+/// Intake going on beside what a benchmark measures: one message at a time until `stop`, with
+/// `pause` after each; each commit's wait, sorted.
+#[allow(dead_code)]
+pub fn hand_in_meanwhile(
+    store: std::sync::Arc<smsdesk_store::Store>,
+    stop: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    pause: std::time::Duration,
+) -> std::thread::JoinHandle<Vec<std::time::Duration>> {
+    use smsdesk_engine::domain::{IntakeChannel, MessageKind};
+    use smsdesk_engine::messages::{self, NewMessage};
+    std::thread::spawn(move || {
+        let mut took = Vec::new();
+        while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+            let m = NewMessage::text(
+                IntakeChannel::Api,
+                "+33699999999",
+                "meanwhile",
+                MessageKind::Transactional,
+                "bench",
+            );
+            let t = std::time::Instant::now();
+            store
+                .writer()
+                .write_blocking(move |tx| messages::insert(tx, &m))
+                .unwrap();
+            took.push(t.elapsed());
+            if !pause.is_zero() {
+                std::thread::sleep(pause);
+            }
+        }
+        took.sort();
+        took
+    })
+}

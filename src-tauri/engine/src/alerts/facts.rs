@@ -73,12 +73,10 @@ pub async fn gather(
     Ok(Facts {
         links,
         disk_free_bytes: room.free_bytes,
-        writer_error: match (writer.answered, room.error) {
-            (true, None) => None,
-            (_, Some(e)) if room.failing_since_ms.is_some() => Some(e),
-            (false, _) => Some(writer.error.unwrap_or_else(|| "the writer does not answer".into())),
-            (true, Some(_)) => None,
-        },
+        // Commits failing for want of room say why; a writer that does not answer its probe, too.
+        writer_error: room.failing_since_ms.and(room.error).or_else(|| {
+            (!writer.answered).then(|| writer.error.unwrap_or_else(|| "the writer does not answer".into()))
+        }),
         backups_automatic: backups.automatic,
         last_backup_ms: backups.last_backup_ms,
         backup_error: service.backup_failure(),

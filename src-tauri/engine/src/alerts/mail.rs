@@ -9,31 +9,60 @@ use lettre::message::Mailbox;
 use lettre::transport::smtp::authentication::Credentials;
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
 use super::words::Rendered;
 use crate::config::{Addresses, SmtpSecurity, SmtpSettings};
 
-/// Whether e-mail can go out: a server, a sender and at least one address.
-pub fn ready(smtp: &SmtpSettings, to: &Addresses) -> bool {
-    !smtp.host.trim().is_empty() && !smtp.from.trim().is_empty() && !to.0.is_empty()
+/// What a channel lacks to be ready.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChannelMissing {
+    /// No address in `alerts.email_to`.
+    EmailTo,
+    /// No server in `smtp.host`.
+    SmtpHost,
+    /// No sender in `smtp.from`.
+    SmtpFrom,
+    /// No API key with the scope `alerts` has a webhook.
+    AlertsKey,
 }
 
-/// Why e-mail cannot go out, in words (None when it can).
-pub fn not_ready(smtp: &SmtpSettings, to: &Addresses) -> Option<&'static str> {
+impl ChannelMissing {
+    /// What is missing, in words (the screens word it from the code).
+    pub fn words(self) -> &'static str {
+        match self {
+            ChannelMissing::EmailTo => "no address to send to (alerts.email_to)",
+            ChannelMissing::SmtpHost => "no SMTP server (smtp.host)",
+            ChannelMissing::SmtpFrom => "no sender address (smtp.from)",
+            ChannelMissing::AlertsKey => "no API key with the scope `alerts` has a webhook",
+        }
+    }
+}
+
+/// What e-mail lacks to go out (None when it can): at least one address, a server, a sender.
+pub fn missing(smtp: &SmtpSettings, to: &Addresses) -> Option<ChannelMissing> {
     if to.0.is_empty() {
-        Some("no address to send to (alerts.email_to)")
+        Some(ChannelMissing::EmailTo)
     } else if smtp.host.trim().is_empty() {
-        Some("no SMTP server (smtp.host)")
+        Some(ChannelMissing::SmtpHost)
     } else if smtp.from.trim().is_empty() {
-        Some("no sender address (smtp.from)")
+        Some(ChannelMissing::SmtpFrom)
     } else {
         None
     }
 }
 
+/// Whether e-mail can go out.
+pub fn ready(smtp: &SmtpSettings, to: &Addresses) -> bool {
+    missing(smtp, to).is_none()
+}
+
 /// Sends `mail` to `to`; the addresses it went to, or why it did not go.
 pub async fn send(smtp: &SmtpSettings, to: &Addresses, mail: &Rendered) -> Result<String, String> {
-    if let Some(why) = not_ready(smtp, to) {
-        return Err(why.into());
+    if let Some(why) = missing(smtp, to) {
+        return Err(why.words().into());
     }
     let from: Mailbox = smtp
         .from

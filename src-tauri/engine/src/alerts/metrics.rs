@@ -6,7 +6,7 @@
 
 use std::fmt::Write;
 
-use crate::alerts::AlertRule;
+use crate::alerts::{count_of, AlertRule};
 use crate::service::Service;
 use crate::smpp::session::{BindRole, LinkState};
 use crate::store::metric_reads::{self, Counted};
@@ -109,7 +109,6 @@ impl Service {
     }
 
     fn write_messages(&self, out: &mut String, r: &Read) {
-        let of = |list: &[(String, i64)], k: &str| list.iter().find(|(v, _)| v == k).map_or(0, |(_, n)| *n);
         let mut f = family(out, "smsdesk_info", "gauge", "This instance's version (always 1).");
         f.sample("", &[("version", crate::VERSION)], 1);
         let mut f = family(
@@ -119,7 +118,7 @@ impl Service {
             "Messages by their status in the send queue.",
         );
         for s in QueueStatus::ALL {
-            f.sample("", &[("status", s.as_str())], of(&r.queue, s.as_str()));
+            f.sample("", &[("status", s.as_str())], count_of(&r.queue, s.as_str()));
         }
         let mut f = family(
             out,
@@ -129,7 +128,7 @@ impl Service {
         );
         let projected: i64 = r.states.iter().map(|(_, n)| n).sum();
         for s in DeliveryState::ALL {
-            let mut n = of(&r.states, s.as_str());
+            let mut n = count_of(&r.states, s.as_str());
             if *s == DeliveryState::Pending {
                 n += (r.messages - projected).max(0);
             }
@@ -208,7 +207,6 @@ impl Service {
 }
 
 fn write_evidence(out: &mut String, r: &Read) {
-    let of = |list: &[(String, i64)], k: &str| list.iter().find(|(v, _)| v == k).map_or(0, |(_, n)| *n);
     let mut f = family(
         out,
         "smsdesk_submits_total",
@@ -216,7 +214,7 @@ fn write_evidence(out: &mut String, r: &Read) {
         "Submits by how the SMSC answered.",
     );
     for outcome in ["accepted", "refused", "unknown"] {
-        f.sample("", &[("outcome", outcome)], of(&r.days, outcome));
+        f.sample("", &[("outcome", outcome)], count_of(&r.days, outcome));
     }
     let mut f = family(
         out,
@@ -269,14 +267,13 @@ fn write_evidence(out: &mut String, r: &Read) {
     f.histogram(&LATENCY_BOUNDS_S, &counts, sum);
     let mut f = family(out, "smsdesk_open_exceptions", "gauge", "Open exceptions by kind.");
     for k in smsdesk_core::domain::ExceptionKind::ALL {
-        f.sample("", &[("kind", k.as_str())], of(&r.exceptions, k.as_str()));
+        f.sample("", &[("kind", k.as_str())], count_of(&r.exceptions, k.as_str()));
     }
 }
 
 fn write_alerts(out: &mut String, r: &Read) {
     let mut f = family(out, "smsdesk_alerts_firing", "gauge", "Alerts open now, by rule.");
     for rule in AlertRule::ALL {
-        let n = r.firing.iter().find(|(v, _)| v == rule.as_str()).map_or(0, |(_, n)| *n);
-        f.sample("", &[("rule", rule.as_str())], n);
+        f.sample("", &[("rule", rule.as_str())], count_of(&r.firing, rule.as_str()));
     }
 }

@@ -74,6 +74,11 @@ impl Alerting {
     }
 }
 
+/// The count kept for `key` in a list of (value, count) the store reads grouped; 0 where none is.
+pub(crate) fn count_of(list: &[(String, i64)], key: &str) -> i64 {
+    list.iter().find(|(v, _)| v == key).map_or(0, |(_, n)| *n)
+}
+
 /// The names of the API keys whose webhook takes alerts.
 pub fn hook_names(conn: &impl crate::store::Reads) -> Result<Vec<String>, StoreError> {
     Ok(hook::hooks(conn)?.into_iter().map(|h| h.key_name).collect())
@@ -297,7 +302,7 @@ pub async fn test(service: &Service, channel: AlertChannel) -> Result<Result<Str
         AlertChannel::Webhook => {
             let hooks = store.reader().read(hook::hooks).await?;
             match (service.sealer(), hooks.is_empty()) {
-                (_, true) => Err("no API key with the scope `alerts` has a webhook".into()),
+                (_, true) => Err(mail::ChannelMissing::AlertsKey.words().into()),
                 (None, _) => Err("no seal to open the webhooks' secrets".into()),
                 (Some(sealer), false) => {
                     let delivery = format!("alert-test-{now}");

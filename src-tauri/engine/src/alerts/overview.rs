@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+pub use super::mail::ChannelMissing;
 use super::words::{Lang, Office};
 use super::{hook_names, mail, test, AlertChannel, AlertRule, AlertView, Alerting, NoticeView};
 use crate::access::{Access, Caller};
@@ -54,20 +55,6 @@ pub struct ChannelState {
     pub detail: String,
     /// Its quiet hours ("22:00-07:00"), empty for none.
     pub quiet_hours: String,
-}
-
-/// What a channel lacks to be ready.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum ChannelMissing {
-    /// No address in `alerts.email_to`.
-    EmailTo,
-    /// No server in `smtp.host`.
-    SmtpHost,
-    /// No sender in `smtp.from`.
-    SmtpFrom,
-    /// No API key with the scope `alerts` has a webhook.
-    AlertsKey,
 }
 
 /// Why an alert is acknowledged.
@@ -186,24 +173,17 @@ impl Service {
                 value: threshold(rule).and_then(|k| value_of(&a.alerts, k)),
             })
             .collect();
+        let email_missing = mail::missing(&a.smtp, &a.alerts.email_to);
         Ok(AlertsOverview {
             enabled: a.alerts.enabled,
             alerts,
             other_notices,
             rules,
             email: ChannelState {
-                ready: mail::ready(&a.smtp, &a.alerts.email_to),
-                missing: if a.alerts.email_to.0.is_empty() {
-                    Some(ChannelMissing::EmailTo)
-                } else if a.smtp.host.trim().is_empty() {
-                    Some(ChannelMissing::SmtpHost)
-                } else if a.smtp.from.trim().is_empty() {
-                    Some(ChannelMissing::SmtpFrom)
-                } else {
-                    None
-                },
-                detail: match mail::not_ready(&a.smtp, &a.alerts.email_to) {
-                    Some(why) => why.to_owned(),
+                ready: email_missing.is_none(),
+                missing: email_missing,
+                detail: match email_missing {
+                    Some(why) => why.words().to_owned(),
                     None => a.alerts.email_to.0.join(", "),
                 },
                 quiet_hours: quiet(a.alerts.email_quiet_hours),
@@ -212,7 +192,7 @@ impl Service {
                 ready: !hooks.is_empty(),
                 missing: hooks.is_empty().then_some(ChannelMissing::AlertsKey),
                 detail: if hooks.is_empty() {
-                    "no API key with the scope `alerts` has a webhook".into()
+                    ChannelMissing::AlertsKey.words().into()
                 } else {
                     hooks.join(", ")
                 },

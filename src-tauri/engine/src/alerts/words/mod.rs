@@ -215,7 +215,7 @@ pub fn test(office: &Office, now_ms: i64) -> Rendered {
 /// The daily summary of `day` (the office's local date).
 pub fn summary(office: &Office, day: &str, f: &DayFigures, alerts: &[(AlertRule, String)]) -> Rendered {
     let w = office.lang.words();
-    let of = |list: &[(String, i64)], k: &str| list.iter().find(|(x, _)| x == k).map_or(0, |(_, n)| *n);
+    let of = super::count_of;
     let total: i64 = f.by_kind.iter().map(|(_, n)| n).sum();
     let delivered = of(&f.by_outcome, "delivered");
     let values: Vec<(&str, String)> = vec![
