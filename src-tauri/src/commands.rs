@@ -161,6 +161,19 @@ pub async fn delivery_report(engine: State<'_, EngineState>, query: ReportQuery)
 }
 
 #[tauri::command]
+pub async fn guardrails(engine: State<'_, EngineState>) -> Reply<smsdesk_engine::service::GuardrailsOverview> {
+    engine.service()?.guardrails_overview().await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn spend_report(
+    engine: State<'_, EngineState>,
+    query: smsdesk_engine::service::SpendQuery,
+) -> Reply<smsdesk_engine::service::SpendReport> {
+    engine.service()?.spend_report(query).await.map_err(refused)
+}
+
+#[tauri::command]
 pub async fn pace(engine: State<'_, EngineState>) -> Reply<Pace> {
     engine.service()?.pace().await.map_err(refused)
 }

@@ -129,11 +129,34 @@ pub struct KeyLimits {
     /// destination when empty.
     #[serde(default)]
     pub destination_prefixes: Vec<String>,
+    /// Countries (two letters) its messages may go to, within the office's
+    /// (`guardrails.countries`); empty: as the office allows.
+    #[serde(default)]
+    pub countries: Vec<String>,
+    /// Countries its one-time codes may go to, within the office's (`guardrails.otp_countries`);
+    /// empty: as the office allows.
+    #[serde(default)]
+    pub otp_countries: Vec<String>,
+    /// The most its messages may cost in a day (the office's local day), in the office's
+    /// currency, such as "5.00"; none when absent.
+    #[serde(default)]
+    #[ts(optional)]
+    pub spend_day: Option<String>,
+    /// The same, in a calendar month.
+    #[serde(default)]
+    #[ts(optional)]
+    pub spend_month: Option<String>,
 }
 
 impl KeyLimits {
     pub fn is_empty(&self) -> bool {
-        self.per_minute.is_none() && self.per_day.is_none() && self.destination_prefixes.is_empty()
+        self.per_minute.is_none()
+            && self.per_day.is_none()
+            && self.destination_prefixes.is_empty()
+            && self.countries.is_empty()
+            && self.otp_countries.is_empty()
+            && self.spend_day.is_none()
+            && self.spend_month.is_none()
     }
 
     /// Whether `destination` (E.164) is one this key may send to.

@@ -20,6 +20,9 @@ text_enum! {
     AuditAction, "audit action" {
         /// A person's account was created.
         AccountCreate = "account.create",
+        /// A guardrail refused a request (details: reason, country, limit, who asked); nothing
+        /// of it was stored.
+        GuardrailRefused = "guardrail.refused",
         /// An account's role, password or state was changed.
         AccountUpdate = "account.update",
         /// An alert was acknowledged by a person: its reminders stop.
@@ -48,6 +51,8 @@ text_enum! {
         MessageCancel = "message.cancel",
         /// A waiting message was held: its number opted out.
         MessageHoldOptedOut = "message.hold_opted_out",
+        /// A one-time code was held: codes to its country surged (details: country, counts, key).
+        MessageHoldUnusualVolume = "message.hold_unusual_volume",
         /// A message was marked failed.
         MessageMarkFailed = "message.mark_failed",
         /// A message was put back in the queue.
@@ -205,9 +210,11 @@ mod tests {
         "connection.enable",
         "exception.closed",
         "exception.resolve",
+        "guardrail.refused",
         "message.accepted_by_evidence",
         "message.cancel",
         "message.hold_opted_out",
+        "message.hold_unusual_volume",
         "message.mark_failed",
         "message.retry",
         "message.retry_confirmed",

@@ -207,6 +207,9 @@ text_enum! {
         StatusUnreadable = "status_unreadable",
         /// A queued message whose number opted out before it was sent: held, not sent.
         OptedOut = "opted_out",
+        /// A one-time code held because codes to its country surged far above their usual
+        /// hourly number (SMS pumping): a person releases or cancels it.
+        UnusualVolume = "unusual_volume",
     }
 }
 

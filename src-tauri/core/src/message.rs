@@ -40,6 +40,12 @@ pub struct NewMessage {
     /// when the numbering data does not tell; None when it was not read, and the store reads it
     /// (for the delivery report), at a cost to the writer.
     pub country: Option<String>,
+    /// What one part costs on each connection its route may send it on (millionths of the
+    /// office's currency), priced at intake; empty where no price covers it.
+    pub prices: Vec<(String, i64)>,
+    /// The typographic characters smart encoding replaced in `body` (`sms::smart::to_stored`),
+    /// None when it is sent as handed in.
+    pub smart_replaced: Option<String>,
 }
 
 /// An idempotency key as recorded on the message it created.
@@ -89,6 +95,8 @@ impl NewMessage {
             submitted_by: None,
             idempotency: None,
             country: None,
+            prices: Vec::new(),
+            smart_replaced: None,
         }
     }
 }

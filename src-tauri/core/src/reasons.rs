@@ -52,6 +52,9 @@ text_enum! {
         /// Not sent: a one-time code, sealed with a key held only in memory by the smsdesk that
         /// took it in, which stopped before sending it; the website asks for a new code.
         CodeLost = "code_lost",
+        /// Held: one-time codes to its country surged (`country`, `count` in the last hour,
+        /// `average` an hour over the last 7 days); a person releases or cancels it.
+        UnusualVolume = "unusual_volume",
     }
 }
 

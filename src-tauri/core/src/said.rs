@@ -52,6 +52,15 @@ text_enum! {
         NoRoute = "no_route",
         /// The number is on the opt-out list for this kind of message.
         DestinationOptedOut = "destination_opted_out",
+        /// The number is in a country the office (or the API key) does not send to, or to
+        /// which it sends no one-time code (`country`, `kind`).
+        CountryNotAllowed = "country_not_allowed",
+        /// A one-time code limit is reached (`limit`: `number`, `prefix` or `key`; `max`,
+        /// `minutes`; `retry_after`, seconds).
+        VelocityLimit = "velocity_limit",
+        /// A spend limit is reached (`limit`: `day` or `month`; `whose`: `office` or `key`;
+        /// `max`, `spent`, `cost`, `currency`).
+        SpendLimit = "spend_limit",
         /// A field the request does not take.
         UnknownField = "unknown_field",
         /// A value of the wrong type (a number where text is expected, and so on).
@@ -102,6 +111,9 @@ text_enum! {
         StatusUnreadable = "status_unreadable",
         /// The number opted out while the message waited.
         OptedOut = "opted_out",
+        /// One-time codes to a country surged (`country`, `count` in the last hour, `average` an
+        /// hour over 7 days): the code is held.
+        UnusualVolume = "unusual_volume",
     }
 }
 

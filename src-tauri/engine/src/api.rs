@@ -191,12 +191,22 @@ error_codes! {
     /// The number opted out of this kind of message (it is on the opt-out list); `errors` names
     /// each such message of a batch.
     DestinationOptedOut = "destination_opted_out", 422;
+    /// The number's country is not one the office (`guardrails.countries`,
+    /// `guardrails.otp_countries`) or the API key sends this kind of message to; `errors` names
+    /// each message and its country. Nothing was stored.
+    CountryNotAllowed = "country_not_allowed", 422;
+    /// A spend limit of the office or the API key (`guardrails.spend_day`, `spend_month`) would
+    /// be passed; `errors` says which, with the amounts. Nothing was stored.
+    SpendLimit = "spend_limit", 422;
     /// The cursor was not given out by this list.
     InvalidCursor = "invalid_cursor", 422;
     /// A filter value is invalid.
     InvalidFilter = "invalid_filter", 422;
     /// The key's message limit per minute or per day is reached; `Retry-After` says when to try again.
     RateLimited = "rate_limited", 429;
+    /// A one-time code limit is reached (per number, per number prefix or per API key,
+    /// `[guardrails]`); `Retry-After` says when one more fits. Nothing was stored.
+    VelocityLimit = "velocity_limit", 429;
     /// Too many failed sign-ins for this account from this address (or for this account from
     /// many); `Retry-After` says when to try again.
     TooManyAttempts = "too_many_attempts", 429;

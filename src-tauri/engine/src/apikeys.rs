@@ -65,6 +65,10 @@ pub enum KeyError {
     BadPrefix(String),
     #[error("a limit per minute or per day is at least 1")]
     BadLimit,
+    #[error("`{0}` is not a country code (two letters of ISO 3166, such as FR)")]
+    BadCountry(String),
+    #[error("spend limit `{0}` is not an amount above 0, such as 5.00")]
+    BadAmount(String),
     #[error("API key {0} does not exist")]
     NotFound(i64),
     #[error("API key {0} is already revoked")]
@@ -93,6 +97,22 @@ fn checked_access(new: &NewApiKey) -> Result<(Vec<Scope>, KeyLimits), KeyError> 
     }
     limits.destination_prefixes.sort();
     limits.destination_prefixes.dedup();
+    for list in [&mut limits.countries, &mut limits.otp_countries] {
+        for c in list.iter_mut() {
+            *c = smsdesk_core::config::Countries::read_code(c)
+                .ok()
+                .filter(|c| c != smsdesk_core::config::ANY_COUNTRY)
+                .ok_or_else(|| KeyError::BadCountry(c.clone()))?;
+        }
+        list.sort();
+        list.dedup();
+    }
+    for amount in [&mut limits.spend_day, &mut limits.spend_month] {
+        if let Some(a) = amount.as_mut() {
+            let money = smsdesk_core::config::Money::parse(a).ok().filter(|m| m.0 > 0);
+            *a = money.ok_or_else(|| KeyError::BadAmount(a.clone()))?.text();
+        }
+    }
     Ok((scopes, limits))
 }
 
@@ -331,6 +351,9 @@ mod tests {
                 per_minute: Some(60),
                 per_day: None,
                 destination_prefixes: vec!["+33 6".into(), "+44".into()],
+                countries: vec!["fr".into(), "BE".into(), "FR".into()],
+                spend_day: Some("5".into()),
+                ..KeyLimits::default()
             },
             ..NewApiKey::default()
         };

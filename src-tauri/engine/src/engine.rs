@@ -164,6 +164,8 @@ pub fn intake_rules(config: &Config) -> IntakeRules {
         max_segments: intake::MAX_SEGMENTS,
         registered_delivery: [r.otp_request, r.transactional_request, r.bulk_request].map(|q| q.registered_delivery()),
         otp_validity_ms: i64::from(config.retry.otp_max_age_minutes.0) * 60_000,
+        smart_encoding: config.intake.smart_encoding,
+        guardrails: std::sync::Arc::new(crate::guardrails::GuardrailRules::from_config(config)),
     }
 }
 

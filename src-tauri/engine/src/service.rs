@@ -24,7 +24,9 @@ mod admin;
 mod compare;
 mod connections;
 mod error;
+mod guardrails;
 mod health;
+pub use guardrails::{GuardrailSettingsView, GuardrailsOverview, SpendQuery, SpendReport};
 mod inbox;
 #[cfg(test)]
 mod known_keys_tests;
@@ -70,7 +72,7 @@ pub use health::{DoorUse, Health, HealthStatus, StorageHealth, WriterHealth};
 pub use inbox::{
     MarkRead, NewOptOut, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, RemoveOptOut, SandboxReply,
 };
-pub use preview::{Preview, PreviewRow};
+pub use preview::{Preview, PreviewRow, SmartNote};
 pub use reports::CallbackAnswer;
 pub use submit::{Answer, SubmitBatch, SubmittedBatch};
 pub use templates::{NewTemplate, Template};
@@ -98,6 +100,8 @@ pub struct Service {
     retention: Option<crate::config::RetentionSettings>,
     /// What the metrics counted of the evidence so far (each scrape counts only what is new).
     metrics: Arc<tokio::sync::Mutex<crate::store::metric_reads::Counted>>,
+    /// Each country's usual hourly number of one-time codes (the anomaly guardrail).
+    baselines: Arc<crate::guardrails::anomaly::Baselines>,
 }
 
 /// One running connection, as the service reports it.
@@ -141,6 +145,7 @@ impl Service {
                 router: None,
             })),
             in_flight: Arc::default(),
+            baselines: Arc::default(),
             settings: None,
             window: None,
             people: Arc::default(),

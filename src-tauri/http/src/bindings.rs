@@ -231,6 +231,16 @@ fn privacy() -> Vec<(String, String)> {
 fn alerts() -> Vec<(String, String)> {
     vec![
         file::<smsdesk_engine::alerts::overview::AlertsOverview>(),
+        file::<smsdesk_engine::service::GuardrailsOverview>(),
+        file::<smsdesk_engine::service::GuardrailSettingsView>(),
+        file::<smsdesk_engine::service::SpendQuery>(),
+        file::<smsdesk_engine::service::SpendReport>(),
+        file::<smsdesk_engine::guardrails::GuardrailCount>(),
+        file::<smsdesk_engine::guardrails::GuardrailReason>(),
+        file::<smsdesk_engine::guardrails::SpendLine>(),
+        file::<smsdesk_engine::views::SpendNow>(),
+        file::<smsdesk_engine::service::SmartNote>(),
+        file::<smsdesk_engine::sms::smart::SmartEncoding>(),
         file::<smsdesk_engine::alerts::overview::RuleThreshold>(),
         file::<smsdesk_engine::alerts::overview::ChannelState>(),
         file::<smsdesk_engine::alerts::overview::ChannelMissing>(),

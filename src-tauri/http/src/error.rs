@@ -88,6 +88,18 @@ impl From<ServiceError> for Failure {
                 f.body.errors = errors.clone();
                 return f;
             }
+            ServiceError::Refused(r) => {
+                use smsdesk_engine::guardrails::GuardrailReason as G;
+                let code = match r.reason {
+                    G::CountryNotAllowed | G::UnusualVolume => C::CountryNotAllowed,
+                    G::VelocityLimit => C::VelocityLimit,
+                    G::SpendLimit => C::SpendLimit,
+                };
+                let mut f = Failure::new(code, message);
+                f.body.errors = r.errors.clone();
+                f.retry_after = r.retry_after_secs;
+                return f;
+            }
             ServiceError::BadRequest(_) => C::BadRequest,
             ServiceError::NotFound(_) => C::NotFound,
             ServiceError::InFlight => C::IdempotencyKeyInFlight,
@@ -165,7 +177,9 @@ fn key(k: &KeyError) -> ErrorCode {
         | KeyError::BadWebhook(_)
         | KeyError::NoScope
         | KeyError::BadPrefix(_)
-        | KeyError::BadLimit => ErrorCode::Invalid,
+        | KeyError::BadLimit
+        | KeyError::BadCountry(_)
+        | KeyError::BadAmount(_) => ErrorCode::Invalid,
         KeyError::NotFound(_) => ErrorCode::NotFound,
         KeyError::AlreadyRevoked(_) => ErrorCode::AlreadyRevoked,
         KeyError::Store(_) => ErrorCode::Internal,

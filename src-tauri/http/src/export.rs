@@ -193,3 +193,40 @@ mod tests {
         assert_eq!(file_name(ms), "messages-20261130-0905.csv");
     }
 }
+
+/// What was spent over a period, per day, sender, connection and country, as CSV (UTF-8, a header
+/// line `day,sender,connection,country,messages,parts,cost,currency`; a cell a spreadsheet would
+/// run as a formula starts with `'`). The parameters of `GET /api/v1/reports/spend`.
+///
+/// Needs: the read:all scope, or any role.
+#[utoipa::path(get, path = "/api/v1/reports/spend.csv", tag = "reports",
+    params(smsdesk_engine::service::SpendQuery),
+    responses(
+        (status = 200, description = "The CSV file", content_type = "text/csv", body = String,
+            headers(("Content-Disposition" = String, description = "attachment; filename=\"spend-YYYYMMDD-HHMM.csv\" (UTC)"))),
+        (status = 400, body = ApiError),
+        (status = 401, body = ApiError),
+        (status = 403, body = ApiError),
+    ))]
+pub async fn spend_csv(
+    credential: Credential,
+    State(s): State<AppState>,
+    QueryParams(q): QueryParams<smsdesk_engine::service::SpendQuery>,
+) -> Result<Response, Failure> {
+    check(Access::ReadAll, "spend_report", &credential.caller)?;
+    let csv = s.ctx.service.spend_report_csv(q).await?;
+    let mut response = Response::new(Body::from(csv));
+    let headers = response.headers_mut();
+    headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("text/csv; charset=utf-8"),
+    );
+    let name = file_name(s.ctx.service.clock().now_ms()).replacen("messages-", "spend-", 1);
+    headers.insert(
+        header::CONTENT_DISPOSITION,
+        HeaderValue::from_str(&format!("attachment; filename=\"{name}\""))
+            .expect("a file name of digits is a valid header value"),
+    );
+    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    Ok(response)
+}

@@ -179,6 +179,7 @@ pub fn router(ctx: ApiContext) -> Router {
     let api = operation_routes(Router::new(), &state)
         .route("/api/v1/openapi.json", get(openapi::document))
         .route("/api/v1/messages/export", get(export::export_messages))
+        .route("/api/v1/reports/spend.csv", get(export::spend_csv))
         .route("/api/v1/metrics", get(metrics::scrape))
         .route(
             "/api/v1/callbacks/{provider}",

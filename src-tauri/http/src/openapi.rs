@@ -24,7 +24,7 @@ use utoipa::openapi::{ContentBuilder, Ref, Required, ResponseBuilder};
             (their role says what they may do: `admin`, `operator`, `viewer`), which must also send \
             `X-CSRF-Token` on every request that changes something. Each operation says what it needs.",
     ),
-    paths(super::health, document, export::export_messages, metrics::scrape, callbacks::receive, callbacks::receive_inbound, events::stream,
+    paths(super::health, document, export::export_messages, export::spend_csv, metrics::scrape, callbacks::receive, callbacks::receive_inbound, events::stream,
         people::sign_in, people::sign_out, people::setup_state, people::first_admin),
     components(schemas(smsdesk_engine::api::ApiError, smsdesk_engine::service::Health, smsdesk_engine::api::AppInfo, smsdesk_engine::webhooks::WebhookPayload, super::events::ChangeEvent)),
     modifiers(&BearerAuth, &Catalogue),

@@ -208,6 +208,19 @@ pub async fn delivery_report(
     Ok(Json(s.ctx.service.delivery_report(q).await?))
 }
 
+pub async fn guardrails(
+    State(s): State<AppState>,
+) -> Result<Json<smsdesk_engine::service::GuardrailsOverview>, Failure> {
+    Ok(Json(s.ctx.service.guardrails_overview().await?))
+}
+
+pub async fn spend_report(
+    State(s): State<AppState>,
+    QueryParams(q): QueryParams<smsdesk_engine::service::SpendQuery>,
+) -> Result<Json<smsdesk_engine::service::SpendReport>, Failure> {
+    Ok(Json(s.ctx.service.spend_report(q).await?))
+}
+
 pub async fn privacy_overview(
     Allowed(caller): Allowed,
     State(s): State<AppState>,

@@ -159,6 +159,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "alerts",
         sql: include_str!("migrations/0028_alerts.sql"),
     },
+    Migration {
+        version: 29,
+        name: "guardrails",
+        sql: include_str!("migrations/0029_guardrails.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -67,6 +67,9 @@ pub const LATENCY_BEYOND: i64 = 604_800_000;
 /// - error_code: the `err` of the receipt its final rests on, '' for none.
 /// - latency_ms: from the answer to its last accepted submit to the arrival of the receipt its
 ///   first final rests on (as the dashboard's latency counts it).
+/// - cost: its parts times the price per part (`message_price`, priced at intake) of its
+///   connection, else of the one it was queued for; 0 when neither has a price for its number, and
+///   for a message refused, cancelled or expired before any SMSC took it.
 const ENTRY: &str = "
 SELECT m.id,
        m.created_at - m.created_at % 3600000,
@@ -94,7 +97,16 @@ SELECT m.id,
                 -1),
        coalesce(fe.err, ''),
        m.segments,
-       rc.received_at - q.accepted_at
+       rc.received_at - q.accepted_at,
+       CASE WHEN q.accepted_attempt_id IS NULL AND q.status IN ('failed', 'cancelled', 'expired') THEN 0
+            ELSE m.segments * coalesce(
+                (SELECT mp.price FROM message_price mp WHERE mp.message_id = m.id AND mp.connection =
+                     coalesce(acc.connection,
+                              (SELECT a.connection FROM attempt a WHERE a.id =
+                                   (SELECT max(l.id) FROM attempt l
+                                    WHERE l.message_id = m.id AND l.outcome <> 'not_sent')))),
+                (SELECT mp.price FROM message_price mp WHERE mp.message_id = m.id AND mp.connection = m.connection),
+                0) END
 FROM message m
 LEFT JOIN queue q ON q.message_id = m.id
 LEFT JOIN attempt acc ON acc.id = q.accepted_attempt_id
@@ -106,7 +118,7 @@ LEFT JOIN receipt rc ON rc.id = fe.first_receipt_id
 WHERE m.id IN ({ids})";
 
 const ENTRY_COLUMNS: &str = "message_id, hour, kind, connection, route, country, sender, outcome, \
-                             command_status, error_code, parts, latency_ms";
+                             command_status, error_code, parts, latency_ms, cost";
 
 /// The latency bucket columns, `l0, l1, …, l15`.
 fn latency_columns() -> String {
@@ -116,10 +128,14 @@ fn latency_columns() -> String {
         .join(", ")
 }
 
-/// `sign * count(*)`, `sign * sum(parts)` and, per latency bucket, `sign *` how many entries fall
+/// `sign * count(*)`, `sign * sum(parts)`, `sign * sum(cost)` and, per latency bucket, `sign *` how many entries fall
 /// in it: the sums one group of entries adds to `report_hour`.
 fn sums(sign: i64) -> String {
-    let mut out = vec![format!("{sign} * count(*)"), format!("{sign} * sum(parts)")];
+    let mut out = vec![
+        format!("{sign} * count(*)"),
+        format!("{sign} * sum(parts)"),
+        format!("{sign} * sum(cost)"),
+    ];
     let mut low = None;
     for (i, high) in LATENCY_BOUNDS.iter().enumerate() {
         let above = low.map(|l| format!(" AND latency_ms > {l}")).unwrap_or_default();
@@ -140,13 +156,13 @@ fn sums(sign: i64) -> String {
 fn add(sign: i64, filter: &str) -> String {
     let dims = DIMENSIONS.join(", ");
     let latencies = latency_columns();
-    let updates: Vec<String> = ["messages".to_owned(), "parts".to_owned()]
+    let updates: Vec<String> = ["messages".to_owned(), "parts".to_owned(), "cost".to_owned()]
         .into_iter()
         .chain((0..=LATENCY_BOUNDS.len()).map(|i| format!("l{i}")))
         .map(|c| format!("{c} = {c} + excluded.{c}"))
         .collect();
     format!(
-        "INSERT INTO report_hour (hour, {dims}, messages, parts, {latencies})
+        "INSERT INTO report_hour (hour, {dims}, messages, parts, cost, {latencies})
          SELECT hour, {dims}, {sums} FROM report_entry {filter} GROUP BY hour, {dims}
          ON CONFLICT (hour, {dims}) DO UPDATE SET {updates}",
         sums = sums(sign),
@@ -172,20 +188,32 @@ pub(crate) fn entered(
     };
     let hour = now - now.rem_euclid(HOUR_MS);
     let route = m.route.as_deref().unwrap_or("");
+    // Not tried yet: priced on the connection it is queued for.
+    let price = m.prices.iter().find(|(c, _)| *c == m.connection).map_or(0, |(_, p)| *p);
+    let cost = i64::from(m.segments) * price;
     let c = tx.conn();
     c.prepare_cached(&format!(
         "INSERT INTO report_entry ({ENTRY_COLUMNS})
-         VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, 'pending', -1, '', ?7, NULL)"
+         VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, 'pending', -1, '', ?7, NULL, ?8)"
     ))?
-    .execute(params![id, hour, Text(m.kind), route, country, sender, m.segments])?;
+    .execute(params![
+        id,
+        hour,
+        Text(m.kind),
+        route,
+        country,
+        sender,
+        m.segments,
+        cost
+    ])?;
     c.prepare_cached(
         "INSERT INTO report_hour (hour, kind, connection, route, country, sender, outcome, command_status,
-                                  error_code, messages, parts)
-         VALUES (?1, ?2, '', ?3, ?4, ?5, 'pending', -1, '', 1, ?6)
+                                  error_code, messages, parts, cost)
+         VALUES (?1, ?2, '', ?3, ?4, ?5, 'pending', -1, '', 1, ?6, ?7)
          ON CONFLICT (hour, kind, connection, route, country, sender, outcome, command_status, error_code)
-         DO UPDATE SET messages = messages + 1, parts = parts + excluded.parts",
+         DO UPDATE SET messages = messages + 1, parts = parts + excluded.parts, cost = cost + excluded.cost",
     )?
-    .execute(params![hour, Text(m.kind), route, country, sender, m.segments])?;
+    .execute(params![hour, Text(m.kind), route, country, sender, m.segments, cost])?;
     Ok(())
 }
 
@@ -237,11 +265,11 @@ pub fn refill(c: &Connection) -> rusqlite::Result<()> {
 pub fn stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
     let dims = DIMENSIONS.join(", ");
     let mut s = c.prepare(&format!(
-        "SELECT hour, {dims}, messages, parts, {} FROM report_hour
-         WHERE messages <> 0 OR parts <> 0 ORDER BY hour, {dims}",
+        "SELECT hour, {dims}, messages, parts, cost, {} FROM report_hour
+         WHERE messages <> 0 OR parts <> 0 OR cost <> 0 ORDER BY hour, {dims}",
         latency_columns()
     ))?;
-    let width = 1 + DIMENSIONS.len() + 2 + LATENCY_BOUNDS.len() + 1;
+    let width = 1 + DIMENSIONS.len() + 3 + LATENCY_BOUNDS.len() + 1;
     let rows = s.query_map([], |r| {
         let values: Vec<String> = (0..width)
             .map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}")))

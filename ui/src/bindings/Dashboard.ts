@@ -2,6 +2,7 @@
 import type { BackupStatus } from "./BackupStatus";
 import type { ExceptionCount } from "./ExceptionCount";
 import type { QueueCount } from "./QueueCount";
+import type { SpendNow } from "./SpendNow";
 import type { StateCount } from "./StateCount";
 
 export type Dashboard = { 
@@ -28,4 +29,8 @@ open_exceptions: Array<ExceptionCount>, open_exceptions_total: number,
 /**
  * The last backup, and whether one is taken daily.
  */
-backups: BackupStatus, };
+backups: BackupStatus, 
+/**
+ * What was spent today and this month, when connections have prices.
+ */
+spend: SpendNow | null, };

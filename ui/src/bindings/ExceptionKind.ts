@@ -3,4 +3,4 @@
 /**
  * Why something landed in the exception queue.
  */
-export type ExceptionKind = "conflicting_final" | "uncorrelated" | "ambiguous" | "unparseable" | "outcome_unknown" | "no_receipt" | "partly_sent" | "status_unreadable" | "opted_out";
+export type ExceptionKind = "conflicting_final" | "uncorrelated" | "ambiguous" | "unparseable" | "outcome_unknown" | "no_receipt" | "partly_sent" | "status_unreadable" | "opted_out" | "unusual_volume";

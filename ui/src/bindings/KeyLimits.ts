@@ -16,4 +16,23 @@ per_day: number | null,
  * Destinations must start with one of these E.164 prefixes (`+33`, `+3319`); any
  * destination when empty.
  */
-destination_prefixes: Array<string>, };
+destination_prefixes: Array<string>, 
+/**
+ * Countries (two letters) its messages may go to, within the office's
+ * (`guardrails.countries`); empty: as the office allows.
+ */
+countries: Array<string>, 
+/**
+ * Countries its one-time codes may go to, within the office's (`guardrails.otp_countries`);
+ * empty: as the office allows.
+ */
+otp_countries: Array<string>, 
+/**
+ * The most its messages may cost in a day (the office's local day), in the office's
+ * currency, such as "5.00"; none when absent.
+ */
+spend_day?: string, 
+/**
+ * The same, in a calendar month.
+ */
+spend_month?: string, };

@@ -56,4 +56,18 @@ audit: Array<AuditLine>,
 /**
  * What a retry by this caller would meet now, computed by the rules the retry itself applies.
  */
-retry: RetryAdvice, };
+retry: RetryAdvice, 
+/**
+ * The text as handed in, when smart encoding replaced typographic characters in it (the
+ * message's `body` is the text as sent); None otherwise, and once the text is redacted.
+ */
+text_as_given: string | null, 
+/**
+ * The characters smart encoding replaced, once each ("’«»"); empty when none.
+ */
+replaced_characters: string, 
+/**
+ * Its estimated cost (parts times its connection's price), in millionths of the office's
+ * currency; None when no price covered it.
+ */
+cost_micros: number | null, };

@@ -4,4 +4,12 @@ import type { PreviewRow } from "./PreviewRow";
 /**
  * The answer to a preview, one row per message in the order given.
  */
-export type Preview = { rows: Array<PreviewRow>, };
+export type Preview = { rows: Array<PreviewRow>, 
+/**
+ * The currency of the costs (`guardrails.currency`).
+ */
+currency: string, 
+/**
+ * What the rows that would be accepted would cost together, when any has a price.
+ */
+total_cost: string | null, };

@@ -3,4 +3,4 @@
 /**
  * The reasons the queue records (the engine documents each).
  */
-export type QueueReasonCode = "timeout" | "link_lost" | "refused_temporary" | "refused_permanent" | "throttled" | "expired" | "no_link" | "opted_out" | "stopped_before_answer" | "answer_not_recorded" | "resent_by_policy" | "operator" | "partly_sent" | "rerouted" | "code_lost";
+export type QueueReasonCode = "timeout" | "link_lost" | "refused_temporary" | "refused_permanent" | "throttled" | "expired" | "no_link" | "opted_out" | "stopped_before_answer" | "answer_not_recorded" | "resent_by_policy" | "operator" | "partly_sent" | "rerouted" | "code_lost" | "unusual_volume";

@@ -3,4 +3,4 @@
 /**
  * Why an exception was opened: the code of its summary.
  */
-export type SummaryCode = "uncorrelated" | "uncorrelated_no_id" | "ambiguous" | "unparseable" | "no_receipt" | "conflicting_final" | "outcome_unknown" | "partly_sent" | "status_unreadable" | "opted_out";
+export type SummaryCode = "uncorrelated" | "uncorrelated_no_id" | "ambiguous" | "unparseable" | "no_receipt" | "conflicting_final" | "outcome_unknown" | "partly_sent" | "status_unreadable" | "opted_out" | "unusual_volume";

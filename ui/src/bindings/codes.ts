@@ -38,9 +38,12 @@ export const ERROR_CODES = [
   "decision_not_allowed",
   "destination_not_allowed",
   "destination_opted_out",
+  "country_not_allowed",
+  "spend_limit",
   "invalid_cursor",
   "invalid_filter",
   "rate_limited",
+  "velocity_limit",
   "too_many_attempts",
   "too_many_connections",
   "internal",
@@ -70,6 +73,9 @@ export const FIELD_CODES = [
   "wrong_password",
   "no_route",
   "destination_opted_out",
+  "country_not_allowed",
+  "velocity_limit",
+  "spend_limit",
   "unknown_field",
   "invalid_type",
   "invalid",
@@ -109,6 +115,7 @@ export const SUMMARY_CODES = [
   "partly_sent",
   "status_unreadable",
   "opted_out",
+  "unusual_volume",
 ] as const;
 
 /** QueueReason.code */
@@ -128,6 +135,7 @@ export const QUEUE_REASON_CODES = [
   "partly_sent",
   "rerouted",
   "code_lost",
+  "unusual_volume",
 ] as const;
 
 /** RetryFact.code */
@@ -145,6 +153,7 @@ export const RETRY_FACT_CODES = [
 /** AuditAction: what AuditEntry.action and AuditLine.action name */
 export const AUDIT_ACTIONS = [
   "account.create",
+  "guardrail.refused",
   "account.update",
   "alert.acknowledge",
   "alert.fired",
@@ -159,6 +168,7 @@ export const AUDIT_ACTIONS = [
   "message.accepted_by_evidence",
   "message.cancel",
   "message.hold_opted_out",
+  "message.hold_unusual_volume",
   "message.mark_failed",
   "message.retry",
   "message.retry_confirmed",

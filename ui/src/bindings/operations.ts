@@ -24,6 +24,7 @@ import type { Erased } from "./Erased";
 import type { ExceptionDetail } from "./ExceptionDetail";
 import type { ExceptionFilter } from "./ExceptionFilter";
 import type { ExceptionPage } from "./ExceptionPage";
+import type { GuardrailsOverview } from "./GuardrailsOverview";
 import type { IdempotencyKey } from "./IdempotencyKey";
 import type { InboxCounts } from "./InboxCounts";
 import type { InboxFilter } from "./InboxFilter";
@@ -56,6 +57,8 @@ import type { SessionInfo } from "./SessionInfo";
 import type { SettingsSaved } from "./SettingsSaved";
 import type { SettingsUpdate } from "./SettingsUpdate";
 import type { SettingsView } from "./SettingsView";
+import type { SpendQuery } from "./SpendQuery";
+import type { SpendReport } from "./SpendReport";
 import type { SubjectAccess } from "./SubjectAccess";
 import type { SubjectRequest } from "./SubjectRequest";
 import type { SubmitBatch } from "./SubmitBatch";
@@ -139,6 +142,10 @@ export interface Operations {
   eraseNumber(request: EraseNumber): Promise<Erased>;
   /** Everything held about a number (a subject access request): its messages with their states, its replies and its opt-out history, as JSON and as CSV. Audited with the number's hash. The number goes in the body, never in a URL. */
   subjectAccess(request: SubjectRequest): Promise<SubjectAccess>;
+  /** The guardrails against SMS pumping and waste: what they refused and held over the last day (by reason, country and who asked), the codes held now, the spend today and this month, and the settings in force. */
+  guardrails(): Promise<GuardrailsOverview>;
+  /** What was spent over a period (the messages' estimated costs: parts times the price of their connection), per day, sender, connection and country. As CSV at `/api/v1/reports/spend.csv` with the same parameters. */
+  spendReport(query: SpendQuery): Promise<SpendReport>;
   /** The alerts: what fires now, then the latest that ended (each with what every channel was told, acknowledgements included), each rule's threshold, the channels and the latest tests and daily summaries. */
   alerts(): Promise<AlertsOverview>;
   /** Acknowledges an alert, with a note saying what is being done (audited): its reminders stop; the notice that it ended still goes. */
@@ -234,6 +241,8 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   runRetention: { command: "run_retention", method: "POST", path: "/privacy/retention/run", args: [], answers: true },
   eraseNumber: { command: "erase_number", method: "POST", path: "/privacy/erase", args: [{ name: "request", place: "body" }], answers: true },
   subjectAccess: { command: "subject_access", method: "POST", path: "/privacy/subject", args: [{ name: "request", place: "body" }], answers: true },
+  guardrails: { command: "guardrails", method: "GET", path: "/guardrails", args: [], answers: true },
+  spendReport: { command: "spend_report", method: "GET", path: "/reports/spend", args: [{ name: "query", place: "query" }], answers: true },
   alerts: { command: "alerts", method: "GET", path: "/alerts", args: [], answers: true },
   acknowledgeAlert: { command: "acknowledge_alert", method: "POST", path: "/alerts/{id}/acknowledge", args: [{ name: "id", place: "path" }, { name: "request", place: "body" }], answers: false },
   testAlert: { command: "test_alert", method: "POST", path: "/alerts/test", args: [{ name: "request", place: "body" }], answers: true },

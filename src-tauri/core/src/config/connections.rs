@@ -145,6 +145,35 @@ fn smpp_keys() -> impl Iterator<Item = &'static str> {
         .flat_map(|s| s.keys.iter().map(|k| k.name))
 }
 
+/// Every price is in the office's currency (`guardrails.currency`): spend adds them up.
+fn check_currencies(config: &Config) -> Result<(), (String, String)> {
+    let office = &config.guardrails.currency.0;
+    for c in config.connection_list() {
+        if let Some(p) = c
+            .smpp
+            .prices
+            .0
+            .iter()
+            .find(|p| p.currency.as_ref().is_some_and(|x| x != office))
+        {
+            let key = match config.connections.is_empty() {
+                true => "smpp.prices".to_owned(),
+                false => format!("connections.{}.prices", c.name),
+            };
+            let currency = p.currency.as_deref().unwrap_or_default();
+            return Err((
+                key,
+                format!(
+                    "the price to {} is in {currency}, but spend is counted in {office} (guardrails.currency): \
+                     give every price in {office}",
+                    p.to
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// A name for URLs, logs and stored rows.
 fn check_name(name: &str) -> Result<(), String> {
     let ok = (1..=32).contains(&name.len()) && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
@@ -270,6 +299,7 @@ pub(super) fn check(config: &Config, smpp_set: bool) -> Result<(), (String, Stri
         ));
     }
     let names: Vec<String> = config.connection_list().into_iter().map(|c| c.name).collect();
+    check_currencies(config)?;
     for (i, route) in config.routes.iter().enumerate() {
         for (j, c) in route.connections.iter().enumerate() {
             if !names.contains(c) {

@@ -6,6 +6,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use super::alerting::{Addresses, AlertLanguage, Hour, Percent, QuietHours, SmtpSecurity};
 use super::callbacks::CallbackProviders;
 use super::days::Days;
+use super::guardrails::{Countries, Currency, Money, Prices};
 use super::hosts::HostNames;
 use super::lists::{Kinds, Words};
 use super::networks::Networks;
@@ -17,6 +18,7 @@ use super::value::{
 use super::{KeySpec, SectionSpec};
 use crate::domain::MessageKind;
 use crate::optout;
+use crate::sms::smart::SmartEncoding;
 
 settings! {
     /// The local HTTP server: the API for your website or CRM, receipt callbacks from HTTP
@@ -78,6 +80,47 @@ settings! {
         default_region: Region = Region(None),
         /// Messages one batch request may carry at most.
         max_batch: AtLeastOne = AtLeastOne(1_000),
+        /// Typographic characters that force a text into UCS-2 but have a GSM 7-bit look-alike
+        /// (’ « » – … non-breaking spaces) are replaced before the text is split: "off" (sent as
+        /// written), "typography" (when it makes the whole text GSM 7-bit) or "always" (whenever
+        /// it takes no more parts). Accented letters are never replaced. A message may ask for
+        /// its own (`smart_encoding`); the compose form offers "typography".
+        smart_encoding: SmartEncoding = SmartEncoding::Off,
+    }
+
+    /// Guarding the office's money (docs/admin/guardrails.md): where messages and one-time codes
+    /// may go, how fast codes may be asked for, holding an unusual surge for a person, and
+    /// spending limits. A refusal stores nothing, is audited with the key that asked and counted
+    /// on the Guardrails screen. API keys may narrow the lists and have their own spend limits.
+    guardrails: GuardrailSettings {
+        /// Countries one-time codes may go to, such as "FR, BE" ("*": any). Empty: the office's
+        /// own country (intake.default_region), or any when that is not set.
+        otp_countries: Countries = Countries::default(),
+        /// Countries any message may go to ("*" or empty: any).
+        countries: Countries = Countries::default(),
+        /// One-time codes one number may be sent within otp_window_minutes (0: no limit).
+        otp_per_number: u32 = 3,
+        /// The window of otp_per_number, in minutes.
+        otp_window_minutes: AtLeastOne = AtLeastOne(10),
+        /// One-time codes per hour to the numbers that share a prefix (the first 7 digits after
+        /// the country code), where bots ask for codes to a premium range (0: no limit).
+        otp_per_prefix_hour: u32 = 30,
+        /// One-time codes per hour one API key may ask for (0: no limit).
+        otp_per_key_hour: u32 = 0,
+        /// When a country's one-time codes in the last hour exceed this many times its hourly
+        /// average over the last 7 days, new codes to it are held for a person (0: never).
+        anomaly_factor: u32 = 5,
+        /// ...and at least this many in the hour.
+        anomaly_minimum: AtLeastOne = AtLeastOne(20),
+        /// The currency of the prices ([[connections.NAME.prices]]) and the limits below.
+        currency: Currency = Currency("EUR".into()),
+        /// The most the office may spend in a day (its local day), in `currency` (0: no limit).
+        spend_day: Money = Money(0),
+        /// The most the office may spend in a calendar month (0: no limit).
+        spend_month: Money = Money(0),
+        /// true lets one-time codes through when a spend limit is reached (a person waits for
+        /// each one).
+        otp_exempt: bool = false,
     }
 
     /// HTTP SMS providers that post delivery reports to POST /api/v1/callbacks/{provider}, and
@@ -342,6 +385,10 @@ settings! {
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),
         /// Seconds to wait for an answer before the outcome of a submit counts as unknown.
         response_timeout_seconds: AtLeastOne = AtLeastOne(10),
+        /// What a part costs, in guardrails.currency: rows of country ("FR", "*") or prefix
+        /// ("+3367") and price; the longest prefix wins, then the country, then "*". Written as
+        /// [[connections.NAME.prices]] (or [[smpp.prices]]) tables. None: costs are not counted.
+        prices: Prices = Prices::default(),
     }
 
     /// Which connection a message goes out on when several are configured ([connections.<name>]

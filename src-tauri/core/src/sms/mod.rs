@@ -2,3 +2,4 @@
 
 pub mod decode;
 pub mod encoding;
+pub mod smart;

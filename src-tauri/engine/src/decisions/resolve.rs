@@ -177,16 +177,23 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
         }
         (
             Action::Resend { .. } | Action::MarkFailed,
-            ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent | ExceptionKind::OptedOut,
+            ExceptionKind::OutcomeUnknown
+            | ExceptionKind::PartlySent
+            | ExceptionKind::OptedOut
+            | ExceptionKind::UnusualVolume,
         ) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
             return settle_sending(tx, message, r);
         }
         // A message held for a decision needs one about the message itself.
-        (Action::Dismiss, ExceptionKind::OutcomeUnknown | ExceptionKind::PartlySent | ExceptionKind::OptedOut) => {
-            return Err(not_allowed())
-        }
+        (
+            Action::Dismiss,
+            ExceptionKind::OutcomeUnknown
+            | ExceptionKind::PartlySent
+            | ExceptionKind::OptedOut
+            | ExceptionKind::UnusualVolume,
+        ) => return Err(not_allowed()),
         (Action::Dismiss, kind) => {
             if let (Some(message), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) = (e.message_id, kind) {
                 let input = Input::Decision {

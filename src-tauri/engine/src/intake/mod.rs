@@ -131,6 +131,11 @@ pub struct SubmitMessage {
     /// The client's own reference, echoed back. At most 256 characters, no control characters.
     #[serde(default)]
     pub client_ref: Option<String>,
+    /// Whether typographic characters with a GSM 7-bit look-alike (’ « » – …) are replaced
+    /// before the text is split: `off`, `typography` or `always`; `intake.smart_encoding` when
+    /// absent. Accented letters are never replaced.
+    #[serde(default)]
+    pub smart_encoding: Option<crate::sms::smart::SmartEncoding>,
 }
 
 /// One field's problem: which field, a stable code to branch on with its parameters (what the
@@ -189,6 +194,10 @@ pub struct IntakeRules {
     pub registered_delivery: [u8; 3],
     /// How long a one-time code given no validity stays valid after its send time.
     pub otp_validity_ms: i64,
+    /// When typographic characters are replaced, unless a message says otherwise.
+    pub smart_encoding: crate::sms::smart::SmartEncoding,
+    /// Where messages may go, how fast codes may, what may be spent, and the prices.
+    pub guardrails: std::sync::Arc<crate::guardrails::GuardrailRules>,
 }
 
 impl IntakeRules {
@@ -202,6 +211,8 @@ impl IntakeRules {
             max_segments: MAX_SEGMENTS,
             registered_delivery: [1; 3],
             otp_validity_ms: DEFAULT_OTP_VALIDITY_MS,
+            smart_encoding: crate::sms::smart::SmartEncoding::Off,
+            guardrails: std::sync::Arc::new(crate::guardrails::GuardrailRules::off()),
         }
     }
 }

@@ -4,6 +4,7 @@ use crate::clock::{format_rfc3339, parse_rfc3339};
 use crate::domain::{IntakeChannel, MessageKind};
 use crate::messages::{NewMessage, DEFAULT_PRIORITY};
 use crate::sms::encoding::{plan, Encoding};
+use crate::sms::smart::{smarten, to_stored};
 
 use super::template::{message_text, Templates};
 use super::{
@@ -39,7 +40,9 @@ pub fn validate_with(
     let e = &mut errors;
     let destination = keep(e, read_destination(&req.destination, rules.default_region.as_deref()));
     let text = message_text(req, templates).map_err(|es| e.extend(es)).ok();
-    let text = text.filter(|t| keep(e, check_text(t, rules.max_segments)).is_some());
+    // Typographic characters replaced (or not) before the text is checked and split.
+    let smart = text.map(|t| smarten(&t, req.smart_encoding.unwrap_or(rules.smart_encoding)));
+    let smart = smart.filter(|s| keep(e, check_text(&s.text, rules.max_segments)).is_some());
     let priority = keep(e, check_priority(req.priority));
     // A person who picks a send time in the compose form means it: a time already past is a
     // mistake to point out, not "now".
@@ -49,12 +52,13 @@ pub fn validate_with(
     let ordering_key = keep(e, check_key("ordering_key", &req.ordering_key, MAX_ORDERING_KEY_CHARS));
     let client_ref = keep(e, check_key("client_ref", &req.client_ref, MAX_CLIENT_REF_CHARS));
 
-    match (destination, text, priority, ordering_key, client_ref) {
-        (Some((destination, country)), Some(text), Some(priority), Some(ordering_key), Some(client_ref))
+    match (destination, smart, priority, ordering_key, client_ref) {
+        (Some((destination, country)), Some(smart), Some(priority), Some(ordering_key), Some(client_ref))
             if errors.is_empty() =>
         {
             let kind = req.kind.unwrap_or(MessageKind::Transactional);
-            let mut m = NewMessage::text(channel, &destination, &text, kind, &rules.connection);
+            let mut m = NewMessage::text(channel, &destination, &smart.text, kind, &rules.connection);
+            m.smart_replaced = to_stored(&smart.replaced);
             m.country = Some(country.unwrap_or_default());
             m.destination_raw = req.destination.clone();
             m.priority = priority;

@@ -266,6 +266,22 @@ operations! { $
         args: [request: Body SubjectRequest],
     }
 
+    /// The guardrails against SMS pumping and waste: what they refused and held over the last day
+    /// (by reason, country and who asked), the codes held now, the spend today and this month,
+    /// and the settings in force.
+    guardrails: Get "/guardrails" -> 200 GuardrailsOverview {
+        tag: "guardrails", access: ReadAll,
+    }
+
+    /// What was spent over a period (the messages' estimated costs: parts times the price of
+    /// their connection), per day, sender, connection and country. As CSV at
+    /// `/api/v1/reports/spend.csv` with the same parameters.
+    spend_report: Get "/reports/spend" -> 200 SpendReport {
+        tag: "reports", access: ReadAll,
+        args: [query: Query SpendQuery],
+        errors: [BadRequest],
+    }
+
     /// The alerts: what fires now, then the latest that ended (each with what every channel was
     /// told, acknowledgements included), each rule's threshold, the channels and the latest tests
     /// and daily summaries.

@@ -32,9 +32,9 @@ use crate::pace::Pace;
 use crate::privacy::{Erased, RetentionRun};
 use crate::service::privacy::{EraseNumber, PrivacyOverview, SubjectAccess, SubjectRequest};
 use crate::service::{
-    CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, MarkRead, MessageAction, NewOptOut,
-    NewTemplate, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, Preview, RemoveOptOut, ResolveRequest,
-    SandboxReply, SubmitBatch, SubmittedBatch, Template,
+    CandidateComparison, CompareCandidates, ConnectionAction, ConnectionStatus, GuardrailsOverview, MarkRead,
+    MessageAction, NewOptOut, NewTemplate, OptOutAdded, OptOutCsv, OptOutImport, OptOutImported, Preview, RemoveOptOut,
+    ResolveRequest, SandboxReply, SpendQuery, SpendReport, SubmitBatch, SubmittedBatch, Template,
 };
 use crate::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,

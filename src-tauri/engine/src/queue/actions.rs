@@ -102,10 +102,11 @@ fn refusal(check: RetryCheck) -> ActionError {
 }
 
 /// The exceptions that hold a message for a decision about sending it.
-const HOLDING: [ExceptionKind; 3] = [
+const HOLDING: [ExceptionKind; 4] = [
     ExceptionKind::OutcomeUnknown,
     ExceptionKind::PartlySent,
     ExceptionKind::OptedOut,
+    ExceptionKind::UnusualVolume,
 ];
 
 /// What a person confirmed when sending a message again.
@@ -226,7 +227,8 @@ fn requeue(
 }
 
 /// Cancels a message that has not been sent (waiting in the queue, or held because its number
-/// opted out): it leaves the queue for good, and the exception holding it closes.
+/// opted out or its country's codes surged): it leaves the queue for good, and the exception
+/// holding it closes.
 pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) -> Result<(), ActionError> {
     let current = status(tx, message_id)?.ok_or(ActionError::NotFound(message_id))?;
     if !matches!(current, QueueStatus::Queued | QueueStatus::Held) {
@@ -234,8 +236,10 @@ pub fn cancel(tx: &mut WriteTx<'_>, message_id: i64, actor: &str, note: &str) ->
     }
     let why = reason::by_operator(Settled::Cancelled, actor);
     queue::set_status(tx, message_id, QueueStatus::Cancelled, Some(&why), None)?;
-    if let Some(ex) = exception::open_for_message(&*tx, message_id, ExceptionKind::OptedOut)? {
-        close_exception(tx, ex, "cancel", actor, note)?;
+    for kind in [ExceptionKind::OptedOut, ExceptionKind::UnusualVolume] {
+        if let Some(ex) = exception::open_for_message(&*tx, message_id, kind)? {
+            close_exception(tx, ex, "cancel", actor, note)?;
+        }
     }
     audit(tx, actor, AuditAction::MessageCancel, message_id, note)?;
     Ok(())

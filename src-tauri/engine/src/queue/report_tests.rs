@@ -152,6 +152,12 @@ impl World {
                     idempotency: None,
                     // Read at intake, or left for the store to read (as for messages from before).
                     country: (!via_csv).then(|| smsdesk_core::country::country_of(NUMBERS[to]).unwrap_or_default()),
+                    // Priced on some numbers only: a cost that follows the message's outcome.
+                    prices: match to % 2 {
+                        0 => vec![(CONN.into(), 45_000 + to as i64)],
+                        _ => Vec::new(),
+                    },
+                    smart_replaced: None,
                 };
                 let id = self.write(move |tx| messages::insert(tx, &m)).unwrap();
                 self.messages.push(id);

@@ -46,6 +46,8 @@ fn msg(kind: MessageKind) -> NewMessage {
         submitted_by: None,
         idempotency: None,
         country: None,
+        prices: Vec::new(),
+        smart_replaced: None,
     }
 }
 

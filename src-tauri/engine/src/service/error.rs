@@ -60,6 +60,8 @@ pub enum ServiceError {
     NotSandbox,
     #[error("the destination is on the opt-out list")]
     OptedOut(Vec<FieldError>),
+    #[error("{}", .0.message())]
+    Refused(crate::guardrails::Refusal),
     #[error(transparent)]
     Store(#[from] StoreError),
 }

@@ -60,11 +60,13 @@ impl Service {
     pub async fn dashboard(&self) -> Result<views::Dashboard, ServiceError> {
         let now = self.clock().now_ms();
         let backups = self.backups.clone();
+        let service = self.clone();
         Ok(self
             .store
             .reader()
             .read(move |c| {
                 let mut d = views::dashboard_at(c, now, 0)?;
+                d.spend = service.dashboard_spend(c, now)?;
                 // A look at the backup folder, on the same blocking thread.
                 d.backups = backups.map(|plan| plan.status()).unwrap_or_default();
                 Ok::<_, views::ViewError>(d)

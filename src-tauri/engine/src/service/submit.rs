@@ -10,6 +10,7 @@ use ts_rs::TS;
 use super::{limits, Live, Service, ServiceError};
 use crate::apikeys::Caller;
 use crate::domain::{IntakeChannel, MessageKind};
+use crate::guardrails;
 use crate::idempotency::{self, Recorded};
 use crate::intake::{self, FieldError, IntakeRules, SubmitMessage, SubmittedMessage, Templates};
 use crate::messages::{self, Idempotency, NewMessage};
@@ -141,10 +142,17 @@ impl Service {
         };
         limits::check_destinations(caller, &news)?;
         stamp(&mut news, caller, keyed.as_ref(), &scope);
-        route_each(&mut news, caller, &self.live().rules, route)?;
+        let rules = self.live().rules;
+        route_each(&mut news, caller, &rules, route)?;
+        let sender = news.first().map(guardrails::sender_of).unwrap_or_default();
+        if let Err(r) = guardrails::countries::check(&rules.guardrails, caller, &news) {
+            return Err(self.refused(caller, sender, r).await);
+        }
+        guardrails::pricing::price_each(&mut news, &rules);
         let codes = self.code_sealer(&news)?;
         let who = caller.clone();
-        let stored = self
+        let baselines = self.baselines.clone();
+        let written = self
             .store
             .writer()
             .write_replayable(move |tx| -> Result<Stored<T>, ServiceError> {
@@ -155,14 +163,43 @@ impl Service {
                 }
                 limits::check_rate(tx, &who, news.len())?;
                 check_opt_outs(tx, &news, route == "messages/batch")?;
-                let (value, body) = insert_all(tx, &news, codes.as_deref(), &answer)?;
+                guardrails::velocity::check(tx, &rules.guardrails, &news)?.map_err(ServiceError::Refused)?;
+                let key = who.api_key_id().zip(guardrails::countries::key_limits(&who));
+                let tz = jiff::tz::TimeZone::system();
+                guardrails::spend::check(tx, &rules.guardrails, key, &news, &tz)?.map_err(ServiceError::Refused)?;
+                let surges = guardrails::anomaly::surges(tx, &rules.guardrails, &baselines, &news)?;
+                let (value, body, ids) = insert_all(tx, &news, codes.as_deref(), &answer)?;
+                for ((id, n), surge) in ids.into_iter().zip(&news).zip(&surges) {
+                    if let Some(s) = surge {
+                        guardrails::anomaly::hold(tx, id, n, s, &guardrails::sender_of(n))?;
+                    }
+                }
                 if let Some(k) = &keyed {
                     idempotency::record(tx, &scope, &k.key, &k.read, route, 201, &body)?;
                 }
                 Ok(Stored::New { value, body })
             })
-            .await?;
-        stored.into_answer()
+            .await;
+        match written {
+            Ok(stored) => stored.into_answer(),
+            Err(ServiceError::Refused(r)) => Err(self.refused(caller, sender, r).await),
+            Err(e) => Err(e),
+        }
+    }
+
+    /// Records a refusal (counted and audited, in a transaction of its own) and gives the error
+    /// to answer with. A failure to record it is logged: the refusal stands.
+    async fn refused(&self, caller: &Caller, sender: String, r: guardrails::Refusal) -> ServiceError {
+        let (who, rec) = (caller.clone(), r.clone());
+        let recorded = self
+            .store
+            .writer()
+            .write(move |tx| guardrails::record::refusal(tx, &rec, &who, &sender))
+            .await;
+        if let Err(e) = recorded {
+            tracing::error!(error = %e, "a guardrail's refusal could not be recorded");
+        }
+        ServiceError::Refused(r)
     }
 }
 
@@ -298,13 +335,14 @@ fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, keyed: &Keyed) -> Result<Opt
     }
 }
 
-/// Inserts the messages, and renders the answer to them as JSON (as it is stored and sent).
+/// Inserts the messages, and renders the answer to them as JSON (as it is stored and sent); with
+/// their ids, in order.
 fn insert_all<T: Serialize>(
     tx: &mut WriteTx<'_>,
     news: &[NewMessage],
     codes: Option<&Sealer>,
     answer: impl Fn(Vec<SubmittedMessage>) -> T,
-) -> Result<(T, String), ServiceError> {
+) -> Result<(T, String, Vec<i64>), ServiceError> {
     let created_at = tx.now_ms();
     let mut done = Vec::with_capacity(news.len());
     for n in news {
@@ -322,9 +360,10 @@ fn insert_all<T: Serialize>(
         };
         done.push(SubmittedMessage::new(id, n, created_at));
     }
+    let ids = done.iter().map(|d| d.id).collect();
     let value = answer(done);
     let body = serde_json::to_string(&value).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
-    Ok((value, body))
+    Ok((value, body, ids))
 }
 
 impl<T: serde::de::DeserializeOwned> Stored<T> {

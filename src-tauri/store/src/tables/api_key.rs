@@ -40,8 +40,9 @@ pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
     tx.conn()
         .prepare_cached(
             "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret,
-                                  scopes, per_minute, per_day, destination_prefixes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                                  scopes, per_minute, per_day, destination_prefixes, countries, otp_countries,
+                                  spend_day, spend_month)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
         )?
         .execute(params![
             k.name,
@@ -55,6 +56,10 @@ pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
             k.limits.per_minute,
             k.limits.per_day,
             prefixes(k.limits),
+            joined(&k.limits.countries),
+            joined(&k.limits.otp_countries),
+            micros(&k.limits.spend_day),
+            micros(&k.limits.spend_month),
         ])?;
     Ok(tx.conn().last_insert_rowid())
 }
@@ -81,7 +86,8 @@ pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
     let conn = conn.connection();
     let mut s = conn.prepare_cached(
         "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url,
-                scopes, per_minute, per_day, destination_prefixes
+                scopes, per_minute, per_day, destination_prefixes,
+                countries, otp_countries, spend_day, spend_month
          FROM api_key ORDER BY id DESC",
     )?;
     let rows = s.query_map([], |r| {
@@ -106,7 +112,8 @@ pub fn active(conn: &impl Reads, hash: &str) -> Result<Option<ActiveKey>, StoreE
     let conn = conn.connection();
     Ok(conn
         .prepare_cached(
-            "SELECT id, name, scopes, per_minute, per_day, destination_prefixes
+            "SELECT id, name, scopes, per_minute, per_day, destination_prefixes,
+                    countries, otp_countries, spend_day, spend_month
              FROM api_key WHERE hash = ?1 AND revoked_at IS NULL",
         )?
         .query_row([hash], |r| {
@@ -138,15 +145,39 @@ fn prefixes(l: &KeyLimits) -> Option<String> {
     (!l.destination_prefixes.is_empty()).then(|| l.destination_prefixes.join(" "))
 }
 
-/// The limits in the columns from `first` on: per_minute, per_day, destination_prefixes.
+/// A list kept as words separated by spaces (NULL when empty).
+fn joined(list: &[String]) -> Option<String> {
+    (!list.is_empty()).then(|| list.join(" "))
+}
+
+/// An amount ("5.00", checked by the engine) kept in millionths.
+fn micros(amount: &Option<String>) -> Option<i64> {
+    amount
+        .as_deref()
+        .and_then(|a| smsdesk_core::config::Money::parse(a).ok())
+        .map(|m| m.0)
+}
+
+/// The limits in the columns from `first` on: per_minute, per_day, destination_prefixes,
+/// countries, otp_countries, spend_day, spend_month.
 fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
+    let words = |i: usize| -> rusqlite::Result<Vec<String>> {
+        Ok(r.get::<_, Option<String>>(first + i)?
+            .map(|p| p.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default())
+    };
+    let amount = |i: usize| -> rusqlite::Result<Option<String>> {
+        Ok(r.get::<_, Option<i64>>(first + i)?
+            .map(|m| smsdesk_core::config::Money(m).text()))
+    };
     Ok(KeyLimits {
         per_minute: r.get(first)?,
         per_day: r.get(first + 1)?,
-        destination_prefixes: r
-            .get::<_, Option<String>>(first + 2)?
-            .map(|p| p.split_whitespace().map(str::to_owned).collect())
-            .unwrap_or_default(),
+        destination_prefixes: words(2)?,
+        countries: words(3)?,
+        otp_countries: words(4)?,
+        spend_day: amount(5)?,
+        spend_month: amount(6)?,
     })
 }
 

@@ -289,3 +289,11 @@ pub(crate) fn read_receipt_facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<mism
         echo_fit: r.get(6)?,
     })
 }
+
+/// How many exceptions of `kind` are in `status`.
+pub fn count_by(conn: &impl Reads, status: ExceptionStatus, kind: ExceptionKind) -> Result<i64, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT count(*) FROM exception WHERE status = ?1 AND kind = ?2")?
+        .query_row(rusqlite::params![Text(status), Text(kind)], |r| r.get(0))?)
+}

@@ -56,6 +56,16 @@ pub fn insert_sealed(tx: &mut WriteTx<'_>, m: &NewMessage, sealed: Option<&str>)
             sealed,
         ])?;
     let id = tx.conn().last_insert_rowid();
+    for (connection, price) in &m.prices {
+        tx.conn()
+            .prepare_cached("INSERT INTO message_price (message_id, connection, price) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, connection, price])?;
+    }
+    if let Some(replaced) = &m.smart_replaced {
+        tx.conn()
+            .prepare_cached("INSERT INTO message_smart (message_id, replaced) VALUES (?1, ?2)")?
+            .execute(params![id, replaced])?;
+    }
     let status = QueueStatus::Queued;
     tx.conn()
         .prepare_cached(

@@ -11,6 +11,7 @@ pub mod connection_hold;
 pub mod connection_rules;
 pub mod deadline;
 pub mod exception;
+pub mod guardrail;
 pub mod idempotency;
 pub mod inbound;
 pub mod inbox;

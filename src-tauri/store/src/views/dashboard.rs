@@ -84,6 +84,22 @@ pub struct Dashboard {
     pub open_exceptions_total: i64,
     /// The last backup, and whether one is taken daily.
     pub backups: BackupStatus,
+    /// What was spent today and this month, when connections have prices.
+    pub spend: Option<crate::views::SpendNow>,
+}
+
+/// What the office spent today and this month (its local day), by the messages' estimated costs,
+/// with its limits.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SpendNow {
+    /// The currency of every amount ("EUR").
+    pub currency: String,
+    /// Amounts in the currency, such as "12.50".
+    pub today: String,
+    pub month: String,
+    /// `guardrails.spend_day`, None when there is none.
+    pub day_limit: Option<String>,
+    pub month_limit: Option<String>,
 }
 
 /// The overview at `now_ms`, with "today" starting at midnight at `utc_offset_minutes`.
@@ -139,6 +155,7 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
             open_exceptions_total: open_exceptions.iter().map(|e| e.count).sum(),
             open_exceptions,
             backups: BackupStatus::default(),
+            spend: None,
         })
     })
 }

@@ -171,6 +171,15 @@ pub struct MessageDetail {
     pub audit: Vec<AuditLine>,
     /// What a retry by this caller would meet now, computed by the rules the retry itself applies.
     pub retry: RetryAdvice,
+    /// The text as handed in, when smart encoding replaced typographic characters in it (the
+    /// message's `body` is the text as sent); None otherwise, and once the text is redacted.
+    pub text_as_given: Option<String>,
+    /// The characters smart encoding replaced, once each ("’«»"); empty when none.
+    pub replaced_characters: String,
+    /// Its estimated cost (parts times its connection's price), in millionths of the office's
+    /// currency; None when no price covered it.
+    #[ts(type = "number | null")]
+    pub cost_micros: Option<i64>,
 }
 
 /// The stored projection columns a detail needs.
@@ -436,6 +445,20 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             &audit,
         );
         let webhooks = crate::tables::webhook::deliveries_for_message(c, id)?;
+        let replaced = crate::tables::guardrail::smart_replaced(c, id)?
+            .map(|r| smsdesk_core::sms::smart::from_stored(&r))
+            .unwrap_or_default();
+        let text_as_given =
+            smsdesk_core::sms::smart::restore(&message.body, &replaced).filter(|_| !replaced.is_empty());
+        let replaced_characters = smsdesk_core::sms::smart::characters(&replaced);
+        let priced = !crate::tables::guardrail::prices_of(c, id)?.is_empty();
+        let cost_micros = match priced {
+            true => c
+                .prepare_cached("SELECT cost FROM report_entry WHERE message_id = ?1")?
+                .query_row([id], |r| r.get(0))
+                .optional()?,
+            false => None,
+        };
         Ok(Some(MessageDetail {
             summary,
             message,
@@ -450,6 +473,9 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             audit,
             // The caller's, which the engine knows: it fills this in.
             retry: RetryAdvice::default(),
+            text_as_given,
+            replaced_characters,
+            cost_micros,
         }))
     })
 }

@@ -46,7 +46,7 @@ pub use activity::{activity_at, Activity, ActivityBucket, ActivityWindow, DayOut
 pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
 pub use candidates::{Candidate, CandidateFact, CandidateField};
 pub use dashboard::{
-    dashboard_at, dashboard_query_plans, BackupStatus, Dashboard, ExceptionCount, QueueCount, StateCount,
+    dashboard_at, dashboard_query_plans, BackupStatus, Dashboard, ExceptionCount, QueueCount, SpendNow, StateCount,
 };
 pub use detail::{message_detail, MessageDetail, OperatorDecision, PartStateView, QueueView, StateFlags, StateView};
 pub use evidence::{AttemptView, ReceiptView};

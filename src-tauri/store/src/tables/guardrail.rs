@@ -1,0 +1,252 @@
+//! What the guardrails count (migration 29): one-time codes over a window by number, number prefix,
+//! API key and country (each a seek in a partial index of the codes), what was spent since a time
+//! (from the delivery report's sums), and the requests they refused or held.
+
+use rusqlite::{params, OptionalExtension};
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::totals::HOUR_MS;
+use crate::{Reads, StoreError, WriteTx};
+
+/// How many one-time codes went to `destination` since `since_ms`, and when the first of them was
+/// handed in.
+pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
+             WHERE kind = 'otp' AND destination = ?1 AND created_at >= ?2",
+        )?
+        .query_row(params![destination, since_ms], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
+        })?)
+}
+
+/// How many one-time codes went to numbers starting with `prefix` (E.164) since `since_ms`, and
+/// when the first of them was handed in.
+pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+    // Every number with the prefix sorts between it and the prefix followed by ':' (after '9').
+    let end = format!("{prefix}:");
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
+             WHERE kind = 'otp' AND destination >= ?1 AND destination < ?2 AND created_at >= ?3",
+        )?
+        .query_row(params![prefix, end, since_ms], |r| {
+            Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
+        })?)
+}
+
+/// How many one-time codes API key `key` handed in since `since_ms`, and when the first was.
+pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_key
+             WHERE kind = 'otp' AND api_key_id = ?1 AND created_at >= ?2",
+        )?
+        .query_row(params![key, since_ms], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
+}
+
+/// How many one-time codes went to `country` from `from_ms` to `to_ms` (exclusive).
+pub fn otp_to_country(conn: &impl Reads, country: &str, from_ms: i64, to_ms: i64) -> Result<u64, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached(
+            "SELECT count(*) FROM message INDEXED BY message_otp_country
+             WHERE kind = 'otp' AND country = ?1 AND created_at >= ?2 AND created_at < ?3",
+        )?
+        .query_row(params![country, from_ms, to_ms], |r| r.get::<_, i64>(0))? as u64)
+}
+
+/// What the messages created from the hour of `since_ms` on cost (millionths), all of them or
+/// those of `sender` (`key:<id>`), from the delivery report's sums.
+pub fn spent_since(conn: &impl Reads, since_ms: i64, sender: Option<&str>) -> Result<i64, StoreError> {
+    let hour = since_ms - since_ms.rem_euclid(HOUR_MS);
+    let c = conn.connection();
+    let spent: Option<i64> = match sender {
+        None => c
+            .prepare_cached("SELECT sum(cost) FROM report_hour WHERE hour >= ?1")?
+            .query_row([hour], |r| r.get(0))?,
+        Some(s) => c
+            .prepare_cached("SELECT sum(cost) FROM report_hour WHERE hour >= ?1 AND sender = ?2")?
+            .query_row(params![hour, s], |r| r.get(0))?,
+    };
+    Ok(spent.unwrap_or(0))
+}
+
+/// Why a guardrail refused or held a request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS, utoipa::ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum GuardrailReason {
+    /// Refused: a country the office or the key does not send to (or no codes to).
+    CountryNotAllowed,
+    /// Refused: a one-time code limit per number, prefix or key.
+    VelocityLimit,
+    /// Refused: a spend limit.
+    SpendLimit,
+    /// Held for a person: one-time codes to the country surged.
+    UnusualVolume,
+}
+
+impl GuardrailReason {
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            GuardrailReason::CountryNotAllowed => "country_not_allowed",
+            GuardrailReason::VelocityLimit => "velocity_limit",
+            GuardrailReason::SpendLimit => "spend_limit",
+            GuardrailReason::UnusualVolume => "unusual_volume",
+        }
+    }
+
+    fn parse(text: &str) -> Option<GuardrailReason> {
+        [
+            GuardrailReason::CountryNotAllowed,
+            GuardrailReason::VelocityLimit,
+            GuardrailReason::SpendLimit,
+            GuardrailReason::UnusualVolume,
+        ]
+        .into_iter()
+        .find(|r| r.as_str() == text)
+    }
+}
+
+/// Counts `n` requests refused or held for `reason`, to `country` ("" when unknown), asked by
+/// `sender` (as the delivery report names who handed a message in), in the hour of now.
+pub fn count(
+    tx: &mut WriteTx<'_>,
+    reason: GuardrailReason,
+    country: &str,
+    sender: &str,
+    n: u64,
+) -> Result<(), StoreError> {
+    let now = tx.now_ms();
+    let hour = now - now.rem_euclid(HOUR_MS);
+    tx.conn()
+        .prepare_cached(
+            "INSERT INTO guardrail_count (hour, reason, country, sender, n) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (hour, reason, country, sender) DO UPDATE SET n = n + excluded.n",
+        )?
+        .execute(params![hour, reason.as_str(), country, sender, n as i64])?;
+    Ok(())
+}
+
+/// Requests refused or held for one reason, to one country, by one sender, over a period.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct GuardrailCount {
+    pub reason: GuardrailReason,
+    /// Two letters, "" when the numbering data does not tell.
+    pub country: String,
+    /// `key:<id>` for an API key, `csv`, `cli`, or `person:<login>`.
+    pub sender: String,
+    /// An API key's name for `key:<id>` (when it still exists), else the sender itself.
+    pub label: String,
+    #[ts(type = "number")]
+    pub n: i64,
+}
+
+/// The counts since the hour of `since_ms`, most first.
+pub fn counts_since(conn: &impl Reads, since_ms: i64) -> Result<Vec<GuardrailCount>, StoreError> {
+    let hour = since_ms - since_ms.rem_euclid(HOUR_MS);
+    let c = conn.connection();
+    let mut s = c.prepare_cached(
+        "SELECT g.reason, g.country, g.sender, coalesce(k.name, g.sender), sum(g.n) AS n
+         FROM guardrail_count g
+         LEFT JOIN api_key k ON g.sender LIKE 'key:%' AND k.id = CAST(substr(g.sender, 5) AS INTEGER)
+         WHERE g.hour >= ?1 GROUP BY g.reason, g.country, g.sender ORDER BY n DESC, g.reason, g.country, g.sender",
+    )?;
+    let rows = s.query_map([hour], |r| {
+        Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+    })?;
+    let mut out = Vec::new();
+    for row in rows {
+        let (reason, country, sender, label, n) = row?;
+        let reason = GuardrailReason::parse(&reason)
+            .ok_or_else(|| StoreError::Corrupt(format!("guardrail_count: unknown reason {reason:?}")))?;
+        out.push(GuardrailCount {
+            reason,
+            country,
+            sender,
+            label,
+            n,
+        });
+    }
+    Ok(out)
+}
+
+/// One line of the spend report: a day (its start in ms), who handed the messages in, the
+/// connection, the country.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
+pub struct SpendLine {
+    #[ts(type = "number")]
+    pub day_ms: i64,
+    pub sender: String,
+    /// An API key's name for `key:<id>` (when it still exists), else the sender itself.
+    pub label: String,
+    /// "" while not tried yet.
+    pub connection: String,
+    pub country: String,
+    #[ts(type = "number")]
+    pub messages: i64,
+    #[ts(type = "number")]
+    pub parts: i64,
+    /// Millionths of the office's currency.
+    #[ts(type = "number")]
+    pub cost: i64,
+}
+
+/// The spend from `from_ms` to `to_ms` (whole hours), by day (days starting `offset_minutes` after
+/// midnight UTC), sender, connection and country; the days in order, the dearest first within.
+pub fn spend_lines(
+    conn: &impl Reads,
+    from_ms: i64,
+    to_ms: i64,
+    offset_minutes: i32,
+) -> Result<Vec<SpendLine>, StoreError> {
+    let offset = i64::from(offset_minutes) * 60_000;
+    let c = conn.connection();
+    let mut s = c.prepare_cached(
+        "SELECT (h.hour + ?3) - (h.hour + ?3) % 86400000 - ?3 AS day, h.sender, coalesce(k.name, h.sender),
+                h.connection, h.country, sum(h.messages), sum(h.parts), sum(h.cost) AS cost
+         FROM report_hour h
+         LEFT JOIN api_key k ON h.sender LIKE 'key:%' AND k.id = CAST(substr(h.sender, 5) AS INTEGER)
+         WHERE h.hour >= ?1 AND h.hour < ?2
+         GROUP BY day, h.sender, h.connection, h.country
+         HAVING sum(h.messages) <> 0 OR sum(h.cost) <> 0
+         ORDER BY day, cost DESC, h.sender, h.connection, h.country",
+    )?;
+    let rows = s.query_map(params![from_ms, to_ms, offset], |r| {
+        Ok(SpendLine {
+            day_ms: r.get(0)?,
+            sender: r.get(1)?,
+            label: r.get(2)?,
+            connection: r.get(3)?,
+            country: r.get(4)?,
+            messages: r.get(5)?,
+            parts: r.get(6)?,
+            cost: r.get(7)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The text as handed in of message `id`, when smart encoding replaced characters in it: the
+/// replacements as stored (`sms::smart::to_stored`).
+pub fn smart_replaced(conn: &impl Reads, id: i64) -> Result<Option<String>, StoreError> {
+    Ok(conn
+        .connection()
+        .prepare_cached("SELECT replaced FROM message_smart WHERE message_id = ?1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
+/// What one part of message `id` costs on each connection it was priced for.
+pub fn prices_of(conn: &impl Reads, id: i64) -> Result<Vec<(String, i64)>, StoreError> {
+    let c = conn.connection();
+    let mut s =
+        c.prepare_cached("SELECT connection, price FROM message_price WHERE message_id = ?1 ORDER BY connection")?;
+    let rows = s.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
