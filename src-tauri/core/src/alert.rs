@@ -24,6 +24,9 @@ text_enum! {
         ReceiptsSilent = "receipts_silent",
         /// A one-time code was written to the SMSC and its answer never came.
         OtpUnknown = "otp_unknown",
+        /// One-time codes are held because codes to a country surged (SMS pumping?): each waits
+        /// for a person to release or cancel it.
+        OtpHeld = "otp_held",
         /// More open exceptions than `alerts.open_exceptions_over`.
         OpenExceptions = "open_exceptions",
         /// Free space on the database's disk under `alerts.disk_free_mib`.
@@ -42,7 +45,7 @@ text_enum! {
 impl AlertRule {
     /// Rules that concern one-time codes: told even in a channel's quiet hours.
     pub fn urgent(self) -> bool {
-        matches!(self, AlertRule::OtpUnknown)
+        matches!(self, AlertRule::OtpUnknown | AlertRule::OtpHeld)
     }
 }
 

@@ -35,6 +35,19 @@ pub enum ApiKeyCommand {
         /// repeated or comma-separated
         #[arg(long = "destination-prefix", value_delimiter = ',')]
         destination_prefixes: Vec<String>,
+        /// Countries its messages may go to (two letters, within the office's
+        /// guardrails.countries), repeated or comma-separated
+        #[arg(long = "country", value_delimiter = ',')]
+        countries: Vec<String>,
+        /// Countries its one-time codes may go to (within guardrails.otp_countries)
+        #[arg(long = "otp-country", value_delimiter = ',')]
+        otp_countries: Vec<String>,
+        /// The most its messages may cost in a day, in guardrails.currency (such as 5.00)
+        #[arg(long)]
+        spend_day: Option<String>,
+        /// The most its messages may cost in a calendar month
+        #[arg(long)]
+        spend_month: Option<String>,
     },
     /// List keys (never the keys themselves)
     List,
@@ -111,6 +124,10 @@ async fn execute(target: &Target, cmd: ApiKeyCommand) -> Result<(), Refused> {
             per_minute,
             per_day,
             destination_prefixes,
+            countries,
+            otp_countries,
+            spend_day,
+            spend_month,
         } => {
             let new = NewApiKey {
                 name,
@@ -120,6 +137,10 @@ async fn execute(target: &Target, cmd: ApiKeyCommand) -> Result<(), Refused> {
                     per_minute,
                     per_day,
                     destination_prefixes,
+                    countries,
+                    otp_countries,
+                    spend_day,
+                    spend_month,
                 },
             };
             create(target, new).await

@@ -55,6 +55,11 @@ pub async fn gather(
                 receipt_asked_since_ms: asked,
                 otp_unknown: alert_facts::otp_outcome_unknown(c)?,
                 open_exceptions: alert_facts::open_exceptions(c)?,
+                otp_held: smsdesk_store::tables::exception::count_by(
+                    c,
+                    crate::domain::ExceptionStatus::Open,
+                    crate::domain::ExceptionKind::UnusualVolume,
+                )?,
                 webhooks: alert_facts::failing_webhooks(c)?
                     .into_iter()
                     .map(|w| WebhookFact {

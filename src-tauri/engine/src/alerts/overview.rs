@@ -89,7 +89,7 @@ fn threshold(rule: AlertRule) -> Option<&'static str> {
         AlertRule::BackupLate => "backup_max_age_hours",
         AlertRule::WebhookFailing => "webhook_failing_minutes",
         AlertRule::OptOutSpike => "opt_out_spike",
-        AlertRule::OtpUnknown | AlertRule::WriterFailing => return None,
+        AlertRule::OtpUnknown | AlertRule::OtpHeld | AlertRule::WriterFailing => return None,
     })
 }
 

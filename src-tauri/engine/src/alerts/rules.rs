@@ -51,6 +51,8 @@ pub struct Facts {
     /// When the first submit after it that asked for a receipt was accepted.
     pub receipt_asked_since_ms: Option<i64>,
     pub otp_unknown: i64,
+    /// One-time codes held for an unusual surge (open `unusual_volume` exceptions).
+    pub otp_held: i64,
     pub open_exceptions: i64,
     /// Free bytes on the database's disk, where it can be measured.
     pub disk_free_bytes: Option<u64>,
@@ -101,6 +103,9 @@ pub fn holding(f: &Facts, s: &AlertSettings) -> Vec<Holding> {
             None,
             json!({ "codes": f.otp_unknown }),
         ));
+    }
+    if f.otp_held > 0 {
+        out.push(Holding::new(AlertRule::OtpHeld, "", None, json!({ "codes": f.otp_held })));
     }
     if f.open_exceptions > i64::from(s.open_exceptions_over) {
         out.push(Holding::new(
@@ -365,6 +370,7 @@ mod tests {
     fn the_other_rules_hold_past_their_thresholds_each_for_its_subject() {
         let mut f = quiet();
         f.otp_unknown = 1;
+        f.otp_held = 3;
         f.open_exceptions = 51;
         f.disk_free_bytes = Some(499 << 20);
         f.writer_error = Some("disk I/O error".into());
@@ -387,6 +393,7 @@ mod tests {
             rules(&f),
             [
                 (AlertRule::OtpUnknown, String::new()),
+                (AlertRule::OtpHeld, String::new()),
                 (AlertRule::OpenExceptions, String::new()),
                 (AlertRule::DiskLow, String::new()),
                 (AlertRule::WriterFailing, String::new()),
@@ -397,6 +404,7 @@ mod tests {
         f.open_exceptions = 50;
         f.disk_free_bytes = Some(500 << 20);
         f.opt_outs_last_hour = 20;
+        f.otp_held = 0;
         assert_eq!(rules(&f).len(), 3, "at the threshold is not over it");
     }
 }

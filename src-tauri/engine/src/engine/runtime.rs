@@ -74,7 +74,7 @@ impl Runtime {
         self.service
             .set_retry_limits(super::sending::retry_policies(&new.retry));
         self.service.set_session_lifetimes(super::session_lifetimes(&new));
-        let id_rules_changed = old.receipts != new.receipts || old.connection_list() != new.connection_list();
+        let id_rules_changed = old.receipts != new.receipts || unpriced(&old) != unpriced(&new);
         if id_rules_changed || old.inbox != new.inbox || old.intake.default_region != new.intake.default_region {
             self.service
                 .set_ingestor(Ingestor::new(self.store.writer().clone(), policy.clone()));
@@ -136,11 +136,22 @@ impl Apply for Runtime {
 /// Whether a change of settings needs new sessions (new binds): a connection added, removed,
 /// enabled, disabled or changed beyond its window, rate and sender id, or the routes changed.
 /// The window, the rate and the sender id change on the running sessions.
+/// The connections without their prices, which intake reads (a new price neither rebinds nor
+/// rekeys anything).
+fn unpriced(c: &Config) -> Vec<config::ConnectionSettings> {
+    let mut list = c.connection_list();
+    for l in &mut list {
+        l.smpp.prices = config::Prices::default();
+    }
+    list
+}
+
 fn rebind_needed(old: &Config, new: &Config) -> bool {
     let same_session = |s: &SmppSettings| SmppSettings {
         source_addr: String::new(),
         window: config::AtLeastOne(1),
         tps: config::AtLeastOne(1),
+        prices: config::Prices::default(),
         ..s.clone()
     };
     let links = |c: &Config| -> Vec<(String, bool, SmppSettings)> {

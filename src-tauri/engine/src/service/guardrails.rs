@@ -71,6 +71,8 @@ pub struct SpendReport {
     pub from_ms: i64,
     #[ts(type = "number")]
     pub to_ms: i64,
+    /// Where its days start: midnight at this offset from UTC, in minutes.
+    pub utc_offset_minutes: i32,
     /// The total, such as "12.50".
     pub total: String,
     pub lines: Vec<SpendLine>,
@@ -167,6 +169,7 @@ impl Service {
             currency,
             from_ms: from,
             to_ms: to,
+            utc_offset_minutes: offset,
             total,
             lines,
         })
@@ -177,7 +180,8 @@ impl Service {
         let r = self.spend_report(q).await?;
         let mut out = String::from("day,sender,connection,country,messages,parts,cost,currency\n");
         for l in &r.lines {
-            let day = crate::clock::format_rfc3339(l.day_ms);
+            // The office's date: its day starts at local midnight.
+            let day = crate::clock::format_rfc3339(l.day_ms + i64::from(r.utc_offset_minutes) * 60_000);
             let cells = [
                 day[..10].to_owned(),
                 l.label.clone(),

@@ -67,10 +67,13 @@ const fn choice(applies: Applies, choices: &'static [&'static str]) -> Entry {
 pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     use Applies::*;
     let applies = match (section, key) {
-        ("smpp", "source_addr" | "window" | "tps") => Now,
+        // Prices are read at intake, with the guardrails.
+        ("smpp", "source_addr" | "window" | "tps" | "prices") => Now,
         ("smpp", _) => Reconnect,
         // Retention reads the settings in force at each run; alerts at each look at the rules.
-        ("retry" | "receipts" | "intake" | "callbacks" | "inbox" | "retention" | "alerts" | "smtp", _) => Now,
+        ("retry" | "receipts" | "intake" | "guardrails" | "callbacks" | "inbox" | "retention" | "alerts" | "smtp", _) => {
+            Now
+        }
         ("routing", _) => Reconnect,
         _ => Restart,
     };
@@ -87,6 +90,7 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
         ("retry", k) if k.ends_with("_codes") => entry(Now, SettingKind::Codes),
         ("callbacks", "providers") => entry(Now, SettingKind::Providers),
         ("alerts", "language") => choice(Now, &["auto", "en", "fr", "ru"]),
+        ("intake", "smart_encoding") => choice(Now, &["off", "typography", "always"]),
         ("smtp", "security") => choice(Now, &["starttls", "tls", "none"]),
         // Set with `smsdesk smtp-password` or SMSDESK_SMTP_PASSWORD, never shown.
         ("smtp", "password") => Entry {

@@ -9,6 +9,7 @@ mod configuration_page;
 mod engine_sandbox;
 mod one_engine_per_database;
 mod personal_data;
+mod pumping;
 mod receipt_corpus;
 mod retry_guard;
 mod secrets_at_rest;

@@ -6,6 +6,7 @@ mod support;
 mod access;
 mod connections;
 mod edge;
+mod guardrails;
 mod hoarding;
 mod http_api;
 mod inbound_callbacks;

@@ -9,15 +9,21 @@ use ts_rs::TS;
 use crate::totals::HOUR_MS;
 use crate::{Reads, StoreError, WriteTx};
 
+const BY_NUMBER: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
+     WHERE kind = 'otp' AND destination = ?1 AND created_at >= ?2";
+const BY_PREFIX: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
+     WHERE kind = 'otp' AND destination >= ?1 AND destination < ?2 AND created_at >= ?3";
+const BY_KEY: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_key
+     WHERE kind = 'otp' AND api_key_id = ?1 AND created_at >= ?2";
+const BY_COUNTRY: &str = "SELECT count(*) FROM message INDEXED BY message_otp_country
+     WHERE kind = 'otp' AND country = ?1 AND created_at >= ?2 AND created_at < ?3";
+
 /// How many one-time codes went to `destination` since `since_ms`, and when the first of them was
 /// handed in.
 pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
     Ok(conn
         .connection()
-        .prepare_cached(
-            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
-             WHERE kind = 'otp' AND destination = ?1 AND created_at >= ?2",
-        )?
+        .prepare_cached(BY_NUMBER)?
         .query_row(params![destination, since_ms], |r| {
             Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
         })?)
@@ -30,10 +36,7 @@ pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<(
     let end = format!("{prefix}:");
     Ok(conn
         .connection()
-        .prepare_cached(
-            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
-             WHERE kind = 'otp' AND destination >= ?1 AND destination < ?2 AND created_at >= ?3",
-        )?
+        .prepare_cached(BY_PREFIX)?
         .query_row(params![prefix, end, since_ms], |r| {
             Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
         })?)
@@ -43,10 +46,7 @@ pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<(
 pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
     Ok(conn
         .connection()
-        .prepare_cached(
-            "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_key
-             WHERE kind = 'otp' AND api_key_id = ?1 AND created_at >= ?2",
-        )?
+        .prepare_cached(BY_KEY)?
         .query_row(params![key, since_ms], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
 }
 
@@ -54,10 +54,7 @@ pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<(u64, Op
 pub fn otp_to_country(conn: &impl Reads, country: &str, from_ms: i64, to_ms: i64) -> Result<u64, StoreError> {
     Ok(conn
         .connection()
-        .prepare_cached(
-            "SELECT count(*) FROM message INDEXED BY message_otp_country
-             WHERE kind = 'otp' AND country = ?1 AND created_at >= ?2 AND created_at < ?3",
-        )?
+        .prepare_cached(BY_COUNTRY)?
         .query_row(params![country, from_ms, to_ms], |r| r.get::<_, i64>(0))? as u64)
 }
 
@@ -249,4 +246,100 @@ pub fn prices_of(conn: &impl Reads, id: i64) -> Result<Vec<(String, i64)>, Store
         c.prepare_cached("SELECT connection, price FROM message_price WHERE message_id = ?1 ORDER BY connection")?;
     let rows = s.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::atomic::{AtomicI64, Ordering};
+    use std::sync::Arc;
+
+    use smsdesk_core::domain::{IntakeChannel, MessageKind};
+    use smsdesk_core::message::NewMessage;
+    use smsdesk_core::time::Clock;
+
+    use super::*;
+    use crate::Store;
+
+    const T: i64 = 1_800_000_000_000;
+
+    fn message(to: &str, kind: MessageKind, key: Option<i64>) -> NewMessage {
+        let mut m = NewMessage::text(IntakeChannel::Api, to, "x", kind, "sandbox");
+        m.country = smsdesk_core::country::country_of(to);
+        m.api_key_id = key;
+        m.prices = vec![("sandbox".into(), 50_000)];
+        m
+    }
+
+    #[test]
+    fn codes_are_counted_by_number_prefix_key_and_country_within_their_window_and_only_codes() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = Arc::new(AtomicI64::new(T));
+        let clock = {
+            let at = at.clone();
+            Clock::from_fn(move || at.load(Ordering::Relaxed))
+        };
+        let store = Store::open_with_clock(&dir.path().join("smsdesk.db"), clock).unwrap();
+        let write = |m: NewMessage| {
+            store
+                .writer()
+                .write_blocking(move |tx| crate::tables::message::insert(tx, &m))
+                .unwrap()
+        };
+        write(message("+33612345678", MessageKind::Otp, Some(1)));
+        at.store(T + 60_000, Ordering::Relaxed);
+        write(message("+33612345678", MessageKind::Otp, Some(2)));
+        write(message("+33612345699", MessageKind::Otp, Some(1)));
+        write(message("+33612345678", MessageKind::Transactional, Some(1)));
+        write(message("+447700900123", MessageKind::Otp, Some(1)));
+        let r = store.reader();
+        let read = |f: &dyn Fn(&rusqlite::Connection) -> Result<(u64, Option<i64>), StoreError>| {
+            r.read_blocking(|c| f(c)).unwrap()
+        };
+        assert_eq!(read(&|c| otp_to_number(c, "+33612345678", T)), (2, Some(T)));
+        assert_eq!(read(&|c| otp_to_number(c, "+33612345678", T + 1)), (1, Some(T + 60_000)));
+        assert_eq!(read(&|c| otp_to_prefix(c, "+336123456", T)), (3, Some(T)));
+        assert_eq!(read(&|c| otp_to_prefix(c, "+33612345", T)), (3, Some(T)));
+        assert_eq!(read(&|c| otp_to_prefix(c, "+3361234567", T)), (2, Some(T)));
+        assert_eq!(read(&|c| otp_by_key(c, 1, T)), (3, Some(T)));
+        let fr = r.read_blocking(|c| otp_to_country(c, "FR", T, T + 60_001)).unwrap();
+        assert_eq!(fr, 3);
+        let fr_before = r.read_blocking(|c| otp_to_country(c, "FR", T, T + 60_000)).unwrap();
+        assert_eq!(fr_before, 1, "the end is exclusive");
+        // Every message priced at 0.05 a part, none sent yet: 5 × 0.05, 4 of them key 1's.
+        assert_eq!(r.read_blocking(|c| spent_since(c, T, None)).unwrap(), 250_000);
+        assert_eq!(r.read_blocking(|c| spent_since(c, T, Some("key:1"))).unwrap(), 200_000);
+        assert_eq!(r.read_blocking(|c| spent_since(c, T + HOUR_MS, None)).unwrap(), 0);
+        let lines = r.read_blocking(|c| spend_lines(c, T - HOUR_MS, T + HOUR_MS, 0)).unwrap();
+        assert_eq!(
+            lines.iter().map(|l| (l.sender.as_str(), l.country.as_str(), l.messages, l.cost)).collect::<Vec<_>>(),
+            [("key:1", "FR", 3, 150_000), ("key:1", "GB", 1, 50_000), ("key:2", "FR", 1, 50_000)]
+        );
+    }
+
+    #[test]
+    fn each_count_is_a_seek_in_a_partial_index_of_the_codes_never_a_scan() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("smsdesk.db");
+        Store::open(&path).unwrap().shutdown();
+        let c = rusqlite::Connection::open(&path).unwrap();
+        for (sql, index) in [
+            (BY_NUMBER, "message_otp_destination"),
+            (BY_PREFIX, "message_otp_destination"),
+            (BY_KEY, "message_otp_key"),
+            (BY_COUNTRY, "message_otp_country"),
+        ] {
+            let n = sql.matches('?').count();
+            let args: Vec<rusqlite::types::Value> = (0..n).map(|_| rusqlite::types::Value::Integer(0)).collect();
+            let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}")).unwrap();
+            let plan: Vec<String> = stmt
+                .query_map(rusqlite::params_from_iter(args), |r| r.get::<_, String>(3))
+                .unwrap()
+                .collect::<Result<_, _>>()
+                .unwrap();
+            assert!(
+                plan.iter().all(|p| p.starts_with("SEARCH message USING COVERING INDEX") && p.contains(index)),
+                "{sql}: {plan:?}"
+            );
+        }
+    }
 }

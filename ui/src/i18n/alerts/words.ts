@@ -10,6 +10,7 @@ const RULES: Readonly<Record<AlertRule, true>> = {
   failure_rate: true,
   receipts_silent: true,
   otp_unknown: true,
+  otp_held: true,
   open_exceptions: true,
   disk_low: true,
   writer_failing: true,
@@ -49,6 +50,7 @@ export function ruleName(rule: AlertRule, t: I18n["t"]): string {
 export function ruleWhen(rule: AlertRule, value: string | null, t: I18n["t"]): string {
   switch (rule) {
     case "otp_unknown":
+    case "otp_held":
     case "writer_failing":
       return t(`alerts.rule.${rule}.when`);
     default:

@@ -41,6 +41,12 @@ pub(super) const EN: Lexicon = Lexicon {
             "The person waiting for a code may not have it; smsdesk does not send it again by itself.",
             "Open the Exceptions screen and decide each one: send it again, or mark it.",
         ],
+        AlertRule::OtpHeld => [
+            "One-time codes held: an unusual surge",
+            "{codes} one-time codes are held: codes to one country surged far above their usual number.",
+            "Bots may be asking for codes to premium numbers (SMS pumping); the held codes are not sent.",
+            "Open the Guardrails screen, then release the genuine codes or cancel them from the Exceptions screen.",
+        ],
         AlertRule::OpenExceptions => [
             "Exceptions are piling up",
             "{open} exceptions are open (the limit is {over}).",

@@ -41,6 +41,12 @@ pub(super) const FR: Lexicon = Lexicon {
             "La personne qui attend un code ne l'a peut-être pas ; smsdesk ne le renvoie pas de lui-même.",
             "Ouvrez l'écran Exceptions et tranchez chacune : renvoyer, ou marquer.",
         ],
+        AlertRule::OtpHeld => [
+            "Codes à usage unique retenus : un afflux inhabituel",
+            "{codes} codes à usage unique sont retenus : les codes vers un pays ont bondi bien au-delà de l'habitude.",
+            "Des robots demandent peut-être des codes vers des numéros surtaxés ; les codes retenus ne partent pas.",
+            "Ouvrez l'écran Garde-fous, puis libérez les codes légitimes ou annulez-les depuis l'écran Exceptions.",
+        ],
         AlertRule::OpenExceptions => [
             "Les exceptions s'accumulent",
             "{open} exceptions sont ouvertes (la limite est {over}).",
