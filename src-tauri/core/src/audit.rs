@@ -20,9 +20,6 @@ text_enum! {
     AuditAction, "audit action" {
         /// A person's account was created.
         AccountCreate = "account.create",
-        /// A guardrail refused a request (details: reason, country, limit, who asked); nothing
-        /// of it was stored.
-        GuardrailRefused = "guardrail.refused",
         /// An account's role, password or state was changed.
         AccountUpdate = "account.update",
         /// An alert was acknowledged by a person: its reminders stop.
@@ -45,6 +42,9 @@ text_enum! {
         ExceptionClosed = "exception.closed",
         /// An exception was resolved or dismissed by a person.
         ExceptionResolve = "exception.resolve",
+        /// A guardrail refused a request (details: reason, country, limit, who asked); nothing
+        /// of it was stored.
+        GuardrailRefused = "guardrail.refused",
         /// A receipt attached to a message whose outcome was unknown showed the SMSC had it.
         MessageAcceptedByEvidence = "message.accepted_by_evidence",
         /// A message that had not been sent was cancelled.

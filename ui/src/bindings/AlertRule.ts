@@ -3,4 +3,4 @@
 /**
  * What an alert is about. Its text is what the database stores.
  */
-export type AlertRule = "link_down" | "all_links_down" | "queue_stuck" | "failure_rate" | "receipts_silent" | "otp_unknown" | "open_exceptions" | "disk_low" | "writer_failing" | "backup_late" | "webhook_failing" | "opt_out_spike";
+export type AlertRule = "link_down" | "all_links_down" | "queue_stuck" | "failure_rate" | "receipts_silent" | "otp_unknown" | "otp_held" | "open_exceptions" | "disk_low" | "writer_failing" | "backup_late" | "webhook_failing" | "opt_out_spike";

@@ -6,6 +6,10 @@ import type { SpendLine } from "./SpendLine";
  */
 export type SpendReport = { currency: string, from_ms: number, to_ms: number, 
 /**
+ * Where its days start: midnight at this offset from UTC, in minutes.
+ */
+utc_offset_minutes: number, 
+/**
  * The total, such as "12.50".
  */
 total: string, lines: Array<SpendLine>, };

@@ -153,7 +153,6 @@ export const RETRY_FACT_CODES = [
 /** AuditAction: what AuditEntry.action and AuditLine.action name */
 export const AUDIT_ACTIONS = [
   "account.create",
-  "guardrail.refused",
   "account.update",
   "alert.acknowledge",
   "alert.fired",
@@ -165,6 +164,7 @@ export const AUDIT_ACTIONS = [
   "connection.enable",
   "exception.closed",
   "exception.resolve",
+  "guardrail.refused",
   "message.accepted_by_evidence",
   "message.cancel",
   "message.hold_opted_out",

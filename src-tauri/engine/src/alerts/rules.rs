@@ -105,7 +105,12 @@ pub fn holding(f: &Facts, s: &AlertSettings) -> Vec<Holding> {
         ));
     }
     if f.otp_held > 0 {
-        out.push(Holding::new(AlertRule::OtpHeld, "", None, json!({ "codes": f.otp_held })));
+        out.push(Holding::new(
+            AlertRule::OtpHeld,
+            "",
+            None,
+            json!({ "codes": f.otp_held }),
+        ));
     }
     if f.open_exceptions > i64::from(s.open_exceptions_over) {
         out.push(Holding::new(

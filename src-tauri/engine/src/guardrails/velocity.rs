@@ -145,7 +145,7 @@ mod tests {
     #[test]
     fn a_prefix_is_the_country_code_and_seven_digits() {
         assert_eq!(prefix_of("+33612345678").as_deref(), Some("+336123456"));
-        assert_eq!(prefix_of("+447700900123").as_deref(), Some("+447700900"));
+        assert_eq!(prefix_of("+447400123456").as_deref(), Some("+447400123"));
         assert_eq!(prefix_of("+79161234567").as_deref(), Some("+79161234"));
         assert_eq!(prefix_of("+3312345").as_deref(), None);
         assert_eq!(prefix_of("12345"), None);

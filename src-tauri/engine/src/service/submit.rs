@@ -165,8 +165,7 @@ impl Service {
                 check_opt_outs(tx, &news, route == "messages/batch")?;
                 guardrails::velocity::check(tx, &rules.guardrails, &news)?.map_err(ServiceError::Refused)?;
                 let key = who.api_key_id().zip(guardrails::countries::key_limits(&who));
-                let tz = jiff::tz::TimeZone::system();
-                guardrails::spend::check(tx, &rules.guardrails, key, &news, &tz)?.map_err(ServiceError::Refused)?;
+                guardrails::spend::check(tx, &rules.guardrails, key, &news)?.map_err(ServiceError::Refused)?;
                 let surges = guardrails::anomaly::surges(tx, &rules.guardrails, &baselines, &news)?;
                 let (value, body, ids) = insert_all(tx, &news, codes.as_deref(), &answer)?;
                 for ((id, n), surge) in ids.into_iter().zip(&news).zip(&surges) {

@@ -71,9 +71,10 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
         ("smpp", "source_addr" | "window" | "tps" | "prices") => Now,
         ("smpp", _) => Reconnect,
         // Retention reads the settings in force at each run; alerts at each look at the rules.
-        ("retry" | "receipts" | "intake" | "guardrails" | "callbacks" | "inbox" | "retention" | "alerts" | "smtp", _) => {
-            Now
-        }
+        (
+            "retry" | "receipts" | "intake" | "guardrails" | "callbacks" | "inbox" | "retention" | "alerts" | "smtp",
+            _,
+        ) => Now,
         ("routing", _) => Reconnect,
         _ => Restart,
     };

@@ -20,10 +20,7 @@ impl Running {
             .await
             .unwrap();
         let status = r.status();
-        let retry = r
-            .headers()
-            .get("retry-after")
-            .map(|v| v.to_str().unwrap().to_owned());
+        let retry = r.headers().get("retry-after").map(|v| v.to_str().unwrap().to_owned());
         (status, r.json().await.unwrap(), retry)
     }
 
@@ -63,7 +60,7 @@ fn otp(to: &str) -> Value {
 async fn a_code_to_a_country_outside_otp_countries_is_refused_naming_it_and_nothing_is_stored() {
     let t = Running::launch(Some(FR), Vec::new(), RunMode::Serve).await;
     let (_, key) = t.key("website").await;
-    let (status, v, _) = t.send(&key, otp("+447700900123")).await;
+    let (status, v, _) = t.send(&key, otp("+447400123456")).await;
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_eq!(v["code"], "country_not_allowed");
     assert_eq!(v["errors"][0]["field"], "destination");
@@ -73,21 +70,27 @@ async fn a_code_to_a_country_outside_otp_countries_is_refused_naming_it_and_noth
     assert_eq!(t.count_where("message", "1"), 0, "nothing refused is stored");
     // Other kinds may go anywhere by default; codes to the office's own country go.
     let (status, _, _) = t
-        .send(&key, json!({ "destination": "+447700900123", "text": "Your parcel left" }))
+        .send(
+            &key,
+            json!({ "destination": "+447400123456", "text": "Your parcel left" }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED);
     assert_eq!(t.send(&key, otp("+33612345678")).await.0, StatusCode::CREATED);
 
     // Counted and audited with who asked, and the number is in neither.
     assert_eq!(
-        t.count_where("guardrail_count", "reason = 'country_not_allowed' AND country = 'GB' AND n = 1"),
+        t.count_where(
+            "guardrail_count",
+            "reason = 'country_not_allowed' AND country = 'GB' AND n = 1"
+        ),
         1
     );
     let audited = t.audited("guardrail.refused");
     assert_eq!(audited.len(), 1);
     assert_eq!(audited[0]["key"], "website");
     assert_eq!(audited[0]["actor"], "api key website");
-    assert!(!audited[0].to_string().contains("7700900123"), "{}", audited[0]);
+    assert!(!audited[0].to_string().contains("7400123456"), "{}", audited[0]);
     let (_, overview) = t.read(&t.operator, "/api/v1/guardrails").await;
     let overview: Value = serde_json::from_str(&overview).unwrap();
     let counts = overview["counts"].as_array().unwrap();
@@ -101,7 +104,7 @@ async fn a_code_to_a_country_outside_otp_countries_is_refused_naming_it_and_noth
         .http
         .post(format!("{}/api/v1/messages/preview", t.url))
         .bearer_auth(&key)
-        .json(&json!({ "messages": [otp("+447700900123"), otp("+33612345679")] }))
+        .json(&json!({ "messages": [otp("+447400123456"), otp("+33612345679")] }))
         .send()
         .await
         .unwrap();
@@ -131,7 +134,8 @@ async fn the_fourth_code_to_one_number_within_ten_minutes_is_refused_with_when_t
     assert_eq!(t.send(&key, reminder).await.0, StatusCode::CREATED);
     // A batch counts its own codes: two more to a fresh number fit, a third in the same batch
     // does not, and then none of the batch is stored.
-    let batch = json!({ "messages": [otp("+33612340000"), otp("+33612340000"), otp("+33612340000"), otp("+33612340000")] });
+    let batch =
+        json!({ "messages": [otp("+33612340000"), otp("+33612340000"), otp("+33612340000"), otp("+33612340000")] });
     let r = t
         .http
         .post(format!("{}/api/v1/messages/batch", t.url))
@@ -172,10 +176,17 @@ async fn a_key_with_a_narrower_list_is_refused_where_the_office_allows() {
         (&v["errors"][0]["params"]["country"], &v["errors"][0]["params"]["whose"]),
         (&json!("BE"), &json!("key"))
     );
-    assert_eq!(t.send(&wide, otp(belgian)).await.0, StatusCode::CREATED, "the office allows BE");
+    assert_eq!(
+        t.send(&wide, otp(belgian)).await.0,
+        StatusCode::CREATED,
+        "the office allows BE"
+    );
     // The key's countries for every kind, too.
-    let british = json!({ "destination": "+447700900123", "text": "Hello" });
-    assert_eq!(t.send(&narrow, british.clone()).await.0, StatusCode::UNPROCESSABLE_ENTITY);
+    let british = json!({ "destination": "+447400123456", "text": "Hello" });
+    assert_eq!(
+        t.send(&narrow, british.clone()).await.0,
+        StatusCode::UNPROCESSABLE_ENTITY
+    );
     assert_eq!(t.send(&wide, british).await.0, StatusCode::CREATED);
     // A list that is not countries is refused when the key is made.
     let r = t
@@ -190,6 +201,8 @@ async fn a_key_with_a_narrower_list_is_refused_where_the_office_allows() {
     t.stop().await;
 }
 
+/// Two connections with their own prices: the embedded sandbox, and another SMSC (a sandbox the
+/// test starts) on `{port}`.
 const PRICED: &str = r#"
 [intake]
 default_region = "FR"
@@ -201,7 +214,8 @@ sandbox = true
 country = "FR"
 price = 0.04
 [connections.dear]
-sandbox = true
+host = "127.0.0.1"
+port = {port}
 [[connections.dear.prices]]
 country = "RU"
 price = 0.09
@@ -216,26 +230,51 @@ connections = ["cheap"]
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn costs_follow_parts_and_route_prices_add_up_to_the_day_s_spend_and_its_limit_refuses() {
-    let t = Running::launch(Some(PRICED), Vec::new(), RunMode::Serve).await;
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let _dear = smsdesk_sandbox::Sandbox::start(smsdesk_sandbox::SandboxConfig {
+        port,
+        ..smsdesk_sandbox::SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let toml = PRICED.replace("{port}", &port.to_string());
+    let t = Running::launch(Some(&toml), Vec::new(), RunMode::Serve).await;
     let (_, key) = t.key("crm").await;
     // 3 UCS-2 parts to Russia at 0.09, 1 GSM-7 part to France at 0.04.
-    let russian = "Здравствуйте! Напоминаем о записи к врачу завтра в 14:30. Пожалуйста, сообщите нам заранее, если не сможете прийти. Спасибо!";
+    let russian = "Здравствуйте! Напоминаем о записи к врачу завтра в 14:30 по адресу: ул. Ленина, 12. Пожалуйста, сообщите нам заранее, если не сможете прийти. Спасибо!";
     let (status, ru, _) = t
         .send(&key, json!({ "destination": "+79161234567", "text": russian }))
         .await;
     assert_eq!(status, StatusCode::CREATED, "{ru}");
-    assert_eq!((ru["segments"].as_u64(), ru["encoding"].as_str()), (Some(3), Some("ucs2")));
+    assert_eq!(
+        (ru["segments"].as_u64(), ru["encoding"].as_str()),
+        (Some(3), Some("ucs2"))
+    );
     let (status, fr, _) = t
-        .send(&key, json!({ "destination": "+33612345678", "text": "RDV demain 14h30" }))
+        .send(
+            &key,
+            json!({ "destination": "+33612345678", "text": "RDV demain 14h30" }),
+        )
         .await;
     assert_eq!(status, StatusCode::CREATED);
     let cost = |id: &Value| {
         t.count_where(
             "report_entry",
-            &format!("message_id = {id} AND cost = {}", if id == &ru["id"] { 270_000 } else { 40_000 }),
+            &format!(
+                "message_id = {id} AND cost = {}",
+                if id == &ru["id"] { 270_000 } else { 40_000 }
+            ),
         )
     };
-    assert_eq!((cost(&ru["id"]), cost(&fr["id"])), (1, 1), "each message's cost recorded");
+    assert_eq!(
+        (cost(&ru["id"]), cost(&fr["id"])),
+        (1, 1),
+        "each message's cost recorded"
+    );
     let (_, dashboard) = t.read(&key, "/api/v1/dashboard").await;
     let dashboard: Value = serde_json::from_str(&dashboard).unwrap();
     assert_eq!(dashboard["spend"]["today"], "0.31", "{}", dashboard["spend"]);
@@ -251,7 +290,10 @@ async fn costs_follow_parts_and_route_prices_add_up_to_the_day_s_spend_and_its_l
     assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{v}");
     assert_eq!(v["code"], "spend_limit");
     let p = &v["errors"][0]["params"];
-    assert_eq!((&p["limit"], &p["spent"], &p["cost"], &p["max"]), (&json!("day"), &json!("0.31"), &json!("0.27"), &json!("0.40")));
+    assert_eq!(
+        (&p["limit"], &p["spent"], &p["cost"], &p["max"]),
+        (&json!("day"), &json!("0.31"), &json!("0.27"), &json!("0.40"))
+    );
     assert_eq!(t.count_where("message", "1"), 2);
     // One more French part still fits (0.35).
     let one_more = json!({ "destination": "+33612345679", "text": "ok" });
@@ -276,7 +318,10 @@ async fn costs_follow_parts_and_route_prices_add_up_to_the_day_s_spend_and_its_l
     let (_, behind) = t
         .read(&key, "/api/v1/reports/spend.csv?from_ms=0&utc_offset_minutes=-600")
         .await;
-    let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as i64;
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_millis() as i64;
     let there = smsdesk_engine::clock::format_rfc3339(now - 600 * 60_000);
     assert!(behind.lines().skip(1).all(|l| l.starts_with(&there[..10])), "{behind}");
     let (_, report) = t.read(&key, "/api/v1/reports/spend?from_ms=0").await;

@@ -285,18 +285,40 @@ mod tests {
                 .write_blocking(move |tx| crate::tables::message::insert(tx, &m))
                 .unwrap()
         };
+        for name in ["website", "crm"] {
+            store
+                .writer()
+                .write_blocking(move |tx| {
+                    let limits = smsdesk_core::access::KeyLimits::default();
+                    let key = crate::tables::api_key::NewKey {
+                        name,
+                        prefix: name,
+                        hash: name,
+                        created_by: "test",
+                        webhook_url: None,
+                        webhook_secret: None,
+                        scopes: &[],
+                        limits: &limits,
+                    };
+                    crate::tables::api_key::insert(tx, &key)
+                })
+                .unwrap();
+        }
         write(message("+33612345678", MessageKind::Otp, Some(1)));
         at.store(T + 60_000, Ordering::Relaxed);
         write(message("+33612345678", MessageKind::Otp, Some(2)));
         write(message("+33612345699", MessageKind::Otp, Some(1)));
         write(message("+33612345678", MessageKind::Transactional, Some(1)));
-        write(message("+447700900123", MessageKind::Otp, Some(1)));
+        write(message("+447400123456", MessageKind::Otp, Some(1)));
         let r = store.reader();
         let read = |f: &dyn Fn(&rusqlite::Connection) -> Result<(u64, Option<i64>), StoreError>| {
             r.read_blocking(|c| f(c)).unwrap()
         };
         assert_eq!(read(&|c| otp_to_number(c, "+33612345678", T)), (2, Some(T)));
-        assert_eq!(read(&|c| otp_to_number(c, "+33612345678", T + 1)), (1, Some(T + 60_000)));
+        assert_eq!(
+            read(&|c| otp_to_number(c, "+33612345678", T + 1)),
+            (1, Some(T + 60_000))
+        );
         assert_eq!(read(&|c| otp_to_prefix(c, "+336123456", T)), (3, Some(T)));
         assert_eq!(read(&|c| otp_to_prefix(c, "+33612345", T)), (3, Some(T)));
         assert_eq!(read(&|c| otp_to_prefix(c, "+3361234567", T)), (2, Some(T)));
@@ -309,10 +331,19 @@ mod tests {
         assert_eq!(r.read_blocking(|c| spent_since(c, T, None)).unwrap(), 250_000);
         assert_eq!(r.read_blocking(|c| spent_since(c, T, Some("key:1"))).unwrap(), 200_000);
         assert_eq!(r.read_blocking(|c| spent_since(c, T + HOUR_MS, None)).unwrap(), 0);
-        let lines = r.read_blocking(|c| spend_lines(c, T - HOUR_MS, T + HOUR_MS, 0)).unwrap();
+        let lines = r
+            .read_blocking(|c| spend_lines(c, T - HOUR_MS, T + HOUR_MS, 0))
+            .unwrap();
         assert_eq!(
-            lines.iter().map(|l| (l.sender.as_str(), l.country.as_str(), l.messages, l.cost)).collect::<Vec<_>>(),
-            [("key:1", "FR", 3, 150_000), ("key:1", "GB", 1, 50_000), ("key:2", "FR", 1, 50_000)]
+            lines
+                .iter()
+                .map(|l| (l.sender.as_str(), l.country.as_str(), l.messages, l.cost))
+                .collect::<Vec<_>>(),
+            [
+                ("key:1", "FR", 3, 150_000),
+                ("key:1", "GB", 1, 50_000),
+                ("key:2", "FR", 1, 50_000)
+            ]
         );
     }
 
@@ -337,7 +368,8 @@ mod tests {
                 .collect::<Result<_, _>>()
                 .unwrap();
             assert!(
-                plan.iter().all(|p| p.starts_with("SEARCH message USING COVERING INDEX") && p.contains(index)),
+                plan.iter()
+                    .all(|p| p.starts_with("SEARCH message USING COVERING INDEX") && p.contains(index)),
                 "{sql}: {plan:?}"
             );
         }
