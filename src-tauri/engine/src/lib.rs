@@ -16,6 +16,7 @@ pub mod decisions;
 pub mod dispatch;
 pub mod door;
 pub mod engine;
+pub mod guardrail_rules;
 pub mod guardrails;
 pub mod idempotency;
 pub mod inbox;

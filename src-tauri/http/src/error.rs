@@ -88,18 +88,7 @@ impl From<ServiceError> for Failure {
                 f.body.errors = errors.clone();
                 return f;
             }
-            ServiceError::Refused(r) => {
-                use smsdesk_engine::guardrails::GuardrailReason as G;
-                let code = match r.reason {
-                    G::CountryNotAllowed | G::UnusualVolume => C::CountryNotAllowed,
-                    G::VelocityLimit => C::VelocityLimit,
-                    G::SpendLimit => C::SpendLimit,
-                };
-                let mut f = Failure::new(code, message);
-                f.body.errors = r.errors.clone();
-                f.retry_after = r.retry_after_secs;
-                return f;
-            }
+            ServiceError::Refused(r) => return refusal(r, message),
             ServiceError::BadRequest(_) => C::BadRequest,
             ServiceError::NotFound(_) => C::NotFound,
             ServiceError::InFlight => C::IdempotencyKeyInFlight,
@@ -158,6 +147,20 @@ impl From<ServiceError> for Failure {
         }
         failure
     }
+}
+
+/// A guardrail's refusal: its code, each message's error, and when to try again.
+fn refusal(r: &smsdesk_engine::guardrails::Refusal, message: String) -> Failure {
+    use smsdesk_engine::guardrails::GuardrailReason as G;
+    let code = match r.reason {
+        G::CountryNotAllowed | G::UnusualVolume => ErrorCode::CountryNotAllowed,
+        G::VelocityLimit => ErrorCode::VelocityLimit,
+        G::SpendLimit => ErrorCode::SpendLimit,
+    };
+    let mut f = Failure::new(code, message);
+    f.body.errors = r.errors.clone();
+    f.retry_after = r.retry_after_secs;
+    f
 }
 
 /// When a refusal that passes with time may be tried again, in seconds.

@@ -14,6 +14,7 @@ mod hosts;
 mod lists;
 mod networks;
 mod region;
+mod routes;
 #[macro_use]
 mod settings_macro;
 mod settings;

@@ -175,25 +175,13 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
             attach(tx, &e, event, *message_id, *mismatches_seen, &r.actor, policy)?;
             (ExceptionStatus::Resolved, format!("attached:{message_id}"))
         }
-        (
-            Action::Resend { .. } | Action::MarkFailed,
-            ExceptionKind::OutcomeUnknown
-            | ExceptionKind::PartlySent
-            | ExceptionKind::OptedOut
-            | ExceptionKind::UnusualVolume,
-        ) => {
+        (Action::Resend { .. } | Action::MarkFailed, kind) if holds_message(kind) => {
             // The queue settles the message and closes this exception with the note, audited.
             let message = e.message_id.ok_or_else(not_allowed)?;
             return settle_sending(tx, message, r);
         }
         // A message held for a decision needs one about the message itself.
-        (
-            Action::Dismiss,
-            ExceptionKind::OutcomeUnknown
-            | ExceptionKind::PartlySent
-            | ExceptionKind::OptedOut
-            | ExceptionKind::UnusualVolume,
-        ) => return Err(not_allowed()),
+        (Action::Dismiss, kind) if holds_message(kind) => return Err(not_allowed()),
         (Action::Dismiss, kind) => {
             if let (Some(message), ExceptionKind::ConflictingFinal | ExceptionKind::NoReceipt) = (e.message_id, kind) {
                 let input = Input::Decision {
@@ -220,6 +208,18 @@ pub fn resolve(tx: &mut WriteTx<'_>, r: &Resolution, policy: &ReceiptPolicy) -> 
         ),
     })?;
     Ok(())
+}
+
+/// Whether an exception of `kind` holds its message for a decision about sending it (resend or
+/// mark failed, never dismiss).
+fn holds_message(kind: ExceptionKind) -> bool {
+    matches!(
+        kind,
+        ExceptionKind::OutcomeUnknown
+            | ExceptionKind::PartlySent
+            | ExceptionKind::OptedOut
+            | ExceptionKind::UnusualVolume
+    )
 }
 
 /// Attaches the receipt of exception `e` (its logical event `event`) to `message_id`, once the

@@ -32,7 +32,7 @@ struct Limit<'a> {
     key: String,
     max: u32,
     window_ms: i64,
-    count: &'a dyn Fn(&WriteTx<'_>, i64) -> Result<(u64, Option<i64>), StoreError>,
+    count: &'a dyn Fn(&WriteTx<'_>, i64) -> Result<guardrail::Counted, StoreError>,
 }
 
 /// Refuses the request when one of its one-time codes would pass a limit; says when one more fits.

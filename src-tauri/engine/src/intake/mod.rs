@@ -197,7 +197,7 @@ pub struct IntakeRules {
     /// When typographic characters are replaced, unless a message says otherwise.
     pub smart_encoding: crate::sms::smart::SmartEncoding,
     /// Where messages may go, how fast codes may, what may be spent, and the prices.
-    pub guardrails: std::sync::Arc<crate::guardrails::GuardrailRules>,
+    pub guardrails: std::sync::Arc<crate::guardrail_rules::GuardrailRules>,
 }
 
 impl IntakeRules {
@@ -212,7 +212,7 @@ impl IntakeRules {
             registered_delivery: [1; 3],
             otp_validity_ms: DEFAULT_OTP_VALIDITY_MS,
             smart_encoding: crate::sms::smart::SmartEncoding::Off,
-            guardrails: std::sync::Arc::new(crate::guardrails::GuardrailRules::off()),
+            guardrails: std::sync::Arc::new(crate::guardrail_rules::GuardrailRules::off()),
         }
     }
 }

@@ -9,6 +9,9 @@ use ts_rs::TS;
 use crate::totals::HOUR_MS;
 use crate::{Reads, StoreError, WriteTx};
 
+/// How many codes were counted, and when the first of them was handed in.
+pub type Counted = (u64, Option<i64>);
+
 const BY_NUMBER: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
      WHERE kind = 'otp' AND destination = ?1 AND created_at >= ?2";
 const BY_PREFIX: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY message_otp_destination
@@ -20,7 +23,7 @@ const BY_COUNTRY: &str = "SELECT count(*) FROM message INDEXED BY message_otp_co
 
 /// How many one-time codes went to `destination` since `since_ms`, and when the first of them was
 /// handed in.
-pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Result<Counted, StoreError> {
     Ok(conn
         .connection()
         .prepare_cached(BY_NUMBER)?
@@ -31,7 +34,7 @@ pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Res
 
 /// How many one-time codes went to numbers starting with `prefix` (E.164) since `since_ms`, and
 /// when the first of them was handed in.
-pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<Counted, StoreError> {
     // Every number with the prefix sorts between it and the prefix followed by ':' (after '9').
     let end = format!("{prefix}:");
     Ok(conn
@@ -43,7 +46,7 @@ pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<(
 }
 
 /// How many one-time codes API key `key` handed in since `since_ms`, and when the first was.
-pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
+pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<Counted, StoreError> {
     Ok(conn
         .connection()
         .prepare_cached(BY_KEY)?
@@ -311,9 +314,8 @@ mod tests {
         write(message("+33612345678", MessageKind::Transactional, Some(1)));
         write(message("+447400123456", MessageKind::Otp, Some(1)));
         let r = store.reader();
-        let read = |f: &dyn Fn(&rusqlite::Connection) -> Result<(u64, Option<i64>), StoreError>| {
-            r.read_blocking(|c| f(c)).unwrap()
-        };
+        let read =
+            |f: &dyn Fn(&rusqlite::Connection) -> Result<Counted, StoreError>| r.read_blocking(|c| f(c)).unwrap();
         assert_eq!(read(&|c| otp_to_number(c, "+33612345678", T)), (2, Some(T)));
         assert_eq!(
             read(&|c| otp_to_number(c, "+33612345678", T + 1)),

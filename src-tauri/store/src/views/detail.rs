@@ -182,6 +182,25 @@ pub struct MessageDetail {
     pub cost_micros: Option<i64>,
 }
 
+/// The text as handed in (when smart encoding replaced characters in `body`, the text as sent), the
+/// characters replaced, and the message's cost (when a price covered it).
+fn as_given_and_cost(c: &Connection, id: i64, body: &str) -> Result<(Option<String>, String, Option<i64>), ViewError> {
+    use smsdesk_core::sms::smart;
+    let replaced = crate::tables::guardrail::smart_replaced(c, id)?
+        .map(|r| smart::from_stored(&r))
+        .unwrap_or_default();
+    let as_given = smart::restore(body, &replaced).filter(|_| !replaced.is_empty());
+    let priced = !crate::tables::guardrail::prices_of(c, id)?.is_empty();
+    let cost = match priced {
+        true => c
+            .prepare_cached("SELECT cost FROM report_entry WHERE message_id = ?1")?
+            .query_row([id], |r| r.get(0))
+            .optional()?,
+        false => None,
+    };
+    Ok((as_given, smart::characters(&replaced), cost))
+}
+
 /// The stored projection columns a detail needs.
 struct StoredState {
     state: DeliveryState,
@@ -445,20 +464,7 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             &audit,
         );
         let webhooks = crate::tables::webhook::deliveries_for_message(c, id)?;
-        let replaced = crate::tables::guardrail::smart_replaced(c, id)?
-            .map(|r| smsdesk_core::sms::smart::from_stored(&r))
-            .unwrap_or_default();
-        let text_as_given =
-            smsdesk_core::sms::smart::restore(&message.body, &replaced).filter(|_| !replaced.is_empty());
-        let replaced_characters = smsdesk_core::sms::smart::characters(&replaced);
-        let priced = !crate::tables::guardrail::prices_of(c, id)?.is_empty();
-        let cost_micros = match priced {
-            true => c
-                .prepare_cached("SELECT cost FROM report_entry WHERE message_id = ?1")?
-                .query_row([id], |r| r.get(0))
-                .optional()?,
-            false => None,
-        };
+        let (text_as_given, replaced_characters, cost_micros) = as_given_and_cost(c, id, &message.body)?;
         Ok(Some(MessageDetail {
             summary,
             message,
