@@ -170,6 +170,17 @@ fn add(sign: i64, filter: &str) -> String {
     )
 }
 
+/// Who handed a message in, as the report names them (the rule [`ENTRY`] applies to stored rows):
+/// `key:<id>` for an API key, `csv`, `cli`, or `person:<login>`.
+pub fn sender_of(m: &NewMessage) -> String {
+    match (m.api_key_id, m.channel) {
+        (Some(key), _) => format!("key:{key}"),
+        (None, IntakeChannel::Csv) => "csv".to_owned(),
+        (None, IntakeChannel::Cli) => "cli".to_owned(),
+        (None, _) => format!("person:{}", m.submitted_by.as_deref().unwrap_or("")),
+    }
+}
+
 /// Writes the entry of a message just written by intake, queued, with its country read
 /// (`country`, "" for none), and adds it to the sums: what [`ENTRY`] computes for such a message,
 /// without the writer reading its rows again.
@@ -180,12 +191,7 @@ pub(crate) fn entered(
     country: &str,
     now: i64,
 ) -> Result<(), StoreError> {
-    let sender = match (m.api_key_id, m.channel) {
-        (Some(key), _) => format!("key:{key}"),
-        (None, IntakeChannel::Csv) => "csv".to_owned(),
-        (None, IntakeChannel::Cli) => "cli".to_owned(),
-        (None, _) => format!("person:{}", m.submitted_by.as_deref().unwrap_or("")),
-    };
+    let sender = sender_of(m);
     let hour = now - now.rem_euclid(HOUR_MS);
     let route = m.route.as_deref().unwrap_or("");
     // Not tried yet: priced on the connection it is queued for.

@@ -29,8 +29,6 @@ pub use crate::store::tables::guardrail::{GuardrailCount, GuardrailReason, Spend
 #[cfg(test)]
 mod tests;
 
-use smsdesk_core::domain::IntakeChannel;
-
 use crate::intake::FieldError;
 use crate::messages::NewMessage;
 use crate::said::FieldCode;
@@ -61,12 +59,7 @@ impl Refusal {
 
 /// Who handed a message in, as the delivery report (and the guardrail counts) name them.
 pub fn sender_of(n: &NewMessage) -> String {
-    match (n.api_key_id, n.channel) {
-        (Some(key), _) => format!("key:{key}"),
-        (None, IntakeChannel::Csv) => "csv".to_owned(),
-        (None, IntakeChannel::Cli) => "cli".to_owned(),
-        (None, _) => format!("person:{}", n.submitted_by.as_deref().unwrap_or("")),
-    }
+    crate::store::reports::sender_of(n)
 }
 
 /// The field of message `i` of `len` (a batch's errors name the message's index).
