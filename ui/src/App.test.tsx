@@ -31,6 +31,7 @@ function dashboard(open: number): Dashboard {
     open_exceptions: [],
     open_exceptions_total: open,
     backups: { last_backup_ms: null, automatic: true, keep_days: 14 },
+    spend: null,
   };
 }
 

@@ -7,7 +7,7 @@ import { byTestId, click, queryTestId, render, settle, submit, type, type Render
 import { FakeBackend } from "../test/fakeBackend";
 import { ApiKeys, parsePrefixes } from "./ApiKeys";
 
-const NO_LIMITS = { per_minute: null, per_day: null, destination_prefixes: [] };
+const NO_LIMITS = { per_minute: null, per_day: null, destination_prefixes: [], countries: [], otp_countries: [] };
 
 const website: ApiKeyInfo = {
   id: 1,
@@ -133,7 +133,7 @@ describe("API keys", () => {
         name: "backoffice",
         webhook_url: null,
         scopes: ["send", "read:all", "act"],
-        limits: { per_minute: 60, per_day: 1000, destination_prefixes: ["+33", "+32", "+41"] },
+        limits: { per_minute: 60, per_day: 1000, destination_prefixes: ["+33", "+32", "+41"], countries: [], otp_countries: [] },
       },
     ]);
     const row = root.querySelector<HTMLElement>('[data-testid="key-row"][data-id="2"]') as HTMLElement;
@@ -151,7 +151,7 @@ describe("API keys", () => {
       id: 2,
       name: "crm",
       scopes: ["read:all", "export"],
-      limits: { per_minute: null, per_day: 500, destination_prefixes: ["+33"] },
+      limits: { per_minute: null, per_day: 500, destination_prefixes: ["+33"], countries: [], otp_countries: [] },
     };
     const { root } = await keysScreen([website, crm]);
     const [first, second] = [...root.querySelectorAll<HTMLElement>('[data-testid="key-row"]')];

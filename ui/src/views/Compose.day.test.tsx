@@ -33,7 +33,9 @@ function office(row: (m: SubmitMessage) => Partial<PreviewRow> = () => ({}), ref
   backend.listTemplates = () => Promise.resolve([REMINDER]);
   backend.previewMessages = (batch) =>
     Promise.resolve({
-      rows: batch.messages.map((m, index) => ({ index, destination: null, text: null, plan: null, errors: [], ...row(m) })),
+      currency: "EUR",
+      total_cost: null,
+      rows: batch.messages.map((m, index) => ({ cost: null, smart: null, index, destination: null, text: null, plan: null, errors: [], ...row(m) })),
     });
   backend.submitMessage = (message) => {
     const refusal = refuse?.(message) ?? null;

@@ -50,6 +50,7 @@ function figures(over: Partial<DashboardData> = {}): DashboardData {
     ],
     open_exceptions_total: 3,
     backups: { last_backup_ms: NOW - 3 * 3_600_000, automatic: true, keep_days: 14 },
+    spend: null,
     ...over,
   };
 }
