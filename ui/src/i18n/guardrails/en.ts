@@ -44,8 +44,6 @@ export const guardrailsEn = {
   "guardrails.spend.today": "Today",
   "guardrails.spend.month": "This month",
   "guardrails.spend.ofLimit": "{spent} of {limit}",
-  "guardrails.spend.limitLeft": "Limit {limit}: {left} left",
-  "guardrails.spend.limitReached": "Limit {limit}: reached",
   "guardrails.spend.noLimit": "No limit",
   "guardrails.spend.estimated": "Estimated from each message’s parts and its connection’s price.",
   "guardrails.spend.priced": "Connections with prices: {connections}.",
@@ -106,11 +104,9 @@ export const guardrailsEn = {
   "counter.smart.replaced.many": "{count} characters replaced ({chars})",
   "counter.smart.replaced.other": "{count} characters replaced ({chars})",
   "send.cost": "Estimated cost: {cost}",
-  "send.cost.none": "No price covers this message: its cost is not estimated.",
 
   // The CSV import's preview.
   "import.cost": "Estimated cost of the ready rows: {cost}",
-  "import.cost.none": "No price covers these messages: their cost is not estimated.",
   "import.col.cost": "Cost",
 
   // A message's page.

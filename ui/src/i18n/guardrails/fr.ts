@@ -39,8 +39,6 @@ export const guardrailsFr: { readonly [K in keyof typeof guardrailsEn]: string }
   "guardrails.spend.today": "Aujourd’hui",
   "guardrails.spend.month": "Ce mois-ci",
   "guardrails.spend.ofLimit": "{spent} sur {limit}",
-  "guardrails.spend.limitLeft": "Plafond {limit} : reste {left}",
-  "guardrails.spend.limitReached": "Plafond {limit} : atteint",
   "guardrails.spend.noLimit": "Sans plafond",
   "guardrails.spend.estimated": "Estimée d’après les parties de chaque message et le prix de sa connexion.",
   "guardrails.spend.priced": "Connexions avec des prix : {connections}.",
@@ -97,10 +95,8 @@ export const guardrailsFr: { readonly [K in keyof typeof guardrailsEn]: string }
   "counter.smart.replaced.many": "{count} de caractères remplacés ({chars})",
   "counter.smart.replaced.other": "{count} caractères remplacés ({chars})",
   "send.cost": "Coût estimé : {cost}",
-  "send.cost.none": "Aucun prix ne couvre ce message : son coût n’est pas estimé.",
 
   "import.cost": "Coût estimé des lignes prêtes : {cost}",
-  "import.cost.none": "Aucun prix ne couvre ces messages : leur coût n’est pas estimé.",
   "import.col.cost": "Coût",
 
   "message.textAsSent": "Texte tel qu’envoyé",

@@ -39,8 +39,6 @@ export const guardrailsRu: { readonly [K in keyof typeof guardrailsEn]: string }
   "guardrails.spend.today": "Сегодня",
   "guardrails.spend.month": "В этом месяце",
   "guardrails.spend.ofLimit": "{spent} из {limit}",
-  "guardrails.spend.limitLeft": "Лимит {limit}: осталось {left}",
-  "guardrails.spend.limitReached": "Лимит {limit}: исчерпан",
   "guardrails.spend.noLimit": "Без лимита",
   "guardrails.spend.estimated": "Оценка по числу частей каждого сообщения и цене его подключения.",
   "guardrails.spend.priced": "Подключения с ценами: {connections}.",
@@ -97,10 +95,8 @@ export const guardrailsRu: { readonly [K in keyof typeof guardrailsEn]: string }
   "counter.smart.replaced.many": "заменено {count} символов ({chars})",
   "counter.smart.replaced.other": "заменено символов: {count} ({chars})",
   "send.cost": "Оценочная стоимость: {cost}",
-  "send.cost.none": "Для этого сообщения нет цены: его стоимость не оценивается.",
 
   "import.cost": "Оценочная стоимость готовых строк: {cost}",
-  "import.cost.none": "Для этих сообщений нет цены: их стоимость не оценивается.",
   "import.col.cost": "Стоимость",
 
   "message.textAsSent": "Текст в том виде, в каком отправлен",
