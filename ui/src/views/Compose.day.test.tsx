@@ -151,7 +151,7 @@ describe("Compose with a template", () => {
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();
     expect(sent).toEqual([
-      { destination: "+33612345600", template: "Reminder", values: { name: "Anna", date: "lundi" }, kind: "transactional" },
+      { destination: "+33612345600", template: "Reminder", values: { name: "Anna", date: "lundi" }, kind: "transactional", smart_encoding: "typography" },
     ]);
   });
 
@@ -171,7 +171,7 @@ describe("Compose with a template", () => {
 
     await click(byTestId(root, "send-unfilled-send"));
     await settle();
-    expect(sent).toEqual([{ destination: "+33612345600", text: "Bonjour {name}, à lundi.", kind: "transactional" }]);
+    expect(sent).toEqual([{ destination: "+33612345600", text: "Bonjour {name}, à lundi.", kind: "transactional", smart_encoding: "typography" }]);
     expect(queryTestId(root, "send-unfilled")).toBeNull();
   });
 

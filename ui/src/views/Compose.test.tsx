@@ -75,7 +75,7 @@ describe("Compose", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Hello");
     expect(asked, "nothing is asked while typing").toHaveLength(0);
     await settle(DELAY * 3);
-    expect(asked).toEqual([{ messages: [{ destination: "06 12 34 56 00", text: "Hello", kind: "transactional" }] }]);
+    expect(asked).toEqual([{ messages: [{ destination: "06 12 34 56 00", text: "Hello", kind: "transactional", smart_encoding: "typography" }] }]);
     expect(byTestId(root, "send-counter").textContent).toBe("GSM 7-bit · 1 part · 155 characters left");
     expect(byTestId(root, "send-normalised").textContent).toBe("Will be sent to +33612345600");
 
@@ -170,6 +170,7 @@ describe("Compose: send later", () => {
         destination: "+33612345600",
         text: "Your appointment is tomorrow",
         kind: "transactional",
+        smart_encoding: "typography",
         scheduled_at: new Date(later).toISOString(),
       },
     ]);
@@ -187,7 +188,7 @@ describe("Compose: send later", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Now");
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();
-    expect(sent).toEqual([{ destination: "+33612345600", text: "Now", kind: "transactional" }]);
+    expect(sent).toEqual([{ destination: "+33612345600", text: "Now", kind: "transactional", smart_encoding: "typography" }]);
     expect(byTestId(root, "send-done").textContent).toBe("Queued as message 41.");
   });
 

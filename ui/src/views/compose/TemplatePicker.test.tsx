@@ -138,7 +138,7 @@ describe("templates in compose", () => {
     await click(byTestId(root, "send-submit"));
     await settle();
     expect(sent).toEqual([
-      { destination: "+33612345678", template: "Reminder", values: { name: "Anna", date: "Monday" }, kind: "transactional" },
+      { destination: "+33612345678", template: "Reminder", values: { name: "Anna", date: "Monday" }, kind: "transactional", smart_encoding: "typography" },
     ]);
   });
 
