@@ -145,6 +145,42 @@ describe("API keys", () => {
     expect(checkbox(root, "read:own").checked, "the form is back to the defaults for the next key").toBe(true);
   });
 
+  it("gives a key the countries its messages and codes may go to and spend limits of its own, and describes them", async () => {
+    const { created, root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "website");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "fr, be");
+    await type(byTestId<HTMLInputElement>(root, "key-otp-countries"), "FR");
+    await type(byTestId<HTMLInputElement>(root, "key-spend-day"), "5,50");
+    await submit(form);
+    await settle();
+    expect(created[0]?.limits).toEqual({
+      per_minute: null,
+      per_day: null,
+      destination_prefixes: [],
+      countries: ["FR", "BE"],
+      otp_countries: ["FR"],
+      spend_day: "5.50",
+    });
+    const row = root.querySelector<HTMLElement>('[data-testid="key-row"][data-id="2"]') as HTMLElement;
+    const limits = byTestId(row, "key-limits").textContent;
+    expect(limits).toContain("only to FR, BE");
+    expect(limits).toContain("one-time codes only to FR");
+    expect(limits).toContain("at most 5.50 a day");
+  });
+
+  it("refuses a country that is not two letters or a spend limit that is not an amount, saying why", async () => {
+    const { root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "website");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "France");
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("A country must be two letters, such as FR.");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "FR");
+    await type(byTestId<HTMLInputElement>(root, "key-spend-month"), "lots");
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("A spend limit must be an amount, such as 5.00.");
+    expect(byTestId<HTMLButtonElement>(root, "create-key-submit").disabled).toBe(true);
+  });
+
   it("shows each key's scopes and limits, or that it has none", async () => {
     const crm: ApiKeyInfo = {
       ...website,

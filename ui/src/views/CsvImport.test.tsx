@@ -473,3 +473,46 @@ describe("after an import", () => {
     expect(byTestId(root, "import-done").textContent).toContain("1 message mis en file d’attente.");
   });
 });
+
+describe("CsvImport and the costs", () => {
+  it("shows what the ready rows would cost together, and each previewed row's cost, before anything is queued", async () => {
+    const { backend, batches } = fakeEngine();
+    // The file is checked in chunks of 500: the total adds up every chunk's rows, not only the last.
+    backend.previewMessages = (batch) =>
+      Promise.resolve({
+        currency: "EUR",
+        total_cost: "1.000",
+        rows: batch.messages.map((m, index) => ({
+          index,
+          destination: m.destination === "bad" ? null : m.destination,
+          text: null,
+          plan: { encoding: "gsm7", units: 10, segments: m.destination.startsWith("+44") ? 2 : 1, remaining_in_segment: 150 },
+          errors: m.destination === "bad" ? [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }] : [],
+          cost: m.destination === "bad" ? null : m.destination.startsWith("+44") ? "0.160" : "0.050",
+          smart: null,
+        })),
+      });
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    const lines = ["destination,text"];
+    for (let i = 0; i < 600; i += 1) lines.push(`+336123${String(i).padStart(5, "0")},Hello`);
+    lines.push("+447700900123,Hello", "bad,Hello");
+    await choose(root, `${lines.join("\r\n")}\r\n`);
+    await settled(root);
+    expect(byTestId(root, "import-cost").textContent, "600 × 0.050 + 0.160").toBe("Estimated cost of the ready rows: €30.160");
+    const rows = [...root.querySelectorAll<HTMLElement>('[data-testid="import-preview-row"]')];
+    expect(rows.map((r) => byTestId(r, "import-preview-cost").textContent)).toEqual(["€0.050", "€0.050", "€0.050"]);
+    expect(rows[0]?.textContent).toContain("Hello");
+    expect(batches, "nothing queued yet").toEqual([]);
+  });
+
+  it("shows no cost when no price covers the rows", async () => {
+    const { backend } = fakeEngine();
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, "destination,text\r\n+33612345600,Hello\r\n");
+    await settled(root);
+    expect(queryTestId(root, "import-cost")).toBeNull();
+    expect(queryTestId(root, "import-template-preview")).toBeNull();
+  });
+});
