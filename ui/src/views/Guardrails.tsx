@@ -117,7 +117,7 @@ function Counts({ counts, sinceMs }: { counts: readonly GuardrailCount[]; sinceM
   // A key is told apart by its id, and named by its label (its name when it still exists).
   const labels = new Map(counts.map((c) => [c.sender, c.label]));
   return (
-    <section className="panel" aria-labelledby={headingId} data-testid="guardrails-counts">
+    <section className="panel guardrails-counts" aria-labelledby={headingId} data-testid="guardrails-counts">
       <h2 id={headingId}>{t("guardrails.counts.title")}</h2>
       <p className="panel-intro">{t("guardrails.counts.since", { since: formatDateTime(sinceMs) })}</p>
       {counts.length === 0 ? (

@@ -81,7 +81,7 @@ export function SpendReportPanel({ backend, now = systemClock }: { backend: Back
     <section className="panel" aria-labelledby={ids.heading} aria-busy={state.status === "loading" || stale} data-testid="spend-report">
       <h2 id={ids.heading}>{t("guardrails.report.title")}</h2>
       <p className="panel-intro">{t("guardrails.report.intro")}</p>
-      <form className="form filters report-controls" onSubmit={show} noValidate data-testid="spend-controls">
+      <form className="form filters report-controls spend-controls" onSubmit={show} noValidate data-testid="spend-controls">
         <div className="field field-narrow">
           <label htmlFor={ids.period}>{t("reports.period")}</label>
           <select id={ids.period} value={chosen.period} onChange={(e) => choosePeriod(e.target.value as Period)} data-testid="spend-period">
@@ -140,7 +140,7 @@ export function SpendReportPanel({ backend, now = systemClock }: { backend: Back
       )}
       {shown !== null && (
         <div className="report-body" aria-busy={stale} data-stale={stale ? "true" : undefined}>
-          <p data-testid="spend-total" data-total={shown.total} data-currency={shown.currency}>
+          <p className="spend-total" data-testid="spend-total" data-total={shown.total} data-currency={shown.currency}>
             {t("guardrails.report.total", {
               from: formatDateShort(shown.from_ms),
               to: formatDateShort(shown.to_ms - 1),
