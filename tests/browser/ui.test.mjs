@@ -494,7 +494,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
       assert.equal(await page.getByTestId("user-role").textContent(), "Operator");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-guardrails", "nav-optouts", "nav-audit", "nav-about"]);
 
       // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
       const banner = page.getByTestId("sandbox-banner");
@@ -835,7 +835,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.getByTestId("resolve-not-yours").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByTestId("resolve-form").count(), 0, "no resolve form for a viewer");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-guardrails", "nav-optouts", "nav-audit", "nav-about"]);
 
       await page.getByTestId("nav-optouts").click();
       await page.locator('[data-testid="optout-row"][data-phone="+33612345628"]').waitFor({ timeout: 15_000 });
