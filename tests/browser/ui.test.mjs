@@ -892,7 +892,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const engineSentences = [failedDetail.queue.last_error].filter((s) => typeof s === "string" && s.length > 0);
       assert.ok(engineSentences.length > 0, "the failed message has its last problem in the engine's words");
       const places = [
-        ...["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
+        ...["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "guardrails", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
         `#/messages/${failed.id}`,
         `#/messages/${withMessage.message_id}`,
         `#/exceptions/${withMessage.id}`,
