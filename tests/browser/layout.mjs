@@ -126,6 +126,7 @@ function places(ids) {
     ["an exception", `#/exceptions/${ids.exception}`],
     ["an unmatched receipt", `#/exceptions/${ids.unmatched}`],
     ["alerts", "#/alerts"],
+    ["guardrails", "#/guardrails"],
     ["inbox", "#/inbox"],
     ["a conversation", `#/inbox/${encodeURIComponent(ids.thread)}`],
     ["opt-outs", "#/opt-outs"],

@@ -39,7 +39,18 @@ import { addBackupConnection, drainTheProvider } from "./story_connections.mjs";
 import { failingConnectionInTheReport, sendOnTheBackup } from "./story_reports.mjs";
 import { accessThenErase, codeShownMasked } from "./story_privacy.mjs";
 import { alertFiresAndEnds } from "./story_alerts.mjs";
-import { CHROMIUM_ARGS, serveUiFrom } from "./serve.mjs";
+import { CHROMIUM_ARGS, serveUiFrom, startServe } from "./serve.mjs";
+import {
+  aFewMessages,
+  bothTextsOnTheMessage,
+  GUARDRAILS_CONFIG,
+  GUARDRAILS_CSV,
+  guardrailsScreen,
+  importShowsItsCost,
+  otpToBritainRefused,
+  smartEncodingSavesAPart,
+  spendOnTheDashboard,
+} from "./story_guardrails.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
@@ -483,7 +494,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       assert.equal(await page.getByTestId("user-name").textContent(), OPERATOR.name);
       assert.equal(await page.getByTestId("user-role").textContent(), "Operator");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-guardrails", "nav-optouts", "nav-audit", "nav-about"]);
 
       // This server runs on the built-in sandbox SMSC: every screen must say that no real SMS is sent.
       const banner = page.getByTestId("sandbox-banner");
@@ -824,7 +835,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       await page.getByTestId("resolve-not-yours").waitFor({ timeout: 15_000 });
       assert.equal(await page.getByTestId("resolve-form").count(), 0, "no resolve form for a viewer");
       const tabs = await page.locator(".nav-item").evaluateAll((t) => t.map((e) => e.dataset.testid));
-      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
+      assert.deepEqual(tabs, ["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-guardrails", "nav-optouts", "nav-audit", "nav-about"]);
 
       await page.getByTestId("nav-optouts").click();
       await page.locator('[data-testid="optout-row"][data-phone="+33612345628"]').waitFor({ timeout: 15_000 });
@@ -881,7 +892,7 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
       const engineSentences = [failedDetail.queue.last_error].filter((s) => typeof s === "string" && s.length > 0);
       assert.ok(engineSentences.length > 0, "the failed message has its last problem in the engine's words");
       const places = [
-        ...["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
+        ...["dashboard", "reports", "messages", "inbox", "exceptions", "alerts", "guardrails", "opt-outs", "audit", "settings", "keys", "accounts", "privacy", "about"].map((s) => `#/${s}`),
         `#/messages/${failed.id}`,
         `#/messages/${withMessage.message_id}`,
         `#/exceptions/${withMessage.id}`,
@@ -1052,5 +1063,58 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
     assert.ok(exit, `the server must exit within ${EXIT_TIMEOUT_MS / 1000} s of SIGTERM${server.log()}`);
     assert.equal(exit.signal, null, `the server must exit by itself, not die of ${exit.signal}${server.log()}`);
     assert.equal(exit.code, 0, `the server must exit with code 0 after SIGTERM${server.log()}`);
+  });
+});
+
+// An instance of its own, started with prices and a spend limit in its config file (the story above
+// runs on an instance left as installed, where nothing is priced).
+describe("guardrails: smart encoding, a refused country, costs before sending, and the spend", { timeout: 300_000 }, () => {
+  let server;
+  let dataDir;
+  let browser;
+
+  before(async () => {
+    const bin = process.env.SMSDESK_BIN;
+    if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
+    dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-guardrails-"));
+    await writeFile(path.join(dataDir, "smsdesk.toml"), GUARDRAILS_CONFIG);
+    server = await startServe(bin, dataDir);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const token = new URL(server.setupLink).hash.slice(1);
+    const made = await fetch(new URL("/api/v1/setup", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token, name: ADMIN.name, password: ADMIN.password }),
+    });
+    assert.equal(made.status, 201, `the first admin is made: ${await made.text()}${server.log()}`);
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await server?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test("a French text goes in one part with its cost shown; a code to Great Britain is refused before it is sent and counted; the import shows its cost; the Guardrails screen shows the refusal and the spend", async () => {
+    const { context, page, problems } = await signedIn(browser, server.url, ADMIN);
+    try {
+      const ui = storyUi(page);
+      const id = await smartEncodingSavesAPart(ui);
+      await otpToBritainRefused(ui);
+      await aFewMessages(ui);
+      await bothTextsOnTheMessage(ui, id);
+      const csv = path.join(dataDir, "rappels.csv");
+      await writeFile(csv, GUARDRAILS_CSV);
+      await importShowsItsCost(ui, csv);
+      await guardrailsScreen(ui);
+      await spendOnTheDashboard(ui);
+      // The code sent anyway to Great Britain was refused, as it was meant to be: 422, and the console's line for it.
+      assert.deepEqual(unexpected(problems, 422, "/api/v1/messages"), [], "no console errors, failed or remote requests");
+    } catch (error) {
+      error.message += server.log();
+      throw error;
+    } finally {
+      await context.close();
+    }
   });
 });

@@ -31,6 +31,7 @@ function dashboard(open: number): Dashboard {
     open_exceptions: [],
     open_exceptions_total: open,
     backups: { last_backup_ms: null, automatic: true, keep_days: 14 },
+    spend: null,
   };
 }
 
@@ -74,6 +75,7 @@ describe("navigation", () => {
       "nav-inbox",
       "nav-exceptions",
       "nav-alerts",
+      "nav-guardrails",
       "nav-optouts",
       "nav-audit",
       "nav-settings",
@@ -276,7 +278,7 @@ describe("what each role sees", () => {
     await settle();
     const root = view.container;
     const tabs = [...root.querySelectorAll<HTMLElement>(".nav-item")].map((t) => t.dataset["testid"]);
-    expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-optouts", "nav-audit", "nav-about"]);
+    expect(tabs).toEqual(["nav-dashboard", "nav-reports", "nav-messages", "nav-inbox", "nav-exceptions", "nav-alerts", "nav-guardrails", "nav-optouts", "nav-audit", "nav-about"]);
     const asks: Record<string, string> = { settings: "settings", keys: "listKeys", accounts: "listAccounts", privacy: "privacyOverview" };
     for (const [section, ask] of Object.entries(asks)) {
       backend.calls.length = 0;

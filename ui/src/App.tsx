@@ -37,6 +37,7 @@ import { DashboardAlerts } from "./views/DashboardAlerts";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
 import { Exceptions } from "./views/Exceptions";
+import { Guardrails } from "./views/Guardrails";
 import { Inbox } from "./views/Inbox";
 import { Messages } from "./views/Messages";
 import { OptOuts } from "./views/OptOuts";
@@ -236,6 +237,7 @@ export function Sections({
         <Exceptions
           backend={backend}
           openId={route.id}
+          {...(route.kind === undefined ? {} : { kind: route.kind })}
           onOpen={(id) => navigate({ section: "exceptions", id })}
           onClose={() => navigate({ section: "exceptions", id: null })}
           onOpenMessage={(id) => navigate({ section: "messages", id })}
@@ -252,6 +254,7 @@ export function Sections({
         />
       )}
       {route.section === "alerts" && may.readAll && <Alerts backend={backend} notes={notes} />}
+      {route.section === "guardrails" && may.readAll && <Guardrails backend={backend} />}
       {route.section === "optouts" && may.readAll && (
         <OptOuts backend={backend} onOpenThread={(thread) => navigate({ section: "inbox", thread })} />
       )}

@@ -478,7 +478,7 @@ describe("HttpBackend against a real HTTP server", () => {
             name: "crm",
             webhook_url: null,
             scopes: ["send", "read:own"],
-            limits: { per_minute: null, per_day: null, destination_prefixes: [] },
+            limits: { per_minute: null, per_day: null, destination_prefixes: [], countries: [], otp_countries: [] },
           }),
         { route: "/api/v1/keys" },
       ],

@@ -101,7 +101,7 @@ describe("TauriBackend", () => {
       name: "crm",
       webhook_url: null,
       scopes: ["send", "read:all"],
-      limits: { per_minute: 10, per_day: null, destination_prefixes: ["+33"] },
+      limits: { per_minute: 10, per_day: null, destination_prefixes: ["+33"], countries: [], otp_countries: [] },
     };
     const update: SettingsUpdate = { values: { "smpp.tps": "25" }, password: "pw", callback_providers: [] };
     const test: ConnectionTest = {

@@ -96,6 +96,10 @@ export const EXPLAINED_CODES: Readonly<Partial<Record<BackendErrorCode, Explanat
   invalid_filter: "error.code.invalid_filter",
   write_failed: "error.code.write_failed",
   permanent_failure_retry: "error.code.permanent_failure_retry",
+  // The guardrails against SMS pumping and waste (each refused field says more).
+  country_not_allowed: "error.code.country_not_allowed",
+  velocity_limit: "error.code.velocity_limit",
+  spend_limit: "error.code.spend_limit",
 };
 
 /** What went wrong, in the reader's language (the generic sentence for a code the UI does not explain). */

@@ -40,6 +40,13 @@ describe("routes", () => {
     expect(parseRoute("#/messages?"), "nothing after ? is no query").toEqual({ section: "messages", id: null });
   });
 
+  it("read the Guardrails screen, and the exception queue narrowed to one kind", () => {
+    expect(parseRoute("#/guardrails")).toEqual({ section: "guardrails" });
+    expect(parseRoute("#/exceptions?kind=unusual_volume")).toEqual({ section: "exceptions", id: null, kind: "unusual_volume" });
+    expect(parseRoute("#/exceptions?kind=nonsense"), "a kind this version does not know").toEqual({ section: "exceptions", id: null });
+    for (const hash of ["#/guardrails", "#/exceptions?kind=unusual_volume"]) expect(formatRoute(parseRoute(hash))).toBe(hash);
+  });
+
   it("fall back to the messages list for anything else", () => {
     for (const hash of ["", "#", "#/", "#/nowhere", "#/messages/abc", "#/messages/-1", "#/messages/0"]) {
       expect(parseRoute(hash).section).toBe("messages");

@@ -1,4 +1,6 @@
 import { useCallback, useSyncExternalStore } from "react";
+import type { ExceptionKind } from "../bindings/ExceptionKind";
+import { EXCEPTION_KINDS } from "../views/labels";
 
 /**
  * Where the operator is, kept in the URL's fragment (`#/messages/12`) so that a message or an
@@ -18,9 +20,12 @@ export type Route =
   | { readonly section: "compose" }
   /** Importing messages from a CSV file (`#/messages/import`): likewise. */
   | { readonly section: "import" }
-  | { readonly section: "exceptions"; readonly id: number | null }
+  /** The exception queue, or one exception; `kind` (`#/exceptions?kind=unusual_volume`) narrows the queue to one kind. */
+  | { readonly section: "exceptions"; readonly id: number | null; readonly kind?: ExceptionKind }
   /** What fires now, what fired before, the rules and the channels (`#/alerts`). */
   | { readonly section: "alerts" }
+  /** What the guardrails against SMS pumping refused and held, the spend and its report (`#/guardrails`). */
+  | { readonly section: "guardrails" }
   /** The inbox, with one conversation open: its thread (a number in E.164, or a sender's address). */
   | { readonly section: "inbox"; readonly thread: string | null }
   | { readonly section: "optouts" }
@@ -82,6 +87,7 @@ export const SECTIONS: readonly NavSection[] = [
   "inbox",
   "exceptions",
   "alerts",
+  "guardrails",
   "optouts",
   "audit",
   "settings",
@@ -95,7 +101,7 @@ export const SECTIONS: readonly NavSection[] = [
 export const ADMIN_SECTIONS: ReadonlySet<Section> = new Set<Section>(["settings", "keys", "accounts", "privacy"]);
 
 /** Sections for those who may read everything (not a key that reads only its own messages). */
-export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts", "alerts"]);
+export const READ_ALL_SECTIONS: ReadonlySet<Section> = new Set<Section>(["reports", "inbox", "optouts", "alerts", "guardrails"]);
 
 /** Where a section's entry in the navigation leads: the section itself, nothing open in it. */
 export function sectionRoute(section: NavSection): Route {
@@ -136,8 +142,11 @@ export function parseRoute(hash: string): Route {
       return withQuery({ section, id: idOf(id) }, query);
     case "reports":
       return withQuery({ section }, query);
-    case "exceptions":
-      return { section, id: idOf(id) };
+    case "exceptions": {
+      const kind = new URLSearchParams(query).get("kind") ?? "";
+      const known = (EXCEPTION_KINDS as readonly string[]).includes(kind) ? (kind as ExceptionKind) : null;
+      return known === null || idOf(id) !== null ? { section, id: idOf(id) } : { section, id: null, kind: known };
+    }
     case "inbox":
       return { section, thread: threadOf(path.slice("inbox/".length)) };
     case "opt-outs":
@@ -146,6 +155,7 @@ export function parseRoute(hash: string): Route {
       return id === "connect" ? { section, connect: true } : { section };
     case "dashboard":
     case "alerts":
+    case "guardrails":
     case "audit":
     case "keys":
     case "accounts":
@@ -179,6 +189,9 @@ export function formatRoute(route: Route): string {
   }
   if (route.section === "exceptions" && route.id !== null) {
     return `#/${route.section}/${route.id}`;
+  }
+  if (route.section === "exceptions" && route.kind !== undefined) {
+    return `#/exceptions?kind=${route.kind}`;
   }
   if (route.section === "inbox") {
     return route.thread === null ? "#/inbox" : `#/inbox/${encodeURIComponent(route.thread)}`;

@@ -11,6 +11,7 @@ import { reportsEn } from "./reports/en";
 import { privacyEn } from "./privacy/en";
 import { settingsAlertsEn } from "./settings-alerts/en";
 import { alertsEn } from "./alerts/en";
+import { guardrailsEn } from "./guardrails/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1649,6 +1650,7 @@ export const en = {
   ...privacyEn,
   ...settingsAlertsEn,
   ...alertsEn,
+  ...guardrailsEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

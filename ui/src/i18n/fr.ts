@@ -8,6 +8,7 @@ import { reportsFr } from "./reports/fr";
 import { privacyFr } from "./privacy/fr";
 import { settingsAlertsFr } from "./settings-alerts/fr";
 import { alertsFr } from "./alerts/fr";
+import { guardrailsFr } from "./guardrails/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1646,4 +1647,5 @@ export const fr: Dictionary = {
   ...privacyFr,
   ...settingsAlertsFr,
   ...alertsFr,
+  ...guardrailsFr,
 };

@@ -8,6 +8,7 @@ import { reportsRu } from "./reports/ru";
 import { privacyRu } from "./privacy/ru";
 import { settingsAlertsRu } from "./settings-alerts/ru";
 import { alertsRu } from "./alerts/ru";
+import { guardrailsRu } from "./guardrails/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1646,4 +1647,5 @@ export const ru: Dictionary = {
   ...privacyRu,
   ...settingsAlertsRu,
   ...alertsRu,
+  ...guardrailsRu,
 };

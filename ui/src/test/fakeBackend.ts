@@ -70,6 +70,8 @@ export class FakeBackend implements Backend {
   runRetention: Backend["runRetention"] = this.#unset("runRetention");
   eraseNumber: Backend["eraseNumber"] = this.#unset("eraseNumber");
   subjectAccess: Backend["subjectAccess"] = this.#unset("subjectAccess");
+  guardrails: Backend["guardrails"] = this.#unset("guardrails");
+  spendReport: Backend["spendReport"] = this.#unset("spendReport");
   alerts: Backend["alerts"] = this.#unset("alerts");
   acknowledgeAlert: Backend["acknowledgeAlert"] = this.#unset("acknowledgeAlert");
   testAlert: Backend["testAlert"] = this.#unset("testAlert");

@@ -254,6 +254,9 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
       entry(T0 + 9_000, "receipt", 12, "Receipt DELIVRD (reported delivered) via smpp_deliver_sm on sandbox; a repeat."),
     ],
     retry: { blocked: [], confirm: [] },
+    text_as_given: null,
+    replaced_characters: "",
+    cost_micros: null,
     ...over,
   };
 }

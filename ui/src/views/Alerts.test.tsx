@@ -47,6 +47,15 @@ async function show(e: ReturnType<typeof engine>, languages: string[] = ["en-US"
 const firing = (root: HTMLElement, id: number): HTMLElement => root.querySelector<HTMLElement>(`[data-testid="alert-firing"][data-id="${id}"]`)!;
 
 describe("the Alerts screen", () => {
+  it("shows a rule of a newer engine by its code rather than failing", async () => {
+    const overview = alertsOverview();
+    const newer = { rule: "otp_held", setting: null, value: null } as unknown as AlertsOverview["rules"][number];
+    const root = await show(engine({ ...overview, rules: [...overview.rules, newer] }));
+    const row = root.querySelector<HTMLElement>('[data-testid="alert-rule"][data-rule="otp_held"]');
+    expect(row?.querySelector("th")?.textContent).toBe("otp_held");
+    expect(queryTestId(root, "alerts-error")).toBeNull();
+  });
+
   it("shows each firing alert in plain words: since when, its figures, and what each channel was told", async () => {
     const root = await show(engine(alertsOverview([linkDown(3), alert(2)])));
     expect(all(root, "alert-firing").map((a) => a.dataset["rule"])).toEqual(["link_down", "open_exceptions"]);

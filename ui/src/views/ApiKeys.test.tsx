@@ -7,7 +7,7 @@ import { byTestId, click, queryTestId, render, settle, submit, type, type Render
 import { FakeBackend } from "../test/fakeBackend";
 import { ApiKeys, parsePrefixes } from "./ApiKeys";
 
-const NO_LIMITS = { per_minute: null, per_day: null, destination_prefixes: [] };
+const NO_LIMITS = { per_minute: null, per_day: null, destination_prefixes: [], countries: [], otp_countries: [] };
 
 const website: ApiKeyInfo = {
   id: 1,
@@ -133,7 +133,7 @@ describe("API keys", () => {
         name: "backoffice",
         webhook_url: null,
         scopes: ["send", "read:all", "act"],
-        limits: { per_minute: 60, per_day: 1000, destination_prefixes: ["+33", "+32", "+41"] },
+        limits: { per_minute: 60, per_day: 1000, destination_prefixes: ["+33", "+32", "+41"], countries: [], otp_countries: [] },
       },
     ]);
     const row = root.querySelector<HTMLElement>('[data-testid="key-row"][data-id="2"]') as HTMLElement;
@@ -145,13 +145,49 @@ describe("API keys", () => {
     expect(checkbox(root, "read:own").checked, "the form is back to the defaults for the next key").toBe(true);
   });
 
+  it("gives a key the countries its messages and codes may go to and spend limits of its own, and describes them", async () => {
+    const { created, root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "website");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "fr, be");
+    await type(byTestId<HTMLInputElement>(root, "key-otp-countries"), "FR");
+    await type(byTestId<HTMLInputElement>(root, "key-spend-day"), "5,50");
+    await submit(form);
+    await settle();
+    expect(created[0]?.limits).toEqual({
+      per_minute: null,
+      per_day: null,
+      destination_prefixes: [],
+      countries: ["FR", "BE"],
+      otp_countries: ["FR"],
+      spend_day: "5.50",
+    });
+    const row = root.querySelector<HTMLElement>('[data-testid="key-row"][data-id="2"]') as HTMLElement;
+    const limits = byTestId(row, "key-limits").textContent;
+    expect(limits).toContain("only to FR, BE");
+    expect(limits).toContain("one-time codes only to FR");
+    expect(limits).toContain("at most 5.50 a day");
+  });
+
+  it("refuses a country that is not two letters or a spend limit that is not an amount, saying why", async () => {
+    const { root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    await type(form.querySelector<HTMLInputElement>('input[name="name"]') as HTMLInputElement, "website");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "France");
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("A country must be two letters, such as FR.");
+    await type(byTestId<HTMLInputElement>(root, "key-countries"), "FR");
+    await type(byTestId<HTMLInputElement>(root, "key-spend-month"), "lots");
+    expect(byTestId(root, "create-key-blocked").textContent).toBe("A spend limit must be an amount, such as 5.00.");
+    expect(byTestId<HTMLButtonElement>(root, "create-key-submit").disabled).toBe(true);
+  });
+
   it("shows each key's scopes and limits, or that it has none", async () => {
     const crm: ApiKeyInfo = {
       ...website,
       id: 2,
       name: "crm",
       scopes: ["read:all", "export"],
-      limits: { per_minute: null, per_day: 500, destination_prefixes: ["+33"] },
+      limits: { per_minute: null, per_day: 500, destination_prefixes: ["+33"], countries: [], otp_countries: [] },
     };
     const { root } = await keysScreen([website, crm]);
     const [first, second] = [...root.querySelectorAll<HTMLElement>('[data-testid="key-row"]')];

@@ -146,6 +146,12 @@ function Limits({ limits }: { limits: KeyLimits }) {
     limits.destination_prefixes.length === 0
       ? null
       : t("keys.limits.prefixes", { prefixes: limits.destination_prefixes.join(", ") }),
+    limits.countries.length === 0 ? null : t("keys.limits.countries", { countries: limits.countries.join(", ") }),
+    limits.otp_countries.length === 0
+      ? null
+      : t("keys.limits.otpCountries", { countries: limits.otp_countries.join(", ") }),
+    (limits.spend_day ?? null) === null ? null : t("keys.limits.spendDay", { amount: limits.spend_day ?? "" }),
+    (limits.spend_month ?? null) === null ? null : t("keys.limits.spendMonth", { amount: limits.spend_month ?? "" }),
   ].filter((p) => p !== null);
   if (parts.length === 0) return <span className="muted">{t("keys.limits.none")}</span>;
   return (
@@ -163,6 +169,22 @@ function parseLimit(text: string): number | null | undefined {
   if (v === "") return null;
   if (!/^[0-9]{1,9}$/.test(v) || Number(v) < 1) return undefined;
   return Number(v);
+}
+
+/**
+ * Countries as typed: two-letter codes separated by commas, spaces or new lines, in capitals;
+ * `undefined` when one is not two letters.
+ */
+export function parseCountries(text: string): string[] | undefined {
+  const codes = parsePrefixes(text).map((c) => c.toUpperCase());
+  return codes.every((c) => /^[A-Z]{2}$/.test(c)) ? [...new Set(codes)] : undefined;
+}
+
+/** A spend limit as typed: empty for none, else an amount ("5", "5.00", "5,50"); `undefined` when it is neither. */
+export function parseAmount(text: string): string | null | undefined {
+  const v = text.trim().replace(",", ".");
+  if (v === "") return null;
+  return /^[0-9]{1,9}(\.[0-9]{1,6})?$/.test(v) && Number(v) > 0 ? v : undefined;
 }
 
 /** Destination prefixes as typed: separated by commas, spaces or new lines. */
@@ -185,6 +207,12 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
     perDay: useId(),
     prefixes: useId(),
     prefixesHint: useId(),
+    countries: useId(),
+    countriesHint: useId(),
+    otpCountries: useId(),
+    spendDay: useId(),
+    spendMonth: useId(),
+    spendHint: useId(),
     blocked: useId(),
   };
   const [name, setName] = useState("");
@@ -193,15 +221,25 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
   const [perMinute, setPerMinute] = useState("");
   const [perDay, setPerDay] = useState("");
   const [prefixes, setPrefixes] = useState("");
+  const [countriesText, setCountriesText] = useState("");
+  const [otpCountriesText, setOtpCountriesText] = useState("");
+  const [spendDayText, setSpendDayText] = useState("");
+  const [spendMonthText, setSpendMonthText] = useState("");
   const [busy, setBusy] = useState(false);
   const [created, setCreated] = useState<CreatedApiKey | null>(null);
   const [error, setError] = useState<BackendError | null>(null);
   const minute = parseLimit(perMinute);
   const day = parseLimit(perDay);
+  const countries = parseCountries(countriesText);
+  const otpCountries = parseCountries(otpCountriesText);
+  const spendDay = parseAmount(spendDayText);
+  const spendMonth = parseAmount(spendMonthText);
 
   const blockedBy = ((): string | null => {
     if (scopes.size === 0) return t("keys.create.blocked.scope");
     if (minute === undefined || day === undefined) return t("keys.create.blocked.limit");
+    if (countries === undefined || otpCountries === undefined) return t("keys.create.blocked.countries");
+    if (spendDay === undefined || spendMonth === undefined) return t("keys.create.blocked.spend");
     return null;
   })();
 
@@ -216,6 +254,7 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
     if (busy || blockedBy !== null || minute === undefined || day === undefined) return;
+    if (countries === undefined || otpCountries === undefined || spendDay === undefined || spendMonth === undefined) return;
     setBusy(true);
     setError(null);
     setCreated(null);
@@ -226,7 +265,16 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
         webhook_url: url === "" ? null : url,
         // In the engine's order, as the list shows them.
         scopes: SCOPES.filter((s) => scopes.has(s)),
-        limits: { per_minute: minute, per_day: day, destination_prefixes: parsePrefixes(prefixes) },
+        limits: {
+          per_minute: minute,
+          per_day: day,
+          destination_prefixes: parsePrefixes(prefixes),
+          countries,
+          otp_countries: otpCountries,
+          // Absent, not null, when there is none (the engine reads an amount or nothing).
+          ...(spendDay === null ? {} : { spend_day: spendDay }),
+          ...(spendMonth === null ? {} : { spend_month: spendMonth }),
+        },
       })
       .then(
         (key) => {
@@ -237,6 +285,10 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
           setPerMinute("");
           setPerDay("");
           setPrefixes("");
+          setCountriesText("");
+          setOtpCountriesText("");
+          setSpendDayText("");
+          setSpendMonthText("");
           setBusy(false);
           onCreated();
         },
@@ -348,6 +400,68 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
                 {t("keys.create.prefixes.hint")}
               </p>
             </div>
+            <div className="field">
+              <label htmlFor={ids.countries}>{t("keys.create.countries")}</label>
+              <input
+                id={ids.countries}
+                name="countries"
+                autoComplete="off"
+                spellCheck={false}
+                value={countriesText}
+                onChange={(e) => setCountriesText(e.target.value)}
+                aria-invalid={countries === undefined}
+                aria-describedby={ids.countriesHint}
+                data-testid="key-countries"
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={ids.otpCountries}>{t("keys.create.otpCountries")}</label>
+              <input
+                id={ids.otpCountries}
+                name="otp_countries"
+                autoComplete="off"
+                spellCheck={false}
+                value={otpCountriesText}
+                onChange={(e) => setOtpCountriesText(e.target.value)}
+                aria-invalid={otpCountries === undefined}
+                aria-describedby={ids.countriesHint}
+                data-testid="key-otp-countries"
+              />
+            </div>
+            <p className="hint field-wide" id={ids.countriesHint}>
+              {t("keys.create.countries.hint")}
+            </p>
+            <div className="field">
+              <label htmlFor={ids.spendDay}>{t("keys.create.spendDay")}</label>
+              <input
+                id={ids.spendDay}
+                name="spend_day"
+                inputMode="decimal"
+                autoComplete="off"
+                value={spendDayText}
+                onChange={(e) => setSpendDayText(e.target.value)}
+                aria-invalid={spendDay === undefined}
+                aria-describedby={ids.spendHint}
+                data-testid="key-spend-day"
+              />
+            </div>
+            <div className="field">
+              <label htmlFor={ids.spendMonth}>{t("keys.create.spendMonth")}</label>
+              <input
+                id={ids.spendMonth}
+                name="spend_month"
+                inputMode="decimal"
+                autoComplete="off"
+                value={spendMonthText}
+                onChange={(e) => setSpendMonthText(e.target.value)}
+                aria-invalid={spendMonth === undefined}
+                aria-describedby={ids.spendHint}
+                data-testid="key-spend-month"
+              />
+            </div>
+            <p className="hint field-wide" id={ids.spendHint}>
+              {t("keys.create.spend.hint")}
+            </p>
           </div>
         </fieldset>
         <div className="form-actions row-actions">

@@ -33,7 +33,9 @@ function office(row: (m: SubmitMessage) => Partial<PreviewRow> = () => ({}), ref
   backend.listTemplates = () => Promise.resolve([REMINDER]);
   backend.previewMessages = (batch) =>
     Promise.resolve({
-      rows: batch.messages.map((m, index) => ({ index, destination: null, text: null, plan: null, errors: [], ...row(m) })),
+      currency: "EUR",
+      total_cost: null,
+      rows: batch.messages.map((m, index) => ({ cost: null, smart: null, index, destination: null, text: null, plan: null, errors: [], ...row(m) })),
     });
   backend.submitMessage = (message) => {
     const refusal = refuse?.(message) ?? null;
@@ -149,7 +151,7 @@ describe("Compose with a template", () => {
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();
     expect(sent).toEqual([
-      { destination: "+33612345600", template: "Reminder", values: { name: "Anna", date: "lundi" }, kind: "transactional" },
+      { destination: "+33612345600", template: "Reminder", values: { name: "Anna", date: "lundi" }, kind: "transactional", smart_encoding: "typography" },
     ]);
   });
 
@@ -169,7 +171,7 @@ describe("Compose with a template", () => {
 
     await click(byTestId(root, "send-unfilled-send"));
     await settle();
-    expect(sent).toEqual([{ destination: "+33612345600", text: "Bonjour {name}, à lundi.", kind: "transactional" }]);
+    expect(sent).toEqual([{ destination: "+33612345600", text: "Bonjour {name}, à lundi.", kind: "transactional", smart_encoding: "typography" }]);
     expect(queryTestId(root, "send-unfilled")).toBeNull();
   });
 

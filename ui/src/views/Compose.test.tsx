@@ -49,7 +49,7 @@ function previewing(answer: (m: SubmitBatch["messages"][number]) => PreviewRow) 
   const asked: SubmitBatch[] = [];
   backend.previewMessages = (batch) => {
     asked.push(batch);
-    return Promise.resolve({ rows: batch.messages.map(answer) });
+    return Promise.resolve({ currency: "EUR", total_cost: null, rows: batch.messages.map(answer) });
   };
   return { backend, asked };
 }
@@ -59,6 +59,8 @@ const DELAY = 20;
 describe("Compose", () => {
   it("shows the live counter and the number as it will be sent, once typing pauses", async () => {
     const { backend, asked } = previewing((m) => ({
+      cost: null,
+      smart: null,
       index: 0,
       destination: m.destination === "" ? null : "+33612345600",
       text: null,
@@ -73,7 +75,7 @@ describe("Compose", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Hello");
     expect(asked, "nothing is asked while typing").toHaveLength(0);
     await settle(DELAY * 3);
-    expect(asked).toEqual([{ messages: [{ destination: "06 12 34 56 00", text: "Hello", kind: "transactional" }] }]);
+    expect(asked).toEqual([{ messages: [{ destination: "06 12 34 56 00", text: "Hello", kind: "transactional", smart_encoding: "typography" }] }]);
     expect(byTestId(root, "send-counter").textContent).toBe("GSM 7-bit · 1 part · 155 characters left");
     expect(byTestId(root, "send-normalised").textContent).toBe("Will be sent to +33612345600");
 
@@ -84,6 +86,8 @@ describe("Compose", () => {
 
   it("shows a field's errors under it only once the person typed in it", async () => {
     const { backend } = previewing((m) => ({
+      cost: null,
+      smart: null,
       index: 0,
       destination: null,
       text: null,
@@ -108,7 +112,7 @@ describe("Compose", () => {
     const backend = new FakeBackend();
     const pending: ((row: PreviewRow) => void)[] = [];
     backend.previewMessages = () =>
-      new Promise((resolve) => pending.push((row) => resolve({ rows: [row] })));
+      new Promise((resolve) => pending.push((row) => resolve({ currency: "EUR", total_cost: null, rows: [row] })));
     view = await render(<Compose backend={backend} previewDelayMs={DELAY} />);
     const root = view.container;
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "a");
@@ -116,6 +120,8 @@ describe("Compose", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "ab");
     await settle(DELAY * 3);
     const row = (units: number): PreviewRow => ({
+      cost: null,
+      smart: null,
       index: 0,
       destination: null,
       text: null,
@@ -137,7 +143,7 @@ function localValue(ms: number): string {
 
 describe("Compose: send later", () => {
   const sending = () => {
-    const { backend } = previewing(() => ({ index: 0, destination: null, text: null, plan: null, errors: [] }));
+    const { backend } = previewing(() => ({ cost: null, smart: null, index: 0, destination: null, text: null, plan: null, errors: [] }));
     const sent: Parameters<typeof backend.submitMessage>[0][] = [];
     backend.submitMessage = (message) => {
       sent.push(message);
@@ -164,6 +170,7 @@ describe("Compose: send later", () => {
         destination: "+33612345600",
         text: "Your appointment is tomorrow",
         kind: "transactional",
+        smart_encoding: "typography",
         scheduled_at: new Date(later).toISOString(),
       },
     ]);
@@ -181,7 +188,7 @@ describe("Compose: send later", () => {
     await type(byTestId<HTMLTextAreaElement>(root, "send-text"), "Now");
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();
-    expect(sent).toEqual([{ destination: "+33612345600", text: "Now", kind: "transactional" }]);
+    expect(sent).toEqual([{ destination: "+33612345600", text: "Now", kind: "transactional", smart_encoding: "typography" }]);
     expect(byTestId(root, "send-done").textContent).toBe("Queued as message 41.");
   });
 

@@ -4,6 +4,8 @@ import type { FieldError } from "../bindings/FieldError";
 import type { MessageKind } from "../bindings/MessageKind";
 import type { Plan } from "../bindings/Plan";
 import type { PreviewRow } from "../bindings/PreviewRow";
+import type { SmartEncoding } from "../bindings/SmartEncoding";
+import type { SmartNote } from "../bindings/SmartNote";
 import type { SubmitMessage } from "../bindings/SubmitMessage";
 import type { SubmittedMessage } from "../bindings/SubmittedMessage";
 import type { Template } from "../bindings/Template";
@@ -20,6 +22,7 @@ import { UnfilledConfirm } from "./compose/UnfilledConfirm";
 import { MESSAGE_KINDS } from "./labels";
 import { readCopy } from "./message/copy";
 import { localToRfc3339, zoneName } from "./localTime";
+import { formatAmount } from "./guardrails/money";
 
 type Outcome =
   | { readonly kind: "idle" }
@@ -65,6 +68,24 @@ export function counterText(t: Translate, plan: Plan): string {
 }
 
 /**
+ * What smart encoding did to the text, beside the counter: "2 parts → 1 part: 4 characters
+ * replaced (’ « »)"; only what was replaced when the parts stay the same.
+ */
+export function smartText(i18n: Pick<I18n, "t" | "plural">, note: SmartNote, after: Plan): string {
+  const { t, plural } = i18n;
+  const chars = [...note.characters].join(" ");
+  const replaced = t(`counter.smart.replaced.${plural(note.replaced)}`, { count: note.replaced, chars });
+  if (note.before.segments === after.segments) return replaced;
+  const parts = (n: number): string => (n === 1 ? t("counter.parts.one") : t("counter.parts.other", { count: n }));
+  return t("counter.smart.saves", { before: parts(note.before.segments), after: parts(after.segments), replaced });
+}
+
+/** What the compose form asks of smart encoding: typographic characters replaced (the default), or the text as written. */
+export function smartEncoding(on: boolean): SmartEncoding {
+  return on ? "typography" : "off";
+}
+
+/**
  * Writes one message and hands it to the queue. As the person types, the engine checks it (it
  * writes nothing): the number as it will be sent, the encoding and parts, and what is wrong with a
  * field once they have typed in it. With a template, the person gives each of its placeholders a
@@ -88,6 +109,8 @@ export function Compose({
   const destinationErrorsId = useId();
   const textId = useId();
   const counterId = useId();
+  const smartId = useId();
+  const smartHintId = useId();
   const textErrorsId = useId();
   const kindId = useId();
   const laterId = useId();
@@ -106,6 +129,10 @@ export function Compose({
   const [laterProblem, setLaterProblem] = useState<FieldError | null>(null);
   const [touched, setTouched] = useState<ReadonlySet<Field>>(new Set());
   const [preview, setPreview] = useState<PreviewRow | null>(null);
+  // The currency the preview's cost is in.
+  const [currency, setCurrency] = useState("");
+  // Typographic characters replaced when that saves parts: on unless the person turns it off.
+  const [smart, setSmart] = useState(true);
   const [requestKey, setRequestKey] = useState(newIdempotencyKey);
   const [outcome, setOutcome] = useState<Outcome>({ kind: "idle" });
   // The app checks what is required itself (the form is noValidate): shown once a send was tried.
@@ -127,9 +154,11 @@ export function Compose({
     let current = true;
     const timer = setTimeout(() => {
       const asked: Content = template === null ? { text } : { template: template.name, values };
-      backend.previewMessages({ messages: [{ destination, ...asked, kind }] }).then(
+      backend.previewMessages({ messages: [{ destination, ...asked, kind, smart_encoding: smartEncoding(smart) }] }).then(
         (answer) => {
-          if (current) setPreview(answer.rows[0] ?? null);
+          if (!current) return;
+          setPreview(answer.rows[0] ?? null);
+          setCurrency(answer.currency);
         },
         () => {
           // The counter is a help, not a requirement: without it the form still sends.
@@ -141,7 +170,7 @@ export function Compose({
       current = false;
       clearTimeout(timer);
     };
-  }, [backend, destination, text, template, values, kind, previewDelayMs]);
+  }, [backend, destination, text, template, values, kind, smart, previewDelayMs]);
 
   const edited =
     <T,>(field: Field, set: (value: T) => void) =>
@@ -179,8 +208,11 @@ export function Compose({
       return;
     }
     setOutcome({ kind: "sending" });
+    const encoding = smartEncoding(smart);
     const message: SubmitMessage =
-      scheduledAt === null ? { destination, ...content, kind } : { destination, ...content, kind, scheduled_at: scheduledAt };
+      scheduledAt === null
+        ? { destination, ...content, kind, smart_encoding: encoding }
+        : { destination, ...content, kind, scheduled_at: scheduledAt, smart_encoding: encoding };
     backend.submitMessage(message, requestKey).then(
       (sent) => {
         setOutcome({ kind: "sent", message: sent, scheduledAt: scheduledAt === null ? null : Date.parse(scheduledAt) });
@@ -222,6 +254,9 @@ export function Compose({
   const sending = outcome.kind === "sending";
   const plan = template === null && text === "" ? null : (preview?.plan ?? null);
   const normalised = destination.trim() === "" ? null : (preview?.destination ?? null);
+  const note = plan === null ? null : (preview?.smart ?? null);
+  // The cost of a message that would be accepted, on the connection it would be queued for.
+  const cost = plan !== null && preview !== null && preview.errors.length === 0 ? preview.cost : null;
   /**
    * A template chosen sends its text filled with the values given; leaving it (no template, or
    * it was deleted) keeps the text as the engine last filled it, else the template's, to edit.
@@ -336,7 +371,11 @@ export function Compose({
             value={text}
             onChange={(e) => edited("text", setText)(e.target.value)}
             aria-invalid={textErrors.length > 0}
-            aria-describedby={describedBy(plan !== null && counterId, textErrors.length > 0 && textErrorsId)}
+            aria-describedby={describedBy(
+              plan !== null && counterId,
+              note !== null && smartId,
+              textErrors.length > 0 && textErrorsId,
+            )}
             data-testid="send-text"
           />
           {plan !== null && (
@@ -344,8 +383,46 @@ export function Compose({
               {counterText(t, plan)}
             </p>
           )}
+          {plan !== null && note !== null && (
+            <p
+              className="hint counter"
+              id={smartId}
+              data-testid="send-smart"
+              data-before={note.before.segments}
+              data-after={plan.segments}
+              data-replaced={note.replaced}
+            >
+              {smartText(i18n, note, plan)}
+            </p>
+          )}
           <FieldErrors id={textErrorsId} errors={textErrors} testId="send-text-errors" />
           </div>
+        )}
+        {template !== null && plan !== null && note !== null && (
+          <p className="hint counter field-wide" data-testid="send-smart" data-before={note.before.segments} data-after={plan.segments}>
+            {smartText(i18n, note, plan)}
+          </p>
+        )}
+        <div className="field field-wide">
+          <label className="choice">
+            <input
+              type="checkbox"
+              name="smart_encoding"
+              checked={smart}
+              onChange={(e) => edited("text", setSmart)(e.target.checked)}
+              aria-describedby={smartHintId}
+              data-testid="send-smart-encoding"
+            />
+            <span>{t("send.smart")}</span>
+          </label>
+          <p className="hint" id={smartHintId}>
+            {t("send.smart.hint")}
+          </p>
+        </div>
+        {cost !== null && (
+          <p className="send-cost field-wide" data-testid="send-cost" data-cost={cost} data-currency={currency}>
+            {t("send.cost", { cost: formatAmount(cost, currency, formatTag) })}
+          </p>
         )}
         {confirming !== null && (
           <UnfilledConfirm

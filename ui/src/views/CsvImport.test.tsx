@@ -55,7 +55,11 @@ function fakeEngine() {
   backend.previewMessages = (batch: SubmitBatch): Promise<Preview> => {
     previews.push(batch.messages.length);
     return Promise.resolve({
+      currency: "EUR",
+      total_cost: null,
       rows: batch.messages.map((m, index) => ({
+        cost: null,
+        smart: null,
         index,
         destination: m.destination === "bad" ? null : m.destination,
         text: null,
@@ -357,12 +361,12 @@ describe("CsvImport with a template", () => {
         params: { placeholder, template: "Reminder" },
         message: `the template "Reminder" has {${placeholder}} and values give it none`,
       }));
-      return { index, destination: m.destination, text: null, plan: null, errors };
+      return { cost: null, smart: null, index, destination: m.destination, text: null, plan: null, errors };
     }
     const text = `Hello ${v["name"]}, see you on ${v["date"]} at ${v["time"]}.`;
     // Parts as GSM 7-bit counts them: 160 characters in one, 153 a part beyond.
     const segments = text.length <= 160 ? 1 : Math.ceil(text.length / 153);
-    return { index, destination: m.destination, text, plan: { encoding: "gsm7", units: text.length, segments, remaining_in_segment: 0 }, errors: [] };
+    return { cost: null, smart: null, index, destination: m.destination, text, plan: { encoding: "gsm7", units: text.length, segments, remaining_in_segment: 0 }, errors: [] };
   };
 
   it("sends each row with the template and its columns' values, previews the first rows as the engine fills them, and lists a row missing a value", async () => {
@@ -371,7 +375,7 @@ describe("CsvImport with a template", () => {
     const asked: SubmitMessage[] = [];
     backend.previewMessages = (batch) => {
       asked.push(...batch.messages);
-      return Promise.resolve({ rows: batch.messages.map(reminderRow) });
+      return Promise.resolve({ currency: "EUR", total_cost: null, rows: batch.messages.map(reminderRow) });
     };
     const sent: SubmitBatch[] = [];
     const submitBatch = backend.submitBatch;
@@ -429,7 +433,9 @@ describe("after an import", () => {
     const backend = new FakeBackend();
     backend.previewMessages = (batch) =>
       Promise.resolve({
-        rows: batch.messages.map((m, index) => ({ index, destination: m.destination, text: null, plan: null, errors: [] })),
+        currency: "EUR",
+        total_cost: null,
+        rows: batch.messages.map((m, index) => ({ cost: null, smart: null, index, destination: m.destination, text: null, plan: null, errors: [] })),
       });
     let created = 1_800_000_000_000;
     backend.submitBatch = (batch) =>
@@ -455,7 +461,7 @@ describe("after an import", () => {
   it("says one message in the singular", async () => {
     const backend = new FakeBackend();
     backend.previewMessages = (batch) =>
-      Promise.resolve({ rows: batch.messages.map((m, index) => ({ index, destination: m.destination, text: null, plan: null, errors: [] })) });
+      Promise.resolve({ currency: "EUR", total_cost: null, rows: batch.messages.map((m, index) => ({ cost: null, smart: null, index, destination: m.destination, text: null, plan: null, errors: [] })) });
     backend.submitBatch = (batch) =>
       Promise.resolve({ messages: batch.messages.map(() => ({ created_at_ms: 5 }) as SubmittedBatch["messages"][number]) });
     view = await render(<CsvImport backend={backend} />, ["fr-FR"]);
@@ -465,5 +471,48 @@ describe("after an import", () => {
     await click(byTestId(root, "import-submit"));
     await settled(root);
     expect(byTestId(root, "import-done").textContent).toContain("1 message mis en file d’attente.");
+  });
+});
+
+describe("CsvImport and the costs", () => {
+  it("shows what the ready rows would cost together, and each previewed row's cost, before anything is queued", async () => {
+    const { backend, batches } = fakeEngine();
+    // The file is checked in chunks of 500: the total adds up every chunk's rows, not only the last.
+    backend.previewMessages = (batch) =>
+      Promise.resolve({
+        currency: "EUR",
+        total_cost: "1.000",
+        rows: batch.messages.map((m, index) => ({
+          index,
+          destination: m.destination === "bad" ? null : m.destination,
+          text: null,
+          plan: { encoding: "gsm7", units: 10, segments: m.destination.startsWith("+44") ? 2 : 1, remaining_in_segment: 150 },
+          errors: m.destination === "bad" ? [{ field: "destination", code: "invalid_number", params: {}, message: "not a phone number" }] : [],
+          cost: m.destination === "bad" ? null : m.destination.startsWith("+44") ? "0.160" : "0.050",
+          smart: null,
+        })),
+      });
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    const lines = ["destination,text"];
+    for (let i = 0; i < 600; i += 1) lines.push(`+336123${String(i).padStart(5, "0")},Hello`);
+    lines.push("+447700900123,Hello", "bad,Hello");
+    await choose(root, `${lines.join("\r\n")}\r\n`);
+    await settled(root);
+    expect(byTestId(root, "import-cost").textContent, "600 × 0.050 + 0.160").toBe("Estimated cost of the ready rows: €30.160");
+    const rows = [...root.querySelectorAll<HTMLElement>('[data-testid="import-preview-row"]')];
+    expect(rows.map((r) => byTestId(r, "import-preview-cost").textContent)).toEqual(["€0.050", "€0.050", "€0.050"]);
+    expect(rows[0]?.textContent).toContain("Hello");
+    expect(batches, "nothing queued yet").toEqual([]);
+  });
+
+  it("shows no cost when no price covers the rows", async () => {
+    const { backend } = fakeEngine();
+    view = await render(<CsvImport backend={backend} />);
+    const root = view.container;
+    await choose(root, "destination,text\r\n+33612345600,Hello\r\n");
+    await settled(root);
+    expect(queryTestId(root, "import-cost")).toBeNull();
+    expect(queryTestId(root, "import-template-preview")).toBeNull();
   });
 });

@@ -50,6 +50,7 @@ function figures(over: Partial<DashboardData> = {}): DashboardData {
     ],
     open_exceptions_total: 3,
     backups: { last_backup_ms: NOW - 3 * 3_600_000, automatic: true, keep_days: 14 },
+    spend: null,
     ...over,
   };
 }
@@ -249,6 +250,27 @@ describe("the dashboard", () => {
     expect(byTestId(view.container, "exceptions-none").textContent).toBe("Nothing needs a person.");
     expect(byTestId(view.container, "connection-error").dataset["code"]).toBe("unreachable");
     expect(queryTestId(view.container, "link-state")).toBeNull();
+  });
+});
+
+describe("the dashboard's spend", () => {
+  it("shows today's and this month's spend against the limits once a connection has prices, with the way to the Guardrails", async () => {
+    const spend = { currency: "EUR", today: "12.50", month: "340.25", day_limit: "100.00", month_limit: null };
+    view = await render(
+      <Dashboard dashboard={ready(figures({ spend }))} connection={{ status: "loading" }} onRetry={() => {}} onRetryConnection={() => {}} />,
+    );
+    const card = byTestId(view.container, "dashboard-spend");
+    expect(card.querySelector("h3")?.textContent).toBe("Spend");
+    expect(byTestId(card, "spend-day").textContent).toBe("Today€12.50 of €100.00");
+    expect(byTestId(card, "spend-month").textContent).toBe("This month€340.25 · No limit");
+    expect(byTestId(card, "dashboard-spend-more").getAttribute("href")).toBe("#/guardrails");
+  });
+
+  it("shows no spend while no connection has prices", async () => {
+    view = await render(
+      <Dashboard dashboard={ready(figures({ spend: null }))} connection={{ status: "loading" }} onRetry={() => {}} onRetryConnection={() => {}} />,
+    );
+    expect(queryTestId(view.container, "dashboard-spend")).toBeNull();
   });
 });
 

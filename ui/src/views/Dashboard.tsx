@@ -12,6 +12,8 @@ import { useI18n } from "../i18n/context";
 import { ConnectionFigures } from "./ConnectionControls";
 import type { I18n } from "../i18n/i18n";
 import { QUEUE_TONE, STATE_TONE, type Tone } from "./tones";
+import { SpendNowList } from "./guardrails/SpendNow";
+import type { SpendNow } from "../bindings/SpendNow";
 
 export const LINK_TONE: Readonly<Record<LinkState["state"], Tone>> = {
   connecting: "progress",
@@ -286,6 +288,7 @@ function Figures({ data, queuedInPace }: { data: DashboardData; queuedInPace: bo
           </>
         )}
       </div>
+      {data.spend !== null && <SpendCard spend={data.spend} />}
       <BackupsCard backups={data.backups} />
       <div className="dashboard-card">
         <h3>{t("dashboard.queue")}</h3>
@@ -315,6 +318,25 @@ function Figures({ data, queuedInPace }: { data: DashboardData; queuedInPace: bo
           ))}
         </dl>
       </div>
+    </div>
+  );
+}
+
+/** What was spent today and this month, against the limits (shown once a connection has prices). */
+function SpendCard({ spend }: { spend: SpendNow }) {
+  const { t } = useI18n();
+  const { may } = useAccess();
+  return (
+    <div className="dashboard-card" data-testid="dashboard-spend">
+      <h3>{t("dashboard.spend.title")}</h3>
+      <SpendNowList spend={spend} testId="dashboard-spend-now" />
+      {may.readAll && (
+        <p className="dashboard-more">
+          <a href={formatRoute({ section: "guardrails" })} data-testid="dashboard-spend-more">
+            {t("dashboard.spend.more")}
+          </a>
+        </p>
+      )}
     </div>
   );
 }

@@ -73,6 +73,7 @@ const figures: DashboardData = {
   open_exceptions: [],
   open_exceptions_total: 0,
   backups: { last_backup_ms: null, automatic: true, keep_days: 14 },
+  spend: null,
 };
 
 const link: ConnectionStatus = {

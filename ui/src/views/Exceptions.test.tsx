@@ -313,6 +313,53 @@ describe("resolving", () => {
     expect(h.requests.at(-1)).toEqual({ action: "resend", note: "They asked us to stop", confirm_duplicate: false, override_limits: false });
   });
 
+  it("a one-time code held for a surge to its country: released or cancelled, in those words, and never dismissed", async () => {
+    const held = exceptionDetail({
+      exception: exceptionSummary(15, {
+        kind: "unusual_volume",
+        summary: "held: 42 one-time codes to NG in the last hour, where 1.5 an hour is usual",
+        summary_code: "unusual_volume",
+        summary_params: { country: "NG", count: "42", average: "1.5" },
+      }),
+      message: summary(7, { status: "held", state: "pending", rule: "no_report" }),
+      evidence: [],
+    });
+    const h = await open(held);
+    const root = view!.container;
+    expect(root.querySelector("h2")?.textContent).toBe("Exception 15: Unusual surge of one-time codes");
+    expect(byTestId(root, "exception-explained").textContent).toContain("which is how SMS pumping looks");
+    const form = byTestId(root, "resolve-form");
+    const choices = [...form.querySelectorAll<HTMLInputElement>('input[name="action"]')];
+    expect(choices.map((i) => i.value)).toEqual(["mark_failed", "resend"]);
+    expect(choices.map((i) => i.closest("label")?.querySelector(".choice-label")?.textContent)).toEqual(["Cancel", "Release"]);
+    await click(byTestId(root, "resolve-action-resend"));
+    expect(byTestId(root, "resolve-consequence").textContent).toContain("only if the surge is genuine");
+    await type(byTestId<HTMLTextAreaElement>(root, "resolve-note"), "Our sign-up campaign in Lagos");
+    expect(submitButton().textContent).toBe("Release: send it");
+    await click(byTestId(root, "resolve-action-mark_failed"));
+    expect(submitButton().textContent).toBe("Cancel it");
+    h.backend.resolve = (_id, request) => {
+      h.requests.push(request);
+      return Promise.resolve();
+    };
+    await click(submitButton());
+    await settle();
+    expect(h.requests).toEqual([{ action: "mark_failed", note: "Our sign-up campaign in Lagos" }]);
+  });
+
+  it("a link to one kind opens the queue narrowed to it", async () => {
+    const backend = new FakeBackend();
+    const asked: ExceptionFilter[] = [];
+    backend.listExceptions = (filter) => {
+      asked.push(filter);
+      return Promise.resolve({ items: [], next_cursor: null } as unknown as ExceptionPage);
+    };
+    view = await render(<Exceptions backend={backend} kind="unusual_volume" />);
+    await settle();
+    expect(asked[0]).toMatchObject({ status: "open", kind: "unusual_volume" });
+    expect(byTestId<HTMLSelectElement>(view.container, "exception-filter-kind").value).toBe("unusual_volume");
+  });
+
   it("says a held message not sent was cancelled", async () => {
     const h = await open(
       exceptionDetail({ exception: exceptionSummary(14, { kind: "opted_out" }), message: summary(7, { status: "held" }), evidence: [] }),

@@ -1,4 +1,5 @@
 import type { Backend } from "../backend";
+import type { ExceptionKind } from "../bindings/ExceptionKind";
 import { useListDetail } from "../hooks/useListDetail";
 import { ExceptionList } from "./exceptions/ExceptionList";
 import { ExceptionView } from "./exceptions/ExceptionView";
@@ -10,6 +11,8 @@ export interface ExceptionsProps {
   onOpen?: (id: number) => void;
   onClose?: () => void;
   onOpenMessage?: (id: number) => void;
+  /** The queue narrowed to one kind, as a link asked (`#/exceptions?kind=unusual_volume`). */
+  kind?: ExceptionKind;
 }
 
 /**
@@ -17,13 +20,13 @@ export interface ExceptionsProps {
  * the decision, in place of the queue; the queue stays as it was and takes the keyboard back on
  * the row that was opened.
  */
-export function Exceptions({ backend, openId, onOpen, onClose, onOpenMessage }: ExceptionsProps) {
+export function Exceptions({ backend, openId, onOpen, onClose, onOpenMessage, kind }: ExceptionsProps) {
   const { id, open, close, listRef } = useListDetail("exception-row", openId, onOpen, onClose);
   const openMessage = (m: number): void => onOpenMessage?.(m);
   return (
     <>
       <div ref={listRef} hidden={id !== null}>
-        <ExceptionList backend={backend} onOpen={open} onOpenMessage={openMessage} />
+        <ExceptionList backend={backend} onOpen={open} onOpenMessage={openMessage} {...(kind === undefined ? {} : { kind })} />
       </div>
       {id !== null && (
         <ExceptionView

@@ -727,3 +727,51 @@ describe("message detail: a message sent in parts", () => {
     expect(item.textContent).not.toContain("Reported unknown");
   });
 });
+
+describe("message detail: smart encoding and the cost", () => {
+  it("shows the text as sent and as handed in when smart encoding replaced characters, and its estimated cost", async () => {
+    const detail = deliveredDetail({
+      text_as_given: "Votre rendez-vous de l’après-midi « demain »",
+      replaced_characters: "’«»",
+      cost_micros: 50_000,
+    });
+    const s = serving({ ...detail, message: { ...detail.message, body: "Votre rendez-vous de l'après-midi \"demain\"" } });
+    s.backend.guardrails = () =>
+      Promise.resolve({
+        since_ms: 0,
+        counts: [],
+        held: 0,
+        spend: { currency: "EUR", today: "0.05", month: "0.05", day_limit: null, month_limit: null },
+        settings: {
+          otp_countries: null,
+          countries: null,
+          otp_per_number: 3,
+          otp_window_minutes: 10,
+          otp_per_prefix_hour: 30,
+          otp_per_key_hour: 0,
+          anomaly_factor: 5,
+          anomaly_minimum: 20,
+          otp_exempt: false,
+          priced_connections: ["sandbox"],
+        },
+      });
+    view = await render(<MessageDetail backend={s.backend} id={7} onClose={() => {}} onOpenException={() => {}} />);
+    await settle();
+    await settle();
+    const root = view.container;
+    expect(text(root, "message-body")).toBe("Votre rendez-vous de l'après-midi \"demain\"");
+    expect(text(root, "message-text-as-given")).toBe("Votre rendez-vous de l’après-midi « demain »");
+    expect(text(root, "message-smart")).toBe("Smart encoding replaced ’ « » so that the text costs fewer parts.");
+    const headings = [...root.querySelectorAll(".body-heading")].map((h) => h.textContent);
+    expect(headings).toEqual(["Text as sent", "Text as handed in"]);
+    expect(text(root, "detail-cost")).toBe("€0.05");
+  });
+
+  it("shows one text, and no cost, when nothing was replaced and no price covered it", async () => {
+    await show(deliveredDetail());
+    const root = view!.container;
+    expect(queryTestId(root, "message-text-as-given")).toBeNull();
+    expect(queryTestId(root, "detail-cost")).toBeNull();
+    expect([...root.querySelectorAll(".body-heading")].map((h) => h.textContent)).toEqual(["Text"]);
+  });
+});

@@ -139,7 +139,7 @@ describe("sending a test message", () => {
     await submit(byTestId<HTMLFormElement>(root, "send-form"));
     await settle();
     expect(sent).toHaveLength(1);
-    expect(sent[0]?.[0]).toEqual({ destination: "+33612345600", text: "Your order has shipped", kind: "transactional" });
+    expect(sent[0]?.[0]).toEqual({ destination: "+33612345600", text: "Your order has shipped", kind: "transactional", smart_encoding: "typography" });
     expect(sent[0]?.[1]).toMatch(/^ui-[0-9a-f]{32}$/);
     expect(byTestId(root, "send-done").textContent).toBe("Queued as message 41.");
     expect(byTestId<HTMLTextAreaElement>(root, "send-text").value, "the text is cleared for the next one").toBe("");

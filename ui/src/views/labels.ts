@@ -77,6 +77,7 @@ export const EXCEPTION_KINDS = every<ExceptionKind>()([
   "outcome_unknown",
   "partly_sent",
   "opted_out",
+  "unusual_volume",
 ]);
 
 export const EXCEPTION_STATUSES = every<ExceptionStatus>()(["open", "resolved", "dismissed"]);
@@ -115,6 +116,9 @@ export const ALLOWED_ACTIONS: Readonly<Record<ExceptionKind, readonly ResolveAct
   // Held because its number opted out: not sending it (cancelling) first, the safe choice; sending
   // is refused while the number is still on the list.
   opted_out: ["mark_failed", "resend"],
+  // A one-time code held for a surge to its country: released (sent) or cancelled, never dismissed;
+  // cancelling first, as the surge is most likely pumping.
+  unusual_volume: ["mark_failed", "resend"],
 };
 
 /** Roles evidence plays in an exception (EvidenceItem.role). */

@@ -26,6 +26,8 @@ export function isAlertRule(value: unknown): value is AlertRule {
 
 /** An alert's title in plain words, with what it is about: "Connection primary is down". */
 export function alertTitle(rule: AlertRule, subject: string, t: I18n["t"]): string {
+  // A rule of a newer engine: its code, rather than no screen at all.
+  if (!isAlertRule(rule)) return subject === "" ? String(rule) : `${String(rule)}: ${subject}`;
   switch (rule) {
     case "link_down":
     case "webhook_failing":
@@ -37,6 +39,7 @@ export function alertTitle(rule: AlertRule, subject: string, t: I18n["t"]): stri
 
 /** A rule's name, about no subject in particular ("A connection down"). */
 export function ruleName(rule: AlertRule, t: I18n["t"]): string {
+  if (!isAlertRule(rule)) return String(rule);
   switch (rule) {
     case "link_down":
     case "webhook_failing":
@@ -48,6 +51,7 @@ export function ruleName(rule: AlertRule, t: I18n["t"]): string {
 
 /** When a rule fires, with its threshold's value where it has one. */
 export function ruleWhen(rule: AlertRule, value: string | null, t: I18n["t"]): string {
+  if (!isAlertRule(rule)) return value ?? "";
   switch (rule) {
     case "otp_unknown":
     case "otp_held":

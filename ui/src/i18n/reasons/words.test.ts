@@ -43,6 +43,7 @@ const SAMPLE_REASON_PARAMS: Record<string, Record<string, string>> = {
   operator: { action: "cancelled", actor: "Olga" },
   partly_sent: { because: "expired", parts: "3" },
   rerouted: { connection: "backup" },
+  unusual_volume: { country: "GB", count: "42", average: "1.5" },
 };
 
 const SAMPLE_FACT_PARAMS: Record<string, Record<string, string>> = {

@@ -160,6 +160,17 @@ function holdWords(d: Details, t: I18n["t"]): string | undefined {
   return firstSayable(t, keys, { phone, keyword: keyword ?? "", actor: text(d, "actor") ?? "" });
 }
 
+/** What a guardrail refused: why, and the countries the refused messages were for. */
+function guardrailWords(d: Details, t: I18n["t"]): string | undefined {
+  const reason = sayIf(t, `guardrails.reason.${text(d, "reason") ?? ""}`);
+  if (reason === undefined) return undefined;
+  const one = text(d, "country");
+  const countries = [...new Set([...list(d, "countries"), ...(one === undefined ? [] : [one])])].map((c) =>
+    c === "" ? t("guardrails.country.unknown") : c,
+  );
+  return countries.length === 0 ? reason : t("auditDetail.guardrail", { reason, countries: countries.join(", ") });
+}
+
 /** What an account entry changed. */
 function accountWords(action: string, d: Details, t: I18n["t"]): string | undefined {
   const name = text(d, "name");
@@ -218,6 +229,16 @@ export function auditDetailWords(entry: AuditFacts, t: I18n["t"]): string | null
     case "message.hold_opted_out":
       out = holdWords(details, t);
       break;
+    case "guardrail.refused":
+      out = guardrailWords(details, t);
+      break;
+    case "message.hold_unusual_volume": {
+      const [country, count, average] = [text(details, "country"), text(details, "count"), text(details, "average")];
+      if (country !== undefined && count !== undefined && average !== undefined) {
+        out = t("auditDetail.unusualVolume", { country, count, average });
+      }
+      break;
+    }
     case "settings.update": {
       const keys = list(details, "keys");
       if (keys.length > 0) out = t("auditDetail.settings.keys", { keys: keys.join(", ") });

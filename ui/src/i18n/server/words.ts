@@ -36,18 +36,54 @@ function baseField(field: string): string {
   return field.replace(/^.*\./, "").replace(/\[\d+\]$/, "");
 }
 
+/**
+ * The guardrails' refusals have a sentence for each case their parameters name: whose list refused
+ * a country, for which kind; which code limit was reached; whose spend limit, over which period.
+ */
+function guardrailVariant(e: FieldError): string | null {
+  const p = e.params;
+  switch (e.code) {
+    case "country_not_allowed":
+      return `${p["kind"] === "otp" ? "otp" : "any"}.${p["whose"] === "key" ? "key" : "office"}`;
+    case "velocity_limit":
+      return p["limit"] ?? null;
+    case "spend_limit":
+      return p["whose"] === undefined || p["limit"] === undefined ? null : `${p["whose"]}.${p["limit"]}`;
+    default:
+      return null;
+  }
+}
+
+/** The parameters a guardrail's sentence needs, in words: a country not known, how long to wait. */
+function guardrailParams(e: FieldError, t: I18n["t"]): Params {
+  const params: Params = { ...e.params };
+  if (e.code === "country_not_allowed" && (e.params["country"] ?? "") === "") {
+    params["country"] = t("fieldError.country_not_allowed.unknown");
+  }
+  const retry = Number(e.params["retry_after"]);
+  if (e.code === "velocity_limit" && e.params["retry_after"] !== undefined && Number.isFinite(retry)) {
+    params["wait"] =
+      retry < 120
+        ? t("fieldError.velocity_limit.seconds", { count: retry })
+        : t("fieldError.velocity_limit.minutes", { count: Math.ceil(retry / 60) });
+  }
+  return params;
+}
+
 /** What is wrong with a field, in the reader's language (the engine's English when it has no words). */
 export function fieldProblem(e: FieldError, t: I18n["t"]): string {
   const field = baseField(e.field);
   // A code with a `reason` (why a password is weak) has a sentence for each reason.
   const reason = e.params["reason"];
+  const variant = guardrailVariant(e);
   const keys = [
+    ...(variant === null ? [] : [`fieldError.${e.code}.${variant}`]),
     ...(reason === undefined ? [] : [`fieldError.${e.code}.${reason}`]),
     `fieldError.${e.code}.${field}`,
     `fieldError.${e.code}.detailed`,
     `fieldError.${e.code}`,
   ];
-  return firstSayable(t, keys, e.params) ?? e.message;
+  return firstSayable(t, keys, guardrailParams(e, t)) ?? e.message;
 }
 
 /** A field's name in the reader's language, or as the engine wrote it. */

@@ -32,7 +32,7 @@ function office(templates: Template[]) {
   const created: NewTemplate[] = [];
   const deleted: number[] = [];
   let lists = 0;
-  backend.previewMessages = () => Promise.resolve({ rows: [] });
+  backend.previewMessages = () => Promise.resolve({ currency: "EUR", total_cost: null, rows: [] });
   backend.listTemplates = () => {
     lists += 1;
     return Promise.resolve(list);
@@ -66,7 +66,7 @@ const missing = (placeholder: string) => ({
 
 /** The engine's answers to a preview of Reminder, by the values given: canned, as its types say. */
 function reminderPreview(m: SubmitMessage): PreviewRow {
-  const row: PreviewRow = { index: 0, destination: null, text: null, plan: null, errors: [] };
+  const row: PreviewRow = { cost: null, smart: null, index: 0, destination: null, text: null, plan: null, errors: [] };
   if (m.template !== "Reminder") return row;
   const given = `${m.values?.["name"] ?? ""}|${m.values?.["date"] ?? ""}`;
   switch (given) {
@@ -102,7 +102,7 @@ describe("templates in compose", () => {
     const asked: SubmitMessage[] = [];
     backend.previewMessages = (batch) => {
       asked.push(...batch.messages);
-      return Promise.resolve({ rows: batch.messages.map(reminderPreview) });
+      return Promise.resolve({ currency: "EUR", total_cost: null, rows: batch.messages.map(reminderPreview) });
     };
     const sent: SubmitMessage[] = [];
     backend.submitMessage = (m) => {
@@ -138,13 +138,13 @@ describe("templates in compose", () => {
     await click(byTestId(root, "send-submit"));
     await settle();
     expect(sent).toEqual([
-      { destination: "+33612345678", template: "Reminder", values: { name: "Anna", date: "Monday" }, kind: "transactional" },
+      { destination: "+33612345678", template: "Reminder", values: { name: "Anna", date: "Monday" }, kind: "transactional", smart_encoding: "typography" },
     ]);
   });
 
   it("choosing no template again keeps the text as the engine filled it, to edit", async () => {
     const { backend } = office([REMINDER]);
-    backend.previewMessages = (batch) => Promise.resolve({ rows: batch.messages.map(reminderPreview) });
+    backend.previewMessages = (batch) => Promise.resolve({ currency: "EUR", total_cost: null, rows: batch.messages.map(reminderPreview) });
     const root = await compose(backend);
     await choose(byTestId<HTMLSelectElement>(root, "template-picker"), "1");
     const fields = [...root.querySelectorAll<HTMLInputElement>('[data-testid="send-value"]')];

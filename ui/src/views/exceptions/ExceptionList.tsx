@@ -1,4 +1,4 @@
-import { useCallback, useId, useState } from "react";
+import { useCallback, useEffect, useId, useState } from "react";
 import { useAccess } from "../../access/context";
 import type { Backend } from "../../backend";
 import type { ChangeEvent } from "../../bindings/ChangeEvent";
@@ -45,17 +45,20 @@ export function ExceptionList({
   backend,
   onOpen,
   onOpenMessage,
+  kind,
 }: {
   backend: Backend;
   onOpen: (id: number) => void;
   onOpenMessage: (id: number) => void;
+  /** Open exceptions of this kind only, as a link asked; the person may change it. */
+  kind?: ExceptionKind;
 }) {
   const { t } = useI18n();
   const headingId = useId();
   const statusId = useId();
   const kindId = useId();
   const { may } = useAccess();
-  const [query, setQueryOnly] = useState<ExceptionQuery>(OPEN_EXCEPTIONS);
+  const [query, setQueryOnly] = useState<ExceptionQuery>(kind === undefined ? OPEN_EXCEPTIONS : { status: "open", kind });
   // Open exceptions chosen for one decision together; another filter starts afresh.
   const [selected, setSelectedOnly] = useState<ReadonlySet<number>>(new Set());
   // The bulk panel stays once opened, to show each outcome, until the selection is cleared.
@@ -72,6 +75,10 @@ export function ExceptionList({
     setQueryOnly(q);
     clear();
   };
+  // A link to one kind followed while the queue is shown narrows it again.
+  useEffect(() => {
+    if (kind !== undefined) setQuery({ status: "open", kind });
+  }, [kind]);
   const fetchPage: FetchPage<ExceptionSummary> = useCallback(
     (cursor, limit) => backend.listExceptions(toExceptionFilter(query, cursor, limit)),
     [backend, query],

@@ -19,19 +19,34 @@ export const MISMATCHES_NOT_SEEN = "mismatches_not_seen";
 export const NOT_OPEN = "not_open";
 
 /**
- * A decision in words. For a message held because its number opted out, sending it and not
- * sending it (which cancels it) read differently from the same decisions on a message whose
- * outcome is unknown.
+ * A decision in words. For a message held because its number opted out, or a one-time code held
+ * for a surge to its country, sending it and not sending it (which cancels it) read differently
+ * from the same decisions on a message whose outcome is unknown ("Release" and "Cancel" for a
+ * held code).
  */
 export function actionWords(kind: ExceptionKind, t: Translate) {
-  const optedOut = (a: ResolveAction): a is "resend" | "mark_failed" => kind === "opted_out" && (a === "resend" || a === "mark_failed");
+  // The words' family for a decision on a held message: "optedOut", "unusualVolume", or none.
+  const family = (a: ResolveAction): "optedOut" | "unusualVolume" | null =>
+    a !== "resend" && a !== "mark_failed" ? null : kind === "opted_out" ? "optedOut" : kind === "unusual_volume" ? "unusualVolume" : null;
   return {
-    label: (a: ResolveAction): string => (optedOut(a) ? t(`resolve.optedOut.${a}`) : t(`resolve.action.${a}`)),
-    explained: (a: ResolveAction): string =>
-      optedOut(a) ? t(`resolve.optedOut.${a}.explained`) : t(`resolve.action.${a}.explained`),
-    consequence: (a: "resend" | "dismiss" | "mark_failed"): string =>
-      optedOut(a) ? t(`resolve.optedOut.consequence.${a}`) : t(`resolve.consequence.${a}`),
-    submit: (a: ResolveAction): string => (optedOut(a) ? t(`resolve.optedOut.submit.${a}`) : t(`resolve.submit.${a}`)),
+    label: (a: ResolveAction): string => {
+      const f = family(a);
+      return f !== null && (a === "resend" || a === "mark_failed") ? t(`resolve.${f}.${a}`) : t(`resolve.action.${a}`);
+    },
+    explained: (a: ResolveAction): string => {
+      const f = family(a);
+      return f !== null && (a === "resend" || a === "mark_failed")
+        ? t(`resolve.${f}.${a}.explained`)
+        : t(`resolve.action.${a}.explained`);
+    },
+    consequence: (a: "resend" | "dismiss" | "mark_failed"): string => {
+      const f = family(a);
+      return f !== null && a !== "dismiss" ? t(`resolve.${f}.consequence.${a}`) : t(`resolve.consequence.${a}`);
+    },
+    submit: (a: ResolveAction): string => {
+      const f = family(a);
+      return f !== null && (a === "resend" || a === "mark_failed") ? t(`resolve.${f}.submit.${a}`) : t(`resolve.submit.${a}`);
+    },
   };
 }
 

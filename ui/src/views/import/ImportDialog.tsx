@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
 import { isUnfilled, LOCAL_CODES, rejectedRowsCsv } from "../csv";
 import { fieldName, fieldProblem } from "../../i18n/server/words";
+import { formatAmount, sumAmounts } from "../guardrails/money";
 import { optedOutRows, rejectedFileName, TABLE_LIMIT, type CheckedRow, type ImportOptions, type Progress } from "./rows";
 
 export interface CheckedFile {
@@ -80,6 +81,7 @@ export function ImportDialog({
           )}
         </div>
         {file !== null && <OptionsLine options={file.options} />}
+        {file !== null && <ImportCost rows={file.ready} />}
         {stage.kind === "importFailed" && <ImportFailed stage={stage} />}
         <div className="row-actions">
           {stage.kind === "importFailed" ? (
@@ -118,7 +120,9 @@ export function ImportDialog({
         </div>
       </div>
       <div className="modal-body">
-        {file !== null && (file.options.template ?? null) !== null && <TemplatePreview rows={file.rows} />}
+        {file !== null && ((file.options.template ?? null) !== null || file.ready.some((r) => (r.cost ?? null) !== null)) && (
+          <TemplatePreview rows={file.rows} />
+        )}
         {invalid.length > 0 && <InvalidRows rows={invalid} />}
         {file !== null && invalid.length === 0 && (
           <p className="hint" data-testid="import-all-valid">
@@ -143,12 +147,33 @@ function OptionsLine({ options }: { options: ImportOptions }) {
   );
 }
 
+/** What the ready rows would cost together, before anything is sent (when a price covers any of them). */
+function ImportCost({ rows }: { rows: readonly CheckedRow[] }) {
+  const { t, formatTag } = useI18n();
+  const currency = rows.find((r) => r.currency !== undefined)?.currency ?? "";
+  const total = sumAmounts(
+    rows.map((r) => r.cost ?? null),
+    currency,
+    formatTag,
+  );
+  if (total === null) return null;
+  return (
+    <p className="import-cost" data-testid="import-cost" data-currency={currency}>
+      {t("import.cost", { cost: total })}
+    </p>
+  );
+}
+
 /** How many rows of a file filled from a template are shown as they will be sent. */
 export const PREVIEW_ROWS = 3;
 
-/** The first rows' texts as the engine filled the template from them, with the parts each takes, before anything is sent. */
+/**
+ * The first rows as they will be sent, before anything is: their texts (as the engine filled the
+ * template from them, when one is used), the parts each takes and what each would cost.
+ */
 function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
-  const { t } = useI18n();
+  const { t, formatTag } = useI18n();
+  const priced = rows.some((r) => (r.cost ?? null) !== null);
   const headingId = useId();
   const shown = rows.slice(0, PREVIEW_ROWS);
   return (
@@ -166,21 +191,33 @@ function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
               <th scope="col" className="num">
                 {t("import.col.parts")}
               </th>
+              {priced && (
+                <th scope="col" className="num">
+                  {t("import.col.cost")}
+                </th>
+              )}
             </tr>
           </thead>
           <tbody>
             {shown.map((row) => {
-              const unfilled = row.filled === null;
+              // A template's text as the engine filled it; a row's own text as written.
+              const text = row.filled ?? row.message.text ?? null;
+              const unfilled = text === null;
               return (
                 <tr key={row.line} data-testid="import-preview-row" data-line={row.line}>
                   <td className="num">{row.line}</td>
                   <td className="phone">{row.normalised ?? row.message.destination}</td>
                   <td className="preview-text">
-                    {unfilled ? <span className="muted">{t("import.preview.notFilled")}</span> : row.filled}
+                    {unfilled ? <span className="muted">{t("import.preview.notFilled")}</span> : text}
                   </td>
                   <td className="num" data-testid="import-preview-parts">
                     {unfilled || row.segments === null ? "—" : row.segments}
                   </td>
+                  {priced && (
+                    <td className="num" data-testid="import-preview-cost" data-cost={row.cost ?? ""}>
+                      {(row.cost ?? null) === null || row.currency === undefined ? "—" : formatAmount(row.cost ?? "", row.currency, formatTag)}
+                    </td>
+                  )}
                 </tr>
               );
             })}

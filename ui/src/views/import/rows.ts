@@ -15,6 +15,10 @@ export interface CheckedRow extends ImportRow {
   readonly segments: number | null;
   /** With a template: its text as the engine filled it from the row, when every placeholder has a value. */
   readonly filled: string | null;
+  /** What it would cost (a decimal amount in `currency`), when a price covers it. */
+  readonly cost?: string | null;
+  /** The currency of `cost`. */
+  readonly currency?: string;
 }
 
 export type Progress = { readonly done: number; readonly total: number };
@@ -62,6 +66,8 @@ export async function checkRows(
         normalised: preview?.destination ?? null,
         segments: preview?.plan?.segments ?? null,
         filled: preview?.text ?? null,
+        cost: preview?.cost ?? null,
+        currency: answer.currency,
         errors: [...row.errors, ...engine],
       });
     });

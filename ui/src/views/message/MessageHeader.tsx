@@ -5,6 +5,7 @@ import { Exact, Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import type { Translate } from "../../i18n/i18n";
 import { NumberRemoved, TextRemoved } from "./removed";
+import { formatMicros } from "../guardrails/money";
 
 const ENCODINGS = ["gsm7", "ucs2"] as const;
 
@@ -22,9 +23,12 @@ export function originWords(m: MessageRecord, t: Translate): string {
  * What was sent, to whom, and when: the message as it was handed in. Only retention or an
  * erasure changes it, removing its text or its number: then it says when and why, in their place.
  */
-export function MessageHeader({ detail }: { detail: MessageDetail }) {
-  const { t, formatDateTime, formatNumber } = useI18n();
+export function MessageHeader({ detail, currency = null }: { detail: MessageDetail; currency?: string | null }) {
+  const { t, formatDateTime, formatNumber, formatTag } = useI18n();
   const m = detail.message;
+  // Smart encoding replaced characters: the text as sent, and as it was handed in.
+  const given = m.text_removed === null ? detail.text_as_given : null;
+  const cost = detail.cost_micros;
   return (
     <div className="message-header" data-testid="message-header">
       <Facts>
@@ -60,8 +64,15 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
         <Fact label={t("message.parts")} testId="detail-parts">
           {formatNumber(m.segments)}
         </Fact>
+        <Fact label={t("message.cost")} testId="detail-cost">
+          {cost === null
+            ? null
+            : currency === null
+              ? formatNumber(cost / 1_000_000)
+              : formatMicros(cost, currency, formatTag)}
+        </Fact>
       </Facts>
-      <h3 className="body-heading">{t("message.text")}</h3>
+      <h3 className="body-heading">{given === null ? t("message.text") : t("message.textAsSent")}</h3>
       {m.text_removed !== null ? (
         <TextRemoved tombstone={m.text_removed} />
       ) : (
@@ -73,6 +84,19 @@ export function MessageHeader({ detail }: { detail: MessageDetail }) {
             <p className="hint" data-testid="message-otp-masked">
               {t("message.otpMasked")}
             </p>
+          )}
+          {given !== null && (
+            <>
+              <h3 className="body-heading">{t("message.textAsGiven")}</h3>
+              <p className="message-body" data-testid="message-text-as-given">
+                {given}
+              </p>
+              {detail.replaced_characters !== "" && (
+                <p className="hint" data-testid="message-smart">
+                  {t("message.smart", { chars: [...detail.replaced_characters].join(" ") })}
+                </p>
+              )}
+            </>
           )}
         </>
       )}
