@@ -70,4 +70,8 @@ replaced_characters: string,
  * Its estimated cost (parts times its connection's price), in millionths of the office's
  * currency; None when no price covered it.
  */
-cost_micros: number | null, };
+cost_micros: number | null, 
+/**
+ * The currency of `cost_micros` (the office's, `guardrails.currency`), with a cost.
+ */
+currency: string | null, };

@@ -43,6 +43,7 @@ export function spendReportFor(query: SpendQuery): SpendReport {
     currency: "EUR",
     from_ms: query.from_ms,
     to_ms: query.to_ms,
+    utc_offset_minutes: query.utc_offset_minutes ?? 0,
     total: "0.27",
     lines: [
       { day_ms: query.from_ms, sender: "key:3", label: "website", connection: "sandbox", country: "FR", messages: 2, parts: 2, cost: 100_000 },

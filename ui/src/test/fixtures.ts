@@ -257,6 +257,7 @@ export function deliveredDetail(over: Partial<MessageDetail> = {}): MessageDetai
     text_as_given: null,
     replaced_characters: "",
     cost_micros: null,
+    currency: null,
     ...over,
   };
 }

@@ -49,10 +49,10 @@ const firing = (root: HTMLElement, id: number): HTMLElement => root.querySelecto
 describe("the Alerts screen", () => {
   it("shows a rule of a newer engine by its code rather than failing", async () => {
     const overview = alertsOverview();
-    const newer = { rule: "otp_held", setting: null, value: null } as unknown as AlertsOverview["rules"][number];
+    const newer = { rule: "sim_swap_burst", setting: null, value: null } as unknown as AlertsOverview["rules"][number];
     const root = await show(engine({ ...overview, rules: [...overview.rules, newer] }));
-    const row = root.querySelector<HTMLElement>('[data-testid="alert-rule"][data-rule="otp_held"]');
-    expect(row?.querySelector("th")?.textContent).toBe("otp_held");
+    const row = root.querySelector<HTMLElement>('[data-testid="alert-rule"][data-rule="sim_swap_burst"]');
+    expect(row?.querySelector("th")?.textContent).toBe("sim_swap_burst");
     expect(queryTestId(root, "alerts-error")).toBeNull();
   });
 

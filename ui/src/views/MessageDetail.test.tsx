@@ -734,27 +734,9 @@ describe("message detail: smart encoding and the cost", () => {
       text_as_given: "Votre rendez-vous de l’après-midi « demain »",
       replaced_characters: "’«»",
       cost_micros: 50_000,
+      currency: "EUR",
     });
     const s = serving({ ...detail, message: { ...detail.message, body: "Votre rendez-vous de l'après-midi \"demain\"" } });
-    s.backend.guardrails = () =>
-      Promise.resolve({
-        since_ms: 0,
-        counts: [],
-        held: 0,
-        spend: { currency: "EUR", today: "0.05", month: "0.05", day_limit: null, month_limit: null },
-        settings: {
-          otp_countries: null,
-          countries: null,
-          otp_per_number: 3,
-          otp_window_minutes: 10,
-          otp_per_prefix_hour: 30,
-          otp_per_key_hour: 0,
-          anomaly_factor: 5,
-          anomaly_minimum: 20,
-          otp_exempt: false,
-          priced_connections: ["sandbox"],
-        },
-      });
     view = await render(<MessageDetail backend={s.backend} id={7} onClose={() => {}} onOpenException={() => {}} />);
     await settle();
     await settle();

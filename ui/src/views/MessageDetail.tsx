@@ -7,7 +7,6 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { DetailBar } from "../components/DetailBar";
 import { useBackendData } from "../hooks/useBackendData";
 import { useEscape } from "../hooks/useEscape";
-import { useOfficeCurrency } from "../components/useOfficeCurrency";
 import { useI18n } from "../i18n/context";
 import { CopyToNew } from "./message/CopyToNew";
 import { Flags } from "./message/Flags";
@@ -70,8 +69,6 @@ export function MessageDetail({
   const live = useCallback((event: ChangeEvent) => concernsMessage(event, id, shown.current), [id]);
   const { state, reload } = useBackendData(backend, load, { live, coalesceMs: 250 });
   shown.current = state.status === "ready" ? state.data : null;
-  // A cost comes without its currency: the office's, once there is one to show.
-  const currency = useOfficeCurrency(backend, state.status === "ready" && state.data.cost_micros !== null);
 
   useEscape(onClose);
   useEffect(() => headingRef.current?.focus(), [id]);
@@ -111,7 +108,7 @@ export function MessageDetail({
       )}
       {state.status === "ready" && (
         <>
-          <MessageHeader detail={state.data} currency={currency} />
+          <MessageHeader detail={state.data} currency={state.data.currency} />
           <Flags flags={state.data.summary.flags} exceptions={state.data.exceptions} onOpenException={onOpenException} />
           <Statements detail={state.data} onShowReceipt={showReceipt} onOpenException={onOpenException} />
           {may.act && (

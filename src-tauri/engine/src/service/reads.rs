@@ -23,6 +23,7 @@ impl Service {
         self.visible(caller, id).await?;
         let now = self.clock().now_ms();
         let policies = self.live().retry;
+        let currency = self.live().rules.guardrails.currency.clone();
         let asker = queue::rules::Asker {
             may_act: caller.may(Access::Act),
             admin: caller.is_admin(),
@@ -34,6 +35,7 @@ impl Service {
                     return Ok::<_, ServiceError>(None);
                 };
                 d.retry = queue::rules::advice(c, id, now, &policies, asker)?;
+                d.currency = d.cost_micros.map(|_| currency);
                 Ok(Some(d))
             })
             .await?

@@ -180,6 +180,8 @@ pub struct MessageDetail {
     /// currency; None when no price covered it.
     #[ts(type = "number | null")]
     pub cost_micros: Option<i64>,
+    /// The currency of `cost_micros` (the office's, `guardrails.currency`), with a cost.
+    pub currency: Option<String>,
 }
 
 /// The text as handed in (when smart encoding replaced characters in `body`, the text as sent), the
@@ -482,6 +484,8 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             text_as_given,
             replaced_characters,
             cost_micros,
+            // The office's, which the engine knows: it fills this in.
+            currency: None,
         }))
     })
 }
