@@ -90,6 +90,7 @@ impl From<ServiceError> for Failure {
             }
             ServiceError::Refused(r) => return refusal(r, message),
             ServiceError::BadRequest(_) => C::BadRequest,
+            ServiceError::NotNow(_) => C::NotAllowed,
             ServiceError::NotFound(_) => C::NotFound,
             ServiceError::InFlight => C::IdempotencyKeyInFlight,
             ServiceError::KeyReused => C::IdempotencyKeyReused,

@@ -7,7 +7,8 @@ import type { QueueStatus } from "./QueueStatus";
  */
 export type SubmittedMessage = { id: number, 
 /**
- * Always `queued` at creation.
+ * `queued` at creation; `held` for a one-time code held for an unusual surge to its country
+ * (exception `unusual_volume`: a person releases or cancels it).
  */
 status: QueueStatus, 
 /**

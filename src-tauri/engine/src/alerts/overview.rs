@@ -229,9 +229,9 @@ impl Service {
             Ok(()) => Ok(()),
             Err(alert::AckRefused::Unknown) => Err(ServiceError::NotFound(format!("no alert {id}"))),
             Err(alert::AckRefused::Already) => {
-                Err(ServiceError::BadRequest(format!("alert {id} was acknowledged already")))
+                Err(ServiceError::NotNow(format!("alert {id} was acknowledged already")))
             }
-            Err(alert::AckRefused::Resolved) => Err(ServiceError::BadRequest(format!(
+            Err(alert::AckRefused::Resolved) => Err(ServiceError::NotNow(format!(
                 "alert {id} has ended: there is nothing left to acknowledge"
             ))),
         }

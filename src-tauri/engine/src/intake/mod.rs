@@ -226,7 +226,8 @@ pub const DEFAULT_OTP_VALIDITY_MS: i64 = 5 * 60_000;
 pub struct SubmittedMessage {
     #[ts(type = "number")]
     pub id: i64,
-    /// Always `queued` at creation.
+    /// `queued` at creation; `held` for a one-time code held for an unusual surge to its country
+    /// (exception `unusual_volume`: a person releases or cancels it).
     pub status: QueueStatus,
     /// E.164.
     pub destination: String,

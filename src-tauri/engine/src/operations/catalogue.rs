@@ -279,7 +279,7 @@ operations! { $
     spend_report: Get "/reports/spend" -> 200 SpendReport {
         tag: "reports", access: ReadAll,
         args: [query: Query SpendQuery],
-        errors: [BadRequest],
+        errors: [InvalidFilter],
     }
 
     /// The alerts: what fires now, then the latest that ended (each with what every channel was
@@ -294,7 +294,7 @@ operations! { $
     acknowledge_alert: Post "/alerts/{id}/acknowledge" -> 204 () {
         tag: "alerts", access: Resolve,
         args: [id: Path, request: Body AcknowledgeAlert],
-        errors: [NoteRequired],
+        errors: [NoteRequired, NotAllowed],
     }
 
     /// Sends a test alert on a channel (e-mail, or the webhooks of the API keys with the scope

@@ -18,6 +18,9 @@ pub enum ServiceError {
     Invalid(Vec<FieldError>),
     #[error("{0}")]
     BadRequest(String),
+    /// Not allowed in the present state of what it names (an alert acknowledged or ended).
+    #[error("{0}")]
+    NotNow(String),
     #[error("{0} not found")]
     NotFound(String),
     #[error("a request with this Idempotency-Key is still being processed; try again in a moment")]

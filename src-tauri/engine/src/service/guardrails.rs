@@ -13,6 +13,7 @@ use crate::store::{Reads, StoreError};
 use crate::views::SpendNow;
 
 const DAY_MS: i64 = 86_400_000;
+const HOUR_MS: i64 = 3_600_000;
 
 /// The guardrails in force, in the form the screen shows them.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -127,7 +128,7 @@ impl Service {
             .reader()
             .read(move |c| {
                 Ok::<_, StoreError>(GuardrailsOverview {
-                    since_ms: since - since.rem_euclid(3_600_000),
+                    since_ms: since - since.rem_euclid(HOUR_MS),
                     counts: guardrail::counts_since(c, since)?,
                     held: crate::store::tables::exception::count_by(
                         c,
@@ -143,20 +144,23 @@ impl Service {
 
     /// The spend report over `q`'s period.
     pub async fn spend_report(&self, q: SpendQuery) -> Result<SpendReport, ServiceError> {
-        let now = self.clock().now_ms();
-        let to = if q.to_ms == 0 { now } else { q.to_ms };
+        let refuse = |why: String| Err(ServiceError::View(crate::views::ViewError::InvalidFilter(why)));
+        let to = if q.to_ms == 0 { self.clock().now_ms() } else { q.to_ms };
+        for (name, t) in [("from_ms", q.from_ms), ("to_ms", to)] {
+            if !(0..=crate::views::LAST_MS).contains(&t) {
+                return refuse(format!("{name} ({t}) is not a time between 1970 and 9999"));
+            }
+        }
         let (from, to) = (
-            q.from_ms - q.from_ms.rem_euclid(3_600_000),
-            to + (3_600_000 - to.rem_euclid(3_600_000)) % 3_600_000,
+            q.from_ms.div_euclid(HOUR_MS) * HOUR_MS,
+            (to + HOUR_MS - 1).div_euclid(HOUR_MS) * HOUR_MS,
         );
         if from >= to {
-            return Err(ServiceError::BadRequest("from_ms must be before to_ms".into()));
+            return refuse(format!("from_ms ({}) must be before to_ms ({to})", q.from_ms));
         }
         let offset = q.utc_offset_minutes.unwrap_or(0);
         if offset.abs() > 14 * 60 {
-            return Err(ServiceError::BadRequest(
-                "utc_offset_minutes is between -840 and 840".into(),
-            ));
+            return refuse("utc_offset_minutes must be within ±840 (14 hours)".into());
         }
         let currency = self.live().rules.guardrails.currency.clone();
         let lines = self

@@ -167,12 +167,7 @@ impl Service {
                 let key = who.api_key_id().zip(guardrails::countries::key_limits(&who));
                 guardrails::spend::check(tx, &rules.guardrails, key, &news)?.map_err(ServiceError::Refused)?;
                 let surges = guardrails::anomaly::surges(tx, &rules.guardrails, &baselines, &news)?;
-                let (value, body, ids) = insert_all(tx, &news, codes.as_deref(), &answer)?;
-                for ((id, n), surge) in ids.into_iter().zip(&news).zip(&surges) {
-                    if let Some(s) = surge {
-                        guardrails::anomaly::hold(tx, id, n, s, &guardrails::sender_of(n))?;
-                    }
-                }
+                let (value, body) = insert_all(tx, &news, &surges, codes.as_deref(), &answer)?;
                 if let Some(k) = &keyed {
                     idempotency::record(tx, &scope, &k.key, &k.read, route, 201, &body)?;
                 }
@@ -334,17 +329,18 @@ fn earlier_answer<T>(tx: &WriteTx<'_>, scope: &str, keyed: &Keyed) -> Result<Opt
     }
 }
 
-/// Inserts the messages, and renders the answer to them as JSON (as it is stored and sent); with
-/// their ids, in order.
+/// Inserts the messages (holding those a surge holds, `surges` in the same order), and renders
+/// the answer to them as JSON (as it is stored and sent).
 fn insert_all<T: Serialize>(
     tx: &mut WriteTx<'_>,
     news: &[NewMessage],
+    surges: &[Option<guardrails::anomaly::Surge>],
     codes: Option<&Sealer>,
     answer: impl Fn(Vec<SubmittedMessage>) -> T,
-) -> Result<(T, String, Vec<i64>), ServiceError> {
+) -> Result<(T, String), ServiceError> {
     let created_at = tx.now_ms();
     let mut done = Vec::with_capacity(news.len());
-    for n in news {
+    for (n, surge) in news.iter().zip(surges) {
         let id = match (n.kind, codes) {
             // A one-time code is never at rest: sealed, and masked where a text is shown.
             (MessageKind::Otp, Some(codes)) => {
@@ -357,12 +353,16 @@ fn insert_all<T: Serialize>(
             }
             _ => messages::insert(tx, n)?,
         };
-        done.push(SubmittedMessage::new(id, n, created_at));
+        let mut submitted = SubmittedMessage::new(id, n, created_at);
+        if let Some(s) = surge {
+            guardrails::anomaly::hold(tx, id, n, s, &guardrails::sender_of(n))?;
+            submitted.status = crate::domain::QueueStatus::Held;
+        }
+        done.push(submitted);
     }
-    let ids = done.iter().map(|d| d.id).collect();
     let value = answer(done);
     let body = serde_json::to_string(&value).map_err(|e| StoreError::Corrupt(format!("answer: {e}")))?;
-    Ok((value, body, ids))
+    Ok((value, body))
 }
 
 impl<T: serde::de::DeserializeOwned> Stored<T> {

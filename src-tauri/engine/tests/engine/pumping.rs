@@ -117,7 +117,7 @@ async fn bots_asking_500_codes_to_one_foreign_range_get_a_few_through_the_rest_r
 
     // The bots: 500 codes to 500 numbers of one premium range, each number asked once (the
     // per-number limit never holds), as fast as the website takes them.
-    let (mut accepted, mut held_ids, mut refused) = (Vec::new(), 0, 0);
+    let (mut accepted, mut held_ids, mut refused, mut answered_held) = (Vec::new(), 0, 0, 0);
     for i in 0..500 {
         let req = SubmitMessage {
             // One range (+44 7400101), last two digits from 50: the sandbox's plain delivery.
@@ -127,7 +127,12 @@ async fn bots_asking_500_codes_to_one_foreign_range_get_a_few_through_the_rest_r
             ..SubmitMessage::default()
         };
         match s.submit(&website, IntakeChannel::Api, req, None).await {
-            Ok(a) => accepted.push(a.value.id),
+            Ok(a) => {
+                if a.value.status.as_str() == "held" {
+                    answered_held += 1;
+                }
+                accepted.push(a.value.id)
+            }
             Err(ServiceError::Refused(r)) => {
                 refused += 1;
                 assert_eq!(r.errors[0].code.as_str(), "velocity_limit", "{r:?}");
@@ -149,6 +154,7 @@ async fn bots_asking_500_codes_to_one_foreign_range_get_a_few_through_the_rest_r
     // Britain's usual 2 an hour times 5 is 10, and at least 20 make a surge: from the 20th
     // code of the hour on, each is held for a person.
     assert_eq!(held_ids, 11, "codes 20 to 30 are held");
+    assert_eq!(answered_held, held_ids, "the answer says which were held");
     let sendable = accepted.len() - held_ids;
 
     // The SMSC, over TCP, receives the codes that were not held, and no more.

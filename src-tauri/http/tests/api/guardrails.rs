@@ -329,3 +329,25 @@ async fn costs_follow_parts_and_route_prices_add_up_to_the_day_s_spend_and_its_l
     assert_eq!(report["total"], "0.35", "{report}");
     t.stop().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_spend_report_refuses_a_period_it_cannot_read_as_an_invalid_filter_whatever_the_numbers() {
+    let t = Running::launch(None, Vec::new(), RunMode::Serve).await;
+    for query in [
+        "from_ms=1523478012858545152",
+        "from_ms=0&to_ms=9223372036854775807",
+        "from_ms=-9223372036854775808",
+        "from_ms=8&utc_offset_minutes=5573&to_ms=281287",
+        "from_ms=7200000&to_ms=3600000",
+    ] {
+        for path in ["/api/v1/reports/spend", "/api/v1/reports/spend.csv"] {
+            let (status, body) = t.read(&t.operator, &format!("{path}?{query}")).await;
+            assert_eq!(status, StatusCode::UNPROCESSABLE_ENTITY, "{path}?{query}: {body}");
+            let v: Value = serde_json::from_str(&body).unwrap();
+            assert_eq!(v["code"], "invalid_filter", "{path}?{query}: {body}");
+        }
+    }
+    let (status, _) = t.read(&t.operator, "/api/v1/reports/spend?from_ms=0").await;
+    assert_eq!(status, StatusCode::OK, "the server still answers");
+    t.stop().await;
+}

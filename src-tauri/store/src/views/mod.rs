@@ -66,6 +66,7 @@ pub use pace::{pace_counts, PaceCounts};
 pub use record::MessageRecord;
 pub use report::{
     delivery_report, DeliveryReport, ReportDimension, ReportFigures, ReportGroup, ReportPoint, ReportQuery, ReportStep,
+    LAST_MS,
 };
 pub use timeline::{AuditLine, TimelineEntry, TimelineKind};
 

@@ -22,7 +22,7 @@ use crate::totals::{DAY_MS, HOUR_MS};
 /// The longest period a report covers (a little over a year).
 pub const MAX_DAYS: i64 = 400;
 /// The last millisecond of the year 9999: the latest time a report's period may name.
-const LAST_MS: i64 = 253_402_300_799_999;
+pub const LAST_MS: i64 = 253_402_300_799_999;
 /// The longest period shown by hour.
 pub const MAX_HOURLY_DAYS: i64 = 31;
 
