@@ -204,9 +204,9 @@ mod tests {
     responses(
         (status = 200, description = "The CSV file", content_type = "text/csv", body = String,
             headers(("Content-Disposition" = String, description = "attachment; filename=\"spend-YYYYMMDD-HHMM.csv\" (UTC)"))),
-        (status = 400, body = ApiError),
         (status = 401, body = ApiError),
         (status = 403, body = ApiError),
+        (status = 422, description = "`invalid_filter`: a period that cannot be read", body = ApiError),
     ))]
 pub async fn spend_csv(
     credential: Credential,

@@ -159,7 +159,7 @@ impl Service {
             return refuse(format!("from_ms ({}) must be before to_ms ({to})", q.from_ms));
         }
         let offset = q.utc_offset_minutes.unwrap_or(0);
-        if offset.abs() > 14 * 60 {
+        if offset.unsigned_abs() > 14 * 60 {
             return refuse("utc_offset_minutes must be within ±840 (14 hours)".into());
         }
         let currency = self.live().rules.guardrails.currency.clone();

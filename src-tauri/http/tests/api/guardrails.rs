@@ -338,6 +338,7 @@ async fn the_spend_report_refuses_a_period_it_cannot_read_as_an_invalid_filter_w
         "from_ms=0&to_ms=9223372036854775807",
         "from_ms=-9223372036854775808",
         "from_ms=8&utc_offset_minutes=5573&to_ms=281287",
+        "from_ms=0&utc_offset_minutes=-2147483648",
         "from_ms=7200000&to_ms=3600000",
     ] {
         for path in ["/api/v1/reports/spend", "/api/v1/reports/spend.csv"] {
