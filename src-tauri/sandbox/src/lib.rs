@@ -16,6 +16,7 @@ mod scenario;
 mod session;
 #[cfg(test)]
 mod tests;
+mod tls;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -30,6 +31,7 @@ use tokio::task::JoinHandle;
 
 pub use mo::{Mo, MoStyle};
 pub use scenario::Scenario;
+pub use tls::{SandboxCa, SandboxTls};
 
 /// How the sandbox behaves.
 #[derive(Debug, Clone)]
@@ -47,6 +49,8 @@ pub struct SandboxConfig {
     /// The message id it gives the first submit it accepts (then counts up), in hex in its
     /// answers: an SMSC started again may give out the ids of its earlier run, or not.
     pub first_id: u64,
+    /// When set, a second port serves SMPP over TLS with this certificate.
+    pub tls: Option<SandboxTls>,
 }
 
 /// The first message id a sandbox gives by default.
@@ -61,6 +65,7 @@ impl Default for SandboxConfig {
             password: None,
             response_delay: Duration::ZERO,
             first_id: FIRST_ID,
+            tls: None,
         }
     }
 }
@@ -92,6 +97,9 @@ pub(crate) struct Shared {
     /// Set (under the counts' lock) once the sandbox closes: nothing is accepted after, so the
     /// totals read then are final.
     closed: AtomicBool,
+    /// Connections accepted on the clear port and on the TLS port.
+    clear_connections: AtomicU64,
+    tls_connections: AtomicU64,
 }
 
 impl Shared {
@@ -173,8 +181,10 @@ impl Shared {
 /// A running sandbox SMSC.
 pub struct Sandbox {
     addr: SocketAddr,
+    tls_addr: Option<SocketAddr>,
     shared: Arc<Shared>,
     task: JoinHandle<()>,
+    tls_task: Option<JoinHandle<()>>,
 }
 
 impl Sandbox {
@@ -195,6 +205,8 @@ impl Sandbox {
             drop_all,
             mo_reference: AtomicU8::new(1),
             closed: AtomicBool::new(false),
+            clear_connections: AtomicU64::new(0),
+            tls_connections: AtomicU64::new(0),
         });
         let task = {
             let shared = shared.clone();
@@ -202,12 +214,40 @@ impl Sandbox {
                 let mut session_no = 0u64;
                 while let Ok((stream, peer)) = listener.accept().await {
                     session_no += 1;
+                    shared.clear_connections.fetch_add(1, Ordering::Relaxed);
                     tracing::debug!(%peer, session_no, "sandbox: connection");
                     tokio::spawn(session::run(stream, shared.clone(), session_no));
                 }
             })
         };
-        Ok(Sandbox { addr, shared, task })
+        let (tls_addr, tls_task) = match shared.config.tls.clone() {
+            Some(tls) => {
+                let (addr, task) = serve_tls(&tls, shared.clone()).await?;
+                (Some(addr), Some(task))
+            }
+            None => (None, None),
+        };
+        Ok(Sandbox {
+            addr,
+            tls_addr,
+            shared,
+            task,
+            tls_task,
+        })
+    }
+
+    /// Where SMPP over TLS is served, when the sandbox was given a certificate.
+    pub fn tls_addr(&self) -> Option<SocketAddr> {
+        self.tls_addr
+    }
+
+    /// Connections accepted so far: (on the clear port, on the TLS port). A TLS connection counts
+    /// once accepted, whether or not its handshake then succeeds.
+    pub fn connections(&self) -> (u64, u64) {
+        (
+            self.shared.clear_connections.load(Ordering::Relaxed),
+            self.shared.tls_connections.load(Ordering::Relaxed),
+        )
     }
 
     pub fn addr(&self) -> SocketAddr {
@@ -284,7 +324,34 @@ impl Sandbox {
     pub fn stop(self) {
         self.close();
         self.task.abort();
+        if let Some(t) = self.tls_task {
+            t.abort();
+        }
     }
+}
+
+/// Listens on another loopback port and serves SMPP over TLS there; a failed handshake closes
+/// that connection alone.
+async fn serve_tls(tls: &SandboxTls, shared: Arc<Shared>) -> std::io::Result<(SocketAddr, JoinHandle<()>)> {
+    let acceptor = tls.acceptor().map_err(std::io::Error::other)?;
+    let listener = TcpListener::bind(("127.0.0.1", 0)).await?;
+    let addr = listener.local_addr()?;
+    let task = tokio::spawn(async move {
+        // Numbered apart from the clear port's sessions, high enough never to meet them.
+        let mut session_no = 1u64 << 32;
+        while let Ok((stream, peer)) = listener.accept().await {
+            session_no += 1;
+            shared.tls_connections.fetch_add(1, Ordering::Relaxed);
+            let (acceptor, shared) = (acceptor.clone(), shared.clone());
+            tokio::spawn(async move {
+                match acceptor.accept(stream).await {
+                    Ok(tls) => session::run(tls, shared, session_no).await,
+                    Err(e) => tracing::debug!(%peer, error = %e, "sandbox: TLS handshake failed"),
+                }
+            });
+        }
+    });
+    Ok((addr, task))
 }
 
 /// The handsets of a running sandbox: each reply goes to the client as a message from a handset.

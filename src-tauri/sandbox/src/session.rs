@@ -9,7 +9,7 @@ use futures::{SinkExt, StreamExt};
 use rusmpp::pdus::{BindReceiverResp, BindTransceiverResp, BindTransmitterResp};
 use rusmpp::tokio_codec::CommandCodec;
 use rusmpp::{Command, CommandId, CommandStatus, Pdu};
-use tokio::net::TcpStream;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::sync::mpsc;
 use tokio_util::codec::Framed;
 
@@ -24,7 +24,10 @@ enum After {
 
 /// Serves one connection until the client or the sandbox drops it: reads and answers PDUs, and
 /// writes the deliver_sm handed to it, numbering them.
-pub(crate) async fn run(stream: TcpStream, shared: Arc<Shared>, session_no: u64) {
+pub(crate) async fn run<S>(stream: S, shared: Arc<Shared>, session_no: u64)
+where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+{
     let (mut sink, mut source) = Framed::new(stream, CommandCodec::new()).split();
     let (out, mut outgoing) = mpsc::unbounded_channel::<Command>();
     let mut dropped = shared.drop_all.subscribe();

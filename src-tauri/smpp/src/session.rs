@@ -19,6 +19,7 @@
 //! - `handle`: [`SessionHandle::reserve`], [`Permit::submit`] and what a submit comes back with;
 //! - `rate`: the window and the rate limit (and slowing down when the SMSC throttles);
 //! - `connect`: connecting and binding, and the trial bind ([`probe`]);
+//! - `tls`: TLS to the SMSC ([`TlsSettings`]) and its failures in words;
 //! - `reconnect`: a bind's owner task's loop: bind, run the link, back off, again;
 //! - `link`: one bound link: reading, writing, keepalive, and how it ends;
 //! - `inbound`: what the link does with each PDU the SMSC sends, and storing reports in order.
@@ -32,6 +33,7 @@ mod inbound;
 mod link;
 mod rate;
 mod reconnect;
+mod tls;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU32, AtomicUsize, Ordering};
@@ -40,7 +42,6 @@ use std::time::Duration;
 
 use rusmpp::tokio_codec::CommandCodec;
 use rusmpp::Command;
-use tokio::net::TcpStream;
 use tokio::sync::{mpsc, oneshot, watch, Notify};
 use tokio::time::Instant;
 use tokio_util::codec::Framed;
@@ -51,9 +52,14 @@ pub use connect::{probe, Probe};
 pub use handle::{Permit, SessionHandle};
 pub use inbound::InboundHandler;
 pub use reconnect::reconnect_wait;
+pub use tls::{pin_of, TlsSettings};
 
-/// The TCP connection to the SMSC, framed as SMPP commands.
-type Wire = Framed<TcpStream, CommandCodec>;
+/// A byte stream to the SMSC: TCP, or TLS over TCP.
+trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}
+impl<T: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send> Stream for T {}
+
+/// The connection to the SMSC, framed as SMPP commands.
+type Wire = Framed<Box<dyn Stream>, CommandCodec>;
 
 /// Who waits for the answer to each request in flight, by sequence number.
 type Pending = Arc<Mutex<HashMap<u32, oneshot::Sender<Command>>>>;

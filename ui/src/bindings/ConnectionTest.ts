@@ -17,4 +17,21 @@ password: string | null, system_type: string | null,
 /**
  * "3.4" or "5.0".
  */
-interface_version: string | null, address_range: string | null, };
+interface_version: string | null, address_range: string | null, 
+/**
+ * Over TLS; null: as saved. The saved password is never sent in clear to a server it is
+ * saved for over TLS.
+ */
+tls: boolean | null, 
+/**
+ * The name the certificate must be for; null: as saved (empty: the host).
+ */
+tls_server_name: string | null, 
+/**
+ * PEM file of the authorities to trust; null: as saved (empty: the system's).
+ */
+tls_ca_file: string | null, 
+/**
+ * The certificate's SHA-256 in hex; null: as saved (empty: no pin).
+ */
+tls_pin_sha256: string | null, };

@@ -3,4 +3,4 @@
 /**
  * How a trial bind went.
  */
-export type TestOutcome = "bound" | "refused" | "unreachable" | "timeout" | "failed";
+export type TestOutcome = "bound" | "refused" | "unreachable" | "timeout" | "failed" | "tls";

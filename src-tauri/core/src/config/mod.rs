@@ -18,6 +18,7 @@ mod routes;
 #[macro_use]
 mod settings_macro;
 mod settings;
+mod tls;
 mod value;
 
 use std::path::{Path, PathBuf};
@@ -31,6 +32,7 @@ pub use lists::{Kinds, Words};
 pub use networks::{Network, Networks};
 pub use region::Region;
 pub use settings::*;
+pub use tls::Pin;
 pub use value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,
     SmppVersion, StatusCodes, TlvIdBase, UtcOffset,

@@ -12,6 +12,7 @@ use super::lists::{Kinds, Words};
 use super::networks::Networks;
 use super::region::Region;
 pub use super::routes::{Route, RouteInput};
+use super::tls::Pin;
 use super::value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,
     SmppVersion, StatusCodes, TlvIdBase, UtcOffset,
@@ -386,6 +387,20 @@ settings! {
         enquire_link_seconds: AtLeastOne = AtLeastOne(30),
         /// Seconds to wait for an answer before the outcome of a submit counts as unknown.
         response_timeout_seconds: AtLeastOne = AtLeastOne(10),
+        /// Connect over TLS (the provider's TLS port). Never falls back to clear: a certificate
+        /// problem stops the bind and is shown on the dashboard.
+        tls: bool = false,
+        /// PEM file of the certificate authorities to trust; empty: the system's.
+        tls_ca_file: String = String::new(),
+        /// The name the provider's certificate must be for; empty: the host.
+        tls_server_name: String = String::new(),
+        /// PEM file of this account's client certificate (chain), if the provider asks for one.
+        tls_client_cert_file: String = String::new(),
+        /// PEM file of the client certificate's private key (readable by smsdesk's user alone).
+        tls_client_key_file: String = String::new(),
+        /// The SHA-256 of the provider's certificate, for a self-signed one: that certificate is
+        /// trusted and no other (`openssl x509 -noout -fingerprint -sha256` prints it).
+        tls_pin_sha256: Pin = Pin(None),
         /// What a part costs, in guardrails.currency: rows of country ("FR", "*") or prefix
         /// ("+3367") and price; the longest prefix wins, then the country, then "*". Written as
         /// [[connections.NAME.prices]] (or [[smpp.prices]]) tables. None: costs are not counted.

@@ -14,8 +14,8 @@ use crate::dispatch::worker::{Dispatcher, DispatcherConfig, Lane};
 use crate::domain::{ConnectionHold, MessageKind};
 use crate::pace::sending_limits;
 use crate::receipts::policy::ReceiptPolicy;
-use crate::sandbox::{Sandbox, SandboxConfig};
-use crate::smpp::session::{InboundHandler, Session, SessionConfig};
+use crate::sandbox::{Sandbox, SandboxConfig, SandboxTls};
+use crate::smpp::session::{pin_of, InboundHandler, Session, SessionConfig, TlsSettings};
 use crate::smpp::status::ClassOverrides;
 use crate::store::tables::connection_hold;
 use crate::store::Store;
@@ -56,21 +56,14 @@ impl Sending {
         let mut links = Vec::new();
         for c in config.connection_list().into_iter().filter(|c| c.enabled) {
             let own = config.for_connection(&c.name).unwrap_or_else(|| config.clone());
-            let (sandbox, host, port) = if c.smpp.sandbox {
-                let sandbox = Sandbox::start(SandboxConfig::default())
-                    .await
-                    .map_err(EngineError::Sandbox)?;
-                let port = sandbox.addr().port();
-                tracing::info!(port, connection = %c.name, "the sandbox SMSC is a connection: no real SMS is sent on it");
-                (Some(sandbox), "127.0.0.1".to_owned(), port)
+            let (sandbox, session_config) = if c.smpp.sandbox {
+                let (sandbox, config) = sandbox_link(&own.smpp, store.clock(), &c.name).await?;
+                (Some(sandbox), config)
             } else {
-                (None, c.smpp.host.clone(), c.smpp.port)
+                let config = session_config(&own.smpp, store.clock(), &c.name, &c.smpp.host, c.smpp.port);
+                (None, config)
             };
-            let session = Session::start_as(
-                session_config(&own.smpp, store.clock(), &c.name, &host, port),
-                inbound.clone(),
-                disabled(&c.name),
-            );
+            let session = Session::start_as(session_config, inbound.clone(), disabled(&c.name));
             links.push(Link {
                 connection: c.name,
                 sandbox,
@@ -141,6 +134,44 @@ fn lane_config(config: &Config, connection: &str) -> DispatcherConfig {
     dispatcher_config(&config.for_connection(connection).unwrap_or_else(|| config.clone()))
 }
 
+/// Starts the embedded sandbox, and says how to bind to it. With `tls = true` it serves TLS with a
+/// certificate made for this run, which the session pins: a real handshake, to try the setting.
+async fn sandbox_link(
+    smpp: &SmppSettings,
+    clock: &Clock,
+    connection: &str,
+) -> Result<(Sandbox, SessionConfig), EngineError> {
+    let tls = match smpp.tls {
+        true => Some(
+            SandboxTls::self_signed(&["localhost", "127.0.0.1"])
+                .map_err(|e| EngineError::Sandbox(std::io::Error::other(e)))?,
+        ),
+        false => None,
+    };
+    let pin = tls.as_ref().and_then(|t| t.leaf_der().ok()).map(|der| pin_of(&der));
+    let sandbox = Sandbox::start(SandboxConfig {
+        tls,
+        ..SandboxConfig::default()
+    })
+    .await
+    .map_err(EngineError::Sandbox)?;
+    let port = sandbox.tls_addr().unwrap_or(sandbox.addr()).port();
+    tracing::info!(
+        port,
+        connection,
+        tls = smpp.tls,
+        "the sandbox SMSC is a connection: no real SMS is sent on it"
+    );
+    let mut config = session_config(smpp, clock, connection, "127.0.0.1", port);
+    if let Some(tls) = config.tls.as_mut() {
+        *tls = TlsSettings {
+            pin_sha256: pin,
+            ..TlsSettings::default()
+        };
+    }
+    Ok((sandbox, config))
+}
+
 /// How the session binds and paces itself, from the settings, to `host:port`. The sandbox binds
 /// one transceiver, at its own pace.
 fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &str, port: u16) -> SessionConfig {
@@ -157,6 +188,7 @@ fn session_config(smpp: &SmppSettings, clock: &Clock, connection: &str, host: &s
         tps: f64::from(limits.tps),
         enquire_link_every: Duration::from_secs(smpp.enquire_link_seconds.0.into()),
         response_timeout: Duration::from_secs(smpp.response_timeout_seconds.0.into()),
+        tls: crate::smpp::tls_settings(smpp),
         clock: clock.clone(),
         ..SessionConfig::new(connection, host, port)
     }

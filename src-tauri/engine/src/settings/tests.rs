@@ -631,3 +631,54 @@ async fn the_saved_password_is_sent_only_to_the_saved_server_never_to_another() 
     );
     assert!(!has("right"), "the saved password never reaches another server");
 }
+
+#[tokio::test]
+async fn a_password_saved_for_tls_is_never_sent_in_clear_and_a_certificate_problem_is_its_own_outcome() {
+    let cert = crate::sandbox::SandboxTls::self_signed(&["smsc.internal"]).unwrap();
+    let pin = hex::encode(crate::smpp::session::pin_of(&cert.leaf_der().unwrap()));
+    let smsc = Sandbox::start(SandboxConfig {
+        password: Some("right".into()),
+        tls: Some(cert),
+        ..SandboxConfig::default()
+    })
+    .await
+    .unwrap();
+    let port = smsc.tls_addr().unwrap().port();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join(crate::config::FILE_NAME);
+    std::fs::write(
+        &file,
+        format!(
+            "[smpp]\nsandbox = false\nhost = \"127.0.0.1\"\nport = {port}\nsystem_id = \"acme\"\n\
+             tls = true\ntls_pin_sha256 = \"{pin}\"\n"
+        ),
+    )
+    .unwrap();
+    let secrets = SecretStore::encrypted_file(dir.path());
+    secrets.set_password("right").unwrap();
+    let config = crate::config::load(&file, []).unwrap();
+    let (settings, _) = Settings::with_store(secrets, file, Vec::new(), config);
+
+    let saved = settings.test_connection(ConnectionTest::default()).await.unwrap();
+    assert_eq!(saved.outcome, TestOutcome::Bound, "{}", saved.message);
+
+    let in_clear = ConnectionTest {
+        tls: Some(false),
+        ..ConnectionTest::default()
+    };
+    let SettingsError::Invalid(errors) = settings.test_connection(in_clear).await.unwrap_err() else {
+        panic!("the saved password is not sent in clear")
+    };
+    assert_eq!(errors[0].field, "smpp.password");
+    assert!(errors[0].message.ends_with("over TLS"), "{}", errors[0].message);
+
+    let wrong_pin = ConnectionTest {
+        tls_pin_sha256: Some("00".repeat(32)),
+        ..ConnectionTest::default()
+    };
+    let refused = settings.test_connection(wrong_pin).await.unwrap();
+    assert_eq!(refused.outcome, TestOutcome::Tls);
+    assert!(refused.message.contains("not the pinned one"), "{}", refused.message);
+    assert_eq!(smsc.binds(), 1, "only the first test bound");
+    assert_eq!(smsc.connections().0, 0, "nothing in clear");
+}

@@ -156,6 +156,19 @@ pub struct ConnectionTest {
     /// "3.4" or "5.0".
     pub interface_version: Option<String>,
     pub address_range: Option<String>,
+    /// Over TLS; null: as saved. The saved password is never sent in clear to a server it is
+    /// saved for over TLS.
+    #[serde(default)]
+    pub tls: Option<bool>,
+    /// The name the certificate must be for; null: as saved (empty: the host).
+    #[serde(default)]
+    pub tls_server_name: Option<String>,
+    /// PEM file of the authorities to trust; null: as saved (empty: the system's).
+    #[serde(default)]
+    pub tls_ca_file: Option<String>,
+    /// The certificate's SHA-256 in hex; null: as saved (empty: no pin).
+    #[serde(default)]
+    pub tls_pin_sha256: Option<String>,
 }
 
 /// How a trial bind went.
@@ -172,6 +185,9 @@ pub enum TestOutcome {
     Timeout,
     /// Something else went wrong; `message` says what.
     Failed,
+    /// TLS was asked for and the handshake failed (most often the certificate: `message` names
+    /// the problem). Nothing was sent in clear.
+    Tls,
 }
 
 /// The answer to a connection test.

@@ -13,3 +13,4 @@ mod pumping;
 mod receipt_corpus;
 mod retry_guard;
 mod secrets_at_rest;
+mod tls;

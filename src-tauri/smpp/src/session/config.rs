@@ -33,6 +33,8 @@ pub struct SessionConfig {
     pub tps: f64,
     pub reconnect_min: Duration,
     pub reconnect_max: Duration,
+    /// TLS to the SMSC, when set; never a fallback to clear.
+    pub tls: Option<super::TlsSettings>,
     /// Where the session reads the time it dates states, writes and reports with.
     pub clock: Clock,
 }
@@ -56,6 +58,7 @@ impl SessionConfig {
             tps: 10.0,
             reconnect_min: Duration::from_secs(1),
             reconnect_max: Duration::from_secs(60),
+            tls: None,
             clock: Clock::system(),
         }
     }

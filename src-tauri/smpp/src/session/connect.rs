@@ -11,7 +11,7 @@ use rusmpp::{Command, CommandId, CommandStatus, Pdu};
 use tokio::net::TcpStream;
 use tokio_util::codec::Framed;
 
-use super::{BindRole, SessionConfig, Wire};
+use super::{BindRole, SessionConfig, Stream, Wire};
 use crate::cstr;
 
 /// Why connecting and binding did not give a bound link.
@@ -22,6 +22,8 @@ pub(super) enum Bind {
     /// Nothing answered in time (the connection or the bind).
     TimedOut(String),
     Failed(String),
+    /// TLS was asked for and the handshake failed (a certificate problem, in words).
+    Tls(String),
 }
 
 /// What a trial bind found (the Settings screen's "test connection").
@@ -37,6 +39,8 @@ pub enum Probe {
     TimedOut(String),
     /// Connected, but what came back was not a bind answer.
     Failed(String),
+    /// TLS was asked for and the handshake failed: nothing was sent.
+    Tls(String),
 }
 
 /// Binds once as each role `config`'s binds take (a transceiver; or a transmitter, then a
@@ -55,6 +59,7 @@ pub async fn probe(config: &SessionConfig) -> Probe {
             Err(Bind::TimedOut(e)) => return Probe::TimedOut(e),
             Err(Bind::Unreachable(e)) => return Probe::Unreachable(e),
             Err(Bind::Failed(e)) => return Probe::Failed(e),
+            Err(Bind::Tls(e)) => return Probe::Tls(e),
         }
     }
     Probe::Bound
@@ -69,6 +74,20 @@ pub(super) async fn connect_and_bind(config: &SessionConfig, role: BindRole) -> 
         .map_err(|_| Bind::TimedOut(format!("connecting to {addr} timed out")))?
         .map_err(|e| Bind::Unreachable(format!("cannot connect to {addr}: {e}")))?;
     let _ = stream.set_nodelay(true);
+    // With TLS asked for, the bind (and its password) goes out only inside the handshake's
+    // channel: a failed handshake ends here, never in clear.
+    let stream: Box<dyn Stream> = match &config.tls {
+        Some(tls) => Box::new(
+            tokio::time::timeout(
+                config.response_timeout,
+                super::tls::handshake(stream, &config.host, tls),
+            )
+            .await
+            .map_err(|_| Bind::TimedOut(format!("the TLS handshake with {addr} timed out")))?
+            .map_err(Bind::Tls)?,
+        ),
+        None => Box::new(stream),
+    };
     let mut framed = Framed::new(stream, CommandCodec::new());
     framed
         .send(Command::new(CommandStatus::EsmeRok, 1, bind_pdu(config, role)))

@@ -51,7 +51,7 @@ pub(super) async fn run(
                 let info = status::describe(status);
                 format!("bind refused: {} ({})", info.name, info.meaning)
             }
-            Err(Bind::Failed(e) | Bind::Unreachable(e) | Bind::TimedOut(e)) => e,
+            Err(Bind::Failed(e) | Bind::Unreachable(e) | Bind::TimedOut(e) | Bind::Tls(e)) => e,
         };
         let wait = reconnect_wait(
             inner.config.reconnect_min,
