@@ -26,6 +26,7 @@ use smsdesk_engine::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
     SettingsView,
 };
+use smsdesk_engine::smpp_server::{CreatedSmppAccount, NewSmppAccount, SmppAccountInfo, SmppServerStatus};
 use smsdesk_engine::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, DeliveryReport, ExceptionDetail, ExceptionFilter, ExceptionPage,
     MessageDetail, MessageFilter, MessagePage, PageRequest, ReportQuery,
@@ -287,6 +288,34 @@ async fn save_text(path: PathBuf, text: String, extension: &str) -> Reply<()> {
     tokio::fs::write(&path, text.as_bytes())
         .await
         .map_err(|e| ApiError::new(ErrorCode::WriteFailed, format!("cannot write {}: {e}", path.display())))
+}
+
+#[tauri::command]
+pub async fn smpp_server(engine: State<'_, EngineState>) -> Reply<SmppServerStatus> {
+    engine.service()?.smpp_server().await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn list_smpp_accounts(engine: State<'_, EngineState>) -> Reply<Vec<SmppAccountInfo>> {
+    engine.service()?.smpp_accounts().await.map_err(refused)
+}
+
+#[tauri::command]
+pub async fn create_smpp_account(engine: State<'_, EngineState>, account: NewSmppAccount) -> Reply<CreatedSmppAccount> {
+    engine
+        .service()?
+        .create_smpp_account(&Caller::window(), account)
+        .await
+        .map_err(refused)
+}
+
+#[tauri::command]
+pub async fn reset_smpp_password(engine: State<'_, EngineState>, id: i64) -> Reply<CreatedSmppAccount> {
+    engine
+        .service()?
+        .reset_smpp_password(&Caller::window(), id)
+        .await
+        .map_err(refused)
 }
 
 #[tauri::command]

@@ -32,6 +32,10 @@ text_enum! {
         ApiKeyCreate = "api_key.create",
         /// An API key was revoked.
         ApiKeyRevoke = "api_key.revoke",
+        /// An SMPP account was given a new password.
+        SmppPasswordReset = "smpp.password_reset",
+        /// A message an SMPP client handed in was refused for its number (opted out).
+        SmppSubmitRefused = "smpp.submit_refused",
         /// A connection was disabled: it sends nothing and unbinds.
         ConnectionDisable = "connection.disable",
         /// A connection was drained: it takes nothing new.

@@ -46,6 +46,9 @@ pub struct NewMessage {
     /// The typographic characters smart encoding replaced in `body` (`sms::smart::to_stored`),
     /// None when it is sent as handed in.
     pub smart_replaced: Option<String>,
+    /// Handed in over smsdesk's SMPP server: the receipt its client asked for
+    /// (registered_delivery's low bits). None for every other way in.
+    pub smpp_receipt: Option<u8>,
 }
 
 /// An idempotency key as recorded on the message it created.
@@ -97,6 +100,7 @@ impl NewMessage {
             country: None,
             prices: Vec::new(),
             smart_replaced: None,
+            smpp_receipt: None,
         }
     }
 }

@@ -129,6 +129,8 @@ pub struct Engine {
     info: Arc<AppInfo>,
     runtime: Arc<Runtime>,
     http: Option<Open>,
+    /// smsdesk's own SMPP server, when `smpp_server.enabled` and it could listen.
+    smpp_server: Option<crate::smpp_server::SmppServer>,
     webhooks: Option<Webhooks>,
     service: Service,
     background: Vec<tokio::task::JoinHandle<()>>,
@@ -204,6 +206,11 @@ impl Engine {
         self.runtime.current.lock().unwrap_or_else(|p| p.into_inner()).0.clone()
     }
 
+    /// Where the SMPP server listens, when it runs.
+    pub fn smpp_server_addr(&self) -> Option<std::net::SocketAddr> {
+        self.smpp_server.as_ref().map(|s| s.addr())
+    }
+
     /// The operations the window's commands call (the HTTP routes call the same).
     pub fn service(&self) -> &Service {
         &self.service
@@ -224,6 +231,9 @@ impl Engine {
     pub async fn shutdown(mut self) {
         if let Some(http) = self.http.take() {
             http.stop().await;
+        }
+        if let Some(server) = self.smpp_server.take() {
+            server.stop().await;
         }
         if let Some(sending) = self.runtime.sending.lock().await.take() {
             sending.stop().await;

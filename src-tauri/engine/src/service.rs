@@ -35,6 +35,7 @@ mod preview;
 pub mod privacy;
 mod reads;
 mod reports;
+mod smpp_server;
 mod submit;
 #[cfg(test)]
 mod submit_tests;
@@ -74,6 +75,7 @@ pub use inbox::{
 };
 pub use preview::{Preview, PreviewRow, SmartNote};
 pub use reports::CallbackAnswer;
+pub use smpp_server::{BindRefused, SmppBound};
 pub use submit::{Answer, SubmitBatch, SubmittedBatch};
 pub use templates::{NewTemplate, Template};
 
@@ -102,6 +104,8 @@ pub struct Service {
     metrics: Arc<tokio::sync::Mutex<crate::store::metric_reads::Counted>>,
     /// Each country's usual hourly number of one-time codes (the anomaly guardrail).
     baselines: Arc<crate::guardrails::anomaly::Baselines>,
+    /// The SMPP server's sessions (none while it is off).
+    smpp_registry: Arc<crate::smpp_server::Registry>,
 }
 
 /// One running connection, as the service reports it.
@@ -155,6 +159,7 @@ impl Service {
             configured: Vec::new(),
             retention: None,
             metrics: Arc::default(),
+            smpp_registry: Arc::default(),
         }
     }
 

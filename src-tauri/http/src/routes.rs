@@ -22,6 +22,7 @@ use smsdesk_engine::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use smsdesk_engine::domain::IntakeChannel;
 use smsdesk_engine::intake::SubmitMessage;
 use smsdesk_engine::service::{Answer, MessageAction, ResolveRequest, SubmitBatch};
+use smsdesk_engine::smpp_server::{CreatedSmppAccount, NewSmppAccount, SmppAccountInfo, SmppServerStatus};
 use smsdesk_engine::views;
 
 fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, Failure> {
@@ -277,6 +278,33 @@ pub async fn revoke_key(
 ) -> Result<StatusCode, Failure> {
     s.ctx.service.revoke_key(&caller, id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+pub async fn smpp_server(State(s): State<AppState>) -> Result<Json<SmppServerStatus>, Failure> {
+    Ok(Json(s.ctx.service.smpp_server().await?))
+}
+
+pub async fn list_smpp_accounts(State(s): State<AppState>) -> Result<Json<Vec<SmppAccountInfo>>, Failure> {
+    Ok(Json(s.ctx.service.smpp_accounts().await?))
+}
+
+pub async fn create_smpp_account(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    JsonBody(new): JsonBody<NewSmppAccount>,
+) -> Result<(StatusCode, Json<CreatedSmppAccount>), Failure> {
+    Ok((
+        StatusCode::CREATED,
+        Json(s.ctx.service.create_smpp_account(&caller, new).await?),
+    ))
+}
+
+pub async fn reset_smpp_password(
+    Allowed(caller): Allowed,
+    State(s): State<AppState>,
+    Id(id): Id,
+) -> Result<Json<CreatedSmppAccount>, Failure> {
+    Ok(Json(s.ctx.service.reset_smpp_password(&caller, id).await?))
 }
 
 pub async fn show_window(State(s): State<AppState>) -> Result<StatusCode, Failure> {

@@ -7,6 +7,7 @@ pub mod submit;
 
 use rusmpp::types::COctetString;
 
+pub use session::raw_tlv;
 pub use smsdesk_core::receipts::parse::Tlv;
 
 /// A deliver_sm or data_sm as it came off the wire.

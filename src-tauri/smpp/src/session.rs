@@ -50,9 +50,10 @@ pub use answer::{SubmitAnswer, SubmitFailure};
 pub use config::{BindMode, BindRole, LinkState, SessionConfig};
 pub use connect::{probe, Probe};
 pub use handle::{Permit, SessionHandle};
-pub use inbound::InboundHandler;
+pub use inbound::{raw_tlv, InboundHandler};
 pub use reconnect::reconnect_wait;
-pub use tls::{pin_of, TlsSettings};
+pub use tls::{pin_of, server_acceptor, TlsSettings};
+pub use tokio_rustls::TlsAcceptor;
 
 /// A byte stream to the SMSC: TCP, or TLS over TCP.
 trait Stream: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin + Send {}

@@ -164,6 +164,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "guardrails",
         sql: include_str!("migrations/0029_guardrails.sql"),
     },
+    Migration {
+        version: 30,
+        name: "smpp_server",
+        sql: include_str!("migrations/0030_smpp_server.sql"),
+    },
 ];
 
 /// The schema version this build creates.

@@ -159,6 +159,8 @@ export const AUDIT_ACTIONS = [
   "alert.resolved",
   "api_key.create",
   "api_key.revoke",
+  "smpp.password_reset",
+  "smpp.submit_refused",
   "connection.disable",
   "connection.drain",
   "connection.enable",

@@ -17,6 +17,7 @@ import type { ConnectionTestResult } from "./ConnectionTestResult";
 import type { ConnectionsUpdate } from "./ConnectionsUpdate";
 import type { ConnectionsView } from "./ConnectionsView";
 import type { CreatedApiKey } from "./CreatedApiKey";
+import type { CreatedSmppAccount } from "./CreatedSmppAccount";
 import type { Dashboard } from "./Dashboard";
 import type { DeliveryReport } from "./DeliveryReport";
 import type { EraseNumber } from "./EraseNumber";
@@ -37,6 +38,7 @@ import type { MessagePage } from "./MessagePage";
 import type { NewAccount } from "./NewAccount";
 import type { NewApiKey } from "./NewApiKey";
 import type { NewOptOut } from "./NewOptOut";
+import type { NewSmppAccount } from "./NewSmppAccount";
 import type { NewTemplate } from "./NewTemplate";
 import type { OptOutAdded } from "./OptOutAdded";
 import type { OptOutCsv } from "./OptOutCsv";
@@ -57,6 +59,8 @@ import type { SessionInfo } from "./SessionInfo";
 import type { SettingsSaved } from "./SettingsSaved";
 import type { SettingsUpdate } from "./SettingsUpdate";
 import type { SettingsView } from "./SettingsView";
+import type { SmppAccountInfo } from "./SmppAccountInfo";
+import type { SmppServerStatus } from "./SmppServerStatus";
 import type { SpendQuery } from "./SpendQuery";
 import type { SpendReport } from "./SpendReport";
 import type { SubjectAccess } from "./SubjectAccess";
@@ -166,6 +170,14 @@ export interface Operations {
   createKey(key: NewApiKey): Promise<CreatedApiKey>;
   /** Revokes an API key at once (admin only). */
   revokeKey(id: number): Promise<void>;
+  /** smsdesk's own SMPP server: whether it listens and where, the clients bound now (who, since when, their rate) and the receipts waiting for their client. */
+  smppServer(): Promise<SmppServerStatus>;
+  /** SMPP accounts (admin only), newest first: API keys with an SMPP password. Revoke one as any API key. */
+  listSmppAccounts(): Promise<SmppAccountInfo[]>;
+  /** Creates an SMPP account (admin only): an API key with an SMPP password, whose name is the system_id. The password (8 characters, SMPP's limit) is in this answer and nowhere else. */
+  createSmppAccount(account: NewSmppAccount): Promise<CreatedSmppAccount>;
+  /** Gives an SMPP account a new password (admin only, audited): binds with the old one are refused from now on; sessions bound go on. */
+  resetSmppPassword(id: number): Promise<CreatedSmppAccount>;
   /** Every setting as saved, where each comes from (default, file, environment variable) and when a change to it applies (admin only). Secrets are never in it. */
   settings(): Promise<SettingsView>;
   /** Saves changed settings into smsdesk.toml (the password into the OS keyring or encrypted) and applies what may change while running; every invalid field is named and nothing is written (admin only, audited). */
@@ -253,6 +265,10 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   listKeys: { command: "list_keys", method: "GET", path: "/keys", args: [], answers: true },
   createKey: { command: "create_key", method: "POST", path: "/keys", args: [{ name: "key", place: "body" }], answers: true },
   revokeKey: { command: "revoke_key", method: "POST", path: "/keys/{id}/revoke", args: [{ name: "id", place: "path" }], answers: false },
+  smppServer: { command: "smpp_server", method: "GET", path: "/smpp-server", args: [], answers: true },
+  listSmppAccounts: { command: "list_smpp_accounts", method: "GET", path: "/smpp-accounts", args: [], answers: true },
+  createSmppAccount: { command: "create_smpp_account", method: "POST", path: "/smpp-accounts", args: [{ name: "account", place: "body" }], answers: true },
+  resetSmppPassword: { command: "reset_smpp_password", method: "POST", path: "/smpp-accounts/{id}/password", args: [{ name: "id", place: "path" }], answers: true },
   settings: { command: "settings", method: "GET", path: "/settings", args: [], answers: true },
   updateSettings: { command: "update_settings", method: "PATCH", path: "/settings", args: [{ name: "update", place: "body" }], answers: true },
   connectionSettings: { command: "connection_settings", method: "GET", path: "/settings/connections", args: [], answers: true },

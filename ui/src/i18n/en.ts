@@ -491,6 +491,8 @@ export const en = {
   "audit.action.queue.recovered": "Recovered a message after a restart",
   "audit.action.api_key.create": "Created an API key",
   "audit.action.api_key.revoke": "Revoked an API key",
+  "audit.action.smpp.password_reset": "Gave an SMPP account a new password",
+  "audit.action.smpp.submit_refused": "Refused an SMPP submit to an opted-out number",
   "audit.action.connection.drain": "Drained a connection",
   "audit.action.connection.disable": "Disabled a connection",
   "audit.action.connection.enable": "Enabled a connection",

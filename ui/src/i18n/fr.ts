@@ -488,6 +488,8 @@ export const fr: Dictionary = {
   "audit.action.queue.recovered": "A repris un message après un redémarrage",
   "audit.action.api_key.create": "A créé une clé d’API",
   "audit.action.api_key.revoke": "A révoqué une clé d’API",
+  "audit.action.smpp.password_reset": "A donné un nouveau mot de passe à un compte SMPP",
+  "audit.action.smpp.submit_refused": "A refusé un envoi SMPP vers un numéro désinscrit",
   "audit.action.connection.drain": "A mis une connexion en retrait (plus de nouveaux messages)",
   "audit.action.connection.disable": "A désactivé une connexion",
   "audit.action.connection.enable": "A réactivé une connexion",

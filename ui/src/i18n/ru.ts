@@ -488,6 +488,8 @@ export const ru: Dictionary = {
   "audit.action.queue.recovered": "Восстановление сообщения после перезапуска",
   "audit.action.api_key.create": "Создание API-ключа",
   "audit.action.api_key.revoke": "Отзыв API-ключа",
+  "audit.action.smpp.password_reset": "Новый пароль SMPP-аккаунта",
+  "audit.action.smpp.submit_refused": "Отказ в отправке по SMPP на отписавшийся номер",
   "audit.action.connection.drain": "Подключение выводится из работы (без новых сообщений)",
   "audit.action.connection.disable": "Подключение отключено",
   "audit.action.connection.enable": "Подключение включено",

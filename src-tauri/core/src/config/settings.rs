@@ -407,6 +407,25 @@ settings! {
         prices: Prices = Prices::default(),
     }
 
+    /// smsdesk's own SMPP server, for the office's systems that send SMS only over SMPP (a PBX,
+    /// a laboratory system): see docs/integration/smpp-server.md. Its accounts are made with
+    /// `smsdesk smpp-user add NAME`. Changes take effect at the next start.
+    smpp_server: SmppServerSettings {
+        /// Serve SMPP.
+        enabled: bool = false,
+        /// The address it listens on: 127.0.0.1 for this computer alone, 0.0.0.0 (with tls) for
+        /// the office's network.
+        bind: IpAddr = IpAddr::V4(Ipv4Addr::LOCALHOST),
+        /// The port (2775 is SMPP's usual one).
+        port: u16 = 2775,
+        /// Serve SMPP over TLS only, with the certificate below.
+        tls: bool = false,
+        /// PEM file of the server's certificate chain.
+        tls_cert_file: String = String::new(),
+        /// PEM file of its private key (readable by smsdesk's user alone).
+        tls_key_file: String = String::new(),
+    }
+
     /// Which connection a message goes out on when several are configured ([connections.<name>]
     /// and [[routes]], see docs/admin/connections.md): how long a route waits for its connection to come back
     /// before the messages waiting for it move to the next connection of its list.

@@ -139,11 +139,13 @@ impl Engine {
             background.push(tokio::spawn(stop_sending_if_lost(lock.lost(), runtime.clone())));
         }
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
+        let smpp_server = smpp_server(&config, &service, &store).await;
         Ok(Engine {
             store,
             info,
             runtime,
             http: started.server.take(),
+            smpp_server,
             webhooks: Some(webhooks),
             service,
             window_requests,
@@ -151,6 +153,21 @@ impl Engine {
             token_file,
             lock: started.lock.take(),
         })
+    }
+}
+
+/// The SMPP server, when the settings enable it. One that cannot listen (its port taken, its
+/// certificate unreadable) does not stop the engine: the dashboard and the log say why.
+async fn smpp_server(config: &Config, service: &Service, store: &Arc<Store>) -> Option<crate::smpp_server::SmppServer> {
+    if !config.smpp_server.enabled {
+        return None;
+    }
+    match crate::smpp_server::SmppServer::start(&config.smpp_server, service.clone(), store.clone()).await {
+        Ok(server) => Some(server),
+        Err(problem) => {
+            tracing::error!(%problem, "the SMPP server does not run");
+            None
+        }
     }
 }
 

@@ -351,6 +351,33 @@ operations! { $
         errors: [AlreadyRevoked],
     }
 
+    /// smsdesk's own SMPP server: whether it listens and where, the clients bound now (who,
+    /// since when, their rate) and the receipts waiting for their client.
+    smpp_server: Get "/smpp-server" -> 200 SmppServerStatus {
+        tag: "smpp-server", access: ReadAll,
+    }
+
+    /// SMPP accounts (admin only), newest first: API keys with an SMPP password. Revoke one as
+    /// any API key.
+    list_smpp_accounts: Get "/smpp-accounts" -> 200 [SmppAccountInfo] {
+        tag: "smpp-server", access: Admin,
+    }
+
+    /// Creates an SMPP account (admin only): an API key with an SMPP password, whose name is
+    /// the system_id. The password (8 characters, SMPP's limit) is in this answer and nowhere
+    /// else.
+    create_smpp_account: Post "/smpp-accounts" -> 201 CreatedSmppAccount {
+        tag: "smpp-server", access: Admin,
+        args: [account: Body NewSmppAccount],
+    }
+
+    /// Gives an SMPP account a new password (admin only, audited): binds with the old one are
+    /// refused from now on; sessions bound go on.
+    reset_smpp_password: Post "/smpp-accounts/{id}/password" -> 200 CreatedSmppAccount {
+        tag: "smpp-server", access: Admin,
+        args: [id: Path],
+    }
+
     /// Brings the desktop window to the front (admin only). A second start of the app asks
     /// this of the running one instead of opening a second window on the same data.
     show_window: Post "/window/show" -> 204 () {

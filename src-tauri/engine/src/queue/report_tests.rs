@@ -158,6 +158,7 @@ impl World {
                         _ => Vec::new(),
                     },
                     smart_replaced: None,
+                    smpp_receipt: None,
                 };
                 let id = self.write(move |tx| messages::insert(tx, &m)).unwrap();
                 self.messages.push(id);

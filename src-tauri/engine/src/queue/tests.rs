@@ -48,6 +48,7 @@ fn msg(kind: MessageKind) -> NewMessage {
         country: None,
         prices: Vec::new(),
         smart_replaced: None,
+        smpp_receipt: None,
     }
 }
 

@@ -23,6 +23,18 @@ pub struct People {
     hashing: Hashing,
 }
 
+impl People {
+    /// Hashes a new password on the hashing workers.
+    pub(super) async fn hash(&self, password: String) -> Result<String, crate::accounts::hashing::Busy> {
+        self.hashing.hash(password).await
+    }
+
+    /// Gives back a try begun whose password was never checked.
+    pub(super) fn release(&self, r: crate::accounts::throttle::Reservation) {
+        self.throttle.release(r)
+    }
+}
+
 /// A browser just signed in: its cookie's token (given once, never stored) and who it is.
 #[derive(Debug, Clone)]
 pub struct SignedIn {
@@ -65,7 +77,7 @@ impl Service {
     /// A try at a password as `name` from `address`: reserved with the slow-down, then a place
     /// among the hashes, both before anything is read, so that a burst costs no more reads and
     /// checks than the slow-down and the hashing threads allow. No place: the try is given back.
-    fn begin_try(&self, name: &str, address: &str) -> Result<(Reservation, Slot<'_>), ServiceError> {
+    pub(super) fn begin_try(&self, name: &str, address: &str) -> Result<(Reservation, Slot<'_>), ServiceError> {
         let now = self.clock().now_ms();
         let reserved =
             self.people
@@ -85,7 +97,7 @@ impl Service {
 
     /// Checks `password` against the account's `stored` hash (none: an unknown name, which costs
     /// the same) for a try begun with [`Service::begin_try`], and counts the outcome.
-    async fn check_password(
+    pub(super) async fn check_password(
         &self,
         (reserved, slot): (Reservation, Slot<'_>),
         password: String,

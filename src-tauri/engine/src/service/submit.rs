@@ -126,7 +126,7 @@ impl Service {
 
     /// Writes the messages and the answer for their key in one transaction, or finds the answer
     /// stored for that key (read back into its type: only a replay is parsed).
-    async fn create<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
+    pub(super) async fn create<T: Serialize + serde::de::DeserializeOwned + Send + 'static>(
         &self,
         caller: &Caller,
         route: &'static str,
@@ -386,7 +386,7 @@ impl<T: serde::de::DeserializeOwned> Stored<T> {
 
 /// A request's idempotency key, with the fingerprints that tell a repeat from a different
 /// request with the same key.
-struct Keyed {
+pub(super) struct Keyed {
     key: String,
     /// Of the request as intake reads it: what a key is recorded with, and compared by.
     read: String,

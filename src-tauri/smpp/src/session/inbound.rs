@@ -153,7 +153,7 @@ impl<'a> Incoming<'a> {
 }
 
 /// A TLV as the receipt log keeps it: its tag and its value's bytes as they were encoded.
-fn raw_tlv(tlv: &SmppTlv) -> Tlv {
+pub fn raw_tlv(tlv: &SmppTlv) -> Tlv {
     let value = tlv.value().map(|v| {
         let mut buf = vec![0u8; rusmpp::encode::Length::length(v)];
         v.encode(&mut buf);

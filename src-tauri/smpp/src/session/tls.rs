@@ -236,3 +236,17 @@ impl ServerCertVerifier for Pinned {
         self.algorithms.supported_schemes()
     }
 }
+
+/// A server's TLS, from its certificate chain and key (PEM files): for smsdesk's own SMPP server.
+pub fn server_acceptor(cert_file: &Path, key_file: &Path) -> Result<tokio_rustls::TlsAcceptor, String> {
+    let chain = certificates(cert_file)?;
+    let key = PrivateKeyDer::from_pem_file(key_file)
+        .map_err(|e| format!("TLS: cannot read a private key from {}: {e}", key_file.display()))?;
+    let config = rustls::ServerConfig::builder_with_provider(provider())
+        .with_safe_default_protocol_versions()
+        .map_err(|e| format!("TLS: {e}"))?
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .map_err(|e| format!("TLS: the certificate and key do not go together: {e}"))?;
+    Ok(tokio_rustls::TlsAcceptor::from(Arc::new(config)))
+}

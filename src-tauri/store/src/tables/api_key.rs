@@ -160,7 +160,7 @@ fn micros(amount: &Option<String>) -> Option<i64> {
 
 /// The limits in the columns from `first` on: per_minute, per_day, destination_prefixes,
 /// countries, otp_countries, spend_day, spend_month.
-fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
+pub(super) fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
     let words = |i: usize| -> rusqlite::Result<Vec<String>> {
         Ok(r.get::<_, Option<String>>(first + i)?
             .map(|p| p.split_whitespace().map(str::to_owned).collect())

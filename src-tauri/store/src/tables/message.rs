@@ -66,6 +66,11 @@ pub fn insert_sealed(tx: &mut WriteTx<'_>, m: &NewMessage, sealed: Option<&str>)
             .prepare_cached("INSERT INTO message_smart (message_id, replaced) VALUES (?1, ?2)")?
             .execute(params![id, replaced])?;
     }
+    if let (Some(receipt), Some(key)) = (m.smpp_receipt, m.api_key_id) {
+        tx.conn()
+            .prepare_cached("INSERT INTO smpp_message (message_id, api_key_id, receipt) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, key, receipt & 3])?;
+    }
     let status = QueueStatus::Queued;
     tx.conn()
         .prepare_cached(

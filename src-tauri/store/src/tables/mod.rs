@@ -24,6 +24,7 @@ pub mod queue;
 pub mod receipt;
 pub mod redact;
 pub mod session;
+pub mod smpp;
 pub mod start_check;
 pub mod template;
 pub mod uncorrelated_wait;

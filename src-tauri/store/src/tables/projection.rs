@@ -134,6 +134,12 @@ pub fn save_known(
             webhook::enqueue(tx.conn(), key, message_id, WebhookField::State, p.state.as_str(), now)?;
         }
     }
+    // So does the SMPP client that handed it in, of its final state.
+    if let Some(receipt) = message.and_then(|m| m.smpp_receipt) {
+        if before.map(|b| b.state) != Some(p.state) && p.state.is_final() {
+            super::smpp::receipt_due(tx, message_id, receipt, p.state)?;
+        }
+    }
     count(
         tx,
         before,
@@ -154,6 +160,8 @@ pub struct MessageContext {
     not_sent: bool,
     accepted_at: Option<i64>,
     webhook_key: Option<i64>,
+    /// The receipt its SMPP client asked for, when it was handed in over smsdesk's SMPP server.
+    smpp_receipt: Option<u8>,
 }
 
 /// When a logical event's first receipt arrived, if the caller has it in hand.
@@ -183,7 +191,8 @@ macro_rules! message_row {
                 (SELECT k.id FROM api_key k
                  WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
                 p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments,
-                m.text_redaction IS NOT NULL, m.number_redaction IS NOT NULL
+                m.text_redaction IS NOT NULL, m.number_redaction IS NOT NULL,
+                (SELECT s.receipt FROM smpp_message s WHERE s.message_id = m.id)
              FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
              WHERE m.id = ",
             $which
@@ -212,6 +221,7 @@ impl MessageRow {
                 not_sent: matches!(status.as_deref(), Some("failed" | "cancelled" | "expired")),
                 accepted_at: r.get(6)?,
                 webhook_key: r.get(7)?,
+                smpp_receipt: r.get(15)?,
             },
             stored: None,
         };
