@@ -14,5 +14,6 @@ pub mod intake;
 pub mod load;
 pub mod messages;
 pub mod procs;
+pub mod smpp_in;
 pub mod smpp_raw;
 pub mod start;

@@ -10,6 +10,7 @@ use clap::{Args, Parser, Subcommand};
 use smsdesk_bench::dispatch::{self, Dispatch};
 use smsdesk_bench::intake::{self, IntakeRun};
 use smsdesk_bench::load::Intake;
+use smsdesk_bench::smpp_in::{self, SmppIn};
 use smsdesk_bench::smpp_raw::{self, RawSmpp};
 use smsdesk_bench::start::{self, StartRun};
 
@@ -81,6 +82,18 @@ enum Bench {
         #[arg(long, default_value_t = 5)]
         receipt_delay_ms: u64,
     },
+    /// N messages in through smsdesk's own SMPP server (a bare client bound as an account), out
+    /// to `smsdesk sandbox-smsc`, until the client has every receipt
+    SmppIn {
+        #[command(flatten)]
+        common: Common,
+        #[arg(short, long, default_value_t = 20_000)]
+        n: usize,
+        #[arg(long, default_value_t = 64)]
+        window: usize,
+        #[arg(long, default_value_t = 5)]
+        receipt_delay_ms: u64,
+    },
     /// Start, idle memory and stop of `smsdesk serve` on a copy of a database
     Start {
         #[command(flatten)]
@@ -139,6 +152,22 @@ async fn run(bench: Bench) -> anyhow::Result<()> {
             receipt_delay_ms,
         } => {
             smpp_raw::run(&RawSmpp {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                keep: common.keep,
+                n,
+                window,
+                receipt_delay_ms,
+            })
+            .await
+        }
+        Bench::SmppIn {
+            common,
+            n,
+            window,
+            receipt_delay_ms,
+        } => {
+            smpp_in::run(&SmppIn {
                 smsdesk: common.smsdesk,
                 work: common.work,
                 keep: common.keep,

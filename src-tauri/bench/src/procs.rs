@@ -160,6 +160,11 @@ pub struct Server {
 impl Server {
     /// Starts `smsdesk serve` (its output to `log`), configured through the environment.
     pub fn start(bin: &Path, data_dir: &Path, smpp: Smpp, log: &Path) -> Result<Server> {
+        Server::start_with(bin, data_dir, smpp, log, &[])
+    }
+
+    /// [`Server::start`], with more settings through the environment (`SMSDESK_…` variables).
+    pub fn start_with(bin: &Path, data_dir: &Path, smpp: Smpp, log: &Path, env: &[(&str, String)]) -> Result<Server> {
         let http_port = free_port()?;
         let (smpp_port, window) = match smpp {
             Smpp::To { port, window } => (port, window),
@@ -176,6 +181,7 @@ impl Server {
             .env("SMSDESK_SMPP_PORT", smpp_port.to_string())
             .env("SMSDESK_SMPP_TPS", "100000")
             .env("SMSDESK_SMPP_WINDOW", window.to_string())
+            .envs(env.iter().map(|(k, v)| (*k, v)))
             .stdout(log_file.try_clone()?)
             .stderr(log_file);
         let spawned = Instant::now();
@@ -254,6 +260,32 @@ pub fn create_api_key(bin: &Path, data_dir: &Path) -> Result<String> {
         .find(|l| l.starts_with("sdk_"))
         .map(str::to_owned)
         .ok_or_else(|| anyhow!("smsdesk api-key create printed no key:\n{text}"))
+}
+
+/// Creates an SMPP account for smsdesk's SMPP server (no practical rate limit, a window of
+/// `window`) in `data_dir` with the command line; returns its password.
+pub fn create_smpp_account(bin: &Path, data_dir: &Path, window: usize) -> Result<String> {
+    let out = smsdesk(bin)
+        .args(["smpp-user", "add", "bench", "--tps", "10000", "--window"])
+        .arg(window.to_string())
+        .arg("--data-dir")
+        .arg(data_dir)
+        .output()
+        .context("cannot run smsdesk smpp-user add")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!(
+            "smsdesk smpp-user add failed ({}): {}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let mut lines = text.lines().map(str::trim);
+    lines
+        .find(|l| l.ends_with("with the password:"))
+        .and_then(|_| lines.next())
+        .map(str::to_owned)
+        .ok_or_else(|| anyhow!("smsdesk smpp-user add printed no password:\n{text}"))
 }
 
 /// The write counters of `/proc/PID/io`: write-family system calls (`syscw`: write, pwrite,

@@ -33,7 +33,7 @@ pub struct RawSmpp {
     pub receipt_delay_ms: u64,
 }
 
-type Wire = Framed<TcpStream, CommandCodec>;
+pub(crate) type Wire = Framed<TcpStream, CommandCodec>;
 
 /// A C-octet string of at most MAX - 1 bytes.
 fn cstr<const MIN: usize, const MAX: usize>(s: &str) -> COctetString<MIN, MAX> {
@@ -60,30 +60,31 @@ fn submit(i: usize) -> SubmitSm {
         .build()
 }
 
-async fn bind(addr: &str) -> Result<Wire> {
-    let stream = TcpStream::connect(addr).await.context("connecting to the sandbox")?;
+/// Binds as a transceiver to `addr` as `system_id` with `password`.
+pub(crate) async fn bind(addr: &str, system_id: &str, password: &str) -> Result<Wire> {
+    let stream = TcpStream::connect(addr).await.context("connecting to the SMPP server")?;
     stream.set_nodelay(true)?;
     let mut wire = Framed::new(stream, CommandCodec::new());
     let bind = BindTransceiver::builder()
-        .system_id(cstr("bench"))
-        .password(cstr(""))
+        .system_id(cstr(system_id))
+        .password(cstr(password))
         .interface_version(InterfaceVersion::Smpp3_4)
         .build();
     wire.send(Command::new(CommandStatus::EsmeRok, 1, bind)).await?;
     match wire.next().await {
         Some(Ok(c)) if c.id() == CommandId::BindTransceiverResp && c.status() == CommandStatus::EsmeRok => Ok(wire),
-        other => bail!("the sandbox did not bind us: {other:?}"),
+        other => bail!("{addr} did not bind us: {other:?}"),
     }
 }
 
 /// When every submit was accepted, and when every receipt had arrived.
-struct Times {
-    accepted: Instant,
-    receipted: Instant,
+pub(crate) struct Times {
+    pub accepted: Instant,
+    pub receipted: Instant,
 }
 
 /// Keeps `window` submits awaiting their answer, answers deliver_sm, until `n` receipts came.
-async fn pump(wire: &mut Wire, n: usize, window: usize) -> Result<Times> {
+pub(crate) async fn pump(wire: &mut Wire, n: usize, window: usize) -> Result<Times> {
     let (mut next, mut awaiting, mut accepted, mut receipts) = (0usize, 0usize, 0usize, 0usize);
     let mut seq = 2u32;
     let mut accepted_at = None;
@@ -134,7 +135,7 @@ pub async fn run(r: &RawSmpp) -> Result<()> {
     let dir = r.work.join("smpp-raw");
     procs::fresh_dir(&dir)?;
     let sandbox = Sandbox::start(&r.smsdesk, &dir, r.receipt_delay_ms)?;
-    let mut wire = bind(&format!("127.0.0.1:{}", sandbox.port)).await?;
+    let mut wire = bind(&format!("127.0.0.1:{}", sandbox.port), "bench", "").await?;
     say(&format!(
         "smpp-raw: {} messages, window {}, bare rusmpp client",
         r.n, r.window

@@ -68,6 +68,10 @@ pub enum Command {
     /// Create, list and revoke the API keys integrations use
     #[command(subcommand)]
     ApiKey(ops::ApiKeyCommand),
+    /// Create, list and give new passwords to the accounts the office's systems bind to smsdesk's
+    /// SMPP server with ([smpp_server])
+    #[command(subcommand)]
+    SmppUser(ops::smpp_users::SmppUserCommand),
     /// List the SMPP connections; drain, disable or enable one
     #[command(subcommand)]
     Connection(ops::ConnectionsCommand),
@@ -166,6 +170,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Retention(cmd) => ops::retention(&cli, cmd),
         Command::Erase(args) => ops::erase(&cli, args),
         Command::ApiKey(args) => ops::api_key(&cli, args),
+        Command::SmppUser(args) => ops::smpp_users::smpp_user(&cli, args),
         Command::User(args) => ops::users::user(&cli, args),
         Command::Connection(args) => ops::connection(&cli, args),
         Command::Backup(args) => ops::backup::backup(&cli, args),

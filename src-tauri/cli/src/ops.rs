@@ -36,6 +36,7 @@ mod connections;
 mod export;
 mod keys;
 mod privacy;
+pub mod smpp_users;
 pub mod smtp;
 pub mod users;
 

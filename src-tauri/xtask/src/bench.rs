@@ -31,7 +31,7 @@ pub const USAGE: &str = "  bench [-- OPTIONS]
                     target/bench/. OPTIONS:
                       --runs N        runs of each benchmark (default 3)
                       --quick         small sizes, to check the harness (docs left alone)
-                      --only A,B      only these: parse, ingest, sqlite, smpp-raw, dispatch-batch,
+                      --only A,B      only these: parse, ingest, sqlite, smpp-raw, dispatch-batch, smpp-in,
                                       dispatch-single, intake, views, start (docs left alone)
                       --messages N    messages per end-to-end and intake run (default 20000)
                       --no-docs       leave docs/benchmarks.md alone
@@ -169,6 +169,7 @@ const BENCHES: &[Bench] = &[
     bench("smpp-raw", "smpp_raw.", smpp_raw),
     bench("dispatch-batch", "dispatch.batch.", dispatch_batch),
     bench("dispatch-single", "dispatch.single.", dispatch_single),
+    bench("smpp-in", "smpp_in.", smpp_in),
     bench("intake", "intake.", intake),
     bench("ingest", "ingest.", ingest),
     bench("views", "views.", views),
@@ -401,6 +402,10 @@ fn dispatch_batch(env: &Env) -> Result<Vec<Figure>, String> {
 
 fn dispatch_single(env: &Env) -> Result<Vec<Figure>, String> {
     dispatch(env, "single")
+}
+
+fn smpp_in(env: &Env) -> Result<Vec<Figure>, String> {
+    bench_tool(env, "smpp-in", &["-n".into(), env.sizes.messages.to_string()])
 }
 
 fn intake(env: &Env) -> Result<Vec<Figure>, String> {

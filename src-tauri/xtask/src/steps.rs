@@ -83,6 +83,15 @@ pub fn test(root: &Path) -> Result<(), String> {
             }),
         ),
         (
+            "smpp: an independent client (smpplib) through smsdesk's SMPP server: 10,000 messages, a burst throttled, kill -9 and restart",
+            Box::new(|| {
+                run(Cmd::new("python3")
+                    .arg(root.join("tests/smpp/smpplib_peer.py"))
+                    .arg("--bin")
+                    .arg(&bin))
+            }),
+        ),
+        (
             "browser: the UI served by `smsdesk serve`, in headless Chromium",
             Box::new(|| {
                 run(Cmd::new("npm")

@@ -13,4 +13,5 @@ mod pumping;
 mod receipt_corpus;
 mod retry_guard;
 mod secrets_at_rest;
+mod smpp_server;
 mod tls;

@@ -108,6 +108,18 @@ pub const ROWS: &[Row] = &[
         None,
     ),
     row(
+        "smpp_in.per_s",
+        "End to end, in over smsdesk's SMPP server (messages/s)",
+        Unit::PerSec,
+        RAW_SMPP,
+    ),
+    row(
+        "smpp_in.cpu_us_per_msg",
+        "End to end, in over SMPP: smsdesk CPU per message",
+        Unit::Us,
+        None,
+    ),
+    row(
         "dispatch.single.per_s",
         "End to end, one per request (messages/s)",
         Unit::PerSec,
