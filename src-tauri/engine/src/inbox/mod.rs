@@ -276,6 +276,10 @@ fn file(
     crate::store::tables::webhook::enqueue_inbound(tx, id, sender.phone.as_deref().unwrap_or(sender.handset))?;
     if received == total.max(1) {
         classify(tx, sender, id, &text, rules)?;
+        // A whole reply to a message an SMPP client sent goes to that client too.
+        if let Some(phone) = sender.phone.as_deref() {
+            crate::store::tables::smpp::reply_due(tx, id, phone)?;
+        }
     }
     Ok(id)
 }

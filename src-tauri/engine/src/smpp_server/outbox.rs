@@ -114,8 +114,50 @@ pub(super) async fn push(
     }
 }
 
-/// The deliver_sm of an owed receipt.
+/// The deliver_sm of an owed receipt or reply.
 fn deliver_sm(o: &Owed, seq: u32) -> Command {
+    match o.message_id {
+        Some(_) => receipt(o, seq),
+        None => reply(o, seq),
+    }
+}
+
+/// The handset's address: international (without its `+`) when it is a number.
+fn handset(o: &Owed) -> (Ton, Npi, &str) {
+    match o.handset.strip_prefix('+') {
+        Some(digits) => (Ton::International, Npi::Isdn, digits),
+        None => (Ton::Unknown, Npi::Unknown, o.handset.as_str()),
+    }
+}
+
+/// A reply from a handset: its text in the GSM default alphabet's ASCII part when it fits, else
+/// UCS-2; longer than one short_message, in message_payload.
+fn reply(o: &Owed, seq: u32) -> Command {
+    let (coding, bytes): (u8, Vec<u8>) = match o.text.chars().all(|c| c.is_ascii() && (!c.is_ascii_control() || c == '\n' || c == '\r')) {
+        true => (0x00, o.text.clone().into_bytes()),
+        false => (0x08, o.text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
+    };
+    let (ton, npi, from) = handset(o);
+    let builder = DeliverSm::builder()
+        .source_addr_ton(ton)
+        .source_addr_npi(npi)
+        .source_addr(cstr(from))
+        .destination_addr(cstr(o.ours.as_deref().unwrap_or_default()))
+        .esm_class(EsmClass::from(0x00))
+        .data_coding(rusmpp::values::DataCoding::from(coding));
+    let pdu = match bytes.len() <= 254 {
+        true => builder.short_message(OctetString::from_vec(bytes).unwrap_or_default()).build(),
+        false => builder
+            .tlvs(vec![MessageDeliveryRequestTlvValue::MessagePayload(
+                rusmpp::values::MessagePayload::new(rusmpp::types::AnyOctetString::from_vec(bytes)),
+            )])
+            .build(),
+    };
+    Command::new(CommandStatus::EsmeRok, seq, pdu)
+}
+
+/// A receipt, in SMPP 3.4 Appendix B's format with its TLVs.
+fn receipt(o: &Owed, seq: u32) -> Command {
     let id = o.message_id.unwrap_or_default().to_string();
     let stat = o.stat.as_deref().unwrap_or("UNKNOWN");
     let delivered = if stat == "DELIVRD" { "001" } else { "000" };

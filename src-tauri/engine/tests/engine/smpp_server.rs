@@ -365,3 +365,46 @@ async fn with_tls_the_server_binds_clients_over_tls_only() {
     assert_ne!(in_clear, Probe::Bound, "{in_clear:?}");
     engine.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_reply_to_a_message_a_client_sent_goes_to_that_client() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, password) = engine_with_account(&dir, "pbx", 100, vec![MessageKind::Transactional]).await;
+    let (mut wire, _) = bind(&engine, "pbx", &password).await;
+    let mut receipts = Vec::new();
+    wire.send(Command::new(CommandStatus::EsmeRok, 2, submit("33612345653", b"See you tomorrow", 0)))
+        .await
+        .unwrap();
+    answer_to(&mut wire, 2, &mut receipts).await;
+    // The receipt first (answered), then the handset's reply.
+    while receipts.is_empty() {
+        receipts.push(next(&mut wire).await);
+    }
+    let r = &receipts[0];
+    wire.send(Command::new(CommandStatus::EsmeRok, r.sequence_number(), Pdu::DeliverSmResp(Default::default())))
+        .await
+        .unwrap();
+    engine
+        .service()
+        .sandbox_reply(
+            &Caller::window(),
+            smsdesk_engine::service::SandboxReply {
+                from: "+33612345653".into(),
+                text: "Merci, à demain".into(),
+            },
+        )
+        .unwrap();
+    let reply = loop {
+        let got = next(&mut wire).await;
+        if got.id() == CommandId::DeliverSm {
+            break got;
+        }
+    };
+    let Some(Pdu::DeliverSm(d)) = reply.pdu() else { unreachable!() };
+    assert_eq!(u8::from(d.esm_class), 0, "a message, not a receipt");
+    assert_eq!(d.source_addr.to_string(), "33612345653");
+    assert_eq!(u8::from(d.data_coding), 8);
+    let units: Vec<u16> = d.short_message().as_ref().chunks(2).map(|c| u16::from_be_bytes([c[0], c[1]])).collect();
+    assert_eq!(String::from_utf16(&units).unwrap(), "Merci, à demain");
+    engine.shutdown().await;
+}

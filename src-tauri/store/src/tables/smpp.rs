@@ -153,6 +153,24 @@ pub fn receipt_due(tx: &mut WriteTx<'_>, message_id: i64, receipt: u8, state: De
     Ok(())
 }
 
+/// Owes a reply from a handset (inbox message `inbox_message_id`, from `phone`) to the SMPP
+/// account whose message was the last one sent to that number, if it was an SMPP account's: the
+/// reply answers what the handset got last. In the caller's transaction; says whether it did.
+pub fn reply_due(tx: &mut WriteTx<'_>, inbox_message_id: i64, phone: &str) -> Result<bool, StoreError> {
+    let at = tx.now_ms();
+    let n = tx
+        .conn()
+        .prepare_cached(
+            "INSERT INTO smpp_outbox (api_key_id, inbox_message_id, created_at)
+             SELECT s.api_key_id, ?1, ?3
+             FROM (SELECT id FROM message WHERE destination = ?2 ORDER BY id DESC LIMIT 1) last
+             JOIN smpp_message s ON s.message_id = last.id
+             JOIN api_key k ON k.id = s.api_key_id AND k.revoked_at IS NULL",
+        )?
+        .execute(params![inbox_message_id, phone, at])?;
+    Ok(n > 0)
+}
+
 /// A receipt or reply owed to a client, with what its deliver_sm says.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Owed {
