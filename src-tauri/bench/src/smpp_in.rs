@@ -54,7 +54,11 @@ pub async fn run(r: &SmppIn) -> Result<()> {
     let started = Instant::now();
     let times = pump(&mut wire, r.n, r.window.max(1)).await?;
     let used = Usage::of(server.pid())?.since(&before);
-    let _ = futures::SinkExt::send(&mut wire, Command::new(CommandStatus::EsmeRok, u32::MAX >> 1, Pdu::Unbind)).await;
+    let _ = futures::SinkExt::send(
+        &mut wire,
+        Command::new(CommandStatus::EsmeRok, u32::MAX >> 1, Pdu::Unbind),
+    )
+    .await;
     drop(wire);
     server.stop()?;
     check::sandbox_saw_each_once(sandbox.stop()?, r.n)?;

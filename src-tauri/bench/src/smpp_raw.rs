@@ -62,7 +62,9 @@ fn submit(i: usize) -> SubmitSm {
 
 /// Binds as a transceiver to `addr` as `system_id` with `password`.
 pub(crate) async fn bind(addr: &str, system_id: &str, password: &str) -> Result<Wire> {
-    let stream = TcpStream::connect(addr).await.context("connecting to the SMPP server")?;
+    let stream = TcpStream::connect(addr)
+        .await
+        .context("connecting to the SMPP server")?;
     stream.set_nodelay(true)?;
     let mut wire = Framed::new(stream, CommandCodec::new());
     let bind = BindTransceiver::builder()

@@ -32,10 +32,6 @@ text_enum! {
         ApiKeyCreate = "api_key.create",
         /// An API key was revoked.
         ApiKeyRevoke = "api_key.revoke",
-        /// An SMPP account was given a new password.
-        SmppPasswordReset = "smpp.password_reset",
-        /// A message an SMPP client handed in was refused for its number (opted out).
-        SmppSubmitRefused = "smpp.submit_refused",
         /// A connection was disabled: it sends nothing and unbinds.
         ConnectionDisable = "connection.disable",
         /// A connection was drained: it takes nothing new.
@@ -91,6 +87,10 @@ text_enum! {
         SettingsReload = "settings.reload",
         /// Settings were changed.
         SettingsUpdate = "settings.update",
+        /// An SMPP account was given a new password.
+        SmppPasswordReset = "smpp.password_reset",
+        /// A message an SMPP client handed in was refused for its number (opted out).
+        SmppSubmitRefused = "smpp.submit_refused",
         /// A message template was saved.
         TemplateCreate = "template.create",
         /// A message template was deleted.
@@ -236,6 +236,8 @@ mod tests {
         "session.revoke",
         "settings.reload",
         "settings.update",
+        "smpp.password_reset",
+        "smpp.submit_refused",
         "template.create",
         "template.delete",
     ];

@@ -44,4 +44,24 @@ password: string | null,
 /**
  * Whether a password is kept for it (in the file, the keyring or encrypted).
  */
-password_set: boolean, };
+password_set: boolean, 
+/**
+ * Over TLS (never in clear once set); the `tls_*` fields below apply then.
+ */
+tls: boolean, 
+/**
+ * PEM file of the authorities to trust; empty: the system's.
+ */
+tls_ca_file: string, 
+/**
+ * The name the certificate must be for; empty: the host.
+ */
+tls_server_name: string, 
+/**
+ * The SHA-256 of the provider's certificate (hex, colons allowed); empty: no pin.
+ */
+tls_pin_sha256: string, 
+/**
+ * PEM files of the client certificate and its key; empty: none.
+ */
+tls_client_cert_file: string, tls_client_key_file: string, };

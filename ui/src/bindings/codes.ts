@@ -159,8 +159,6 @@ export const AUDIT_ACTIONS = [
   "alert.resolved",
   "api_key.create",
   "api_key.revoke",
-  "smpp.password_reset",
-  "smpp.submit_refused",
   "connection.disable",
   "connection.drain",
   "connection.enable",
@@ -188,6 +186,8 @@ export const AUDIT_ACTIONS = [
   "session.revoke",
   "settings.reload",
   "settings.update",
+  "smpp.password_reset",
+  "smpp.submit_refused",
   "template.create",
   "template.delete",
 ] as const;

@@ -66,7 +66,10 @@ fn print_created(c: &CreatedSmppAccount, what: &str) {
         c.info.id, c.info.name, c.info.name
     );
     println!("  {}", c.password);
-    println!("Copy it now: it is not stored and cannot be shown again. Revoke with `smsdesk api-key revoke {}`.", c.info.id);
+    println!(
+        "Copy it now: it is not stored and cannot be shown again. Revoke with `smsdesk api-key revoke {}`.",
+        c.info.id
+    );
 }
 
 async fn add(target: &Target, new: NewSmppAccount) -> Result<(), Refused> {
@@ -122,10 +125,12 @@ fn kinds(words: &[String]) -> Result<Option<Vec<MessageKind>>, Refused> {
     words
         .iter()
         .map(|w| {
-            w.trim()
-                .to_ascii_lowercase()
-                .parse()
-                .map_err(|_| Refused(format!("`{w}` is not a kind: otp, transactional or bulk"), super::EXIT_REFUSED))
+            w.trim().to_ascii_lowercase().parse().map_err(|_| {
+                Refused(
+                    format!("`{w}` is not a kind: otp, transactional or bulk"),
+                    super::EXIT_REFUSED,
+                )
+            })
         })
         .collect::<Result<Vec<_>, _>>()
         .map(Some)

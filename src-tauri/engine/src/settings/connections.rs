@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::credentials::{password_error, system_id_error};
 use super::{field_error, SecretStore, Settings, SettingsError, SettingsSaved};
-use crate::config::{self, BindModeSetting, Config, ConnectionSettings};
+use crate::config::{self, BindModeSetting, Config, ConnectionSettings, SettingValue};
 use crate::domain::MessageKind;
 use crate::intake::FieldError;
 use crate::said::FieldCode;
@@ -45,6 +45,23 @@ pub struct ConnectionEdit {
     pub password: Option<String>,
     /// Whether a password is kept for it (in the file, the keyring or encrypted).
     pub password_set: bool,
+    /// Over TLS (never in clear once set); the `tls_*` fields below apply then.
+    #[serde(default)]
+    pub tls: bool,
+    /// PEM file of the authorities to trust; empty: the system's.
+    #[serde(default)]
+    pub tls_ca_file: String,
+    /// The name the certificate must be for; empty: the host.
+    #[serde(default)]
+    pub tls_server_name: String,
+    /// The SHA-256 of the provider's certificate (hex, colons allowed); empty: no pin.
+    #[serde(default)]
+    pub tls_pin_sha256: String,
+    /// PEM files of the client certificate and its key; empty: none.
+    #[serde(default)]
+    pub tls_client_cert_file: String,
+    #[serde(default)]
+    pub tls_client_key_file: String,
 }
 
 /// One route as the screen edits it: which messages (every list set must match), and its
@@ -95,6 +112,12 @@ const EDITED: &[&str] = &[
     "tps",
     "source_addr",
     "enabled",
+    "tls",
+    "tls_ca_file",
+    "tls_server_name",
+    "tls_pin_sha256",
+    "tls_client_cert_file",
+    "tls_client_key_file",
 ];
 
 impl Settings {
@@ -237,6 +260,12 @@ fn edit_of(c: &ConnectionSettings, password_set: bool) -> ConnectionEdit {
         enabled: c.enabled,
         password: None,
         password_set,
+        tls: c.smpp.tls,
+        tls_ca_file: c.smpp.tls_ca_file.clone(),
+        tls_server_name: c.smpp.tls_server_name.clone(),
+        tls_pin_sha256: c.smpp.tls_pin_sha256.to_toml().trim_matches('"').to_owned(),
+        tls_client_cert_file: c.smpp.tls_client_cert_file.clone(),
+        tls_client_key_file: c.smpp.tls_client_key_file.clone(),
     }
 }
 
@@ -280,6 +309,22 @@ fn check(req: &ConnectionsUpdate) -> Vec<FieldError> {
         if !c.sandbox {
             if let Some(e) = system_id_error(&format!("connections[{i}].system_id"), &c.system_id) {
                 errors.push(e);
+            }
+        }
+        if c.tls {
+            if let Err(e) = config::Pin::from_env(&c.tls_pin_sha256) {
+                errors.push(field_error(
+                    &format!("connections[{i}].tls_pin_sha256"),
+                    FieldCode::Invalid,
+                    e,
+                ));
+            }
+            if c.tls_client_cert_file.trim().is_empty() != c.tls_client_key_file.trim().is_empty() {
+                errors.push(field_error(
+                    &format!("connections[{i}].tls_client_key_file"),
+                    FieldCode::Invalid,
+                    "a client certificate needs both its file and its key's".into(),
+                ));
             }
         }
     }
@@ -362,6 +407,20 @@ fn set_link(t: &mut Table, c: &ConnectionEdit) {
     }
     if !c.enabled {
         t.insert("enabled", value(false));
+    }
+    if c.tls {
+        t.insert("tls", value(true));
+        for (key, text) in [
+            ("tls_ca_file", &c.tls_ca_file),
+            ("tls_server_name", &c.tls_server_name),
+            ("tls_pin_sha256", &c.tls_pin_sha256),
+            ("tls_client_cert_file", &c.tls_client_cert_file),
+            ("tls_client_key_file", &c.tls_client_key_file),
+        ] {
+            if !text.trim().is_empty() {
+                t.insert(key, value(text.trim()));
+            }
+        }
     }
 }
 

@@ -29,6 +29,12 @@ fn connection(name: &str, host: &str, password: Option<&str>) -> ConnectionEdit 
         enabled: true,
         password: password.map(str::to_owned),
         password_set: false,
+        tls: false,
+        tls_ca_file: String::new(),
+        tls_server_name: String::new(),
+        tls_pin_sha256: String::new(),
+        tls_client_cert_file: String::new(),
+        tls_client_key_file: String::new(),
     }
 }
 
@@ -177,4 +183,45 @@ async fn a_named_connection_is_tested_with_its_own_saved_settings_and_password()
     };
     assert_eq!(errors[0].field, "connection");
     smsc.stop();
+}
+
+#[tokio::test]
+async fn a_connections_tls_is_saved_from_the_screen_read_back_and_a_bad_pin_refused_by_field() {
+    let (dir, s) = settings("[smpp]\nsandbox = false\nhost = \"a.example\"\nsystem_id = \"office\"\n");
+    let mut acme = connection("acme", "10.0.0.5", Some("pw"));
+    acme.tls = true;
+    acme.tls_server_name = "smpp.acme.example".into();
+    acme.tls_pin_sha256 = vec!["AB"; 32].join(":");
+    let update = |c: ConnectionEdit| ConnectionsUpdate {
+        connections: vec![c],
+        routes: Vec::new(),
+    };
+    s.update_connections(update(acme.clone())).await.unwrap();
+    let text = std::fs::read_to_string(dir.path().join(crate::config::FILE_NAME)).unwrap();
+    assert!(
+        text.contains("tls = true") && text.contains("tls_server_name = \"smpp.acme.example\""),
+        "{text}"
+    );
+    let running = s.running().for_connection("acme").unwrap();
+    assert!(running.smpp.tls);
+    assert_eq!(running.smpp.tls_pin_sha256.0, Some([0xab; 32]));
+    let shown = &s.connections_view().unwrap().connections[0];
+    assert_eq!(
+        (shown.tls, shown.tls_pin_sha256.as_str()),
+        (true, "ab".repeat(32).as_str())
+    );
+
+    // Switched off from the screen, every TLS key leaves the file.
+    let mut clear = shown.clone();
+    clear.tls = false;
+    s.update_connections(update(clear)).await.unwrap();
+    let text = std::fs::read_to_string(dir.path().join(crate::config::FILE_NAME)).unwrap();
+    assert!(!text.contains("tls"), "{text}");
+
+    acme.tls_pin_sha256 = "not a pin".into();
+    let refused = s.update_connections(update(acme)).await.unwrap_err();
+    let SettingsError::Invalid(errors) = refused else {
+        panic!("{refused:?}")
+    };
+    assert_eq!(errors[0].field, "connections[0].tls_pin_sha256", "{errors:?}");
 }

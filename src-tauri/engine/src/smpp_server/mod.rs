@@ -273,6 +273,11 @@ async fn accept(listener: TcpListener, acceptor: Option<TlsAcceptor>, ctx: Arc<C
         };
         while sessions.try_join_next().is_some() {}
     }
+    // Each session says unbind and closes; those that do not within a moment are cut.
+    let _ = tokio::time::timeout(std::time::Duration::from_secs(2), async {
+        while sessions.join_next().await.is_some() {}
+    })
+    .await;
     sessions.shutdown().await;
     ctx.registry.set(false, false, None, None);
 }

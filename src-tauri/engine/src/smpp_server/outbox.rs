@@ -133,7 +133,11 @@ fn handset(o: &Owed) -> (Ton, Npi, &str) {
 /// A reply from a handset: its text in the GSM default alphabet's ASCII part when it fits, else
 /// UCS-2; longer than one short_message, in message_payload.
 fn reply(o: &Owed, seq: u32) -> Command {
-    let (coding, bytes): (u8, Vec<u8>) = match o.text.chars().all(|c| c.is_ascii() && (!c.is_ascii_control() || c == '\n' || c == '\r')) {
+    let (coding, bytes): (u8, Vec<u8>) = match o
+        .text
+        .chars()
+        .all(|c| c.is_ascii() && (!c.is_ascii_control() || c == '\n' || c == '\r'))
+    {
         true => (0x00, o.text.clone().into_bytes()),
         false => (0x08, o.text.encode_utf16().flat_map(u16::to_be_bytes).collect()),
     };
@@ -146,7 +150,9 @@ fn reply(o: &Owed, seq: u32) -> Command {
         .esm_class(EsmClass::from(0x00))
         .data_coding(rusmpp::values::DataCoding::from(coding));
     let pdu = match bytes.len() <= 254 {
-        true => builder.short_message(OctetString::from_vec(bytes).unwrap_or_default()).build(),
+        true => builder
+            .short_message(OctetString::from_vec(bytes).unwrap_or_default())
+            .build(),
         false => builder
             .tlvs(vec![MessageDeliveryRequestTlvValue::MessagePayload(
                 rusmpp::values::MessagePayload::new(rusmpp::types::AnyOctetString::from_vec(bytes)),

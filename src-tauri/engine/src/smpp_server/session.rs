@@ -20,9 +20,11 @@ use tokio_util::codec::Framed;
 use super::outbox::{self, Ack};
 use super::submit::{self, Joined, Parts, Read};
 use super::{Ctx, Stats};
+use crate::guardrails::GuardrailReason;
 use crate::service::{BindRefused, ServiceError, SmppBound};
 use crate::smpp::cstr;
 use crate::smpp::session::BindRole;
+use crate::store::tables::smpp as table;
 
 /// How long a connection may stay unbound, and a TLS handshake take.
 pub(super) const BIND_TIMEOUT: Duration = Duration::from_secs(30);
@@ -126,6 +128,8 @@ struct Session {
     in_flight: Arc<AtomicUsize>,
     parts: Parts,
     acks: Option<mpsc::UnboundedSender<Ack>>,
+    /// The API keys' version its account was last found live at.
+    keys_seen: u64,
 }
 
 impl Session {
@@ -137,7 +141,9 @@ impl Session {
         stats: Arc<Stats>,
     ) -> Session {
         let rate = Rate::new(account.tps);
+        let keys_seen = ctx.store.keys_version().get();
         Session {
+            keys_seen,
             ctx,
             out,
             account,
@@ -197,9 +203,39 @@ impl Session {
         }
     }
 
+    /// Whether its account is still live: read again only after the API keys changed. A revoked
+    /// account's session ends at its next request.
+    async fn still_live(&mut self) -> bool {
+        let now = self.ctx.store.keys_version().get();
+        if now == self.keys_seen {
+            return true;
+        }
+        let (name, id) = (self.account.caller.submitter(), self.account.caller.api_key_id());
+        let found = self.ctx.store.reader().read(move |c| table::account(c, &name)).await;
+        match found {
+            Ok(Some(a)) if Some(a.key.id) == id => {
+                self.keys_seen = now;
+                true
+            }
+            Ok(_) => false,
+            // Unknown for now: the request is refused as the store's trouble, not the account's.
+            Err(_) => true,
+        }
+    }
+
     /// Handles one PDU; false once the session ends.
     async fn on(&mut self, command: Command) -> bool {
         let seq = command.sequence_number();
+        let asks = matches!(
+            command.pdu(),
+            Some(Pdu::SubmitSm(_) | Pdu::QuerySm(_) | Pdu::CancelSm(_))
+        );
+        if asks && !self.still_live().await {
+            tracing::info!(account = %self.account.caller.submitter(), "an SMPP session ends: its account was revoked");
+            self.answer(CommandStatus::EsmeRinvbndsts, seq, Pdu::GenericNack);
+            let _ = self.out.send(Command::new(CommandStatus::EsmeRok, 1, Pdu::Unbind));
+            return false;
+        }
         match command.pdu() {
             Some(Pdu::SubmitSm(s)) => self.submit(seq, s),
             Some(Pdu::QuerySm(q)) => {
@@ -290,6 +326,15 @@ impl Session {
                 Err(e) => {
                     stats.refused();
                     let status = refusal(&e);
+                    // Which fields, never their values (a number is personal data).
+                    let fields: Vec<String> = match &e {
+                        ServiceError::Invalid(errors) => errors
+                            .iter()
+                            .map(|f| format!("{} {}", f.field, f.code.as_str()))
+                            .collect(),
+                        _ => Vec::new(),
+                    };
+                    tracing::info!(account = %caller.submitter(), ?status, ?fields, "an SMPP submit was refused");
                     if matches!(e, ServiceError::OptedOut(_)) {
                         service.smpp_refused(&caller, &destination).await;
                     }
@@ -374,10 +419,12 @@ fn refusal(e: &ServiceError) -> CommandStatus {
         ServiceError::OptedOut(_) | ServiceError::DestinationNotAllowed(_) => CommandStatus::EsmeRinvdstadr,
         ServiceError::RateLimited { .. } => CommandStatus::EsmeRmsgqful,
         e if e.is_storage_full() => CommandStatus::EsmeRmsgqful,
-        ServiceError::Refused(r) if r.reason == crate::guardrails::GuardrailReason::VelocityLimit => {
-            CommandStatus::EsmeRthrottled
-        }
-        ServiceError::Refused(_) => CommandStatus::EsmeRinvdstadr,
+        ServiceError::Refused(r) => match r.reason {
+            GuardrailReason::VelocityLimit => CommandStatus::EsmeRthrottled,
+            // Over its budget for the day or month: nothing more is taken until then.
+            GuardrailReason::SpendLimit => CommandStatus::EsmeRmsgqful,
+            GuardrailReason::CountryNotAllowed | GuardrailReason::UnusualVolume => CommandStatus::EsmeRinvdstadr,
+        },
         ServiceError::Invalid(errors) if errors.iter().any(|f| f.field.ends_with("destination")) => {
             CommandStatus::EsmeRinvdstadr
         }
