@@ -443,6 +443,11 @@ describe("Connections and routes", () => {
         system_type: "",
         interface_version: null,
         address_range: null,
+        // TLS as saved in the file, unless chosen for the test.
+        tls: null,
+        tls_server_name: null,
+        tls_ca_file: null,
+        tls_pin_sha256: null,
       },
     ]);
     const result = byTestId(backup, "connection-test-result");

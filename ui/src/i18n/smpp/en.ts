@@ -1,0 +1,49 @@
+/**
+ * SMPP beyond the one clear link: TLS to the provider (its settings, its test, its certificate
+ * problems). English is the reference.
+ */
+export const smppEn = {
+  // TLS to the provider: the settings, as the Settings screen and the guide name them.
+  "setting.smpp.tls": "Use TLS (an encrypted connection)",
+  "setting.smpp.tls_ca_file": "Certificate authorities file (PEM)",
+  "setting.smpp.tls_server_name": "Name on the provider’s certificate",
+  "setting.smpp.tls_pin_sha256": "Pinned certificate (SHA-256)",
+  "setting.smpp.tls_client_cert_file": "Client certificate file (PEM)",
+  "setting.smpp.tls_client_key_file": "Client certificate’s key file (PEM)",
+  "settingHelp.smpp.tls":
+    "Recommended when your provider offers a TLS port: the password, the messages and the receipts then travel encrypted. The TLS port is usually a different one from the clear port: ask your provider for it, and change the port too. With TLS on, smsdesk never falls back to clear text.",
+  "settingHelp.smpp.tls_ca_file":
+    "Only when the provider’s certificate is signed by an authority this computer does not know: the path of that authority’s PEM file. Empty: the system’s authorities.",
+  "settingHelp.smpp.tls_server_name":
+    "The name the certificate must be for, when you connect by an IP address or another name. Empty: the host.",
+  "settingHelp.smpp.tls_pin_sha256":
+    "For a self-signed certificate: its SHA-256 (64 hexadecimal digits, colons allowed, as openssl x509 -noout -fingerprint -sha256 prints it). That certificate is then trusted, and no other. Empty: no pin.",
+  "settingHelp.smpp.tls_client_cert_file":
+    "Only when the provider asks for a client certificate: the path of its PEM file (with its chain). Empty: none.",
+  "settingHelp.smpp.tls_client_key_file": "The private key of that client certificate (PEM), readable by smsdesk’s user alone.",
+  "settings.tls.title": "Encryption (TLS)",
+  "settings.tls.clear":
+    "Saved with TLS: without it, the password and the messages would travel in clear. The test then asks for the password, as the saved one is sent only over TLS.",
+  "settings.tls.clientUntested":
+    "The test uses the client certificate and key as saved: the ones typed here are used once they are saved.",
+  "settings.tls.pin.invalid": "A SHA-256 is 64 hexadecimal digits (0–9 and A–F), colons allowed, as openssl prints it.",
+
+  // A trial bind whose TLS handshake failed.
+  "settings.test.tls": "Certificate problem — nothing was sent",
+  "settings.test.check.tls":
+    "The encrypted connection could not be set up, so smsdesk sent nothing, not even the password. Check the certificate authorities file, the name on the certificate and the pin, or ask your provider which certificate its TLS port presents.",
+  "settings.test.tls.problem": "What was wrong:",
+  // The saved password is sent only to the server it is saved for (and over TLS when saved for TLS).
+  "fieldError.required.password":
+    "Type the password for this server: the saved password is sent only to the server it is saved for (the same host, port and System ID), and only over TLS when it is saved for TLS.",
+
+  // The connections editor: a named connection's TLS is in the configuration file for now.
+  "settings.connections.tls": "Encryption (TLS)",
+  "settings.connections.tls.file":
+    "This list does not change TLS: saving it keeps what the configuration file sets for the connection ([connections.{name}]: tls = true, tls_ca_file, tls_server_name, tls_pin_sha256, tls_client_cert_file, tls_client_key_file). What you choose below is used by the test only.",
+  "settings.connections.tls.choice": "TLS for the test",
+  "settings.connections.tls.saved": "As saved in the configuration file",
+  "settings.connections.tls.on": "Use TLS",
+  "settings.connections.tls.off": "Without TLS (clear text)",
+  "settings.connections.tls.client": "A client certificate, when one is needed, is the one saved in the configuration file.",
+} as const;
