@@ -15,6 +15,8 @@ import { SavedNotice } from "./settings/SavedNotice";
 import { Section } from "./settings/Section";
 import { SendingPace, type SandboxLimits } from "./settings/SendingPace";
 import { PasswordControl, SettingControl } from "./settings/SettingControl";
+import { TLS_DETAILS, TLS_KEYS, TLS_SWITCH } from "./settings/tls";
+import { clientCertificateUntested, TlsFields } from "./settings/TlsFields";
 
 const loadSettings = (backend: Backend): Promise<SettingsView> => backend.settings();
 // Only for the sandbox's own limits, which no setting holds.
@@ -48,7 +50,11 @@ const PROVIDER_ONLY = new Set([
   "smpp.address_range",
   "smpp.bind_mode",
   "smpp.binds",
+  // The sandbox serves TLS when it is on (a certificate of its own, pinned): only the switch counts.
+  ...TLS_DETAILS,
 ]);
+/** Saved only while TLS is on: with it off they are hidden, and an edit to one is not sent. */
+const TLS_ONLY: ReadonlySet<string> = new Set(TLS_DETAILS);
 const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
 export const KINDS = ["otp", "transactional", "bulk"] as const;
@@ -69,6 +75,7 @@ const SHOWN_ELSEWHERE = new Set([
   ...RECEIPTS,
   ...KINDS.flatMap((k) => [`retry.${k}_max_attempts`, `retry.${k}_max_age_minutes`, `retry.${k}_on_unknown_outcome`]),
   ...KINDS.flatMap((k) => [`receipts.${k}_request`, `receipts.${k}_deadline_minutes`]),
+  ...TLS_KEYS,
   "smpp.password",
   "callbacks.providers",
 ]);
@@ -151,18 +158,25 @@ function SettingsForm({
   const [password, setPassword] = useState<string | null>(null);
   const [providers, setProviders] = useState<ProviderDraft[]>(() => draftsOf(view));
   const [errors, setErrors] = useState<FieldError[]>([]);
+  // The fields the engine refused for the last test (the saved password not sent to this
+  // server), shown next to each as a save's are, until the next edit or test.
+  const [testErrors, setTestErrors] = useState<FieldError[]>([]);
   const [saving, setSaving] = useState(false);
   const [failure, setFailure] = useState<BackendError | null>(null);
 
   const valueOf = (key: string): string => edits[key] ?? fields.get(key)?.value ?? "";
+  const tlsOn = valueOf(TLS_SWITCH) === "true";
   const changedValues = Object.fromEntries(
-    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value),
+    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value && (tlsOn || !TLS_ONLY.has(key))),
   );
   const providersDirty = providersChanged(view, providers);
   const changes = Object.keys(changedValues).length + (password !== null ? 1 : 0) + (providersDirty ? 1 : 0);
-  const errorsOf = (field: string): FieldError[] => errors.filter((e) => e.field === field);
+  const errorsOf = (field: string): FieldError[] => [...errors, ...testErrors].filter((e) => e.field === field);
 
-  const set = (key: string) => (value: string) => setEdits((e) => ({ ...e, [key]: value }));
+  const set = (key: string) => (value: string) => {
+    setEdits((e) => ({ ...e, [key]: value }));
+    setTestErrors([]);
+  };
   // As ticked in the form, saved or not: the provider's fields wake as soon as it is unticked.
   const sandboxChosen = valueOf("smpp.sandbox") === "true";
   const inactive = (key: string) =>
@@ -216,6 +230,7 @@ function SettingsForm({
     setPassword(null);
     setProviders(draftsOf(view));
     setErrors([]);
+    setTestErrors([]);
     setFailure(null);
   };
 
@@ -236,14 +251,24 @@ function SettingsForm({
               field={passwordField}
               view={view}
               value={password}
-              onChange={setPassword}
+              onChange={(value) => {
+                setPassword(value);
+                setTestErrors([]);
+              }}
               errors={errorsOf("smpp.password")}
               {...inactive("smpp.password")}
             />
           )}
           {CONNECTION.slice(4).map((k) => control(k))}
         </div>
-        <ConnectionTestButton backend={backend} valueOf={valueOf} password={password} />
+        <TlsFields fields={fields} valueOf={valueOf} control={(k) => control(k)} />
+        <ConnectionTestButton
+          backend={backend}
+          valueOf={valueOf}
+          password={password}
+          onFieldErrors={setTestErrors}
+          note={clientCertificateUntested(fields, valueOf) ? t("settings.tls.clientUntested") : null}
+        />
       </Section>
 
       <Section id="sending" title={t("settings.section.sending")}>
