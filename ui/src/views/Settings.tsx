@@ -15,6 +15,7 @@ import { SavedNotice } from "./settings/SavedNotice";
 import { Section } from "./settings/Section";
 import { SendingPace, type SandboxLimits } from "./settings/SendingPace";
 import { PasswordControl, SettingControl } from "./settings/SettingControl";
+import { inSmppServerSection, SERVER_TLS, SERVER_TLS_DETAILS, SmppServerSection } from "./settings/SmppServerSection";
 import { TLS_DETAILS, TLS_KEYS, TLS_SWITCH } from "./settings/tls";
 import { clientCertificateUntested, TlsFields } from "./settings/TlsFields";
 
@@ -53,8 +54,11 @@ const PROVIDER_ONLY = new Set([
   // The sandbox serves TLS when it is on (a certificate of its own, pinned): only the switch counts.
   ...TLS_DETAILS,
 ]);
-/** Saved only while TLS is on: with it off they are hidden, and an edit to one is not sent. */
-const TLS_ONLY: ReadonlySet<string> = new Set(TLS_DETAILS);
+/** Saved only while their TLS is on (each with its switch): with it off they are hidden, and an edit to one is not sent. */
+const TLS_ONLY: ReadonlyMap<string, string> = new Map([
+  ...TLS_DETAILS.map((k): [string, string] => [k, TLS_SWITCH]),
+  ...SERVER_TLS_DETAILS.map((k): [string, string] => [k, SERVER_TLS]),
+]);
 const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
 export const KINDS = ["otp", "transactional", "bulk"] as const;
@@ -165,9 +169,12 @@ function SettingsForm({
   const [failure, setFailure] = useState<BackendError | null>(null);
 
   const valueOf = (key: string): string => edits[key] ?? fields.get(key)?.value ?? "";
-  const tlsOn = valueOf(TLS_SWITCH) === "true";
+  const shown = (key: string): boolean => {
+    const tls = TLS_ONLY.get(key);
+    return tls === undefined || valueOf(tls) === "true";
+  };
   const changedValues = Object.fromEntries(
-    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value && (tlsOn || !TLS_ONLY.has(key))),
+    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value && shown(key)),
   );
   const providersDirty = providersChanged(view, providers);
   const changes = Object.keys(changedValues).length + (password !== null ? 1 : 0) + (providersDirty ? 1 : 0);
@@ -237,7 +244,7 @@ function SettingsForm({
   const passwordField = fields.get("smpp.password");
   const providersField = fields.get("callbacks.providers");
   const handled = new Set(SHOWN_ELSEWHERE);
-  const others = view.fields.filter((f) => !handled.has(f.key) && !inAlertsSection(f));
+  const others = view.fields.filter((f) => !handled.has(f.key) && !inAlertsSection(f) && !inSmppServerSection(f));
 
   return (
     <form className="stack settings-form" onSubmit={save} aria-busy={saving} data-testid="settings-form" noValidate>
@@ -329,6 +336,8 @@ function SettingsForm({
       )}
 
       <AlertsSection fields={view.fields} control={(key) => control(key)} />
+
+      <SmppServerSection fields={view.fields} valueOf={valueOf} control={(key) => control(key)} />
 
       <Section id="other" title={t("settings.section.other")}>
         <div className="form settings-fields">{others.map((f) => control(f.key))}</div>

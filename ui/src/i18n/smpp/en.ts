@@ -1,6 +1,7 @@
 /**
  * SMPP beyond the one clear link: TLS to the provider (its settings, its test, its certificate
- * problems). English is the reference.
+ * problems), and smsdesk's own SMPP server (its settings, its state on the dashboard, its
+ * accounts). English is the reference.
  */
 export const smppEn = {
   // TLS to the provider: the settings, as the Settings screen and the guide name them.
@@ -46,4 +47,22 @@ export const smppEn = {
   "settings.connections.tls.on": "Use TLS",
   "settings.connections.tls.off": "Without TLS (clear text)",
   "settings.connections.tls.client": "A client certificate, when one is needed, is the one saved in the configuration file.",
+
+  // smsdesk's own SMPP server, in Settings.
+  "settings.section.smppServer": "SMPP server",
+  "settings.section.smppServer.intro":
+    "smsdesk’s own SMPP server, for the office’s systems that send SMS only over SMPP (a PBX, a laboratory system): what they hand in joins the same queue. Changes apply at the next start.",
+  "settings.section.smppServer.accounts": "Its accounts are on the API keys screen.",
+  "setting.smpp_server.enabled": "Serve SMPP to the office’s systems",
+  "setting.smpp_server.bind": "Listen address",
+  "setting.smpp_server.port": "Port",
+  "setting.smpp_server.tls": "Serve over TLS only",
+  "setting.smpp_server.tls_cert_file": "Server certificate file (PEM, with its chain)",
+  "setting.smpp_server.tls_key_file": "Server certificate’s key file (PEM)",
+  "settingHelp.smpp_server.bind":
+    "127.0.0.1: this computer alone. 0.0.0.0: the office’s network too (then serve over TLS).",
+  "settingHelp.smpp_server.port": "2775 is SMPP’s usual port.",
+  "settingHelp.smpp_server.tls":
+    "Clients then connect only over TLS, with the certificate below: recommended as soon as the server listens beyond this computer.",
+  "settingHelp.smpp_server.tls_key_file": "Readable by smsdesk’s user alone.",
 } as const;

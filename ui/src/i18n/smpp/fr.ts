@@ -1,6 +1,6 @@
 import type { smppEn } from "./en";
 
-/** SMPP au-delà de la seule liaison en clair : TLS vers le fournisseur. */
+/** SMPP au-delà de la seule liaison en clair : TLS vers le fournisseur, et le serveur SMPP de smsdesk. */
 export const smppFr: { readonly [K in keyof typeof smppEn]: string } = {
   "setting.smpp.tls": "Utiliser TLS (une connexion chiffrée)",
   "setting.smpp.tls_ca_file": "Fichier des autorités de certification (PEM)",
@@ -44,4 +44,21 @@ export const smppFr: { readonly [K in keyof typeof smppEn]: string } = {
   "settings.connections.tls.off": "Sans TLS (en clair)",
   "settings.connections.tls.client":
     "Un certificat client, s’il en faut un, est celui enregistré dans le fichier de configuration.",
+
+  "settings.section.smppServer": "Serveur SMPP",
+  "settings.section.smppServer.intro":
+    "Le serveur SMPP de smsdesk, pour les systèmes du bureau qui n’envoient des SMS que par SMPP (un standard téléphonique, un système de laboratoire) : ce qu’ils remettent rejoint la même file. Les changements s’appliquent au prochain démarrage.",
+  "settings.section.smppServer.accounts": "Ses comptes sont sur l’écran des clés d’API.",
+  "setting.smpp_server.enabled": "Servir SMPP aux systèmes du bureau",
+  "setting.smpp_server.bind": "Adresse d’écoute",
+  "setting.smpp_server.port": "Port",
+  "setting.smpp_server.tls": "Servir uniquement par TLS",
+  "setting.smpp_server.tls_cert_file": "Fichier du certificat du serveur (PEM, avec sa chaîne)",
+  "setting.smpp_server.tls_key_file": "Fichier de la clé du certificat du serveur (PEM)",
+  "settingHelp.smpp_server.bind":
+    "127.0.0.1 : cet ordinateur seul. 0.0.0.0 : le réseau du bureau aussi (servez alors par TLS).",
+  "settingHelp.smpp_server.port": "2775 est le port habituel de SMPP.",
+  "settingHelp.smpp_server.tls":
+    "Les clients ne se connectent alors que par TLS, avec le certificat ci-dessous : recommandé dès que le serveur écoute au-delà de cet ordinateur.",
+  "settingHelp.smpp_server.tls_key_file": "Lisible par le seul utilisateur de smsdesk.",
 };

@@ -1,6 +1,6 @@
 import type { smppEn } from "./en";
 
-/** SMPP не только по открытому каналу: TLS до провайдера. */
+/** SMPP не только по открытому каналу: TLS до провайдера и собственный SMPP-сервер smsdesk. */
 export const smppRu: { readonly [K in keyof typeof smppEn]: string } = {
   "setting.smpp.tls": "Использовать TLS (зашифрованное соединение)",
   "setting.smpp.tls_ca_file": "Файл удостоверяющих центров (PEM)",
@@ -43,4 +43,21 @@ export const smppRu: { readonly [K in keyof typeof smppEn]: string } = {
   "settings.connections.tls.on": "Использовать TLS",
   "settings.connections.tls.off": "Без TLS (открытым текстом)",
   "settings.connections.tls.client": "Клиентский сертификат, если он нужен, берётся из файла конфигурации.",
+
+  "settings.section.smppServer": "SMPP-сервер",
+  "settings.section.smppServer.intro":
+    "Собственный SMPP-сервер smsdesk для систем офиса, которые отправляют SMS только по SMPP (АТС, лабораторная система): переданное ими попадает в ту же очередь. Изменения вступают в силу после перезапуска.",
+  "settings.section.smppServer.accounts": "Его учётные записи — на экране API-ключей.",
+  "setting.smpp_server.enabled": "Принимать SMPP от систем офиса",
+  "setting.smpp_server.bind": "Адрес для прослушивания",
+  "setting.smpp_server.port": "Порт",
+  "setting.smpp_server.tls": "Только через TLS",
+  "setting.smpp_server.tls_cert_file": "Файл сертификата сервера (PEM, с цепочкой)",
+  "setting.smpp_server.tls_key_file": "Файл ключа сертификата сервера (PEM)",
+  "settingHelp.smpp_server.bind":
+    "127.0.0.1: только этот компьютер. 0.0.0.0: также сеть офиса (тогда используйте TLS).",
+  "settingHelp.smpp_server.port": "2775 — обычный порт SMPP.",
+  "settingHelp.smpp_server.tls":
+    "Клиенты тогда подключаются только через TLS, с сертификатом ниже: рекомендуется, если сервер доступен не только с этого компьютера.",
+  "settingHelp.smpp_server.tls_key_file": "Доступен для чтения только пользователю smsdesk.",
 };
