@@ -44,7 +44,6 @@ let view: Rendered | undefined;
 afterEach(async () => {
   await view?.unmount();
   view = undefined;
-  Reflect.deleteProperty(navigator, "clipboard");
 });
 
 interface Scene {
@@ -172,88 +171,6 @@ describe("SMPP accounts on the API keys screen", () => {
     expect(rows(root).map((r) => r.dataset["name"]), "the list shows it").toEqual(["pbx"]);
     expect(scene.keyLoads.count, "and the keys' list, where it is a key too").toBe(2);
     expect(field(root, "smpp-account-name").value, "the form is ready for the next one").toBe("");
-  });
-
-  it("copies the password, or says to copy it by hand where there is no clipboard", async () => {
-    const copied: string[] = [];
-    Object.defineProperty(navigator, "clipboard", {
-      value: { writeText: (text: string) => (copied.push(text), Promise.resolve()) },
-      configurable: true,
-    });
-    const { root } = await screen();
-    await type(field(root, "smpp-account-name"), "pbx");
-    await submit(byTestId<HTMLFormElement>(root, "smpp-account-form"));
-    await settle();
-    await click(byTestId(root, "smpp-password-copy"));
-    await settle();
-    expect(copied).toEqual(["Kp7xQ2mZ"]);
-    expect(byTestId(root, "smpp-password-copied").textContent).toBe("Copied.");
-
-    Object.defineProperty(navigator, "clipboard", { value: undefined, configurable: true });
-    await click(byTestId(root, "smpp-password-copy"));
-    expect(byTestId(root, "smpp-password-copied").textContent).toBe("Could not copy it here: select the password and copy it.");
-  });
-
-  it("sends the kinds ticked, in order, the first being the default, and says what blocks the form", async () => {
-    const { root, created } = await screen();
-    await type(field(root, "smpp-account-name"), "lab.1");
-    await click(field(root, "smpp-account-kind-bulk"));
-    await click(field(root, "smpp-account-kind-otp"));
-    expect(byTestId(root, "smpp-account-default-kind").textContent).toContain("One-time codes");
-    await click(field(root, "smpp-account-kind-otp"));
-    await click(field(root, "smpp-account-kind-transactional"));
-    await click(field(root, "smpp-account-kind-bulk"));
-    expect(byTestId(root, "smpp-account-blocked").textContent).toBe("Tick at least one kind of message.");
-    await click(field(root, "smpp-account-kind-bulk"));
-    await click(field(root, "smpp-account-kind-otp"));
-
-    await type(field(root, "smpp-account-name"), "has space");
-    expect(byTestId(root, "smpp-account-blocked").textContent).toBe("A System ID is 1 to 15 letters, digits, -, _ or ., without spaces.");
-    expect(field(root, "smpp-account-name").getAttribute("aria-invalid")).toBe("true");
-    await type(field(root, "smpp-account-name"), "a-name-too-long-16");
-    expect(byTestId(root, "smpp-account-blocked").textContent, "pasted longer than SMPP's 15").toContain("1 to 15");
-    await type(field(root, "smpp-account-name"), "lab.1");
-    await type(field(root, "smpp-account-tps"), "0");
-    expect(byTestId(root, "smpp-account-blocked").textContent).toBe("Submits per second: a whole number from 1 to 10,000.");
-    await type(field(root, "smpp-account-tps"), "50");
-    await type(field(root, "smpp-account-window"), "1001");
-    expect(byTestId(root, "smpp-account-blocked").textContent).toBe("The window: a whole number from 1 to 1,000.");
-    expect(byTestId<HTMLButtonElement>(root, "smpp-account-submit").disabled).toBe(true);
-    await type(field(root, "smpp-account-window"), "20");
-    await submit(byTestId<HTMLFormElement>(root, "smpp-account-form"));
-    await settle();
-    expect(created).toEqual([{ name: "lab.1", tps: 50, window: 20, kinds: ["otp", "bulk"], limits: NO_LIMITS }]);
-  });
-
-  it("shows the engine's refusals beside their fields, and keeps what was typed", async () => {
-    const scene = await screen([account(7, "pbx")]);
-    const { root } = scene;
-    scene.backend.createSmppAccount = () =>
-      Promise.reject(
-        new BackendError("invalid", "2 fields are invalid", {
-          errors: [
-            { field: "name", code: "conflict", params: {}, message: "an SMPP account named pbx exists: revoke it first, or give its password anew" },
-            { field: "tps", code: "out_of_range", params: {}, message: "tps is 1 to 10000" },
-          ],
-        }),
-      );
-    await type(field(root, "smpp-account-name"), "pbx");
-    await submit(byTestId<HTMLFormElement>(root, "smpp-account-form"));
-    await settle();
-    const name = field(root, "smpp-account-name");
-    expect(name.value).toBe("pbx");
-    expect(name.getAttribute("aria-invalid")).toBe("true");
-    const nameProblem = name.closest(".field")?.querySelector('[data-testid="field-errors"]');
-    expect(nameProblem?.textContent).toBe("An account with this name exists: revoke it first, or give it a new password.");
-    expect(name.getAttribute("aria-describedby")?.split(" ")).toContain(nameProblem?.id);
-    expect(field(root, "smpp-account-tps").closest(".field")?.querySelector('[data-testid="field-errors"]')?.textContent).toBe(
-      "Outside the allowed range.",
-    );
-    expect(byTestId(root, "smpp-account-create-error").textContent).toContain("The SMPP account was not created");
-    expect(queryTestId(root, "smpp-password")).toBeNull();
-
-    await type(name, "pbx2");
-    expect(name.closest(".field")?.querySelector('[data-testid="field-errors"]'), "gone once edited").toBeNull();
   });
 
   it("gives a live account a new password after a second click, and shows it once above the list", async () => {

@@ -37,12 +37,12 @@ type TextKey =
   | "tls_ca_file"
   | "tls_server_name"
   | "tls_pin_sha256";
+const LINK_FIELDS = new Set(["host", "port", "system_id", "password", "system_type", "bind_mode", "binds", "window", "tps"]);
 /** TLS for the test: as saved, on, off. */
 const TLS_CHOICES = ["saved", "on", "off"] as const;
 type TlsChoice = (typeof TLS_CHOICES)[number];
 const tlsChoiceOf = (tls: boolean | null): TlsChoice => (tls === null ? "saved" : tls ? "on" : "off");
 const tlsOf = (choice: string): boolean | null => (choice === "on" ? true : choice === "off" ? false : null);
-const LINK_FIELDS = new Set(["host", "port", "system_id", "password", "system_type", "bind_mode", "binds", "window", "tps"]);
 
 export function ConnectionRow({
   backend,
