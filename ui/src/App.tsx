@@ -36,6 +36,7 @@ import { ConnectionControls } from "./views/ConnectionControls";
 import { DashboardAlerts } from "./views/DashboardAlerts";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
+import { DashboardSmppServer } from "./views/DashboardSmppServer";
 import { Exceptions } from "./views/Exceptions";
 import { Guardrails } from "./views/Guardrails";
 import { Inbox } from "./views/Inbox";
@@ -205,6 +206,7 @@ export function Sections({
             : {})}
           charts={<DashboardCharts backend={backend} />}
           {...(may.readAll ? { alerts: <DashboardAlerts backend={backend} /> } : {})}
+          {...(may.readAll ? { smppServer: <DashboardSmppServer backend={backend} /> } : {})}
           {...(may.admin
             ? {
                 controls: (status: ConnectionStatus) => (

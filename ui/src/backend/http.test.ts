@@ -30,6 +30,10 @@ const NO_TEST: ConnectionTest = {
   system_type: null,
   interface_version: null,
   address_range: null,
+  tls: null,
+  tls_server_name: null,
+  tls_ca_file: null,
+  tls_pin_sha256: null,
 };
 
 const info: AppInfo = {

@@ -114,6 +114,10 @@ describe("TauriBackend", () => {
       system_type: null,
       interface_version: "3.4",
       address_range: null,
+      tls: true,
+      tls_server_name: null,
+      tls_ca_file: null,
+      tls_pin_sha256: null,
     };
     const operations: [(b: Backend) => Promise<unknown>, string, Record<string, unknown> | undefined][] = [
       [(b) => b.submitMessage({ destination: "+1", text: "x" }, "k1"), "submit_message", {

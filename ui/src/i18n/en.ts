@@ -12,6 +12,7 @@ import { privacyEn } from "./privacy/en";
 import { settingsAlertsEn } from "./settings-alerts/en";
 import { alertsEn } from "./alerts/en";
 import { guardrailsEn } from "./guardrails/en";
+import { smppEn } from "./smpp/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1653,6 +1654,7 @@ export const en = {
   ...settingsAlertsEn,
   ...alertsEn,
   ...guardrailsEn,
+  ...smppEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

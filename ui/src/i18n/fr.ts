@@ -9,6 +9,7 @@ import { privacyFr } from "./privacy/fr";
 import { settingsAlertsFr } from "./settings-alerts/fr";
 import { alertsFr } from "./alerts/fr";
 import { guardrailsFr } from "./guardrails/fr";
+import { smppFr } from "./smpp/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1650,4 +1651,5 @@ export const fr: Dictionary = {
   ...settingsAlertsFr,
   ...alertsFr,
   ...guardrailsFr,
+  ...smppFr,
 };

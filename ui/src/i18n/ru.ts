@@ -9,6 +9,7 @@ import { privacyRu } from "./privacy/ru";
 import { settingsAlertsRu } from "./settings-alerts/ru";
 import { alertsRu } from "./alerts/ru";
 import { guardrailsRu } from "./guardrails/ru";
+import { smppRu } from "./smpp/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1650,4 +1651,5 @@ export const ru: Dictionary = {
   ...settingsAlertsRu,
   ...alertsRu,
   ...guardrailsRu,
+  ...smppRu,
 };

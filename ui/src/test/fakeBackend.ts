@@ -84,6 +84,10 @@ export class FakeBackend implements Backend {
   listKeys: Backend["listKeys"] = this.#unset("listKeys");
   createKey: Backend["createKey"] = this.#unset("createKey");
   revokeKey: Backend["revokeKey"] = this.#unset("revokeKey");
+  smppServer: Backend["smppServer"] = this.#unset("smppServer");
+  listSmppAccounts: Backend["listSmppAccounts"] = this.#unset("listSmppAccounts");
+  createSmppAccount: Backend["createSmppAccount"] = this.#unset("createSmppAccount");
+  resetSmppPassword: Backend["resetSmppPassword"] = this.#unset("resetSmppPassword");
   settings: Backend["settings"] = this.#unset("settings");
   updateSettings: Backend["updateSettings"] = this.#unset("updateSettings");
   testConnection: Backend["testConnection"] = this.#unset("testConnection");

@@ -9,17 +9,25 @@ import { ErrorNotice } from "../components/ErrorNotice";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
 import { DEFAULT_SCOPES, SCOPES } from "./accounts/roles";
+import { loadSmppAccounts, SmppAccounts } from "./keys/SmppAccounts";
 
 const loadKeys = (backend: Backend): Promise<ApiKeyInfo[]> => backend.listKeys();
 
 /**
  * API keys: an admin's (in the window or a browser) to list, create and revoke. Each key says
- * what it may do (its scopes) and how much it may hand in (its limits).
+ * what it may do (its scopes) and how much it may hand in (its limits). Below them, the SMPP
+ * accounts, which are keys with an SMPP password: a change to either list reloads both.
  */
 export function ApiKeys({ backend }: { backend: Backend }) {
   const { t } = useI18n();
   const headingId = useId();
-  const { state, reload } = useBackendData(backend, loadKeys);
+  const { state, reload: reloadKeys } = useBackendData(backend, loadKeys);
+  const { state: smpp, reload: reloadSmpp } = useBackendData(backend, loadSmppAccounts);
+  const reload = (): void => {
+    reloadKeys();
+    reloadSmpp();
+  };
+  const smppIds: ReadonlySet<number> = new Set(smpp.status === "ready" ? smpp.data.map((a) => a.id) : []);
 
   return (
     <div className="stack">
@@ -35,14 +43,26 @@ export function ApiKeys({ backend }: { backend: Backend }) {
         {state.status === "error" && (
           <ErrorNotice title={t("keys.error")} error={state.error} onRetry={reload} testId="keys-error" />
         )}
-        {state.status === "ready" && <KeyTable backend={backend} keys={state.data} onChanged={reload} />}
+        {state.status === "ready" && <KeyTable backend={backend} keys={state.data} smpp={smppIds} onChanged={reload} />}
       </section>
-      {state.status === "ready" && <CreateKey backend={backend} onCreated={reload} />}
+      {state.status === "ready" && <CreateKey backend={backend} onCreated={reloadKeys} />}
+      <SmppAccounts backend={backend} accounts={smpp} reload={reloadSmpp} onChanged={reloadKeys} />
     </div>
   );
 }
 
-function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKeyInfo[]; onChanged: () => void }) {
+function KeyTable({
+  backend,
+  keys,
+  smpp,
+  onChanged,
+}: {
+  backend: Backend;
+  keys: ApiKeyInfo[];
+  /** The keys that are SMPP accounts. */
+  smpp: ReadonlySet<number>;
+  onChanged: () => void;
+}) {
   const { t, formatDateTime } = useI18n();
   if (keys.length === 0) return <p className="empty">{t("keys.empty")}</p>;
   return (
@@ -66,7 +86,15 @@ function KeyTable({ backend, keys, onChanged }: { backend: Backend; keys: ApiKey
           {keys.map((k) => (
             <tr key={k.id} data-testid="key-row" data-id={k.id}>
               <td className="num">{k.id}</td>
-              <td>{k.name}</td>
+              <td>
+                {k.name}
+                {smpp.has(k.id) && (
+                  <>
+                    {" "}
+                    <Badge tone="neutral">{t("keys.smpp")}</Badge>
+                  </>
+                )}
+              </td>
               <td>
                 <code>{k.prefix}…</code>
               </td>

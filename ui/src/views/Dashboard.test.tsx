@@ -1,4 +1,6 @@
 // @vitest-environment happy-dom
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
 import { act } from "react";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { CONNECTION_POLL_MS, Sections } from "../App";
@@ -236,6 +238,29 @@ describe("the dashboard", () => {
     expect(byTestId(view.container, "dashboard-connection").querySelector("h3")?.textContent).toBe(
       "Connection to the SMS provider",
     );
+  });
+
+  it("shows a connection down for a certificate problem with the engine's words in full, on one card or several", async () => {
+    const error = "TLS: the server's certificate is not the pinned one: its SHA-256 is " + Array(32).fill("9f").join(":");
+    const down: LinkState = { state: "down", error, since_ms: SINCE, retry_in_ms: 30_000 };
+    const primary: ConnectionStatus = { ...status(down, false), connection: "primary" };
+    const backup: ConnectionStatus = { ...status({ state: "bound", session_id: "b", since_ms: SINCE }, false), connection: "backup" };
+    for (const links of [[primary], [primary, backup]]) {
+      view = await render(
+        <Dashboard dashboard={ready(figures())} connection={ready(primary)} links={ready(links)} onRetry={() => {}} onRetryConnection={() => {}} />,
+      );
+      const link = byTestId(view.container, "link-state");
+      expect(link.dataset["state"]).toBe("down");
+      expect(link.textContent, "the whole problem, nothing cut").toContain(error);
+      expect(link.classList.contains("link-danger")).toBe(true);
+      await view.unmount();
+      view = undefined;
+    }
+    // Nothing in the stylesheet cuts a link's words: a long one wraps where it must.
+    const css = readFileSync(resolve(process.cwd(), "src/styles.css"), "utf8");
+    const rule = /\.link-state \{([^}]*)\}/.exec(css)?.[1] ?? "";
+    expect(rule).toContain("overflow-wrap: anywhere");
+    expect(rule).not.toMatch(/text-overflow|white-space: nowrap|overflow: hidden|max-height|line-clamp/);
   });
 
   it("says so when nothing needs a person, and explains a failed load", async () => {

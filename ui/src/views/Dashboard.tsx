@@ -91,6 +91,8 @@ export interface DashboardProps {
   readonly controls?: (status: ConnectionStatus) => ReactNode;
   /** The alerts firing now, first of all (they load their own data; nothing while none fires). */
   readonly alerts?: ReactNode;
+  /** smsdesk's own SMPP server (it loads its own state; nothing unless it is enabled). */
+  readonly smppServer?: ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
@@ -104,6 +106,7 @@ export function Dashboard({
   charts,
   controls,
   alerts,
+  smppServer,
 }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
@@ -124,6 +127,7 @@ export function Dashboard({
         />
       )}
       {pace}
+      {smppServer}
       {dashboard.status === "loading" && (
         <p className="status" role="status" data-testid="dashboard-loading">
           <span className="spinner" aria-hidden="true" />

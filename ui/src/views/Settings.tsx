@@ -15,6 +15,9 @@ import { SavedNotice } from "./settings/SavedNotice";
 import { Section } from "./settings/Section";
 import { SendingPace, type SandboxLimits } from "./settings/SendingPace";
 import { PasswordControl, SettingControl } from "./settings/SettingControl";
+import { inSmppServerSection, SERVER_TLS, SERVER_TLS_DETAILS, SmppServerSection } from "./settings/SmppServerSection";
+import { TLS_DETAILS, TLS_KEYS, TLS_SWITCH } from "./settings/tls";
+import { clientCertificateUntested, TlsFields } from "./settings/TlsFields";
 
 const loadSettings = (backend: Backend): Promise<SettingsView> => backend.settings();
 // Only for the sandbox's own limits, which no setting holds.
@@ -48,6 +51,13 @@ const PROVIDER_ONLY = new Set([
   "smpp.address_range",
   "smpp.bind_mode",
   "smpp.binds",
+  // The sandbox serves TLS when it is on (a certificate of its own, pinned): only the switch counts.
+  ...TLS_DETAILS,
+]);
+/** Saved only while their TLS is on (each with its switch): with it off they are hidden, and an edit to one is not sent. */
+const TLS_ONLY: ReadonlyMap<string, string> = new Map([
+  ...TLS_DETAILS.map((k): [string, string] => [k, TLS_SWITCH]),
+  ...SERVER_TLS_DETAILS.map((k): [string, string] => [k, SERVER_TLS]),
 ]);
 const SENDING = ["smpp.tps", "smpp.window", "smpp.response_timeout_seconds", "smpp.enquire_link_seconds"];
 const RETRY_CODES = ["retry.throttled_codes", "retry.temporary_codes", "retry.permanent_codes", "retry.unlisted_max_attempts"];
@@ -69,6 +79,7 @@ const SHOWN_ELSEWHERE = new Set([
   ...RECEIPTS,
   ...KINDS.flatMap((k) => [`retry.${k}_max_attempts`, `retry.${k}_max_age_minutes`, `retry.${k}_on_unknown_outcome`]),
   ...KINDS.flatMap((k) => [`receipts.${k}_request`, `receipts.${k}_deadline_minutes`]),
+  ...TLS_KEYS,
   "smpp.password",
   "callbacks.providers",
 ]);
@@ -151,18 +162,28 @@ function SettingsForm({
   const [password, setPassword] = useState<string | null>(null);
   const [providers, setProviders] = useState<ProviderDraft[]>(() => draftsOf(view));
   const [errors, setErrors] = useState<FieldError[]>([]);
+  // The fields the engine refused for the last test (the saved password not sent to this
+  // server), shown next to each as a save's are, until the next edit or test.
+  const [testErrors, setTestErrors] = useState<FieldError[]>([]);
   const [saving, setSaving] = useState(false);
   const [failure, setFailure] = useState<BackendError | null>(null);
 
   const valueOf = (key: string): string => edits[key] ?? fields.get(key)?.value ?? "";
+  const shown = (key: string): boolean => {
+    const tls = TLS_ONLY.get(key);
+    return tls === undefined || valueOf(tls) === "true";
+  };
   const changedValues = Object.fromEntries(
-    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value),
+    Object.entries(edits).filter(([key, value]) => fields.get(key)?.value !== value && shown(key)),
   );
   const providersDirty = providersChanged(view, providers);
   const changes = Object.keys(changedValues).length + (password !== null ? 1 : 0) + (providersDirty ? 1 : 0);
-  const errorsOf = (field: string): FieldError[] => errors.filter((e) => e.field === field);
+  const errorsOf = (field: string): FieldError[] => [...errors, ...testErrors].filter((e) => e.field === field);
 
-  const set = (key: string) => (value: string) => setEdits((e) => ({ ...e, [key]: value }));
+  const set = (key: string) => (value: string) => {
+    setEdits((e) => ({ ...e, [key]: value }));
+    setTestErrors([]);
+  };
   // As ticked in the form, saved or not: the provider's fields wake as soon as it is unticked.
   const sandboxChosen = valueOf("smpp.sandbox") === "true";
   const inactive = (key: string) =>
@@ -216,13 +237,14 @@ function SettingsForm({
     setPassword(null);
     setProviders(draftsOf(view));
     setErrors([]);
+    setTestErrors([]);
     setFailure(null);
   };
 
   const passwordField = fields.get("smpp.password");
   const providersField = fields.get("callbacks.providers");
   const handled = new Set(SHOWN_ELSEWHERE);
-  const others = view.fields.filter((f) => !handled.has(f.key) && !inAlertsSection(f));
+  const others = view.fields.filter((f) => !handled.has(f.key) && !inAlertsSection(f) && !inSmppServerSection(f));
 
   return (
     <form className="stack settings-form" onSubmit={save} aria-busy={saving} data-testid="settings-form" noValidate>
@@ -236,14 +258,24 @@ function SettingsForm({
               field={passwordField}
               view={view}
               value={password}
-              onChange={setPassword}
+              onChange={(value) => {
+                setPassword(value);
+                setTestErrors([]);
+              }}
               errors={errorsOf("smpp.password")}
               {...inactive("smpp.password")}
             />
           )}
           {CONNECTION.slice(4).map((k) => control(k))}
         </div>
-        <ConnectionTestButton backend={backend} valueOf={valueOf} password={password} />
+        <TlsFields fields={fields} valueOf={valueOf} control={(k) => control(k)} />
+        <ConnectionTestButton
+          backend={backend}
+          valueOf={valueOf}
+          password={password}
+          onFieldErrors={setTestErrors}
+          note={clientCertificateUntested(fields, valueOf) ? t("settings.tls.clientUntested") : null}
+        />
       </Section>
 
       <Section id="sending" title={t("settings.section.sending")}>
@@ -304,6 +336,8 @@ function SettingsForm({
       )}
 
       <AlertsSection fields={view.fields} control={(key) => control(key)} />
+
+      <SmppServerSection fields={view.fields} valueOf={valueOf} control={(key) => control(key)} />
 
       <Section id="other" title={t("settings.section.other")}>
         <div className="form settings-fields">{others.map((f) => control(f.key))}</div>

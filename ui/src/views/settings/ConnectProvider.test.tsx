@@ -167,6 +167,11 @@ describe("Connect your provider", () => {
         system_type: "",
         interface_version: "3.4",
         address_range: "",
+        // No TLS setting in these settings: the test leaves it as saved.
+        tls: null,
+        tls_server_name: null,
+        tls_ca_file: null,
+        tls_pin_sha256: null,
       },
     ]);
     const result = byTestId(scene.root, "connect-test-result");

@@ -14,6 +14,8 @@ import { TestResult, trialOf } from "./ConnectionTest";
 import { COUNTRY_SETTING, CountryStep } from "./CountryStep";
 import { SavedNotice } from "./SavedNotice";
 import { PasswordControl, SettingControl } from "./SettingControl";
+import { TLS_DETAILS, TLS_KEYS, TLS_SWITCH } from "./tls";
+import { clientCertificateUntested, TlsFields } from "./TlsFields";
 
 const loadSettings = (backend: Backend): Promise<SettingsView> => backend.settings();
 const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.connection();
@@ -21,6 +23,8 @@ const loadConnection = (backend: Backend): Promise<ConnectionStatus> => backend.
 /** What the guide asks for, step by step (the password aside: it is a secret of its own). */
 const STEPS = {
   address: ["smpp.host", "smpp.port"],
+  // With the address: a TLS port is usually another one. Its details only while it is on.
+  tls: TLS_KEYS,
   account: ["smpp.system_id"],
   accountIfGiven: ["smpp.system_type"],
   accountMore: ["smpp.interface_version", "smpp.address_range"],
@@ -29,6 +33,7 @@ const STEPS = {
   country: [COUNTRY_SETTING],
 } as const;
 const GUIDED: readonly string[] = Object.values(STEPS).flat();
+const TLS_ONLY: ReadonlySet<string> = new Set(TLS_DETAILS);
 
 /** How often the link is asked about after switching, while it binds to the provider. */
 const LINK_POLL_MS = 2_000;
@@ -154,8 +159,11 @@ function Guide({
 
   const switchNow = (): void => {
     // What differs from the saved settings, as the Settings form sends it, and the sandbox off.
+    // What TLS is checked with only while it is on: with it off, those edits are not saved.
     const values: Record<string, string> = { "smpp.sandbox": "false" };
+    const tlsOn = valueOf(TLS_SWITCH) === "true";
     for (const key of GUIDED) {
+      if (!tlsOn && TLS_ONLY.has(key)) continue;
       if (edits[key] !== undefined && edits[key] !== fields.get(key)?.value) values[key] = edits[key];
     }
     setBusy("switching");
@@ -194,6 +202,7 @@ function Guide({
       <ol className="connect-steps">
         <Step id="address" title={t("connect.step.address")} intro={<p>{t("connect.step.address.intro")}</p>}>
           <Fields>{STEPS.address.map(control)}</Fields>
+          <TlsFields fields={fields} valueOf={valueOf} control={control} testId="connect-tls" />
         </Step>
         <Step id="account" title={t("connect.step.account")} intro={<p>{t("connect.step.account.intro")}</p>}>
           <Fields>
@@ -254,6 +263,11 @@ function Guide({
               {busy === "testing" ? t("settings.test.running") : t("settings.test.action")}
             </button>
           </div>
+          {clientCertificateUntested(fields, valueOf) && (
+            <p className="hint" data-testid="connect-test-client">
+              {t("settings.tls.clientUntested")}
+            </p>
+          )}
           <div aria-live="polite">
             {result !== null && <TestResult result={result} testId="connect-test-result" />}
             {failure?.what === "test" && (

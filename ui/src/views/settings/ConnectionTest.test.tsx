@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
 import { byTestId, queryTestId, render, type Rendered } from "../../test/dom";
-import { TestResult } from "./ConnectionTest";
+import { TestResult, trialOf } from "./ConnectionTest";
+import { pinDigits } from "./tls";
 
 let rendered: Rendered | undefined;
 afterEach(async () => {
@@ -72,5 +73,90 @@ describe("a connection test's answer", () => {
     const details = byTestId(root, "test-result-details");
     expect(details.querySelector('[lang="en"]')?.textContent).toBe("connection refused (os error 111)");
     expect(queryTestId(root, "test-result-code")).toBeNull();
+  });
+});
+
+describe("a connection test over TLS", () => {
+  const tls = (message: string): ConnectionTestResult => ({
+    outcome: "tls",
+    target: "10.0.0.5:3550",
+    status: null,
+    status_name: null,
+    message,
+    elapsed_ms: 25,
+  });
+
+  it("says a certificate problem stopped it before anything was sent, and names the problem in full", async () => {
+    const message = "TLS: the server's certificate is for smpp.example.net, not 10.0.0.5";
+    const root = await show(tls(message));
+    const result = byTestId(root, "test-result");
+    expect(result.dataset["outcome"]).toBe("tls");
+    expect(result.classList.contains("notice-error"), "shown as an error").toBe(true);
+    expect(byTestId(root, "test-result-headline").textContent).toBe("Certificate problem — nothing was sent");
+    const problem = byTestId(root, "test-result-tls");
+    expect(problem.textContent).toBe(`What was wrong: ${message}`);
+    expect(problem.querySelector('[lang="en"]')?.textContent, "the engine's words, marked as English").toBe(message);
+    expect(problem.classList.contains("hint"), "not small print").toBe(false);
+    expect(byTestId(root, "test-result-check").textContent).toContain("not even the password");
+    expect(queryTestId(root, "test-result-details"), "said once").toBeNull();
+    expect(queryTestId(root, "test-result-code")).toBeNull();
+  });
+
+  it("keeps a long problem whole (an expired certificate, a pin that does not match)", async () => {
+    const pin = "TLS: the server's certificate is not the pinned one: its SHA-256 is " + "ab:".repeat(31) + "ab";
+    const root = await show(tls(pin));
+    expect(byTestId(root, "test-result-tls").textContent).toContain(pin);
+  });
+
+  it("says it in French and in Russian", async () => {
+    const fr = await show(tls("TLS: the server's certificate expired on 2026-11-30"), ["fr-FR"]);
+    expect(byTestId(fr, "test-result-headline").textContent).toBe("Problème de certificat — rien n’a été envoyé");
+    await rendered?.unmount();
+    const ru = await show(tls("TLS: the server's certificate expired on 2026-11-30"), ["ru-RU"]);
+    expect(byTestId(ru, "test-result-headline").textContent).toBe("Проблема с сертификатом — ничего не отправлено");
+    expect(byTestId(ru, "test-result-tls").textContent).toContain("expired on 2026-11-30");
+  });
+});
+
+describe("what a test sends of TLS", () => {
+  const values = (v: Record<string, string>) => (key: string) => v[key] ?? "";
+
+  it("leaves TLS as saved when the engine has no TLS setting", () => {
+    expect(trialOf(values({ "smpp.host": "smpp.example" }), null, false)).toMatchObject({
+      tls: null,
+      tls_server_name: null,
+      tls_ca_file: null,
+      tls_pin_sha256: null,
+    });
+  });
+
+  it("sends the certificate's checks as typed while TLS is on, and none while it is off", () => {
+    const on = values({
+      "smpp.tls": "true",
+      "smpp.tls_server_name": " smpp.example.net ",
+      "smpp.tls_ca_file": "/etc/smsdesk/provider-ca.pem",
+      "smpp.tls_pin_sha256": "",
+    });
+    expect(trialOf(on, "pw", false)).toMatchObject({
+      tls: true,
+      tls_server_name: "smpp.example.net",
+      tls_ca_file: "/etc/smsdesk/provider-ca.pem",
+      tls_pin_sha256: "",
+      password: "pw",
+    });
+    const off = values({ "smpp.tls": "false", "smpp.tls_server_name": "smpp.example.net" });
+    expect(trialOf(off, null, false)).toMatchObject({ tls: false, tls_server_name: null, tls_ca_file: null, tls_pin_sha256: null });
+  });
+});
+
+describe("a certificate's pin as typed", () => {
+  it("is 64 hex digits, with or without colons, as openssl prints it", () => {
+    const plain = "AB".repeat(32);
+    expect(pinDigits(plain)).toBe("ab".repeat(32));
+    expect(pinDigits(Array(32).fill("AB").join(":"))).toBe("ab".repeat(32));
+    expect(pinDigits("  ")).toBe("");
+    expect(pinDigits("ab:cd")).toBeNull();
+    expect(pinDigits("zz".repeat(32))).toBeNull();
+    expect(pinDigits("ab".repeat(33))).toBeNull();
   });
 });

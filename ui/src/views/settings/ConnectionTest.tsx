@@ -2,14 +2,17 @@ import { useState } from "react";
 import { asBackendError, type Backend, type BackendError } from "../../backend";
 import type { ConnectionTest } from "../../bindings/ConnectionTest";
 import type { ConnectionTestResult } from "../../bindings/ConnectionTestResult";
+import type { FieldError } from "../../bindings/FieldError";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import type { MessageKey } from "../../i18n/en";
 import type { Translate } from "../../i18n/i18n";
+import { tlsTrial } from "./tls";
 
 /**
- * The trial a test runs: the connection values as on screen, saved or not. `sandbox` says which
- * is tried: the sandbox, or the server typed (a saved sandbox does not stand in for it).
+ * The trial a test runs: the connection values as on screen, saved or not, TLS with them (see
+ * `tlsTrial`). `sandbox` says which is tried: the sandbox, or the server typed (a saved sandbox
+ * does not stand in for it).
  */
 export function trialOf(
   valueOf: (key: string) => string,
@@ -27,11 +30,19 @@ export function trialOf(
     system_type: valueOf("smpp.system_type"),
     interface_version: valueOf("smpp.interface_version"),
     address_range: valueOf("smpp.address_range"),
+    ...tlsTrial(valueOf),
   };
 }
 
-/** One trial bind at a time: whether it runs, and how it went or why it could not be asked. */
-export function useTrialBind(backend: Backend): {
+/**
+ * One trial bind at a time: whether it runs, and how it went or why it could not be asked.
+ * `onFieldErrors` is told the fields the engine refused (none as a test starts), for the form to
+ * show each next to its field (the saved password not sent to this server, a pin that is none).
+ */
+export function useTrialBind(
+  backend: Backend,
+  onFieldErrors?: (errors: FieldError[]) => void,
+): {
   busy: boolean;
   result: ConnectionTestResult | null;
   error: BackendError | null;
@@ -44,14 +55,17 @@ export function useTrialBind(backend: Backend): {
     setBusy(true);
     setResult(null);
     setError(null);
+    onFieldErrors?.([]);
     backend.testConnection(test).then(
       (r) => {
         setResult(r);
         setBusy(false);
       },
       (e: unknown) => {
-        setError(asBackendError(e));
+        const error = asBackendError(e);
+        setError(error);
         setBusy(false);
+        onFieldErrors?.(error.errors);
       },
     );
   };
@@ -67,13 +81,19 @@ export function ConnectionTestButton({
   backend,
   valueOf,
   password,
+  onFieldErrors,
+  note,
 }: {
   backend: Backend;
   valueOf: (key: string) => string;
   password: string | null;
+  /** The fields the engine refused for the test, to show next to each (none as a test starts). */
+  onFieldErrors?: (errors: FieldError[]) => void;
+  /** What the test leaves as saved, said under the button (a client certificate typed). */
+  note?: string | null;
 }) {
   const { t } = useI18n();
-  const { busy, result, error, run: test } = useTrialBind(backend);
+  const { busy, result, error, run: test } = useTrialBind(backend, onFieldErrors);
   const sandbox = valueOf("smpp.sandbox") === "true";
   const run = (): void => test(trialOf(valueOf, password, sandbox));
 
@@ -87,6 +107,11 @@ export function ConnectionTestButton({
           {sandbox ? t("settings.test.hint.sandbox") : t("settings.test.hint")}
         </span>
       </div>
+      {note !== undefined && note !== null && (
+        <p className="hint" data-testid="test-connection-note">
+          {note}
+        </p>
+      )}
       <div aria-live="polite">
         {result !== null && <TestResult result={result} />}
         {error !== null && <ErrorNotice title={t("settings.test.failedCall")} error={error} testId="test-error" />}
@@ -114,7 +139,9 @@ export function refusalHeadline(t: Translate, statusName: string | null): string
 
 /**
  * How a trial bind went, in plain words, what to do when it did not bind, then in small print
- * the provider's code (a refusal) or the system's own words (no answer, no connection).
+ * the provider's code (a refusal) or the system's own words (no answer, no connection). A TLS
+ * handshake that failed (most often the certificate) says so first, that nothing was sent, then
+ * the problem as the engine names it ("the server's certificate expired on …"), in full.
  */
 export function TestResult({ result, testId = "test-result" }: { result: ConnectionTestResult; testId?: string }) {
   const { t, formatNumber } = useI18n();
@@ -134,6 +161,8 @@ export function TestResult({ result, testId = "test-result" }: { result: Connect
         return t("settings.test.timeout", { target: result.target });
       case "failed":
         return t("settings.test.failed");
+      case "tls":
+        return t("settings.test.tls");
     }
   })();
   const code = result.status_name ?? (result.status === null ? null : `0x${result.status.toString(16).padStart(8, "0")}`);
@@ -147,13 +176,18 @@ export function TestResult({ result, testId = "test-result" }: { result: Connect
       <p>
         <strong data-testid={`${testId}-headline`}>{summary}</strong>
       </p>
+      {outcome === "tls" && result.message !== "" && (
+        <p className="test-tls-problem" data-testid={`${testId}-tls`}>
+          {t("settings.test.tls.problem")} <span lang="en">{result.message}</span>
+        </p>
+      )}
       {check !== null && <p data-testid={`${testId}-check`}>{check}</p>}
       {outcome === "refused" && code !== null && (
         <p className="hint" data-testid={`${testId}-code`}>
           {t("settings.test.code", { name: code })}
         </p>
       )}
-      {!ok && outcome !== "refused" && result.message !== "" && (
+      {!ok && outcome !== "refused" && outcome !== "tls" && result.message !== "" && (
         <p className="hint" data-testid={`${testId}-details`}>
           {t("settings.test.details")} <span lang="en">{result.message}</span>
         </p>

@@ -443,6 +443,11 @@ describe("Connections and routes", () => {
         system_type: "",
         interface_version: null,
         address_range: null,
+        // TLS as saved in the file, unless chosen for the test.
+        tls: null,
+        tls_server_name: null,
+        tls_ca_file: null,
+        tls_pin_sha256: null,
       },
     ]);
     const result = byTestId(backup, "connection-test-result");
@@ -465,6 +470,89 @@ describe("Connections and routes", () => {
     await click(byTestId(nth(connectionRows(root), 3), "connection-test"));
     await settle();
     expect(scene.tests[3]?.connection, "a new connection has nothing saved").toBeNull();
+  });
+
+  it("tries a connection over TLS with the certificate's checks typed, never saving them, and says the file keeps its TLS", async () => {
+    const scene = await open();
+    const { root } = scene;
+    const acme = nth(connectionRows(root), 0);
+    const tls = byTestId(acme, "connection-tls");
+    expect(tls.querySelector("legend")?.textContent).toBe("Encryption (TLS)");
+    expect(tls.textContent).toContain("Recommended when your provider offers a TLS port");
+    expect(byTestId(acme, "connection-tls-file").textContent).toContain("[connections.acme]");
+    const choice = byTestId<HTMLSelectElement>(acme, "connection-tls-choice");
+    expect([...choice.options].map((o) => o.textContent)).toEqual([
+      "As saved in the configuration file",
+      "Use TLS",
+      "Without TLS (clear text)",
+    ]);
+    expect(choice.value).toBe("saved");
+    expect(queryTestId(acme, "connection-tls-details"), "nothing to fill until TLS is chosen").toBeNull();
+    expect(queryTestId(nth(connectionRows(root), 2), "connection-tls"), "not for the sandbox").toBeNull();
+
+    await choose(choice, "on");
+    const details = byTestId(acme, "connection-tls-details");
+    expect([...details.querySelectorAll("label")].map((l) => l.textContent)).toEqual([
+      "Certificate authorities file (PEM)",
+      "Name on the provider’s certificate",
+      "Pinned certificate (SHA-256)",
+    ]);
+    expect(byTestId(acme, "connection-tls-client").textContent).toContain("saved in the configuration file");
+    await type(input(acme, "connection-tls-pin"), "not a pin");
+    expect(problems(acme)).toEqual(["A SHA-256 is 64 hexadecimal digits (0–9 and A–F), colons allowed, as openssl prints it."]);
+    expect(saveButton(root).disabled, "a pin for the test blocks no save (nothing of TLS is saved here)").toBe(true);
+    await type(input(acme, "connection-tls-pin"), "ab".repeat(32));
+    await type(input(acme, "connection-tls-server-name"), "smpp.acme.example");
+    await click(byTestId(acme, "connection-test"));
+    await settle();
+    expect(scene.tests[0]).toMatchObject({
+      connection: "acme",
+      tls: true,
+      tls_pin_sha256: "ab".repeat(32),
+      tls_server_name: "smpp.acme.example",
+      tls_ca_file: "",
+    });
+    expect(byTestId(root, "connections-state").textContent, "TLS chosen for a test is no change to save").toBe("No changes.");
+
+    await choose(choice, "off");
+    await click(byTestId(acme, "connection-test"));
+    await settle();
+    expect(scene.tests[1]).toMatchObject({ tls: false, tls_pin_sha256: null, tls_server_name: null, tls_ca_file: null });
+  });
+
+  it("shows next to a row's password the one its test asks for, and a certificate problem as such", async () => {
+    const scene = await open();
+    const { root } = scene;
+    scene.backend.testConnection = (test) =>
+      test.tls === false
+        ? Promise.reject(
+            new BackendError("invalid", "1 field is invalid: smpp.password", {
+              errors: [{ field: "smpp.password", code: "required", params: {}, message: "… as office-acme, over TLS" }],
+            }),
+          )
+        : Promise.resolve({
+            outcome: "tls",
+            target: "smpp.acme.example:2775",
+            status: null,
+            status_name: null,
+            message: "TLS: the server's certificate expired on 2026-11-30",
+            elapsed_ms: 9,
+          });
+    const acme = nth(connectionRows(root), 0);
+    await click(byTestId(acme, "connection-test"));
+    await settle();
+    expect(byTestId(acme, "connection-test-result-headline").textContent).toBe("Certificate problem — nothing was sent");
+    expect(byTestId(acme, "connection-test-result-tls").textContent).toContain("expired on 2026-11-30");
+
+    await choose(byTestId<HTMLSelectElement>(acme, "connection-tls-choice"), "off");
+    await click(byTestId(acme, "connection-test"));
+    await settle();
+    const beside = acme.querySelector('[data-field="password"] [data-testid="field-problem"]');
+    expect(beside?.textContent).toContain("Type the password for this server");
+    expect(input(acme, "connection-password").getAttribute("aria-invalid")).toBe("true");
+    expect(byTestId(acme, "connection-test-error").dataset["code"]).toBe("invalid");
+    await type(input(acme, "connection-password"), "pw");
+    expect(acme.querySelector('[data-field="password"] [data-testid="field-problem"]'), "gone once one is typed").toBeNull();
   });
 
   it("warns of a connection no route names: it binds and sends nothing", async () => {

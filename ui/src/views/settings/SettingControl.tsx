@@ -6,14 +6,26 @@ import type { SettingsView } from "../../bindings/SettingsView";
 import { Badge } from "../../components/Badge";
 import { countriesIn, isPhoneRegion } from "../../components/countries";
 import { useI18n } from "../../i18n/context";
+import type { Translate } from "../../i18n/i18n";
 import type { Tone } from "../tones";
 import { FieldProblem } from "../../components/FieldProblem";
 import { choiceLabel, settingHelp, settingLabel } from "./labels";
 import { COUNTRY_SETTING } from "./CountryStep";
 import { passwordTooLong, smppLimitProblem } from "./smppLimits";
+import { isPinKey, pinProblem } from "./tls";
 
 /** The engine's codes for a value too long, which the check as typed says first. */
 const TOO_LONG: ReadonlySet<string> = new Set(["too_long", "password_too_long", "system_id_too_long"]);
+/** The engine's code for a pin that is none (the check as typed says it first, in the reader's language). */
+const NOT_A_PIN: ReadonlySet<string> = new Set(["invalid"]);
+
+/** What is wrong with a value as typed, before the engine is asked: a length SMPP cannot carry, a pin that is none. */
+function typedProblem(t: Translate, key: string, value: string): { text: string; covers: ReadonlySet<string> } | null {
+  const limit = smppLimitProblem(t, key, value);
+  if (limit !== null) return { text: limit, covers: TOO_LONG };
+  const pin = isPinKey(key) ? pinProblem(t, value) : null;
+  return pin === null ? null : { text: pin, covers: NOT_A_PIN };
+}
 
 /** A setting's config key, in small print under its name: for whoever edits the file. */
 export function SettingKey({ name }: { name: string }) {
@@ -93,9 +105,11 @@ export function SettingControl({
   const lockedId = `${id}-locked`;
   const errorId = `${id}-errors`;
   const limitId = `${id}-limit`;
-  // What SMPP cannot carry, said as it is typed; the engine's refusal of the same is not repeated.
-  const limit = smppLimitProblem(t, field.key, value);
-  const shown = limit === null ? errors : errors.filter((e) => !TOO_LONG.has(e.code));
+  // What SMPP cannot carry (or a pin that is none), said as it is typed; the engine's refusal of
+  // the same is not repeated.
+  const typed = typedProblem(t, field.key, value);
+  const limit = typed?.text ?? null;
+  const shown = typed === null ? errors : errors.filter((e) => !typed.covers.has(e.code));
   const invalid = shown.length > 0 || limit !== null;
   const help = settingHelp(t, field.key);
   const describedBy = [

@@ -1,9 +1,11 @@
 /** One SMPP connection of the editor: its fields, its warnings, and its trial bind. */
-import { useId, type ReactNode } from "react";
+import { useId, useState, type ReactNode } from "react";
 import type { Backend } from "../../../backend";
+import type { FieldError } from "../../../bindings/FieldError";
 import { ErrorNotice } from "../../../components/ErrorNotice";
 import { useI18n } from "../../../i18n/context";
 import { TestResult, useTrialBind } from "../ConnectionTest";
+import { pinProblem } from "../tls";
 import { BIND_MODES, trialOfDraft, type ConnectionDraft, type Problem } from "./drafts";
 import { CheckField, Problems, RowActions, TextField } from "./fields";
 
@@ -22,8 +24,25 @@ const CONNECTION_FIELDS = [
   "source_addr",
 ];
 /** The connection's fields typed as text. */
-type TextKey = "name" | "host" | "port" | "system_id" | "system_type" | "binds" | "window" | "tps" | "source_addr";
+type TextKey =
+  | "name"
+  | "host"
+  | "port"
+  | "system_id"
+  | "system_type"
+  | "binds"
+  | "window"
+  | "tps"
+  | "source_addr"
+  | "tls_ca_file"
+  | "tls_server_name"
+  | "tls_pin_sha256";
 const LINK_FIELDS = new Set(["host", "port", "system_id", "password", "system_type", "bind_mode", "binds", "window", "tps"]);
+/** TLS for the test: as saved, on, off. */
+const TLS_CHOICES = ["saved", "on", "off"] as const;
+type TlsChoice = (typeof TLS_CHOICES)[number];
+const tlsChoiceOf = (tls: boolean | null): TlsChoice => (tls === null ? "saved" : tls ? "on" : "off");
+const tlsOf = (choice: string): boolean | null => (choice === "on" ? true : choice === "off" ? false : null);
 
 export function ConnectionRow({
   backend,
@@ -51,17 +70,36 @@ export function ConnectionRow({
   const { t } = useI18n();
   const id = useId();
   const name = draft.name.trim();
+  // The engine's refusals of a test's fields (`smpp.password`: the saved one is not sent to this
+  // server), each next to its field until the row is edited or tested again.
+  const [testErrors, setTestErrors] = useState<FieldError[]>([]);
+  const trial = useTrialBind(backend, setTestErrors);
+  const edit = (patch: Partial<ConnectionDraft>): void => {
+    setTestErrors([]);
+    onChange(patch);
+  };
+  const problemsOf = (field: string): Problem[] => [
+    ...problemsAt(field),
+    ...testErrors.filter((e) => e.field === `smpp.${field}`).map((error) => ({ error })),
+  ];
   const shown = CONNECTION_FIELDS.filter((f) => !(draft.sandbox && LINK_FIELDS.has(f)));
-  const text = (field: TextKey, label: string, testId: string, more: { numeric?: boolean; hint?: string } = {}) => (
+  // A pin as typed that is none: said at once (it is only used by the test, so it blocks nothing).
+  const pinTyped = pinProblem(t, draft.tls_pin_sha256);
+  const text = (
+    field: TextKey,
+    label: string,
+    testId: string,
+    more: { numeric?: boolean; hint?: string; wide?: boolean; problems?: Problem[] } = {},
+  ) => (
     <TextField
       id={`${id}-${field}`}
       label={label}
       value={draft[field]}
-      onChange={(value) => onChange({ [field]: value } as Partial<ConnectionDraft>)}
+      onChange={(value) => edit({ [field]: value } as Partial<ConnectionDraft>)}
       testId={testId}
-      problems={problemsAt(field)}
       field={field}
       {...more}
+      problems={more.problems ?? problemsOf(field)}
     />
   );
   const bindModeProblems = problemsAt("bind_mode");
@@ -79,14 +117,14 @@ export function ConnectionRow({
           id={`${id}-sandbox`}
           label={t("settings.connections.sandbox")}
           checked={draft.sandbox}
-          onChange={(sandbox) => onChange({ sandbox })}
+          onChange={(sandbox) => edit({ sandbox })}
           testId="connection-sandbox"
         />
         <CheckField
           id={`${id}-enabled`}
           label={t("settings.connections.enabled")}
           checked={draft.enabled}
-          onChange={(enabled) => onChange({ enabled })}
+          onChange={(enabled) => edit({ enabled })}
           testId="connection-enabled"
         />
       </div>
@@ -105,11 +143,11 @@ export function ConnectionRow({
             type="password"
             autoComplete="new-password"
             value={draft.password ?? ""}
-            onChange={(value) => onChange({ password: value === "" ? null : value })}
+            onChange={(value) => edit({ password: value === "" ? null : value })}
             placeholder={draft.password_set ? t("settings.connections.password.kept") : ""}
             hint={draft.password_set ? t("settings.connections.password.set") : t("settings.connections.password.unset")}
             testId="connection-password"
-            problems={problemsAt("password")}
+            problems={problemsOf("password")}
             field="password"
           />
           {text("system_type", t("settings.connections.systemType"), "connection-system-type")}
@@ -118,7 +156,7 @@ export function ConnectionRow({
             <select
               id={`${id}-bind_mode`}
               value={draft.bind_mode}
-              onChange={(e) => onChange({ bind_mode: e.target.value })}
+              onChange={(e) => edit({ bind_mode: e.target.value })}
               aria-invalid={bindModeProblems.length > 0 ? "true" : undefined}
               aria-describedby={bindModeProblems.length > 0 ? `${id}-bind_mode-problems` : undefined}
               data-testid="connection-bind-mode"
@@ -136,6 +174,53 @@ export function ConnectionRow({
           {text("tps", t("settings.connections.tps"), "connection-tps", { numeric: true })}
         </div>
       )}
+      {!draft.sandbox && (
+        <fieldset className="settings-kind settings-tls" data-testid="connection-tls">
+          <legend>{t("settings.connections.tls")}</legend>
+          <p className="hint setting-help">{t("settingHelp.smpp.tls")}</p>
+          <p className="hint" data-testid="connection-tls-file">
+            {t("settings.connections.tls.file", { name: name === "" ? "…" : name })}
+          </p>
+          <div className="form settings-fields">
+            <div className="field field-narrow" data-field="tls">
+              <label htmlFor={`${id}-tls`}>{t("settings.connections.tls.choice")}</label>
+              <select
+                id={`${id}-tls`}
+                value={tlsChoiceOf(draft.tls)}
+                onChange={(e) => edit({ tls: tlsOf(e.target.value) })}
+                data-testid="connection-tls-choice"
+              >
+                {TLS_CHOICES.map((c) => (
+                  <option key={c} value={c}>
+                    {t(`settings.connections.tls.${c}`)}
+                  </option>
+                ))}
+              </select>
+            </div>
+          </div>
+          {draft.tls === true && (
+            <>
+              <div className="form settings-fields" data-testid="connection-tls-details">
+                {text("tls_ca_file", t("setting.smpp.tls_ca_file"), "connection-tls-ca-file", {
+                  hint: t("settingHelp.smpp.tls_ca_file"),
+                  wide: true,
+                })}
+                {text("tls_server_name", t("setting.smpp.tls_server_name"), "connection-tls-server-name", {
+                  hint: t("settingHelp.smpp.tls_server_name"),
+                })}
+                {text("tls_pin_sha256", t("setting.smpp.tls_pin_sha256"), "connection-tls-pin", {
+                  hint: t("settingHelp.smpp.tls_pin_sha256"),
+                  wide: true,
+                  problems: [...(pinTyped === null ? [] : [{ text: pinTyped }]), ...problemsOf("tls_pin_sha256")],
+                })}
+              </div>
+              <p className="hint" data-testid="connection-tls-client">
+                {t("settings.connections.tls.client")}
+              </p>
+            </>
+          )}
+        </fieldset>
+      )}
       <div className="form settings-fields">
         {text("source_addr", t("settings.connections.source"), "connection-source", {
           hint: t("settings.connections.source.hint"),
@@ -146,7 +231,7 @@ export function ConnectionRow({
           {t("settings.connections.unrouted")}
         </p>
       )}
-      <ConnectionTestRow backend={backend} draft={draft}>
+      <ConnectionTestRow draft={draft} trial={trial}>
         <RowActions
           prefix="connection"
           index={index}
@@ -160,9 +245,18 @@ export function ConnectionRow({
   );
 }
 
-function ConnectionTestRow({ backend, draft, children }: { backend: Backend; draft: ConnectionDraft; children: ReactNode }) {
+function ConnectionTestRow({
+  draft,
+  trial,
+  children,
+}: {
+  draft: ConnectionDraft;
+  /** The row's trial bind (the row shows the fields it refused). */
+  trial: ReturnType<typeof useTrialBind>;
+  children: ReactNode;
+}) {
   const { t } = useI18n();
-  const { busy, result, error, run: test } = useTrialBind(backend);
+  const { busy, result, error, run: test } = trial;
   const run = (): void => test(trialOfDraft(draft));
   return (
     <div className="settings-test">

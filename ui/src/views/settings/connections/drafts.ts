@@ -37,7 +37,20 @@ export interface ConnectionDraft {
   readonly tps: string;
   readonly source_addr: string;
   readonly enabled: boolean;
+  /**
+   * TLS for the trial bind: as saved in the configuration file (null), on or off. The list does
+   * not carry a connection's TLS settings (`ConnectionEdit` has none), so these are never saved
+   * from here; a save keeps what the file sets.
+   */
+  readonly tls: boolean | null;
+  /** While `tls` is on: the certificate's checks for the test, as typed (empty: the default). */
+  readonly tls_ca_file: string;
+  readonly tls_server_name: string;
+  readonly tls_pin_sha256: string;
 }
+
+/** The TLS of a draft as loaded or added: as saved, nothing typed. */
+const TLS_AS_SAVED = { tls: null, tls_ca_file: "", tls_server_name: "", tls_pin_sha256: "" } as const;
 
 /** A route as the form edits it: its lists as typed (comma-separated). */
 export interface RouteDraft {
@@ -73,6 +86,7 @@ export function connectionDraft(c: ConnectionEdit): ConnectionDraft {
     tps: String(c.tps),
     source_addr: c.source_addr,
     enabled: c.enabled,
+    ...TLS_AS_SAVED,
   };
 }
 
@@ -94,6 +108,7 @@ export function blankConnection(): ConnectionDraft {
     tps: "10",
     source_addr: "",
     enabled: true,
+    ...TLS_AS_SAVED,
   };
 }
 
@@ -240,8 +255,12 @@ export function validate(
   return { placed, list };
 }
 
-/** The trial bind of one connection: its values as typed, completed from what it was saved with. */
+/**
+ * The trial bind of one connection: its values as typed, completed from what it was saved with;
+ * TLS as chosen for the test (while on, the certificate's checks as typed), else as saved.
+ */
 export function trialOfDraft(d: ConnectionDraft): ConnectionTest {
+  const typed = (value: string): string | null => (d.tls === true ? value.trim() : null);
   return {
     connection: d.saved,
     sandbox: d.sandbox,
@@ -252,5 +271,9 @@ export function trialOfDraft(d: ConnectionDraft): ConnectionTest {
     system_type: d.system_type.trim(),
     interface_version: null,
     address_range: null,
+    tls: d.tls,
+    tls_server_name: typed(d.tls_server_name),
+    tls_ca_file: typed(d.tls_ca_file),
+    tls_pin_sha256: typed(d.tls_pin_sha256),
   };
 }
