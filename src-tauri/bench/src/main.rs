@@ -145,6 +145,26 @@ async fn run(bench: Bench) -> anyhow::Result<()> {
             })
             .await
         }
+        smpp @ (Bench::SmppRaw { .. } | Bench::SmppIn { .. }) => run_smpp(smpp).await,
+        Bench::Start {
+            common,
+            fixture,
+            idle_secs,
+        } => {
+            start::run(&StartRun {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                fixture,
+                idle: Duration::from_secs(idle_secs),
+            })
+            .await
+        }
+    }
+}
+
+/// The two SMPP clients' runs: to the sandbox alone, and in through smsdesk's SMPP server.
+async fn run_smpp(bench: Bench) -> anyhow::Result<()> {
+    match bench {
         Bench::SmppRaw {
             common,
             n,
@@ -177,19 +197,7 @@ async fn run(bench: Bench) -> anyhow::Result<()> {
             })
             .await
         }
-        Bench::Start {
-            common,
-            fixture,
-            idle_secs,
-        } => {
-            start::run(&StartRun {
-                smsdesk: common.smsdesk,
-                work: common.work,
-                fixture,
-                idle: Duration::from_secs(idle_secs),
-            })
-            .await
-        }
+        _ => unreachable!("run_smpp runs the SMPP benchmarks only"),
     }
 }
 

@@ -39,6 +39,7 @@ pub mod sealed;
 pub mod service;
 pub mod settings;
 pub mod smpp;
+pub mod smpp_clients;
 pub mod smpp_server;
 #[cfg(test)]
 mod test_support;

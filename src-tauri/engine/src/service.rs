@@ -105,7 +105,7 @@ pub struct Service {
     /// Each country's usual hourly number of one-time codes (the anomaly guardrail).
     baselines: Arc<crate::guardrails::anomaly::Baselines>,
     /// The SMPP server's sessions (none while it is off).
-    smpp_registry: Arc<crate::smpp_server::Registry>,
+    smpp_registry: Arc<crate::smpp_clients::Registry>,
 }
 
 /// One running connection, as the service reports it.

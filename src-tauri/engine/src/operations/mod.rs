@@ -40,7 +40,7 @@ use crate::settings::{
     ConnectionTest, ConnectionTestResult, ConnectionsUpdate, ConnectionsView, SettingsSaved, SettingsUpdate,
     SettingsView,
 };
-use crate::smpp_server::{CreatedSmppAccount, NewSmppAccount, SmppAccountInfo, SmppServerStatus};
+use crate::smpp_clients::{CreatedSmppAccount, NewSmppAccount, SmppAccountInfo, SmppServerStatus};
 use crate::views::{
     Activity, ActivityWindow, AuditPage, Dashboard, DeliveryReport, ExceptionDetail, ExceptionFilter, ExceptionPage,
     InboxCounts, InboxFilter, MessageDetail, MessageFilter, MessagePage, OptOutFilter, OptOutPage, PageRequest,

@@ -7,7 +7,7 @@ use crate::apikeys::{self, NewApiKey};
 use crate::domain::{IntakeChannel, MessageKind};
 use crate::intake::{self, FieldError, SubmitMessage};
 use crate::said::FieldCode;
-use crate::smpp_server::{CreatedSmppAccount, NewSmppAccount, SmppAccountInfo, SmppServerStatus};
+use crate::smpp_clients::{CreatedSmppAccount, NewSmppAccount, Registry, SmppAccountInfo, SmppServerStatus};
 use crate::store::tables::smpp as table;
 
 use super::{MessageAction, Service, ServiceError};
@@ -221,7 +221,7 @@ impl Service {
     }
 
     /// The SMPP server's sessions, as the server records them and the dashboard reads them.
-    pub fn smpp_registry(&self) -> std::sync::Arc<crate::smpp_server::Registry> {
+    pub fn smpp_registry(&self) -> std::sync::Arc<Registry> {
         self.smpp_registry.clone()
     }
 }

@@ -14,4 +14,5 @@ mod receipt_corpus;
 mod retry_guard;
 mod secrets_at_rest;
 mod smpp_server;
+mod smpp_server_limits;
 mod tls;

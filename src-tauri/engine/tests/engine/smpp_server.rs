@@ -19,14 +19,14 @@ use tokio_util::codec::Framed;
 
 use crate::common::bound_engine;
 
-type Wire = Framed<TcpStream, CommandCodec>;
+pub(crate) type Wire = Framed<TcpStream, CommandCodec>;
 
-fn c<const MIN: usize, const MAX: usize>(s: &str) -> COctetString<MIN, MAX> {
+pub(crate) fn c<const MIN: usize, const MAX: usize>(s: &str) -> COctetString<MIN, MAX> {
     smsdesk_engine::smpp::cstr(s)
 }
 
 /// An engine with the SMPP server on a free port, and an account `name` (its password).
-async fn engine_with_account(
+pub(crate) async fn engine_with_account(
     dir: &tempfile::TempDir,
     name: &str,
     tps: u32,
@@ -56,7 +56,7 @@ async fn engine_with_account(
     (engine, created.password)
 }
 
-async fn bind(engine: &Engine, name: &str, password: &str) -> (Wire, CommandStatus) {
+pub(crate) async fn bind(engine: &Engine, name: &str, password: &str) -> (Wire, CommandStatus) {
     let stream = TcpStream::connect(engine.smpp_server_addr().unwrap()).await.unwrap();
     let mut wire = Framed::new(stream, CommandCodec::new());
     let pdu = BindTransceiver::builder()
@@ -69,7 +69,7 @@ async fn bind(engine: &Engine, name: &str, password: &str) -> (Wire, CommandStat
     (wire, answer.status())
 }
 
-async fn next(wire: &mut Wire) -> Command {
+pub(crate) async fn next(wire: &mut Wire) -> Command {
     tokio::time::timeout(Duration::from_secs(10), wire.next())
         .await
         .expect("an answer in time")
@@ -77,7 +77,7 @@ async fn next(wire: &mut Wire) -> Command {
         .expect("a readable PDU")
 }
 
-fn submit(to: &str, text: &[u8], coding: u8) -> SubmitSm {
+pub(crate) fn submit(to: &str, text: &[u8], coding: u8) -> SubmitSm {
     SubmitSm::builder()
         .source_addr(c("Clinic"))
         .dest_addr_ton(Ton::International)
@@ -89,7 +89,7 @@ fn submit(to: &str, text: &[u8], coding: u8) -> SubmitSm {
 }
 
 /// Reads until the answer to `seq` (receipts that come meanwhile are kept in `receipts`).
-async fn answer_to(wire: &mut Wire, seq: u32, receipts: &mut Vec<Command>) -> Command {
+pub(crate) async fn answer_to(wire: &mut Wire, seq: u32, receipts: &mut Vec<Command>) -> Command {
     loop {
         let got = next(wire).await;
         if got.id() == CommandId::DeliverSm {
@@ -100,14 +100,14 @@ async fn answer_to(wire: &mut Wire, seq: u32, receipts: &mut Vec<Command>) -> Co
     }
 }
 
-fn message_id(resp: &Command) -> String {
+pub(crate) fn message_id(resp: &Command) -> String {
     match resp.pdu() {
         Some(Pdu::SubmitSmResp(r)) => r.message_id().to_string(),
         other => panic!("not a submit_sm_resp: {other:?}"),
     }
 }
 
-fn receipt_text(d: &Command) -> String {
+pub(crate) fn receipt_text(d: &Command) -> String {
     match d.pdu() {
         Some(Pdu::DeliverSm(d)) => String::from_utf8_lossy(d.short_message().as_ref()).into_owned(),
         other => panic!("not a deliver_sm: {other:?}"),

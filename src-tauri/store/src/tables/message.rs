@@ -56,21 +56,7 @@ pub fn insert_sealed(tx: &mut WriteTx<'_>, m: &NewMessage, sealed: Option<&str>)
             sealed,
         ])?;
     let id = tx.conn().last_insert_rowid();
-    for (connection, price) in &m.prices {
-        tx.conn()
-            .prepare_cached("INSERT INTO message_price (message_id, connection, price) VALUES (?1, ?2, ?3)")?
-            .execute(params![id, connection, price])?;
-    }
-    if let Some(replaced) = &m.smart_replaced {
-        tx.conn()
-            .prepare_cached("INSERT INTO message_smart (message_id, replaced) VALUES (?1, ?2)")?
-            .execute(params![id, replaced])?;
-    }
-    if let (Some(receipt), Some(key)) = (m.smpp_receipt, m.api_key_id) {
-        tx.conn()
-            .prepare_cached("INSERT INTO smpp_message (message_id, api_key_id, receipt) VALUES (?1, ?2, ?3)")?
-            .execute(params![id, key, receipt & 3])?;
-    }
+    insert_beside(tx, id, m)?;
     let status = QueueStatus::Queued;
     tx.conn()
         .prepare_cached(
@@ -100,6 +86,27 @@ pub fn insert_sealed(tx: &mut WriteTx<'_>, m: &NewMessage, sealed: Option<&str>)
         None => tx.report_changed(id),
     }
     Ok(id)
+}
+
+/// What a new message has beside its row: its prices, the characters smart encoding replaced,
+/// and the receipt its SMPP client asked for.
+fn insert_beside(tx: &mut WriteTx<'_>, id: i64, m: &NewMessage) -> Result<(), StoreError> {
+    for (connection, price) in &m.prices {
+        tx.conn()
+            .prepare_cached("INSERT INTO message_price (message_id, connection, price) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, connection, price])?;
+    }
+    if let Some(replaced) = &m.smart_replaced {
+        tx.conn()
+            .prepare_cached("INSERT INTO message_smart (message_id, replaced) VALUES (?1, ?2)")?
+            .execute(params![id, replaced])?;
+    }
+    if let (Some(receipt), Some(key)) = (m.smpp_receipt, m.api_key_id) {
+        tx.conn()
+            .prepare_cached("INSERT INTO smpp_message (message_id, api_key_id, receipt) VALUES (?1, ?2, ?3)")?
+            .execute(params![id, key, receipt & 3])?;
+    }
+    Ok(())
 }
 
 /// The connections of message `$m` (a table alias), one per line: the one it was queued for, then
