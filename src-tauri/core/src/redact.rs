@@ -8,6 +8,12 @@ use std::borrow::Cow;
 /// What a redacted password or parameter value reads as.
 pub const REDACTED: &str = "***";
 
+/// The last `n` characters of `text`: enough to recognise a secret or a number by, never more.
+pub fn last_chars(text: &str, n: usize) -> String {
+    let skip = text.chars().count().saturating_sub(n);
+    text.chars().skip(skip).collect()
+}
+
 /// `url` fit to show: the password of its userinfo and the value of every query or fragment
 /// parameter whose name looks like a secret ([`secret_name`]) replaced by [`REDACTED`]. Text that
 /// is not a `scheme://` URL is given back unchanged.

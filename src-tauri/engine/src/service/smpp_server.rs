@@ -187,14 +187,7 @@ impl Service {
     /// to record it is logged: the refusal stands.
     pub async fn smpp_refused(&self, caller: &Caller, destination: &str) {
         let (actor, key) = (caller.actor(), caller.api_key_id());
-        let tail: String = destination
-            .chars()
-            .rev()
-            .take(4)
-            .collect::<Vec<_>>()
-            .into_iter()
-            .rev()
-            .collect();
+        let tail = smsdesk_core::redact::last_chars(destination, 4);
         let written = self
             .store
             .writer()

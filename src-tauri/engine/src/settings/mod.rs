@@ -388,15 +388,7 @@ fn edit_text(toml: &str) -> String {
 
 /// The last four characters of a secret, for recognising it; never more.
 fn hint(secret: &str) -> String {
-    let tail: String = secret
-        .chars()
-        .rev()
-        .take(4)
-        .collect::<Vec<_>>()
-        .into_iter()
-        .rev()
-        .collect();
-    format!("…{tail}")
+    format!("…{}", smsdesk_core::redact::last_chars(secret, 4))
 }
 
 #[cfg(test)]
