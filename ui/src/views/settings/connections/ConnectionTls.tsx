@@ -7,8 +7,8 @@ import { TlsFieldset } from "../TlsFields";
 import type { ConnectionDraft, Problem, TlsTextField } from "./drafts";
 import { CheckField, TextField } from "./fields";
 
-/** The fields whose paths want the whole width (the pin is 95 characters with its colons). */
-const WIDE: ReadonlySet<TlsTextField> = new Set(["tls_ca_file", "tls_pin_sha256", "tls_client_cert_file", "tls_client_key_file"]);
+/** The field that wants a line of its own: the pin, 95 characters with its colons. */
+const WIDE: ReadonlySet<TlsTextField> = new Set(["tls_pin_sha256"]);
 
 /** The draft's field a setting's key names (`smpp.tls_pin_sha256` → `tls_pin_sha256`). */
 const fieldOf = (key: string): string => key.replace(/^smpp\./, "");
