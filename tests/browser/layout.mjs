@@ -9,11 +9,13 @@
 // On each screen: the page does not scroll sideways; no label, heading, badge, button or field
 // overlaps another of the same card; none runs out of its card; and axe-core finds no WCAG A or AA
 // problem. The server starts on a fresh data folder (the setup screen is measured first), then
-// holds a few messages of each outcome the sandbox plays, exceptions, replies, an opt-out, and an
-// alert firing beside one that ended.
+// holds a few messages of each outcome the sandbox plays, exceptions, replies, an opt-out, an
+// alert firing beside one that ended, and an SMPP account whose client is bound to smsdesk's own
+// SMPP server (on the dashboard's card). Settings is measured again with a connection added and
+// switched to TLS, its fields shown.
 
 import assert from "node:assert/strict";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { after, before, describe, test } from "node:test";
@@ -23,6 +25,7 @@ import axe from "axe-core";
 
 import { CHROMIUM_ARGS, serveUiFrom, startServe } from "./serve.mjs";
 import { layoutProblems } from "./layout_checks.mjs";
+import { bindAsPbx } from "./story_smpp.mjs";
 
 const PHONE = { width: 390, height: 844 };
 const DESKTOP = { width: 1366, height: 768 };
@@ -32,6 +35,11 @@ const LANGUAGES = [
   ["ru", "ru-RU"],
 ].filter(([language]) => (process.env.LANGUAGES ?? language).split(",").includes(language));
 const ADMIN = { name: "Alice", password: "alice's long password" };
+/** smsdesk's own SMPP server on, on a port the system picks: its card on the dashboard, its accounts on the API keys screen. */
+const CONFIG = `[smpp_server]
+enabled = true
+port = 0
+`;
 /** What each message's last two digits make the sandbox do (docs/sandbox.md). */
 const SANDBOX = { delivered: "00", undelivered: "01", rejected: "03", conflict: "07", ghost: "08", badNumber: "13", stop: "25", reply: "26" };
 
@@ -165,6 +173,18 @@ async function seed(page) {
   });
   assert.equal(key.status, 201, JSON.stringify(key.body));
 
+  // An SMPP account, and its client bound (until the end of the test): listed on the dashboard's card.
+  const smpp = await fromPage(page, "POST", "/api/v1/smpp-accounts", {
+    name: "lab-results",
+    kinds: ["transactional", "otp"],
+    limits: { per_minute: null, per_day: null, destination_prefixes: [] },
+  });
+  assert.equal(smpp.status, 201, JSON.stringify(smpp.body));
+  const { body: status } = await fromPage(page, "GET", "/api/v1/smpp-server");
+  const [, host, port] = /^(.+):(\d+)$/.exec(status.listening ?? "") ?? [];
+  assert.ok(port, `the SMPP server listens: ${JSON.stringify(status)}`);
+  const client = await bindAsPbx(host, Number(port), smpp.body.info.name, smpp.body.password);
+
   const exceptions = await eventually("the conflict and the unmatched receipt open exceptions", async () => {
     const { body } = await fromPage(page, "GET", "/api/v1/exceptions?limit=100");
     const onMessage = body.items.find((e) => e.message_id === ids.conflict);
@@ -186,6 +206,7 @@ async function seed(page) {
     exception: exceptions.onMessage.id,
     unmatched: exceptions.unmatched.id,
     thread: number(SANDBOX.reply),
+    client,
   };
 }
 
@@ -226,12 +247,14 @@ describe("every screen at phone and desktop width, in English, French and Russia
     const bin = process.env.SMSDESK_BIN;
     if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
     dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-layout-"));
+    await writeFile(path.join(dataDir, "smsdesk.toml"), CONFIG);
     // The alert rules are looked at every second, so that the seed's alerts fire at once.
     server = await startServe(bin, dataDir, { SMSDESK_ALERTS_CHECK_SECONDS: "1" });
     browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
   });
 
   after(async () => {
+    await ids?.client.unbind().catch(() => {});
     await browser?.close().catch(() => {});
     await server?.stop();
     if (dataDir) await rm(dataDir, { recursive: true, force: true });
@@ -293,6 +316,11 @@ describe("every screen at phone and desktop width, in English, French and Russia
                 await page.getByTestId("nav-messages").waitFor({ state: "attached", timeout: 15_000 });
               }
             }
+            found.push(
+              ...(await connectionOverTls(page, language, size).catch((error) => [
+                `${language} settings with a connection over TLS at ${size.width}: ${error.message.split("\n")[0]}`,
+              ])),
+            );
           }
           for (const facts of [phoneFacts, desktopFacts]) {
             if ((await page.locator("nav.app-nav").count()) === 0) {
@@ -314,6 +342,28 @@ describe("every screen at phone and desktop width, in English, French and Russia
     }
   });
 });
+
+/**
+ * Settings with a connection added and switched to TLS (not saved): its fields and their help in
+ * the row, with the problems of a row not filled in yet. The card of the SMPP server on the
+ * dashboard is checked to list its client.
+ */
+async function connectionOverTls(page, language, size) {
+  await page.evaluate(() => (window.location.hash = "#/dashboard"));
+  await settled(page);
+  await page.locator('[data-testid="smpp-server-session"]').first().waitFor({ timeout: 15_000 });
+  await page.evaluate(() => (window.location.hash = "#/settings"));
+  await settled(page);
+  await page.getByTestId("connection-add").click({ timeout: 15_000 });
+  const added = page.locator('[data-testid="connection-edit"]').last();
+  await added.getByTestId("connection-tls-switch").check();
+  await added.getByTestId("connection-tls-details").waitFor({ timeout: 15_000 });
+  await settled(page);
+  const found = await measure(page, `${language} settings with a connection over TLS`, size, { withAxe: size === DESKTOP });
+  // Left unsaved: the next screen starts from the saved settings.
+  await page.getByTestId("connections-discard").click();
+  return found;
+}
 
 /** At phone width: the header and the menu take a small part of the height, and a message's state shows in the list. */
 async function phoneFacts(page, language) {

@@ -52,6 +52,7 @@ import {
   spendOnTheDashboard,
 } from "./story_guardrails.mjs";
 import { campaignCsv, connectProvider, importCampaign, inFrench, pickTheGhostsMessage, scheduleMessage, startSandboxSmsc } from "./story_fr.mjs";
+import { connectionOverTls, createSmppAccount, SMPP_CONFIG, smppServerCard } from "./story_smpp.mjs";
 
 const READY_TIMEOUT_MS = 30_000;
 const EXIT_TIMEOUT_MS = 15_000;
@@ -237,13 +238,14 @@ async function accessibilityProblems(page) {
   return violations.flatMap((v) => v.targets.map((t) => `${v.id} (${v.help}): ${t}`));
 }
 
-async function screenshot(page, name, { fullPage = true, element } = {}) {
+/** `style`: CSS applied while the picture is taken (a bar that sticks to the window's bottom let go of, say). */
+async function screenshot(page, name, { fullPage = true, element, style } = {}) {
   const dir = process.env.SCREENSHOT_DIR;
   if (!dir) return;
   await mkdir(dir, { recursive: true });
   // One part of a long screen: that element alone.
-  if (element) return page.locator(element).first().screenshot({ path: path.join(dir, name) });
-  await page.screenshot({ path: path.join(dir, name), fullPage });
+  if (element) return page.locator(element).first().screenshot({ path: path.join(dir, name), style });
+  await page.screenshot({ path: path.join(dir, name), fullPage, style });
 }
 
 /** The story's verbs (story.mjs) on a Playwright page. */
@@ -260,6 +262,7 @@ function storyUi(page) {
     screenshot: (name, options) => screenshot(page, name, options),
     select: (sel, value) => first(sel).selectOption(value, { timeout: 15_000 }),
     setValue: (sel, value) => first(sel).fill(value, { timeout: 15_000 }),
+    reload: () => page.reload({ waitUntil: "load" }),
     download: async (sel) => {
       const [download] = await Promise.all([page.waitForEvent("download", { timeout: 15_000 }), first(sel).click({ timeout: 15_000 })]);
       return readFile(await download.path(), "utf8");
@@ -1110,6 +1113,52 @@ describe("guardrails: smart encoding, a refused country, costs before sending, a
       await spendOnTheDashboard(ui);
       // The code sent anyway to Great Britain was refused, as it was meant to be: 422, and the console's line for it.
       assert.deepEqual(unexpected(problems, 422, "/api/v1/messages"), [], "no console errors, failed or remote requests");
+    } catch (error) {
+      error.message += server.log();
+      throw error;
+    } finally {
+      await context.close();
+    }
+  });
+});
+
+// An instance of its own, started with smsdesk's SMPP server on (on a port the system picks) and a
+// provider's connection beside the sandbox in its config file.
+describe("the SMPP server and TLS to a provider: an SMPP account, its client bound on the dashboard, a connection switched to TLS", { timeout: 300_000 }, () => {
+  let server;
+  let dataDir;
+  let browser;
+
+  before(async () => {
+    const bin = process.env.SMSDESK_BIN;
+    if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
+    dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-smpp-"));
+    await writeFile(path.join(dataDir, "smsdesk.toml"), SMPP_CONFIG);
+    server = await startServe(bin, dataDir);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const token = new URL(server.setupLink).hash.slice(1);
+    const made = await fetch(new URL("/api/v1/setup", server.url), {
+      method: "POST",
+      headers: { "Content-Type": "application/json" },
+      body: JSON.stringify({ token, name: ADMIN.name, password: ADMIN.password }),
+    });
+    assert.equal(made.status, 201, `the first admin is made: ${await made.text()}${server.log()}`);
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    await server?.stop();
+    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+  });
+
+  test("an SMPP account for the PBX, its password shown once; the PBX bound on the dashboard's SMPP server card; the provider's connection switched to TLS with a pin, saved and still so after a reload", async () => {
+    const { context, page, problems } = await signedIn(browser, server.url, ADMIN);
+    try {
+      const ui = storyUi(page);
+      const password = await createSmppAccount(ui);
+      await smppServerCard(ui, password);
+      await connectionOverTls(ui);
+      assert.deepEqual(problems, [], "no console errors, failed or remote requests");
     } catch (error) {
       error.message += server.log();
       throw error;

@@ -28,6 +28,7 @@ export const smppEn = {
   "settings.tls.clientUntested":
     "The test uses the client certificate and key as saved: the ones typed here are used once they are saved.",
   "settings.tls.pin.invalid": "A SHA-256 is 64 hexadecimal digits (0–9 and A–F), colons allowed, as openssl prints it.",
+  "settings.tls.clientPair": "A client certificate needs both files: the certificate’s and its key’s (or neither).",
 
   // A trial bind whose TLS handshake failed.
   "settings.test.tls": "Certificate problem — nothing was sent",
@@ -37,16 +38,6 @@ export const smppEn = {
   // The saved password is sent only to the server it is saved for (and over TLS when saved for TLS).
   "fieldError.required.password":
     "Type the password for this server: the saved password is sent only to the server it is saved for (the same host, port and System ID), and only over TLS when it is saved for TLS.",
-
-  // The connections editor: a named connection's TLS is in the configuration file for now.
-  "settings.connections.tls": "Encryption (TLS)",
-  "settings.connections.tls.file":
-    "This list does not change TLS: saving it keeps what the configuration file sets for the connection ([connections.{name}]: tls = true, tls_ca_file, tls_server_name, tls_pin_sha256, tls_client_cert_file, tls_client_key_file). What you choose below is used by the test only.",
-  "settings.connections.tls.choice": "TLS for the test",
-  "settings.connections.tls.saved": "As saved in the configuration file",
-  "settings.connections.tls.on": "Use TLS",
-  "settings.connections.tls.off": "Without TLS (clear text)",
-  "settings.connections.tls.client": "A client certificate, when one is needed, is the one saved in the configuration file.",
 
   // smsdesk's own SMPP server, in Settings.
   "settings.section.smppServer": "SMPP server",

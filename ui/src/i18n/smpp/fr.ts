@@ -27,6 +27,8 @@ export const smppFr: { readonly [K in keyof typeof smppEn]: string } = {
     "Le test utilise le certificat client et sa clé tels qu’enregistrés : ceux saisis ici servent une fois enregistrés.",
   "settings.tls.pin.invalid":
     "Un SHA-256 compte 64 chiffres hexadécimaux (0–9 et A–F), deux-points permis, tel qu’openssl l’affiche.",
+  "settings.tls.clientPair":
+    "Un certificat client demande les deux fichiers : celui du certificat et celui de sa clé (ou aucun des deux).",
 
   "settings.test.tls": "Problème de certificat — rien n’a été envoyé",
   "settings.test.check.tls":
@@ -34,16 +36,6 @@ export const smppFr: { readonly [K in keyof typeof smppEn]: string } = {
   "settings.test.tls.problem": "Le problème :",
   "fieldError.required.password":
     "Saisissez le mot de passe de ce serveur : le mot de passe enregistré n’est envoyé qu’au serveur pour lequel il l’a été (même hôte, même port, même identifiant système), et seulement par TLS s’il l’a été pour TLS.",
-
-  "settings.connections.tls": "Chiffrement (TLS)",
-  "settings.connections.tls.file":
-    "Cette liste ne change pas TLS : l’enregistrer conserve ce que le fichier de configuration définit pour la connexion ([connections.{name}] : tls = true, tls_ca_file, tls_server_name, tls_pin_sha256, tls_client_cert_file, tls_client_key_file). Ce que vous choisissez ci-dessous ne sert qu’au test.",
-  "settings.connections.tls.choice": "TLS pour le test",
-  "settings.connections.tls.saved": "Comme enregistré dans le fichier de configuration",
-  "settings.connections.tls.on": "Utiliser TLS",
-  "settings.connections.tls.off": "Sans TLS (en clair)",
-  "settings.connections.tls.client":
-    "Un certificat client, s’il en faut un, est celui enregistré dans le fichier de configuration.",
 
   "settings.section.smppServer": "Serveur SMPP",
   "settings.section.smppServer.intro":

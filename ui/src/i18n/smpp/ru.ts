@@ -27,6 +27,7 @@ export const smppRu: { readonly [K in keyof typeof smppEn]: string } = {
     "Проверка использует сохранённые клиентский сертификат и ключ: введённые здесь начнут использоваться после сохранения.",
   "settings.tls.pin.invalid":
     "SHA-256 — это 64 шестнадцатеричные цифры (0–9 и A–F), можно с двоеточиями, как выводит openssl.",
+  "settings.tls.clientPair": "Для клиентского сертификата нужны оба файла: сертификата и его ключа (или ни одного).",
 
   "settings.test.tls": "Проблема с сертификатом — ничего не отправлено",
   "settings.test.check.tls":
@@ -34,15 +35,6 @@ export const smppRu: { readonly [K in keyof typeof smppEn]: string } = {
   "settings.test.tls.problem": "В чём проблема:",
   "fieldError.required.password":
     "Введите пароль для этого сервера: сохранённый пароль отправляется только на тот сервер, для которого он сохранён (тот же хост, порт и System ID), и только через TLS, если он сохранён для TLS.",
-
-  "settings.connections.tls": "Шифрование (TLS)",
-  "settings.connections.tls.file":
-    "Этот список не меняет TLS: при сохранении остаётся то, что задано для подключения в файле конфигурации ([connections.{name}]: tls = true, tls_ca_file, tls_server_name, tls_pin_sha256, tls_client_cert_file, tls_client_key_file). Выбранное ниже используется только для проверки.",
-  "settings.connections.tls.choice": "TLS для проверки",
-  "settings.connections.tls.saved": "Как сохранено в файле конфигурации",
-  "settings.connections.tls.on": "Использовать TLS",
-  "settings.connections.tls.off": "Без TLS (открытым текстом)",
-  "settings.connections.tls.client": "Клиентский сертификат, если он нужен, берётся из файла конфигурации.",
 
   "settings.section.smppServer": "SMPP-сервер",
   "settings.section.smppServer.intro":

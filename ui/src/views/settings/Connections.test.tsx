@@ -29,9 +29,21 @@ function connection(name: string, more: Partial<ConnectionEdit> = {}): Connectio
     enabled: true,
     password: null,
     password_set: true,
+    ...NO_TLS,
     ...more,
   };
 }
+
+/** A connection's TLS as saved without it. */
+const NO_TLS = {
+  tls: false,
+  tls_ca_file: "",
+  tls_server_name: "",
+  tls_pin_sha256: "",
+  tls_client_cert_file: "",
+  tls_client_key_file: "",
+} as const;
+const PIN = "ab".repeat(32);
 
 function route(name: string, connections: string[], more: Partial<RouteEdit> = {}): RouteEdit {
   return { name, prefixes: [], countries: [], kinds: [], api_keys: [], connections, ...more };
@@ -363,6 +375,7 @@ describe("Connections and routes", () => {
       enabled: true,
       password: "s3cret",
       password_set: false,
+      ...NO_TLS,
     });
     expect(scene.updates[0]?.routes[1]?.connections).toEqual(["backup", "acme", "third"]);
   });
@@ -443,8 +456,8 @@ describe("Connections and routes", () => {
         system_type: "",
         interface_version: null,
         address_range: null,
-        // TLS as saved in the file, unless chosen for the test.
-        tls: null,
+        // TLS as switched in the row (off, as saved): nothing of its checks.
+        tls: false,
         tls_server_name: null,
         tls_ca_file: null,
         tls_pin_sha256: null,
@@ -472,56 +485,173 @@ describe("Connections and routes", () => {
     expect(scene.tests[3]?.connection, "a new connection has nothing saved").toBeNull();
   });
 
-  it("tries a connection over TLS with the certificate's checks typed, never saving them, and says the file keeps its TLS", async () => {
+  it("switches TLS on for a connection with what its certificate is checked with, checked as typed, and saves it", async () => {
     const scene = await open();
     const { root } = scene;
     const acme = nth(connectionRows(root), 0);
     const tls = byTestId(acme, "connection-tls");
     expect(tls.querySelector("legend")?.textContent).toBe("Encryption (TLS)");
     expect(tls.textContent).toContain("Recommended when your provider offers a TLS port");
-    expect(byTestId(acme, "connection-tls-file").textContent).toContain("[connections.acme]");
-    const choice = byTestId<HTMLSelectElement>(acme, "connection-tls-choice");
-    expect([...choice.options].map((o) => o.textContent)).toEqual([
-      "As saved in the configuration file",
-      "Use TLS",
-      "Without TLS (clear text)",
-    ]);
-    expect(choice.value).toBe("saved");
-    expect(queryTestId(acme, "connection-tls-details"), "nothing to fill until TLS is chosen").toBeNull();
+    expect(tls.textContent, "no word of a file that keeps it").not.toContain("[connections.");
+    const on = input(acme, "connection-tls-switch");
+    expect(on.checked, "saved without TLS").toBe(false);
+    expect(acme.querySelector(`label[for="${on.id}"]`)?.textContent).toBe("Use TLS (an encrypted connection)");
+    expect(queryTestId(acme, "connection-tls-details"), "nothing to fill while it is off").toBeNull();
     expect(queryTestId(nth(connectionRows(root), 2), "connection-tls"), "not for the sandbox").toBeNull();
 
-    await choose(choice, "on");
+    await click(on);
+    expect(tls.dataset["tls"]).toBe("on");
     const details = byTestId(acme, "connection-tls-details");
     expect([...details.querySelectorAll("label")].map((l) => l.textContent)).toEqual([
       "Certificate authorities file (PEM)",
       "Name on the provider’s certificate",
       "Pinned certificate (SHA-256)",
+      "Client certificate file (PEM)",
+      "Client certificate’s key file (PEM)",
     ]);
-    expect(byTestId(acme, "connection-tls-client").textContent).toContain("saved in the configuration file");
-    await type(input(acme, "connection-tls-pin"), "not a pin");
-    expect(problems(acme)).toEqual(["A SHA-256 is 64 hexadecimal digits (0–9 and A–F), colons allowed, as openssl prints it."]);
-    expect(saveButton(root).disabled, "a pin for the test blocks no save (nothing of TLS is saved here)").toBe(true);
-    await type(input(acme, "connection-tls-pin"), "ab".repeat(32));
+    expect(byTestId(root, "connections-state").textContent, "TLS switched on is a change to save").toBe("Unsaved changes.");
+    await type(input(acme, "connection-tls-pin-sha256"), "not a pin");
+    const pinProblems = problems(acme.querySelector('[data-field="tls_pin_sha256"]') as HTMLElement);
+    expect(pinProblems).toEqual(["A SHA-256 is 64 hexadecimal digits (0–9 and A–F), colons allowed, as openssl prints it."]);
+    expect(input(acme, "connection-tls-pin-sha256").getAttribute("aria-invalid")).toBe("true");
+    expect(saveButton(root).disabled, "a pin that is none blocks the save").toBe(true);
+    await type(input(acme, "connection-tls-pin-sha256"), Array(32).fill("AB").join(":"));
+    await type(input(acme, "connection-tls-server-name"), " smpp.acme.example ");
+    expect(problems(acme)).toEqual([]);
+    await save(scene);
+    expect(scene.updates[0]?.connections[0]).toEqual(
+      connection("acme", {
+        tls: true,
+        tls_pin_sha256: Array(32).fill("AB").join(":"),
+        tls_server_name: "smpp.acme.example",
+      }),
+    );
+
+    // Reloaded as the engine reads it back: still on, with its pin.
+    const reloaded = nth(connectionRows(root), 0);
+    expect(input(reloaded, "connection-tls-switch").checked).toBe(true);
+    expect(input(reloaded, "connection-tls-server-name").value).toBe("smpp.acme.example");
+    expect(saveButton(root).disabled, "nothing changed since").toBe(true);
+  });
+
+  it("loads a connection saved with TLS, says what turning it off means, and saves none of its keys then", async () => {
+    const saved = connection("acme", { tls: true, tls_pin_sha256: PIN, tls_ca_file: "/etc/smsdesk/acme-ca.pem" });
+    const scene = await open(view({ connections: [saved, connection("backup")], routes: [], unrouted: [] }));
+    const { root } = scene;
+    const acme = nth(connectionRows(root), 0);
+    expect(input(acme, "connection-tls-switch").checked).toBe(true);
+    expect(input(acme, "connection-tls-pin-sha256").value).toBe(PIN);
+    expect(input(acme, "connection-tls-ca-file").value).toBe("/etc/smsdesk/acme-ca.pem");
+    expect(queryTestId(acme, "connection-tls-clear")).toBeNull();
+    expect(queryTestId(nth(connectionRows(root), 1), "connection-tls-clear"), "never saved with TLS").toBeNull();
+
+    await click(input(acme, "connection-tls-switch"));
+    expect(byTestId(acme, "connection-tls-clear").textContent).toContain("the password and the messages would travel in clear");
+    expect(queryTestId(acme, "connection-tls-details")).toBeNull();
+    // Back on: what was typed is still there; off again, and saved.
+    await click(input(acme, "connection-tls-switch"));
+    expect(input(acme, "connection-tls-pin-sha256").value).toBe(PIN);
+    expect(saveButton(root).disabled, "as saved again").toBe(true);
+    await click(input(acme, "connection-tls-switch"));
+    await save(scene);
+    expect(scene.updates[0]?.connections[0], "off: no TLS key is sent to be written").toEqual(connection("acme"));
+  });
+
+  it("asks for a client certificate's two files, and says a test uses the saved ones", async () => {
+    const scene = await open();
+    const { root } = scene;
+    const acme = nth(connectionRows(root), 0);
+    await click(input(acme, "connection-tls-switch"));
+    expect(queryTestId(acme, "connection-tls-client-untested")).toBeNull();
+    await type(input(acme, "connection-tls-client-cert-file"), "/etc/smsdesk/office.pem");
+    const keyField = acme.querySelector('[data-field="tls_client_key_file"]') as HTMLElement;
+    expect(problems(keyField)).toEqual(["A client certificate needs both files: the certificate’s and its key’s (or neither)."]);
+    expect(saveButton(root).disabled).toBe(true);
+    expect(byTestId(acme, "connection-tls-client-untested").textContent).toBe(
+      "The test uses the client certificate and key as saved: the ones typed here are used once they are saved.",
+    );
+    await type(input(acme, "connection-tls-client-key-file"), "/etc/smsdesk/office.key");
+    expect(problems(acme)).toEqual([]);
+    await save(scene);
+    expect(scene.updates[0]?.connections[0]).toMatchObject({
+      tls: true,
+      tls_client_cert_file: "/etc/smsdesk/office.pem",
+      tls_client_key_file: "/etc/smsdesk/office.key",
+    });
+    expect(queryTestId(nth(connectionRows(root), 0), "connection-tls-client-untested"), "saved: the test uses them").toBeNull();
+  });
+
+  it("shows the engine's refusal of a pin or of a client certificate beside its field, until it is changed", async () => {
+    const scene = await open();
+    const { root, backend } = scene;
+    backend.updateConnectionSettings = (update) => {
+      scene.updates.push(update);
+      return Promise.reject(
+        new BackendError("invalid", "2 fields are invalid", {
+          errors: [
+            { field: "connections[1].tls_pin_sha256", code: "invalid", params: {}, message: "not 32 bytes" },
+            {
+              field: "connections[1].tls_client_key_file",
+              code: "invalid",
+              params: {},
+              message: "a client certificate needs both its file and its key's",
+            },
+          ],
+        }),
+      );
+    };
+    const backup = nth(connectionRows(root), 1);
+    await click(input(backup, "connection-tls-switch"));
+    await type(input(backup, "connection-tls-pin-sha256"), PIN);
+    await save(scene);
+    expect(scene.updates[0]?.connections[1]).toMatchObject({ tls: true, tls_pin_sha256: PIN });
+
+    const beside = (field: string): string[] => problems(backup.querySelector(`[data-field="${field}"]`) as HTMLElement);
+    expect(beside("tls_pin_sha256")).toEqual(["Not a value this accepts. (not 32 bytes)"]);
+    expect(beside("tls_client_key_file")).toEqual([
+      "Not a value this accepts. (a client certificate needs both its file and its key's)",
+    ]);
+    expect(input(backup, "connection-tls-pin-sha256").getAttribute("aria-invalid")).toBe("true");
+    expect(queryTestId(byTestId(root, "connections-save-error"), "connections-save-problems"), "none left for the top").toBeNull();
+    expect(backup.querySelector(':scope > div[id$="-other"]'), "nor at the top of the row").toBeNull();
+
+    await type(input(backup, "connection-tls-pin-sha256"), "");
+    expect(beside("tls_pin_sha256")).toEqual([]);
+    await type(input(backup, "connection-tls-client-cert-file"), "/etc/smsdesk/office.pem");
+    expect(beside("tls_client_key_file"), "the pair's refusal goes with either file changed; what is typed is checked").toEqual([
+      "A client certificate needs both files: the certificate’s and its key’s (or neither).",
+    ]);
+  });
+
+  it("tests a row over TLS as switched there, with the certificate's checks typed", async () => {
+    const scene = await open();
+    const { root } = scene;
+    const acme = nth(connectionRows(root), 0);
+    await click(input(acme, "connection-tls-switch"));
+    await type(input(acme, "connection-tls-pin-sha256"), PIN);
     await type(input(acme, "connection-tls-server-name"), "smpp.acme.example");
     await click(byTestId(acme, "connection-test"));
     await settle();
     expect(scene.tests[0]).toMatchObject({
       connection: "acme",
       tls: true,
-      tls_pin_sha256: "ab".repeat(32),
+      tls_pin_sha256: PIN,
       tls_server_name: "smpp.acme.example",
       tls_ca_file: "",
     });
-    expect(byTestId(root, "connections-state").textContent, "TLS chosen for a test is no change to save").toBe("No changes.");
 
-    await choose(choice, "off");
+    await click(input(acme, "connection-tls-switch"));
     await click(byTestId(acme, "connection-test"));
     await settle();
     expect(scene.tests[1]).toMatchObject({ tls: false, tls_pin_sha256: null, tls_server_name: null, tls_ca_file: null });
+
+    await click(byTestId(nth(connectionRows(root), 2), "connection-test"));
+    await settle();
+    expect(scene.tests[2], "the sandbox has no link to encrypt").toMatchObject({ sandbox: true, tls: null });
   });
 
   it("shows next to a row's password the one its test asks for, and a certificate problem as such", async () => {
-    const scene = await open();
+    const scene = await open(view({ connections: [connection("acme", { tls: true }), connection("backup")], routes: [], unrouted: [] }));
     const { root } = scene;
     scene.backend.testConnection = (test) =>
       test.tls === false
@@ -544,7 +674,7 @@ describe("Connections and routes", () => {
     expect(byTestId(acme, "connection-test-result-headline").textContent).toBe("Certificate problem — nothing was sent");
     expect(byTestId(acme, "connection-test-result-tls").textContent).toContain("expired on 2026-11-30");
 
-    await choose(byTestId<HTMLSelectElement>(acme, "connection-tls-choice"), "off");
+    await click(input(acme, "connection-tls-switch"));
     await click(byTestId(acme, "connection-test"));
     await settle();
     const beside = acme.querySelector('[data-field="password"] [data-testid="field-problem"]');

@@ -10,6 +10,7 @@ import { useBackendData } from "../../hooks/useBackendData";
 import { useI18n } from "../../i18n/context";
 import { ConnectionRow } from "./connections/ConnectionRow";
 import {
+  answeredBy,
   blankConnection,
   blankRoute,
   connectionDraft,
@@ -143,7 +144,7 @@ function ConnectionsForm({
 
   const editConnection = (key: number, patch: Partial<ConnectionDraft>): void => {
     onEdit();
-    forget("connection", key, Object.keys(patch));
+    forget("connection", key, answeredBy(Object.keys(patch)));
     setConnections((list) => list.map((c) => (c.key === key ? { ...c, ...patch } : c)));
   };
   const editRoute = (key: number, patch: Partial<RouteDraft>): void => {

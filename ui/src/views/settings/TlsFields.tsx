@@ -27,15 +27,34 @@ export function TlsFields({
   control: (key: string) => ReactNode;
   testId?: string;
 }) {
-  const { t } = useI18n();
   const saved = fields.get(TLS_SWITCH);
   if (saved === undefined) return null;
-  const on = valueOf(TLS_SWITCH) === "true";
+  return <TlsFieldset saved={saved.value === "true"} on={valueOf(TLS_SWITCH) === "true"} control={control} testId={testId} />;
+}
+
+/**
+ * The TLS fields of one connection, wherever its values live (the settings, or a row of the
+ * connections editor): `control` draws each by its settings key (`smpp.tls`, then `TLS_DETAILS`
+ * while `on`), keyed, with its name, what it means and its problems. `saved`: TLS is on as saved,
+ * so that turning it off says what that means.
+ */
+export function TlsFieldset({
+  saved,
+  on,
+  control,
+  testId,
+}: {
+  saved: boolean;
+  on: boolean;
+  control: (key: string) => ReactNode;
+  testId: string;
+}) {
+  const { t } = useI18n();
   return (
     <fieldset className="settings-kind settings-tls" data-testid={testId} data-tls={on ? "on" : "off"}>
       <legend>{t("settings.tls.title")}</legend>
       <div className="form settings-fields">{control(TLS_SWITCH)}</div>
-      {saved.value === "true" && !on && (
+      {saved && !on && (
         <p className="connections-warning" role="status" data-testid={`${testId}-clear`}>
           {t("settings.tls.clear")}
         </p>

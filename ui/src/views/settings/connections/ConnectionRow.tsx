@@ -5,8 +5,8 @@ import type { FieldError } from "../../../bindings/FieldError";
 import { ErrorNotice } from "../../../components/ErrorNotice";
 import { useI18n } from "../../../i18n/context";
 import { TestResult, useTrialBind } from "../ConnectionTest";
-import { pinProblem } from "../tls";
-import { BIND_MODES, trialOfDraft, type ConnectionDraft, type Problem } from "./drafts";
+import { ConnectionTls } from "./ConnectionTls";
+import { BIND_MODES, clientCertificateUntested, TLS_FIELDS, trialOfDraft, type ConnectionDraft, type Problem } from "./drafts";
 import { CheckField, Problems, RowActions, TextField } from "./fields";
 
 /** The fields shown with their own problems (an engine refusal of any other is shown on the row). */
@@ -22,27 +22,23 @@ const CONNECTION_FIELDS = [
   "window",
   "tps",
   "source_addr",
+  ...TLS_FIELDS,
 ];
-/** The connection's fields typed as text. */
-type TextKey =
-  | "name"
-  | "host"
-  | "port"
-  | "system_id"
-  | "system_type"
-  | "binds"
-  | "window"
-  | "tps"
-  | "source_addr"
-  | "tls_ca_file"
-  | "tls_server_name"
-  | "tls_pin_sha256";
-const LINK_FIELDS = new Set(["host", "port", "system_id", "password", "system_type", "bind_mode", "binds", "window", "tps"]);
-/** TLS for the test: as saved, on, off. */
-const TLS_CHOICES = ["saved", "on", "off"] as const;
-type TlsChoice = (typeof TLS_CHOICES)[number];
-const tlsChoiceOf = (tls: boolean | null): TlsChoice => (tls === null ? "saved" : tls ? "on" : "off");
-const tlsOf = (choice: string): boolean | null => (choice === "on" ? true : choice === "off" ? false : null);
+/** The connection's fields typed as text (TLS's are drawn by `ConnectionTls`). */
+type TextKey = "name" | "host" | "port" | "system_id" | "system_type" | "binds" | "window" | "tps" | "source_addr";
+/** What a sandbox has none of: the link to a provider, and its TLS. */
+const LINK_FIELDS = new Set<string>([
+  "host",
+  "port",
+  "system_id",
+  "password",
+  "system_type",
+  "bind_mode",
+  "binds",
+  "window",
+  "tps",
+  ...TLS_FIELDS,
+]);
 
 export function ConnectionRow({
   backend,
@@ -83,14 +79,7 @@ export function ConnectionRow({
     ...testErrors.filter((e) => e.field === `smpp.${field}`).map((error) => ({ error })),
   ];
   const shown = CONNECTION_FIELDS.filter((f) => !(draft.sandbox && LINK_FIELDS.has(f)));
-  // A pin as typed that is none: said at once (it is only used by the test, so it blocks nothing).
-  const pinTyped = pinProblem(t, draft.tls_pin_sha256);
-  const text = (
-    field: TextKey,
-    label: string,
-    testId: string,
-    more: { numeric?: boolean; hint?: string; wide?: boolean; problems?: Problem[] } = {},
-  ) => (
+  const text = (field: TextKey, label: string, testId: string, more: { numeric?: boolean; hint?: string } = {}) => (
     <TextField
       id={`${id}-${field}`}
       label={label}
@@ -99,7 +88,7 @@ export function ConnectionRow({
       testId={testId}
       field={field}
       {...more}
-      problems={more.problems ?? problemsOf(field)}
+      problems={problemsOf(field)}
     />
   );
   const bindModeProblems = problemsAt("bind_mode");
@@ -174,53 +163,7 @@ export function ConnectionRow({
           {text("tps", t("settings.connections.tps"), "connection-tps", { numeric: true })}
         </div>
       )}
-      {!draft.sandbox && (
-        <fieldset className="settings-kind settings-tls" data-testid="connection-tls">
-          <legend>{t("settings.connections.tls")}</legend>
-          <p className="hint setting-help">{t("settingHelp.smpp.tls")}</p>
-          <p className="hint" data-testid="connection-tls-file">
-            {t("settings.connections.tls.file", { name: name === "" ? "…" : name })}
-          </p>
-          <div className="form settings-fields">
-            <div className="field field-narrow" data-field="tls">
-              <label htmlFor={`${id}-tls`}>{t("settings.connections.tls.choice")}</label>
-              <select
-                id={`${id}-tls`}
-                value={tlsChoiceOf(draft.tls)}
-                onChange={(e) => edit({ tls: tlsOf(e.target.value) })}
-                data-testid="connection-tls-choice"
-              >
-                {TLS_CHOICES.map((c) => (
-                  <option key={c} value={c}>
-                    {t(`settings.connections.tls.${c}`)}
-                  </option>
-                ))}
-              </select>
-            </div>
-          </div>
-          {draft.tls === true && (
-            <>
-              <div className="form settings-fields" data-testid="connection-tls-details">
-                {text("tls_ca_file", t("setting.smpp.tls_ca_file"), "connection-tls-ca-file", {
-                  hint: t("settingHelp.smpp.tls_ca_file"),
-                  wide: true,
-                })}
-                {text("tls_server_name", t("setting.smpp.tls_server_name"), "connection-tls-server-name", {
-                  hint: t("settingHelp.smpp.tls_server_name"),
-                })}
-                {text("tls_pin_sha256", t("setting.smpp.tls_pin_sha256"), "connection-tls-pin", {
-                  hint: t("settingHelp.smpp.tls_pin_sha256"),
-                  wide: true,
-                  problems: [...(pinTyped === null ? [] : [{ text: pinTyped }]), ...problemsOf("tls_pin_sha256")],
-                })}
-              </div>
-              <p className="hint" data-testid="connection-tls-client">
-                {t("settings.connections.tls.client")}
-              </p>
-            </>
-          )}
-        </fieldset>
-      )}
+      {!draft.sandbox && <ConnectionTls id={id} draft={draft} edit={edit} problemsOf={problemsOf} />}
       <div className="form settings-fields">
         {text("source_addr", t("settings.connections.source"), "connection-source", {
           hint: t("settings.connections.source.hint"),
@@ -272,6 +215,11 @@ function ConnectionTestRow({
         </button>
         {children}
       </div>
+      {clientCertificateUntested(draft) && (
+        <p className="hint" data-testid="connection-tls-client-untested">
+          {t("settings.tls.clientUntested")}
+        </p>
+      )}
       <p className="hint">
         {draft.sandbox
           ? t("settings.connections.test.hint.sandbox")

@@ -7,6 +7,7 @@ import type { MessageKind } from "../../../bindings/MessageKind";
 import type { RouteEdit } from "../../../bindings/RouteEdit";
 import type { useI18n } from "../../../i18n/context";
 import { passwordTooLong, systemIdTooLong } from "../smppLimits";
+import { pinProblem } from "../tls";
 
 export const KINDS: readonly MessageKind[] = ["otp", "transactional", "bulk"];
 export const BIND_MODES = ["transceiver", "transmitter_receiver"] as const;
@@ -37,20 +38,49 @@ export interface ConnectionDraft {
   readonly tps: string;
   readonly source_addr: string;
   readonly enabled: boolean;
+  /** Over TLS, saved with the connection (and tried so by its test). */
+  readonly tls: boolean;
   /**
-   * TLS for the trial bind: as saved in the configuration file (null), on or off. The list does
-   * not carry a connection's TLS settings (`ConnectionEdit` has none), so these are never saved
-   * from here; a save keeps what the file sets.
+   * While `tls` is on: what the certificate is checked with, as typed (empty: the default). Kept
+   * here while it is off, but saved only with it on (off, the file keeps no TLS key).
    */
-  readonly tls: boolean | null;
-  /** While `tls` is on: the certificate's checks for the test, as typed (empty: the default). */
   readonly tls_ca_file: string;
   readonly tls_server_name: string;
   readonly tls_pin_sha256: string;
+  readonly tls_client_cert_file: string;
+  readonly tls_client_key_file: string;
+  /** TLS as saved: on or off, and the client certificate a test uses (it cannot be given another). */
+  readonly tls_saved: TlsSaved;
 }
 
-/** The TLS of a draft as loaded or added: as saved, nothing typed. */
-const TLS_AS_SAVED = { tls: null, tls_ca_file: "", tls_server_name: "", tls_pin_sha256: "" } as const;
+/** What a trial bind takes of a connection's TLS from what is saved, whatever is typed. */
+export interface TlsSaved {
+  readonly tls: boolean;
+  readonly tls_client_cert_file: string;
+  readonly tls_client_key_file: string;
+}
+
+/** The TLS fields of a draft, as typed (the switch, then what it is checked with). */
+export const TLS_FIELDS = [
+  "tls",
+  "tls_ca_file",
+  "tls_server_name",
+  "tls_pin_sha256",
+  "tls_client_cert_file",
+  "tls_client_key_file",
+] as const;
+/** The TLS fields typed as text. */
+export type TlsTextField = Exclude<(typeof TLS_FIELDS)[number], "tls">;
+
+/** The TLS of a connection added here: off, nothing typed. */
+const NO_TLS = {
+  tls: false,
+  tls_ca_file: "",
+  tls_server_name: "",
+  tls_pin_sha256: "",
+  tls_client_cert_file: "",
+  tls_client_key_file: "",
+} as const;
 
 /** A route as the form edits it: its lists as typed (comma-separated). */
 export interface RouteDraft {
@@ -86,7 +116,13 @@ export function connectionDraft(c: ConnectionEdit): ConnectionDraft {
     tps: String(c.tps),
     source_addr: c.source_addr,
     enabled: c.enabled,
-    ...TLS_AS_SAVED,
+    tls: c.tls,
+    tls_ca_file: c.tls_ca_file,
+    tls_server_name: c.tls_server_name,
+    tls_pin_sha256: c.tls_pin_sha256,
+    tls_client_cert_file: c.tls_client_cert_file,
+    tls_client_key_file: c.tls_client_key_file,
+    tls_saved: { tls: c.tls, tls_client_cert_file: c.tls_client_cert_file, tls_client_key_file: c.tls_client_key_file },
   };
 }
 
@@ -108,7 +144,8 @@ export function blankConnection(): ConnectionDraft {
     tps: "10",
     source_addr: "",
     enabled: true,
-    ...TLS_AS_SAVED,
+    ...NO_TLS,
+    tls_saved: { tls: false, tls_client_cert_file: "", tls_client_key_file: "" },
   };
 }
 
@@ -146,8 +183,14 @@ function integer(text: string, min: number, max: number): number | null {
 
 const U32 = 4_294_967_295;
 
+/** Whether a draft is saved over TLS: switched on, for a real provider (a sandbox has no link). */
+const overTls = (d: ConnectionDraft): boolean => d.tls && !d.sandbox;
+
 function toConnectionEdit(d: ConnectionDraft): ConnectionEdit {
-  // A sandbox's link values are neither shown nor written: any number will do for them.
+  // A sandbox's link values are neither shown nor written: any number will do for them. TLS off,
+  // the file keeps none of its keys: what is typed for it is not sent (nor is it a change).
+  const tls = overTls(d);
+  const tlsText = (value: string): string => (tls ? value.trim() : "");
   return {
     name: d.name.trim(),
     sandbox: d.sandbox,
@@ -163,6 +206,12 @@ function toConnectionEdit(d: ConnectionDraft): ConnectionEdit {
     enabled: d.enabled,
     password: d.password === null || d.password === "" ? null : d.password,
     password_set: d.password_set,
+    tls,
+    tls_ca_file: tlsText(d.tls_ca_file),
+    tls_server_name: tlsText(d.tls_server_name),
+    tls_pin_sha256: tlsText(d.tls_pin_sha256),
+    tls_client_cert_file: tlsText(d.tls_client_cert_file),
+    tls_client_key_file: tlsText(d.tls_client_key_file),
   };
 }
 
@@ -231,6 +280,14 @@ export function validate(
       if (integer(c.window, 1, U32) === null) at("connection", c.key, "window", t("settings.connections.problem.atLeastOne"));
       if (integer(c.tps, 1, U32) === null) at("connection", c.key, "tps", t("settings.connections.problem.atLeastOne"));
     }
+    if (overTls(c)) {
+      // The engine's own checks, said as typed: a pin is 64 hex digits, a client certificate has both its files.
+      const pin = pinProblem(t, c.tls_pin_sha256);
+      if (pin !== null) at("connection", c.key, "tls_pin_sha256", pin);
+      if ((c.tls_client_cert_file.trim() === "") !== (c.tls_client_key_file.trim() === "")) {
+        at("connection", c.key, "tls_client_key_file", t("settings.tls.clientPair"));
+      }
+    }
   }
   if (connections.length > 0 && connections.every((c) => !c.enabled)) {
     list.push(t("settings.connections.problem.allDisabled"));
@@ -256,11 +313,34 @@ export function validate(
 }
 
 /**
+ * The fields whose refusals an edit of `fields` answers: a client certificate's pair is refused
+ * on its key's file, and TLS switched off leaves none of its own to refuse.
+ */
+export function answeredBy(fields: readonly string[]): string[] {
+  const out = new Set(fields);
+  if (out.has("tls_client_cert_file")) out.add("tls_client_key_file");
+  if (out.has("tls") || out.has("sandbox")) TLS_FIELDS.forEach((f) => out.add(f));
+  return [...out];
+}
+
+/** Whether a test of the draft uses a client certificate other than the one typed: a test takes the saved one. */
+export function clientCertificateUntested(d: ConnectionDraft): boolean {
+  return (
+    overTls(d) &&
+    (d.tls_client_cert_file.trim() !== d.tls_saved.tls_client_cert_file ||
+      d.tls_client_key_file.trim() !== d.tls_saved.tls_client_key_file)
+  );
+}
+
+/**
  * The trial bind of one connection: its values as typed, completed from what it was saved with;
- * TLS as chosen for the test (while on, the certificate's checks as typed), else as saved.
+ * TLS as switched (while on, the certificate's checks as typed; the client certificate is the
+ * saved one, which a test cannot be given).
  */
 export function trialOfDraft(d: ConnectionDraft): ConnectionTest {
-  const typed = (value: string): string | null => (d.tls === true ? value.trim() : null);
+  // The sandbox has no link: TLS as saved, which it does not use.
+  const tls = d.sandbox ? null : d.tls;
+  const typed = (value: string): string | null => (tls === true ? value.trim() : null);
   return {
     connection: d.saved,
     sandbox: d.sandbox,
@@ -271,7 +351,7 @@ export function trialOfDraft(d: ConnectionDraft): ConnectionTest {
     system_type: d.system_type.trim(),
     interface_version: null,
     address_range: null,
-    tls: d.tls,
+    tls,
     tls_server_name: typed(d.tls_server_name),
     tls_ca_file: typed(d.tls_ca_file),
     tls_pin_sha256: typed(d.tls_pin_sha256),

@@ -79,26 +79,43 @@ export function TextField({
   );
 }
 
-/** A checkbox with its label beside it. */
+/** A checkbox with its label beside it, and what it means below, if that is written. */
 export function CheckField({
   id,
   label,
   checked,
   onChange,
   testId,
+  hint,
+  field,
 }: {
   id: string;
   label: string;
   checked: boolean;
   onChange: (checked: boolean) => void;
   testId: string;
+  hint?: string;
+  field?: string;
 }) {
+  const hintId = `${id}-hint`;
   return (
-    <div className="field field-narrow setting-bool">
+    <div className={`field ${hint === undefined ? "field-narrow" : "field-wide"} setting-bool`} data-field={field}>
       <label htmlFor={id} className="setting-check">
-        <input id={id} type="checkbox" checked={checked} onChange={(e) => onChange(e.target.checked)} data-testid={testId} />
+        <input
+          id={id}
+          type="checkbox"
+          checked={checked}
+          onChange={(e) => onChange(e.target.checked)}
+          aria-describedby={hint === undefined ? undefined : hintId}
+          data-testid={testId}
+        />
         <span>{label}</span>
       </label>
+      {hint !== undefined && (
+        <p className="hint setting-help" id={hintId}>
+          {hint}
+        </p>
+      )}
     </div>
   );
 }
