@@ -197,7 +197,11 @@ fn match_env_var(var: &str) -> Result<Option<(&'static SectionSpec, &'static Key
     let Some(rest) = var.strip_prefix(ENV_PREFIX) else {
         return Ok(None);
     };
-    for section in SECTIONS {
+    // The longest section name first: SMSDESK_SMPP_SERVER_PORT is [smpp_server] port, not [smpp]
+    // server_port.
+    let mut sections: Vec<&'static SectionSpec> = SECTIONS.iter().collect();
+    sections.sort_by_key(|s| std::cmp::Reverse(s.name.len()));
+    for section in sections {
         let Some(key_part) = rest.strip_prefix(&format!("{}_", section.name.to_ascii_uppercase())) else {
             continue;
         };

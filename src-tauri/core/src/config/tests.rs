@@ -117,6 +117,22 @@ fn environment_overrides_win_over_the_file() {
 }
 
 #[test]
+fn a_section_whose_name_starts_another_s_is_reached_by_its_own_variables() {
+    let c = from_sources(
+        Path::new("f.toml"),
+        "",
+        env(&[
+            ("SMSDESK_SMPP_SERVER_ENABLED", "true"),
+            ("SMSDESK_SMPP_SERVER_PORT", "2776"),
+            ("SMSDESK_SMPP_PORT", "3550"),
+        ]),
+    )
+    .unwrap();
+    assert!(c.smpp_server.enabled);
+    assert_eq!((c.smpp_server.port, c.smpp.port), (2776, 3550));
+}
+
+#[test]
 fn bad_or_misspelt_environment_overrides_are_refused_and_foreign_ones_ignored() {
     let msg = from_sources(Path::new("f.toml"), "", env(&[("SMSDESK_HTTP_PORT", "abc")]))
         .unwrap_err()
