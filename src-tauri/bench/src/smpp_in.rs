@@ -45,8 +45,14 @@ pub async fn run(r: &SmppIn) -> Result<()> {
     ];
     let mut server = Server::start_with(&r.smsdesk, &data_dir, smpp, &dir.join("server.log"), &env)?;
     server.wait_healthy(true, Duration::from_secs(60)).await?;
+    // The SMPP server listens a moment after the HTTP door answers.
+    let addr = format!("127.0.0.1:{port}");
+    let waited = Instant::now();
+    while tokio::net::TcpStream::connect(&addr).await.is_err() && waited.elapsed() < Duration::from_secs(10) {
+        tokio::time::sleep(Duration::from_millis(10)).await;
+    }
     let before = Usage::of(server.pid())?;
-    let mut wire = bind(&format!("127.0.0.1:{port}"), "bench", &password).await?;
+    let mut wire = bind(&addr, "bench", &password).await?;
     say(&format!(
         "smpp-in: {} messages, window {}, through smsdesk's SMPP server",
         r.n, r.window
