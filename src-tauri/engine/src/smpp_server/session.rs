@@ -297,6 +297,10 @@ impl Session {
                 read,
                 sequence_numbers: vec![seq],
             },
+            // Parts wait in memory: a session holds so many at most.
+            Some(_) if self.parts.held() >= submit::MAX_PARTS_HELD => {
+                return self.refuse_submit(CommandStatus::EsmeRmsgqful, seq)
+            }
             Some(_) => match self.parts.add(seq, read, now) {
                 Some(joined) => joined,
                 None => return,

@@ -13,6 +13,9 @@ use smsdesk_core::sms::decode::{decode, UserData};
 
 /// How long the first part of a long message waits for the others.
 pub(super) const PARTS_WAIT_MS: i64 = 60_000;
+/// Parts of unfinished long messages one session may hold; beyond, a part is refused
+/// ESME_RMSGQFUL (a client cannot fill the server's memory with first parts).
+pub(super) const MAX_PARTS_HELD: usize = 1_000;
 
 /// A submit_sm, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -180,5 +183,65 @@ impl Parts {
             .filter_map(|k| self.waiting.remove(&k))
             .flat_map(|w| w.parts.into_values().map(|(seq, _)| seq))
             .collect()
+    }
+
+    /// Parts held now.
+    pub(super) fn held(&self) -> usize {
+        self.waiting.values().map(|w| w.parts.len()).sum()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn part(text: &str, reference: u16, total: u8, seq: u8) -> Read {
+        Read {
+            message: SubmitMessage {
+                destination: "+33612345678".into(),
+                text: text.into(),
+                ..SubmitMessage::default()
+            },
+            receipt: 1,
+            part: Some((reference, total, seq)),
+        }
+    }
+
+    #[test]
+    fn parts_are_joined_in_their_places_whatever_order_they_come_in() {
+        let mut parts = Parts::default();
+        assert!(parts.add(7, part("world", 9, 2, 2), 0).is_none());
+        assert_eq!(parts.held(), 1);
+        let joined = parts.add(8, part("hello ", 9, 2, 1), 0).expect("both parts in");
+        assert_eq!(joined.read.message.text, "hello world");
+        assert_eq!(joined.read.part, None);
+        assert_eq!(joined.sequence_numbers, [8, 7], "answered in the parts' order");
+        assert_eq!(parts.held(), 0);
+    }
+
+    #[test]
+    fn parts_left_waiting_too_long_are_given_back_to_be_refused() {
+        let mut parts = Parts::default();
+        parts.add(3, part("a", 1, 3, 1), 0);
+        parts.add(4, part("b", 1, 3, 2), 10);
+        assert!(parts.expired(PARTS_WAIT_MS).is_empty(), "not yet");
+        let mut late = parts.expired(PARTS_WAIT_MS + 1);
+        late.sort();
+        assert_eq!(late, [3, 4]);
+        assert_eq!(parts.held(), 0);
+    }
+
+    #[test]
+    fn smpp_times_read_absolute_with_their_offset_and_relative_from_now() {
+        let now = 1_000_000;
+        assert_eq!(time("", now), Ok(None));
+        // 2 hours, 30 minutes relative.
+        assert_eq!(time("000000023000000R", now), Ok(Some(now + 9_000_000)));
+        // 2026-12-07 10:00:00 at UTC+1 (4 quarter hours) is 09:00 UTC.
+        let at = smsdesk_core::time::from_civil(2026, 12, 7, 9, 0, 0);
+        assert_eq!(time("261207100000004+", now), Ok(Some(at)));
+        assert!(time("261307100000004+", now).is_err(), "month 13");
+        assert!(time("26120710000000", now).is_err(), "too short");
+        assert!(time("261207100000004x", now).is_err());
     }
 }

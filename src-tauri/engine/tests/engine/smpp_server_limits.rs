@@ -112,3 +112,26 @@ async fn past_its_daily_limit_an_account_is_told_the_queue_is_full() {
     );
     engine.shutdown().await;
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_session_holds_a_thousand_parts_of_unfinished_messages_at_most() {
+    let dir = tempfile::tempdir().unwrap();
+    let (engine, password) = engine_with_account(&dir, "pbx", 10_000, vec![MessageKind::Transactional]).await;
+    let (mut wire, _) = bind(&engine, "pbx", &password).await;
+    // First parts of 1,001 two-part messages, each with a reference of its own; no second part.
+    for i in 0..1_001u32 {
+        let mut bytes = vec![0x06, 0x08, 0x04, (i >> 8) as u8, i as u8, 0x02, 0x01];
+        bytes.extend_from_slice(b"first half");
+        let mut s = submit("33612345655", &bytes, 0);
+        s.esm_class = rusmpp::values::EsmClass::from(0x40);
+        wire.feed(Command::new(CommandStatus::EsmeRok, 2 + i, s)).await.unwrap();
+    }
+    SinkExt::<Command>::flush(&mut wire).await.unwrap();
+    let refused = next(&mut wire).await;
+    assert_eq!(
+        (refused.sequence_number(), refused.status()),
+        (1_002, CommandStatus::EsmeRmsgqful),
+        "the thousand first parts wait, unanswered; the next is refused"
+    );
+    engine.shutdown().await;
+}
