@@ -329,10 +329,18 @@ default_region = "FR"
             if busy == 0:
                 break
             time.sleep(0.5)
+        # The SMSC's receipts come after its acceptances: wait until no more states become final
+        # (for 3 s), then every final one must have reached the client.
+        final_states = "('delivered','expired','deleted','undeliverable','rejected','unknown')"
+        settled, count = time.time(), -1
+        while time.time() < deadline and time.time() - settled < 3:
+            now = db.execute(f"SELECT count(*) FROM projection WHERE state IN {final_states}").fetchone()[0]
+            if now != count:
+                settled, count = time.time(), now
+            time.sleep(0.5)
         while True:
             final = dict(db.execute(
-                "SELECT message_id, state FROM projection WHERE state IN "
-                "('delivered','expired','deleted','undeliverable','rejected','unknown')").fetchall())
+                f"SELECT message_id, state FROM projection WHERE state IN {final_states}").fetchall())
             with self.lock:
                 missing = [i for i in ids if int(i) in final and i not in self.receipts]
             if not missing or time.time() > deadline:

@@ -97,7 +97,7 @@ pub(super) async fn push(
                 after = after.min(id - 1);
             }
         }
-        if !answered.is_empty() {
+        if let Some(&first) = answered.iter().min() {
             let n = answered.len() as u64;
             match ctx
                 .store
@@ -107,7 +107,9 @@ pub(super) async fn push(
             {
                 Ok(()) => stats.delivered(n),
                 Err(e) => {
-                    tracing::error!(error = %e, "receipts an SMPP client answered could not be marked; sent again")
+                    // Still owed in the database: read again, and sent again.
+                    tracing::error!(error = %e, "receipts an SMPP client answered could not be marked; sent again");
+                    after = after.min(first - 1);
                 }
             }
         }
