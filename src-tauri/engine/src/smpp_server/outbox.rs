@@ -97,21 +97,30 @@ pub(super) async fn push(
                 after = after.min(id - 1);
             }
         }
-        if let Some(&first) = answered.iter().min() {
-            let n = answered.len() as u64;
-            match ctx
-                .store
-                .writer()
-                .write(move |tx| table::delivered(tx, &answered))
-                .await
-            {
-                Ok(()) => stats.delivered(n),
-                Err(e) => {
-                    // Still owed in the database: read again, and sent again.
-                    tracing::error!(error = %e, "receipts an SMPP client answered could not be marked; sent again");
-                    after = after.min(first - 1);
-                }
-            }
+        if let Some(unmarked) = settle(&ctx, answered, &stats).await {
+            after = after.min(unmarked - 1);
+        }
+    }
+}
+
+/// Marks what the client answered as no longer owed. `Some(first id)` when that could not be
+/// written: they are still owed in the database, to be read and sent again.
+async fn settle(ctx: &Ctx, answered: Vec<i64>, stats: &Stats) -> Option<i64> {
+    let first = *answered.iter().min()?;
+    let n = answered.len() as u64;
+    match ctx
+        .store
+        .writer()
+        .write(move |tx| table::delivered(tx, &answered))
+        .await
+    {
+        Ok(()) => {
+            stats.delivered(n);
+            None
+        }
+        Err(e) => {
+            tracing::error!(error = %e, "receipts an SMPP client answered could not be marked; sent again");
+            Some(first)
         }
     }
 }
