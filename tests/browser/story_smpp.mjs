@@ -56,7 +56,7 @@ export async function createSmppAccount(ui) {
   await eventually("its key marked in the keys' list", async () => /SMPP account/.test(await ui.text(tid("keys-table"))));
   await ui.accessible?.("the API keys screen with an SMPP account and its password");
   // The screen without the form for an HTTP key between its two lists: the keys (pbx's marked), the SMPP accounts, the password.
-  await ui.screenshot("smpp-accounts.png", { style: `.panel:has(${tid("create-key-form")}) { display: none; }` });
+  await ui.screenshot("smpp-accounts.png", { style: { [`.panel:has(${tid("create-key-form")})`]: { display: "none" } } });
 
   // Shown once: the screen opened again holds the account, not its password.
   await openSection(ui, "dashboard");
@@ -205,5 +205,5 @@ export async function connectionOverTls(ui) {
   assert.match(await ui.text(tid("connections-state")), /No changes/);
   await ui.accessible?.("the connections editor with a connection over TLS");
   // The save bar sticks to the window's bottom: let go of while the row is pictured, so that it hides none of it.
-  await ui.screenshot("connection-tls.png", { element: acmeRow, style: ".settings-save-bar { position: static; }" });
+  await ui.screenshot("connection-tls.png", { element: acmeRow, style: { ".settings-save-bar": { position: "static" } } });
 }

@@ -238,14 +238,35 @@ async function accessibilityProblems(page) {
   return violations.flatMap((v) => v.targets.map((t) => `${v.id} (${v.help}): ${t}`));
 }
 
-/** `style`: CSS applied while the picture is taken (a bar that sticks to the window's bottom let go of, say). */
+/**
+ * `style`: `{ selector: { property: value } }` set on the matching elements while the picture is
+ * taken (a bar that sticks to the window's bottom let go of, say), then taken off again. Set
+ * through the elements' style objects: the app's Content-Security-Policy (style-src 'self')
+ * refuses a stylesheet added to the page.
+ */
 async function screenshot(page, name, { fullPage = true, element, style } = {}) {
   const dir = process.env.SCREENSHOT_DIR;
   if (!dir) return;
   await mkdir(dir, { recursive: true });
-  // One part of a long screen: that element alone.
-  if (element) return page.locator(element).first().screenshot({ path: path.join(dir, name), style });
-  await page.screenshot({ path: path.join(dir, name), fullPage, style });
+  const restyle = (rules, on) =>
+    page.evaluate(({ rules, on }) => {
+      for (const [selector, props] of Object.entries(rules)) {
+        for (const el of document.querySelectorAll(selector)) {
+          for (const [prop, value] of Object.entries(props)) {
+            if (on) el.style.setProperty(prop, value);
+            else el.style.removeProperty(prop);
+          }
+        }
+      }
+    }, { rules, on });
+  if (style) await restyle(style, true);
+  try {
+    // One part of a long screen: that element alone.
+    if (element) await page.locator(element).first().screenshot({ path: path.join(dir, name) });
+    else await page.screenshot({ path: path.join(dir, name), fullPage });
+  } finally {
+    if (style) await restyle(style, false);
+  }
 }
 
 /** The story's verbs (story.mjs) on a Playwright page. */
@@ -1069,44 +1090,48 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
   });
 });
 
-// An instance of its own, started with prices and a spend limit in its config file (the story above
-// runs on an instance left as installed, where nothing is priced).
-describe("guardrails: smart encoding, a refused country, costs before sending, and the spend", { timeout: 300_000 }, () => {
-  let server;
-  let dataDir;
-  let browser;
-
+// A `smsdesk serve` of a describe's own, on a data directory whose smsdesk.toml is `config`, with
+// its first admin made and a browser: started before its tests, stopped after. Its fields are
+// read inside the tests (`own.server`, `own.dataDir`, `own.browser`).
+function ownInstance(prefix, config) {
+  const own = {};
   before(async () => {
     const bin = process.env.SMSDESK_BIN;
     if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
-    dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-guardrails-"));
-    await writeFile(path.join(dataDir, "smsdesk.toml"), GUARDRAILS_CONFIG);
-    server = await startServe(bin, dataDir);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
-    const token = new URL(server.setupLink).hash.slice(1);
-    const made = await fetch(new URL("/api/v1/setup", server.url), {
+    own.dataDir = await mkdtemp(path.join(tmpdir(), prefix));
+    await writeFile(path.join(own.dataDir, "smsdesk.toml"), config);
+    own.server = await startServe(bin, own.dataDir);
+    own.browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
+    const token = new URL(own.server.setupLink).hash.slice(1);
+    const made = await fetch(new URL("/api/v1/setup", own.server.url), {
       method: "POST",
       headers: { "Content-Type": "application/json" },
       body: JSON.stringify({ token, name: ADMIN.name, password: ADMIN.password }),
     });
-    assert.equal(made.status, 201, `the first admin is made: ${await made.text()}${server.log()}`);
+    assert.equal(made.status, 201, `the first admin is made: ${await made.text()}${own.server.log()}`);
   });
-
   after(async () => {
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
+    await own.browser?.close().catch(() => {});
+    await own.server?.stop();
+    if (own.dataDir) await rm(own.dataDir, { recursive: true, force: true });
   });
+  return own;
+}
+
+// An instance of its own, started with prices and a spend limit in its config file (the story above
+// runs on an instance left as installed, where nothing is priced).
+describe("guardrails: smart encoding, a refused country, costs before sending, and the spend", { timeout: 300_000 }, () => {
+  const own = ownInstance("smsdesk-guardrails-", GUARDRAILS_CONFIG);
 
   test("a French text goes in one part with its cost shown; a code to Great Britain is refused before it is sent and counted; the import shows its cost; the Guardrails screen shows the refusal and the spend", async () => {
-    const { context, page, problems } = await signedIn(browser, server.url, ADMIN);
+    const { context, page, problems } = await signedIn(own.browser, own.server.url, ADMIN);
     try {
       const ui = storyUi(page);
       const id = await smartEncodingSavesAPart(ui);
       await otpToBritainRefused(ui);
       await aFewMessages(ui);
       await bothTextsOnTheMessage(ui, id);
-      const csv = path.join(dataDir, "rappels.csv");
+      const csv = path.join(own.dataDir, "rappels.csv");
       await writeFile(csv, GUARDRAILS_CSV);
       await importShowsItsCost(ui, csv);
       await guardrailsScreen(ui);
@@ -1114,7 +1139,7 @@ describe("guardrails: smart encoding, a refused country, costs before sending, a
       // The code sent anyway to Great Britain was refused, as it was meant to be: 422, and the console's line for it.
       assert.deepEqual(unexpected(problems, 422, "/api/v1/messages"), [], "no console errors, failed or remote requests");
     } catch (error) {
-      error.message += server.log();
+      error.message += own.server.log();
       throw error;
     } finally {
       await context.close();
@@ -1125,34 +1150,10 @@ describe("guardrails: smart encoding, a refused country, costs before sending, a
 // An instance of its own, started with smsdesk's SMPP server on (on a port the system picks) and a
 // provider's connection beside the sandbox in its config file.
 describe("the SMPP server and TLS to a provider: an SMPP account, its client bound on the dashboard, a connection switched to TLS", { timeout: 300_000 }, () => {
-  let server;
-  let dataDir;
-  let browser;
-
-  before(async () => {
-    const bin = process.env.SMSDESK_BIN;
-    if (!bin) throw new Error("SMSDESK_BIN is not set: point it at the smsdesk server binary");
-    dataDir = await mkdtemp(path.join(tmpdir(), "smsdesk-smpp-"));
-    await writeFile(path.join(dataDir, "smsdesk.toml"), SMPP_CONFIG);
-    server = await startServe(bin, dataDir);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM || "/usr/bin/chromium", args: CHROMIUM_ARGS });
-    const token = new URL(server.setupLink).hash.slice(1);
-    const made = await fetch(new URL("/api/v1/setup", server.url), {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ token, name: ADMIN.name, password: ADMIN.password }),
-    });
-    assert.equal(made.status, 201, `the first admin is made: ${await made.text()}${server.log()}`);
-  });
-
-  after(async () => {
-    await browser?.close().catch(() => {});
-    await server?.stop();
-    if (dataDir) await rm(dataDir, { recursive: true, force: true });
-  });
+  const own = ownInstance("smsdesk-smpp-", SMPP_CONFIG);
 
   test("an SMPP account for the PBX, its password shown once; the PBX bound on the dashboard's SMPP server card; the provider's connection switched to TLS with a pin, saved and still so after a reload", async () => {
-    const { context, page, problems } = await signedIn(browser, server.url, ADMIN);
+    const { context, page, problems } = await signedIn(own.browser, own.server.url, ADMIN);
     try {
       const ui = storyUi(page);
       const password = await createSmppAccount(ui);
@@ -1160,7 +1161,7 @@ describe("the SMPP server and TLS to a provider: an SMPP account, its client bou
       await connectionOverTls(ui);
       assert.deepEqual(problems, [], "no console errors, failed or remote requests");
     } catch (error) {
-      error.message += server.log();
+      error.message += own.server.log();
       throw error;
     } finally {
       await context.close();
