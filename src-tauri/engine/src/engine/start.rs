@@ -87,6 +87,8 @@ impl Engine {
             env,
             permissions,
         } = prepared;
+        // While the store opens: the first message handed in need not wait for the numbering data.
+        crate::intake::warm_up(config.intake.default_region.0.clone());
         let db_path = dir.database(&config.store.database);
         let backups = BackupPlan::new(dir.root(), &config);
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.

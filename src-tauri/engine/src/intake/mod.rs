@@ -50,7 +50,7 @@ use crate::said::{FieldCode, Params};
 
 pub(crate) use destination::country_needed;
 pub(crate) use destination::is_separator;
-pub use destination::{known_region, normalize_destination, read_destination};
+pub use destination::{known_region, normalize_destination, numbering_ready, read_destination, warm_up};
 pub use normalise::{normalise, Normalised};
 pub use request_hash::request_hash;
 pub use routing::{choose_route, route};
