@@ -164,10 +164,12 @@ async fn connection<S>(
         gate.started();
         request.extensions_mut().insert(axum::extract::ConnectInfo(peer));
         request.extensions_mut().insert(gate.clone());
+        let asked = Asked::of(&request);
         let answered = hyper::service::Service::call(&service, request);
         let ticket = gate.clone();
         async move {
             let response = answered.await?;
+            asked.log_if_slow(response.status());
             Ok::<_, std::convert::Infallible>(response.map(|body| Sent { body, ticket }))
         }
     });
@@ -317,3 +319,40 @@ impl<S: AsyncWrite + Unpin> AsyncWrite for Watched<S> {
         Pin::new(&mut self.inner).poll_shutdown(cx)
     }
 }
+
+/// A request as the slow-request log names it: its method and, for the API, its path (without
+/// the query); when it was read.
+struct Asked {
+    method: hyper::Method,
+    path: Option<String>,
+    at: Instant,
+}
+
+impl Asked {
+    fn of<B>(request: &hyper::Request<B>) -> Asked {
+        let path = request.uri().path();
+        Asked {
+            method: request.method().clone(),
+            path: path.starts_with("/api/").then(|| path.to_owned()),
+            at: Instant::now(),
+        }
+    }
+
+    /// A request answered more than [`SLOW_REQUEST`] after its head was read is logged at debug:
+    /// with the writer's log of slow transactions, it says what the request waited for.
+    fn log_if_slow(&self, status: hyper::StatusCode) {
+        let took = self.at.elapsed();
+        if took >= SLOW_REQUEST {
+            tracing::debug!(
+                method = %self.method,
+                path = self.path.as_deref().unwrap_or("(not the API)"),
+                status = status.as_u16(),
+                took_ms = took.as_secs_f64() * 1e3,
+                "slow request"
+            );
+        }
+    }
+}
+
+/// A request answered later than this after its head was read is logged (at debug).
+const SLOW_REQUEST: Duration = Duration::from_millis(10);

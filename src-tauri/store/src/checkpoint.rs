@@ -65,7 +65,15 @@ impl Checkpointer {
                 while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(EVERY) {
                     room.measure();
                     let short = room.state().short();
-                    match checkpoint(&conn) {
+                    let pass = std::time::Instant::now();
+                    let copied = checkpoint(&conn);
+                    if pass.elapsed() >= crate::writer::SLOW {
+                        tracing::debug!(
+                            took_ms = pass.elapsed().as_secs_f64() * 1e3,
+                            "slow background checkpoint"
+                        );
+                    }
+                    match copied {
                         Ok(frames) => {
                             last.store(clock.now_ms(), Ordering::Relaxed);
                             if frames >= RESTART_FRAMES || (short && frames > 0) {

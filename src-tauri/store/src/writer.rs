@@ -21,6 +21,7 @@ mod batch;
 mod handle;
 #[cfg(test)]
 mod pages_tests;
+mod phases;
 mod replay;
 mod savepoint;
 mod thread;
@@ -28,6 +29,7 @@ mod tx;
 mod watch;
 
 pub use handle::{Slot, Writer};
+pub use phases::SLOW;
 pub use tx::WriteTx;
 pub use watch::KeysVersion;
 

@@ -13,13 +13,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rusqlite::Connection;
 use tokio::sync::broadcast;
 
+use super::phases::{Phase, Phases};
 use super::replay::{run_together, Replay};
 use super::savepoint::{guarded, Done, Replies};
 use super::tx::Pending;
 use super::watch::Watch;
 use super::{Change, CommitFailed, Guard, LeadOp, Op, Ran, WriteTx};
 use crate::room::Room;
-use crate::totals::Totals;
 
 /// Runs batch number `batch`, at clock reading `now`: `lead` first, then `ops` in queue order.
 /// While `full` is set (only a test sets it), every commit of a transaction that wrote fails as
@@ -32,12 +32,13 @@ pub(super) fn run_batch(
     ops: Vec<Op>,
     (events, watch): (&broadcast::Sender<Change>, &Watch),
     (full, room): (&AtomicBool, &Room),
-) {
+) -> Phases {
+    let mut phases = Phases::begin(ops.len() + usize::from(lead.is_some()));
     if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
         // Dropping the operations unanswered tells each caller its write was aborted.
-        let n = ops.len() + usize::from(lead.is_some());
+        let n = phases.operations;
         tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
-        return;
+        return phases;
     }
     let mut pending = Pending {
         intake_refusal: room.intake_refusal(),
@@ -45,15 +46,16 @@ pub(super) fn run_batch(
     };
     let changes_before = conn.total_changes();
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
-        return;
+        return phases;
     };
+    phases.lap(Phase::Operations);
     let wrote = conn.total_changes() != changes_before;
     // As on a real full disk, a transaction that wrote nothing commits (it adds nothing to the WAL).
     let committed = if wrote && full.load(Ordering::Relaxed) {
         let _ = conn.execute_batch("ROLLBACK");
         Err(CommitFailed::from_sqlite(&disk_full()))
     } else {
-        commit(conn, batch, &mut pending.totals, &mut pending.report)
+        commit(conn, batch, &mut pending, &mut phases)
     };
     watch.transaction_over();
     match &committed {
@@ -69,6 +71,8 @@ pub(super) fn run_batch(
             let _ = events.send(change);
         }
     }
+    phases.lap(Phase::Answers);
+    phases
 }
 
 /// Runs the batch's operations in its open transaction, keeping their replies for after the
@@ -107,11 +111,14 @@ fn run_all(
 /// Indexes the transaction's new messages for text search and writes the running totals the
 /// operations added to, then commits; on failure, rolls the batch back. The index and the totals
 /// go with the rows they describe: if they cannot be written, nothing is committed.
-fn commit(conn: &Connection, batch: u64, totals: &mut Totals, report: &mut Vec<i64>) -> Result<(), CommitFailed> {
+fn commit(conn: &Connection, batch: u64, pending: &mut Pending, phases: &mut Phases) -> Result<(), CommitFailed> {
     let committed = crate::search_index::catch_up(conn)
-        .and_then(|()| totals.flush(conn))
-        .and_then(|()| crate::reports::flush(conn, report))
+        .inspect(|()| phases.lap(Phase::SearchIndex))
+        .and_then(|()| pending.totals.flush(conn))
+        .and_then(|()| crate::reports::flush(conn, &mut pending.report))
+        .inspect(|()| phases.lap(Phase::Totals))
         .and_then(|()| conn.execute_batch("COMMIT"))
+        .inspect(|()| phases.lap(Phase::Commit))
         .map_err(|e| CommitFailed::from_sqlite(&e));
     if let Err(e) = &committed {
         tracing::error!(error = ?e, batch, "commit failed; nothing of this batch was applied");

@@ -8,6 +8,7 @@ use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc};
 
+use super::phases::timed_between;
 use super::watch::Watch;
 use super::{batch, Change, Job, LeadOp, Op, WriterStats, MAX_BATCH};
 use crate::room::Room;
@@ -50,8 +51,7 @@ pub(super) fn run(
         }
         batch += 1;
         stats.add(ops.len() + usize::from(lead.is_some()));
-        let started = Instant::now();
-        batch::run_batch(
+        let phases = batch::run_batch(
             &conn,
             (batch, clock.now_ms()),
             lead,
@@ -59,13 +59,14 @@ pub(super) fn run(
             (&events, &watch),
             (full, room),
         );
-        stats.timed(started.elapsed());
+        stats.timed(phases.total());
+        phases.log_if_slow(batch);
         if restart.swap(false, Ordering::Relaxed) {
-            checkpoint(&conn, room.state().short());
+            timed_between("checkpoint", || checkpoint(&conn, room.state().short()));
         }
         pages.held = true;
         if queue.rx.is_empty() && pages.wait() == Some(Duration::ZERO) {
-            pages.release(&conn, stats);
+            timed_between("pages let go", || pages.release(&conn, stats));
         }
     }
     queue.rx.close();
