@@ -10,7 +10,7 @@ use std::time::Duration;
 use anyhow::{bail, Result};
 
 use crate::check::{self, Expect};
-use crate::figures::{figure, rate, say};
+use crate::figures::{figure, percentile_ms, rate, say};
 use crate::load::{self, Intake, Plan};
 use crate::procs::{self, Sandbox, Server, Smpp, Usage};
 
@@ -32,7 +32,7 @@ impl Dispatch {
     /// `dispatch.batch` or `dispatch.single`: the prefix of this run's figures.
     fn name(&self) -> &'static str {
         match self.intake {
-            Intake::Single => "dispatch.single",
+            Intake::Single | Intake::Sendsms { .. } => "dispatch.single",
             Intake::Batch(_) => "dispatch.batch",
         }
     }
@@ -65,6 +65,7 @@ pub async fn run(d: &Dispatch) -> Result<()> {
         n: d.n,
         clients: d.clients,
         intake: d.intake,
+        idempotency_keys: true,
     };
     let done = tokio::spawn(load::until_delivered(
         server.addr,
@@ -91,6 +92,11 @@ pub async fn run(d: &Dispatch) -> Result<()> {
 
     figure(&format!("{name}.per_s"), rate(d.n, end_to_end));
     figure(&format!("{name}.intake_per_s"), rate(d.n, sent.elapsed()));
+    // Each request's latency while the engine sends at full rate.
+    let l = &sent.latencies;
+    figure(&format!("{name}.p50_ms"), percentile_ms(l, 50.0));
+    figure(&format!("{name}.p99_ms"), percentile_ms(l, 99.0));
+    figure(&format!("{name}.max_ms"), percentile_ms(l, 100.0));
     used.print_per_message(name, d.n);
     say(&format!(
         "{name}: all delivered in {:.2} s (intake {:.2} s), smsdesk CPU {:.2} s; checked: {} stored = answered, one accepted submit each",

@@ -1,7 +1,8 @@
-//! HTTP intake alone: N distinct messages posted one per request (each with its own
-//! Idempotency-Key) by concurrent keep-alive clients, while the dispatcher is held off (its SMSC
-//! is a closed port, so nothing is claimed). Requests/s, and each request's latency from its
-//! first byte written to its answer read.
+//! HTTP intake alone: N distinct messages posted one per request by concurrent keep-alive
+//! clients, while the dispatcher is held off (its SMSC is a closed port, so nothing is claimed).
+//! Requests/s, and each request's latency from its first byte written to its answer read. Twice,
+//! each time on a new data directory: each request with an Idempotency-Key of its own (figures
+//! `intake.*`), then without any (`intake.no_key.*`).
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -25,7 +26,13 @@ pub struct IntakeRun {
 }
 
 pub async fn run(r: &IntakeRun) -> Result<()> {
-    let dir = r.work.join("intake");
+    run_one(r, true).await?;
+    run_one(r, false).await
+}
+
+async fn run_one(r: &IntakeRun, keys: bool) -> Result<()> {
+    let name = if keys { "intake" } else { "intake.no_key" };
+    let dir = r.work.join(name);
     procs::fresh_dir(&dir)?;
     let data_dir = dir.join("data");
     let api_key = procs::create_api_key(&r.smsdesk, &data_dir)?;
@@ -33,7 +40,7 @@ pub async fn run(r: &IntakeRun) -> Result<()> {
     server.wait_healthy(false, Duration::from_secs(60)).await?;
     let before = Usage::of(server.pid())?;
     say(&format!(
-        "intake: {} messages one per request, {} clients, sending held off",
+        "{name}: {} messages one per request, {} clients, sending held off",
         r.n, r.clients
     ));
     let plan = Plan {
@@ -42,12 +49,13 @@ pub async fn run(r: &IntakeRun) -> Result<()> {
         n: r.n,
         clients: r.clients,
         intake: Intake::Single,
+        idempotency_keys: keys,
     };
     let sent = load::run(&plan).await;
     let used = Usage::of(server.pid())?.since(&before);
     server.stop()?;
     if sent.failed > 0 {
-        bail!("intake: {} messages not accepted: {:?}", sent.failed, sent.reasons);
+        bail!("{name}: {} messages not accepted: {:?}", sent.failed, sent.reasons);
     }
     let expect = Expect {
         status: "queued",
@@ -57,13 +65,13 @@ pub async fn run(r: &IntakeRun) -> Result<()> {
     check::export_matches(&r.smsdesk, &data_dir, &sent.ids, expect)?;
 
     let l = &sent.latencies;
-    figure("intake.requests_per_s", rate(sent.ids.len(), sent.elapsed()));
-    figure("intake.p50_ms", percentile_ms(l, 50.0));
-    figure("intake.p99_ms", percentile_ms(l, 99.0));
-    figure("intake.max_ms", percentile_ms(l, 100.0));
-    used.print_per_message("intake", r.n);
+    figure(&format!("{name}.requests_per_s"), rate(sent.ids.len(), sent.elapsed()));
+    figure(&format!("{name}.p50_ms"), percentile_ms(l, 50.0));
+    figure(&format!("{name}.p99_ms"), percentile_ms(l, 99.0));
+    figure(&format!("{name}.max_ms"), percentile_ms(l, 100.0));
+    used.print_per_message(name, r.n);
     say(&format!(
-        "intake: {} accepted in {:.2} s; checked: stored = answered",
+        "{name}: {} accepted in {:.2} s; checked: stored = answered",
         sent.ids.len(),
         sent.elapsed().as_secs_f64()
     ));

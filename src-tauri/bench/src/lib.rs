@@ -8,9 +8,11 @@
 
 pub mod check;
 pub mod dispatch;
+pub mod dlr;
 pub mod figures;
 pub mod http;
 pub mod intake;
+pub mod kannel;
 pub mod load;
 pub mod messages;
 pub mod procs;

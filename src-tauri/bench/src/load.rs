@@ -20,12 +20,16 @@ pub enum Intake {
     Single,
     /// `POST /api/v1/messages/batch`, this many per request.
     Batch(usize),
+    /// Kannel's `GET /cgi-bin/sendsms`, one message per request, signed in as `user` (its
+    /// password the same), a final report of each asked for at the `dlr` receiver
+    /// ([`crate::dlr`]).
+    Sendsms { user: &'static str, dlr: SocketAddr },
 }
 
 impl Intake {
     fn per_request(self) -> usize {
         match self {
-            Intake::Single => 1,
+            Intake::Single | Intake::Sendsms { .. } => 1,
             Intake::Batch(n) => n.max(1),
         }
     }
@@ -39,6 +43,8 @@ pub struct Plan {
     pub n: usize,
     pub clients: usize,
     pub intake: Intake,
+    /// Each request with an Idempotency-Key of its own (smsdesk's API).
+    pub idempotency_keys: bool,
 }
 
 /// What came back.
@@ -114,21 +120,16 @@ async fn client(plan: Arc<Plan>, next: Arc<AtomicUsize>) -> Outcome {
             break;
         }
         let to = (from + per).min(plan.n);
-        let (path, body) = match plan.intake {
-            Intake::Single => ("/api/v1/messages", messages::single_body(from)),
-            Intake::Batch(_) => ("/api/v1/messages/batch", messages::batch_body(from, to)),
-        };
-        let idempotency_key = format!("bench-{from}");
-        let headers = [
-            ("Authorization", auth.as_str()),
-            ("Content-Type", "application/json"),
-            ("Idempotency-Key", idempotency_key.as_str()),
-        ];
         let t = Instant::now();
-        let answer = conn.send("POST", path, &headers, &body).await;
+        let answer = request(&mut conn, &plan, &auth, from, to).await;
         out.finished = Instant::now();
         out.latencies.push(out.finished - t);
         let problem = match answer {
+            Ok(r) if r.status == 202 && matches!(plan.intake, Intake::Sendsms { .. }) => {
+                // Kannel gives no id: the message is known by its index.
+                out.ids.push(from as i64);
+                continue;
+            }
             Ok(r) if r.status == 201 => match created_ids(&r, to - from) {
                 Ok(mut ids) => {
                     out.ids.append(&mut ids);
@@ -145,6 +146,26 @@ async fn client(plan: Arc<Plan>, next: Arc<AtomicUsize>) -> Outcome {
         }
     }
     out
+}
+
+/// Hands in messages `from..to` as the plan says.
+async fn request(conn: &mut Conn, plan: &Plan, auth: &str, from: usize, to: usize) -> std::io::Result<Response> {
+    let (path, body) = match plan.intake {
+        Intake::Single => ("/api/v1/messages".to_owned(), messages::single_body(from)),
+        Intake::Batch(_) => ("/api/v1/messages/batch".to_owned(), messages::batch_body(from, to)),
+        Intake::Sendsms { user, dlr } => {
+            let path = messages::sendsms_path(from, user, dlr);
+            return conn.get(&path, &[]).await;
+        }
+    };
+    let idempotency_key = format!("bench-{from}");
+    let headers = [
+        ("Authorization", auth),
+        ("Content-Type", "application/json"),
+        ("Idempotency-Key", idempotency_key.as_str()),
+    ];
+    let n = if plan.idempotency_keys { 3 } else { 2 };
+    conn.send("POST", &path, &headers[..n], &body).await
 }
 
 /// The ids a 201 answer gives: one message's, or each of a batch's (as many as were sent).

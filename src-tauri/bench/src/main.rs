@@ -9,6 +9,7 @@ use clap::{Args, Parser, Subcommand};
 
 use smsdesk_bench::dispatch::{self, Dispatch};
 use smsdesk_bench::intake::{self, IntakeRun};
+use smsdesk_bench::kannel::{self, KannelRun};
 use smsdesk_bench::load::Intake;
 use smsdesk_bench::smpp_in::{self, SmppIn};
 use smsdesk_bench::smpp_raw::{self, RawSmpp};
@@ -94,6 +95,23 @@ enum Bench {
         #[arg(long, default_value_t = 5)]
         receipt_delay_ms: u64,
     },
+    /// Kannel (bearerbox + smsbox) against the same sandbox SMSC: N messages one per request to
+    /// its sendsms interface, until every delivery report reached the local dlr-url
+    Kannel {
+        #[command(flatten)]
+        common: Common,
+        #[arg(short, long, default_value_t = 20_000)]
+        n: usize,
+        #[arg(long, default_value_t = 16)]
+        clients: usize,
+        #[arg(long, default_value_t = 64)]
+        window: u32,
+        #[arg(long, default_value_t = 5)]
+        receipt_delay_ms: u64,
+        /// Intake alone: the SMSC a closed port, so Kannel queues what it takes
+        #[arg(long)]
+        held_off: bool,
+    },
     /// Start, idle memory and stop of `smsdesk serve` on a copy of a database
     Start {
         #[command(flatten)]
@@ -146,6 +164,26 @@ async fn run(bench: Bench) -> anyhow::Result<()> {
             .await
         }
         smpp @ (Bench::SmppRaw { .. } | Bench::SmppIn { .. }) => run_smpp(smpp).await,
+        Bench::Kannel {
+            common,
+            n,
+            clients,
+            window,
+            receipt_delay_ms,
+            held_off,
+        } => {
+            kannel::run(&KannelRun {
+                smsdesk: common.smsdesk,
+                work: common.work,
+                keep: common.keep,
+                n,
+                clients,
+                window,
+                receipt_delay_ms,
+                held_off,
+            })
+            .await
+        }
         Bench::Start {
             common,
             fixture,

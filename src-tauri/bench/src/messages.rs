@@ -30,6 +30,32 @@ pub fn batch_body(from: usize, to: usize) -> Vec<u8> {
     json!({ "messages": messages }).to_string().into_bytes()
 }
 
+/// Kannel's `sendsms` request for message `i`, signed in as `user` (its password the same), a
+/// final report (delivered or not: dlr-mask 3) asked for at the receiver on `dlr`
+/// ([`crate::dlr`]: `/dlr?i=I&t=TYPE`).
+pub fn sendsms_path(i: usize, user: &str, dlr: std::net::SocketAddr) -> String {
+    let dlr_url = format!("http://{dlr}/dlr?i={i}&t=%d");
+    format!(
+        "/cgi-bin/sendsms?username={user}&password={user}&from=smsdesk&to={}&text={}&dlr-mask=3&dlr-url={}",
+        query_escaped(&destination(i)),
+        query_escaped(&text(i)),
+        query_escaped(&dlr_url)
+    )
+}
+
+/// `s` with every byte but the unreserved ones (RFC 3986) percent-encoded.
+fn query_escaped(s: &str) -> String {
+    let mut out = String::with_capacity(s.len() * 3);
+    for b in s.bytes() {
+        if b.is_ascii_alphanumeric() || b"-._~".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -46,6 +72,18 @@ mod tests {
             assert!((50..=99).contains(&tail), "{d}");
             assert_eq!(d.len(), 12, "{d}");
         }
+    }
+
+    #[test]
+    fn a_sendsms_request_escapes_the_number_the_text_and_the_report_url() {
+        let p = sendsms_path(3, "bench", "127.0.0.1:9".parse().unwrap());
+        assert!(p.starts_with("/cgi-bin/sendsms?username=bench&password=bench&"), "{p}");
+        assert!(p.contains("&to=%2B33600000053&"), "{p}");
+        assert!(p.contains("&text=Your%20order%203%20has%20shipped"), "{p}");
+        assert!(
+            p.ends_with("&dlr-url=http%3A%2F%2F127.0.0.1%3A9%2Fdlr%3Fi%3D3%26t%3D%25d"),
+            "{p}"
+        );
     }
 
     #[test]

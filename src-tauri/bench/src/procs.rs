@@ -34,7 +34,7 @@ fn smsdesk(bin: &Path) -> Command {
 }
 
 /// Sends SIGTERM and waits for the exit (`within` at most, then kills it and says so).
-fn terminate(child: &mut Child, within: Duration) -> Result<ExitStatus> {
+pub fn terminate(child: &mut Child, within: Duration) -> Result<ExitStatus> {
     if let Some(status) = child.try_wait()? {
         return Ok(status);
     }

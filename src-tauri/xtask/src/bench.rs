@@ -31,8 +31,9 @@ pub const USAGE: &str = "  bench [-- OPTIONS]
                     target/bench/. OPTIONS:
                       --runs N        runs of each benchmark (default 3)
                       --quick         small sizes, to check the harness (docs left alone)
-                      --only A,B      only these: parse, ingest, sqlite, smpp-raw, dispatch-batch, smpp-in,
-                                      dispatch-single, intake, views, start (docs left alone)
+                      --only A,B      only these: parse, ingest, sqlite, smpp-raw, kannel, kannel-intake,
+                                      dispatch-batch, smpp-in, dispatch-single, intake, views, start
+                                      (docs left alone)
                       --messages N    messages per end-to-end and intake run (default 20000)
                       --no-docs       leave docs/benchmarks.md alone
                       --keep          keep every run's data directory under target/bench/work";
@@ -167,6 +168,8 @@ const BENCHES: &[Bench] = &[
     bench("parse", "parse.", parse),
     bench("sqlite", "sqlite.", sqlite),
     bench("smpp-raw", "smpp_raw.", smpp_raw),
+    bench("kannel", "kannel.", kannel),
+    bench("kannel-intake", "kannel_intake.", kannel_intake),
     bench("dispatch-batch", "dispatch.batch.", dispatch_batch),
     bench("dispatch-single", "dispatch.single.", dispatch_single),
     bench("smpp-in", "smpp_in.", smpp_in),
@@ -225,6 +228,9 @@ pub fn run(root: &Path, args: Vec<String>) -> Result<(), String> {
 /// Builds what the plan runs and makes the directories; returns where everything is.
 fn prepare(root: &Path, options: &Options, plan: &[&Bench]) -> Result<Env, String> {
     let runs = |names: &[&str]| plan.iter().any(|b| names.contains(&b.name));
+    if runs(&["kannel", "kannel-intake"]) {
+        crate::setup::system_packages(crate::setup::BENCH_PACKAGES)?;
+    }
     let smsdesk = build_app(root, true)?;
     let cargo = || Cmd::new("cargo").dir(root);
     cmd::run(cargo().args(["build", "--release", "--locked", "-p", "smsdesk-bench"]))?;
@@ -384,6 +390,15 @@ fn sqlite(env: &Env) -> Result<Vec<Figure>, String> {
 
 fn smpp_raw(env: &Env) -> Result<Vec<Figure>, String> {
     bench_tool(env, "smpp-raw", &["-n".into(), env.sizes.messages.to_string()])
+}
+
+fn kannel(env: &Env) -> Result<Vec<Figure>, String> {
+    bench_tool(env, "kannel", &["-n".into(), env.sizes.messages.to_string()])
+}
+
+fn kannel_intake(env: &Env) -> Result<Vec<Figure>, String> {
+    let args = ["-n".into(), env.sizes.messages.to_string(), "--held-off".into()];
+    bench_tool(env, "kannel", &args)
 }
 
 fn dispatch(env: &Env, intake: &str) -> Result<Vec<Figure>, String> {

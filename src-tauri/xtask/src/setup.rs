@@ -49,6 +49,10 @@ const TEST_PACKAGES: &[&str] = &[
 /// systemd-analyze (which checks the unit without running systemd).
 pub const PACKAGE_TEST_PACKAGES: &[&str] = &["lintian", "desktop-file-utils", "systemd"];
 
+/// What `cargo xtask bench` adds: Kannel (bearerbox and smsbox), the gateway of the field whose
+/// figures smsdesk's are compared with in the same run.
+pub const BENCH_PACKAGES: &[&str] = &["kannel"];
+
 /// What `cargo xtask api-fuzz` needs: Python, and venv to install Schemathesis apart from the
 /// system's packages (tests/http/api_fuzz.py installs it).
 pub const FUZZ_PACKAGES: &[&str] = &["python3", "python3-venv"];

@@ -73,7 +73,7 @@ pub fn ingest(out: &str) -> Vec<Figure> {
 
 /// What the views benchmark measures that the table shows: its dashboard, prefix-search and report
 /// rows, whatever else they say (`views: LABEL median X ms p99 Y ms (…)`).
-pub const VIEWS_WANTED: &[&str] = &["dashboard", "prefix", "report"];
+pub const VIEWS_WANTED: &[&str] = &["dashboard", "prefix", "report", "text search"];
 
 /// The views benchmark's rows whose label names one of [`VIEWS_WANTED`], as
 /// `views.LABEL.median_ms` and `views.LABEL.p99_ms`.

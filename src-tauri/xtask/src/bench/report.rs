@@ -42,6 +42,8 @@ const fn row(key: &'static str, label: &'static str, unit: Unit, baseline: Optio
 const RAW_SMPP: Option<Baseline> = Some(("smpp_raw.per_s", "bare SMPP client"));
 const RAW_500: Option<Baseline> = Some(("sqlite.batch500.per_s", "SQLite, 500 a transaction"));
 const RAW_16: Option<Baseline> = Some(("sqlite.batch16.per_s", "SQLite, 16 a transaction"));
+const KANNEL: Option<Baseline> = Some(("kannel.per_s", "Kannel, one per request"));
+const KANNEL_INTAKE: Option<Baseline> = Some(("kannel_intake.requests_per_s", "Kannel, intake alone"));
 
 /// The table's rows, in order, each figure's key as the benchmarks print it. The views rows come
 /// from what the views benchmark printed (see `outputs::views`).
@@ -156,14 +158,74 @@ pub const ROWS: &[Row] = &[
         None,
     ),
     row(
+        "dispatch.single.p50_ms",
+        "End to end, one per request: latency p50 while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "dispatch.single.p99_ms",
+        "End to end, one per request: latency p99 while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "dispatch.single.max_ms",
+        "End to end, one per request: latency max while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "dispatch.single.per_s",
+        "End to end, one per request, against Kannel (messages/s)",
+        Unit::PerSec,
+        KANNEL,
+    ),
+    row(
+        "dispatch.batch.per_s",
+        "End to end, batch API, against Kannel one per request (messages/s)",
+        Unit::PerSec,
+        KANNEL,
+    ),
+    row(
         "intake.requests_per_s",
         "HTTP intake alone, one per request (requests/s)",
         Unit::PerSec,
         RAW_16,
     ),
+    row(
+        "intake.requests_per_s",
+        "HTTP intake alone, against Kannel's (requests/s)",
+        Unit::PerSec,
+        KANNEL_INTAKE,
+    ),
     row("intake.p50_ms", "HTTP intake alone: latency p50", Unit::Ms, None),
     row("intake.p99_ms", "HTTP intake alone: latency p99", Unit::Ms, None),
     row("intake.max_ms", "HTTP intake alone: latency max", Unit::Ms, None),
+    row(
+        "intake.no_key.requests_per_s",
+        "HTTP intake alone, no Idempotency-Key (requests/s)",
+        Unit::PerSec,
+        RAW_16,
+    ),
+    row(
+        "intake.no_key.p50_ms",
+        "HTTP intake alone, no Idempotency-Key: latency p50",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "intake.no_key.p99_ms",
+        "HTTP intake alone, no Idempotency-Key: latency p99",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "intake.no_key.max_ms",
+        "HTTP intake alone, no Idempotency-Key: latency max",
+        Unit::Ms,
+        None,
+    ),
     row(
         "intake.syscw_per_msg",
         "HTTP intake alone: write() calls per message",
@@ -180,6 +242,60 @@ pub const ROWS: &[Row] = &[
         "smpp_raw.per_s",
         "Baseline: bare rusmpp client, same messages and SMSC (messages/s)",
         Unit::PerSec,
+        None,
+    ),
+    row(
+        "kannel.per_s",
+        "Baseline: Kannel, end to end, one per request, receipts to a dlr-url (messages/s)",
+        Unit::PerSec,
+        None,
+    ),
+    row(
+        "kannel.p50_ms",
+        "Baseline: Kannel, latency p50 while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "kannel.p99_ms",
+        "Baseline: Kannel, latency p99 while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "kannel.max_ms",
+        "Baseline: Kannel, latency max while sending",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "kannel.cpu_us_per_msg",
+        "Baseline: Kannel, CPU per message (bearerbox and smsbox)",
+        Unit::Us,
+        None,
+    ),
+    row(
+        "kannel_intake.requests_per_s",
+        "Baseline: Kannel, HTTP intake alone (requests/s)",
+        Unit::PerSec,
+        None,
+    ),
+    row(
+        "kannel_intake.p50_ms",
+        "Baseline: Kannel, intake alone: latency p50",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "kannel_intake.p99_ms",
+        "Baseline: Kannel, intake alone: latency p99",
+        Unit::Ms,
+        None,
+    ),
+    row(
+        "kannel_intake.max_ms",
+        "Baseline: Kannel, intake alone: latency max",
+        Unit::Ms,
         None,
     ),
     row(
