@@ -15,6 +15,7 @@ mod http;
 mod runtime;
 mod sending;
 mod start;
+mod warm;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

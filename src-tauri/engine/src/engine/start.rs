@@ -11,6 +11,7 @@ use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
+use super::warm::Warming;
 use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
 use crate::backups::BackupPlan;
@@ -87,8 +88,7 @@ impl Engine {
             env,
             permissions,
         } = prepared;
-        // While the store opens: the first message handed in need not wait for the numbering data.
-        crate::intake::warm_up(config.intake.default_region.0.clone());
+        let mut warming = Warming::begin(config.intake.default_region.0.clone());
         let db_path = dir.database(&config.store.database);
         let backups = BackupPlan::new(dir.root(), &config);
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
@@ -112,6 +112,7 @@ impl Engine {
         let s = store.clone();
         on_lock(started, move |l| l.hold(&s)).await?;
         bring_up_to_date(&store, &policy, &config).await?;
+        warming.readers(&store);
         // Codes an earlier run sealed cannot be opened by this one: expired before sending starts.
         crate::privacy::codes::drop_lost(&store).await?;
         let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
@@ -128,6 +129,7 @@ impl Engine {
         let (ctx, stopping_tx) = door_context(&info, &service, operator_token, &config);
         let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings).await;
         started.runtime = Some(runtime.clone());
+        warming.done().await;
         if let (Some(door), Some(listener)) = (&options.door, listener) {
             started.server = Some(serve(door.as_ref(), listener, ctx, stopping_tx, addr)?);
         }

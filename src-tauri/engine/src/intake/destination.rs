@@ -31,9 +31,10 @@ static NUMBERING_READY: std::sync::atomic::AtomicBool = std::sync::atomic::Atomi
 /// them (national to `region`, when set) and one in international form. The phone-number crate
 /// reads its numbering data on first use: some 80 ms on the reference machine, which the first
 /// message handed in after each start waited for (the slowest request of an intake run, and,
-/// as wrk corrects for requests it could not send meanwhile, its p99 too). The engine calls this
-/// as it starts, so that the data is ready before the first request, without delaying the start.
-pub fn warm_up(region: Option<String>) {
+/// as wrk corrects for requests it could not send meanwhile, its p99 too). The engine starts
+/// this first and waits for it before it listens. `None` when no thread could be started (the
+/// first number read then loads the data).
+pub fn warm_up(region: Option<String>) -> Option<std::thread::JoinHandle<()>> {
     let spawned = std::thread::Builder::new()
         .name("smsdesk-numbering".into())
         .spawn(move || {
@@ -43,10 +44,9 @@ pub fn warm_up(region: Option<String>) {
             }
             NUMBERING_READY.store(true, std::sync::atomic::Ordering::Release);
         });
-    if let Err(e) = spawned {
-        // Not a failure: the first number read loads the data instead.
-        tracing::debug!(error = %e, "cannot load the numbering data ahead of the first request");
-    }
+    spawned
+        .inspect_err(|e| tracing::debug!(error = %e, "cannot load the numbering data ahead of the first request"))
+        .ok()
 }
 
 /// Whether [`warm_up`] has loaded the numbering data.
