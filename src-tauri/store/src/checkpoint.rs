@@ -67,7 +67,7 @@ impl Checkpointer {
                     let short = room.state().short();
                     let pass = std::time::Instant::now();
                     let copied = checkpoint(&conn);
-                    if pass.elapsed() >= crate::writer::SLOW {
+                    if pass.elapsed() >= crate::slow::SLOW {
                         tracing::debug!(
                             took_ms = pass.elapsed().as_secs_f64() * 1e3,
                             "slow background checkpoint"

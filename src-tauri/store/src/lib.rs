@@ -19,6 +19,7 @@ mod reads;
 pub mod reports;
 pub mod room;
 mod search_index;
+mod slow;
 pub mod tables;
 mod text;
 pub mod totals;

@@ -29,7 +29,6 @@ mod tx;
 mod watch;
 
 pub use handle::{Slot, Writer};
-pub use phases::SLOW;
 pub use tx::WriteTx;
 pub use watch::KeysVersion;
 

@@ -113,10 +113,7 @@ impl Engine {
         on_lock(started, move |l| l.hold(&s)).await?;
         bring_up_to_date(&store, &policy, &config).await?;
         warming.readers(&store);
-        // Codes an earlier run sealed cannot be opened by this one: expired before sending starts.
-        crate::privacy::codes::drop_lost(&store).await?;
-        let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
-        target::seal_at_rest(&store, &sealer).await?;
+        let sealer = seal(&store, &dir).await?;
 
         let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
         let service = service.with_sealer(sealer.clone()).with_backups(backups.clone());
@@ -158,6 +155,15 @@ impl Engine {
             lock: started.lock.take(),
         })
     }
+}
+
+/// The sealer of what is kept encrypted at rest, once the codes an earlier run sealed (which this
+/// one cannot open) are expired, before sending starts, and what is to be sealed is.
+async fn seal(store: &Arc<Store>, dir: &DataDir) -> Result<Arc<Sealer>, EngineError> {
+    crate::privacy::codes::drop_lost(store).await?;
+    let sealer = Arc::new(Sealer::for_data_dir(dir.root())?);
+    target::seal_at_rest(store, &sealer).await?;
+    Ok(sealer)
 }
 
 /// The SMPP server, when the settings enable it. One that cannot listen (its port taken, its

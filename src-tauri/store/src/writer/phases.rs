@@ -5,8 +5,7 @@
 
 use std::time::{Duration, Instant};
 
-/// A transaction, or the work between two, longer than this is logged (at debug).
-pub const SLOW: Duration = Duration::from_millis(10);
+use crate::slow::SLOW;
 
 /// The phases of one transaction, in the order they run.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
