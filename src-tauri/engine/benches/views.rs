@@ -654,8 +654,8 @@ fn main() {
             f.to_ms = Some(to);
         }))
     });
-    // A common word (a fifth of the messages hold "order"), two words, a word typed whole that
-    // is also the start of others, and in two languages.
+    // Words of the fixture's templates, each in many thousands of messages (in two languages),
+    // then two of them together.
     let common = ["order", "appointment", "code", "expédiée"];
     measure("text search, common word", runs, |i| {
         let q = common[i % common.len()];

@@ -44,7 +44,7 @@ pub const LEGEND: &str = "What the figures measure (`cargo xtask bench -- --help
   at most 16 messages a commit).
 - **Reads**: the dashboard, prefix-search, delivery-report and text-search rows of
   `cargo bench -p smsdesk-engine --bench views` (median and 99th percentile of 200 reads) on its
-  fixture, a month of traffic. A common word is in a sixth to a quarter of the messages.
+  fixture, a month of traffic; a common word is one of its templates' words.
 - **Start**: `smsdesk serve` on a copy of that fixture, sending held off: from the process's start to
   the first 200 of `GET /api/v1/health` (the first start on the copy apart), its private memory
   (`RssAnon`) after 5 s idle, SIGTERM to exit, and the size of the `-wal` file left behind (0: none).
