@@ -78,7 +78,7 @@ const NEVER: &[Never] = &[
 
 /// The doors (HTTP, the command line, the window) reach the database only through the engine: none
 /// names the store as a dependency of its own (their tests may, to set a scene or check one), and
-/// the engine does not hand the whole store on (`pub use smsdesk_store`).
+/// the engine does not hand the whole store or its tables on (by any name, see `hands_on_the_store`).
 const THROUGH_THE_ENGINE: &[&str] = &["smsdesk-http", "smsdesk-cli", "smsdesk"];
 
 /// The only crate that may depend on rusqlite (tests aside), and the only one that runs SQL.
@@ -122,13 +122,7 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
             problems.push(format!("{} depends on {bad}: {}", rule.krate, rule.why));
         }
     }
-    for krate in THROUGH_THE_ENGINE {
-        if built_from.get(*krate).is_some_and(|ds| ds.contains("smsdesk-store")) {
-            problems.push(format!(
-                "{krate} depends on smsdesk-store: the doors ask the engine, which owns the database"
-            ));
-        }
-    }
+    problems.extend(doors_on_the_store(&built_from));
     problems.extend(store_handed_on(root)?);
     // Tests may open the database themselves (a dev-dependency) to set a scene or check one.
     for (krate, ds) in &built_from {
@@ -290,15 +284,43 @@ fn sql_outside_the_store(root: &Path) -> Result<Vec<String>, String> {
         .collect())
 }
 
+/// Each door that names the store among what it is built from (its tests' dependencies aside).
+fn doors_on_the_store(built_from: &BTreeMap<String, BTreeSet<String>>) -> Vec<String> {
+    THROUGH_THE_ENGINE
+        .iter()
+        .filter(|krate| built_from.get(**krate).is_some_and(|ds| ds.contains(SQL_CRATE)))
+        .map(|krate| format!("{krate} depends on {SQL_CRATE}: the doors ask the engine, which owns the database"))
+        .collect()
+}
+
 /// Every engine file that hands the whole store on to the engine's users.
 fn store_handed_on(root: &Path) -> Result<Vec<String>, String> {
     Ok(product_code(root)?
         .into_iter()
-        .filter(|(rel, code)| rel.starts_with("src-tauri/engine/") && code.contains("pub use smsdesk_store"))
-        .map(|(rel, _)| {
-            format!("{rel} re-exports the store (`pub use smsdesk_store`): offer what the doors need from an engine module instead")
+        .filter(|(rel, _)| rel.starts_with("src-tauri/engine/"))
+        .filter_map(|(rel, code)| {
+            let line = hands_on_the_store(&code)?;
+            Some(format!(
+                "{rel} re-exports the store (`{line}`): offer what the doors need from an engine module instead"
+            ))
         })
         .collect())
+}
+
+/// The first `pub use` that hands on the store's crate or its tables whole (by its name or the
+/// engine's alias, renamed or as a glob); a read model or a named item is the engine's choice.
+fn hands_on_the_store(code: &str) -> Option<&str> {
+    code.lines().map(str::trim).find(|line| {
+        let Some(path) = line.strip_prefix("pub use ") else {
+            return false;
+        };
+        let path = path.trim_end_matches(';').split(" as ").next().unwrap_or("").trim();
+        let path = path.strip_prefix("crate::").unwrap_or(path).trim_end_matches("::*");
+        let path = path
+            .strip_prefix("smsdesk_store")
+            .or_else(|| path.strip_prefix("store"));
+        matches!(path, Some("" | "::tables" | "::{self}" | "::tables::{self}"))
+    })
 }
 
 /// The one file that reads the wall clock: every other part reads the `Clock` it is handed.
@@ -509,7 +531,7 @@ mod tests {
     fn only_test_modules_are_left_out_and_a_long_function_after_a_test_item_is_measured() {
         let long_body = "    step();\n".repeat(85);
         let text = format!(
-            "fn short() {{\n}}\n#[cfg(test)]\nfn helper_for_tests() {{\n}}\n\npub fn long() {{\n{long_body}}}\n#[cfg(test)]\nmod tests {{\n    fn in_test() {{\n        {{ }}\n    }}\n}}\n#[cfg(test)]\nmod more_tests;\nfn after() {{\n}}\n"
+            "fn short() {{\n}}\n#[cfg(test)]\nfn helper_for_tests() {{\n}}\nimpl S {{\n    #[cfg(test)]\n    fn method_for_tests(&self) {{}}\n}}\n\npub fn long() {{\n{long_body}}}\n#[cfg(test)]\nmod tests {{\n    fn in_test() {{\n        {{ }}\n    }}\n}}\n#[cfg(test)]\nmod more_tests;\nfn after() {{\n}}\n"
         );
         let code = without_test_modules(&text, false);
         assert!(
@@ -536,6 +558,49 @@ mod tests {
             text.lines().count(),
             "blanking keeps every line's number"
         );
+    }
+
+    #[test]
+    fn a_door_built_on_the_store_is_named_and_its_tests_may_use_it() {
+        let mut built_from = BTreeMap::new();
+        let on = |ds: &[&str]| ds.iter().map(|d| d.to_string()).collect::<BTreeSet<_>>();
+        built_from.insert("smsdesk-http".to_owned(), on(&["smsdesk-engine", "axum"]));
+        built_from.insert("smsdesk-cli".to_owned(), on(&["smsdesk-engine"]));
+        assert!(doors_on_the_store(&built_from).is_empty(), "through the engine");
+        built_from.insert("smsdesk-cli".to_owned(), on(&["smsdesk-engine", "smsdesk-store"]));
+        let found = doors_on_the_store(&built_from);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("smsdesk-cli depends on smsdesk-store"),
+            "{found:?}"
+        );
+    }
+
+    #[test]
+    fn handing_on_the_whole_store_or_its_tables_is_found_by_any_name_and_a_read_model_is_not() {
+        for whole in [
+            "pub use smsdesk_store;",
+            "pub use smsdesk_store as store;",
+            "pub use smsdesk_store::*;",
+            "pub use store;",
+            "  pub use crate::store as db;",
+            "pub use crate::store::*;",
+            "pub use crate::store::tables;",
+            "pub use store::tables::*;",
+            "pub use smsdesk_store::tables as t;",
+        ] {
+            let code = format!("use std::fmt;\n{whole}\nfn f() {{}}\n");
+            assert_eq!(hands_on_the_store(&code), Some(whole.trim()), "{whole}");
+        }
+        for named in [
+            "use smsdesk_store as store;",
+            "pub use store::{Store, StoreError};",
+            "pub use crate::store::views::*;",
+            "pub use crate::store::tables::message::insert;",
+            "pub use crate::storefront;",
+        ] {
+            assert_eq!(hands_on_the_store(named), None, "{named}");
+        }
     }
 
     #[test]

@@ -69,7 +69,43 @@ fn problems(root: &Path) -> Result<Vec<String>, String> {
         }
     }
     problems.extend(orphans(root, &pages)?);
+    problems.extend(unmapped(root)?);
     Ok(problems)
+}
+
+/// The manual's pages (as SUMMARY.md lists them) that the README does not link to: its map of the
+/// manual is where a newcomer looks first.
+fn unmapped(root: &Path) -> Result<Vec<String>, String> {
+    let readme = root.join("README.md");
+    if !readme.exists() {
+        return Ok(Vec::new());
+    }
+    let targets = |file: &Path, text: &str| -> BTreeSet<PathBuf> {
+        links(text)
+            .iter()
+            .filter(|l| !is_external(&l.target))
+            .map(|l| {
+                normalise(
+                    &file
+                        .parent()
+                        .unwrap_or(root)
+                        .join(l.target.split('#').next().unwrap_or("")),
+                )
+            })
+            .collect()
+    };
+    let summary = root.join(DOCS).join("SUMMARY.md");
+    let mapped = targets(&readme, &read(&readme)?);
+    Ok(targets(&summary, &read(&summary)?)
+        .into_iter()
+        .filter(|page| !mapped.contains(page))
+        .map(|page| {
+            format!(
+                "README.md does not link to {}: add it to the README's map of the manual",
+                shown(root, &page)
+            )
+        })
+        .collect())
 }
 
 /// The names of the files in `dir` (from the root) that the manual or the README shows or links to.
@@ -403,7 +439,7 @@ mod tests {
             let dir = std::env::temp_dir().join(format!("xtask-manual-{name}-{}", std::process::id()));
             let _ = std::fs::remove_dir_all(&dir);
             for (path, text) in [
-                ("README.md", "# x\n\nSee [the guide](docs/guide/start.md#first-steps) and ![a](docs/shot.png).\n"),
+                ("README.md", "# x\n\nSee [the intro](docs/intro.md), [the guide](docs/guide/start.md#first-steps) and ![a](docs/shot.png).\n"),
                 ("docs/SUMMARY.md", "# Summary\n\n- [Intro](intro.md)\n- [Start](guide/start.md)\n"),
                 ("docs/intro.md", "# Intro\n\nGo to [the start](guide/start.md) or [below](#more-to-read).\n\n## More to read\n\n[mdBook](https://rust-lang.github.io/mdBook/)\n"),
                 ("docs/guide/start.md", "# Start\n\n## First steps\n\n![shot](../shot.png) back to [intro](../intro.md#intro).\n\n```sh\necho '[not a link](nowhere.md)'\n```\n\nAnd `[code](nowhere.md)` is code.\n"),
@@ -458,7 +494,10 @@ mod tests {
     #[test]
     fn an_anchor_without_its_heading_is_found() {
         let scene = Scene::new("anchor");
-        scene.write("README.md", "# x\n\n[start](docs/guide/start.md#last-steps)\n");
+        scene.write(
+            "README.md",
+            "# x\n\n[intro](docs/intro.md) [start](docs/guide/start.md#last-steps)\n",
+        );
         let problems = scene.problems();
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("has no heading `#last-steps`"), "{problems:?}");
@@ -472,6 +511,21 @@ mod tests {
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(
             problems[0].starts_with("docs/guide/extra.md is not listed in docs/SUMMARY.md"),
+            "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_page_the_readme_does_not_link_to_is_found() {
+        let scene = Scene::new("unmapped");
+        scene.write(
+            "README.md",
+            "# x\n\nSee [the guide](docs/guide/start.md#first-steps).\n",
+        );
+        let problems = scene.problems();
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(
+            problems[0].starts_with("README.md does not link to docs/intro.md"),
             "{problems:?}"
         );
     }
