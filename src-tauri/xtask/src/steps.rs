@@ -31,6 +31,7 @@ pub fn test(root: &Path) -> Result<(), String> {
     let target = target_dir(root);
     let bin = target.join("debug").join("smsdesk");
     let fuzzing: std::cell::RefCell<Option<Background>> = std::cell::RefCell::new(None);
+    let full_disk: std::cell::RefCell<Option<Background>> = std::cell::RefCell::new(None);
     let steps: Vec<(&str, Step)> = vec![
         ("install what is missing", Box::new(|| setup::all(root, Purpose::Test))),
         ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")))),
@@ -41,7 +42,7 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root))),
         ),
         (
-            "rust: house rules (crate graph, SQL only in the store, the manual's graph)",
+            "rust: house rules (crates and modules without circles, SQL only in the store, files and functions within their lengths, the manual's pictures)",
             Box::new(|| crate::house::run(root, false)),
         ),
         (
@@ -70,7 +71,12 @@ pub fn test(root: &Path) -> Result<(), String> {
                 let log = target.join("api-fuzz.log");
                 let args = ["--seed", FUZZ_SEED, "--max-examples", FUZZ_EXAMPLES].map(str::to_owned);
                 *fuzzing.borrow_mut() = Some(Background::start(fuzz_script(root, &bin, &args), &log)?);
-                run(linted_cargo(root)?.args(["test", "--workspace", "--locked", "--profile", "dev"]))
+                // The full-disk test mostly waits (a lease period, on a slow SMSC): alongside too.
+                let e2e = ["test", "-p", "smsdesk", "--test", "e2e", "--locked", "--profile", "dev", "--"];
+                let disk = linted_cargo(root)?.args(e2e).arg(FULL_DISK);
+                *full_disk.borrow_mut() = Some(Background::start(disk, &target.join("full-disk.log"))?);
+                let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
+                run(linted_cargo(root)?.args(all))
             }),
         ),
         (
@@ -80,6 +86,13 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| match fuzzing.borrow_mut().take() {
                 Some(job) => job.finish().map(|_| ()),
                 None => Err("the API fuzzing was not started".into()),
+            }),
+        ),
+        (
+            "rust: the full-disk test on a 24 MiB tmpfs, run alongside the tests",
+            Box::new(|| match full_disk.borrow_mut().take() {
+                Some(job) => job.finish().map(|_| ()),
+                None => Err("the full-disk test was not started".into()),
             }),
         ),
         (
@@ -169,6 +182,8 @@ fn clock(d: Duration) -> String {
 
 /// The seed of the API fuzz run in `cargo xtask test`.
 const FUZZ_SEED: &str = "20261129";
+/// The end-to-end tests of a full disk, run apart from the rest (and skipped by it).
+const FULL_DISK: &str = "disk_full::";
 /// Its cases per operation and phase: half of what `cargo xtask api-fuzz` tries by default, so
 /// that it ends within the Rust tests it runs beside (at 200 it outlasted them by 80 s of a warm
 /// run), still about 7,000 requests over every operation.
