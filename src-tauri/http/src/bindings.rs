@@ -116,6 +116,10 @@ fn codes() -> (String, String) {
             "AttemptView.command_status_name, for every status the engine names",
             smsdesk_engine::command_status::names().map(str::to_owned),
         ),
+        format!(
+            "/** How far a receipt's time may run past a message's and still fit it (the clocks' slack of the engine's comparison). */\nexport const CLOCK_SLACK_MS = {};\n",
+            smsdesk_engine::receipts::mismatch::CLOCK_SLACK_MS
+        ),
     ];
     ("codes.ts".into(), out.join("\n"))
 }

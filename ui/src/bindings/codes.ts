@@ -243,3 +243,6 @@ export const SMPP_STATUS_NAMES = [
   "ESME_RDELIVERYFAILURE",
   "ESME_RUNKNOWNERR",
 ] as const;
+
+/** How far a receipt's time may run past a message's and still fit it (the clocks' slack of the engine's comparison). */
+export const CLOCK_SLACK_MS = 600000;

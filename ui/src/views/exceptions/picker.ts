@@ -2,6 +2,7 @@
 // the receipt arrived, words of the text) and what the receipt's id looks like. Whether each
 // message found fits the receipt is the engine's to say (the compareCandidates operation).
 
+import { CLOCK_SLACK_MS } from "../../bindings/codes";
 import type { MessageFilter } from "../../bindings/MessageFilter";
 import type { ReceiptView } from "../../bindings/ReceiptView";
 
@@ -21,8 +22,11 @@ export function suggestedSearch(r: ReceiptView | null): PickerSearch {
   return { number: handset, text: "", windowHours: 24 };
 }
 
-/** How far past the receipt's arrival the search still lists messages (a clock running ahead). */
-export const SEARCH_AFTER_MS = 10 * 60_000;
+/**
+ * How far past the receipt's arrival the search still lists messages (a clock running ahead): the
+ * engine's own slack, so the picker lists what the comparison may still call a fit.
+ */
+export const SEARCH_AFTER_MS = CLOCK_SLACK_MS;
 
 /** The message list's filter for a search around a receipt (sent before it arrived, give or take the clocks). */
 export function pickerFilter(search: PickerSearch, receivedAtMs: number, limit: number): MessageFilter {
