@@ -278,12 +278,13 @@ async fn probe(server: Server, cookie: String, done: Arc<AtomicBool>) -> (Durati
     (health, page, failed)
 }
 
-/// Longer than any probe waits unless the load starves it (a header deadline is 10 s): the
-/// latencies themselves are printed, and measured by the benchmarks, not asserted here, since a
-/// busy 2-core machine stretches them.
-const STARVED: Duration = Duration::from_secs(5);
+/// The longest a health probe and a signed-in person's page may take under any of the loads. A
+/// full server makes room for whoever waits within a quarter of a second (`gate::ROOM_PATIENCE`):
+/// a probe that takes a second waits for the load, not on it.
+const HEALTH_WITHIN: Duration = Duration::from_secs(1);
+const PAGE_WITHIN: Duration = Duration::from_secs(2);
 
-/// Runs `load` while probing; asserts the probes were answered and not starved, and says how slow.
+/// Runs `load` while probing; asserts the probes were answered, each in time, and says how slow.
 async fn under_load<F: std::future::Future<Output = String>>(server: &Server, cookie: &str, what: &str, load: F) {
     let done = Arc::new(AtomicBool::new(false));
     let probes = tokio::spawn(probe(server.clone(), cookie.to_owned(), done.clone()));
@@ -292,10 +293,13 @@ async fn under_load<F: std::future::Future<Output = String>>(server: &Server, co
     let (health, page, failed) = probes.await.unwrap();
     eprintln!("{what}: {said}; slowest health probe {health:?}, slowest signed-in page {page:?}");
     assert_eq!(failed, 0, "{what}: every probe and page is answered 200");
-    assert!(health < STARVED, "{what}: /health is not starved ({health:?})");
     assert!(
-        page < STARVED,
-        "{what}: a signed-in person's page is not starved ({page:?})"
+        health < HEALTH_WITHIN,
+        "{what}: /health answers within a second ({health:?})"
+    );
+    assert!(
+        page < PAGE_WITHIN,
+        "{what}: a signed-in person's page answers within two seconds ({page:?})"
     );
 }
 

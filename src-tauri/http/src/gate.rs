@@ -6,8 +6,9 @@
 //!   first request's headers; a further connection closes the oldest of them (a browser sends
 //!   its headers at once; a burst of connections that all send theirs is not cut short);
 //! - when every slot of the server is taken and a client waits, the oldest connection that has
-//!   waited over [`PATIENCE`] for its headers, from any address, is closed to make room for it
-//!   (a younger one may not have had its turn to send them yet).
+//!   waited over [`ROOM_PATIENCE`] for its headers, from any address, is closed to make room for
+//!   it (a younger one may not have had its turn to send them yet). That is shorter than
+//!   [`PATIENCE`]: whoever waits for room (a health probe, a person's page) waits about as long.
 //!
 //! A trusted proxy (`http.trusted_proxies`) carries everyone's connections: its address is not
 //! held to the per-address caps.
@@ -24,14 +25,21 @@ use smsdesk_engine::config::Networks;
 use smsdesk_engine::door::Limits;
 use smsdesk_engine::service::DoorUse;
 
-/// How long a connection may wait for its headers before it may be closed to make room.
+/// How long a connection may wait for its headers before it may be closed for a newer one of its
+/// own address.
 pub const PATIENCE: Duration = Duration::from_secs(1);
+
+/// How long a connection may wait for its headers before it may be closed to make room on a full
+/// server: a client sends its headers as it connects (a few milliseconds here), and a client
+/// waiting for room should not wait a second for every burst that fills the server.
+pub const ROOM_PATIENCE: Duration = Duration::from_millis(250);
 
 /// The connections open now, by address, and those still waiting for their headers.
 pub struct Gate {
     limits: Limits,
     trusted: Arc<Networks>,
     patience: Duration,
+    room_patience: Duration,
     state: Mutex<State>,
 }
 
@@ -75,6 +83,7 @@ impl Gate {
             limits,
             trusted,
             patience: PATIENCE,
+            room_patience: ROOM_PATIENCE,
             state: Mutex::new(State::default()),
         })
     }
@@ -133,7 +142,7 @@ impl Gate {
         })
     }
 
-    /// Closes the oldest connection still without its headers that has waited over [`PATIENCE`]
+    /// Closes the oldest connection still without its headers that has waited over [`ROOM_PATIENCE`]
     /// for them, from any address, to make room for `newcomer` (never itself); whether there was
     /// one. A younger one is let be: it may not have had its turn to send them yet (a connection
     /// accepted just before a burst would otherwise be the oldest, and closed unheard).
@@ -142,7 +151,7 @@ impl Gate {
         let oldest = s
             .unfinished
             .iter()
-            .take_while(|(_, u)| u.since.elapsed() >= self.patience)
+            .take_while(|(_, u)| u.since.elapsed() >= self.room_patience)
             .map(|(id, _)| *id)
             .find(|id| *id != newcomer.id);
         match oldest {
@@ -252,7 +261,8 @@ mod tests {
         };
         let trusted = <Networks as smsdesk_engine::config::SettingValue>::from_env(trusted).unwrap();
         let mut gate = Gate::new(limits, Arc::new(trusted));
-        Arc::get_mut(&mut gate).unwrap().patience = Duration::ZERO;
+        let g = Arc::get_mut(&mut gate).unwrap();
+        (g.patience, g.room_patience) = (Duration::ZERO, Duration::ZERO);
         gate
     }
 
@@ -334,7 +344,7 @@ mod tests {
     #[test]
     fn a_full_server_makes_room_with_the_oldest_that_waited_over_its_patience() {
         let mut g = Gate::new(Limits::default(), Arc::default());
-        Arc::get_mut(&mut g).unwrap().patience = Duration::from_millis(50);
+        Arc::get_mut(&mut g).unwrap().room_patience = Duration::from_millis(50);
         let old = g.admit(ip("10.0.0.66")).unwrap();
         std::thread::sleep(Duration::from_millis(80));
         let (_young, newcomer) = (g.admit(ip("10.0.0.8")).unwrap(), g.admit(ip("10.0.0.9")).unwrap());
@@ -342,6 +352,26 @@ mod tests {
         assert_eq!(g.usage().closed_unfinished, 1);
         assert!(!g.make_room_for(&newcomer), "the young one is let be");
         drop(old);
+    }
+
+    #[test]
+    fn a_full_server_makes_room_sooner_than_an_address_replaces_its_own() {
+        assert!(ROOM_PATIENCE < PATIENCE);
+        let mut g = gate(50, 1, "");
+        let patient = Arc::get_mut(&mut g).unwrap();
+        (patient.patience, patient.room_patience) = (PATIENCE, ROOM_PATIENCE);
+        let old = g.admit(ip("10.0.0.66")).unwrap();
+        std::thread::sleep(ROOM_PATIENCE + Duration::from_millis(20));
+        let same = g.admit(ip("10.0.0.66")).unwrap();
+        assert_eq!(
+            g.usage().closed_unfinished,
+            0,
+            "a newer connection of its own address waits for the longer patience"
+        );
+        let newcomer = g.admit(ip("10.0.0.9")).unwrap();
+        assert!(g.make_room_for(&newcomer), "a client waiting for room does not");
+        assert_eq!(g.usage().closed_unfinished, 1);
+        drop((old, same, newcomer));
     }
 
     #[test]

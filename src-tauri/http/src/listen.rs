@@ -2,7 +2,7 @@
 //! the server: each connection has a deadline for its request's headers (also while it waits for
 //! the next request), one for going without a byte read or written, and at most
 //! `Limits::max_connections` are served at once. Over that number, a client accepted meanwhile has
-//! the oldest connection that waited over a second for its headers closed to make room for it
+//! the oldest connection that waited over a quarter of a second for its headers closed to make room for it
 //! (never one closed for nobody, nor the newcomer itself); until a place frees, the loop accepts no further one, so
 //! further connections wait in the system's queue rather than take a file each. What one address
 //! may hold is the [`Gate`]'s to say.
@@ -93,8 +93,9 @@ pub async fn serve(
 }
 
 /// How often a full server that is owed a place looks again for a connection to close: one
-/// without its headers may have appeared since (an answered one waiting for its next request).
-const ROOM_AGAIN: Duration = Duration::from_millis(250);
+/// without its headers may have appeared since (an answered one waiting for its next request),
+/// or come to have waited long enough.
+const ROOM_AGAIN: Duration = Duration::from_millis(50);
 
 /// A place for `newcomer` on a full server: the oldest connection that has waited too long for
 /// its headers is closed for it, and again while none ends (one may come to have waited too
