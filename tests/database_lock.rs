@@ -204,6 +204,10 @@ fn a_second_name_of_the_live_database_is_refused_naming_the_holder_and_the_first
         assert_eq!(code, 0, "through the running instance's own data directory: {err}");
     };
     send("+33612345610");
+    // A good copy to restore from, taken beside the running instance through its own name.
+    let good = tmp.path().join("good.db").display().to_string();
+    let (code, _, err) = run_in(tmp.path(), &["backup", &good, "--data-dir", "a"], &[]);
+    assert_eq!(code, 0, "a backup beside the running instance: {err}");
     let (ways, mounts) = other_names(tmp.path());
     let copy = tmp.path().join("copy.db").display().to_string();
     for (what, dir, database, shares_wal) in &ways {
@@ -220,6 +224,9 @@ fn a_second_name_of_the_live_database_is_refused_naming_the_holder_and_the_first
         );
         let rebuild = run_in(tmp.path(), &["rebuild", "--data-dir", dir], &env);
         assert_names_the_first(&format!("rebuild through {what}"), &rebuild, pid, &first.url);
+        let restore = run_in(tmp.path(), &["restore", &good, "--data-dir", dir], &env);
+        assert_names_the_first(&format!("restore through {what}"), &restore, pid, &first.url);
+        assert!(restore.2.contains("Nothing was restored"), "{}", restore.2);
         let (code, csv, err) = run_in(tmp.path(), &["export", "--csv", "--data-dir", dir], &env);
         if *shares_wal {
             assert_eq!(
