@@ -78,6 +78,7 @@ pub async fn gather(
     Ok(Facts {
         links,
         disk_free_bytes: room.free_bytes,
+        disk_reserve_bytes: room.reserve_bytes,
         // Commits failing for want of room say why; a writer that does not answer its probe, too.
         writer_error: room.failing_since_ms.and(room.error).or_else(|| {
             (!writer.answered).then(|| writer.error.unwrap_or_else(|| "the writer does not answer".into()))

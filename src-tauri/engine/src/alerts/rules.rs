@@ -56,6 +56,9 @@ pub struct Facts {
     pub open_exceptions: i64,
     /// Free bytes on the database's disk, where it can be measured.
     pub disk_free_bytes: Option<u64>,
+    /// The store's reserve (`store.reserve_mib`): below it new messages are refused, so the disk
+    /// is low there whatever `alerts.disk_free_mib` says.
+    pub disk_reserve_bytes: u64,
     /// Why the writer fails, when it does.
     pub writer_error: Option<String>,
     /// Whether daily backups are on, when the last one was taken, and why the last try failed.
@@ -229,12 +232,13 @@ fn queue_and_submits(f: &Facts, s: &AlertSettings, out: &mut Vec<Holding>) {
 
 /// The disk, the writer, the backups.
 fn storage(f: &Facts, s: &AlertSettings, out: &mut Vec<Holding>) {
-    if let Some(free) = f.disk_free_bytes.filter(|b| *b < u64::from(s.disk_free_mib) << 20) {
+    let under = (u64::from(s.disk_free_mib) << 20).max(f.disk_reserve_bytes);
+    if let Some(free) = f.disk_free_bytes.filter(|b| *b < under) {
         out.push(Holding::new(
             AlertRule::DiskLow,
             "",
             None,
-            json!({ "free_mib": free >> 20, "under_mib": s.disk_free_mib }),
+            json!({ "free_mib": free >> 20, "under_mib": under >> 20 }),
         ));
     }
     if let Some(e) = &f.writer_error {
@@ -369,6 +373,23 @@ mod tests {
         assert_eq!(rules(&f), [(AlertRule::BackupLate, String::new())]);
         f.backups_automatic = false;
         assert!(rules(&f).is_empty());
+    }
+
+    #[test]
+    fn the_disk_is_low_below_the_stores_reserve_even_under_a_smaller_alert_threshold() {
+        let settings = AlertSettings {
+            disk_free_mib: 10,
+            ..AlertSettings::default()
+        };
+        let mut f = quiet();
+        f.disk_reserve_bytes = 64 << 20;
+        f.disk_free_bytes = Some(50 << 20);
+        let held = holding(&f, &settings);
+        assert_eq!(held.len(), 1, "{held:?}");
+        assert_eq!(held[0].rule, AlertRule::DiskLow);
+        assert_eq!(held[0].facts["under_mib"], 64, "the reserve is the limit said");
+        f.disk_free_bytes = Some(64 << 20);
+        assert!(holding(&f, &settings).is_empty(), "at the reserve is not under it");
     }
 
     #[test]
