@@ -454,6 +454,7 @@ export const en = {
   "keys.create.name": "Name",
   "keys.create.name.hint": "Who it is for, such as website or crm.",
   "keys.create.webhook": "Status webhook URL (optional)",
+  "keys.create.webhook.invalid": "Enter a web address that starts with http:// or https://, or leave it empty.",
   "keys.create.submit": "Create key",
   "keys.create.failed": "The key was not created",
   "keys.created.title": "Key {name} created",

@@ -451,6 +451,7 @@ export const fr: Dictionary = {
   "keys.create.name": "Nom",
   "keys.create.name.hint": "À qui elle est destinée, par exemple site-web ou crm.",
   "keys.create.webhook": "URL du webhook d’état (facultatif)",
+  "keys.create.webhook.invalid": "Saisissez une adresse web qui commence par http:// ou https://, ou laissez le champ vide.",
   "keys.create.submit": "Créer la clé",
   "keys.create.failed": "La clé n’a pas été créée",
   "keys.created.title": "Clé {name} créée",

@@ -451,6 +451,7 @@ export const ru: Dictionary = {
   "keys.create.name": "Название",
   "keys.create.name.hint": "Для кого он, например website или crm.",
   "keys.create.webhook": "URL веб-хука статусов (необязательно)",
+  "keys.create.webhook.invalid": "Введите веб-адрес, начинающийся с http:// или https://, или оставьте поле пустым.",
   "keys.create.submit": "Создать ключ",
   "keys.create.failed": "Ключ не создан",
   "keys.created.title": "Ключ {name} создан",

@@ -62,6 +62,23 @@ describe("signing in (browser)", () => {
     expect(people.session.getState().phase).toBe("signed_out");
   });
 
+  it("empty fields are said in the app's words at each field, not by the browser, and nothing is asked", async () => {
+    const { root, people } = await signedOutApp();
+    const form = byTestId(root, "sign-in").querySelector("form") as HTMLFormElement;
+    expect(form.noValidate, "the browser's own bubbles are not used").toBe(true);
+    await submit(form);
+    await settle();
+    expect(byTestId(root, "signin-name-required").textContent).toBe("Fill in this field.");
+    expect(byTestId(root, "signin-password-required").textContent).toBe("Fill in this field.");
+    expect(byTestId<HTMLInputElement>(root, "signin-name").getAttribute("aria-invalid")).toBe("true");
+    await type(byTestId<HTMLInputElement>(root, "signin-name"), "Olga");
+    await submit(form);
+    await settle();
+    expect(queryTestId(root, "signin-name-required")).toBeNull();
+    expect(byTestId(root, "signin-password-required")).not.toBeNull();
+    expect(people.calls.filter((c) => c.startsWith("signIn")), "nothing sent while a field is empty").toHaveLength(0);
+  });
+
   it("too many failed sign-ins: says how long to wait, and the button waits as long", async () => {
     const { root, people } = await signedOutApp();
     people.refuseNext = new BackendError("too_many_attempts", "too many failed sign-ins: try again in 1 s", { retryAfterSeconds: 1 });
@@ -114,7 +131,9 @@ describe("signing in (browser)", () => {
     const ended = byTestId(root, "signin-ended");
     expect(ended.dataset["why"]).toBe("ended");
     expect(ended.textContent).toContain("Your session ended");
-    expect(ended.textContent).toContain("the session ended: sign in again");
+    expect(ended.textContent, "said once, in the reader's words: not the server's English too").not.toContain(
+      "the session ended: sign in again",
+    );
     expect(backend.subscribers, "nothing may keep listening once the session ended").toBe(0);
   });
 

@@ -11,7 +11,7 @@ import { useCountdown } from "../hooks/useCountdown";
  */
 export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWhy | null }) {
   const { t } = useI18n();
-  const ids = { heading: useId(), name: useId(), password: useId(), error: useId() };
+  const ids = { heading: useId(), name: useId(), password: useId(), error: useId(), nameMissing: useId(), passwordMissing: useId() };
   const nameRef = useRef<HTMLInputElement>(null);
   const passwordRef = useRef<HTMLInputElement>(null);
   const [name, setName] = useState("");
@@ -19,6 +19,10 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<BackendError | null>(null);
   const [setupOpen, setSetupOpen] = useState(false);
+  // The app checks what is required itself (the form is noValidate): shown once a sign-in was tried.
+  const [tried, setTried] = useState(false);
+  const nameMissing = tried && name.trim() === "";
+  const passwordMissing = tried && password === "";
   const waitLeft = useCountdown(error?.code === ERROR_CODES.tooManyAttempts ? error.retryAfterSeconds : null, error);
   const waiting = waitLeft !== null && waitLeft > 0;
 
@@ -37,6 +41,13 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
     if (busy || waiting) return;
+    setTried(true);
+    if (name.trim() === "" || password === "") {
+      (name.trim() === "" ? nameRef : passwordRef).current?.focus();
+      return;
+    }
+    // Both were given: a password emptied after a refusal is not "missing".
+    setTried(false);
     setBusy(true);
     setError(null);
     // On success the session changes and the app replaces this screen: nothing more to do here.
@@ -63,9 +74,6 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
             <>
               <h3>{t("signIn.ended")}</h3>
               <p>{t("signIn.ended.body")}</p>
-              <p className="muted" data-testid="error-message">
-                {why.error.message}
-              </p>
             </>
           ) : (
             <h3>{t("signIn.passwordChanged")}</h3>
@@ -78,7 +86,7 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
           <p>{t("signIn.setupOpen.body")}</p>
         </div>
       )}
-      <form className="form sign-in-form" onSubmit={submit} aria-busy={busy}>
+      <form className="form sign-in-form" onSubmit={submit} aria-busy={busy} noValidate>
         <div className="field">
           <label htmlFor={ids.name}>{t("signIn.name")}</label>
           <input
@@ -89,14 +97,20 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
             autoCapitalize="off"
             spellCheck={false}
             required
+            aria-required="true"
             autoFocus
             maxLength={100}
             value={name}
             onChange={(e) => setName(e.target.value)}
-            aria-invalid={error?.code === ERROR_CODES.unauthorized}
-            aria-describedby={error !== null ? ids.error : undefined}
+            aria-invalid={nameMissing || error?.code === ERROR_CODES.unauthorized}
+            aria-describedby={nameMissing ? ids.nameMissing : error !== null ? ids.error : undefined}
             data-testid="signin-name"
           />
+          {nameMissing && (
+            <p className="field-problem" id={ids.nameMissing} data-testid="signin-name-required">
+              {t("form.required")}
+            </p>
+          )}
         </div>
         <div className="field">
           <label htmlFor={ids.password}>{t("signIn.password")}</label>
@@ -107,12 +121,18 @@ export function SignIn({ people, why }: { people: PeopleAccess; why: SignedOutWh
             type="password"
             autoComplete="current-password"
             required
+            aria-required="true"
             value={password}
             onChange={(e) => setPassword(e.target.value)}
-            aria-invalid={error?.code === ERROR_CODES.unauthorized}
-            aria-describedby={error !== null ? ids.error : undefined}
+            aria-invalid={passwordMissing || error?.code === ERROR_CODES.unauthorized}
+            aria-describedby={passwordMissing ? ids.passwordMissing : error !== null ? ids.error : undefined}
             data-testid="signin-password"
           />
+          {passwordMissing && (
+            <p className="field-problem" id={ids.passwordMissing} data-testid="signin-password-required">
+              {t("form.required")}
+            </p>
+          )}
         </div>
         {/* The countdown ticks on the button, outside the live region: read once, not every second. */}
         <button type="submit" className="button" disabled={busy || waiting} data-testid="signin-submit">

@@ -39,7 +39,8 @@ pub async fn erase(store: &Arc<Store>, number: &str, actor: &str, note: &str) ->
         .write(move |tx| {
             let waiting = erasure::waiting(tx, &number)?;
             for w in &waiting {
-                queue::cancel(tx, w.message_id, &actor, "the number was erased")?;
+                // The eraser's own note says why, in their words, on each cancellation too.
+                queue::cancel(tx, w.message_id, &actor, &note)?;
             }
             let (t, mut done, still_sending) = erasure::erase(tx, &number, &actor)?;
             // The erased messages were cancelled, then redacted with the rest.

@@ -197,7 +197,8 @@ impl Service {
                     action: crate::audit::AuditAction::SmppSubmitRefused,
                     subject_type: Some("api_key".into()),
                     subject_id: key,
-                    note: Some(format!("the number ending {tail} opted out: ESME_RINVDSTADR")),
+                    // The facts are in the details, which the audit log words in the reader's language.
+                    note: None,
                     details_json: Some(serde_json::json!({ "reason": "opted_out", "number_ends": tail }).to_string()),
                 })
             })

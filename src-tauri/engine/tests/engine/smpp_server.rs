@@ -390,12 +390,17 @@ async fn a_submit_to_an_opted_out_number_is_refused_as_an_invalid_destination_an
         CommandStatus::EsmeRinvdstadr
     );
     let db = rusqlite::Connection::open(&engine.info().database_path).unwrap();
-    let note: String = db
-        .query_row("SELECT note FROM audit WHERE action = 'smpp.submit_refused'", [], |r| {
-            r.get(0)
-        })
+    let (note, details): (Option<String>, String) = db
+        .query_row(
+            "SELECT note, details_json FROM audit WHERE action = 'smpp.submit_refused'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
         .unwrap();
-    assert!(note.contains("ending 5680 opted out"), "{note}");
+    assert_eq!(note, None, "no English sentence: the audit log words the facts");
+    let details: serde_json::Value = serde_json::from_str(&details).unwrap();
+    assert_eq!(details["reason"], "opted_out");
+    assert_eq!(details["number_ends"], "5680", "the number's last 4 digits, no more");
     engine.shutdown().await;
 }
 

@@ -73,6 +73,7 @@ export const reasonsEn = {
   "auditDetail.account.passwordSet": "password set",
   "auditDetail.apiKey": "Key {prefix}… for {name}, scopes {scopes}",
   "auditDetail.recovered": "Back in the queue: {requeued}; outcome unknown: {unknown}",
+  "auditDetail.smppSubmitRefused": "The number ending {ends} opted out: refused with ESME_RINVDSTADR",
   "auditDetail.permanentConfirmed": "Refused for good before: {status}",
   "auditDetail.closed.final_receipt": "A final receipt settled it",
   "auditDetail.closed.correlated": "Its receipt was matched to a message",

@@ -71,6 +71,7 @@ export const reasonsFr: { readonly [K in keyof typeof reasonsEn]: string } = {
   "auditDetail.account.passwordSet": "mot de passe défini",
   "auditDetail.apiKey": "Clé {prefix}… pour {name}, droits {scopes}",
   "auditDetail.recovered": "Remis dans la file : {requeued} ; issue inconnue : {unknown}",
+  "auditDetail.smppSubmitRefused": "Le numéro finissant par {ends} est désinscrit : refusé avec ESME_RINVDSTADR",
   "auditDetail.permanentConfirmed": "Refusé définitivement auparavant : {status}",
   "auditDetail.closed.final_receipt": "Un accusé final l’a réglé",
   "auditDetail.closed.correlated": "Son accusé a été rattaché à un message",

@@ -71,6 +71,7 @@ export const reasonsRu: { readonly [K in keyof typeof reasonsEn]: string } = {
   "auditDetail.account.passwordSet": "пароль задан",
   "auditDetail.apiKey": "Ключ {prefix}… для {name}, права {scopes}",
   "auditDetail.recovered": "Возвращено в очередь: {requeued}; исход неизвестен: {unknown}",
+  "auditDetail.smppSubmitRefused": "Номер, оканчивающийся на {ends}, отписан: отказ с ESME_RINVDSTADR",
   "auditDetail.permanentConfirmed": "Ранее окончательно отклонено: {status}",
   "auditDetail.closed.final_receipt": "Решено окончательным отчётом",
   "auditDetail.closed.correlated": "Отчёт сопоставлен с сообщением",

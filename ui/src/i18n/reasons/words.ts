@@ -264,6 +264,11 @@ export function auditDetailWords(entry: AuditFacts, t: I18n["t"]): string | null
       }
       break;
     }
+    case "smpp.submit_refused": {
+      const ends = text(details, "number_ends");
+      if (ends !== undefined) out = t("auditDetail.smppSubmitRefused", { ends });
+      break;
+    }
     case "queue.recovered": {
       const [requeued, unknown] = [text(details, "requeued"), text(details, "unknown")];
       if (requeued !== undefined && unknown !== undefined) out = t("auditDetail.recovered", { requeued, unknown });

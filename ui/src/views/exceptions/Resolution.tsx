@@ -5,6 +5,7 @@ import { Fact, Facts } from "../../components/Facts";
 import { useI18n } from "../../i18n/context";
 import { resolutionWords } from "../message/words";
 import { EXCEPTION_STATUS_TONE } from "../tones";
+import { ResolutionNote } from "./ResolutionNote";
 
 /** What was decided about a closed exception, by whom, when and why. */
 export function Resolution({ exception: e }: { exception: ExceptionSummary }) {
@@ -21,7 +22,7 @@ export function Resolution({ exception: e }: { exception: ExceptionSummary }) {
           {e.resolution === null ? t("resolution.none") : resolutionWords(e.resolution, t)}
         </Fact>
         <Fact label={t("resolution.note")} testId="resolution-note">
-          {e.resolution_note === null ? null : <q>{e.resolution_note}</q>}
+          <ResolutionNote exception={e} />
         </Fact>
         <Fact label={t("resolution.by")} testId="resolution-by">
           {e.resolved_by === "system" ? t("resolution.bySystem") : e.resolved_by}

@@ -16,6 +16,7 @@ import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { auditActorWords, auditDetailWords } from "../../i18n/reasons/words";
 import { auditActionText, smppStatusText } from "../../i18n/server/words";
 import { resolutionWords, webhookValue } from "./words";
+import { ResolutionNote } from "../exceptions/ResolutionNote";
 
 /** A mark per kind, beside its name (the name is what counts; the mark only helps the eye). */
 const ICON: Readonly<Record<TimelineItemKind, string>> = {
@@ -307,8 +308,10 @@ export function ExceptionFacts({ exception: e }: { exception: ExceptionSummary }
       </Fact>
       <Fact label={t("exception.openedAt")}>{formatDateTime(e.created_at_ms)}</Fact>
       <Fact label={t("resolution.what")}>{e.resolution === null ? null : resolutionWords(e.resolution, t)}</Fact>
-      <Fact label={t("resolution.note")}>{e.resolution_note === null ? null : <q>{e.resolution_note}</q>}</Fact>
-      <Fact label={t("resolution.by")}>{e.resolved_by}</Fact>
+      <Fact label={t("resolution.note")}>
+        <ResolutionNote exception={e} />
+      </Fact>
+      <Fact label={t("resolution.by")}>{e.resolved_by === "system" ? t("resolution.bySystem") : e.resolved_by}</Fact>
       <Fact label={t("resolution.at")}>{e.resolved_at_ms === null ? null : formatDateTime(e.resolved_at_ms)}</Fact>
     </Facts>
   );
