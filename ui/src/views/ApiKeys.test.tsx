@@ -217,6 +217,27 @@ describe("API keys", () => {
     expect(created, "nothing is sent while something is wrong").toEqual([]);
   });
 
+  it("an empty name and a webhook that is not a web address are said at their fields in the app's words", async () => {
+    const { created, root } = await keysScreen();
+    const form = byTestId<HTMLFormElement>(root, "create-key-form");
+    expect(form.noValidate, "not the browser's bubbles").toBe(true);
+    await submit(form);
+    await settle();
+    expect(byTestId(root, "create-key-name-required").textContent).toBe("Fill in this field.");
+    expect(byTestId<HTMLInputElement>(root, "create-key-name").getAttribute("aria-invalid")).toBe("true");
+    await type(byTestId<HTMLInputElement>(root, "create-key-name"), "crm");
+    await type(byTestId<HTMLInputElement>(root, "create-key-webhook"), "crm.example/hook");
+    expect(byTestId(root, "create-key-webhook-problem").textContent).toContain("http:// or https://");
+    await submit(form);
+    await settle();
+    expect(created, "nothing is sent while a field is wrong").toEqual([]);
+    await type(byTestId<HTMLInputElement>(root, "create-key-webhook"), "https://crm.example/hook");
+    expect(queryTestId(root, "create-key-webhook-problem")).toBeNull();
+    await submit(form);
+    await settle();
+    expect(created.map((c) => [c.name, c.webhook_url])).toEqual([["crm", "https://crm.example/hook"]]);
+  });
+
   it("shows the engine's refusal of a key (a bad prefix) with its words", async () => {
     const { backend, root } = await keysScreen();
     backend.createKey = () =>

@@ -229,7 +229,9 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
     heading: useId(),
     name: useId(),
     nameHint: useId(),
+    nameMissing: useId(),
     webhook: useId(),
+    webhookProblem: useId(),
     scopesHint: useId(),
     perMinute: useId(),
     perDay: useId(),
@@ -263,6 +265,11 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
   const spendDay = parseAmount(spendDayText);
   const spendMonth = parseAmount(spendMonthText);
 
+  // The app checks the fields itself (the form is noValidate): what is missing shows once a create was tried.
+  const [tried, setTried] = useState(false);
+  const nameMissing = tried && name.trim() === "";
+  const webhookBad = !isWebAddress(webhook.trim());
+
   const blockedBy = ((): string | null => {
     if (scopes.size === 0) return t("keys.create.blocked.scope");
     if (minute === undefined || day === undefined) return t("keys.create.blocked.limit");
@@ -281,6 +288,8 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
 
   const submit = (event: FormEvent<HTMLFormElement>): void => {
     event.preventDefault();
+    setTried(true);
+    if (name.trim() === "" || webhookBad) return;
     if (busy || blockedBy !== null || minute === undefined || day === undefined) return;
     if (countries === undefined || otpCountries === undefined || spendDay === undefined || spendMonth === undefined) return;
     setBusy(true);
@@ -307,6 +316,7 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
       .then(
         (key) => {
           setCreated(key);
+          setTried(false);
           setName("");
           setWebhook("");
           setScopes(new Set(DEFAULT_SCOPES));
@@ -330,19 +340,27 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
   return (
     <section className="panel" aria-labelledby={ids.heading}>
       <h2 id={ids.heading}>{t("keys.create.title")}</h2>
-      <form className="form" onSubmit={submit} aria-busy={busy} data-testid="create-key-form">
+      <form className="form" onSubmit={submit} aria-busy={busy} noValidate data-testid="create-key-form">
         <div className="field">
           <label htmlFor={ids.name}>{t("keys.create.name")}</label>
           <input
             id={ids.name}
             name="name"
             required
+            aria-required="true"
             maxLength={100}
             autoComplete="off"
             value={name}
             onChange={(e) => setName(e.target.value)}
-            aria-describedby={ids.nameHint}
+            aria-invalid={nameMissing}
+            aria-describedby={nameMissing ? `${ids.nameMissing} ${ids.nameHint}` : ids.nameHint}
+            data-testid="create-key-name"
           />
+          {nameMissing && (
+            <p className="field-problem" id={ids.nameMissing} data-testid="create-key-name-required">
+              {t("form.required")}
+            </p>
+          )}
           <p className="hint" id={ids.nameHint}>
             {t("keys.create.name.hint")}
           </p>
@@ -356,7 +374,15 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
             autoComplete="off"
             value={webhook}
             onChange={(e) => setWebhook(e.target.value)}
+            aria-invalid={webhookBad}
+            aria-describedby={webhookBad ? ids.webhookProblem : undefined}
+            data-testid="create-key-webhook"
           />
+          {webhookBad && (
+            <p className="field-problem" id={ids.webhookProblem} data-testid="create-key-webhook-problem">
+              {t("keys.create.webhook.invalid")}
+            </p>
+          )}
         </div>
         <fieldset className="choices field-wide" data-testid="key-scopes-choice" aria-describedby={ids.scopesHint}>
           <legend>{t("keys.create.scopes")}</legend>
@@ -531,4 +557,15 @@ function CreateKey({ backend, onCreated }: { backend: Backend; onCreated: () => 
       </div>
     </section>
   );
+}
+
+/** Empty, or an http(s) address the browser can read: what the engine accepts as a webhook. */
+function isWebAddress(text: string): boolean {
+  if (text === "") return true;
+  try {
+    const url = new URL(text);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
 }

@@ -162,7 +162,7 @@ describe("changing the list", () => {
     expect(byTestId(root, "optout-add-blocked").textContent).toBe("Choose at least one kind of message.");
   });
 
-  it("shows a refused number in the engine's words", async () => {
+  it("shows a refused number at its field in the reader's words, once", async () => {
     const e = engine();
     e.backend.addOptOut = () =>
       Promise.reject(
@@ -172,8 +172,12 @@ describe("changing the list", () => {
     await type(byTestId<HTMLInputElement>(root, "optout-add-phone"), "hello");
     await submit(byTestId<HTMLFormElement>(root, "optout-add"));
     await settle();
-    expect(byTestId(root, "optout-add-error").textContent).toContain("Phone number: This is not a phone number a message can be sent to.");
-    expect(byTestId(root, "optout-add-phone").getAttribute("aria-invalid")).toBe("true");
+    const problem = byTestId(root, "optout-add-phone-error");
+    expect(problem.textContent).toContain("This is not a phone number a message can be sent to.");
+    expect(queryTestId(root, "optout-add-error"), "not said a second time in a notice").toBeNull();
+    const phone = byTestId(root, "optout-add-phone");
+    expect(phone.getAttribute("aria-invalid")).toBe("true");
+    expect(phone.getAttribute("aria-describedby")).toContain(problem.id);
   });
 
   it("takes a number off only with a note", async () => {

@@ -3,6 +3,9 @@ import { asBackendError, type Backend, type BackendError } from "../../backend";
 import type { MessageKind } from "../../bindings/MessageKind";
 import type { OptOutAdded } from "../../bindings/OptOutAdded";
 import { ErrorNotice } from "../../components/ErrorNotice";
+import { FieldProblem } from "../../components/FieldProblem";
+import { numberExample } from "../../components/numberExamples";
+import { useOfficeCountry } from "../../components/useOfficeCountry";
 import { useI18n } from "../../i18n/context";
 import { MESSAGE_KINDS } from "../labels";
 
@@ -28,7 +31,8 @@ export function AddOptOutForm({
   testId?: string;
 }) {
   const { t } = useI18n();
-  const ids = { phone: useId(), phoneHint: useId(), note: useId(), noteHint: useId(), blocked: useId() };
+  const ids = { phone: useId(), phoneHint: useId(), phoneError: useId(), note: useId(), noteHint: useId(), blocked: useId() };
+  const example = numberExample(useOfficeCountry(fixedPhone === undefined ? backend : null));
   const [phone, setPhone] = useState("");
   const [kinds, setKinds] = useState<ReadonlySet<MessageKind>>(new Set(DEFAULT_KINDS));
   const [note, setNote] = useState("");
@@ -69,7 +73,9 @@ export function AddOptOutForm({
     );
   };
 
-  const phoneErrors = error?.errors.filter((e) => e.field === "phone") ?? [];
+  const phoneErrors = fixedPhone === undefined ? (error?.errors.filter((e) => e.field === "phone") ?? []) : [];
+  // A refusal of the number alone is said at its field, once; anything else in the notice below.
+  const onlyThePhone = error !== null && phoneErrors.length > 0 && phoneErrors.length === error.errors.length;
 
   return (
     <form className="form optout-form" onSubmit={submit} aria-busy={busy} noValidate data-testid={testId}>
@@ -83,12 +89,19 @@ export function AddOptOutForm({
             value={phone}
             onChange={(e) => setPhone(e.target.value)}
             aria-invalid={phoneErrors.length > 0}
-            aria-describedby={ids.phoneHint}
+            aria-describedby={phoneErrors.length > 0 ? `${ids.phoneHint} ${ids.phoneError}` : ids.phoneHint}
             data-testid={`${testId}-phone`}
           />
           <p className="hint" id={ids.phoneHint}>
-            {t("optOut.phone.hint")}
+            {example === null ? t("optOut.phone.hint") : t("number.hint.example", { ...example })}
           </p>
+          {phoneErrors.length > 0 && (
+            <p className="field-problem" id={ids.phoneError} role="alert" data-testid={`${testId}-phone-error`}>
+              {phoneErrors.map((e, i) => (
+                <FieldProblem key={i} error={e} />
+              ))}
+            </p>
+          )}
         </div>
       )}
       <fieldset className="choices field-wide optout-kinds" data-testid={`${testId}-kinds`}>
@@ -143,7 +156,7 @@ export function AddOptOutForm({
             {done.held_messages.length > 0 && <p>{t("optOut.add.held", { count: done.held_messages.length })}</p>}
           </div>
         )}
-        {error !== null && <ErrorNotice title={t("optOut.add.failed")} error={error} testId={`${testId}-error`} />}
+        {error !== null && !onlyThePhone && <ErrorNotice title={t("optOut.add.failed")} error={error} testId={`${testId}-error`} />}
       </div>
     </form>
   );
