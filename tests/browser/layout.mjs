@@ -107,15 +107,15 @@ async function settled(page) {
   await sleep(150);
 }
 
-/** Measures the page as it is now at `size`; axe too when `withAxe`. Each problem is prefixed with where it was seen. */
-async function measure(page, where, size, { withAxe }) {
+/** Measures the page as it is now at `size`, and runs axe on it. Each problem is prefixed with where it was seen. */
+async function measure(page, where, size) {
   await page.setViewportSize(size);
   await sleep(100);
   const found = page.errors.splice(0);
   // A blank or broken screen would pass every check: each must show its heading.
   if ((await page.locator("main h1, main h2").count()) === 0) found.push(`no heading shown; the page says: ${(await page.locator("body").innerText()).slice(0, 200)}`);
   found.push(...(await page.evaluate(layoutProblems)));
-  if (withAxe) found.push(...(await axeProblems(page)));
+  found.push(...(await axeProblems(page)));
   return found.map((p) => `${where} at ${size.width}: ${p}`);
 }
 
@@ -268,8 +268,8 @@ describe("every screen at phone and desktop width, in English, French and Russia
       await page.goto(server.setupLink, { waitUntil: "load" });
       await page.getByTestId("setup-form").waitFor({ timeout: 15_000 });
       await settled(page);
-      found.push(...(await measure(page, `${language} setup`, PHONE, { withAxe: false })));
-      found.push(...(await measure(page, `${language} setup`, DESKTOP, { withAxe: true })));
+      found.push(...(await measure(page, `${language} setup`, PHONE)));
+      found.push(...(await measure(page, `${language} setup`, DESKTOP)));
       await context.close();
     }
     const context = await newContext(browser, server, { locale: "en-US" });
@@ -295,8 +295,8 @@ describe("every screen at phone and desktop width, in English, French and Russia
           await page.goto(server.url, { waitUntil: "load" });
           await page.getByTestId("sign-in").waitFor({ timeout: 15_000 });
           await settled(page);
-          found.push(...(await measure(page, `${language} sign-in`, PHONE, { withAxe: false })));
-          found.push(...(await measure(page, `${language} sign-in`, DESKTOP, { withAxe: true })));
+          found.push(...(await measure(page, `${language} sign-in`, PHONE)));
+          found.push(...(await measure(page, `${language} sign-in`, DESKTOP)));
           await page.getByTestId("signin-name").fill(ADMIN.name);
           await page.getByTestId("signin-password").fill(ADMIN.password);
           await page.getByTestId("signin-submit").click();
@@ -307,7 +307,7 @@ describe("every screen at phone and desktop width, in English, French and Russia
             for (const [name, hash] of places(ids)) {
               await page.evaluate((h) => (window.location.hash = h), hash);
               await settled(page);
-              const here = await measure(page, `${language} ${name}`, size, { withAxe: size === DESKTOP });
+              const here = await measure(page, `${language} ${name}`, size);
               found.push(...here);
               // A screen that threw leaves nothing of the app: the next one starts afresh.
               if (here.some((p) => p.includes("uncaught exception"))) {
@@ -359,7 +359,7 @@ async function connectionOverTls(page, language, size) {
   await added.getByTestId("connection-tls-switch").check();
   await added.getByTestId("connection-tls-details").waitFor({ timeout: 15_000 });
   await settled(page);
-  const found = await measure(page, `${language} settings with a connection over TLS`, size, { withAxe: size === DESKTOP });
+  const found = await measure(page, `${language} settings with a connection over TLS`, size);
   // Left unsaved: the next screen starts from the saved settings.
   await page.getByTestId("connections-discard").click();
   return found;

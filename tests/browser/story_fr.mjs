@@ -5,7 +5,7 @@
 // run apart, on a port of its own, standing for it.
 //
 // Besides the verbs of story.mjs, the adapter gives `select(sel, value)`, `setValue(sel, value)`
-// (for inputs such as datetime-local, whatever the engine's way of typing into them) and, where
+// (for the app's own date-time field, which reads `YYYY-MM-DDTHH:MM` as typed) and, where
 // the engine can save a file without a native dialog, `download(sel)` → the file's text.
 
 import assert from "node:assert/strict";
@@ -34,7 +34,7 @@ export async function inFrench(ui) {
   assert.match(await ui.text(tid("nav-settings")), /^Réglages/);
 }
 
-/** Tomorrow at 09:00 in the operator's zone, as a datetime-local input takes it. */
+/** Tomorrow at 09:00 in the operator's zone, as the app's date-time field reads it typed. */
 function tomorrowAtNine() {
   const d = new Date(Date.now() + 86_400_000);
   const pad = (n) => String(n).padStart(2, "0");
