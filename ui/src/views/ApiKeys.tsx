@@ -10,6 +10,7 @@ import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
 import { DEFAULT_SCOPES, SCOPES } from "./accounts/roles";
 import { loadSmppAccounts, SmppAccounts } from "./keys/SmppAccounts";
+import { ScrollArea } from "../components/ScrollArea";
 
 const loadKeys = (backend: Backend): Promise<ApiKeyInfo[]> => backend.listKeys();
 
@@ -66,7 +67,7 @@ function KeyTable({
   const { t, formatDateTime } = useI18n();
   if (keys.length === 0) return <p className="empty">{t("keys.empty")}</p>;
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table" data-testid="keys-table">
         <thead>
           <tr>
@@ -125,7 +126,7 @@ function KeyTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
 }
 

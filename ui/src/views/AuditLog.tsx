@@ -10,6 +10,7 @@ import { usePagedList, type FetchPage, type PagedState } from "../hooks/usePaged
 import { useI18n } from "../i18n/context";
 import { auditActorWords, auditDetailWords } from "../i18n/reasons/words";
 import { auditActionWords, knownAuditAction } from "../i18n/server/words";
+import { ScrollArea } from "../components/ScrollArea";
 
 export const PAGE_SIZE = 50;
 
@@ -89,7 +90,7 @@ function AuditTable({
           {t("audit.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table audit-table" aria-labelledby={labelledBy} data-testid="audit-table">
             <thead>
               <tr>
@@ -106,7 +107,7 @@ function AuditTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <ListFooter
         shown={state.items.length > 0 ? shownWords(state.items.length, i18n) : null}

@@ -5,6 +5,7 @@ import type { SmppServerStatus } from "../bindings/SmppServerStatus";
 import { Badge } from "../components/Badge";
 import { useBackendData } from "../hooks/useBackendData";
 import { useI18n } from "../i18n/context";
+import { ScrollArea } from "../components/ScrollArea";
 
 /** The sessions' rates and the receipts waiting move with time as well as with store changes: asked for this often. */
 export const SMPP_SERVER_POLL_MS = 5_000;
@@ -82,7 +83,7 @@ function Sessions({ sessions, now }: { sessions: readonly SmppServerSession[]; n
   const { t, formatNumber, formatAge, formatDateTime } = useI18n();
   const rate = (perSecond: number): string => formatNumber(Math.round(perSecond * 10) / 10);
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table" aria-label={t("smppServer.table")} data-testid="smpp-server-sessions">
         <thead>
           <tr>
@@ -135,6 +136,6 @@ function Sessions({ sessions, now }: { sessions: readonly SmppServerSession[]; n
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
 }

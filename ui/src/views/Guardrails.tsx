@@ -14,6 +14,7 @@ import { formatAmount } from "./guardrails/money";
 import { SpendNowList } from "./guardrails/SpendNow";
 import { SpendReportPanel } from "./guardrails/SpendReportPanel";
 import { countLines, countryWords, GUARDRAIL_REASONS, senderWords, type CountLine } from "./guardrails/words";
+import { ScrollArea } from "../components/ScrollArea";
 
 export const loadGuardrails = (backend: Backend): Promise<GuardrailsOverview> => backend.guardrails();
 /** A refusal is audited, a hold opens an exception, a message sent moves the spend. */
@@ -164,7 +165,7 @@ function CountTable({
   return (
     <>
       <h3 id={headingId}>{title}</h3>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-stack" aria-labelledby={headingId} data-testid={testId}>
           <thead>
             <tr>
@@ -201,7 +202,7 @@ function CountTable({
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
     </>
   );
 }

@@ -26,6 +26,7 @@ import {
 } from "./MessageFilters";
 import { SavedFilters } from "./SavedFilters";
 import { QUEUE_TONE, STATE_TONE } from "./tones";
+import { ScrollArea } from "../components/ScrollArea";
 
 export const PAGE_SIZE = 50;
 
@@ -173,7 +174,7 @@ function MessageTable({
           {filtered ? t("messages.noMatch") : t("messages.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-rows" aria-labelledby={labelledBy} data-testid="messages-table">
             <thead>
               <tr>
@@ -192,7 +193,7 @@ function MessageTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <ListFooter
         shown={items.length > 0 ? t("messages.shown", { count: items.length }) : null}

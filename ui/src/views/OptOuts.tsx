@@ -15,6 +15,7 @@ import { byWords, kindsWords, reasonWords, removedWords } from "./inbox/words";
 import { OptOutExport } from "./optouts/OptOutExport";
 import { AddOptOutForm, RemoveOptOutForm } from "./optouts/OptOutForms";
 import { OptOutImport } from "./optouts/OptOutImport";
+import { ScrollArea } from "../components/ScrollArea";
 
 export const OPT_OUT_PAGE_SIZE = 50;
 
@@ -182,7 +183,7 @@ function OptOutTable({
           {filtered ? t("optOuts.emptyFiltered") : t("optOuts.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table optout-table table-stack" aria-labelledby={labelledBy} data-testid="optouts-table">
             <thead>
               <tr>
@@ -226,7 +227,7 @@ function OptOutTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <ListFooter
         shown={state.items.length > 0 ? t("optOuts.shown", { count: state.items.length }) : null}

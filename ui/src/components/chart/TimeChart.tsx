@@ -1,5 +1,6 @@
 import { useId } from "react";
 import { heightOf, linearScale, linePath, timeTickIndexes } from "./scale";
+import { ScrollArea } from "../ScrollArea";
 
 /** A series' colour, as a class of styles.css (both themes): `chart-tone-<tone>`. */
 export type ChartTone =
@@ -84,9 +85,9 @@ export function TimeChart(props: TimeChartProps) {
           <p className="chart-summary" id={summaryId}>
             {summary}
           </p>
-          <div className="chart-plot">
+          <ScrollArea className="chart-plot">
             <Plot {...props} labelledBy={`${titleId} ${summaryId}`} />
-          </div>
+          </ScrollArea>
           <ul className="chart-legend" aria-hidden="true">
             {series.map((s) => (
               <li key={s.key}>

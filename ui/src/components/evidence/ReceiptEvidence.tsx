@@ -5,6 +5,7 @@ import { Disclosure } from "../Disclosure";
 import { Exact, Fact, Facts } from "../Facts";
 import { errMeaning, messageStateMeaning, messageStateName, statMeaning } from "./receiptCodes";
 import { printable, readTlvs, spacedHex, tlvName } from "./tlv";
+import { ScrollArea } from "../ScrollArea";
 
 /**
  * One report exactly as received: what processing made of it first (whether it was a repeat),
@@ -204,7 +205,7 @@ function Raw({ receipt: r }: { receipt: ReceiptView }) {
       ) : tlvs.length === 0 ? (
         <p className="muted">{t("receipt.tlvs.none")}</p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-compact" data-testid="receipt-tlvs">
             <thead>
               <tr>
@@ -228,7 +229,7 @@ function Raw({ receipt: r }: { receipt: ReceiptView }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       {r.headers !== null && r.headers !== undefined && (
         <Disclosure summary={t("receipt.headers")}>

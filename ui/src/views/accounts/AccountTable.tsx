@@ -8,6 +8,7 @@ import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
 import { PasswordFields, passwordProblem } from "./PasswordFields";
 import { ROLES } from "./roles";
+import { ScrollArea } from "../../components/ScrollArea";
 
 const NO_CHANGE: AccountChange = { role: null, disabled: null, password: null };
 
@@ -26,7 +27,7 @@ export function AccountTable({
   if (accounts.length === 0) return <p className="empty">{t("accounts.empty")}</p>;
   const columns = 6;
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table" data-testid="accounts-table">
         <thead>
           <tr>
@@ -52,7 +53,7 @@ export function AccountTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
 }
 

@@ -3,6 +3,7 @@ import { asBackendError, type Backend, type BackendError } from "../../backend";
 import type { SessionInfo } from "../../bindings/SessionInfo";
 import { ErrorNotice } from "../../components/ErrorNotice";
 import { useI18n } from "../../i18n/context";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** Signed-in browsers, newest first: who, from where, since when, last seen; each can be ended. */
 export function SessionTable({
@@ -17,7 +18,7 @@ export function SessionTable({
   const { t } = useI18n();
   if (sessions.length === 0) return <p className="empty">{t("sessions.empty")}</p>;
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table" data-testid="sessions-table">
         <thead>
           <tr>
@@ -34,7 +35,7 @@ export function SessionTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
 }
 

@@ -3,6 +3,7 @@ import type { AlertView } from "../../bindings/AlertView";
 import { useI18n } from "../../i18n/context";
 import { alertTitle, durationWords } from "../../i18n/alerts/words";
 import { auditActorWords } from "../../i18n/reasons/words";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** A closed alert: `resolvedAtMs` is known. */
 type Closed = AlertView & { readonly resolvedAtMs: number };
@@ -23,7 +24,7 @@ export function AlertHistory({ alerts }: { alerts: readonly AlertView[] }) {
           {t("alerts.history.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-stack" aria-labelledby={headingId}>
             <thead>
               <tr>
@@ -40,7 +41,7 @@ export function AlertHistory({ alerts }: { alerts: readonly AlertView[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </section>
   );

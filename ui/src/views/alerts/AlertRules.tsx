@@ -4,6 +4,7 @@ import type { RuleThreshold } from "../../bindings/RuleThreshold";
 import { formatRoute } from "../../hooks/useHashRoute";
 import { useI18n } from "../../i18n/context";
 import { ruleName, ruleWhen } from "../../i18n/alerts/words";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** Each rule: when it fires, and the setting of its threshold (which admins change in Settings). */
 export function AlertRules({ rules }: { rules: readonly RuleThreshold[] }) {
@@ -14,7 +15,7 @@ export function AlertRules({ rules }: { rules: readonly RuleThreshold[] }) {
     <section className="panel" aria-labelledby={headingId} data-testid="alerts-rules">
       <h2 id={headingId}>{t("alerts.rules.title")}</h2>
       <p className="panel-intro">{t("alerts.rules.intro")}</p>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-stack" aria-labelledby={headingId}>
           <thead>
             <tr>
@@ -43,7 +44,7 @@ export function AlertRules({ rules }: { rules: readonly RuleThreshold[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
       {may.admin && (
         <p className="alerts-more">
           <a href={formatRoute({ section: "settings" })} data-testid="alerts-rules-settings">

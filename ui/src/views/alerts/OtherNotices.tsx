@@ -2,6 +2,7 @@ import { useId } from "react";
 import type { NoticeView } from "../../bindings/NoticeView";
 import { useI18n } from "../../i18n/context";
 import { NoticeDetail } from "./NoticeList";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** The latest test alerts and daily summaries, newest first, with what became of each. */
 export function OtherNotices({ notices }: { notices: readonly NoticeView[] }) {
@@ -15,7 +16,7 @@ export function OtherNotices({ notices }: { notices: readonly NoticeView[] }) {
           {t("alerts.other.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-stack" aria-labelledby={headingId}>
             <thead>
               <tr>
@@ -42,7 +43,7 @@ export function OtherNotices({ notices }: { notices: readonly NoticeView[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </div>
   );

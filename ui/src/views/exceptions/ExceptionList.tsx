@@ -18,6 +18,7 @@ import { EXCEPTION_STATUS_TONE } from "../tones";
 import { ExceptionSummaryWords } from "../../components/ExceptionSummaryWords";
 import { BulkResolve } from "./BulkResolve";
 import { ShownNumber } from "../message/removed";
+import { ScrollArea } from "../../components/ScrollArea";
 
 export interface ExceptionQuery {
   readonly status: ExceptionStatus | "";
@@ -207,7 +208,7 @@ function ExceptionTable({
           {open ? t("exceptions.emptyOpen") : t("exceptions.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-rows" aria-labelledby={labelledBy} data-testid="exceptions-table">
             <thead>
               <tr>
@@ -247,7 +248,7 @@ function ExceptionTable({
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <ListFooter
         shown={state.items.length > 0 ? t("exceptions.shown", { count: state.items.length }) : null}

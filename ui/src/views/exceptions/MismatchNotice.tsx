@@ -4,6 +4,7 @@ import type { FactCheck } from "../../bindings/FactCheck";
 import { useI18n } from "../../i18n/context";
 import { FieldProblem } from "../../components/FieldProblem";
 import { factValues } from "./facts";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** The engine's refusal to attach a receipt to a message it does not fit, and its comparison of the two once read. */
 export interface Mismatch {
@@ -51,7 +52,7 @@ export function MismatchNotice({
         </p>
       )}
       {mismatch.facts !== null && mismatch.facts.length > 0 && (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-compact" data-testid="mismatch-compare">
             <thead>
               <tr>
@@ -78,7 +79,7 @@ export function MismatchNotice({
               })}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
       <label className="choice" htmlFor={checkId}>
         <input

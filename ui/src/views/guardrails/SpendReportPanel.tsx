@@ -11,6 +11,7 @@ import { periodBounds, PERIODS, type Period } from "../reports/period";
 import { isoDay, spendCsv, spendFileName } from "./csv";
 import { formatAmount, formatMicros } from "./money";
 import { countryWords, senderWords } from "./words";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** Lines the table shows at most; the CSV file holds them all. */
 export const SPEND_TABLE_LIMIT = 200;
@@ -171,7 +172,7 @@ function SpendTable({ report }: { report: SpendReport }) {
   const lines = report.lines.slice(0, SPEND_TABLE_LIMIT);
   return (
     <>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-stack" aria-labelledby={captionId} data-testid="spend-table">
           <caption id={captionId} className="visually-hidden">
             {t("guardrails.report.caption", { from: formatDateShort(report.from_ms), to: formatDateShort(report.to_ms - 1) })}
@@ -221,7 +222,7 @@ function SpendTable({ report }: { report: SpendReport }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
       {lines.length < report.lines.length && (
         <p className="table-note muted" data-testid="spend-shown">
           {t("guardrails.report.shown", { shown: lines.length, total: report.lines.length })}

@@ -9,6 +9,7 @@ import { isUnfilled, LOCAL_CODES, rejectedRowsCsv } from "../csv";
 import { fieldName, fieldProblem } from "../../i18n/server/words";
 import { formatAmount, sumAmounts } from "../guardrails/money";
 import { optedOutRows, rejectedFileName, TABLE_LIMIT, type CheckedRow, type ImportOptions, type Progress } from "./rows";
+import { ScrollArea } from "../../components/ScrollArea";
 
 export interface CheckedFile {
   readonly name: string;
@@ -179,7 +180,7 @@ function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
   return (
     <section aria-labelledby={headingId} data-testid="import-template-preview">
       <h3 id={headingId}>{t("import.preview.title", { count: shown.length })}</h3>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-compact">
           <thead>
             <tr>
@@ -223,7 +224,7 @@ function TemplatePreview({ rows }: { rows: readonly CheckedRow[] }) {
             })}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
     </section>
   );
 }
@@ -316,7 +317,7 @@ function InvalidRows({ rows }: { rows: readonly CheckedRow[] }) {
       <p className="hint" id={noteId}>
         {t("import.invalidNote")}
       </p>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-compact" aria-describedby={noteId} data-testid="import-rows">
           <thead>
             <tr>
@@ -345,7 +346,7 @@ function InvalidRows({ rows }: { rows: readonly CheckedRow[] }) {
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
       {listed.length < rows.length && (
         <p className="table-note muted" data-testid="import-shown">
           {t("import.shownInvalid", { shown: listed.length, total: rows.length })}

@@ -16,6 +16,7 @@ import { formatRoute } from "../../hooks/useHashRoute";
 import { useI18n } from "../../i18n/context";
 import { CreateSmppAccount } from "./CreateSmppAccount";
 import { OnePassword, type Revealed } from "./OnePassword";
+import { ScrollArea } from "../../components/ScrollArea";
 
 export const loadSmppAccounts = (backend: Backend): Promise<SmppAccountInfo[]> => backend.listSmppAccounts();
 
@@ -126,7 +127,7 @@ function AccountTable({
   }
   const at = (ms: number): ReactNode => <time dateTime={new Date(ms).toISOString()}>{formatDateTime(ms)}</time>;
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table" data-testid="smpp-accounts-table">
         <thead>
           <tr>
@@ -173,7 +174,7 @@ function AccountTable({
           ))}
         </tbody>
       </table>
-    </div>
+    </ScrollArea>
   );
 }
 

@@ -17,6 +17,7 @@ import { auditActorWords, auditDetailWords } from "../../i18n/reasons/words";
 import { auditActionText, smppStatusText } from "../../i18n/server/words";
 import { resolutionWords, webhookValue } from "./words";
 import { ResolutionNote } from "../exceptions/ResolutionNote";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** A mark per kind, beside its name (the name is what counts; the mark only helps the eye). */
 const ICON: Readonly<Record<TimelineItemKind, string>> = {
@@ -340,7 +341,7 @@ function WebhookEvidence({ delivery: d }: { delivery: DeliveryView }) {
         <Fact label={t("webhook.key")}>{String(d.apiKeyId)}</Fact>
       </Facts>
       {d.tries.length > 0 && (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-compact">
             <thead>
               <tr>
@@ -365,7 +366,7 @@ function WebhookEvidence({ delivery: d }: { delivery: DeliveryView }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </div>
   );

@@ -4,6 +4,7 @@ import { useI18n } from "../../i18n/context";
 import { count } from "../../i18n/privacy/redacted";
 import { auditActorWords } from "../../i18n/reasons/words";
 import { RedactedCounts } from "./RedactedCounts";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** The latest removals: each retention run (one line per rule) and each erasure, newest first. */
 export function RecentRemovals({ recent }: { recent: readonly Tombstone[] }) {
@@ -18,7 +19,7 @@ export function RecentRemovals({ recent }: { recent: readonly Tombstone[] }) {
           {t("privacy.recent.empty")}
         </p>
       ) : (
-        <div className="table-scroll">
+        <ScrollArea>
           <table className="table table-stack" aria-labelledby={headingId} data-testid="privacy-recent-table">
             <thead>
               <tr>
@@ -34,7 +35,7 @@ export function RecentRemovals({ recent }: { recent: readonly Tombstone[] }) {
               ))}
             </tbody>
           </table>
-        </div>
+        </ScrollArea>
       )}
     </section>
   );

@@ -7,6 +7,7 @@ import { useI18n } from "../../i18n/context";
 import type { I18n } from "../../i18n/i18n";
 import { count } from "../../i18n/privacy/redacted";
 import { RedactedCounts, WalLine } from "./RedactedCounts";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** The periods, in the order the config file lists them. */
 const PERIODS = [
@@ -39,7 +40,7 @@ export function RetentionInForce({ retention }: { retention: RetentionPeriods })
         {t("privacy.retention.title")}
       </h3>
       <p className="hint">{t("privacy.retention.intro")}</p>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-stack" aria-labelledby={headingId} data-testid="privacy-retention">
           <thead>
             <tr>
@@ -58,7 +59,7 @@ export function RetentionInForce({ retention }: { retention: RetentionPeriods })
             ))}
           </tbody>
         </table>
-      </div>
+      </ScrollArea>
       <p className="hint" data-testid="privacy-config">
         {t("privacy.retention.config", { section: "[retention]", file: "smsdesk.toml", doc: "docs/admin/personal-data.md" })}
       </p>

@@ -5,6 +5,7 @@ import type { SubjectRecord } from "../../bindings/SubjectRecord";
 import type { SubjectReply } from "../../bindings/SubjectReply";
 import { useI18n } from "../../i18n/context";
 import { kindsWords, reasonWords } from "../inbox/words";
+import { ScrollArea } from "../../components/ScrollArea";
 
 /** A moment in a cell: the reader's date and time, the exact one for machines. */
 function When({ ms }: { ms: number }) {
@@ -18,7 +19,7 @@ function RecordTable({ title, columns, testId, children }: { title: string; colu
   return (
     <>
       <h4 id={headingId}>{title}</h4>
-      <div className="table-scroll">
+      <ScrollArea>
         <table className="table table-stack" aria-labelledby={headingId} data-testid={testId}>
           <thead>
             <tr>
@@ -31,7 +32,7 @@ function RecordTable({ title, columns, testId, children }: { title: string; colu
           </thead>
           <tbody>{children}</tbody>
         </table>
-      </div>
+      </ScrollArea>
     </>
   );
 }

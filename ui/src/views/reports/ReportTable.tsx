@@ -5,6 +5,7 @@ import type { ReportFigures } from "../../bindings/ReportFigures";
 import { useI18n } from "../../i18n/context";
 import { countChange, formatLatency, formatPercent, messagesHref, shareChange, SHARES, type Share } from "./figures";
 import { valueLabel } from "./values";
+import { ScrollArea } from "../../components/ScrollArea";
 
 const SHARE_COLUMNS: readonly { share: Share; outcome: string; column: "reports.col.delivered" | "reports.col.failed" | "reports.col.noReceipt"; testId: string }[] =
   SHARES.map(({ share, outcome }) =>
@@ -28,7 +29,7 @@ export function ReportTable({ report, caption }: { report: DeliveryReport; capti
   const dimensionName = (d: ReportDimension | null): string => (d === null ? t("reports.dimension.all") : t(`reports.dimension.${d}`));
 
   return (
-    <div className="table-scroll">
+    <ScrollArea>
       <table className="table table-stack report-table" data-testid="reports-table">
         <caption className="report-caption">{caption}</caption>
         <thead>
@@ -76,7 +77,7 @@ export function ReportTable({ report, caption }: { report: DeliveryReport; capti
           />
         </tfoot>
       </table>
-    </div>
+    </ScrollArea>
   );
 }
 
