@@ -165,3 +165,59 @@ fn a_commit_the_full_disk_refuses_says_the_writes_fail_until_one_that_wrote_comm
     );
     store.shutdown();
 }
+
+/// The size of the WAL beside `db`, 0 when there is none.
+fn wal_len(db: &std::path::Path) -> u64 {
+    let mut wal = db.as_os_str().to_owned();
+    wal.push("-wal");
+    std::fs::metadata(std::path::PathBuf::from(wal)).map_or(0, |m| m.len())
+}
+
+/// Waits up to 10 s for `done`, checking every 20 ms; whether it came.
+fn within_ten_seconds(done: impl Fn() -> bool) -> bool {
+    let started = std::time::Instant::now();
+    while !done() && started.elapsed() < std::time::Duration::from_secs(10) {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    done()
+}
+
+#[test]
+fn while_the_disk_is_short_the_wal_is_cut_back_to_nothing_and_only_then() {
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("smsdesk.db");
+    let store = Store::open(&db).unwrap();
+    let write = |n: usize| {
+        for i in 0..n {
+            store
+                .writer()
+                .write_blocking(move |tx| tx.audit().append(&audit(format!("row {i}"))))
+                .unwrap();
+        }
+    };
+    write(20);
+    // With room, the background passes copy the WAL into the database and leave the file as it
+    // is, for the next writes to reuse.
+    std::thread::sleep(std::time::Duration::from_secs(1));
+    let with_room = wal_len(&db);
+    assert!(with_room > 0, "with room, the WAL is left to be reused");
+    store.set_reserve(u64::MAX - 1);
+    if !within_ten_seconds(|| store.room().free_bytes.is_some()) {
+        eprintln!("skipped: the free room of this file system cannot be measured here");
+        return;
+    }
+    assert!(
+        within_ten_seconds(|| wal_len(&db) == 0),
+        "below the reserve, the WAL is cut back to nothing: {} bytes left of {with_room}",
+        wal_len(&db)
+    );
+    // What may still be written below the reserve does not let it grow back for long.
+    write(20);
+    assert!(
+        within_ten_seconds(|| wal_len(&db) == 0),
+        "below the reserve, the WAL written since is cut back again: {} bytes",
+        wal_len(&db)
+    );
+    assert_eq!(count_full(&store), 40, "nothing written was lost by the cuts");
+    store.shutdown();
+}

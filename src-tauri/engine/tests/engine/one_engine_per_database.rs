@@ -3,8 +3,9 @@
 //! refused before it opens the database, naming the first (its process and address), however the
 //! path is spelled or the file reached (a hard link); the first goes on untouched. A holder on
 //! another computer, which the lock on the file does not reach, is seen by its heartbeat inside
-//! the database: refused while it beats, taken over once it stopped. And a database file the
-//! store cannot trust refuses the start, naming the file.
+//! the database: refused while it beats, taken over once it stopped; an engine whose row was
+//! taken over stops sending. And a database file the store cannot trust refuses the start,
+//! naming the file.
 
 use std::net::SocketAddr;
 use std::path::Path;
@@ -219,5 +220,80 @@ async fn a_holder_on_another_computer_is_refused_while_it_beats_and_taken_over_o
         (std::process::id(), None),
         "the row names the engine that took it over"
     );
+    engine.shutdown().await;
+}
+
+/// The queue status of message `id`, as the engine's store has it.
+async fn queue_status(engine: &Engine, id: i64) -> smsdesk_engine::domain::QueueStatus {
+    engine
+        .store()
+        .reader()
+        .read(move |c| smsdesk_engine::views::message_detail(c, id))
+        .await
+        .unwrap()
+        .unwrap()
+        .queue
+        .status
+}
+
+/// Queues a message to the sandbox, as the command line does.
+async fn queue_one(engine: &Engine, text: &str) -> i64 {
+    use smsdesk_engine::domain::{IntakeChannel, MessageKind};
+    use smsdesk_engine::messages::{self, NewMessage};
+    let m = NewMessage::text(
+        IntakeChannel::Cli,
+        "+33612345600",
+        text,
+        MessageKind::Transactional,
+        &engine.connection(),
+    );
+    engine
+        .store()
+        .writer()
+        .write(move |tx| messages::insert(tx, &m))
+        .await
+        .unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_engine_whose_row_another_took_over_stops_sending() {
+    use smsdesk_engine::domain::QueueStatus;
+    let tmp = tempfile::tempdir().unwrap();
+    let engine = crate::common::bound_engine(tmp.path()).await;
+    let before = queue_one(&engine, "Sent while the row is ours").await;
+    tokio::time::timeout(Duration::from_secs(15), async {
+        while queue_status(&engine, before).await != QueueStatus::Accepted {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    })
+    .await
+    .expect("while the engine holds the row, it sends");
+
+    // Another computer's engine judged this one dead (its beats did not reach the file it reads)
+    // and took the row over: from the next heartbeat on, this engine must not send.
+    let new = NewHolder {
+        token: "run-elsewhere".into(),
+        pid: 4242,
+        host: "office-server-2".into(),
+        boot_id: "another-kernel".into(),
+        data_dir: "/srv/smsdesk".into(),
+    };
+    engine
+        .store()
+        .writer()
+        .write(move |tx| instance::claim(tx, &new, |_| true))
+        .await
+        .unwrap()
+        .unwrap();
+    tokio::time::sleep(smsdesk_engine::instance::HEARTBEAT + Duration::from_secs(2)).await;
+    let after = queue_one(&engine, "Queued once the row was lost").await;
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    assert_eq!(
+        queue_status(&engine, after).await,
+        QueueStatus::Queued,
+        "an engine that lost the row sends nothing more: two senders on one queue send twice"
+    );
+    let holder = engine.store().reader().read(instance::current).await.unwrap().unwrap();
+    assert_eq!(holder.pid, 4242, "the row stays the new holder's");
     engine.shutdown().await;
 }
