@@ -6,7 +6,7 @@
 //! the WAL does not take it again: intake answers 201 and keeps answering it. One lease period
 //! after the room came back, no message is left `sending` with an expired lease, the SMSC never
 //! accepted one twice, and the database passes its integrity check. (Mounting needs root: where
-//! it is refused, the test says so and is skipped.)
+//! it is refused, the test fails, unless `SMSDESK_TEST_SKIP_MOUNTS=1` asks to skip it knowingly.)
 
 use std::io::Write;
 use std::path::Path;

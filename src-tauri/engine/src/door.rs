@@ -32,8 +32,8 @@ pub struct Limits {
     pub header_read_timeout: Duration,
     /// How long a connection may go without a byte read or written before it is closed.
     pub idle_timeout: Duration,
-    /// Connections served at once; further ones wait to be accepted (the oldest that has not
-    /// sent its headers is closed to make room).
+    /// Connections served at once; for a client that waits, the oldest that has waited over a
+    /// quarter of a second for its headers is closed to make room, else it waits to be accepted.
     pub max_connections: usize,
     /// Connections one address may hold open (a trusted proxy's are not counted).
     pub max_connections_per_address: usize,
