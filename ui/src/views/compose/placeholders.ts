@@ -15,14 +15,13 @@ export interface Unfilled {
 /**
  * Whether a text written by hand still holds a `{placeholder}` of a known template (it was
  * pasted, or written from one): the template with the most of its names in the text; null when
- * none has any.
+ * none has any. What a placeholder's name may be is the engine's rule: the names are those the
+ * engine read in each template (`Template.placeholders`), looked for as written, in braces.
  */
 export function unfilledIn(text: string, templates: readonly Template[]): Unfilled | null {
-  const written = new Set([...text.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? ""));
-  if (written.size === 0) return null;
   let best: Unfilled | null = null;
   for (const template of templates) {
-    const names = template.placeholders.filter((name) => written.has(name));
+    const names = template.placeholders.filter((name) => text.includes(`{${name}}`));
     if (names.length > 0 && (best === null || names.length > best.names.length)) best = { template, names };
   }
   return best;
