@@ -140,7 +140,7 @@ export const en = {
   "import.kind.fromFile": "From the file (else transactional)",
   "import.kind.hint": "Given to every row whose kind column is empty or missing.",
   "import.when": "Send at (optional)",
-  "import.when.hint": "In your time zone. Empty: as soon as possible. Given to every row whose scheduled_at column is empty or missing; at most 365 days ahead.",
+  "import.when.hint": "Empty: as soon as possible. Given to every row whose scheduled_at column is empty or missing; at most 365 days ahead.",
   "import.when.now": "as soon as possible",
   "import.optionsLine": "Rows that do not say otherwise — kind: {kind}; sent: {when}.",
   "import.dialog.title": "Import {name}",

@@ -137,7 +137,7 @@ export const fr: Dictionary = {
   "import.kind.fromFile": "Celui du fichier (sinon transactionnel)",
   "import.kind.hint": "Donné à chaque ligne dont la colonne kind est vide ou absente.",
   "import.when": "Envoyer le (facultatif)",
-  "import.when.hint": "Dans votre fuseau horaire. Vide : dès que possible. Donné à chaque ligne dont la colonne scheduled_at est vide ou absente ; 365 jours à l’avance au plus.",
+  "import.when.hint": "Vide : dès que possible. Donné à chaque ligne dont la colonne scheduled_at est vide ou absente ; 365 jours à l’avance au plus.",
   "import.when.now": "dès que possible",
   "import.optionsLine": "Lignes qui ne disent pas autre chose — type : {kind} ; envoi : {when}.",
   "import.dialog.title": "Importer {name}",

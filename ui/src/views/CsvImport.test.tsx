@@ -322,6 +322,17 @@ describe("CsvImport", () => {
     expect(first[1]?.kind, "a row's own kind stays").toBe("otp");
   }, 30_000);
 
+  it("says once, in each language, that the send time is in the reader's time zone", async () => {
+    for (const [language, zone] of [["en-US", "time zone"], ["fr-FR", "fuseau horaire"], ["ru-RU", "часовом поясе"]] as const) {
+      view = await render(<CsvImport backend={fakeEngine().backend} />, [language]);
+      const when = byTestId<HTMLInputElement>(view.container, "import-when");
+      const hint = document.getElementById(when.getAttribute("aria-describedby") ?? "")?.textContent ?? "";
+      expect(hint.split(zone).length - 1, `${language}: ${hint}`).toBe(1);
+      await view.unmount();
+      view = undefined;
+    }
+  });
+
   it("stops after the batch under way when Stop is pressed while importing", async () => {
     const { backend, batches } = fakeEngine();
     const submit = backend.submitBatch;
