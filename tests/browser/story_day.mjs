@@ -103,7 +103,8 @@ function tomorrowAtHalfPastNine() {
 
 /**
  * A message scheduled for tomorrow: the dashboard's pace counts it apart, as scheduled with its
- * time, and not among the messages due (whose time left is 0 once the rest went out).
+ * time, and not among the messages due (whose time left is 0 once the rest went out); its row in
+ * Messages says it is scheduled.
  */
 export async function scheduledIsNotInThePace(ui) {
   await openSection(ui, "messages");
@@ -120,6 +121,10 @@ export async function scheduledIsNotInThePace(ui) {
   assert.ok(next > Date.now() + 60_000, "its next time is tomorrow's, not now");
   await eventually("nothing due is counted once the rest went out", async () => (await ui.attr(tid("pace"), "data-queued")) === "0", 30_000);
   assert.doesNotMatch(await ui.text(tid("pace")), /second|minute/, "no time left is promised for a message due tomorrow");
+  await openSection(ui, "messages");
+  const row = tid("message-row", `[data-id="${id}"]`);
+  await eventually("the message's row says it is scheduled", async () => (await ui.count(`${row} ${tid("message-scheduled")}`)) === 1, 30_000);
+  assert.equal(await ui.attr(row, "data-status"), "queued", "it waits in the queue, not sent");
   return id;
 }
 

@@ -941,10 +941,21 @@ describe("smsdesk serve: accounts, roles and the operator's story in a browser",
           await page.locator("details:not([open]) > summary").evaluateAll((all) => all.forEach((s) => s.click()));
           await sleep(400);
           // On the failed message, the retry guard too: what it leads with is read as well.
-          if (place === `#/messages/${failed.id}` && (await page.getByTestId("retry-open").count()) > 0) {
+          if (place === `#/messages/${failed.id}`) {
             await page.getByTestId("retry-open").click();
             await page.locator('[data-testid="retry-fact-confirm"], [data-testid="retry-fact-blocked"]').first().waitFor({ timeout: 10_000 });
           }
+          // The browser's own words never show: no native date field ("mm/dd/yyyy"), and no field
+          // left to the browser's validation bubbles ("Please fill out this field.").
+          const browsers = await page.evaluate(() => [
+            ...[...document.querySelectorAll('input[type="date"], input[type="datetime-local"], input[type="time"], input[type="month"]')].map((e) => `a native ${e.getAttribute("type")} field`),
+            ...[
+              ...document.querySelectorAll(
+                'form:not([novalidate]) :is([required], [pattern], [min], [max], [minlength], input[type="email"], input[type="url"], input[type="number"])',
+              ),
+            ].map((e) => `a field the browser validates (${e.getAttribute("data-testid") ?? e.getAttribute("name") ?? e.tagName})`),
+          ]);
+          for (const b of browsers) found.push(`${place} ${b}`);
           const text = await page.locator("body").innerText();
           for (const f of englishIn(text, tells)) found.push(`${place} ${f}`);
           // What the engine wrote in English for its logs (a failed message's last problem) is worded, never shown as

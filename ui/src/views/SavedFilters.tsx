@@ -98,7 +98,7 @@ export function SavedFilters({
         </ul>
       )}
       {naming ? (
-        <form className="saved-filter-form" onSubmit={save} data-testid="saved-filter-form">
+        <form className="saved-filter-form" onSubmit={save} noValidate data-testid="saved-filter-form">
           <label htmlFor={ids.name}>{t("savedFilters.name")}</label>
           <input
             id={ids.name}
