@@ -50,10 +50,9 @@ settings! {
         /// client that stopped reading its answer) before it is closed. Keep it above
         /// request_timeout_seconds, and above 15 (the event stream writes every 15 seconds).
         idle_timeout_seconds: AtLeastOne = AtLeastOne(60),
-        /// Connections served at once. For a client that waits, the oldest connection that has
-        /// waited over a quarter of a second for its request's headers is closed to make room;
-        /// without one, further connections wait until one closes. Keep it below the number of
-        /// files the system lets smsdesk open.
+        /// Connections served at once; for one that waits, the oldest connection without its
+        /// headers after a quarter of a second is closed, else it waits until one closes. Keep
+        /// it below the number of files the system lets smsdesk open.
         max_connections: AtLeastOne = AtLeastOne(200),
         /// Connections one address may hold open at once; more are answered 429 and closed.
         /// Addresses in trusted_proxies are not limited (the proxy carries everyone's).
