@@ -141,17 +141,22 @@ async fn an_engine_refuses_to_start_on_a_database_file_it_cannot_trust() {
     }
 }
 
-/// Writes a holder row as another computer's engine would (another kernel's boot id), and keeps
-/// its counter moving every `every` until `stop` turns true.
-fn another_computer(db: &Path, stop: Arc<AtomicBool>, every: Duration) -> std::thread::JoinHandle<()> {
-    let store = Arc::new(Store::open(db).unwrap());
-    let new = NewHolder {
+/// The holder another computer's engine writes (another kernel's boot id).
+fn elsewhere() -> NewHolder {
+    NewHolder {
         token: "run-elsewhere".into(),
         pid: 4242,
         host: "office-server-2".into(),
         boot_id: "another-kernel".into(),
         data_dir: "/srv/smsdesk".into(),
-    };
+    }
+}
+
+/// Writes a holder row as another computer's engine would (another kernel's boot id), and keeps
+/// its counter moving every `every` until `stop` turns true.
+fn another_computer(db: &Path, stop: Arc<AtomicBool>, every: Duration) -> std::thread::JoinHandle<()> {
+    let store = Arc::new(Store::open(db).unwrap());
+    let new = elsewhere();
     let (claimed, is_claimed) = std::sync::mpsc::channel();
     let beating = std::thread::spawn(move || {
         store
@@ -271,13 +276,7 @@ async fn an_engine_whose_row_another_took_over_stops_sending() {
 
     // Another computer's engine judged this one dead (its beats did not reach the file it reads)
     // and took the row over: from the next heartbeat on, this engine must not send.
-    let new = NewHolder {
-        token: "run-elsewhere".into(),
-        pid: 4242,
-        host: "office-server-2".into(),
-        boot_id: "another-kernel".into(),
-        data_dir: "/srv/smsdesk".into(),
-    };
+    let new = elsewhere();
     engine
         .store()
         .writer()
