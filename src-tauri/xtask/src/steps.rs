@@ -72,7 +72,9 @@ pub fn test(root: &Path) -> Result<(), String> {
                 let args = ["--seed", FUZZ_SEED, "--max-examples", FUZZ_EXAMPLES].map(str::to_owned);
                 *fuzzing.borrow_mut() = Some(Background::start(fuzz_script(root, &bin, &args), &log)?);
                 // The full-disk test mostly waits (a lease period, on a slow SMSC): alongside too.
-                let e2e = ["test", "-p", "smsdesk", "--test", "e2e", "--locked", "--profile", "dev", "--"];
+                // Over the workspace, as the build step built it: `-p smsdesk` resolves features
+                // apart and compiled 26 crates again beside the tests.
+                let e2e = ["test", "--workspace", "--test", "e2e", "--locked", "--profile", "dev", "--"];
                 let disk = linted_cargo(root)?.args(e2e).arg(FULL_DISK);
                 *full_disk.borrow_mut() = Some(Background::start(disk, &target.join("full-disk.log"))?);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
