@@ -50,7 +50,6 @@ pub fn run(cli: &Cli, context: Context<Wry>, ui: Arc<dyn UiAssets>) -> ExitCode 
 
     let data_dir = std::path::PathBuf::from(&engine.info().data_dir);
     let app = tauri::Builder::default()
-        .plugin(tauri_plugin_notification::init())
         .manage(EngineState::new(engine))
         .manage(commands::Exports::default())
         .plugin(tauri_plugin_dialog::init())

@@ -26,6 +26,8 @@ const BUILD_PACKAGES: &[&str] = &[
     "libssl-dev",
     "libayatana-appindicator3-dev",
     "librsvg2-dev",
+    // The session bus, for the keyring and desktop notifications.
+    "libdbus-1-dev",
 ];
 
 /// What the end-to-end tests add: a virtual display, screenshots, a browser, WebKitGTK's WebDriver
@@ -43,6 +45,8 @@ const TEST_PACKAGES: &[&str] = &[
     // The alert tests' real peers: an SMTP server, and promtool to check the metrics' format.
     "python3-aiosmtpd",
     "prometheus",
+    // A private session bus, where the desktop notification test plays the notification service.
+    "dbus-daemon",
 ];
 
 /// What the package test needs beyond the build: lintian, desktop-file-validate,
