@@ -45,7 +45,7 @@ impl Cmd {
         self.stdout_to_stderr = true;
         self
     }
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         let mut s = self.program.to_string_lossy().into_owned();
         for a in &self.args {
             s.push(' ');

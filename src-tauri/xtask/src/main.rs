@@ -25,6 +25,7 @@ mod cmd;
 mod drawing;
 mod house;
 mod json;
+mod lane;
 mod layout;
 mod lengths;
 mod manual;

@@ -1,10 +1,12 @@
 //! The commands behind `cargo xtask start|test|api-fuzz|bench-http|bindings|icons`.
 
+use std::cell::RefCell;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::app::{build_app, npm};
 use crate::cmd::{linted_cargo, run, target_dir, Background, Cmd};
+use crate::lane::Lane;
 use crate::setup::{self, Purpose};
 
 pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
@@ -25,42 +27,49 @@ pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
     run(cmd.args(args))
 }
 
-type Step<'a> = Box<dyn Fn() -> Result<(), String> + 'a>;
+/// A step of the test command: `Ok(Some(d))` when it only collects what ran alongside for `d`.
+type Step<'a> = Box<dyn Fn() -> Result<Option<Duration>, String> + 'a>;
+
+/// The steps that run in a lane beside the Rust tests (their names, in order): they need the
+/// binary the build made or nothing of Rust, and mostly wait on servers, browsers and timers, where
+/// the Rust tests leave one of the two cores idle.
+const ALONGSIDE: [&str; 5] = ["ui-unit-tests", "smpplib", "chromium", "layout", "window"];
 
 pub fn test(root: &Path) -> Result<(), String> {
     let target = target_dir(root);
     let bin = target.join("debug").join("smsdesk");
-    let fuzzing: std::cell::RefCell<Option<Background>> = std::cell::RefCell::new(None);
-    let full_disk: std::cell::RefCell<Option<Background>> = std::cell::RefCell::new(None);
+    let fuzzing: RefCell<Option<Background>> = RefCell::new(None);
+    let full_disk: RefCell<Option<Background>> = RefCell::new(None);
+    let lane: RefCell<Option<Lane>> = RefCell::new(None);
+    let ran = |job: &RefCell<Option<Background>>, what: &str| match job.borrow_mut().take() {
+        Some(job) => job.finish().map(Some),
+        None => Err(format!("{what} was not started")),
+    };
+    let next = |name: &str| match lane.borrow().as_ref() {
+        Some(lane) => lane.next(name).map(Some),
+        None => Err("the lane alongside the Rust tests was not started".to_owned()),
+    };
     let steps: Vec<(&str, Step)> = vec![
-        ("install what is missing", Box::new(|| setup::all(root, Purpose::Test))),
-        ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")))),
-        ("ui: unit tests", Box::new(|| run(npm(root, "ui", "test")))),
-        ("ui: build", Box::new(|| run(npm(root, "ui", "build")))),
+        ("install what is missing", Box::new(|| setup::all(root, Purpose::Test).map(|_| None))),
+        ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")).map(|_| None))),
+        ("ui: build", Box::new(|| run(npm(root, "ui", "build")).map(|_| None))),
         (
             "rust: formatting",
-            Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root))),
+            Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root)).map(|_| None)),
         ),
         (
             "rust: house rules (crates and modules without circles, SQL only in the store, files and functions within their lengths, the manual's pictures)",
-            Box::new(|| crate::house::run(root, false)),
+            Box::new(|| crate::house::run(root, false).map(|_| None)),
         ),
         (
             "docs: the manual built (mdBook), its links, pictures and pages checked",
-            Box::new(|| crate::manual::build(root).and_then(|_| crate::manual::check(root))),
+            Box::new(|| crate::manual::build(root).and_then(|_| crate::manual::check(root)).map(|_| None)),
         ),
         (
             "rust: every target built once, with clippy's lints (warnings denied)",
             Box::new(|| {
-                run(linted_cargo(root)?.args([
-                    "test",
-                    "--workspace",
-                    "--all-targets",
-                    "--no-run",
-                    "--locked",
-                    "--profile",
-                    "dev",
-                ]))
+                let build = ["test", "--workspace", "--all-targets", "--no-run", "--locked", "--profile", "dev"];
+                run(linted_cargo(root)?.args(build)).map(|_| None)
             }),
         ),
         (
@@ -77,77 +86,82 @@ pub fn test(root: &Path) -> Result<(), String> {
                 let e2e = ["test", "--workspace", "--test", "e2e", "--locked", "--profile", "dev", "--"];
                 let disk = linted_cargo(root)?.args(e2e).arg(FULL_DISK);
                 *full_disk.borrow_mut() = Some(Background::start(disk, &target.join("full-disk.log"))?);
+                *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &target.join("test-logs"))?);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
-                run(linted_cargo(root)?.args(all))
+                run(linted_cargo(root)?.args(all)).map(|_| None)
             }),
         ),
         (
             "api: malformed and valid requests from the OpenAPI description, then the database checked",
             // A fixed seed keeps the test command reproducible; `cargo xtask api-fuzz` explores a
             // new seed on every run.
-            Box::new(|| match fuzzing.borrow_mut().take() {
-                Some(job) => job.finish().map(|_| ()),
-                None => Err("the API fuzzing was not started".into()),
-            }),
+            Box::new(|| ran(&fuzzing, "the API fuzzing")),
         ),
         (
-            "rust: the full-disk test on a 24 MiB tmpfs, run alongside the tests",
-            Box::new(|| match full_disk.borrow_mut().take() {
-                Some(job) => job.finish().map(|_| ()),
-                None => Err("the full-disk test was not started".into()),
-            }),
+            "rust: the full-disk test on a 24 MiB tmpfs",
+            Box::new(|| ran(&full_disk, "the full-disk test")),
         ),
+        ("ui: unit tests", Box::new(|| next(ALONGSIDE[0]))),
         (
             "smpp: an independent client (smpplib) through smsdesk's SMPP server: 10,000 messages, a burst throttled, kill -9 and restart",
-            Box::new(|| {
-                run(Cmd::new("python3")
-                    .arg(root.join("tests/smpp/smpplib_peer.py"))
-                    .arg("--bin")
-                    .arg(&bin))
-            }),
+            Box::new(|| next(ALONGSIDE[1])),
         ),
+        ("browser: the UI served by `smsdesk serve`, in headless Chromium", Box::new(|| next(ALONGSIDE[2]))),
         (
-            "browser: the UI served by `smsdesk serve`, in headless Chromium",
-            Box::new(|| {
-                run(Cmd::new("npm")
-                    .args(["run", "test:chromium"])
-                    .dir(root.join("tests/browser"))
-                    .env("SMSDESK_BIN", &bin))
-            }),
-        ),
-        (
-            "layout: every screen at 390 and 1366 px in English, French and Russian, in headless Chromium",
             // No sideways scroll, no overlapping or spilling labels, and axe, on a server of its own.
-            Box::new(|| {
-                run(Cmd::new("npm")
-                    .args(["run", "test:layout"])
-                    .dir(root.join("tests/browser"))
-                    .env("SMSDESK_BIN", &bin))
-            }),
+            "layout: every screen at 390 and 1366 px in English, French and Russian, in headless Chromium",
+            Box::new(|| next(ALONGSIDE[3])),
         ),
         (
             "window: the desktop window through tauri-driver and WebKitWebDriver, under Xvfb",
-            Box::new(|| {
-                run(Cmd::new("npm")
-                    .args(["run", "test:window"])
-                    .dir(root.join("tests/browser"))
-                    .env("SMSDESK_BIN", &bin)
-                    .env("TAURI_DRIVER", setup::cargo_bin("tauri-driver")))
-            }),
+            Box::new(|| next(ALONGSIDE[4])),
         ),
         (
             "package: the .deb checked (lintian, desktop entry, unit), installed, its service run as its user, removed",
-            Box::new(|| crate::package_test::run_test(root, &bin)),
+            Box::new(|| crate::package_test::run_test(root, &bin).map(|_| None)),
         ),
     ];
+    run_steps(&steps)
+}
+
+/// The lane's commands, named as in [`ALONGSIDE`].
+fn alongside(root: &Path, bin: &Path) -> Vec<(&'static str, Cmd)> {
+    let browser = |script: &str| {
+        Cmd::new("npm")
+            .args(["run", script])
+            .dir(root.join("tests/browser"))
+            .env("SMSDESK_BIN", bin)
+    };
+    let smpplib = Cmd::new("python3")
+        .arg(root.join("tests/smpp/smpplib_peer.py"))
+        .arg("--bin")
+        .arg(bin);
+    let window = browser("test:window").env("TAURI_DRIVER", setup::cargo_bin("tauri-driver"));
+    let cmds = [
+        npm(root, "ui", "test"),
+        smpplib,
+        browser("test:chromium"),
+        browser("test:layout"),
+        window,
+    ];
+    ALONGSIDE.into_iter().zip(cmds).collect()
+}
+
+/// Runs the steps in order, stopping at the first failure, and ends with the time of each.
+fn run_steps(steps: &[(&str, Step)]) -> Result<(), String> {
     let started = Instant::now();
     let total = steps.len();
-    let mut took: Vec<(&str, Duration)> = Vec::new();
-    for (name, step) in &steps {
+    let mut took: Vec<(&str, Duration, bool)> = Vec::new();
+    for (name, step) in steps {
         eprintln!("\nxtask: ── {name}");
         let t = Instant::now();
         let result = step();
-        took.push((name, t.elapsed()));
+        let alongside = matches!(result, Ok(Some(_)));
+        let own = match &result {
+            Ok(Some(d)) => *d,
+            _ => t.elapsed(),
+        };
+        took.push((name, own, alongside));
         if let Err(e) = result {
             eprintln!("\nxtask: FAILED at step \"{name}\": {e}");
             eprint!("{}", times(&took, started.elapsed()));
@@ -158,7 +172,7 @@ pub fn test(root: &Path) -> Result<(), String> {
             );
             return Err("the test suite failed".into());
         }
-        eprintln!("xtask: ok: {name} ({:.0?})", t.elapsed());
+        eprintln!("xtask: ok: {name} ({own:.0?})");
     }
     eprintln!("\nxtask: every check passed in {:.0?}", started.elapsed());
     eprint!("{}", times(&took, started.elapsed()));
@@ -166,11 +180,13 @@ pub fn test(root: &Path) -> Result<(), String> {
     Ok(())
 }
 
-/// The time each step took, and the whole, as a table: where a run's minutes went.
-fn times(took: &[(&str, Duration)], whole: Duration) -> String {
-    let mut out = String::from("\nxtask: time by step\n");
-    for (name, d) in took {
-        out.push_str(&format!("  {:>7}  {name}\n", clock(*d)));
+/// The time each step took, and the whole, as a table: where a run's minutes went. A step that ran
+/// alongside the Rust tests shows its own time, marked so: those minutes overlap.
+fn times(took: &[(&str, Duration, bool)], whole: Duration) -> String {
+    let mut out = String::from("\nxtask: time by step (* ran alongside the Rust tests)\n");
+    for (name, d, alongside) in took {
+        let mark = if *alongside { "*" } else { " " };
+        out.push_str(&format!("  {:>7}{mark} {name}\n", clock(*d)));
     }
     out.push_str(&format!("  {:>7}  in all\n", clock(whole)));
     out
