@@ -5,7 +5,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use crate::app::{build_app, npm};
-use crate::cmd::{linted_cargo, run, target_dir, Background, Cmd};
+use crate::cmd::{linted_cargo, run, target_dir, Cmd};
 use crate::lane::Lane;
 use crate::setup::{self, Purpose};
 
@@ -38,16 +38,11 @@ const ALONGSIDE: [&str; 5] = ["ui-unit-tests", "smpplib", "chromium", "layout", 
 pub fn test(root: &Path) -> Result<(), String> {
     let target = target_dir(root);
     let bin = target.join("debug").join("smsdesk");
-    let fuzzing: RefCell<Option<Background>> = RefCell::new(None);
-    let full_disk: RefCell<Option<Background>> = RefCell::new(None);
-    let lane: RefCell<Option<Lane>> = RefCell::new(None);
-    let ran = |job: &RefCell<Option<Background>>, what: &str| match job.borrow_mut().take() {
-        Some(job) => job.finish().map(Some),
-        None => Err(format!("{what} was not started")),
-    };
-    let next = |name: &str| match lane.borrow().as_ref() {
+    let logs = target.join("test-logs");
+    let (fuzzing, full_disk, lane) = (RefCell::new(None), RefCell::new(None), RefCell::new(None));
+    let next = |lane: &RefCell<Option<Lane>>, name: &str| match lane.borrow().as_ref() {
         Some(lane) => lane.next(name).map(Some),
-        None => Err("the lane alongside the Rust tests was not started".to_owned()),
+        None => Err(format!("`{name}` was not started")),
     };
     let steps: Vec<(&str, Step)> = vec![
         ("install what is missing", Box::new(|| setup::all(root, Purpose::Test).map(|_| None))),
@@ -77,16 +72,16 @@ pub fn test(root: &Path) -> Result<(), String> {
             Box::new(|| {
                 // The API fuzzing needs only the binary just built, and mostly waits on its own
                 // Python and on the server's answers: it runs alongside the Rust tests.
-                let log = target.join("api-fuzz.log");
                 let args = ["--seed", FUZZ_SEED, "--max-examples", FUZZ_EXAMPLES].map(str::to_owned);
-                *fuzzing.borrow_mut() = Some(Background::start(fuzz_script(root, &bin, &args), &log)?);
+                let fuzz = vec![("api-fuzz", fuzz_script(root, &bin, &args))];
+                *fuzzing.borrow_mut() = Some(Lane::start(fuzz, &logs)?);
                 // The full-disk test mostly waits (a lease period, on a slow SMSC): alongside too.
                 // Over the workspace, as the build step built it: `-p smsdesk` resolves features
                 // apart and compiled 26 crates again beside the tests.
                 let e2e = ["test", "--workspace", "--test", "e2e", "--locked", "--profile", "dev", "--"];
-                let disk = linted_cargo(root)?.args(e2e).arg(FULL_DISK);
-                *full_disk.borrow_mut() = Some(Background::start(disk, &target.join("full-disk.log"))?);
-                *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &target.join("test-logs"))?);
+                let disk = vec![("full-disk", linted_cargo(root)?.args(e2e).arg(FULL_DISK))];
+                *full_disk.borrow_mut() = Some(Lane::start(disk, &logs)?);
+                *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &logs)?);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
                 run(linted_cargo(root)?.args(all)).map(|_| None)
             }),
@@ -95,26 +90,26 @@ pub fn test(root: &Path) -> Result<(), String> {
             "api: malformed and valid requests from the OpenAPI description, then the database checked",
             // A fixed seed keeps the test command reproducible; `cargo xtask api-fuzz` explores a
             // new seed on every run.
-            Box::new(|| ran(&fuzzing, "the API fuzzing")),
+            Box::new(|| next(&fuzzing, "api-fuzz")),
         ),
         (
             "rust: the full-disk test on a 24 MiB tmpfs",
-            Box::new(|| ran(&full_disk, "the full-disk test")),
+            Box::new(|| next(&full_disk, "full-disk")),
         ),
-        ("ui: unit tests", Box::new(|| next(ALONGSIDE[0]))),
+        ("ui: unit tests", Box::new(|| next(&lane, ALONGSIDE[0]))),
         (
             "smpp: an independent client (smpplib) through smsdesk's SMPP server: 10,000 messages, a burst throttled, kill -9 and restart",
-            Box::new(|| next(ALONGSIDE[1])),
+            Box::new(|| next(&lane, ALONGSIDE[1])),
         ),
-        ("browser: the UI served by `smsdesk serve`, in headless Chromium", Box::new(|| next(ALONGSIDE[2]))),
+        ("browser: the UI served by `smsdesk serve`, in headless Chromium", Box::new(|| next(&lane, ALONGSIDE[2]))),
         (
             // No sideways scroll, no overlapping or spilling labels, and axe, on a server of its own.
             "layout: every screen at 390 and 1366 px in English, French and Russian, in headless Chromium",
-            Box::new(|| next(ALONGSIDE[3])),
+            Box::new(|| next(&lane, ALONGSIDE[3])),
         ),
         (
             "window: the desktop window through tauri-driver and WebKitWebDriver, under Xvfb",
-            Box::new(|| next(ALONGSIDE[4])),
+            Box::new(|| next(&lane, ALONGSIDE[4])),
         ),
         (
             "package: the .deb checked (lintian, desktop entry, unit), installed, its service run as its user, removed",
