@@ -19,9 +19,12 @@ struct Q {
     store: Store,
 }
 
+/// A queue whose store's clock stands at [`now`], the time the tests claim and send at: on the wall
+/// clock, a test that ran long after the first one read [`now`] (a loaded machine) saw a retry
+/// stamped later than the claims it then made, and nothing came due.
 fn q() -> Q {
     let dir = tempfile::tempdir().unwrap();
-    let store = Store::open(&dir.path().join("q.db")).unwrap();
+    let store = Store::open_with_clock(&dir.path().join("q.db"), crate::clock::Clock::from_fn(now)).unwrap();
     Q { _dir: dir, store }
 }
 
