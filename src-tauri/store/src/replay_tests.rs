@@ -37,19 +37,22 @@ fn count(store: &Store, label: &'static str) -> i64 {
 }
 
 /// Holds the writer in a batch until `release` is sent, so that what is queued meanwhile lands
-/// in the next batch together.
-async fn hold(writer: &Writer) -> (std_mpsc::Sender<()>, tokio::task::JoinHandle<u64>) {
+/// in the next batch together. Answers once the holding operation runs: on a loaded machine a
+/// spawned task may not have reached the writer in any given time.
+pub(crate) async fn hold(writer: &Writer) -> (std_mpsc::Sender<()>, tokio::task::JoinHandle<u64>) {
     let (release, gate) = std_mpsc::channel::<()>();
+    let (entered, inside) = tokio::sync::oneshot::channel::<()>();
     let w = writer.clone();
     let blocker = tokio::spawn(async move {
         w.write(move |tx| {
+            let _ = entered.send(());
             gate.recv().unwrap();
             Ok::<_, StoreError>(tx.batch())
         })
         .await
         .unwrap()
     });
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    inside.await.expect("the writer runs the holding operation");
     (release, blocker)
 }
 
@@ -69,7 +72,7 @@ fn good(writer: &Writer, runs: &Arc<AtomicUsize>) -> tokio::task::JoinHandle<Res
 
 /// Waits until `n` jobs sit in the writer's queue, so that the operations spawned so far arrive
 /// in the order they were spawned (spawned tasks otherwise race each other to the queue).
-async fn until_queued(writer: &Writer, n: usize) {
+pub(crate) async fn until_queued(writer: &Writer, n: usize) {
     while writer.queued() < n {
         tokio::time::sleep(Duration::from_millis(1)).await;
     }

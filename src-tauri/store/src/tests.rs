@@ -1,6 +1,5 @@
 //! Store tests at the level the behaviour lives: a real database file in a temporary directory.
 
-use std::sync::mpsc as std_mpsc;
 use std::time::Duration;
 
 use rusqlite::{params, Connection};
@@ -385,18 +384,7 @@ async fn a_failing_operation_does_not_take_its_batch_down_nor_half_apply() {
 
     // Hold the writer inside a first batch until every other operation is queued, so that they
     // all land in the next batch together.
-    let (release, gate) = std_mpsc::channel::<()>();
-    let blocker = {
-        let w = writer.clone();
-        tokio::spawn(async move {
-            w.write(move |tx| {
-                gate.recv().unwrap();
-                Ok::<_, StoreError>(tx.batch())
-            })
-            .await
-        })
-    };
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    let (release, blocker) = crate::replay_tests::hold(&writer).await;
 
     let mut good = Vec::new();
     for _ in 0..3 {
@@ -443,10 +431,10 @@ async fn a_failing_operation_does_not_take_its_batch_down_nor_half_apply() {
             .await
         })
     };
-    tokio::time::sleep(Duration::from_millis(50)).await;
+    crate::replay_tests::until_queued(&writer, 6).await;
     release.send(()).unwrap();
 
-    let first_batch = blocker.await.unwrap().unwrap();
+    let first_batch = blocker.await.unwrap();
     let mut batches = Vec::new();
     for g in good {
         batches.push(
