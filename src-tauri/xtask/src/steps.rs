@@ -45,26 +45,26 @@ pub fn test(root: &Path) -> Result<(), String> {
         None => Err(format!("`{name}` was not started")),
     };
     let steps: Vec<(&str, Step)> = vec![
-        ("install what is missing", Box::new(|| setup::all(root, Purpose::Test).map(|_| None))),
-        ("ui: type check", Box::new(|| run(npm(root, "ui", "typecheck")).map(|_| None))),
-        ("ui: build", Box::new(|| run(npm(root, "ui", "build")).map(|_| None))),
+        ("install what is missing", Box::new(|| here(setup::all(root, Purpose::Test)))),
+        ("ui: type check", Box::new(|| here(run(npm(root, "ui", "typecheck"))))),
+        ("ui: build", Box::new(|| here(run(npm(root, "ui", "build"))))),
         (
             "rust: formatting",
-            Box::new(|| run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root)).map(|_| None)),
+            Box::new(|| here(run(Cmd::new("cargo").args(["fmt", "--all", "--check"]).dir(root)))),
         ),
         (
             "rust: house rules (crates and modules without circles, SQL only in the store, files and functions within their lengths, the manual's pictures)",
-            Box::new(|| crate::house::run(root, false).map(|_| None)),
+            Box::new(|| here(crate::house::run(root, false))),
         ),
         (
             "docs: the manual built (mdBook), its links, pictures and pages checked",
-            Box::new(|| crate::manual::build(root).and_then(|_| crate::manual::check(root)).map(|_| None)),
+            Box::new(|| here(crate::manual::build(root).and_then(|_| crate::manual::check(root)))),
         ),
         (
             "rust: every target built once, with clippy's lints (warnings denied)",
             Box::new(|| {
                 let build = ["test", "--workspace", "--all-targets", "--no-run", "--locked", "--profile", "dev"];
-                run(linted_cargo(root)?.args(build)).map(|_| None)
+                here(run(linted_cargo(root)?.args(build)))
             }),
         ),
         (
@@ -83,7 +83,7 @@ pub fn test(root: &Path) -> Result<(), String> {
                 *full_disk.borrow_mut() = Some(Lane::start(disk, &logs)?);
                 *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &logs)?);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
-                run(linted_cargo(root)?.args(all)).map(|_| None)
+                here(run(linted_cargo(root)?.args(all)))
             }),
         ),
         (
@@ -113,10 +113,15 @@ pub fn test(root: &Path) -> Result<(), String> {
         ),
         (
             "package: the .deb checked (lintian, desktop entry, unit), installed, its service run as its user, removed",
-            Box::new(|| crate::package_test::run_test(root, &bin).map(|_| None)),
+            Box::new(|| here(crate::package_test::run_test(root, &bin))),
         ),
     ];
     run_steps(&steps)
+}
+
+/// A step that ran here, in the foreground: its time is the step's own.
+fn here<T>(result: Result<T, String>) -> Result<Option<Duration>, String> {
+    result.map(|_| None)
 }
 
 /// The lane's commands, named as in [`ALONGSIDE`].
