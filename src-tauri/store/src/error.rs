@@ -29,6 +29,11 @@ pub enum StoreError {
     },
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
+    #[error("PostgreSQL: {}", postgres_said(.0))]
+    Postgres(#[from] postgres::Error),
+    /// A query that must find a row found none.
+    #[error("no row was found")]
+    NoRow,
     #[error("the transaction could not be committed: {0}")]
     Commit(String),
     #[error("stored data cannot be read back: {0}")]
@@ -83,4 +88,20 @@ impl StoreError {
 /// Whether SQLite reported SQLITE_FULL (it reports ENOSPC from a write as SQLITE_FULL too).
 pub(crate) fn sqlite_full(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::DiskFull)
+}
+
+/// What PostgreSQL said, with its detail when it gave one (the client's own text is only "db
+/// error" for the server's errors).
+fn postgres_said(e: &postgres::Error) -> String {
+    match e.as_db_error() {
+        Some(db) => match db.detail() {
+            Some(detail) => format!("{} ({detail})", db.message()),
+            None => db.message().to_owned(),
+        },
+        // The client's own errors ("error serializing parameter 0") keep the why in their source.
+        None => match std::error::Error::source(e) {
+            Some(why) => format!("{e}: {why}"),
+            None => e.to_string(),
+        },
+    }
 }

@@ -7,6 +7,7 @@ mod checkpoint;
 pub mod checks;
 mod clean_stop;
 mod country;
+pub mod db;
 mod error;
 mod fold;
 pub mod metric_reads;

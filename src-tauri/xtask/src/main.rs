@@ -9,6 +9,7 @@
 //! - `bench`: every benchmark on release builds, several runs each, one table (docs/benchmarks.md).
 //! - `bench-http`: the HTTP intake benchmark with ApacheBench (tests/http/bench_http.py) on a release
 //!   build, over several client counts and sending modes.
+//! - `postgres`: run a command beside a private PostgreSQL, its URL in SMSDESK_TEST_PG_URL.
 //! - `setup`: only the installation part, for both running and testing.
 //! - `house`: check the crate graph and where SQL is written (`--write` redraws the manual's graph).
 //! - `manual`: build the manual (docs/, mdBook) and check its links and pages.
@@ -31,6 +32,7 @@ mod lengths;
 mod manual;
 mod package;
 mod package_test;
+mod postgres;
 mod screenshots;
 mod service_test;
 mod setup;
@@ -41,7 +43,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str =
-    "usage: cargo xtask <start|test|bundle|package-test|service-test|api-fuzz|bench|bench-http|setup|house|manual|screenshots|bindings|icons> [args]
+    "usage: cargo xtask <start|test|bundle|package-test|service-test|api-fuzz|bench|bench-http|postgres|setup|house|manual|screenshots|bindings|icons> [args]
 
   start [-- ARGS]   set up what is missing, build (release) and run smsdesk
                     (window if a display exists, else `serve`); ARGS go to smsdesk
@@ -61,6 +63,9 @@ const USAGE: &str =
   bench-http [-- ARGS]
                     post 100,000 messages over HTTP to a release build and report committed/s
                     and latency; ARGS go to tests/http/bench_http.py
+  postgres -- COMMAND [ARGS]
+                    run COMMAND beside a private PostgreSQL made for it (stopped after), its
+                    URL in SMSDESK_TEST_PG_URL: the store's tests on PostgreSQL, alone
   setup             install system packages, npm packages and Rust crates, nothing else
   house [--write]   check the house rules: which crate may depend on which, SQL only in the
                     store, the manual's crate graph drawn from the code (--write redraws it)
@@ -85,6 +90,7 @@ fn main() -> ExitCode {
         Some("service-test") => service_test::run_test(&root),
         Some("package-test") => app::build_app(&root, false).and_then(|bin| package_test::run_test(&root, &bin)),
         Some("bench-http") => steps::bench_http(&root, passthrough(&args[1..])),
+        Some("postgres") => postgres::run_with(&root, passthrough(&args[1..])),
         Some("setup") => setup::all(&root, setup::Purpose::Test),
         Some("house") => house::run(&root, args.get(1).map(String::as_str) == Some("--write")),
         Some("manual") => manual::run_all(&root),

@@ -47,6 +47,8 @@ const TEST_PACKAGES: &[&str] = &[
     "prometheus",
     // A private session bus, where the desktop notification test plays the notification service.
     "dbus-daemon",
+    // The second store: the tests start a private PostgreSQL server (initdb, pg_ctl).
+    "postgresql",
 ];
 
 /// What the package test needs beyond the build: lintian, desktop-file-validate,

@@ -7,6 +7,7 @@ use std::time::{Duration, Instant};
 use crate::app::{build_app, npm};
 use crate::cmd::{linted_cargo, run, target_dir, Cmd};
 use crate::lane::Lane;
+use crate::postgres::{self, Postgres};
 use crate::setup::{self, Purpose};
 
 pub fn start(root: &Path, args: Vec<String>) -> Result<(), String> {
@@ -40,6 +41,8 @@ pub fn test(root: &Path) -> Result<(), String> {
     let bin = target.join("debug").join("smsdesk");
     let logs = target.join("test-logs");
     let (fuzzing, full_disk, lane) = (RefCell::new(None), RefCell::new(None), RefCell::new(None));
+    // The store's tests on PostgreSQL find it here; it stops when the test command ends.
+    let postgres = RefCell::new(None);
     let next = |lane: &RefCell<Option<Lane>>, name: &str| match lane.borrow().as_ref() {
         Some(lane) => lane.next(name).map(Some),
         None => Err(format!("`{name}` was not started")),
@@ -68,7 +71,7 @@ pub fn test(root: &Path) -> Result<(), String> {
             }),
         ),
         (
-            "rust: unit, integration and end-to-end tests (incl. the desktop window under Xvfb)",
+            "rust: unit, integration and end-to-end tests (the store's on SQLite and on a private PostgreSQL)",
             Box::new(|| {
                 // The API fuzzing needs only the binary just built, and mostly waits on its own
                 // Python and on the server's answers: it runs alongside the Rust tests.
@@ -82,8 +85,11 @@ pub fn test(root: &Path) -> Result<(), String> {
                 let disk = vec![("full-disk", linted_cargo(root)?.args(e2e).arg(FULL_DISK))];
                 *full_disk.borrow_mut() = Some(Lane::start(disk, &logs)?);
                 *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &logs)?);
+                let server = Postgres::start()?;
+                let url = server.url.clone();
+                *postgres.borrow_mut() = Some(server);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
-                here(run(linted_cargo(root)?.args(all)))
+                here(run(linted_cargo(root)?.args(all).env(postgres::URL_VAR, url)))
             }),
         ),
         (
