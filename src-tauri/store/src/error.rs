@@ -21,6 +21,9 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A migration of the PostgreSQL store failed: nothing of it was applied.
+    #[error("migration {version} ({name}) failed: {why}")]
+    MigrationSaid { version: u32, name: String, why: String },
     #[error("pragma {name} is {actual} but must be {expected}")]
     Pragma {
         name: &'static str,

@@ -13,6 +13,7 @@ mod fold;
 pub mod metric_reads;
 pub mod migrations;
 pub mod number_token;
+pub mod postgres;
 pub mod pragmas;
 pub mod privacy;
 mod reader;

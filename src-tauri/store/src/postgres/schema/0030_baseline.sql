@@ -36,13 +36,8 @@ CREATE COLLATION IF NOT EXISTS nocase (provider = icu, locale = 'und-u-ks-level2
 
 -- Schema bookkeeping ----------------------------------------------------------------------------
 
--- Each applied migration, with a checksum of its SQL (store/src/migrations.rs).
-CREATE TABLE schema_migration (
-    version    BIGINT PRIMARY KEY,
-    name       TEXT COLLATE "C" NOT NULL,
-    checksum   TEXT COLLATE "C" NOT NULL,
-    applied_at BIGINT NOT NULL
-);
+-- Each applied migration, with a checksum of its SQL: made by the migrations' runner before the
+-- first one (store/src/postgres/migrations.rs), so that it can say which are applied.
 
 -- Redaction (schema 27) -------------------------------------------------------------------------
 -- Created first: messages, receipts, replies and audit lines point at it.
@@ -1315,17 +1310,26 @@ INSERT INTO redaction (at, rule, actor) VALUES (0, 'code_echo', 'smsdesk');
 
 DO $$
 BEGIN
+    -- Roles belong to the whole server: another database's schema may be made at the same
+    -- moment and create it first.
     IF NOT EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'smsdesk_app') THEN
-        CREATE ROLE smsdesk_app NOLOGIN;
+        BEGIN
+            CREATE ROLE smsdesk_app NOLOGIN;
+        EXCEPTION WHEN duplicate_object OR unique_violation THEN
+            NULL;
+        END;
     END IF;
     -- The tables are in the schema this script created them in.
     EXECUTE format('GRANT USAGE ON SCHEMA %I TO smsdesk_app', current_schema());
 END;
 $$;
 
--- Every table is read and written to by the engine.
+-- The schema's version is read by every node, and written by the owner's migrations alone.
+GRANT SELECT ON TABLE schema_migration TO smsdesk_app;
+
+-- Every other table is read and written to by the engine.
 GRANT SELECT, INSERT ON TABLE
-    schema_migration, redaction, api_key, message, search_indexed, queue, attempt, receipt,
+    redaction, api_key, message, search_indexed, queue, attempt, receipt,
     logical_event, receipt_outcome, receipt_deferred, uncorrelated_wait, connection_rules, projection,
     rebuild_wanted, exception, projection_input, exception_evidence, deadline_frontier, inbox_message,
     inbound_message, opt_out, audit, idempotency, webhook_delivery, webhook_attempt, view_count,
@@ -1338,7 +1342,7 @@ TO smsdesk_app;
 -- (attempt is here: its outcome, times and error are updated as a try is answered, and SQLite
 -- protects it by no trigger.)
 GRANT UPDATE, DELETE ON TABLE
-    schema_migration, redaction, api_key, search_indexed, queue, attempt,
+    redaction, api_key, search_indexed, queue, attempt,
     logical_event, receipt_outcome, receipt_deferred, uncorrelated_wait, connection_rules, projection,
     rebuild_wanted, exception, projection_input, exception_evidence, deadline_frontier, inbox_message,
     inbound_message, opt_out, idempotency, webhook_delivery, webhook_attempt, view_count,
