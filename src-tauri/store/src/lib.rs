@@ -30,6 +30,8 @@ pub mod views;
 mod writer;
 
 #[cfg(test)]
+mod both_stores;
+#[cfg(test)]
 mod created_tests;
 #[cfg(test)]
 mod full_tests;

@@ -4,12 +4,16 @@
 
 use rusqlite::Connection;
 
+use crate::db::Db;
 use crate::writer::WriteTx;
 
 mod sealed {
-    /// Not nameable outside the store: nobody else can implement [`super::Reads`] or call this.
+    /// Not nameable outside the store: nobody else can implement [`super::Reads`] or call these.
     pub trait Connected {
+        /// The SQLite connection, for the reads not yet written with [`Connected::db`].
         fn connection(&self) -> &rusqlite::Connection;
+        /// The connection, on either store.
+        fn db(&self) -> crate::db::Db<'_>;
     }
 }
 
@@ -20,6 +24,9 @@ impl sealed::Connected for Connection {
     fn connection(&self) -> &Connection {
         self
     }
+    fn db(&self) -> Db<'_> {
+        Db::Sqlite(self)
+    }
 }
 
 impl Reads for Connection {}
@@ -28,6 +35,23 @@ impl sealed::Connected for WriteTx<'_> {
     fn connection(&self) -> &Connection {
         self.conn()
     }
+    fn db(&self) -> Db<'_> {
+        WriteTx::db(self)
+    }
 }
 
 impl Reads for WriteTx<'_> {}
+
+impl sealed::Connected for Db<'_> {
+    fn connection(&self) -> &Connection {
+        match self {
+            Db::Sqlite(c) => c,
+            Db::Postgres(_) => panic!("this read is not yet written for PostgreSQL"),
+        }
+    }
+    fn db(&self) -> Db<'_> {
+        *self
+    }
+}
+
+impl Reads for Db<'_> {}

@@ -29,6 +29,8 @@ mod tx;
 mod watch;
 
 pub use handle::{Slot, Writer};
+#[cfg(test)]
+pub(crate) use tx::write_for_tests;
 pub use tx::WriteTx;
 pub use watch::KeysVersion;
 

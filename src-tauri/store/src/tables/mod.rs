@@ -30,5 +30,8 @@ pub mod template;
 pub mod uncorrelated_wait;
 pub mod webhook;
 
+#[cfg(test)]
+mod access_tests;
+
 pub use audit::{AuditLog, NewAudit};
 pub use receipt::{NewReceipt, ReceiptLog};

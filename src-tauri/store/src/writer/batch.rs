@@ -140,7 +140,10 @@ fn disk_full() -> rusqlite::Error {
 /// runs it again in a savepoint. `Err` when no transaction could be begun again.
 fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mut op: LeadOp) -> Result<Done, ()> {
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        op(&mut WriteTx::new(conn, &mut *pending, batch, now), Guard::First)
+        op(
+            &mut WriteTx::new(crate::db::Db::Sqlite(conn), &mut *pending, batch, now),
+            Guard::First,
+        )
     }));
     let done = match ran {
         Ok(Some(Ran::Applied(reply))) => return Ok(Done::Applied(reply)),

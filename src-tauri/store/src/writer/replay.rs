@@ -87,7 +87,7 @@ pub(super) fn run_together(
     let mark = pending.mark();
     if run_cached(conn, "SAVEPOINT together").is_ok() {
         let all = catch_unwind(AssertUnwindSafe(|| {
-            let mut wtx = WriteTx::new(conn, &mut *pending, batch, now);
+            let mut wtx = WriteTx::new(crate::db::Db::Sqlite(conn), &mut *pending, batch, now);
             ops.iter_mut().all(|op| op.run(&mut wtx))
         }));
         if matches!(all, Ok(true)) && run_cached(conn, "RELEASE together").is_ok() {

@@ -67,7 +67,12 @@ pub(super) fn guarded(
         return Done::Dropped;
     }
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        f(&mut WriteTx::new(conn, &mut *pending, batch, now))
+        f(&mut WriteTx::new(
+            crate::db::Db::Sqlite(conn),
+            &mut *pending,
+            batch,
+            now,
+        ))
     }));
     if let Ok(Some(Ran::Applied(reply))) = ran {
         return match run_cached(conn, "RELEASE op") {

@@ -4,12 +4,13 @@
 use rusqlite::Connection;
 
 use super::{Change, Entity};
+use crate::db::Db;
 use crate::totals::{Delta, Totals};
 use crate::StoreError;
 
 /// What an operation sees: the open transaction, and a place to record what it changed.
 pub struct WriteTx<'a> {
-    conn: &'a Connection,
+    conn: Db<'a>,
     pending: &'a mut Pending,
     batch: u64,
     now: i64,
@@ -63,7 +64,7 @@ impl Pending {
 impl<'c> WriteTx<'c> {
     /// An operation's view of batch number `batch`, whose clock reading is `now`, recording into
     /// `pending`. Only the writer thread makes one.
-    pub(super) fn new(conn: &'c Connection, pending: &'c mut Pending, batch: u64, now: i64) -> WriteTx<'c> {
+    pub(super) fn new(conn: Db<'c>, pending: &'c mut Pending, batch: u64, now: i64) -> WriteTx<'c> {
         WriteTx {
             conn,
             pending,
@@ -72,10 +73,20 @@ impl<'c> WriteTx<'c> {
         }
     }
 
-    /// The connection, inside the batch's transaction and this operation's savepoint: this
-    /// crate's alone (the others pass the transaction to its functions).
-    pub(crate) fn conn(&self) -> &Connection {
+    /// The transaction's connection, on either store: this crate's alone (the others pass the
+    /// transaction to its functions).
+    pub(crate) fn db(&self) -> Db<'c> {
         self.conn
+    }
+
+    /// The SQLite connection, for the operations not yet written with [`WriteTx::db`] (SQLite's
+    /// alone until they are). Panics on PostgreSQL, which no configuration can choose until every
+    /// operation runs on it.
+    pub(crate) fn conn(&self) -> &'c Connection {
+        match self.conn {
+            Db::Sqlite(c) => c,
+            Db::Postgres(_) => panic!("this write is not yet written for PostgreSQL"),
+        }
     }
 
     /// The connection, for tests that set a scene the product never makes (a damaged row, a
@@ -83,7 +94,7 @@ impl<'c> WriteTx<'c> {
     /// the crates' tests turn on.
     #[cfg(feature = "test-hooks")]
     pub fn sql_for_tests(&self) -> &Connection {
-        self.conn
+        self.conn()
     }
 
     /// The number of the batch (transaction) this operation runs in.
@@ -141,17 +152,15 @@ impl<'c> WriteTx<'c> {
     /// Runs `f` in a nested savepoint: if it fails, what it wrote (and announced) is undone while
     /// the rest of the operation stands.
     pub fn nested<T, E: From<StoreError>>(&mut self, f: impl FnOnce(&mut WriteTx<'c>) -> Result<T, E>) -> Result<T, E> {
-        run_cached(self.conn, "SAVEPOINT nested").map_err(StoreError::from)?;
+        run_db(self.conn, "SAVEPOINT nested")?;
         let mark = self.pending.mark();
         match f(self) {
             Ok(v) => {
-                run_cached(self.conn, "RELEASE nested").map_err(StoreError::from)?;
+                run_db(self.conn, "RELEASE nested")?;
                 Ok(v)
             }
             Err(e) => {
-                run_cached(self.conn, "ROLLBACK TO nested")
-                    .and_then(|()| run_cached(self.conn, "RELEASE nested"))
-                    .map_err(StoreError::from)?;
+                run_db(self.conn, "ROLLBACK TO nested").and_then(|()| run_db(self.conn, "RELEASE nested"))?;
                 self.pending.truncate(mark);
                 Err(e)
             }
@@ -163,4 +172,30 @@ impl<'c> WriteTx<'c> {
 /// operation, and parsing them each time was a fifth of the writer's time.
 pub(super) fn run_cached(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
     conn.prepare_cached(sql)?.execute([]).map(|_| ())
+}
+
+/// [`run_cached`] on either store.
+pub(crate) fn run_db(conn: Db<'_>, sql: &str) -> Result<(), StoreError> {
+    match conn {
+        Db::Sqlite(c) => Ok(run_cached(c, sql)?),
+        Db::Postgres(_) => conn.execute_batch(sql),
+    }
+}
+
+/// Runs `f` as a write of its own on `db` (begun, then committed when it succeeds, else rolled
+/// back), at time `now`: for tests of the tables' operations on a store without its writer thread.
+#[cfg(test)]
+pub(crate) fn write_for_tests<T>(
+    db: Db<'_>,
+    now: i64,
+    f: impl FnOnce(&mut WriteTx<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    db.execute_batch("BEGIN")?;
+    let mut pending = Pending::default();
+    let result = f(&mut WriteTx::new(db, &mut pending, 1, now));
+    match &result {
+        Ok(_) => db.execute_batch("COMMIT")?,
+        Err(_) => db.execute_batch("ROLLBACK")?,
+    }
+    result
 }
