@@ -141,7 +141,7 @@ fn messages_created_since_a_time_are_the_plain_count_at_any_offset() {
 fn the_dashboard_reads_totals_and_never_scans_messages() {
     let (_dir, store, now) = clocked_store();
     write_at(&store, &now, 1_000_000, 3);
-    let plans = store.reader().read_blocking(dashboard_query_plans).unwrap();
+    let plans = store.reader().read_blocking(|c| dashboard_query_plans(c)).unwrap();
     let text = plans.join(" | ");
     assert!(!text.contains("SCAN message"), "{text}");
     assert!(

@@ -73,6 +73,7 @@ impl StoreError {
             StoreError::Open { source, .. } | StoreError::Migration { source, .. } | StoreError::Sqlite(source) => {
                 sqlite_full(source)
             }
+            StoreError::Postgres(e) => e.code() == Some(&postgres::error::SqlState::DISK_FULL),
             _ => false,
         }
     }
@@ -95,7 +96,7 @@ pub(crate) fn sqlite_full(e: &rusqlite::Error) -> bool {
 
 /// What PostgreSQL said, with its detail when it gave one (the client's own text is only "db
 /// error" for the server's errors).
-fn postgres_said(e: &postgres::Error) -> String {
+pub(crate) fn postgres_said(e: &postgres::Error) -> String {
     match e.as_db_error() {
         Some(db) => match db.detail() {
             Some(detail) => format!("{} ({detail})", db.message()),

@@ -60,13 +60,13 @@ use std::thread::JoinHandle;
 use smsdesk_core::time::Clock;
 use tokio::sync::broadcast;
 
+/// The connection a read runs on (the reader hands one to each read), on either store. Only this
+/// crate runs SQL on it; the others pass it on to this crate's functions.
+pub use db::Conn as Connection;
 pub use error::StoreError;
 pub use migrations::MigrationReport;
 pub use reader::Reader;
 pub use reads::Reads;
-/// The connection a read runs on (the reader hands one to each read). Only this crate runs SQL on
-/// it; the others pass it on to this crate's functions.
-pub use rusqlite::Connection;
 pub use text::Text;
 pub use writer::{Change, CommitTimes, Entity, Guard, KeysVersion, Slot, WriteTx, Writer, COMMIT_BOUNDS_S};
 
@@ -134,7 +134,7 @@ impl Store {
     /// [`Store::open_with_clock`], backing up into `backups` (when given) before a migration.
     pub fn open_with(path: &Path, clock: Clock, backups: Option<&Path>) -> Result<Store, StoreError> {
         let new = trust::check_header(path)?;
-        let mut conn = Connection::open(path).map_err(|source| StoreError::Open {
+        let mut conn = rusqlite::Connection::open(path).map_err(|source| StoreError::Open {
             path: path.to_owned(),
             source,
         })?;
@@ -159,8 +159,8 @@ impl Store {
         // The report entries a migration left to compute (those of the messages stored before
         // migration 26), before anything reads the report.
         conn.execute_batch("BEGIN IMMEDIATE")?;
-        reports::flush(&conn, &mut Vec::new())
-            .and_then(|()| conn.execute_batch("COMMIT"))
+        reports::flush(db::Db::Sqlite(&conn), &mut Vec::new())
+            .and_then(|()| Ok(conn.execute_batch("COMMIT")?))
             .inspect_err(|_| {
                 let _ = conn.execute_batch("ROLLBACK");
             })?;
@@ -178,7 +178,7 @@ impl Store {
         let (events, _) = broadcast::channel(4_096);
         let keys = KeysVersion::default();
         let (writer, thread) = Writer::start(
-            conn,
+            db::Conn::Sqlite(conn),
             events.clone(),
             (restart, room.clone()),
             clock.clone(),
@@ -305,7 +305,12 @@ impl Store {
 
 /// Copies the database `conn` has open into `dir` when its schema is older than this build's (and
 /// it has one: a database without tables has nothing to keep).
-fn backup_before_migration(conn: &Connection, path: &Path, dir: &Path, clock: &Clock) -> Result<(), StoreError> {
+fn backup_before_migration(
+    conn: &rusqlite::Connection,
+    path: &Path,
+    dir: &Path,
+    clock: &Clock,
+) -> Result<(), StoreError> {
     let found = backup::schema_version(conn, path)?;
     let latest = migrations::latest_version();
     if found == 0 || found >= latest {
@@ -331,12 +336,13 @@ fn backup_before_migration(conn: &Connection, path: &Path, dir: &Path, clock: &C
 /// Opens the database at `path` read-only, without migrating or writing anything, for a process
 /// that reads beside a running instance (`smsdesk export`): it waits up to 5 s for a writer.
 pub fn open_read_only(path: &Path) -> Result<Connection, StoreError> {
-    let conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
-        StoreError::Open {
-            path: path.to_owned(),
-            source,
-        }
-    })?;
+    let conn =
+        rusqlite::Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
+            StoreError::Open {
+                path: path.to_owned(),
+                source,
+            }
+        })?;
     conn.busy_timeout(std::time::Duration::from_secs(5))?;
-    Ok(conn)
+    Ok(db::Conn::Sqlite(conn))
 }

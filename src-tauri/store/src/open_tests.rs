@@ -5,6 +5,7 @@ use std::path::Path;
 
 use super::tables::NewAudit;
 use super::*;
+use rusqlite::Connection;
 use smsdesk_core::audit::AuditAction;
 
 fn refusal(path: &Path) -> String {

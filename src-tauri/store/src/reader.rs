@@ -4,7 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use rusqlite::{Connection, InterruptHandle, OpenFlags};
+use rusqlite::{InterruptHandle, OpenFlags};
+
+use crate::db::{Conn, PgConn};
 
 use super::pragmas::{self, Role};
 use super::StoreError;
@@ -19,18 +21,33 @@ pub struct Reader {
 }
 
 struct Inner {
-    path: PathBuf,
+    at: Location,
     number_key: crate::number_token::KeyCell,
-    idle: Mutex<Vec<Connection>>,
+    idle: Mutex<Vec<Conn>>,
     /// The reads running now, by a number of their own: what a stop interrupts.
     busy: Mutex<(u64, Vec<(u64, InterruptHandle)>)>,
 }
 
+/// Where the reads' connections go.
+enum Location {
+    Sqlite(PathBuf),
+    Postgres(String),
+}
+
 impl Reader {
     pub(crate) fn new(path: &Path, number_key: crate::number_token::KeyCell) -> Reader {
+        Reader::at(Location::Sqlite(path.to_owned()), number_key)
+    }
+
+    /// Reads on a PostgreSQL database, at `url`.
+    pub(crate) fn postgres(url: &str, number_key: crate::number_token::KeyCell) -> Reader {
+        Reader::at(Location::Postgres(url.to_owned()), number_key)
+    }
+
+    fn at(at: Location, number_key: crate::number_token::KeyCell) -> Reader {
         Reader {
             inner: Arc::new(Inner {
-                path: path.to_owned(),
+                at,
                 number_key,
                 idle: Mutex::new(Vec::new()),
                 busy: Mutex::new((0, Vec::new())),
@@ -41,7 +58,7 @@ impl Reader {
     /// Runs `f` on a read connection on a blocking thread.
     pub async fn read<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&Connection) -> Result<T, E> + Send + 'static,
+        F: FnOnce(&Conn) -> Result<T, E> + Send + 'static,
         T: Send + 'static,
         E: From<StoreError> + Send + 'static,
     {
@@ -54,7 +71,7 @@ impl Reader {
     /// Runs `f` on a read connection on the calling thread. Must not be called from an async task.
     pub fn read_blocking<T, E, F>(&self, f: F) -> Result<T, E>
     where
-        F: FnOnce(&Connection) -> Result<T, E>,
+        F: FnOnce(&Conn) -> Result<T, E>,
         E: From<StoreError>,
     {
         let conn = self.take()?;
@@ -62,7 +79,9 @@ impl Reader {
             let mut busy = self.inner.busy.lock().unwrap_or_else(|p| p.into_inner());
             busy.0 += 1;
             let id = busy.0;
-            busy.1.push((id, conn.get_interrupt_handle()));
+            if let Conn::Sqlite(c) = &conn {
+                busy.1.push((id, c.get_interrupt_handle()));
+            }
             id
         };
         let result = f(&conn);
@@ -84,7 +103,9 @@ impl Reader {
         let mut opened = Vec::new();
         for _ in 0..connections.min(KEEP_IDLE) {
             let conn = self.take()?;
-            conn.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+            if let Conn::Sqlite(c) = &conn {
+                c.query_row("SELECT count(*) FROM sqlite_schema", [], |_| Ok(()))?;
+            }
             opened.push(conn);
         }
         opened.into_iter().for_each(|c| self.give_back(c));
@@ -100,21 +121,31 @@ impl Reader {
         }
     }
 
-    fn take(&self) -> Result<Connection, StoreError> {
+    fn take(&self) -> Result<Conn, StoreError> {
         if let Some(conn) = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner()).pop() {
             return Ok(conn);
         }
+        let path = match &self.inner.at {
+            Location::Sqlite(path) => path,
+            Location::Postgres(url) => return Ok(Conn::Postgres(PgConn::connect(url)?)),
+        };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(&self.inner.path, flags).map_err(|source| StoreError::Open {
-            path: self.inner.path.clone(),
+        let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {
+            path: path.clone(),
             source,
         })?;
         pragmas::apply(&conn, Role::Reader)?;
         crate::number_token::register(&conn, &self.inner.number_key)?;
-        Ok(conn)
+        Ok(Conn::Sqlite(conn))
     }
 
-    fn give_back(&self, conn: Connection) {
+    fn give_back(&self, conn: Conn) {
+        // A connection the server closed (it restarted) is not kept: the next read opens anew.
+        if let Conn::Postgres(pg) = &conn {
+            if pg.is_closed() {
+                return;
+            }
+        }
         let mut idle = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner());
         if idle.len() < KEEP_IDLE {
             idle.push(conn);

@@ -55,3 +55,14 @@ impl sealed::Connected for Db<'_> {
 }
 
 impl Reads for Db<'_> {}
+
+impl sealed::Connected for crate::db::Conn {
+    fn connection(&self) -> &Connection {
+        self
+    }
+    fn db(&self) -> Db<'_> {
+        crate::db::Conn::db(self)
+    }
+}
+
+impl Reads for crate::db::Conn {}

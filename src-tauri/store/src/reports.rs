@@ -11,7 +11,9 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
+
+use crate::db::{Db, Dialect};
 use smsdesk_core::domain::IntakeChannel;
 use smsdesk_core::message::NewMessage;
 
@@ -79,7 +81,7 @@ SELECT m.id,
                      (SELECT max(l.id) FROM attempt l WHERE l.message_id = m.id AND l.outcome <> 'not_sent')),
                 ''),
        coalesce(q.route, ''),
-       coalesce(m.country, smsdesk_country(m.destination), ''),
+       coalesce(m.country, {country_of_destination}''),
        CASE WHEN m.api_key_id IS NOT NULL THEN 'key:' || m.api_key_id
             WHEN m.channel = 'csv' THEN 'csv'
             WHEN m.channel = 'cli' THEN 'cli'
@@ -113,7 +115,7 @@ LEFT JOIN attempt acc ON acc.id = q.accepted_attempt_id
 LEFT JOIN projection p ON p.message_id = m.id
 -- The event a first final (of every part) rests on, and its first receipt.
 LEFT JOIN logical_event fe
-    ON p.rule IN ('first_final', 'parts_final') AND fe.id = json_extract(p.supporting_json, '$[0]')
+    ON p.rule IN ('first_final', 'parts_final') AND fe.id = {first_supporting}
 LEFT JOIN receipt rc ON rc.id = fe.first_receipt_id
 WHERE m.id IN ({ids})";
 
@@ -159,7 +161,7 @@ fn add(sign: i64, filter: &str) -> String {
     let updates: Vec<String> = ["messages".to_owned(), "parts".to_owned(), "cost".to_owned()]
         .into_iter()
         .chain((0..=LATENCY_BOUNDS.len()).map(|i| format!("l{i}")))
-        .map(|c| format!("{c} = {c} + excluded.{c}"))
+        .map(|c| format!("{c} = report_hour.{c} + excluded.{c}"))
         .collect();
     format!(
         "INSERT INTO report_hour (hour, {dims}, messages, parts, cost, {latencies})
@@ -197,61 +199,78 @@ pub(crate) fn entered(
     // Not tried yet: priced on the connection it is queued for.
     let price = m.prices.iter().find(|(c, _)| *c == m.connection).map_or(0, |(_, p)| *p);
     let cost = i64::from(m.segments) * price;
-    let c = tx.conn();
-    c.prepare_cached(&format!(
-        "INSERT INTO report_entry ({ENTRY_COLUMNS})
-         VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, 'pending', -1, '', ?7, NULL, ?8)"
-    ))?
-    .execute(params![
-        id,
-        hour,
-        Text(m.kind),
-        route,
-        country,
-        sender,
-        m.segments,
-        cost
-    ])?;
-    c.prepare_cached(
+    let c = tx.db();
+    let kind = Text(m.kind);
+    c.execute(
+        &format!(
+            "INSERT INTO report_entry ({ENTRY_COLUMNS})
+             VALUES (?1, ?2, ?3, '', ?4, ?5, ?6, 'pending', -1, '', ?7, NULL, ?8)"
+        ),
+        &[&id, &hour, &kind, &route, &country, &sender, &m.segments, &cost],
+    )?;
+    c.execute(
         "INSERT INTO report_hour (hour, kind, connection, route, country, sender, outcome, command_status,
                                   error_code, messages, parts, cost)
          VALUES (?1, ?2, '', ?3, ?4, ?5, 'pending', -1, '', 1, ?6, ?7)
          ON CONFLICT (hour, kind, connection, route, country, sender, outcome, command_status, error_code)
-         DO UPDATE SET messages = messages + 1, parts = parts + excluded.parts, cost = cost + excluded.cost",
-    )?
-    .execute(params![hour, Text(m.kind), route, country, sender, m.segments, cost])?;
+         DO UPDATE SET messages = report_hour.messages + 1, parts = report_hour.parts + excluded.parts,
+                       cost = report_hour.cost + excluded.cost",
+        &[&hour, &kind, &route, &country, &sender, &m.segments, &cost],
+    )?;
     Ok(())
 }
 
 /// Brings the entries and sums of the messages changed in this transaction (`changed`, noted by
 /// the writes, and any noted in `report_dirty`) up to date, and forgets which they were. Cheap
 /// when nothing changed (one lookup).
-pub fn flush(c: &Connection, changed: &mut Vec<i64>) -> rusqlite::Result<()> {
-    let noted: bool = c
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM report_dirty)")?
-        .query_row([], |r| r.get(0))?;
+pub fn flush(c: Db<'_>, changed: &mut Vec<i64>) -> Result<(), StoreError> {
+    let noted: bool = c.one("SELECT EXISTS (SELECT 1 FROM report_dirty)", &[])?;
     if changed.is_empty() && !noted {
         return Ok(());
     }
     changed.sort_unstable();
     changed.dedup();
     let ids = serde_json::to_string(&changed).expect("ids serialise");
-    let which = "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty";
+    let which = match c.dialect() {
+        Dialect::Sqlite => "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty",
+        Dialect::Postgres => {
+            "SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(?1 AS JSON))
+             UNION SELECT message_id FROM report_dirty"
+        }
+    };
     let filter = format!("WHERE message_id IN ({which})");
-    c.prepare_cached(&add(-1, &filter))?.execute([&ids])?;
-    c.prepare_cached(&format!("DELETE FROM report_entry {filter}"))?
-        .execute([&ids])?;
-    c.prepare_cached(&format!(
-        "INSERT INTO report_entry ({ENTRY_COLUMNS}) {}",
-        ENTRY.replace("{ids}", which)
-    ))?
-    .execute([&ids])?;
-    c.prepare_cached(&add(1, &filter))?.execute([&ids])?;
+    c.execute(&add(-1, &filter), &[&ids])?;
+    c.execute(&format!("DELETE FROM report_entry {filter}"), &[&ids])?;
+    c.execute(
+        &format!(
+            "INSERT INTO report_entry ({ENTRY_COLUMNS}) {}",
+            entry(c.dialect(), which)
+        ),
+        &[&ids],
+    )?;
+    c.execute(&add(1, &filter), &[&ids])?;
     if noted {
-        c.prepare_cached("DELETE FROM report_dirty")?.execute([])?;
+        c.execute("DELETE FROM report_dirty", &[])?;
     }
     changed.clear();
     Ok(())
+}
+
+/// [`ENTRY`] in `dialect`, for the messages `ids` selects. PostgreSQL has no `smsdesk_country`:
+/// its messages all carry the country intake read (it began after the column did), and a copy
+/// from SQLite fills it in. The first supporting event is read from the JSON array each way.
+fn entry(dialect: Dialect, ids: &str) -> String {
+    let (country, first) = match dialect {
+        Dialect::Sqlite => (
+            "smsdesk_country(m.destination), ",
+            "json_extract(p.supporting_json, '$[0]')",
+        ),
+        Dialect::Postgres => ("", "CAST(CAST(p.supporting_json AS JSON) ->> 0 AS BIGINT)"),
+    };
+    ENTRY
+        .replace("{ids}", ids)
+        .replace("{country_of_destination}", country)
+        .replace("{first_supporting}", first)
 }
 
 /// Computes the entries and their sums again from the messages alone, replacing what was kept.
@@ -262,7 +281,7 @@ pub fn refill(c: &Connection) -> rusqlite::Result<()> {
         "DELETE FROM report_dirty; DELETE FROM report_entry; DELETE FROM report_hour;
          INSERT INTO report_entry ({ENTRY_COLUMNS}) {};
          {};",
-        ENTRY.replace("{ids}", "SELECT id FROM message"),
+        entry(Dialect::Sqlite, "SELECT id FROM message"),
         add(1, "WHERE true")
     ))
 }

@@ -54,7 +54,7 @@ fn pragmas_are_in_force_on_writer_and_reader_connections() {
     };
     let on_writer = store.writer().write_blocking(|tx| pragmas::read(tx.conn())).unwrap();
     expected(&on_writer);
-    let on_reader = store.reader().read_blocking(pragmas::read).unwrap();
+    let on_reader = store.reader().read_blocking(|c| pragmas::read(c)).unwrap();
     expected(&on_reader);
 }
 

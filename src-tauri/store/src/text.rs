@@ -20,3 +20,18 @@ impl<T: TextForm> FromSql for Text<T> {
         text.parse().map(Text).map_err(|e| FromSqlError::Other(Box::new(e)))
     }
 }
+
+impl<T: TextForm> crate::db::Param for Text<T> {
+    fn value(&self) -> crate::db::Value<'_> {
+        crate::db::Value::Text(self.0.text())
+    }
+}
+
+impl<T: TextForm> crate::db::FromValue for Text<T> {
+    fn from_value(v: crate::db::Value<'_>) -> Result<Self, String> {
+        match v {
+            crate::db::Value::Text(t) => t.parse().map(Text).map_err(|e| format!("{t:?} cannot be read: {e}")),
+            _ => Err("text was expected".into()),
+        }
+    }
+}

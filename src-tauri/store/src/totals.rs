@@ -20,7 +20,10 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{Connection, OptionalExtension};
+use rusqlite::Connection;
+
+use crate::db::{Db, Dialect, Param, Value};
+use crate::StoreError;
 use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 
 pub const MINUTE_MS: i64 = 60_000;
@@ -95,7 +98,7 @@ impl Totals {
 
     /// Adds the recorded changes to the tables, summed: one upsert per bucket touched. Run in the
     /// transaction that recorded them, just before it commits.
-    pub(crate) fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+    pub(crate) fn flush(&mut self, conn: Db<'_>) -> Result<(), StoreError> {
         let mut sums = Sums::default();
         let mut created = Vec::new();
         for d in self.deltas.drain(..) {
@@ -170,47 +173,47 @@ impl Sums {
         }
     }
 
-    fn write(self, conn: &Connection) -> rusqlite::Result<()> {
+    fn write(self, conn: Db<'_>) -> Result<(), StoreError> {
         upsert(
             conn,
             "INSERT INTO activity_count (grain, bucket, metric, n) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (grain, bucket, metric) DO UPDATE SET n = n + excluded.n",
-            self.counts.into_iter().map(|((g, b, m), n)| ((g, b, m, n), n)),
+             ON CONFLICT (grain, bucket, metric) DO UPDATE SET n = activity_count.n + excluded.n",
+            self.counts
+                .into_iter()
+                .map(|((g, b, m), n)| (vec![Value::Int(g), Value::Int(b), Value::Text(m), Value::Int(n)], n)),
         )?;
         upsert(
             conn,
             "INSERT INTO activity_latency (grain, bucket, latency_ms, n) VALUES (?1, ?2, ?3, ?4)
-             ON CONFLICT (grain, bucket, latency_ms) DO UPDATE SET n = n + excluded.n",
-            self.latencies.into_iter().map(|((g, b, l), n)| ((g, b, l, n), n)),
+             ON CONFLICT (grain, bucket, latency_ms) DO UPDATE SET n = activity_latency.n + excluded.n",
+            self.latencies
+                .into_iter()
+                .map(|((g, b, l), n)| (vec![Value::Int(g), Value::Int(b), Value::Int(l), Value::Int(n)], n)),
         )?;
         upsert(
             conn,
             "INSERT INTO activity_outcome (day, outcome, n) VALUES (?1, ?2, ?3)
-             ON CONFLICT (day, outcome) DO UPDATE SET n = n + excluded.n",
-            self.outcomes.into_iter().map(|((d, o), n)| ((d, o, n), n)),
+             ON CONFLICT (day, outcome) DO UPDATE SET n = activity_outcome.n + excluded.n",
+            self.outcomes
+                .into_iter()
+                .map(|((d, o), n)| (vec![Value::Int(d), Value::Text(o), Value::Int(n)], n)),
         )?;
         upsert(
             conn,
             "INSERT INTO view_count (scope, value, n) VALUES (?1, ?2, ?3)
-             ON CONFLICT (scope, value) DO UPDATE SET n = n + excluded.n",
-            self.views.into_iter().map(|((s, v), n)| ((s, v, n), n)),
+             ON CONFLICT (scope, value) DO UPDATE SET n = view_count.n + excluded.n",
+            self.views
+                .into_iter()
+                .map(|((s, v), n)| (vec![Value::Text(s), Value::Text(v), Value::Int(n)], n)),
         )
     }
 }
 
 /// Runs `sql` once for each row whose addition is not zero.
-fn upsert<P: rusqlite::Params>(
-    conn: &Connection,
-    sql: &str,
-    rows: impl Iterator<Item = (P, i64)>,
-) -> rusqlite::Result<()> {
-    let mut rows = rows.filter(|(_, n)| *n != 0).peekable();
-    if rows.peek().is_none() {
-        return Ok(());
-    }
-    let mut s = conn.prepare_cached(sql)?;
-    for (p, _) in rows {
-        s.execute(p)?;
+fn upsert<'v>(conn: Db<'_>, sql: &str, rows: impl Iterator<Item = (Vec<Value<'v>>, i64)>) -> Result<(), StoreError> {
+    for (values, _) in rows.filter(|(_, n)| *n != 0) {
+        let params: Vec<&dyn Param> = values.iter().map(|v| v as &dyn Param).collect();
+        conn.execute(sql, &params)?;
     }
     Ok(())
 }
@@ -220,18 +223,21 @@ fn upsert<P: rusqlite::Params>(
 /// whether creation times still follow ids (`view_count` 'clock'/'backwards', migration 3). One
 /// index probe per transaction: the latest creation time among the messages written before it,
 /// found from the top of `message_created`, past this transaction's own rows only.
-fn steps_back(conn: &Connection, mut created: Vec<(i64, i64)>) -> rusqlite::Result<i64> {
+fn steps_back(conn: Db<'_>, mut created: Vec<(i64, i64)>) -> Result<i64, StoreError> {
     created.sort_unstable();
     let Some(&(first, _)) = created.first() else {
         return Ok(0);
     };
-    let mut latest: Option<i64> = conn
-        .prepare_cached(
+    // SQLite's statement names the index the probe starts from; PostgreSQL has no such clause
+    // and plans it from its statistics.
+    let sql = match conn.dialect() {
+        Dialect::Sqlite => {
             "SELECT created_at FROM message INDEXED BY message_created WHERE id < ?1
-             ORDER BY created_at DESC LIMIT 1",
-        )?
-        .query_row([first], |r| r.get(0))
-        .optional()?;
+             ORDER BY created_at DESC LIMIT 1"
+        }
+        Dialect::Postgres => "SELECT created_at FROM message WHERE id < ?1 ORDER BY created_at DESC LIMIT 1",
+    };
+    let mut latest: Option<i64> = conn.query_opt(sql, &[&first], |r| r.get(0))?;
     let mut backwards = 0;
     for (_, at) in created {
         if latest.is_some_and(|l| at < l) {

@@ -177,6 +177,13 @@ impl CommitFailed {
         }
     }
 
+    fn from_store(e: &crate::StoreError) -> CommitFailed {
+        CommitFailed {
+            message: e.to_string(),
+            full: e.is_storage_full(),
+        }
+    }
+
     /// The error a caller of the failed transaction sees.
     pub(crate) fn error(self) -> crate::StoreError {
         if self.full {

@@ -30,6 +30,34 @@ pub enum Db<'c> {
     Postgres(&'c PgConn),
 }
 
+/// A connection of either store, owned (the writer thread's, a reader's).
+pub enum Conn {
+    Sqlite(rusqlite::Connection),
+    Postgres(PgConn),
+}
+
+/// The SQLite connection, for the reads and tests not yet written with [`Conn::db`]. Panics on
+/// PostgreSQL, which no configuration can choose until every read runs on it.
+impl std::ops::Deref for Conn {
+    type Target = rusqlite::Connection;
+
+    fn deref(&self) -> &rusqlite::Connection {
+        match self {
+            Conn::Sqlite(c) => c,
+            Conn::Postgres(_) => panic!("this read is not yet written for PostgreSQL"),
+        }
+    }
+}
+
+impl Conn {
+    pub fn db(&self) -> Db<'_> {
+        match self {
+            Conn::Sqlite(c) => Db::Sqlite(c),
+            Conn::Postgres(c) => Db::Postgres(c),
+        }
+    }
+}
+
 /// One row of a query's result.
 pub enum Row<'r, 's> {
     Sqlite(&'r rusqlite::Row<'s>),
@@ -82,6 +110,18 @@ impl<'c> Db<'c> {
         match self {
             Db::Sqlite(_) => Dialect::Sqlite,
             Db::Postgres(_) => Dialect::Postgres,
+        }
+    }
+
+    /// Runs `f` in a transaction of its own: committed when it succeeds, else rolled back.
+    pub fn transaction<T>(self, f: impl FnOnce(Db<'c>) -> Result<T, StoreError>) -> Result<T, StoreError> {
+        self.execute_batch("BEGIN")?;
+        match f(self) {
+            Ok(v) => self.execute_batch("COMMIT").map(|()| v),
+            Err(e) => {
+                let _ = self.execute_batch("ROLLBACK");
+                Err(e)
+            }
         }
     }
 

@@ -4,7 +4,7 @@
 //! column of any type the schema uses reads back as one of SQLite's five kinds, as SQLite would
 //! give it: the same SQL and the same Rust then serve both stores.
 
-use std::cell::RefCell;
+use std::cell::{RefCell, RefMut};
 use std::collections::HashMap;
 use std::error::Error;
 
@@ -22,7 +22,9 @@ const KEEP_STATEMENTS: usize = 512;
 
 /// One PostgreSQL connection.
 pub struct PgConn {
-    client: RefCell<Client>,
+    url: String,
+    /// Always there but while the connection is dropped (see the `Drop` below).
+    client: RefCell<Option<Client>>,
     statements: RefCell<HashMap<String, Statement>>,
 }
 
@@ -30,16 +32,37 @@ impl PgConn {
     /// Connects with `url` (`postgres://user:password@host:port/database`, or key=value pairs).
     pub fn connect(url: &str) -> Result<PgConn, StoreError> {
         Ok(PgConn {
-            client: RefCell::new(Client::connect(url, NoTls)?),
+            url: url.to_owned(),
+            client: RefCell::new(Some(Client::connect(url, NoTls)?)),
             statements: RefCell::new(HashMap::new()),
         })
+    }
+
+    /// Connects again when the connection was lost (the server restarted, or ended it): what
+    /// comes next runs on a new one. A failure to connect is left for that to meet.
+    pub fn reconnect_if_closed(&self) {
+        if !self.is_closed() {
+            return;
+        }
+        match Client::connect(&self.url, NoTls) {
+            Ok(client) => {
+                *self.client() = client;
+                self.statements.borrow_mut().clear();
+                tracing::info!("connected to PostgreSQL again");
+            }
+            Err(e) => tracing::warn!(error = %crate::error::postgres_said(&e), "cannot connect to PostgreSQL again"),
+        }
+    }
+
+    fn client(&self) -> RefMut<'_, Client> {
+        RefMut::map(self.client.borrow_mut(), |c| c.as_mut().expect("the client is there until dropped"))
     }
 
     fn statement(&self, sql: &str) -> Result<Statement, StoreError> {
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
         }
-        let prepared = self.client.borrow_mut().prepare(&super::placeholders::numbered(sql))?;
+        let prepared = self.client().prepare(&super::placeholders::numbered(sql))?;
         let mut statements = self.statements.borrow_mut();
         if statements.len() >= KEEP_STATEMENTS {
             statements.clear();
@@ -50,23 +73,37 @@ impl PgConn {
 
     pub(super) fn execute(&self, sql: &str, params: &[Value<'_>]) -> Result<usize, StoreError> {
         let statement = self.statement(sql)?;
-        let n = self.client.borrow_mut().execute(&statement, &refs(params))?;
+        let n = self.client().execute(&statement, &refs(params))?;
         Ok(usize::try_from(n).unwrap_or(usize::MAX))
     }
 
     pub(super) fn query(&self, sql: &str, params: &[Value<'_>]) -> Result<Vec<Row>, StoreError> {
         let statement = self.statement(sql)?;
-        Ok(self.client.borrow_mut().query(&statement, &refs(params))?)
+        Ok(self.client().query(&statement, &refs(params))?)
     }
 
     /// Statements without parameters, separated by semicolons (a migration, `BEGIN`, `COMMIT`).
     pub(super) fn execute_batch(&self, sql: &str) -> Result<(), StoreError> {
-        Ok(self.client.borrow_mut().batch_execute(sql)?)
+        Ok(self.client().batch_execute(sql)?)
     }
 
     /// Whether the connection was lost (the server went away): it cannot be used again.
     pub fn is_closed(&self) -> bool {
-        self.client.borrow().is_closed()
+        self.client.borrow().as_ref().is_none_or(Client::is_closed)
+    }
+}
+
+/// The client ends its connection by blocking on its own runtime, which may not be done on a
+/// thread that drives an async runtime: a connection let go there (the last handle on the
+/// reader dropped by an async task) is closed on a thread of its own.
+impl Drop for PgConn {
+    fn drop(&mut self) {
+        let Some(client) = self.client.get_mut().take() else { return };
+        if tokio::runtime::Handle::try_current().is_ok() {
+            let _ = std::thread::Builder::new()
+                .name("smsdesk-pg-close".into())
+                .spawn(move || drop(client));
+        }
     }
 }
 

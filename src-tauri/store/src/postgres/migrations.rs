@@ -19,6 +19,14 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
     sql: include_str!("schema/0030_baseline.sql"),
 }];
 
+/// The table of applied migrations, made before the first one.
+const SCHEMA_MIGRATION: &str = "CREATE TABLE IF NOT EXISTS schema_migration (
+    version    BIGINT PRIMARY KEY,
+    name       TEXT COLLATE \"C\" NOT NULL,
+    checksum   TEXT COLLATE \"C\" NOT NULL,
+    applied_at BIGINT NOT NULL
+)";
+
 /// The advisory lock key every node's migration takes ("smsdesk" in ASCII, as a number).
 const MIGRATION_LOCK: i64 = 0x0073_6d73_6465_736b;
 
@@ -26,34 +34,20 @@ const MIGRATION_LOCK: i64 = 0x0073_6d73_6465_736b;
 pub fn migrate(db: Db<'_>, clock: &Clock) -> Result<MigrationReport, StoreError> {
     let latest = MIGRATIONS.last().map_or(0, |m| m.version);
     // A node's role may not create tables: it finds the table the owner's first start made.
+    // Nodes starting together make it one at a time.
     let made: bool = db.one("SELECT to_regclass('schema_migration') IS NOT NULL", &[])?;
     if !made {
-        db.execute_batch(
-            "CREATE TABLE IF NOT EXISTS schema_migration (
-             version    BIGINT PRIMARY KEY,
-             name       TEXT COLLATE \"C\" NOT NULL,
-             checksum   TEXT COLLATE \"C\" NOT NULL,
-             applied_at BIGINT NOT NULL
-         )",
-        )?;
+        db.transaction(|db| {
+            db.execute("SELECT pg_advisory_xact_lock(?1)", &[&MIGRATION_LOCK])?;
+            db.execute_batch(SCHEMA_MIGRATION)
+        })?;
     }
     let from_version = current_version(db)?;
     let mut applied = Vec::new();
     for m in MIGRATIONS {
-        db.execute_batch("BEGIN")?;
-        let step = apply(db, m, latest, clock);
-        match step {
-            Ok(done) => {
-                db.execute_batch("COMMIT")?;
-                if done {
-                    tracing::info!(version = m.version, name = m.name, "applied migration (PostgreSQL)");
-                    applied.push(m.version);
-                }
-            }
-            Err(e) => {
-                let _ = db.execute_batch("ROLLBACK");
-                return Err(e);
-            }
+        if db.transaction(|db| apply(db, m, latest, clock))? {
+            tracing::info!(version = m.version, name = m.name, "applied migration (PostgreSQL)");
+            applied.push(m.version);
         }
     }
     Ok(MigrationReport {

@@ -3,6 +3,9 @@
 //! `schema/NOTES.md`).
 
 pub mod migrations;
+mod open;
 
+#[cfg(test)]
+mod store_tests;
 #[cfg(test)]
 mod tests;

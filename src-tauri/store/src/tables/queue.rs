@@ -512,7 +512,7 @@ mod tests {
             Ok(s.get_status(rusqlite::StatementStatus::RePrepare))
         }
         let on_writer = store.writer().write_blocking(|tx| runs(tx.conn())).unwrap();
-        let on_reader = store.reader().read_blocking(runs).unwrap();
+        let on_reader = store.reader().read_blocking(|c| runs(c)).unwrap();
         assert_eq!((on_writer, on_reader), (0, 0), "times compiled again (writer, reader)");
     }
 

@@ -10,7 +10,7 @@
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use rusqlite::Connection;
+use crate::db::Db;
 use tokio::sync::broadcast;
 
 use super::phases::{Phase, Phases};
@@ -26,7 +26,7 @@ use crate::room::Room;
 /// SQLite fails one on a full disk. `room` learns whether the commit failed for want of room, or
 /// wrote.
 pub(super) fn run_batch(
-    conn: &Connection,
+    conn: Db<'_>,
     (batch, now): (u64, i64),
     lead: Option<LeadOp>,
     ops: Vec<Op>,
@@ -34,7 +34,7 @@ pub(super) fn run_batch(
     (full, room): (&AtomicBool, &Room),
 ) -> Phases {
     let mut phases = Phases::begin(ops.len() + usize::from(lead.is_some()));
-    if let Err(e) = conn.execute_batch("BEGIN IMMEDIATE") {
+    if let Err(e) = begin(conn) {
         // Dropping the operations unanswered tells each caller its write was aborted.
         let n = phases.operations;
         tracing::error!(error = %e, "cannot begin a write transaction; {n} operation(s) aborted");
@@ -44,12 +44,13 @@ pub(super) fn run_batch(
         intake_refusal: room.intake_refusal(),
         ..Pending::default()
     };
-    let changes_before = conn.total_changes();
+    let changes_before = total_changes(conn);
     let Some(replies) = run_all(conn, batch, now, &mut pending, lead, ops) else {
         return phases;
     };
     phases.lap(Phase::Operations);
-    let wrote = conn.total_changes() != changes_before;
+    // PostgreSQL does not count a connection's changes: a transaction there is taken to write.
+    let wrote = changes_before.is_none() || total_changes(conn) != changes_before;
     // As on a real full disk, a transaction that wrote nothing commits (it adds nothing to the WAL).
     let committed = if wrote && full.load(Ordering::Relaxed) {
         let _ = conn.execute_batch("ROLLBACK");
@@ -79,7 +80,7 @@ pub(super) fn run_batch(
 /// commit. `None` when a leading operation had to be undone and no transaction could be begun
 /// again: the batch is then over, rolled back, and its operations are dropped unanswered.
 fn run_all(
-    conn: &Connection,
+    conn: Db<'_>,
     batch: u64,
     now: i64,
     pending: &mut Pending,
@@ -111,15 +112,20 @@ fn run_all(
 /// Indexes the transaction's new messages for text search and writes the running totals the
 /// operations added to, then commits; on failure, rolls the batch back. The index and the totals
 /// go with the rows they describe: if they cannot be written, nothing is committed.
-fn commit(conn: &Connection, batch: u64, pending: &mut Pending, phases: &mut Phases) -> Result<(), CommitFailed> {
-    let committed = crate::search_index::catch_up(conn)
+fn commit(conn: Db<'_>, batch: u64, pending: &mut Pending, phases: &mut Phases) -> Result<(), CommitFailed> {
+    // PostgreSQL keeps its own text search index up to date (see crate::search_index).
+    let indexed = match conn {
+        Db::Sqlite(c) => crate::search_index::catch_up(c).map_err(crate::StoreError::from),
+        Db::Postgres(_) => Ok(()),
+    };
+    let committed = indexed
         .inspect(|()| phases.lap(Phase::SearchIndex))
         .and_then(|()| pending.totals.flush(conn))
         .and_then(|()| crate::reports::flush(conn, &mut pending.report))
         .inspect(|()| phases.lap(Phase::Totals))
         .and_then(|()| conn.execute_batch("COMMIT"))
         .inspect(|()| phases.lap(Phase::Commit))
-        .map_err(|e| CommitFailed::from_sqlite(&e));
+        .map_err(|e| CommitFailed::from_store(&e));
     if let Err(e) = &committed {
         tracing::error!(error = ?e, batch, "commit failed; nothing of this batch was applied");
         let _ = conn.execute_batch("ROLLBACK");
@@ -138,12 +144,9 @@ fn disk_full() -> rusqlite::Error {
 /// Runs a leading operation first in the open transaction, without a savepoint; if it asks to be
 /// undone (or fails, or panics), rolls the transaction back, begins another, and (when it asked)
 /// runs it again in a savepoint. `Err` when no transaction could be begun again.
-fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mut op: LeadOp) -> Result<Done, ()> {
+fn lead_first(conn: Db<'_>, batch: u64, now: i64, pending: &mut Pending, mut op: LeadOp) -> Result<Done, ()> {
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        op(
-            &mut WriteTx::new(crate::db::Db::Sqlite(conn), &mut *pending, batch, now),
-            Guard::First,
-        )
+        op(&mut WriteTx::new(conn, &mut *pending, batch, now), Guard::First)
     }));
     let done = match ran {
         Ok(Some(Ran::Applied(reply))) => return Ok(Done::Applied(reply)),
@@ -163,16 +166,36 @@ fn lead_first(conn: &Connection, batch: u64, now: i64, pending: &mut Pending, mu
 
 /// Rolls the open transaction back and begins another. `false` when that failed: then no
 /// transaction is left open.
-fn begin_again(conn: &Connection, batch: u64) -> bool {
-    let restarted = conn
-        .execute_batch("ROLLBACK")
-        .and_then(|()| conn.execute_batch("BEGIN IMMEDIATE"));
+fn begin_again(conn: Db<'_>, batch: u64) -> bool {
+    let restarted = conn.execute_batch("ROLLBACK").and_then(|()| begin(conn));
     if let Err(e) = restarted {
         tracing::error!(error = %e, batch, "cannot begin a write transaction again; the rest of the batch is aborted");
-        if !conn.is_autocommit() {
+        let open = match conn {
+            Db::Sqlite(c) => !c.is_autocommit(),
+            // Rolling back outside a transaction only warns there.
+            Db::Postgres(_) => true,
+        };
+        if open {
             let _ = conn.execute_batch("ROLLBACK");
         }
         return false;
     }
     true
+}
+
+/// Begins the batch's transaction: on SQLite taking the write lock at once (IMMEDIATE), so that
+/// no statement of the batch waits for it half-way.
+fn begin(conn: Db<'_>) -> Result<(), crate::StoreError> {
+    match conn {
+        Db::Sqlite(c) => Ok(c.execute_batch("BEGIN IMMEDIATE")?),
+        Db::Postgres(_) => conn.execute_batch("BEGIN"),
+    }
+}
+
+/// The rows SQLite changed on this connection so far; PostgreSQL does not say.
+fn total_changes(conn: Db<'_>) -> Option<u64> {
+    match conn {
+        Db::Sqlite(c) => Some(c.total_changes()),
+        Db::Postgres(_) => None,
+    }
 }

@@ -7,7 +7,6 @@ use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 
-use rusqlite::Connection;
 use smsdesk_core::time::Clock;
 use tokio::sync::{broadcast, mpsc, oneshot};
 
@@ -35,7 +34,7 @@ impl Writer {
     /// `room` says the disk is short, it also cuts the WAL back. `keys` moves on after every
     /// transaction that wrote the API keys.
     pub(crate) fn start(
-        conn: Connection,
+        conn: crate::db::Conn,
         events: broadcast::Sender<Change>,
         (restart, room): (Arc<AtomicBool>, Arc<Room>),
         clock: Clock,

@@ -12,12 +12,12 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use rusqlite::Connection;
 use tokio::sync::oneshot;
 
 use super::savepoint::{guarded, Replies};
-use super::tx::{run_cached, Pending};
+use super::tx::{run_db, Pending};
 use super::{CommitFailed, Job, Op, Ran, Reply, WriteTx};
+use crate::db::Db;
 use crate::StoreError;
 
 /// An operation that may run more than once, with the result of its latest run.
@@ -78,25 +78,25 @@ where
 /// Runs consecutive replayable operations in one savepoint; if one fails or panics, undoes them
 /// all and runs each again in a savepoint of its own. Their replies go to `replies`.
 pub(super) fn run_together(
-    conn: &Connection,
+    conn: Db<'_>,
     (batch, now): (u64, i64),
     pending: &mut Pending,
     mut ops: Vec<Box<dyn Replay>>,
     replies: &mut Replies,
 ) {
     let mark = pending.mark();
-    if run_cached(conn, "SAVEPOINT together").is_ok() {
+    if run_db(conn, "SAVEPOINT together").is_ok() {
         let all = catch_unwind(AssertUnwindSafe(|| {
-            let mut wtx = WriteTx::new(crate::db::Db::Sqlite(conn), &mut *pending, batch, now);
+            let mut wtx = WriteTx::new(conn, &mut *pending, batch, now);
             ops.iter_mut().all(|op| op.run(&mut wtx))
         }));
-        if matches!(all, Ok(true)) && run_cached(conn, "RELEASE together").is_ok() {
+        if matches!(all, Ok(true)) && run_db(conn, "RELEASE together").is_ok() {
             for op in ops {
                 replies.applied.push(Box::new(move |commit| op.answer(commit)));
             }
             return;
         }
-        let undone = run_cached(conn, "ROLLBACK TO together").and_then(|()| run_cached(conn, "RELEASE together"));
+        let undone = run_db(conn, "ROLLBACK TO together").and_then(|()| run_db(conn, "RELEASE together"));
         if let Err(e) = undone {
             tracing::error!(error = %e, "cannot roll back operations run together");
         }

@@ -3,9 +3,9 @@
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
 
-use rusqlite::Connection;
+use crate::db::Db;
 
-use super::tx::{run_cached, Pending};
+use super::tx::{run_db, Pending};
 use super::{CommitFailed, Ran, Reply, WriteTx};
 
 /// What became of one operation.
@@ -55,37 +55,32 @@ impl Replies {
 
 /// Runs `f` in a savepoint of its own, undoing it when it fails or panics.
 pub(super) fn guarded(
-    conn: &Connection,
+    conn: Db<'_>,
     batch: u64,
     now: i64,
     pending: &mut Pending,
     f: impl FnOnce(&mut WriteTx<'_>) -> Option<Ran>,
 ) -> Done {
     let mark = pending.mark();
-    if let Err(e) = run_cached(conn, "SAVEPOINT op") {
+    if let Err(e) = run_db(conn, "SAVEPOINT op") {
         tracing::error!(error = %e, "cannot open a savepoint; operation aborted");
         return Done::Dropped;
     }
     let ran = catch_unwind(AssertUnwindSafe(|| {
-        f(&mut WriteTx::new(
-            crate::db::Db::Sqlite(conn),
-            &mut *pending,
-            batch,
-            now,
-        ))
+        f(&mut WriteTx::new(conn, &mut *pending, batch, now))
     }));
     if let Ok(Some(Ran::Applied(reply))) = ran {
-        return match run_cached(conn, "RELEASE op") {
+        return match run_db(conn, "RELEASE op") {
             Ok(()) => Done::Applied(reply),
             Err(e) => {
-                reply(Err(CommitFailed::from_sqlite(&e)));
+                reply(Err(CommitFailed::from_store(&e)));
                 Done::Dropped
             }
         };
     }
     // Undo just this operation. Its reply (if it did not panic) carries its own error; a
     // panicked operation's reply was dropped, which its caller sees as Aborted.
-    let undone = run_cached(conn, "ROLLBACK TO op").and_then(|()| run_cached(conn, "RELEASE op"));
+    let undone = run_db(conn, "ROLLBACK TO op").and_then(|()| run_db(conn, "RELEASE op"));
     if let Err(e) = undone {
         tracing::error!(error = %e, "cannot roll back a failed operation");
     }

@@ -16,7 +16,7 @@ use crate::room::Room;
 /// The body of the writer thread: runs batches until shut down, or until every [`super::Writer`]
 /// is gone.
 pub(super) fn run(
-    conn: Connection,
+    conn: crate::db::Conn,
     rx: mpsc::Receiver<Job>,
     (events, watch): (broadcast::Sender<Change>, Watch),
     (restart, room): (&AtomicBool, &Room),
@@ -51,8 +51,12 @@ pub(super) fn run(
         }
         batch += 1;
         stats.add(ops.len() + usize::from(lead.is_some()));
+        if let crate::db::Conn::Postgres(pg) = &conn {
+            // A server that restarted closed the connection: the batch goes on a new one.
+            pg.reconnect_if_closed();
+        }
         let phases = batch::run_batch(
-            &conn,
+            conn.db(),
             (batch, clock.now_ms()),
             lead,
             ops,
@@ -61,8 +65,8 @@ pub(super) fn run(
         );
         stats.timed(phases.total());
         phases.log_if_slow(batch);
-        if restart.swap(false, Ordering::Relaxed) {
-            timed_between("checkpoint", || checkpoint(&conn, room.state().short()));
+        if let (true, crate::db::Conn::Sqlite(sqlite)) = (restart.swap(false, Ordering::Relaxed), &conn) {
+            timed_between("checkpoint", || checkpoint(sqlite, room.state().short()));
         }
         pages.held = true;
         if queue.rx.is_empty() && pages.wait() == Some(Duration::ZERO) {
@@ -95,8 +99,11 @@ impl Pages {
         self.held.then(|| KEEP_PAGES.saturating_sub(self.released.elapsed()))
     }
 
-    fn release(&mut self, conn: &Connection, stats: &WriterStats) {
-        release_pages(conn);
+    fn release(&mut self, conn: &crate::db::Conn, stats: &WriterStats) {
+        // PostgreSQL's pages are the server's.
+        if let crate::db::Conn::Sqlite(conn) = conn {
+            release_pages(conn);
+        }
         stats.released();
         self.held = false;
         self.released = Instant::now();

@@ -190,12 +190,6 @@ pub(crate) fn write_for_tests<T>(
     now: i64,
     f: impl FnOnce(&mut WriteTx<'_>) -> Result<T, StoreError>,
 ) -> Result<T, StoreError> {
-    db.execute_batch("BEGIN")?;
     let mut pending = Pending::default();
-    let result = f(&mut WriteTx::new(db, &mut pending, 1, now));
-    match &result {
-        Ok(_) => db.execute_batch("COMMIT")?,
-        Err(_) => db.execute_batch("ROLLBACK")?,
-    }
-    result
+    db.transaction(|db| f(&mut WriteTx::new(db, &mut pending, 1, now)))
 }

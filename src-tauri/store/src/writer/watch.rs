@@ -7,8 +7,6 @@
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 
-use rusqlite::Connection;
-
 /// The table whose changes move the version.
 const WATCHED: &str = "api_key";
 
@@ -27,25 +25,44 @@ impl KeysVersion {
 pub(super) struct Watch {
     touched: Arc<AtomicBool>,
     version: KeysVersion,
+    /// Every transaction counts as touching the keys.
+    always: bool,
 }
 
 impl Watch {
     /// Watches the writer's connection: every row it inserts, updates or deletes is reported to
     /// the hook, triggers' included.
-    pub(super) fn install(conn: &Connection, version: KeysVersion) -> Watch {
+    pub(super) fn install(conn: &crate::db::Conn, version: KeysVersion) -> Watch {
         let touched = Arc::new(AtomicBool::new(false));
+        let conn = match conn {
+            crate::db::Conn::Sqlite(c) => c,
+            // PostgreSQL has no hook on a connection's writes: every transaction is taken to
+            // have touched the keys, and those who keep them read them again.
+            crate::db::Conn::Postgres(_) => {
+                touched.store(true, Ordering::Relaxed);
+                return Watch {
+                    touched,
+                    version,
+                    always: true,
+                };
+            }
+        };
         let raised = touched.clone();
         conn.update_hook(Some(move |_, _: &str, table: &str, _| {
             if table == WATCHED {
                 raised.store(true, Ordering::Relaxed);
             }
         }));
-        Watch { touched, version }
+        Watch {
+            touched,
+            version,
+            always: false,
+        }
     }
 
     /// Called once a transaction is over, before its callers are answered.
     pub(super) fn transaction_over(&self) {
-        if self.touched.swap(false, Ordering::Relaxed) {
+        if self.touched.swap(self.always, Ordering::Relaxed) {
             self.version.0.fetch_add(1, Ordering::AcqRel);
         }
     }
