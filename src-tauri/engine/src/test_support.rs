@@ -3,7 +3,7 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::Connection;
+use crate::store::Connection;
 use serde::Serialize;
 
 use crate::domain::{DeliveryState, ExceptionKind, QueueStatus};

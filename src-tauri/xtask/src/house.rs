@@ -25,6 +25,7 @@ const NEVER: &[Never] = &[
         on: &[
             "tokio",
             "rusqlite",
+            "postgres",
             "axum",
             "hyper",
             "reqwest",
@@ -45,17 +46,25 @@ const NEVER: &[Never] = &[
             "smsdesk-sandbox",
             "smsdesk-engine",
         ],
-        why: "the store knows SQLite and the domain, nothing of the network or of what drives it",
+        why: "the store knows its databases and the domain, nothing of the network or of what drives it",
     },
     Never {
         krate: "smsdesk-smpp",
-        on: &["rusqlite", "axum", "smsdesk-store", "smsdesk-engine", "smsdesk-sandbox"],
+        on: &[
+            "rusqlite",
+            "postgres",
+            "axum",
+            "smsdesk-store",
+            "smsdesk-engine",
+            "smsdesk-sandbox",
+        ],
         why: "the session knows PDUs and the link; what becomes of a report is the engine's business",
     },
     Never {
         krate: "smsdesk-sandbox",
         on: &[
             "rusqlite",
+            "postgres",
             "axum",
             "reqwest",
             "smsdesk-store",
@@ -81,8 +90,12 @@ const NEVER: &[Never] = &[
 /// the engine does not hand the whole store or its tables on (by any name, see `hands_on_the_store`).
 const THROUGH_THE_ENGINE: &[&str] = &["smsdesk-http", "smsdesk-cli", "smsdesk"];
 
-/// The only crate that may depend on rusqlite (tests aside), and the only one that runs SQL.
+/// The only crate that may depend on a database's client (tests aside), and the only one that runs
+/// SQL.
 const SQL_CRATE: &str = "smsdesk-store";
+
+/// The databases' clients: SQLite's and PostgreSQL's.
+const DATABASE_CLIENTS: &[&str] = &["rusqlite", "postgres"];
 
 /// What runs SQL on a connection.
 const SQL_CALLS: &[&str] = &[
@@ -95,7 +108,7 @@ const SQL_CALLS: &[&str] = &[
 ];
 
 /// External crates worth drawing: the ones the rules above are about.
-const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "rusmpp", "tokio", "axum", "tauri"];
+const DRAWN_EXTERNALS: &[&str] = &["rusqlite", "postgres", "rusmpp", "tokio", "axum", "tauri"];
 
 const GRAPH_START: &str = "<!-- crate graph: drawn by `cargo xtask house --write` from the Cargo manifests -->";
 const GRAPH_END: &str = "<!-- end of crate graph -->";
@@ -126,9 +139,12 @@ pub fn run(root: &Path, write: bool) -> Result<(), String> {
     problems.extend(store_handed_on(root)?);
     // Tests may open the database themselves (a dev-dependency) to set a scene or check one.
     for (krate, ds) in &built_from {
-        if ds.contains("rusqlite") && krate != SQL_CRATE {
+        for client in DATABASE_CLIENTS
+            .iter()
+            .filter(|c| ds.contains(**c) && krate != SQL_CRATE)
+        {
             problems.push(format!(
-                "{krate} depends on rusqlite: only {SQL_CRATE} talks to the database"
+                "{krate} depends on {client}: only {SQL_CRATE} talks to the database"
             ));
         }
     }

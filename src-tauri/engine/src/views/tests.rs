@@ -3,7 +3,7 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::Connection;
+use crate::store::Connection;
 
 use super::cursor;
 use super::messages::{destination, list_with_budget, query_plans, Destination};

@@ -1091,7 +1091,7 @@ async fn the_export_streams_the_filtered_messages_as_the_command_line_writes_the
     );
 
     // What `smsdesk export --csv --kind otp` writes, from its own read-only connection.
-    let conn = rusqlite::Connection::open_with_flags(&t.db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY).unwrap();
+    let conn = smsdesk_store::open_read_only(&t.db).unwrap();
     let filter = smsdesk_engine::views::MessageFilter {
         kind: Some(smsdesk_engine::domain::MessageKind::Otp),
         ..Default::default()

@@ -55,7 +55,9 @@ impl PgConn {
     }
 
     fn client(&self) -> RefMut<'_, Client> {
-        RefMut::map(self.client.borrow_mut(), |c| c.as_mut().expect("the client is there until dropped"))
+        RefMut::map(self.client.borrow_mut(), |c| {
+            c.as_mut().expect("the client is there until dropped")
+        })
     }
 
     fn statement(&self, sql: &str) -> Result<Statement, StoreError> {
@@ -98,7 +100,9 @@ impl PgConn {
 /// reader dropped by an async task) is closed on a thread of its own.
 impl Drop for PgConn {
     fn drop(&mut self) {
-        let Some(client) = self.client.get_mut().take() else { return };
+        let Some(client) = self.client.get_mut().take() else {
+            return;
+        };
         if tokio::runtime::Handle::try_current().is_ok() {
             let _ = std::thread::Builder::new()
                 .name("smsdesk-pg-close".into())

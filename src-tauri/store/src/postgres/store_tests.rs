@@ -29,7 +29,7 @@ fn a_store_on_postgresql_writes_through_its_writer_and_reads_back_through_its_re
     // Opened again (another node, or a restart): the schema is found, nothing is lost.
     let again = Store::open_postgres(&database.url, Clock::system()).unwrap();
     assert!(again.migration().applied.is_empty());
-    assert_eq!(again.reader().read_blocking(|c| account::counts(c)).unwrap(), (1, 1));
+    assert_eq!(again.reader().read_blocking(account::counts).unwrap(), (1, 1));
     again.shutdown();
 }
 
@@ -83,7 +83,7 @@ async fn failing_operations_in_shared_batches(url: String) {
     assert_eq!(failed, 20);
     let reader = store.reader().clone();
     let names = reader
-        .read(|c| account::list(c))
+        .read(account::list)
         .await
         .unwrap()
         .into_iter()
