@@ -4,7 +4,11 @@
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use smsdesk_core::domain::TextForm;
 
-/// A domain enum as an SQL value: `Text(state)` in `params!`, `row.get::<_, Text<_>>(i)?.0` out.
+use crate::db::{FromValue, Param, Value};
+
+/// A domain enum as an SQL value: `Text(state)` in `params!` or a
+/// [`Param`] list, `row.get::<_, Text<_>>(i)?.0` (rusqlite) or `r.get::<Text<_>>(i)?.0` (either
+/// store) out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Text<T>(pub T);
 
@@ -18,5 +22,18 @@ impl<T: TextForm> FromSql for Text<T> {
     fn column_result(value: ValueRef<'_>) -> FromSqlResult<Self> {
         let text = value.as_str()?;
         text.parse().map(Text).map_err(|e| FromSqlError::Other(Box::new(e)))
+    }
+}
+
+impl<T: TextForm> Param for Text<T> {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self.0.text())
+    }
+}
+
+impl<T: TextForm> FromValue for Text<T> {
+    fn from_value(v: Value<'_>) -> Result<Self, String> {
+        let text = String::from_value(v)?;
+        text.parse().map(Text).map_err(|e| format!("{e}"))
     }
 }
