@@ -36,6 +36,8 @@ mod access_tests;
 mod attempt_tests;
 #[cfg(test)]
 mod message_tests;
+#[cfg(test)]
+mod smpp_tests;
 
 pub use audit::{AuditLog, NewAudit};
 pub use receipt::{NewReceipt, ReceiptLog};
