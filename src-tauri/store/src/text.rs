@@ -4,7 +4,11 @@
 use rusqlite::types::{FromSql, FromSqlError, FromSqlResult, ToSql, ToSqlOutput, ValueRef};
 use smsdesk_core::domain::TextForm;
 
-/// A domain enum as an SQL value: `Text(state)` in `params!`, `row.get::<_, Text<_>>(i)?.0` out.
+use crate::db::{FromValue, Param, Value};
+
+/// A domain enum as an SQL value: `Text(state)` in `params!` or a
+/// [`Param`] list, `row.get::<_, Text<_>>(i)?.0` (rusqlite) or `r.get::<Text<_>>(i)?.0` (either
+/// store) out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Text<T>(pub T);
 
@@ -21,17 +25,15 @@ impl<T: TextForm> FromSql for Text<T> {
     }
 }
 
-impl<T: TextForm> crate::db::Param for Text<T> {
-    fn value(&self) -> crate::db::Value<'_> {
-        crate::db::Value::Text(self.0.text())
+impl<T: TextForm> Param for Text<T> {
+    fn value(&self) -> Value<'_> {
+        Value::Text(self.0.text())
     }
 }
 
-impl<T: TextForm> crate::db::FromValue for Text<T> {
-    fn from_value(v: crate::db::Value<'_>) -> Result<Self, String> {
-        match v {
-            crate::db::Value::Text(t) => t.parse().map(Text).map_err(|e| format!("{t:?} cannot be read: {e}")),
-            _ => Err("text was expected".into()),
-        }
+impl<T: TextForm> FromValue for Text<T> {
+    fn from_value(v: Value<'_>) -> Result<Self, String> {
+        let text = String::from_value(v)?;
+        text.parse().map(Text).map_err(|e| format!("{e}"))
     }
 }

@@ -1,9 +1,9 @@
 //! The `attempt` table: every try to hand a part of a message to the SMSC.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 use smsdesk_core::parts::PartTry;
 
+use crate::db::Param;
 use crate::tables::queue;
 use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
@@ -14,30 +14,29 @@ use crate::{StoreError, Text};
 /// part and, within a part, with an accepted try last (as [`smsdesk_core::parts::describe`] reads
 /// them).
 pub fn current_round(conn: &impl Reads, message_id: i64) -> Result<(u32, Vec<PartTry>), StoreError> {
-    let conn = conn.connection();
-    let (segments, round_from): (u32, i64) = conn
-        .prepare_cached(
-            "SELECT m.segments, coalesce(q.round_from, 0) FROM message m JOIN queue q ON q.message_id = m.id
-             WHERE m.id = ?1",
-        )?
-        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let db = conn.db();
+    let (segments, round_from): (u32, i64) = db.query_row(
+        "SELECT m.segments, coalesce(q.round_from, 0) FROM message m JOIN queue q ON q.message_id = m.id
+         WHERE m.id = ?1",
+        &[&message_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
     if segments <= 1 {
         return Ok((segments, Vec::new()));
     }
-    let tries = conn
-        .prepare_cached(
-            "SELECT segment_no, outcome, provider_message_id, error FROM attempt
-             WHERE message_id = ?1 AND id > ?2 ORDER BY segment_no, outcome = 'accepted', id",
-        )?
-        .query_map(params![message_id, round_from], |r| {
+    let tries = db.query(
+        "SELECT segment_no, outcome, provider_message_id, error FROM attempt
+         WHERE message_id = ?1 AND id > ?2 ORDER BY segment_no, outcome = 'accepted', id",
+        &[&message_id, &round_from],
+        |r| {
             Ok(PartTry {
                 segment_no: r.get(0)?,
-                outcome: r.get::<_, Option<Text<_>>>(1)?.map(|t| t.0),
+                outcome: r.get::<Option<Text<_>>>(1)?.map(|t| t.0),
                 provider_id: r.get(2)?,
                 error: r.get(3)?,
             })
-        })?
-        .collect::<Result<_, _>>()?;
+        },
+    )?;
     Ok((segments, tries))
 }
 
@@ -81,33 +80,30 @@ pub fn begin_attempt(
     registered_delivery: u8,
 ) -> Result<AttemptRef, StoreError> {
     let now = tx.now_ms();
-    let attempt_no: u32 = tx
-        .conn()
-        .prepare_cached(
-            "SELECT coalesce(max(attempt_no), 0) + 1 FROM attempt WHERE message_id = ?1 AND segment_no = ?2",
-        )?
-        .query_row(params![message_id, segment_no], |r| r.get(0))?;
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, sequence_number,
-                 created_at, outcome, registered_delivery, routing)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-        )?
-        .execute(params![
-            message_id,
-            attempt_no,
-            segment_no,
-            wire.connection,
-            wire.session_id,
-            wire.sequence_number,
-            now,
+    let attempt_no: u32 = tx.db().one(
+        "SELECT coalesce(max(attempt_no), 0) + 1 FROM attempt WHERE message_id = ?1 AND segment_no = ?2",
+        &[&message_id, &segment_no],
+    )?;
+    let id: i64 = tx.db().one(
+        "INSERT INTO attempt (message_id, attempt_no, segment_no, connection, session_id, sequence_number,
+             created_at, outcome, registered_delivery, routing)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)
+         RETURNING id",
+        &[
+            &message_id,
+            &attempt_no,
+            &segment_no,
+            &wire.connection,
+            &wire.session_id,
+            &wire.sequence_number,
+            &now,
             // Unanswered: a try counts in the totals once it is answered (`answer`).
-            Text(AttemptOutcome::Pending),
-            registered_delivery,
-            wire.routing,
-        ])?;
+            &Text(AttemptOutcome::Pending),
+            &registered_delivery,
+            &wire.routing,
+        ],
+    )?;
     tx.report_changed(message_id);
-    let id = tx.conn().last_insert_rowid();
     tx.changed(Entity::Attempt, id);
     Ok(AttemptRef { id, attempt_no })
 }
@@ -139,36 +135,44 @@ pub fn record_accepted(
         "UPDATE attempt SET outcome = 'accepted', command_status = 0, responded_at = ?2,
              sent_at = coalesce(?5, sent_at, ?2), provider_message_id = ?3, provider_id_norm = ?4
          WHERE id = ?1",
-        params![attempt_id, now, provider_message_id, provider_id_key, written_at],
+        &[&attempt_id, &now, &provider_message_id, &provider_id_key, &written_at],
     )?
-    .ok_or(rusqlite::Error::QueryReturnedNoRows)?;
+    .ok_or(StoreError::NoRow)?;
     // A message sent whole is whole with this answer; one in parts, once every part is accepted
-    // in its current round of sending.
-    let whole: bool = tx
-        .conn()
-        .prepare_cached(
-            "SELECT CASE WHEN m.segments <= 1 THEN 1 ELSE
-                 (SELECT count(DISTINCT a.segment_no) FROM attempt a JOIN queue q ON q.message_id = a.message_id
-                  WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
-                 >= m.segments END
-             FROM message m WHERE m.id = ?1",
-        )?
-        .query_row([message_id], |r| r.get(0))?;
+    // in its current round of sending. (Every branch an integer: PostgreSQL's CASE takes no mix
+    // of integer and bool; the count is still only made for a message in parts.)
+    let whole: bool = tx.db().one(
+        "SELECT CASE WHEN m.segments <= 1 THEN 1
+                 WHEN (SELECT count(DISTINCT a.segment_no) FROM attempt a JOIN queue q ON q.message_id = a.message_id
+                       WHERE a.message_id = m.id AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0))
+                      >= m.segments THEN 1
+                 ELSE 0 END
+         FROM message m WHERE m.id = ?1",
+        &[&message_id],
+    )?;
     queue::update_status(
         tx,
         message_id,
         // The last accepted submit is the accepted attempt with the highest id (segments may be
-        // answered out of order); its time is this answer's (`responded_at` above).
+        // answered out of order); its time is this answer's (`responded_at` above). `?5` (whole) is
+        // 0 or 1, compared as an integer: PostgreSQL gives a parameter one type.
         "UPDATE queue SET
-             status = CASE WHEN ?5 THEN ?2 ELSE status END,
+             status = CASE WHEN ?5 = 1 THEN ?2 ELSE status END,
              attempts = attempts + ?5,
-             lease_owner = CASE WHEN ?5 THEN NULL ELSE lease_owner END,
-             lease_until = CASE WHEN ?5 THEN NULL ELSE lease_until END,
+             lease_owner = CASE WHEN ?5 = 1 THEN NULL ELSE lease_owner END,
+             lease_until = CASE WHEN ?5 = 1 THEN NULL ELSE lease_until END,
              updated_at = ?3,
              accepted_at = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?3 ELSE accepted_at END,
-             accepted_attempt_id = max(?4, coalesce(accepted_attempt_id, 0))
+             accepted_attempt_id = CASE WHEN ?4 > coalesce(accepted_attempt_id, 0) THEN ?4
+                 ELSE coalesce(accepted_attempt_id, 0) END
          WHERE message_id = ?1",
-        params![message_id, Text(QueueStatus::Accepted), now, attempt_id, whole],
+        &[
+            &message_id,
+            &Text(QueueStatus::Accepted),
+            &now,
+            &attempt_id,
+            &i64::from(whole),
+        ],
     )?;
     tx.changed(Entity::Attempt, attempt_id);
     tx.changed(Entity::Queue, message_id);
@@ -181,10 +185,8 @@ pub fn record_accepted(
 
 /// The connection a try was written to.
 pub fn connection_of(tx: &WriteTx<'_>, attempt_id: i64) -> Result<String, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT connection FROM attempt WHERE id = ?1")?
-        .query_row([attempt_id], |r| r.get(0))?)
+    tx.db()
+        .one("SELECT connection FROM attempt WHERE id = ?1", &[&attempt_id])
 }
 
 /// Records how a try ended. `written_at` is when its PDU was written, if it was.
@@ -203,7 +205,7 @@ pub fn finish_attempt(
         "UPDATE attempt SET outcome = ?2, command_status = ?3, error = ?4, responded_at = ?5,
              sent_at = coalesce(?6, sent_at)
          WHERE id = ?1",
-        params![attempt_id, Text(outcome), command_status, error, now, written_at],
+        &[&attempt_id, &Text(outcome), &command_status, &error, &now, &written_at],
     )?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
@@ -217,26 +219,24 @@ fn answer(
     tx: &mut WriteTx<'_>,
     attempt_id: i64,
     update: &str,
-    params: impl rusqlite::Params,
+    params: &[&dyn Param],
 ) -> Result<Option<(i64, String)>, StoreError> {
-    let before: Option<AttemptOutcome> = tx
-        .conn()
-        .prepare_cached("SELECT outcome FROM attempt WHERE id = ?1")?
-        .query_row([attempt_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?;
-    let after = tx
-        .conn()
-        .prepare_cached(&format!(
-            "{update} RETURNING message_id, connection, outcome, created_at"
-        ))?
-        .query_row(params, |r| {
+    let before: Option<AttemptOutcome> =
+        tx.db()
+            .query_opt("SELECT outcome FROM attempt WHERE id = ?1", &[&attempt_id], |r| {
+                Ok(r.get::<Text<_>>(0)?.0)
+            })?;
+    let after = tx.db().query_opt(
+        &format!("{update} RETURNING message_id, connection, outcome, created_at"),
+        params,
+        |r| {
             Ok((
                 (r.get(0)?, r.get(1)?),
-                r.get::<_, Text<AttemptOutcome>>(2)?.0,
-                r.get::<_, i64>(3)?,
+                r.get::<Text<AttemptOutcome>>(2)?.0,
+                r.get::<i64>(3)?,
             ))
-        })
-        .optional()?;
+        },
+    )?;
     let Some((found, outcome, created_at)) = after else {
         return Ok(None);
     };
@@ -258,20 +258,20 @@ fn answer(
 
 /// The tries whose outcome is still pending (id, message), oldest first.
 pub fn pending(tx: &WriteTx<'_>) -> Result<Vec<(i64, i64)>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT id, message_id FROM attempt WHERE outcome = 'pending' ORDER BY id")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT id, message_id FROM attempt WHERE outcome = 'pending' ORDER BY id",
+        &[],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// One message's tries whose outcome is still pending, oldest first.
 pub fn pending_of(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<i64>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT id FROM attempt WHERE message_id = ?1 AND outcome = 'pending' ORDER BY id")?
-        .query_map([message_id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT id FROM attempt WHERE message_id = ?1 AND outcome = 'pending' ORDER BY id",
+        &[&message_id],
+        |r| r.get(0),
+    )
 }
 
 /// Gives an unanswered try the provider's id a receipt brought (as received, and its key), unless
@@ -282,33 +282,31 @@ pub fn adopt_provider_id(
     raw: Option<&str>,
     key: &str,
 ) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE attempt SET provider_message_id = ?2, provider_id_norm = ?3
-             WHERE id = ?1 AND provider_id_norm IS NULL",
-        )?
-        .execute(params![attempt_id, raw, key])?;
+    tx.db().execute(
+        "UPDATE attempt SET provider_message_id = ?2, provider_id_norm = ?3
+         WHERE id = ?1 AND provider_id_norm IS NULL",
+        &[&attempt_id, &raw, &key],
+    )?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
 }
 
 /// The accepted tries on `connection` and the provider id each was answered with.
 pub fn accepted_provider_ids(conn: &impl Reads, connection: &str) -> Result<Vec<(i64, String)>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT id, provider_message_id FROM attempt
-             WHERE connection = ?1 AND provider_message_id IS NOT NULL AND outcome = 'accepted'",
-        )?
-        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT id, provider_message_id FROM attempt
+         WHERE connection = ?1 AND provider_message_id IS NOT NULL AND outcome = 'accepted'",
+        &[&connection],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Sets the key a try's provider id is matched by.
 pub fn set_provider_key(tx: &mut WriteTx<'_>, attempt_id: i64, key: &str) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE attempt SET provider_id_norm = ?2 WHERE id = ?1")?
-        .execute(params![attempt_id, key])?;
+    tx.db().execute(
+        "UPDATE attempt SET provider_id_norm = ?2 WHERE id = ?1",
+        &[&attempt_id, &key],
+    )?;
     tx.changed(Entity::Attempt, attempt_id);
     Ok(())
 }
@@ -316,34 +314,33 @@ pub fn set_provider_key(tx: &mut WriteTx<'_>, attempt_id: i64, key: &str) -> Res
 /// The messages whose accepted submits carry this provider id key on this connection (at most
 /// three: enough to tell none, one and several apart).
 pub fn messages_with_provider_key(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
-    let conn = conn.connection();
+    let db = conn.db();
     // The usual answer, one message or none, comes from the lowest and highest message id; the
     // DISTINCT below builds a temporary b-tree each time, so it is kept for several.
-    let (low, high): (Option<i64>, Option<i64>) = conn
-        .prepare_cached(
-            "SELECT min(message_id), max(message_id) FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2",
-        )?
-        .query_row(params![connection, key], |row| Ok((row.get(0)?, row.get(1)?)))?;
+    let (low, high): (Option<i64>, Option<i64>) = db.query_row(
+        "SELECT min(message_id), max(message_id) FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2",
+        &[&connection, &key],
+        |row| Ok((row.get(0)?, row.get(1)?)),
+    )?;
     match (low, high) {
         (None, _) | (_, None) => return Ok(Vec::new()),
         (Some(low), Some(high)) if low == high => return Ok(vec![low]),
         _ => {}
     }
-    Ok(conn
-        .prepare_cached(
-            "SELECT DISTINCT message_id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 LIMIT 3",
-        )?
-        .query_map(params![connection, key], |row| row.get(0))?
-        .collect::<Result<_, _>>()?)
+    db.query(
+        "SELECT DISTINCT message_id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 LIMIT 3",
+        &[&connection, &key],
+        |row| row.get(0),
+    )
 }
 
 /// The tries on `connection` whose provider id has the key `key`, oldest first.
 pub fn with_provider_key(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id")?
-        .query_map(params![connection, key], |row| row.get(0))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT id FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2 ORDER BY id",
+        &[&connection, &key],
+        |row| row.get(0),
+    )
 }
 
 /// The parts of a message whose accepted submits on `connection` carry the provider id key `key`.
@@ -353,34 +350,29 @@ pub fn parts_with_provider_key(
     connection: &str,
     key: &str,
 ) -> Result<Vec<u32>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT DISTINCT segment_no FROM attempt
-             WHERE message_id = ?1 AND connection = ?2 AND provider_id_norm = ?3 AND outcome = 'accepted'
-             ORDER BY segment_no",
-        )?
-        .query_map(params![message_id, connection, key], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT DISTINCT segment_no FROM attempt
+         WHERE message_id = ?1 AND connection = ?2 AND provider_id_norm = ?3 AND outcome = 'accepted'
+         ORDER BY segment_no",
+        &[&message_id, &connection, &key],
+        |r| r.get(0),
+    )
 }
 
 /// Whether the message's last try was refused for good: among the latest try of each part that
 /// went out (neither pending nor never written), the latest one whose outcome is `permanent`,
 /// with its command_status. `None` when no part's latest try was refused for good.
 pub fn permanent_failure(conn: &impl Reads, message_id: i64) -> Result<Option<Option<u32>>, StoreError> {
-    use rusqlite::OptionalExtension;
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT a.command_status FROM attempt a
+    conn.db().query_opt(
+        "SELECT a.command_status FROM attempt a
              WHERE a.message_id = ?1 AND a.outcome = 'permanent'
                AND a.id = (SELECT max(b.id) FROM attempt b
                            WHERE b.message_id = ?1 AND b.segment_no = a.segment_no
                              AND b.outcome <> 'pending' AND b.outcome <> 'not_sent')
              ORDER BY a.id DESC LIMIT 1",
-        )?
-        .query_row([message_id], |r| r.get(0))
-        .optional()?)
+        &[&message_id],
+        |r| r.get(0),
+    )
 }
 
 /// What a manual retry is measured against: the message's kind, when it was created, and how
@@ -390,17 +382,12 @@ pub fn retry_facts(
     conn: &impl Reads,
     message_id: i64,
 ) -> Result<Option<(smsdesk_core::domain::MessageKind, i64, u32)>, StoreError> {
-    use rusqlite::OptionalExtension;
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT m.kind, m.created_at,
+    conn.db().query_opt(
+        "SELECT m.kind, m.created_at,
                     (SELECT count(DISTINCT a.attempt_no) FROM attempt a
                      WHERE a.message_id = m.id AND a.outcome <> 'not_sent')
              FROM message m WHERE m.id = ?1",
-        )?
-        .query_row([message_id], |r| {
-            Ok((r.get::<_, Text<_>>(0)?.0, r.get(1)?, r.get::<_, i64>(2)? as u32))
-        })
-        .optional()?)
+        &[&message_id],
+        |r| Ok((r.get::<Text<_>>(0)?.0, r.get(1)?, r.get::<i64>(2)? as u32)),
+    )
 }

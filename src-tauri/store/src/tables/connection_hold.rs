@@ -1,7 +1,6 @@
 //! The `connection_hold` table: the connections an operator drains or disabled, each change
 //! audited in the same transaction.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::audit::AuditAction;
 use smsdesk_core::domain::ConnectionHold;
 
@@ -22,19 +21,19 @@ pub struct HoldRow {
 
 /// Every hold, by connection name.
 pub fn all(conn: &impl Reads) -> Result<Vec<HoldRow>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT connection, hold, since, actor, note FROM connection_hold ORDER BY connection")?
-        .query_map([], |r| {
+    conn.db().query(
+        "SELECT connection, hold, since, actor, note FROM connection_hold ORDER BY connection",
+        &[],
+        |r| {
             Ok(HoldRow {
                 connection: r.get(0)?,
-                hold: r.get::<_, Text<_>>(1)?.0,
+                hold: r.get::<Text<_>>(1)?.0,
                 since_ms: r.get(2)?,
                 actor: r.get(3)?,
                 note: r.get(4)?,
             })
-        })?
-        .collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 /// Puts `hold` on `connection` (None: lifts it), audited as `actor`'s, with `note`. Returns the
@@ -46,29 +45,10 @@ pub fn set(
     actor: &str,
     note: Option<&str>,
 ) -> Result<Option<ConnectionHold>, StoreError> {
-    let before: Option<ConnectionHold> = tx
-        .conn()
-        .prepare_cached("SELECT hold FROM connection_hold WHERE connection = ?1")?
-        .query_row([connection], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?;
+    let before = put(tx, connection, hold, actor, note)?;
     if before == hold {
         return Ok(before);
     }
-    let now = tx.now_ms();
-    match hold {
-        Some(h) => tx
-            .conn()
-            .prepare_cached(
-                "INSERT INTO connection_hold (connection, hold, since, actor, note) VALUES (?1, ?2, ?3, ?4, ?5)
-                 ON CONFLICT (connection) DO UPDATE SET hold = excluded.hold, since = excluded.since,
-                     actor = excluded.actor, note = excluded.note",
-            )?
-            .execute(params![connection, Text(h), now, actor, note])?,
-        None => tx
-            .conn()
-            .prepare_cached("DELETE FROM connection_hold WHERE connection = ?1")?
-            .execute([connection])?,
-    };
     let action = match hold {
         Some(ConnectionHold::Draining) => AuditAction::ConnectionDrain,
         Some(ConnectionHold::Disabled) => AuditAction::ConnectionDisable,
@@ -86,6 +66,36 @@ pub fn set(
         note: note.map(str::to_owned),
         details_json: Some(details.to_string()),
     })?;
+    Ok(before)
+}
+
+/// The row part of [`set`]: writes `hold` on `connection` (None: lifts it) unless it already has
+/// that hold; returns the hold it had.
+fn put(
+    tx: &mut WriteTx<'_>,
+    connection: &str,
+    hold: Option<ConnectionHold>,
+    actor: &str,
+    note: Option<&str>,
+) -> Result<Option<ConnectionHold>, StoreError> {
+    let db = tx.db();
+    let before: Option<ConnectionHold> = db.query_opt(
+        "SELECT hold FROM connection_hold WHERE connection = ?1",
+        &[&connection],
+        |r| Ok(r.get::<Text<_>>(0)?.0),
+    )?;
+    if before == hold {
+        return Ok(before);
+    }
+    match hold {
+        Some(h) => db.execute(
+            "INSERT INTO connection_hold (connection, hold, since, actor, note) VALUES (?1, ?2, ?3, ?4, ?5)
+             ON CONFLICT (connection) DO UPDATE SET hold = excluded.hold, since = excluded.since,
+                 actor = excluded.actor, note = excluded.note",
+            &[&connection, &Text(h), &tx.now_ms(), &actor, &note],
+        )?,
+        None => db.execute("DELETE FROM connection_hold WHERE connection = ?1", &[&connection])?,
+    };
     Ok(before)
 }
 
@@ -139,5 +149,41 @@ mod tests {
                 ("connection.enable".into(), Some("back".into())),
             ]
         );
+    }
+
+    #[test]
+    fn a_hold_is_written_changed_and_lifted_on_both_stores() {
+        crate::both_stores::on_both(|db| {
+            let put_at = |now: i64, hold: Option<ConnectionHold>, note: Option<&'static str>| {
+                crate::writer::write_for_tests(db, now, |tx| put(tx, "primary", hold, "anna", note)).unwrap()
+            };
+            assert_eq!(put_at(1_000, Some(ConnectionHold::Draining), Some("maintenance")), None);
+            assert_eq!(
+                put_at(2_000, Some(ConnectionHold::Draining), None),
+                Some(ConnectionHold::Draining),
+                "the same hold again changes nothing"
+            );
+            let rows = all(&db).unwrap();
+            assert_eq!(
+                rows,
+                [HoldRow {
+                    connection: "primary".into(),
+                    hold: ConnectionHold::Draining,
+                    since_ms: 1_000,
+                    actor: "anna".into(),
+                    note: Some("maintenance".into()),
+                }],
+                "{:?}",
+                db.dialect()
+            );
+            put_at(3_000, Some(ConnectionHold::Disabled), None);
+            let rows = all(&db).unwrap();
+            assert_eq!(
+                (rows[0].hold, rows[0].since_ms, rows[0].note.as_deref()),
+                (ConnectionHold::Disabled, 3_000, None)
+            );
+            assert_eq!(put_at(4_000, None, None), Some(ConnectionHold::Disabled));
+            assert_eq!(all(&db).unwrap(), []);
+        });
     }
 }

@@ -8,7 +8,6 @@
 //! below it whose queue row, tries or computed state change (its acceptance, a retry, a rebuild),
 //! so nothing that may become due is ever behind it.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::receipts::policy::ReceiptPolicy;
 
 use crate::writer::WriteTx;
@@ -31,21 +30,18 @@ pub fn no_receipt_due(
     only: Option<i64>,
     limit: u32,
 ) -> Result<Vec<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(&no_receipt_sql(policy, only.is_some()))?
-        .query_map(
-            params![
-                only,
-                limit,
-                now,
-                policy.deadline_ms[0],
-                policy.deadline_ms[1],
-                policy.deadline_ms[2]
-            ],
-            |r| r.get(0),
-        )?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        &no_receipt_sql(policy, only.is_some()),
+        &[
+            &only,
+            &limit,
+            &now,
+            &policy.deadline_ms[0],
+            &policy.deadline_ms[1],
+            &policy.deadline_ms[2],
+        ],
+        |r| r.get(0),
+    )
 }
 
 /// What settles a message (`q`) for the deadline rule, given the final states.
@@ -62,7 +58,11 @@ fn settled_sql(finals: &str) -> String {
 /// ?4–?6 the deadlines of OTPs, transactional and bulk messages. One message and the search from
 /// the frontier are two statements: written as one range whose ends depend on ?1, the planner
 /// kept only its lower end, and re-checking one message read every accepted message after it
-/// (28 ms each at a million, 28 s of the writer's time for a sweep of 1,000).
+/// (28 ms each at a million, 28 s of the writer's time for a sweep of 1,000). Written for both
+/// stores: ?1 alone in `IS NULL` and the deadlines inside `max` are cast (PostgreSQL cannot tell
+/// their type from there), and the kind's deadline is an aggregate (`m.kind` is one per group,
+/// but PostgreSQL takes no column outside GROUP BY, and grouping by it too would change SQLite's
+/// plan).
 fn no_receipt_sql(policy: &ReceiptPolicy, one: bool) -> String {
     let finals = if policy.accepted_is_final {
         FINALS_OR_ACCEPTED
@@ -73,7 +73,7 @@ fn no_receipt_sql(policy: &ReceiptPolicy, one: bool) -> String {
     let which = if one {
         "q.message_id = ?1"
     } else {
-        "?1 IS NULL AND q.message_id >= (SELECT frontier FROM deadline_frontier WHERE id = 1)"
+        "CAST(?1 AS BIGINT) IS NULL AND q.message_id >= (SELECT frontier FROM deadline_frontier WHERE id = 1)"
     };
     // registered_delivery bit 0 set (1: final on success or failure, 3: on success only) asks for
     // a receipt when all goes well.
@@ -86,7 +86,9 @@ fn no_receipt_sql(policy: &ReceiptPolicy, one: bool) -> String {
            AND {which}
            AND NOT {settled}
          GROUP BY q.message_id
-         HAVING max(a.responded_at) <= ?3 - CASE m.kind WHEN 'otp' THEN ?4 WHEN 'transactional' THEN ?5 ELSE ?6 END
+         HAVING max(a.responded_at)
+                <= ?3 - max(CASE m.kind WHEN 'otp' THEN CAST(?4 AS BIGINT)
+                                  WHEN 'transactional' THEN CAST(?5 AS BIGINT) ELSE CAST(?6 AS BIGINT) END)
             AND max(coalesce(a.registered_delivery, m.registered_delivery) & 1) = 1
          LIMIT ?2"
     )
@@ -111,32 +113,24 @@ fn first_open_sql() -> String {
 
 /// The frontier now.
 pub fn frontier(conn: &impl Reads) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT frontier FROM deadline_frontier WHERE id = 1")?
-        .query_row([], |r| r.get(0))?)
+    conn.db()
+        .one("SELECT frontier FROM deadline_frontier WHERE id = 1", &[])
 }
 
 /// Moves the frontier past the settled messages just above it, looking at no more than `span`
 /// message ids ahead (a bounded piece of the writer's time); returns where it stands.
 pub fn advance_frontier(tx: &mut WriteTx<'_>, span: i64) -> Result<i64, StoreError> {
     let from = frontier(&*tx)?;
-    let conn = tx.conn();
-    let top: i64 = conn
-        .prepare_cached("SELECT coalesce(max(message_id), 0) FROM queue")?
-        .query_row([], |r| r.get(0))?;
+    let db = tx.db();
+    let top: i64 = db.one("SELECT coalesce(max(message_id), 0) FROM queue", &[])?;
     let upto = top.min(from.saturating_add(span.max(1) - 1));
     if upto < from {
         return Ok(from);
     }
-    let open: Option<i64> = conn
-        .prepare_cached(&first_open_sql())?
-        .query_row(params![from, upto], |r| r.get(0))
-        .optional()?;
+    let open: Option<i64> = db.query_opt(&first_open_sql(), &[&from, &upto], |r| r.get(0))?;
     let to = open.unwrap_or(upto + 1);
     if to > from {
-        conn.prepare_cached("UPDATE deadline_frontier SET frontier = ?1 WHERE id = 1")?
-            .execute([to])?;
+        db.execute("UPDATE deadline_frontier SET frontier = ?1 WHERE id = 1", &[&to])?;
     }
     Ok(to)
 }

@@ -2,8 +2,6 @@
 //! hash of that request, so a repeat gets the same answer and a different request under the same
 //! key is told apart.
 
-use rusqlite::{params, OptionalExtension};
-
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::StoreError;
@@ -23,11 +21,11 @@ pub enum Recorded {
 /// both find it new): a request whose hash is any of `hashes` (the ways it may have been recorded)
 /// is the same request.
 pub fn lookup(conn: &impl Reads, scope: &str, key: &str, hashes: &[&str]) -> Result<Recorded, StoreError> {
-    let conn = conn.connection();
-    let found: Option<(String, u16, String)> = conn
-        .prepare_cached("SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2")?
-        .query_row(params![scope, key], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?;
+    let found: Option<(String, u16, String)> = conn.db().query_opt(
+        "SELECT request_hash, status, response_json FROM idempotency WHERE scope = ?1 AND key = ?2",
+        &[&scope, &key],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     Ok(match found {
         None => Recorded::New,
         Some((h, status, body)) if hashes.contains(&h.as_str()) => Recorded::Replay { status, body },
@@ -46,12 +44,11 @@ pub fn record(
     body: &str,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![scope, key, hash, route, status, body, now])?;
+    tx.db().execute(
+        "INSERT INTO idempotency (scope, key, request_hash, route, status, response_json, created_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        &[&scope, &key, &hash, &route, &status, &body, &now],
+    )?;
     Ok(())
 }
 
@@ -113,5 +110,32 @@ mod tests {
             })
             .unwrap();
         assert_eq!((records, probes), (1, 0));
+    }
+
+    #[test]
+    fn a_key_answers_its_first_request_again_and_is_recorded_once_on_both_stores() {
+        crate::both_stores::on_both(|db| {
+            crate::writer::write_for_tests(db, 1_000, |tx| {
+                assert_eq!(lookup(tx, "key:1", "k1", &["h1"])?, Recorded::New);
+                record(tx, "key:1", "k1", "h1", "messages", 201, "{\"id\":1}")
+            })
+            .unwrap();
+            assert_eq!(
+                lookup(&db, "key:1", "k1", &["h0", "h1"]).unwrap(),
+                Recorded::Replay {
+                    status: 201,
+                    body: "{\"id\":1}".into()
+                },
+                "{:?}",
+                db.dialect()
+            );
+            assert_eq!(lookup(&db, "key:1", "k1", &["h2"]).unwrap(), Recorded::Mismatch);
+            assert_eq!(lookup(&db, "key:2", "k1", &["h1"]).unwrap(), Recorded::New);
+            let again =
+                crate::writer::write_for_tests(db, 2_000, |tx| record(tx, "key:1", "k1", "h2", "messages", 201, "{}"));
+            assert!(again.is_err(), "a second record of key:1/k1 was taken");
+            let recorded: i64 = db.one("SELECT count(*) FROM idempotency", &[]).unwrap();
+            assert_eq!(recorded, 1);
+        });
     }
 }

@@ -6,8 +6,9 @@
 
 use std::path::Path;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags};
 
+use crate::db::{Db, Dialect, Row};
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::StoreError;
@@ -47,7 +48,7 @@ pub struct NewHolder {
 const COLUMNS: &str =
     "token, pid, host, boot_id, data_dir, http_url, started_at, beat, beat_at, released_at FROM instance WHERE id = 1";
 
-fn holder(r: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
+fn holder(r: &Row<'_, '_>) -> Result<Holder, StoreError> {
     Ok(Holder {
         token: r.get(0)?,
         pid: r.get(1)?,
@@ -62,24 +63,24 @@ fn holder(r: &rusqlite::Row<'_>) -> rusqlite::Result<Holder> {
     })
 }
 
-/// The row on `conn`; `None` when there is none, or no table for it (a database older than
+/// The row on `db`; `None` when there is none, or no table for it (a database older than
 /// schema 24, or a new one).
-fn read(conn: &Connection) -> Result<Option<Holder>, StoreError> {
-    let table: bool = conn
-        .prepare_cached("SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance')")?
-        .query_row([], |r| r.get(0))?;
+fn read(db: Db<'_>) -> Result<Option<Holder>, StoreError> {
+    // Each store lists its tables its own way.
+    let exists = match db.dialect() {
+        Dialect::Sqlite => "SELECT EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'instance')",
+        Dialect::Postgres => "SELECT to_regclass('instance') IS NOT NULL",
+    };
+    let table: bool = db.one(exists, &[])?;
     if !table {
         return Ok(None);
     }
-    Ok(conn
-        .prepare_cached(&format!("SELECT {COLUMNS}"))?
-        .query_row([], holder)
-        .optional()?)
+    db.query_opt(&format!("SELECT {COLUMNS}"), &[], holder)
 }
 
 /// The holder as the database says now.
 pub fn current(conn: &impl Reads) -> Result<Option<Holder>, StoreError> {
-    read(conn.connection())
+    read(conn.db())
 }
 
 /// The holder as the database file at `path` says, read from the file alone: without its WAL,
@@ -94,7 +95,7 @@ pub fn read_file(path: &Path) -> Result<Option<Holder>, StoreError> {
         path: path.to_owned(),
         source,
     })?;
-    read(&conn)
+    read(Db::Sqlite(&conn))
 }
 
 /// `path` as the path of a `file:` URI: absolute, with `%`, `?` and `#` (and anything not
@@ -119,31 +120,30 @@ pub fn claim(
     new: &NewHolder,
     may_take: impl Fn(&Holder) -> bool,
 ) -> Result<Result<(), Holder>, StoreError> {
-    if let Some(now) = read(tx.conn())? {
+    if let Some(now) = read(tx.db())? {
         if now.released_at_ms.is_none() && !may_take(&now) {
             return Ok(Err(now));
         }
     }
     let at = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO instance (id, token, pid, host, boot_id, data_dir, http_url, started_at, beat, beat_at, released_at)
-             VALUES (1, ?1, ?2, ?3, ?4, ?5, NULL, ?6, 0, ?6, NULL)
-             ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
-                 boot_id = excluded.boot_id, data_dir = excluded.data_dir, http_url = NULL,
-                 started_at = excluded.started_at, beat = 0, beat_at = excluded.beat_at, released_at = NULL",
-        )?
-        .execute(params![new.token, new.pid, new.host, new.boot_id, new.data_dir, at])?;
+    tx.db().execute(
+        "INSERT INTO instance (id, token, pid, host, boot_id, data_dir, http_url, started_at, beat, beat_at, released_at)
+         VALUES (1, ?1, ?2, ?3, ?4, ?5, NULL, ?6, 0, ?6, NULL)
+         ON CONFLICT (id) DO UPDATE SET token = excluded.token, pid = excluded.pid, host = excluded.host,
+             boot_id = excluded.boot_id, data_dir = excluded.data_dir, http_url = NULL,
+             started_at = excluded.started_at, beat = 0, beat_at = excluded.beat_at, released_at = NULL",
+        &[&new.token, &new.pid, &new.host, &new.boot_id, &new.data_dir, &at],
+    )?;
     Ok(Ok(()))
 }
 
 /// Moves the counter on, when the row is still `token`'s: false when another took it over.
 pub fn beat(tx: &mut WriteTx<'_>, token: &str) -> Result<bool, StoreError> {
     let at = tx.now_ms();
-    let n = tx
-        .conn()
-        .prepare_cached("UPDATE instance SET beat = beat + 1, beat_at = ?2 WHERE id = 1 AND token = ?1")?
-        .execute(params![token, at])?;
+    let n = tx.db().execute(
+        "UPDATE instance SET beat = beat + 1, beat_at = ?2 WHERE id = 1 AND token = ?1",
+        &[&token, &at],
+    )?;
     Ok(n == 1)
 }
 
@@ -151,20 +151,20 @@ pub fn beat(tx: &mut WriteTx<'_>, token: &str) -> Result<bool, StoreError> {
 /// longer its own.
 pub fn publish(tx: &mut WriteTx<'_>, token: &str, http_url: Option<&str>) -> Result<bool, StoreError> {
     let at = tx.now_ms();
-    let n = tx
-        .conn()
-        .prepare_cached("UPDATE instance SET http_url = ?2, beat = beat + 1, beat_at = ?3 WHERE id = 1 AND token = ?1")?
-        .execute(params![token, http_url, at])?;
+    let n = tx.db().execute(
+        "UPDATE instance SET http_url = ?2, beat = beat + 1, beat_at = ?3 WHERE id = 1 AND token = ?1",
+        &[&token, &http_url, &at],
+    )?;
     Ok(n == 1)
 }
 
 /// A clean stop: the row says nobody holds the database any more (when it is still `token`'s).
 pub fn release(tx: &mut WriteTx<'_>, token: &str) -> Result<bool, StoreError> {
     let at = tx.now_ms();
-    let n = tx
-        .conn()
-        .prepare_cached("UPDATE instance SET released_at = ?2 WHERE id = 1 AND token = ?1 AND released_at IS NULL")?
-        .execute(params![token, at])?;
+    let n = tx.db().execute(
+        "UPDATE instance SET released_at = ?2 WHERE id = 1 AND token = ?1 AND released_at IS NULL",
+        &[&token, &at],
+    )?;
     Ok(n == 1)
 }
 
@@ -247,5 +247,50 @@ mod tests {
             "the database itself is still held"
         );
         store.shutdown();
+    }
+
+    #[test]
+    fn a_claim_is_kept_beaten_published_and_released_on_both_stores() {
+        crate::both_stores::on_both(|db| {
+            let write = |now: i64, f: &dyn Fn(&mut WriteTx<'_>) -> Result<bool, StoreError>| {
+                crate::writer::write_for_tests(db, now, |tx| f(tx)).unwrap()
+            };
+            assert_eq!(current(&db).unwrap(), None, "{:?}", db.dialect());
+            let claimed =
+                |tx: &mut WriteTx<'_>, token: &str, take: bool| claim(tx, &new(token), |_| take).map(|r| r.is_ok());
+            assert!(write(1_000, &|tx| claimed(tx, "first", false)));
+            assert!(write(2_000, &|tx| beat(tx, "first")));
+            assert!(write(3_000, &|tx| publish(tx, "first", Some("http://127.0.0.1:7"))));
+            assert!(
+                !write(4_000, &|tx| claimed(tx, "second", false)),
+                "a live holder keeps it"
+            );
+            let held = current(&db).unwrap().unwrap();
+            assert_eq!(
+                (
+                    held.token.as_str(),
+                    held.pid,
+                    held.beat,
+                    held.beat_at_ms,
+                    held.started_at_ms
+                ),
+                ("first", 7, 2, 3_000, 1_000)
+            );
+            assert_eq!(held.http_url.as_deref(), Some("http://127.0.0.1:7"));
+            assert!(write(5_000, &|tx| claimed(tx, "second", true)), "taken over");
+            assert!(!write(5_000, &|tx| beat(tx, "first")));
+            assert!(write(6_000, &|tx| release(tx, "second")));
+            assert!(!write(6_000, &|tx| release(tx, "second")), "released once");
+            let released = current(&db).unwrap().unwrap();
+            assert_eq!(
+                (released.token.as_str(), released.released_at_ms),
+                ("second", Some(6_000))
+            );
+            assert_eq!(released.http_url, None);
+            assert!(
+                write(7_000, &|tx| claimed(tx, "third", false)),
+                "a released row is free"
+            );
+        });
     }
 }

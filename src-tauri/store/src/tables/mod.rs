@@ -32,6 +32,12 @@ pub mod webhook;
 
 #[cfg(test)]
 mod access_tests;
+#[cfg(test)]
+mod attempt_tests;
+#[cfg(test)]
+mod message_tests;
+#[cfg(test)]
+mod smpp_tests;
 
 pub use audit::{AuditLog, NewAudit};
 pub use receipt::{NewReceipt, ReceiptLog};

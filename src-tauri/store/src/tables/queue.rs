@@ -1,10 +1,10 @@
 //! The `queue` table: where each message stands in the local send queue, its lease while it is
 //! being sent, its tries counted against its kind's limit, and its current round of sending.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{MessageKind, QueueStatus};
 use smsdesk_core::reasons::QueueNote;
 
+use crate::db::{Dialect, Param};
 use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
@@ -36,53 +36,45 @@ pub struct Claimed {
 
 /// The one-time codes still to be sent (queued, held) whose text is sealed: (id, sealed).
 pub fn sealed_waiting(conn: &impl Reads) -> Result<Vec<(i64, String)>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT m.id, m.sealed FROM message m CROSS JOIN queue q ON q.message_id = m.id
-             WHERE m.sealed <> '' AND q.status IN ('queued', 'held')",
-        )?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT m.id, m.sealed FROM message m CROSS JOIN queue q
+         WHERE q.message_id = m.id AND m.sealed <> '' AND q.status IN ('queued', 'held')",
+        &[],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Drops the sealed codes of the one-time codes sent, failed or whose outcome is unknown, once
 /// their validity ended by `now`: nobody may send them again (until then a person may, when the
 /// customer says the code never came). Returns how many.
 pub fn drop_spent_seals(tx: &mut WriteTx<'_>, now: i64) -> Result<usize, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(
-            "UPDATE message SET sealed = '' WHERE id IN (
-                 SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
-                 WHERE m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown') AND q.expires_at <= ?1)",
-        )?
-        .execute([now])?)
+    tx.db().execute(
+        "UPDATE message SET sealed = '' WHERE id IN (
+             SELECT m.id FROM message m CROSS JOIN queue q
+             WHERE q.message_id = m.id AND m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown') AND q.expires_at <= ?1)",
+        &[&now],
+    )
 }
 
 /// The queued messages whose validity ended by `now`.
 pub fn validity_ended_by(tx: &WriteTx<'_>, now: i64) -> Result<Vec<i64>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(
-            "SELECT message_id FROM queue
-             WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1",
-        )?
-        .query_map([now], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT message_id FROM queue
+         WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1",
+        &[&now],
+        |r| r.get(0),
+    )
 }
 
 /// Whether a queued message's validity ended by `now`: a read, for a read connection.
 pub fn expiry_due(conn: &impl Reads, now: i64) -> Result<bool, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)
-                 OR EXISTS (SELECT 1 FROM message m CROSS JOIN queue q ON q.message_id = m.id
-                            WHERE m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown')
-                              AND q.expires_at <= ?1)",
-        )?
-        .query_row([now], |r| r.get(0))?)
+    conn.db().one(
+        "SELECT EXISTS (SELECT 1 FROM queue WHERE status = 'queued' AND expires_at IS NOT NULL AND expires_at <= ?1)
+             OR EXISTS (SELECT 1 FROM message m CROSS JOIN queue q
+                        WHERE q.message_id = m.id AND m.sealed <> '' AND q.status IN ('accepted', 'failed', 'outcome_unknown')
+                          AND q.expires_at <= ?1)",
+        &[&now],
+    )
 }
 
 /// What one connection may claim now: the messages pinned to it, and the unpinned ones of each
@@ -130,10 +122,8 @@ pub fn due(tx: &WriteTx<'_>, now: i64, limit: u32, serving: &Serving) -> Result<
 /// by an earlier version without a route, and those of each route it serves (one-time codes only
 /// where it serves only those). Each count reads its index range only.
 pub fn queued_for(conn: &impl Reads, serving: &Serving) -> Result<i64, StoreError> {
-    let conn = conn.connection();
-    let count = |sql: &str, value: &str| -> Result<i64, StoreError> {
-        Ok(conn.prepare_cached(sql)?.query_row([value], |r| r.get(0))?)
-    };
+    let db = conn.db();
+    let count = |sql: &str, value: &str| -> Result<i64, StoreError> { db.one(sql, &[&value]) };
     let mut n = count(
         "SELECT count(*) FROM queue WHERE pinned = ?1 AND status = 'queued'",
         &serving.connection,
@@ -177,33 +167,29 @@ fn due_where(
     limit: u32,
     value: &str,
 ) -> Result<Vec<(SendOrder, Due)>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(&due_sql(filter))?
-        .query_map(params![now, limit, value], |r| {
-            let id: i64 = r.get(0)?;
-            Ok((
-                (r.get(10)?, r.get(11)?, id),
-                (
-                    Claimed {
-                        message_id: id,
-                        destination: r.get(1)?,
-                        body: r.get(2)?,
-                        kind: r.get::<_, Text<_>>(3)?.0,
-                        registered_delivery: r.get(4)?,
-                        expires_at: r.get(5)?,
-                        created_at: r.get(6)?,
-                        attempts: r.get(7)?,
-                        parts_accepted: Vec::new(),
-                        route: r.get(9)?,
-                        pinned: r.get(12)?,
-                        sealed: r.get(13)?,
-                    },
-                    r.get(8)?,
-                ),
-            ))
-        })?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(&due_sql(filter), &[&now, &limit, &value], |r| {
+        let id: i64 = r.get(0)?;
+        Ok((
+            (r.get(10)?, r.get(11)?, id),
+            (
+                Claimed {
+                    message_id: id,
+                    destination: r.get(1)?,
+                    body: r.get(2)?,
+                    kind: r.get::<Text<_>>(3)?.0,
+                    registered_delivery: r.get(4)?,
+                    expires_at: r.get(5)?,
+                    created_at: r.get(6)?,
+                    attempts: r.get(7)?,
+                    parts_accepted: Vec::new(),
+                    route: r.get(9)?,
+                    pinned: r.get(12)?,
+                    sealed: r.get(13)?,
+                },
+                r.get(8)?,
+            ),
+        ))
+    })
 }
 
 /// A claim's query: the due messages `filter` selects, in the order they go out, read from an
@@ -227,12 +213,11 @@ fn due_sql(filter: &str) -> String {
 /// Keeps a message on the connection of `attempt_id` from now on: a try there had an unknown
 /// outcome, or some of its parts were accepted there.
 pub fn pin_to_attempt(tx: &mut WriteTx<'_>, message_id: i64, attempt_id: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE queue SET pinned = (SELECT connection FROM attempt WHERE id = ?2)
-             WHERE message_id = ?1 AND pinned IS NULL",
-        )?
-        .execute(params![message_id, attempt_id])?;
+    tx.db().execute(
+        "UPDATE queue SET pinned = (SELECT connection FROM attempt WHERE id = ?2)
+         WHERE message_id = ?1 AND pinned IS NULL",
+        &[&message_id, &attempt_id],
+    )?;
     Ok(())
 }
 
@@ -248,26 +233,37 @@ pub fn unrouted(
 ) -> Result<Vec<Unrouted>, StoreError> {
     let known = serde_json::to_string(routes).unwrap_or_default();
     let links = serde_json::to_string(connections).unwrap_or_default();
-    Ok(tx
-        .conn()
-        .prepare_cached(
+    // The names come as a JSON array: SQLite reads it with json_each, PostgreSQL with
+    // jsonb_array_elements_text (the text cast first, so that the parameter is bound as text).
+    let sql = match tx.db().dialect() {
+        Dialect::Sqlite => {
             "SELECT m.id, m.destination, m.kind, k.name, q.route FROM queue q JOIN message m ON m.id = q.message_id
              LEFT JOIN api_key k ON k.id = m.api_key_id
              WHERE q.message_id > ?1 AND q.status IN ('queued', 'sending', 'outcome_unknown', 'held')
                AND (q.route IS NULL OR q.route NOT IN (SELECT value FROM json_each(?2)))
                AND (q.route IS NOT NULL OR m.connection NOT IN (SELECT value FROM json_each(?4)))
-             ORDER BY q.message_id LIMIT ?3",
-        )?
-        .query_map(params![after, known, limit, links], |r| {
-            Ok(Unrouted {
-                message_id: r.get(0)?,
-                destination: r.get(1)?,
-                kind: r.get::<_, Text<_>>(2)?.0,
-                api_key: r.get(3)?,
-                route: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?)
+             ORDER BY q.message_id LIMIT ?3"
+        }
+        Dialect::Postgres => {
+            "SELECT m.id, m.destination, m.kind, k.name, q.route FROM queue q JOIN message m ON m.id = q.message_id
+             LEFT JOIN api_key k ON k.id = m.api_key_id
+             WHERE q.message_id > ?1 AND q.status IN ('queued', 'sending', 'outcome_unknown', 'held')
+               AND (q.route IS NULL
+                    OR q.route NOT IN (SELECT jsonb_array_elements_text(CAST(CAST(?2 AS TEXT) AS jsonb))))
+               AND (q.route IS NOT NULL
+                    OR m.connection NOT IN (SELECT jsonb_array_elements_text(CAST(CAST(?4 AS TEXT) AS jsonb))))
+             ORDER BY q.message_id LIMIT ?3"
+        }
+    };
+    tx.db().query(sql, &[&after, &known, &limit, &links], |r| {
+        Ok(Unrouted {
+            message_id: r.get(0)?,
+            destination: r.get(1)?,
+            kind: r.get::<Text<_>>(2)?.0,
+            api_key: r.get(3)?,
+            route: r.get(4)?,
+        })
+    })
 }
 
 /// A message whose route is to be chosen again ([`unrouted`]).
@@ -284,9 +280,10 @@ pub struct Unrouted {
 
 /// Gives a message the route chosen for it.
 pub fn set_route(tx: &mut WriteTx<'_>, message_id: i64, route: &str) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE queue SET route = ?2 WHERE message_id = ?1")?
-        .execute(params![message_id, route])?;
+    tx.db().execute(
+        "UPDATE queue SET route = ?2 WHERE message_id = ?1",
+        &[&message_id, &route],
+    )?;
     tx.report_changed(message_id);
     Ok(())
 }
@@ -299,7 +296,7 @@ pub fn lease(tx: &mut WriteTx<'_>, message_id: i64, owner: &str, until: i64) -> 
         message_id,
         "UPDATE queue SET status = 'sending', lease_owner = ?2, lease_until = ?3, updated_at = ?4
          WHERE message_id = ?1",
-        params![message_id, owner, until, now],
+        &[&message_id, &owner, &until, &now],
     )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
@@ -308,15 +305,13 @@ pub fn lease(tx: &mut WriteTx<'_>, message_id: i64, owner: &str, until: i64) -> 
 /// The parts of a message accepted in its current round of sending (a confirmed resend of a whole
 /// message starts a new round), in order.
 pub fn parts_accepted(tx: &WriteTx<'_>, message_id: i64) -> Result<Vec<u32>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(
-            "SELECT DISTINCT a.segment_no FROM attempt a JOIN queue q ON q.message_id = a.message_id
-             WHERE a.message_id = ?1 AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0)
-             ORDER BY a.segment_no",
-        )?
-        .query_map([message_id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT DISTINCT a.segment_no FROM attempt a JOIN queue q ON q.message_id = a.message_id
+         WHERE a.message_id = ?1 AND a.outcome = 'accepted' AND a.id > coalesce(q.round_from, 0)
+         ORDER BY a.segment_no",
+        &[&message_id],
+        |r| r.get(0),
+    )
 }
 
 /// Sets a message's queue status (and its last problem, or when it is next due), lease released.
@@ -342,7 +337,7 @@ pub fn set_status(
              next_attempt_at = coalesce(?4, next_attempt_at), lease_owner = NULL, lease_until = NULL,
              updated_at = ?5
          WHERE message_id = ?1",
-        params![message_id, Text(status), error, next_attempt_at, now, reason],
+        &[&message_id, &Text(status), &error, &next_attempt_at, &now, &reason],
     )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
@@ -350,33 +345,32 @@ pub fn set_status(
 
 /// Counts one try of the message against its kind's limit.
 pub fn count_try(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1")?
-        .execute([message_id])?;
+    tx.db().execute(
+        "UPDATE queue SET attempts = attempts + 1 WHERE message_id = ?1",
+        &[&message_id],
+    )?;
     Ok(())
 }
 
 /// The messages whose queue status is `status`.
 pub fn with_status(tx: &WriteTx<'_>, status: QueueStatus) -> Result<Vec<i64>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT message_id FROM queue WHERE status = ?1")?
-        .query_map([Text(status)], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT message_id FROM queue WHERE status = ?1",
+        &[&Text(status)],
+        |r| r.get(0),
+    )
 }
 
 /// Messages left `sending` with no lease anyone may still be sending under: it ended by `now`, or
 /// it is `owner`'s (the dispatcher asking, which leaves out the ones it is still sending). A read.
 pub fn stranded(conn: &impl Reads, now: i64, owner: &str) -> Result<Vec<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT message_id FROM queue
-             WHERE status = 'sending' AND (lease_until IS NULL OR lease_until <= ?1 OR lease_owner = ?2)
-             ORDER BY message_id",
-        )?
-        .query_map(params![now, owner], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT message_id FROM queue
+         WHERE status = 'sending' AND (lease_until IS NULL OR lease_until <= ?1 OR lease_owner = ?2)
+         ORDER BY message_id",
+        &[&now, &owner],
+        |r| r.get(0),
+    )
 }
 
 /// Runs `update`, an UPDATE of message `message_id`'s queue row, and counts a move from one status
@@ -387,15 +381,13 @@ pub(crate) fn update_status(
     tx: &mut WriteTx<'_>,
     message_id: i64,
     update: &str,
-    params: impl rusqlite::Params,
+    params: &[&dyn Param],
 ) -> Result<(), StoreError> {
     let before = status(tx, message_id)?;
     tx.report_changed(message_id);
-    let after = tx
-        .conn()
-        .prepare_cached(&format!("{update} RETURNING status"))?
-        .query_row(params, |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?;
+    let after = tx.db().query_opt(&format!("{update} RETURNING status"), params, |r| {
+        Ok(r.get::<Text<_>>(0)?.0)
+    })?;
     if before != after {
         if let Some(status) = before {
             tx.count(Delta::Queue { status, n: -1 });
@@ -409,11 +401,10 @@ pub(crate) fn update_status(
 
 /// The message's current queue status.
 pub fn status(conn: &impl Reads, message_id: i64) -> Result<Option<QueueStatus>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT status FROM queue WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?)
+    conn.db()
+        .query_opt("SELECT status FROM queue WHERE message_id = ?1", &[&message_id], |r| {
+            Ok(r.get::<Text<_>>(0)?.0)
+        })
 }
 
 /// The evidence that what a retry would send (the whole message once it was accepted whole, else
@@ -421,10 +412,8 @@ pub fn status(conn: &impl Reads, message_id: i64) -> Result<Option<QueueStatus>,
 /// accepted, a try of a part not accepted went unanswered, a receipt was matched to it); `None`
 /// when the message is not in the queue.
 pub fn duplicate_evidence(conn: &impl Reads, message_id: i64) -> Result<Option<(bool, bool, bool)>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT
+    conn.db().query_opt(
+        "SELECT
                  q.status = 'accepted' AND EXISTS (SELECT 1 FROM attempt WHERE message_id = ?1 AND outcome = 'accepted'),
                  EXISTS (SELECT 1 FROM attempt a WHERE a.message_id = ?1
                          AND (a.outcome = 'timeout' OR a.outcome = 'link_lost' OR a.outcome = 'pending')
@@ -434,17 +423,15 @@ pub fn duplicate_evidence(conn: &impl Reads, message_id: i64) -> Result<Option<(
                  EXISTS (SELECT 1 FROM logical_event e WHERE e.message_id = ?1
                          AND (q.status = 'accepted' OR e.correlated_by = 'operator'))
              FROM queue q WHERE q.message_id = ?1",
-        )?
-        .query_row([message_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .optional()?)
+        &[&message_id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
 }
 
 /// When a message stops being worth sending, if ever.
 pub fn expires_at(conn: &impl Reads, message_id: i64) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT expires_at FROM queue WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get(0))?)
+    conn.db()
+        .one("SELECT expires_at FROM queue WHERE message_id = ?1", &[&message_id])
 }
 
 /// Puts a message back in the queue, due now, with a fresh set of tries; a message accepted whole
@@ -459,7 +446,7 @@ pub fn queue_again(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreErr
              round_from = CASE WHEN status = 'accepted'
                  THEN (SELECT max(id) FROM attempt WHERE message_id = ?1) ELSE round_from END
          WHERE message_id = ?1",
-        params![message_id, now],
+        &[&message_id, &now],
     )?;
     tx.changed(Entity::Queue, message_id);
     Ok(())
@@ -468,98 +455,24 @@ pub fn queue_again(tx: &mut WriteTx<'_>, message_id: i64) -> Result<(), StoreErr
 /// For a message whose outcome is unknown: the tries in its current round of parts not accepted
 /// that went unanswered (id, connection), and how many of its parts have no try at all.
 pub fn unsettled_parts(tx: &WriteTx<'_>, message_id: i64) -> Result<(Vec<(i64, String)>, i64), StoreError> {
-    let unknown = tx
-        .conn()
-        .prepare_cached(
-            "SELECT a.id, a.connection FROM attempt a JOIN queue q ON q.message_id = a.message_id
-             WHERE a.message_id = ?1 AND a.id > coalesce(q.round_from, 0)
-               AND (a.outcome = 'timeout' OR a.outcome = 'link_lost')
-               AND a.segment_no NOT IN (SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1
-                   AND b.outcome = 'accepted' AND b.id > coalesce(q.round_from, 0))",
-        )?
-        .query_map([message_id], |r| Ok((r.get(0)?, r.get(1)?)))?
-        .collect::<Result<_, _>>()?;
-    let untried = tx
-        .conn()
-        .prepare_cached(
-            "SELECT m.segments - (SELECT count(DISTINCT a.segment_no) FROM attempt a
-                 WHERE a.message_id = m.id AND a.id > coalesce(q.round_from, 0)
-                   AND (a.outcome = 'accepted' OR a.outcome = 'timeout' OR a.outcome = 'link_lost'))
-             FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
-        )?
-        .query_row([message_id], |r| r.get(0))?;
+    let unknown = tx.db().query(
+        "SELECT a.id, a.connection FROM attempt a JOIN queue q ON q.message_id = a.message_id
+         WHERE a.message_id = ?1 AND a.id > coalesce(q.round_from, 0)
+           AND (a.outcome = 'timeout' OR a.outcome = 'link_lost')
+           AND a.segment_no NOT IN (SELECT b.segment_no FROM attempt b WHERE b.message_id = ?1
+               AND b.outcome = 'accepted' AND b.id > coalesce(q.round_from, 0))",
+        &[&message_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let untried = tx.db().one(
+        "SELECT m.segments - (SELECT count(DISTINCT a.segment_no) FROM attempt a
+             WHERE a.message_id = m.id AND a.id > coalesce(q.round_from, 0)
+               AND (a.outcome = 'accepted' OR a.outcome = 'timeout' OR a.outcome = 'link_lost'))
+         FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
+        &[&message_id],
+    )?;
     Ok((unknown, untried))
 }
 
 #[cfg(test)]
-mod tests {
-    use super::{due_sql, LEGACY, PINNED, ROUTE, ROUTE_OTP};
-    use crate::{Store, StoreError};
-
-    /// A claim query is compiled once, however often it runs with other values: SQLite plans a
-    /// `LIMIT ?` with its value and compiles the statement again at every run unless the
-    /// connection has the query planner stability guarantee (`pragmas::apply`).
-    #[test]
-    fn a_claim_query_run_again_with_other_values_is_not_compiled_again() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("q.db")).unwrap();
-        fn runs(c: &rusqlite::Connection) -> Result<i32, StoreError> {
-            let mut s = c.prepare_cached(&due_sql(ROUTE))?;
-            for (now, limit, route) in [(1, 10, "a"), (2, 10, "a"), (2, 64, "a"), (3, 7, "b")] {
-                let rows = s.query_map(rusqlite::params![now, limit, route], |r| r.get::<_, i64>(0))?;
-                rows.collect::<Result<Vec<_>, _>>()?;
-            }
-            Ok(s.get_status(rusqlite::StatementStatus::RePrepare))
-        }
-        let on_writer = store.writer().write_blocking(|tx| runs(tx.conn())).unwrap();
-        let on_reader = store.reader().read_blocking(|c| runs(c)).unwrap();
-        assert_eq!((on_writer, on_reader), (0, 0), "times compiled again (writer, reader)");
-    }
-
-    /// Each claim query reads the due messages in the order they go out from an index range of
-    /// the queued rows: no scan of the queue, no sort (schema 22 keeps only queued rows in
-    /// `queue_claim`).
-    #[test]
-    fn every_claim_reads_the_queued_rows_in_order_from_an_index() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::open(&dir.path().join("q.db")).unwrap();
-        for (filter, index) in [
-            (ROUTE, "queue_claim"),
-            (ROUTE_OTP, "queue_claim"),
-            (LEGACY, "queue_claim"),
-            (PINNED, "queue_pinned"),
-        ] {
-            let plan: Vec<String> = store
-                .reader()
-                .read_blocking(move |c| {
-                    let mut s = c.prepare(&format!("EXPLAIN QUERY PLAN {}", due_sql(filter)))?;
-                    let rows = s.query_map(rusqlite::params![1, 10, "x"], |r| r.get::<_, String>(3))?;
-                    Ok::<_, StoreError>(rows.collect::<Result<_, _>>()?)
-                })
-                .unwrap();
-            assert!(
-                plan.iter()
-                    .any(|d| d.starts_with("SEARCH q USING INDEX") && d.contains(index)),
-                "{filter}: {plan:?}"
-            );
-            assert!(
-                !plan
-                    .iter()
-                    .any(|d| d.contains("TEMP B-TREE") || d.starts_with("SCAN q")),
-                "{filter}: {plan:?}"
-            );
-        }
-        // Only queued rows are in it: a status change after a message leaves the queue leaves it alone.
-        let partial: bool = store
-            .reader()
-            .read_blocking(|c| {
-                Ok::<_, StoreError>(c.query_row(
-                    "SELECT partial FROM pragma_index_list('queue') WHERE name = 'queue_claim'",
-                    [],
-                    |r| r.get(0),
-                )?)
-            })
-            .unwrap();
-        assert!(partial, "queue_claim holds the queued rows only");
-    }
-}
+mod tests;

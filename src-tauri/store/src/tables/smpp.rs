@@ -1,11 +1,11 @@
 //! smsdesk's SMPP server (migration 30): its accounts (API keys with an SMPP password), the
 //! messages handed in over it, and the outbox of receipts and replies owed to its clients.
 
-use rusqlite::{params, OptionalExtension};
-use smsdesk_core::access::Scope;
+use smsdesk_core::access::{KeyLimits, Scope};
 use smsdesk_core::domain::{DeliveryState, MessageKind};
 
-use super::api_key::{limits, ActiveKey};
+use super::api_key::ActiveKey;
+use crate::db::Row;
 use crate::{Reads, StoreError, WriteTx};
 
 /// An SMPP account as its binds need it.
@@ -44,15 +44,50 @@ pub fn set_account(
     kinds: &[MessageKind],
 ) -> Result<bool, StoreError> {
     let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
-    let done = tx.conn().prepare_cached(
-        "UPDATE api_key SET smpp_password_hash = ?2, smpp_tps = ?3, smpp_window = ?4, smpp_kinds = ?5 WHERE id = ?1",
-    )?
-    .execute(params![id, password_hash, tps, window, kinds.join(" ")]);
+    let kinds = kinds.join(" ");
+    // In a savepoint: PostgreSQL's refusal aborts the whole transaction otherwise.
+    let done = tx.nested(|tx| {
+        tx.db().execute(
+            "UPDATE api_key SET smpp_password_hash = ?2, smpp_tps = ?3, smpp_window = ?4, smpp_kinds = ?5 WHERE id = ?1",
+            &[&id, &password_hash, &tps, &window, &kinds],
+        )
+    });
     match done {
         Ok(_) => Ok(true),
-        Err(rusqlite::Error::SqliteFailure(e, _)) if e.code == rusqlite::ErrorCode::ConstraintViolation => Ok(false),
-        Err(e) => Err(e.into()),
+        Err(e) if refused_by_constraint(&e) => Ok(false),
+        Err(e) => Err(e),
     }
+}
+
+/// Whether a write was refused by a constraint (SQLite's SQLITE_CONSTRAINT, PostgreSQL's class 23).
+fn refused_by_constraint(e: &StoreError) -> bool {
+    match e {
+        StoreError::Sqlite(rusqlite::Error::SqliteFailure(e, _)) => e.code == rusqlite::ErrorCode::ConstraintViolation,
+        StoreError::Postgres(e) => e.code().is_some_and(|c| c.code().starts_with("23")),
+        _ => false,
+    }
+}
+
+/// A key's limits from column `first` on (`api_key::limits`, read from a row of either store).
+fn limits(r: &Row<'_, '_>, first: usize) -> Result<KeyLimits, StoreError> {
+    let words = |i: usize| -> Result<Vec<String>, StoreError> {
+        Ok(r.get::<Option<String>>(first + i)?
+            .map(|p| p.split_whitespace().map(str::to_owned).collect())
+            .unwrap_or_default())
+    };
+    let amount = |i: usize| -> Result<Option<String>, StoreError> {
+        Ok(r.get::<Option<i64>>(first + i)?
+            .map(|m| smsdesk_core::config::Money(m).text()))
+    };
+    Ok(KeyLimits {
+        per_minute: r.get(first)?,
+        per_day: r.get(first + 1)?,
+        destination_prefixes: words(2)?,
+        countries: words(3)?,
+        otp_countries: words(4)?,
+        spend_day: amount(5)?,
+        spend_month: amount(6)?,
+    })
 }
 
 fn kinds(text: Option<String>) -> Vec<MessageKind> {
@@ -64,19 +99,17 @@ fn kinds(text: Option<String>) -> Vec<MessageKind> {
 
 /// The live account `name` binds as, if there is one.
 pub fn account(conn: &impl Reads, name: &str) -> Result<Option<SmppAccount>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT id, name, scopes, per_minute, per_day, destination_prefixes, countries, otp_countries,
-                    spend_day, spend_month, smpp_password_hash, smpp_tps, smpp_window, smpp_kinds
-             FROM api_key WHERE name = ?1 AND smpp_password_hash IS NOT NULL AND revoked_at IS NULL",
-        )?
-        .query_row([name], |r| {
+    conn.db().query_opt(
+        "SELECT id, name, scopes, per_minute, per_day, destination_prefixes, countries, otp_countries,
+                spend_day, spend_month, smpp_password_hash, smpp_tps, smpp_window, smpp_kinds
+         FROM api_key WHERE name = ?1 AND smpp_password_hash IS NOT NULL AND revoked_at IS NULL",
+        &[&name],
+        |r| {
             Ok(SmppAccount {
                 key: ActiveKey {
                     id: r.get(0)?,
                     name: r.get(1)?,
-                    scopes: Scope::split(&r.get::<_, String>(2)?),
+                    scopes: Scope::split(&r.get::<String>(2)?),
                     limits: limits(r, 3)?,
                 },
                 password_hash: r.get(10)?,
@@ -84,31 +117,30 @@ pub fn account(conn: &impl Reads, name: &str) -> Result<Option<SmppAccount>, Sto
                 window: r.get(12)?,
                 kinds: kinds(r.get(13)?),
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 /// Every SMPP account, newest first (revoked ones too).
 pub fn accounts(conn: &impl Reads) -> Result<Vec<SmppAccountRow>, StoreError> {
-    let conn = conn.connection();
-    let mut s = conn.prepare_cached(
+    conn.db().query(
         "SELECT id, name, smpp_tps, smpp_window, smpp_kinds, scopes, created_at, created_by, revoked_at
          FROM api_key WHERE smpp_password_hash IS NOT NULL ORDER BY id DESC",
-    )?;
-    let rows = s.query_map([], |r| {
-        Ok(SmppAccountRow {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            tps: r.get(2)?,
-            window: r.get(3)?,
-            kinds: kinds(r.get(4)?),
-            scopes: Scope::split(&r.get::<_, String>(5)?),
-            created_at: r.get(6)?,
-            created_by: r.get(7)?,
-            revoked_at: r.get(8)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        &[],
+        |r| {
+            Ok(SmppAccountRow {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                tps: r.get(2)?,
+                window: r.get(3)?,
+                kinds: kinds(r.get(4)?),
+                scopes: Scope::split(&r.get::<String>(5)?),
+                created_at: r.get(6)?,
+                created_by: r.get(7)?,
+                revoked_at: r.get(8)?,
+            })
+        },
+    )
 }
 
 /// The SMPP receipt of a final state: its `stat` and SMPP message_state. None: SMPP has no final
@@ -144,12 +176,13 @@ pub fn receipt_due(tx: &mut WriteTx<'_>, message_id: i64, receipt: u8, state: De
         return Ok(());
     };
     let at = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT OR IGNORE INTO smpp_outbox (api_key_id, message_id, stat, message_state, created_at)
-             SELECT api_key_id, message_id, ?2, ?3, ?4 FROM smpp_message WHERE message_id = ?1",
-        )?
-        .execute(params![message_id, stat, message_state, at])?;
+    // A receipt already owed (the unique smpp_outbox_receipt) is left as it is.
+    tx.db().execute(
+        "INSERT INTO smpp_outbox (api_key_id, message_id, stat, message_state, created_at)
+         SELECT api_key_id, message_id, ?2, ?3, ?4 FROM smpp_message WHERE message_id = ?1
+         ON CONFLICT DO NOTHING",
+        &[&message_id, &stat, &message_state, &at],
+    )?;
     Ok(())
 }
 
@@ -158,16 +191,14 @@ pub fn receipt_due(tx: &mut WriteTx<'_>, message_id: i64, receipt: u8, state: De
 /// reply answers what the handset got last. In the caller's transaction; says whether it did.
 pub fn reply_due(tx: &mut WriteTx<'_>, inbox_message_id: i64, phone: &str) -> Result<bool, StoreError> {
     let at = tx.now_ms();
-    let n = tx
-        .conn()
-        .prepare_cached(
-            "INSERT INTO smpp_outbox (api_key_id, inbox_message_id, created_at)
-             SELECT s.api_key_id, ?1, ?3
-             FROM (SELECT id FROM message WHERE destination = ?2 ORDER BY id DESC LIMIT 1) last
-             JOIN smpp_message s ON s.message_id = last.id
-             JOIN api_key k ON k.id = s.api_key_id AND k.revoked_at IS NULL",
-        )?
-        .execute(params![inbox_message_id, phone, at])?;
+    let n = tx.db().execute(
+        "INSERT INTO smpp_outbox (api_key_id, inbox_message_id, created_at)
+         SELECT s.api_key_id, ?1, ?3
+         FROM (SELECT id FROM message WHERE destination = ?2 ORDER BY id DESC LIMIT 1) last
+         JOIN smpp_message s ON s.message_id = last.id
+         JOIN api_key k ON k.id = s.api_key_id AND k.revoked_at IS NULL",
+        &[&inbox_message_id, &phone, &at],
+    )?;
     Ok(n > 0)
 }
 
@@ -192,8 +223,7 @@ pub struct Owed {
 
 /// Up to `limit` of what account `api_key_id` is owed, oldest first, after `after_id`.
 pub fn owed(conn: &impl Reads, api_key_id: i64, after_id: i64, limit: usize) -> Result<Vec<Owed>, StoreError> {
-    let conn = conn.connection();
-    let mut s = conn.prepare_cached(
+    conn.db().query(
         "SELECT o.id, o.message_id, o.stat, o.message_state, o.created_at,
                 coalesce(m.destination, i.phone, i.handset, ''), coalesce(m.source_addr, i.recipient),
                 m.created_at, coalesce(m.body, i.text, ''), coalesce(m.segments, i.parts, 1)
@@ -201,49 +231,48 @@ pub fn owed(conn: &impl Reads, api_key_id: i64, after_id: i64, limit: usize) -> 
               LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
          WHERE o.api_key_id = ?1 AND o.delivered_at IS NULL AND o.id > ?2
          ORDER BY o.id LIMIT ?3",
-    )?;
-    let rows = s.query_map(params![api_key_id, after_id, limit as i64], |r| {
-        Ok(Owed {
-            id: r.get(0)?,
-            message_id: r.get(1)?,
-            stat: r.get(2)?,
-            message_state: r.get(3)?,
-            created_at: r.get(4)?,
-            handset: r.get(5)?,
-            ours: r.get(6)?,
-            submitted_at: r.get(7)?,
-            text: r.get(8)?,
-            segments: r.get(9)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        &[&api_key_id, &after_id, &(limit as i64)],
+        |r| {
+            Ok(Owed {
+                id: r.get(0)?,
+                message_id: r.get(1)?,
+                stat: r.get(2)?,
+                message_state: r.get(3)?,
+                created_at: r.get(4)?,
+                handset: r.get(5)?,
+                ours: r.get(6)?,
+                submitted_at: r.get(7)?,
+                text: r.get(8)?,
+                segments: r.get(9)?,
+            })
+        },
+    )
 }
 
 /// The client answered these deliver_sm: they are no longer owed.
 pub fn delivered(tx: &mut WriteTx<'_>, ids: &[i64]) -> Result<(), StoreError> {
     let at = tx.now_ms();
-    let mut s = tx.conn().prepare_cached(
-        "UPDATE smpp_outbox SET delivered_at = ?2, attempts = attempts + 1 WHERE id = ?1 AND delivered_at IS NULL",
-    )?;
+    let db = tx.db();
     for id in ids {
-        s.execute(params![id, at])?;
+        db.execute(
+            "UPDATE smpp_outbox SET delivered_at = ?2, attempts = attempts + 1 WHERE id = ?1 AND delivered_at IS NULL",
+            &[id, &at],
+        )?;
     }
     Ok(())
 }
 
 /// How many receipts and replies wait for their client, for every account.
 pub fn waiting(conn: &impl Reads) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT count(*) FROM smpp_outbox WHERE delivered_at IS NULL")?
-        .query_row([], |r| r.get(0))?)
+    conn.db()
+        .one("SELECT count(*) FROM smpp_outbox WHERE delivered_at IS NULL", &[])
 }
 
 /// The account whose message `message_id` is, and whether it was handed in over SMPP.
 pub fn owner(conn: &impl Reads, message_id: i64) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT api_key_id FROM smpp_message WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT api_key_id FROM smpp_message WHERE message_id = ?1",
+        &[&message_id],
+        |r| r.get(0),
+    )
 }

@@ -303,3 +303,70 @@ fn plans_of(only: Option<i64>) -> Vec<String> {
     store.shutdown();
     plan
 }
+
+/// Messages accepted at 10 s: a bulk one that asked for no receipt, a queued one, then a one-time
+/// code, a transactional and a bulk message that did: (no receipt asked, queued, code,
+/// transactional, bulk).
+fn accepted_on(db: crate::db::Db<'_>) -> [i64; 5] {
+    use crate::tables::{attempt, message, message_tests::text};
+    use smsdesk_core::domain::MessageKind;
+    crate::writer::write_for_tests(db, 10_000, |tx| {
+        let mut ids = Vec::new();
+        for (kind, receipt, accept) in [
+            (MessageKind::Bulk, 0, true),
+            (MessageKind::Bulk, 1, false),
+            (MessageKind::Otp, 1, true),
+            (MessageKind::Transactional, 1, true),
+            (MessageKind::Bulk, 1, true),
+        ] {
+            let mut m = text("+33600000070", "hi");
+            m.kind = kind;
+            m.registered_delivery = receipt;
+            let id = message::insert(tx, &m)?;
+            if accept {
+                let t = attempt::begin_attempt(tx, id, 1, attempt::Wire::sandbox(), receipt)?;
+                attempt::record_accepted(tx, t.id, None, "P", &format!("p{id}"))?;
+            }
+            ids.push(id);
+        }
+        Ok([ids[0], ids[1], ids[2], ids[3], ids[4]])
+    })
+    .unwrap()
+}
+
+#[test]
+fn each_kind_comes_due_at_its_deadline_and_the_frontier_passes_what_settled_on_both_stores() {
+    crate::both_stores::on_both(|db| {
+        let [quiet, queued, code, transactional, bulk] = accepted_on(db);
+        let policy = ReceiptPolicy {
+            deadline_ms: [1_000, 2_000, 3_000],
+            ..ReceiptPolicy::default()
+        };
+        let due = |now: i64, only: Option<i64>| {
+            let mut ids = no_receipt_due(&db, now, &policy, only, 100).unwrap();
+            ids.sort();
+            ids
+        };
+        assert_eq!(due(10_999, None), [0i64; 0], "{:?}", db.dialect());
+        assert_eq!(due(11_000, None), [code]);
+        assert_eq!(due(13_000, None), [code, transactional, bulk]);
+        assert_eq!(due(12_000, Some(transactional)), [transactional]);
+        assert_eq!(due(12_000, Some(bulk)), [0i64; 0]);
+        assert_eq!(due(20_000, Some(quiet)), [0i64; 0], "no receipt asked for");
+        assert_eq!(frontier(&db).unwrap(), 0);
+        let moved = crate::writer::write_for_tests(db, 20_000, |tx| advance_frontier(tx, 100)).unwrap();
+        assert_eq!(moved, code, "past the quiet and the queued message ({quiet}, {queued})");
+        db.execute(
+            "INSERT INTO projection (message_id, state, rule, fold_json, rules_version, updated_at, flag_no_receipt)
+             VALUES (?1, 'delivered', 'r', '{}', 1, 0, 0)",
+            &[&code],
+        )
+        .unwrap();
+        let moved = crate::writer::write_for_tests(db, 20_000, |tx| advance_frontier(tx, 100)).unwrap();
+        assert_eq!(moved, transactional);
+        assert_eq!(frontier(&db).unwrap(), transactional);
+        assert_eq!(due(13_000, None), [transactional, bulk], "the settled code is not due");
+        let moved = crate::writer::write_for_tests(db, 20_000, |tx| advance_frontier(tx, 1)).unwrap();
+        assert_eq!(moved, transactional, "still open");
+    });
+}
