@@ -20,3 +20,16 @@ impl<T: TextForm> FromSql for Text<T> {
         text.parse().map(Text).map_err(|e| FromSqlError::Other(Box::new(e)))
     }
 }
+
+impl<T: TextForm> crate::db::Param for Text<T> {
+    fn value(&self) -> crate::db::Value<'_> {
+        crate::db::Value::Text(self.0.text())
+    }
+}
+
+impl<T: TextForm> crate::db::FromValue for Text<T> {
+    fn from_value(v: crate::db::Value<'_>) -> Result<Self, String> {
+        let text = String::from_value(v)?;
+        text.parse().map(Text).map_err(|e| format!("{e}"))
+    }
+}

@@ -35,3 +35,13 @@ mod access_tests;
 
 pub use audit::{AuditLog, NewAudit};
 pub use receipt::{NewReceipt, ReceiptLog};
+#[cfg(test)]
+mod exception_tests;
+#[cfg(test)]
+mod inbound_tests;
+#[cfg(test)]
+mod logical_event_tests;
+#[cfg(test)]
+mod projection_tests;
+#[cfg(test)]
+mod test_rows;
