@@ -366,3 +366,7 @@ pub(crate) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Re
     );
     Ok(tx.conn().prepare_cached(&sql)?.execute(params![bare, t])? as u64)
 }
+
+#[cfg(test)]
+#[path = "redact_tests.rs"]
+mod tests;
