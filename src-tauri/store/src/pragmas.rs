@@ -93,8 +93,15 @@ pub fn new_file(conn: &Connection) -> Result<(), StoreError> {
 
 /// Runs `f` with SQLite overwriting with zeros what it deletes or replaces (`secure_delete`), then
 /// sets it back: for replacing a secret an earlier version stored in clear, whose bytes would
-/// otherwise stay in the file's free space.
-pub(crate) fn overwriting<T>(conn: &Connection, f: impl FnOnce() -> Result<T, StoreError>) -> Result<T, StoreError> {
+/// otherwise stay in the file's free space. PostgreSQL has no such setting (see the schema's NOTES:
+/// the old bytes stay until VACUUM), so there `f` just runs.
+pub(crate) fn overwriting<T>(
+    db: crate::db::Db<'_>,
+    f: impl FnOnce() -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let crate::db::Db::Sqlite(conn) = db else {
+        return f();
+    };
     let before: i64 = conn.pragma_query_value(None, "secure_delete", |r| r.get(0))?;
     conn.pragma_update(None, "secure_delete", 1)?;
     let result = f();

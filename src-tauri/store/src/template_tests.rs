@@ -81,3 +81,36 @@ fn the_schema_refuses_an_empty_name_or_text() {
     assert!(save(&store, "", "text").is_err());
     assert!(save(&store, "name", "").is_err());
 }
+
+#[test]
+fn templates_are_saved_listed_by_name_without_case_and_deleted_alike_on_both_stores() {
+    crate::both_stores::on_both(|db| {
+        let saved = crate::writer::write_for_tests(db, 1_000, |tx| {
+            let b = template::insert(tx, "beta", "Hi {name}", "Olga").map_err(|e| match e {
+                TemplateError::Store(e) => e,
+                other => panic!("{other}"),
+            })?;
+            template::insert(tx, "Alpha", "Code {code}", "Olga").map_err(|_| StoreError::NoRow)?;
+            Ok(b)
+        })
+        .unwrap();
+        assert_eq!((saved.created_at_ms, saved.placeholders.len()), (1_000, 1));
+        let taken = crate::writer::write_for_tests(db, 2_000, |tx| {
+            Ok(matches!(
+                template::insert(tx, "BETA", "x", "Olga"),
+                Err(TemplateError::NameTaken(_))
+            ))
+        });
+        assert!(taken.unwrap(), "names compare without case, {:?}", db.dialect());
+        let listed: Vec<String> = template::list(&db).unwrap().into_iter().map(|t| t.name).collect();
+        assert_eq!(listed, ["Alpha", "beta"]);
+        let deleted = crate::writer::write_for_tests(db, 3_000, |tx| {
+            let first = template::delete(tx, saved.id)?;
+            assert_eq!(template::delete(tx, saved.id)?, None);
+            Ok(first)
+        })
+        .unwrap();
+        assert_eq!(deleted.map(|t| t.text).as_deref(), Some("Hi {name}"));
+        assert_eq!(template::list(&db).unwrap().len(), 1);
+    });
+}

@@ -3,11 +3,11 @@
 //! credentials); `webhook_secret` is sealed by the engine, with the full URL when that one holds
 //! credentials (an earlier version stored both in clear: the engine seals them at start).
 
-use rusqlite::{params, OptionalExtension, Row};
 use smsdesk_core::access::{KeyLimits, Scope};
 use smsdesk_core::api_key::ApiKeyInfo;
 use smsdesk_core::redact::redact_url;
 
+use crate::db::{Dialect, Row};
 use crate::pragmas::overwriting;
 use crate::writer::WriteTx;
 use crate::Reads;
@@ -37,108 +37,109 @@ pub struct ActiveKey {
 
 /// Stores a new key, created at the batch's time; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, k: &NewKey<'_>) -> Result<i64, StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret,
-                                  scopes, per_minute, per_day, destination_prefixes, countries, otp_countries,
-                                  spend_day, spend_month)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)",
-        )?
-        .execute(params![
-            k.name,
-            k.prefix,
-            k.hash,
-            tx.now_ms(),
-            k.created_by,
-            k.webhook_url,
-            k.webhook_secret,
-            Scope::join(k.scopes),
-            k.limits.per_minute,
-            k.limits.per_day,
-            prefixes(k.limits),
-            joined(&k.limits.countries),
-            joined(&k.limits.otp_countries),
-            micros(&k.limits.spend_day),
-            micros(&k.limits.spend_month),
-        ])?;
-    Ok(tx.conn().last_insert_rowid())
+    tx.db().one(
+        "INSERT INTO api_key (name, prefix, hash, created_at, created_by, webhook_url, webhook_secret,
+                              scopes, per_minute, per_day, destination_prefixes, countries, otp_countries,
+                              spend_day, spend_month)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15) RETURNING id",
+        &[
+            &k.name,
+            &k.prefix,
+            &k.hash,
+            &tx.now_ms(),
+            &k.created_by,
+            &k.webhook_url,
+            &k.webhook_secret,
+            &Scope::join(k.scopes),
+            &k.limits.per_minute,
+            &k.limits.per_day,
+            &prefixes(k.limits),
+            &joined(&k.limits.countries),
+            &joined(&k.limits.otp_countries),
+            &micros(&k.limits.spend_day),
+            &micros(&k.limits.spend_month),
+        ],
+    )
 }
 
 /// When key `id` was revoked: `None` if there is no such key, `Some(None)` if it is not revoked.
 pub fn revoked_at(tx: &WriteTx<'_>, id: i64) -> Result<Option<Option<i64>>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT revoked_at FROM api_key WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?)
+    tx.db()
+        .query_opt("SELECT revoked_at FROM api_key WHERE id = ?1", &[&id], |r| r.get(0))
 }
 
 /// Revokes key `id` at the batch's time.
 pub fn revoke(tx: &mut WriteTx<'_>, id: i64, by: &str) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE api_key SET revoked_at = ?2, revoked_by = ?3 WHERE id = ?1")?
-        .execute(params![id, tx.now_ms(), by])?;
+    tx.db().execute(
+        "UPDATE api_key SET revoked_at = ?2, revoked_by = ?3 WHERE id = ?1",
+        &[&id, &tx.now_ms(), &by],
+    )?;
     Ok(())
 }
 
 /// Every key, newest first.
 pub fn list(conn: &impl Reads) -> Result<Vec<ApiKeyInfo>, StoreError> {
-    let conn = conn.connection();
-    let mut s = conn.prepare_cached(
+    conn.db().query(
         "SELECT id, name, prefix, created_at, created_by, revoked_at, webhook_url,
                 scopes, per_minute, per_day, destination_prefixes,
                 countries, otp_countries, spend_day, spend_month
          FROM api_key ORDER BY id DESC",
-    )?;
-    let rows = s.query_map([], |r| {
-        Ok(ApiKeyInfo {
-            id: r.get(0)?,
-            name: r.get(1)?,
-            prefix: r.get(2)?,
-            created_at_ms: r.get(3)?,
-            created_by: r.get(4)?,
-            revoked_at_ms: r.get(5)?,
-            // Shown: a URL stored before credentials were taken out of it is shown without them.
-            webhook_url: r.get::<_, Option<String>>(6)?.map(|u| redact_url(&u).into_owned()),
-            scopes: Scope::split(&r.get::<_, String>(7)?),
-            limits: limits(r, 8)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        &[],
+        |r| {
+            Ok(ApiKeyInfo {
+                id: r.get(0)?,
+                name: r.get(1)?,
+                prefix: r.get(2)?,
+                created_at_ms: r.get(3)?,
+                created_by: r.get(4)?,
+                revoked_at_ms: r.get(5)?,
+                // Shown: a URL stored before credentials were taken out of it is shown without them.
+                webhook_url: r.get::<Option<String>>(6)?.map(|u| redact_url(&u).into_owned()),
+                scopes: Scope::split(&r.get::<String>(7)?),
+                limits: key_limits(r, 8)?,
+            })
+        },
+    )
 }
 
 /// The key with this hash, unless it is revoked.
 pub fn active(conn: &impl Reads, hash: &str) -> Result<Option<ActiveKey>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT id, name, scopes, per_minute, per_day, destination_prefixes,
-                    countries, otp_countries, spend_day, spend_month
-             FROM api_key WHERE hash = ?1 AND revoked_at IS NULL",
-        )?
-        .query_row([hash], |r| {
+    conn.db().query_opt(
+        "SELECT id, name, scopes, per_minute, per_day, destination_prefixes,
+                countries, otp_countries, spend_day, spend_month
+         FROM api_key WHERE hash = ?1 AND revoked_at IS NULL",
+        &[&hash],
+        |r| {
             Ok(ActiveKey {
                 id: r.get(0)?,
                 name: r.get(1)?,
-                scopes: Scope::split(&r.get::<_, String>(2)?),
-                limits: limits(r, 3)?,
+                scopes: Scope::split(&r.get::<String>(2)?),
+                limits: key_limits(r, 3)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 /// How many messages key `id` handed in since `since_ms`, and when the first of them was created
 /// (ids follow creation times: migration 3 keeps count of when they did not).
 pub fn sent_since(conn: &impl Reads, id: i64, since_ms: i64) -> Result<(u64, Option<i64>), StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
+    let db = conn.db();
+    // PostgreSQL has no INDEXED BY: it chooses the same indexes by itself.
+    let sql = match db.dialect() {
+        Dialect::Sqlite => {
             "SELECT count(*), min(created_at) FROM message INDEXED BY message_api_key
              WHERE api_key_id = ?1
                AND id >= coalesce((SELECT id FROM message INDEXED BY message_created
-                                   WHERE created_at >= ?2 ORDER BY created_at LIMIT 1), 9223372036854775807)",
-        )?
-        .query_row(params![id, since_ms], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
+                                   WHERE created_at >= ?2 ORDER BY created_at LIMIT 1), 9223372036854775807)"
+        }
+        Dialect::Postgres => {
+            "SELECT count(*), min(created_at) FROM message
+             WHERE api_key_id = ?1
+               AND id >= coalesce((SELECT id FROM message
+                                   WHERE created_at >= ?2 ORDER BY created_at LIMIT 1), 9223372036854775807)"
+        }
+    };
+    db.query_row(sql, &[&id, &since_ms], |r| Ok((r.get(0)?, r.get(1)?)))
 }
 
 fn prefixes(l: &KeyLimits) -> Option<String> {
@@ -160,14 +161,14 @@ fn micros(amount: &Option<String>) -> Option<i64> {
 
 /// The limits in the columns from `first` on: per_minute, per_day, destination_prefixes,
 /// countries, otp_countries, spend_day, spend_month.
-pub(super) fn limits(r: &Row<'_>, first: usize) -> rusqlite::Result<KeyLimits> {
-    let words = |i: usize| -> rusqlite::Result<Vec<String>> {
-        Ok(r.get::<_, Option<String>>(first + i)?
+pub(super) fn key_limits(r: &Row<'_, '_>, first: usize) -> Result<KeyLimits, StoreError> {
+    let words = |i: usize| -> Result<Vec<String>, StoreError> {
+        Ok(r.get::<Option<String>>(first + i)?
             .map(|p| p.split_whitespace().map(str::to_owned).collect())
             .unwrap_or_default())
     };
-    let amount = |i: usize| -> rusqlite::Result<Option<String>> {
-        Ok(r.get::<_, Option<i64>>(first + i)?
+    let amount = |i: usize| -> Result<Option<String>, StoreError> {
+        Ok(r.get::<Option<i64>>(first + i)?
             .map(|m| smsdesk_core::config::Money(m).text()))
     };
     Ok(KeyLimits {
@@ -191,19 +192,18 @@ pub struct StoredWebhook {
 
 /// Every key's webhook, revoked keys' too.
 pub fn webhooks(conn: &impl Reads) -> Result<Vec<StoredWebhook>, StoreError> {
-    let conn = conn.connection();
-    let mut s = conn.prepare_cached(
+    conn.db().query(
         "SELECT id, webhook_url, webhook_secret FROM api_key
          WHERE webhook_url IS NOT NULL AND webhook_secret IS NOT NULL ORDER BY id",
-    )?;
-    let rows = s.query_map([], |r| {
-        Ok(StoredWebhook {
-            id: r.get(0)?,
-            url: r.get(1)?,
-            secret: r.get(2)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        &[],
+        |r| {
+            Ok(StoredWebhook {
+                id: r.get(0)?,
+                url: r.get(1)?,
+                secret: r.get(2)?,
+            })
+        },
+    )
 }
 
 /// A key, not revoked, with a webhook: its name, scopes (as stored), and webhook as stored.
@@ -217,29 +217,29 @@ pub struct KeyWebhook {
 
 /// The keys not revoked that have a webhook.
 pub fn with_webhook(conn: &impl Reads) -> Result<Vec<KeyWebhook>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT name, scopes, webhook_url, webhook_secret FROM api_key
-             WHERE revoked_at IS NULL AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL ORDER BY id",
-        )?
-        .query_map([], |r| {
+    conn.db().query(
+        "SELECT name, scopes, webhook_url, webhook_secret FROM api_key
+         WHERE revoked_at IS NULL AND webhook_url IS NOT NULL AND webhook_secret IS NOT NULL ORDER BY id",
+        &[],
+        |r| {
             Ok(KeyWebhook {
                 name: r.get(0)?,
                 scopes: r.get(1)?,
                 url: r.get(2)?,
                 secret: r.get(3)?,
             })
-        })?
-        .collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 /// Replaces key `id`'s webhook URL and secret, overwriting the old values in the file.
 pub fn set_webhook(tx: &mut WriteTx<'_>, id: i64, url: &str, secret: &str) -> Result<(), StoreError> {
-    let conn = tx.conn();
-    overwriting(conn, || {
-        conn.prepare_cached("UPDATE api_key SET webhook_url = ?2, webhook_secret = ?3 WHERE id = ?1")?
-            .execute(params![id, url, secret])?;
+    let db = tx.db();
+    overwriting(db, || {
+        db.execute(
+            "UPDATE api_key SET webhook_url = ?2, webhook_secret = ?3 WHERE id = ?1",
+            &[&id, &url, &secret],
+        )?;
         Ok(())
     })
 }

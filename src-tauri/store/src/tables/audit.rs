@@ -1,4 +1,3 @@
-use rusqlite::params;
 use smsdesk_core::audit::AuditAction;
 use smsdesk_core::redact::redact_urls_in;
 
@@ -52,22 +51,19 @@ impl<'t, 'c> AuditLog<'t, 'c> {
     /// kept for ever.
     pub fn append(self, a: &NewAudit) -> Result<i64, StoreError> {
         let at = self.tx.now_ms();
-        self.tx
-            .conn()
-            .prepare_cached(
-                "INSERT INTO audit (at, actor, action, subject_type, subject_id, note, details_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?
-            .execute(params![
-                at,
-                a.actor,
-                Text(a.action),
-                a.subject_type,
-                a.subject_id,
-                a.note.as_deref().map(redact_urls_in),
-                a.details_json.as_deref().map(redact_urls_in)
-            ])?;
-        let id = self.tx.conn().last_insert_rowid();
+        let id: i64 = self.tx.db().one(
+            "INSERT INTO audit (at, actor, action, subject_type, subject_id, note, details_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+            &[
+                &at,
+                &a.actor,
+                &Text(a.action),
+                &a.subject_type,
+                &a.subject_id,
+                &a.note.as_deref().map(|t| redact_urls_in(t).into_owned()),
+                &a.details_json.as_deref().map(|t| redact_urls_in(t).into_owned()),
+            ],
+        )?;
         self.tx.changed(Entity::Audit, id);
         Ok(id)
     }

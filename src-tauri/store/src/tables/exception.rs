@@ -1,12 +1,12 @@
 //! The `exception` table and its evidence links (`exception_evidence`): what needs a person, opened
 //! by the system, closed by the system on new evidence or by an operator's decision.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::audit::AuditAction;
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::receipts::mismatch;
 use smsdesk_core::said::{self, Summary, SummaryCode};
 
+use crate::db::{Dialect, Row};
 use crate::tables::NewAudit;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
@@ -28,20 +28,18 @@ pub fn open(tx: &mut WriteTx<'_>, e: &NewException) -> Result<i64, StoreError> {
         "summary_params": e.summary.params,
     })
     .to_string();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, details_json, created_at)
-             VALUES (?1, 'open', ?2, ?3, ?4, ?5, ?6)",
-        )?
-        .execute(params![
-            Text(e.kind),
-            e.message_id,
-            e.logical_event_id,
-            e.summary.english,
-            details,
-            now
-        ])?;
-    let id = tx.conn().last_insert_rowid();
+    let id: i64 = tx.db().one(
+        "INSERT INTO exception (kind, status, message_id, logical_event_id, summary, details_json, created_at)
+         VALUES (?1, 'open', ?2, ?3, ?4, ?5, ?6) RETURNING id",
+        &[
+            &Text(e.kind),
+            &e.message_id,
+            &e.logical_event_id,
+            &e.summary.english,
+            &details,
+            &now,
+        ],
+    )?;
     tx.changed(Entity::Exception, id);
     Ok(id)
 }
@@ -57,7 +55,7 @@ pub fn open_for_receipt(
     summary: Summary,
 ) -> Result<i64, StoreError> {
     let open_one = match message_id {
-        Some(m) => open_for_message(tx.conn(), m, kind)?,
+        Some(m) => open_for_message(&*tx, m, kind)?,
         None => None,
     };
     let ex = match open_one {
@@ -105,56 +103,56 @@ pub fn open_status_unreadable(
 
 /// The open exception of a kind on a message, if any.
 pub fn open_for_message(conn: &impl Reads, message_id: i64, kind: ExceptionKind) -> Result<Option<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'")?
-        .query_row(params![message_id, Text(kind)], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT id FROM exception WHERE message_id = ?1 AND kind = ?2 AND status = 'open'",
+        &[&message_id, &Text(kind)],
+        |r| r.get(0),
+    )
 }
 
 /// The open exception about a logical event, if any.
 pub fn open_for_event(conn: &impl Reads, logical_event_id: i64) -> Result<Option<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'")?
-        .query_row([logical_event_id], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'",
+        &[&logical_event_id],
+        |r| r.get(0),
+    )
 }
 
 pub fn link_receipt(tx: &WriteTx<'_>, exception: i64, receipt: i64, role: EvidenceRole) -> Result<(), StoreError> {
-    let conn = tx.conn();
-    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, receipt, Text(role)])?;
+    tx.db().execute(
+        "INSERT INTO exception_evidence (exception_id, receipt_id, role) VALUES (?1, ?2, ?3)",
+        &[&exception, &receipt, &Text(role)],
+    )?;
     Ok(())
 }
 
 pub fn link_attempt(tx: &WriteTx<'_>, exception: i64, attempt: i64, role: EvidenceRole) -> Result<(), StoreError> {
-    let conn = tx.conn();
-    conn.prepare_cached("INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)")?
-        .execute(params![exception, attempt, Text(role)])?;
+    tx.db().execute(
+        "INSERT INTO exception_evidence (exception_id, attempt_id, role) VALUES (?1, ?2, ?3)",
+        &[&exception, &attempt, &Text(role)],
+    )?;
     Ok(())
 }
 
 /// Links the first receipt that carried a logical event.
 pub fn link_event_receipts(tx: &WriteTx<'_>, exception: i64, event: i64, role: EvidenceRole) -> Result<(), StoreError> {
-    let conn = tx.conn();
-    conn.prepare_cached(
+    tx.db().execute(
         "INSERT INTO exception_evidence (exception_id, receipt_id, role)
          SELECT ?1, first_receipt_id, ?3 FROM logical_event WHERE id = ?2",
-    )?
-    .execute(params![exception, event, Text(role)])?;
+        &[&exception, &event, &Text(role)],
+    )?;
     Ok(())
 }
 
 /// Closes an open exception as resolved, by `actor` with `note`, at the batch's time.
 pub fn close(tx: &mut WriteTx<'_>, id: i64, resolution: &str, note: &str, actor: &str) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3, resolved_by = ?4,
-                 resolved_at = ?5 WHERE id = ?1 AND status = 'open'",
-        )?
-        .execute(params![id, resolution, note, actor, now])?;
+    tx.db().execute(
+        "UPDATE exception SET status = 'resolved', resolution = ?2, resolution_note = ?3, resolved_by = ?4,
+             resolved_at = ?5 WHERE id = ?1 AND status = 'open'",
+        &[&id, &resolution, &note, &actor, &now],
+    )?;
     tx.changed(Entity::Exception, id);
     Ok(())
 }
@@ -201,11 +199,11 @@ pub struct Evidence {
 const COLUMNS: &str = "id, kind, status, message_id, logical_event_id, summary, created_at, resolution,
      resolution_note, resolved_by, resolved_at";
 
-fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
+fn row(r: &Row<'_, '_>) -> Result<ExceptionRow, StoreError> {
     Ok(ExceptionRow {
         id: r.get(0)?,
-        kind: r.get::<_, Text<_>>(1)?.0,
-        status: r.get::<_, Text<_>>(2)?.0,
+        kind: r.get::<Text<_>>(1)?.0,
+        status: r.get::<Text<_>>(2)?.0,
         message_id: r.get(3)?,
         logical_event_id: r.get(4)?,
         summary: r.get(5)?,
@@ -219,26 +217,28 @@ fn row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionRow> {
 
 /// An exception and its evidence, if it exists.
 pub fn get(conn: &impl Reads, id: i64) -> Result<Option<(ExceptionRow, Vec<Evidence>)>, StoreError> {
-    let conn = conn.connection();
-    let Some(e) = conn
-        .prepare_cached(&format!("SELECT {COLUMNS} FROM exception WHERE id = ?1"))?
-        .query_row([id], row)
-        .optional()?
-    else {
+    let db = conn.db();
+    let Some(e) = db.query_opt(&format!("SELECT {COLUMNS} FROM exception WHERE id = ?1"), &[&id], row)? else {
         return Ok(None);
     };
-    let evidence = conn
-        .prepare_cached(
-            "SELECT role, receipt_id, attempt_id FROM exception_evidence WHERE exception_id = ?1 ORDER BY rowid",
-        )?
-        .query_map([id], |r| {
-            Ok(Evidence {
-                role: r.get::<_, Text<_>>(0)?.0,
-                receipt_id: r.get(1)?,
-                attempt_id: r.get(2)?,
-            })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+    // In the order linked. The table has no id: SQLite's rowid is that order; PostgreSQL has no
+    // rowid, and its row position (ctid) is the order of insertion for rows never updated or
+    // deleted, which evidence links are not.
+    let sql = match db.dialect() {
+        Dialect::Sqlite => {
+            "SELECT role, receipt_id, attempt_id FROM exception_evidence WHERE exception_id = ?1 ORDER BY rowid"
+        }
+        Dialect::Postgres => {
+            "SELECT role, receipt_id, attempt_id FROM exception_evidence WHERE exception_id = ?1 ORDER BY ctid"
+        }
+    };
+    let evidence = db.query(sql, &[&id], |r| {
+        Ok(Evidence {
+            role: r.get::<Text<_>>(0)?.0,
+            receipt_id: r.get(1)?,
+            attempt_id: r.get(2)?,
+        })
+    })?;
     Ok(Some((e, evidence)))
 }
 
@@ -252,36 +252,34 @@ pub fn settle(
     actor: &str,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE exception SET status = ?2, resolution = ?3, resolution_note = ?4, resolved_by = ?5, resolved_at = ?6
-             WHERE id = ?1",
-        )?
-        .execute(params![id, Text(status), resolution, note, actor, now])?;
+    tx.db().execute(
+        "UPDATE exception SET status = ?2, resolution = ?3, resolution_note = ?4, resolved_by = ?5, resolved_at = ?6
+         WHERE id = ?1",
+        &[&id, &Text(status), &resolution, &note, &actor, &now],
+    )?;
     tx.changed(Entity::Exception, id);
     Ok(())
 }
 
 /// What the first receipt of a logical event says, for checking it against a message.
 pub fn receipt_facts(conn: &impl Reads, event: i64) -> Result<mismatch::ReceiptFacts, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts, r.redaction IS NOT NULL, r.handset_fit,
-                    r.echo_fit
-             FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], read_receipt_facts)?)
+    conn.db().query_row(
+        "SELECT r.connection, r.source_addr, r.raw_text, r.done_ts, r.redaction IS NOT NULL, r.handset_fit,
+                r.echo_fit
+         FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        &[&event],
+        read_receipt_facts,
+    )
 }
 
 /// A receipt's facts from `connection, source_addr, raw_text, done_ts, redacted, handset_fit,
 /// echo_fit`.
-pub(crate) fn read_receipt_facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<mismatch::ReceiptFacts> {
+pub(crate) fn read_receipt_facts(r: &Row<'_, '_>) -> Result<mismatch::ReceiptFacts, StoreError> {
     Ok(mismatch::ReceiptFacts {
         connection: r.get(0)?,
         handset: r.get(1)?,
         text: r
-            .get::<_, Option<String>>(2)?
+            .get::<Option<String>>(2)?
             .and_then(|t| mismatch::receipt_text_field(&t)),
         done_ts: r.get(3)?,
         redacted: r.get(4)?,
@@ -292,8 +290,8 @@ pub(crate) fn read_receipt_facts(r: &rusqlite::Row<'_>) -> rusqlite::Result<mism
 
 /// How many exceptions of `kind` are in `status`.
 pub fn count_by(conn: &impl Reads, status: ExceptionStatus, kind: ExceptionKind) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT count(*) FROM exception WHERE status = ?1 AND kind = ?2")?
-        .query_row(rusqlite::params![Text(status), Text(kind)], |r| r.get(0))?)
+    conn.db().one(
+        "SELECT count(*) FROM exception WHERE status = ?1 AND kind = ?2",
+        &[&Text(status), &Text(kind)],
+    )
 }

@@ -2,10 +2,12 @@
 //! API key and country (each a seek in a partial index of the codes), what was spent since a time
 //! (from the delivery report's sums), and the requests they refused or held.
 
-use rusqlite::{params, OptionalExtension};
+use std::borrow::Cow;
+
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use crate::db::{Db, Dialect};
 use crate::totals::HOUR_MS;
 use crate::{Reads, StoreError, WriteTx};
 
@@ -21,15 +23,33 @@ const BY_KEY: &str = "SELECT count(*), min(created_at) FROM message INDEXED BY m
 const BY_COUNTRY: &str = "SELECT count(*) FROM message INDEXED BY message_otp_country
      WHERE kind = 'otp' AND country = ?1 AND created_at >= ?2 AND created_at < ?3";
 
+/// `sql` as `db` takes it: PostgreSQL has no `INDEXED BY` (it finds the partial indexes of the
+/// codes by itself), so there the clause is left out.
+fn indexed(db: Db<'_>, sql: &'static str) -> Cow<'static, str> {
+    match db.dialect() {
+        Dialect::Sqlite => Cow::Borrowed(sql),
+        Dialect::Postgres => {
+            let mut out = String::with_capacity(sql.len());
+            let mut rest = sql;
+            while let Some(at) = rest.find(" INDEXED BY ") {
+                out.push_str(&rest[..at]);
+                let after = &rest[at + " INDEXED BY ".len()..];
+                rest = after.find(char::is_whitespace).map_or("", |end| &after[end..]);
+            }
+            out.push_str(rest);
+            Cow::Owned(out)
+        }
+    }
+}
+
+fn counted(db: Db<'_>, sql: &'static str, params: &[&dyn crate::db::Param]) -> Result<Counted, StoreError> {
+    db.query_row(&indexed(db, sql), params, |r| Ok((r.get(0)?, r.get(1)?)))
+}
+
 /// How many one-time codes went to `destination` since `since_ms`, and when the first of them was
 /// handed in.
 pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Result<Counted, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(BY_NUMBER)?
-        .query_row(params![destination, since_ms], |r| {
-            Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
-        })?)
+    counted(conn.db(), BY_NUMBER, &[&destination, &since_ms])
 }
 
 /// How many one-time codes went to numbers starting with `prefix` (E.164) since `since_ms`, and
@@ -37,42 +57,31 @@ pub fn otp_to_number(conn: &impl Reads, destination: &str, since_ms: i64) -> Res
 pub fn otp_to_prefix(conn: &impl Reads, prefix: &str, since_ms: i64) -> Result<Counted, StoreError> {
     // Every number with the prefix sorts between it and the prefix followed by ':' (after '9').
     let end = format!("{prefix}:");
-    Ok(conn
-        .connection()
-        .prepare_cached(BY_PREFIX)?
-        .query_row(params![prefix, end, since_ms], |r| {
-            Ok((r.get::<_, i64>(0)? as u64, r.get(1)?))
-        })?)
+    counted(conn.db(), BY_PREFIX, &[&prefix, &end, &since_ms])
 }
 
 /// How many one-time codes API key `key` handed in since `since_ms`, and when the first was.
 pub fn otp_by_key(conn: &impl Reads, key: i64, since_ms: i64) -> Result<Counted, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(BY_KEY)?
-        .query_row(params![key, since_ms], |r| Ok((r.get::<_, i64>(0)? as u64, r.get(1)?)))?)
+    counted(conn.db(), BY_KEY, &[&key, &since_ms])
 }
 
 /// How many one-time codes went to `country` from `from_ms` to `to_ms` (exclusive).
 pub fn otp_to_country(conn: &impl Reads, country: &str, from_ms: i64, to_ms: i64) -> Result<u64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(BY_COUNTRY)?
-        .query_row(params![country, from_ms, to_ms], |r| r.get::<_, i64>(0))? as u64)
+    let db = conn.db();
+    db.one(&indexed(db, BY_COUNTRY), &[&country, &from_ms, &to_ms])
 }
 
 /// What the messages created from the hour of `since_ms` on cost (millionths), all of them or
 /// those of `sender` (`key:<id>`), from the delivery report's sums.
 pub fn spent_since(conn: &impl Reads, since_ms: i64, sender: Option<&str>) -> Result<i64, StoreError> {
     let hour = since_ms - since_ms.rem_euclid(HOUR_MS);
-    let c = conn.connection();
+    let db = conn.db();
     let spent: Option<i64> = match sender {
-        None => c
-            .prepare_cached("SELECT sum(cost) FROM report_hour WHERE hour >= ?1")?
-            .query_row([hour], |r| r.get(0))?,
-        Some(s) => c
-            .prepare_cached("SELECT sum(cost) FROM report_hour WHERE hour >= ?1 AND sender = ?2")?
-            .query_row(params![hour, s], |r| r.get(0))?,
+        None => db.one("SELECT sum(cost) FROM report_hour WHERE hour >= ?1", &[&hour])?,
+        Some(s) => db.one(
+            "SELECT sum(cost) FROM report_hour WHERE hour >= ?1 AND sender = ?2",
+            &[&hour, &s],
+        )?,
     };
     Ok(spent.unwrap_or(0))
 }
@@ -124,12 +133,11 @@ pub fn count(
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
     let hour = now - now.rem_euclid(HOUR_MS);
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO guardrail_count (hour, reason, country, sender, n) VALUES (?1, ?2, ?3, ?4, ?5)
-             ON CONFLICT (hour, reason, country, sender) DO UPDATE SET n = n + excluded.n",
-        )?
-        .execute(params![hour, reason.as_str(), country, sender, n as i64])?;
+    tx.db().execute(
+        "INSERT INTO guardrail_count (hour, reason, country, sender, n) VALUES (?1, ?2, ?3, ?4, ?5)
+         ON CONFLICT (hour, reason, country, sender) DO UPDATE SET n = guardrail_count.n + excluded.n",
+        &[&hour, &reason.as_str(), &country, &sender, &(n as i64)],
+    )?;
     Ok(())
 }
 
@@ -150,19 +158,20 @@ pub struct GuardrailCount {
 /// The counts since the hour of `since_ms`, most first.
 pub fn counts_since(conn: &impl Reads, since_ms: i64) -> Result<Vec<GuardrailCount>, StoreError> {
     let hour = since_ms - since_ms.rem_euclid(HOUR_MS);
-    let c = conn.connection();
-    let mut s = c.prepare_cached(
+    // A key's sender is `key:<id>`. The CASE keeps PostgreSQL from reading another sender's tail
+    // as a number (an error there; 0 in SQLite), and keeps the key found by its id.
+    let rows: Vec<(String, String, String, String, i64)> = conn.db().query(
         "SELECT g.reason, g.country, g.sender, coalesce(k.name, g.sender), sum(g.n) AS n
          FROM guardrail_count g
-         LEFT JOIN api_key k ON g.sender LIKE 'key:%' AND k.id = CAST(substr(g.sender, 5) AS INTEGER)
-         WHERE g.hour >= ?1 GROUP BY g.reason, g.country, g.sender ORDER BY n DESC, g.reason, g.country, g.sender",
+         LEFT JOIN api_key k
+             ON k.id = CASE WHEN g.sender LIKE 'key:%' THEN CAST(substr(g.sender, 5) AS BIGINT) END
+         WHERE g.hour >= ?1 GROUP BY g.reason, g.country, g.sender, k.name
+         ORDER BY n DESC, g.reason, g.country, g.sender",
+        &[&hour],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;
-    let rows = s.query_map([hour], |r| {
-        Ok((r.get::<_, String>(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
-    })?;
     let mut out = Vec::new();
-    for row in rows {
-        let (reason, country, sender, label, n) = row?;
+    for (reason, country, sender, label, n) in rows {
         let reason = GuardrailReason::parse(&reason)
             .ok_or_else(|| StoreError::Corrupt(format!("guardrail_count: unknown reason {reason:?}")))?;
         out.push(GuardrailCount {
@@ -206,49 +215,49 @@ pub fn spend_lines(
     offset_minutes: i32,
 ) -> Result<Vec<SpendLine>, StoreError> {
     let offset = i64::from(offset_minutes) * 60_000;
-    let c = conn.connection();
-    let mut s = c.prepare_cached(
+    conn.db().query(
         "SELECT (h.hour + ?3) - (h.hour + ?3) % 86400000 - ?3 AS day, h.sender, coalesce(k.name, h.sender),
                 h.connection, h.country, sum(h.messages), sum(h.parts), sum(h.cost) AS cost
          FROM report_hour h
-         LEFT JOIN api_key k ON h.sender LIKE 'key:%' AND k.id = CAST(substr(h.sender, 5) AS INTEGER)
+         LEFT JOIN api_key k
+             ON k.id = CASE WHEN h.sender LIKE 'key:%' THEN CAST(substr(h.sender, 5) AS BIGINT) END
          WHERE h.hour >= ?1 AND h.hour < ?2
-         GROUP BY day, h.sender, h.connection, h.country
+         GROUP BY day, h.sender, h.connection, h.country, k.name
          HAVING sum(h.messages) <> 0 OR sum(h.cost) <> 0
          ORDER BY day, cost DESC, h.sender, h.connection, h.country",
-    )?;
-    let rows = s.query_map(params![from_ms, to_ms, offset], |r| {
-        Ok(SpendLine {
-            day_ms: r.get(0)?,
-            sender: r.get(1)?,
-            label: r.get(2)?,
-            connection: r.get(3)?,
-            country: r.get(4)?,
-            messages: r.get(5)?,
-            parts: r.get(6)?,
-            cost: r.get(7)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+        &[&from_ms, &to_ms, &offset],
+        |r| {
+            Ok(SpendLine {
+                day_ms: r.get(0)?,
+                sender: r.get(1)?,
+                label: r.get(2)?,
+                connection: r.get(3)?,
+                country: r.get(4)?,
+                messages: r.get(5)?,
+                parts: r.get(6)?,
+                cost: r.get(7)?,
+            })
+        },
+    )
 }
 
 /// The text as handed in of message `id`, when smart encoding replaced characters in it: the
 /// replacements as stored (`sms::smart::to_stored`).
 pub fn smart_replaced(conn: &impl Reads, id: i64) -> Result<Option<String>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT replaced FROM message_smart WHERE message_id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT replaced FROM message_smart WHERE message_id = ?1",
+        &[&id],
+        |r| r.get(0),
+    )
 }
 
 /// What one part of message `id` costs on each connection it was priced for.
 pub fn prices_of(conn: &impl Reads, id: i64) -> Result<Vec<(String, i64)>, StoreError> {
-    let c = conn.connection();
-    let mut s =
-        c.prepare_cached("SELECT connection, price FROM message_price WHERE message_id = ?1 ORDER BY connection")?;
-    let rows = s.query_map([id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT connection, price FROM message_price WHERE message_id = ?1 ORDER BY connection",
+        &[&id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 #[cfg(test)]

@@ -3,8 +3,7 @@
 //! message ([`super::inbox`]) once its message is whole, or once the wait for its other parts ran
 //! out.
 
-use rusqlite::{params, OptionalExtension};
-
+use crate::db::Row;
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::StoreError;
@@ -34,26 +33,24 @@ pub struct NewInbound<'a> {
 
 /// Stores a PDU from a handset; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewInbound<'_>) -> Result<i64, StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at,
-                 text, alphabet, concat_ref, concat_total, concat_seq)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )?
-        .execute(params![
-            m.receipt_id,
-            m.connection,
-            m.source_addr,
-            m.destination_addr,
-            m.body,
-            m.received_at,
-            m.text,
-            m.alphabet,
-            m.place.map(|p| p.reference),
-            m.place.map(|p| p.total),
-            m.place.map(|p| p.seq),
-        ])?;
-    Ok(tx.conn().last_insert_rowid())
+    tx.db().one(
+        "INSERT INTO inbound_message (receipt_id, connection, source_addr, destination_addr, body, received_at,
+             text, alphabet, concat_ref, concat_total, concat_seq)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11) RETURNING id",
+        &[
+            &m.receipt_id,
+            &m.connection,
+            &m.source_addr,
+            &m.destination_addr,
+            &m.body,
+            &m.received_at,
+            &m.text,
+            &m.alphabet,
+            &m.place.map(|p| p.reference),
+            &m.place.map(|p| p.total),
+            &m.place.map(|p| p.seq),
+        ],
+    )
 }
 
 /// One stored part of a long message.
@@ -74,32 +71,28 @@ pub fn waiting_parts(
     source_addr: Option<&str>,
     place: Place,
 ) -> Result<Vec<StoredPart>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT id, concat_seq, coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
-             FROM inbound_message
-             WHERE inbox_message_id IS NULL AND connection = ?1 AND source_addr IS ?2 AND concat_ref = ?3
-               AND concat_total = ?4
-             ORDER BY concat_seq, id",
-        )?
-        .query_map(params![connection, source_addr, place.reference, place.total], part_row)?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT id, concat_seq, coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
+         FROM inbound_message
+         WHERE inbox_message_id IS NULL AND connection = ?1 AND source_addr IS NOT DISTINCT FROM ?2
+           AND concat_ref = ?3 AND concat_total = ?4
+         ORDER BY concat_seq, id",
+        &[&connection, &source_addr, &place.reference, &place.total],
+        part_row,
+    )
 }
 
 /// The parts that belong to inbox message `inbox_id`, by part number then arrival.
 pub fn parts_of(conn: &impl Reads, inbox_id: i64) -> Result<Vec<StoredPart>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT id, coalesce(concat_seq, 1), coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
-             FROM inbound_message WHERE inbox_message_id = ?1 ORDER BY concat_seq, id",
-        )?
-        .query_map([inbox_id], part_row)?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT id, coalesce(concat_seq, 1), coalesce(text, body, ''), coalesce(alphabet, 'latin1'), received_at
+         FROM inbound_message WHERE inbox_message_id = ?1 ORDER BY concat_seq, id",
+        &[&inbox_id],
+        part_row,
+    )
 }
 
-fn part_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPart> {
+fn part_row(r: &Row<'_, '_>) -> Result<StoredPart, StoreError> {
     Ok(StoredPart {
         id: r.get(0)?,
         seq: r.get(1)?,
@@ -111,11 +104,11 @@ fn part_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<StoredPart> {
 
 /// Makes the PDUs part of inbox message `inbox_id`.
 pub fn attach(tx: &mut WriteTx<'_>, ids: &[i64], inbox_id: i64) -> Result<(), StoreError> {
-    let mut stmt = tx
-        .conn()
-        .prepare_cached("UPDATE inbound_message SET inbox_message_id = ?2 WHERE id = ?1")?;
     for id in ids {
-        stmt.execute(params![id, inbox_id])?;
+        tx.db().execute(
+            "UPDATE inbound_message SET inbox_message_id = ?2 WHERE id = ?1",
+            &[id, &inbox_id],
+        )?;
     }
     Ok(())
 }
@@ -123,15 +116,13 @@ pub fn attach(tx: &mut WriteTx<'_>, ids: &[i64], inbox_id: i64) -> Result<(), St
 /// A long message some of whose parts have waited since before `before`: its connection, sender
 /// and place (any of its parts' numbers).
 pub fn overdue(conn: &impl Reads, before: i64) -> Result<Vec<(String, Option<String>, Place)>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT connection, source_addr, concat_ref, concat_total, min(received_at) AS first
-             FROM inbound_message WHERE inbox_message_id IS NULL AND concat_ref IS NOT NULL
-             GROUP BY connection, source_addr, concat_ref, concat_total
-             HAVING first < ?1 ORDER BY first LIMIT 100",
-        )?
-        .query_map([before], |r| {
+    conn.db().query(
+        "SELECT connection, source_addr, concat_ref, concat_total, min(received_at) AS first
+         FROM inbound_message WHERE inbox_message_id IS NULL AND concat_ref IS NOT NULL
+         GROUP BY connection, source_addr, concat_ref, concat_total
+         HAVING min(received_at) < ?1 ORDER BY first LIMIT 100",
+        &[&before],
+        |r| {
             Ok((
                 r.get(0)?,
                 r.get(1)?,
@@ -141,20 +132,18 @@ pub fn overdue(conn: &impl Reads, before: i64) -> Result<Vec<(String, Option<Str
                     seq: 1,
                 },
             ))
-        })?
-        .collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 /// The first PDU after `after` stored before inbox messages existed (schema 11): it has no decoded
 /// text yet. Its id and its receipt's.
 pub fn next_unread_text(conn: &impl Reads, after: i64) -> Result<Option<(i64, i64)>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT id, receipt_id FROM inbound_message WHERE id > ?1 AND text IS NULL ORDER BY id LIMIT 1",
-        )?
-        .query_row([after], |r| Ok((r.get(0)?, r.get(1)?)))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT id, receipt_id FROM inbound_message WHERE id > ?1 AND text IS NULL ORDER BY id LIMIT 1",
+        &[&after],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// Records the decoded text of a PDU stored before inbox messages existed.
@@ -165,20 +154,19 @@ pub fn set_decoded(
     alphabet: &str,
     place: Option<Place>,
 ) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "UPDATE inbound_message SET text = ?2, alphabet = ?3, concat_ref = ?4, concat_total = ?5,
-                 concat_seq = ?6
-             WHERE id = ?1",
-        )?
-        .execute(params![
-            id,
-            text,
-            alphabet,
-            place.map(|p| p.reference),
-            place.map(|p| p.total),
-            place.map(|p| p.seq)
-        ])?;
+    tx.db().execute(
+        "UPDATE inbound_message SET text = ?2, alphabet = ?3, concat_ref = ?4, concat_total = ?5,
+             concat_seq = ?6
+         WHERE id = ?1",
+        &[
+            &id,
+            &text,
+            &alphabet,
+            &place.map(|p| p.reference),
+            &place.map(|p| p.total),
+            &place.map(|p| p.seq),
+        ],
+    )?;
     Ok(())
 }
 
@@ -210,14 +198,12 @@ pub struct Arrived {
 
 /// The receipt row `receipt_id`, as [`Arrived`].
 pub fn arrived(conn: &impl Reads, receipt_id: i64) -> Result<Option<Arrived>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT connection, source_addr, source_ton, destination_addr, raw, raw_text, esm_class, data_coding,
-                 tlvs_json, received_at, source, provider, headers_json, part, message_id_raw
-             FROM receipt WHERE id = ?1",
-        )?
-        .query_row([receipt_id], |r| {
+    conn.db().query_opt(
+        "SELECT connection, source_addr, source_ton, destination_addr, raw, raw_text, esm_class, data_coding,
+             tlvs_json, received_at, source, provider, headers_json, part, message_id_raw
+         FROM receipt WHERE id = ?1",
+        &[&receipt_id],
+        |r| {
             Ok(Arrived {
                 connection: r.get(0)?,
                 source: r.get(10)?,
@@ -235,17 +221,16 @@ pub fn arrived(conn: &impl Reads, receipt_id: i64) -> Result<Option<Arrived>, St
                 tlvs_json: r.get(8)?,
                 received_at: r.get(9)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }
 
 /// The receipt row PDU `id` arrived as.
 pub fn receipt_of(conn: &impl Reads, id: i64) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT receipt_id FROM inbound_message WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?)
+    conn.db()
+        .query_opt("SELECT receipt_id FROM inbound_message WHERE id = ?1", &[&id], |r| {
+            r.get(0)
+        })
 }
 
 /// The first PDU from `source_addr` on `connection` that arrived as a receipt of kind `mo` with the
@@ -259,10 +244,8 @@ pub fn with_provider_id(
     source_addr: Option<&str>,
     message_id: &str,
 ) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT min(id) FROM (
+    conn.db().one(
+        "SELECT min(id) FROM (
                  SELECT im.id FROM inbox_message b
                      JOIN inbound_message im ON im.inbox_message_id = b.id
                      JOIN receipt r ON r.id = im.receipt_id
@@ -270,9 +253,9 @@ pub fn with_provider_id(
                  UNION ALL
                  SELECT im.id FROM inbound_message im
                      JOIN receipt r ON r.id = im.receipt_id
-                 WHERE im.inbox_message_id IS NULL AND im.connection = ?1 AND im.source_addr IS ?3
+                 WHERE im.inbox_message_id IS NULL AND im.connection = ?1 AND im.source_addr IS NOT DISTINCT FROM ?3
                      AND r.kind = 'mo' AND r.message_id_raw = ?4
-             )",
-        )?
-        .query_row(params![connection, thread, source_addr, message_id], |r| r.get(0))?)
+             ) AS found",
+        &[&connection, &thread, &source_addr, &message_id],
+    )
 }

@@ -2,8 +2,6 @@
 //! sent it. Only its read mark changes once it is whole; a long message shown before all its parts
 //! came takes the late ones in.
 
-use rusqlite::{params, OptionalExtension};
-
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::StoreError;
@@ -51,28 +49,26 @@ impl NewInboxMessage<'_> {
 
 /// Stores an inbox message; returns its id.
 pub fn insert(tx: &mut WriteTx<'_>, m: &NewInboxMessage<'_>) -> Result<i64, StoreError> {
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO inbox_message (connection, thread, phone, handset, recipient, text, alphabet, parts,
-                 parts_received, received_at, completed_at, intent, keyword)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?
-        .execute(params![
-            m.connection,
-            m.thread(),
-            m.phone,
-            m.handset,
-            m.recipient,
-            m.text,
-            m.alphabet,
-            m.parts,
-            m.parts_received,
-            m.received_at,
-            m.completed_at,
-            m.intent.map(|(i, _)| i.as_str()),
-            m.intent.map(|(_, k)| k),
-        ])?;
-    let id = tx.conn().last_insert_rowid();
+    let id: i64 = tx.db().one(
+        "INSERT INTO inbox_message (connection, thread, phone, handset, recipient, text, alphabet, parts,
+             parts_received, received_at, completed_at, intent, keyword)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13) RETURNING id",
+        &[
+            &m.connection,
+            &m.thread(),
+            &m.phone,
+            &m.handset,
+            &m.recipient,
+            &m.text,
+            &m.alphabet,
+            &m.parts,
+            &m.parts_received,
+            &m.received_at,
+            &m.completed_at,
+            &m.intent.map(|(i, _)| i.as_str()),
+            &m.intent.map(|(_, k)| k),
+        ],
+    )?;
     tx.changed(Entity::Inbox, id);
     Ok(id)
 }
@@ -87,17 +83,15 @@ pub fn incomplete(
     total: u8,
     since: i64,
 ) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT i.id FROM inbox_message i
-             WHERE i.connection = ?1 AND i.handset = ?2 AND i.parts = ?4 AND i.parts_received < i.parts
-               AND i.received_at >= ?5
-               AND EXISTS (SELECT 1 FROM inbound_message p WHERE p.inbox_message_id = i.id AND p.concat_ref = ?3)
-             ORDER BY i.id DESC LIMIT 1",
-        )?
-        .query_row(params![connection, handset, reference, total, since], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT i.id FROM inbox_message i
+         WHERE i.connection = ?1 AND i.handset = ?2 AND i.parts = ?4 AND i.parts_received < i.parts
+           AND i.received_at >= ?5
+           AND EXISTS (SELECT 1 FROM inbound_message p WHERE p.inbox_message_id = i.id AND p.concat_ref = ?3)
+         ORDER BY i.id DESC LIMIT 1",
+        &[&connection, &handset, &reference, &total, &since],
+        |r| r.get(0),
+    )
 }
 
 /// The inbox message from `handset` on `connection`, received since `since`, that already holds
@@ -110,33 +104,33 @@ pub fn holding_part(
     (reference, total, seq): (u16, u8, u8),
     since: i64,
 ) -> Result<Option<i64>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT i.id FROM inbox_message i JOIN inbound_message p ON p.inbox_message_id = i.id
-             WHERE i.connection = ?1 AND i.handset = ?2 AND i.parts = ?4 AND i.received_at >= ?6
-               AND p.concat_ref = ?3 AND p.concat_seq = ?5
-             ORDER BY i.id DESC LIMIT 1",
-        )?
-        .query_row(params![connection, handset, reference, total, seq, since], |r| r.get(0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT i.id FROM inbox_message i JOIN inbound_message p ON p.inbox_message_id = i.id
+         WHERE i.connection = ?1 AND i.handset = ?2 AND i.parts = ?4 AND i.received_at >= ?6
+           AND p.concat_ref = ?3 AND p.concat_seq = ?5
+         ORDER BY i.id DESC LIMIT 1",
+        &[&connection, &handset, &reference, &total, &seq, &since],
+        |r| r.get(0),
+    )
 }
 
 /// Puts a late part's text into a long message shown before it came.
 pub fn fill_in(tx: &mut WriteTx<'_>, id: i64, text: &str, parts_received: u8) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached("UPDATE inbox_message SET text = ?2, parts_received = ?3, completed_at = ?4 WHERE id = ?1")?
-        .execute(params![id, text, parts_received, now])?;
+    tx.db().execute(
+        "UPDATE inbox_message SET text = ?2, parts_received = ?3, completed_at = ?4 WHERE id = ?1",
+        &[&id, &text, &parts_received, &now],
+    )?;
     tx.changed(Entity::Inbox, id);
     Ok(())
 }
 
 /// Sets the keyword a long message turned out to be, once whole.
 pub fn set_intent(tx: &mut WriteTx<'_>, id: i64, intent: Intent, keyword: &str) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE inbox_message SET intent = ?2, keyword = ?3 WHERE id = ?1")?
-        .execute(params![id, intent.as_str(), keyword])?;
+    tx.db().execute(
+        "UPDATE inbox_message SET intent = ?2, keyword = ?3 WHERE id = ?1",
+        &[&id, &intent.as_str(), &keyword],
+    )?;
     Ok(())
 }
 
@@ -144,14 +138,12 @@ pub fn set_intent(tx: &mut WriteTx<'_>, id: i64, intent: Intent, keyword: &str) 
 /// returns how many were unread.
 pub fn mark_read(tx: &mut WriteTx<'_>, thread: &str, up_to: Option<i64>, by: &str) -> Result<usize, StoreError> {
     let now = tx.now_ms();
-    let ids: Vec<i64> = tx
-        .conn()
-        .prepare_cached(
-            "UPDATE inbox_message SET read_at = ?3, read_by = ?4
-             WHERE thread = ?1 AND read_at IS NULL AND id <= ?2 RETURNING id",
-        )?
-        .query_map(params![thread, up_to.unwrap_or(i64::MAX), now, by], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<i64> = tx.db().query(
+        "UPDATE inbox_message SET read_at = ?3, read_by = ?4
+         WHERE thread = ?1 AND read_at IS NULL AND id <= ?2 RETURNING id",
+        &[&thread, &up_to.unwrap_or(i64::MAX), &now, &by],
+        |r| r.get(0),
+    )?;
     for id in &ids {
         tx.changed(Entity::Inbox, *id);
     }
@@ -160,17 +152,18 @@ pub fn mark_read(tx: &mut WriteTx<'_>, thread: &str, up_to: Option<i64>, by: &st
 
 /// The thread of inbox message `id`, when there is one.
 pub fn thread_of(conn: &impl Reads, id: i64) -> Result<Option<String>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT thread FROM inbox_message WHERE id = ?1")?
-        .query_row([id], |r| r.get(0))
-        .optional()?)
+    conn.db()
+        .query_opt("SELECT thread FROM inbox_message WHERE id = ?1", &[&id], |r| r.get(0))
 }
 
 /// Whether any message belongs to `thread`.
 pub fn thread_exists(conn: &impl Reads, thread: &str) -> Result<bool, StoreError> {
     Ok(conn
-        .connection()
-        .prepare_cached("SELECT 1 FROM inbox_message WHERE thread = ?1 LIMIT 1")?
-        .exists([thread])?)
+        .db()
+        .query_opt(
+            "SELECT 1 FROM inbox_message WHERE thread = ?1 LIMIT 1",
+            &[&thread],
+            |_| Ok(()),
+        )?
+        .is_some())
 }

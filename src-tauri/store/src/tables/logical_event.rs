@@ -1,7 +1,6 @@
 //! The `logical_event` table: one row per event a provider reported, whatever number of receipts
 //! carried it.
 
-use rusqlite::{params, OptionalExtension};
 use smsdesk_core::domain::{Correlation, IdSource};
 use smsdesk_core::receipts::dedup::DedupKey;
 
@@ -12,70 +11,64 @@ use crate::{StoreError, Text};
 /// The connection of a logical event, the key of the message id it reports and that id as its
 /// first receipt carried it.
 pub fn receipted_id(conn: &impl Reads, event: i64) -> Result<(String, Option<String>, Option<String>), StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT e.connection, e.receipted_id_norm, r.message_id_raw FROM logical_event e
-             JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?)
+    conn.db().query_row(
+        "SELECT e.connection, e.receipted_id_norm, r.message_id_raw FROM logical_event e
+         JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        &[&event],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )
 }
 
 /// The logical events on `connection` reporting the id `key` that no message was matched to yet,
 /// oldest first.
 pub fn waiting_for(conn: &impl Reads, connection: &str, key: &str) -> Result<Vec<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT id FROM logical_event
-             WHERE connection = ?1 AND receipted_id_norm = ?2 AND correlation IN ('pending', 'none') ORDER BY id",
-        )?
-        .query_map(params![connection, key], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT id FROM logical_event
+         WHERE connection = ?1 AND receipted_id_norm = ?2 AND correlation IN ('pending', 'none') ORDER BY id",
+        &[&connection, &key],
+        |r| r.get(0),
+    )
 }
 
 /// Records that a logical event belongs to a message, matched `by` the system or an operator.
 pub fn mark_matched(tx: &mut WriteTx<'_>, event: i64, message_id: i64, by: &str) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE logical_event SET correlation = ?5, message_id = ?2, correlated_at = ?3, correlated_by = ?4
-             WHERE id = ?1",
-        )?
-        .execute(params![event, message_id, now, by, Text(Correlation::Matched)])?;
+    tx.db().execute(
+        "UPDATE logical_event SET correlation = ?5, message_id = ?2, correlated_at = ?3, correlated_by = ?4
+         WHERE id = ?1",
+        &[&event, &message_id, &now, &by, &Text(Correlation::Matched)],
+    )?;
     tx.changed(Entity::LogicalEvent, event);
     crate::tables::redact::on_arrival(tx, event, None)
 }
 
 /// The first receipt that carried a logical event, and its status word as received.
 pub fn first_receipt_status(conn: &impl Reads, event: i64) -> Result<(i64, Option<String>), StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT r.id, r.stat_raw FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
-             WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| Ok((r.get(0)?, r.get(1)?)))?)
+    conn.db().query_row(
+        "SELECT r.id, r.stat_raw FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
+         WHERE e.id = ?1",
+        &[&event],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )
 }
 
 /// The logical events on `connection` not matched to a message whose first receipt carries an id:
 /// (event, the id as received, where it was read).
 pub fn unmatched_ids(conn: &impl Reads, connection: &str) -> Result<Vec<(i64, String, Option<IdSource>)>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT e.id, r.message_id_raw, r.id_source FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
-             WHERE e.connection = ?1 AND e.correlation IN ('pending', 'none') AND r.message_id_raw IS NOT NULL",
-        )?
-        .query_map([connection], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, Option<Text<_>>>(2)?.map(|t| t.0))))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT e.id, r.message_id_raw, r.id_source FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
+         WHERE e.connection = ?1 AND e.correlation IN ('pending', 'none') AND r.message_id_raw IS NOT NULL",
+        &[&connection],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get::<Option<Text<_>>>(2)?.map(|t| t.0))),
+    )
 }
 
 /// Sets the key a logical event's reported id is matched by.
 pub fn set_receipted_key(tx: &mut WriteTx<'_>, event: i64, key: &str) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("UPDATE logical_event SET receipted_id_norm = ?2 WHERE id = ?1")?
-        .execute(params![event, key])?;
+    tx.db().execute(
+        "UPDATE logical_event SET receipted_id_norm = ?2 WHERE id = ?1",
+        &[&event, &key],
+    )?;
     tx.changed(Entity::LogicalEvent, event);
     Ok(())
 }
@@ -95,46 +88,44 @@ pub struct NewEvent<'a> {
 pub fn record(tx: &mut WriteTx<'_>, e: &NewEvent<'_>) -> Result<Option<i64>, StoreError> {
     let now = tx.now_ms();
     let key = e.key;
-    let inserted = tx
-        .conn()
-        .prepare_cached(
-            "INSERT INTO logical_event (connection, dedup_key, key_source, receipted_id_norm, stat, err, done_date,
-                 message_state, receipt_kind, first_receipt_id, created_at, correlation, message_id, correlated_at,
-                 correlated_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
-             ON CONFLICT (connection, dedup_key) DO NOTHING",
-        )?
-        .execute(params![
-            e.connection,
-            key.key,
-            key.source.as_str(),
-            key.receipted_id,
-            key.stat,
-            key.err,
-            key.done_date,
-            key.message_state,
-            Text(key.kind),
-            e.first_receipt_id,
-            now,
-            Text(e.correlation),
-            e.message_id,
-            e.message_id.map(|_| now),
-            e.message_id.map(|_| "system"),
-        ])?;
-    if inserted == 0 {
+    let inserted: Option<i64> = tx.db().query_opt(
+        "INSERT INTO logical_event (connection, dedup_key, key_source, receipted_id_norm, stat, err, done_date,
+             message_state, receipt_kind, first_receipt_id, created_at, correlation, message_id, correlated_at,
+             correlated_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)
+         ON CONFLICT (connection, dedup_key) DO NOTHING RETURNING id",
+        &[
+            &e.connection,
+            &key.key,
+            &key.source.as_str(),
+            &key.receipted_id,
+            &key.stat,
+            &key.err,
+            &key.done_date,
+            &key.message_state,
+            &Text(key.kind),
+            &e.first_receipt_id,
+            &now,
+            &Text(e.correlation),
+            &e.message_id,
+            &e.message_id.map(|_| now),
+            &e.message_id.map(|_| "system"),
+        ],
+        |r| r.get(0),
+    )?;
+    let Some(event) = inserted else {
         return Ok(None);
-    }
-    let event = tx.conn().last_insert_rowid();
+    };
     tx.changed(Entity::LogicalEvent, event);
     Ok(Some(event))
 }
 
 /// The logical event recorded on `connection` under `dedup_key`.
 pub fn by_dedup_key(conn: &impl Reads, connection: &str, dedup_key: &str) -> Result<i64, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2")?
-        .query_row(params![connection, dedup_key], |row| row.get(0))?)
+    conn.db().one(
+        "SELECT id FROM logical_event WHERE connection = ?1 AND dedup_key = ?2",
+        &[&connection, &dedup_key],
+    )
 }
 
 /// What is stored of a logical event and its first receipt, for recomputing what it says.
@@ -149,13 +140,11 @@ pub struct StoredEvent {
 
 /// A logical event as stored, if it exists.
 pub fn stored(conn: &impl Reads, event: i64) -> Result<Option<StoredEvent>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable, e.connection, e.receipted_id_norm
-             FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
-        )?
-        .query_row([event], |r| {
+    conn.db().query_opt(
+        "SELECT e.stat, r.message_id_raw, r.text_id, r.status_unreadable, e.connection, e.receipted_id_norm
+         FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id WHERE e.id = ?1",
+        &[&event],
+        |r| {
             Ok(StoredEvent {
                 stat: r.get(0)?,
                 id: r.get(1)?,
@@ -164,6 +153,6 @@ pub fn stored(conn: &impl Reads, event: i64) -> Result<Option<StoredEvent>, Stor
                 connection: r.get(4)?,
                 key: r.get(5)?,
             })
-        })
-        .optional()?)
+        },
+    )
 }

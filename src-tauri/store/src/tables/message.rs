@@ -119,7 +119,7 @@ macro_rules! message_connections {
     ($m:literal) => {
         concat!(
             $m,
-            ".connection || coalesce('\n' || (SELECT string_agg(a.connection, '\n') FROM attempt a
+            ".connection || coalesce('\n' || (SELECT string_agg(a.connection, '\n' ORDER BY a.id) FROM attempt a
                  WHERE a.message_id = ",
             $m,
             ".id AND a.outcome <> 'not_sent' AND a.connection <> ",

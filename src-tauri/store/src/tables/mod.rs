@@ -41,3 +41,23 @@ mod smpp_tests;
 
 pub use audit::{AuditLog, NewAudit};
 pub use receipt::{NewReceipt, ReceiptLog};
+#[cfg(test)]
+mod alert_tests;
+#[cfg(test)]
+mod api_key_tests;
+#[cfg(test)]
+mod exception_tests;
+#[cfg(test)]
+mod guardrail_tests;
+#[cfg(test)]
+mod inbound_tests;
+#[cfg(test)]
+mod logical_event_tests;
+#[cfg(test)]
+mod opt_out_tests;
+#[cfg(test)]
+mod projection_tests;
+#[cfg(test)]
+mod test_rows;
+#[cfg(test)]
+mod webhook_tests;

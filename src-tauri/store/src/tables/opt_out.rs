@@ -1,9 +1,10 @@
 //! The `opt_out` table: the numbers not to send to, each with why, when, by whom and the message
 //! kinds it stops. Rows are never deleted: taking a number off the list ends its row.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::OptionalExtension;
 use smsdesk_core::domain::MessageKind;
 
+use crate::db::Dialect;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::StoreError;
@@ -47,7 +48,8 @@ pub fn parse_kinds(text: &str) -> Vec<MessageKind> {
 }
 
 /// The number's current entry, when it is on the list: as the number, or as its hash once the
-/// number was erased (`crate::privacy`), so an erased number still stops sends.
+/// number was erased (`crate::privacy`), so an erased number still stops sends. SQLite only for
+/// now: `number_token` is SQLite's alone (its key never reaches the database).
 pub fn current(conn: &impl Reads, phone: &str) -> Result<Option<Current>, StoreError> {
     Ok(conn
         .connection()
@@ -78,21 +80,19 @@ pub struct NewOptOut<'a> {
 /// Puts a number on the list (it must not be on it); returns the entry's id.
 pub fn add(tx: &mut WriteTx<'_>, o: &NewOptOut<'_>) -> Result<i64, StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO opt_out (phone, kinds, reason, note, inbox_message_id, created_at, created_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?
-        .execute(params![
-            o.phone,
-            kinds_text(o.kinds),
-            o.reason.as_str(),
-            o.note,
-            o.inbox_message_id,
-            now,
-            o.by
-        ])?;
-    let id = tx.conn().last_insert_rowid();
+    let id: i64 = tx.db().one(
+        "INSERT INTO opt_out (phone, kinds, reason, note, inbox_message_id, created_at, created_by)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7) RETURNING id",
+        &[
+            &o.phone,
+            &kinds_text(o.kinds),
+            &o.reason.as_str(),
+            &o.note,
+            &o.inbox_message_id,
+            &now,
+            &o.by,
+        ],
+    )?;
     tx.changed(Entity::OptOut, id);
     Ok(id)
 }
@@ -107,13 +107,12 @@ pub fn end(
     by: &str,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "UPDATE opt_out SET removed_at = ?2, removed_by = ?3, removed_reason = ?4, removed_note = ?5,
-                 removed_inbox_message_id = ?6
-             WHERE id = ?1 AND removed_at IS NULL",
-        )?
-        .execute(params![id, now, by, reason.as_str(), note, inbox_message_id])?;
+    tx.db().execute(
+        "UPDATE opt_out SET removed_at = ?2, removed_by = ?3, removed_reason = ?4, removed_note = ?5,
+             removed_inbox_message_id = ?6
+         WHERE id = ?1 AND removed_at IS NULL",
+        &[&id, &now, &by, &reason.as_str(), &note, &inbox_message_id],
+    )?;
     tx.changed(Entity::OptOut, id);
     Ok(())
 }
@@ -121,13 +120,19 @@ pub fn end(
 /// Messages of `kinds` to `phone` waiting in the queue (not being sent), oldest first.
 pub fn queued_to(conn: &impl Reads, phone: &str, kinds: &[MessageKind]) -> Result<Vec<i64>, StoreError> {
     let wanted = kinds_text(kinds);
-    Ok(conn
-        .connection()
-        .prepare_cached(
+    let db = conn.db();
+    // SQLite's instr(text, part) is PostgreSQL's strpos(text, part).
+    let sql = match db.dialect() {
+        Dialect::Sqlite => {
             "SELECT m.id FROM message m JOIN queue q ON q.message_id = m.id
              WHERE m.destination = ?1 AND q.status = 'queued' AND instr(',' || ?2 || ',', ',' || m.kind || ',') > 0
-             ORDER BY m.id",
-        )?
-        .query_map(params![phone, wanted], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+             ORDER BY m.id"
+        }
+        Dialect::Postgres => {
+            "SELECT m.id FROM message m JOIN queue q ON q.message_id = m.id
+             WHERE m.destination = ?1 AND q.status = 'queued' AND strpos(',' || ?2 || ',', ',' || m.kind || ',') > 0
+             ORDER BY m.id"
+        }
+    };
+    db.query(sql, &[&phone, &wanted], |r| r.get(0))
 }

@@ -3,16 +3,18 @@
 //! written here, which also keeps the dashboard's running totals and puts state notifications in
 //! the webhook outbox, in the same transaction.
 
-use rusqlite::{params, Connection, OptionalExtension};
 use smsdesk_core::domain::{DeliveryState, ExceptionKind, WebhookField};
 use smsdesk_core::receipts::mismatch::MessageFacts;
 use smsdesk_core::receipts::rules::{EventFacts, Input, Projection, Rule, RULES_VERSION};
 
+use crate::db::{Db, Row};
 use crate::tables::{start_check, webhook};
 use crate::totals::Delta;
 use crate::writer::WriteTx;
 use crate::Reads;
 use crate::{StoreError, Text};
+
+mod statements;
 
 /// A message's projection row as stored.
 #[derive(Debug, Clone)]
@@ -45,28 +47,27 @@ impl Counted {
 
 /// The stored fold state of a message (the default when nothing was applied yet).
 pub fn load(conn: &impl Reads, message_id: i64) -> Result<Projection, StoreError> {
-    let conn = conn.connection();
     Ok(stored(conn, message_id)?.map(|s| s.fold).unwrap_or_default())
 }
 
 /// A message's projection row, if it has one.
 pub fn stored(conn: &impl Reads, message_id: i64) -> Result<Option<Stored>, StoreError> {
-    let conn = conn.connection();
-    let row = conn
-        .prepare_cached("SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1")?
-        .query_row([message_id], |r| stored_columns(r, 0))
-        .optional()?;
+    let row = conn.db().query_opt(
+        "SELECT fold_json, state, rule, flag_no_receipt FROM projection WHERE message_id = ?1",
+        &[&message_id],
+        |r| stored_columns(r, 0),
+    )?;
     row.flatten().map(|c| c.parse(message_id)).transpose()
 }
 
 /// The state a message's projection shows now (what the network reported, or an operator
 /// decided), if it has a projection row.
 pub fn state(conn: &impl Reads, message_id: i64) -> Result<Option<DeliveryState>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT state FROM projection WHERE message_id = ?1")?
-        .query_row([message_id], |r| r.get::<_, Text<_>>(0).map(|t| t.0))
-        .optional()?)
+    conn.db().query_opt(
+        "SELECT state FROM projection WHERE message_id = ?1",
+        &[&message_id],
+        |r| r.get::<Text<_>>(0).map(|t| t.0),
+    )
 }
 
 /// A projection row's columns as read, before its fold is parsed.
@@ -79,13 +80,13 @@ struct StoredColumns {
 
 /// Reads `fold_json, state, rule, flag_no_receipt` from column `at` on; None when there is no
 /// projection row (a NULL fold, from a LEFT JOIN).
-fn stored_columns(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Option<StoredColumns>> {
+fn stored_columns(r: &Row<'_, '_>, at: usize) -> Result<Option<StoredColumns>, StoreError> {
     let Some(fold_json) = r.get(at)? else {
         return Ok(None);
     };
     Ok(Some(StoredColumns {
         fold_json,
-        state: r.get::<_, Text<_>>(at + 1)?.0,
+        state: r.get::<Text<_>>(at + 1)?.0,
         rule: r.get(at + 2)?,
         no_receipt: r.get(at + 3)?,
     }))
@@ -110,7 +111,7 @@ impl StoredColumns {
 /// Writes a message's projection row in place of `before` (the stored one, if any), and records
 /// what the change adds to the dashboard's running totals.
 pub fn save(tx: &mut WriteTx<'_>, message_id: i64, before: Option<&Stored>, p: &Projection) -> Result<(), StoreError> {
-    let message = read_message(tx.conn(), message_id)?.map(|m| m.context);
+    let message = read_message(&*tx, message_id)?.map(|m| m.context);
     save_known(tx, message_id, before, p, message.as_ref(), None)
 }
 
@@ -126,12 +127,12 @@ pub fn save_known(
 ) -> Result<(), StoreError> {
     let before = before.map(|b| b.counted);
     let now = tx.now_ms();
-    write_row(tx.conn(), message_id, p, now)?;
+    write_row(tx.db(), message_id, p, now)?;
     tx.report_changed(message_id);
     // The webhook outbox hears of a new projection and of every change of state.
     if let Some(key) = message.and_then(|m| m.webhook_key) {
         if before.map(|b| b.state) != Some(p.state) {
-            webhook::enqueue(tx.conn(), key, message_id, WebhookField::State, p.state.as_str(), now)?;
+            webhook::enqueue(&*tx, key, message_id, WebhookField::State, p.state.as_str(), now)?;
         }
     }
     // So does the SMPP client that handed it in, of its final state.
@@ -180,28 +181,8 @@ pub struct MessageRow {
     pub stored: Option<Stored>,
 }
 
-/// The statement of a [`MessageRow`], followed by the expression naming the message (a literal,
-/// so that the statement is one constant string).
-macro_rules! message_row {
-    ($which:literal) => {
-        concat!(
-            "SELECT m.id, ",
-            crate::tables::message::message_connections!("m"),
-            ", m.destination, m.body, m.created_at, q.status, q.accepted_at,
-                (SELECT k.id FROM api_key k
-                 WHERE k.id = m.api_key_id AND k.webhook_url IS NOT NULL AND k.revoked_at IS NULL),
-                p.fold_json, p.state, p.rule, p.flag_no_receipt, m.segments,
-                m.text_redaction IS NOT NULL, m.number_redaction IS NOT NULL,
-                (SELECT s.receipt FROM smpp_message s WHERE s.message_id = m.id)
-             FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id
-             WHERE m.id = ",
-            $which
-        )
-    };
-}
-
 impl MessageRow {
-    fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRow, Option<StoredColumns>)> {
+    fn read(r: &Row<'_, '_>) -> Result<(MessageRow, Option<StoredColumns>), StoreError> {
         let created_at = r.get(4)?;
         let status: Option<String> = r.get(5)?;
         let stored = stored_columns(r, 8)?;
@@ -239,11 +220,8 @@ impl MessageRow {
 
 /// A message by id, as a change of its projection needs it.
 pub fn read_message(conn: &impl Reads, message_id: i64) -> Result<Option<MessageRow>, StoreError> {
-    let conn = conn.connection();
-    let read = conn
-        .prepare_cached(message_row!("?1"))?
-        .query_row([message_id], MessageRow::read)
-        .optional()?;
+    let db = conn.db();
+    let read = db.query_opt(statements::BY_ID, &[&message_id], MessageRow::read)?;
     MessageRow::parsed(read)
 }
 
@@ -255,21 +233,15 @@ pub fn read_message_by_provider_id(
     connection: &str,
     key: &str,
 ) -> Result<Option<MessageRow>, StoreError> {
-    let conn = conn.connection();
-    let read = conn
-        .prepare_cached(message_row!(
-            "(SELECT CASE WHEN min(message_id) = max(message_id) THEN min(message_id) END
-              FROM attempt WHERE connection = ?1 AND provider_id_norm = ?2)"
-        ))?
-        .query_row(params![connection, key], MessageRow::read)
-        .optional()?;
+    let db = conn.db();
+    let read = db.query_opt(statements::BY_PROVIDER_ID, &[&connection, &key], MessageRow::read)?;
     MessageRow::parsed(read)
 }
 
-fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
+fn write_row(db: Db<'_>, message_id: i64, p: &Projection, now: i64) -> Result<(), StoreError> {
     let fold = serde_json::to_string(p).expect("a projection serialises");
     let supporting = serde_json::to_string(&p.supporting).expect("ids serialise");
-    conn.prepare_cached(
+    db.execute(
         "INSERT INTO projection (message_id, state, rule, supporting_json, flag_late, flag_conflict,
              flag_no_receipt, flag_mismatch, flag_id_disagree, fold_json, rules_version, updated_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)
@@ -279,21 +251,21 @@ fn write_row(conn: &Connection, message_id: i64, p: &Projection, now: i64) -> Re
              flag_mismatch = excluded.flag_mismatch, flag_id_disagree = excluded.flag_id_disagree,
              fold_json = excluded.fold_json, rules_version = excluded.rules_version,
              updated_at = excluded.updated_at",
-    )?
-    .execute(params![
-        message_id,
-        Text(p.state),
-        p.rule.as_str(),
-        supporting,
-        p.late,
-        p.conflict,
-        p.no_receipt,
-        p.mismatch,
-        p.id_disagree,
-        fold,
-        RULES_VERSION,
-        now
-    ])?;
+        &[
+            &message_id,
+            &Text(p.state),
+            &p.rule.as_str(),
+            &supporting,
+            &p.late,
+            &p.conflict,
+            &p.no_receipt,
+            &p.mismatch,
+            &p.id_disagree,
+            &fold,
+            &RULES_VERSION,
+            &now,
+        ],
+    )?;
     Ok(())
 }
 
@@ -349,14 +321,12 @@ fn count(
         // From the answer to the message's last accepted submit to the receipt's arrival.
         let at = match arrived {
             Some(a) if a.event == event => Some(a.at),
-            _ => tx
-                .conn()
-                .prepare_cached(
-                    "SELECT rc.received_at FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id
-                     WHERE e.id = ?1",
-                )?
-                .query_row([event], |r| r.get(0))
-                .optional()?,
+            _ => tx.db().query_opt(
+                "SELECT rc.received_at FROM logical_event e JOIN receipt rc ON rc.id = e.first_receipt_id
+                 WHERE e.id = ?1",
+                &[&event],
+                |r| r.get(0),
+            )?,
         };
         if let Some(at) = at {
             tx.count(Delta::Latency { at, ms: at - accepted });
@@ -387,28 +357,26 @@ pub fn record_input(tx: &mut WriteTx<'_>, message_id: i64, input: &Input) -> Res
         Input::Deadline { exception } => ("deadline", None, Some(*exception)),
         Input::Decision { exception, .. } => ("decision", None, Some(*exception)),
     };
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO projection_input (message_id, kind, logical_event_id, exception_id, applied_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![message_id, kind, event, exception, tx.now_ms()])?;
+    tx.db().execute(
+        "INSERT INTO projection_input (message_id, kind, logical_event_id, exception_id, applied_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        &[&message_id, &kind, &event, &exception, &tx.now_ms()],
+    )?;
     Ok(())
 }
 
 /// The message ids that have a projection, in order, after `after` (a cursor), at most `limit`.
 pub fn messages_after(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<i64>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached("SELECT message_id FROM projection WHERE message_id > ?1 ORDER BY message_id LIMIT ?2")?
-        .query_map(params![after, limit], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    conn.db().query(
+        "SELECT message_id FROM projection WHERE message_id > ?1 ORDER BY message_id LIMIT ?2",
+        &[&after, &limit],
+        |r| r.get(0),
+    )
 }
 
 /// How many messages have a projection.
 pub fn how_many(conn: &impl Reads) -> Result<usize, StoreError> {
-    let conn = conn.connection();
-    Ok(conn.query_row("SELECT count(*) FROM projection", [], |r| r.get::<_, i64>(0))? as usize)
+    conn.db().one("SELECT count(*) FROM projection", &[])
 }
 
 /// One input folded into a message's projection, as recorded.
@@ -425,23 +393,21 @@ pub struct InputRow {
 
 /// What was folded into a message's projection, in order.
 pub fn input_rows(conn: &impl Reads, message_id: i64) -> Result<Vec<InputRow>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(
-            "SELECT i.kind, i.logical_event_id, i.exception_id, e.kind, e.resolution
-             FROM projection_input i LEFT JOIN exception e ON e.id = i.exception_id
-             WHERE i.message_id = ?1 ORDER BY i.seq",
-        )?
-        .query_map([message_id], |r| {
+    conn.db().query(
+        "SELECT i.kind, i.logical_event_id, i.exception_id, e.kind, e.resolution
+         FROM projection_input i LEFT JOIN exception e ON e.id = i.exception_id
+         WHERE i.message_id = ?1 ORDER BY i.seq",
+        &[&message_id],
+        |r| {
             Ok(InputRow {
                 kind: r.get(0)?,
                 logical_event_id: r.get(1)?,
                 exception_id: r.get(2)?,
-                exception_kind: r.get::<_, Option<Text<_>>>(3)?.map(|t| t.0),
+                exception_kind: r.get::<Option<Text<_>>>(3)?.map(|t| t.0),
                 resolution: r.get(4)?,
             })
-        })?
-        .collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 /// Puts on the rebuild work list every projection whose `rules_version` is older than `version`;
@@ -456,36 +422,34 @@ pub fn want_rebuilt_before(tx: &mut WriteTx<'_>, version: u32) -> Result<usize, 
     if start_check::last(&*tx, "projection_rules")?.as_deref() == Some(under.as_str()) {
         return Ok(0);
     }
-    let added = tx
-        .conn()
-        .prepare_cached(
-            "INSERT OR IGNORE INTO rebuild_wanted (message_id)
-             SELECT message_id FROM projection WHERE rules_version < ?1",
-        )?
-        .execute([version])?;
+    let added = tx.db().execute(
+        "INSERT INTO rebuild_wanted (message_id)
+         SELECT message_id FROM projection WHERE rules_version < ?1 ON CONFLICT DO NOTHING",
+        &[&version],
+    )?;
     start_check::record(tx, "projection_rules", &under)?;
     Ok(added)
 }
 
 /// The first `limit` messages on the rebuild work list.
 pub fn rebuild_wanted(tx: &WriteTx<'_>, limit: u32) -> Result<Vec<i64>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached("SELECT message_id FROM rebuild_wanted ORDER BY message_id LIMIT ?1")?
-        .query_map([limit], |r| r.get(0))?
-        .collect::<Result<_, _>>()?)
+    tx.db().query(
+        "SELECT message_id FROM rebuild_wanted ORDER BY message_id LIMIT ?1",
+        &[&limit],
+        |r| r.get(0),
+    )
 }
 
 /// Takes rebuilt messages off the work list; their projections, changed or not, are now those of
 /// the rules `version`.
 pub fn rebuilt(tx: &mut WriteTx<'_>, messages: &[i64], version: u32) -> Result<(), StoreError> {
     for m in messages {
-        tx.conn()
-            .prepare_cached("DELETE FROM rebuild_wanted WHERE message_id = ?1")?
-            .execute([m])?;
-        tx.conn()
-            .prepare_cached("UPDATE projection SET rules_version = ?2 WHERE message_id = ?1 AND rules_version < ?2")?
-            .execute(params![m, version])?;
+        tx.db()
+            .execute("DELETE FROM rebuild_wanted WHERE message_id = ?1", &[m])?;
+        tx.db().execute(
+            "UPDATE projection SET rules_version = ?2 WHERE message_id = ?1 AND rules_version < ?2",
+            &[m, &version],
+        )?;
     }
     Ok(())
 }

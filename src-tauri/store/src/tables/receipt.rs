@@ -1,7 +1,6 @@
 use std::sync::LazyLock;
 
-use rusqlite::params;
-
+use crate::db::{Dialect, Row};
 use crate::totals::Delta;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
@@ -63,59 +62,56 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
     pub fn append(self, r: &NewReceipt) -> Result<i64, StoreError> {
         let source = r.source.unwrap_or(ReceiptSource::SmppDeliverSm);
         let kind = r.kind.unwrap_or(ReceiptKind::Unparseable);
-        self.tx
-            .conn()
-            .prepare_cached(
-                "INSERT INTO receipt (received_at, source, connection, session_id, sequence_number, provider,
-                 raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
-                 parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
-                 submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
-                 source_addr, destination_addr, pdu, part, parts, arrival_no, id_source, status_unreadable,
-                 source_ton)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
-                 ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38)",
-            )?
-            .execute(params![
-                r.received_at,
-                Text(source),
-                r.connection,
-                r.session_id,
-                r.sequence_number,
-                r.provider,
-                r.raw,
-                r.raw_text,
-                r.headers_json,
-                r.tlvs_json,
-                r.esm_class,
-                r.data_coding,
-                Text(kind),
-                r.parser_version,
-                r.parse_error,
-                r.fields.message_id_raw,
-                r.fields.text_id,
-                r.fields.event_id,
-                r.fields.stat.map(Stat::as_str),
-                r.fields.stat_raw,
-                r.fields.err,
-                r.fields.sub,
-                r.fields.dlvrd,
-                r.fields.submit_date,
-                r.fields.done_date,
-                r.fields.submit_ts,
-                r.fields.done_ts,
-                r.fields.message_state,
-                r.fields.network_error_code,
-                r.source_addr,
-                r.destination_addr,
-                r.pdu,
-                r.part,
-                r.parts.max(1),
-                r.arrival_no.map(|n| n as i64),
-                r.fields.id_source.map(Text),
-                r.fields.status_unreadable,
-                r.source_ton,
-            ])?;
-        let id = self.tx.conn().last_insert_rowid();
+        let id: i64 = self.tx.db().one(
+            "INSERT INTO receipt (received_at, source, connection, session_id, sequence_number, provider,
+                     raw, raw_text, headers_json, tlvs_json, esm_class, data_coding, kind, parser_version,
+                     parse_error, message_id_raw, text_id, event_id, stat, stat_raw, err, sub, dlvrd,
+                     submit_date, done_date, submit_ts, done_ts, message_state, network_error_code,
+                     source_addr, destination_addr, pdu, part, parts, arrival_no, id_source, status_unreadable,
+                     source_ton)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19,
+                     ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38) RETURNING id",
+            &[
+                &r.received_at,
+                &Text(source),
+                &r.connection,
+                &r.session_id,
+                &r.sequence_number,
+                &r.provider,
+                &r.raw,
+                &r.raw_text,
+                &r.headers_json,
+                &r.tlvs_json,
+                &r.esm_class,
+                &r.data_coding,
+                &Text(kind),
+                &r.parser_version,
+                &r.parse_error,
+                &r.fields.message_id_raw,
+                &r.fields.text_id,
+                &r.fields.event_id,
+                &r.fields.stat.map(Stat::as_str),
+                &r.fields.stat_raw,
+                &r.fields.err,
+                &r.fields.sub,
+                &r.fields.dlvrd,
+                &r.fields.submit_date,
+                &r.fields.done_date,
+                &r.fields.submit_ts,
+                &r.fields.done_ts,
+                &r.fields.message_state,
+                &r.fields.network_error_code,
+                &r.source_addr,
+                &r.destination_addr,
+                &r.pdu,
+                &r.part,
+                &r.parts.max(1),
+                &r.arrival_no.map(|n| n as i64),
+                &r.fields.id_source.map(Text),
+                &r.fields.status_unreadable,
+                &r.source_ton,
+            ],
+        )?;
         self.tx.changed(Entity::Receipt, id);
         if kind != ReceiptKind::Mo {
             // An incoming message is not a report: the charts count reports only.
@@ -132,33 +128,38 @@ impl<'t, 'c> ReceiptLog<'t, 'c> {
 /// that has an outcome, never the whole log: a start on a large database reads what is left to
 /// do. Every receipt without an outcome is one of the two, since a receipt is applied, or listed,
 /// in the transaction that stores it (and schema 23 listed those stored before).
-static UNPROCESSED: LazyLock<String> = LazyLock::new(|| {
+static UNPROCESSED: LazyLock<String> = LazyLock::new(|| unprocessed_sql("max"));
+
+/// [`UNPROCESSED`] on PostgreSQL, whose `max` takes no two arguments (`greatest` does).
+static UNPROCESSED_PG: LazyLock<String> = LazyLock::new(|| unprocessed_sql("greatest"));
+
+fn unprocessed_sql(greatest: &str) -> String {
     format!(
         "SELECT r.id, r.connection, r.kind, r.parse_error, r.source_addr, r.destination_addr, r.raw_text,
              r.received_at, {}
          FROM (SELECT receipt_id AS id FROM receipt_deferred WHERE receipt_id > ?1
                UNION
                SELECT id FROM receipt
-               WHERE id > max(?1, (SELECT coalesce(max(receipt_id), 0) FROM receipt_outcome))) c
+               WHERE id > {greatest}(?1, (SELECT coalesce(max(receipt_id), 0) FROM receipt_outcome))) c
          JOIN receipt r ON r.id = c.id
          WHERE NOT EXISTS (SELECT 1 FROM receipt_outcome o WHERE o.receipt_id = r.id)
          ORDER BY c.id LIMIT ?2",
         field_columns("r")
     )
-});
+}
 
-fn read_view_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(i64, NewReceipt)> {
+fn read_view_row(r: &Row<'_, '_>) -> Result<(i64, NewReceipt), StoreError> {
     Ok((
         r.get(0)?,
         NewReceipt {
             connection: r.get(1)?,
-            kind: Some(r.get::<_, Text<_>>(2)?.0),
+            kind: Some(r.get::<Text<_>>(2)?.0),
             parse_error: r.get(3)?,
             source_addr: r.get(4)?,
             destination_addr: r.get(5)?,
             raw_text: r.get(6)?,
             received_at: r.get(7)?,
-            fields: read_fields(r, 8)?,
+            fields: fields(r, 8)?,
             ..NewReceipt::default()
         },
     ))
@@ -189,22 +190,17 @@ pub fn field_columns(alias: &str) -> String {
     FIELD_COLUMNS.map(|c| format!("{alias}.{c}")).join(", ")
 }
 
-/// The report's fields, from [`field_columns`] starting at column `at`.
-pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ReceiptFields> {
-    let stat: Option<String> = r.get(at + 4)?;
-    let stat = match stat {
+/// The report's fields, from [`field_columns`] starting at column `at`, of a row of either store.
+pub fn fields(r: &Row<'_, '_>, at: usize) -> Result<ReceiptFields, StoreError> {
+    let stat = match r.get::<Option<String>>(at + 4)? {
         None => None,
         Some(token) => Some(Stat::from_token(&token).ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                at + 4,
-                rusqlite::types::Type::Text,
-                format!("`{token}` is not a stored status token").into(),
-            )
+            StoreError::Corrupt(format!("column {}: `{token}` is not a stored status token", at + 4))
         })?),
     };
     Ok(ReceiptFields {
         message_id_raw: r.get(at)?,
-        id_source: r.get::<_, Option<Text<_>>>(at + 1)?.map(|t| t.0),
+        id_source: r.get::<Option<Text<_>>>(at + 1)?.map(|t| t.0),
         text_id: r.get(at + 2)?,
         event_id: r.get(at + 3)?,
         stat,
@@ -222,14 +218,21 @@ pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<Receipt
     })
 }
 
+/// [`fields`], for the readers still on a rusqlite row (`views::evidence`).
+pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ReceiptFields> {
+    fields(&Row::Sqlite(r), at)
+        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Null, Box::new(e)))
+}
+
 /// Stored receipts that have no outcome yet (their effects failed), in receive order, after
 /// receipt `after`, at most `limit`.
 pub fn unprocessed(conn: &impl Reads, after: i64, limit: u32) -> Result<Vec<(i64, NewReceipt)>, StoreError> {
-    let conn = conn.connection();
-    Ok(conn
-        .prepare_cached(&UNPROCESSED)?
-        .query_map(params![after, limit], read_view_row)?
-        .collect::<Result<_, _>>()?)
+    let db = conn.db();
+    let sql = match db.dialect() {
+        Dialect::Sqlite => &*UNPROCESSED,
+        Dialect::Postgres => &*UNPROCESSED_PG,
+    };
+    db.query(sql, &[&after, &limit], read_view_row)
 }
 
 /// Records what processing a receipt came to: its logical event, whether it repeated one, and the
@@ -242,12 +245,11 @@ pub fn record_outcome(
     flags: Option<String>,
 ) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached(
-            "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, flags_json, processed_at)
-             VALUES (?1, ?2, ?3, ?4, ?5)",
-        )?
-        .execute(params![receipt, event, repeat, flags, now])?;
+    tx.db().execute(
+        "INSERT INTO receipt_outcome (receipt_id, logical_event_id, is_repeat, flags_json, processed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        &[&receipt, &event, &repeat, &flags, &now],
+    )?;
     if let Some(event) = event {
         crate::tables::redact::on_arrival(tx, event, Some(receipt))?;
     }
@@ -258,17 +260,17 @@ pub fn record_outcome(
 /// the transaction that stores it, so a receipt is never stored unapplied and unlisted.
 pub fn defer(tx: &mut WriteTx<'_>, receipt: i64) -> Result<(), StoreError> {
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached("INSERT OR IGNORE INTO receipt_deferred (receipt_id, deferred_at) VALUES (?1, ?2)")?
-        .execute(params![receipt, now])?;
+    tx.db().execute(
+        "INSERT INTO receipt_deferred (receipt_id, deferred_at) VALUES (?1, ?2) ON CONFLICT DO NOTHING",
+        &[&receipt, &now],
+    )?;
     Ok(())
 }
 
 /// Takes a receipt off the deferred list once it has its outcome.
 pub fn applied_at_last(tx: &mut WriteTx<'_>, receipt: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached("DELETE FROM receipt_deferred WHERE receipt_id = ?1")?
-        .execute([receipt])?;
+    tx.db()
+        .execute("DELETE FROM receipt_deferred WHERE receipt_id = ?1", &[&receipt])?;
     Ok(())
 }
 

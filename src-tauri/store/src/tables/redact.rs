@@ -1,11 +1,14 @@
 //! The redaction of one row and of what hangs off it, to the shape `0027_redaction.sql` allows
 //! (`crate::privacy` runs them: retention, erasure), and the tombstones' types.
 
-use rusqlite::{params, OptionalExtension};
+use rusqlite::params;
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
 use smsdesk_core::receipts::mismatch::{self, Fact, Verdict};
 use ts_rs::TS;
 
+use crate::db::Dialect;
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
 
@@ -95,19 +98,17 @@ pub struct Tombstone {
 /// number was redacted already (a late receipt). In the transaction that ties them, so none of
 /// it reaches a file.
 pub(crate) fn on_arrival(tx: &mut WriteTx<'_>, event: i64, only: Option<i64>) -> Result<(), StoreError> {
-    let due: Vec<(i64, i64, bool)> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT ro.receipt_id, coalesce(m.text_redaction, m.number_redaction,
-                        (SELECT min(id) FROM redaction WHERE rule = 'code_echo')),
-                    m.number_redaction IS NOT NULL
-             FROM logical_event le JOIN message m ON m.id = le.message_id
-             JOIN receipt_outcome ro ON ro.logical_event_id = le.id
-             WHERE le.id = ?1 AND (?2 IS NULL OR ro.receipt_id = ?2)
-               AND (m.sealed IS NOT NULL OR m.text_redaction IS NOT NULL OR m.number_redaction IS NOT NULL)",
-        )?
-        .query_map(params![event, only], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-        .collect::<Result<_, _>>()?;
+    let due: Vec<(i64, i64, bool)> = tx.db().query(
+        "SELECT ro.receipt_id, coalesce(m.text_redaction, m.number_redaction,
+                    (SELECT min(id) FROM redaction WHERE rule = 'code_echo')),
+                m.number_redaction IS NOT NULL
+         FROM logical_event le JOIN message m ON m.id = le.message_id
+         JOIN receipt_outcome ro ON ro.logical_event_id = le.id
+         WHERE le.id = ?1 AND (CAST(?2 AS BIGINT) IS NULL OR ro.receipt_id = ?2)
+           AND (m.sealed IS NOT NULL OR m.text_redaction IS NOT NULL OR m.number_redaction IS NOT NULL)",
+        &[&event, &only],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+    )?;
     for (id, t, number_gone) in due {
         receipt_content(tx, id, t)?;
         if number_gone {
@@ -127,13 +128,11 @@ const KEPT_TLVS: &str = "('0x001e', '0x0423', '0x0425', '0x0427', '0x0420', '0x0
 /// Replaces message `id`'s text (and a code still sealed) by the tombstone `t`. False when it was
 /// already gone.
 pub(crate) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
-    let n = tx
-        .conn()
-        .prepare_cached(
-            "UPDATE message SET body = '', sealed = CASE WHEN sealed IS NULL THEN NULL ELSE '' END, text_redaction = ?2
-             WHERE id = ?1 AND text_redaction IS NULL",
-        )?
-        .execute(params![id, t])?;
+    let n = tx.db().execute(
+        "UPDATE message SET body = '', sealed = CASE WHEN sealed IS NULL THEN NULL ELSE '' END, text_redaction = ?2
+         WHERE id = ?1 AND text_redaction IS NULL",
+        &[&id, &t],
+    )?;
     if n > 0 {
         tx.changed(Entity::Message, id);
     }
@@ -142,6 +141,7 @@ pub(crate) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool
 
 /// Replaces message `id`'s destination by its hash, under the tombstone `t`; a message from before
 /// schema 26 keeps the country read from its number (the delivery report counts by it).
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
     let n = tx
         .conn()
@@ -161,14 +161,12 @@ pub(crate) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bo
 /// `addresses`, the numbers they name (with its number); before the message's own, so their
 /// comparison with it is kept. Returns how many receipts lost their content.
 pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64, addresses: bool) -> Result<u64, StoreError> {
-    let ids: Vec<i64> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT ro.receipt_id FROM logical_event le JOIN receipt_outcome ro ON ro.logical_event_id = le.id
-             WHERE le.message_id = ?1",
-        )?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<i64> = tx.db().query(
+        "SELECT ro.receipt_id FROM logical_event le JOIN receipt_outcome ro ON ro.logical_event_id = le.id
+         WHERE le.message_id = ?1",
+        &[&id],
+        |r| r.get(0),
+    )?;
     let mut n = 0;
     for r in ids {
         n += u64::from(receipt_content(tx, r, t)?);
@@ -183,13 +181,13 @@ pub(crate) fn message_receipts(tx: &mut WriteTx<'_>, id: i64, t: i64, addresses:
 /// cannot tell): kept when they are removed, so the mismatch flag outlives them.
 fn verdicts(tx: &WriteTx<'_>, id: i64) -> Result<(Option<bool>, Option<bool>), StoreError> {
     let message: Option<i64> = tx
-        .conn()
-        .prepare_cached(
+        .db()
+        .query_opt(
             "SELECT le.message_id FROM receipt_outcome ro JOIN logical_event le ON le.id = ro.logical_event_id
              WHERE ro.receipt_id = ?1",
+            &[&id],
+            |r| r.get(0),
         )?
-        .query_row([id], |r| r.get(0))
-        .optional()?
         .flatten();
     let Some(m) = message
         .map(|m| crate::tables::message::message_facts(tx, m))
@@ -198,13 +196,12 @@ fn verdicts(tx: &WriteTx<'_>, id: i64) -> Result<(Option<bool>, Option<bool>), S
     else {
         return Ok((None, None));
     };
-    let r = tx
-        .conn()
-        .prepare_cached(
-            "SELECT connection, source_addr, raw_text, done_ts, redaction IS NOT NULL, handset_fit, echo_fit
-             FROM receipt WHERE id = ?1",
-        )?
-        .query_row([id], crate::tables::exception::read_receipt_facts)?;
+    let r = tx.db().query_row(
+        "SELECT connection, source_addr, raw_text, done_ts, redaction IS NOT NULL, handset_fit, echo_fit
+         FROM receipt WHERE id = ?1",
+        &[&id],
+        crate::tables::exception::read_receipt_facts,
+    )?;
     let verdict = |fact: Fact| {
         mismatch::compare(&r, &m, 0)
             .into_iter()
@@ -226,6 +223,7 @@ pub(crate) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, Sto
 }
 
 /// Replaces the numbers receipt `id` names (handset, recipient) by their hashes.
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 fn receipt_addresses(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<(), StoreError> {
     tx.conn()
         .prepare_cached(
@@ -237,13 +235,9 @@ fn receipt_addresses(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<(), StoreE
     Ok(())
 }
 
-/// Removes receipt `id`'s raw bytes (which carry its addresses too), its echo of the text (what
-/// follows `text:`) and the TLVs that are not facts, keeping what comparing the handset and the
-/// echo with the message found. Its parsed facts stay, and its addresses (see
-/// [`receipt_addresses`]).
-fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
-    let (handset_fit, echo_fit) = verdicts(tx, id)?;
-    let sql = format!(
+/// The statement of [`receipt_content`].
+static RECEIPT_CONTENT: LazyLock<String> = LazyLock::new(|| {
+    format!(
         "UPDATE receipt SET pdu = NULL, raw = x'',
              raw_text = CASE WHEN instr(lower(raw_text), 'text:') > 0
                              THEN substr(raw_text, 1, instr(lower(raw_text), 'text:') + 4) END,
@@ -251,11 +245,36 @@ fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreE
                           FROM json_each(tlvs_json) WHERE json_extract(value, '$.tag') IN {KEPT_TLVS}),
              redaction = ?2, handset_fit = ?3, echo_fit = ?4
          WHERE id = ?1 AND redaction IS NULL"
-    );
-    let n = tx
-        .conn()
-        .prepare_cached(&sql)?
-        .execute(params![id, t, handset_fit, echo_fit])?;
+    )
+});
+
+/// [`RECEIPT_CONTENT`] in PostgreSQL's words: an empty bytea, `strpos` for `instr`, and the TLVs
+/// kept with the json functions (each kept TLV as it was written, in its order; the list is
+/// joined with ", " where SQLite joins it with ",").
+static RECEIPT_CONTENT_PG: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "UPDATE receipt SET pdu = NULL, raw = '\\x'::bytea,
+             raw_text = CASE WHEN strpos(lower(raw_text), 'text:') > 0
+                             THEN substr(raw_text, 1, strpos(lower(raw_text), 'text:') + 4) END,
+             tlvs_json = (SELECT CASE WHEN count(*) > 0 THEN json_agg(t.value ORDER BY t.n)::text END
+                          FROM json_array_elements(tlvs_json::json) WITH ORDINALITY AS t(value, n)
+                          WHERE t.value ->> 'tag' IN {KEPT_TLVS}),
+             redaction = ?2, handset_fit = ?3, echo_fit = ?4
+         WHERE id = ?1 AND redaction IS NULL"
+    )
+});
+
+/// Removes receipt `id`'s raw bytes (which carry its addresses too), its echo of the text (what
+/// follows `text:`) and the TLVs that are not facts, keeping what comparing the handset and the
+/// echo with the message found. Its parsed facts stay, and its addresses (see
+/// [`receipt_addresses`]).
+fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
+    let (handset_fit, echo_fit) = verdicts(tx, id)?;
+    let sql = match tx.db().dialect() {
+        Dialect::Sqlite => &*RECEIPT_CONTENT,
+        Dialect::Postgres => &*RECEIPT_CONTENT_PG,
+    };
+    let n = tx.db().execute(sql, &[&id, &t, &handset_fit, &echo_fit])?;
     if n > 0 {
         tx.changed(Entity::Receipt, id);
     }
@@ -264,6 +283,7 @@ fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreE
 
 /// Removes reply `id`'s number and text, and those of the PDUs that carried it (and their raw
 /// receipts). Returns the rows redacted (the reply, its parts, their receipts).
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let n = tx
         .conn()
@@ -289,6 +309,7 @@ pub(crate) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreE
 }
 
 /// Removes the number and text of one PDU from a handset, and its raw receipt.
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
     let receipt_id: Option<i64> = tx
         .conn()
@@ -324,6 +345,7 @@ pub(crate) const IDEMPOTENCY_DUE: &str =
     "SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2";
 
 /// Hashes the destinations in up to `limit` answers kept for idempotency keys before `before`.
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
     let sql = format!(
         "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3 WHERE rowid IN ({IDEMPOTENCY_DUE})"
@@ -336,6 +358,7 @@ pub(crate) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, 
 
 /// Hashes the destinations in every answer kept for an idempotency key that names `bare` (the
 /// number without its `+`).
+/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Result<u64, StoreError> {
     let sql = format!(
         "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = coalesce(redaction, ?2)
@@ -343,3 +366,7 @@ pub(crate) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Re
     );
     Ok(tx.conn().prepare_cached(&sql)?.execute(params![bare, t])? as u64)
 }
+
+#[cfg(test)]
+#[path = "redact_tests.rs"]
+mod tests;

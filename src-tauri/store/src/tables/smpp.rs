@@ -1,11 +1,10 @@
 //! smsdesk's SMPP server (migration 30): its accounts (API keys with an SMPP password), the
 //! messages handed in over it, and the outbox of receipts and replies owed to its clients.
 
-use smsdesk_core::access::{KeyLimits, Scope};
+use smsdesk_core::access::Scope;
 use smsdesk_core::domain::{DeliveryState, MessageKind};
 
 use super::api_key::ActiveKey;
-use crate::db::Row;
 use crate::{Reads, StoreError, WriteTx};
 
 /// An SMPP account as its binds need it.
@@ -68,28 +67,6 @@ fn refused_by_constraint(e: &StoreError) -> bool {
     }
 }
 
-/// A key's limits from column `first` on (`api_key::limits`, read from a row of either store).
-fn limits(r: &Row<'_, '_>, first: usize) -> Result<KeyLimits, StoreError> {
-    let words = |i: usize| -> Result<Vec<String>, StoreError> {
-        Ok(r.get::<Option<String>>(first + i)?
-            .map(|p| p.split_whitespace().map(str::to_owned).collect())
-            .unwrap_or_default())
-    };
-    let amount = |i: usize| -> Result<Option<String>, StoreError> {
-        Ok(r.get::<Option<i64>>(first + i)?
-            .map(|m| smsdesk_core::config::Money(m).text()))
-    };
-    Ok(KeyLimits {
-        per_minute: r.get(first)?,
-        per_day: r.get(first + 1)?,
-        destination_prefixes: words(2)?,
-        countries: words(3)?,
-        otp_countries: words(4)?,
-        spend_day: amount(5)?,
-        spend_month: amount(6)?,
-    })
-}
-
 fn kinds(text: Option<String>) -> Vec<MessageKind> {
     text.unwrap_or_default()
         .split_whitespace()
@@ -110,7 +87,7 @@ pub fn account(conn: &impl Reads, name: &str) -> Result<Option<SmppAccount>, Sto
                     id: r.get(0)?,
                     name: r.get(1)?,
                     scopes: Scope::split(&r.get::<String>(2)?),
-                    limits: limits(r, 3)?,
+                    limits: super::api_key::key_limits(r, 3)?,
                 },
                 password_hash: r.get(10)?,
                 tps: r.get(11)?,

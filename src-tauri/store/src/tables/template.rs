@@ -1,9 +1,9 @@
 //! The `message_template` table: the office's saved texts, by name (unique whatever the case).
 //! A message keeps the text it was sent with, so a template may be deleted outright.
 
-use rusqlite::{params, OptionalExtension, Row};
 use smsdesk_core::template::{placeholders, Template};
 
+use crate::db::Row;
 use crate::writer::WriteTx;
 use crate::{Reads, StoreError};
 
@@ -16,15 +16,9 @@ pub enum TemplateError {
     Store(#[from] StoreError),
 }
 
-impl From<rusqlite::Error> for TemplateError {
-    fn from(e: rusqlite::Error) -> TemplateError {
-        TemplateError::Store(e.into())
-    }
-}
-
 const COLUMNS: &str = "id, name, body, created_at, created_by";
 
-fn row(r: &Row<'_>) -> rusqlite::Result<Template> {
+fn row(r: &Row<'_, '_>) -> Result<Template, StoreError> {
     let text: String = r.get(2)?;
     Ok(Template {
         id: r.get(0)?,
@@ -38,22 +32,20 @@ fn row(r: &Row<'_>) -> rusqlite::Result<Template> {
 
 /// Stores a new template, created at the batch's time, and answers it as lists show it.
 pub fn insert(tx: &mut WriteTx<'_>, name: &str, text: &str, created_by: &str) -> Result<Template, TemplateError> {
-    let taken: Option<i64> = tx
-        .conn()
-        .prepare_cached("SELECT id FROM message_template WHERE name = ?1 COLLATE NOCASE")?
-        .query_row([name], |r| r.get(0))
-        .optional()?;
+    let taken: Option<i64> = tx.db().query_opt(
+        "SELECT id FROM message_template WHERE name = ?1 COLLATE NOCASE",
+        &[&name],
+        |r| r.get(0),
+    )?;
     if taken.is_some() {
         return Err(TemplateError::NameTaken(name.to_owned()));
     }
     let now = tx.now_ms();
-    let id = tx
-        .conn()
-        .prepare_cached(
-            "INSERT INTO message_template (name, body, created_at, created_by) VALUES (?1, ?2, ?3, ?4)
-             RETURNING id",
-        )?
-        .query_row(params![name, text, now, created_by], |r| r.get(0))?;
+    let id = tx.db().one(
+        "INSERT INTO message_template (name, body, created_at, created_by) VALUES (?1, ?2, ?3, ?4)
+         RETURNING id",
+        &[&name, &text, &now, &created_by],
+    )?;
     Ok(Template {
         id,
         name: name.to_owned(),
@@ -66,21 +58,18 @@ pub fn insert(tx: &mut WriteTx<'_>, name: &str, text: &str, created_by: &str) ->
 
 /// Deletes template `id`; answers it as it was, or `None` when there is no such template.
 pub fn delete(tx: &mut WriteTx<'_>, id: i64) -> Result<Option<Template>, StoreError> {
-    Ok(tx
-        .conn()
-        .prepare_cached(&format!(
-            "DELETE FROM message_template WHERE id = ?1 RETURNING {COLUMNS}"
-        ))?
-        .query_row([id], row)
-        .optional()?)
+    tx.db().query_opt(
+        &format!("DELETE FROM message_template WHERE id = ?1 RETURNING {COLUMNS}"),
+        &[&id],
+        row,
+    )
 }
 
 /// Every template, by name (without case).
 pub fn list(conn: &impl Reads) -> Result<Vec<Template>, StoreError> {
-    let conn = conn.connection();
-    let mut s = conn.prepare_cached(&format!(
-        "SELECT {COLUMNS} FROM message_template ORDER BY name COLLATE NOCASE, id"
-    ))?;
-    let rows = s.query_map([], row)?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    conn.db().query(
+        &format!("SELECT {COLUMNS} FROM message_template ORDER BY name COLLATE NOCASE, id"),
+        &[],
+        row,
+    )
 }

@@ -2,7 +2,7 @@
 //! never by reading every receipt; and every receipt an earlier schema left without an outcome is
 //! on the list after the upgrade.
 
-use rusqlite::Connection;
+use rusqlite::{params, Connection};
 
 use super::*;
 use crate::{migrations, pragmas, Store};
@@ -144,4 +144,71 @@ fn version_23_lists_every_receipt_an_earlier_version_left_without_an_outcome() {
         .unwrap();
     assert_eq!(listed, vec![(2, 11), (4, 13)], "each with the time it was received");
     assert_eq!(left(&store, 0), vec![2, 4]);
+}
+
+#[test]
+fn a_receipt_is_appended_read_back_and_left_until_it_has_an_outcome_on_both_stores() {
+    use crate::both_stores::on_both;
+    use crate::writer::write_for_tests;
+    use smsdesk_core::domain::IdSource;
+
+    on_both(|db| {
+        let ids = write_for_tests(db, 5_000, |tx| {
+            let mut r = NewReceipt {
+                received_at: 5_000,
+                connection: "smsc-a".into(),
+                raw: vec![0, 159, 255],
+                raw_text: Some("id:AB12 stat:DELIVRD".into()),
+                kind: Some(ReceiptKind::Receipt),
+                parser_version: 3,
+                sequence_number: Some(4_000_000_000),
+                arrival_no: Some(7),
+                ..NewReceipt::default()
+            };
+            r.fields.message_id_raw = Some("AB12".into());
+            r.fields.id_source = Some(IdSource::Text);
+            r.fields.stat = Stat::from_token("DELIVRD");
+            r.fields.status_unreadable = true;
+            r.fields.message_state = Some(2);
+            let first = tx.receipts().append(&r)?;
+            let second = tx.receipts().append(&r)?;
+            let third = tx.receipts().append(&r)?;
+            record_outcome(tx, first, None, false, Some("{}".into()))?;
+            record_outcome(tx, third, None, true, None)?;
+            defer(tx, second)?;
+            defer(tx, second)?;
+            Ok([first, second, third])
+        })
+        .unwrap();
+        assert!(ids[0] < ids[1] && ids[1] < ids[2], "{:?}", db.dialect());
+        let left = unprocessed(&db, 0, 10).unwrap();
+        assert_eq!(left.iter().map(|(id, _)| *id).collect::<Vec<_>>(), [ids[1]]);
+        let read = &left[0].1;
+        assert_eq!(read.connection, "smsc-a");
+        assert_eq!(read.kind, Some(ReceiptKind::Receipt));
+        assert_eq!(read.raw_text.as_deref(), Some("id:AB12 stat:DELIVRD"));
+        assert_eq!(read.received_at, 5_000);
+        assert_eq!(read.fields.message_id_raw.as_deref(), Some("AB12"));
+        assert_eq!(read.fields.id_source, Some(IdSource::Text));
+        assert_eq!(read.fields.stat, Stat::from_token("DELIVRD"));
+        assert!(read.fields.status_unreadable);
+        assert_eq!(read.fields.message_state, Some(2));
+        assert!(unprocessed(&db, ids[1], 10).unwrap().is_empty(), "past the cursor");
+
+        // One stored after the last with an outcome is left too, and found past a cursor below it.
+        let fourth = write_for_tests(db, 6_000, |tx| tx.receipts().append(&NewReceipt::default())).unwrap();
+        let after: Vec<i64> = unprocessed(&db, ids[1], 10)
+            .unwrap()
+            .iter()
+            .map(|(id, _)| *id)
+            .collect();
+        assert_eq!(after, [fourth]);
+        write_for_tests(db, 7_000, |tx| {
+            record_outcome(tx, ids[1], None, false, None)?;
+            applied_at_last(tx, ids[1])?;
+            record_outcome(tx, fourth, None, false, None)
+        })
+        .unwrap();
+        assert!(unprocessed(&db, 0, 10).unwrap().is_empty());
+    });
 }
