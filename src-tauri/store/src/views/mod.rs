@@ -18,8 +18,11 @@
 //! - [`audit_log`]: the audit trail, newest first.
 //! - [`pace_counts`]: what the pace of sending and the time the queue will take are measured from.
 //!
-//! Every function reads one snapshot of the database (a savepoint around its queries), so the parts
-//! of an answer agree with each other.
+//! Every function reads one snapshot of the database ([`snapshot`]: a savepoint around its queries
+//! on SQLite, a read-only REPEATABLE READ transaction on PostgreSQL), so the parts of an answer
+//! agree with each other. They run on either store (through [`crate::db::Db`]), but for the query
+//! plans (SQLite's `EXPLAIN QUERY PLAN`), the inbox's search by words (SQLite's fold function)
+//! and a number's erased opt-out entry (its hash needs the number key SQLite's connections hold).
 
 pub mod activity;
 mod audit;
