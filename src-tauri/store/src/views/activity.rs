@@ -7,12 +7,13 @@
 //! widths the windows use: a window reads at most 60 buckets. Buckets are UTC; the UI
 //! shows them in the user's time zone.
 
-use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{snapshot, ViewError};
+use crate::db::Db;
 use crate::totals::{DAY_MS, HOUR_MS, MINUTE_MS};
+use crate::Reads;
 
 /// Days in the outcomes-by-day series, today included.
 pub const OUTCOME_DAYS: usize = 30;
@@ -138,9 +139,9 @@ pub struct Activity {
 }
 
 /// The charts for `window` ending with the bucket that holds `now_ms`.
-pub fn activity_at(c: &Connection, window: ActivityWindow, now_ms: i64) -> Result<Activity, ViewError> {
+pub fn activity_at(c: &impl Reads, window: ActivityWindow, now_ms: i64) -> Result<Activity, ViewError> {
     let span = Span::new(window, now_ms);
-    snapshot(c, |c| {
+    snapshot(c.db(), |c| {
         let mut buckets = span.empty_buckets();
         add_counts(c, span, &mut buckets)?;
         add_latencies(c, span, &mut buckets)?;
@@ -199,15 +200,13 @@ impl Span {
 }
 
 /// Adds the submit and receipt counts (`activity_count`) to the window's buckets.
-fn add_counts(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
-    let mut stmt = c.prepare_cached(
+fn add_counts(c: Db<'_>, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
+    let rows = c.query(
         "SELECT bucket, metric, n FROM activity_count WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3",
+        &[&span.width, &span.from_ms, &span.to_ms],
+        |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
     )?;
-    let rows = stmt.query_map(params![span.width, span.from_ms, span.to_ms], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-    })?;
-    for row in rows {
-        let (start, metric, n) = row?;
+    for (start, metric, n) in rows {
         let Some(b) = span.slot(start).map(|i| &mut buckets[i]) else {
             continue;
         };
@@ -224,18 +223,16 @@ fn add_counts(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> Res
 
 /// Sets each bucket's receipt latency (sample size and percentiles) from its histogram
 /// (`activity_latency`).
-fn add_latencies(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
+fn add_latencies(c: Db<'_>, span: Span, buckets: &mut [ActivityBucket]) -> Result<(), ViewError> {
     let mut histograms: Vec<Vec<(i64, i64)>> = vec![Vec::new(); span.count];
-    let mut stmt = c.prepare_cached(
+    let rows = c.query(
         "SELECT bucket, latency_ms, n FROM activity_latency
          WHERE grain = ?1 AND bucket >= ?2 AND bucket < ?3 AND n > 0
          ORDER BY bucket, latency_ms",
+        &[&span.width, &span.from_ms, &span.to_ms],
+        |r| Ok((r.get::<i64>(0)?, r.get::<i64>(1)?, r.get::<i64>(2)?)),
     )?;
-    let rows = stmt.query_map(params![span.width, span.from_ms, span.to_ms], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, i64>(2)?))
-    })?;
-    for row in rows {
-        let (start, latency, n) = row?;
+    for (start, latency, n) in rows {
         if let Some(i) = span.slot(start) {
             histograms[i].push((latency, n));
         }
@@ -250,7 +247,7 @@ fn add_latencies(c: &Connection, span: Span, buckets: &mut [ActivityBucket]) -> 
 
 /// What became of the messages of each of the last [`OUTCOME_DAYS`] UTC days up to the one that
 /// holds `now_ms` (`activity_outcome`), oldest first; what no outcome accounts for is pending.
-fn day_outcomes(c: &Connection, now_ms: i64) -> Result<Vec<DayOutcomes>, ViewError> {
+fn day_outcomes(c: Db<'_>, now_ms: i64) -> Result<Vec<DayOutcomes>, ViewError> {
     let today = floor(now_ms, DAY_MS);
     let days_from = today - DAY_MS * (OUTCOME_DAYS as i64 - 1);
     let mut days: Vec<DayOutcomes> = (0..OUTCOME_DAYS)
@@ -259,12 +256,12 @@ fn day_outcomes(c: &Connection, now_ms: i64) -> Result<Vec<DayOutcomes>, ViewErr
             ..DayOutcomes::default()
         })
         .collect();
-    let mut stmt = c.prepare_cached("SELECT day, outcome, n FROM activity_outcome WHERE day >= ?1 AND day <= ?2")?;
-    let rows = stmt.query_map(params![days_from, today], |r| {
-        Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, i64>(2)?))
-    })?;
-    for row in rows {
-        let (day, outcome, n) = row?;
+    let rows = c.query(
+        "SELECT day, outcome, n FROM activity_outcome WHERE day >= ?1 AND day <= ?2",
+        &[&days_from, &today],
+        |r| Ok((r.get::<i64>(0)?, r.get::<String>(1)?, r.get::<i64>(2)?)),
+    )?;
+    for (day, outcome, n) in rows {
         let Some(d) = usize::try_from((day - days_from) / DAY_MS)
             .ok()
             .and_then(|i| days.get_mut(i))

@@ -1,13 +1,13 @@
 //! The audit trail, newest first, in cursor pages: every operator action and every automatic
 //! decision worth explaining.
 
-use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
 use smsdesk_core::audit::RecordedAction;
 use smsdesk_core::redact::redact_urls_in;
 use ts_rs::TS;
 
 use super::{cursor, json, page_limit, ViewError};
+use crate::Reads;
 
 const LIST: &str = "audit";
 
@@ -54,28 +54,27 @@ pub struct AuditPage {
 }
 
 /// A page of the audit trail, newest first.
-pub fn audit_log(c: &Connection, cursor: Option<&str>, limit: Option<u32>) -> Result<AuditPage, ViewError> {
+pub fn audit_log(c: &impl Reads, cursor: Option<&str>, limit: Option<u32>) -> Result<AuditPage, ViewError> {
     let before = cursor::decode(LIST, cursor)?.unwrap_or(i64::MAX);
     let limit = page_limit(limit)?;
-    let mut items = c
-        .prepare_cached(
-            "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
+    let mut items = c.db().query(
+        "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
              WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
-        )?
-        .query_map(params![before, limit as i64 + 1], |r| {
+        &[&before, &(limit as i64 + 1)],
+        |r| {
             Ok(AuditEntry {
                 id: r.get(0)?,
                 at_ms: r.get(1)?,
                 actor: r.get(2)?,
-                action: r.get::<_, String>(3)?.into(),
+                action: r.get::<String>(3)?.into(),
                 subject_type: r.get(4)?,
                 subject_id: r.get(5)?,
                 // Entries appended before credentials were taken out of URLs are shown without them.
-                note: r.get::<_, Option<String>>(6)?.map(|n| redact_urls_in(&n).into_owned()),
-                details: json(r.get::<_, Option<String>>(7)?.map(|d| redact_urls_in(&d).into_owned())),
+                note: r.get::<Option<String>>(6)?.map(|n| redact_urls_in(&n).into_owned()),
+                details: json(r.get::<Option<String>>(7)?.map(|d| redact_urls_in(&d).into_owned())),
             })
-        })?
-        .collect::<Result<Vec<_>, _>>()?;
+        },
+    )?;
     let next_cursor = if items.len() > limit {
         items.truncate(limit);
         items.last().map(|e| cursor::encode(LIST, e.id))

@@ -3,13 +3,13 @@
 //! answer was lost). Nothing is attached by itself; each candidate comes with every fact that
 //! agrees or differs, and attaching stays a person's decision, with a note.
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::evidence::{self, AttemptView, ReceiptView};
 use super::messages::{self, MessageSummary};
 use super::ViewError;
+use crate::db::Db;
 use smsdesk_core::receipts::mismatch::receipt_text_field;
 use smsdesk_core::receipts::mismatch::{self, naive_to_utc_ms, Fact, Verdict};
 
@@ -59,43 +59,41 @@ const MAX: usize = 20;
 
 /// The tries whose outcome is unknown on a receipt's connection, written before it arrived, whose
 /// message is still held: candidates for a receipt that matched no message.
-pub(crate) fn for_receipt(c: &Connection, receipt_id: i64, timezone_minutes: i32) -> Result<Vec<Candidate>, ViewError> {
+pub(crate) fn for_receipt(c: Db<'_>, receipt_id: i64, timezone_minutes: i32) -> Result<Vec<Candidate>, ViewError> {
     let Some(receipt) = evidence::receipt(c, receipt_id)? else {
         return Ok(Vec::new());
     };
-    let attempts: Vec<i64> = c
-        .prepare_cached(
-            "SELECT a.id FROM queue q JOIN attempt a ON a.message_id = q.message_id
+    let attempts: Vec<i64> = c.query(
+        "SELECT a.id FROM queue q JOIN attempt a ON a.message_id = q.message_id
              WHERE q.status = 'outcome_unknown' AND a.connection = ?1 AND a.created_at <= ?2
                AND (a.outcome = 'timeout' OR a.outcome = 'link_lost') AND a.provider_id_norm IS NULL
              ORDER BY a.id DESC LIMIT ?3",
-        )?
-        .query_map(params![receipt.connection, receipt.received_at_ms, MAX], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+        &[&receipt.connection, &receipt.received_at_ms, &(MAX as i64)],
+        |r| r.get(0),
+    )?;
     pair_each(c, attempts.into_iter().map(|a| (receipt_id, a)), timezone_minutes)
 }
 
 /// The receipts that matched no message on a try's connection, received after it was written and
 /// still unsettled: candidates for a try whose outcome is unknown.
-pub(crate) fn for_attempt(c: &Connection, attempt_id: i64, timezone_minutes: i32) -> Result<Vec<Candidate>, ViewError> {
+pub(crate) fn for_attempt(c: Db<'_>, attempt_id: i64, timezone_minutes: i32) -> Result<Vec<Candidate>, ViewError> {
     let Some(attempt) = evidence::attempt(c, attempt_id)? else {
         return Ok(Vec::new());
     };
-    let receipts: Vec<i64> = c
-        .prepare_cached(
-            "SELECT e.first_receipt_id FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
+    let receipts: Vec<i64> = c.query(
+        "SELECT e.first_receipt_id FROM logical_event e JOIN receipt r ON r.id = e.first_receipt_id
              WHERE e.connection = ?1 AND e.correlation IN ('pending', 'none') AND r.received_at >= ?2
                AND (EXISTS (SELECT 1 FROM uncorrelated_wait w WHERE w.logical_event_id = e.id)
                     OR EXISTS (SELECT 1 FROM exception x WHERE x.logical_event_id = e.id AND x.status = 'open'))
              ORDER BY e.id DESC LIMIT ?3",
-        )?
-        .query_map(params![attempt.connection, attempt.created_at_ms, MAX], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+        &[&attempt.connection, &attempt.created_at_ms, &(MAX as i64)],
+        |r| r.get(0),
+    )?;
     pair_each(c, receipts.into_iter().map(|r| (r, attempt_id)), timezone_minutes)
 }
 
 fn pair_each(
-    c: &Connection,
+    c: Db<'_>,
     pairs: impl Iterator<Item = (i64, i64)>,
     timezone_minutes: i32,
 ) -> Result<Vec<Candidate>, ViewError> {
@@ -106,10 +104,11 @@ fn pair_each(
         };
         let message = messages::summary(c, attempt.message_id)?;
         let facts = compare(c, &receipt, &attempt, timezone_minutes)?;
-        let receipt_exception_id = c
-            .prepare_cached("SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'")?
-            .query_row([receipt.logical_event_id], |r| r.get(0))
-            .optional()?;
+        let receipt_exception_id = c.query_opt(
+            "SELECT id FROM exception WHERE logical_event_id = ?1 AND status = 'open'",
+            &[&receipt.logical_event_id],
+            |r| r.get(0),
+        )?;
         out.push(Candidate {
             receipt,
             attempt,
@@ -123,7 +122,7 @@ fn pair_each(
 
 /// Every fact a receipt and a try (with its message) both carry.
 fn compare(
-    c: &Connection,
+    c: Db<'_>,
     r: &ReceiptView,
     a: &AttemptView,
     timezone_minutes: i32,
@@ -144,7 +143,7 @@ fn compare(
             agrees: written >= submitted - SUBMIT_SLACK_MS && written < submitted + 60_000 + SUBMIT_SLACK_MS,
         });
     }
-    let Some(m) = crate::tables::message::message_facts(c, a.message_id)? else {
+    let Some(m) = crate::tables::message::message_facts(&c, a.message_id)? else {
         return Ok(facts);
     };
     let receipt_facts = mismatch::ReceiptFacts {

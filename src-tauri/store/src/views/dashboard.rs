@@ -11,13 +11,14 @@
 //! half a minute of messages). The cost does not grow with the number of messages of the day, and
 //! the figure is the plain count's, exactly, at any time zone offset.
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{snapshot, ViewError};
+use super::{enum_at, snapshot, ViewError};
+use crate::db::{Db, Dialect};
 use crate::totals::{DAY_MS, HOUR_MS, MINUTE_MS};
-use crate::Text;
+use crate::Reads;
 use smsdesk_core::domain::{DeliveryState, ExceptionKind, QueueStatus};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -103,11 +104,11 @@ pub struct SpendNow {
 }
 
 /// The overview at `now_ms`, with "today" starting at midnight at `utc_offset_minutes`.
-pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Result<Dashboard, ViewError> {
+pub fn dashboard_at(c: &impl Reads, now_ms: i64, utc_offset_minutes: i32) -> Result<Dashboard, ViewError> {
     let offset = i64::from(utc_offset_minutes) * 60_000;
     let local = now_ms + offset;
     let today_start_ms = local - local.rem_euclid(DAY_MS) - offset;
-    snapshot(c, |c| {
+    snapshot(c.db(), |c| {
         let counted = |scope: &str, value: &str| counted(c, scope, value);
         let messages_total = counted("message", "all")?;
         let queue = QueueStatus::ALL
@@ -136,9 +137,10 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
             .iter()
             .map(|&kind| ExceptionCount { kind, count: 0 })
             .collect();
-        let mut stmt = c.prepare_cached(OPEN_EXCEPTIONS)?;
-        for row in stmt.query_map([], |r| Ok((r.get::<_, Text<ExceptionKind>>(0)?.0, r.get::<_, i64>(1)?)))? {
-            let (kind, n) = row?;
+        let rows = c.query(OPEN_EXCEPTIONS, &[], |r| {
+            Ok((enum_at::<ExceptionKind>(r, 0)?, r.get::<i64>(1)?))
+        })?;
+        for (kind, n) in rows {
             if let Some(e) = open_exceptions.iter_mut().find(|e| e.kind == kind) {
                 e.count = n;
             }
@@ -161,9 +163,8 @@ pub fn dashboard_at(c: &Connection, now_ms: i64, utc_offset_minutes: i32) -> Res
 }
 
 /// A running total of `view_count` (`scope`, `value`), zero when none was kept.
-pub(crate) fn counted(c: &Connection, scope: &str, value: &str) -> Result<i64, ViewError> {
-    Ok(c.prepare_cached(COUNTED)?
-        .query_row(params![scope, value], |r| r.get(0))?)
+pub(crate) fn counted(c: Db<'_>, scope: &str, value: &str) -> Result<i64, ViewError> {
+    Ok(c.one(COUNTED, &[&scope, &value])?)
 }
 
 /// A running total of `view_count`.
@@ -180,17 +181,21 @@ const CREATED_IN_BUCKETS: &str = "SELECT coalesce(sum(n), 0) FROM activity_count
 const CREATED_IN_RANGE: &str = "SELECT count(*) FROM message INDEXED BY message_created
      WHERE created_at >= ?1 AND created_at < ?2";
 
+/// [`CREATED_IN_RANGE`] on PostgreSQL, which has no INDEXED BY (its planner takes the index).
+const CREATED_IN_RANGE_PG: &str = "SELECT count(*) FROM message WHERE created_at >= ?1 AND created_at < ?2";
+
 /// How many messages were created at `t` or later, as `SELECT count(*) FROM message WHERE
 /// created_at >= t` would say, from the totals: the minutes up to the next hour, the hours up to
 /// the next day and the days after, each a short range of `activity_count`, and the part of the
 /// minute `t` falls in counted in the index from whichever end of that minute is nearer.
 /// `messages_total` is the count of every message (for a time before 1970, when no minute is
 /// counted: buckets round towards zero there).
-pub(crate) fn created_since(c: &Connection, t: i64, messages_total: i64) -> Result<i64, ViewError> {
-    let range = |from: i64, to: i64| -> Result<i64, ViewError> {
-        Ok(c.prepare_cached(CREATED_IN_RANGE)?
-            .query_row(params![from, to], |r| r.get(0))?)
+pub(crate) fn created_since(c: Db<'_>, t: i64, messages_total: i64) -> Result<i64, ViewError> {
+    let in_range = match c.dialect() {
+        Dialect::Sqlite => CREATED_IN_RANGE,
+        Dialect::Postgres => CREATED_IN_RANGE_PG,
     };
+    let range = |from: i64, to: i64| -> Result<i64, ViewError> { Ok(c.one(in_range, &[&from, &to])?) };
     if t <= 0 {
         return Ok(messages_total - range(i64::MIN, t)?);
     }
@@ -205,9 +210,8 @@ pub(crate) fn created_since(c: &Connection, t: i64, messages_total: i64) -> Resu
     };
     let hour = ceil_to(start, HOUR_MS);
     let day = ceil_to(hour, DAY_MS);
-    let mut buckets = c.prepare_cached(CREATED_IN_BUCKETS)?;
-    let mut sum = |grain: i64, from: i64, to: i64| -> Result<i64, ViewError> {
-        Ok(buckets.query_row(params![grain, from, to], |r| r.get::<_, i64>(0))?)
+    let sum = |grain: i64, from: i64, to: i64| -> Result<i64, ViewError> {
+        Ok(c.one(CREATED_IN_BUCKETS, &[&grain, &from, &to])?)
     };
     Ok(partial + sum(MINUTE_MS, start, hour)? + sum(HOUR_MS, hour, day)? + sum(DAY_MS, day, i64::MAX)?)
 }
@@ -220,7 +224,7 @@ fn ceil_to(t: i64, grain: i64) -> i64 {
     }
 }
 
-/// The query plans SQLite picks for the dashboard's queries, for tests that check that none of them
+/// The query plans SQLite picks for the dashboard's queries (SQLite's alone), for tests that check that none of them
 /// counts the messages row by row, and for whoever checks one by hand.
 pub fn dashboard_query_plans(c: &Connection) -> Result<Vec<String>, ViewError> {
     let mut out = Vec::new();

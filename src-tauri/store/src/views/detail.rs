@@ -3,18 +3,17 @@
 //! decision kept apart), every attempt, every receipt correlated to it, its exceptions, and a
 //! timeline of all of it. Index lookups only: a handful of queries on the message's own rows.
 
-use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::evidence::{self, AttemptView, ReceiptView};
 use super::exceptions::{self, ExceptionSummary};
 use super::messages::{self, MessageSummary};
-use super::record::MessageRecord;
+use super::record::{self, MessageRecord};
 use super::timeline::{self, AuditLine, TimelineEntry};
-use super::{snapshot, ViewError};
-use crate::StoreError;
-use crate::Text;
+use super::{enum_at, enum_opt, snapshot, ViewError};
+use crate::db::{Db, Row};
+use crate::{Reads, StoreError};
 use smsdesk_core::domain::{AttemptOutcome, DeliveryState, ExceptionKind, QueueStatus};
 use smsdesk_core::reasons::{QueueReason, RetryAdvice};
 use smsdesk_core::receipts::rules::{Projection, Rule};
@@ -186,24 +185,24 @@ pub struct MessageDetail {
 
 /// The text as handed in (when smart encoding replaced characters in `body`, the text as sent), the
 /// characters replaced, and the message's cost (when a price covered it).
-fn as_given_and_cost(c: &Connection, id: i64, body: &str) -> Result<(Option<String>, String, Option<i64>), ViewError> {
+fn as_given_and_cost(c: Db<'_>, id: i64, body: &str) -> Result<(Option<String>, String, Option<i64>), ViewError> {
     use smsdesk_core::sms::smart;
-    let replaced = crate::tables::guardrail::smart_replaced(c, id)?
+    let replaced = crate::tables::guardrail::smart_replaced(&c, id)?
         .map(|r| smart::from_stored(&r))
         .unwrap_or_default();
     let as_given = smart::restore(body, &replaced).filter(|_| !replaced.is_empty());
-    let priced = !crate::tables::guardrail::prices_of(c, id)?.is_empty();
+    let priced = !crate::tables::guardrail::prices_of(&c, id)?.is_empty();
     let cost = match priced {
-        true => c
-            .prepare_cached("SELECT cost FROM report_entry WHERE message_id = ?1")?
-            .query_row([id], |r| r.get(0))
-            .optional()?,
+        true => c.query_opt("SELECT cost FROM report_entry WHERE message_id = ?1", &[&id], |r| {
+            r.get(0)
+        })?,
         false => None,
     };
     Ok((as_given, smart::characters(&replaced), cost))
 }
 
 /// The stored projection columns a detail needs.
+#[derive(Debug)]
 struct StoredState {
     state: DeliveryState,
     rule: Rule,
@@ -220,63 +219,12 @@ const COLUMNS: &str = "m.id, m.created_at, m.channel, m.idempotency_scope, m.ide
      q.status, q.attempts, q.next_attempt_at, q.last_error, q.priority, q.lease_owner, q.lease_until, q.updated_at,
      p.state, p.rule, p.fold_json, p.rules_version, p.updated_at, p.flag_late, p.flag_conflict, p.flag_no_receipt,
      p.flag_mismatch, p.flag_id_disagree, m.submitted_by, q.route, q.pinned, q.reason,
-     (SELECT json_object('id', id, 'at', at, 'rule', rule, 'actor', actor) FROM redaction WHERE id = m.text_redaction),
-     (SELECT json_object('id', id, 'at', at, 'rule', rule, 'actor', actor) FROM redaction WHERE id = m.number_redaction)";
+     tr.id, tr.at, tr.rule, tr.actor, nr.id, nr.at, nr.rule, nr.actor";
 
-/// A tombstone as the detail's query reads it (JSON), if the content was removed.
-fn tombstone(json: Option<String>) -> Option<crate::tables::redact::Tombstone> {
-    #[derive(serde::Deserialize)]
-    struct Row {
-        id: i64,
-        at: i64,
-        rule: crate::tables::redact::RedactionRule,
-        actor: String,
-    }
-    let r: Row = serde_json::from_str(&json?).ok()?;
-    Some(crate::tables::redact::Tombstone {
-        id: r.id,
-        at: r.at,
-        rule: r.rule,
-        actor: r.actor,
-        summary: None,
-    })
-}
-
-fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView, Option<StoredState>)> {
-    let message = MessageRecord {
-        id: r.get(0)?,
-        created_at_ms: r.get(1)?,
-        channel: r.get::<_, Text<_>>(2)?.0,
-        idempotency_scope: r.get(3)?,
-        idempotency_key: r.get(4)?,
-        request_hash: r.get(5)?,
-        client_ref: r.get(6)?,
-        source_raw: r.get(7)?,
-        source_addr: r.get(8)?,
-        source_ton: r.get(9)?,
-        source_npi: r.get(10)?,
-        destination_raw: r.get(11)?,
-        destination: r.get(12)?,
-        dest_ton: r.get(13)?,
-        dest_npi: r.get(14)?,
-        body: r.get(15)?,
-        encoding: r.get(16)?,
-        segments: r.get(17)?,
-        kind: r.get::<_, Text<_>>(18)?.0,
-        priority: r.get(19)?,
-        ordering_key: r.get(20)?,
-        valid_until_ms: r.get(21)?,
-        scheduled_at_ms: r.get(22)?,
-        registered_delivery: r.get(23)?,
-        connection: r.get(24)?,
-        api_key_id: r.get(25)?,
-        api_key_name: r.get(26)?,
-        submitted_by: r.get(45)?,
-        text_removed: tombstone(r.get(49)?),
-        number_removed: tombstone(r.get(50)?),
-    };
+fn read_row(r: &Row<'_, '_>) -> Result<(MessageRecord, QueueView, Option<StoredState>), StoreError> {
+    let message = record::read(r)?;
     let queue = QueueView {
-        status: r.get::<_, Text<_>>(27)?.0,
+        status: enum_at(r, 27)?,
         attempts: r.get(28)?,
         next_attempt_at_ms: r.get(29)?,
         last_error: r.get(30)?,
@@ -288,12 +236,12 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         provider_message_ids: Vec::new(),
         route: r.get(46)?,
         pinned: r.get(47)?,
-        reason: QueueReason::from_json(r.get::<_, Option<String>>(48)?.as_deref()),
+        reason: QueueReason::from_json(r.get::<Option<String>>(48)?.as_deref()),
     };
-    let stored = match r.get::<_, Option<Text<DeliveryState>>>(35)?.map(|t| t.0) {
+    let stored = match enum_opt::<DeliveryState>(r, 35)? {
         Some(state) => Some(StoredState {
             state,
-            rule: r.get::<_, Text<_>>(36)?.0,
+            rule: enum_at(r, 36)?,
             fold_json: r.get(37)?,
             rules_version: r.get(38)?,
             updated_at: r.get(39)?,
@@ -308,6 +256,20 @@ fn read_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<(MessageRecord, QueueView
         None => None,
     };
     Ok((message, queue, stored))
+}
+
+/// The message as handed in, its queue row and its stored state, by id.
+fn stored(c: Db<'_>, id: i64) -> Result<Option<(MessageRecord, QueueView, Option<StoredState>)>, StoreError> {
+    c.query_opt(
+        &format!(
+            "SELECT {COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
+             LEFT JOIN projection p ON p.message_id = m.id LEFT JOIN api_key k ON k.id = m.api_key_id
+             LEFT JOIN redaction tr ON tr.id = m.text_redaction LEFT JOIN redaction nr ON nr.id = m.number_redaction
+             WHERE m.id = ?1"
+        ),
+        &[&id],
+        read_row,
+    )
 }
 
 /// The receipts that carried any of `events`.
@@ -384,48 +346,39 @@ fn state_view(stored: Option<StoredState>, message_id: i64, receipts: &[ReceiptV
     })
 }
 
-fn audit_facts(c: &Connection, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditLine>, ViewError> {
-    let mut stmt = c.prepare_cached(
-        "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
-         WHERE subject_type = ?1 AND subject_id = ?2 ORDER BY id",
-    )?;
+fn audit_facts(c: Db<'_>, message_id: i64, exceptions: &[ExceptionSummary]) -> Result<Vec<AuditLine>, ViewError> {
     let mut out = Vec::new();
     let subjects = std::iter::once(("message", message_id)).chain(exceptions.iter().map(|e| ("exception", e.id)));
     for (kind, id) in subjects {
-        let rows = stmt.query_map(rusqlite::params![kind, id], |r| {
-            Ok(AuditLine {
-                id: r.get(0)?,
-                at_ms: r.get(1)?,
-                actor: r.get(2)?,
-                action: r.get::<_, String>(3)?.into(),
-                subject_type: r.get(4)?,
-                subject_id: r.get(5)?,
-                note: r.get(6)?,
-                details: r
-                    .get::<_, Option<String>>(7)?
-                    .and_then(|d| serde_json::from_str(&smsdesk_core::redact::redact_urls_in(&d)).ok()),
-            })
-        })?;
-        for row in rows {
-            out.push(row?);
-        }
+        let rows = c.query(
+            "SELECT id, at, actor, action, subject_type, subject_id, note, details_json FROM audit
+             WHERE subject_type = ?1 AND subject_id = ?2 ORDER BY id",
+            &[&kind, &id],
+            |r| {
+                Ok(AuditLine {
+                    id: r.get(0)?,
+                    at_ms: r.get(1)?,
+                    actor: r.get(2)?,
+                    action: r.get::<String>(3)?.into(),
+                    subject_type: r.get(4)?,
+                    subject_id: r.get(5)?,
+                    note: r.get(6)?,
+                    details: r
+                        .get::<Option<String>>(7)?
+                        .and_then(|d| serde_json::from_str(&smsdesk_core::redact::redact_urls_in(&d)).ok()),
+                })
+            },
+        )?;
+        out.extend(rows);
     }
     out.sort_by_key(|a| a.id);
     Ok(out)
 }
 
 /// Everything about one message, or `None` when there is no such message.
-pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, ViewError> {
-    snapshot(c, |c| {
-        let Some((message, mut queue, stored)) = c
-            .prepare_cached(&format!(
-                "SELECT {COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
-                 LEFT JOIN projection p ON p.message_id = m.id LEFT JOIN api_key k ON k.id = m.api_key_id
-                 WHERE m.id = ?1"
-            ))?
-            .query_row([id], read_row)
-            .optional()?
-        else {
+pub fn message_detail(c: &impl Reads, id: i64) -> Result<Option<MessageDetail>, ViewError> {
+    snapshot(c.db(), |c| {
+        let Some((message, mut queue, stored)) = stored(c, id)? else {
             return Ok(None);
         };
         let summary =
@@ -465,7 +418,7 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
             &exceptions,
             &audit,
         );
-        let webhooks = crate::tables::webhook::deliveries_for_message(c, id)?;
+        let webhooks = crate::tables::webhook::deliveries_for_message(&c, id)?;
         let (text_as_given, replaced_characters, cost_micros) = as_given_and_cost(c, id, &message.body)?;
         Ok(Some(MessageDetail {
             summary,
@@ -489,3 +442,7 @@ pub fn message_detail(c: &Connection, id: i64) -> Result<Option<MessageDetail>, 
         }))
     })
 }
+
+#[cfg(test)]
+#[path = "detail_tests.rs"]
+mod tests;

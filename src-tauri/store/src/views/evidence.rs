@@ -4,16 +4,17 @@
 
 use std::sync::LazyLock;
 
-use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{json, ViewError};
-use crate::tables::receipt::{field_columns, read_fields};
-use crate::Text;
+use super::{enum_at, enum_opt, json, ViewError};
+use crate::db::{Db, Row};
+use crate::tables::receipt::field_columns;
+use crate::StoreError;
 use smsdesk_core::command_status as status;
 use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, Flag, ReceiptKind, ReceiptSource};
 use smsdesk_core::receipts::fields::ReceiptFields;
+use smsdesk_core::receipts::parse::Stat;
 use smsdesk_core::receipts::rules::state_from_stat;
 
 /// One submit try (one row per part), as recorded before and after the PDU went out.
@@ -62,7 +63,7 @@ pub(crate) const ATTEMPT_COLUMNS: &str = "a.id, a.message_id, a.attempt_no, a.se
      a.sequence_number, a.created_at, a.sent_at, a.responded_at, a.command_status, a.provider_message_id,
      a.provider_id_norm, a.outcome, a.error, a.registered_delivery, a.routing";
 
-pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView> {
+pub(crate) fn attempt_row(r: &Row<'_, '_>) -> Result<AttemptView, StoreError> {
     let command_status: Option<u32> = r.get(10)?;
     let info = command_status.map(status::describe);
     Ok(AttemptView {
@@ -82,7 +83,7 @@ pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView
         command_status_meaning: info.map(|i| i.meaning.to_owned()),
         provider_message_id: r.get(11)?,
         provider_id_norm: r.get(12)?,
-        outcome: r.get::<_, Text<_>>(13)?.0,
+        outcome: enum_at(r, 13)?,
         error: r.get(14)?,
         registered_delivery: r.get(15)?,
         routing: r.get(16)?,
@@ -90,21 +91,20 @@ pub(crate) fn attempt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<AttemptView
 }
 
 /// A message's attempts, in the order they were made.
-pub(crate) fn attempts_of(c: &Connection, message_id: i64) -> Result<Vec<AttemptView>, ViewError> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {ATTEMPT_COLUMNS} FROM attempt a WHERE a.message_id = ?1 ORDER BY a.id"
-    ))?
-    .query_map([message_id], attempt_row)?
-    .collect::<Result<_, _>>()?)
+pub(crate) fn attempts_of(c: Db<'_>, message_id: i64) -> Result<Vec<AttemptView>, ViewError> {
+    Ok(c.query(
+        &format!("SELECT {ATTEMPT_COLUMNS} FROM attempt a WHERE a.message_id = ?1 ORDER BY a.id"),
+        &[&message_id],
+        attempt_row,
+    )?)
 }
 
-pub(crate) fn attempt(c: &Connection, id: i64) -> Result<Option<AttemptView>, ViewError> {
-    use rusqlite::OptionalExtension;
-    Ok(
-        c.prepare_cached(&format!("SELECT {ATTEMPT_COLUMNS} FROM attempt a WHERE a.id = ?1"))?
-            .query_row([id], attempt_row)
-            .optional()?,
-    )
+pub(crate) fn attempt(c: Db<'_>, id: i64) -> Result<Option<AttemptView>, ViewError> {
+    Ok(c.query_opt(
+        &format!("SELECT {ATTEMPT_COLUMNS} FROM attempt a WHERE a.id = ?1"),
+        &[&id],
+        attempt_row,
+    )?)
 }
 
 /// One report exactly as received, with what its fields say and what processing made of it.
@@ -186,9 +186,10 @@ fn receipt_columns() -> String {
      r.provider, r.source_addr, r.destination_addr, r.esm_class, r.data_coding, r.part, r.parts, r.raw_text, r.raw,
      r.pdu, r.headers_json, r.tlvs_json, r.kind, r.parser_version, r.parse_error, o.logical_event_id,
      coalesce(o.is_repeat, 0), o.processed_at, e.correlation, e.message_id, e.correlated_by, o.flags_json, r.arrival_no,
-     (SELECT group_concat(segment_no) FROM (SELECT DISTINCT a.segment_no FROM attempt a JOIN message m ON m.id = a.message_id
+     (SELECT string_agg(CAST(s.segment_no AS TEXT), ',' ORDER BY s.segment_no) FROM (SELECT DISTINCT a.segment_no
+         FROM attempt a JOIN message m ON m.id = a.message_id
          WHERE a.message_id = e.message_id AND m.segments > 1 AND a.connection = e.connection
-           AND a.provider_id_norm = e.receipted_id_norm AND a.outcome = 'accepted' ORDER BY a.segment_no)),
+           AND a.provider_id_norm = e.receipted_id_norm AND a.outcome = 'accepted') s),
      {}",
         field_columns("r")
     )
@@ -216,7 +217,36 @@ static ONE_RECEIPT: LazyLock<String> = LazyLock::new(|| {
 /// Where the report's fields start among [`receipt_columns`].
 const FIELDS_AT: usize = 30;
 
-fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
+/// The report's fields, from [`field_columns`] starting at column `at` (as
+/// `crate::tables::receipt::read_fields` reads them on SQLite alone).
+fn read_fields(r: &Row<'_, '_>, at: usize) -> Result<ReceiptFields, StoreError> {
+    let stat = match r.get::<Option<String>>(at + 4)? {
+        None => None,
+        Some(token) => Some(Stat::from_token(&token).ok_or_else(|| {
+            StoreError::Corrupt(format!("column {}: `{token}` is not a stored status token", at + 4))
+        })?),
+    };
+    Ok(ReceiptFields {
+        message_id_raw: r.get(at)?,
+        id_source: enum_opt(r, at + 1)?,
+        text_id: r.get(at + 2)?,
+        event_id: r.get(at + 3)?,
+        stat,
+        stat_raw: r.get(at + 5)?,
+        status_unreadable: r.get(at + 6)?,
+        err: r.get(at + 7)?,
+        sub: r.get(at + 8)?,
+        dlvrd: r.get(at + 9)?,
+        submit_date: r.get(at + 10)?,
+        done_date: r.get(at + 11)?,
+        submit_ts: r.get(at + 12)?,
+        done_ts: r.get(at + 13)?,
+        message_state: r.get(at + 14)?,
+        network_error_code: r.get(at + 15)?,
+    })
+}
+
+fn receipt_row(r: &Row<'_, '_>) -> Result<ReceiptView, StoreError> {
     let fields = read_fields(r, FIELDS_AT)?;
     let parts: Option<String> = r.get(29)?;
     let raw: Vec<u8> = r.get(14)?;
@@ -234,7 +264,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
     Ok(ReceiptView {
         id: r.get(0)?,
         received_at_ms: r.get(1)?,
-        source: r.get::<_, Text<_>>(2)?.0,
+        source: enum_at(r, 2)?,
         connection: r.get(3)?,
         session_id: r.get(4)?,
         sequence_number: r.get(5)?,
@@ -251,7 +281,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         pdu_hex: pdu.map(hex::encode),
         headers: json(r.get(16)?),
         tlvs: json(r.get(17)?),
-        kind: r.get::<_, Text<_>>(18)?.0,
+        kind: enum_at(r, 18)?,
         parser_version: r.get(19)?,
         parse_error: r.get(20)?,
         reported_state: fields.stat.filter(|_| !fields.status_unreadable).map(state_from_stat),
@@ -259,7 +289,7 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
         logical_event_id: r.get(21)?,
         is_repeat: r.get(22)?,
         processed_at_ms: r.get(23)?,
-        correlation: r.get::<_, Option<Text<_>>>(24)?.map(|t| t.0),
+        correlation: enum_opt(r, 24)?,
         message_id: r.get(25)?,
         correlated_by: r.get(26)?,
         flags,
@@ -270,16 +300,11 @@ fn receipt_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ReceiptView> {
 }
 
 /// Every receipt correlated to a message (through its logical events), in receive order.
-pub(crate) fn receipts_of(c: &Connection, message_id: i64) -> Result<Vec<ReceiptView>, ViewError> {
-    Ok(c.prepare_cached(&RECEIPTS_OF)?
-        .query_map([message_id], receipt_row)?
-        .collect::<Result<_, _>>()?)
+pub(crate) fn receipts_of(c: Db<'_>, message_id: i64) -> Result<Vec<ReceiptView>, ViewError> {
+    Ok(c.query(&RECEIPTS_OF, &[&message_id], receipt_row)?)
 }
 
 /// One receipt by id, with whatever processing made of it (possibly nothing yet).
-pub(crate) fn receipt(c: &Connection, id: i64) -> Result<Option<ReceiptView>, ViewError> {
-    use rusqlite::OptionalExtension;
-    Ok(c.prepare_cached(&ONE_RECEIPT)?
-        .query_row([id], receipt_row)
-        .optional()?)
+pub(crate) fn receipt(c: Db<'_>, id: i64) -> Result<Option<ReceiptView>, ViewError> {
+    Ok(c.query_opt(&ONE_RECEIPT, &[&id], receipt_row)?)
 }

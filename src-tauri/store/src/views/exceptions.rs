@@ -2,17 +2,16 @@
 //! own index), and one exception with its evidence, receipts and attempts side by side, each with
 //! the role it plays. A receipt no message could be matched to shows no message: none is guessed.
 
-use rusqlite::types::Value;
-use rusqlite::{params_from_iter, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::candidates::{self, Candidate};
 use super::evidence::{self, AttemptView, ReceiptView};
 use super::messages::{self, MessageSummary};
-use super::{cursor, json, page_limit, snapshot, ViewError};
+use super::{cursor, enum_at, json, page_limit, params, snapshot, Arg, ViewError};
+use crate::db::{Db, Dialect, Row};
 use crate::tables::exception as queue;
-use crate::Text;
+use crate::{Reads, StoreError};
 use smsdesk_core::domain::{EvidenceRole, ExceptionKind, ExceptionStatus};
 use smsdesk_core::said::{Params, SummaryCode};
 
@@ -56,12 +55,12 @@ pub struct ExceptionSummary {
 pub(crate) const SUMMARY_COLUMNS: &str = "x.id, x.kind, x.status, x.message_id, m.destination, x.logical_event_id,
      x.summary, x.created_at, x.resolution, x.resolution_note, x.resolved_by, x.resolved_at, x.details_json";
 
-pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<ExceptionSummary> {
-    let (summary_code, summary_params) = said_of(r.get::<_, Option<String>>(12)?.as_deref());
+pub(crate) fn summary_row(r: &Row<'_, '_>) -> Result<ExceptionSummary, StoreError> {
+    let (summary_code, summary_params) = said_of(r.get::<Option<String>>(12)?.as_deref());
     Ok(ExceptionSummary {
         id: r.get(0)?,
-        kind: r.get::<_, Text<_>>(1)?.0,
-        status: r.get::<_, Text<_>>(2)?.0,
+        kind: enum_at(r, 1)?,
+        status: enum_at(r, 2)?,
         message_id: r.get(3)?,
         destination: r.get(4)?,
         logical_event_id: r.get(5)?,
@@ -118,37 +117,36 @@ pub struct ExceptionPage {
 }
 
 /// A page of the exception queue, newest first.
-pub fn list_exceptions(c: &Connection, f: &ExceptionFilter) -> Result<ExceptionPage, ViewError> {
+pub fn list_exceptions(c: &impl Reads, f: &ExceptionFilter) -> Result<ExceptionPage, ViewError> {
     let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
     let limit = page_limit(f.limit)?;
     let mut conds = Vec::new();
-    let mut params = Vec::new();
+    let mut args = Vec::new();
     if let Some(s) = f.status {
         conds.push("x.status = ?");
-        params.push(Value::Text(s.as_str().to_owned()));
+        args.push(Arg::Text(s.as_str().to_owned()));
     }
     if let Some(k) = f.kind {
         conds.push("x.kind = ?");
-        params.push(Value::Text(k.as_str().to_owned()));
+        args.push(Arg::Text(k.as_str().to_owned()));
     }
+    // SQLite is told which index; PostgreSQL has no INDEXED BY and picks one itself.
     let index = match (f.status, f.kind) {
+        _ if c.db().dialect() == Dialect::Postgres => "",
         (Some(_), Some(_)) => "INDEXED BY exception_status_kind_id",
         (Some(_), None) => "INDEXED BY exception_status_id",
         (None, Some(_)) => "INDEXED BY exception_kind_id",
         (None, None) => "",
     };
     conds.push("x.id < ?");
-    params.push(Value::Integer(before));
-    params.push(Value::Integer(limit as i64 + 1));
+    args.push(Arg::Int(before));
+    args.push(Arg::Int(limit as i64 + 1));
     let sql = format!(
         "SELECT {SUMMARY_COLUMNS} FROM exception x {index} LEFT JOIN message m ON m.id = x.message_id
          WHERE {} ORDER BY x.id DESC LIMIT ?",
         conds.join(" AND ")
     );
-    let mut items = c
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(params), summary_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let mut items = c.db().query(&sql, &params(&args), summary_row)?;
     let next_cursor = if items.len() > limit {
         items.truncate(limit);
         items.last().map(|e| cursor::encode(LIST, e.id))
@@ -160,16 +158,18 @@ pub fn list_exceptions(c: &Connection, f: &ExceptionFilter) -> Result<ExceptionP
 
 /// A message's exceptions: those naming it, and those about its receipts' logical events (an
 /// uncorrelated receipt later attached to it), oldest first.
-pub(crate) fn exceptions_of(c: &Connection, message_id: i64) -> Result<Vec<ExceptionSummary>, ViewError> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM exception x LEFT JOIN message m ON m.id = x.message_id
-         WHERE x.id IN (SELECT id FROM exception WHERE message_id = ?1
-                        UNION SELECT x2.id FROM logical_event e JOIN exception x2 ON x2.logical_event_id = e.id
-                              WHERE e.message_id = ?1)
-         ORDER BY x.id"
-    ))?
-    .query_map([message_id], summary_row)?
-    .collect::<Result<_, _>>()?)
+pub(crate) fn exceptions_of(c: Db<'_>, message_id: i64) -> Result<Vec<ExceptionSummary>, ViewError> {
+    Ok(c.query(
+        &format!(
+            "SELECT {SUMMARY_COLUMNS} FROM exception x LEFT JOIN message m ON m.id = x.message_id
+             WHERE x.id IN (SELECT id FROM exception WHERE message_id = ?1
+                            UNION SELECT x2.id FROM logical_event e JOIN exception x2 ON x2.logical_event_id = e.id
+                                  WHERE e.message_id = ?1)
+             ORDER BY x.id"
+        ),
+        &[&message_id],
+        summary_row,
+    )?)
 }
 
 /// One piece of evidence and the role it plays.
@@ -203,23 +203,27 @@ pub struct ExceptionDetail {
 
 /// One exception with its evidence, or `None` when there is no such exception. Dates inside
 /// receipts are read in the zone `timezone_minutes` east of UTC.
-pub fn exception_detail(c: &Connection, id: i64, timezone_minutes: i32) -> Result<Option<ExceptionDetail>, ViewError> {
-    snapshot(c, |c| {
-        let Some((_, links)) = queue::get(c, id)? else {
+pub fn exception_detail(c: &impl Reads, id: i64, timezone_minutes: i32) -> Result<Option<ExceptionDetail>, ViewError> {
+    snapshot(c.db(), |c| {
+        let Some((_, links)) = queue::get(&c, id)? else {
             return Ok(None);
         };
-        let (exception, details): (ExceptionSummary, Option<String>) = c
-            .prepare_cached(&format!(
+        let (exception, details): (ExceptionSummary, Option<String>) = c.query_row(
+            &format!(
                 "SELECT {SUMMARY_COLUMNS} FROM exception x LEFT JOIN message m ON m.id = x.message_id
                  WHERE x.id = ?1"
-            ))?
-            .query_row([id], |r| Ok((summary_row(r)?, r.get(12)?)))?;
+            ),
+            &[&id],
+            |r| Ok((summary_row(r)?, r.get(12)?)),
+        )?;
         let message_id = match (exception.message_id, exception.logical_event_id) {
             (Some(m), _) => Some(m),
             (None, Some(event)) => c
-                .prepare_cached("SELECT message_id FROM logical_event WHERE id = ?1 AND correlation = 'matched'")?
-                .query_row([event], |r| r.get::<_, Option<i64>>(0))
-                .optional()?
+                .query_opt(
+                    "SELECT message_id FROM logical_event WHERE id = ?1 AND correlation = 'matched'",
+                    &[&event],
+                    |r| r.get::<Option<i64>>(0),
+                )?
                 .flatten(),
             (None, None) => None,
         };

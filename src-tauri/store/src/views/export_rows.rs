@@ -2,12 +2,12 @@
 //! text and the facts an office asks of an export (when it was accepted, with which provider id,
 //! why it failed). Times are RFC 3339 in UTC; empty cells are empty strings.
 
-use rusqlite::Connection;
 use serde::Serialize;
 use smsdesk_core::time::format_rfc3339;
 
 use super::messages::{list_with_budget, MessageFilter, SCAN_BUDGET};
 use super::{snapshot, ViewError};
+use crate::Reads;
 
 /// The header row, in the order of every row's cells.
 pub const EXPORT_COLUMNS: &[&str] = &[
@@ -42,18 +42,17 @@ pub struct ExportPage {
     pub next_cursor: Option<String>,
 }
 
+/// What a row of the export has that the list's summary has not.
+const EXTRA: &str = "SELECT m.destination_raw, m.body, q.last_error,
+         (SELECT max(a.responded_at) FROM attempt a WHERE a.message_id = m.id AND a.outcome = 'accepted'),
+         (SELECT string_agg(a.provider_message_id, ' ' ORDER BY a.id) FROM attempt a
+          WHERE a.message_id = m.id AND a.outcome = 'accepted')
+     FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1";
+
 /// The next page of export rows for `f` (its `cursor` and `limit` as for the list).
-pub fn export_page(c: &Connection, f: &MessageFilter) -> Result<ExportPage, ViewError> {
-    snapshot(c, |c| {
-        let page = list_with_budget(c, f, SCAN_BUDGET)?;
-        let mut extra = c.prepare_cached(
-            "SELECT m.destination_raw, m.body, q.last_error,
-                 (SELECT max(a.responded_at) FROM attempt a WHERE a.message_id = m.id AND a.outcome = 'accepted'),
-                 (SELECT group_concat(a.provider_message_id, ' ') FROM
-                     (SELECT provider_message_id FROM attempt WHERE message_id = m.id AND outcome = 'accepted'
-                      ORDER BY id) a)
-             FROM message m JOIN queue q ON q.message_id = m.id WHERE m.id = ?1",
-        )?;
+pub fn export_page(c: &impl Reads, f: &MessageFilter) -> Result<ExportPage, ViewError> {
+    snapshot(c.db(), |c| {
+        let page = list_with_budget(&c, f, SCAN_BUDGET)?;
         let mut rows = Vec::with_capacity(page.items.len());
         for m in page.items {
             let (raw, body, last_error, accepted_at, provider_ids): (
@@ -62,7 +61,9 @@ pub fn export_page(c: &Connection, f: &MessageFilter) -> Result<ExportPage, View
                 Option<String>,
                 Option<i64>,
                 Option<String>,
-            ) = extra.query_row([m.id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?;
+            ) = c.query_row(EXTRA, &[&m.id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+            })?;
             rows.push(vec![
                 m.id.to_string(),
                 format_rfc3339(m.created_at_ms),

@@ -1,19 +1,19 @@
-//! The inbox and the opt-out list: messages from handsets, threaded per number with the messages
-//! sent to it, and the numbers not to send to with their evidence.
+//! The inbox: messages from handsets, threaded per number with the messages sent to it (the
+//! numbers not to send to, with their evidence, are in `opt_outs`).
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use smsdesk_core::domain::{DeliveryState, MessageKind, QueueStatus};
 use ts_rs::TS;
 
 use super::inbox_search::{words, NumberTerm, FOLD_FUNCTION};
-use super::{cursor, page_limit, snapshot, ViewError};
-use crate::tables::opt_out::parse_kinds;
-use crate::Text;
+pub use super::opt_outs::{current_entry, list_opt_outs, OptOutEntry, OptOutFilter, OptOutPage};
+pub(crate) use super::opt_outs::{opt_out_row, OPT_OUT_COLUMNS};
+use super::{cursor, enum_at, enum_opt, page_limit, snapshot, ViewError};
+use crate::db::{Dialect, Row};
+use crate::{Reads, StoreError};
 
 const THREADS: &str = "threads";
 const THREAD: &str = "thread";
-const OPT_OUTS: &str = "opt_outs";
 
 /// One message from a handset, whole.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -48,12 +48,12 @@ pub struct InboxMessage {
 const INBOX_COLUMNS: &str = "i.id, i.connection, i.thread, i.phone, i.handset, i.recipient, i.text, i.alphabet, \
     i.parts, i.parts_received, i.received_at, i.intent, i.keyword, i.read_at, i.read_by";
 
-fn inbox_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<InboxMessage> {
+fn inbox_row(r: &Row<'_, '_>) -> Result<InboxMessage, StoreError> {
     inbox_at(r, 0)
 }
 
 /// The columns of [`INBOX_COLUMNS`] from column `b` on.
-fn inbox_at(r: &rusqlite::Row<'_>, b: usize) -> rusqlite::Result<InboxMessage> {
+fn inbox_at(r: &Row<'_, '_>, b: usize) -> Result<InboxMessage, StoreError> {
     Ok(InboxMessage {
         id: r.get(b)?,
         connection: r.get(b + 1)?,
@@ -119,7 +119,7 @@ pub struct ThreadPage {
 }
 
 /// Conversations with at least one reply, the latest reply first.
-pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewError> {
+pub fn list_threads(c: &impl Reads, f: &InboxFilter) -> Result<ThreadPage, ViewError> {
     let before = cursor::decode(THREADS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
     let limit = page_limit(f.limit)?;
     let number = NumberTerm::of(f.number.as_deref());
@@ -128,44 +128,50 @@ pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewE
     } else {
         words(f.q.as_deref())
     };
-    snapshot(c, |c| {
+    let dialect = c.db().dialect();
+    // Words are found in the text folded as the keywords are (case and accents, in every script),
+    // by a function SQLite is given; PostgreSQL has none (NOTES.md), so it searches by number alone.
+    let words = match dialect {
+        Dialect::Sqlite => format!("(?7 IS NULL OR instr({FOLD_FUNCTION}(text), ?7) > 0)"),
+        Dialect::Postgres if text.is_some() => return Err(ViewError::InvalidFilter(WORDS_ON_POSTGRES.to_owned())),
+        Dialect::Postgres => "CAST(?7 AS TEXT) IS NULL".to_owned(),
+    };
+    snapshot(c.db(), |c| {
         let sql = format!(
             "SELECT t.last_id, t.n, t.unread,
                  EXISTS (SELECT 1 FROM opt_out o WHERE o.phone = i.phone AND o.removed_at IS NULL), {INBOX_COLUMNS}
-             FROM (SELECT thread, max(id) AS last_id, count(*) AS n, sum(read_at IS NULL) AS unread
+             FROM (SELECT thread, max(id) AS last_id, count(*) AS n, count(*) FILTER (WHERE read_at IS NULL) AS unread
                    FROM inbox_message
-                   WHERE {} AND (?7 IS NULL OR instr({FOLD_FUNCTION}(text), ?7) > 0)
+                   WHERE {} AND {words}
                    GROUP BY thread) t
              JOIN inbox_message i ON i.id = t.last_id
              WHERE t.last_id < ?1 AND (?6 = 0 OR t.unread > 0)
              ORDER BY t.last_id DESC LIMIT ?2",
-            NumberTerm::condition("thread", 3)
+            NumberTerm::condition("thread", 3, dialect)
         );
-        let mut items = c
-            .prepare_cached(&sql)?
-            .query_map(
-                params![
-                    before,
-                    limit as i64 + 1,
-                    number.exact,
-                    number.prefix,
-                    number.part,
-                    f.unread.unwrap_or(false),
-                    text
-                ],
-                |r| {
-                    let last = inbox_at(r, 4)?;
-                    Ok(ThreadSummary {
-                        thread: last.thread.clone(),
-                        phone: last.phone.clone(),
-                        replies: r.get(1)?,
-                        unread: r.get(2)?,
-                        opted_out: r.get(3)?,
-                        last,
-                    })
-                },
-            )?
-            .collect::<Result<Vec<_>, _>>()?;
+        let mut items = c.query(
+            &sql,
+            &[
+                &before,
+                &(limit as i64 + 1),
+                &number.exact,
+                &number.prefix,
+                &number.part,
+                &f.unread.unwrap_or(false),
+                &text,
+            ],
+            |r| {
+                let last = inbox_at(r, 4)?;
+                Ok(ThreadSummary {
+                    thread: last.thread.clone(),
+                    phone: last.phone.clone(),
+                    replies: r.get(1)?,
+                    unread: r.get(2)?,
+                    opted_out: r.get(3)?,
+                    last,
+                })
+            },
+        )?;
         let next_cursor = if items.len() > limit {
             items.truncate(limit);
             items.last().map(|t| cursor::encode(THREADS, t.last.id))
@@ -175,6 +181,10 @@ pub fn list_threads(c: &Connection, f: &InboxFilter) -> Result<ThreadPage, ViewE
         Ok(ThreadPage { items, next_cursor })
     })
 }
+
+/// Why a search of the inbox by words is refused on PostgreSQL.
+const WORDS_ON_POSTGRES: &str =
+    "searching replies by words needs the store's fold function, which PostgreSQL does not have yet";
 
 /// A message we sent to the thread's number, as the thread shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -238,45 +248,46 @@ pub struct ThreadView {
 
 /// A conversation, newest lines first in pages, each page returned oldest first. `None` when no
 /// reply came from this thread.
-pub fn thread(c: &Connection, req: &ThreadRequest) -> Result<Option<ThreadView>, ViewError> {
+pub fn thread(c: &impl Reads, req: &ThreadRequest) -> Result<Option<ThreadView>, ViewError> {
     let before = cursor::decode(THREAD, req.cursor.as_deref())?.unwrap_or(i64::MAX);
     let limit = page_limit(req.limit)?;
-    snapshot(c, |c| {
-        let phone: Option<Option<String>> = c
-            .prepare_cached("SELECT phone FROM inbox_message WHERE thread = ?1 ORDER BY id DESC LIMIT 1")?
-            .query_row([&req.thread], |r| r.get(0))
-            .optional()?;
+    let page = limit as i64 + 1;
+    snapshot(c.db(), |c| {
+        let phone: Option<Option<String>> = c.query_opt(
+            "SELECT phone FROM inbox_message WHERE thread = ?1 ORDER BY id DESC LIMIT 1",
+            &[&req.thread],
+            |r| r.get(0),
+        )?;
         let Some(phone) = phone else {
             return Ok(None);
         };
-        let mut items: Vec<ThreadItem> = c
-            .prepare_cached(&format!(
+        let mut items: Vec<ThreadItem> = c.query(
+            &format!(
                 "SELECT {INBOX_COLUMNS} FROM inbox_message i WHERE i.thread = ?1 AND i.received_at < ?2
                  ORDER BY i.received_at DESC, i.id DESC LIMIT ?3"
-            ))?
-            .query_map(params![req.thread, before, limit as i64 + 1], inbox_row)?
-            .map(|r| r.map(|m| ThreadItem::Received(Box::new(m))))
-            .collect::<Result<_, _>>()?;
+            ),
+            &[&req.thread, &before, &page],
+            |r| Ok(ThreadItem::Received(Box::new(inbox_row(r)?))),
+        )?;
         if let Some(p) = &phone {
-            let sent = c
-                .prepare_cached(
-                    "SELECT m.id, m.body, m.kind, m.created_at, q.status, p.state
+            let sent = c.query(
+                "SELECT m.id, m.body, m.kind, m.created_at, q.status, p.state
                      FROM message m JOIN queue q ON q.message_id = m.id
                      LEFT JOIN projection p ON p.message_id = m.id
                      WHERE m.destination = ?1 AND m.created_at < ?2
                      ORDER BY m.created_at DESC, m.id DESC LIMIT ?3",
-                )?
-                .query_map(params![p, before, limit as i64 + 1], |r| {
+                &[p, &before, &page],
+                |r| {
                     Ok(ThreadItem::Sent(SentInThread {
                         id: r.get(0)?,
                         text: r.get(1)?,
-                        kind: r.get::<_, Text<_>>(2)?.0,
+                        kind: enum_at(r, 2)?,
                         created_at_ms: r.get(3)?,
-                        status: r.get::<_, Text<_>>(4)?.0,
-                        state: r.get::<_, Option<Text<_>>>(5)?.map(|t| t.0),
+                        status: enum_at(r, 4)?,
+                        state: enum_opt(r, 5)?,
                     }))
-                })?
-                .collect::<Result<Vec<_>, _>>()?;
+                },
+            )?;
             items.extend(sent);
         }
         items.sort_by_key(|i| std::cmp::Reverse(i.at()));
@@ -296,7 +307,7 @@ pub fn thread(c: &Connection, req: &ThreadRequest) -> Result<Option<ThreadView>,
         };
         items.reverse();
         let opt_out = match &phone {
-            Some(p) => current_entry(c, p)?,
+            Some(p) => current_entry(&c, p)?,
             None => None,
         };
         Ok(Some(ThreadView {
@@ -316,160 +327,24 @@ pub struct InboxCounts {
     pub threads_unread: u32,
 }
 
-pub fn inbox_counts(c: &Connection) -> Result<InboxCounts, ViewError> {
-    Ok(
-        c.prepare_cached("SELECT count(*), count(DISTINCT thread) FROM inbox_message WHERE read_at IS NULL")?
-            .query_row([], |r| {
-                Ok(InboxCounts {
-                    unread: r.get(0)?,
-                    threads_unread: r.get(1)?,
-                })
-            })?,
-    )
+pub fn inbox_counts(c: &impl Reads) -> Result<InboxCounts, ViewError> {
+    Ok(c.db().query_row(
+        "SELECT count(*), count(DISTINCT thread) FROM inbox_message WHERE read_at IS NULL",
+        &[],
+        |r| {
+            Ok(InboxCounts {
+                unread: r.get(0)?,
+                threads_unread: r.get(1)?,
+            })
+        },
+    )?)
 }
 
 /// One message from a handset, by id.
-pub fn inbox_message(c: &Connection, id: i64) -> Result<Option<InboxMessage>, ViewError> {
-    Ok(
-        c.prepare_cached(&format!("SELECT {INBOX_COLUMNS} FROM inbox_message i WHERE i.id = ?1"))?
-            .query_row([id], inbox_row)
-            .optional()?,
-    )
-}
-
-// ------------------------------------------------------------------------------------ opt-outs
-
-/// A number's entry on the opt-out list (current, or ended when it was taken off).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-pub struct OptOutEntry {
-    #[ts(type = "number")]
-    pub id: i64,
-    pub phone: String,
-    /// The kinds of message it stops.
-    pub kinds: Vec<MessageKind>,
-    /// reply, operator or import.
-    pub reason: String,
-    pub note: Option<String>,
-    /// The reply that asked for it, with its text: the evidence.
-    #[ts(type = "number | null")]
-    pub inbox_message_id: Option<i64>,
-    pub reply_text: Option<String>,
-    #[ts(type = "number")]
-    pub created_at_ms: i64,
-    pub created_by: String,
-    #[ts(type = "number | null")]
-    pub removed_at_ms: Option<i64>,
-    pub removed_by: Option<String>,
-    pub removed_reason: Option<String>,
-    pub removed_note: Option<String>,
-    #[ts(type = "number | null")]
-    pub removed_inbox_message_id: Option<i64>,
-}
-
-pub(crate) const OPT_OUT_COLUMNS: &str =
-    "o.id, o.phone, o.kinds, o.reason, o.note, o.inbox_message_id, i.text, o.created_at, \
-    o.created_by, o.removed_at, o.removed_by, o.removed_reason, o.removed_note, o.removed_inbox_message_id";
-
-pub(crate) fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
-    Ok(OptOutEntry {
-        id: r.get(0)?,
-        phone: r.get(1)?,
-        kinds: parse_kinds(&r.get::<_, String>(2)?),
-        reason: r.get(3)?,
-        note: r.get(4)?,
-        inbox_message_id: r.get(5)?,
-        reply_text: r.get(6)?,
-        created_at_ms: r.get(7)?,
-        created_by: r.get(8)?,
-        removed_at_ms: r.get(9)?,
-        removed_by: r.get(10)?,
-        removed_reason: r.get(11)?,
-        removed_note: r.get(12)?,
-        removed_inbox_message_id: r.get(13)?,
-    })
-}
-
-/// The number's current entry.
-pub fn current_entry(c: &Connection, phone: &str) -> Result<Option<OptOutEntry>, ViewError> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-             WHERE o.phone IN (?1, number_token(?1)) AND o.removed_at IS NULL"
-    ))?
-    .query_row([phone], opt_out_row)
-    .optional()?)
-}
-
-/// Which entries to list.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema, utoipa::IntoParams)]
-#[serde(default, rename_all = "snake_case")]
-#[into_params(parameter_in = Query)]
-pub struct OptOutFilter {
-    /// The number as people type it: whole, its beginning, or any 4 digits of it or more.
-    pub q: Option<String>,
-    /// Also the entries that ended (numbers taken off the list): the list's history.
-    pub history: Option<bool>,
-    /// `next_cursor` of the previous page.
-    pub cursor: Option<String>,
-    /// Page size: 50 when not given, 1 to 500.
-    #[param(minimum = 1, maximum = 500)]
-    #[schema(minimum = 1, maximum = 500)]
-    pub limit: Option<u32>,
-    /// The number `q` holds, as the engine read it (`+33612345600`, `+3361*`, `*3456`). Set by
-    /// the engine, never taken from a request; without it, `q` is read as the store reads a
-    /// destination filter.
-    #[serde(skip)]
-    #[ts(skip)]
-    #[param(ignore)]
-    #[schema(ignore)]
-    pub number: Option<String>,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
-pub struct OptOutPage {
-    pub items: Vec<OptOutEntry>,
-    pub next_cursor: Option<String>,
-    /// Numbers on the list now (whatever the filter).
-    pub current: u32,
-}
-
-/// The opt-out list, the latest entry first.
-pub fn list_opt_outs(c: &Connection, f: &OptOutFilter) -> Result<OptOutPage, ViewError> {
-    let before = cursor::decode(OPT_OUTS, f.cursor.as_deref())?.unwrap_or(i64::MAX);
-    let limit = page_limit(f.limit)?;
-    let number = NumberTerm::of(f.number.as_deref().or(f.q.as_deref()));
-    snapshot(c, |c| {
-        let mut items = c
-            .prepare_cached(&format!(
-                "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-                 WHERE o.id < ?1 AND (?3 OR o.removed_at IS NULL) AND {}
-                 ORDER BY o.id DESC LIMIT ?2",
-                NumberTerm::condition("o.phone", 4)
-            ))?
-            .query_map(
-                params![
-                    before,
-                    limit as i64 + 1,
-                    f.history.unwrap_or(false),
-                    number.exact,
-                    number.prefix,
-                    number.part
-                ],
-                opt_out_row,
-            )?
-            .collect::<Result<Vec<_>, _>>()?;
-        let next_cursor = if items.len() > limit {
-            items.truncate(limit);
-            items.last().map(|e| cursor::encode(OPT_OUTS, e.id))
-        } else {
-            None
-        };
-        let current = c
-            .prepare_cached("SELECT count(*) FROM opt_out WHERE removed_at IS NULL")?
-            .query_row([], |r| r.get(0))?;
-        Ok(OptOutPage {
-            items,
-            next_cursor,
-            current,
-        })
-    })
+pub fn inbox_message(c: &impl Reads, id: i64) -> Result<Option<InboxMessage>, ViewError> {
+    Ok(c.db().query_opt(
+        &format!("SELECT {INBOX_COLUMNS} FROM inbox_message i WHERE i.id = ?1"),
+        &[&id],
+        inbox_row,
+    )?)
 }

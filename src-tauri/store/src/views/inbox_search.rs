@@ -5,6 +5,7 @@
 use smsdesk_core::optout::fold;
 
 use super::messages::{destination, Destination};
+use crate::db::Dialect;
 pub(super) use crate::fold::FOLD_FUNCTION;
 
 /// A number to find in a column: bound as `exact`, `prefix` and `part` (the condition of
@@ -38,12 +39,18 @@ impl NumberTerm {
         }
     }
 
-    /// The condition on `column`, with the three terms bound at `?{first}` and the two after.
-    pub fn condition(column: &str, first: usize) -> String {
+    /// The condition on `column`, with the three terms bound at `?{first}` and the two after (the
+    /// casts tell PostgreSQL what a term tested for null alone is).
+    pub fn condition(column: &str, first: usize, dialect: Dialect) -> String {
         let (e, p, a) = (first, first + 1, first + 2);
+        let position = match dialect {
+            Dialect::Sqlite => "instr",
+            Dialect::Postgres => "strpos",
+        };
         format!(
-            "(?{e} IS NULL OR {column} = ?{e}) AND (?{p} IS NULL OR substr({column}, 1, length(?{p})) = ?{p}) \
-             AND (?{a} IS NULL OR instr({column}, ?{a}) > 0)"
+            "(CAST(?{e} AS TEXT) IS NULL OR {column} = ?{e}) \
+             AND (CAST(?{p} AS TEXT) IS NULL OR substr({column}, 1, length(?{p})) = ?{p}) \
+             AND (CAST(?{a} AS TEXT) IS NULL OR {position}({column}, ?{a}) > 0)"
         )
     }
 }

@@ -39,17 +39,19 @@
 //! driving index and builds the queries; `summary` reads one row ([`MessageSummary`]); `total`
 //! counts for the first page; this file runs the queries for a page, a count or their query plans.
 
+mod driver;
 mod filter;
 mod plan;
 mod summary;
 mod total;
 
-use rusqlite::types::Value;
-use rusqlite::{params_from_iter, Connection, OptionalExtension};
+use rusqlite::{params_from_iter, Connection};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::{cursor, snapshot, ViewError};
+use super::{cursor, params, snapshot, Arg, ViewError};
+use crate::db::{Db, Dialect};
+use crate::Reads;
 use plan::Plan;
 use summary::summary_row;
 
@@ -83,43 +85,44 @@ pub struct MessagePage {
 }
 
 /// A page of messages, newest first (see the module documentation for how it stays fast).
-pub fn list_messages(c: &Connection, f: &MessageFilter) -> Result<MessagePage, ViewError> {
+pub fn list_messages(c: &impl Reads, f: &MessageFilter) -> Result<MessagePage, ViewError> {
     list_with_budget(c, f, SCAN_BUDGET)
 }
 
 /// How many messages a filter selects in all (its cursor and limit are ignored). Unlike a page,
 /// this reads every match: for exports and reports, not for every screen refresh.
-pub fn count_messages(c: &Connection, f: &MessageFilter) -> Result<u64, ViewError> {
+pub fn count_messages(c: &impl Reads, f: &MessageFilter) -> Result<u64, ViewError> {
     let f = MessageFilter {
         cursor: None,
         ..f.clone()
     };
+    let dialect = c.db().dialect();
     // A prefix counts its range of the destination index rather than every message.
-    let mut plan = match Plan::by_range(&f, SCAN_BUDGET)? {
+    let mut plan = match Plan::by_range(&f, SCAN_BUDGET, dialect)? {
         Some(plan) => plan,
-        None => Plan::new(&f, SCAN_BUDGET)?,
+        None => Plan::new(&f, SCAN_BUDGET, dialect)?,
     };
-    snapshot(c, |c| {
+    snapshot(c.db(), |c| {
         if !plan.bound_dates(c)? {
             return Ok(0);
         }
         let n: i64 = match plan.count_query() {
-            None => c
-                .prepare_cached("SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'message' AND value = 'all'")?
-                .query_row([], |r| r.get(0))?,
-            Some((sql, params)) => c
-                .prepare_cached(&sql)?
-                .query_row(params_from_iter(params), |r| r.get(0))?,
+            None => c.one(
+                "SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'message' AND value = 'all'",
+                &[],
+            )?,
+            Some((sql, args)) => c.one(&sql, &params(&args))?,
         };
         Ok(n.max(0) as u64)
     })
 }
 
 /// [`list_messages`] with another scan budget (tests use a small one).
-pub fn list_with_budget(c: &Connection, f: &MessageFilter, budget: i64) -> Result<MessagePage, ViewError> {
-    let by_range = Plan::by_range(f, budget)?;
-    let plan = Plan::new(f, budget)?;
-    snapshot(c, |c| {
+pub fn list_with_budget(c: &impl Reads, f: &MessageFilter, budget: i64) -> Result<MessagePage, ViewError> {
+    let dialect = c.db().dialect();
+    let by_range = Plan::by_range(f, budget, dialect)?;
+    let plan = Plan::new(f, budget, dialect)?;
+    snapshot(c.db(), |c| {
         let mut page = page_of(c, by_range, plan)?;
         if f.cursor.is_none() {
             page.total = Some(total::total(c, f)?);
@@ -130,7 +133,7 @@ pub fn list_with_budget(c: &Connection, f: &MessageFilter, budget: i64) -> Resul
 
 /// The page `plan` gives, or `by_range` for a destination range that is small enough (or the
 /// only way to matches older than the budget reaches).
-fn page_of(c: &Connection, by_range: Option<Plan>, mut plan: Plan) -> Result<MessagePage, ViewError> {
+fn page_of(c: Db<'_>, by_range: Option<Plan>, mut plan: Plan) -> Result<MessagePage, ViewError> {
     let Some(mut ranged) = by_range else {
         return match plan.bound_dates(c)? {
             true => page(c, &plan),
@@ -162,26 +165,19 @@ fn page_of(c: &Connection, by_range: Option<Plan>, mut plan: Plan) -> Result<Mes
 
 /// How many entries the destination range (a prefix's or a suffix's) has after the cursor, up to
 /// one more than the budget.
-fn range_entries(c: &Connection, plan: &Plan) -> Result<i64, ViewError> {
-    let (sql, params) = plan.range_probe();
-    Ok(c.prepare_cached(&sql)?
-        .query_row(params_from_iter(params), |r| r.get(0))?)
+fn range_entries(c: Db<'_>, plan: &Plan) -> Result<i64, ViewError> {
+    let (sql, args) = plan.range_probe();
+    Ok(c.one(&sql, &params(&args))?)
 }
 
 /// The page a plan gives: its rows down to where the scan budget ends, when rows may be skipped.
-fn page(c: &Connection, plan: &Plan) -> Result<MessagePage, ViewError> {
+fn page(c: Db<'_>, plan: &Plan) -> Result<MessagePage, ViewError> {
     let floor: Option<i64> = match plan.floor_query() {
-        Some((sql, params)) => c
-            .prepare_cached(&sql)?
-            .query_row(params_from_iter(params), |r| r.get(0))
-            .optional()?,
+        Some((sql, args)) => c.query_opt(&sql, &params(&args), |r| r.get(0))?,
         None => None,
     };
-    let (sql, params) = plan.page_query(floor);
-    let mut items = c
-        .prepare_cached(&sql)?
-        .query_map(params_from_iter(params), summary_row)?
-        .collect::<Result<Vec<_>, _>>()?;
+    let (sql, args) = plan.page_query(floor);
+    let mut items = c.query(&sql, &params(&args), summary_row)?;
 
     let (next_cursor, scan_limited) = if items.len() > plan.limit {
         items.truncate(plan.limit);
@@ -199,17 +195,18 @@ fn page(c: &Connection, plan: &Plan) -> Result<MessagePage, ViewError> {
     })
 }
 
-/// The query plans SQLite picks for a filter's queries (for a destination prefix, the count of its
+/// The query plans SQLite picks (SQLite's alone) for a filter's queries (for a destination prefix, the count of its
 /// range; then the budget probe and the page of the plan that range chooses), for tests that pin
 /// down index use and for whoever checks one by hand.
-pub fn query_plans(c: &Connection, f: &MessageFilter) -> Result<Vec<String>, ViewError> {
-    let mut queries: Vec<(String, Vec<Value>)> = Vec::new();
-    let by_id = |c: &Connection| -> Result<Plan, ViewError> {
-        let mut plan = Plan::new(f, SCAN_BUDGET)?;
+pub fn query_plans(conn: &Connection, f: &MessageFilter) -> Result<Vec<String>, ViewError> {
+    let c = Db::Sqlite(conn);
+    let mut queries: Vec<(String, Vec<Arg>)> = Vec::new();
+    let by_id = |c: Db<'_>| -> Result<Plan, ViewError> {
+        let mut plan = Plan::new(f, SCAN_BUDGET, Dialect::Sqlite)?;
         plan.bound_dates(c)?;
         Ok(plan)
     };
-    let plan = match Plan::by_range(f, SCAN_BUDGET)? {
+    let plan = match Plan::by_range(f, SCAN_BUDGET, Dialect::Sqlite)? {
         Some(mut ranged) => {
             ranged.bound_dates(c)?;
             queries.push(ranged.range_probe());
@@ -225,7 +222,7 @@ pub fn query_plans(c: &Connection, f: &MessageFilter) -> Result<Vec<String>, Vie
     queries.push(plan.page_query(Some(1)));
     let mut out = Vec::new();
     for (sql, params) in queries {
-        let mut stmt = c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+        let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
         let rows = stmt.query_map(params_from_iter(params), |r| r.get::<_, String>(3))?;
         for row in rows {
             out.push(row?);

@@ -18,8 +18,11 @@
 //! - [`audit_log`]: the audit trail, newest first.
 //! - [`pace_counts`]: what the pace of sending and the time the queue will take are measured from.
 //!
-//! Every function reads one snapshot of the database (a savepoint around its queries), so the parts
-//! of an answer agree with each other.
+//! Every function reads one snapshot of the database ([`snapshot`]: a savepoint around its queries
+//! on SQLite, a read-only REPEATABLE READ transaction on PostgreSQL), so the parts of an answer
+//! agree with each other. They run on either store (through [`crate::db::Db`]), but for the query
+//! plans (SQLite's `EXPLAIN QUERY PLAN`), the inbox's search by words (SQLite's fold function)
+//! and a number's erased opt-out entry (its hash needs the number key SQLite's connections hold).
 
 pub mod activity;
 mod audit;
@@ -33,14 +36,24 @@ mod export_rows;
 pub(crate) mod inbox;
 mod inbox_search;
 pub mod messages;
+mod opt_outs;
 mod pace;
 mod record;
 mod report;
 mod timeline;
 
-use rusqlite::Connection;
+#[cfg(test)]
+mod dashboard_tests;
+#[cfg(test)]
+mod inbox_tests;
+#[cfg(test)]
+mod messages_tests;
+#[cfg(test)]
+mod test_rows;
 
+use crate::db::{Db, Dialect, Param, Row, Value};
 use crate::StoreError;
+use smsdesk_core::domain::TextForm;
 
 pub use activity::{activity_at, Activity, ActivityBucket, ActivityWindow, DayOutcomes, OUTCOME_DAYS};
 pub use audit::{audit_log, AuditEntry, AuditPage, PageRequest};
@@ -120,16 +133,95 @@ pub fn page_limit(limit: Option<u32>) -> Result<usize, ViewError> {
     }
 }
 
-/// Runs `f` inside a savepoint, so all its queries read the same snapshot. Works on a plain
+/// Runs `f` on one snapshot of the database, so all its queries agree. Works on a plain
 /// connection and inside a caller's transaction alike.
-pub fn snapshot<T>(c: &Connection, f: impl FnOnce(&Connection) -> Result<T, ViewError>) -> Result<T, ViewError> {
-    c.execute_batch("SAVEPOINT views_snapshot")?;
-    let out = f(c);
-    // Nothing was written, so releasing is right whether `f` succeeded or not.
-    let released = c.execute_batch("RELEASE views_snapshot");
+///
+/// SQLite: a savepoint (a read transaction on a plain connection). PostgreSQL: a savepoint gives
+/// no snapshot there, so on a plain connection (autocommit) the reads run in a read-only
+/// REPEATABLE READ transaction; inside a caller's transaction they run in a savepoint, which a
+/// failed read is rolled back to, so the caller's transaction stays usable as it does on SQLite.
+pub fn snapshot<T>(db: Db<'_>, f: impl FnOnce(Db<'_>) -> Result<T, ViewError>) -> Result<T, ViewError> {
+    let (begin, end, undo) = match db.dialect() {
+        Dialect::Sqlite => ("SAVEPOINT views_snapshot", "RELEASE views_snapshot", None),
+        Dialect::Postgres if in_transaction(db)? => (
+            "SAVEPOINT views_snapshot",
+            "RELEASE views_snapshot",
+            Some("ROLLBACK TO views_snapshot; RELEASE views_snapshot"),
+        ),
+        Dialect::Postgres => (
+            "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY",
+            "COMMIT",
+            Some("ROLLBACK"),
+        ),
+    };
+    db.execute_batch(begin)?;
+    let out = f(db);
+    // Nothing was written, so ending is right whether `f` succeeded or not (SQLite); PostgreSQL
+    // must roll back after an error, which it would otherwise keep the transaction in.
+    let ended = match (&out, undo) {
+        (Err(_), Some(undo)) => db.execute_batch(undo),
+        _ => db.execute_batch(end),
+    };
     let value = out?;
-    released?;
+    ended?;
     Ok(value)
+}
+
+/// Whether a PostgreSQL connection is inside a transaction block: a setting made for the current
+/// transaction alone outlives its statement only there (in autocommit each statement is one).
+fn in_transaction(db: Db<'_>) -> Result<bool, StoreError> {
+    db.execute("SELECT set_config('smsdesk.views_probe', 'in', true)", &[])?;
+    let v: Option<String> = db.one("SELECT current_setting('smsdesk.views_probe', true)", &[])?;
+    Ok(v.as_deref() == Some("in"))
+}
+
+/// Column `i` as a domain enum stored in its text form.
+pub(crate) fn enum_at<T: TextForm>(r: &Row<'_, '_>, i: usize) -> Result<T, StoreError> {
+    let text: String = r.get(i)?;
+    text.parse()
+        .map_err(|e| StoreError::Corrupt(format!("column {i}: {e}")))
+}
+
+/// Column `i` as a domain enum stored in its text form, or null.
+pub(crate) fn enum_opt<T: TextForm>(r: &Row<'_, '_>, i: usize) -> Result<Option<T>, StoreError> {
+    match r.get::<Option<String>>(i)? {
+        None => Ok(None),
+        Some(text) => text
+            .parse()
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt(format!("column {i}: {e}"))),
+    }
+}
+
+/// A parameter of a query put together from a filter: owned, so the query can be built first and
+/// run later.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Arg {
+    Int(i64),
+    Text(String),
+}
+
+impl Param for Arg {
+    fn value(&self) -> Value<'_> {
+        match self {
+            Arg::Int(i) => Value::Int(*i),
+            Arg::Text(t) => Value::Text(t),
+        }
+    }
+}
+
+impl rusqlite::ToSql for Arg {
+    fn to_sql(&self) -> rusqlite::Result<rusqlite::types::ToSqlOutput<'_>> {
+        Ok(match self {
+            Arg::Int(i) => (*i).into(),
+            Arg::Text(t) => t.as_str().into(),
+        })
+    }
+}
+
+/// `args` as the Db API takes parameters.
+pub(crate) fn params(args: &[Arg]) -> Vec<&dyn Param> {
+    args.iter().map(|a| a as &dyn Param).collect()
 }
 
 /// A stored JSON text as a value; text that is not JSON is kept as a string rather than lost.

@@ -4,10 +4,10 @@
 //! minute grain); the messages not due yet are counted in the claim index (`queue_claim`, which
 //! holds the queued messages alone), its entries read without the table's rows.
 
-use rusqlite::{params, Connection};
-
 use super::{snapshot, ViewError};
+use crate::db::Dialect;
 use crate::totals::MINUTE_MS;
+use crate::Reads;
 
 /// The counts behind the pace figure, at one moment.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -27,25 +27,30 @@ pub struct PaceCounts {
 }
 
 /// The counts at `now_ms`, from one snapshot.
-pub fn pace_counts(c: &Connection, now_ms: i64) -> Result<PaceCounts, ViewError> {
+pub fn pace_counts(c: &impl Reads, now_ms: i64) -> Result<PaceCounts, ViewError> {
     let minute = now_ms - now_ms.rem_euclid(MINUTE_MS);
-    snapshot(c, |c| {
-        let waiting: i64 = c
-            .prepare_cached(
-                "SELECT coalesce(sum(n), 0) FROM view_count WHERE scope = 'queue' AND value IN ('queued', 'sending')",
-            )?
-            .query_row([], |r| r.get(0))?;
-        let (scheduled, next_scheduled_at_ms): (i64, Option<i64>) = c
-            .prepare_cached(
-                "SELECT count(*), min(next_attempt_at) FROM queue INDEXED BY queue_claim
-                 WHERE status = 'queued' AND next_attempt_at > ?1",
-            )?
-            .query_row([now_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    // SQLite is told to count in the claim index; PostgreSQL has no INDEXED BY and picks it itself.
+    let later = match c.db().dialect() {
+        Dialect::Sqlite => {
+            "SELECT count(*), min(next_attempt_at) FROM queue INDEXED BY queue_claim
+                 WHERE status = 'queued' AND next_attempt_at > ?1"
+        }
+        Dialect::Postgres => {
+            "SELECT count(*), min(next_attempt_at) FROM queue WHERE status = 'queued' AND next_attempt_at > ?1"
+        }
+    };
+    snapshot(c.db(), |db| {
+        let waiting: i64 = db.one(
+            "SELECT coalesce(sum(n), 0) FROM view_count WHERE scope = 'queue' AND value IN ('queued', 'sending')",
+            &[],
+        )?;
+        let (scheduled, next_scheduled_at_ms): (i64, Option<i64>) =
+            db.query_row(later, &[&now_ms], |r| Ok((r.get(0)?, r.get(1)?)))?;
         let accepted = |bucket: i64| -> Result<i64, ViewError> {
-            Ok(c.prepare_cached(
+            Ok(db.one(
                 "SELECT coalesce(max(n), 0) FROM activity_count WHERE grain = ?1 AND bucket = ?2 AND metric = 'accepted'",
-            )?
-            .query_row(params![MINUTE_MS, bucket], |r| r.get(0))?)
+                &[&MINUTE_MS, &bucket],
+            )?)
         };
         Ok(PaceCounts {
             due: (waiting - scheduled).max(0),

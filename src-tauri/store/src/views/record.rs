@@ -5,6 +5,11 @@ use ts_rs::TS;
 
 use smsdesk_core::domain::{IntakeChannel, MessageKind};
 
+use super::enum_at;
+use crate::db::Row;
+use crate::tables::redact::{RedactionRule, Tombstone};
+use crate::StoreError;
+
 /// The message as it was handed to us (never changed since).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -53,7 +58,63 @@ pub struct MessageRecord {
     /// messages handed in before this was recorded: their channel says how they came.
     pub submitted_by: Option<String>,
     /// When its text was removed (retention, erasure) and by which rule: `body` is then empty.
-    pub text_removed: Option<crate::tables::redact::Tombstone>,
+    pub text_removed: Option<Tombstone>,
     /// When its number was removed: `destination` then holds its keyed hash (`h:…`).
-    pub number_removed: Option<crate::tables::redact::Tombstone>,
+    pub number_removed: Option<Tombstone>,
+}
+
+/// The message's columns of the detail's query (`detail::COLUMNS`): 0 to 26, 45, and the two
+/// removals (id, time, rule, actor) from 49.
+pub(super) fn read(r: &Row<'_, '_>) -> Result<MessageRecord, StoreError> {
+    Ok(MessageRecord {
+        id: r.get(0)?,
+        created_at_ms: r.get(1)?,
+        channel: enum_at(r, 2)?,
+        idempotency_scope: r.get(3)?,
+        idempotency_key: r.get(4)?,
+        request_hash: r.get(5)?,
+        client_ref: r.get(6)?,
+        source_raw: r.get(7)?,
+        source_addr: r.get(8)?,
+        source_ton: r.get(9)?,
+        source_npi: r.get(10)?,
+        destination_raw: r.get(11)?,
+        destination: r.get(12)?,
+        dest_ton: r.get(13)?,
+        dest_npi: r.get(14)?,
+        body: r.get(15)?,
+        encoding: r.get(16)?,
+        segments: r.get(17)?,
+        kind: enum_at(r, 18)?,
+        priority: r.get(19)?,
+        ordering_key: r.get(20)?,
+        valid_until_ms: r.get(21)?,
+        scheduled_at_ms: r.get(22)?,
+        registered_delivery: r.get(23)?,
+        connection: r.get(24)?,
+        api_key_id: r.get(25)?,
+        api_key_name: r.get(26)?,
+        submitted_by: r.get(45)?,
+        text_removed: tombstone(r, 49)?,
+        number_removed: tombstone(r, 53)?,
+    })
+}
+
+/// The removal read from its four columns (id, time, rule, actor) from `at`, if the content was
+/// removed; a rule this version does not know reads as none.
+fn tombstone(r: &Row<'_, '_>, at: usize) -> Result<Option<Tombstone>, StoreError> {
+    let Some(id) = r.get::<Option<i64>>(at)? else {
+        return Ok(None);
+    };
+    let rule: String = r.get(at + 2)?;
+    let Ok(rule) = serde_json::from_value::<RedactionRule>(serde_json::Value::String(rule)) else {
+        return Ok(None);
+    };
+    Ok(Some(Tombstone {
+        id,
+        at: r.get(at + 1)?,
+        rule,
+        actor: r.get(at + 3)?,
+        summary: None,
+    }))
 }

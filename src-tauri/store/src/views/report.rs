@@ -10,14 +10,15 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::{params, Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::activity::percentile;
 use super::{snapshot, ViewError};
+use crate::db::Db;
 use crate::reports::{DIMENSIONS, LATENCY_BEYOND, LATENCY_BOUNDS};
 use crate::totals::{DAY_MS, HOUR_MS};
+use crate::Reads;
 
 /// The longest period a report covers (a little over a year).
 pub const MAX_DAYS: i64 = 400;
@@ -333,11 +334,11 @@ impl Period {
 }
 
 /// The report `q` asks for.
-pub fn delivery_report(c: &Connection, q: &ReportQuery) -> Result<DeliveryReport, ViewError> {
+pub fn delivery_report(c: &impl Reads, q: &ReportQuery) -> Result<DeliveryReport, ViewError> {
     let by = ReportDimension::parse_list(q.by.as_deref())?;
     let period = Period::of(q)?;
     let previous_from = period.from - (period.to - period.from);
-    snapshot(c, |c| {
+    snapshot(c.db(), |c| {
         let mut now: BTreeMap<Vec<String>, (Sums, Vec<ReportPoint>)> = BTreeMap::new();
         let mut total = Sums::default();
         for row in rows(c, &by, period.from, period.to)? {
@@ -400,7 +401,7 @@ impl ReportPoint {
 /// The rows of `report_hour` from `from` to `to` that count something, with the values of the
 /// dimensions of `by` (the caller adds them up: a month is tens of thousands of rows, which Rust
 /// sums faster than a GROUP BY that must sort them first).
-fn rows(c: &Connection, by: &[ReportDimension], from: i64, to: i64) -> Result<Vec<Row>, ViewError> {
+fn rows(c: Db<'_>, by: &[ReportDimension], from: i64, to: i64) -> Result<Vec<Row>, ViewError> {
     let dims: String = by.iter().map(|d| format!("CAST({} AS TEXT), ", d.as_str())).collect();
     let latencies: Vec<String> = (0..=LATENCY_BOUNDS.len()).map(|i| format!("l{i}")).collect();
     let sql = format!(
@@ -408,9 +409,8 @@ fn rows(c: &Connection, by: &[ReportDimension], from: i64, to: i64) -> Result<Ve
          FROM report_hour WHERE hour >= ?1 AND hour < ?2 AND messages <> 0",
         latencies.join(", ")
     );
-    let mut s = c.prepare_cached(&sql)?;
     let n = by.len();
-    let rows = s.query_map(params![from, to], |r| {
+    Ok(c.query(&sql, &[&from, &to], |r| {
         Ok(Row {
             hour: r.get(0)?,
             key: (0..n).map(|i| r.get(1 + i)).collect::<Result<_, _>>()?,
@@ -421,21 +421,18 @@ fn rows(c: &Connection, by: &[ReportDimension], from: i64, to: i64) -> Result<Ve
                 .map(|i| r.get(4 + n + i))
                 .collect::<Result<_, _>>()?,
         })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    })?)
 }
 
 /// A readable label for each value of a group's key.
-fn labels(c: &Connection, by: &[ReportDimension], key: &[String]) -> Result<Vec<String>, ViewError> {
+fn labels(c: Db<'_>, by: &[ReportDimension], key: &[String]) -> Result<Vec<String>, ViewError> {
     by.iter()
         .zip(key)
         .map(|(d, value)| {
             Ok(match d {
                 ReportDimension::Sender => match value.strip_prefix("key:").and_then(|id| id.parse::<i64>().ok()) {
                     Some(id) => c
-                        .prepare_cached("SELECT name FROM api_key WHERE id = ?1")?
-                        .query_row([id], |r| r.get::<_, String>(0))
-                        .optional()?
+                        .query_opt("SELECT name FROM api_key WHERE id = ?1", &[&id], |r| r.get::<String>(0))?
                         .unwrap_or_else(|| value.clone()),
                     None => value.strip_prefix("person:").unwrap_or(value).to_owned(),
                 },

@@ -4,10 +4,9 @@
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use rusqlite::types::Value;
-
+use crate::db::Dialect;
 use crate::reports::OUTCOMES;
-use crate::views::ViewError;
+use crate::views::{Arg, ViewError};
 use smsdesk_core::domain::{DeliveryState, IntakeChannel, MessageKind, QueueStatus};
 
 /// What to list. Every field is optional; they combine with AND. Read from a query string as is
@@ -131,6 +130,27 @@ pub(crate) fn fts_query(q: &str) -> Option<String> {
     (!words.is_empty()).then(|| words.join(" "))
 }
 
+/// The PostgreSQL tsquery (`to_tsquery('simple', …)`) for the words of `q`, as [`fts_query`]
+/// reads them: each word quoted (so nothing in it is query syntax; PostgreSQL's parser splits it
+/// into the tokens it splits the text into, one after the other) and made a prefix, all required.
+/// A word of one letter or digit must be whole. Tokens are not those of SQLite's unicode61
+/// (`ref-2000` is `ref` and `-2000`; accents are not removed): see NOTES.md.
+pub(crate) fn tsquery(q: &str) -> Option<String> {
+    let words: Vec<String> = q
+        .split(|c: char| c.is_whitespace() || c.is_control())
+        .filter(|w| w.chars().any(char::is_alphanumeric))
+        .map(|w| {
+            let quoted = format!("'{}'", w.replace('\\', "\\\\").replace('\'', "''"));
+            if w.chars().filter(|c| c.is_alphanumeric()).count() > 1 {
+                quoted + ":*"
+            } else {
+                quoted
+            }
+        })
+        .collect();
+    (!words.is_empty()).then(|| words.join(" & "))
+}
+
 /// Refuses a creation-time range that does not start before it ends.
 pub(super) fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
     if let (Some(from), Some(to)) = (f.from_ms, f.to_ms) {
@@ -143,14 +163,17 @@ pub(super) fn check_range(f: &MessageFilter) -> Result<(), ViewError> {
     Ok(())
 }
 
-/// The full-text query for the filter's words, if it has any; refused when `q` is given but has
-/// no letter or digit to search for.
-pub(super) fn text_query(f: &MessageFilter) -> Result<Option<String>, ViewError> {
+/// The full-text query for the filter's words in the store's dialect, if it has any; refused when
+/// `q` is given but has no letter or digit to search for.
+pub(super) fn text_query(f: &MessageFilter, dialect: Dialect) -> Result<Option<String>, ViewError> {
     let Some(q) = f.q.as_deref().map(str::trim).filter(|q| !q.is_empty()) else {
         return Ok(None);
     };
-    let query =
-        fts_query(q).ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
+    let query = match dialect {
+        Dialect::Sqlite => fts_query(q),
+        Dialect::Postgres => tsquery(q),
+    };
+    let query = query.ok_or_else(|| ViewError::InvalidFilter("q has no letter or digit to search for".to_owned()))?;
     Ok(Some(query))
 }
 
@@ -169,7 +192,7 @@ impl MessageFilter {
 
 /// The report filters as one condition on a message `m`, checked on its entry: the very rows the
 /// report sums, so a figure and its list agree. None without report filters.
-pub(super) fn report_entry_matches(f: &MessageFilter) -> Result<Option<(String, Vec<Value>)>, ViewError> {
+pub(super) fn report_entry_matches(f: &MessageFilter) -> Result<Option<(String, Vec<Arg>)>, ViewError> {
     let (sql, params) = report_conditions(f, "re")?;
     Ok((!sql.is_empty()).then(|| {
         let all = sql.join(" AND ");
@@ -183,7 +206,7 @@ pub(super) fn report_entry_matches(f: &MessageFilter) -> Result<Option<(String, 
 /// The report filters as conditions on the columns `report_entry` and `report_hour` share, each
 /// prefixed with `table.`, and their parameters in order; an outcome that is none of the
 /// report's is refused.
-pub(crate) fn report_conditions(f: &MessageFilter, table: &str) -> Result<(Vec<String>, Vec<Value>), ViewError> {
+pub(crate) fn report_conditions(f: &MessageFilter, table: &str) -> Result<(Vec<String>, Vec<Arg>), ViewError> {
     let mut sql = Vec::new();
     let mut params = Vec::new();
     let texts = [
@@ -196,12 +219,12 @@ pub(crate) fn report_conditions(f: &MessageFilter, table: &str) -> Result<(Vec<S
     for (column, value) in texts {
         if let Some(v) = value {
             sql.push(format!("{table}.{column} = ?"));
-            params.push(Value::Text(v.trim().to_owned()));
+            params.push(Arg::Text(v.trim().to_owned()));
         }
     }
     if let Some(status) = f.command_status {
         sql.push(format!("{table}.command_status = ?"));
-        params.push(Value::Integer(status));
+        params.push(Arg::Int(status));
     }
     if let Some(list) = &f.outcome {
         let outcomes: Vec<&str> = list.split(',').map(str::trim).filter(|o| !o.is_empty()).collect();
@@ -215,7 +238,7 @@ pub(crate) fn report_conditions(f: &MessageFilter, table: &str) -> Result<(Vec<S
             )));
         }
         sql.push(format!("{table}.outcome IN ({})", vec!["?"; outcomes.len()].join(", ")));
-        params.extend(outcomes.iter().map(|o| Value::Text((*o).to_owned())));
+        params.extend(outcomes.iter().map(|o| Arg::Text((*o).to_owned())));
     }
     Ok((sql, params))
 }

@@ -2,117 +2,36 @@
 //! on that index and those checked on the rows it gives, and the queries built from them (see the
 //! parent module's documentation for why).
 
-use rusqlite::types::Value;
-use rusqlite::{Connection, OptionalExtension};
-
+use super::driver::{reversed_destination, text_condition, Driver};
 use super::filter::{check_range, destination, report_entry_matches, text_query, Destination, MessageFilter};
 use super::summary::SUMMARY_COLUMNS;
 use super::LIST;
-use crate::views::{cursor, page_limit, ViewError};
+use crate::db::{Db, Dialect};
+use crate::views::{cursor, page_limit, Arg, ViewError};
 use smsdesk_core::domain::DeliveryState;
-
-/// The index that drives a page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Driver {
-    Text,
-    Destination,
-    /// The destination index's range for a prefix: not in id order, so its ids are sorted first
-    /// (only when the range is small: see the parent module).
-    Prefix,
-    /// The reversed destination index's range for a suffix (migration 16), used as a prefix's.
-    Suffix,
-    Key,
-    Status,
-    State,
-    All,
-}
-
-impl Driver {
-    /// The index for a filter: the full-text index for words to search for, else the destination
-    /// index for an exact destination, else the API key's index for a key's own messages, else the
-    /// queue's status index, else the projection's state index for a state other than pending,
-    /// else the message table itself. (A destination prefix's range is chosen by a count of it:
-    /// [`Plan::by_range`].)
-    fn choose(f: &MessageFilter, text: bool, dest: Option<&Destination>) -> Driver {
-        if text {
-            Driver::Text
-        } else if matches!(dest, Some(Destination::Exact(_))) {
-            Driver::Destination
-        } else if f.only_key.is_some() {
-            Driver::Key
-        } else if f.status.is_some() {
-            Driver::Status
-        } else if f.state.is_some_and(|s| s != DeliveryState::Pending) {
-            Driver::State
-        } else {
-            Driver::All
-        }
-    }
-
-    /// The driving table (with the index it must use), alone.
-    fn table(self) -> &'static str {
-        match self {
-            Driver::Text => "message_fts f",
-            Driver::Destination | Driver::Prefix => "message m INDEXED BY message_destination",
-            Driver::Suffix => "message m INDEXED BY message_destination_suffix",
-            Driver::Key => "message m INDEXED BY message_api_key",
-            Driver::Status => "queue q INDEXED BY queue_status_message",
-            Driver::State => "projection p INDEXED BY projection_state",
-            Driver::All => "message m NOT INDEXED",
-        }
-    }
-
-    /// The driving table joined to everything a row shows, in an order the planner keeps.
-    fn joined(self) -> String {
-        let t = self.table();
-        match self {
-            Driver::Text => format!(
-                "{t} CROSS JOIN message m ON m.id = f.rowid CROSS JOIN queue q ON q.message_id = m.id
-                 LEFT JOIN projection p ON p.message_id = m.id"
-            ),
-            Driver::Destination | Driver::Prefix | Driver::Suffix | Driver::Key | Driver::All => {
-                format!("{t} CROSS JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id")
-            }
-            Driver::Status => {
-                format!("{t} CROSS JOIN message m ON m.id = q.message_id LEFT JOIN projection p ON p.message_id = m.id")
-            }
-            Driver::State => {
-                format!("{t} CROSS JOIN message m ON m.id = p.message_id CROSS JOIN queue q ON q.message_id = m.id")
-            }
-        }
-    }
-
-    /// The message id as the driving index orders it.
-    fn id(self) -> &'static str {
-        match self {
-            Driver::Text => "f.rowid",
-            Driver::Destination | Driver::Prefix | Driver::Suffix | Driver::Key | Driver::All => "m.id",
-            Driver::Status => "q.message_id",
-            Driver::State => "p.message_id",
-        }
-    }
-}
 
 /// SQL conditions with their parameters, in order.
 #[derive(Default)]
 struct Conds {
     sql: Vec<String>,
-    params: Vec<Value>,
+    params: Vec<Arg>,
 }
 
 impl Conds {
-    fn push(&mut self, sql: impl Into<String>, params: impl IntoIterator<Item = Value>) {
+    fn push(&mut self, sql: impl Into<String>, params: impl IntoIterator<Item = Arg>) {
         self.sql.push(sql.into());
         self.params.extend(params);
     }
 
-    fn text(v: &str) -> Value {
-        Value::Text(v.to_owned())
+    fn text(v: &str) -> Arg {
+        Arg::Text(v.to_owned())
     }
 }
 
 /// A filter read and checked: the driving index, its conditions, and the rest.
 pub(super) struct Plan {
+    /// The store the queries are for.
+    dialect: Dialect,
     driver: Driver,
     driving: Conds,
     residual: Conds,
@@ -132,32 +51,33 @@ impl Plan {
     /// Reads and checks `f` (its cursor, limit, time range and words), picks the index that drives
     /// the page and sorts each filter's condition onto it or onto the rows it gives. `budget` is
     /// the most candidate rows one page looks at.
-    pub(super) fn new(f: &MessageFilter, budget: i64) -> Result<Plan, ViewError> {
-        Plan::build(f, budget, None)
+    pub(super) fn new(f: &MessageFilter, budget: i64, dialect: Dialect) -> Result<Plan, ViewError> {
+        Plan::build(f, budget, None, dialect)
     }
 
     /// The plan driven by a range of a destination index (the destination's for a prefix, the
     /// reversed destination's for a suffix), when `f` has such a destination and no words to
     /// search for (the full-text index drives those); `None` otherwise.
-    pub(super) fn by_range(f: &MessageFilter, budget: i64) -> Result<Option<Plan>, ViewError> {
+    pub(super) fn by_range(f: &MessageFilter, budget: i64, dialect: Dialect) -> Result<Option<Plan>, ViewError> {
         let driver = match f.destination.as_deref().and_then(destination) {
             Some(Destination::Prefix(_)) => Driver::Prefix,
             Some(Destination::Suffix(_)) => Driver::Suffix,
             _ => return Ok(None),
         };
-        if text_query(f)?.is_some() {
+        if text_query(f, dialect)?.is_some() {
             return Ok(None);
         }
-        Plan::build(f, budget, Some(driver)).map(Some)
+        Plan::build(f, budget, Some(driver), dialect).map(Some)
     }
 
-    fn build(f: &MessageFilter, budget: i64, range: Option<Driver>) -> Result<Plan, ViewError> {
+    fn build(f: &MessageFilter, budget: i64, range: Option<Driver>, dialect: Dialect) -> Result<Plan, ViewError> {
         let before = cursor::decode(LIST, f.cursor.as_deref())?.unwrap_or(i64::MAX);
         let limit = page_limit(f.limit)?;
         check_range(f)?;
-        let text = text_query(f)?;
+        let text = text_query(f, dialect)?;
         let dest = f.destination.as_deref().and_then(destination);
         let mut plan = Plan {
+            dialect,
             driver: range.unwrap_or_else(|| Driver::choose(f, text.is_some(), dest.as_ref())),
             driving: Conds::default(),
             residual: Conds::default(),
@@ -181,10 +101,10 @@ impl Plan {
         f: &MessageFilter,
         text: Option<String>,
         dest: Option<Destination>,
-        report: Option<(String, Vec<Value>)>,
+        report: Option<(String, Vec<Arg>)>,
     ) {
         if let Some(t) = text {
-            self.driving.push("f.message_fts MATCH ?", [Value::Text(t)]);
+            self.driving.push(text_condition(self.dialect), [Arg::Text(t)]);
         }
         match &dest {
             Some(Destination::Exact(d)) => self.on(Driver::Destination).push("m.destination = ?", [Conds::text(d)]),
@@ -194,7 +114,7 @@ impl Plan {
                 end.push(char::MAX);
                 self.on(Driver::Prefix).push(
                     "m.destination >= ? AND m.destination < ?",
-                    [Conds::text(p), Value::Text(end)],
+                    [Conds::text(p), Arg::Text(end)],
                 );
             }
             Some(Destination::Suffix(digits)) => self.add_suffix(digits),
@@ -215,7 +135,7 @@ impl Plan {
             self.residual.push("m.channel = ?", [Conds::text(ch.as_str())]);
         }
         if let Some(key) = f.only_key {
-            self.on(Driver::Key).push("m.api_key_id = ?", [Value::Integer(key)]);
+            self.on(Driver::Key).push("m.api_key_id = ?", [Arg::Int(key)]);
         }
         if let Some((sql, params)) = report {
             self.residual.push(sql, params);
@@ -229,17 +149,19 @@ impl Plan {
             let reversed: String = digits.chars().rev().collect();
             let mut end = reversed.clone();
             end.push(char::MAX);
-            let key = reversed_destination("m.destination");
+            let key = reversed_destination("m.destination", self.dialect);
             self.driving.push(
                 format!("{key} >= ? AND {key} < ?"),
-                [Value::Text(reversed), Value::Text(end)],
+                [Arg::Text(reversed), Arg::Text(end)],
             );
         } else {
             let len = digits.chars().count() as i64;
-            self.residual.push(
-                "substr(m.destination, ?) = ?",
-                [Value::Integer(-len), Conds::text(digits)],
-            );
+            let (sql, len) = match self.dialect {
+                // substr(x, -n) is the last n characters on SQLite, and means something else on PostgreSQL.
+                Dialect::Sqlite => ("substr(m.destination, ?) = ?", -len),
+                Dialect::Postgres => ("right(m.destination, ?) = ?", len),
+            };
+            self.residual.push(sql, [Arg::Int(len), Conds::text(digits)]);
         }
     }
 
@@ -258,62 +180,61 @@ impl Plan {
     /// with two index lookups and given to the driving index, so an old range costs no more than a
     /// recent one; otherwise each row's time is checked. `false` when no message can be in the
     /// range.
-    pub(super) fn bound_dates(&mut self, c: &Connection) -> Result<bool, ViewError> {
+    pub(super) fn bound_dates(&mut self, c: Db<'_>) -> Result<bool, ViewError> {
         if self.from_ms.is_none() && self.to_ms.is_none() {
             return Ok(true);
         }
-        let backwards: i64 = c
-            .prepare_cached("SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'clock' AND value = 'backwards'")?
-            .query_row([], |r| r.get(0))?;
+        let backwards: i64 = c.one(
+            "SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'clock' AND value = 'backwards'",
+            &[],
+        )?;
         if backwards > 0 {
             if let Some(from) = self.from_ms {
-                self.residual.push("m.created_at >= ?", [Value::Integer(from)]);
+                self.residual.push("m.created_at >= ?", [Arg::Int(from)]);
             }
             if let Some(to) = self.to_ms {
-                self.residual.push("m.created_at < ?", [Value::Integer(to)]);
+                self.residual.push("m.created_at < ?", [Arg::Int(to)]);
             }
             return Ok(true);
         }
-        let id = self.driver.id();
+        // SQLite is told to use the creation index; PostgreSQL has no INDEXED BY.
+        let message = match self.dialect {
+            Dialect::Sqlite => "message INDEXED BY message_created",
+            Dialect::Postgres => "message",
+        };
+        let id = self.driver.id(self.dialect);
         if let Some(from) = self.from_ms {
-            let first: Option<i64> = c
-                .prepare_cached(
-                    "SELECT id FROM message INDEXED BY message_created WHERE created_at >= ?1
-                     ORDER BY created_at, id LIMIT 1",
-                )?
-                .query_row([from], |r| r.get(0))
-                .optional()?;
-            let Some(first) = first else { return Ok(false) };
-            self.driving.push(format!("{id} >= ?"), [Value::Integer(first)]);
+            let sql = format!("SELECT id FROM {message} WHERE created_at >= ?1 ORDER BY created_at, id LIMIT 1");
+            let Some(first) = c.query_opt(&sql, &[&from], |r| r.get::<i64>(0))? else {
+                return Ok(false);
+            };
+            self.driving.push(format!("{id} >= ?"), [Arg::Int(first)]);
         }
         if let Some(to) = self.to_ms {
-            let last: Option<i64> = c
-                .prepare_cached(
-                    "SELECT id FROM message INDEXED BY message_created WHERE created_at < ?1
-                     ORDER BY created_at DESC, id DESC LIMIT 1",
-                )?
-                .query_row([to], |r| r.get(0))
-                .optional()?;
-            let Some(last) = last else { return Ok(false) };
-            self.driving.push(format!("{id} <= ?"), [Value::Integer(last)]);
+            let sql =
+                format!("SELECT id FROM {message} WHERE created_at < ?1 ORDER BY created_at DESC, id DESC LIMIT 1");
+            let Some(last) = c.query_opt(&sql, &[&to], |r| r.get::<i64>(0))? else {
+                return Ok(false);
+            };
+            self.driving.push(format!("{id} <= ?"), [Arg::Int(last)]);
         }
         Ok(true)
     }
 
     /// The query for the id where the scan budget runs out, when rows may be skipped at all.
-    pub(super) fn floor_query(&self) -> Option<(String, Vec<Value>)> {
+    pub(super) fn floor_query(&self) -> Option<(String, Vec<Arg>)> {
         if self.residual.sql.is_empty() || self.within_budget {
             return None;
         }
-        let id = self.driver.id();
+        let id = self.driver.id(self.dialect);
         let mut where_ = self.driving.sql.clone();
         where_.push(format!("{id} < ?"));
         let mut params = self.driving.params.clone();
-        params.push(Value::Integer(self.before));
-        params.push(Value::Integer(self.budget - 1));
+        params.push(Arg::Int(self.before));
+        params.push(Arg::Int(self.budget - 1));
         let sql = format!(
             "SELECT {id} FROM {} WHERE {} ORDER BY {id} DESC LIMIT 1 OFFSET ?",
-            self.driver.table(),
+            self.driver.table(self.dialect),
             where_.join(" AND ")
         );
         Some((sql, params))
@@ -321,21 +242,21 @@ impl Plan {
 
     /// How many entries of the destination range (after the cursor, within the dates) there are,
     /// counted up to one more than the budget: the index alone, no row read.
-    pub(super) fn range_probe(&self) -> (String, Vec<Value>) {
+    pub(super) fn range_probe(&self) -> (String, Vec<Arg>) {
         self.range_count_upto(self.budget + 1)
     }
 
     /// The entries of the destination range (after the cursor, within the dates) counted up to
     /// `limit`, from the index alone.
-    pub(super) fn range_count_upto(&self, limit: i64) -> (String, Vec<Value>) {
+    pub(super) fn range_count_upto(&self, limit: i64) -> (String, Vec<Arg>) {
         let mut where_ = self.driving.sql.clone();
         where_.push("m.id < ?".to_owned());
         let mut params = self.driving.params.clone();
-        params.push(Value::Integer(self.before));
-        params.push(Value::Integer(limit));
+        params.push(Arg::Int(self.before));
+        params.push(Arg::Int(limit));
         let sql = format!(
-            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
-            self.driver.table(),
+            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?) r",
+            self.driver.table(self.dialect),
             where_.join(" AND ")
         );
         (sql, params)
@@ -359,25 +280,25 @@ impl Plan {
     }
 
     /// The query for the page's rows, down to `floor` when the budget ends there.
-    pub(super) fn page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
+    pub(super) fn page_query(&self, floor: Option<i64>) -> (String, Vec<Arg>) {
         if self.is_range() {
             return self.range_page_query(floor);
         }
-        let id = self.driver.id();
+        let id = self.driver.id(self.dialect);
         let mut where_ = self.driving.sql.clone();
         where_.push(format!("{id} < ?"));
         let mut params = self.driving.params.clone();
-        params.push(Value::Integer(self.before));
+        params.push(Arg::Int(self.before));
         if let Some(floor) = floor {
             where_.push(format!("{id} >= ?"));
-            params.push(Value::Integer(floor));
+            params.push(Arg::Int(floor));
         }
         where_.extend(self.residual.sql.iter().cloned());
         params.extend(self.residual.params.iter().cloned());
-        params.push(Value::Integer(self.limit as i64 + 1));
+        params.push(Arg::Int(self.limit as i64 + 1));
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS} FROM {} WHERE {} ORDER BY {id} DESC LIMIT ?",
-            self.driver.joined(),
+            self.driver.joined(self.dialect),
             where_.join(" AND ")
         );
         (sql, params)
@@ -387,17 +308,17 @@ impl Plan {
     /// cursor (down to `floor`), from the covering index, sorted newest first, then the rows of
     /// those ids in that order until the page is full. Only the ids are sorted, and only as many
     /// as may be read: the page's worth when every row matches, else the budget.
-    fn range_page_query(&self, floor: Option<i64>) -> (String, Vec<Value>) {
+    fn range_page_query(&self, floor: Option<i64>) -> (String, Vec<Arg>) {
         let mut inner = self.driving.sql.clone();
         inner.push("m.id < ?".to_owned());
         let mut params = self.driving.params.clone();
-        params.push(Value::Integer(self.before));
+        params.push(Arg::Int(self.before));
         if let Some(floor) = floor {
             inner.push("m.id >= ?".to_owned());
-            params.push(Value::Integer(floor));
+            params.push(Arg::Int(floor));
         }
         let page = self.limit as i64 + 1;
-        params.push(Value::Integer(match self.residual.sql.is_empty() {
+        params.push(Arg::Int(match self.residual.sql.is_empty() {
             true => page,
             false => self.budget.max(page),
         }));
@@ -406,17 +327,27 @@ impl Plan {
             false => format!("WHERE {}", self.residual.sql.join(" AND ")),
         };
         params.extend(self.residual.params.iter().cloned());
-        params.push(Value::Integer(page));
+        params.push(Arg::Int(page));
+        let cross = self.cross();
         let sql = format!(
             "SELECT {SUMMARY_COLUMNS}
              FROM (SELECT m.id FROM {} WHERE {} ORDER BY m.id DESC LIMIT ?) d
-             CROSS JOIN message m ON m.id = d.id CROSS JOIN queue q ON q.message_id = m.id
+             {cross} message m ON m.id = d.id {cross} queue q ON q.message_id = m.id
              LEFT JOIN projection p ON p.message_id = m.id
              {residual} ORDER BY d.id DESC LIMIT ?",
-            self.driver.table(),
+            self.driver.table(self.dialect),
             inner.join(" AND ")
         );
         (sql, params)
+    }
+
+    /// How the range's ids are joined to their rows: in that order on SQLite (`CROSS JOIN`, which
+    /// PostgreSQL does not take with a condition; its planner orders the joins itself).
+    fn cross(&self) -> &'static str {
+        match self.dialect {
+            Dialect::Sqlite => "CROSS JOIN",
+            Dialect::Postgres => "JOIN",
+        }
     }
 
     /// A count looks at no candidate below `floor` (from [`Plan::floor_query`]; `None`: every one).
@@ -428,39 +359,40 @@ impl Plan {
     /// down to the floor ([`Plan::set_floor`]), or the first `budget` entries of a destination
     /// range (in the index's order: which of them does not matter once the range is within the
     /// budget). Its last parameter, left to the caller, is how many matches to count at most.
-    pub(super) fn bounded_count_query(&self) -> (String, Vec<Value>) {
+    pub(super) fn bounded_count_query(&self) -> (String, Vec<Arg>) {
         let residual = match self.residual.sql.is_empty() {
             true => String::new(),
             false => format!("WHERE {}", self.residual.sql.join(" AND ")),
         };
         let mut params = self.driving.params.clone();
         if self.is_range() {
-            params.push(Value::Integer(self.budget));
+            params.push(Arg::Int(self.budget));
             params.extend(self.residual.params.iter().cloned());
+            let cross = self.cross();
             let sql = format!(
                 "SELECT count(*) FROM (SELECT 1
                  FROM (SELECT m.id FROM {} WHERE {} LIMIT ?) d
-                 CROSS JOIN message m ON m.id = d.id CROSS JOIN queue q ON q.message_id = m.id
-                 LEFT JOIN projection p ON p.message_id = m.id {residual} LIMIT ?)",
-                self.driver.table(),
+                 {cross} message m ON m.id = d.id {cross} queue q ON q.message_id = m.id
+                 LEFT JOIN projection p ON p.message_id = m.id {residual} LIMIT ?) r",
+                self.driver.table(self.dialect),
                 self.driving.sql.join(" AND ")
             );
             return (sql, params);
         }
-        let id = self.driver.id();
+        let id = self.driver.id(self.dialect);
         let mut where_ = self.driving.sql.clone();
         if let Some(floor) = self.floor {
             where_.push(format!("{id} >= ?"));
-            params.push(Value::Integer(floor));
+            params.push(Arg::Int(floor));
         }
         where_.extend(self.residual.sql.iter().cloned());
         params.extend(self.residual.params.iter().cloned());
         if where_.is_empty() {
-            where_.push("1".to_owned());
+            where_.push("1 = 1".to_owned());
         }
         let sql = format!(
-            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?)",
-            self.driver.joined(),
+            "SELECT count(*) FROM (SELECT 1 FROM {} WHERE {} LIMIT ?) r",
+            self.driver.joined(self.dialect),
             where_.join(" AND ")
         );
         (sql, params)
@@ -468,7 +400,7 @@ impl Plan {
 
     /// The query that counts every match, or `None` when nothing is filtered (the running count
     /// of all messages answers that). The cursor is not applied.
-    pub(super) fn count_query(&self) -> Option<(String, Vec<Value>)> {
+    pub(super) fn count_query(&self) -> Option<(String, Vec<Arg>)> {
         if self.driving.sql.is_empty() && self.residual.sql.is_empty() {
             return None;
         }
@@ -478,18 +410,9 @@ impl Plan {
         params.extend(self.residual.params.iter().cloned());
         let sql = format!(
             "SELECT count(*) FROM {} WHERE {}",
-            self.driver.joined(),
+            self.driver.joined(self.dialect),
             conds.join(" AND ")
         );
         Some((sql, params))
     }
-}
-
-/// The last 16 characters of `column` reversed (all of an E.164 number, whose + ends it), as the
-/// index `message_destination_suffix` of migration 16 keeps them for `destination`: an ending of
-/// the number is a beginning of this, so a range of that index. Only `substr` and `||`, so that
-/// the database needs no function of ours to be read, written or checked.
-pub(crate) fn reversed_destination(column: &str) -> String {
-    let chars: Vec<String> = (1..=16).map(|k| format!("substr({column}, -{k}, 1)")).collect();
-    format!("({})", chars.join(" || "))
 }

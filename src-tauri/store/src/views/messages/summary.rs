@@ -1,11 +1,11 @@
 //! One message as the list shows it ([`MessageSummary`]): its columns, and how a row is read.
 
-use rusqlite::{Connection, OptionalExtension};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::views::ViewError;
-use crate::Text;
+use crate::db::{Db, Row};
+use crate::views::{enum_at, ViewError};
+use crate::StoreError;
 use smsdesk_core::domain::{DeliveryState, Flag, IntakeChannel, MessageKind, QueueStatus};
 use smsdesk_core::reasons::QueueReason;
 use smsdesk_core::receipts::rules::Rule;
@@ -71,8 +71,8 @@ pub(crate) const SUMMARY_COLUMNS: &str = "m.id, m.created_at, m.channel, m.desti
      m.client_ref, m.api_key_id, m.connection, m.scheduled_at, q.reason";
 
 /// A row of [`SUMMARY_COLUMNS`], read.
-pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSummary> {
-    let status: QueueStatus = r.get::<_, Text<_>>(10)?.0;
+pub(crate) fn summary_row(r: &Row<'_, '_>) -> Result<MessageSummary, StoreError> {
+    let status: QueueStatus = enum_at(r, 10)?;
     let columns = [
         Flag::Late,
         Flag::Conflict,
@@ -83,7 +83,7 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
     ];
     let mut flags = Vec::new();
     for (i, flag) in columns.into_iter().enumerate() {
-        if r.get::<_, bool>(13 + i)? {
+        if r.get::<bool>(13 + i)? {
             flags.push(flag);
         }
     }
@@ -93,33 +93,35 @@ pub(crate) fn summary_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<MessageSumm
     Ok(MessageSummary {
         id: r.get(0)?,
         created_at_ms: r.get(1)?,
-        channel: r.get::<_, Text<_>>(2)?.0,
+        channel: enum_at(r, 2)?,
         destination: r.get(3)?,
         preview: r.get(4)?,
         body_chars: r.get(5)?,
-        kind: r.get::<_, Text<_>>(6)?.0,
+        kind: enum_at(r, 6)?,
         priority: r.get(7)?,
         segments: r.get(8)?,
         encoding: r.get(9)?,
         status,
-        state: r.get::<_, Text<_>>(11)?.0,
-        rule: r.get::<_, Text<_>>(12)?.0,
+        state: enum_at(r, 11)?,
+        rule: enum_at(r, 12)?,
         flags,
         attempts: r.get(19)?,
         client_ref: r.get(20)?,
         api_key_id: r.get(21)?,
         connection: r.get(22)?,
         scheduled_at_ms: r.get(23)?,
-        reason: QueueReason::from_json(r.get::<_, Option<String>>(24)?.as_deref()),
+        reason: QueueReason::from_json(r.get::<Option<String>>(24)?.as_deref()),
     })
 }
 
 /// One message as listed, by id.
-pub(crate) fn summary(c: &Connection, id: i64) -> Result<Option<MessageSummary>, ViewError> {
-    Ok(c.prepare_cached(&format!(
-        "SELECT {SUMMARY_COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
-         LEFT JOIN projection p ON p.message_id = m.id WHERE m.id = ?1"
-    ))?
-    .query_row([id], summary_row)
-    .optional()?)
+pub(crate) fn summary(c: Db<'_>, id: i64) -> Result<Option<MessageSummary>, ViewError> {
+    Ok(c.query_opt(
+        &format!(
+            "SELECT {SUMMARY_COLUMNS} FROM message m JOIN queue q ON q.message_id = m.id
+             LEFT JOIN projection p ON p.message_id = m.id WHERE m.id = ?1"
+        ),
+        &[&id],
+        summary_row,
+    )?)
 }

@@ -14,15 +14,16 @@
 //!   drives the page (then "at least" what was found): a rare combination cannot make it a scan of
 //!   the whole table.
 
-use rusqlite::types::Value;
-use rusqlite::{params_from_iter, Connection, OptionalExtension};
+use rusqlite::{params_from_iter, Connection};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::filter::{destination, report_conditions, text_query, MessageFilter};
 use super::plan::Plan;
+use crate::db::Db;
 use crate::views::dashboard::{counted, created_since};
-use crate::views::ViewError;
+use crate::views::{params, Arg, ViewError};
+use crate::Reads;
 use smsdesk_core::domain::DeliveryState;
 
 /// The most matches counted: past it the total is "more than" this.
@@ -63,30 +64,31 @@ impl MessageTotal {
 }
 
 /// How many messages `f` selects, its cursor ignored (see the module documentation).
-pub(super) fn total(c: &Connection, f: &MessageFilter) -> Result<MessageTotal, ViewError> {
-    total_within(c, f, TOTAL_CAP, COUNT_BUDGET)
+pub(super) fn total(c: Db<'_>, f: &MessageFilter) -> Result<MessageTotal, ViewError> {
+    Counter { c, plans: None }.total(f, TOTAL_CAP, COUNT_BUDGET)
 }
 
 /// The total with another cap and budget of candidates (tests use small ones).
-pub fn total_within(c: &Connection, f: &MessageFilter, cap: u64, budget: i64) -> Result<MessageTotal, ViewError> {
-    Counter { c, plans: None }.total(f, cap, budget)
+pub fn total_within(c: &impl Reads, f: &MessageFilter, cap: u64, budget: i64) -> Result<MessageTotal, ViewError> {
+    Counter { c: c.db(), plans: None }.total(f, cap, budget)
 }
 
-/// The query plans SQLite picks for the queries a total runs (none when running totals answer), as
-/// it runs them, for tests that pin down that it reads an index range and never the whole table.
+/// The query plans SQLite picks (SQLite's alone) for the queries a total runs (none when running
+/// totals answer), as it runs them, for tests that pin down that it reads an index range and never
+/// the whole table.
 pub fn total_query_plans(c: &Connection, f: &MessageFilter) -> Result<Vec<String>, ViewError> {
     let mut counter = Counter {
-        c,
-        plans: Some(Vec::new()),
+        c: Db::Sqlite(c),
+        plans: Some((c, Vec::new())),
     };
     counter.total(f, TOTAL_CAP, COUNT_BUDGET)?;
-    Ok(counter.plans.unwrap_or_default())
+    Ok(counter.plans.map(|(_, plans)| plans).unwrap_or_default())
 }
 
-/// Runs a total's queries, noting their plans when asked to.
+/// Runs a total's queries, noting their plans when asked to (on SQLite).
 struct Counter<'c> {
-    c: &'c Connection,
-    plans: Option<Vec<String>>,
+    c: Db<'c>,
+    plans: Option<(&'c Connection, Vec<String>)>,
 }
 
 impl Counter<'_> {
@@ -98,19 +100,15 @@ impl Counter<'_> {
     }
 
     /// One value of one row of `sql`, if it has a row (its plan noted first when asked).
-    fn value(&mut self, sql: &str, params: Vec<Value>) -> Result<Option<i64>, ViewError> {
-        if let Some(plans) = &mut self.plans {
-            let mut stmt = self.c.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
-            let rows = stmt.query_map(params_from_iter(params.iter()), |r| r.get::<_, String>(3))?;
+    fn value(&mut self, sql: &str, args: Vec<Arg>) -> Result<Option<i64>, ViewError> {
+        if let Some((conn, plans)) = &mut self.plans {
+            let mut stmt = conn.prepare(&format!("EXPLAIN QUERY PLAN {sql}"))?;
+            let rows = stmt.query_map(params_from_iter(args.iter()), |r| r.get::<_, String>(3))?;
             for row in rows {
                 plans.push(row?);
             }
         }
-        Ok(self
-            .c
-            .prepare_cached(sql)?
-            .query_row(params_from_iter(params), |r| r.get(0))
-            .optional()?)
+        Ok(self.c.query_opt(sql, &params(&args), |r| r.get(0))?)
     }
 
     /// The matches counted up to `cap` (one more, to know there are more) among at most `budget`
@@ -120,9 +118,10 @@ impl Counter<'_> {
             cursor: None,
             ..f.clone()
         };
-        let mut plan = match Plan::by_range(&f, budget)? {
+        let dialect = self.c.dialect();
+        let mut plan = match Plan::by_range(&f, budget, dialect)? {
             Some(plan) => plan,
-            None => Plan::new(&f, budget)?,
+            None => Plan::new(&f, budget, dialect)?,
         };
         if !plan.bound_dates(self.c)? {
             return Ok(MessageTotal::exact(0));
@@ -153,7 +152,7 @@ impl Counter<'_> {
             true
         };
         let (sql, mut params) = plan.bounded_count_query();
-        params.push(Value::Integer(over_cap));
+        params.push(Arg::Int(over_cap));
         let n = self.value(&sql, params)?.unwrap_or(0).max(0) as u64;
         Ok(if n > cap {
             MessageTotal {
@@ -173,37 +172,38 @@ impl Counter<'_> {
 
 /// The total from the delivery report's sums, for report filters with no queue status or
 /// reported state and a range of whole hours (or none); `None` otherwise.
-fn by_report(c: &Connection, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
+fn by_report(c: Db<'_>, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
     let whole = |t: Option<i64>| t.is_none_or(|t| t % crate::totals::HOUR_MS == 0);
     if f.status.is_some() || f.state.is_some() || !whole(f.from_ms) || !whole(f.to_ms) {
         return Ok(None);
     }
-    let (mut sql, mut params) = report_conditions(f, "h")?;
+    let (mut sql, mut args) = report_conditions(f, "h")?;
     if let Some(k) = f.kind {
         sql.push("h.kind = ?".to_owned());
-        params.push(Value::Text(k.as_str().to_owned()));
+        args.push(Arg::Text(k.as_str().to_owned()));
     }
     if let Some(from) = f.from_ms {
         sql.push("h.hour >= ?".to_owned());
-        params.push(Value::Integer(from));
+        args.push(Arg::Int(from));
     }
     if let Some(to) = f.to_ms {
         sql.push("h.hour < ?".to_owned());
-        params.push(Value::Integer(to));
+        args.push(Arg::Int(to));
     }
-    let n = c
-        .prepare(&format!(
+    let n = c.one(
+        &format!(
             "SELECT coalesce(sum(h.messages), 0) FROM report_hour h WHERE {}",
             sql.join(" AND ")
-        ))?
-        .query_row(params_from_iter(params), |r| r.get(0))?;
+        ),
+        &params(&args),
+    )?;
     Ok(Some(n))
 }
 
 /// The total from running totals, when `f` filters by nothing but one queue status, one reported
 /// state or a creation-time range; `None` otherwise.
-fn maintained(c: &Connection, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
-    let words = text_query(f)?.is_some();
+fn maintained(c: Db<'_>, f: &MessageFilter) -> Result<Option<i64>, ViewError> {
+    let words = text_query(f, c.dialect())?.is_some();
     let number = f.destination.as_deref().and_then(destination).is_some();
     if words || number || f.channel.is_some() || f.only_key.is_some() {
         return Ok(None);
