@@ -5,8 +5,9 @@ use smsdesk_core::time::Clock;
 
 use crate::db::{pg_test, Db};
 
-/// Runs `f` on a new, migrated SQLite database (a file, with the store's pragmas and SQL
-/// functions), then on a new, migrated database of the tests' PostgreSQL.
+/// Runs `f` on a new, migrated SQLite database (a file, with the store's pragmas, which register
+/// its SQL functions but `number_token`), then on a new, migrated database of the tests'
+/// PostgreSQL.
 pub(crate) fn on_both(f: impl Fn(Db<'_>)) {
     let dir = tempfile::tempdir().unwrap();
     let mut sqlite = rusqlite::Connection::open(dir.path().join("smsdesk.db")).unwrap();

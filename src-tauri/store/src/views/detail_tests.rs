@@ -139,10 +139,8 @@ fn a_messages_exceptions_and_audit_lines_read_alike_on_both_stores() {
     });
 }
 
-/// Runs once the tables the detail also reads (`guardrail`, `webhook`, `exception`, `message`)
-/// are written for PostgreSQL.
+/// The whole detail, which also reads guardrails, webhooks, exceptions and the message's facts.
 #[test]
-#[ignore = "the detail reads tables not yet written for PostgreSQL (guardrail, webhook, exception)"]
 fn a_whole_message_and_exception_detail_read_alike_on_both_stores() {
     on_both(|db| {
         let (m, _, _) = one_message(db);
