@@ -165,7 +165,7 @@ fn read_view_row(r: &Row<'_, '_>) -> Result<(i64, NewReceipt), StoreError> {
     ))
 }
 
-/// The columns of [`ReceiptFields`], in the order [`read_fields`] reads them.
+/// The columns of [`ReceiptFields`], in the order [`fields`] reads them.
 const FIELD_COLUMNS: [&str; 16] = [
     "message_id_raw",
     "id_source",
@@ -216,12 +216,6 @@ pub fn fields(r: &Row<'_, '_>, at: usize) -> Result<ReceiptFields, StoreError> {
         message_state: r.get(at + 14)?,
         network_error_code: r.get(at + 15)?,
     })
-}
-
-/// [`fields`], for the readers still on a rusqlite row (`views::evidence`).
-pub fn read_fields(r: &rusqlite::Row<'_>, at: usize) -> rusqlite::Result<ReceiptFields> {
-    fields(&Row::Sqlite(r), at)
-        .map_err(|e| rusqlite::Error::FromSqlConversionFailure(at, rusqlite::types::Type::Null, Box::new(e)))
 }
 
 /// Stored receipts that have no outcome yet (their effects failed), in receive order, after

@@ -14,7 +14,6 @@ use crate::StoreError;
 use smsdesk_core::command_status as status;
 use smsdesk_core::domain::{AttemptOutcome, Correlation, DeliveryState, Flag, ReceiptKind, ReceiptSource};
 use smsdesk_core::receipts::fields::ReceiptFields;
-use smsdesk_core::receipts::parse::Stat;
 use smsdesk_core::receipts::rules::state_from_stat;
 
 /// One submit try (one row per part), as recorded before and after the PDU went out.
@@ -217,37 +216,8 @@ static ONE_RECEIPT: LazyLock<String> = LazyLock::new(|| {
 /// Where the report's fields start among [`receipt_columns`].
 const FIELDS_AT: usize = 30;
 
-/// The report's fields, from [`field_columns`] starting at column `at` (as
-/// `crate::tables::receipt::read_fields` reads them on SQLite alone).
-fn read_fields(r: &Row<'_, '_>, at: usize) -> Result<ReceiptFields, StoreError> {
-    let stat = match r.get::<Option<String>>(at + 4)? {
-        None => None,
-        Some(token) => Some(Stat::from_token(&token).ok_or_else(|| {
-            StoreError::Corrupt(format!("column {}: `{token}` is not a stored status token", at + 4))
-        })?),
-    };
-    Ok(ReceiptFields {
-        message_id_raw: r.get(at)?,
-        id_source: enum_opt(r, at + 1)?,
-        text_id: r.get(at + 2)?,
-        event_id: r.get(at + 3)?,
-        stat,
-        stat_raw: r.get(at + 5)?,
-        status_unreadable: r.get(at + 6)?,
-        err: r.get(at + 7)?,
-        sub: r.get(at + 8)?,
-        dlvrd: r.get(at + 9)?,
-        submit_date: r.get(at + 10)?,
-        done_date: r.get(at + 11)?,
-        submit_ts: r.get(at + 12)?,
-        done_ts: r.get(at + 13)?,
-        message_state: r.get(at + 14)?,
-        network_error_code: r.get(at + 15)?,
-    })
-}
-
 fn receipt_row(r: &Row<'_, '_>) -> Result<ReceiptView, StoreError> {
-    let fields = read_fields(r, FIELDS_AT)?;
+    let fields = crate::tables::receipt::fields(r, FIELDS_AT)?;
     let parts: Option<String> = r.get(29)?;
     let raw: Vec<u8> = r.get(14)?;
     let pdu: Option<Vec<u8>> = r.get(15)?;
