@@ -122,8 +122,15 @@ impl Reader {
     }
 
     fn take(&self) -> Result<Conn, StoreError> {
-        if let Some(conn) = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner()).pop() {
-            return Ok(conn);
+        loop {
+            // Taken off the list first: no lock is held while a connection is asked.
+            let idle = self.inner.idle.lock().unwrap_or_else(|p| p.into_inner()).pop();
+            let Some(conn) = idle else { break };
+            match &conn {
+                // One the server ended (it restarted) is let go: the next, or a new one, serves.
+                Conn::Postgres(pg) if !pg.usable() => continue,
+                _ => return Ok(conn),
+            }
         }
         let path = match &self.inner.at {
             Location::Sqlite(path) => path,

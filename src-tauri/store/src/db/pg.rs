@@ -4,9 +4,10 @@
 //! column of any type the schema uses reads back as one of SQLite's five kinds, as SQLite would
 //! give it: the same SQL and the same Rust then serve both stores.
 
-use std::cell::{RefCell, RefMut};
+use std::cell::{Cell, RefCell, RefMut};
 use std::collections::HashMap;
 use std::error::Error;
+use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use postgres::types::{accepts, to_sql_checked, FromSql, IsNull, ToSql, Type};
@@ -17,12 +18,19 @@ use crate::StoreError;
 
 type BoxError = Box<dyn Error + Sync + Send>;
 
+/// How long a connection may sit idle and still be used without first asking the server.
+const TRUSTED_IDLE: Duration = Duration::from_secs(1);
+
 /// Prepared statements kept per connection; past this many the cache starts again.
 const KEEP_STATEMENTS: usize = 512;
 
 /// One PostgreSQL connection.
 pub struct PgConn {
     url: String,
+    /// When a statement last ran on it: a connection idle longer than [`TRUSTED_IDLE`] is asked
+    /// whether it still works before it is used again (a server that restarted meanwhile ended it,
+    /// and the client learns that only when it next speaks).
+    last_used: Cell<Instant>,
     /// Always there but while the connection is dropped (see the `Drop` below).
     client: RefCell<Option<Client>>,
     statements: RefCell<HashMap<String, Statement>>,
@@ -33,15 +41,28 @@ impl PgConn {
     pub fn connect(url: &str) -> Result<PgConn, StoreError> {
         Ok(PgConn {
             url: url.to_owned(),
+            last_used: Cell::new(Instant::now()),
             client: RefCell::new(Some(Client::connect(url, NoTls)?)),
             statements: RefCell::new(HashMap::new()),
         })
     }
 
+    /// Whether the connection can be used: not closed, and, after it was idle a while, still
+    /// answering.
+    pub fn usable(&self) -> bool {
+        if self.is_closed() {
+            return false;
+        }
+        if self.last_used.get().elapsed() < TRUSTED_IDLE {
+            return true;
+        }
+        self.execute_batch("SELECT 1").is_ok()
+    }
+
     /// Connects again when the connection was lost (the server restarted, or ended it): what
     /// comes next runs on a new one. A failure to connect is left for that to meet.
-    pub fn reconnect_if_closed(&self) {
-        if !self.is_closed() {
+    pub fn reconnect_unless_usable(&self) {
+        if self.usable() {
             return;
         }
         match Client::connect(&self.url, NoTls) {
@@ -61,6 +82,7 @@ impl PgConn {
     }
 
     fn statement(&self, sql: &str) -> Result<Statement, StoreError> {
+        self.last_used.set(Instant::now());
         if let Some(s) = self.statements.borrow().get(sql) {
             return Ok(s.clone());
         }
@@ -86,6 +108,7 @@ impl PgConn {
 
     /// Statements without parameters, separated by semicolons (a migration, `BEGIN`, `COMMIT`).
     pub(super) fn execute_batch(&self, sql: &str) -> Result<(), StoreError> {
+        self.last_used.set(Instant::now());
         Ok(self.client().batch_execute(sql)?)
     }
 

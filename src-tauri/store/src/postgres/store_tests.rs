@@ -100,3 +100,47 @@ async fn failing_operations_in_shared_batches(url: String) {
     );
     tokio::task::spawn_blocking(move || store.shutdown()).await.unwrap();
 }
+
+/// Ends every connection to the test's database but the caller's, as a server's restart ends them.
+fn end_connections(database: &pg_test::TestDb) {
+    let admin = crate::db::PgConn::connect(&pg_test::server_url()).unwrap();
+    let name = database.url.rsplit('/').next().unwrap().to_owned();
+    let ended: i64 = crate::db::Db::Postgres(&admin)
+        .one(
+            "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_stat_activity
+             WHERE datname = ?1 AND pid <> pg_backend_pid()) ended",
+            &[&name],
+        )
+        .unwrap();
+    assert!(
+        ended >= 2,
+        "the writer's and a reader's connections were ended ({ended})"
+    );
+}
+
+#[test]
+fn after_its_connections_are_ended_as_by_a_restart_the_store_writes_and_reads_on_new_ones() {
+    let database = pg_test::database();
+    let store = Store::open_postgres(&database.url, Clock::system()).unwrap();
+    let insert = |name: &'static str| {
+        store
+            .writer()
+            .write_blocking(move |tx| account::insert(tx, name, Role::Viewer, "h", "test"))
+    };
+    insert("before").unwrap();
+    assert_eq!(store.reader().read_blocking(account::counts).unwrap().0, 1);
+    end_connections(&database);
+    // Idle past the time a connection is trusted without asking: the next write and read find
+    // their connections gone and go on new ones, losing nothing.
+    std::thread::sleep(std::time::Duration::from_millis(1_100));
+    insert("after").unwrap().expect("a new name");
+    let names: Vec<String> = store
+        .reader()
+        .read_blocking(account::list)
+        .unwrap()
+        .into_iter()
+        .map(|a| a.name)
+        .collect();
+    assert_eq!(names, ["after", "before"]);
+    store.shutdown();
+}

@@ -53,7 +53,7 @@ pub(super) fn run(
         stats.add(ops.len() + usize::from(lead.is_some()));
         if let crate::db::Conn::Postgres(pg) = &conn {
             // A server that restarted closed the connection: the batch goes on a new one.
-            pg.reconnect_if_closed();
+            pg.reconnect_unless_usable();
         }
         let phases = batch::run_batch(
             conn.db(),
