@@ -1,8 +1,7 @@
 //! What the alert rules read, each a few index seeks or a walk back from the newest rows that
 //! stops at the window's start: their cost does not grow with the number of messages kept.
 
-use rusqlite::params;
-
+use crate::db::{Db, Dialect, Row};
 use crate::totals::MINUTE_MS;
 use crate::{Reads, StoreError};
 
@@ -16,10 +15,19 @@ const ROUTES: &str = "WITH RECURSIVE r(route) AS (
      SELECT route FROM r WHERE route IS NOT NULL";
 /// The next priority a route's queued messages hold.
 const NEXT_PRIORITY: &str = "SELECT min(priority) FROM queue INDEXED BY queue_claim
-     WHERE status = 'queued' AND route IS ?1 AND priority > ?2";
+     WHERE status = 'queued' AND route IS NOT DISTINCT FROM ?1 AND priority > ?2";
 /// The earliest due time of a route's queued messages of one priority.
 const FIRST_DUE: &str = "SELECT min(next_attempt_at) FROM queue INDEXED BY queue_claim
-     WHERE status = 'queued' AND route IS ?1 AND priority = ?2";
+     WHERE status = 'queued' AND route IS NOT DISTINCT FROM ?1 AND priority = ?2";
+
+/// `sql` as `db` takes it: PostgreSQL has no `INDEXED BY` (it picks the claim index itself), so
+/// there the clause is left out.
+fn indexed(db: Db<'_>, sql: &'static str) -> String {
+    match db.dialect() {
+        Dialect::Sqlite => sql.to_owned(),
+        Dialect::Postgres => sql.replace(" INDEXED BY queue_claim", ""),
+    }
+}
 
 /// The time the oldest message due to be sent became due (its `next_attempt_at`), among the
 /// messages waiting in the queue (scheduled ones count once their time has come). The claim index
@@ -28,20 +36,16 @@ const FIRST_DUE: &str = "SELECT min(next_attempt_at) FROM queue INDEXED BY queue
 /// that of the pairs, not of the messages (the index is named: left to itself, SQLite reads the
 /// routes' minimum by scanning every queued row in another).
 pub fn oldest_due(conn: &impl Reads, now_ms: i64) -> Result<Option<i64>, StoreError> {
-    let c = conn.connection();
-    let mut routes: Vec<Option<String>> = c
-        .prepare_cached(ROUTES)?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let db = conn.db();
+    let mut routes: Vec<Option<String>> = db.query(&indexed(db, ROUTES), &[], |r| r.get(0))?;
     // Rows queued by a version before routes have none until the next start gives them one.
     routes.push(None);
-    let mut next_priority = c.prepare_cached(NEXT_PRIORITY)?;
-    let mut first_due = c.prepare_cached(FIRST_DUE)?;
+    let (next_priority, first_due) = (indexed(db, NEXT_PRIORITY), indexed(db, FIRST_DUE));
     let mut oldest: Option<i64> = None;
     for route in &routes {
         let mut priority = i64::MIN;
-        while let Some(p) = next_priority.query_row(params![route, priority], |r| r.get::<_, Option<i64>>(0))? {
-            let due: Option<i64> = first_due.query_row(params![route, p], |r| r.get(0))?;
+        while let Some(p) = db.one::<Option<i64>>(&next_priority, &[route, &priority])? {
+            let due: Option<i64> = db.one(&first_due, &[route, &p])?;
             oldest = match (oldest, due.filter(|t| *t <= now_ms)) {
                 (Some(a), Some(b)) => Some(a.min(b)),
                 (a, b) => a.or(b),
@@ -52,20 +56,45 @@ pub fn oldest_due(conn: &impl Reads, now_ms: i64) -> Result<Option<i64>, StoreEr
     Ok(oldest)
 }
 
+/// Walks back from the newest row of `sql`, a page at a time (`sql` selects the row's id first,
+/// takes the id to stay below as `?1` and the page's length as `?2`, newest first), handing each
+/// row to `f` until it answers false or the rows run out: the walk reads only a page past where
+/// it stops.
+fn walk_back(
+    db: Db<'_>,
+    sql: &str,
+    mut f: impl FnMut(&Row<'_, '_>) -> Result<bool, StoreError>,
+) -> Result<(), StoreError> {
+    let (mut below, mut page) = (i64::MAX, 16_i64);
+    loop {
+        let (mut seen, mut going, from) = (0, true, below);
+        db.query(sql, &[&from, &page], |r| {
+            seen += 1;
+            if going {
+                below = r.get(0)?;
+                going = f(r)?;
+            }
+            Ok(())
+        })?;
+        if !going || seen < page {
+            return Ok(());
+        }
+        page = (page * 4).min(4_096);
+    }
+}
+
 /// Submits answered since `from_ms` (rounded down to its minute): accepted, refused (temporary,
 /// throttled, permanent) and without an answer (timeout, link lost), from the per-minute totals.
 pub fn submits_since(conn: &impl Reads, from_ms: i64) -> Result<SubmitCounts, StoreError> {
     let mut out = SubmitCounts::default();
-    let mut stmt = conn.connection().prepare_cached(
+    let rows: Vec<(String, i64)> = conn.db().query(
         "SELECT metric, sum(n) FROM activity_count WHERE grain = ?1 AND bucket >= ?2
              AND (metric = 'accepted' OR metric = 'refused' OR metric = 'unknown')
          GROUP BY metric",
+        &[&MINUTE_MS, &(from_ms - from_ms.rem_euclid(MINUTE_MS))],
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    let rows = stmt.query_map(params![MINUTE_MS, from_ms - from_ms.rem_euclid(MINUTE_MS)], |r| {
-        Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?))
-    })?;
-    for row in rows {
-        let (metric, n) = row?;
+    for (metric, n) in rows {
         match metric.as_str() {
             "accepted" => out.accepted = n,
             "refused" => out.refused = n,
@@ -92,16 +121,19 @@ impl SubmitCounts {
 /// When the newest report was received (a receipt or a notification; not a reply from a
 /// handset), if any. Walks back past the replies.
 pub fn last_receipt_at(conn: &impl Reads) -> Result<Option<i64>, StoreError> {
-    let mut stmt = conn
-        .connection()
-        .prepare_cached("SELECT received_at, kind = 'mo' FROM receipt ORDER BY id DESC")?;
-    let mut rows = stmt.query([])?;
-    while let Some(r) = rows.next()? {
-        if !r.get::<_, bool>(1)? {
-            return Ok(Some(r.get(0)?));
-        }
-    }
-    Ok(None)
+    let mut last = None;
+    walk_back(
+        conn.db(),
+        "SELECT id, received_at, kind = 'mo' FROM receipt WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
+        |r| {
+            if r.get::<bool>(2)? {
+                return Ok(true);
+            }
+            last = Some(r.get(1)?);
+            Ok(false)
+        },
+    )?;
+    Ok(last)
 }
 
 /// The longest walk back through the tries [`first_receipt_asked_after`] makes.
@@ -113,43 +145,40 @@ const TRIES_LOOKED_AT: usize = 200_000;
 /// measures from it. Walks back from the newest try and stops at `after_ms` (or after
 /// [`TRIES_LOOKED_AT`] tries, taking the oldest seen).
 pub fn first_receipt_asked_after(conn: &impl Reads, after_ms: i64) -> Result<Option<i64>, StoreError> {
-    let mut stmt = conn.connection().prepare_cached(
-        "SELECT created_at, outcome = 'accepted' AND coalesce(registered_delivery, 0) & 3 = 1, responded_at
-         FROM attempt ORDER BY id DESC",
-    )?;
-    let mut rows = stmt.query([])?;
     let mut first = None;
     let mut seen = 0;
-    while let Some(r) = rows.next()? {
-        let created: i64 = r.get(0)?;
-        if created <= after_ms || seen >= TRIES_LOOKED_AT {
-            break;
-        }
-        seen += 1;
-        if r.get::<_, bool>(1)? {
-            first = Some(r.get::<_, Option<i64>>(2)?.unwrap_or(created));
-        }
-    }
+    walk_back(
+        conn.db(),
+        "SELECT id, created_at, outcome = 'accepted' AND coalesce(registered_delivery, 0) & 3 = 1, responded_at
+         FROM attempt WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
+        |r| {
+            let created: i64 = r.get(1)?;
+            if created <= after_ms || seen >= TRIES_LOOKED_AT {
+                return Ok(false);
+            }
+            seen += 1;
+            if r.get::<bool>(2)? {
+                first = Some(r.get::<Option<i64>>(3)?.unwrap_or(created));
+            }
+            Ok(true)
+        },
+    )?;
     Ok(first)
 }
 
 /// One-time codes whose try's outcome is unknown and still waits for a person (open exceptions).
 pub fn otp_outcome_unknown(conn: &impl Reads) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT count(*) FROM exception e JOIN message m ON m.id = e.message_id
-             WHERE e.status = 'open' AND e.kind = 'outcome_unknown' AND m.kind = 'otp'",
-        )?
-        .query_row([], |r| r.get(0))?)
+    conn.db().one(
+        "SELECT count(*) FROM exception e JOIN message m ON m.id = e.message_id
+         WHERE e.status = 'open' AND e.kind = 'outcome_unknown' AND m.kind = 'otp'",
+        &[],
+    )
 }
 
 /// Open exceptions.
 pub fn open_exceptions(conn: &impl Reads) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT count(*) FROM exception WHERE status = 'open'")?
-        .query_row([], |r| r.get(0))?)
+    conn.db()
+        .one("SELECT count(*) FROM exception WHERE status = 'open'", &[])
 }
 
 /// An API key whose webhook keeps failing: its name, and since when the oldest notification it
@@ -164,41 +193,40 @@ pub struct FailingWebhook {
 
 /// The API keys whose webhook has notifications waiting after a failed try.
 pub fn failing_webhooks(conn: &impl Reads) -> Result<Vec<FailingWebhook>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
-            "SELECT k.name, min(d.created_at), count(*),
-                    (SELECT last_error FROM webhook_delivery x WHERE x.api_key_id = d.api_key_id
-                         AND x.status = 'pending' AND x.attempts > 0 ORDER BY x.next_attempt_at DESC LIMIT 1)
-             FROM webhook_delivery d JOIN api_key k ON k.id = d.api_key_id
-             WHERE d.status = 'pending' AND d.attempts > 0
-             GROUP BY d.api_key_id ORDER BY k.name",
-        )?
-        .query_map([], |r| {
+    conn.db().query(
+        "SELECT k.name, min(d.created_at), count(*),
+                (SELECT last_error FROM webhook_delivery x WHERE x.api_key_id = d.api_key_id
+                     AND x.status = 'pending' AND x.attempts > 0 ORDER BY x.next_attempt_at DESC LIMIT 1)
+         FROM webhook_delivery d JOIN api_key k ON k.id = d.api_key_id
+         WHERE d.status = 'pending' AND d.attempts > 0
+         GROUP BY d.api_key_id, k.name ORDER BY k.name",
+        &[],
+        |r| {
             Ok(FailingWebhook {
                 key_name: r.get(0)?,
                 since_ms: r.get(1)?,
                 waiting: r.get(2)?,
                 last_error: r.get(3)?,
             })
-        })?
-        .collect::<Result<_, _>>()?)
+        },
+    )
 }
 
 /// Numbers put on the opt-out list by their own reply since `since_ms` (walks back from the
 /// newest entry).
 pub fn opt_outs_by_reply_since(conn: &impl Reads, since_ms: i64) -> Result<i64, StoreError> {
-    let mut stmt = conn
-        .connection()
-        .prepare_cached("SELECT created_at, reason = 'reply' FROM opt_out ORDER BY id DESC")?;
-    let mut rows = stmt.query([])?;
     let mut n = 0;
-    while let Some(r) = rows.next()? {
-        if r.get::<_, i64>(0)? < since_ms {
-            break;
-        }
-        n += i64::from(r.get::<_, bool>(1)?);
-    }
+    walk_back(
+        conn.db(),
+        "SELECT id, created_at, reason = 'reply' FROM opt_out WHERE id < ?1 ORDER BY id DESC LIMIT ?2",
+        |r| {
+            if r.get::<i64>(1)? < since_ms {
+                return Ok(false);
+            }
+            n += i64::from(r.get::<bool>(2)?);
+            Ok(true)
+        },
+    )?;
     Ok(n)
 }
 
@@ -221,15 +249,9 @@ pub struct DayFigures {
 /// The figures of the messages created in [from_ms, to_ms) (whole UTC hours: the report's
 /// totals), and of the exceptions and opt-outs of that time.
 pub fn day_figures(conn: &impl Reads, from_ms: i64, to_ms: i64) -> Result<DayFigures, StoreError> {
-    let c = conn.connection();
-    let pairs = |sql: &str| -> Result<Vec<(String, i64)>, StoreError> {
-        Ok(c.prepare_cached(sql)?
-            .query_map([from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?)
-    };
-    let count = |sql: &str| -> Result<i64, StoreError> {
-        Ok(c.prepare_cached(sql)?.query_row([from_ms, to_ms], |r| r.get(0))?)
-    };
+    let db = conn.db();
+    let pairs = |sql: &str| db.query(sql, &[&from_ms, &to_ms], |r| Ok((r.get(0)?, r.get(1)?)));
+    let count = |sql: &str| db.one(sql, &[&from_ms, &to_ms]);
     Ok(DayFigures {
         by_kind: pairs(
             "SELECT kind, sum(messages) FROM report_hour WHERE hour >= ?1 AND hour < ?2 GROUP BY kind ORDER BY kind",
@@ -238,14 +260,13 @@ pub fn day_figures(conn: &impl Reads, from_ms: i64, to_ms: i64) -> Result<DayFig
             "SELECT outcome, sum(messages) FROM report_hour WHERE hour >= ?1 AND hour < ?2
              GROUP BY outcome ORDER BY outcome",
         )?,
-        failure_reasons: c
-            .prepare_cached(
-                "SELECT command_status, error_code, sum(messages) AS n FROM report_hour
-                 WHERE hour >= ?1 AND hour < ?2 AND outcome = 'failed'
-                 GROUP BY command_status, error_code ORDER BY n DESC, command_status LIMIT 5",
-            )?
-            .query_map([from_ms, to_ms], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?,
+        failure_reasons: db.query(
+            "SELECT command_status, error_code, sum(messages) AS n FROM report_hour
+             WHERE hour >= ?1 AND hour < ?2 AND outcome = 'failed'
+             GROUP BY command_status, error_code ORDER BY n DESC, command_status LIMIT 5",
+            &[&from_ms, &to_ms],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?,
         exceptions_opened: count("SELECT count(*) FROM exception WHERE created_at >= ?1 AND created_at < ?2")?,
         exceptions_closed: count("SELECT count(*) FROM exception WHERE resolved_at >= ?1 AND resolved_at < ?2")?,
         opt_outs: count("SELECT count(*) FROM opt_out WHERE created_at >= ?1 AND created_at < ?2")?,
@@ -254,14 +275,16 @@ pub fn day_figures(conn: &impl Reads, from_ms: i64, to_ms: i64) -> Result<DayFig
 
 /// Messages waiting in the queue (scheduled ones included), from the running totals.
 pub fn queued(conn: &impl Reads) -> Result<i64, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached("SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'queue' AND value = 'queued'")?
-        .query_row([], |r| r.get(0))?)
+    conn.db().one(
+        "SELECT coalesce(max(n), 0) FROM view_count WHERE scope = 'queue' AND value = 'queued'",
+        &[],
+    )
 }
 
 #[cfg(test)]
 mod tests {
+    use rusqlite::params;
+
     use super::*;
     use crate::Store;
 
@@ -340,3 +363,7 @@ mod tests {
         }
     }
 }
+
+#[cfg(test)]
+#[path = "alert_facts_tests.rs"]
+mod on_both_tests;

@@ -11,14 +11,12 @@
 
 use std::collections::BTreeSet;
 
-use rusqlite::Connection;
-
-use crate::db::{Db, Dialect};
+use crate::db::{Db, Dialect, FromValue, Value};
 use smsdesk_core::domain::IntakeChannel;
 use smsdesk_core::message::NewMessage;
 
 use crate::totals::HOUR_MS;
-use crate::{StoreError, Text, WriteTx};
+use crate::{Reads, StoreError, Text, WriteTx};
 
 /// The dimensions a report groups by: the columns of `report_entry` and `report_hour` besides the
 /// hour, the counts and the latencies, in the order of `report_hour`'s key.
@@ -234,7 +232,8 @@ pub fn flush(c: Db<'_>, changed: &mut Vec<i64>) -> Result<(), StoreError> {
     let which = match c.dialect() {
         Dialect::Sqlite => "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty",
         Dialect::Postgres => {
-            "SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(?1 AS JSON))
+            // Typed as text first: a parameter PostgreSQL would type as JSON is refused at the edge.
+            "SELECT CAST(value AS BIGINT) FROM json_array_elements_text(CAST(CAST(?1 AS TEXT) AS JSON))
              UNION SELECT message_id FROM report_dirty"
         }
     };
@@ -274,44 +273,61 @@ fn entry(dialect: Dialect, ids: &str) -> String {
 }
 
 /// Computes the entries and their sums again from the messages alone, replacing what was kept.
-/// Works on any connection to the database (it registers the SQL function it needs).
-pub fn refill(c: &Connection) -> rusqlite::Result<()> {
-    crate::country::register(c)?;
-    c.execute_batch(&format!(
+/// Works on any connection to the database (on SQLite it registers the SQL function it needs;
+/// PostgreSQL has none: there [`entry`] reads the country intake stored, `coalesce(m.country, '')`).
+pub fn refill(conn: &impl Reads) -> Result<(), StoreError> {
+    let db = conn.db();
+    if let Db::Sqlite(c) = db {
+        crate::country::register(c)?;
+    }
+    db.execute_batch(&format!(
         "DELETE FROM report_dirty; DELETE FROM report_entry; DELETE FROM report_hour;
          INSERT INTO report_entry ({ENTRY_COLUMNS}) {};
          {};",
-        entry(Dialect::Sqlite, "SELECT id FROM message"),
+        entry(db.dialect(), "SELECT id FROM message"),
         add(1, "WHERE true")
     ))
 }
 
+/// A column of any kind, printed as the store's [`Value`] prints (`Int(3)`, `Text("x")`, `Null`):
+/// the same text from both stores for the same data.
+pub(crate) struct Shown(pub String);
+
+impl FromValue for Shown {
+    fn from_value(v: Value<'_>) -> Result<Shown, String> {
+        Ok(Shown(format!("{v:?}")))
+    }
+}
+
 /// `report_hour` as stored, one line per row that counts something, in key order (for checks).
-pub fn stored(c: &Connection) -> rusqlite::Result<Vec<String>> {
+pub fn stored(conn: &impl Reads) -> Result<Vec<String>, StoreError> {
     let dims = DIMENSIONS.join(", ");
-    let mut s = c.prepare(&format!(
-        "SELECT hour, {dims}, messages, parts, cost, {} FROM report_hour
-         WHERE messages <> 0 OR parts <> 0 OR cost <> 0 ORDER BY hour, {dims}",
-        latency_columns()
-    ))?;
     let width = 1 + DIMENSIONS.len() + 3 + LATENCY_BOUNDS.len() + 1;
-    let rows = s.query_map([], |r| {
-        let values: Vec<String> = (0..width)
-            .map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}")))
-            .collect::<Result<_, _>>()?;
-        Ok(format!("report {}", values.join(" ")))
-    })?;
-    rows.collect()
+    conn.db().query(
+        &format!(
+            "SELECT hour, {dims}, messages, parts, cost, {} FROM report_hour
+             WHERE messages <> 0 OR parts <> 0 OR cost <> 0 ORDER BY hour, {dims}",
+            latency_columns()
+        ),
+        &[],
+        |r| {
+            let values: Vec<String> = (0..width)
+                .map(|i| r.get::<Shown>(i).map(|v| v.0))
+                .collect::<Result<_, _>>()?;
+            Ok(format!("report {}", values.join(" ")))
+        },
+    )
 }
 
 /// Compares the sums kept with a recount from the messages and, with `repair`, puts the recount
 /// in their place. Returns how many rows of `report_hour` differ (kept but not recounted, or
 /// the other way round).
 pub fn check(tx: &mut WriteTx<'_>, repair: bool) -> Result<usize, StoreError> {
-    let c = tx.conn();
-    let kept: BTreeSet<String> = stored(c)?.into_iter().collect();
+    let c = tx.db();
+    let kept: BTreeSet<String> = stored(&c)?.into_iter().collect();
     c.execute_batch("SAVEPOINT report_recount")?;
-    let recounted = refill(c).and_then(|()| stored(c));
+    let recounted = refill(&c).and_then(|()| stored(&c));
+    // A failed recount aborts PostgreSQL's transaction: rolling back to the savepoint resumes it.
     let end = if repair && recounted.is_ok() {
         "RELEASE report_recount"
     } else {

@@ -20,10 +20,8 @@
 
 use std::collections::BTreeMap;
 
-use rusqlite::Connection;
-
 use crate::db::{Db, Dialect, Param, Value};
-use crate::StoreError;
+use crate::{Reads, StoreError};
 use smsdesk_core::domain::{AttemptOutcome, QueueStatus};
 
 pub const MINUTE_MS: i64 = 60_000;
@@ -266,15 +264,22 @@ pub fn latency_bin(ms: i64) -> i64 {
 ///
 /// One difference with the totals kept as rows are written: a first final that an operator's
 /// decision later replaced was counted in the latency totals when it arrived, and is not here.
-pub fn refill(c: &Connection) -> rusqlite::Result<()> {
-    c.execute_batch(&format!(
+pub fn refill(conn: &impl Reads) -> Result<(), StoreError> {
+    let db = conn.db();
+    // The first event a projection rests on, from its JSON array of ids, each store its own way.
+    let first_supporting = match db.dialect() {
+        Dialect::Sqlite => "json_extract(p.supporting_json, '$[0]')",
+        Dialect::Postgres => "CAST(CAST(p.supporting_json AS JSON) ->> 0 AS BIGINT)",
+    };
+    db.execute_batch(&format!(
         "DELETE FROM activity_count; DELETE FROM activity_latency; DELETE FROM activity_outcome;
          DELETE FROM view_count WHERE scope IN ('queue', 'projection', 'message', 'clock');
          INSERT INTO view_count (scope, value, n) SELECT 'queue', status, count(*) FROM queue GROUP BY status;
          INSERT INTO view_count (scope, value, n) SELECT 'projection', state, count(*) FROM projection GROUP BY state;
          INSERT INTO view_count (scope, value, n) SELECT 'message', 'all', count(*) FROM message;
          {BACKWARDS}
-         {FILL}"
+         {}",
+        FILL.replace("{first_supporting}", first_supporting)
     ))
 }
 
@@ -286,12 +291,15 @@ SELECT 'clock', 'backwards', count(*) FROM (
     SELECT created_at,
            max(created_at) OVER (ORDER BY id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS before
     FROM message
-) WHERE created_at < before;
+) AS w WHERE created_at < before;
 ";
 
 /// The totals of every row, as the current schema defines them (version 5's statements, with a
 /// try never written left out and a long message whose parts all have their finals counted as a
 /// first final, as version 9 does, and version 12's messages created by minute, hour and day).
+/// `{first_supporting}` is the first id of a projection's `supporting_json`, as [`refill`]'s
+/// store reads it. The same text otherwise runs on both stores (`CASE` for SQLite's scalar
+/// `max(a, b)`, and every subquery named, as PostgreSQL requires).
 const FILL: &str = "
 INSERT INTO activity_count (grain, bucket, metric, n)
 SELECT g.grain, a.created_at - a.created_at % g.grain,
@@ -323,9 +331,10 @@ SELECT g.grain, l.at - l.at % g.grain,
        count(*)
 FROM activity_grain g,
      (SELECT rc.received_at AS at,
-             max(rc.received_at - coalesce(a.responded_at, a.sent_at, a.created_at), 0) AS ms
+             CASE WHEN rc.received_at - coalesce(a.responded_at, a.sent_at, a.created_at) > 0
+                  THEN rc.received_at - coalesce(a.responded_at, a.sent_at, a.created_at) ELSE 0 END AS ms
       FROM projection p
-      JOIN logical_event e ON e.id = json_extract(p.supporting_json, '$[0]')
+      JOIN logical_event e ON e.id = {first_supporting}
       JOIN receipt rc ON rc.id = e.first_receipt_id
       JOIN (SELECT message_id, max(id) AS id FROM attempt WHERE outcome = 'accepted' GROUP BY message_id) last
         ON last.message_id = p.message_id
@@ -354,7 +363,7 @@ FROM (SELECT m.created_at - m.created_at % 86400000 AS day,
                   WHEN (q.status = 'failed' OR q.status = 'cancelled' OR q.status = 'expired') THEN 'not_sent'
                   WHEN p.flag_no_receipt = 1 THEN 'no_receipt'
                   ELSE 'pending' END AS outcome
-      FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id)
+      FROM message m LEFT JOIN queue q ON q.message_id = m.id LEFT JOIN projection p ON p.message_id = m.id) AS o
 WHERE outcome <> 'pending'
 GROUP BY 1, 2;
 ";

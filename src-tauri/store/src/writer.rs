@@ -30,6 +30,8 @@ mod watch;
 
 pub use handle::{Slot, Writer};
 #[cfg(test)]
+pub(crate) use tx::write_counted_for_tests;
+#[cfg(test)]
 pub(crate) use tx::write_for_tests;
 pub use tx::WriteTx;
 pub use watch::KeysVersion;

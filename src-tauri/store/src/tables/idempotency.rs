@@ -94,8 +94,8 @@ mod tests {
             .write_blocking(|tx| record(tx, "key:1", "k1", "h1", "messages", 201, "{}"))
             .unwrap();
         let again = writer.write_blocking(|tx| {
-            tx.conn()
-                .execute("INSERT INTO view_count (scope, value, n) VALUES ('probe', 'x', 1)", [])?;
+            tx.db()
+                .execute("INSERT INTO view_count (scope, value, n) VALUES ('probe', 'x', 1)", &[])?;
             record(tx, "key:1", "k1", "h2", "messages", 201, "{}")
         });
         assert!(again.is_err(), "a second record of key:1/k1 was taken");

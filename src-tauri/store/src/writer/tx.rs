@@ -193,3 +193,20 @@ pub(crate) fn write_for_tests<T>(
     let mut pending = Pending::default();
     db.transaction(|db| f(&mut WriteTx::new(db, &mut pending, 1, now)))
 }
+
+/// [`write_for_tests`], with the running totals and the delivery report written just before the
+/// commit, as the writer thread writes them.
+#[cfg(test)]
+pub(crate) fn write_counted_for_tests<T>(
+    db: Db<'_>,
+    now: i64,
+    f: impl FnOnce(&mut WriteTx<'_>) -> Result<T, StoreError>,
+) -> Result<T, StoreError> {
+    let mut pending = Pending::default();
+    db.transaction(|db| {
+        let out = f(&mut WriteTx::new(db, &mut pending, 1, now))?;
+        pending.totals.flush(db)?;
+        crate::reports::flush(db, &mut pending.report)?;
+        Ok(out)
+    })
+}
