@@ -49,7 +49,7 @@ mod inbox_tests;
 #[cfg(test)]
 mod messages_tests;
 #[cfg(test)]
-mod test_rows;
+pub(crate) mod test_rows;
 
 use crate::db::{Db, Dialect, Param, Row, Value};
 use crate::StoreError;
