@@ -134,7 +134,12 @@ impl Reader {
         }
         let path = match &self.inner.at {
             Location::Sqlite(path) => path,
-            Location::Postgres(url) => return Ok(Conn::Postgres(PgConn::connect(url)?)),
+            Location::Postgres(url) => {
+                return Ok(Conn::Postgres(Box::new(PgConn::connect_keyed(
+                    url,
+                    &self.inner.number_key,
+                )?)))
+            }
         };
         let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
         let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(|source| StoreError::Open {

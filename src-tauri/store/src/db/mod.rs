@@ -33,7 +33,7 @@ pub enum Db<'c> {
 /// A connection of either store, owned (the writer thread's, a reader's).
 pub enum Conn {
     Sqlite(rusqlite::Connection),
-    Postgres(PgConn),
+    Postgres(Box<PgConn>),
 }
 
 /// The SQLite connection, for the reads and tests not yet written with [`Conn::db`]. Panics on

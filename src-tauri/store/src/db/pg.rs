@@ -14,6 +14,7 @@ use postgres::types::{accepts, to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
 
 use super::value::Value;
+use crate::number_token::KeyCell;
 use crate::StoreError;
 
 type BoxError = Box<dyn Error + Sync + Send>;
@@ -34,6 +35,11 @@ pub struct PgConn {
     /// Always there but while the connection is dropped (see the `Drop` below).
     client: RefCell<Option<Client>>,
     statements: RefCell<HashMap<String, Statement>>,
+    /// The key numbers are hashed with: the store's, shared by its connections and set once by the
+    /// engine. PostgreSQL has no `number_token` (the key must not reach the server), so the
+    /// store's functions hash here, in Rust, with the key the connection carries (see
+    /// [`crate::number_token`]).
+    number_key: KeyCell,
 }
 
 impl PgConn {
@@ -44,7 +50,20 @@ impl PgConn {
             last_used: Cell::new(Instant::now()),
             client: RefCell::new(Some(Client::connect(url, NoTls)?)),
             statements: RefCell::new(HashMap::new()),
+            number_key: KeyCell::default(),
         })
+    }
+
+    /// [`PgConn::connect`], hashing numbers with the store's key `number_key` (set or to be set).
+    pub(crate) fn connect_keyed(url: &str, number_key: &KeyCell) -> Result<PgConn, StoreError> {
+        let mut conn = PgConn::connect(url)?;
+        conn.number_key = number_key.clone();
+        Ok(conn)
+    }
+
+    /// The key this connection hashes numbers with (empty until the engine sets the store's).
+    pub(crate) fn number_key(&self) -> &KeyCell {
+        &self.number_key
     }
 
     /// Whether the connection can be used: not closed, and, after it was idle a while, still

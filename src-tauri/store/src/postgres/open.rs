@@ -18,18 +18,18 @@ impl Store {
     /// The file's concerns of SQLite (its checks, its checkpoints, the room on its disk) are the
     /// server's there: none of them runs.
     pub fn open_postgres(url: &str, clock: Clock) -> Result<Store, StoreError> {
-        let conn = PgConn::connect(url)?;
+        let number_key = number_token::KeyCell::default();
+        let conn = PgConn::connect_keyed(url, &number_key)?;
         let db = Db::Postgres(&conn);
         let migration = super::migrations::migrate(db, &clock)?;
         // The report entries another node noted and left to compute, before anything reads them.
         db.transaction(|db| reports::flush(db, &mut Vec::new()))?;
-        let number_key = number_token::KeyCell::default();
         let room = Arc::new(room::Room::new(&PathBuf::from(".")));
         let (events, _) = broadcast::channel(4_096);
         let keys = KeysVersion::default();
         let restart = Arc::new(AtomicBool::new(false));
         let (writer, thread) = Writer::start(
-            Conn::Postgres(conn),
+            Conn::Postgres(Box::new(conn)),
             events.clone(),
             (restart, room.clone()),
             clock.clone(),

@@ -1,12 +1,15 @@
 //! Access by number: everything held about one number, for a subject access request.
 
-use rusqlite::Connection;
+use std::sync::LazyLock;
+
 use serde::{Deserialize, Serialize};
 use smsdesk_core::domain::{DeliveryState, MessageKind, QueueStatus};
 use ts_rs::TS;
 
-use crate::views::inbox::{opt_out_row, OptOutEntry, OPT_OUT_COLUMNS};
-use crate::{StoreError, Text};
+use crate::number_token::Hashed;
+use crate::views::inbox::{opt_out_entry, OptOutEntry, OPT_OUT_COLUMNS};
+use crate::views::{enum_at, enum_opt};
+use crate::{Reads, StoreError};
 
 /// Everything held about one number.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS, utoipa::ToSchema)]
@@ -59,56 +62,56 @@ pub struct SubjectReply {
     pub intent: Option<String>,
 }
 
-/// What is held about `number` (E.164).
-pub fn subject(conn: &Connection, number: &str) -> Result<SubjectRecord, StoreError> {
+/// The statements of [`subject`], as SQLite runs them: `number_token(?1)` is the number's hash.
+const MESSAGES: &str = "SELECT m.id, m.created_at, m.kind, m.channel, m.body, r.at, m.number_redaction IS NOT NULL,
+        q.status, p.state, q.accepted_at
+     FROM message m JOIN queue q ON q.message_id = m.id
+     LEFT JOIN projection p ON p.message_id = m.id
+     LEFT JOIN redaction r ON r.id = m.text_redaction
+     WHERE m.destination IN (?1, number_token(?1)) ORDER BY m.id";
+const REPLIES: &str = "SELECT id, received_at, text, redaction IS NOT NULL, intent FROM inbox_message
+     WHERE handset IN (?1, ?2, number_token(?1)) OR phone IN (?1, number_token(?1)) ORDER BY id";
+static OPT_OUTS: LazyLock<String> = LazyLock::new(|| {
+    format!(
+        "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
+         WHERE o.phone IN (?1, number_token(?1)) ORDER BY o.id"
+    )
+});
+
+/// What is held about `number` (E.164). The number's hash is SQLite's function there; on
+/// PostgreSQL it is made in Rust and bound as the statements' last parameter.
+pub fn subject(conn: &impl Reads, number: &str) -> Result<SubjectRecord, StoreError> {
     let bare = number.trim_start_matches('+');
-    let messages = conn
-        .prepare_cached(
-            "SELECT m.id, m.created_at, m.kind, m.channel, m.body, r.at, m.number_redaction IS NOT NULL,
-                    q.status, p.state, q.accepted_at
-             FROM message m JOIN queue q ON q.message_id = m.id
-             LEFT JOIN projection p ON p.message_id = m.id
-             LEFT JOIN redaction r ON r.id = m.text_redaction
-             WHERE m.destination IN (?1, number_token(?1)) ORDER BY m.id",
-        )?
-        .query_map([number], |r| {
-            let removed: Option<i64> = r.get(5)?;
-            Ok(SubjectMessage {
-                id: r.get(0)?,
-                created_at_ms: r.get(1)?,
-                kind: r.get::<_, Text<_>>(2)?.0,
-                channel: r.get(3)?,
-                text: if removed.is_some() { None } else { Some(r.get(4)?) },
-                text_removed_at_ms: removed,
-                number_removed: r.get(6)?,
-                status: r.get::<_, Text<_>>(7)?.0,
-                state: r.get::<_, Option<Text<_>>>(8)?.map(|t| t.0),
-                accepted_at_ms: r.get(9)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    let replies = conn
-        .prepare_cached(
-            "SELECT id, received_at, text, redaction IS NOT NULL, intent FROM inbox_message
-             WHERE handset IN (?1, ?2, number_token(?1)) OR phone IN (?1, number_token(?1)) ORDER BY id",
-        )?
-        .query_map([number, bare], |r| {
-            let removed: bool = r.get(3)?;
-            Ok(SubjectReply {
-                id: r.get(0)?,
-                received_at_ms: r.get(1)?,
-                text: if removed { None } else { Some(r.get(2)?) },
-                intent: r.get(4)?,
-            })
-        })?
-        .collect::<Result<_, _>>()?;
-    let opt_outs = conn
-        .prepare_cached(&format!(
-            "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-             WHERE o.phone IN (?1, number_token(?1)) ORDER BY o.id"
-        ))?
-        .query_map([number], opt_out_row)?
-        .collect::<Result<_, _>>()?;
+    let db = conn.db();
+    let hash = Hashed::lookup(db, number);
+    let (sql, params) = hash.statement(MESSAGES, &[&number]);
+    let messages = db.query(&sql, &params, |r| {
+        let removed: Option<i64> = r.get(5)?;
+        Ok(SubjectMessage {
+            id: r.get(0)?,
+            created_at_ms: r.get(1)?,
+            kind: enum_at(r, 2)?,
+            channel: r.get(3)?,
+            text: if removed.is_some() { None } else { Some(r.get(4)?) },
+            text_removed_at_ms: removed,
+            number_removed: r.get(6)?,
+            status: enum_at(r, 7)?,
+            state: enum_opt(r, 8)?,
+            accepted_at_ms: r.get(9)?,
+        })
+    })?;
+    let (sql, params) = hash.statement(REPLIES, &[&number, &bare]);
+    let replies = db.query(&sql, &params, |r| {
+        let removed: bool = r.get(3)?;
+        Ok(SubjectReply {
+            id: r.get(0)?,
+            received_at_ms: r.get(1)?,
+            text: if removed { None } else { Some(r.get(2)?) },
+            intent: r.get(4)?,
+        })
+    })?;
+    let (sql, params) = hash.statement(&OPT_OUTS, &[&number]);
+    let opt_outs = db.query(&sql, &params, opt_out_entry)?;
     Ok(SubjectRecord {
         number: number.to_owned(),
         messages,

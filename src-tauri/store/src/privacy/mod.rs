@@ -14,8 +14,7 @@ pub mod retention;
 /// The keyed hash of a number (kept at the crate's root: every connection registers it).
 pub use crate::number_token as token;
 
-use rusqlite::params;
-
+use crate::db::Db;
 use crate::writer::WriteTx;
 use crate::StoreError;
 
@@ -25,69 +24,66 @@ pub use crate::tables::redact::{Redacted, RedactionRule, Tombstone};
 pub fn begin(tx: &mut WriteTx<'_>, rule: RedactionRule, actor: &str) -> Result<i64, StoreError> {
     key_is_set(tx)?;
     let now = tx.now_ms();
-    tx.conn()
-        .prepare_cached("INSERT INTO redaction (at, rule, actor) VALUES (?1, ?2, ?3)")?
-        .execute(params![now, rule.as_str(), actor])?;
-    Ok(tx.conn().last_insert_rowid())
+    tx.db().one(
+        "INSERT INTO redaction (at, rule, actor) VALUES (?1, ?2, ?3) RETURNING id",
+        &[&now, &rule.as_str(), &actor],
+    )
 }
 
 /// Writes what the run of tombstone `id` redacted, in all.
 pub fn finish(tx: &mut WriteTx<'_>, id: i64, done: &Redacted) -> Result<(), StoreError> {
     let json = serde_json::to_string(done).expect("counts serialise");
-    tx.conn()
-        .prepare_cached("UPDATE redaction SET summary_json = ?2 WHERE id = ?1")?
-        .execute(params![id, json])?;
+    tx.db()
+        .execute("UPDATE redaction SET summary_json = ?2 WHERE id = ?1", &[&id, &json])?;
     Ok(())
 }
 
 /// The most recent tombstones, newest first.
 pub fn recent(conn: &impl crate::Reads, limit: u32) -> Result<Vec<Tombstone>, StoreError> {
-    let conn = conn.connection();
-    let mut stmt = conn.prepare_cached(
+    let rows: Vec<(i64, i64, String, String, Option<String>)> = conn.db().query(
         "SELECT id, at, rule, actor, summary_json FROM redaction WHERE rule <> 'code_echo' ORDER BY id DESC LIMIT ?1",
+        &[&limit],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
     )?;
-    let rows = stmt.query_map([limit], |r| {
-        Ok((
-            r.get::<_, i64>(0)?,
-            r.get(1)?,
-            r.get::<_, String>(2)?,
-            r.get(3)?,
-            r.get::<_, Option<String>>(4)?,
-        ))
-    })?;
-    let mut out = Vec::new();
-    for row in rows {
-        let (id, at, rule, actor, summary) = row?;
-        out.push(Tombstone {
-            id,
-            at,
-            rule: serde_json::from_value(serde_json::Value::String(rule))
-                .map_err(|e| StoreError::Corrupt(format!("redaction {id}: {e}")))?,
-            actor,
-            summary: summary.and_then(|s| serde_json::from_str(&s).ok()),
-        });
-    }
-    Ok(out)
+    rows.into_iter()
+        .map(|(id, at, rule, actor, summary)| {
+            Ok(Tombstone {
+                id,
+                at,
+                rule: serde_json::from_value(serde_json::Value::String(rule))
+                    .map_err(|e| StoreError::Corrupt(format!("redaction {id}: {e}")))?,
+                actor,
+                summary: summary.and_then(|s| serde_json::from_str(&s).ok()),
+            })
+        })
+        .collect()
 }
 
 /// When the last retention run started (ms since the epoch), if one did.
-pub fn last_run_at(conn: &rusqlite::Connection) -> Result<Option<i64>, StoreError> {
-    Ok(conn.query_row(
+pub fn last_run_at(conn: &impl crate::Reads) -> Result<Option<i64>, StoreError> {
+    conn.db().one(
         "SELECT max(at) FROM redaction WHERE rule NOT IN ('erasure', 'code_echo')",
-        [],
-        |r| r.get(0),
-    )?)
+        &[],
+    )
 }
 
+/// Refuses, as [`StoreError::NumberKey`], while numbers cannot be hashed: SQLite's function
+/// answers NULL then, and a PostgreSQL connection carries no key.
 fn key_is_set(tx: &WriteTx<'_>) -> Result<(), StoreError> {
-    let set: Option<String> = tx.conn().query_row("SELECT number_token('+0')", [], |r| r.get(0))?;
+    let db = tx.db();
+    let set = match db {
+        Db::Sqlite(_) => db.one::<Option<String>>("SELECT number_token('+0')", &[])?.is_some(),
+        Db::Postgres(pg) => token::required(pg).is_ok(),
+    };
     match set {
-        Some(_) => Ok(()),
-        None => Err(StoreError::NumberKey(
+        true => Ok(()),
+        false => Err(StoreError::NumberKey(
             "the key is not set (the engine sets it from secret.key when it opens the store)".into(),
         )),
     }
 }
 
+#[cfg(test)]
+mod both_tests;
 #[cfg(test)]
 mod tests;

@@ -3,10 +3,10 @@
 
 use std::time::{Duration, Instant};
 
-use rusqlite::params;
 use smsdesk_core::domain::MessageKind;
 
 use super::{Redacted, RedactionRule};
+use crate::db::Dialect;
 use crate::tables::redact::{self, DONE};
 use crate::writer::WriteTx;
 use crate::StoreError;
@@ -106,9 +106,7 @@ pub fn batch(
         }
         left = u64::from(limit).saturating_sub(done.total());
         if left > 0 {
-            let last: i64 = tx
-                .conn()
-                .query_row("SELECT coalesce(max(id), 0) FROM receipt", [], |r| r.get(0))?;
+            let last: i64 = tx.db().one("SELECT coalesce(max(id), 0) FROM receipt", &[])?;
             if cursor.receipts_after < last {
                 let (ids, upto) = uncorrelated_receipts(tx, before, cursor.receipts_after, left)?;
                 for id in ids {
@@ -136,22 +134,14 @@ fn replies_and_audit(
 ) -> Result<(), StoreError> {
     let mut left = limit.saturating_sub(done.total());
     if let (Some(before), true) = (due.replies_before, left > 0) {
-        let ids: Vec<i64> = tx
-            .conn()
-            .prepare_cached(REPLIES_DUE)?
-            .query_map(params![before, left as i64], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+        let ids: Vec<i64> = tx.db().query(REPLIES_DUE, &[&before, &(left as i64)], |r| r.get(0))?;
         for id in ids {
             done.replies += redact::reply(tx, id, t.replies)?;
         }
         left = limit.saturating_sub(done.total());
         if left > 0 {
             // Parts of a reply never completed (the rest never came).
-            let parts: Vec<i64> = tx
-                .conn()
-                .prepare_cached(PARTS_DUE)?
-                .query_map(params![before, left as i64], |r| r.get(0))?
-                .collect::<Result<_, _>>()?;
+            let parts: Vec<i64> = tx.db().query(PARTS_DUE, &[&before, &(left as i64)], |r| r.get(0))?;
             for id in parts {
                 done.replies += redact::inbound(tx, id, t.replies)?;
             }
@@ -159,12 +149,10 @@ fn replies_and_audit(
     }
     left = limit.saturating_sub(done.total());
     if let (Some(before), true) = (due.audit_before, left > 0) {
-        done.audit += tx
-            .conn()
-            .prepare_cached(&format!(
-                "UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3 WHERE id IN ({AUDIT_DUE})"
-            ))?
-            .execute(params![before, left as i64, t.audit])? as u64;
+        done.audit += tx.db().execute(
+            &format!("UPDATE audit SET note = NULL, details_json = NULL, redaction = ?3 WHERE id IN ({AUDIT_DUE})"),
+            &[&before, &(left as i64), &t.audit],
+        )? as u64;
     }
     Ok(())
 }
@@ -184,13 +172,17 @@ const AUDIT_DUE: &str = "SELECT id FROM audit WHERE redaction IS NULL AND at < ?
 /// given), oldest first, at most `?2`. The kind is written into the statement (one of three
 /// words), and the messages read first (CROSS JOIN), so the plan reads the oldest of
 /// `message_text_kept` (kind, created_at) or `message_number_kept` (created_at) in order: never
-/// every message done with, sorted.
-fn messages_due(column: &str, kind: Option<MessageKind>) -> String {
+/// every message done with, sorted. PostgreSQL takes no ON after CROSS JOIN (nor needs the hint).
+fn messages_due(column: &str, kind: Option<MessageKind>, dialect: Dialect) -> String {
     let of_kind = kind
         .map(|k| format!("AND m.kind = '{}'", k.as_str()))
         .unwrap_or_default();
+    let join = match dialect {
+        Dialect::Sqlite => "CROSS JOIN",
+        Dialect::Postgres => "JOIN",
+    };
     format!(
-        "SELECT m.id FROM message m CROSS JOIN queue q ON q.message_id = m.id
+        "SELECT m.id FROM message m {join} queue q ON q.message_id = m.id
          WHERE m.{column} IS NULL AND m.created_at < ?1 {of_kind} AND q.status IN {DONE}
          ORDER BY m.created_at LIMIT ?2"
     )
@@ -202,9 +194,9 @@ fn messages_due(column: &str, kind: Option<MessageKind>) -> String {
 pub(super) fn due_queries() -> Vec<String> {
     let mut all: Vec<String> = MessageKind::ALL
         .iter()
-        .map(|&k| messages_due("text_redaction", Some(k)))
+        .map(|&k| messages_due("text_redaction", Some(k), Dialect::Sqlite))
         .collect();
-    all.push(messages_due("number_redaction", None));
+    all.push(messages_due("number_redaction", None, Dialect::Sqlite));
     all.extend([REPLIES_DUE, PARTS_DUE, AUDIT_DUE, redact::IDEMPOTENCY_DUE].map(str::to_owned));
     all
 }
@@ -221,29 +213,23 @@ fn due_messages(
     if limit == 0 {
         return Ok(Vec::new());
     }
-    let ids = tx
-        .conn()
-        .prepare_cached(&messages_due(column, kind))?
-        .query_map(params![before, limit as i64], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    Ok(ids)
+    let sql = messages_due(column, kind, tx.db().dialect());
+    tx.db().query(&sql, &[&before, &(limit as i64)], |r| r.get(0))
 }
 
 /// Receipts after id `after` (looking at [`RECEIPTS_LOOKED_AT`] at most), received before
 /// `before`, not redacted, that no message holds (uncorrelated, unreadable) and that are not
 /// replies (those follow `replies_days`); at most `limit`. Returns them and the id looked up to.
 fn uncorrelated_receipts(tx: &WriteTx<'_>, before: i64, after: i64, limit: u64) -> Result<(Vec<i64>, i64), StoreError> {
-    let ids: Vec<i64> = tx
-        .conn()
-        .prepare_cached(
-            "SELECT r.id FROM receipt r
-             WHERE r.id > ?3 AND r.id <= ?3 + ?4 AND r.redaction IS NULL AND r.received_at < ?1 AND r.kind <> 'mo'
-               AND NOT EXISTS (SELECT 1 FROM receipt_outcome ro JOIN logical_event le ON le.id = ro.logical_event_id
-                               WHERE ro.receipt_id = r.id AND le.message_id IS NOT NULL)
-             ORDER BY r.id LIMIT ?2",
-        )?
-        .query_map(params![before, limit as i64, after, RECEIPTS_LOOKED_AT], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let ids: Vec<i64> = tx.db().query(
+        "SELECT r.id FROM receipt r
+         WHERE r.id > ?3 AND r.id <= ?3 + ?4 AND r.redaction IS NULL AND r.received_at < ?1 AND r.kind <> 'mo'
+           AND NOT EXISTS (SELECT 1 FROM receipt_outcome ro JOIN logical_event le ON le.id = ro.logical_event_id
+                           WHERE ro.receipt_id = r.id AND le.message_id IS NOT NULL)
+         ORDER BY r.id LIMIT ?2",
+        &[&before, &(limit as i64), &after, &RECEIPTS_LOOKED_AT],
+        |r| r.get(0),
+    )?;
     let upto = if ids.len() as u64 == limit {
         *ids.last().expect("limit > 0")
     } else {

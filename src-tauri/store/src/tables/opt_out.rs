@@ -1,10 +1,10 @@
 //! The `opt_out` table: the numbers not to send to, each with why, when, by whom and the message
 //! kinds it stops. Rows are never deleted: taking a number off the list ends its row.
 
-use rusqlite::OptionalExtension;
 use smsdesk_core::domain::MessageKind;
 
-use crate::db::Dialect;
+use crate::db::{Db, Dialect, Row};
+use crate::number_token;
 use crate::writer::{Entity, WriteTx};
 use crate::Reads;
 use crate::StoreError;
@@ -48,22 +48,31 @@ pub fn parse_kinds(text: &str) -> Vec<MessageKind> {
 }
 
 /// The number's current entry, when it is on the list: as the number, or as its hash once the
-/// number was erased (`crate::privacy`), so an erased number still stops sends. SQLite only for
-/// now: `number_token` is SQLite's alone (its key never reaches the database).
+/// number was erased (`crate::privacy`), so an erased number still stops sends. The hash is SQLite's
+/// function there, and made in Rust and bound on PostgreSQL ([`crate::number_token`]); SQLite's
+/// statement is the one it always ran (every send checks the list).
 pub fn current(conn: &impl Reads, phone: &str) -> Result<Option<Current>, StoreError> {
-    Ok(conn
-        .connection()
-        .prepare_cached(
+    let read = |r: &Row<'_, '_>| {
+        Ok(Current {
+            id: r.get(0)?,
+            kinds: parse_kinds(&r.get::<String>(1)?),
+        })
+    };
+    let db = conn.db();
+    match db {
+        Db::Sqlite(_) => db.query_opt(
             "SELECT id, kinds FROM opt_out WHERE phone IN (?1, number_token(?1)) AND removed_at IS NULL
              ORDER BY id DESC LIMIT 1",
-        )?
-        .query_row([phone], |r| {
-            Ok(Current {
-                id: r.get(0)?,
-                kinds: parse_kinds(&r.get::<_, String>(1)?),
-            })
-        })
-        .optional()?)
+            &[&phone],
+            read,
+        ),
+        Db::Postgres(pg) => db.query_opt(
+            "SELECT id, kinds FROM opt_out WHERE phone IN (?1, ?2) AND removed_at IS NULL
+             ORDER BY id DESC LIMIT 1",
+            &[&phone, &number_token::bound(pg, phone)],
+            read,
+        ),
+    }
 }
 
 /// A number going on the list.

@@ -1,6 +1,5 @@
 //! The opt-out list on both stores: a number put on it and taken off, and the waiting messages
-//! of the kinds it stops. (Looking a number up, `current`, hashes it with `number_token`: SQLite
-//! only for now.)
+//! of the kinds it stops. (Looking an erased number up by its hash: `privacy::both_tests`.)
 
 use smsdesk_core::domain::MessageKind;
 

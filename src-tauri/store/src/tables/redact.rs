@@ -1,14 +1,15 @@
 //! The redaction of one row and of what hangs off it, to the shape `0027_redaction.sql` allows
 //! (`crate::privacy` runs them: retention, erasure), and the tombstones' types.
 
-use rusqlite::params;
 use std::sync::LazyLock;
 
 use serde::{Deserialize, Serialize};
+use smsdesk_core::country::country_of;
 use smsdesk_core::receipts::mismatch::{self, Fact, Verdict};
 use ts_rs::TS;
 
-use crate::db::Dialect;
+use crate::db::{Db, Dialect};
+use crate::number_token::{self, hash_opt};
 use crate::writer::{Entity, WriteTx};
 use crate::StoreError;
 
@@ -141,16 +142,35 @@ pub(crate) fn message_text(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool
 
 /// Replaces message `id`'s destination by its hash, under the tombstone `t`; a message from before
 /// schema 26 keeps the country read from its number (the delivery report counts by it).
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
+/// SQLite hashes with its functions; PostgreSQL reads the number and binds what Rust makes of it
+/// ([`crate::number_token`], [`country_of`]).
 pub(crate) fn message_number(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreError> {
-    let n = tx
-        .conn()
-        .prepare_cached(
+    let db = tx.db();
+    let n = match db {
+        Db::Sqlite(_) => db.execute(
             "UPDATE message SET destination = number_token(destination), destination_raw = number_token(destination),
                  country = coalesce(country, smsdesk_country(destination), ''), number_redaction = ?2
              WHERE id = ?1 AND number_redaction IS NULL",
-        )?
-        .execute(params![id, t])?;
+            &[&id, &t],
+        )?,
+        Db::Postgres(pg) => {
+            let key = number_token::required(pg)?;
+            let number: Option<String> = db.query_opt(
+                "SELECT destination FROM message WHERE id = ?1 AND number_redaction IS NULL",
+                &[&id],
+                |r| r.get(0),
+            )?;
+            match number {
+                None => 0,
+                Some(d) => db.execute(
+                    "UPDATE message SET destination = ?3, destination_raw = ?3,
+                         country = coalesce(country, ?4, ''), number_redaction = ?2
+                     WHERE id = ?1 AND number_redaction IS NULL",
+                    &[&id, &t, &key.token(&d), &country_of(&d)],
+                )?,
+            }
+        }
+    };
     if n > 0 {
         tx.changed(Entity::Message, id);
     }
@@ -222,16 +242,37 @@ pub(crate) fn receipt(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, Sto
     Ok(removed)
 }
 
-/// Replaces the numbers receipt `id` names (handset, recipient) by their hashes.
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
+/// Replaces the numbers receipt `id` names (handset, recipient) by their hashes (on PostgreSQL read,
+/// hashed in Rust and written back; its ILIKE is SQLite's LIKE, which ignores ASCII case).
 fn receipt_addresses(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<(), StoreError> {
-    tx.conn()
-        .prepare_cached(
+    let db = tx.db();
+    let Db::Postgres(pg) = db else {
+        db.execute(
             "UPDATE receipt SET source_addr = number_token(source_addr), destination_addr = number_token(destination_addr),
                  redaction = coalesce(redaction, ?2)
              WHERE id = ?1 AND (coalesce(source_addr, 'h:') NOT LIKE 'h:%' OR coalesce(destination_addr, 'h:') NOT LIKE 'h:%')",
-        )?
-        .execute(params![id, t])?;
+            &[&id, &t],
+        )?;
+        return Ok(());
+    };
+    let key = number_token::required(pg)?;
+    let addresses: Option<(Option<String>, Option<String>)> = db.query_opt(
+        "SELECT source_addr, destination_addr FROM receipt
+         WHERE id = ?1 AND (coalesce(source_addr, 'h:') NOT ILIKE 'h:%' OR coalesce(destination_addr, 'h:') NOT ILIKE 'h:%')",
+        &[&id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    if let Some((source, destination)) = addresses {
+        db.execute(
+            "UPDATE receipt SET source_addr = ?3, destination_addr = ?4, redaction = coalesce(redaction, ?2) WHERE id = ?1",
+            &[
+                &id,
+                &t,
+                &hash_opt(key, source.as_deref()),
+                &hash_opt(key, destination.as_deref()),
+            ],
+        )?;
+    }
     Ok(())
 }
 
@@ -283,24 +324,46 @@ fn receipt_content(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<bool, StoreE
 
 /// Removes reply `id`'s number and text, and those of the PDUs that carried it (and their raw
 /// receipts). Returns the rows redacted (the reply, its parts, their receipts).
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
-    let n = tx
-        .conn()
-        .prepare_cached(
+    let db = tx.db();
+    let n = match db {
+        Db::Sqlite(_) => db.execute(
             "UPDATE inbox_message SET text = '', handset = number_token(handset), phone = number_token(phone),
                  thread = number_token(thread), redaction = ?2
              WHERE id = ?1 AND redaction IS NULL",
-        )?
-        .execute(params![id, t])? as u64;
+            &[&id, &t],
+        )?,
+        Db::Postgres(pg) => {
+            let key = number_token::required(pg)?;
+            let numbers: Option<[Option<String>; 3]> = db.query_opt(
+                "SELECT handset, phone, thread FROM inbox_message WHERE id = ?1 AND redaction IS NULL",
+                &[&id],
+                |r| Ok([r.get(0)?, r.get(1)?, r.get(2)?]),
+            )?;
+            match numbers {
+                None => 0,
+                Some([handset, phone, thread]) => db.execute(
+                    "UPDATE inbox_message SET text = '', handset = ?3, phone = ?4, thread = ?5, redaction = ?2
+                     WHERE id = ?1 AND redaction IS NULL",
+                    &[
+                        &id,
+                        &t,
+                        &hash_opt(key, handset.as_deref()),
+                        &hash_opt(key, phone.as_deref()),
+                        &hash_opt(key, thread.as_deref()),
+                    ],
+                )?,
+            }
+        }
+    } as u64;
     if n > 0 {
         tx.changed(Entity::Inbox, id);
     }
-    let parts: Vec<i64> = tx
-        .conn()
-        .prepare_cached("SELECT id FROM inbound_message WHERE inbox_message_id = ?1 AND redaction IS NULL")?
-        .query_map([id], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let parts: Vec<i64> = db.query(
+        "SELECT id FROM inbound_message WHERE inbox_message_id = ?1 AND redaction IS NULL",
+        &[&id],
+        |r| r.get(0),
+    )?;
     let mut done = n;
     for part in parts {
         done += inbound(tx, part, t)?;
@@ -309,63 +372,40 @@ pub(crate) fn reply(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreE
 }
 
 /// Removes the number and text of one PDU from a handset, and its raw receipt.
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
 pub(crate) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, StoreError> {
-    let receipt_id: Option<i64> = tx
-        .conn()
-        .prepare_cached(
+    let db = tx.db();
+    let receipt_id: Option<Option<i64>> = match db {
+        Db::Sqlite(_) => db.query_opt(
             "UPDATE inbound_message SET body = NULL, text = '', source_addr = number_token(source_addr), redaction = ?2
              WHERE id = ?1 AND redaction IS NULL RETURNING receipt_id",
-        )?
-        .query_row(params![id, t], |r| r.get(0))
-        .map(Some)
-        .or_else(|e| match e {
-            rusqlite::Error::QueryReturnedNoRows => Ok(None),
-            e => Err(e),
-        })?;
+            &[&id, &t],
+            |r| r.get(0),
+        )?,
+        Db::Postgres(pg) => {
+            let key = number_token::required(pg)?;
+            let source: Option<Option<String>> = db.query_opt(
+                "SELECT source_addr FROM inbound_message WHERE id = ?1 AND redaction IS NULL",
+                &[&id],
+                |r| r.get(0),
+            )?;
+            match source {
+                None => None,
+                Some(source) => db.query_opt(
+                    "UPDATE inbound_message SET body = NULL, text = '', source_addr = ?3, redaction = ?2
+                     WHERE id = ?1 AND redaction IS NULL RETURNING receipt_id",
+                    &[&id, &t, &hash_opt(key, source.as_deref())],
+                    |r| r.get(0),
+                )?,
+            }
+        }
+    };
+    let receipt_id = receipt_id.flatten();
     let Some(r) = receipt_id else { return Ok(0) };
     Ok(1 + u64::from(receipt(tx, r, t)?))
 }
 
-/// The destinations in an answer kept for an idempotency key (one message's, or a batch's), as
-/// SQL on `response_json`: each replaced by its hash.
-const HASHED_ANSWER: &str = "CASE WHEN json_extract(response_json, '$.destination') IS NOT NULL
-        THEN json_set(response_json, '$.destination', number_token(json_extract(response_json, '$.destination')),
-                      '$.destination_raw', number_token(json_extract(response_json, '$.destination')))
-        WHEN json_type(response_json, '$.messages') = 'array'
-        THEN json_set(response_json, '$.messages', (SELECT json_group_array(json_set(value,
-                 '$.destination', number_token(json_extract(value, '$.destination')),
-                 '$.destination_raw', number_token(json_extract(value, '$.destination'))))
-             FROM json_each(response_json, '$.messages')))
-        ELSE response_json END";
-
-/// The answers kept for idempotency keys not redacted, recorded before `?1`, oldest first, at
-/// most `?2`.
-pub(crate) const IDEMPOTENCY_DUE: &str =
-    "SELECT rowid FROM idempotency WHERE redaction IS NULL AND created_at < ?1 ORDER BY created_at LIMIT ?2";
-
-/// Hashes the destinations in up to `limit` answers kept for idempotency keys before `before`.
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
-pub(crate) fn idempotency_before(tx: &mut WriteTx<'_>, before: i64, limit: u64, t: i64) -> Result<u64, StoreError> {
-    let sql = format!(
-        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = ?3 WHERE rowid IN ({IDEMPOTENCY_DUE})"
-    );
-    Ok(tx
-        .conn()
-        .prepare_cached(&sql)?
-        .execute(params![before, limit as i64, t])? as u64)
-}
-
-/// Hashes the destinations in every answer kept for an idempotency key that names `bare` (the
-/// number without its `+`).
-/// SQLite only for now: `number_token` is SQLite's alone (its key never reaches the database).
-pub(crate) fn idempotency_naming(tx: &mut WriteTx<'_>, bare: &str, t: i64) -> Result<u64, StoreError> {
-    let sql = format!(
-        "UPDATE idempotency SET response_json = {HASHED_ANSWER}, redaction = coalesce(redaction, ?2)
-         WHERE instr(response_json, ?1) > 0"
-    );
-    Ok(tx.conn().prepare_cached(&sql)?.execute(params![bare, t])? as u64)
-}
+mod answers;
+pub(crate) use answers::{idempotency_before, idempotency_naming, IDEMPOTENCY_DUE};
 
 #[cfg(test)]
 #[path = "redact_tests.rs"]

@@ -7,7 +7,7 @@ use ts_rs::TS;
 
 use super::inbox_search::{words, NumberTerm, FOLD_FUNCTION};
 pub use super::opt_outs::{current_entry, list_opt_outs, OptOutEntry, OptOutFilter, OptOutPage};
-pub(crate) use super::opt_outs::{opt_out_row, OPT_OUT_COLUMNS};
+pub(crate) use super::opt_outs::{opt_out_entry, OPT_OUT_COLUMNS};
 use super::{cursor, enum_at, enum_opt, page_limit, snapshot, ViewError};
 use crate::db::{Dialect, Row};
 use crate::{Reads, StoreError};

@@ -9,6 +9,7 @@ use super::{
 use crate::both_stores::on_both;
 use crate::db::{Db, Dialect};
 use crate::writer::write_for_tests;
+use smsdesk_core::domain::MessageKind;
 
 /// Replies from two numbers (one read) and a sender id, a message sent to the first, and opt-outs
 /// of the second (current) and the first (taken off).
@@ -107,32 +108,49 @@ fn threads_and_a_conversation_read_alike_on_both_stores() {
 }
 
 #[test]
-fn a_conversation_with_a_number_mixes_replies_and_sent_messages_on_sqlite() {
-    // PostgreSQL connections cannot hash a number to find its erased opt-out entry yet.
+fn a_conversation_with_a_number_mixes_replies_and_sent_messages_and_finds_its_erased_opt_out_on_both_stores() {
     on_both(|db| {
+        let key = crate::number_token::NumberKey::new([7; 32]);
+        crate::number_token::set_for_tests(db, Some(key.clone()));
         let ids = replies(db);
         let req = ThreadRequest {
             thread: "+33612345678".to_owned(),
             ..ThreadRequest::default()
         };
-        match db {
-            Db::Sqlite(c) => {
-                let key = std::sync::Arc::new(std::sync::OnceLock::from(crate::number_token::NumberKey::new([7; 32])));
-                crate::number_token::register(c, &key).unwrap();
-                let view = thread(&db, &req).unwrap().unwrap();
-                let lines: Vec<(bool, i64)> = view
-                    .items
-                    .iter()
-                    .map(|i| match i {
-                        ThreadItem::Received(m) => (true, m.id),
-                        ThreadItem::Sent(m) => (false, m.created_at_ms),
-                    })
-                    .collect();
-                assert_eq!(lines, [(true, ids[0]), (false, 2_500), (true, ids[3])], "oldest first");
-                assert_eq!(view.opt_out, None, "taken off the list");
-            }
-            Db::Postgres(_) => assert!(thread(&db, &req).is_err()),
-        }
+        let view = thread(&db, &req).unwrap().unwrap();
+        let lines: Vec<(bool, i64)> = view
+            .items
+            .iter()
+            .map(|i| match i {
+                ThreadItem::Received(m) => (true, m.id),
+                ThreadItem::Sent(m) => (false, m.created_at_ms),
+            })
+            .collect();
+        assert_eq!(lines, [(true, ids[0]), (false, 2_500), (true, ids[3])], "oldest first");
+        assert_eq!(view.opt_out, None, "{:?}: taken off the list", db.dialect());
+        // The number back on the list, then erased: its entry holds the hash alone.
+        let hashed = key.token("+33612345678");
+        let entry = write_for_tests(db, 9_000, |tx| {
+            crate::tables::opt_out::add(
+                tx,
+                &crate::tables::opt_out::NewOptOut {
+                    phone: &hashed,
+                    kinds: &[MessageKind::Bulk],
+                    reason: crate::tables::opt_out::Reason::Operator,
+                    note: None,
+                    inbox_message_id: None,
+                    by: "ana",
+                },
+            )
+        })
+        .unwrap();
+        let view = thread(&db, &req).unwrap().unwrap();
+        assert_eq!(
+            view.opt_out.map(|e| e.id),
+            Some(entry),
+            "{:?}: found by the hash",
+            db.dialect()
+        );
     });
 }
 

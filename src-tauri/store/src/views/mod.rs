@@ -21,8 +21,8 @@
 //! Every function reads one snapshot of the database ([`snapshot`]: a savepoint around its queries
 //! on SQLite, a read-only REPEATABLE READ transaction on PostgreSQL), so the parts of an answer
 //! agree with each other. They run on either store (through [`crate::db::Db`]), but for the query
-//! plans (SQLite's `EXPLAIN QUERY PLAN`), the inbox's search by words (SQLite's fold function)
-//! and a number's erased opt-out entry (its hash needs the number key SQLite's connections hold).
+//! plans (SQLite's `EXPLAIN QUERY PLAN`) and the inbox's search by words (SQLite's fold function).
+//! A number's erased opt-out entry is found by its hash on both ([`crate::number_token`]).
 
 pub mod activity;
 mod audit;
@@ -49,7 +49,7 @@ mod inbox_tests;
 #[cfg(test)]
 mod messages_tests;
 #[cfg(test)]
-mod test_rows;
+pub(crate) mod test_rows;
 
 use crate::db::{Db, Dialect, Param, Row, Value};
 use crate::StoreError;

@@ -7,7 +7,8 @@ use ts_rs::TS;
 
 use super::inbox_search::NumberTerm;
 use super::{cursor, page_limit, snapshot, ViewError};
-use crate::db::{Dialect, Row};
+use crate::db::Row;
+use crate::number_token::Hashed;
 use crate::tables::opt_out::parse_kinds;
 use crate::{Reads, StoreError};
 
@@ -44,11 +45,6 @@ pub(crate) const OPT_OUT_COLUMNS: &str =
     "o.id, o.phone, o.kinds, o.reason, o.note, o.inbox_message_id, i.text, o.created_at, \
     o.created_by, o.removed_at, o.removed_by, o.removed_reason, o.removed_note, o.removed_inbox_message_id";
 
-/// [`opt_out_entry`] for a query run on SQLite's own connection.
-pub(crate) fn opt_out_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<OptOutEntry> {
-    opt_out_entry(&Row::Sqlite(r)).map_err(|e| rusqlite::Error::UserFunctionError(Box::new(e)))
-}
-
 /// A row of [`OPT_OUT_COLUMNS`], read.
 pub(crate) fn opt_out_entry(r: &Row<'_, '_>) -> Result<OptOutEntry, StoreError> {
     Ok(OptOutEntry {
@@ -69,31 +65,19 @@ pub(crate) fn opt_out_entry(r: &Row<'_, '_>) -> Result<OptOutEntry, StoreError> 
     })
 }
 
-/// The number's current entry: under the number, or under its keyed hash once it was erased.
-///
-/// SQLite alone for now: the hash is made by the SQL function `number_token`, with the key the
-/// store gives SQLite's connections; a PostgreSQL connection has neither, and a number that is
-/// already a hash is all it can look up (the key must reach this function to do better).
+/// The number's current entry: under the number, or under its keyed hash once it was erased (the
+/// hash SQLite's function there, made in Rust and bound on PostgreSQL: [`crate::number_token`]).
 pub fn current_entry(c: &impl Reads, phone: &str) -> Result<Option<OptOutEntry>, ViewError> {
     let db = c.db();
-    let phones =
-        match db.dialect() {
-            Dialect::Sqlite => "?1, number_token(?1)",
-            Dialect::Postgres if crate::number_token::is_token(phone) => "?1",
-            Dialect::Postgres => return Err(StoreError::NumberKey(
-                "a number's erased opt-out entry is found by its hash, which PostgreSQL connections cannot make yet"
-                    .to_owned(),
-            )
-            .into()),
-        };
-    Ok(db.query_opt(
+    let hash = Hashed::lookup(db, phone);
+    let (sql, params) = hash.statement(
         &format!(
             "SELECT {OPT_OUT_COLUMNS} FROM opt_out o LEFT JOIN inbox_message i ON i.id = o.inbox_message_id
-             WHERE o.phone IN ({phones}) AND o.removed_at IS NULL"
+             WHERE o.phone IN (?1, number_token(?1)) AND o.removed_at IS NULL"
         ),
         &[&phone],
-        opt_out_entry,
-    )?)
+    );
+    Ok(db.query_opt(&sql, &params, opt_out_entry)?)
 }
 
 /// Which entries to list.
