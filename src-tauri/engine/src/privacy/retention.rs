@@ -155,7 +155,7 @@ async fn record(store: &Store, tombstones: Tombstones, run: &RetentionRun, actor
 pub async fn keep_redacting(store: Arc<Store>, settings: impl Fn() -> RetentionSettings + Send + 'static) {
     tokio::time::sleep(FIRST_LOOK).await;
     loop {
-        let last = store.reader().read(|c| privacy::last_run_at(c)).await;
+        let last = store.reader().read(privacy::last_run_at).await;
         let due = match last {
             Ok(Some(at)) => store.clock().now_ms() - at >= DAY_MS,
             Ok(None) => true,

@@ -1426,7 +1426,7 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
     let disagreeing = w
         .store
         .reader()
-        .read_blocking(|c| Ok::<_, StoreError>(crate::store::checks::accepted_submits_disagreeing(c)?))
+        .read_blocking(crate::store::checks::accepted_submits_disagreeing)
         .unwrap();
     assert_eq!(disagreeing, Vec::<i64>::new());
 

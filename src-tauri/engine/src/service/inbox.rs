@@ -144,7 +144,7 @@ impl Service {
 
     /// Replies not read yet.
     pub async fn inbox_counts(&self) -> Result<InboxCounts, ServiceError> {
-        Ok(self.store.reader().read(|c| views::inbox_counts(c)).await?)
+        Ok(self.store.reader().read(views::inbox_counts).await?)
     }
 
     /// Marks a thread's replies read, by `caller`; answers the counts left.
