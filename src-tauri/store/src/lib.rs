@@ -12,6 +12,7 @@ mod error;
 mod fold;
 pub mod metric_reads;
 pub mod migrations;
+mod number_key;
 pub mod number_token;
 pub mod postgres;
 pub mod pragmas;

@@ -18,53 +18,14 @@
 //!   ([`bound`]: `phone IN ($1, $2)`), and a rewrite reads the rows' numbers, hashes them here
 //!   ([`required`]) and writes them back, in the same transaction.
 
-use std::sync::{Arc, OnceLock};
-
-use hmac::{Hmac, Mac};
 use rusqlite::functions::FunctionFlags;
 use rusqlite::Connection;
-use sha2::Sha256;
 
 use crate::db::{Db, Param, PgConn};
 use crate::StoreError;
 
-/// What every hashed number starts with.
-pub const PREFIX: &str = "h:";
-
-/// The key numbers are hashed with.
-#[derive(Clone)]
-pub struct NumberKey([u8; 32]);
-
-impl std::fmt::Debug for NumberKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("NumberKey(…)")
-    }
-}
-
-impl NumberKey {
-    pub fn new(bytes: [u8; 32]) -> NumberKey {
-        NumberKey(bytes)
-    }
-
-    /// The hash `number` is kept as once redacted. A value already hashed stays as it is.
-    pub fn token(&self, number: &str) -> String {
-        if is_token(number) {
-            return number.to_owned();
-        }
-        let mut mac = Hmac::<Sha256>::new_from_slice(&self.0).expect("HMAC takes a key of any length");
-        mac.update(number.as_bytes());
-        let digest = mac.finalize().into_bytes();
-        format!("{PREFIX}{}", hex::encode(&digest[..16]))
-    }
-}
-
-/// Whether `value` is a hashed number rather than a number.
-pub fn is_token(value: &str) -> bool {
-    value.len() == PREFIX.len() + 32 && value.starts_with(PREFIX)
-}
-
-/// The store's key, set once the engine has read it; shared by every connection's function.
-pub(crate) type KeyCell = Arc<OnceLock<NumberKey>>;
+pub(crate) use crate::number_key::KeyCell;
+pub use crate::number_key::{is_token, NumberKey, PREFIX};
 
 /// Gives `conn` the SQL function `number_token(x)` under the key in `cell`.
 pub(crate) fn register(conn: &Connection, cell: &KeyCell) -> Result<(), StoreError> {
@@ -147,7 +108,7 @@ pub(crate) fn hash_opt(key: &NumberKey, value: Option<&str>) -> Option<String> {
 pub(crate) fn set_for_tests(db: crate::db::Db<'_>, key: Option<NumberKey>) {
     match (db, key) {
         (crate::db::Db::Sqlite(c), key) => {
-            register(c, &KeyCell::new(key.map(OnceLock::from).unwrap_or_default())).unwrap()
+            register(c, &KeyCell::new(key.map(std::sync::OnceLock::from).unwrap_or_default())).unwrap()
         }
         (crate::db::Db::Postgres(pg), Some(key)) => {
             let set = pg.number_key().get_or_init(|| key.clone());

@@ -14,7 +14,7 @@ use postgres::types::{accepts, to_sql_checked, FromSql, IsNull, ToSql, Type};
 use postgres::{Client, NoTls, Row, Statement};
 
 use super::value::Value;
-use crate::number_token::KeyCell;
+use crate::number_key::KeyCell;
 use crate::StoreError;
 
 type BoxError = Box<dyn Error + Sync + Send>;
