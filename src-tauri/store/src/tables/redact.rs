@@ -405,7 +405,9 @@ pub(crate) fn inbound(tx: &mut WriteTx<'_>, id: i64, t: i64) -> Result<u64, Stor
 }
 
 mod answers;
-pub(crate) use answers::{idempotency_before, idempotency_naming, IDEMPOTENCY_DUE};
+#[cfg(test)]
+pub(crate) use answers::IDEMPOTENCY_DUE;
+pub(crate) use answers::{idempotency_before, idempotency_naming};
 
 #[cfg(test)]
 #[path = "redact_tests.rs"]
