@@ -10,7 +10,8 @@ use crate::writer::WriteTx;
 mod sealed {
     /// Not nameable outside the store: nobody else can implement [`super::Reads`] or call these.
     pub trait Connected {
-        /// The SQLite connection, for the reads not yet written with [`Connected::db`].
+        /// The SQLite connection, for what only SQLite has (query plans, the tests' scenes);
+        /// every read runs through [`Connected::db`].
         fn connection(&self) -> &rusqlite::Connection;
         /// The connection, on either store.
         fn db(&self) -> crate::db::Db<'_>;
@@ -46,7 +47,7 @@ impl sealed::Connected for Db<'_> {
     fn connection(&self) -> &Connection {
         match self {
             Db::Sqlite(c) => c,
-            Db::Postgres(_) => panic!("this read is not yet written for PostgreSQL"),
+            Db::Postgres(_) => panic!("a SQLite connection was asked of a PostgreSQL store"),
         }
     }
     fn db(&self) -> Db<'_> {

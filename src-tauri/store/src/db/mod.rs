@@ -36,15 +36,15 @@ pub enum Conn {
     Postgres(Box<PgConn>),
 }
 
-/// The SQLite connection, for the reads and tests not yet written with [`Conn::db`]. Panics on
-/// PostgreSQL, which no configuration can choose until every read runs on it.
+/// The SQLite connection, for what only SQLite has (query plans, the tests' scenes in plain SQL):
+/// every read runs through [`Conn::db`]. Panics on PostgreSQL.
 impl std::ops::Deref for Conn {
     type Target = rusqlite::Connection;
 
     fn deref(&self) -> &rusqlite::Connection {
         match self {
             Conn::Sqlite(c) => c,
-            Conn::Postgres(_) => panic!("this read is not yet written for PostgreSQL"),
+            Conn::Postgres(_) => panic!("a SQLite connection was asked of a PostgreSQL store"),
         }
     }
 }

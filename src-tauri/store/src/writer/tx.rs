@@ -79,13 +79,13 @@ impl<'c> WriteTx<'c> {
         self.conn
     }
 
-    /// The SQLite connection, for the operations not yet written with [`WriteTx::db`] (SQLite's
-    /// alone until they are). Panics on PostgreSQL, which no configuration can choose until every
-    /// operation runs on it.
+    /// The SQLite connection, for what only SQLite has (the tests' scenes written in plain SQL,
+    /// through [`WriteTx::sql_for_tests`]). Every operation runs through [`WriteTx::db`]. Panics on
+    /// PostgreSQL.
     pub(crate) fn conn(&self) -> &'c Connection {
         match self.conn {
             Db::Sqlite(c) => c,
-            Db::Postgres(_) => panic!("this write is not yet written for PostgreSQL"),
+            Db::Postgres(_) => panic!("a SQLite connection was asked of a PostgreSQL store"),
         }
     }
 
