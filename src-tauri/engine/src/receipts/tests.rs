@@ -1461,7 +1461,7 @@ fn a_message_s_last_accepted_submit_is_its_highest_accepted_attempt_even_when_an
     };
     assert_eq!(latency(&kept), latency(&recounted));
     assert!(
-        latency(&kept).iter().any(|l| l.contains(" Integer(50) ")),
+        latency(&kept).iter().any(|l| l.contains(" Int(50) ")),
         "the latency must be counted from the retry's answer: {kept:#?}"
     );
 }
