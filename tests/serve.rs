@@ -374,6 +374,31 @@ fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
     drained.join().unwrap().unwrap();
 }
 
+#[test]
+fn the_standalone_sandbox_smsc_stopped_as_soon_as_it_says_where_it_listens_exits_cleanly() {
+    use std::io::{BufRead, BufReader};
+    // The signal comes right after the first line, with no exchange between: the handler must be
+    // in place before that line is printed, or the default action kills the process.
+    for _ in 0..10 {
+        let mut child = Command::new(BIN)
+            .args(["sandbox-smsc", "--port", "0"])
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stderr = BufReader::new(child.stderr.take().unwrap());
+        let mut first = String::new();
+        stderr.read_line(&mut first).unwrap();
+        assert!(first.contains("listening on"), "{first}");
+        Command::new("kill")
+            .args(["-INT", &child.id().to_string()])
+            .status()
+            .unwrap();
+        std::io::copy(&mut stderr, &mut std::io::sink()).unwrap();
+        let status = child.wait().unwrap();
+        assert!(status.success(), "{status}");
+    }
+}
+
 /// Waits until the captured standard error holds `needle`.
 fn wait_for_log(r: &Running, needle: &str) -> String {
     let started = std::time::Instant::now();

@@ -139,8 +139,10 @@ fn set_up(
         }
     });
     let handle = app.handle().clone();
+    // Caught from now on, not from the task's first turn.
+    let stop = tauri::async_runtime::block_on(async { cli::stop_signals() });
     tauri::async_runtime::spawn(async move {
-        let signal = cli::wait_for_stop_signal().await;
+        let signal = stop.await;
         tracing::info!(signal, "closing the window");
         handle.exit(0);
     });

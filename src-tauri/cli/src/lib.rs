@@ -209,6 +209,11 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // Caught from before the sandbox says where it listens, as `serve` does.
+    let stop = {
+        let _inside = runtime.enter();
+        stop_signals()
+    };
     // Read on a thread of its own: its end (a closed or null stdin) does not stop the sandbox.
     let commands = std::io::BufReader::new(std::io::stdin());
     match runtime.block_on(smsdesk_engine::sandbox::run_standalone(
@@ -216,7 +221,7 @@ fn sandbox_smsc(args: SandboxArgs) -> ExitCode {
         args.counts_file,
         commands,
         async {
-            wait_for_stop_signal().await;
+            stop.await;
         },
     )) {
         Ok(()) => ExitCode::SUCCESS,
@@ -477,11 +482,6 @@ pub fn stop_signals() -> impl std::future::Future<Output = &'static str> {
             "Ctrl+C"
         }
     }
-}
-
-/// Waits for SIGINT or SIGTERM (Ctrl+C on other platforms) and names it.
-pub async fn wait_for_stop_signal() -> &'static str {
-    stop_signals().await
 }
 
 #[cfg(test)]
