@@ -140,7 +140,11 @@ fn set_up(
     });
     let handle = app.handle().clone();
     // Caught from now on, not from the task's first turn.
-    let stop = tauri::async_runtime::block_on(async { cli::stop_signals() });
+    let stop = {
+        let runtime = tauri::async_runtime::handle();
+        let _inside = runtime.inner().enter();
+        cli::stop_signals()
+    };
     tauri::async_runtime::spawn(async move {
         let signal = stop.await;
         tracing::info!(signal, "closing the window");
