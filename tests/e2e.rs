@@ -12,5 +12,6 @@ mod disk_full;
 mod hardening;
 mod log_lines;
 mod personal_data;
+mod postgres;
 mod serve;
 mod upgrade;

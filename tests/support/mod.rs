@@ -203,7 +203,24 @@ pub fn get_with(base: &str, path: &str, key: Option<&str>) -> Response {
     request(base, "GET", path, key, None)
 }
 
+/// A POST of a JSON body with an `Idempotency-Key`.
+pub fn post_json_idempotent(
+    base: &str,
+    path: &str,
+    key: &str,
+    idempotency_key: &str,
+    body: &serde_json::Value,
+) -> Response {
+    let extra = format!("Idempotency-Key: {idempotency_key}\r\n");
+    request_with(base, "POST", path, Some(key), Some(&body.to_string()), &extra)
+}
+
 fn request(base: &str, method: &str, path: &str, key: Option<&str>, json: Option<&str>) -> Response {
+    request_with(base, method, path, key, json, "")
+}
+
+/// A request, with `extra` header lines (each ending in CRLF).
+fn request_with(base: &str, method: &str, path: &str, key: Option<&str>, json: Option<&str>, extra: &str) -> Response {
     let authority = base.strip_prefix("http://").expect("http URL");
     let mut stream = TcpStream::connect(authority).expect("connect to smsdesk");
     stream.set_read_timeout(Some(Duration::from_secs(30))).unwrap();
@@ -219,7 +236,7 @@ fn request(base: &str, method: &str, path: &str, key: Option<&str>, json: Option
     let head_end = if json.is_some() { "" } else { "\r\n" };
     write!(
         stream,
-        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\n{auth}Connection: close\r\n{head_end}{body}"
+        "{method} {path} HTTP/1.1\r\nHost: {authority}\r\n{auth}{extra}Connection: close\r\n{head_end}{body}"
     )
     .unwrap();
     let mut raw = Vec::new();

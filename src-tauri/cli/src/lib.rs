@@ -89,6 +89,13 @@ pub enum Command {
     /// Keep the SMTP account's password (alert e-mails, [smtp]) in the OS keyring, or encrypted in
     /// the data directory: read from standard input (--stdin) or asked for; --clear removes it
     SmtpPassword(ops::smtp::SmtpPasswordArgs),
+    /// Keep the PostgreSQL store's password ([store] backend = "postgres") in the OS keyring, or
+    /// encrypted in the data directory: read from standard input (--stdin) or asked for; --clear
+    /// removes it
+    StorePassword(ops::smtp::SmtpPasswordArgs),
+    /// The store itself: `migrate` brings the database to this build's schema and stops
+    #[command(subcommand)]
+    Store(ops::store::StoreCommand),
     /// Replace the database with a backup, once the backup passes its checks (integrity, schema
     /// version, the comparison `rebuild --check` makes). Stop smsdesk first; the database it
     /// replaces is kept in the backup folder
@@ -176,6 +183,8 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::Backup(args) => ops::backup::backup(&cli, args),
         Command::Restore(args) => ops::backup::restore(&cli, args),
         Command::SmtpPassword(args) => ops::smtp::smtp_password(&cli, args),
+        Command::StorePassword(args) => ops::smtp::store_password(&cli, args),
+        Command::Store(cmd) => ops::store::store(&cli, cmd),
     }
 }
 
@@ -244,19 +253,18 @@ fn rebuild(cli: &Cli, args: RebuildArgs) -> ExitCode {
     };
     // A running instance (through this data directory or another) would keep applying receipts
     // underneath us.
-    let database = prepared.dir.database(&prepared.config.store.database);
-    let mut lock = match smsdesk_engine::instance::InstanceLock::acquire(&prepared.dir, &database) {
+    let at = match prepared.store_at() {
+        Ok(at) => at,
+        Err(e) => return fail(e.to_string()),
+    };
+    let mut lock = match prepared.lock_for(&at) {
         Ok(l) => l,
         Err(e) => return fail(e.to_string()),
     };
-    let store = match smsdesk_engine::Store::open_keeping_backups(&database, &prepared.backup_plan().dir) {
-        Ok(s) => Arc::new(s),
+    let store = match prepared.open_held(&at, &mut lock) {
+        Ok(s) => s,
         Err(e) => return fail(e.to_string()),
     };
-    if let Err(e) = lock.hold(&store) {
-        store.shutdown();
-        return fail(e.to_string());
-    }
     let policy = ReceiptPolicy::from(&prepared.config.receipts);
     let label = if args.check { "checking" } else { "rebuilding" };
     let report = match recompute(&store, &policy, !args.check, label) {

@@ -38,6 +38,7 @@ mod keys;
 mod privacy;
 pub mod smpp_users;
 pub mod smtp;
+pub mod store;
 pub mod users;
 
 pub use connections::{connection, ConnectionsCommand};
@@ -137,19 +138,12 @@ impl From<ServiceError> for Refused {
 
 impl Target {
     fn open(prepared: &Prepared) -> Result<Target, Refused> {
-        let database = prepared.dir.database(&prepared.config.store.database);
-        match InstanceLock::acquire(&prepared.dir, &database) {
+        let at = prepared.store_at().map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
+        match prepared.lock_for(&at) {
             Ok(mut lock) => {
-                let store = Store::open_keeping_backups(&database, &prepared.backup_plan().dir)
+                let store = prepared
+                    .open_held(&at, &mut lock)
                     .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
-                let store = Arc::new(store);
-                store.set_reserve(u64::from(prepared.config.store.reserve_mib) << 20);
-                smsdesk_engine::privacy::set_number_key(&store, prepared.dir.root())
-                    .map_err(|e| Refused(e.to_string(), EXIT_CONFIG))?;
-                if let Err(e) = lock.hold(&store) {
-                    store.shutdown();
-                    return Err(Refused(e.to_string(), EXIT_CONFIG));
-                }
                 let policy = ReceiptPolicy::from(&prepared.config.receipts);
                 let ingestor = Ingestor::new(store.writer().clone(), policy);
                 let sealer =

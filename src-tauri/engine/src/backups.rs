@@ -76,6 +76,12 @@ impl BackupPlan {
         *self.failure.0.lock().unwrap_or_else(|p| p.into_inner()) = error;
     }
 
+    /// The plan for a store on PostgreSQL: no daily copy of a file (the database's backups are
+    /// the server's, with pg_dump or the operator's own).
+    pub fn on_server(self) -> BackupPlan {
+        BackupPlan { keep_days: 0, ..self }
+    }
+
     /// Whether a backup is taken daily.
     pub fn automatic(&self) -> bool {
         self.keep_days > 0
@@ -135,6 +141,10 @@ pub fn due_in(newest_ms: Option<i64>, now_ms: i64) -> Option<Duration> {
 /// more), each on a blocking thread beside the writer, and deletes those older than the days
 /// kept. Runs until the engine aborts it; does nothing when daily backups are off.
 pub(crate) async fn keep_backing_up(store: Arc<Store>, plan: BackupPlan) {
+    if store.on_postgres() {
+        tracing::info!("the database is on PostgreSQL: its backups are the server's (pg_dump, or the operator's own), not smsdesk's");
+        return;
+    }
     if !plan.automatic() {
         tracing::info!("daily backups are off (backup.keep_days = 0)");
         return;

@@ -15,6 +15,8 @@ mod http;
 mod runtime;
 mod sending;
 mod start;
+mod store_at;
+pub use store_at::StoreAt;
 mod warm;
 
 use std::net::SocketAddr;
@@ -47,6 +49,8 @@ pub enum EngineError {
     Store(#[from] StoreError),
     #[error("cannot read or make the data directory's key (secret.key), which seals the stored webhook secrets: {0}")]
     Key(#[from] crate::settings::SecretError),
+    #[error("[store]: {0}")]
+    StoreSetting(String),
     #[error("cannot start the sandbox SMSC: {0}")]
     Sandbox(std::io::Error),
     #[error("[http] bind is {addr}, beyond this computer: set [http] allow_network = true to let your network reach the API (every request still needs an API key)")]
@@ -82,6 +86,17 @@ impl Prepared {
     /// The database file the configuration names.
     pub fn database(&self) -> PathBuf {
         self.dir.database(&self.config.store.database)
+    }
+
+    /// The database file, for what copies or reads the file itself (`smsdesk backup`, `restore`,
+    /// `export`); on PostgreSQL, a refusal that says to do `instead`.
+    pub fn database_file(&self, instead: &str) -> Result<PathBuf, String> {
+        match self.config.store.backend {
+            config::StoreBackend::Sqlite => Ok(self.database()),
+            config::StoreBackend::Postgres => Err(format!(
+                "the database is on PostgreSQL ([store] backend), not in a file of this computer: {instead}"
+            )),
+        }
     }
 
     /// Where backups go and how long daily ones are kept (`[backup]`).

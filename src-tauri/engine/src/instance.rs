@@ -31,6 +31,7 @@ use tokio::sync::watch;
 
 use crate::api::RunMode;
 use crate::paths::DataDir;
+use crate::store::tables::instance as row;
 use crate::store::Store;
 
 pub use database::{lock_for_copy, CopyLock};
@@ -89,8 +90,9 @@ pub struct InstanceLock {
     looked: Option<holder::Looked>,
     heartbeat: Option<holder::Heartbeat>,
     lost: watch::Sender<bool>,
-    /// Dropped last: the lock on the database file is let go only after everything else.
-    database: database::DatabaseLock,
+    /// Dropped last: the lock on the database file is let go only after everything else. None
+    /// for a PostgreSQL store, which is no file of this computer's.
+    database: Option<database::DatabaseLock>,
 }
 
 impl InstanceLock {
@@ -99,6 +101,17 @@ impl InstanceLock {
     /// at the row inside the database, or says who holds either. Blocking: where another
     /// computer's row may be alive, it watches its heartbeat for up to [`STALE`].
     pub fn acquire(dir: &DataDir, database: &Path) -> Result<InstanceLock, InstanceError> {
+        let mut lock = InstanceLock::acquire_dir(dir)?;
+        lock.me = holder::Me::new(dir.root(), true);
+        let database = database::DatabaseLock::acquire(database, dir)?;
+        lock.looked = Some(database.look(&lock.me)?);
+        lock.database = Some(database);
+        Ok(lock)
+    }
+
+    /// The data directory's lock only, for a store on PostgreSQL: its row is looked at once the
+    /// store is open (see [`InstanceLock::hold`]).
+    pub fn acquire_dir(dir: &DataDir) -> Result<InstanceLock, InstanceError> {
         let io = |source| InstanceError::Io {
             dir: dir.root().to_owned(),
             source,
@@ -126,17 +139,14 @@ impl InstanceLock {
             }
             Err(std::fs::TryLockError::Error(e)) => return Err(io(e)),
         }
-        let database = database::DatabaseLock::acquire(database, dir)?;
-        let me = holder::Me::new(dir.root());
-        let looked = database.look(&me)?;
         Ok(InstanceLock {
             dir: dir.clone(),
             _file: file,
-            me,
-            looked: Some(looked),
+            me: holder::Me::new(dir.root(), false),
+            looked: None,
             heartbeat: None,
             lost: watch::channel(false).0,
-            database,
+            database: None,
         })
     }
 
@@ -147,11 +157,22 @@ impl InstanceLock {
         if self.heartbeat.is_some() {
             return Ok(());
         }
-        self.database.lock_identity()?;
-        let looked = self.looked.take().unwrap_or_default();
+        let looked = match &mut self.database {
+            Some(database) => {
+                database.lock_identity()?;
+                self.looked.take().unwrap_or_default()
+            }
+            // PostgreSQL: the row, read through the store, with the same rules as the file's.
+            None => holder::look(|| store.reader().read_blocking(row::current), &self.me).map_err(|h| {
+                InstanceError::DatabaseInUse {
+                    hint: holder::hint(&h, "; its heartbeat moves: it runs on another computer"),
+                    database: store.path().to_owned(),
+                }
+            })?,
+        };
         let pending = holder::claim(store, &self.me, looked).map_err(|h| InstanceError::DatabaseInUse {
             hint: holder::hint(&h, self.me.elsewhere(&h)),
-            database: self.database.resolved.clone(),
+            database: store.path().to_owned(),
         })?;
         self.heartbeat = Some(holder::Heartbeat::start(
             store.clone(),
@@ -186,7 +207,9 @@ impl InstanceLock {
         if let Some(heartbeat) = &self.heartbeat {
             heartbeat.publish(info.http_url.clone());
         }
-        self.database.publish(info.http_url.clone())?;
+        if let Some(database) = &self.database {
+            database.publish(info.http_url.clone())?;
+        }
         write_whole(
             &self.dir.instance_file(),
             &serde_json::to_vec_pretty(info).expect("instance info serialises"),
@@ -194,9 +217,10 @@ impl InstanceLock {
         .map_err(io)
     }
 
-    /// The database file this lock holds, resolved (absolute, links followed).
-    pub fn database(&self) -> &Path {
-        &self.database.resolved
+    /// The database file this lock holds, resolved (absolute, links followed); none on
+    /// PostgreSQL.
+    pub fn database(&self) -> Option<&Path> {
+        self.database.as_ref().map(|d| d.resolved.as_path())
     }
 }
 

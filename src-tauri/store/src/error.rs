@@ -34,6 +34,9 @@ pub enum StoreError {
     Sqlite(#[from] rusqlite::Error),
     #[error("PostgreSQL: {}", postgres_said(.0))]
     Postgres(#[from] postgres::Error),
+    /// The PostgreSQL store's address or password cannot be used (the words never quote them).
+    #[error("{0}")]
+    Address(String),
     /// A query that must find a row found none.
     #[error("no row was found")]
     NoRow,

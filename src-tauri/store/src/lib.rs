@@ -64,6 +64,7 @@ use tokio::sync::broadcast;
 /// The connection a read runs on (the reader hands one to each read), on either store. Only this
 /// crate runs SQL on it; the others pass it on to this crate's functions.
 pub use db::Conn as Connection;
+pub use db::PgTarget;
 pub use error::StoreError;
 pub use migrations::MigrationReport;
 pub use reader::Reader;
@@ -224,8 +225,15 @@ impl Store {
         &self.clock
     }
 
+    /// The database file; on PostgreSQL, the database's address as it may be shown (no password).
     pub fn path(&self) -> &Path {
         &self.path
+    }
+
+    /// Whether the store is a PostgreSQL database (else a SQLite file): the file's concerns
+    /// (backups of the file, its checkpoints, the room on its disk) are then the server's.
+    pub fn on_postgres(&self) -> bool {
+        self.reader.on_postgres()
     }
 
     pub fn writer(&self) -> &Writer {
@@ -256,7 +264,12 @@ impl Store {
     /// timeout) for the writer and readers to pause: after a secret stored in clear was
     /// overwritten, so that no frame of the WAL keeps the old bytes. False when they did not pause
     /// (the background checkpoints then copy it later). Blocking.
+    /// On PostgreSQL there is nothing of the kind to do here: the server's write-ahead log (and
+    /// its archive) is the server's to keep and recycle; true.
     pub fn checkpoint_truncate(&self) -> Result<bool, StoreError> {
+        if self.on_postgres() {
+            return Ok(true);
+        }
         checkpoint::truncate(&self.path)
     }
 

@@ -31,7 +31,7 @@ struct Inner {
 /// Where the reads' connections go.
 enum Location {
     Sqlite(PathBuf),
-    Postgres(String),
+    Postgres(Box<crate::db::PgTarget>),
 }
 
 impl Reader {
@@ -39,9 +39,14 @@ impl Reader {
         Reader::at(Location::Sqlite(path.to_owned()), number_key)
     }
 
-    /// Reads on a PostgreSQL database, at `url`.
-    pub(crate) fn postgres(url: &str, number_key: crate::number_token::KeyCell) -> Reader {
-        Reader::at(Location::Postgres(url.to_owned()), number_key)
+    /// Reads on the PostgreSQL database `target`.
+    pub(crate) fn postgres(target: &crate::db::PgTarget, number_key: crate::number_token::KeyCell) -> Reader {
+        Reader::at(Location::Postgres(Box::new(target.clone())), number_key)
+    }
+
+    /// Whether its reads go to PostgreSQL.
+    pub(crate) fn on_postgres(&self) -> bool {
+        matches!(self.inner.at, Location::Postgres(_))
     }
 
     fn at(at: Location, number_key: crate::number_token::KeyCell) -> Reader {
@@ -134,9 +139,9 @@ impl Reader {
         }
         let path = match &self.inner.at {
             Location::Sqlite(path) => path,
-            Location::Postgres(url) => {
+            Location::Postgres(target) => {
                 return Ok(Conn::Postgres(Box::new(PgConn::connect_keyed(
-                    url,
+                    target,
                     &self.inner.number_key,
                 )?)))
             }

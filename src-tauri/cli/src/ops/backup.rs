@@ -45,7 +45,13 @@ pub fn backup(cli: &Cli, args: BackupArgs) -> ExitCode {
         Ok(p) => p,
         Err(code) => return code,
     };
-    let database = prepared.database();
+    let database = match prepared.database_file("back it up with pg_dump, or the server's own backups") {
+        Ok(file) => file,
+        Err(e) => {
+            eprintln!("smsdesk backup: {e}");
+            return ExitCode::from(EXIT_CONFIG);
+        }
+    };
     let _copying = match instance::lock_for_copy(&database) {
         Ok(held) => held,
         Err(e) => {
@@ -111,7 +117,9 @@ pub fn restore(cli: &Cli, args: RestoreArgs) -> ExitCode {
 
 /// Holds the lock, checks the copy, keeps the database aside, then puts the copy in its place.
 fn restore_checked(prepared: &Prepared, file: &Path) -> Result<(), Refusal> {
-    let database = prepared.database();
+    let database = prepared
+        .database_file("restore it with pg_restore or psql, from the server's backups")
+        .map_err(|e| (format!("{e}. Nothing was restored."), EXIT_CONFIG))?;
     // No instance may run on this database while it is replaced (nor start meanwhile).
     let _lock = InstanceLock::acquire(&prepared.dir, &database)
         .map_err(|e| (format!("{e}. Nothing was restored."), EXIT_CONFIG))?;

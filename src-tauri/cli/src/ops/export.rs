@@ -52,7 +52,10 @@ pub fn export(cli: &Cli, args: ExportArgs) -> ExitCode {
         Ok(f) => f,
         Err(msg) => return fail(msg, EXIT_REFUSED),
     };
-    let path = prepared.dir.database(&prepared.config.store.database);
+    let path = match prepared.database_file("export from the Messages screen, or GET /api/v1/messages/export") {
+        Ok(path) => path,
+        Err(e) => return fail(e, EXIT_CONFIG),
+    };
     if !path.exists() {
         return fail(format!("no database at {}", path.display()), EXIT_CONFIG);
     }

@@ -153,36 +153,6 @@ impl SettingValue for Addresses {
     }
 }
 
-macro_rules! word_setting {
-    ($(#[$doc:meta])* $name:ident, $kind:literal { $($(#[$vdoc:meta])* $variant:ident = $word:literal),* $(,)? }) => {
-        $(#[$doc])*
-        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-        pub enum $name { $($(#[$vdoc])* $variant),* }
-
-        impl $name {
-            pub const fn as_str(self) -> &'static str {
-                match self { $($name::$variant => $word),* }
-            }
-        }
-
-        impl SettingValue for $name {
-            const KIND: &'static str = $kind;
-            fn from_toml(value: &toml::Value) -> Result<Self, String> {
-                Self::from_env(value.as_str().ok_or_else(|| wrong_type(concat!("one of ", $kind), value))?)
-            }
-            fn from_env(text: &str) -> Result<Self, String> {
-                match text.trim().to_ascii_lowercase().as_str() {
-                    $($word => Ok($name::$variant),)*
-                    _ => Err(format!(concat!("`{}` is not one of ", $kind), text)),
-                }
-            }
-            fn to_toml(&self) -> String {
-                format!("\"{}\"", self.as_str())
-            }
-        }
-    };
-}
-
 word_setting! {
     /// The language alerts and the daily summary are written in.
     AlertLanguage, "auto, en, fr or ru" {

@@ -12,8 +12,23 @@
 //! - With no `[[routes]]`, one route takes every message: to the first enabled connection, then
 //!   to the others in the order the file lists them.
 
-use super::settings::{Config, ConnectionSettings, Route, RouteInput, SmppSettings, DEFAULT_ROUTE, OVERRIDABLE};
+use super::settings::{Config, ConnectionSettings, Route, RouteInput, SmppSettings};
 use crate::domain::MessageKind;
+
+/// The keys of `[receipts]` and `[retry]` a connection may set for itself.
+pub const OVERRIDABLE: &[(&str, &str)] = &[
+    ("receipts", "response_id"),
+    ("receipts", "receipt_id"),
+    ("receipts", "tlv_id"),
+    ("receipts", "id_ignore_case"),
+    ("receipts", "id_ignore_leading_zeros"),
+    ("retry", "throttled_codes"),
+    ("retry", "temporary_codes"),
+    ("retry", "permanent_codes"),
+];
+
+/// The route used when the file lists none.
+pub const DEFAULT_ROUTE: &str = "default";
 
 impl Config {
     /// Every connection: the file's, or the one `[smpp]` makes (see the module documentation).

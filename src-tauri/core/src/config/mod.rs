@@ -5,6 +5,8 @@
 //! file, built-in default. A bad value is refused at start with the file (or variable), the key and
 //! the reason; an unknown key is refused too, since a misspelt setting silently ignored is worse.
 
+#[macro_use]
+mod settings_macro;
 mod alerting;
 mod callbacks;
 mod connections;
@@ -15,9 +17,8 @@ mod lists;
 mod networks;
 mod region;
 mod routes;
-#[macro_use]
-mod settings_macro;
 mod settings;
+mod store;
 mod tls;
 mod value;
 
@@ -25,6 +26,7 @@ use std::path::{Path, PathBuf};
 
 pub use alerting::{Addresses, AlertLanguage, Hour, Percent, QuietHours, SmtpSecurity};
 pub use callbacks::{CallbackProvider, CallbackProviders};
+pub use connections::{DEFAULT_ROUTE, OVERRIDABLE};
 pub use days::Days;
 pub use guardrails::{Countries, Currency, Money, Price, Prices, ANY_COUNTRY, MICROS};
 pub use hosts::HostNames;
@@ -32,6 +34,7 @@ pub use lists::{Kinds, Words};
 pub use networks::{Network, Networks};
 pub use region::Region;
 pub use settings::*;
+pub use store::{PgUrl, StoreBackend};
 pub use tls::Pin;
 pub use value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,

@@ -12,6 +12,7 @@ use super::lists::{Kinds, Words};
 use super::networks::Networks;
 use super::region::Region;
 pub use super::routes::{Route, RouteInput};
+use super::store::{PgUrl, StoreBackend};
 use super::tls::Pin;
 use super::value::{
     AtLeastOne, BindCount, BindModeSetting, IdBase, LogFilter, OnUnknownOutcome, ReceiptRequest, SettingValue,
@@ -194,8 +195,20 @@ settings! {
 
     /// The database: one SQLite file holding every message, attempt, receipt and decision.
     store: StoreSettings {
+        /// "sqlite" (the default: the file `database`, for one smsdesk) or "postgres" (the
+        /// database at `url`, which several smsdesk nodes may share; docs/admin/nodes.md).
+        backend: StoreBackend = StoreBackend::Sqlite,
         /// Database file. A relative path is taken inside the data directory.
         database: String = "smsdesk.db".into(),
+        /// For the postgres backend: where, as in "postgres://smsdesk@db.example.org:5432/smsdesk",
+        /// without the password (refused there).
+        url: PgUrl = PgUrl::default(),
+        /// The PostgreSQL role's password. Better kept out of this file: `smsdesk store-password`
+        /// keeps it in the OS keyring (or encrypted in the data directory), `password_file`
+        /// names a file that holds it, or set SMSDESK_STORE_PASSWORD.
+        password: String = String::new(),
+        /// A file whose first line is the password (such as a secret a service manager mounts).
+        password_file: String = String::new(),
         /// MiB kept free on the database's disk for sending and receipts: below it, new messages
         /// are refused (503 storage_full) while what is already queued goes on being sent and its
         /// receipts recorded, and the health check says degraded. 0 keeps no reserve.
@@ -470,21 +483,6 @@ settings! {
         bulk_on_unknown_outcome: OnUnknownOutcome = OnUnknownOutcome::Exception,
     }
 }
-
-/// The keys of `[receipts]` and `[retry]` a connection may set for itself.
-pub const OVERRIDABLE: &[(&str, &str)] = &[
-    ("receipts", "response_id"),
-    ("receipts", "receipt_id"),
-    ("receipts", "tlv_id"),
-    ("receipts", "id_ignore_case"),
-    ("receipts", "id_ignore_leading_zeros"),
-    ("retry", "throttled_codes"),
-    ("retry", "temporary_codes"),
-    ("retry", "permanent_codes"),
-];
-
-/// The route used when the file lists none.
-pub const DEFAULT_ROUTE: &str = "default";
 
 /// One named SMPP connection.
 #[derive(Debug, Clone, PartialEq)]

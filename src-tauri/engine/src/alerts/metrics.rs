@@ -181,19 +181,22 @@ impl Service {
             "How long the database writer's transactions took, commit included, since start.",
         );
         f.histogram(&COMMIT_BOUNDS_S, &times.counts, times.micros as f64 / 1e6);
-        let path = self.store().path().to_owned();
-        let size: u64 = ["", "-wal"]
-            .iter()
-            .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
-            .map(|m| m.len())
-            .sum();
-        let mut f = family(
-            out,
-            "smsdesk_database_size_bytes",
-            "gauge",
-            "The database file and its write-ahead log.",
-        );
-        f.sample("", &[], size);
+        // On PostgreSQL the size is the server's to report (its own exporter).
+        if !self.store().on_postgres() {
+            let path = self.store().path().to_owned();
+            let size: u64 = ["", "-wal"]
+                .iter()
+                .filter_map(|s| std::fs::metadata(format!("{}{s}", path.display())).ok())
+                .map(|m| m.len())
+                .sum();
+            let mut f = family(
+                out,
+                "smsdesk_database_size_bytes",
+                "gauge",
+                "The database file and its write-ahead log.",
+            );
+            f.sample("", &[], size);
+        }
         if let Some(free) = self.store().room().free_bytes {
             let mut f = family(
                 out,

@@ -6,6 +6,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
+use super::store_at::StoreAt;
 use super::{EngineError, CHUNK};
 use crate::config::Config;
 use crate::queue;
@@ -15,19 +16,21 @@ use crate::receipts::{rebuild, rekey};
 use crate::store::tables::start_check;
 use crate::store::{Store, StoreError, Writer};
 
-/// Opens the database, migrating it (after a copy into `backups` when it is older).
-pub(super) async fn open_store(path: &Path, backups: &Path) -> Result<Arc<Store>, EngineError> {
+/// Opens the database, migrating it (a SQLite file older than this build after a copy into
+/// `backups`).
+pub(super) async fn open_store(at: &StoreAt, backups: &Path) -> Result<Arc<Store>, EngineError> {
     let store = {
-        let (path, backups) = (path.to_owned(), backups.to_owned());
-        tokio::task::spawn_blocking(move || Store::open_keeping_backups(&path, &backups))
+        let (at, backups) = (at.clone(), backups.to_owned());
+        tokio::task::spawn_blocking(move || at.open(&backups))
             .await
             .map_err(|_| StoreError::Aborted)??
     };
     let report = store.migration().clone();
+    let db = store.path().display().to_string();
     if report.applied.is_empty() {
-        tracing::info!(schema = report.to_version, db = %path.display(), "database opened");
+        tracing::info!(schema = report.to_version, %db, "database opened");
     } else {
-        tracing::info!(from = report.from_version, to = report.to_version, db = %path.display(), "database migrated");
+        tracing::info!(from = report.from_version, to = report.to_version, %db, "database migrated");
     }
     Ok(Arc::new(store))
 }

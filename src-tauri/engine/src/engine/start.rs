@@ -11,6 +11,7 @@ use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
+use super::store_at::StoreAt;
 use super::warm::Warming;
 use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
@@ -89,21 +90,31 @@ impl Engine {
             permissions,
         } = prepared;
         let mut warming = Warming::begin(config.intake.default_region.0.clone());
-        let db_path = dir.database(&config.store.database);
-        let backups = BackupPlan::new(dir.root(), &config);
+        let store_at = StoreAt::of(&dir, &config)?;
+        let backups = match &store_at {
+            StoreAt::Sqlite(_) => BackupPlan::new(dir.root(), &config),
+            StoreAt::Postgres(_) => BackupPlan::new(dir.root(), &config).on_server(),
+        };
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
         permissions::restrict_new_files();
-        permissions::report(&permissions.and(permissions::tighten(dir.root(), &permissions::database_files(&db_path))));
-        let (d, db) = (dir.clone(), db_path.clone());
+        let files = store_at.file().map(permissions::database_files).unwrap_or_default();
+        permissions::report(&permissions.and(permissions::tighten(dir.root(), &files)));
+        let (d, db) = (dir.clone(), store_at.file().map(Path::to_owned));
         // Blocking: a row another computer may still hold is watched for a few heartbeats.
-        started.lock = Some(blocking(move || InstanceLock::acquire(&d, &db)).await?);
+        started.lock = Some(
+            blocking(move || match db {
+                Some(db) => InstanceLock::acquire(&d, &db),
+                None => InstanceLock::acquire_dir(&d),
+            })
+            .await?,
+        );
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);
         let settings = Arc::new(settings);
         let policy = ReceiptPolicy::for_config(&config);
         // Recorded as soon as it is open, so that a failure from here on closes it.
-        let store = started.store.insert(open_store(&db_path, &backups.dir).await?).clone();
+        let store = started.store.insert(open_store(&store_at, &backups.dir).await?).clone();
         store.set_reserve(u64::from(config.store.reserve_mib) << 20);
         crate::privacy::set_number_key(&store, dir.root())?;
         // This run's key for one-time codes, in memory only.
@@ -121,7 +132,7 @@ impl Engine {
         started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
 
         let (addr, listener) = listen(&config, &options).await?;
-        let info = Arc::new(app_info(&dir, &db_path, &store, options.mode, listener.as_ref()));
+        let info = Arc::new(app_info(&dir, &store, options.mode, listener.as_ref()));
         let (token_file, operator_token) = operator_token(&dir)?;
         let (ctx, stopping_tx) = door_context(&info, &service, operator_token, &config);
         let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings).await;
@@ -246,7 +257,7 @@ fn build_service(
 }
 
 /// What this instance is, as the API and the window show it; started now.
-fn app_info(dir: &DataDir, db_path: &Path, store: &Store, mode: RunMode, listener: Option<&TcpListener>) -> AppInfo {
+fn app_info(dir: &DataDir, store: &Store, mode: RunMode, listener: Option<&TcpListener>) -> AppInfo {
     let http_url = listener
         .and_then(|l| l.local_addr().ok())
         .map(|a| format!("http://{a}"));
@@ -255,7 +266,7 @@ fn app_info(dir: &DataDir, db_path: &Path, store: &Store, mode: RunMode, listene
         version: crate::VERSION.into(),
         mode,
         data_dir: dir.root().display().to_string(),
-        database_path: db_path.display().to_string(),
+        database_path: store.path().display().to_string(),
         config_path: dir.config_file().display().to_string(),
         schema_version: store.migration().to_version,
         http_url,

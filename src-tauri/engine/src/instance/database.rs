@@ -90,9 +90,11 @@ impl DatabaseLock {
         if self.by_identity.is_none() {
             return Ok(Looked::default());
         }
-        holder::look(&self.resolved, me).map_err(|h| InstanceError::DatabaseInUse {
-            hint: holder::hint(&h, "; its heartbeat moves: it runs on another computer"),
-            database: self.resolved.clone(),
+        holder::look(|| crate::store::tables::instance::read_file(&self.resolved), me).map_err(|h| {
+            InstanceError::DatabaseInUse {
+                hint: holder::hint(&h, "; its heartbeat moves: it runs on another computer"),
+                database: self.resolved.clone(),
+            }
         })
     }
 

@@ -31,27 +31,38 @@ pub const STALE: Duration = Duration::from_secs(20);
 /// How often a starting process reads another computer's counter.
 const LOOK_EVERY: Duration = Duration::from_millis(500);
 
-/// This process, as it writes itself into the row.
+/// This process, as it writes itself into the row, and whether it holds the lock on a database
+/// file (which every holder on this kernel holds: false on PostgreSQL, where nothing of the
+/// kind reaches the other processes of this computer).
 #[derive(Debug, Clone)]
-pub(super) struct Me(pub(super) NewHolder);
+pub(super) struct Me(pub(super) NewHolder, bool);
 
 impl Me {
-    pub(super) fn new(data_dir: &Path) -> Me {
-        Me(NewHolder {
-            token: crate::tokens::random_secret("run-"),
-            pid: std::process::id(),
-            host: host_name(),
-            boot_id: boot_id(),
-            data_dir: std::path::absolute(data_dir)
-                .unwrap_or_else(|_| data_dir.to_owned())
-                .display()
-                .to_string(),
-        })
+    pub(super) fn new(data_dir: &Path, file_locked: bool) -> Me {
+        Me(
+            NewHolder {
+                token: crate::tokens::random_secret("run-"),
+                pid: std::process::id(),
+                host: host_name(),
+                boot_id: boot_id(),
+                data_dir: std::path::absolute(data_dir)
+                    .unwrap_or_else(|_| data_dir.to_owned())
+                    .display()
+                    .to_string(),
+            },
+            file_locked,
+        )
     }
 
-    /// Whether `h` was written on this kernel (where the lock on the file reaches every holder).
+    /// Whether `h` was written on this kernel.
     fn same_kernel(&self, h: &Holder) -> bool {
         !self.0.boot_id.is_empty() && h.boot_id == self.0.boot_id
+    }
+
+    /// Whether `h` is known gone without watching its counter: written on this kernel, while this
+    /// process holds the lock on the file that every holder on this kernel holds.
+    fn gone_by_lock(&self, h: &Holder) -> bool {
+        self.1 && self.same_kernel(h)
     }
 
     /// Words for a refusal naming `h`: where it runs, when not on this computer.
@@ -71,17 +82,18 @@ pub(super) struct Looked {
     gone: Option<Holder>,
 }
 
-/// Before the database at `database` is opened, by a process holding the lock on the file:
-/// whether the row names a live holder elsewhere (`Err`, with it as it is now). Blocks up to
-/// [`STALE`] while it watches another computer's counter.
-pub(super) fn look(database: &Path, me: &Me) -> Result<Looked, Box<Holder>> {
-    let Some(first) = row::read_file(database).ok().flatten() else {
+/// Whether the row, as `read` gives it, names a live holder elsewhere (`Err`, with it as it is
+/// now): on SQLite before the database is opened, by a process holding the lock on the file
+/// ([`row::read_file`]); on PostgreSQL through the open store. Blocks up to [`STALE`] while it
+/// watches another computer's counter.
+pub(super) fn look(read: impl Fn() -> Result<Option<Holder>, StoreError>, me: &Me) -> Result<Looked, Box<Holder>> {
+    let Some(first) = read().ok().flatten() else {
         return Ok(Looked::default());
     };
     if first.released_at_ms.is_some() {
         return Ok(Looked::default());
     }
-    if me.same_kernel(&first) {
+    if me.gone_by_lock(&first) {
         return Ok(Looked { gone: Some(first) });
     }
     tracing::warn!(
@@ -94,7 +106,7 @@ pub(super) fn look(database: &Path, me: &Me) -> Result<Looked, Box<Holder>> {
     let started = Instant::now();
     while started.elapsed() < STALE {
         std::thread::sleep(LOOK_EVERY);
-        match row::read_file(database) {
+        match read() {
             Ok(Some(now)) if now.released_at_ms.is_some() => return Ok(Looked::default()),
             Ok(Some(now)) if now.token != first.token || now.beat != first.beat => return Err(Box::new(now)),
             // Unchanged, or a page read while its holder copied it: look again.
@@ -119,7 +131,7 @@ impl Claim {
         let new = me.0.clone();
         store
             .writer()
-            .write_blocking(move |tx| row::claim(tx, &new, |h| Some(&h.token) == gone.as_ref() || me.same_kernel(h)))
+            .write_blocking(move |tx| row::claim(tx, &new, |h| Some(&h.token) == gone.as_ref() || me.gone_by_lock(h)))
     }
 }
 

@@ -98,9 +98,19 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
             read_only: true,
             ..entry(Now, SettingKind::Password)
         },
-        ("store", "database") => Entry {
+        // Where the store is: changed in the file (or the environment) while smsdesk is stopped.
+        ("store", "database" | "url" | "password_file") => Entry {
             read_only: true,
             ..entry(Restart, SettingKind::Text)
+        },
+        ("store", "backend") => Entry {
+            read_only: true,
+            ..choice(Restart, &["sqlite", "postgres"])
+        },
+        // Set with `smsdesk store-password`, store.password_file or SMSDESK_STORE_PASSWORD, never shown.
+        ("store", "password") => Entry {
+            read_only: true,
+            ..entry(Restart, SettingKind::Password)
         },
         _ => entry(
             applies,

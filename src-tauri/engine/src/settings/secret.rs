@@ -89,11 +89,22 @@ impl SecretStore {
     /// Where the SMTP account's password (alert e-mails) is kept: beside this one, in an entry
     /// (and a sealed file) of its own.
     pub fn for_smtp(&self) -> SecretStore {
+        self.named("smtp")
+    }
+
+    /// Where the PostgreSQL store's password is kept (`smsdesk store-password`): beside this one,
+    /// in an entry (and a sealed file) of its own.
+    pub fn for_store(&self) -> SecretStore {
+        self.named("store")
+    }
+
+    /// The entry `NAME.password@DIR`, sealed in `NAME-password.enc` where there is no keyring.
+    fn named(&self, name: &str) -> SecretStore {
         SecretStore {
             backend: self.backend,
             dir: self.dir.clone(),
-            account: format!("smtp.password@{}", self.dir.display()),
-            file: "smtp-password.enc".into(),
+            account: format!("{name}.password@{}", self.dir.display()),
+            file: format!("{name}-password.enc"),
         }
     }
 

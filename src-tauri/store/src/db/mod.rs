@@ -3,6 +3,7 @@
 //! chosen with [`Db::dialect`]), parameters as [`Param`]s and columns read with [`Row::get`].
 
 mod pg;
+mod pg_target;
 pub mod placeholders;
 mod value;
 
@@ -12,6 +13,7 @@ pub(crate) mod pg_test;
 mod tests;
 
 pub use pg::PgConn;
+pub use pg_target::PgTarget;
 pub use value::{FromValue, Param, Value};
 
 use crate::StoreError;

@@ -11,9 +11,10 @@ use std::time::{Duration, Instant};
 
 use bytes::BytesMut;
 use postgres::types::{accepts, to_sql_checked, FromSql, IsNull, ToSql, Type};
-use postgres::{Client, NoTls, Row, Statement};
+use postgres::{Client, Row, Statement};
 
 use super::value::Value;
+use super::PgTarget;
 use crate::number_key::KeyCell;
 use crate::StoreError;
 
@@ -27,7 +28,7 @@ const KEEP_STATEMENTS: usize = 512;
 
 /// One PostgreSQL connection.
 pub struct PgConn {
-    url: String,
+    target: PgTarget,
     /// When a statement last ran on it: a connection idle longer than [`TRUSTED_IDLE`] is asked
     /// whether it still works before it is used again (a server that restarted meanwhile ended it,
     /// and the client learns that only when it next speaks).
@@ -45,18 +46,23 @@ pub struct PgConn {
 impl PgConn {
     /// Connects with `url` (`postgres://user:password@host:port/database`, or key=value pairs).
     pub fn connect(url: &str) -> Result<PgConn, StoreError> {
+        PgConn::connect_to(&PgTarget::new(url, None)?)
+    }
+
+    /// Connects to `target`.
+    pub fn connect_to(target: &PgTarget) -> Result<PgConn, StoreError> {
         Ok(PgConn {
-            url: url.to_owned(),
+            target: target.clone(),
             last_used: Cell::new(Instant::now()),
-            client: RefCell::new(Some(Client::connect(url, NoTls)?)),
+            client: RefCell::new(Some(target.connect()?)),
             statements: RefCell::new(HashMap::new()),
             number_key: KeyCell::default(),
         })
     }
 
     /// [`PgConn::connect`], hashing numbers with the store's key `number_key` (set or to be set).
-    pub(crate) fn connect_keyed(url: &str, number_key: &KeyCell) -> Result<PgConn, StoreError> {
-        let mut conn = PgConn::connect(url)?;
+    pub(crate) fn connect_keyed(target: &PgTarget, number_key: &KeyCell) -> Result<PgConn, StoreError> {
+        let mut conn = PgConn::connect_to(target)?;
         conn.number_key = number_key.clone();
         Ok(conn)
     }
@@ -84,7 +90,7 @@ impl PgConn {
         if self.usable() {
             return;
         }
-        match Client::connect(&self.url, NoTls) {
+        match self.target.connect() {
             Ok(client) => {
                 *self.client() = client;
                 self.statements.borrow_mut().clear();

@@ -8,18 +8,18 @@ use std::sync::{Arc, Mutex};
 use smsdesk_core::time::Clock;
 use tokio::sync::broadcast;
 
-use crate::db::{Conn, Db, PgConn};
+use crate::db::{Conn, Db, PgConn, PgTarget};
 use crate::{number_token, reports, room, KeysVersion, Reader, Store, StoreError, Writer};
 
 impl Store {
-    /// Opens the store on the PostgreSQL database at `url` (`postgres://user:password@host/db`),
-    /// on `clock`. Blocking: call it from a blocking context.
+    /// Opens the store on the PostgreSQL database `target`, on `clock`. Blocking: call it from a
+    /// blocking context. Its [`Store::path`] is the address as it may be shown (no password).
     ///
     /// The file's concerns of SQLite (its checks, its checkpoints, the room on its disk) are the
     /// server's there: none of them runs.
-    pub fn open_postgres(url: &str, clock: Clock) -> Result<Store, StoreError> {
+    pub fn open_postgres(target: &PgTarget, clock: Clock) -> Result<Store, StoreError> {
         let number_key = number_token::KeyCell::default();
-        let conn = PgConn::connect_keyed(url, &number_key)?;
+        let conn = PgConn::connect_keyed(target, &number_key)?;
         let db = Db::Postgres(&conn);
         let migration = super::migrations::migrate(db, &clock)?;
         // The report entries another node noted and left to compute, before anything reads them.
@@ -36,9 +36,9 @@ impl Store {
             keys.clone(),
         );
         Ok(Store {
-            path: PathBuf::new(),
+            path: PathBuf::from(target.shown()),
             writer,
-            reader: Reader::postgres(url, number_key.clone()),
+            reader: Reader::postgres(target, number_key.clone()),
             events,
             keys,
             thread: Mutex::new(Some(thread)),

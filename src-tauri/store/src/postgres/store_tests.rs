@@ -4,14 +4,14 @@
 use smsdesk_core::access::Role;
 use smsdesk_core::time::Clock;
 
-use crate::db::pg_test;
+use crate::db::{pg_test, PgTarget};
 use crate::tables::account;
 use crate::{Entity, Store, StoreError};
 
 #[test]
 fn a_store_on_postgresql_writes_through_its_writer_and_reads_back_through_its_reader() {
     let database = pg_test::database();
-    let store = Store::open_postgres(&database.url, Clock::system()).unwrap();
+    let store = Store::open_postgres(&PgTarget::new(&database.url, None).unwrap(), Clock::system()).unwrap();
     assert_eq!(store.migration().to_version, 30);
     let mut changes = store.subscribe();
     let id = store
@@ -27,7 +27,7 @@ fn a_store_on_postgresql_writes_through_its_writer_and_reads_back_through_its_re
     assert_eq!(changes.try_recv().unwrap().id, id, "announced once committed");
     store.shutdown();
     // Opened again (another node, or a restart): the schema is found, nothing is lost.
-    let again = Store::open_postgres(&database.url, Clock::system()).unwrap();
+    let again = Store::open_postgres(&PgTarget::new(&database.url, None).unwrap(), Clock::system()).unwrap();
     assert!(again.migration().applied.is_empty());
     assert_eq!(again.reader().read_blocking(account::counts).unwrap(), (1, 1));
     again.shutdown();
@@ -47,10 +47,11 @@ fn an_operation_that_fails_in_a_batch_is_undone_alone_on_postgresql() {
 }
 
 async fn failing_operations_in_shared_batches(url: String) {
-    let store = tokio::task::spawn_blocking(move || Store::open_postgres(&url, Clock::system()))
-        .await
-        .unwrap()
-        .unwrap();
+    let store =
+        tokio::task::spawn_blocking(move || Store::open_postgres(&PgTarget::new(&url, None).unwrap(), Clock::system()))
+            .await
+            .unwrap()
+            .unwrap();
     // Queued together, so that they share transactions: every other one fails half-way, after
     // writing. On PostgreSQL an error spoils the whole transaction but for its savepoint.
     let writes: Vec<_> = (0..40)
@@ -121,7 +122,7 @@ fn end_connections(database: &pg_test::TestDb) {
 #[test]
 fn after_its_connections_are_ended_as_by_a_restart_the_store_writes_and_reads_on_new_ones() {
     let database = pg_test::database();
-    let store = Store::open_postgres(&database.url, Clock::system()).unwrap();
+    let store = Store::open_postgres(&PgTarget::new(&database.url, None).unwrap(), Clock::system()).unwrap();
     let insert = |name: &'static str| {
         store
             .writer()

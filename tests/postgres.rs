@@ -1,0 +1,256 @@
+//! `smsdesk serve` on PostgreSQL (`[store] backend = "postgres"`): the built binary, a database of
+//! its own on the test command's private PostgreSQL (`SMSDESK_TEST_PG_URL`), the embedded sandbox
+//! SMSC. Messages go out and their receipts are applied, everything is there after a restart, the
+//! password is in no log, answer or file, and what only a SQLite file allows is refused, saying
+//! what to do instead.
+
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::support::{post_json_idempotent, run, spawn, start, stderr_file, Running};
+
+const URL_VAR: &str = "SMSDESK_TEST_PG_URL";
+
+/// A database made for one test on the tests' server, and the login role its nodes run as (a
+/// member of `smsdesk_app`, which the schema's first migration makes), dropped at the end.
+struct Database {
+    /// `postgres://owner@host:port/name`, without the password: the owner's.
+    url: String,
+    password: String,
+    /// The same for the nodes' role.
+    node_url: String,
+    node_password: String,
+    admin: String,
+    name: String,
+}
+
+impl Database {
+    fn new(name: &str) -> Database {
+        let admin = std::env::var(URL_VAR).unwrap_or_else(|_| {
+            panic!("{URL_VAR} is not set: run the tests with `cargo xtask test` (or `cargo xtask postgres -- cargo test`), which start a private PostgreSQL")
+        });
+        let name = format!("{name}_{}", std::process::id());
+        psql(&admin, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
+        psql(&admin, &format!("CREATE DATABASE {name}"));
+        // postgres://user:password@host:port/postgres
+        let rest = admin.strip_prefix("postgres://").expect("a postgres:// address");
+        let (user_password, host_and_db) = rest.rsplit_once('@').expect("user and password");
+        let (user, password) = user_password.split_once(':').expect("a password");
+        let host = host_and_db.split('/').next().unwrap();
+        Database {
+            url: format!("postgres://{user}@{host}/{name}"),
+            password: password.to_owned(),
+            node_url: format!("postgres://{name}_node@{host}/{name}"),
+            node_password: format!("node-{}", std::process::id()),
+            admin,
+            name,
+        }
+    }
+
+    /// Makes the nodes' login role, once the schema (and `smsdesk_app` with it) exists.
+    fn make_node_role(&self) {
+        psql(
+            &self.admin,
+            &format!(
+                "DROP ROLE IF EXISTS {0}_node; CREATE ROLE {0}_node LOGIN PASSWORD '{1}' IN ROLE smsdesk_app",
+                self.name, self.node_password
+            ),
+        );
+    }
+
+    fn count(&self, sql: &str) -> i64 {
+        let base = self.admin.rsplit_once('/').unwrap().0;
+        psql(&format!("{base}/{}", self.name), sql).trim().parse().unwrap()
+    }
+}
+
+impl Drop for Database {
+    fn drop(&mut self) {
+        psql(
+            &self.admin,
+            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
+        );
+    }
+}
+
+/// What `psql` prints for `sql` on the database at `url` (unaligned, tuples only).
+fn psql(url: &str, sql: &str) -> String {
+    let out = Command::new("psql")
+        .args([url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
+        .output()
+        .expect("psql runs (Debian's postgresql-client, installed with postgresql)");
+    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Writes the data directory's config: the store at `url`, its `password` in a file of the
+/// owner's alone.
+fn configure(data: &std::path::Path, url: &str, password: &str) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::create_dir_all(data).unwrap();
+    let file = data.join("pg.password");
+    std::fs::write(&file, format!("{password}\n")).unwrap();
+    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
+    std::fs::write(
+        data.join("smsdesk.toml"),
+        format!("[store]\nbackend = \"postgres\"\nurl = \"{url}\"\npassword_file = \"pg.password\"\n"),
+    )
+    .unwrap();
+}
+
+fn operator_token(data: &std::path::Path) -> String {
+    std::fs::read_to_string(data.join("operator.token"))
+        .unwrap()
+        .trim()
+        .to_owned()
+}
+
+/// Waits until message `id` is accepted by the SMSC and delivered by its receipt.
+fn wait_delivered(r: &Running, id: i64) {
+    let started = Instant::now();
+    loop {
+        let d = r.get_as_operator(&format!("/api/v1/messages/{id}")).json();
+        if d["queue"]["status"] == "accepted" && d["state"]["state"] == "delivered" {
+            return;
+        }
+        assert!(started.elapsed() < Duration::from_secs(30), "{id} not delivered: {d}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+fn stop(mut r: Running) {
+    r.signal("TERM");
+    let status = r.wait(Duration::from_secs(30));
+    assert!(status.success(), "{status}\n{}", r.stderr());
+}
+
+#[test]
+fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restart() {
+    let db = Database::new("e2e_serve");
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("data");
+    // The owner makes the schema; the node runs as a role that may not change it.
+    configure(&data, &db.url, &db.password);
+    let (code, out, err) = run(&data, &["store", "migrate"]);
+    assert!(code == 0 && out.contains("migrated from schema 0 to"), "{out}{err}");
+    let (code, out, _) = run(&data, &["store", "migrate"]);
+    assert!(code == 0 && out.contains("nothing to do"), "{out}");
+    db.make_node_role();
+    configure(&data, &db.node_url, &db.node_password);
+
+    let serve = start(&data, &["serve", "--http-port", "0"], &[]);
+    let token = operator_token(&data);
+    let info = serve.get_as_operator("/api/v1/info").json();
+    let shown = info["databasePath"].as_str().unwrap().to_owned();
+    assert!(
+        shown.starts_with("postgres://") && shown.ends_with(&format!("/{}", db.name)),
+        "{info}"
+    );
+    let ids: Vec<i64> = (0..5)
+        .map(|i| {
+            let r = post_json_idempotent(
+                &serve.url,
+                "/api/v1/messages",
+                &token,
+                &format!("pg-{i}"),
+                &json!({ "destination": format!("+336123{i}5600"), "text": format!("rendez-vous {i}"),
+                         "kind": "transactional" }),
+            );
+            assert_eq!(r.status, 201, "{}", r.body);
+            r.json()["id"].as_i64().unwrap()
+        })
+        .collect();
+    for &id in &ids {
+        wait_delivered(&serve, id);
+    }
+    // In PostgreSQL, not in a file of the data directory.
+    assert_eq!(db.count("SELECT count(*) FROM message"), 5);
+    assert_eq!(db.count("SELECT count(*) FROM receipt"), 5);
+    assert!(!data.join("smsdesk.db").exists());
+
+    // A second node on the same database is refused while this one holds it (several nodes at
+    // once need leases: until then, one sends).
+    let other = tmp.path().join("other");
+    configure(&other, &db.node_url, &db.node_password);
+    let mut second = spawn(&other, &["serve", "--http-port", "0"], &[]);
+    let status = second.wait().unwrap();
+    let second_said = std::fs::read_to_string(stderr_file(&other)).unwrap();
+    assert!(
+        !status.success() && second_said.contains("in use"),
+        "{status}: {second_said}"
+    );
+
+    // What only a file allows says what to do instead.
+    let (code, _, err) = run(&other, &["backup"]);
+    assert!(code != 0 && err.contains("pg_dump"), "{err}");
+
+    stop(serve);
+    let serve = start(&data, &["serve", "--http-port", "0"], &[]);
+    for &id in &ids {
+        wait_delivered(&serve, id);
+    }
+    // The same idempotency key gives the same message, across the restart (the operator's token
+    // is made anew by each start).
+    let again = post_json_idempotent(
+        &serve.url,
+        "/api/v1/messages",
+        &operator_token(&data),
+        "pg-0",
+        &json!({ "destination": "+33612305600", "text": "rendez-vous 0", "kind": "transactional" }),
+    );
+    assert!(again.status < 300, "{}", again.body);
+    assert_eq!(again.json()["id"].as_i64(), Some(ids[0]));
+    assert_eq!(db.count("SELECT count(*) FROM message"), 5);
+    let logs = serve.stderr();
+    stop(serve);
+
+    // The node's role may not remove evidence, whatever a bug asks of it.
+    let base = db.node_url.rsplit_once('@').unwrap().1;
+    let as_node = format!("postgres://{}_node:{}@{base}", db.name, db.node_password);
+    let refused = Command::new("psql")
+        .args([as_node.as_str(), "-X", "-c", "DELETE FROM receipt"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(
+        !refused.status.success() && said.contains("permission denied"),
+        "{said}"
+    );
+    assert_eq!(db.count("SELECT count(*) FROM receipt"), 5);
+
+    // The password: in no log, and in no file but its own.
+    for (what, text) in [
+        ("the log", &logs),
+        ("the second node's log", &second_said),
+        ("the info answer", &info.to_string()),
+    ] {
+        assert!(!text.contains(&db.node_password), "{what} holds the password");
+    }
+    for entry in walk(&data) {
+        if entry.file_name().unwrap() != "pg.password" {
+            let bytes = std::fs::read(&entry).unwrap_or_default();
+            let password = db.node_password.as_bytes();
+            assert!(
+                !bytes.windows(password.len()).any(|w| w == password),
+                "{} holds the password",
+                entry.display()
+            );
+        }
+    }
+}
+
+/// Every file under `dir`.
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(walk(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}
