@@ -165,6 +165,8 @@ fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restar
     for &id in &ids {
         wait_delivered(&serve, id);
     }
+    let csv = serve.get_as_operator("/api/v1/messages/export");
+    assert_eq!((csv.status, csv.body.lines().count()), (200, 1 + 5), "{}", csv.body);
     // In PostgreSQL, not in a file of the data directory.
     assert_eq!(db.count("SELECT count(*) FROM message"), 5);
     assert_eq!(db.count("SELECT count(*) FROM receipt"), 5);
