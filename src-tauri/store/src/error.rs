@@ -37,6 +37,9 @@ pub enum StoreError {
     /// The PostgreSQL store's address or password cannot be used (the words never quote them).
     #[error("{0}")]
     Address(String),
+    /// A copy between the stores was refused before anything was written (see [`crate::copy`]).
+    #[error("the copy was refused: {0}. Nothing was written")]
+    Copy(String),
     /// A query that must find a row found none.
     #[error("no row was found")]
     NoRow,

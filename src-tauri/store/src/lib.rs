@@ -6,6 +6,7 @@ pub mod backup;
 mod checkpoint;
 pub mod checks;
 mod clean_stop;
+pub mod copy;
 mod country;
 pub mod db;
 mod error;
@@ -29,6 +30,9 @@ pub mod totals;
 pub mod trust;
 pub mod views;
 mod writer;
+
+#[cfg(test)]
+mod copy_tests;
 
 #[cfg(test)]
 mod both_stores;
