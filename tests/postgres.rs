@@ -256,3 +256,58 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     }
     out
 }
+
+#[test]
+fn store_copy_moves_an_office_to_postgres_and_back_and_rebuild_check_agrees_on_each() {
+    let db = Database::new("e2e_copy");
+    let tmp = tempfile::tempdir().unwrap();
+    let (a, b, c) = (tmp.path().join("a"), tmp.path().join("b"), tmp.path().join("c"));
+    std::fs::create_dir_all(&a).unwrap();
+    std::fs::create_dir_all(&c).unwrap();
+    std::fs::copy(
+        concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade/smsdesk-0.1.0-schema17.db"),
+        a.join("smsdesk.db"),
+    )
+    .unwrap();
+    let (code, checked_a, err) = run(&a, &["rebuild", "--check"]);
+    assert_eq!(code, 0, "{checked_a}{err}");
+    let messages: i64 = rusqlite::Connection::open(a.join("smsdesk.db"))
+        .unwrap()
+        .query_row("SELECT count(*) FROM message", [], |r| r.get(0))
+        .unwrap();
+    assert!(messages > 0);
+
+    // To PostgreSQL, as its owner, the password from a file of the owner's alone.
+    configure(&b, &db.url, &db.password);
+    let password = b.join("pg.password");
+    let password = password.to_str().unwrap();
+    let (code, out, err) = run(&a, &["store", "copy", "--to", &db.url, "--password-file", password]);
+    assert!(
+        code == 0 && out.contains(&format!("({messages} messages)")),
+        "{out}{err}"
+    );
+    assert_eq!(db.count("SELECT count(*) FROM message"), messages);
+    let (code, checked_b, err) = run(&b, &["rebuild", "--check"]);
+    assert_eq!((code, checked_b.as_str()), (0, checked_a.as_str()), "{err}");
+
+    // Only into an empty database; never with a password in the address.
+    let (code, _, err) = run(&a, &["store", "copy", "--to", &db.url, "--password-file", password]);
+    assert!(code != 0 && err.contains("not empty"), "{err}");
+    let (code, _, err) = run(&a, &["store", "copy", "--to", "postgres://owner:s3cret@127.0.0.1/x"]);
+    assert!(
+        code != 0 && err.contains("holds a password") && !err.contains("s3cret"),
+        "{err}"
+    );
+
+    // And back, into a new file.
+    let file = c.join("smsdesk.db");
+    let (code, out, err) = run(&b, &["store", "copy", "--to", file.to_str().unwrap()]);
+    assert!(
+        code == 0 && out.contains(&format!("({messages} messages)")),
+        "{out}{err}"
+    );
+    let (code, checked_c, err) = run(&c, &["rebuild", "--check"]);
+    assert_eq!((code, checked_c.as_str()), (0, checked_a.as_str()), "{err}");
+    let (code, _, err) = run(&b, &["store", "copy", "--to", file.to_str().unwrap()]);
+    assert!(code != 0 && err.contains("exists"), "{err}");
+}

@@ -16,6 +16,7 @@ mod runtime;
 mod sending;
 mod start;
 mod store_at;
+mod store_copy;
 pub use store_at::StoreAt;
 mod warm;
 

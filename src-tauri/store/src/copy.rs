@@ -280,7 +280,9 @@ fn copy_table(src: Db<'_>, dst: Db<'_>, table: &str) -> Result<u64, StoreError> 
     let mut rows: Vec<Vec<Owned>> = Vec::with_capacity(per);
     let mut n = 0u64;
     src.query(&format!("SELECT {list} FROM \"{table}\""), &[], |r| {
-        let mut row = (0..names.len()).map(|i| r.get::<Owned>(i)).collect::<Result<Vec<_>, _>>()?;
+        let mut row = (0..names.len())
+            .map(|i| r.get::<Owned>(i))
+            .collect::<Result<Vec<_>, _>>()?;
         if let Some((country, destination)) = fill {
             if let (Owned::Null, Owned::Text(number)) = (&row[country], &row[destination]) {
                 if let Some(c) = smsdesk_core::country::country_of(number) {

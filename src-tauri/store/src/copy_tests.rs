@@ -42,7 +42,9 @@ fn rows(path: &std::path::Path, skip: &[&str]) -> Vec<(String, Vec<Vec<Value>>)>
                 .filter(|col| !skip.contains(&format!("{t}.{col}").as_str()))
                 .collect();
             let list = cols.iter().map(|c| format!("\"{c}\"")).collect::<Vec<_>>().join(", ");
-            let mut s = c.prepare(&format!("SELECT {list} FROM \"{t}\" ORDER BY {list}")).unwrap();
+            let mut s = c
+                .prepare(&format!("SELECT {list} FROM \"{t}\" ORDER BY {list}"))
+                .unwrap();
             let n = s.column_count();
             let rows = s
                 .query_map([], |r| (0..n).map(|i| r.get(i)).collect())

@@ -31,7 +31,7 @@ struct Inner {
 /// Where the reads' connections go.
 enum Location {
     Sqlite(PathBuf),
-    Postgres(Box<crate::db::PgTarget>),
+    Postgres(crate::db::PgTarget),
 }
 
 impl Reader {
@@ -41,7 +41,7 @@ impl Reader {
 
     /// Reads on the PostgreSQL database `target`.
     pub(crate) fn postgres(target: &crate::db::PgTarget, number_key: crate::number_token::KeyCell) -> Reader {
-        Reader::at(Location::Postgres(Box::new(target.clone())), number_key)
+        Reader::at(Location::Postgres(target.clone()), number_key)
     }
 
     /// Whether its reads go to PostgreSQL.

@@ -16,7 +16,7 @@ use crate::store::{PgTarget, Store, StoreError};
 #[derive(Debug, Clone)]
 pub enum StoreAt {
     Sqlite(PathBuf),
-    Postgres(Box<PgTarget>),
+    Postgres(PgTarget),
 }
 
 impl StoreAt {
@@ -34,7 +34,7 @@ impl StoreAt {
                 }
                 let password = password(dir, config)?;
                 let target = PgTarget::new(&store.url.0, password.as_deref()).map_err(|e| refused(&e.to_string()))?;
-                Ok(StoreAt::Postgres(Box::new(target)))
+                Ok(StoreAt::Postgres(target))
             }
         }
     }
@@ -111,7 +111,7 @@ fn password(dir: &DataDir, config: &Config) -> Result<Option<String>, EngineErro
 
 /// The first line of the file at `path`, which its owner alone may read (as PostgreSQL's own
 /// client asks of a password file).
-fn read_password_file(path: &Path) -> Result<String, String> {
+pub(super) fn read_password_file(path: &Path) -> Result<String, String> {
     let shown = path.display();
     #[cfg(unix)]
     {

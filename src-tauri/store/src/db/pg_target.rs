@@ -2,6 +2,7 @@
 //! text that is shown or logged).
 
 use std::fmt;
+use std::sync::Arc;
 
 use postgres::config::Host;
 use postgres::{Client, NoTls};
@@ -11,7 +12,8 @@ use crate::StoreError;
 /// A PostgreSQL database to connect to, and how it is named where it is shown.
 #[derive(Clone)]
 pub struct PgTarget {
-    config: postgres::Config,
+    /// Shared: the reads' connections are made from it again and again.
+    config: Arc<postgres::Config>,
     shown: String,
 }
 
@@ -27,7 +29,10 @@ impl PgTarget {
             config.password(p);
         }
         let shown = shown(&config);
-        Ok(PgTarget { config, shown })
+        Ok(PgTarget {
+            config: Arc::new(config),
+            shown,
+        })
     }
 
     /// `postgres://user@host:port/database`: what logs, answers and screens may say of it.
