@@ -265,7 +265,10 @@ fn store_copy_moves_an_office_to_postgres_and_back_and_rebuild_check_agrees_on_e
     std::fs::create_dir_all(&a).unwrap();
     std::fs::create_dir_all(&c).unwrap();
     std::fs::copy(
-        concat!(env!("CARGO_MANIFEST_DIR"), "/../tests/fixtures/upgrade/smsdesk-0.1.0-schema17.db"),
+        concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../tests/fixtures/upgrade/smsdesk-0.1.0-schema17.db"
+        ),
         a.join("smsdesk.db"),
     )
     .unwrap();

@@ -58,8 +58,9 @@ const SEEDED: &[&str] = &[
     "deadline_frontier",
     "redaction",
 ];
-/// Rows per insert, at most, and parameters per insert, at most (below SQLite's 32,766).
-const ROWS_PER_INSERT: usize = 500;
+/// Rows per insert, at most (a few in the tests, so that their tables take several inserts), and
+/// parameters per insert, at most (below SQLite's 32,766).
+const ROWS_PER_INSERT: usize = if cfg!(test) { 3 } else { 500 };
 const PARAMS_PER_INSERT: usize = 30_000;
 
 /// Copies every row of `from` into `to`, which must hold the same schema version and nothing but
@@ -279,7 +280,7 @@ fn copy_table(src: Db<'_>, dst: Db<'_>, table: &str) -> Result<u64, StoreError> 
     let per = (PARAMS_PER_INSERT / names.len().max(1)).clamp(1, ROWS_PER_INSERT);
     let mut rows: Vec<Vec<Owned>> = Vec::with_capacity(per);
     let mut n = 0u64;
-    src.query(&format!("SELECT {list} FROM \"{table}\""), &[], |r| {
+    let mut on_row = |r: &crate::db::Row<'_, '_>| {
         let mut row = (0..names.len())
             .map(|i| r.get::<Owned>(i))
             .collect::<Result<Vec<_>, _>>()?;
@@ -295,10 +296,28 @@ fn copy_table(src: Db<'_>, dst: Db<'_>, table: &str) -> Result<u64, StoreError> 
             n += insert(dst, table, &list, &mut rows)?;
         }
         Ok(())
-    })?;
+    };
+    let select = format!("SELECT {list} FROM \"{table}\"");
+    match src.dialect() {
+        // SQLite's rows come one by one.
+        Dialect::Sqlite => _ = src.query(&select, &[], &mut on_row)?,
+        // PostgreSQL's client reads a query's rows whole: a cursor hands them over a page at a time.
+        // (A cursor of each table's own: a statement is prepared once for its text, and a
+        // FETCH's columns are its cursor's.)
+        Dialect::Postgres => {
+            src.execute_batch(&format!("DECLARE \"copy_{table}\" NO SCROLL CURSOR FOR {select}"))?;
+            let fetch = format!("FETCH {FETCH_ROWS} FROM \"copy_{table}\"");
+            while !src.query(&fetch, &[], &mut on_row)?.is_empty() {}
+            src.execute_batch(&format!("CLOSE \"copy_{table}\""))?;
+        }
+    }
     n += insert(dst, table, &list, &mut rows)?;
     Ok(n)
 }
+
+/// Rows in a page of the source's, on PostgreSQL (a few in the tests, so that their tables take
+/// several pages).
+const FETCH_ROWS: usize = if cfg!(test) { 7 } else { 5_000 };
 
 /// For messages going into PostgreSQL: where the country and the destination are.
 fn country_fill(dst: Db<'_>, table: &str, names: &[String]) -> Option<(usize, usize)> {
