@@ -1,7 +1,6 @@
 //! [`Engine::start`]: every part started in order, or none. Each step records in [`Started`]
 //! what must be stopped should a later step fail, and [`Started::unwind`] stops it, last first.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use tokio::net::TcpListener;
@@ -11,11 +10,10 @@ use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
 use super::runtime::Runtime;
 use super::sending::Sending;
-use super::store_at::StoreAt;
+use super::store_at::{self, StoreAt};
 use super::warm::Warming;
 use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
 use crate::api::{AppInfo, RunMode};
-use crate::backups::BackupPlan;
 use crate::config::Config;
 use crate::door::Open;
 use crate::instance::{InstanceError, InstanceInfo, InstanceLock};
@@ -91,23 +89,14 @@ impl Engine {
         } = prepared;
         let mut warming = Warming::begin(config.intake.default_region.0.clone());
         let store_at = StoreAt::of(&dir, &config)?;
-        let backups = match &store_at {
-            StoreAt::Sqlite(_) => BackupPlan::new(dir.root(), &config),
-            StoreAt::Postgres(_) => BackupPlan::new(dir.root(), &config).on_server(),
-        };
+        let backups = store_at.backup_plan(dir.root(), &config);
         // Before the database is opened: SQLite gives its -wal and -shm the database's mode.
         permissions::restrict_new_files();
         let files = store_at.file().map(permissions::database_files).unwrap_or_default();
         permissions::report(&permissions.and(permissions::tighten(dir.root(), &files)));
-        let (d, db) = (dir.clone(), store_at.file().map(Path::to_owned));
+        let (d, at) = (dir.clone(), store_at.clone());
         // Blocking: a row another computer may still hold is watched for a few heartbeats.
-        started.lock = Some(
-            blocking(move || match db {
-                Some(db) => InstanceLock::acquire(&d, &db),
-                None => InstanceLock::acquire_dir(&d),
-            })
-            .await?,
-        );
+        started.lock = Some(blocking(move || store_at::lock_for(&d, &at)).await?);
         // The password set from the settings screen lives in the keyring (or encrypted), not in
         // the file: the configuration to run with gets it here.
         let (settings, config) = Settings::open(dir.root(), dir.config_file(), env, config);

@@ -6,6 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::{EngineError, Prepared};
+use crate::backups::BackupPlan;
 use crate::config::{Config, StoreBackend};
 use crate::instance::{InstanceError, InstanceLock};
 use crate::paths::DataDir;
@@ -39,6 +40,16 @@ impl StoreAt {
         }
     }
 
+    /// Where backups go and how long daily ones are kept (`[backup]`), for a file; none are
+    /// taken of a PostgreSQL database (they are the server's).
+    pub fn backup_plan(&self, root: &Path, config: &Config) -> BackupPlan {
+        let plan = BackupPlan::new(root, config);
+        match self {
+            StoreAt::Sqlite(_) => plan,
+            StoreAt::Postgres(_) => plan.on_server(),
+        }
+    }
+
     /// The SQLite file, when it is one.
     pub fn file(&self) -> Option<&Path> {
         match self {
@@ -66,10 +77,7 @@ impl Prepared {
     /// The locks a process takes before it opens `at`: the data directory's, and a SQLite
     /// file's own (see [`InstanceLock::acquire`]). Blocking.
     pub fn lock_for(&self, at: &StoreAt) -> Result<InstanceLock, InstanceError> {
-        match at.file() {
-            Some(db) => InstanceLock::acquire(&self.dir, db),
-            None => InstanceLock::acquire_dir(&self.dir),
-        }
+        lock_for(&self.dir, at)
     }
 
     /// For a command-line tool, after [`Prepared::lock_for`]: the store at `at` opened
@@ -85,6 +93,14 @@ impl Prepared {
             return Err(e);
         }
         Ok(store)
+    }
+}
+
+/// [`Prepared::lock_for`], for the data directory `dir`.
+pub(super) fn lock_for(dir: &DataDir, at: &StoreAt) -> Result<InstanceLock, InstanceError> {
+    match at.file() {
+        Some(db) => InstanceLock::acquire(dir, db),
+        None => InstanceLock::acquire_dir(dir),
     }
 }
 
