@@ -167,7 +167,14 @@ fn due_where(
     limit: u32,
     value: &str,
 ) -> Result<Vec<(SendOrder, Due)>, StoreError> {
-    tx.db().query(&due_sql(filter), &[&now, &limit, &value], |r| {
+    let sql = match tx.db().dialect() {
+        Dialect::Sqlite => due_sql(filter),
+        // Several nodes claim from one database: each locks the rows it takes until it commits,
+        // and passes over the rows another holds (it would take them again otherwise: a plain
+        // read does not wait for a writer). SQLite has one writer: nothing to lock against.
+        Dialect::Postgres => format!("{} FOR UPDATE OF q SKIP LOCKED", due_sql(filter)),
+    };
+    tx.db().query(&sql, &[&now, &limit, &value], |r| {
         let id: i64 = r.get(0)?;
         Ok((
             (r.get(10)?, r.get(11)?, id),

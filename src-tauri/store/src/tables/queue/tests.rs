@@ -296,3 +296,59 @@ mod on_both_stores {
         });
     }
 }
+
+/// On PostgreSQL several nodes claim from one database at once.
+mod on_postgres {
+    use smsdesk_core::domain::MessageKind;
+    use smsdesk_core::time::Clock;
+
+    use super::super::Serving;
+    use crate::db::{pg_test, Db};
+    use crate::tables::message_tests::text;
+    use crate::tables::{message, queue};
+    use crate::writer::write_for_tests;
+
+    #[test]
+    fn two_nodes_claiming_at_once_never_take_the_same_message_nor_wait_for_each_other() {
+        let database = pg_test::database();
+        let (a, b) = (database.connect(), database.connect());
+        // A wait for a's rows would be a deadlock here (a waits for b to return): b gives up at
+        // once instead, and says so.
+        Db::Postgres(&b).execute_batch("SET lock_timeout = '2s'").unwrap();
+        crate::postgres::migrations::migrate(Db::Postgres(&a), &Clock::system()).unwrap();
+        let ids = write_for_tests(Db::Postgres(&a), 1_000, |tx| {
+            (0..4)
+                .map(|i| {
+                    let mut m = text(&format!("+3360000004{i}"), "hi");
+                    m.kind = MessageKind::Transactional;
+                    m.route = Some("r".into());
+                    message::insert(tx, &m)
+                })
+                .collect::<Result<Vec<i64>, _>>()
+        })
+        .unwrap();
+        let serving = Serving {
+            connection: "sandbox".into(),
+            routes: vec![("r".into(), false)],
+        };
+        let claim = |tx: &mut crate::WriteTx<'_>, owner: &str| {
+            let due = queue::due(tx, 2_000, 2, &serving)?;
+            for (c, _) in &due {
+                queue::lease(tx, c.message_id, owner, 60_000)?;
+            }
+            Ok::<_, crate::StoreError>(due.into_iter().map(|(c, _)| c.message_id).collect::<Vec<_>>())
+        };
+        // Node b claims while node a's claim is not committed yet: it takes the next two, at
+        // once, rather than a's again (or waiting for a).
+        let (by_a, by_b) = write_for_tests(Db::Postgres(&a), 2_000, |tx| {
+            let by_a = claim(tx, "node-a")?;
+            let by_b = write_for_tests(Db::Postgres(&b), 2_000, |tx| claim(tx, "node-b"))?;
+            Ok((by_a, by_b))
+        })
+        .unwrap();
+        assert_eq!((by_a.as_slice(), by_b.as_slice()), (&ids[..2], &ids[2..]));
+        // Once both committed, nothing is left to claim.
+        let left = write_for_tests(Db::Postgres(&b), 2_000, |tx| claim(tx, "node-b")).unwrap();
+        assert!(left.is_empty(), "{left:?}");
+    }
+}
