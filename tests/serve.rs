@@ -327,21 +327,32 @@ fn rebuild_checks_a_data_directory_and_refuses_while_an_instance_runs() {
     assert!(ok && said.contains("report's sums equal a recount"), "{said}");
 }
 
-#[test]
-fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
-    use futures::{SinkExt, StreamExt};
-    use rusmpp::tokio_codec::CommandCodec;
-    use rusmpp::{Command as SmppCommand, CommandId, CommandStatus, Pdu};
-    use std::io::{BufRead, BufReader};
-
+/// `smsdesk sandbox-smsc` on a free port: the process, its standard error, and the first line it
+/// printed (where it listens).
+fn sandbox_smsc() -> (
+    std::process::Child,
+    std::io::BufReader<std::process::ChildStderr>,
+    String,
+) {
+    use std::io::BufRead;
     let mut child = Command::new(BIN)
         .args(["sandbox-smsc", "--port", "0"])
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let mut stderr = BufReader::new(child.stderr.take().unwrap());
+    let mut stderr = std::io::BufReader::new(child.stderr.take().unwrap());
     let mut first = String::new();
     stderr.read_line(&mut first).unwrap();
+    (child, stderr, first)
+}
+
+#[test]
+fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
+    use futures::{SinkExt, StreamExt};
+    use rusmpp::tokio_codec::CommandCodec;
+    use rusmpp::{Command as SmppCommand, CommandId, CommandStatus, Pdu};
+
+    let (mut child, mut stderr, first) = sandbox_smsc();
     // Keep reading what it prints: a closed pipe would make its next line fail (and the process
     // with it), which is not what this test is about.
     let drained = std::thread::spawn(move || std::io::copy(&mut stderr, &mut std::io::sink()));
@@ -376,18 +387,10 @@ fn the_standalone_sandbox_smsc_answers_smpp_over_tcp() {
 
 #[test]
 fn the_standalone_sandbox_smsc_stopped_as_soon_as_it_says_where_it_listens_exits_cleanly() {
-    use std::io::{BufRead, BufReader};
     // The signal comes right after the first line, with no exchange between: the handler must be
     // in place before that line is printed, or the default action kills the process.
     for _ in 0..10 {
-        let mut child = Command::new(BIN)
-            .args(["sandbox-smsc", "--port", "0"])
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap();
-        let mut stderr = BufReader::new(child.stderr.take().unwrap());
-        let mut first = String::new();
-        stderr.read_line(&mut first).unwrap();
+        let (mut child, mut stderr, first) = sandbox_smsc();
         assert!(first.contains("listening on"), "{first}");
         Command::new("kill")
             .args(["-INT", &child.id().to_string()])

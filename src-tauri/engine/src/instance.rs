@@ -165,7 +165,7 @@ impl InstanceLock {
             // PostgreSQL: the row, read through the store, with the same rules as the file's.
             None => holder::look(|| store.reader().read_blocking(row::current), &self.me).map_err(|h| {
                 InstanceError::DatabaseInUse {
-                    hint: holder::hint(&h, "; its heartbeat moves: it runs on another computer"),
+                    hint: holder::hint(&h, "; its heartbeat moves: it runs"),
                     database: store.path().to_owned(),
                 }
             })?,
