@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{post_json, run, start, stderr_file};
+use crate::support::{files_under, post_json, run, start, stderr_file};
 
 const NUMBER: &str = "+33612345600";
 const OTHER: &str = "+33698765400";
@@ -15,18 +15,10 @@ const CODE: &str = "482913";
 
 /// Every byte under `dir`, and the captured standard error beside it.
 fn all_bytes(dir: &std::path::Path) -> Vec<u8> {
-    fn walk(dir: &std::path::Path, out: &mut Vec<u8>) {
-        for e in std::fs::read_dir(dir).unwrap() {
-            let p = e.unwrap().path();
-            if p.is_dir() {
-                walk(&p, out);
-            } else {
-                out.extend(std::fs::read(&p).unwrap_or_default());
-            }
-        }
-    }
     let mut out = std::fs::read(stderr_file(dir)).unwrap_or_default();
-    walk(dir, &mut out);
+    for file in files_under(dir) {
+        out.extend(std::fs::read(&file).unwrap_or_default());
+    }
     out
 }
 

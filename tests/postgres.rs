@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
-use crate::support::{post_json_idempotent, run, spawn, start, stderr_file, Running};
+use crate::support::{files_under, post_json_idempotent, run, spawn, start, stderr_file, Running};
 
 const URL_VAR: &str = "SMSDESK_TEST_PG_URL";
 
@@ -230,7 +230,7 @@ fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restar
     ] {
         assert!(!text.contains(&db.node_password), "{what} holds the password");
     }
-    for entry in walk(&data) {
+    for entry in files_under(&data) {
         if entry.file_name().unwrap() != "pg.password" {
             let bytes = std::fs::read(&entry).unwrap_or_default();
             let password = db.node_password.as_bytes();
@@ -241,20 +241,6 @@ fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restar
             );
         }
     }
-}
-
-/// Every file under `dir`.
-fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
-    let mut out = Vec::new();
-    for e in std::fs::read_dir(dir).unwrap() {
-        let p = e.unwrap().path();
-        if p.is_dir() {
-            out.extend(walk(&p));
-        } else {
-            out.push(p);
-        }
-    }
-    out
 }
 
 #[test]

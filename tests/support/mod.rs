@@ -317,3 +317,17 @@ pub fn spawn_smsc(mut cmd: Command) -> (Child, u16) {
         .unwrap_or_else(|| panic!("the SMSC prints its address: {first}"));
     (child, port)
 }
+
+/// Every file under `dir`, in its subfolders too.
+pub fn files_under(dir: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        if p.is_dir() {
+            out.extend(files_under(&p));
+        } else {
+            out.push(p);
+        }
+    }
+    out
+}

@@ -101,8 +101,7 @@ impl InstanceLock {
     /// at the row inside the database, or says who holds either. Blocking: where another
     /// computer's row may be alive, it watches its heartbeat for up to [`STALE`].
     pub fn acquire(dir: &DataDir, database: &Path) -> Result<InstanceLock, InstanceError> {
-        let mut lock = InstanceLock::acquire_dir(dir)?;
-        lock.me = holder::Me::new(dir.root(), true);
+        let mut lock = InstanceLock::lock_dir(dir, true)?;
         let database = database::DatabaseLock::acquire(database, dir)?;
         lock.looked = Some(database.look(&lock.me)?);
         lock.database = Some(database);
@@ -112,6 +111,12 @@ impl InstanceLock {
     /// The data directory's lock only, for a store on PostgreSQL: its row is looked at once the
     /// store is open (see [`InstanceLock::hold`]).
     pub fn acquire_dir(dir: &DataDir) -> Result<InstanceLock, InstanceError> {
+        InstanceLock::lock_dir(dir, false)
+    }
+
+    /// The data directory's lock, for a process that will (`file_locked`) or will not hold a
+    /// database file's lock too.
+    fn lock_dir(dir: &DataDir, file_locked: bool) -> Result<InstanceLock, InstanceError> {
         let io = |source| InstanceError::Io {
             dir: dir.root().to_owned(),
             source,
@@ -142,7 +147,7 @@ impl InstanceLock {
         Ok(InstanceLock {
             dir: dir.clone(),
             _file: file,
-            me: holder::Me::new(dir.root(), false),
+            me: holder::Me::new(dir.root(), file_locked),
             looked: None,
             heartbeat: None,
             lost: watch::channel(false).0,

@@ -62,6 +62,11 @@ fn a_store_goes_to_postgres_and_back_with_every_row_and_into_an_empty_database_o
     let (a, b) = (tmp.path().join("a.db"), tmp.path().join("b.db"));
     std::fs::copy(FIXTURE, &a).unwrap();
     Store::open(&a).unwrap().shutdown();
+    let without_country: i64 = Connection::open(&a)
+        .unwrap()
+        .query_row("SELECT count(*) FROM message WHERE country IS NULL", [], |r| r.get(0))
+        .unwrap();
+    assert!(without_country > 0, "the fixture's messages predate the country column");
     Store::open(&b).unwrap().shutdown();
     let pg = pg_test::database();
     let target = PgTarget::new(&pg.url, None).unwrap();
