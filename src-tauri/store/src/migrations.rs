@@ -169,6 +169,11 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "smpp_server",
         sql: include_str!("migrations/0030_smpp_server.sql"),
     },
+    Migration {
+        version: 31,
+        name: "nodes",
+        sql: include_str!("migrations/0031_nodes.sql"),
+    },
 ];
 
 /// The schema version this build creates.

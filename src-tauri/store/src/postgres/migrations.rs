@@ -13,11 +13,18 @@ use crate::migrations::{checksum, Migration, MigrationReport};
 use crate::StoreError;
 
 /// Every PostgreSQL migration, in order. Append only.
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 30,
-    name: "baseline",
-    sql: include_str!("schema/0030_baseline.sql"),
-}];
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 30,
+        name: "baseline",
+        sql: include_str!("schema/0030_baseline.sql"),
+    },
+    Migration {
+        version: 31,
+        name: "nodes",
+        sql: include_str!("schema/0031_nodes.sql"),
+    },
+];
 
 /// The table of applied migrations, made before the first one.
 const SCHEMA_MIGRATION: &str = "CREATE TABLE IF NOT EXISTS schema_migration (

@@ -16,6 +16,7 @@ pub mod idempotency;
 pub mod inbound;
 pub mod inbox;
 pub mod instance;
+pub mod node;
 pub mod logical_event;
 pub mod message;
 pub mod opt_out;

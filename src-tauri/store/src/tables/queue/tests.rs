@@ -170,13 +170,25 @@ mod on_both_stores {
             let id = write_for_tests(db, 1_000, |tx| message::insert(tx, &text("+33600000030", "hi"))).unwrap();
             write_for_tests(db, 1_000, |tx| queue::lease(tx, id, "d1", 4_000)).unwrap();
             assert_eq!(
-                queue::stranded(&db, 3_000, "d2").unwrap(),
+                queue::stranded(&db, 3_000, "d2", &["d3".into()]).unwrap(),
                 [0i64; 0],
                 "{:?}",
                 db.dialect()
             );
-            assert_eq!(queue::stranded(&db, 3_000, "d1").unwrap(), [id]);
-            assert_eq!(queue::stranded(&db, 4_000, "d2").unwrap(), [id]);
+            assert_eq!(queue::stranded(&db, 3_000, "d1", &[]).unwrap(), [id]);
+            assert_eq!(queue::stranded(&db, 4_000, "d2", &[]).unwrap(), [id]);
+            assert_eq!(
+                queue::stranded(&db, 3_000, "d2", &["d1".into()]).unwrap(),
+                [id],
+                "the lease of a node found dead, before it ran out"
+            );
+            write_for_tests(db, 3_000, |tx| {
+                assert!(queue::leased_to(tx, id, "d1")?);
+                assert!(!queue::leased_to(tx, id, "d2")?, "another node's lease");
+                assert_eq!(queue::stranded_locked(tx, 3_000, "d2", &["d1".into()])?, [id]);
+                Ok(())
+            })
+            .unwrap();
             let note = QueueNote::new(QueueReason::new(QueueReasonCode::Throttled), "slow down");
             write_for_tests(db, 2_000, |tx| {
                 queue::count_try(tx, id)?;
