@@ -7,11 +7,13 @@
 //! - `sending`: the SMPP session, its dispatcher and the sandbox, from the settings;
 //! - `runtime`: what settings changes replace while the engine runs;
 //! - `http`: where the HTTP door listens, what a request may ask of it, the operator token;
-//! - `background`: the periodic sweeps (receipt deadlines, receipts waiting for their message).
+//! - `background`: the periodic sweeps (receipt deadlines, receipts waiting for their message);
+//! - `nodes`: with several nodes on one PostgreSQL database, which connections this one runs.
 
 mod background;
 mod database;
 mod http;
+mod nodes;
 mod runtime;
 mod sending;
 mod start;

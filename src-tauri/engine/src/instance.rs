@@ -18,6 +18,7 @@
 
 mod database;
 mod holder;
+mod node;
 #[cfg(test)]
 mod tests;
 
@@ -36,6 +37,7 @@ use crate::store::Store;
 
 pub use database::{lock_for_copy, CopyLock};
 pub use holder::{HEARTBEAT, STALE};
+pub use node::{name_of as node_name, stale_ms, Seat};
 
 #[derive(Debug, thiserror::Error)]
 pub enum InstanceError {
@@ -43,6 +45,8 @@ pub enum InstanceError {
     AlreadyRunning { dir: PathBuf, hint: String },
     #[error("the database {database} is in use by another smsdesk{hint}: stop it first, or give this one another database ([store] database)")]
     DatabaseInUse { database: PathBuf, hint: String },
+    #[error("another smsdesk node runs under the name {name}{hint}: give each node a name of its own ([store] node)")]
+    NodeNameInUse { name: String, hint: String },
     #[error("cannot use the data directory {dir}: {source}")]
     Io {
         dir: PathBuf,
@@ -89,6 +93,8 @@ pub struct InstanceLock {
     /// What the look at the row before opening found, until the row is claimed.
     looked: Option<holder::Looked>,
     heartbeat: Option<holder::Heartbeat>,
+    /// This process as one of the nodes sharing the database (`smsdesk serve` only).
+    node: Option<node::Membership>,
     lost: watch::Sender<bool>,
     /// Dropped last: the lock on the database file is let go only after everything else. None
     /// for a PostgreSQL store, which is no file of this computer's.
@@ -150,6 +156,7 @@ impl InstanceLock {
             me: holder::Me::new(dir.root(), file_locked),
             looked: None,
             heartbeat: None,
+            node: None,
             lost: watch::channel(false).0,
             database: None,
         })
@@ -167,13 +174,21 @@ impl InstanceLock {
                 database.lock_identity()?;
                 self.looked.take().unwrap_or_default()
             }
-            // PostgreSQL: the row, read through the store, with the same rules as the file's.
-            None => holder::look(|| store.reader().read_blocking(row::current), &self.me).map_err(|h| {
-                InstanceError::DatabaseInUse {
-                    hint: holder::hint(&h, "; its heartbeat moves: it runs"),
-                    database: store.path().to_owned(),
+            // PostgreSQL: the row, read through the store, with the same rules as the file's;
+            // and no node may be running (a tool works on a database nobody sends from).
+            None => {
+                let looked = self.look_at_row(store)?;
+                if let Some(running) = live_nodes(store)?.into_iter().next() {
+                    return Err(InstanceError::DatabaseInUse {
+                        hint: format!(
+                            " (the node {} runs on {}, process {}): stop every node first",
+                            running.name, running.host, running.pid
+                        ),
+                        database: store.path().to_owned(),
+                    });
                 }
-            })?,
+                looked
+            }
         };
         let pending = holder::claim(store, &self.me, looked).map_err(|h| InstanceError::DatabaseInUse {
             hint: holder::hint(&h, self.me.elsewhere(&h)),
@@ -188,6 +203,56 @@ impl InstanceLock {
         Ok(())
     }
 
+    /// For `smsdesk serve`: joins the nodes that share the database as `name` and keeps its
+    /// heartbeat until [`InstanceLock::release`]. On SQLite the process holds the database too,
+    /// as [`InstanceLock::hold`] does; on PostgreSQL, where any number of nodes run, it only
+    /// checks that no command-line tool holds it. Refused when a live node has the name.
+    /// Blocking.
+    pub fn hold_as_node(&mut self, store: &Arc<Store>, name: &str) -> Result<(), InstanceError> {
+        if self.node.is_some() {
+            return Ok(());
+        }
+        match &self.database {
+            Some(_) => self.hold(store)?,
+            None => {
+                let _ = self.look_at_row(store)?;
+            }
+        }
+        let io = |e: crate::store::StoreError| InstanceError::Database {
+            database: store.path().to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        };
+        if let Err(n) = node::join(store, &self.me, name).map_err(io)? {
+            return Err(InstanceError::NodeNameInUse {
+                name: name.to_owned(),
+                hint: format!(" (on {}, process {}, data directory {})", n.host, n.pid, n.data_dir),
+            });
+        }
+        self.node = Some(node::Membership::start(
+            store.clone(),
+            name,
+            self.me.0.token.clone(),
+            self.lost.clone(),
+        ));
+        Ok(())
+    }
+
+    /// On PostgreSQL: the holder's row read through the store, refused while a live command-line
+    /// tool holds it.
+    fn look_at_row(&self, store: &Arc<Store>) -> Result<holder::Looked, InstanceError> {
+        holder::look(|| store.reader().read_blocking(row::current), &self.me).map_err(|h| {
+            InstanceError::DatabaseInUse {
+                hint: holder::hint(&h, "; its heartbeat moves: it runs"),
+                database: store.path().to_owned(),
+            }
+        })
+    }
+
+    /// This node's seat among the nodes, once it joined ([`InstanceLock::hold_as_node`]).
+    pub fn seat(&self) -> Option<Seat> {
+        self.node.as_ref().map(node::Membership::seat)
+    }
+
     /// Turns true if another process takes the database over while this one holds it (it could
     /// not write its heartbeat for longer than [`STALE`], and another computer took it).
     pub fn lost(&self) -> watch::Receiver<bool> {
@@ -197,6 +262,9 @@ impl InstanceLock {
     /// Says, in the row, that nobody holds the database any more (a clean stop), and stops the
     /// heartbeat: before the store closes. Blocking.
     pub fn release(&mut self) {
+        if let Some(mut node) = self.node.take() {
+            node.release();
+        }
         if let Some(mut heartbeat) = self.heartbeat.take() {
             heartbeat.release();
         }
@@ -211,6 +279,9 @@ impl InstanceLock {
         };
         if let Some(heartbeat) = &self.heartbeat {
             heartbeat.publish(info.http_url.clone());
+        }
+        if let Some(node) = &self.node {
+            node.publish(info.http_url.clone());
         }
         if let Some(database) = &self.database {
             database.publish(info.http_url.clone())?;
@@ -234,6 +305,19 @@ impl Drop for InstanceLock {
         self.release();
         let _ = std::fs::remove_file(self.dir.instance_file());
     }
+}
+
+/// The nodes alive now, by the database's clock. Blocking.
+fn live_nodes(store: &Store) -> Result<Vec<crate::store::tables::node::Node>, InstanceError> {
+    let now = store.clock().now_ms();
+    let nodes = store
+        .reader()
+        .read_blocking(move |c| crate::store::tables::node::all(c, now, stale_ms()))
+        .map_err(|e| InstanceError::Database {
+            database: store.path().to_owned(),
+            source: std::io::Error::other(e.to_string()),
+        })?;
+    Ok(nodes.into_iter().filter(|n| n.alive).collect())
 }
 
 /// Reads the running instance's `instance.json`, if there is one.

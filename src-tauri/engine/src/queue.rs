@@ -29,13 +29,16 @@ pub use self::actions::{cancel, mark_failed, operator_retry, retry, ActionError,
 pub use self::claim::{claim, give_back};
 pub use self::hold::{expire, expire_claimed};
 pub use self::next::Next;
-pub use self::recover::{recover, recover_stranded};
+pub use self::recover::{dead_owners, recover, recover_stranded};
 pub use self::results::{accept, record, SendPolicy, SubmitResult};
 pub use self::rules::{duplicate_risk, DuplicateRisk, RetryLimits};
 pub use crate::store::tables::queue::{
-    expiry_due, parts_accepted, queued_for, set_route, status, stranded, unrouted, Claimed, Serving, Unrouted,
+    expiry_due, leased_to, parts_accepted, queued_for, set_route, status, stranded, unrouted, Claimed, Serving,
+    Unrouted,
 };
 
+#[cfg(test)]
+mod nodes_tests;
 #[cfg(test)]
 mod report_tests;
 #[cfg(test)]

@@ -209,6 +209,10 @@ settings! {
         password: String = String::new(),
         /// A file whose first line is the password (such as a secret a service manager mounts).
         password_file: String = String::new(),
+        /// This node's name among the nodes that share a PostgreSQL database: the same across
+        /// its restarts, another for each node. Empty: the computer's name and a short hash of
+        /// the data directory.
+        node: String = String::new(),
         /// MiB kept free on the database's disk for sending and receipts: below it, new messages
         /// are refused (503 storage_full) while what is already queued goes on being sent and its
         /// receipts recorded, and the health check says degraded. 0 keeps no reserve.
@@ -388,6 +392,10 @@ settings! {
         /// Sending binds to open at once, when the provider asks for several to reach the
         /// contracted rate. Each has its own window; tps is shared by all of them.
         binds: BindCount = BindCount(1),
+        /// With several nodes on one PostgreSQL database: how many of them run this connection at
+        /// once, each with `binds` binds and an equal share of `tps`; when one dies, the next
+        /// live node takes its place. 0: every live node.
+        nodes: u32 = 0,
         /// The sender id (up to 11 letters) or number messages go out from.
         source_addr: String = "smsdesk".into(),
         /// Requests awaiting their answer at most on each bind (the SMPP window), with your

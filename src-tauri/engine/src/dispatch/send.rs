@@ -49,7 +49,9 @@ pub(super) async fn send(
             // accepted; nothing of this part was recorded, let alone written.
             return;
         };
-        let Some(attempt) = record_attempt(&store, &permit, &m, segment, patience, routing.clone()).await else {
+        let owner = config.owner.clone();
+        let Some(attempt) = record_attempt(&store, &permit, &m, segment, patience, (owner, routing.clone())).await
+        else {
             return;
         };
         let wire = Submit {
@@ -102,7 +104,8 @@ async fn window_slot(held: Option<Permit>, session: &SessionHandle) -> Option<Pe
 /// before anything is written, so a crash after the write leaves a try to hold the message by,
 /// never a blind resend. The validity is checked right before and again right after: a message
 /// past its validity is expired (or held, when parts went out) instead. Returns the attempt's id
-/// when the part may be written; None when it may not (expired, or the attempt could not be
+/// when the part may be written; None when it may not (expired; no longer under `owner`'s lease,
+/// because another node found this one dead and settled the message; or the attempt could not be
 /// recorded, in which case the message stays `sending` until in-run recovery settles it).
 async fn record_attempt(
     store: &Arc<Store>,
@@ -110,7 +113,7 @@ async fn record_attempt(
     m: &Claimed,
     segment: u32,
     patience: &Patience,
-    routing: Option<String>,
+    (owner, routing): (String, Option<String>),
 ) -> Option<i64> {
     let id = m.message_id;
     if past_validity(m, store.clock()) {
@@ -126,17 +129,29 @@ async fn record_attempt(
     let attempt = match store
         .writer()
         .write_replayable(move |tx| {
+            // The last check before the wire, under the row's lock: the lease is still this
+            // node's, or another settled the message and nothing may go out.
+            if !queue::leased_to(tx, id, &owner)? {
+                return Ok(None);
+            }
             let wire = messages::Wire {
                 connection: &connection,
                 session_id: &session_id,
                 sequence_number: seq,
                 routing: routing.as_deref(),
             };
-            messages::begin_attempt(tx, id, segment, wire, registered_delivery)
+            messages::begin_attempt(tx, id, segment, wire, registered_delivery).map(Some)
         })
         .await
     {
-        Ok(a) => a,
+        Ok(Some(a)) => a,
+        Ok(None) => {
+            tracing::warn!(
+                message = id,
+                "the message is no longer this node's to send (another settled it): nothing written"
+            );
+            return None;
+        }
         Err(e) => {
             tracing::error!(error = %e, message = id, "cannot record the attempt; in-run recovery will put the message back in the queue");
             return None;

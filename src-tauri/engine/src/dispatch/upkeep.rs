@@ -59,9 +59,10 @@ impl Claims {
     }
 }
 
-/// How often the sweep looks for stranded messages: a quarter of the lease, within 100 ms to 30 s.
+/// How often the sweep looks for stranded messages (and for the leases of nodes found dead): a
+/// quarter of the lease, within 100 ms to a node's heartbeat.
 pub(super) fn sweep_every(lease: Duration) -> Duration {
-    (lease / 4).clamp(Duration::from_millis(100), Duration::from_secs(30))
+    (lease / 4).clamp(Duration::from_millis(100), crate::instance::HEARTBEAT)
 }
 
 /// Looks every `every` for messages left `sending` that no send is under way for, and settles
@@ -82,7 +83,11 @@ pub(super) async fn recover_stranded(
         }
         let now = store.clock().now_ms();
         let o = owner.clone();
-        let Ok(found) = store.reader().read(move |c| queue::stranded(c, now, &o)).await else {
+        let look = move |c: &crate::store::Connection| {
+            let dead = queue::dead_owners(c, now, &o)?;
+            Ok::<_, crate::store::StoreError>((queue::stranded(c, now, &o, &dead)?, dead))
+        };
+        let Ok((found, dead)) = store.reader().read(look).await else {
             continue;
         };
         if found.is_empty() {
@@ -99,7 +104,7 @@ pub(super) async fn recover_stranded(
         let o = owner.clone();
         match store
             .writer()
-            .write(move |tx| queue::recover_stranded(tx, &candidates, now, &o))
+            .write(move |tx| queue::recover_stranded(tx, &candidates, now, &o, &dead))
             .await
         {
             Ok((0, 0)) => {}

@@ -65,7 +65,8 @@ impl Dispatcher {
         lanes: Vec<Lane>,
         router: Arc<Router>,
     ) -> Result<Dispatcher, StoreError> {
-        let (requeued, unknown) = store.writer().write(queue::recover).await?;
+        let owner = lanes.first().map(|l| l.config.owner.clone()).unwrap_or_default();
+        let (requeued, unknown) = store.writer().write(move |tx| queue::recover(tx, &owner)).await?;
         if requeued + unknown > 0 {
             tracing::warn!(
                 requeued,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::database::rekey_all;
 use super::intake_rules;
-use super::sending::Sending;
+use super::sending::{Place, Sending};
 use crate::config::{self, Config, SmppSettings};
 use crate::receipts::ingest::Ingestor;
 use crate::receipts::policy::ReceiptPolicy;
@@ -22,6 +22,8 @@ pub(super) struct Runtime {
     store: Arc<Store>,
     service: Service,
     pub(super) sending: tokio::sync::Mutex<Option<Sending>>,
+    /// Where the sending side runs (this node), for each new one.
+    place: Place,
     /// The session now and the sandbox's address, for readers that cannot wait for the lock.
     pub(super) current: std::sync::Mutex<(Option<SessionHandle>, Option<SocketAddr>)>,
 }
@@ -34,10 +36,12 @@ impl Runtime {
         service: &Service,
         sending: Option<Sending>,
         settings: &Arc<Settings>,
+        place: Place,
     ) -> Arc<Runtime> {
         let runtime = Arc::new(Runtime {
             store: store.clone(),
             service: service.clone(),
+            place,
             sending: tokio::sync::Mutex::new(None),
             current: std::sync::Mutex::new((None, None)),
         });
@@ -109,7 +113,7 @@ impl Runtime {
             tracing::error!(error = %e, "giving the waiting messages a route by the new routes failed");
         }
         let inbound: Arc<dyn InboundHandler> = Arc::new(self.service.clone());
-        match Sending::start(new, &self.store, inbound, policy).await {
+        match Sending::start(new, &self.store, inbound, policy, &self.place).await {
             Ok(s) => {
                 self.publish(&s);
                 *sending = Some(s);

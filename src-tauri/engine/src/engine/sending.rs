@@ -6,6 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
+use super::nodes::{share_of, Shares};
 use super::EngineError;
 use crate::clock::Clock;
 use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};
@@ -21,6 +22,29 @@ use crate::store::tables::connection_hold;
 use crate::store::Store;
 use smsdesk_core::retry::RetryPolicy;
 
+/// Where the sending side runs: the node whose name its leases carry, and, with several nodes on
+/// one PostgreSQL database, this node's shares of the connections (see `nodes`).
+#[derive(Debug, Clone)]
+pub(super) struct Place {
+    pub(super) owner: String,
+    pub(super) shares: Option<Arc<Shares>>,
+}
+
+impl Place {
+    /// The rate this node sends `connection` at, of `tps`: all of it alone, its share among nodes.
+    fn tps(&self, connection: &str, tps: u32) -> f64 {
+        match &self.shares {
+            Some(shares) => share_of(tps, shares.of(connection)),
+            None => f64::from(tps),
+        }
+    }
+
+    /// Whether `connection` is another node's to run now (its session stays unbound here).
+    fn elsewhere(&self, connection: &str) -> bool {
+        self.shares.as_ref().is_some_and(|s| !s.of(connection).runs)
+    }
+}
+
 /// One connection's link: its session, and the sandbox when it is the sandbox.
 pub(super) struct Link {
     pub(super) connection: String,
@@ -35,6 +59,7 @@ pub(super) struct Sending {
     pub(super) dispatcher: Dispatcher,
     /// Which connection sends what, and the operators' holds.
     pub(super) router: Arc<Router>,
+    place: Place,
 }
 
 impl Sending {
@@ -45,6 +70,7 @@ impl Sending {
         store: &Arc<Store>,
         inbound: Arc<dyn InboundHandler>,
         policy: &ReceiptPolicy,
+        place: &Place,
     ) -> Result<Sending, EngineError> {
         // The operators' holds outlast a restart: a disabled connection's session starts paused.
         let holds = store.reader().read(connection_hold::all).await?;
@@ -56,14 +82,16 @@ impl Sending {
         let mut links = Vec::new();
         for c in config.connection_list().into_iter().filter(|c| c.enabled) {
             let own = config.for_connection(&c.name).unwrap_or_else(|| config.clone());
-            let (sandbox, session_config) = if c.smpp.sandbox {
+            let (sandbox, mut session_config) = if c.smpp.sandbox {
                 let (sandbox, config) = sandbox_link(&own.smpp, store.clock(), &c.name).await?;
                 (Some(sandbox), config)
             } else {
                 let config = session_config(&own.smpp, store.clock(), &c.name, &c.smpp.host, c.smpp.port);
                 (None, config)
             };
-            let session = Session::start_as(session_config, inbound.clone(), disabled(&c.name));
+            session_config.tps = place.tps(&c.name, sending_limits(&own.smpp).tps);
+            let paused = disabled(&c.name) || place.elsewhere(&c.name);
+            let session = Session::start_as(session_config, inbound.clone(), paused);
             links.push(Link {
                 connection: c.name,
                 sandbox,
@@ -88,7 +116,7 @@ impl Sending {
             .map(|l| Lane {
                 session: l.session.handle(),
                 receipts: policy.clone(),
-                config: lane_config(config, &l.connection),
+                config: lane_config(config, &l.connection, &place.owner),
             })
             .collect();
         let dispatcher = Dispatcher::start_lanes(store.clone(), lanes, router.clone()).await?;
@@ -96,6 +124,7 @@ impl Sending {
             links,
             dispatcher,
             router,
+            place: place.clone(),
         })
     }
 
@@ -111,9 +140,9 @@ impl Sending {
             let limits = sending_limits(&own.smpp);
             l.session
                 .handle()
-                .set_limits(limits.window as usize, f64::from(limits.tps));
-            self.dispatcher
-                .reconfigure_lane(&l.connection, policy.clone(), lane_config(config, &l.connection));
+                .set_limits(limits.window as usize, self.place.tps(&l.connection, limits.tps));
+            let rules = lane_config(config, &l.connection, &self.place.owner);
+            self.dispatcher.reconfigure_lane(&l.connection, policy.clone(), rules);
         }
     }
 
@@ -129,9 +158,13 @@ impl Sending {
     }
 }
 
-/// How the dispatcher sends on `connection`: by its own settings (sender id, window, codes).
-fn lane_config(config: &Config, connection: &str) -> DispatcherConfig {
-    dispatcher_config(&config.for_connection(connection).unwrap_or_else(|| config.clone()))
+/// How the dispatcher sends on `connection`: by its own settings (sender id, window, codes), its
+/// leases under `owner`'s name.
+fn lane_config(config: &Config, connection: &str, owner: &str) -> DispatcherConfig {
+    DispatcherConfig {
+        owner: owner.to_owned(),
+        ..dispatcher_config(&config.for_connection(connection).unwrap_or_else(|| config.clone()))
+    }
 }
 
 /// Starts the embedded sandbox, and says how to bind to it. With `tls = true` it serves TLS with a

@@ -8,8 +8,9 @@ use tokio::net::TcpListener;
 use super::background::background;
 use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
+use super::nodes::Shares;
 use super::runtime::Runtime;
-use super::sending::Sending;
+use super::sending::{Place, Sending};
 use super::store_at::{self, StoreAt};
 use super::warm::Warming;
 use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
@@ -108,9 +109,18 @@ impl Engine {
         crate::privacy::set_number_key(&store, dir.root())?;
         // This run's key for one-time codes, in memory only.
         crate::privacy::codes::new_run(store.path());
-        // Records this process as the database's holder, inside it (see [`InstanceLock::hold`]).
-        let s = store.clone();
-        on_lock(started, move |l| l.hold(&s)).await?;
+        // Records this process as one of the nodes that share the database (on SQLite, as its
+        // holder too), inside it (see [`InstanceLock::hold_as_node`]).
+        let (s, node) = (
+            store.clone(),
+            crate::instance::node_name(&config.store.node, dir.root()),
+        );
+        let name = node.clone();
+        on_lock(started, move |l| l.hold_as_node(&s, &name)).await?;
+        let place = Place {
+            owner: node,
+            shares: store.on_postgres().then(Shares::new),
+        };
         bring_up_to_date(&store, &policy, &config).await?;
         warming.readers(&store);
         let sealer = seal(&store, &dir).await?;
@@ -118,13 +128,13 @@ impl Engine {
         let (service, window_requests) = build_service(&store, &config, &policy, &settings, options.mode);
         let service = service.with_sealer(sealer.clone()).with_backups(backups.clone());
         let inbound: Arc<dyn InboundHandler> = Arc::new(service.clone());
-        started.sending = Some(Sending::start(&config, &store, inbound, &policy).await?);
+        started.sending = Some(Sending::start(&config, &store, inbound, &policy, &place).await?);
 
         let (addr, listener) = listen(&config, &options).await?;
         let info = Arc::new(app_info(&dir, &store, options.mode, listener.as_ref()));
         let (token_file, operator_token) = operator_token(&dir)?;
         let (ctx, stopping_tx) = door_context(&info, &service, operator_token, &config);
-        let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings).await;
+        let runtime = Runtime::hand_over(&store, &service, started.sending.take(), &settings, place.clone()).await;
         started.runtime = Some(runtime.clone());
         warming.done().await;
         if let (Some(door), Some(listener)) = (&options.door, listener) {
@@ -138,6 +148,11 @@ impl Engine {
         let mut background = background(&store, &service, backups);
         if let Some(lock) = &started.lock {
             background.push(tokio::spawn(stop_sending_if_lost(lock.lost(), runtime.clone())));
+            if let (Some(shares), Some(seat)) = (place.shares.clone(), lock.seat()) {
+                let sharing =
+                    super::nodes::keep_sharing(store.clone(), runtime.clone(), settings.clone(), shares, seat);
+                background.push(tokio::spawn(sharing));
+            }
         }
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         let smpp_server = smpp_server(&config, &service, &store).await;

@@ -314,7 +314,7 @@ fn carry_on(wrote: Result<bool, StoreError>, failing: &mut bool, lost: &watch::S
 }
 
 /// This computer's name.
-fn host_name() -> String {
+pub(super) fn host_name() -> String {
     #[cfg(unix)]
     {
         let mut buf = [0u8; 256];

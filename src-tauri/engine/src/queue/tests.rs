@@ -311,7 +311,7 @@ fn recovery_requeues_what_never_reached_the_wire_and_holds_what_might_have() {
         .write_blocking(move |tx| messages::begin_attempt(tx, written, 1, messages::Wire::sandbox(), 1))
         .unwrap();
 
-    let (requeued, unknown) = q.store.writer().write_blocking(queue::recover).unwrap();
+    let (requeued, unknown) = q.store.writer().write_blocking(|tx| queue::recover(tx, "d")).unwrap();
     assert_eq!((requeued, unknown), (1, 1));
     assert_eq!(q.status(untouched).0, QueueStatus::Queued);
     assert_eq!(
@@ -644,7 +644,7 @@ fn recovery_resends_only_parts_that_never_reached_the_wire_and_holds_a_part_that
         .write_blocking(move |tx| messages::begin_attempt(tx, cut_during_part_2, 2, messages::Wire::sandbox(), 1))
         .unwrap();
 
-    let (requeued, unknown) = q.store.writer().write_blocking(queue::recover).unwrap();
+    let (requeued, unknown) = q.store.writer().write_blocking(|tx| queue::recover(tx, "d")).unwrap();
     assert_eq!((requeued, unknown), (1, 1));
     assert_eq!(q.status(cut_after_part_1).0, QueueStatus::Queued);
     let again = q.claim(now(), 10);

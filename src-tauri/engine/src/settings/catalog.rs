@@ -69,6 +69,8 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
     let applies = match (section, key) {
         // Prices are read at intake, with the guardrails.
         ("smpp", "source_addr" | "window" | "tps" | "prices") => Now,
+        // Which nodes run a connection is settled when a node starts.
+        ("smpp", "nodes") => Restart,
         ("smpp", _) => Reconnect,
         // Retention reads the settings in force at each run; alerts at each look at the rules.
         (
@@ -99,7 +101,7 @@ pub fn entry_for(section: &str, key: &str, spec: &KeySpec) -> Entry {
             ..entry(Now, SettingKind::Password)
         },
         // Where the store is: changed in the file (or the environment) while smsdesk is stopped.
-        ("store", "database" | "url" | "password_file") => Entry {
+        ("store", "database" | "url" | "password_file" | "node") => Entry {
             read_only: true,
             ..entry(Restart, SettingKind::Text)
         },

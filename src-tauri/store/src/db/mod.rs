@@ -7,8 +7,10 @@ mod pg_target;
 pub mod placeholders;
 mod value;
 
-#[cfg(test)]
-pub(crate) mod pg_test;
+/// A database of its own on the tests' PostgreSQL, for this crate's tests and those of the crates
+/// above it (the `test-hooks` feature).
+#[cfg(any(test, feature = "test-hooks"))]
+pub mod pg_test;
 #[cfg(test)]
 mod tests;
 

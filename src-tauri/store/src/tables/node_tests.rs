@@ -60,7 +60,12 @@ fn a_silent_node_is_dead_and_its_leases_are_named_for_recovery_but_never_the_ask
         join_as(db, start, &new("a", "t1"), false).unwrap();
         join_as(db, start, &new("b", "t2"), false).unwrap();
         let ids: Vec<i64> = (0..4)
-            .map(|i| write_for_tests(db, start, |tx| message::insert(tx, &text(&format!("+3360000004{i}"), "hi"))).unwrap())
+            .map(|i| {
+                write_for_tests(db, start, |tx| {
+                    message::insert(tx, &text(&format!("+3360000004{i}"), "hi"))
+                })
+                .unwrap()
+            })
             .collect();
         for (id, owner) in ids.iter().zip(["a", "b", "gone-before-nodes", "b"]) {
             write_for_tests(db, start, |tx| queue::lease(tx, *id, owner, start + 120_000)).unwrap();
@@ -72,8 +77,16 @@ fn a_silent_node_is_dead_and_its_leases_are_named_for_recovery_but_never_the_ask
                 // "a" beats on; "b" stays silent past the staleness.
                 write_for_tests(db, start + STALE, |tx| beat(tx, "a", "t1", "[]")).unwrap();
                 assert_eq!(dead(start + STALE + 1, "a"), ["b", "gone-before-nodes"]);
-                assert_eq!(dead(start + STALE + 1, "b"), ["gone-before-nodes"], "never the asker's own");
-                let alive: Vec<bool> = all(&db, start + STALE + 1, STALE).unwrap().iter().map(|n| n.alive).collect();
+                assert_eq!(
+                    dead(start + STALE + 1, "b"),
+                    ["gone-before-nodes"],
+                    "never the asker's own"
+                );
+                let alive: Vec<bool> = all(&db, start + STALE + 1, STALE)
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.alive)
+                    .collect();
                 assert_eq!(alive, [true, false]);
                 join_as(db, start + STALE + 1, &new("b", "t3"), false).expect("a dead node's name is free");
             }
@@ -84,7 +97,11 @@ fn a_silent_node_is_dead_and_its_leases_are_named_for_recovery_but_never_the_ask
                 let owners = dead_lease_owners(&db, 0, 0, "a").unwrap();
                 assert_eq!(owners, ["b", "gone-before-nodes"]);
                 write_for_tests(db, 0, |tx| stop(tx, "b", "t2")).unwrap();
-                assert_eq!(dead(0, "a"), ["b", "gone-before-nodes"], "a stopped node is dead at once");
+                assert_eq!(
+                    dead(0, "a"),
+                    ["b", "gone-before-nodes"],
+                    "a stopped node is dead at once"
+                );
             }
         }
     });

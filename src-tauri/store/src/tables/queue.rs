@@ -386,9 +386,17 @@ pub fn stranded_locked(tx: &WriteTx<'_>, now: i64, owner: &str, dead: &[String])
     stranded_where(tx.db(), lock, now, owner, dead)
 }
 
-fn stranded_where(db: crate::db::Db<'_>, lock: &str, now: i64, owner: &str, dead: &[String]) -> Result<Vec<i64>, StoreError> {
+fn stranded_where(
+    db: crate::db::Db<'_>,
+    lock: &str,
+    now: i64,
+    owner: &str,
+    dead: &[String],
+) -> Result<Vec<i64>, StoreError> {
     let rows: Vec<(i64, Option<String>, Option<i64>)> = db.query(
-        &format!("SELECT message_id, lease_owner, lease_until FROM queue WHERE status = 'sending' ORDER BY message_id{lock}"),
+        &format!(
+            "SELECT message_id, lease_owner, lease_until FROM queue WHERE status = 'sending' ORDER BY message_id{lock}"
+        ),
         &[],
         |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
     )?;
@@ -396,7 +404,9 @@ fn stranded_where(db: crate::db::Db<'_>, lock: &str, now: i64, owner: &str, dead
         .into_iter()
         .filter(|(_, by, until)| {
             until.is_none_or(|u| u <= now)
-                || by.as_deref().is_none_or(|by| by == owner || dead.iter().any(|d| d == by))
+                || by
+                    .as_deref()
+                    .is_none_or(|by| by == owner || dead.iter().any(|d| d == by))
         })
         .map(|(id, _, _)| id)
         .collect())
@@ -412,7 +422,9 @@ pub fn leased_to(tx: &WriteTx<'_>, message_id: i64, owner: &str) -> Result<bool,
         Dialect::Sqlite => "",
     };
     let found: Option<i64> = tx.db().query_opt(
-        &format!("SELECT message_id FROM queue WHERE message_id = ?1 AND status = 'sending' AND lease_owner = ?2{lock}"),
+        &format!(
+            "SELECT message_id FROM queue WHERE message_id = ?1 AND status = 'sending' AND lease_owner = ?2{lock}"
+        ),
         &[&message_id, &owner],
         |r| r.get(0),
     )?;

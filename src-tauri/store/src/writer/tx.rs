@@ -97,6 +97,11 @@ impl<'c> WriteTx<'c> {
         self.conn()
     }
 
+    /// Whether the store is PostgreSQL, where several nodes share the queue.
+    pub fn on_postgres(&self) -> bool {
+        matches!(self.conn, Db::Postgres(_))
+    }
+
     /// The number of the batch (transaction) this operation runs in.
     pub fn batch(&self) -> u64 {
         self.batch
