@@ -9,96 +9,8 @@ use std::time::{Duration, Instant};
 
 use serde_json::json;
 
+use crate::support::pg::{configure, psql, Database};
 use crate::support::{files_under, post_json_idempotent, run, spawn, start, stderr_file, Running};
-
-const URL_VAR: &str = "SMSDESK_TEST_PG_URL";
-
-/// A database made for one test on the tests' server, and the login role its nodes run as (a
-/// member of `smsdesk_app`, which the schema's first migration makes), dropped at the end.
-struct Database {
-    /// `postgres://owner@host:port/name`, without the password: the owner's.
-    url: String,
-    password: String,
-    /// The same for the nodes' role.
-    node_url: String,
-    node_password: String,
-    admin: String,
-    name: String,
-}
-
-impl Database {
-    fn new(name: &str) -> Database {
-        let admin = std::env::var(URL_VAR).unwrap_or_else(|_| {
-            panic!("{URL_VAR} is not set: run the tests with `cargo xtask test` (or `cargo xtask postgres -- cargo test`), which start a private PostgreSQL")
-        });
-        let name = format!("{name}_{}", std::process::id());
-        psql(&admin, &format!("DROP DATABASE IF EXISTS {name} WITH (FORCE)"));
-        psql(&admin, &format!("CREATE DATABASE {name}"));
-        // postgres://user:password@host:port/postgres
-        let rest = admin.strip_prefix("postgres://").expect("a postgres:// address");
-        let (user_password, host_and_db) = rest.rsplit_once('@').expect("user and password");
-        let (user, password) = user_password.split_once(':').expect("a password");
-        let host = host_and_db.split('/').next().unwrap();
-        Database {
-            url: format!("postgres://{user}@{host}/{name}"),
-            password: password.to_owned(),
-            node_url: format!("postgres://{name}_node@{host}/{name}"),
-            node_password: format!("node-{}", std::process::id()),
-            admin,
-            name,
-        }
-    }
-
-    /// Makes the nodes' login role, once the schema (and `smsdesk_app` with it) exists.
-    fn make_node_role(&self) {
-        psql(
-            &self.admin,
-            &format!(
-                "DROP ROLE IF EXISTS {0}_node; CREATE ROLE {0}_node LOGIN PASSWORD '{1}' IN ROLE smsdesk_app",
-                self.name, self.node_password
-            ),
-        );
-    }
-
-    fn count(&self, sql: &str) -> i64 {
-        let base = self.admin.rsplit_once('/').unwrap().0;
-        psql(&format!("{base}/{}", self.name), sql).trim().parse().unwrap()
-    }
-}
-
-impl Drop for Database {
-    fn drop(&mut self) {
-        psql(
-            &self.admin,
-            &format!("DROP DATABASE IF EXISTS {} WITH (FORCE)", self.name),
-        );
-    }
-}
-
-/// What `psql` prints for `sql` on the database at `url` (unaligned, tuples only).
-fn psql(url: &str, sql: &str) -> String {
-    let out = Command::new("psql")
-        .args([url, "-X", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-c", sql])
-        .output()
-        .expect("psql runs (Debian's postgresql-client, installed with postgresql)");
-    assert!(out.status.success(), "{sql}: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Writes the data directory's config: the store at `url`, its `password` in a file of the
-/// owner's alone.
-fn configure(data: &std::path::Path, url: &str, password: &str) {
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::create_dir_all(data).unwrap();
-    let file = data.join("pg.password");
-    std::fs::write(&file, format!("{password}\n")).unwrap();
-    std::fs::set_permissions(&file, std::fs::Permissions::from_mode(0o600)).unwrap();
-    std::fs::write(
-        data.join("smsdesk.toml"),
-        format!("[store]\nbackend = \"postgres\"\nurl = \"{url}\"\npassword_file = \"pg.password\"\n"),
-    )
-    .unwrap();
-}
 
 fn operator_token(data: &std::path::Path) -> String {
     std::fs::read_to_string(data.join("operator.token"))
@@ -172,17 +84,30 @@ fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restar
     assert_eq!(db.count("SELECT count(*) FROM receipt"), 5);
     assert!(!data.join("smsdesk.db").exists());
 
-    // A second node on the same database is refused while this one holds it (several nodes at
-    // once need leases: until then, one sends).
+    // A second node joins the same database; one under the name of a live node is refused,
+    // saying so.
     let other = tmp.path().join("other");
     configure(&other, &db.node_url, &db.node_password);
-    let mut second = spawn(&other, &["serve", "--http-port", "0"], &[]);
-    let status = second.wait().unwrap();
+    let first = psql(&db.admin_url(), "SELECT name FROM node").trim().to_owned();
+    let mut twin = spawn(&other, &["serve", "--http-port", "0"], &[("SMSDESK_STORE_NODE", first.as_str())]);
+    let status = twin.wait().unwrap();
     let second_said = std::fs::read_to_string(stderr_file(&other)).unwrap();
     assert!(
-        !status.success() && second_said.contains("in use"),
+        !status.success() && second_said.contains(&format!("runs under the name {first}")),
         "{status}: {second_said}"
     );
+    let second = start(&other, &["serve", "--http-port", "0"], &[]);
+    let nodes = serve.get_as_operator("/api/v1/nodes").json();
+    let alive: Vec<&str> = nodes
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|n| n["state"] == "alive")
+        .map(|n| n["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(alive.len(), 2, "{nodes}");
+    assert!(alive.contains(&first.as_str()), "{nodes}");
+    stop(second);
 
     // What only a file allows says what to do instead.
     let (code, _, err) = run(&other, &["backup"]);

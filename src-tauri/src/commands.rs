@@ -175,6 +175,11 @@ pub async fn spend_report(
 }
 
 #[tauri::command]
+pub async fn nodes(engine: State<'_, EngineState>) -> Reply<Vec<smsdesk_engine::nodes::NodeView>> {
+    engine.service()?.nodes().await.map_err(refused)
+}
+
+#[tauri::command]
 pub async fn pace(engine: State<'_, EngineState>) -> Reply<Pace> {
     engine.service()?.pace().await.map_err(refused)
 }

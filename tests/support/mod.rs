@@ -8,6 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
+pub mod pg;
+
 pub const BIN: &str = env!("CARGO_BIN_EXE_smsdesk");
 
 /// A running smsdesk process with its own data directory and captured standard error.

@@ -96,6 +96,9 @@ pub enum Command {
     /// The store itself: `migrate` brings the database to this build's schema and stops
     #[command(subcommand)]
     Store(ops::store::StoreCommand),
+    /// List the nodes that share the database (several on PostgreSQL): each alive, stopped or
+    /// silent by its heartbeat, where it listens, and what it runs of each connection
+    Nodes(ops::nodes::NodesArgs),
     /// Replace the database with a backup, once the backup passes its checks (integrity, schema
     /// version, the comparison `rebuild --check` makes). Stop smsdesk first; the database it
     /// replaces is kept in the backup folder
@@ -185,6 +188,7 @@ pub fn run(cli: Cli, command: Command, ui: Option<Arc<dyn UiAssets>>) -> ExitCod
         Command::SmtpPassword(args) => ops::smtp::smtp_password(&cli, args),
         Command::StorePassword(args) => ops::smtp::store_password(&cli, args),
         Command::Store(cmd) => ops::store::store(&cli, cmd),
+        Command::Nodes(args) => ops::nodes::nodes(&cli, args),
     }
 }
 

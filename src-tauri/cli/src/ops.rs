@@ -35,6 +35,7 @@ pub mod backup;
 mod connections;
 mod export;
 mod keys;
+pub mod nodes;
 mod privacy;
 pub mod smpp_users;
 pub mod smtp;

@@ -25,6 +25,7 @@ pub mod intake;
 pub mod known_keys;
 pub mod logging;
 pub mod messages;
+pub mod nodes;
 pub mod operations;
 pub mod optouts;
 pub mod pace;

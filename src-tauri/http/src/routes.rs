@@ -185,6 +185,10 @@ pub async fn dashboard(State(s): State<AppState>) -> Result<Json<views::Dashboar
     Ok(Json(s.ctx.service.dashboard().await?))
 }
 
+pub async fn nodes(State(s): State<AppState>) -> Result<Json<Vec<smsdesk_engine::nodes::NodeView>>, Failure> {
+    Ok(Json(s.ctx.service.nodes().await?))
+}
+
 pub async fn pace(State(s): State<AppState>) -> Result<Json<smsdesk_engine::pace::Pace>, Failure> {
     Ok(Json(s.ctx.service.pace().await?))
 }

@@ -2,6 +2,7 @@
 
 mod submit;
 
+use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -16,6 +17,9 @@ use tokio_util::codec::Framed;
 use super::Shared;
 use crate::cstr::cstr;
 
+/// How long a deliver_sm the client refused for now waits before it is delivered again.
+const REDELIVER_AFTER: std::time::Duration = std::time::Duration::from_secs(1);
+
 /// Whether the connection stays open after a PDU was handled.
 enum After {
     Continue,
@@ -23,7 +27,11 @@ enum After {
 }
 
 /// Serves one connection until the client or the sandbox drops it: reads and answers PDUs, and
-/// writes the deliver_sm handed to it, numbering them.
+/// writes the deliver_sm handed to it, numbering them. A deliver_sm not acknowledged when the
+/// connection ends (the client died with it unread, or before its answer) is delivered again, on
+/// another bound session or to the next that binds, as an SMSC does with a receipt it could not
+/// hand over; one answered with an error (the client could not store it) is delivered again
+/// after [`REDELIVER_AFTER`].
 pub(crate) async fn run<S>(stream: S, shared: Arc<Shared>, session_no: u64)
 where
     S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
@@ -32,10 +40,18 @@ where
     let (out, mut outgoing) = mpsc::unbounded_channel::<Command>();
     let mut dropped = shared.drop_all.subscribe();
     let mut deliver_seq = 1u32;
+    let mut unacked: HashMap<u32, Command> = HashMap::new();
     loop {
         tokio::select! {
             incoming = source.next() => {
                 let Some(Ok(command)) = incoming else { break };
+                if command.id() == CommandId::DeliverSmResp {
+                    let given = unacked.remove(&command.sequence_number());
+                    // Refused for now (ESME_RX_T_APPN: the client could not store it): again later.
+                    if let (Some(given), false) = (given, command.status() == CommandStatus::EsmeRok) {
+                        shared.schedule(REDELIVER_AFTER, given);
+                    }
+                }
                 match handle(&shared, &out, session_no, command).await {
                     Ok(After::Continue) => {}
                     Ok(After::Close) => {
@@ -54,6 +70,7 @@ where
                 // deliver_sm built elsewhere carry a placeholder sequence number; number them here.
                 if command.id() == CommandId::DeliverSm {
                     command = Command::new(command.status(), deliver_seq, command.pdu().cloned().unwrap_or(Pdu::EnquireLink));
+                    unacked.insert(deliver_seq, command.clone());
                     deliver_seq += 1;
                 }
                 if sink.send(command).await.is_err() {
@@ -68,6 +85,17 @@ where
         .lock()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&session_no);
+    // What this connection was given and never acknowledged goes out again elsewhere, in order.
+    let mut again: Vec<(u32, Command)> = unacked.into_iter().collect();
+    again.sort_by_key(|(seq, _)| *seq);
+    let unread = std::iter::from_fn(|| outgoing.try_recv().ok()).filter(|c| c.id() == CommandId::DeliverSm);
+    let again: Vec<Command> = again.into_iter().map(|(_, c)| c).chain(unread).collect();
+    if !again.is_empty() {
+        tracing::debug!(session_no, count = again.len(), "sandbox: deliver_sm not acknowledged, to deliver again");
+    }
+    for command in again {
+        shared.deliver(command);
+    }
     tracing::debug!(session_no, "sandbox: connection closed");
 }
 

@@ -170,6 +170,59 @@ async fn delivered_a_receipt_follows_acceptance_and_is_counted_once() {
     assert!(s.accepted_twice().is_empty());
 }
 
+/// A receipt written to a client that died before it answered is not lost: the next bound
+/// session gets it (an SMSC keeps what it could not hand over); an answered one is not sent again.
+#[tokio::test]
+async fn a_receipt_never_acknowledged_goes_to_the_next_bound_session() {
+    let s = sandbox().await;
+    let mut first = bound(&s).await;
+    first.submit("+33612345600", "answered").await;
+    let (_, answered) = first.submit_resp().await;
+    assert_eq!(first.receipts(1).await, vec![delivered(&answered)]);
+    first.submit("+33612345600", "never answered").await;
+    let (_, unanswered) = first.submit_resp().await;
+    // Read, never answered: the client dies with it.
+    let c = loop {
+        let c = first.next().await.expect("the second receipt");
+        if c.id() == CommandId::DeliverSm {
+            break c;
+        }
+    };
+    let text = match c.pdu() {
+        Some(Pdu::DeliverSm(d)) => d.short_message().as_ref().to_vec(),
+        _ => unreachable!(),
+    };
+    assert_eq!(read(0x04, &text).id.as_deref(), Some(unanswered.as_str()));
+    drop(first);
+    let mut second = bound(&s).await;
+    assert_eq!(second.receipts(1).await, vec![delivered(&unanswered)]);
+    assert!(second.next().await.is_none(), "the answered receipt is not sent again");
+}
+
+/// A receipt the client answers with an error (ESME_RX_T_APPN: it could not store it) comes
+/// again a moment later.
+#[tokio::test]
+async fn a_receipt_refused_for_now_is_delivered_again() {
+    let s = sandbox().await;
+    let mut c = bound(&s).await;
+    c.submit("+33612345600", "stored later").await;
+    let (_, id) = c.submit_resp().await;
+    let refused = loop {
+        let next = c.next().await.expect("the receipt");
+        if next.id() == CommandId::DeliverSm {
+            break next;
+        }
+    };
+    let nack = Command::new(
+        CommandStatus::EsmeRxTAppn,
+        refused.sequence_number(),
+        Pdu::DeliverSmResp(Default::default()),
+    );
+    c.framed.send(nack).await.unwrap();
+    tokio::time::sleep(Duration::from_millis(1_200)).await;
+    assert_eq!(c.receipts(1).await, vec![delivered(&id)], "delivered again");
+}
+
 #[tokio::test]
 async fn failed_finals_carry_their_status() {
     let s = sandbox().await;

@@ -16,6 +16,11 @@ use crate::cmd::{run, Cmd};
 /// The variable the tests read the server's URL from.
 pub const URL_VAR: &str = "SMSDESK_TEST_PG_URL";
 
+/// The variable that gives a test the server's `pg_ctl`, to restart it (one argument a line:
+/// the program, as the user that runs the server, and the cluster's options; the test adds the
+/// action). Only a test binary of its own may use it: the others share the server.
+pub const CTL_VAR: &str = "SMSDESK_TEST_PG_CTL";
+
 /// The superuser the tests connect as.
 const SUPERUSER: &str = "smsdesk_test";
 
@@ -112,6 +117,20 @@ impl Postgres {
     }
 }
 
+impl Postgres {
+    /// The value of [`CTL_VAR`] for this server.
+    pub fn ctl(&self) -> String {
+        let mut args: Vec<String> = match self.runner {
+            Runner::Me => Vec::new(),
+            Runner::PostgresUser => ["runuser", "-u", "postgres", "--"].map(str::to_owned).to_vec(),
+        };
+        args.push(self.bin.join("pg_ctl").display().to_string());
+        args.extend(["-D".to_owned(), self.dir.join("data").display().to_string()]);
+        args.extend(["-l".to_owned(), self.dir.join("server.log").display().to_string()]);
+        args.join("\n")
+    }
+}
+
 impl Drop for Postgres {
     fn drop(&mut self) {
         if let Err(e) = stop(&self.bin, self.runner, &self.dir, "fast") {
@@ -160,7 +179,11 @@ pub fn run_with(root: &Path, args: Vec<String>) -> Result<(), String> {
         return Err("usage: cargo xtask postgres -- COMMAND [ARGS]".into());
     };
     let server = Postgres::start()?;
-    run(Cmd::new(program).args(rest).dir(root).env(URL_VAR, &server.url))
+    run(Cmd::new(program)
+        .args(rest)
+        .dir(root)
+        .env(URL_VAR, &server.url)
+        .env(CTL_VAR, server.ctl()))
 }
 
 /// Where the server's programs are: the newest of Debian's /usr/lib/postgresql/<version>/bin, else

@@ -86,10 +86,11 @@ pub fn test(root: &Path) -> Result<(), String> {
                 *full_disk.borrow_mut() = Some(Lane::start(disk, &logs)?);
                 *lane.borrow_mut() = Some(Lane::start(alongside(root, &bin), &logs)?);
                 let server = Postgres::start()?;
-                let url = server.url.clone();
+                let (url, ctl) = (server.url.clone(), server.ctl());
                 *postgres.borrow_mut() = Some(server);
                 let all = ["test", "--workspace", "--locked", "--profile", "dev", "--", "--skip", FULL_DISK];
-                here(run(linted_cargo(root)?.args(all).env(postgres::URL_VAR, url)))
+                let tests = linted_cargo(root)?.args(all).env(postgres::URL_VAR, url);
+                here(run(tests.env(postgres::CTL_VAR, ctl)))
             }),
         ),
         (

@@ -40,6 +40,7 @@ import type { NewApiKey } from "./NewApiKey";
 import type { NewOptOut } from "./NewOptOut";
 import type { NewSmppAccount } from "./NewSmppAccount";
 import type { NewTemplate } from "./NewTemplate";
+import type { NodeView } from "./NodeView";
 import type { OptOutAdded } from "./OptOutAdded";
 import type { OptOutCsv } from "./OptOutCsv";
 import type { OptOutFilter } from "./OptOutFilter";
@@ -136,6 +137,8 @@ export interface Operations {
   activity(window: ActivityWindow): Promise<Activity>;
   /** How fast messages go out and how long the queue will take: the window and rate in force (the sandbox's own while it is the connection, else the provider account's `smpp.window` and `smpp.tps`), the rate the SMSC accepted submits at over the last minute, and about how long the messages waiting will take at it. */
   pace(): Promise<Pace>;
+  /** The nodes that share the database (several on PostgreSQL, one on SQLite), by name: each alive, stopped or silent (dead to the others) by its heartbeat, where it listens, and per connection the binds it runs, its share of the rate and the submits accepted per second. */
+  nodes(): Promise<NodeView[]>;
   /** Delivery figures over a period, by one or two dimensions, with the period before and a series by hour or day (from maintained aggregates). */
   deliveryReport(query: ReportQuery): Promise<DeliveryReport>;
   /** The retention of personal content in force (`[retention]`, days or null for never) and the latest removals (retention runs, one line per rule, and erasures), newest first. */
@@ -248,6 +251,7 @@ export const OPERATIONS: { readonly [K in keyof Operations]: OperationRoute } = 
   dashboard: { command: "dashboard", method: "GET", path: "/dashboard", args: [], answers: true },
   activity: { command: "activity", method: "GET", path: "/dashboard/activity", args: [{ name: "window", place: "param" }], answers: true },
   pace: { command: "pace", method: "GET", path: "/dashboard/pace", args: [], answers: true },
+  nodes: { command: "nodes", method: "GET", path: "/nodes", args: [], answers: true },
   deliveryReport: { command: "delivery_report", method: "GET", path: "/reports/delivery", args: [{ name: "query", place: "query" }], answers: true },
   privacyOverview: { command: "privacy_overview", method: "GET", path: "/privacy", args: [], answers: true },
   runRetention: { command: "run_retention", method: "POST", path: "/privacy/retention/run", args: [], answers: true },

@@ -17,12 +17,11 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use serde::Serialize;
-
 use super::runtime::Runtime;
 use crate::config::Config;
 use crate::domain::ConnectionHold;
 use crate::instance::{stale_ms, Seat, HEARTBEAT};
+use crate::nodes::NodeRun;
 use crate::pace::sending_limits;
 use crate::settings::Settings;
 use crate::store::tables::node;
@@ -92,21 +91,6 @@ fn rank(connection: &str, node: &str) -> u64 {
     u64::from_be_bytes(digest[..8].try_into().expect("eight bytes"))
 }
 
-/// What a node says it runs of one connection (in its row, for the others and the dashboard).
-#[derive(Debug, Clone, Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Run {
-    pub connection: String,
-    /// Binds it opens (0: another node runs the connection).
-    pub binds: u32,
-    /// Binds bound now.
-    pub bound: u32,
-    /// Its share of the connection's rate, in submits per second.
-    pub tps: f64,
-    /// Submits accepted per second over the last minute.
-    pub accepted_per_s: f64,
-}
-
 /// Looks at the nodes every heartbeat and puts this node's shares into effect, until the engine
 /// stops (the task is aborted).
 pub(super) async fn keep_sharing(
@@ -140,7 +124,7 @@ pub(super) async fn keep_sharing(
 
 /// Decides this node's share of each running connection among `live`, applies what changed to
 /// the sessions, and says what it runs.
-async fn share_out(runtime: &Runtime, config: &Config, shares: &Shares, me: &str, live: &[String]) -> Vec<Run> {
+async fn share_out(runtime: &Runtime, config: &Config, shares: &Shares, me: &str, live: &[String]) -> Vec<NodeRun> {
     let sending = runtime.sending.lock().await;
     let Some(sending) = sending.as_ref() else {
         return Vec::new();
@@ -178,7 +162,7 @@ async fn share_out(runtime: &Runtime, config: &Config, shares: &Shares, me: &str
             .iter()
             .filter(|(_, s)| matches!(s, crate::smpp::session::LinkState::Bound { .. }))
             .count() as u32;
-        runs.push(Run {
+        runs.push(NodeRun {
             connection: link.connection.clone(),
             binds: if share.runs { limits.binds } else { 0 },
             bound,

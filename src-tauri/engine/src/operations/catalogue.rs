@@ -228,6 +228,13 @@ operations! { $
         errors: [NotFound],
     }
 
+    /// The nodes that share the database (several on PostgreSQL, one on SQLite), by name: each
+    /// alive, stopped or silent (dead to the others) by its heartbeat, where it listens, and per
+    /// connection the binds it runs, its share of the rate and the submits accepted per second.
+    nodes: Get "/nodes" -> 200 [NodeView] {
+        tag: "overview", access: ReadAll,
+    }
+
     /// Delivery figures over a period, by one or two dimensions, with the period before and a
     /// series by hour or day (from maintained aggregates).
     delivery_report: Get "/reports/delivery" -> 200 DeliveryReport {

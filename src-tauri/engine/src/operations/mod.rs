@@ -28,6 +28,7 @@ use crate::api::{AppInfo, ErrorCode};
 use crate::apikeys::{ApiKeyInfo, CreatedApiKey, NewApiKey};
 use crate::idempotency::IdempotencyKey;
 use crate::intake::{SubmitMessage, SubmittedMessage};
+use crate::nodes::NodeView;
 use crate::pace::Pace;
 use crate::privacy::{Erased, RetentionRun};
 use crate::service::privacy::{EraseNumber, PrivacyOverview, SubjectAccess, SubjectRequest};

@@ -76,6 +76,12 @@ impl Service {
             .await?)
     }
 
+    /// The nodes that share the database, with what each runs (one on SQLite).
+    pub async fn nodes(&self) -> Result<Vec<crate::nodes::NodeView>, ServiceError> {
+        let now = self.store.clock().now_ms();
+        Ok(self.store.reader().read(move |c| crate::nodes::read(c, now)).await?)
+    }
+
     /// How fast messages go out now and how long those waiting will take: the window and rate the
     /// session applies (the sandbox's own, or the provider account's), the rate measured over the
     /// last minute, and the queue at that rate. `NotFound` while there is no session.

@@ -40,8 +40,13 @@ impl PgTarget {
         &self.shown
     }
 
+    /// A new session, set up as every store connection is: no JIT compilation (PostgreSQL's
+    /// default compiles a query it estimates costly, which costs a writer's short statements
+    /// around 100 ms each: the store's queries are many and small, and read by index).
     pub(crate) fn connect(&self) -> Result<Client, postgres::Error> {
-        self.config.connect(NoTls)
+        let mut client = self.config.connect(NoTls)?;
+        client.batch_execute("SET jit = off")?;
+        Ok(client)
     }
 }
 

@@ -89,6 +89,20 @@ pub fn all(conn: &impl Reads, now: i64, stale_ms: i64) -> Result<Vec<Node>, Stor
     })
 }
 
+/// [`all`], read from the SQLite file at `path` by a read-only connection of its own: what a tool
+/// reads while the node that holds the file runs.
+pub fn all_in_file(path: &std::path::Path, now: i64, stale_ms: i64) -> Result<Vec<Node>, StoreError> {
+    use rusqlite::OpenFlags;
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let open = |source| StoreError::Open {
+        path: path.to_owned(),
+        source,
+    };
+    let conn = rusqlite::Connection::open_with_flags(path, flags).map_err(open)?;
+    conn.busy_timeout(std::time::Duration::from_secs(5)).map_err(open)?;
+    all(&conn, now, stale_ms)
+}
+
 /// Records `new` as the node of its name, when that name is free: no row, a clean stop, a
 /// heartbeat silent for `stale_ms`, or a row `may_take` allows (the caller's rules: its own
 /// previous run). Else returns the node that keeps the name.

@@ -133,6 +133,10 @@ fn commit(conn: Db<'_>, batch: u64, pending: &mut Pending, phases: &mut Phases) 
     committed
 }
 
+/// The advisory lock every PostgreSQL batch takes as it begins, until it ends ("writer" in ASCII,
+/// as a number).
+const WRITER_LOCK: i64 = 0x7772_6974_6572;
+
 /// The error SQLite gives when the disk is full (for the commits a test makes fail).
 fn disk_full() -> rusqlite::Error {
     rusqlite::Error::SqliteFailure(
@@ -184,11 +188,18 @@ fn begin_again(conn: Db<'_>, batch: u64) -> bool {
 }
 
 /// Begins the batch's transaction: on SQLite taking the write lock at once (IMMEDIATE), so that
-/// no statement of the batch waits for it half-way.
+/// no statement of the batch waits for it half-way. On PostgreSQL the nodes' writers take turns
+/// the same way (a transaction-level advisory lock): every batch adds to the same running totals
+/// and report rows, and a receipt for a message one node sent may arrive on another's bind, so
+/// two batches at once would lock the same rows in different orders and deadlock. A node's
+/// batches carry many operations each; reads are not held back.
 fn begin(conn: Db<'_>) -> Result<(), crate::StoreError> {
     match conn {
         Db::Sqlite(c) => Ok(c.execute_batch("BEGIN IMMEDIATE")?),
-        Db::Postgres(_) => conn.execute_batch("BEGIN"),
+        Db::Postgres(_) => {
+            conn.execute_batch("BEGIN")?;
+            conn.execute("SELECT pg_advisory_xact_lock(?1)", &[&WRITER_LOCK]).map(drop)
+        }
     }
 }
 
