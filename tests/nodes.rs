@@ -43,6 +43,10 @@ fn message(i: usize) -> Value {
     m
 }
 
+/// Where a node takes requests now, and as whom (its address and operator token): None while it
+/// is down.
+type Door = Arc<Mutex<Option<(String, String)>>>;
+
 /// A node: its data directory and, while it runs, its process, address and operator token.
 struct Node {
     dir: std::path::PathBuf,
@@ -81,7 +85,7 @@ impl Node {
 /// Posts messages `from..to` in batches of [`BATCH`] to whatever `door` says now, each batch
 /// under its own idempotency key, again and again until it is taken (the node may be down, or
 /// PostgreSQL restarting).
-fn post_all(door: Arc<Mutex<Option<(String, String)>>>, node: usize, from: usize, to: usize) {
+fn post_all(door: Door, node: usize, from: usize, to: usize) {
     for (b, start) in (from..to).step_by(BATCH).enumerate() {
         let batch: Vec<Value> = (start..(start + BATCH).min(to)).map(message).collect();
         let body = json!({ "messages": batch });
@@ -93,7 +97,8 @@ fn post_all(door: Arc<Mutex<Option<(String, String)>>>, node: usize, from: usize
                 std::thread::sleep(Duration::from_millis(100));
                 continue;
             };
-            let posted = std::panic::catch_unwind(|| post_json_idempotent(&url, "/api/v1/messages/batch", &token, &key, &body));
+            let posted =
+                std::panic::catch_unwind(|| post_json_idempotent(&url, "/api/v1/messages/batch", &token, &key, &body));
             match posted {
                 Ok(r) if r.status < 300 => break,
                 Ok(r) if r.status >= 500 || r.status == 401 || r.status == 409 => {}
@@ -112,8 +117,17 @@ fn two_nodes_one_postgres_one_smsc_survive_kills_and_a_database_restart_sending_
     let counts_file = tmp.path().join("smsc-counts.json");
     let (smsc, port) = spawn_smsc({
         let mut c = Command::new(BIN);
-        c.args(["sandbox-smsc", "--port", "0", "--response-delay-ms", "1", "--receipt-delay-ms", "50", "--counts-file"])
-            .arg(&counts_file);
+        c.args([
+            "sandbox-smsc",
+            "--port",
+            "0",
+            "--response-delay-ms",
+            "1",
+            "--receipt-delay-ms",
+            "50",
+            "--counts-file",
+        ])
+        .arg(&counts_file);
         c
     });
     let mut smsc = Smsc(smsc);
@@ -155,8 +169,7 @@ fn two_nodes_one_postgres_one_smsc_survive_kills_and_a_database_restart_sending_
     for n in &mut nodes {
         n.start();
     }
-    let doors: Vec<Arc<Mutex<Option<(String, String)>>>> =
-        nodes.iter().map(|n| Arc::new(Mutex::new(n.door()))).collect();
+    let doors: Vec<Door> = nodes.iter().map(|n| Arc::new(Mutex::new(n.door()))).collect();
     let half = MESSAGES / 2;
     let posters: Vec<_> = (0..2)
         .map(|k| {
@@ -188,7 +201,10 @@ fn two_nodes_one_postgres_one_smsc_survive_kills_and_a_database_restart_sending_
         last = db.count(settled);
         nodes[0].start();
         *doors[0].lock().unwrap() = nodes[0].door();
-        eprintln!("nodes test: kill {kill} at {last} settled, {:.0} s in", test_began.elapsed().as_secs_f64());
+        eprintln!(
+            "nodes test: kill {kill} at {last} settled, {:.0} s in",
+            test_began.elapsed().as_secs_f64()
+        );
     }
     for p in posters {
         p.join().expect("every batch is taken");
@@ -220,8 +236,16 @@ fn two_nodes_one_postgres_one_smsc_survive_kills_and_a_database_restart_sending_
         .unwrap();
     assert!(smsc.0.wait().unwrap().success());
 
-    assert_eq!(db.count("SELECT count(*) FROM message"), MESSAGES as i64, "every message taken once");
-    assert_eq!(db.count("SELECT count(*) FROM attempt WHERE outcome = 'pending'"), 0, "no try left pending");
+    assert_eq!(
+        db.count("SELECT count(*) FROM message"),
+        MESSAGES as i64,
+        "every message taken once"
+    );
+    assert_eq!(
+        db.count("SELECT count(*) FROM attempt WHERE outcome = 'pending'"),
+        0,
+        "no try left pending"
+    );
     assert_eq!(
         db.count(
             "SELECT count(*) FROM queue q WHERE status = 'outcome_unknown' AND NOT EXISTS
@@ -275,7 +299,10 @@ fn two_nodes_one_postgres_one_smsc_survive_kills_and_a_database_restart_sending_
         "every receipt of a submit we know the id of found its message"
     );
     let smsc_counts: Value = serde_json::from_str(&std::fs::read_to_string(&counts_file).unwrap()).unwrap();
-    assert_eq!(smsc_counts["accepted_twice"], 0, "the SMSC accepted nothing twice: {smsc_counts}");
+    assert_eq!(
+        smsc_counts["accepted_twice"], 0,
+        "the SMSC accepted nothing twice: {smsc_counts}"
+    );
     let accepted_parts = db.count("SELECT count(*) FROM attempt WHERE outcome = 'accepted'");
     let unknown = db.count("SELECT count(*) FROM queue WHERE status = 'outcome_unknown'");
     let waiting = db.count("SELECT count(*) FROM queue WHERE status = 'queued'");
@@ -294,7 +321,11 @@ fn tails(nodes: &[Node]) -> String {
         .map(|n| {
             let log = std::fs::read_to_string(support::stderr_file(&n.dir)).unwrap_or_default();
             let lines: Vec<&str> = log.lines().collect();
-            format!("--- {}:\n{}", n.dir.display(), lines[lines.len().saturating_sub(60)..].join("\n"))
+            format!(
+                "--- {}:\n{}",
+                n.dir.display(),
+                lines[lines.len().saturating_sub(60)..].join("\n")
+            )
         })
         .collect::<Vec<_>>()
         .join("\n")

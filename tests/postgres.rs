@@ -89,7 +89,11 @@ fn serve_on_postgres_sends_applies_receipts_and_keeps_everything_across_a_restar
     let other = tmp.path().join("other");
     configure(&other, &db.node_url, &db.node_password);
     let first = psql(&db.admin_url(), "SELECT name FROM node").trim().to_owned();
-    let mut twin = spawn(&other, &["serve", "--http-port", "0"], &[("SMSDESK_STORE_NODE", first.as_str())]);
+    let mut twin = spawn(
+        &other,
+        &["serve", "--http-port", "0"],
+        &[("SMSDESK_STORE_NODE", first.as_str())],
+    );
     let status = twin.wait().unwrap();
     let second_said = std::fs::read_to_string(stderr_file(&other)).unwrap();
     assert!(

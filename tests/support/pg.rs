@@ -97,7 +97,6 @@ pub fn configure(data: &std::path::Path, url: &str, password: &str) {
     .unwrap();
 }
 
-
 /// Restarts the tests' PostgreSQL as a crash would (`pg_ctl restart -m immediate`: every
 /// connection cut, nothing shut down cleanly), and waits until it answers again. Only for a test
 /// binary of its own: the others share the server (`SMSDESK_TEST_PG_CTL`, from the test command).

@@ -36,6 +36,7 @@ import { ConnectionControls } from "./views/ConnectionControls";
 import { DashboardAlerts } from "./views/DashboardAlerts";
 import { DashboardCharts } from "./views/DashboardCharts";
 import { DashboardPace } from "./views/DashboardPace";
+import { DashboardNodes } from "./views/DashboardNodes";
 import { DashboardSmppServer } from "./views/DashboardSmppServer";
 import { Exceptions } from "./views/Exceptions";
 import { Guardrails } from "./views/Guardrails";
@@ -207,6 +208,7 @@ export function Sections({
           charts={<DashboardCharts backend={backend} />}
           {...(may.readAll ? { alerts: <DashboardAlerts backend={backend} /> } : {})}
           {...(may.readAll ? { smppServer: <DashboardSmppServer backend={backend} /> } : {})}
+          {...(may.readAll ? { nodes: <DashboardNodes backend={backend} /> } : {})}
           {...(may.admin
             ? {
                 controls: (status: ConnectionStatus) => (

@@ -16,6 +16,7 @@ mod http;
 mod nodes;
 mod runtime;
 mod sending;
+mod shares;
 mod start;
 mod store_at;
 mod store_copy;

@@ -62,7 +62,8 @@ pub fn read(conn: &impl Reads, now: i64) -> Result<Vec<NodeView>, StoreError> {
     Ok(node::all(conn, now, stale_ms())?.into_iter().map(view).collect())
 }
 
-fn view(n: node::Node) -> NodeView {
+/// How a node's row reads.
+pub fn view(n: node::Node) -> NodeView {
     NodeView {
         state: match (n.stopped_at_ms, n.alive) {
             (Some(_), _) => NodeState::Stopped,
@@ -80,24 +81,5 @@ fn view(n: node::Node) -> NodeView {
         http_url: n.http_url,
         started_at_ms: n.started_at_ms,
         silent_ms: n.silent_ms.max(0),
-    }
-}
-
-impl crate::engine::Prepared {
-    /// The nodes recorded in the store `[store]` names, read without opening it for writing (and
-    /// while nodes run): a read-only connection to a SQLite file (none yet: no node), or one
-    /// session on PostgreSQL. Blocking.
-    pub fn nodes(&self) -> Result<Vec<NodeView>, crate::engine::EngineError> {
-        use crate::engine::StoreAt;
-        use crate::store::db::{Conn, PgConn};
-        let now = crate::clock::Clock::system().now_ms();
-        match self.store_at()? {
-            StoreAt::Sqlite(path) if !path.exists() => Ok(Vec::new()),
-            StoreAt::Sqlite(path) => {
-                let nodes = node::all_in_file(&path, now, stale_ms())?;
-                Ok(nodes.into_iter().map(view).collect())
-            }
-            StoreAt::Postgres(target) => Ok(read(&Conn::Postgres(Box::new(PgConn::connect_to(&target)?)), now)?),
-        }
     }
 }

@@ -54,6 +54,7 @@ pub fn files() -> Vec<(String, String)> {
         privacy(),
         alerts(),
         settings(),
+        nodes(),
     ]
     .concat();
     all.push(file::<ErrorCode>());
@@ -231,6 +232,15 @@ fn privacy() -> Vec<(String, String)> {
     ]
 }
 
+/// The nodes that share the database.
+fn nodes() -> Vec<(String, String)> {
+    vec![
+        file::<smsdesk_engine::nodes::NodeView>(),
+        file::<smsdesk_engine::nodes::NodeRun>(),
+        file::<smsdesk_engine::nodes::NodeState>(),
+    ]
+}
+
 /// Alerts: what fires, what fired, the rules and the channels.
 fn alerts() -> Vec<(String, String)> {
     vec![
@@ -284,9 +294,6 @@ fn views() -> Vec<(String, String)> {
         file::<ReportPoint>(),
         file::<ReportQuery>(),
         file::<ReportStep>(),
-        file::<smsdesk_engine::nodes::NodeView>(),
-        file::<smsdesk_engine::nodes::NodeRun>(),
-        file::<smsdesk_engine::nodes::NodeState>(),
         file::<smsdesk_engine::pace::Pace>(),
         file::<smsdesk_engine::pace::PaceConnection>(),
         file::<EvidenceItem>(),

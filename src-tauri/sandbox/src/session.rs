@@ -91,7 +91,11 @@ where
     let unread = std::iter::from_fn(|| outgoing.try_recv().ok()).filter(|c| c.id() == CommandId::DeliverSm);
     let again: Vec<Command> = again.into_iter().map(|(_, c)| c).chain(unread).collect();
     if !again.is_empty() {
-        tracing::debug!(session_no, count = again.len(), "sandbox: deliver_sm not acknowledged, to deliver again");
+        tracing::debug!(
+            session_no,
+            count = again.len(),
+            "sandbox: deliver_sm not acknowledged, to deliver again"
+        );
     }
     for command in again {
         shared.deliver(command);

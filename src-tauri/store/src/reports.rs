@@ -231,7 +231,10 @@ pub fn flush(c: Db<'_>, changed: &mut Vec<i64>) -> Result<(), StoreError> {
             changed.sort_unstable();
             changed.dedup();
             let ids = serde_json::to_string(&changed).expect("ids serialise");
-            (ids, "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty")
+            (
+                ids,
+                "SELECT value FROM json_each(?1) UNION SELECT message_id FROM report_dirty",
+            )
         }
         Dialect::Postgres => {
             // The ids noted as an array literal, unnested: a few rows the planner reads by key.
@@ -243,7 +246,10 @@ pub fn flush(c: Db<'_>, changed: &mut Vec<i64>) -> Result<(), StoreError> {
             changed.sort_unstable();
             changed.dedup();
             let list: Vec<String> = changed.iter().map(i64::to_string).collect();
-            (format!("{{{}}}", list.join(",")), "SELECT unnest(CAST(CAST(?1 AS TEXT) AS BIGINT[]))")
+            (
+                format!("{{{}}}", list.join(",")),
+                "SELECT unnest(CAST(CAST(?1 AS TEXT) AS BIGINT[]))",
+            )
         }
     };
     let filter = format!("WHERE message_id IN ({which})");

@@ -13,6 +13,7 @@ import { settingsAlertsEn } from "./settings-alerts/en";
 import { alertsEn } from "./alerts/en";
 import { guardrailsEn } from "./guardrails/en";
 import { smppEn } from "./smpp/en";
+import { nodesEn } from "./nodes/en";
 
 export const en = {
   "app.name": "smsdesk",
@@ -1662,6 +1663,7 @@ export const en = {
   ...alertsEn,
   ...guardrailsEn,
   ...smppEn,
+  ...nodesEn,
 } as const;
 
 export type MessageKey = keyof typeof en;

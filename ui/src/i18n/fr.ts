@@ -10,6 +10,7 @@ import { settingsAlertsFr } from "./settings-alerts/fr";
 import { alertsFr } from "./alerts/fr";
 import { guardrailsFr } from "./guardrails/fr";
 import { smppFr } from "./smpp/fr";
+import { nodesFr } from "./nodes/fr";
 
 export const fr: Dictionary = {
   "app.name": "smsdesk",
@@ -1659,4 +1660,5 @@ export const fr: Dictionary = {
   ...alertsFr,
   ...guardrailsFr,
   ...smppFr,
+  ...nodesFr,
 };

@@ -10,6 +10,7 @@ import { settingsAlertsRu } from "./settings-alerts/ru";
 import { alertsRu } from "./alerts/ru";
 import { guardrailsRu } from "./guardrails/ru";
 import { smppRu } from "./smpp/ru";
+import { nodesRu } from "./nodes/ru";
 
 export const ru: Dictionary = {
   "app.name": "smsdesk",
@@ -1659,4 +1660,5 @@ export const ru: Dictionary = {
   ...alertsRu,
   ...guardrailsRu,
   ...smppRu,
+  ...nodesRu,
 };

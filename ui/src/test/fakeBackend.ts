@@ -85,6 +85,7 @@ export class FakeBackend implements Backend {
   createKey: Backend["createKey"] = this.#unset("createKey");
   revokeKey: Backend["revokeKey"] = this.#unset("revokeKey");
   smppServer: Backend["smppServer"] = this.#unset("smppServer");
+  nodes: Backend["nodes"] = this.#unset("nodes");
   listSmppAccounts: Backend["listSmppAccounts"] = this.#unset("listSmppAccounts");
   createSmppAccount: Backend["createSmppAccount"] = this.#unset("createSmppAccount");
   resetSmppPassword: Backend["resetSmppPassword"] = this.#unset("resetSmppPassword");

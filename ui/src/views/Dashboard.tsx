@@ -93,6 +93,8 @@ export interface DashboardProps {
   readonly alerts?: ReactNode;
   /** smsdesk's own SMPP server (it loads its own state; nothing unless it is enabled). */
   readonly smppServer?: ReactNode;
+  /** The nodes that share the database (shown with several). */
+  readonly nodes?: ReactNode;
 }
 
 /** How sending is going: the connection, the queue, what the network reported, what needs a person. */
@@ -107,6 +109,7 @@ export function Dashboard({
   controls,
   alerts,
   smppServer,
+  nodes,
 }: DashboardProps) {
   const { t } = useI18n();
   const headingId = useId();
@@ -128,6 +131,7 @@ export function Dashboard({
       )}
       {pace}
       {smppServer}
+      {nodes}
       {dashboard.status === "loading" && (
         <p className="status" role="status" data-testid="dashboard-loading">
           <span className="spinner" aria-hidden="true" />

@@ -69,7 +69,11 @@ fn table(nodes: &[NodeView]) -> String {
             n.pid,
             n.silent_ms / 1000,
             n.http_url.as_deref().unwrap_or("-"),
-            if runs.is_empty() { "-".to_owned() } else { runs.join("; ") }
+            if runs.is_empty() {
+                "-".to_owned()
+            } else {
+                runs.join("; ")
+            }
         ));
     }
     out
@@ -107,9 +111,15 @@ mod tests {
         ]);
         let lines: Vec<&str> = t.lines().collect();
         assert!(lines[0].starts_with("NODE"), "{t}");
-        assert!(lines[1].contains("alive") && lines[1].contains("acme: 2/2 bound, 25 tps, 12.3/s accepted"), "{t}");
+        assert!(
+            lines[1].contains("alive") && lines[1].contains("acme: 2/2 bound, 25 tps, 12.3/s accepted"),
+            "{t}"
+        );
         assert!(lines[2].contains("acme: on another node"), "{t}");
         assert!(lines[3].contains("silent") && lines[3].ends_with('-'), "{t}");
-        assert!(lines[1].contains("2 s") && lines[1].contains("http://10.0.0.5:8470"), "{t}");
+        assert!(
+            lines[1].contains("2 s") && lines[1].contains("http://10.0.0.5:8470"),
+            "{t}"
+        );
     }
 }

@@ -195,23 +195,18 @@ settings! {
 
     /// The database: one SQLite file holding every message, attempt, receipt and decision.
     store: StoreSettings {
-        /// "sqlite" (the default: the file `database`, for one smsdesk) or "postgres" (the
-        /// database at `url`, which several smsdesk nodes may share; docs/admin/nodes.md).
+        /// "sqlite" (the file `database`) or "postgres" (at `url`, for several nodes).
         backend: StoreBackend = StoreBackend::Sqlite,
         /// Database file. A relative path is taken inside the data directory.
         database: String = "smsdesk.db".into(),
-        /// For the postgres backend: where, as in "postgres://smsdesk@db.example.org:5432/smsdesk",
-        /// without the password (refused there).
+        /// For postgres: "postgres://smsdesk@db.example.org:5432/smsdesk", with no password.
         url: PgUrl = PgUrl::default(),
-        /// The PostgreSQL role's password. Better kept out of this file: `smsdesk store-password`
-        /// keeps it in the OS keyring (or encrypted in the data directory), `password_file`
-        /// names a file that holds it, or set SMSDESK_STORE_PASSWORD.
+        /// The PostgreSQL role's password; better kept out of this file (`smsdesk
+        /// store-password`, `password_file` or SMSDESK_STORE_PASSWORD).
         password: String = String::new(),
         /// A file whose first line is the password (such as a secret a service manager mounts).
         password_file: String = String::new(),
-        /// This node's name among the nodes that share a PostgreSQL database: the same across
-        /// its restarts, another for each node. Empty: the computer's name and a short hash of
-        /// the data directory.
+        /// This node's name among the nodes (empty: the computer's name and a hash).
         node: String = String::new(),
         /// MiB kept free on the database's disk for sending and receipts: below it, new messages
         /// are refused (503 storage_full) while what is already queued goes on being sent and its
@@ -392,9 +387,8 @@ settings! {
         /// Sending binds to open at once, when the provider asks for several to reach the
         /// contracted rate. Each has its own window; tps is shared by all of them.
         binds: BindCount = BindCount(1),
-        /// With several nodes on one PostgreSQL database: how many of them run this connection at
-        /// once, each with `binds` binds and an equal share of `tps`; when one dies, the next
-        /// live node takes its place. 0: every live node.
+        /// With several nodes on PostgreSQL: how many run this connection at once, each with
+        /// `binds` binds and an equal share of `tps` (0: every live node).
         nodes: u32 = 0,
         /// The sender id (up to 11 letters) or number messages go out from.
         source_addr: String = "smsdesk".into(),

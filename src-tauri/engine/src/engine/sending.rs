@@ -6,7 +6,7 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use super::nodes::{share_of, Shares};
+use super::shares::{share_of, Shares};
 use super::EngineError;
 use crate::clock::Clock;
 use crate::config::{Config, OnUnknownOutcome, RetrySettings, SmppSettings};

@@ -8,9 +8,9 @@ use tokio::net::TcpListener;
 use super::background::background;
 use super::database::{bring_up_to_date, open_store};
 use super::http::{door_context, listen, operator_token, serve};
-use super::nodes::Shares;
 use super::runtime::Runtime;
 use super::sending::{Place, Sending};
+use super::shares::Shares;
 use super::store_at::{self, StoreAt};
 use super::warm::Warming;
 use super::{intake_rules, sending, session_lifetimes, Engine, EngineError, EngineOptions, Prepared};
@@ -109,18 +109,7 @@ impl Engine {
         crate::privacy::set_number_key(&store, dir.root())?;
         // This run's key for one-time codes, in memory only.
         crate::privacy::codes::new_run(store.path());
-        // Records this process as one of the nodes that share the database (on SQLite, as its
-        // holder too), inside it (see [`InstanceLock::hold_as_node`]).
-        let (s, node) = (
-            store.clone(),
-            crate::instance::node_name(&config.store.node, dir.root()),
-        );
-        let name = node.clone();
-        on_lock(started, move |l| l.hold_as_node(&s, &name)).await?;
-        let place = Place {
-            owner: node,
-            shares: store.on_postgres().then(Shares::new),
-        };
+        let place = join_as_node(started, &store, &config, &dir).await?;
         bring_up_to_date(&store, &policy, &config).await?;
         warming.readers(&store);
         let sealer = seal(&store, &dir).await?;
@@ -147,12 +136,7 @@ impl Engine {
         // Nothing can fail from here on: what was started belongs to the engine.
         let mut background = background(&store, &service, backups);
         if let Some(lock) = &started.lock {
-            background.push(tokio::spawn(stop_sending_if_lost(lock.lost(), runtime.clone())));
-            if let (Some(shares), Some(seat)) = (place.shares.clone(), lock.seat()) {
-                let sharing =
-                    super::nodes::keep_sharing(store.clone(), runtime.clone(), settings.clone(), shares, seat);
-                background.push(tokio::spawn(sharing));
-            }
+            background.extend(watch_node(lock, &place, &store, &runtime, &settings));
         }
         let webhooks = Webhooks::start(store.clone(), WebhookConfig::from(&config.webhooks), (*sealer).clone()).await;
         let smpp_server = smpp_server(&config, &service, &store).await;
@@ -194,6 +178,44 @@ async fn smpp_server(config: &Config, service: &Service, store: &Arc<Store>) -> 
             None
         }
     }
+}
+
+/// While this node runs: sending stops if another process takes its place over, and with several
+/// nodes, its shares of the connections follow the nodes alive.
+fn watch_node(
+    lock: &InstanceLock,
+    place: &Place,
+    store: &Arc<Store>,
+    runtime: &Arc<Runtime>,
+    settings: &Arc<Settings>,
+) -> Vec<tokio::task::JoinHandle<()>> {
+    let mut tasks = vec![tokio::spawn(stop_sending_if_lost(lock.lost(), runtime.clone()))];
+    if let (Some(shares), Some(seat)) = (place.shares.clone(), lock.seat()) {
+        let sharing = super::nodes::keep_sharing(store.clone(), runtime.clone(), settings.clone(), shares, seat);
+        tasks.push(tokio::spawn(sharing));
+    }
+    tasks
+}
+
+/// Records this process as one of the nodes that share the database (on SQLite, as its holder
+/// too), inside it (see [`InstanceLock::hold_as_node`]): where its sending side runs.
+async fn join_as_node(
+    started: &mut Started,
+    store: &Arc<Store>,
+    config: &Config,
+    dir: &DataDir,
+) -> Result<Place, InstanceError> {
+    let (s, node) = (
+        store.clone(),
+        crate::instance::node_name(&config.store.node, dir.root()),
+    );
+    let name = node.clone();
+    on_lock(started, move |l| l.hold_as_node(&s, &name)).await?;
+    Ok(Place {
+        owner: node,
+        // Several nodes share a PostgreSQL database's connections; one runs SQLite's.
+        shares: store.on_postgres().then(Shares::new),
+    })
 }
 
 /// Runs `f` on a blocking thread (file locks, waits on another process's heartbeat).

@@ -9,6 +9,7 @@ use super::{EngineError, Prepared};
 use crate::backups::BackupPlan;
 use crate::config::{Config, StoreBackend};
 use crate::instance::{InstanceError, InstanceLock};
+use crate::nodes::NodeView;
 use crate::paths::DataDir;
 use crate::settings::SecretStore;
 use crate::store::{PgTarget, Store, StoreError};
@@ -149,6 +150,27 @@ pub(super) fn read_password_file(path: &Path) -> Result<String, String> {
         return Err(format!("password_file {shown} is empty"));
     }
     Ok(line.to_owned())
+}
+
+impl Prepared {
+    /// The nodes recorded in the store `[store]` names, read without opening it for writing (and
+    /// while nodes run): a read-only connection to a SQLite file (none yet: no node), or one
+    /// session on PostgreSQL. Blocking.
+    pub fn nodes(&self) -> Result<Vec<NodeView>, EngineError> {
+        use crate::instance::stale_ms;
+        use crate::nodes::{read, view};
+        use crate::store::db::{Conn, PgConn};
+        use crate::store::tables::node;
+        let now = crate::clock::Clock::system().now_ms();
+        match self.store_at()? {
+            StoreAt::Sqlite(path) if !path.exists() => Ok(Vec::new()),
+            StoreAt::Sqlite(path) => {
+                let nodes = node::all_in_file(&path, now, stale_ms())?;
+                Ok(nodes.into_iter().map(view).collect())
+            }
+            StoreAt::Postgres(target) => Ok(read(&Conn::Postgres(Box::new(PgConn::connect_to(&target)?)), now)?),
+        }
+    }
 }
 
 #[cfg(test)]

@@ -54,7 +54,7 @@ pub fn name_of(configured: &str, data_dir: &std::path::Path) -> String {
 }
 
 /// Records `me` as the node `name` (blocking), or says which live node keeps the name.
-pub(super) fn join(store: &Store, me: &Me, name: &str) -> Result<Result<(), Node>, StoreError> {
+pub(super) fn join(store: &Store, me: &Me, name: &str) -> Result<Result<(), Box<Node>>, StoreError> {
     let new = NewNode {
         name: name.to_owned(),
         token: me.0.token.clone(),

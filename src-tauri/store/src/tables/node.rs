@@ -111,7 +111,7 @@ pub fn join(
     new: &NewNode,
     stale_ms: i64,
     may_take: impl Fn(&Node) -> bool,
-) -> Result<Result<(), Node>, StoreError> {
+) -> Result<Result<(), Box<Node>>, StoreError> {
     let fallback = tx.now_ms();
     let db = tx.db();
     let now = database_now(db, fallback)?;
@@ -126,7 +126,7 @@ pub fn join(
     )?;
     if let Some(found) = found {
         if found.alive && !may_take(&found) {
-            return Ok(Err(found));
+            return Ok(Err(Box::new(found)));
         }
     }
     db.execute(

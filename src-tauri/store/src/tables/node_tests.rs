@@ -21,7 +21,7 @@ fn new(name: &str, token: &str) -> NewNode {
     }
 }
 
-fn join_as(db: Db<'_>, at: i64, n: &NewNode, take: bool) -> Result<(), Node> {
+fn join_as(db: Db<'_>, at: i64, n: &NewNode, take: bool) -> Result<(), Box<Node>> {
     write_for_tests(db, at, |tx| join(tx, n, STALE, |_| take)).unwrap()
 }
 

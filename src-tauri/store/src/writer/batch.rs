@@ -198,7 +198,8 @@ fn begin(conn: Db<'_>) -> Result<(), crate::StoreError> {
         Db::Sqlite(c) => Ok(c.execute_batch("BEGIN IMMEDIATE")?),
         Db::Postgres(_) => {
             conn.execute_batch("BEGIN")?;
-            conn.execute("SELECT pg_advisory_xact_lock(?1)", &[&WRITER_LOCK]).map(drop)
+            conn.execute("SELECT pg_advisory_xact_lock(?1)", &[&WRITER_LOCK])
+                .map(drop)
         }
     }
 }
