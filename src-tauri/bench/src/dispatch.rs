@@ -63,6 +63,7 @@ pub async fn run(d: &Dispatch) -> Result<()> {
         addr: server.addr,
         api_key: api_key.clone(),
         n: d.n,
+        first: 0,
         clients: d.clients,
         intake: d.intake,
         idempotency_keys: true,

@@ -47,6 +47,7 @@ async fn run_one(r: &IntakeRun, keys: bool) -> Result<()> {
         addr: server.addr,
         api_key,
         n: r.n,
+        first: 0,
         clients: r.clients,
         intake: Intake::Single,
         idempotency_keys: keys,

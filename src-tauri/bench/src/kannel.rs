@@ -70,6 +70,7 @@ pub async fn run(r: &KannelRun) -> Result<()> {
         addr: kannel.sendsms,
         api_key: String::new(),
         n: r.n,
+        first: 0,
         clients: r.clients,
         intake: Intake::Sendsms {
             user: USER,

@@ -15,6 +15,7 @@ pub mod intake;
 pub mod kannel;
 pub mod load;
 pub mod messages;
+pub mod nodes;
 pub mod procs;
 pub mod smpp_in;
 pub mod smpp_raw;

@@ -41,6 +41,8 @@ pub struct Plan {
     pub addr: SocketAddr,
     pub api_key: String,
     pub n: usize,
+    /// The index of the first message (another plan sends those before it).
+    pub first: usize,
     pub clients: usize,
     pub intake: Intake,
     /// Each request with an Idempotency-Key of its own (smsdesk's API).
@@ -150,6 +152,7 @@ async fn client(plan: Arc<Plan>, next: Arc<AtomicUsize>) -> Outcome {
 
 /// Hands in messages `from..to` as the plan says.
 async fn request(conn: &mut Conn, plan: &Plan, auth: &str, from: usize, to: usize) -> std::io::Result<Response> {
+    let (from, to) = (plan.first + from, plan.first + to);
     let (path, body) = match plan.intake {
         Intake::Single => ("/api/v1/messages".to_owned(), messages::single_body(from)),
         Intake::Batch(_) => ("/api/v1/messages/batch".to_owned(), messages::batch_body(from, to)),

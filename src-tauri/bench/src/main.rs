@@ -38,6 +38,35 @@ struct Common {
     keep: bool,
 }
 
+#[derive(Debug, Args)]
+struct NodesArgs {
+    #[command(flatten)]
+    common: Common,
+    #[arg(short, long, default_value_t = 5_000)]
+    n: usize,
+    /// A superuser's address of the PostgreSQL server the runs make their databases on
+    #[arg(long, value_name = "URL")]
+    pg_url: String,
+    #[arg(long, default_value_t = 16)]
+    clients: usize,
+    #[arg(long, default_value_t = 64)]
+    window: u32,
+}
+
+impl From<NodesArgs> for smsdesk_bench::nodes::NodesRun {
+    fn from(a: NodesArgs) -> Self {
+        smsdesk_bench::nodes::NodesRun {
+            smsdesk: a.common.smsdesk,
+            work: a.common.work,
+            keep: a.common.keep,
+            n: a.n,
+            pg_url: a.pg_url,
+            clients: a.clients,
+            window: a.window,
+        }
+    }
+}
+
 #[derive(Debug, Subcommand)]
 enum Bench {
     /// N messages through `smsdesk serve` to `smsdesk sandbox-smsc` (its own process), until
@@ -63,6 +92,9 @@ enum Bench {
         #[arg(long, default_value_t = 5)]
         receipt_delay_ms: u64,
     },
+    /// N messages end to end on one node on SQLite, one node on PostgreSQL and two nodes on one
+    /// PostgreSQL database, in that order (batch API; the messages split between the nodes)
+    Nodes(NodesArgs),
     /// HTTP intake alone, one message per request, sending held off
     Intake {
         #[command(flatten)]
@@ -127,6 +159,7 @@ enum Bench {
 
 async fn run(bench: Bench) -> anyhow::Result<()> {
     match bench {
+        Bench::Nodes(a) => smsdesk_bench::nodes::run(&a.into()).await,
         Bench::Dispatch {
             common,
             intake,

@@ -11,6 +11,7 @@
 mod context;
 pub(crate) mod json;
 mod legend;
+mod nodes;
 mod outputs;
 mod report;
 
@@ -32,7 +33,7 @@ pub const USAGE: &str = "  bench [-- OPTIONS]
                       --runs N        runs of each benchmark (default 3)
                       --quick         small sizes, to check the harness (docs left alone)
                       --only A,B      only these: parse, ingest, sqlite, smpp-raw, kannel, kannel-intake,
-                                      dispatch-batch, smpp-in, dispatch-single, intake, views, start
+                                      dispatch-batch, smpp-in, dispatch-single, intake, views, start, nodes
                                       (docs left alone)
                       --messages N    messages per end-to-end and intake run (default 20000)
                       --no-docs       leave docs/benchmarks.md alone
@@ -177,6 +178,7 @@ const BENCHES: &[Bench] = &[
     bench("ingest", "ingest.", ingest),
     bench("views", "views.", views),
     bench("start", "start.", start),
+    bench("nodes", "nodes.", nodes::nodes),
 ];
 
 const fn bench(name: &'static str, keys: &'static str, run: fn(&Env) -> Result<Vec<Figure>, String>) -> Bench {

@@ -43,6 +43,10 @@ const RAW_SMPP: Option<Baseline> = Some(("smpp_raw.per_s", "bare SMPP client"));
 const RAW_500: Option<Baseline> = Some(("sqlite.batch500.per_s", "SQLite, 500 a transaction"));
 const RAW_16: Option<Baseline> = Some(("sqlite.batch16.per_s", "SQLite, 16 a transaction"));
 const KANNEL: Option<Baseline> = Some(("kannel.per_s", "Kannel, one per request"));
+const SQLITE_NODE: Option<Baseline> = Some(("nodes.sqlite.per_s", "one node on SQLite"));
+const PG_NODE: Option<Baseline> = Some(("nodes.pg1.per_s", "one node on PostgreSQL"));
+const SQLITE_CPU: Option<Baseline> = Some(("nodes.sqlite.cpu_us_per_msg", "one node on SQLite"));
+const PG_CPU: Option<Baseline> = Some(("nodes.pg1.cpu_us_per_msg", "one node on PostgreSQL"));
 const KANNEL_INTAKE: Option<Baseline> = Some(("kannel_intake.requests_per_s", "Kannel, intake alone"));
 
 /// The table's rows, in order, each figure's key as the benchmarks print it. The views rows come
@@ -108,6 +112,42 @@ pub const ROWS: &[Row] = &[
         "End to end, batch API: smsdesk CPU per message",
         Unit::Us,
         None,
+    ),
+    row(
+        "nodes.sqlite.per_s",
+        "End to end, one node on SQLite (messages/s)",
+        Unit::PerSec,
+        RAW_SMPP,
+    ),
+    row(
+        "nodes.pg1.per_s",
+        "End to end, one node on PostgreSQL (messages/s)",
+        Unit::PerSec,
+        SQLITE_NODE,
+    ),
+    row(
+        "nodes.pg2.per_s",
+        "End to end, two nodes on PostgreSQL (messages/s)",
+        Unit::PerSec,
+        PG_NODE,
+    ),
+    row(
+        "nodes.sqlite.cpu_us_per_msg",
+        "One node on SQLite: CPU per message",
+        Unit::Us,
+        None,
+    ),
+    row(
+        "nodes.pg1.cpu_us_per_msg",
+        "One node on PostgreSQL: CPU per message, with the server's",
+        Unit::Us,
+        SQLITE_CPU,
+    ),
+    row(
+        "nodes.pg2.cpu_us_per_msg",
+        "Two nodes on PostgreSQL: CPU per message, with the server's",
+        Unit::Us,
+        PG_CPU,
     ),
     row(
         "smpp_in.per_s",
