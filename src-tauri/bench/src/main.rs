@@ -44,8 +44,9 @@ struct NodesArgs {
     common: Common,
     #[arg(short, long, default_value_t = 5_000)]
     n: usize,
-    /// A superuser's address of the PostgreSQL server the runs make their databases on
-    #[arg(long, value_name = "URL")]
+    /// A superuser's address of the PostgreSQL server the runs make their databases on (in the
+    /// environment: it holds a password)
+    #[arg(long, env = "SMSDESK_BENCH_PG_URL", value_name = "URL", hide_env_values = true)]
     pg_url: String,
     #[arg(long, default_value_t = 16)]
     clients: usize,

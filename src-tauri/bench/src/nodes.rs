@@ -183,10 +183,12 @@ impl Database {
         Ok(())
     }
 
-    /// The server's main process (the parent of every session's).
+    /// The server's main process (the parent of every session's), found through its checkpointer,
+    /// which lives as long as the server.
     fn postmaster(&self) -> Result<u32> {
-        let backend: u32 = psql(&self.admin, "SELECT pg_backend_pid()")?.trim().parse()?;
-        let stat = std::fs::read_to_string(format!("/proc/{backend}/stat"))
+        let sql = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'";
+        let child: u32 = psql(&self.admin, sql)?.trim().parse()?;
+        let stat = std::fs::read_to_string(format!("/proc/{child}/stat"))
             .context("the PostgreSQL server runs on this machine")?;
         let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
         Ok(after.split_whitespace().nth(1).unwrap_or("0").parse()?)

@@ -257,6 +257,7 @@ async fn each_role_and_each_scope_may_exactly_its_route_families() {
             ("exceptions", e.read_all, Method::GET, "/api/v1/exceptions".into(), None),
             ("dashboard", e.read_all, Method::GET, "/api/v1/dashboard".into(), None),
             ("pace", e.read_all, Method::GET, "/api/v1/dashboard/pace".into(), None),
+            ("nodes", e.read_all, Method::GET, "/api/v1/nodes".into(), None),
             (
                 "report",
                 e.read_all,
