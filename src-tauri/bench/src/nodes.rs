@@ -188,10 +188,9 @@ impl Database {
     fn postmaster(&self) -> Result<u32> {
         let sql = "SELECT pid FROM pg_stat_activity WHERE backend_type = 'checkpointer'";
         let child: u32 = psql(&self.admin, sql)?.trim().parse()?;
-        let stat = std::fs::read_to_string(format!("/proc/{child}/stat"))
-            .context("the PostgreSQL server runs on this machine")?;
-        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        Ok(after.split_whitespace().nth(1).unwrap_or("0").parse()?)
+        Ok(procs::stat(child)
+            .context("the PostgreSQL server runs on this machine")?
+            .parent)
     }
 }
 
@@ -206,31 +205,19 @@ impl Drop for Database {
 
 /// The CPU the server has used: its main process, the sessions it reaped, and those running.
 fn server_cpu_secs(postmaster: u32) -> Result<f64> {
-    let mut total = cpu_secs(postmaster)? + reaped_cpu_secs(postmaster)?;
+    let main = procs::stat(postmaster)?;
+    let mut total = main.cpu_secs + main.reaped_cpu_secs;
     for entry in std::fs::read_dir("/proc")?.flatten() {
         let Some(pid) = entry.file_name().to_str().and_then(|p| p.parse::<u32>().ok()) else {
             continue;
         };
-        let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-            continue;
-        };
-        let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-        if after.split_whitespace().nth(1) == Some(&postmaster.to_string()) {
-            total += cpu_secs(pid).unwrap_or(0.0);
+        // A process that ended meanwhile counts in the main process's reaped time.
+        match procs::stat(pid) {
+            Ok(s) if s.parent == postmaster => total += s.cpu_secs,
+            _ => {}
         }
     }
     Ok(total)
-}
-
-/// The CPU of the children `pid` has reaped (cutime + cstime), in seconds.
-fn reaped_cpu_secs(pid: u32) -> Result<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
-    // SAFETY: sysconf has no preconditions.
-    let per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Ok((ticks(13) + ticks(14)) as f64 / per_sec)
 }
 
 fn psql(url: &str, sql: &str) -> Result<String> {

@@ -353,13 +353,31 @@ impl Usage {
 
 /// The CPU time (user + system, every thread) the process has used, in seconds.
 pub fn cpu_secs(pid: u32) -> Result<f64> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    Ok(stat(pid)?.cpu_secs)
+}
+
+/// What `/proc/PID/stat` says of a process: its parent, and its CPU time and that of the
+/// children it reaped (user + system), in seconds.
+#[derive(Debug, Clone, Copy)]
+pub struct Stat {
+    pub parent: u32,
+    pub cpu_secs: f64,
+    pub reaped_cpu_secs: f64,
+}
+
+pub fn stat(pid: u32) -> Result<Stat> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/stat"))?;
+    // The fields after the name (which may hold spaces and parentheses): the state first.
+    let after = text.rsplit_once(')').map_or("", |(_, rest)| rest);
     let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
+    let n = |i: usize| fields.get(i).and_then(|f| f.parse::<u64>().ok()).unwrap_or(0);
     // SAFETY: sysconf has no preconditions.
     let per_sec = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as f64;
-    Ok((ticks(11) + ticks(12)) as f64 / per_sec)
+    Ok(Stat {
+        parent: n(1) as u32,
+        cpu_secs: (n(11) + n(12)) as f64 / per_sec,
+        reaped_cpu_secs: (n(13) + n(14)) as f64 / per_sec,
+    })
 }
 
 /// A `kB` line of `/proc/PID/status` (`RssAnon`, `VmRSS`, ...), in MiB.

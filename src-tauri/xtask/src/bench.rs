@@ -14,6 +14,7 @@ mod legend;
 mod nodes;
 mod outputs;
 mod report;
+mod rows;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
